@@ -1,0 +1,173 @@
+//! Counted, non-fatal problems found while decoding.
+//!
+//! Nothing the decoder skips or repairs goes unrecorded: every such case bumps a counter of
+//! its [`WarningKind`], and the first few of each kind keep their byte offset and details.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The kinds of decode warnings. Their [`name`](WarningKind::name)s are a stable contract
+/// (they appear in `spall-cli` JSON output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// The last JSON event was cut off by the end of the file; it was dropped.
+    JsonTruncatedEvent,
+    /// The event array (or the enclosing object) has no closing bracket: the writer was still running.
+    JsonUnterminated,
+    /// Two array elements with no comma between them (accepted).
+    JsonMissingComma,
+    /// A comma before `]`, or a doubled comma (accepted).
+    JsonExtraComma,
+    /// An element of the event array that is not an object; it was skipped.
+    JsonNotAnObject,
+    /// An event object with a syntax error inside; it was skipped.
+    JsonMalformedEvent,
+    /// A `ts`, `dur`, `tts` or `tdur` that is not a number, or does not fit in 64-bit nanoseconds; the field was ignored.
+    BadNumber,
+    /// Non-whitespace text after the end of the JSON document; it was ignored.
+    TrailingData,
+    /// The JSON object has no `traceEvents` array.
+    NoTraceEvents,
+    /// Text that is not valid UTF-8 (or a lone-surrogate `\u` escape), decoded with U+FFFD replacements.
+    InvalidUtf8,
+    /// A backslash escape that JSON does not define; kept as written.
+    JsonBadEscape,
+    /// The gzip stream ends early; what was decompressed is decoded.
+    GzipTruncated,
+    /// A `.spall` file that ends in the middle of an event; the partial event was dropped.
+    SpallTruncatedEvent,
+    /// A `.spall` v3 buffer whose size runs past the end of the file; its complete events were kept.
+    SpallTruncatedBuffer,
+    /// A `.spall` event type with no defined layout (custom data, stream over, instant,
+    /// overwrite timestamp, or unknown); the rest of its buffer (v3) or file (v1) was skipped.
+    SpallUnsupportedEvent,
+    /// A `.spall` v1 timestamp that is NaN or infinite, or a time that does not fit in 64-bit nanoseconds; the event was dropped.
+    SpallBadTimestamp,
+    /// The `.spall` header's must-be-zero word is not zero.
+    SpallHeaderNotZero,
+}
+
+impl WarningKind {
+    /// The stable snake_case name of the kind.
+    pub fn name(self) -> &'static str {
+        use WarningKind::*;
+        match self {
+            JsonTruncatedEvent => "json_truncated_event",
+            JsonUnterminated => "json_unterminated",
+            JsonMissingComma => "json_missing_comma",
+            JsonExtraComma => "json_extra_comma",
+            JsonNotAnObject => "json_not_an_object",
+            JsonMalformedEvent => "json_malformed_event",
+            BadNumber => "bad_number",
+            TrailingData => "trailing_data",
+            NoTraceEvents => "no_trace_events",
+            InvalidUtf8 => "invalid_utf8",
+            JsonBadEscape => "json_bad_escape",
+            GzipTruncated => "gzip_truncated",
+            SpallTruncatedEvent => "spall_truncated_event",
+            SpallTruncatedBuffer => "spall_truncated_buffer",
+            SpallUnsupportedEvent => "spall_unsupported_event",
+            SpallBadTimestamp => "spall_bad_timestamp",
+            SpallHeaderNotZero => "spall_header_not_zero",
+        }
+    }
+}
+
+impl fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// One recorded warning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub kind: WarningKind,
+    /// Byte offset in the decoded (decompressed) input.
+    pub offset: u64,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at byte {}: {}: {}",
+            self.offset, self.kind, self.message
+        )
+    }
+}
+
+/// How many examples of each kind keep their full details.
+pub const EXAMPLES_PER_KIND: u64 = 5;
+
+/// Warning counts by kind, with the first few of each kind in detail.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    counts: BTreeMap<WarningKind, u64>,
+    examples: Vec<Warning>,
+}
+
+impl Diagnostics {
+    /// Records one warning. `message` is only called for the first few of each kind.
+    pub fn warn(&mut self, kind: WarningKind, offset: u64, message: impl FnOnce() -> String) {
+        self.warn_n(kind, 1, offset, message);
+    }
+
+    /// Records `n` warnings of one kind at once (for example, `n` events skipped together).
+    pub fn warn_n(
+        &mut self,
+        kind: WarningKind,
+        n: u64,
+        offset: u64,
+        message: impl FnOnce() -> String,
+    ) {
+        let c = self.counts.entry(kind).or_insert(0);
+        if *c < EXAMPLES_PER_KIND {
+            self.examples.push(Warning {
+                kind,
+                offset,
+                message: message(),
+            });
+        }
+        *c += n;
+    }
+
+    /// The number of warnings of `kind`.
+    pub fn count(&self, kind: WarningKind) -> u64 {
+        self.counts.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// All non-zero counts, ordered by kind.
+    pub fn counts(&self) -> impl Iterator<Item = (WarningKind, u64)> + '_ {
+        self.counts.iter().map(|(k, v)| (*k, *v))
+    }
+
+    /// The total number of warnings.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The detailed examples, in the order they were found.
+    pub fn examples(&self) -> &[Warning] {
+        &self.examples
+    }
+
+    /// Adds another set of diagnostics (for example, from a parallel chunk).
+    pub fn merge(&mut self, other: Diagnostics) {
+        for w in other.examples {
+            let have = self.examples.iter().filter(|e| e.kind == w.kind).count() as u64;
+            if have < EXAMPLES_PER_KIND {
+                self.examples.push(w);
+            }
+        }
+        for (k, v) in other.counts {
+            *self.counts.entry(k).or_insert(0) += v;
+        }
+    }
+}

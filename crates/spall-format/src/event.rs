@@ -1,0 +1,242 @@
+//! The decoded event: one record per trace event, borrowing from the input where it can.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A trace-event phase: the first character of Chrome's `ph` field.
+///
+/// `.spall` events map onto the same phases (`B`, `E`, `M`), so every consumer handles one
+/// vocabulary. Unknown phases are kept as their byte, never rejected.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Phase(pub u8);
+
+impl Phase {
+    pub const BEGIN: Phase = Phase(b'B');
+    pub const END: Phase = Phase(b'E');
+    pub const COMPLETE: Phase = Phase(b'X');
+    pub const INSTANT: Phase = Phase(b'i');
+    pub const INSTANT_LEGACY: Phase = Phase(b'I');
+    pub const MARK: Phase = Phase(b'R');
+    pub const COUNTER: Phase = Phase(b'C');
+    pub const ASYNC_BEGIN: Phase = Phase(b'b');
+    pub const ASYNC_INSTANT: Phase = Phase(b'n');
+    pub const ASYNC_END: Phase = Phase(b'e');
+    pub const LEGACY_ASYNC_START: Phase = Phase(b'S');
+    pub const LEGACY_ASYNC_STEP_INTO: Phase = Phase(b'T');
+    pub const LEGACY_ASYNC_STEP_PAST: Phase = Phase(b'p');
+    pub const LEGACY_ASYNC_FINISH: Phase = Phase(b'F');
+    pub const FLOW_START: Phase = Phase(b's');
+    pub const FLOW_STEP: Phase = Phase(b't');
+    pub const FLOW_END: Phase = Phase(b'f');
+    pub const SAMPLE: Phase = Phase(b'P');
+    pub const OBJECT_CREATED: Phase = Phase(b'N');
+    pub const OBJECT_SNAPSHOT: Phase = Phase(b'O');
+    pub const OBJECT_DESTROYED: Phase = Phase(b'D');
+    pub const METADATA: Phase = Phase(b'M');
+    pub const CLOCK_SYNC: Phase = Phase(b'c');
+    pub const CONTEXT_ENTER: Phase = Phase(b'(');
+    pub const CONTEXT_LEAVE: Phase = Phase(b')');
+    /// An event whose `ph` was missing or empty.
+    pub const MISSING: Phase = Phase(0);
+
+    /// The phase as a character (`'?'` for a missing phase).
+    pub fn as_char(self) -> char {
+        if self.0 == 0 {
+            '?'
+        } else {
+            char::from(self.0)
+        }
+    }
+}
+
+impl fmt::Debug for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Phase({:?})", self.as_char())
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.as_char())
+    }
+}
+
+/// A process or thread id as the file wrote it.
+///
+/// Chrome JSON allows strings (`"tid": "Spans"`). A string that is a plain decimal integer
+/// decodes as [`RawId::Num`]; any other string stays a distinct [`RawId::Str`], so two
+/// string ids never collapse into one numeric id (such as 0).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RawId<'a> {
+    Num(i64),
+    Str(Cow<'a, str>),
+}
+
+impl Default for RawId<'_> {
+    fn default() -> Self {
+        RawId::Num(0)
+    }
+}
+
+impl RawId<'_> {
+    /// Copies borrowed text so the id outlives the input.
+    pub fn into_owned(self) -> RawId<'static> {
+        match self {
+            RawId::Num(n) => RawId::Num(n),
+            RawId::Str(s) => RawId::Str(Cow::Owned(s.into_owned())),
+        }
+    }
+}
+
+impl fmt::Display for RawId<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RawId::Num(n) => write!(f, "{n}"),
+            RawId::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// An event's arguments, kept undecoded until someone asks for them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Args<'a> {
+    #[default]
+    None,
+    /// The raw JSON text of the `args` value (usually an object), exactly as in the file.
+    Json(Cow<'a, str>),
+    /// Free-form bytes from a `.spall` Begin event (decoded as UTF-8, lossily if needed).
+    Text(Cow<'a, str>),
+}
+
+impl Args<'_> {
+    /// Whether there are no arguments (no `args` key, or zero-length `.spall` args).
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Args::None => true,
+            Args::Json(s) | Args::Text(s) => s.is_empty(),
+        }
+    }
+
+    /// The undecoded text, if any.
+    pub fn raw(&self) -> Option<&str> {
+        match self {
+            Args::None => None,
+            Args::Json(s) | Args::Text(s) => Some(s),
+        }
+    }
+
+    /// Parses the arguments as JSON. `.spall` text arguments become a JSON string.
+    pub fn to_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        match self {
+            Args::None => Ok(serde_json::Value::Null),
+            Args::Json(s) => serde_json::from_str(s),
+            Args::Text(s) => Ok(serde_json::Value::String(s.to_string())),
+        }
+    }
+
+    /// Copies borrowed text so the arguments outlive the input.
+    pub fn into_owned(self) -> Args<'static> {
+        match self {
+            Args::None => Args::None,
+            Args::Json(s) => Args::Json(Cow::Owned(s.into_owned())),
+            Args::Text(s) => Args::Text(Cow::Owned(s.into_owned())),
+        }
+    }
+}
+
+/// Chrome's `id2` field: an id explicitly scoped to the process (`local`) or global.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Id2<'a> {
+    Local(Cow<'a, str>),
+    Global(Cow<'a, str>),
+}
+
+/// One decoded trace event.
+///
+/// Times are integer nanoseconds, converted exactly from the file's decimal text (JSON) or
+/// ticks (`.spall`). Text borrows from the input unless it had to be unescaped or repaired.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawEvent<'a> {
+    pub ph: Phase,
+    pub name: Cow<'a, str>,
+    pub cat: Cow<'a, str>,
+    /// `ts` in nanoseconds (0 where the file gave none, as for most `M` events).
+    pub ts: i64,
+    /// `dur` in nanoseconds (X events).
+    pub dur: Option<i64>,
+    /// `tts`: thread timestamp in nanoseconds.
+    pub tts: Option<i64>,
+    /// `tdur`: thread duration in nanoseconds.
+    pub tdur: Option<i64>,
+    pub pid: RawId<'a>,
+    pub tid: RawId<'a>,
+    /// `id`, as text (numbers keep their JSON spelling, e.g. `"0x1f"` or `42`).
+    pub id: Option<Cow<'a, str>>,
+    pub id2: Option<Id2<'a>>,
+    pub bind_id: Option<Cow<'a, str>>,
+    /// `s`: the scope of an instant event (`g`, `p` or `t`), as a byte.
+    pub scope: Option<u8>,
+    /// `bp`: the binding point of a flow event (`e` binds to the enclosing slice), as a byte.
+    pub bp: Option<u8>,
+    pub cname: Option<Cow<'a, str>>,
+    pub args: Args<'a>,
+    /// Byte offset of the event in the decoded (decompressed) input.
+    pub offset: u64,
+}
+
+impl RawEvent<'_> {
+    /// Copies every borrowed field, so the event outlives the input.
+    pub fn into_owned(self) -> RawEvent<'static> {
+        fn own(c: Cow<'_, str>) -> Cow<'static, str> {
+            Cow::Owned(c.into_owned())
+        }
+        RawEvent {
+            ph: self.ph,
+            name: own(self.name),
+            cat: own(self.cat),
+            ts: self.ts,
+            dur: self.dur,
+            tts: self.tts,
+            tdur: self.tdur,
+            pid: self.pid.into_owned(),
+            tid: self.tid.into_owned(),
+            id: self.id.map(own),
+            id2: self.id2.map(|i| match i {
+                Id2::Local(s) => Id2::Local(own(s)),
+                Id2::Global(s) => Id2::Global(own(s)),
+            }),
+            bind_id: self.bind_id.map(own),
+            scope: self.scope,
+            bp: self.bp,
+            cname: self.cname.map(own),
+            args: self.args.into_owned(),
+            offset: self.offset,
+        }
+    }
+}
+
+/// Receives decoded events, one at a time, in file order.
+///
+/// Any `FnMut(&RawEvent<'_>)` closure is a sink.
+pub trait EventSink {
+    fn event(&mut self, event: &RawEvent<'_>);
+
+    /// Called now and then with the bytes decoded so far and the total, for progress bars.
+    fn progress(&mut self, _done: u64, _total: u64) {}
+}
+
+impl<F: FnMut(&RawEvent<'_>)> EventSink for F {
+    fn event(&mut self, event: &RawEvent<'_>) {
+        self(event)
+    }
+}
+
+/// A sink that collects owned copies of every event (convenient for tests and small files).
+#[derive(Debug, Default)]
+pub struct Collect(pub Vec<RawEvent<'static>>);
+
+impl EventSink for Collect {
+    fn event(&mut self, event: &RawEvent<'_>) {
+        self.0.push(event.clone().into_owned());
+    }
+}

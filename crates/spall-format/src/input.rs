@@ -1,0 +1,152 @@
+//! Getting bytes: memory-mapped files, gzip, and format detection by content.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, ErrorKind};
+use crate::spall::{AUTO_MAGIC, MAGIC};
+
+/// What the first bytes say the input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detected {
+    /// Little-endian u64 magic `0x0BADF00D`.
+    Spall,
+    /// Little-endian u64 magic `0xABADF00D`: spall's auto-tracing format (not supported).
+    SpallAuto,
+    /// `1f 8b`: decompress, then detect again.
+    Gzip,
+    /// Anything else is treated as JSON.
+    Json,
+}
+
+/// Detects the format from content alone, never from the file name.
+pub fn detect(b: &[u8]) -> Detected {
+    if b.len() >= 8 {
+        match u64::from_le_bytes(b[..8].try_into().unwrap()) {
+            MAGIC => return Detected::Spall,
+            AUTO_MAGIC => return Detected::SpallAuto,
+            _ => {}
+        }
+    }
+    if b.starts_with(&[0x1f, 0x8b]) {
+        return Detected::Gzip;
+    }
+    // A short file with a partial .spall magic is still recognisably .spall.
+    if b.len() < 8 && !b.is_empty() && MAGIC.to_le_bytes().starts_with(b) {
+        return Detected::Spall;
+    }
+    Detected::Json
+}
+
+/// Limits on decoding.
+#[derive(Clone, Debug)]
+pub struct DecodeOptions {
+    /// The most bytes gzip input may expand to (default 16 GiB). A gzip bomb stops here with
+    /// [`ErrorKind::DecompressedTooLarge`].
+    pub max_decompressed: u64,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            max_decompressed: 16 << 30,
+        }
+    }
+}
+
+/// The bytes of a trace: mapped from a file, or owned (after decompression).
+#[derive(Debug)]
+pub enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// Maps (or, for pipes and special files, reads) a whole file.
+pub fn read_file(path: &Path) -> Result<Bytes, Error> {
+    let io = |e: std::io::Error| Error::new(ErrorKind::Io(e), 0).with_path(path);
+    let file = File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.is_dir() {
+        return Err(io(std::io::Error::other(
+            "it is a directory, not a trace file",
+        )));
+    }
+    if meta.is_file() && meta.len() > 0 {
+        // SAFETY: the map is read-only. If another process truncates the file while it is
+        // mapped, reads fault; that is the accepted trade-off of mapping (as in ripgrep).
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) };
+        if let Ok(m) = map {
+            return Ok(Bytes::Mapped(m));
+        }
+    }
+    let mut v = Vec::new();
+    (&file).read_to_end(&mut v).map_err(io)?;
+    Ok(Bytes::Owned(v))
+}
+
+/// Decompresses a whole gzip stream (all members), stopping at `limit` bytes of output.
+/// A stream that ends early keeps what it produced and counts a warning.
+pub fn gunzip(b: &[u8], limit: u64, d: &mut Diagnostics) -> Result<Vec<u8>, Error> {
+    // The trailer's size field (mod 2^32) is a hint for the first allocation.
+    let hint = b
+        .len()
+        .checked_sub(4)
+        .map(|i| u32::from_le_bytes(b[i..].try_into().unwrap()) as u64)
+        .unwrap_or(0)
+        .max(b.len() as u64)
+        .min(limit)
+        .min(1 << 30);
+    let mut out = Vec::with_capacity(hint as usize);
+    let mut dec = flate2::read::MultiGzDecoder::new(b);
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        match dec.read(&mut chunk) {
+            Ok(0) => return Ok(out),
+            Ok(n) => {
+                if out.len() as u64 + n as u64 > limit {
+                    return Err(Error::new(
+                        ErrorKind::DecompressedTooLarge { limit },
+                        out.len() as u64,
+                    ));
+                }
+                out.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                d.warn(WarningKind::GzipTruncated, out.len() as u64, || {
+                    format!(
+                        "the gzip stream ends early; the {} bytes decompressed so far were decoded",
+                        out.len()
+                    )
+                });
+                return Ok(out);
+            }
+            Err(e) => {
+                if out.is_empty() {
+                    return Err(Error::new(ErrorKind::Gzip(e.to_string()), 0));
+                }
+                // Corruption after good data: keep what decompressed, like a truncation.
+                d.warn(WarningKind::GzipTruncated, out.len() as u64, || {
+                    format!(
+                        "the gzip stream is corrupt ({e}); the {} bytes decompressed before it were decoded",
+                        out.len()
+                    )
+                });
+                return Ok(out);
+            }
+        }
+    }
+}

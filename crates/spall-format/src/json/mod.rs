@@ -1,0 +1,352 @@
+//! Chrome JSON trace-event files (the format Perfetto, chrome://tracing and spall-web read).
+//!
+//! Both shapes are accepted: a bare array of events, and an object with a `traceEvents`
+//! array at any position among its keys. Other top-level keys (`metadata`, `otherData`,
+//! `stackFrames`, `samples`, `systemTraceEvents`, ...) are skipped without being misread as
+//! events, and their byte ranges are kept in [`JsonInfo`].
+//!
+//! Leniency (each case counted in [`Diagnostics`] unless noted):
+//! - a missing closing `]` or `}`: the writer was still running ([`WarningKind::JsonUnterminated`]);
+//! - a partial last event: dropped ([`WarningKind::JsonTruncatedEvent`]);
+//! - trailing or doubled commas ([`WarningKind::JsonExtraComma`]) and missing commas between
+//!   events ([`WarningKind::JsonMissingComma`]);
+//! - elements that are not objects, and objects with syntax errors inside, are skipped and counted;
+//! - invalid UTF-8 is repaired per event with U+FFFD ([`WarningKind::InvalidUtf8`]);
+//! - a UTF-8 byte-order mark is ignored (not counted).
+
+mod object;
+pub(crate) mod scan;
+mod text;
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, ErrorKind};
+use crate::event::EventSink;
+use scan::{skip_value, skip_ws, string_end, Scan};
+
+/// A top-level key of an object-form JSON trace, and where its value lies in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopLevelKey {
+    pub name: String,
+    /// Byte range of the value in the decoded input.
+    pub value: Range<u64>,
+}
+
+/// What a JSON trace holds besides its events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JsonInfo {
+    /// Whether the file is the `{"traceEvents": [...]}` form (else a bare array).
+    pub object_form: bool,
+    /// `displayTimeUnit` (`"ms"` or `"ns"`): affects display only, never timestamps.
+    pub display_time_unit: Option<String>,
+    /// Every top-level key other than `traceEvents`, in file order.
+    pub other_keys: Vec<TopLevelKey>,
+}
+
+/// Decodes JSON text: events go to `sink`, problems to `d`.
+pub(crate) fn decode<S: EventSink>(
+    b: &[u8],
+    sink: &mut S,
+    d: &mut Diagnostics,
+) -> Result<(JsonInfo, u64), Error> {
+    match std::str::from_utf8(b) {
+        Ok(s) => decode_str(s, b, sink, d),
+        // Invalid UTF-8 somewhere: scan the raw bytes, repairing event by event.
+        Err(_) => decode_str("", b, sink, d),
+    }
+}
+
+struct Parser<'a, 's, S> {
+    /// The input as text when it is all valid UTF-8; empty otherwise.
+    s: &'a str,
+    b: &'a [u8],
+    sink: &'s mut S,
+    d: &'s mut Diagnostics,
+    events: u64,
+    unterminated: bool,
+}
+
+fn decode_str<S: EventSink>(
+    s: &str,
+    b: &[u8],
+    sink: &mut S,
+    d: &mut Diagnostics,
+) -> Result<(JsonInfo, u64), Error> {
+    let mut p = Parser {
+        s,
+        b,
+        sink,
+        d,
+        events: 0,
+        unterminated: false,
+    };
+    let mut info = JsonInfo::default();
+    let mut i = if b.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    i = skip_ws(b, i);
+    let end = match b.get(i) {
+        None => return Err(Error::new(ErrorKind::Empty, i as u64)),
+        Some(b'[') => p.events_array(i + 1),
+        Some(b'{') => {
+            info.object_form = true;
+            p.object(i + 1, &mut info)
+        }
+        Some(_) => {
+            let shown = String::from_utf8_lossy(&b[i..b.len().min(i + 16)]).into_owned();
+            return Err(Error::new(
+                ErrorKind::NotATrace {
+                    found: format!("{shown:?}"),
+                },
+                i as u64,
+            ));
+        }
+    };
+    let rest = skip_ws(b, end);
+    if rest < b.len() && !b[rest..].iter().all(|&c| c == 0) {
+        p.d.warn(WarningKind::TrailingData, rest as u64, || {
+            format!(
+                "{} bytes of text after the end of the JSON document were ignored",
+                b.len() - rest
+            )
+        });
+    }
+    p.sink.progress(b.len() as u64, b.len() as u64);
+    Ok((info, p.events))
+}
+
+impl<S: EventSink> Parser<'_, '_, S> {
+    fn unterminated(&mut self, at: usize) -> usize {
+        if !self.unterminated {
+            self.unterminated = true;
+            self.d.warn(WarningKind::JsonUnterminated, at as u64, || {
+                "the input ends before the closing bracket (was the trace still being written?)"
+                    .into()
+            });
+        }
+        self.b.len()
+    }
+
+    /// The members of the top-level object; `i` is just after `{`. Returns where it ends.
+    fn object(&mut self, mut i: usize, info: &mut JsonInfo) -> usize {
+        let b = self.b;
+        let mut found = false;
+        loop {
+            i = skip_ws(b, i);
+            match b.get(i) {
+                None => return self.unterminated(i),
+                Some(b'}') => break,
+                Some(b',') => {
+                    i += 1;
+                    continue;
+                }
+                Some(b'"') => {}
+                Some(_) => {
+                    self.d.warn(WarningKind::TrailingData, i as u64, || {
+                        "unexpected text among the top-level keys; the rest of the file was ignored"
+                            .into()
+                    });
+                    return b.len();
+                }
+            }
+            let Ok((kend, _)) = string_end(b, i + 1) else {
+                return self.unterminated(i);
+            };
+            let key = String::from_utf8_lossy(&b[i + 1..kend]).into_owned();
+            i = skip_ws(b, kend + 1);
+            if b.get(i) == Some(&b':') {
+                i = skip_ws(b, i + 1);
+            }
+            if i >= b.len() {
+                return self.unterminated(i);
+            }
+            if key == "traceEvents" && b[i] == b'[' && !found {
+                found = true;
+                i = self.events_array(i + 1);
+                continue;
+            }
+            let start = i;
+            match skip_value(b, i) {
+                Ok(e) => i = e,
+                Err(Scan::Eof) => return self.unterminated(i),
+                Err(Scan::Bad(at)) => {
+                    self.d.warn(WarningKind::TrailingData, at as u64, || {
+                        format!("the value of top-level key {key:?} is not valid JSON; the rest of the file was ignored")
+                    });
+                    return b.len();
+                }
+            }
+            if key == "displayTimeUnit" && b[start] == b'"' {
+                info.display_time_unit =
+                    Some(String::from_utf8_lossy(&b[start + 1..i - 1]).into_owned());
+            }
+            info.other_keys.push(TopLevelKey {
+                name: key,
+                value: start as u64..i as u64,
+            });
+        }
+        if !found {
+            self.d.warn(WarningKind::NoTraceEvents, 0, || {
+                "the JSON object has no \"traceEvents\" array".into()
+            });
+        }
+        i + 1
+    }
+
+    /// The elements of the event array; `i` is just after `[`. Returns where it ends.
+    fn events_array(&mut self, mut i: usize) -> usize {
+        let b = self.b;
+        let mut after_value = false;
+        let mut after_comma = false;
+        let mut since_progress = 0u32;
+        loop {
+            i = skip_ws(b, i);
+            let Some(&c) = b.get(i) else {
+                return self.unterminated(i);
+            };
+            match c {
+                b']' => {
+                    if after_comma {
+                        self.extra_comma(i);
+                    }
+                    return i + 1;
+                }
+                b',' => {
+                    if !after_value {
+                        self.extra_comma(i);
+                    }
+                    after_value = false;
+                    after_comma = true;
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            if after_value {
+                self.d.warn(WarningKind::JsonMissingComma, i as u64, || {
+                    "no comma between two events (accepted)".into()
+                });
+            }
+            after_value = true;
+            after_comma = false;
+            let next = if c == b'{' {
+                self.event(i)
+            } else {
+                self.not_an_object(i)
+            };
+            match next {
+                Some(n) => i = n,
+                None => return b.len(),
+            }
+            since_progress += 1;
+            if since_progress == 1 << 14 {
+                since_progress = 0;
+                self.sink.progress(i as u64, b.len() as u64);
+            }
+        }
+    }
+
+    fn extra_comma(&mut self, i: usize) {
+        self.d.warn(WarningKind::JsonExtraComma, i as u64, || {
+            "a comma with no event before it (accepted)".into()
+        });
+    }
+
+    /// Parses and emits the event at `b[i] == '{'`; `None` when the input ends inside it.
+    fn event(&mut self, i: usize) -> Option<usize> {
+        if !self.s.is_empty() {
+            return match object::parse_event(self.s, i, 0, self.d) {
+                Ok((ev, end)) => {
+                    self.events += 1;
+                    self.sink.event(&ev);
+                    Some(end)
+                }
+                Err(e) => self.bad_event(i, e),
+            };
+        }
+        // Invalid UTF-8 somewhere in the input: find this object's extent, then parse a
+        // repaired copy if its own bytes are invalid.
+        let end = match skip_value(self.b, i) {
+            Ok(end) => end,
+            Err(e) => return self.bad_event(i, e),
+        };
+        let text = match std::str::from_utf8(&self.b[i..end]) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(_) => {
+                self.d.warn(WarningKind::InvalidUtf8, i as u64, || {
+                    "an event holds bytes that are not valid UTF-8; they were replaced with U+FFFD"
+                        .into()
+                });
+                String::from_utf8_lossy(&self.b[i..end])
+            }
+        };
+        match object::parse_event(&text, 0, i as u64, self.d) {
+            Ok((ev, _)) => {
+                self.events += 1;
+                self.sink.event(&ev);
+                Some(end)
+            }
+            Err(e) => self.bad_event(i, e),
+        }
+    }
+
+    /// Records an event that could not be parsed; resumes after it when its extent is known.
+    fn bad_event(&mut self, i: usize, e: Scan) -> Option<usize> {
+        let whole = match e {
+            Scan::Eof => Err(Scan::Eof),
+            Scan::Bad(_) => skip_value(self.b, i),
+        };
+        match whole {
+            Ok(end) => {
+                let at = match e {
+                    Scan::Bad(at) => at,
+                    Scan::Eof => i,
+                };
+                self.d.warn(WarningKind::JsonMalformedEvent, at as u64, || {
+                    let shown = String::from_utf8_lossy(&self.b[at..self.b.len().min(at + 24)])
+                        .into_owned();
+                    format!("unexpected {shown:?} inside an event; the event was skipped")
+                });
+                Some(end)
+            }
+            Err(_) => {
+                self.d.warn(WarningKind::JsonTruncatedEvent, i as u64, || {
+                    format!(
+                        "the input ends inside an event ({} bytes); it was dropped",
+                        self.b.len() - i
+                    )
+                });
+                self.unterminated(i);
+                None
+            }
+        }
+    }
+
+    fn not_an_object(&mut self, i: usize) -> Option<usize> {
+        match skip_value(self.b, i) {
+            Ok(end) => {
+                self.d.warn(WarningKind::JsonNotAnObject, i as u64, || {
+                    let shown = String::from_utf8_lossy(&self.b[i..end.min(i + 24)]).into_owned();
+                    format!("an element of the event array is not an object ({shown:?}); it was skipped")
+                });
+                Some(end)
+            }
+            Err(Scan::Eof) => {
+                self.d.warn(WarningKind::JsonTruncatedEvent, i as u64, || {
+                    "the input ends inside an array element; it was dropped".into()
+                });
+                self.unterminated(i);
+                None
+            }
+            Err(Scan::Bad(at)) => {
+                self.d.warn(WarningKind::TrailingData, at as u64, || {
+                    format!(
+                        "text that is not JSON inside the event array; the remaining {} bytes were skipped",
+                        self.b.len() - at
+                    )
+                });
+                None
+            }
+        }
+    }
+}

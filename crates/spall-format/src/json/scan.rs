@@ -1,0 +1,128 @@
+//! Byte-level JSON scanning: whitespace, strings, and skipping whole values.
+//!
+//! Every scan is iterative (no recursion), so nesting depth never threatens the stack, and
+//! every scan reports running off the end of the input as [`Scan::Eof`], never a panic.
+
+use memchr::memchr2;
+
+/// Why a scan stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// The input ended inside the value.
+    Eof,
+    /// A byte that cannot appear here.
+    Bad(usize),
+}
+
+#[inline]
+pub(crate) fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+#[inline]
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// `i` is just after an opening quote. Returns the index of the closing quote and whether
+/// the string holds any backslash escape.
+#[inline]
+pub(crate) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Scan> {
+    let mut escaped = false;
+    loop {
+        match memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+            Some(k) => {
+                let j = i + k;
+                if b[j] == b'"' {
+                    return Ok((j, escaped));
+                }
+                escaped = true;
+                i = j + 2;
+            }
+            None => return Err(Scan::Eof),
+        }
+    }
+}
+
+/// Skips one JSON value starting at `b[i]` (no leading whitespace). Returns the index just
+/// after it. Containers are matched by counting brackets outside strings.
+pub(crate) fn skip_value(b: &[u8], i: usize) -> Result<usize, Scan> {
+    let Some(&c) = b.get(i) else {
+        return Err(Scan::Eof);
+    };
+    match c {
+        b'"' => string_end(b, i + 1).map(|(j, _)| j + 1),
+        b'{' | b'[' => skip_container(b, i),
+        b'-' | b'+' | b'.' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' => {
+            let end = scalar_end(b, i);
+            if end == b.len() {
+                Err(Scan::Eof)
+            } else {
+                Ok(end)
+            }
+        }
+        _ => Err(Scan::Bad(i)),
+    }
+}
+
+/// The end of a bare token (number or literal): the first delimiter after `i`.
+#[inline]
+pub(crate) fn scalar_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len()
+        && !matches!(
+            b[i],
+            b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t' | b':'
+        )
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Skips a balanced `{...}` or `[...]` starting at `b[i]`.
+fn skip_container(b: &[u8], i: usize) -> Result<usize, Scan> {
+    let mut depth = 0usize;
+    let mut j = i;
+    while j < b.len() {
+        match b[j] {
+            b'"' => j = string_end(b, j + 1)?.0,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(j + 1);
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    Err(Scan::Eof)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_values() {
+        let s = br#"{"a":[1,{"b":"x}]\"y"}],"c":null} tail"#;
+        assert_eq!(skip_value(s, 0), Ok(s.len() - 5));
+        assert_eq!(skip_value(b"\"ab\\\"c\",", 0), Ok(7));
+        assert_eq!(skip_value(b"123,", 0), Ok(3));
+        assert_eq!(skip_value(b"123", 0), Err(Scan::Eof));
+        assert_eq!(skip_value(b"{\"a\":[1,2", 0), Err(Scan::Eof));
+        assert_eq!(skip_value(b"\"abc\\", 0), Err(Scan::Eof));
+        assert_eq!(skip_value(b"}", 0), Err(Scan::Bad(0)));
+    }
+
+    #[test]
+    fn deep_nesting_does_not_recurse() {
+        let mut s = vec![b'['; 1_000_000];
+        s.extend(vec![b']'; 1_000_000]);
+        assert_eq!(skip_value(&s, 0), Ok(s.len()));
+    }
+}

@@ -1,0 +1,225 @@
+//! Bytes in, raw events out: decoders for `.spall` (versions 1 and 3) and Chrome JSON
+//! trace-event files, plus a `.spall` version 3 writer.
+//!
+//! The format is detected from content, never from the file name: `.spall` magic, gzip
+//! (decompressed, then detected again), else JSON. Decoding streams events to an
+//! [`EventSink`] one at a time, borrowing names and arguments from the input wherever no
+//! unescaping or repair was needed, so no list of events is ever built here.
+//!
+//! Times are integer nanoseconds, converted exactly: JSON's decimal microseconds from their
+//! text (`1712195495519689.047` µs is `1712195495519689047` ns, which no `f64` holds), and
+//! `.spall` ticks by exact 128-bit multiplication with the header's unit.
+//!
+//! Problems that lose no more than the broken part (a truncated last event, a trailing
+//! comma, invalid UTF-8, an undecodable `.spall` record) are counted in [`Diagnostics`]; only
+//! input that is not a trace at all is an [`Error`].
+//!
+//! # Example
+//!
+//! ```
+//! use spall_format::{decode, Phase, RawEvent};
+//!
+//! let json = br#"{"traceEvents": [
+//!     {"name": "main", "ph": "X", "ts": 1.5, "dur": 10, "pid": 1, "tid": 1},
+//!     {"name": "tick", "ph": "i", "ts": 2.25, "pid": 1, "tid": 1},
+//! ]}"#;
+//! let mut names = Vec::new();
+//! let summary = decode(json, &mut |ev: &RawEvent<'_>| {
+//!     names.push((ev.ph, ev.name.to_string(), ev.ts, ev.dur));
+//! })
+//! .unwrap();
+//! assert_eq!(summary.events, 2);
+//! assert_eq!(names[0], (Phase::COMPLETE, "main".to_string(), 1500, Some(10_000)));
+//! assert_eq!(names[1].2, 2250);
+//! // The trailing comma was accepted, and counted.
+//! assert_eq!(summary.diagnostics.total(), 1);
+//! ```
+
+mod diag;
+mod error;
+mod event;
+mod input;
+pub mod json;
+pub mod spall;
+pub mod time;
+mod writer;
+
+use std::path::Path;
+
+pub use diag::{Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
+pub use error::{Error, ErrorKind};
+pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
+pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
+pub use json::{JsonInfo, TopLevelKey};
+pub use spall::SpallHeader;
+pub use writer::SpallWriter;
+
+/// The container format of a decoded trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    SpallV1,
+    SpallV3,
+    Json,
+}
+
+impl Format {
+    /// `"spall-v1"`, `"spall-v3"` or `"json"`: a stable name for scripts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::SpallV1 => "spall-v1",
+            Format::SpallV3 => "spall-v3",
+            Format::Json => "json",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a decode found, besides the events themselves.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub format: Format,
+    /// Whether the input was gzip-compressed.
+    pub gzip: bool,
+    /// Size of the input as given (compressed, if it was).
+    pub input_bytes: u64,
+    /// Size of the decoded text or binary (after decompression).
+    pub decoded_bytes: u64,
+    /// Events passed to the sink.
+    pub events: u64,
+    pub diagnostics: Diagnostics,
+    /// The `.spall` header, for `.spall` input.
+    pub spall: Option<SpallHeader>,
+    /// Top-level keys and display unit, for JSON input.
+    pub json: Option<JsonInfo>,
+}
+
+/// A trace's bytes, ready to decode: mapped from disk, decompressed if it was gzip.
+#[derive(Debug)]
+pub struct Input {
+    bytes: Bytes,
+    gzip: bool,
+    input_bytes: u64,
+    diagnostics: Diagnostics,
+}
+
+impl Input {
+    /// Opens a file: memory-maps it and, if it is gzip, decompresses it.
+    /// Errors name the file.
+    pub fn open(path: impl AsRef<Path>, opts: &DecodeOptions) -> Result<Input, Error> {
+        let path = path.as_ref();
+        let raw = read_file(path)?;
+        Input::from_bytes(raw, opts).map_err(|e| e.with_path(path))
+    }
+
+    /// Wraps bytes already in memory, decompressing gzip.
+    pub fn from_bytes(raw: Bytes, opts: &DecodeOptions) -> Result<Input, Error> {
+        let input_bytes = raw.len() as u64;
+        let mut diagnostics = Diagnostics::default();
+        let mut bytes = raw;
+        let mut gzip = false;
+        // Decompress nested gzip too (a .json.gz that was gzipped again), a few levels deep.
+        for _ in 0..4 {
+            if detect(&bytes) != Detected::Gzip {
+                break;
+            }
+            gzip = true;
+            bytes = Bytes::Owned(gunzip(&bytes, opts.max_decompressed, &mut diagnostics)?);
+        }
+        Ok(Input {
+            bytes,
+            gzip,
+            input_bytes,
+            diagnostics,
+        })
+    }
+
+    /// The decoded bytes (after decompression).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Decodes every event into `sink`.
+    pub fn decode<S: EventSink>(&self, sink: &mut S) -> Result<Summary, Error> {
+        decode_plain(
+            &self.bytes,
+            self.gzip,
+            self.input_bytes,
+            self.diagnostics.clone(),
+            sink,
+        )
+    }
+}
+
+/// Decodes a trace held in memory (any supported format, gzip included).
+pub fn decode<S: EventSink>(bytes: &[u8], sink: &mut S) -> Result<Summary, Error> {
+    decode_with(bytes, &DecodeOptions::default(), sink)
+}
+
+/// [`decode`] with explicit limits.
+pub fn decode_with<S: EventSink>(
+    bytes: &[u8],
+    opts: &DecodeOptions,
+    sink: &mut S,
+) -> Result<Summary, Error> {
+    if detect(bytes) == Detected::Gzip {
+        return Input::from_bytes(Bytes::Owned(bytes.to_vec()), opts)?.decode(sink);
+    }
+    // Uncompressed input is decoded in place, with no copy.
+    let len = bytes.len() as u64;
+    decode_plain(bytes, false, len, Diagnostics::default(), sink)
+}
+
+/// Decodes uncompressed bytes; `diagnostics` may already hold decompression warnings.
+fn decode_plain<S: EventSink>(
+    b: &[u8],
+    gzip: bool,
+    input_bytes: u64,
+    mut diagnostics: Diagnostics,
+    sink: &mut S,
+) -> Result<Summary, Error> {
+    let (format, events, spall, json) = match detect(b) {
+        Detected::Spall => {
+            let (h, n) = spall::decode(b, sink, &mut diagnostics)?;
+            let f = if h.version == 1 {
+                Format::SpallV1
+            } else {
+                Format::SpallV3
+            };
+            (f, n, Some(h), None)
+        }
+        Detected::SpallAuto => return Err(Error::new(ErrorKind::AutoTraceUnsupported, 0)),
+        Detected::Gzip => {
+            return Err(Error::new(
+                ErrorKind::Gzip("gzip nested more than 4 levels deep".into()),
+                0,
+            ))
+        }
+        Detected::Json => {
+            let (info, n) = json::decode(b, sink, &mut diagnostics)?;
+            (Format::Json, n, None, Some(info))
+        }
+    };
+    Ok(Summary {
+        format,
+        gzip,
+        input_bytes,
+        decoded_bytes: b.len() as u64,
+        events,
+        diagnostics,
+        spall,
+        json,
+    })
+}
+
+/// Opens and decodes a file. Errors name the file.
+pub fn decode_file<S: EventSink>(path: impl AsRef<Path>, sink: &mut S) -> Result<Summary, Error> {
+    let path = path.as_ref();
+    Input::open(path, &DecodeOptions::default())?
+        .decode(sink)
+        .map_err(|e| e.with_path(path))
+}

@@ -1,0 +1,439 @@
+//! The binary `.spall` format, versions 1 and 3.
+//!
+//! All integers are little-endian and all structures packed (no padding).
+//!
+//! # Header (both versions, 32 bytes)
+//!
+//! | offset | size | field            | meaning                                                  |
+//! |-------:|-----:|------------------|----------------------------------------------------------|
+//! | 0      | 8    | `magic` u64      | `0x0BADF00D` (`0xABADF00D` is auto-tracing: unsupported) |
+//! | 8      | 8    | `version` u64    | 1 or 3                                                   |
+//! | 16     | 8    | `timestamp_unit` f64 | v1: microseconds per tick; v3: nanoseconds per tick  |
+//! | 24     | 8    | `must_be_0` u64  | 0                                                        |
+//!
+//! # Version 1: a flat stream of events, each naming its own process and thread
+//!
+//! | type | layout (bytes)                                                                              |
+//! |-----:|---------------------------------------------------------------------------------------------|
+//! | 3 Begin | `u8 type, u8 category, u32 pid, u32 tid, f64 time, u8 name_len, u8 args_len` (20), then name, then args |
+//! | 4 End   | `u8 type, u32 pid, u32 tid, f64 time` (17)                                              |
+//! | 7 Pad_Skip | `u8 type, u32 size` (5), then `size` bytes to skip                                   |
+//!
+//! # Version 3: buffers, each holding one thread's events
+//!
+//! Buffer header: `u32 size, u32 tid, u32 pid, u64 first_ts` (20 bytes), then `size` bytes of events:
+//!
+//! | type | layout (bytes)                                                          |
+//! |-----:|-------------------------------------------------------------------------|
+//! | 3 Begin        | `u8 type, u64 time, u8 name_len, u8 args_len` (11), then name, then args |
+//! | 4 End          | `u8 type, u64 time` (9)                                       |
+//! | 7 Pad_Skip     | `u8 type, u32 size` (5), then `size` bytes to skip            |
+//! | 8 Name_Process | `u8 type, u8 len` (2), then the buffer's process name         |
+//! | 9 Name_Thread  | `u8 type, u8 len` (2), then the buffer's thread name          |
+//!
+//! Types 1 (custom data), 2 (stream over), 5 (instant) and 6 (overwrite timestamp) have no
+//! published layout, so nothing after them can be located: the rest of the buffer (v3) or
+//! file (v1) is skipped and counted as [`WarningKind::SpallUnsupportedEvent`].
+//!
+//! A name whose length counts a trailing NUL has the NUL stripped. Text that is not UTF-8 is
+//! decoded lossily and counted. Name events become `M` events (`process_name` /
+//! `thread_name`, with `{"name": ...}` args), the way Chrome JSON names them.
+
+use std::borrow::Cow;
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, ErrorKind};
+use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
+use crate::time::TickScale;
+
+/// `0x0BADF00D`: the magic of manual-tracing `.spall` files.
+pub const MAGIC: u64 = 0x0BAD_F00D;
+/// `0xABADF00D`: the magic of spall's native auto-tracing files (not supported).
+pub const AUTO_MAGIC: u64 = 0xABAD_F00D;
+/// Size of the file header.
+pub const HEADER_LEN: usize = 32;
+/// Size of a version 3 buffer header.
+pub const BUFFER_HEADER_LEN: usize = 20;
+
+/// Event type bytes.
+pub mod event_type {
+    pub const CUSTOM_DATA: u8 = 1;
+    pub const STREAM_OVER: u8 = 2;
+    pub const BEGIN: u8 = 3;
+    pub const END: u8 = 4;
+    pub const INSTANT: u8 = 5;
+    pub const OVERWRITE_TIMESTAMP: u8 = 6;
+    pub const PAD_SKIP: u8 = 7;
+    pub const NAME_PROCESS: u8 = 8;
+    pub const NAME_THREAD: u8 = 9;
+}
+use event_type as ty;
+
+/// What the header said.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpallHeader {
+    pub version: u64,
+    /// As written: microseconds per tick (v1) or nanoseconds per tick (v3).
+    pub timestamp_unit: f64,
+}
+
+#[inline]
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[i..i + 4].try_into().unwrap())
+}
+
+#[inline]
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().unwrap())
+}
+
+/// Reads and checks the 32-byte header.
+pub fn read_header(b: &[u8]) -> Result<SpallHeader, Error> {
+    if b.len() < 8 {
+        return Err(Error::new(
+            ErrorKind::TruncatedHeader {
+                len: b.len() as u64,
+            },
+            0,
+        ));
+    }
+    match u64_at(b, 0) {
+        MAGIC => {}
+        AUTO_MAGIC => return Err(Error::new(ErrorKind::AutoTraceUnsupported, 0)),
+        _ => {
+            return Err(Error::new(
+                ErrorKind::NotATrace {
+                    found: "no .spall magic".into(),
+                },
+                0,
+            ))
+        }
+    }
+    if b.len() < HEADER_LEN {
+        return Err(Error::new(
+            ErrorKind::TruncatedHeader {
+                len: b.len() as u64,
+            },
+            0,
+        ));
+    }
+    let version = u64_at(b, 8);
+    if version != 1 && version != 3 {
+        return Err(Error::new(ErrorKind::UnsupportedVersion { version }, 8));
+    }
+    let timestamp_unit = f64::from_le_bytes(b[16..24].try_into().unwrap());
+    Ok(SpallHeader {
+        version,
+        timestamp_unit,
+    })
+}
+
+/// Per-decode state shared by both versions.
+struct Ctx<'s, S: EventSink> {
+    sink: &'s mut S,
+    diags: &'s mut Diagnostics,
+    events: u64,
+}
+
+impl<S: EventSink> Ctx<'_, S> {
+    /// Name or args bytes as text: a trailing NUL stripped, invalid UTF-8 repaired and counted.
+    #[inline]
+    fn text<'a>(&mut self, bytes: &'a [u8], offset: usize) -> Cow<'a, str> {
+        let bytes = match bytes.iter().rposition(|&c| c != 0) {
+            Some(last) => &bytes[..=last],
+            None => &bytes[..0],
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => {
+                self.diags
+                    .warn(WarningKind::InvalidUtf8, offset as u64, || {
+                        "a .spall name or args string is not valid UTF-8".into()
+                    });
+                String::from_utf8_lossy(bytes)
+            }
+        }
+    }
+
+    #[inline]
+    fn emit(&mut self, ev: &RawEvent<'_>) {
+        self.events += 1;
+        self.sink.event(ev);
+    }
+
+    fn truncated(&mut self, at: usize, what: &str, left: usize) {
+        self.diags.warn(WarningKind::SpallTruncatedEvent, at as u64, || {
+            format!("the input ends inside a {what} event ({left} bytes left); the partial event was dropped")
+        });
+    }
+
+    fn unsupported(&mut self, at: usize, t: u8, skipped: usize, scope: &str) {
+        self.diags.warn(WarningKind::SpallUnsupportedEvent, at as u64, || {
+            let what = match t {
+                ty::CUSTOM_DATA => "custom data (1)".to_string(),
+                ty::STREAM_OVER => "stream over (2)".to_string(),
+                ty::INSTANT => "instant (5)".to_string(),
+                ty::OVERWRITE_TIMESTAMP => "overwrite timestamp (6)".to_string(),
+                other => format!("unknown type {other}"),
+            };
+            format!("event type {what} has no known layout; the rest of the {scope} ({skipped} bytes) was skipped")
+        });
+    }
+}
+
+/// Decodes a whole `.spall` file (header included). Returns the header and the event count.
+pub(crate) fn decode<S: EventSink>(
+    b: &[u8],
+    sink: &mut S,
+    diags: &mut Diagnostics,
+) -> Result<(SpallHeader, u64), Error> {
+    let header = read_header(b)?;
+    if u64_at(b, 24) != 0 {
+        diags.warn(WarningKind::SpallHeaderNotZero, 24, || {
+            "the header's must-be-zero word is not zero".into()
+        });
+    }
+    let unit = header.timestamp_unit;
+    let scale = if header.version == 1 {
+        TickScale::from_us_per_tick(unit)
+    } else {
+        TickScale::from_ns_per_tick(unit)
+    }
+    .ok_or_else(|| Error::new(ErrorKind::BadTimestampUnit { unit }, 16))?;
+    let mut ctx = Ctx {
+        sink,
+        diags,
+        events: 0,
+    };
+    if header.version == 1 {
+        decode_v1(b, &scale, &mut ctx);
+    } else {
+        decode_v3(b, &scale, &mut ctx);
+    }
+    Ok((header, ctx.events))
+}
+
+fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
+    let mut p = HEADER_LEN;
+    let mut since_progress = 0usize;
+    while p < b.len() {
+        let left = b.len() - p;
+        match b[p] {
+            ty::BEGIN => {
+                if left < 20 || left < 20 + b[p + 18] as usize + b[p + 19] as usize {
+                    return ctx.truncated(p, "Begin", left);
+                }
+                let (nl, al) = (b[p + 18] as usize, b[p + 19] as usize);
+                let time = f64::from_le_bytes(b[p + 10..p + 18].try_into().unwrap());
+                let name = ctx.text(&b[p + 20..p + 20 + nl], p);
+                let args = ctx.text(&b[p + 20 + nl..p + 20 + nl + al], p);
+                if let Some(ts) = v1_time(ctx, scale, time, p) {
+                    let ev = RawEvent {
+                        ph: Phase::BEGIN,
+                        name,
+                        ts,
+                        pid: RawId::Num(u32_at(b, p + 2) as i64),
+                        tid: RawId::Num(u32_at(b, p + 6) as i64),
+                        args: if al == 0 {
+                            Args::None
+                        } else {
+                            Args::Text(args)
+                        },
+                        offset: p as u64,
+                        ..RawEvent::default()
+                    };
+                    ctx.emit(&ev);
+                }
+                p += 20 + nl + al;
+            }
+            ty::END => {
+                if left < 17 {
+                    return ctx.truncated(p, "End", left);
+                }
+                let time = f64::from_le_bytes(b[p + 9..p + 17].try_into().unwrap());
+                if let Some(ts) = v1_time(ctx, scale, time, p) {
+                    let ev = RawEvent {
+                        ph: Phase::END,
+                        ts,
+                        pid: RawId::Num(u32_at(b, p + 1) as i64),
+                        tid: RawId::Num(u32_at(b, p + 5) as i64),
+                        offset: p as u64,
+                        ..RawEvent::default()
+                    };
+                    ctx.emit(&ev);
+                }
+                p += 17;
+            }
+            ty::PAD_SKIP => {
+                if left < 5 {
+                    return ctx.truncated(p, "Pad_Skip", left);
+                }
+                p = p.saturating_add(5 + u32_at(b, p + 1) as usize);
+            }
+            t => return ctx.unsupported(p, t, left, "file"),
+        }
+        since_progress += 1;
+        if since_progress == 1 << 16 {
+            since_progress = 0;
+            ctx.sink.progress(p as u64, b.len() as u64);
+        }
+    }
+}
+
+#[inline]
+fn v1_time<S: EventSink>(
+    ctx: &mut Ctx<'_, S>,
+    scale: &TickScale,
+    time: f64,
+    p: usize,
+) -> Option<i64> {
+    let ts = scale.float_ticks_to_ns(time);
+    if ts.is_none() {
+        ctx.diags.warn(WarningKind::SpallBadTimestamp, p as u64, || {
+            format!("timestamp {time} ticks is not a finite time within ±292 years; the event was dropped")
+        });
+    }
+    ts
+}
+
+fn decode_v3<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
+    let mut p = HEADER_LEN;
+    while p < b.len() {
+        if b.len() - p < BUFFER_HEADER_LEN {
+            ctx.diags
+                .warn(WarningKind::SpallTruncatedBuffer, p as u64, || {
+                    format!(
+                        "the input ends inside a buffer header ({} of {BUFFER_HEADER_LEN} bytes)",
+                        b.len() - p
+                    )
+                });
+            return;
+        }
+        let size = u32_at(b, p) as usize;
+        let tid = u32_at(b, p + 4) as i64;
+        let pid = u32_at(b, p + 8) as i64;
+        let start = p + BUFFER_HEADER_LEN;
+        let mut end = start.saturating_add(size);
+        if end > b.len() {
+            ctx.diags.warn(WarningKind::SpallTruncatedBuffer, p as u64, || {
+                format!(
+                    "a buffer claims {size} bytes but only {} remain; its complete events were kept",
+                    b.len() - start
+                )
+            });
+            end = b.len();
+        }
+        decode_v3_buffer(&b[..end], start, scale, pid, tid, ctx);
+        ctx.sink.progress(end as u64, b.len() as u64);
+        p = end;
+    }
+}
+
+/// Decodes the events in `b[start..]` (the slice ends where the buffer ends).
+fn decode_v3_buffer<S: EventSink>(
+    b: &[u8],
+    start: usize,
+    scale: &TickScale,
+    pid: i64,
+    tid: i64,
+    ctx: &mut Ctx<'_, S>,
+) {
+    let mut p = start;
+    while p < b.len() {
+        let left = b.len() - p;
+        match b[p] {
+            ty::BEGIN => {
+                if left < 11 || left < 11 + b[p + 9] as usize + b[p + 10] as usize {
+                    return ctx.truncated(p, "Begin", left);
+                }
+                let (nl, al) = (b[p + 9] as usize, b[p + 10] as usize);
+                let name = ctx.text(&b[p + 11..p + 11 + nl], p);
+                let args = ctx.text(&b[p + 11 + nl..p + 11 + nl + al], p);
+                if let Some(ts) = v3_time(ctx, scale, u64_at(b, p + 1), p) {
+                    let ev = RawEvent {
+                        ph: Phase::BEGIN,
+                        name,
+                        ts,
+                        pid: RawId::Num(pid),
+                        tid: RawId::Num(tid),
+                        args: if al == 0 {
+                            Args::None
+                        } else {
+                            Args::Text(args)
+                        },
+                        offset: p as u64,
+                        ..RawEvent::default()
+                    };
+                    ctx.emit(&ev);
+                }
+                p += 11 + nl + al;
+            }
+            ty::END => {
+                if left < 9 {
+                    return ctx.truncated(p, "End", left);
+                }
+                if let Some(ts) = v3_time(ctx, scale, u64_at(b, p + 1), p) {
+                    let ev = RawEvent {
+                        ph: Phase::END,
+                        ts,
+                        pid: RawId::Num(pid),
+                        tid: RawId::Num(tid),
+                        offset: p as u64,
+                        ..RawEvent::default()
+                    };
+                    ctx.emit(&ev);
+                }
+                p += 9;
+            }
+            ty::PAD_SKIP => {
+                if left < 5 {
+                    return ctx.truncated(p, "Pad_Skip", left);
+                }
+                p = p.saturating_add(5 + u32_at(b, p + 1) as usize);
+            }
+            t @ (ty::NAME_PROCESS | ty::NAME_THREAD) => {
+                if left < 2 || left < 2 + b[p + 1] as usize {
+                    return ctx.truncated(p, "Name", left);
+                }
+                let len = b[p + 1] as usize;
+                let name = ctx.text(&b[p + 2..p + 2 + len], p);
+                let args = format!(
+                    "{{\"name\":{}}}",
+                    serde_json::to_string(name.as_ref()).expect("strings serialize")
+                );
+                let ev = RawEvent {
+                    ph: Phase::METADATA,
+                    name: Cow::Borrowed(if t == ty::NAME_PROCESS {
+                        "process_name"
+                    } else {
+                        "thread_name"
+                    }),
+                    pid: RawId::Num(pid),
+                    tid: RawId::Num(tid),
+                    args: Args::Json(Cow::Owned(args)),
+                    offset: p as u64,
+                    ..RawEvent::default()
+                };
+                ctx.emit(&ev);
+                p += 2 + len;
+            }
+            t => return ctx.unsupported(p, t, left, "buffer"),
+        }
+    }
+}
+
+#[inline]
+fn v3_time<S: EventSink>(
+    ctx: &mut Ctx<'_, S>,
+    scale: &TickScale,
+    ticks: u64,
+    p: usize,
+) -> Option<i64> {
+    let ts = scale.ticks_to_ns(ticks);
+    if ts.is_none() {
+        ctx.diags.warn(WarningKind::SpallBadTimestamp, p as u64, || {
+            format!("timestamp {ticks} ticks does not fit in 64-bit nanoseconds; the event was dropped")
+        });
+    }
+    ts
+}

@@ -1,0 +1,356 @@
+//! Exact conversions to integer nanoseconds.
+//!
+//! JSON timestamps are decimal microseconds: `1712195495519689.047` must become
+//! `1712195495519689047`, which an `f64` cannot hold. `.spall` timestamps are ticks times an
+//! `f64` unit; we multiply the exact binary values in 128-bit integers and round once.
+//! Every conversion rounds to the nearest nanosecond, ties to even.
+
+/// Splits a finite `f64` into `(negative, mantissa, exponent)` with `value = ±mantissa × 2^exponent`.
+fn decompose(x: f64) -> Option<(bool, u64, i32)> {
+    if !x.is_finite() {
+        return None;
+    }
+    let bits = x.to_bits();
+    let neg = bits >> 63 != 0;
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp - 1075)
+    };
+    Some((neg, m, e))
+}
+
+/// `±m × 2^e`, rounded to the nearest integer (ties to even), if it fits in an `i64`.
+fn round_scaled(neg: bool, m: u128, e: i32) -> Option<i64> {
+    if m == 0 {
+        return Some(0);
+    }
+    let mag: u128 = if e >= 0 {
+        if e >= 64 || m.leading_zeros() < e as u32 + 1 {
+            return None;
+        }
+        m << e
+    } else {
+        let s = (-e) as u32;
+        if s >= 128 {
+            0
+        } else {
+            let q = m >> s;
+            let rem = m & ((1u128 << s) - 1);
+            let half = 1u128 << (s - 1);
+            if rem > half || (rem == half && q & 1 == 1) {
+                q + 1
+            } else {
+                q
+            }
+        }
+    };
+    signed(neg, mag)
+}
+
+fn signed(neg: bool, mag: u128) -> Option<i64> {
+    if neg {
+        if mag <= i64::MAX as u128 + 1 {
+            Some((mag as i128).wrapping_neg() as i64)
+        } else {
+            None
+        }
+    } else if mag <= i64::MAX as u128 {
+        Some(mag as i64)
+    } else {
+        None
+    }
+}
+
+/// A `.spall` timestamp scale: nanoseconds per tick, held exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TickScale {
+    mant: u64,
+    exp: i32,
+    /// The unit is a whole number of nanoseconds per tick (fast path).
+    whole: Option<i64>,
+}
+
+impl TickScale {
+    /// A scale of `ns_per_tick` nanoseconds per tick, or `None` if it is not finite and positive.
+    pub fn from_ns_per_tick(ns_per_tick: f64) -> Option<TickScale> {
+        if !(ns_per_tick.is_finite() && ns_per_tick > 0.0) {
+            return None;
+        }
+        let (_, m, e) = decompose(ns_per_tick)?;
+        let whole =
+            (ns_per_tick.fract() == 0.0 && ns_per_tick < 9.0e15).then_some(ns_per_tick as i64);
+        Some(TickScale {
+            mant: m,
+            exp: e,
+            whole,
+        })
+    }
+
+    /// A scale of `us_per_tick` microseconds per tick (`.spall` v1 headers), held exactly:
+    /// the factor 1000 is applied to the integer mantissa, not through a rounded `f64`.
+    pub fn from_us_per_tick(us_per_tick: f64) -> Option<TickScale> {
+        let s = TickScale::from_ns_per_tick(us_per_tick)?;
+        let whole = s.whole.and_then(|w| w.checked_mul(1000));
+        Some(TickScale {
+            mant: s.mant * 1000,
+            exp: s.exp,
+            whole,
+        })
+    }
+
+    /// Converts unsigned integer ticks (`.spall` v3) to nanoseconds.
+    #[inline]
+    pub fn ticks_to_ns(&self, ticks: u64) -> Option<i64> {
+        if let Some(w) = self.whole {
+            if let Ok(t) = i64::try_from(ticks) {
+                return t.checked_mul(w);
+            }
+        }
+        round_scaled(false, ticks as u128 * self.mant as u128, self.exp)
+    }
+
+    /// Converts floating-point ticks (`.spall` v1) to nanoseconds: `None` for NaN, infinity,
+    /// or a result outside the `i64` range.
+    #[inline]
+    pub fn float_ticks_to_ns(&self, ticks: f64) -> Option<i64> {
+        let (neg, m, e) = decompose(ticks)?;
+        round_scaled(neg, m as u128 * self.mant as u128, e + self.exp)
+    }
+}
+
+const POW10: [u128; 39] = {
+    let mut t = [1u128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// Why a decimal number could not be converted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberError {
+    /// Not a JSON number (or a quoted one).
+    Syntax,
+    /// Outside the range of `i64` nanoseconds (about ±292 years).
+    OutOfRange,
+}
+
+/// Converts the decimal text of a microsecond value to nanoseconds exactly.
+///
+/// Accepts JSON number syntax, plus a leading `+`, and leading zeros (seen in real files).
+/// Digits beyond nanosecond precision are rounded, ties to even.
+pub fn micros_text_to_ns(s: &[u8]) -> Result<i64, NumberError> {
+    let mut i = 0;
+    let neg = match s.first() {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    // Fast path: up to 15 integer digits and up to 3 fraction digits, no exponent.
+    let start = i;
+    let mut int: u64 = 0;
+    while i < s.len() && s[i].is_ascii_digit() && i - start < 15 {
+        int = int * 10 + (s[i] - b'0') as u64;
+        i += 1;
+    }
+    let int_digits = i - start;
+    if i == s.len() && int_digits > 0 {
+        let v = (int * 1000) as i64;
+        return Ok(if neg { -v } else { v });
+    }
+    if int_digits > 0 && s[i] == b'.' {
+        let fstart = i + 1;
+        let mut j = fstart;
+        let mut frac: u64 = 0;
+        while j < s.len() && s[j].is_ascii_digit() && j - fstart < 3 {
+            frac = frac * 10 + (s[j] - b'0') as u64;
+            j += 1;
+        }
+        if j == s.len() && j > fstart {
+            let v = (int * 1000 + frac * [1000, 100, 10, 1][j - fstart]) as i64;
+            return Ok(if neg { -v } else { v });
+        }
+    }
+    slow_micros_to_ns(neg, &s[start..])
+}
+
+/// The general case: any length, any exponent.
+fn slow_micros_to_ns(neg: bool, s: &[u8]) -> Result<i64, NumberError> {
+    let mut i = 0;
+    let mut mant: u128 = 0;
+    let mut digits = 0usize; // significant digits held in `mant`
+    let mut exp10: i64 = 3; // micro -> nano
+    let mut sticky = false; // non-zero digits dropped beyond `mant`'s precision
+    let mut any = false;
+    let mut take = |d: u8, frac: bool, mant: &mut u128, exp10: &mut i64| {
+        if digits < 36 {
+            if *mant != 0 || d != 0 {
+                *mant = *mant * 10 + d as u128;
+                digits += (*mant != 0) as usize;
+            }
+            if frac {
+                *exp10 -= 1;
+            }
+        } else {
+            sticky |= d != 0;
+            if !frac {
+                *exp10 += 1;
+            }
+        }
+    };
+    while i < s.len() && s[i].is_ascii_digit() {
+        take(s[i] - b'0', false, &mut mant, &mut exp10);
+        any = true;
+        i += 1;
+    }
+    if i < s.len() && s[i] == b'.' {
+        i += 1;
+        let f0 = i;
+        while i < s.len() && s[i].is_ascii_digit() {
+            take(s[i] - b'0', true, &mut mant, &mut exp10);
+            i += 1;
+        }
+        if i == f0 {
+            return Err(NumberError::Syntax);
+        }
+        any = true;
+    }
+    if !any {
+        return Err(NumberError::Syntax);
+    }
+    if i < s.len() && (s[i] == b'e' || s[i] == b'E') {
+        i += 1;
+        let eneg = match s.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let e0 = i;
+        let mut e: i64 = 0;
+        while i < s.len() && s[i].is_ascii_digit() {
+            e = (e * 10 + (s[i] - b'0') as i64).min(1_000_000);
+            i += 1;
+        }
+        if i == e0 {
+            return Err(NumberError::Syntax);
+        }
+        exp10 += if eneg { -e } else { e };
+    }
+    if i != s.len() {
+        return Err(NumberError::Syntax);
+    }
+    if mant == 0 {
+        return Ok(0);
+    }
+    let mag: u128 = if exp10 >= 0 {
+        if exp10 > 38 {
+            return Err(NumberError::OutOfRange);
+        }
+        mant.checked_mul(POW10[exp10 as usize])
+            .ok_or(NumberError::OutOfRange)?
+    } else if -exp10 > 38 {
+        0
+    } else {
+        let p = POW10[(-exp10) as usize];
+        let q = mant / p;
+        let rem = mant % p;
+        let half = p / 2;
+        if rem > half || (rem == half && (sticky || q & 1 == 1)) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    signed(neg, mag).ok_or(NumberError::OutOfRange)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(s: &str) -> Result<i64, NumberError> {
+        micros_text_to_ns(s.as_bytes())
+    }
+
+    #[test]
+    fn decimal_text_is_exact() {
+        assert_eq!(us("1712195495519689.047"), Ok(1712195495519689047));
+        assert_eq!(us("0"), Ok(0));
+        assert_eq!(us("1.1"), Ok(1100));
+        assert_eq!(us("3.011"), Ok(3011));
+        assert_eq!(us("-2.5"), Ok(-2500));
+        assert_eq!(us("+7"), Ok(7000));
+        assert_eq!(us("1e3"), Ok(1_000_000));
+        assert_eq!(us("1.5E-3"), Ok(2)); // 1.5 ns: tie, rounds to even
+        assert_eq!(us("2.5e-3"), Ok(2)); // 2.5 ns: tie, rounds to even
+        assert_eq!(us("0.0035"), Ok(4)); // 3.5 ns: tie, rounds to even
+        assert_eq!(us("0.00350000000000000000000000000000000000001"), Ok(4));
+        assert_eq!(us("0.0025000000000000000000000000000000000000001"), Ok(3));
+        assert_eq!(us("1.0004"), Ok(1000));
+        assert_eq!(us("1.0006"), Ok(1001));
+        assert_eq!(us("0000012"), Ok(12000));
+        assert_eq!(us("123456789012345678.5"), Err(NumberError::OutOfRange));
+        assert_eq!(us("9223372036854775.807"), Ok(i64::MAX));
+        assert_eq!(us("-9223372036854775.808"), Ok(i64::MIN));
+        assert_eq!(us("9223372036854775.808"), Err(NumberError::OutOfRange));
+        assert_eq!(us("1e400"), Err(NumberError::OutOfRange));
+        assert_eq!(us("1e-400"), Ok(0));
+        assert_eq!(us(".5"), Ok(500)); // lenient: unambiguous
+        for bad in [
+            "", "-", ".", "1.", "1e", "1x", "NaN", "Infinity", "0x10", "1.2.3",
+        ] {
+            assert_eq!(us(bad), Err(NumberError::Syntax), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn fast_and_slow_paths_agree() {
+        for s in ["1", "12.3", "123456789012345", "99.999", "5.12", "0.001"] {
+            let neg = false;
+            assert_eq!(us(s), slow_micros_to_ns(neg, s.as_bytes()), "{s}");
+        }
+    }
+
+    #[test]
+    fn ticks_are_exact() {
+        let ns = TickScale::from_ns_per_tick(1.0).unwrap();
+        assert_eq!(ns.ticks_to_ns(u64::MAX >> 1), Some(i64::MAX));
+        assert_eq!(ns.ticks_to_ns(u64::MAX), None);
+        // 41.666… ns per tick (24 MHz): 3 ticks are exactly 125 ns to the nearest ns.
+        let s = TickScale::from_ns_per_tick(1000.0 / 24.0).unwrap();
+        assert_eq!(s.ticks_to_ns(3), Some(125));
+        assert_eq!(
+            s.ticks_to_ns(24_000_000_000_000),
+            Some(1_000_000_000_000_000)
+        );
+        // v1: microseconds per tick, f64 ticks.
+        let v1 = TickScale::from_us_per_tick(1.0).unwrap();
+        assert_eq!(v1.float_ticks_to_ns(1234.567), Some(1234567));
+        assert_eq!(v1.float_ticks_to_ns(-0.5), Some(-500));
+        assert_eq!(v1.float_ticks_to_ns(f64::NAN), None);
+        assert_eq!(v1.float_ticks_to_ns(f64::INFINITY), None);
+        assert_eq!(v1.float_ticks_to_ns(1e300), None);
+        let rdtsc = TickScale::from_us_per_tick(1.0 / 3000.0).unwrap(); // 3 GHz
+        assert_eq!(rdtsc.float_ticks_to_ns(3e12), Some(1_000_000_000_000));
+        assert!(TickScale::from_ns_per_tick(0.0).is_none());
+        assert!(TickScale::from_ns_per_tick(-1.0).is_none());
+        assert!(TickScale::from_ns_per_tick(f64::NAN).is_none());
+    }
+}

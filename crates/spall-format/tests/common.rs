@@ -1,0 +1,44 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use spall_format::{decode, Collect, RawEvent, Summary};
+
+pub fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
+}
+
+pub fn read_fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+pub fn decode_all(bytes: &[u8]) -> (Vec<RawEvent<'static>>, Summary) {
+    let mut c = Collect::default();
+    let s = decode(bytes, &mut c).expect("decodes");
+    (c.0, s)
+}
+
+/// Events per phase, as "X" -> count.
+pub fn phase_counts(events: &[RawEvent<'_>]) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for e in events {
+        *m.entry(e.ph.to_string()).or_insert(0) += 1;
+    }
+    m
+}
+
+pub fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// Warning counts by kind name.
+pub fn warnings(s: &Summary) -> BTreeMap<String, u64> {
+    s.diagnostics
+        .counts()
+        .map(|(k, v)| (k.name().to_string(), v))
+        .collect()
+}

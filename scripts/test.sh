@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Every check CI runs: formatting, lints, and all tests. Run from anywhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace --locked
+
+echo "== all checks passed"
