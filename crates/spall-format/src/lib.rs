@@ -41,6 +41,7 @@ mod event;
 mod input;
 pub mod json;
 pub mod spall;
+pub mod synth;
 pub mod time;
 mod writer;
 

@@ -77,6 +77,28 @@ pub struct SpallHeader {
     pub timestamp_unit: f64,
 }
 
+/// The bytes as a `str` when they need no repair: ASCII with no trailing NUL.
+#[inline(always)]
+fn plain_text(bytes: &[u8]) -> Option<&str> {
+    match bytes.last() {
+        Some(0) => None,
+        _ => ascii_str(bytes),
+    }
+}
+
+/// The bytes as a `str` when they are all ASCII: the common case, checked word by word
+/// inline, far cheaper than a general UTF-8 validation call for short names.
+#[inline]
+fn ascii_str(bytes: &[u8]) -> Option<&str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        #[allow(unsafe_code)]
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        None
+    }
+}
+
 #[inline]
 fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b[i..i + 4].try_into().unwrap())
@@ -137,8 +159,17 @@ struct Ctx<'s, S: EventSink> {
 
 impl<S: EventSink> Ctx<'_, S> {
     /// Name or args bytes as text: a trailing NUL stripped, invalid UTF-8 repaired and counted.
-    #[inline]
+    #[inline(always)]
     fn text<'a>(&mut self, bytes: &'a [u8], offset: usize) -> Cow<'a, str> {
+        match plain_text(bytes) {
+            Some(s) => Cow::Borrowed(s),
+            None => self.text_slow(bytes, offset),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn text_slow<'a>(&mut self, bytes: &'a [u8], offset: usize) -> Cow<'a, str> {
         let bytes = match bytes.iter().rposition(|&c| c != 0) {
             Some(last) => &bytes[..=last],
             None => &bytes[..0],
@@ -214,6 +245,7 @@ pub(crate) fn decode<S: EventSink>(
 }
 
 fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
+    let mut ev = RawEvent::default();
     let mut p = HEADER_LEN;
     let mut since_progress = 0usize;
     while p < b.len() {
@@ -225,22 +257,17 @@ fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
                 }
                 let (nl, al) = (b[p + 18] as usize, b[p + 19] as usize);
                 let time = f64::from_le_bytes(b[p + 10..p + 18].try_into().unwrap());
-                let name = ctx.text(&b[p + 20..p + 20 + nl], p);
-                let args = ctx.text(&b[p + 20 + nl..p + 20 + nl + al], p);
                 if let Some(ts) = v1_time(ctx, scale, time, p) {
-                    let ev = RawEvent {
-                        ph: Phase::BEGIN,
-                        name,
-                        ts,
-                        pid: RawId::Num(u32_at(b, p + 2) as i64),
-                        tid: RawId::Num(u32_at(b, p + 6) as i64),
-                        args: if al == 0 {
-                            Args::None
-                        } else {
-                            Args::Text(args)
-                        },
-                        offset: p as u64,
-                        ..RawEvent::default()
+                    ev.ph = Phase::BEGIN;
+                    ev.ts = ts;
+                    ev.offset = p as u64;
+                    ev.pid = RawId::Num(u32_at(b, p + 2) as i64);
+                    ev.tid = RawId::Num(u32_at(b, p + 6) as i64);
+                    ev.name = ctx.text(&b[p + 20..p + 20 + nl], p);
+                    ev.args = if al == 0 {
+                        Args::None
+                    } else {
+                        Args::Text(ctx.text(&b[p + 20 + nl..p + 20 + nl + al], p))
                     };
                     ctx.emit(&ev);
                 }
@@ -252,14 +279,13 @@ fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
                 }
                 let time = f64::from_le_bytes(b[p + 9..p + 17].try_into().unwrap());
                 if let Some(ts) = v1_time(ctx, scale, time, p) {
-                    let ev = RawEvent {
-                        ph: Phase::END,
-                        ts,
-                        pid: RawId::Num(u32_at(b, p + 1) as i64),
-                        tid: RawId::Num(u32_at(b, p + 5) as i64),
-                        offset: p as u64,
-                        ..RawEvent::default()
-                    };
+                    ev.ph = Phase::END;
+                    ev.ts = ts;
+                    ev.offset = p as u64;
+                    ev.pid = RawId::Num(u32_at(b, p + 1) as i64);
+                    ev.tid = RawId::Num(u32_at(b, p + 5) as i64);
+                    ev.name = Cow::Borrowed("");
+                    ev.args = Args::None;
                     ctx.emit(&ev);
                 }
                 p += 17;
@@ -330,6 +356,9 @@ fn decode_v3<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
 }
 
 /// Decodes the events in `b[start..]` (the slice ends where the buffer ends).
+///
+/// One `RawEvent` is reused for the whole buffer: only the fields that change are written,
+/// which keeps the per-event cost to a few stores.
 fn decode_v3_buffer<S: EventSink>(
     b: &[u8],
     start: usize,
@@ -338,49 +367,53 @@ fn decode_v3_buffer<S: EventSink>(
     tid: i64,
     ctx: &mut Ctx<'_, S>,
 ) {
+    let mut ev = RawEvent {
+        pid: RawId::Num(pid),
+        tid: RawId::Num(tid),
+        ..RawEvent::default()
+    };
     let mut p = start;
     while p < b.len() {
         let left = b.len() - p;
         match b[p] {
             ty::BEGIN => {
-                if left < 11 || left < 11 + b[p + 9] as usize + b[p + 10] as usize {
+                let Some(h) = b.get(p..p + 11) else {
                     return ctx.truncated(p, "Begin", left);
-                }
-                let (nl, al) = (b[p + 9] as usize, b[p + 10] as usize);
-                let name = ctx.text(&b[p + 11..p + 11 + nl], p);
-                let args = ctx.text(&b[p + 11 + nl..p + 11 + nl + al], p);
-                if let Some(ts) = v3_time(ctx, scale, u64_at(b, p + 1), p) {
-                    let ev = RawEvent {
-                        ph: Phase::BEGIN,
-                        name,
-                        ts,
-                        pid: RawId::Num(pid),
-                        tid: RawId::Num(tid),
-                        args: if al == 0 {
-                            Args::None
-                        } else {
-                            Args::Text(args)
-                        },
-                        offset: p as u64,
-                        ..RawEvent::default()
+                };
+                let h: &[u8; 11] = h.try_into().unwrap();
+                let (nl, al) = (h[9] as usize, h[10] as usize);
+                let Some(text) = b.get(p + 11..p + 11 + nl + al) else {
+                    return ctx.truncated(p, "Begin", left);
+                };
+                let ticks = u64::from_le_bytes(h[1..9].try_into().unwrap());
+                if let Some(ts) = v3_time(ctx, scale, ticks, p) {
+                    ev.ph = Phase::BEGIN;
+                    ev.ts = ts;
+                    ev.offset = p as u64;
+                    match plain_text(&text[..nl]) {
+                        Some(s) => ev.name = Cow::Borrowed(s),
+                        None => ev.name = ctx.text_slow(&text[..nl], p),
+                    }
+                    ev.args = if al == 0 {
+                        Args::None
+                    } else {
+                        Args::Text(ctx.text(&text[nl..], p))
                     };
                     ctx.emit(&ev);
                 }
                 p += 11 + nl + al;
             }
             ty::END => {
-                if left < 9 {
+                let Some(h) = b.get(p..p + 9) else {
                     return ctx.truncated(p, "End", left);
-                }
-                if let Some(ts) = v3_time(ctx, scale, u64_at(b, p + 1), p) {
-                    let ev = RawEvent {
-                        ph: Phase::END,
-                        ts,
-                        pid: RawId::Num(pid),
-                        tid: RawId::Num(tid),
-                        offset: p as u64,
-                        ..RawEvent::default()
-                    };
+                };
+                let ticks = u64::from_le_bytes(h[1..9].try_into().unwrap());
+                if let Some(ts) = v3_time(ctx, scale, ticks, p) {
+                    ev.ph = Phase::END;
+                    ev.ts = ts;
+                    ev.offset = p as u64;
+                    ev.name = Cow::Borrowed("");
+                    ev.args = Args::None;
                     ctx.emit(&ev);
                 }
                 p += 9;
@@ -397,29 +430,29 @@ fn decode_v3_buffer<S: EventSink>(
                 }
                 let len = b[p + 1] as usize;
                 let name = ctx.text(&b[p + 2..p + 2 + len], p);
-                let args = format!(
-                    "{{\"name\":{}}}",
-                    serde_json::to_string(name.as_ref()).expect("strings serialize")
-                );
-                let ev = RawEvent {
-                    ph: Phase::METADATA,
-                    name: Cow::Borrowed(if t == ty::NAME_PROCESS {
-                        "process_name"
-                    } else {
-                        "thread_name"
-                    }),
-                    pid: RawId::Num(pid),
-                    tid: RawId::Num(tid),
-                    args: Args::Json(Cow::Owned(args)),
-                    offset: p as u64,
-                    ..RawEvent::default()
-                };
+                ev.ph = Phase::METADATA;
+                ev.ts = 0;
+                ev.offset = p as u64;
+                ev.name = Cow::Borrowed(if t == ty::NAME_PROCESS {
+                    "process_name"
+                } else {
+                    "thread_name"
+                });
+                ev.args = Args::Json(Cow::Owned(name_args(&name)));
                 ctx.emit(&ev);
                 p += 2 + len;
             }
             t => return ctx.unsupported(p, t, left, "buffer"),
         }
     }
+}
+
+/// `{"name": "..."}`, as Chrome's metadata events carry names.
+fn name_args(name: &str) -> String {
+    format!(
+        "{{\"name\":{}}}",
+        serde_json::to_string(name).expect("strings serialize")
+    )
 }
 
 #[inline]

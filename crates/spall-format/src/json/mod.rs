@@ -23,7 +23,7 @@ use std::ops::Range;
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
-use crate::event::EventSink;
+use crate::event::{EventSink, RawEvent};
 use scan::{skip_value, skip_ws, string_end, Scan};
 
 /// A top-level key of an object-form JSON trace, and where its value lies in the input.
@@ -255,8 +255,9 @@ impl<S: EventSink> Parser<'_, '_, S> {
     /// Parses and emits the event at `b[i] == '{'`; `None` when the input ends inside it.
     fn event(&mut self, i: usize) -> Option<usize> {
         if !self.s.is_empty() {
-            return match object::parse_event(self.s, i, 0, self.d) {
-                Ok((ev, end)) => {
+            let mut ev = RawEvent::default();
+            return match object::parse_event(self.s, i, 0, self.d, &mut ev) {
+                Ok(end) => {
                     self.events += 1;
                     self.sink.event(&ev);
                     Some(end)
@@ -280,8 +281,9 @@ impl<S: EventSink> Parser<'_, '_, S> {
                 String::from_utf8_lossy(&self.b[i..end])
             }
         };
-        match object::parse_event(&text, 0, i as u64, self.d) {
-            Ok((ev, _)) => {
+        let mut ev = RawEvent::default();
+        match object::parse_event(&text, 0, i as u64, self.d, &mut ev) {
+            Ok(_) => {
                 self.events += 1;
                 self.sink.event(&ev);
                 Some(end)

@@ -8,22 +8,24 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, Id2, Phase, RawEvent, RawId};
 use crate::time::{micros_text_to_ns, NumberError};
 
-/// Parses the event object starting at `s[i] == '{'`. Returns the event and the index just
-/// after its closing brace. `base` is added to offsets in warnings (for text that was copied).
+/// Parses the event object starting at `s[i] == '{'` into `ev` (every field is reset).
+/// Returns the index just after its closing brace. `base` is added to offsets in warnings
+/// (for text that was copied).
 pub(crate) fn parse_event<'a>(
     s: &'a str,
     i: usize,
     base: u64,
     d: &mut Diagnostics,
-) -> Result<(RawEvent<'a>, usize), Scan> {
+    ev: &mut RawEvent<'a>,
+) -> Result<usize, Scan> {
     let b = s.as_bytes();
-    let mut ev = RawEvent {
+    *ev = RawEvent {
         offset: base + i as u64,
         ..RawEvent::default()
     };
     let mut p = skip_ws(b, i + 1);
     if b.get(p) == Some(&b'}') {
-        return Ok((ev, p + 1));
+        return Ok(p + 1);
     }
     loop {
         if p >= b.len() {
@@ -75,7 +77,7 @@ pub(crate) fn parse_event<'a>(
         p = skip_ws(b, p);
         match b.get(p) {
             Some(b',') => p = skip_ws(b, p + 1),
-            Some(b'}') => return Ok((ev, p + 1)),
+            Some(b'}') => return Ok(p + 1),
             Some(_) => return Err(Scan::Bad(p)),
             None => return Err(Scan::Eof),
         }
@@ -237,6 +239,18 @@ fn id_field<'a>(
     d: &mut Diagnostics,
     out: &mut RawId<'a>,
 ) -> Result<usize, Scan> {
+    let b = s.as_bytes();
+    // Fast path: a plain non-negative integer.
+    let mut q = p;
+    let mut v: u64 = 0;
+    while q < b.len() && b[q].is_ascii_digit() && q - p < 18 {
+        v = v * 10 + (b[q] - b'0') as u64;
+        q += 1;
+    }
+    if q > p && q < b.len() && matches!(b[q], b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
+        *out = RawId::Num(v as i64);
+        return Ok(q);
+    }
     let (t, quoted, e) = value_text(s, p, at, d)?;
     *out = if !quoted && t == "null" {
         RawId::Num(0)
@@ -312,9 +326,15 @@ mod tests {
 
     fn parse(s: &str) -> (RawEvent<'_>, Diagnostics) {
         let mut d = Diagnostics::default();
-        let (ev, end) = parse_event(s, 0, 0, &mut d).unwrap();
+        let mut ev = RawEvent::default();
+        let end = parse_event(s, 0, 0, &mut d, &mut ev).unwrap();
         assert_eq!(end, s.len());
         (ev, d)
+    }
+
+    fn parse_err(s: &str) -> Scan {
+        let mut d = Diagnostics::default();
+        parse_event(s, 0, 0, &mut d, &mut RawEvent::default()).unwrap_err()
     }
 
     #[test]
@@ -363,26 +383,11 @@ mod tests {
 
     #[test]
     fn errors() {
-        let mut d = Diagnostics::default();
-        assert_eq!(
-            parse_event(r#"{"ph":"B","#, 0, 0, &mut d).unwrap_err(),
-            Scan::Eof
-        );
-        assert_eq!(
-            parse_event(r#"{"ph":"B""#, 0, 0, &mut d).unwrap_err(),
-            Scan::Eof
-        );
-        assert_eq!(
-            parse_event(r#"{"ph" "B"}"#, 0, 0, &mut d).unwrap_err(),
-            Scan::Bad(6)
-        );
-        assert_eq!(
-            parse_event(r#"{"ts":12"#, 0, 0, &mut d).unwrap_err(),
-            Scan::Eof
-        );
-        assert_eq!(
-            parse_event(r#"{ph:1}"#, 0, 0, &mut d).unwrap_err(),
-            Scan::Bad(1)
-        );
+        assert_eq!(parse_err(r#"{"ph":"B","#), Scan::Eof);
+        assert_eq!(parse_err(r#"{"ph":"B""#), Scan::Eof);
+        assert_eq!(parse_err(r#"{"ph" "B"}"#), Scan::Bad(6));
+        assert_eq!(parse_err(r#"{"ts":12"#), Scan::Eof);
+        assert_eq!(parse_err(r#"{"tid":12"#), Scan::Eof);
+        assert_eq!(parse_err(r#"{ph:1}"#), Scan::Bad(1));
     }
 }

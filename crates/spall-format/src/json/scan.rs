@@ -29,11 +29,33 @@ pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// `i` is just after an opening quote. Returns the index of the closing quote and whether
 /// the string holds any backslash escape.
+///
+/// Most strings in traces are short keys and names, so the first bytes are checked eight at
+/// a time inline (SWAR), and only long strings pay for a `memchr2` call.
 #[inline]
 pub(crate) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Scan> {
     let mut escaped = false;
     loop {
-        match memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+        // Up to 32 bytes, a word at a time.
+        let mut k = 0;
+        while k < 4 {
+            let Some(chunk) = b.get(i..i + 8) else { break };
+            let w = u64::from_le_bytes(chunk.try_into().unwrap());
+            let m = special_mask(w);
+            if m != 0 {
+                let j = i + (m.trailing_zeros() / 8) as usize;
+                if b[j] == b'"' {
+                    return Ok((j, escaped));
+                }
+                escaped = true;
+                i = j + 2;
+                k = 0;
+                continue;
+            }
+            i += 8;
+            k += 1;
+        }
+        match memchr2(b'"', b'\\', b.get(i..).unwrap_or(&[])) {
             Some(k) => {
                 let j = i + k;
                 if b[j] == b'"' {
@@ -45,6 +67,15 @@ pub(crate) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Scan> 
             None => return Err(Scan::Eof),
         }
     }
+}
+
+/// A word with the high bit set in each byte of `w` that is `"` or `\\`.
+#[inline(always)]
+fn special_mask(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64))
 }
 
 /// Skips one JSON value starting at `b[i]` (no leading whitespace). Returns the index just
@@ -117,6 +148,19 @@ mod tests {
         assert_eq!(skip_value(b"{\"a\":[1,2", 0), Err(Scan::Eof));
         assert_eq!(skip_value(b"\"abc\\", 0), Err(Scan::Eof));
         assert_eq!(skip_value(b"}", 0), Err(Scan::Bad(0)));
+        // Long strings, escapes at every position relative to the 8-byte words.
+        for n in 0..80 {
+            let body = "x".repeat(n);
+            let s = format!("\"{body}\\\"{body}\"!");
+            assert_eq!(string_end(s.as_bytes(), 1), Ok((s.len() - 2, true)), "{n}");
+            let s = format!("\"{body}\"!");
+            assert_eq!(string_end(s.as_bytes(), 1), Ok((s.len() - 2, false)), "{n}");
+            assert_eq!(
+                string_end(&s.as_bytes()[..s.len() - 2], 1),
+                Err(Scan::Eof),
+                "{n}"
+            );
+        }
     }
 
     #[test]

@@ -12,11 +12,16 @@ pub(crate) enum EscapeProblem {
 }
 
 /// The text of a string whose raw contents (between the quotes) are `raw`.
-#[inline]
+#[inline(always)]
 pub(crate) fn unescape<'a>(raw: &'a str, escaped: bool) -> (Cow<'a, str>, Option<EscapeProblem>) {
     if !escaped {
         return (Cow::Borrowed(raw), None);
     }
+    unescape_slow(raw)
+}
+
+#[cold]
+fn unescape_slow(raw: &str) -> (Cow<'_, str>, Option<EscapeProblem>) {
     let mut out = String::with_capacity(raw.len());
     let mut problem = None;
     let b = raw.as_bytes();

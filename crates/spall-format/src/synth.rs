@@ -1,0 +1,238 @@
+//! Deterministic synthetic traces for benchmarks and tests.
+//!
+//! [`Synth`] produces nested spans on many threads (a random walk over call depth, with
+//! realistic `namespace::Type::method` names), and writes the same spans as Chrome JSON or as
+//! `.spall` version 3. The same seed always gives the same bytes.
+
+use std::io::{self, Write};
+
+use crate::SpallWriter;
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Synth {
+    pub seed: u64,
+    pub processes: u32,
+    /// Threads per process.
+    pub threads: u32,
+    /// Total spans to generate, spread over all threads.
+    pub spans: u64,
+    /// Deepest nesting.
+    pub max_depth: u32,
+    /// Distinct span names.
+    pub names: usize,
+}
+
+impl Default for Synth {
+    fn default() -> Self {
+        Synth {
+            seed: 1,
+            processes: 2,
+            threads: 8,
+            spans: 100_000,
+            max_depth: 24,
+            names: 2000,
+        }
+    }
+}
+
+/// One generated span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub pid: u32,
+    pub tid: u32,
+    pub name: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub depth: u32,
+}
+
+/// A splitmix64 stream.
+#[derive(Clone, Debug)]
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+const PARTS: [&str; 24] = [
+    "render", "update", "physics", "audio", "layout", "parse", "compile", "schedule", "draw",
+    "submit", "upload", "resolve", "visit", "emit", "lower", "encode", "decode", "hash", "sort",
+    "merge", "flush", "poll", "wait", "tick",
+];
+const TYPES: [&str; 12] = [
+    "Scene", "Mesh", "Shader", "Queue", "Parser", "Lexer", "Graph", "Buffer", "World", "Frame",
+    "Module", "Pass",
+];
+const SPACES: [&str; 6] = ["engine", "gfx", "core", "net", "io", "sema"];
+
+impl Synth {
+    /// The name table: `names` distinct names of realistic length (about 20 to 40 bytes).
+    pub fn name_table(&self) -> Vec<String> {
+        let mut rng = Rng(self.seed ^ 0x5EED);
+        (0..self.names)
+            .map(|i| {
+                let s = SPACES[rng.below(SPACES.len() as u64) as usize];
+                let t = TYPES[rng.below(TYPES.len() as u64) as usize];
+                let a = PARTS[rng.below(PARTS.len() as u64) as usize];
+                let b = PARTS[rng.below(PARTS.len() as u64) as usize];
+                format!("{s}::{t}::{a}_{b}_{i}")
+            })
+            .collect()
+    }
+
+    /// Calls `f` twice for every span, thread by thread: with [`Step::Open`] when the span
+    /// begins (its `end_ns` is not known yet) and with [`Step::Close`] when it ends. Within a
+    /// thread, spans nest properly and steps come in time order.
+    pub fn walk(&self, mut f: impl FnMut(Step, &Span)) {
+        let mut rng = Rng(self.seed);
+        let nthreads = (self.processes.max(1) * self.threads.max(1)) as u64;
+        let per_thread = self.spans / nthreads;
+        let extra = self.spans % nthreads;
+        let mut stack: Vec<Span> = Vec::new();
+        for p in 0..self.processes.max(1) {
+            for t in 0..self.threads.max(1) {
+                let index = (p * self.threads.max(1) + t) as u64;
+                let n = per_thread + u64::from(index < extra);
+                let (pid, tid) = (p + 1, 1000 * (p + 1) + t);
+                let mut now = 1_000_000 + rng.below(10_000);
+                for _ in 0..n {
+                    // Close a few open spans; always close at the depth limit.
+                    while let Some(top) = stack.last() {
+                        if stack.len() as u32 >= self.max_depth.max(1) || rng.below(3) == 0 {
+                            let mut s = *top;
+                            now += 1 + rng.below(500);
+                            s.end_ns = now;
+                            stack.pop();
+                            f(Step::Close, &s);
+                        } else {
+                            break;
+                        }
+                    }
+                    now += rng.below(200);
+                    let s = Span {
+                        pid,
+                        tid,
+                        name: rng.below(self.names.max(1) as u64) as u32,
+                        start_ns: now,
+                        end_ns: 0,
+                        depth: stack.len() as u32,
+                    };
+                    f(Step::Open, &s);
+                    stack.push(s);
+                }
+                while let Some(mut s) = stack.pop() {
+                    now += 1 + rng.below(500);
+                    s.end_ns = now;
+                    f(Step::Close, &s);
+                }
+            }
+        }
+    }
+
+    /// Writes Chrome JSON. With `mix_be`, about a third of the spans are B/E pairs and the
+    /// rest X events (written when they close, children first, as clang does). Returns the
+    /// number of spans written.
+    pub fn write_json<W: Write>(&self, out: W, mix_be: bool) -> io::Result<u64> {
+        let names = self.name_table();
+        let mut w = io::BufWriter::with_capacity(1 << 20, out);
+        w.write_all(b"{\"traceEvents\":[\n")?;
+        let mut first = true;
+        let mut count = 0u64;
+        let mut result = Ok(());
+        let be = |s: &Span| mix_be && (s.start_ns / 7 + s.name as u64) % 3 == 0;
+        let us = |ns: u64| format!("{}.{:03}", ns / 1000, ns % 1000);
+        self.walk(|step, s| {
+            if result.is_err() {
+                return;
+            }
+            let line = match step {
+                Step::Open if be(s) => format!(
+                    "{{\"name\":{},\"cat\":\"synth\",\"ph\":\"B\",\"ts\":{},\"pid\":{},\"tid\":{}}}",
+                    json_str(&names[s.name as usize]),
+                    us(s.start_ns),
+                    s.pid,
+                    s.tid
+                ),
+                Step::Open => return,
+                Step::Close if be(s) => format!(
+                    "{{\"ph\":\"E\",\"ts\":{},\"pid\":{},\"tid\":{}}}",
+                    us(s.end_ns),
+                    s.pid,
+                    s.tid
+                ),
+                Step::Close => format!(
+                    "{{\"name\":{},\"cat\":\"synth\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{},\"args\":{{\"depth\":{}}}}}",
+                    json_str(&names[s.name as usize]),
+                    us(s.start_ns),
+                    us(s.end_ns - s.start_ns),
+                    s.pid,
+                    s.tid,
+                    s.depth
+                ),
+            };
+            if step == Step::Close {
+                count += 1;
+            }
+            let sep: &[u8] = if first { b"" } else { b",\n" };
+            first = false;
+            result = w.write_all(sep).and_then(|()| w.write_all(line.as_bytes()));
+        });
+        result?;
+        w.write_all(b"\n]}\n")?;
+        w.flush()?;
+        Ok(count)
+    }
+
+    /// Writes `.spall` version 3 at 1 ns per tick. Returns the number of spans written.
+    pub fn write_spall<W: Write>(&self, out: W) -> io::Result<u64> {
+        let names = self.name_table();
+        let mut w = SpallWriter::new(io::BufWriter::with_capacity(1 << 20, out), 1.0)?;
+        let mut count = 0u64;
+        let mut result = Ok(());
+        let mut named = std::collections::HashSet::new();
+        self.walk(|step, s| {
+            if result.is_err() {
+                return;
+            }
+            result = match step {
+                Step::Open => {
+                    if named.insert((s.pid, s.tid)) {
+                        if let Err(e) = w.name_thread(s.pid, s.tid, &format!("worker-{}", s.tid)) {
+                            result = Err(e);
+                            return;
+                        }
+                    }
+                    w.begin(s.pid, s.tid, s.start_ns, &names[s.name as usize], "")
+                }
+                Step::Close => {
+                    count += 1;
+                    w.end(s.pid, s.tid, s.end_ns)
+                }
+            };
+        });
+        result?;
+        w.finish()?.flush()?;
+        Ok(count)
+    }
+}
+
+/// Whether a [`Synth::walk`] step opens or closes its span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Open,
+    Close,
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
