@@ -7,6 +7,10 @@
 //! Inputs are generated in memory by `spall_format::synth` (same seed, same bytes): a JSON
 //! file and a `.spall` v3 file of at least 100 MB each. The sink only counts events, so the
 //! figure is the decoder's own cost.
+//!
+//! Baselines, measured in the same run on the same bytes:
+//! - `read_ceiling`: summing every byte as u64 words, the memory-read ceiling for one core;
+//! - `serde_json_value`: `serde_json::from_slice::<Value>`, what a user would write first.
 
 use std::hint::black_box;
 
@@ -50,6 +54,22 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    g.throughput(Throughput::Bytes(json.len() as u64));
+    g.bench_function("read_ceiling", |b| {
+        b.iter(|| {
+            let sum = black_box(&json[..])
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .fold(0u64, u64::wrapping_add);
+            black_box(sum)
+        })
+    });
+    g.bench_function("serde_json_value", |b| {
+        b.iter(|| {
+            let v: serde_json::Value = serde_json::from_slice(black_box(&json)).unwrap();
+            black_box(v["traceEvents"].as_array().map(Vec::len))
+        })
+    });
     g.finish();
 }
 

@@ -71,7 +71,7 @@ pub(crate) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Scan> 
 
 /// A word with the high bit set in each byte of `w` that is `"` or `\\`.
 #[inline(always)]
-fn special_mask(w: u64) -> u64 {
+pub(crate) fn special_mask(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;

@@ -1,4 +1,5 @@
-//! Decodes a file N times with a counting sink and prints throughput (for profiling).
+//! Decodes a file N times with a counting sink and prints the best throughput (for profiling:
+//! `perf record ./target/release/examples/decode-bench FILE 10`).
 use spall_format::{decode, RawEvent};
 fn main() {
     let path = std::env::args().nth(1).expect("file");
