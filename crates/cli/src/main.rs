@@ -68,7 +68,7 @@ fn info(path: &PathBuf, format: OutFormat) -> ExitCode {
                 "gzip": summary.gzip,
                 "events": summary.events,
                 "phases": phases.iter().map(|(k, v)| (k.to_string(), v)).collect::<BTreeMap<_, _>>(),
-                "diagnostics": summary.diagnostics.counts().map(|(k, v)| (k.name(), v)).collect::<BTreeMap<_, _>>(),
+                "diagnostics": summary.diagnostics.counts().map(|(k, v)| (k.as_str(), v)).collect::<BTreeMap<_, _>>(),
                 "load_ms": (secs * 1000.0) as u64,
             });
             println!("{v:#}");

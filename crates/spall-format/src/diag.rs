@@ -3,8 +3,15 @@
 //! Nothing the decoder skips or repairs goes unrecorded: every such case bumps a counter of
 //! its [`WarningKind`], and the first few of each kind keep their byte offset and details.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+
+/// A kind of counted warning: ordered, copyable, with a stable snake_case name.
+pub trait DiagnosticKind: Copy + Ord + fmt::Debug {
+    /// The stable name used in reports and JSON output.
+    fn name(self) -> Cow<'static, str>;
+}
 
 /// The kinds of decode warnings. Their [`name`](WarningKind::name)s are a stable contract
 /// (they appear in `spall-cli` JSON output).
@@ -48,9 +55,15 @@ pub enum WarningKind {
     SpallHeaderNotZero,
 }
 
+impl DiagnosticKind for WarningKind {
+    fn name(self) -> Cow<'static, str> {
+        Cow::Borrowed(self.as_str())
+    }
+}
+
 impl WarningKind {
     /// The stable snake_case name of the kind.
-    pub fn name(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         use WarningKind::*;
         match self {
             JsonTruncatedEvent => "json_truncated_event",
@@ -76,20 +89,21 @@ impl WarningKind {
 
 impl fmt::Display for WarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
+        f.pad(self.as_str())
     }
 }
 
 /// One recorded warning.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Warning {
-    pub kind: WarningKind,
-    /// Byte offset in the decoded (decompressed) input.
+pub struct Warning<K = WarningKind> {
+    pub kind: K,
+    /// Where: a byte offset in the decoded input for decode warnings; for model warnings,
+    /// what the kind's documentation says (usually a timestamp in nanoseconds).
     pub offset: u64,
     pub message: String,
 }
 
-impl fmt::Display for Warning {
+impl fmt::Display for Warning<WarningKind> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -103,26 +117,29 @@ impl fmt::Display for Warning {
 pub const EXAMPLES_PER_KIND: u64 = 5;
 
 /// Warning counts by kind, with the first few of each kind in detail.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Diagnostics {
-    counts: BTreeMap<WarningKind, u64>,
-    examples: Vec<Warning>,
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostics<K = WarningKind> {
+    counts: BTreeMap<K, u64>,
+    examples: Vec<Warning<K>>,
 }
 
-impl Diagnostics {
+impl<K> Default for Diagnostics<K> {
+    fn default() -> Self {
+        Diagnostics {
+            counts: BTreeMap::new(),
+            examples: Vec::new(),
+        }
+    }
+}
+
+impl<K: DiagnosticKind> Diagnostics<K> {
     /// Records one warning. `message` is only called for the first few of each kind.
-    pub fn warn(&mut self, kind: WarningKind, offset: u64, message: impl FnOnce() -> String) {
+    pub fn warn(&mut self, kind: K, offset: u64, message: impl FnOnce() -> String) {
         self.warn_n(kind, 1, offset, message);
     }
 
     /// Records `n` warnings of one kind at once (for example, `n` events skipped together).
-    pub fn warn_n(
-        &mut self,
-        kind: WarningKind,
-        n: u64,
-        offset: u64,
-        message: impl FnOnce() -> String,
-    ) {
+    pub fn warn_n(&mut self, kind: K, n: u64, offset: u64, message: impl FnOnce() -> String) {
         let c = self.counts.entry(kind).or_insert(0);
         if *c < EXAMPLES_PER_KIND {
             self.examples.push(Warning {
@@ -135,12 +152,12 @@ impl Diagnostics {
     }
 
     /// The number of warnings of `kind`.
-    pub fn count(&self, kind: WarningKind) -> u64 {
+    pub fn count(&self, kind: K) -> u64 {
         self.counts.get(&kind).copied().unwrap_or(0)
     }
 
     /// All non-zero counts, ordered by kind.
-    pub fn counts(&self) -> impl Iterator<Item = (WarningKind, u64)> + '_ {
+    pub fn counts(&self) -> impl Iterator<Item = (K, u64)> + '_ {
         self.counts.iter().map(|(k, v)| (*k, *v))
     }
 
@@ -154,12 +171,12 @@ impl Diagnostics {
     }
 
     /// The detailed examples, in the order they were found.
-    pub fn examples(&self) -> &[Warning] {
+    pub fn examples(&self) -> &[Warning<K>] {
         &self.examples
     }
 
     /// Adds another set of diagnostics (for example, from a parallel chunk).
-    pub fn merge(&mut self, other: Diagnostics) {
+    pub fn merge(&mut self, other: Diagnostics<K>) {
         for w in other.examples {
             let have = self.examples.iter().filter(|e| e.kind == w.kind).count() as u64;
             if have < EXAMPLES_PER_KIND {

@@ -47,7 +47,7 @@ mod writer;
 
 use std::path::Path;
 
-pub use diag::{Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
+pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
 pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};

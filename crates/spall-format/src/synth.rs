@@ -21,6 +21,8 @@ pub struct Synth {
     pub max_depth: u32,
     /// Distinct span names.
     pub names: usize,
+    /// Mix in names with quotes, backslashes, control characters and non-ASCII text.
+    pub exotic_names: bool,
 }
 
 impl Default for Synth {
@@ -32,6 +34,7 @@ impl Default for Synth {
             spans: 100_000,
             max_depth: 24,
             names: 2000,
+            exotic_names: false,
         }
     }
 }
@@ -85,7 +88,19 @@ impl Synth {
                 let t = TYPES[rng.below(TYPES.len() as u64) as usize];
                 let a = PARTS[rng.below(PARTS.len() as u64) as usize];
                 let b = PARTS[rng.below(PARTS.len() as u64) as usize];
-                format!("{s}::{t}::{a}_{b}_{i}")
+                if self.exotic_names && i % 3 == 1 {
+                    const ODD: [&str; 6] = [
+                        "\"quoted\"",
+                        "back\\slash",
+                        "été",
+                        "日本語",
+                        "tab\there",
+                        "😀",
+                    ];
+                    format!("{s}::{}_{i}", ODD[i % ODD.len()])
+                } else {
+                    format!("{s}::{t}::{a}_{b}_{i}")
+                }
             })
             .collect()
     }
@@ -222,6 +237,51 @@ impl Synth {
         });
         result?;
         w.finish()?.flush()?;
+        Ok(count)
+    }
+}
+
+impl Synth {
+    /// Writes `.spall` version 1 (every event carries its pid and tid; `f64` ticks of 1 ns,
+    /// declared as 0.001 µs per tick). Returns the number of spans written.
+    pub fn write_spall_v1<W: Write>(&self, out: W) -> io::Result<u64> {
+        let names = self.name_table();
+        let mut w = io::BufWriter::with_capacity(1 << 20, out);
+        let mut h = [0u8; 32];
+        h[0..8].copy_from_slice(&crate::spall::MAGIC.to_le_bytes());
+        h[8..16].copy_from_slice(&1u64.to_le_bytes());
+        h[16..24].copy_from_slice(&0.001f64.to_le_bytes());
+        w.write_all(&h)?;
+        let mut count = 0u64;
+        let mut result = Ok(());
+        self.walk(|step, s| {
+            if result.is_err() {
+                return;
+            }
+            let mut rec = Vec::with_capacity(64);
+            match step {
+                Step::Open => {
+                    let name = names[s.name as usize].as_bytes();
+                    let name = &name[..name.len().min(255)];
+                    rec.extend_from_slice(&[3, 0]);
+                    rec.extend_from_slice(&s.pid.to_le_bytes());
+                    rec.extend_from_slice(&s.tid.to_le_bytes());
+                    rec.extend_from_slice(&(s.start_ns as f64).to_le_bytes());
+                    rec.extend_from_slice(&[name.len() as u8, 0]);
+                    rec.extend_from_slice(name);
+                }
+                Step::Close => {
+                    count += 1;
+                    rec.push(4);
+                    rec.extend_from_slice(&s.pid.to_le_bytes());
+                    rec.extend_from_slice(&s.tid.to_le_bytes());
+                    rec.extend_from_slice(&(s.end_ns as f64).to_le_bytes());
+                }
+            }
+            result = w.write_all(&rec);
+        });
+        result?;
+        w.flush()?;
         Ok(count)
     }
 }

@@ -39,6 +39,6 @@ pub fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
 pub fn warnings(s: &Summary) -> BTreeMap<String, u64> {
     s.diagnostics
         .counts()
-        .map(|(k, v)| (k.name().to_string(), v))
+        .map(|(k, v)| (k.as_str().to_string(), v))
         .collect()
 }

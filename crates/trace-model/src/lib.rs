@@ -1,5 +1,44 @@
-//! The trace model: raw events from `spall-format` turned into an immutable `Trace`
-//! (processes, threads, interned names, spans per thread and depth, self time, counters,
-//! instants, flows, diagnostics and statistics).
+//! The trace model: raw events from [`spall_format`] turned into an immutable [`Trace`].
 //!
-//! This crate is being built; see the project's issue "Trace model and spall-cli".
+//! A trace holds processes and threads (named and ordered from metadata), interned names,
+//! and each thread's spans in *lanes*, one per depth: within a lane spans are sorted by
+//! start and never overlap. It also keeps instants, counter series, flows, async events and
+//! metadata, and counts in [`Trace::diagnostics`] every event it repaired or could not place.
+//! The rules (B/E matching, nesting, unfinished spans, partial overlaps) are in
+//! `docs/MODEL.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use trace_model::{load_bytes, StatsFilter};
+//!
+//! let json = br#"[
+//!   {"name": "frame", "ph": "B", "ts": 0, "pid": 1, "tid": 1},
+//!   {"name": "draw", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1},
+//!   {"name": "frame", "ph": "E", "ts": 10, "pid": 1, "tid": 1}
+//! ]"#;
+//! let trace = load_bytes(json).unwrap();
+//! assert_eq!(trace.span_count(), 2);
+//! assert_eq!(trace.max_depth(), 2);
+//! let stats = trace.stats(&StatsFilter::default());
+//! let frame = &stats[0];
+//! assert_eq!(trace.str(frame.name), "frame");
+//! assert_eq!((frame.total_ns, frame.self_ns), (10_000, 8_000));
+//! ```
+
+mod build;
+mod diag;
+mod load;
+mod nest;
+mod other;
+mod stats;
+mod strings;
+mod trace;
+
+pub use build::TraceBuilder;
+pub use diag::ModelWarning;
+pub use load::{load, load_bytes, load_with};
+pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+pub use stats::{percentile, NameFilter, NameStats, StatsFilter};
+pub use strings::{StrId, Strings};
+pub use trace::{flags, ArgsId, ArgsStore, ExtId, Lane, Process, SpanData, SpanRef, Thread, Trace};

@@ -1,0 +1,553 @@
+//! [`TraceBuilder`]: an [`EventSink`] that collects decoded events into a [`Trace`].
+
+use std::collections::HashMap;
+
+use spall_format::{Args, Diagnostics, EventSink, Format, Id2, Phase, RawEvent, RawId, Summary};
+
+use crate::diag::ModelWarning;
+use crate::nest::{build_lanes, Pending};
+use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+use crate::strings::{StrId, Strings};
+use crate::trace::{ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
+
+struct ThreadBuild {
+    pid: ExtId,
+    tid: ExtId,
+    process: u32,
+    name: Option<StrId>,
+    sort_index: Option<i64>,
+    events: Vec<Pending>,
+}
+
+struct ProcessBuild {
+    pid: ExtId,
+    name: Option<StrId>,
+    sort_index: Option<i64>,
+    labels: Vec<StrId>,
+}
+
+/// Collects decoded events (it is an [`EventSink`]), then [`finish`](TraceBuilder::finish)es
+/// them into a [`Trace`].
+pub struct TraceBuilder {
+    strings: Strings,
+    args: ArgsStore,
+    processes: Vec<ProcessBuild>,
+    process_ids: HashMap<ExtId, u32>,
+    threads: Vec<ThreadBuild>,
+    thread_ids: HashMap<(ExtId, ExtId), u32>,
+    /// The last thread looked up (events come in runs of one thread).
+    last_thread: Option<((ExtId, ExtId), u32)>,
+    instants: Vec<Instant>,
+    counters: Vec<CounterSeries>,
+    counter_ids: HashMap<(u32, StrId, StrId), u32>,
+    flows: Vec<Flow>,
+    flow_ids: HashMap<(StrId, StrId), u32>,
+    async_events: Vec<AsyncEvent>,
+    metadata: Vec<Metadata>,
+    diags: Diagnostics<ModelWarning>,
+    start: i64,
+    end: i64,
+}
+
+impl std::fmt::Debug for TraceBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceBuilder")
+            .field("threads", &self.threads.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for TraceBuilder {
+    fn default() -> Self {
+        TraceBuilder {
+            strings: Strings::default(),
+            args: ArgsStore::default(),
+            processes: Vec::new(),
+            process_ids: HashMap::new(),
+            threads: Vec::new(),
+            thread_ids: HashMap::new(),
+            last_thread: None,
+            instants: Vec::new(),
+            counters: Vec::new(),
+            counter_ids: HashMap::new(),
+            flows: Vec::new(),
+            flow_ids: HashMap::new(),
+            async_events: Vec::new(),
+            metadata: Vec::new(),
+            diags: Diagnostics::default(),
+            start: i64::MAX,
+            end: i64::MIN,
+        }
+    }
+}
+
+fn args_text<'a>(a: &'a Args<'_>) -> (&'a str, bool) {
+    match a {
+        Args::None => ("", false),
+        Args::Json(s) => (s, true),
+        Args::Text(s) => (s, false),
+    }
+}
+
+impl TraceBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn ext_id(&mut self, id: &RawId<'_>) -> ExtId {
+        match id {
+            RawId::Num(n) => ExtId::Num(*n),
+            RawId::Str(s) => ExtId::Str(self.strings.intern(s)),
+        }
+    }
+
+    fn process(&mut self, pid: ExtId) -> u32 {
+        if let Some(&p) = self.process_ids.get(&pid) {
+            return p;
+        }
+        let p = self.processes.len() as u32;
+        self.processes.push(ProcessBuild {
+            pid,
+            name: None,
+            sort_index: None,
+            labels: Vec::new(),
+        });
+        self.process_ids.insert(pid, p);
+        p
+    }
+
+    fn thread(&mut self, ev: &RawEvent<'_>) -> u32 {
+        let key = (self.ext_id(&ev.pid), self.ext_id(&ev.tid));
+        if let Some((k, t)) = self.last_thread {
+            if k == key {
+                return t;
+            }
+        }
+        let t = match self.thread_ids.get(&key) {
+            Some(&t) => t,
+            None => {
+                let process = self.process(key.0);
+                let t = self.threads.len() as u32;
+                self.threads.push(ThreadBuild {
+                    pid: key.0,
+                    tid: key.1,
+                    process,
+                    name: None,
+                    sort_index: None,
+                    events: Vec::new(),
+                });
+                self.thread_ids.insert(key, t);
+                t
+            }
+        };
+        self.last_thread = Some((key, t));
+        t
+    }
+
+    fn time(&mut self, ts: i64, end: i64) {
+        self.start = self.start.min(ts);
+        self.end = self.end.max(end);
+    }
+
+    fn add(&mut self, ev: &RawEvent<'_>) {
+        let ph = ev.ph;
+        match ph {
+            Phase::BEGIN | Phase::END | Phase::COMPLETE => {
+                let mut dur = 0;
+                if ph == Phase::COMPLETE {
+                    dur = match ev.dur {
+                        Some(d) if d >= 0 => d,
+                        other => {
+                            self.diags.warn(ModelWarning::BadDuration, ev.offset, || {
+                                format!("X {:?} has dur {other:?}; taken as 0", ev.name)
+                            });
+                            0
+                        }
+                    };
+                }
+                self.time(ev.ts, ev.ts.saturating_add(dur));
+                let t = self.thread(ev);
+                let name = self.strings.intern(&ev.name);
+                let cat = self.strings.intern(&ev.cat);
+                let (a, is_json) = args_text(&ev.args);
+                let args = self.args.add(a, is_json);
+                self.threads[t as usize].events.push(Pending {
+                    ts: ev.ts,
+                    dur,
+                    phase: ph,
+                    name,
+                    cat,
+                    args,
+                    offset: ev.offset,
+                });
+            }
+            Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK => {
+                self.time(ev.ts, ev.ts);
+                let thread = self.thread(ev);
+                let scope = match ev.scope {
+                    Some(b'g') => InstantScope::Global,
+                    Some(b'p') => InstantScope::Process,
+                    _ => InstantScope::Thread,
+                };
+                let inst = Instant {
+                    ts: ev.ts,
+                    name: self.strings.intern(&ev.name),
+                    cat: self.strings.intern(&ev.cat),
+                    scope,
+                    process: self.threads[thread as usize].process,
+                    thread,
+                    args: self.args_of(ev),
+                };
+                self.instants.push(inst);
+            }
+            Phase::COUNTER => self.counter(ev),
+            Phase::FLOW_START | Phase::FLOW_STEP | Phase::FLOW_END => self.flow(ev),
+            Phase::ASYNC_BEGIN
+            | Phase::ASYNC_INSTANT
+            | Phase::ASYNC_END
+            | Phase::LEGACY_ASYNC_START
+            | Phase::LEGACY_ASYNC_STEP_INTO
+            | Phase::LEGACY_ASYNC_STEP_PAST
+            | Phase::LEGACY_ASYNC_FINISH => {
+                self.time(ev.ts, ev.ts);
+                let thread = self.thread(ev);
+                let id = match (&ev.id, &ev.id2) {
+                    (Some(id), _) => self.strings.intern(id),
+                    (None, Some(Id2::Local(s) | Id2::Global(s))) => self.strings.intern(s),
+                    (None, None) => StrId::EMPTY,
+                };
+                let a = AsyncEvent {
+                    phase: ph.0,
+                    ts: ev.ts,
+                    name: self.strings.intern(&ev.name),
+                    cat: self.strings.intern(&ev.cat),
+                    id,
+                    process: self.threads[thread as usize].process,
+                    thread,
+                    args: self.args_of(ev),
+                };
+                self.async_events.push(a);
+            }
+            Phase::METADATA => self.metadata(ev),
+            other => self
+                .diags
+                .warn(ModelWarning::UnmodelledPhase(other), ev.offset, || {
+                    format!(
+                        "{:?} events are not modelled yet; kept out of the timeline",
+                        other.as_char()
+                    )
+                }),
+        }
+    }
+
+    fn args_of(&mut self, ev: &RawEvent<'_>) -> ArgsId {
+        let (a, is_json) = args_text(&ev.args);
+        self.args.add(a, is_json)
+    }
+
+    fn counter(&mut self, ev: &RawEvent<'_>) {
+        self.time(ev.ts, ev.ts);
+        let thread = self.thread(ev);
+        let process = self.threads[thread as usize].process;
+        let name = match &ev.id {
+            Some(id) => self.strings.intern(&format!("{} {id}", ev.name)),
+            None => self.strings.intern(&ev.name),
+        };
+        let Ok(serde_json::Value::Object(map)) = ev.args.to_json() else {
+            self.diags
+                .warn(ModelWarning::CounterWithoutValues, ev.offset, || {
+                    format!("counter {:?} has no args object", ev.name)
+                });
+            return;
+        };
+        for (k, v) in map {
+            let value = match &v {
+                serde_json::Value::Number(n) => n.as_f64(),
+                serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+                serde_json::Value::Bool(b) => Some(*b as u8 as f64),
+                _ => None,
+            };
+            let Some(value) = value else {
+                self.diags
+                    .warn(ModelWarning::CounterNotNumeric, ev.offset, || {
+                        format!(
+                            "counter {:?} key {k:?} is {v}, not a number; skipped",
+                            ev.name
+                        )
+                    });
+                continue;
+            };
+            let key = self.strings.intern(&k);
+            let next = self.counters.len() as u32;
+            let i = *self.counter_ids.entry((process, name, key)).or_insert(next);
+            if i == next {
+                self.counters.push(CounterSeries {
+                    process,
+                    name,
+                    key,
+                    ts: Vec::new(),
+                    values: Vec::new(),
+                });
+            }
+            let c = &mut self.counters[i as usize];
+            c.ts.push(ev.ts);
+            c.values.push(value);
+        }
+    }
+
+    fn flow(&mut self, ev: &RawEvent<'_>) {
+        self.time(ev.ts, ev.ts);
+        let thread = self.thread(ev);
+        let id = match (&ev.id, &ev.id2, &ev.bind_id) {
+            (Some(id), _, _) => id.to_string(),
+            (None, Some(Id2::Local(s)), _) => format!("local:{s}"),
+            (None, Some(Id2::Global(s)), _) => s.to_string(),
+            (None, None, Some(b)) => b.to_string(),
+            (None, None, None) => {
+                self.diags.warn(ModelWarning::FlowWithoutId, ev.offset, || {
+                    format!(
+                        "flow event {:?} ({}) has no id; it cannot be linked",
+                        ev.name, ev.ph
+                    )
+                });
+                return;
+            }
+        };
+        let id = self.strings.intern(&id);
+        let cat = self.strings.intern(&ev.cat);
+        let next = self.flows.len() as u32;
+        let i = *self.flow_ids.entry((cat, id)).or_insert(next);
+        if i == next {
+            let name = self.strings.intern(&ev.name);
+            self.flows.push(Flow {
+                id,
+                cat,
+                name,
+                points: Vec::new(),
+            });
+        }
+        self.flows[i as usize].points.push(FlowPoint {
+            ts: ev.ts,
+            thread,
+            phase: ev.ph.0,
+            bind_enclosing: ev.bp == Some(b'e'),
+        });
+    }
+
+    fn metadata(&mut self, ev: &RawEvent<'_>) {
+        let json = ev.args.to_json().ok();
+        let field = |k: &str| json.as_ref().and_then(|j| j.get(k)).cloned();
+        let as_i64 = |v: Option<serde_json::Value>| -> Option<i64> {
+            match v? {
+                serde_json::Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+                serde_json::Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            }
+        };
+        let as_text = |v: Option<serde_json::Value>| -> Option<String> {
+            match v? {
+                serde_json::Value::String(s) => Some(s),
+                serde_json::Value::Null => None,
+                other => Some(other.to_string()),
+            }
+        };
+        let bad = |d: &mut Diagnostics<ModelWarning>| {
+            d.warn(ModelWarning::BadMetadata, ev.offset, || {
+                format!(
+                    "M {:?} has args {:?}; ignored",
+                    ev.name,
+                    ev.args.raw().unwrap_or("")
+                )
+            })
+        };
+        match &*ev.name {
+            "process_name" | "process_sort_index" | "process_labels" => {
+                let pid = self.ext_id(&ev.pid);
+                let p = self.process(pid) as usize;
+                match &*ev.name {
+                    "process_name" => match as_text(field("name")) {
+                        Some(n) => self.processes[p].name = Some(self.strings.intern(&n)),
+                        None => bad(&mut self.diags),
+                    },
+                    "process_sort_index" => match as_i64(field("sort_index")) {
+                        Some(i) => self.processes[p].sort_index = Some(i),
+                        None => bad(&mut self.diags),
+                    },
+                    _ => match as_text(field("labels")) {
+                        Some(l) => {
+                            for label in l.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                                let id = self.strings.intern(label);
+                                self.processes[p].labels.push(id);
+                            }
+                        }
+                        None => bad(&mut self.diags),
+                    },
+                }
+            }
+            "thread_name" | "thread_sort_index" => {
+                let t = self.thread(ev) as usize;
+                if &*ev.name == "thread_name" {
+                    match as_text(field("name")) {
+                        Some(n) => self.threads[t].name = Some(self.strings.intern(&n)),
+                        None => bad(&mut self.diags),
+                    }
+                } else {
+                    match as_i64(field("sort_index")) {
+                        Some(i) => self.threads[t].sort_index = Some(i),
+                        None => bad(&mut self.diags),
+                    }
+                }
+            }
+            _ => {
+                let pid = self.ext_id(&ev.pid);
+                let process = self.process(pid);
+                let name = self.strings.intern(&ev.name);
+                let args = self.args_of(ev);
+                self.metadata.push(Metadata {
+                    name,
+                    process,
+                    thread: None,
+                    args,
+                });
+            }
+        }
+    }
+
+    /// Builds the trace. `decode` is the decoder's summary (format, decode warnings).
+    pub fn finish(self, decode: Summary) -> Trace {
+        let TraceBuilder {
+            strings,
+            args,
+            processes,
+            threads,
+            mut instants,
+            mut counters,
+            mut flows,
+            mut async_events,
+            metadata,
+            mut diags,
+            start,
+            end,
+            ..
+        } = self;
+        let (start, end) = if start > end { (0, 0) } else { (start, end) };
+        let from_spall = decode.format != Format::Json;
+        let names = |id: StrId| strings.get(id).to_string();
+        let mut built: Vec<Thread> = threads
+            .into_iter()
+            .map(|t| Thread {
+                pid: t.pid,
+                tid: t.tid,
+                process: t.process,
+                name: t.name,
+                sort_index: t.sort_index,
+                lanes: build_lanes(t.events, end, from_spall, &names, &mut diags),
+            })
+            .collect();
+
+        // Display order: processes by (sort index, pid); threads by (sort index, tid).
+        let key = |id: ExtId| match id {
+            ExtId::Num(n) => (0, n, String::new()),
+            ExtId::Str(s) => (1, 0, strings.get(s).to_string()),
+        };
+        let mut porder: Vec<u32> = (0..processes.len() as u32).collect();
+        porder.sort_by_cached_key(|&p| {
+            let p = &processes[p as usize];
+            (p.sort_index.unwrap_or(i64::MAX), key(p.pid))
+        });
+        let mut new_process = vec![0u32; processes.len()];
+        for (new, &old) in porder.iter().enumerate() {
+            new_process[old as usize] = new as u32;
+        }
+        let mut torder: Vec<u32> = (0..built.len() as u32).collect();
+        torder.sort_by_cached_key(|&t| {
+            let t = &built[t as usize];
+            (
+                new_process[t.process as usize],
+                t.sort_index.unwrap_or(i64::MAX),
+                key(t.tid),
+            )
+        });
+        let mut new_thread = vec![0u32; built.len()];
+        for (new, &old) in torder.iter().enumerate() {
+            new_thread[old as usize] = new as u32;
+        }
+        let mut slots: Vec<Option<Thread>> = built.drain(..).map(Some).collect();
+        let mut threads: Vec<Thread> = torder
+            .iter()
+            .map(|&old| slots[old as usize].take().expect("each thread once"))
+            .collect();
+        for t in &mut threads {
+            t.process = new_process[t.process as usize];
+        }
+        let mut out_processes: Vec<Process> = porder
+            .iter()
+            .map(|&old| {
+                let p = &processes[old as usize];
+                Process {
+                    pid: p.pid,
+                    name: p.name,
+                    sort_index: p.sort_index,
+                    labels: p.labels.clone(),
+                    threads: Vec::new(),
+                }
+            })
+            .collect();
+        for (i, t) in threads.iter().enumerate() {
+            out_processes[t.process as usize].threads.push(i as u32);
+        }
+        for i in &mut instants {
+            i.thread = new_thread[i.thread as usize];
+            i.process = new_process[i.process as usize];
+        }
+        instants.sort_by_key(|i| i.ts);
+        for c in &mut counters {
+            c.process = new_process[c.process as usize];
+            if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
+                let mut pairs: Vec<(i64, f64)> =
+                    c.ts.iter().copied().zip(c.values.iter().copied()).collect();
+                pairs.sort_by_key(|p| p.0);
+                (c.ts, c.values) = pairs.into_iter().unzip();
+            }
+        }
+        for f in &mut flows {
+            for p in &mut f.points {
+                p.thread = new_thread[p.thread as usize];
+            }
+            f.points.sort_by_key(|p| p.ts);
+        }
+        for a in &mut async_events {
+            a.thread = new_thread[a.thread as usize];
+            a.process = new_process[a.process as usize];
+        }
+        async_events.sort_by_key(|a| a.ts);
+        let metadata = metadata
+            .into_iter()
+            .map(|m| Metadata {
+                process: new_process[m.process as usize],
+                ..m
+            })
+            .collect();
+        Trace {
+            strings,
+            processes: out_processes,
+            threads,
+            args,
+            instants,
+            counters,
+            flows,
+            async_events,
+            metadata,
+            start_ns: start,
+            end_ns: end,
+            diagnostics: diags,
+            decode,
+        }
+    }
+}
+
+impl EventSink for TraceBuilder {
+    fn event(&mut self, event: &RawEvent<'_>) {
+        self.add(event);
+    }
+}

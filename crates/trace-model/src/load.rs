@@ -1,0 +1,56 @@
+//! Loading a trace file or bytes into a [`Trace`].
+
+use std::path::Path;
+
+use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent};
+
+use crate::build::TraceBuilder;
+use crate::trace::Trace;
+
+/// Forwards events to the builder and progress to a callback.
+struct Sink<'a, F: FnMut(u64, u64)> {
+    builder: &'a mut TraceBuilder,
+    progress: F,
+}
+
+impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
+    #[inline]
+    fn event(&mut self, event: &RawEvent<'_>) {
+        self.builder.event(event);
+    }
+
+    fn progress(&mut self, done: u64, total: u64) {
+        (self.progress)(done, total);
+    }
+}
+
+/// Loads a trace file (`.spall`, JSON or gzip, detected by content).
+pub fn load(path: impl AsRef<Path>) -> Result<Trace, Error> {
+    load_with(path, &DecodeOptions::default(), |_, _| {})
+}
+
+/// [`load`] with limits and a progress callback `(bytes done, bytes total)`.
+pub fn load_with(
+    path: impl AsRef<Path>,
+    opts: &DecodeOptions,
+    progress: impl FnMut(u64, u64),
+) -> Result<Trace, Error> {
+    let path = path.as_ref();
+    let input = Input::open(path, opts)?;
+    let mut builder = TraceBuilder::new();
+    let summary = input
+        .decode(&mut Sink {
+            builder: &mut builder,
+            progress,
+        })
+        .map_err(|e| e.with_path(path))?;
+    drop(input);
+    Ok(builder.finish(summary))
+}
+
+/// Loads a trace held in memory.
+pub fn load_bytes(bytes: &[u8]) -> Result<Trace, Error> {
+    let mut builder = TraceBuilder::new();
+    let summary = spall_format::decode(bytes, &mut builder)?;
+    Ok(builder.finish(summary))
+}

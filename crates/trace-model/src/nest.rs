@@ -1,0 +1,155 @@
+//! Turning one thread's events into lanes: B/E matching, then nesting by containment.
+//!
+//! Recursion-free: depth is a `Vec` index, so 100,000 levels cost memory, not stack.
+
+use spall_format::{Diagnostics, Phase};
+
+use crate::diag::ModelWarning;
+use crate::strings::StrId;
+use crate::trace::{flags, ArgsId, Lane, SpanData};
+
+/// A span-forming event of one thread, waiting for the thread to be complete.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pending {
+    pub ts: i64,
+    /// `X`: the duration. `B`/`E`: unused.
+    pub dur: i64,
+    pub phase: Phase,
+    pub name: StrId,
+    pub cat: StrId,
+    pub args: ArgsId,
+    /// Byte offset in the decoded input, for warnings.
+    pub offset: u64,
+}
+
+/// Builds the lanes of one thread. `trace_end` closes unfinished `B`s.
+pub(crate) fn build_lanes(
+    mut events: Vec<Pending>,
+    trace_end: i64,
+    from_spall: bool,
+    names: &dyn Fn(StrId) -> String,
+    d: &mut Diagnostics<ModelWarning>,
+) -> Vec<Lane> {
+    // Stable: file order is kept among equal timestamps.
+    if !events.windows(2).all(|w| w[0].ts <= w[1].ts) {
+        events.sort_by_key(|e| e.ts);
+    }
+    let mut spans: Vec<SpanData> = Vec::with_capacity(events.len() / 2 + 1);
+    let mut open: Vec<Pending> = Vec::new();
+    let be_flag = if from_spall { 0 } else { flags::FROM_BEGIN_END };
+    for e in &events {
+        match e.phase {
+            Phase::BEGIN => open.push(*e),
+            Phase::END => match open.pop() {
+                Some(b) => {
+                    if e.name != StrId::EMPTY && e.name != b.name {
+                        d.warn(ModelWarning::EndNameMismatch, e.offset, || {
+                            format!(
+                                "E {:?} closes B {:?} (the most recent open B on its thread)",
+                                names(e.name),
+                                names(b.name)
+                            )
+                        });
+                    }
+                    spans.push(SpanData {
+                        start: b.ts,
+                        dur: e.ts - b.ts,
+                        name: b.name,
+                        cat: b.cat,
+                        args: if b.args == ArgsId::NONE {
+                            e.args
+                        } else {
+                            b.args
+                        },
+                        flags: be_flag,
+                    });
+                }
+                None => d.warn(ModelWarning::EndWithoutBegin, e.offset, || {
+                    format!(
+                        "E {:?} at {} ns has no open B on its thread; ignored",
+                        names(e.name),
+                        e.ts
+                    )
+                }),
+            },
+            _ => spans.push(SpanData {
+                start: e.ts,
+                dur: e.dur,
+                name: e.name,
+                cat: e.cat,
+                args: e.args,
+                flags: 0,
+            }),
+        }
+    }
+    let unclosed = open.len() as u64;
+    if unclosed > 0 {
+        let first = open[0];
+        d.warn_n(ModelWarning::UnclosedBegin, unclosed, first.offset, || {
+            format!(
+                "{unclosed} B event(s) never closed (first: {:?} at {} ns); closed at the trace's end, {trace_end} ns, and flagged unfinished",
+                names(first.name),
+                first.ts
+            )
+        });
+    }
+    for b in open.drain(..) {
+        spans.push(SpanData {
+            start: b.ts,
+            dur: (trace_end - b.ts).max(0),
+            name: b.name,
+            cat: b.cat,
+            args: b.args,
+            flags: be_flag | flags::UNFINISHED,
+        });
+    }
+    drop(events);
+    nest(spans, names, d)
+}
+
+/// Assigns depths by containment: sort by (start ascending, duration descending), then a
+/// stack of open spans. A span that outlives the span it starts in is kept whole one level
+/// deeper (counted as a partial overlap), so no lane ever holds overlapping spans.
+pub(crate) fn nest(
+    mut spans: Vec<SpanData>,
+    names: &dyn Fn(StrId) -> String,
+    d: &mut Diagnostics<ModelWarning>,
+) -> Vec<Lane> {
+    spans.sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
+    let mut lanes: Vec<Lane> = Vec::new();
+    // The end of the open span at each depth.
+    let mut stack: Vec<i64> = Vec::new();
+    for mut s in spans {
+        // Close every span that ended at or before this one starts. A zero-length span
+        // ends where it starts, so the next span at the same time is its sibling.
+        while let Some(&end) = stack.last() {
+            if end <= s.start {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        let end = s.end();
+        if let Some(&parent_end) = stack.last() {
+            if end > parent_end {
+                s.flags |= flags::PARTIAL_OVERLAP;
+                d.warn(ModelWarning::PartialOverlap, 0, || {
+                    format!(
+                        "span {:?} [{}, {}] ns starts inside its parent but ends {} ns after it; kept whole, one level deeper",
+                        names(s.name),
+                        s.start,
+                        end,
+                        end - parent_end
+                    )
+                });
+            }
+        }
+        let depth = stack.len();
+        if lanes.len() <= depth {
+            lanes.push(Lane::default());
+        }
+        lanes[depth].push(&s);
+        stack.push(end);
+    }
+    lanes
+}

@@ -1,0 +1,303 @@
+//! The immutable trace: processes, threads, lanes of spans, and everything else the file held.
+
+use spall_format::{Diagnostics, Summary};
+
+use crate::diag::ModelWarning;
+use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
+use crate::strings::{StrId, Strings};
+
+/// A process or thread id as the file gave it: a number, or a string (interned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExtId {
+    Num(i64),
+    Str(StrId),
+}
+
+/// Span flags.
+pub mod flags {
+    /// A `B` never closed: its end is the trace's last timestamp.
+    pub const UNFINISHED: u8 = 1;
+    /// Starts inside its parent but ends after it (kept whole; see docs/MODEL.md).
+    pub const PARTIAL_OVERLAP: u8 = 2;
+    /// Came from a `B`/`E` pair (else an `X` event or a `.spall` Begin/End).
+    pub const FROM_BEGIN_END: u8 = 4;
+}
+
+/// Arguments of a span or event: an index into the trace's argument store (0 = none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ArgsId(pub u32);
+
+impl ArgsId {
+    pub const NONE: ArgsId = ArgsId(0);
+}
+
+/// The spans of one thread at one depth: sorted by start, never overlapping.
+/// Struct-of-arrays, so scans touch only the columns they need.
+#[derive(Clone, Debug, Default)]
+pub struct Lane {
+    pub start: Vec<i64>,
+    pub dur: Vec<i64>,
+    pub name: Vec<StrId>,
+    pub cat: Vec<StrId>,
+    pub args: Vec<ArgsId>,
+    pub flags: Vec<u8>,
+}
+
+impl Lane {
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+
+    #[inline]
+    pub fn end(&self, i: usize) -> i64 {
+        self.start[i].saturating_add(self.dur[i])
+    }
+
+    pub(crate) fn push(&mut self, s: &SpanData) {
+        self.start.push(s.start);
+        self.dur.push(s.dur);
+        self.name.push(s.name);
+        self.cat.push(s.cat);
+        self.args.push(s.args);
+        self.flags.push(s.flags);
+    }
+
+    /// Indices of the spans that start in `[from, to)`: the direct children of a span
+    /// `[from, to)` one level up.
+    pub fn starting_in(&self, from: i64, to: i64) -> std::ops::Range<usize> {
+        let a = self.start.partition_point(|&s| s < from);
+        let b = self.start.partition_point(|&s| s < to);
+        a..b.max(a)
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.start.capacity() * 8
+            + self.dur.capacity() * 8
+            + self.name.capacity() * 4
+            + self.cat.capacity() * 4
+            + self.args.capacity() * 4
+            + self.flags.capacity()
+    }
+}
+
+/// One span, copied out of its lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpanData {
+    pub start: i64,
+    pub dur: i64,
+    pub name: StrId,
+    pub cat: StrId,
+    pub args: ArgsId,
+    pub flags: u8,
+}
+
+impl SpanData {
+    pub fn end(&self) -> i64 {
+        self.start.saturating_add(self.dur)
+    }
+}
+
+/// Where a span lives: thread index, depth, index within the lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SpanRef {
+    pub thread: u32,
+    pub depth: u32,
+    pub index: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Process {
+    pub pid: ExtId,
+    pub name: Option<StrId>,
+    pub sort_index: Option<i64>,
+    pub labels: Vec<StrId>,
+    /// Indices into [`Trace::threads`], in display order.
+    pub threads: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub pid: ExtId,
+    pub tid: ExtId,
+    /// Index into [`Trace::processes`].
+    pub process: u32,
+    pub name: Option<StrId>,
+    pub sort_index: Option<i64>,
+    /// `lanes[d]` holds the spans at depth `d` (0 is the outermost).
+    pub lanes: Vec<Lane>,
+}
+
+impl Thread {
+    /// The number of spans on this thread.
+    pub fn span_count(&self) -> u64 {
+        self.lanes.iter().map(|l| l.len() as u64).sum()
+    }
+
+    /// Self time of span `i` at `depth`: its duration minus its direct children's.
+    pub fn self_ns(&self, depth: usize, i: usize) -> i64 {
+        let lane = &self.lanes[depth];
+        let (s, e) = (lane.start[i], lane.end(i));
+        let children: i64 = match self.lanes.get(depth + 1) {
+            Some(next) => next.starting_in(s, e).map(|j| next.dur[j]).sum(),
+            None => 0,
+        };
+        lane.dur[i] - children
+    }
+}
+
+/// Stored argument texts.
+#[derive(Clone, Debug, Default)]
+pub struct ArgsStore {
+    pub(crate) text: String,
+    /// `(start, end)` byte ranges into `text`; index 0 is unused (ArgsId::NONE).
+    pub(crate) ranges: Vec<(u64, u64)>,
+    /// Whether each entry is JSON (else free text from a `.spall` Begin).
+    pub(crate) is_json: Vec<bool>,
+}
+
+impl ArgsStore {
+    pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
+        if text.is_empty() {
+            return ArgsId::NONE;
+        }
+        if self.ranges.is_empty() {
+            self.ranges.push((0, 0));
+            self.is_json.push(false);
+        }
+        let start = self.text.len() as u64;
+        self.text.push_str(text);
+        self.ranges.push((start, self.text.len() as u64));
+        self.is_json.push(is_json);
+        ArgsId(u32::try_from(self.ranges.len() - 1).expect("fewer than 2^32 argument sets"))
+    }
+
+    /// The raw text of the arguments, and whether it is JSON.
+    pub fn get(&self, id: ArgsId) -> Option<(&str, bool)> {
+        if id == ArgsId::NONE {
+            return None;
+        }
+        let (a, b) = *self.ranges.get(id.0 as usize)?;
+        Some((
+            &self.text[a as usize..b as usize],
+            self.is_json[id.0 as usize],
+        ))
+    }
+
+    /// The arguments as JSON (`.spall` text becomes a JSON string).
+    pub fn json(&self, id: ArgsId) -> Option<serde_json::Value> {
+        let (text, is_json) = self.get(id)?;
+        if is_json {
+            serde_json::from_str(text).ok()
+        } else {
+            Some(serde_json::Value::String(text.to_string()))
+        }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.ranges.capacity() * 16 + self.is_json.capacity()
+    }
+}
+
+/// A loaded trace. Immutable once built; see [`crate::load`] and [`crate::TraceBuilder`].
+#[derive(Debug)]
+pub struct Trace {
+    pub strings: Strings,
+    /// In display order: sort index, then pid.
+    pub processes: Vec<Process>,
+    pub threads: Vec<Thread>,
+    pub args: ArgsStore,
+    pub instants: Vec<Instant>,
+    pub counters: Vec<CounterSeries>,
+    pub flows: Vec<Flow>,
+    pub async_events: Vec<AsyncEvent>,
+    pub metadata: Vec<Metadata>,
+    /// Earliest timestamp of any timed event (0 for an empty trace).
+    pub start_ns: i64,
+    /// Latest timestamp or span end.
+    pub end_ns: i64,
+    pub diagnostics: Diagnostics<ModelWarning>,
+    /// What the decoder reported (format, decode warnings).
+    pub decode: Summary,
+}
+
+impl Trace {
+    /// The text of an interned string.
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// Total spans on all threads.
+    pub fn span_count(&self) -> u64 {
+        self.threads.iter().map(Thread::span_count).sum()
+    }
+
+    /// Depth levels of the deepest thread (a flat trace has 1; no spans, 0).
+    pub fn max_depth(&self) -> usize {
+        self.threads
+            .iter()
+            .map(|t| t.lanes.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub fn duration_ns(&self) -> i64 {
+        self.end_ns - self.start_ns
+    }
+
+    /// Total counter samples over all series.
+    pub fn counter_samples(&self) -> u64 {
+        self.counters.iter().map(|c| c.ts.len() as u64).sum()
+    }
+
+    /// The span at `r`.
+    pub fn span(&self, r: SpanRef) -> SpanData {
+        let lane = &self.threads[r.thread as usize].lanes[r.depth as usize];
+        let i = r.index as usize;
+        SpanData {
+            start: lane.start[i],
+            dur: lane.dur[i],
+            name: lane.name[i],
+            cat: lane.cat[i],
+            args: lane.args[i],
+            flags: lane.flags[i],
+        }
+    }
+
+    /// Self time of the span at `r`.
+    pub fn self_ns(&self, r: SpanRef) -> i64 {
+        self.threads[r.thread as usize].self_ns(r.depth as usize, r.index as usize)
+    }
+
+    /// A display label for a process id (its number, or its string).
+    pub fn ext_id(&self, id: ExtId) -> String {
+        match id {
+            ExtId::Num(n) => n.to_string(),
+            ExtId::Str(s) => self.str(s).to_string(),
+        }
+    }
+
+    /// A thread's display name: its name, else its tid.
+    pub fn thread_label(&self, t: u32) -> String {
+        let th = &self.threads[t as usize];
+        match th.name {
+            Some(n) => self.str(n).to_string(),
+            None => format!("thread {}", self.ext_id(th.tid)),
+        }
+    }
+
+    /// Approximate heap bytes held by the spans (lanes), strings and arguments.
+    pub fn heap_bytes(&self) -> usize {
+        self.threads
+            .iter()
+            .flat_map(|t| &t.lanes)
+            .map(Lane::heap_bytes)
+            .sum::<usize>()
+            + self.strings.heap_bytes()
+            + self.args.heap_bytes()
+    }
+}
