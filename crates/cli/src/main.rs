@@ -1,17 +1,25 @@
 //! `spall-cli`: answers questions about trace files from the command line and in CI.
+//!
+//! Exit codes: 0 success; 1 a check failed (`validate --strict`); 2 bad usage or unreadable
+//! input, with a message on stderr. JSON output is a contract, documented in `docs/CLI.md`.
 
-use std::collections::BTreeMap;
+mod convert;
+mod info;
+mod stats;
+mod util;
+mod validate;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use spall_format::{DecodeOptions, Input, RawEvent};
 
 #[derive(Parser, Debug)]
 #[command(
     name = "spall-cli",
     version,
-    about = "Query .spall and Chrome JSON trace files"
+    about = "Query .spall and Chrome JSON trace files: summaries, per-function statistics, validation and conversion.",
+    after_help = "Traces may be .spall (v1, v3), Chrome JSON, or gzip of either; the format is detected from the content.\n\nExit codes: 0 success, 1 a check failed, 2 bad usage or unreadable input."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -20,78 +28,123 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Summarise a trace: format, event counts by phase, warnings.
+    /// Summarise a trace: format, spans, threads, time span, depth, warnings.
     #[command(
-        after_help = "Examples:\n  spall-cli info trace.json\n  spall-cli info trace.spall --format json"
+        after_help = "Examples:\n  spall-cli info trace.json\n  spall-cli info trace.spall --format json | jq .spans"
     )]
     Info {
-        /// A .spall, .json or .json.gz trace (detected by content).
+        /// A .spall, .json or .json.gz trace.
         trace: PathBuf,
-        #[arg(long, value_enum, default_value_t = OutFormat::Table)]
-        format: OutFormat,
+        #[arg(long, value_enum, default_value_t = Table)]
+        format: TableOrJson,
     },
+    /// Per-function statistics: count, total, self, min, max, mean, p50, p90, p99.
+    #[command(
+        after_help = "Times in --range accept units (150ns, 200us, 1.5ms, 3s) and are relative to the trace's start; either end may be left open.\n\nExamples:\n  spall-cli stats trace.json --top 20\n  spall-cli stats trace.spall --sort total --filter '^render' --format csv\n  spall-cli stats trace.json --thread 1:1 --range 10ms..250ms --format json"
+    )]
+    Stats {
+        trace: PathBuf,
+        #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
+        format: StatsFormat,
+        #[arg(long, value_enum, default_value_t = SortBy::SelfTime)]
+        sort: SortBy,
+        /// Show only the first N rows.
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
+        /// Only names matching this regular expression.
+        #[arg(long, value_name = "REGEX")]
+        filter: Option<String>,
+        /// Only this thread (repeatable). Ids as the file writes them: numbers or names.
+        #[arg(long, value_name = "PID:TID")]
+        thread: Vec<String>,
+        /// Only this time range, clipping spans to it: START..END, relative to the trace start.
+        #[arg(long, value_name = "START..END")]
+        range: Option<String>,
+    },
+    /// Print every warning found while loading. Exit 0 when clean.
+    #[command(
+        after_help = "Examples:\n  spall-cli validate trace.json\n  spall-cli validate --strict trace.json && echo clean"
+    )]
+    Validate {
+        trace: PathBuf,
+        /// Exit with 1 if there is any warning.
+        #[arg(long)]
+        strict: bool,
+        #[arg(long, value_enum, default_value_t = Table)]
+        format: TableOrJson,
+    },
+    /// Convert between .json / .json.gz and .spall, chosen by the output's extension.
+    #[command(
+        after_help = "What the target format cannot hold (for .spall: instants, counters, flows, async events, categories, names over 255 bytes) is listed on stderr.\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall"
+    )]
+    Convert { input: PathBuf, output: PathBuf },
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum OutFormat {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TableOrJson {
     Table,
     Json,
 }
+use TableOrJson::Table;
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Info { trace, format } => info(&trace, format),
-    }
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    Table,
+    Json,
+    Csv,
 }
 
-fn info(path: &PathBuf, format: OutFormat) -> ExitCode {
-    let start = std::time::Instant::now();
-    let mut phases: BTreeMap<char, u64> = BTreeMap::new();
-    let result = Input::open(path, &DecodeOptions::default()).and_then(|input| {
-        input
-            .decode(&mut |ev: &RawEvent<'_>| *phases.entry(ev.ph.as_char()).or_insert(0) += 1)
-            .map_err(|e| e.with_path(path))
-    });
-    let summary = match result {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("spall-cli: {e}");
-            return ExitCode::from(2);
-        }
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortBy {
+    #[value(name = "self")]
+    SelfTime,
+    Total,
+    Count,
+    Mean,
+    Max,
+    Name,
+}
+
+fn main() -> ExitCode {
+    // A bug must still end with a message and exit code 2, never a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "spall-cli: internal error: {info}. Please report this with the trace that caused it."
+        );
+        std::process::exit(2);
+    }));
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info { trace, format } => info::run(&trace, format == TableOrJson::Json),
+        Command::Stats {
+            trace,
+            format,
+            sort,
+            top,
+            filter,
+            thread,
+            range,
+        } => stats::run(&stats::Args {
+            trace,
+            format,
+            sort,
+            top,
+            filter,
+            threads: thread,
+            range,
+        }),
+        Command::Validate {
+            trace,
+            strict,
+            format,
+        } => validate::run(&trace, strict, format == TableOrJson::Json),
+        Command::Convert { input, output } => convert::run(&input, &output),
     };
-    let secs = start.elapsed().as_secs_f64();
-    match format {
-        OutFormat::Json => {
-            let v = serde_json::json!({
-                "format": summary.format.name(),
-                "gzip": summary.gzip,
-                "events": summary.events,
-                "phases": phases.iter().map(|(k, v)| (k.to_string(), v)).collect::<BTreeMap<_, _>>(),
-                "diagnostics": summary.diagnostics.counts().map(|(k, v)| (k.as_str(), v)).collect::<BTreeMap<_, _>>(),
-                "load_ms": (secs * 1000.0) as u64,
-            });
-            println!("{v:#}");
-        }
-        OutFormat::Table => {
-            println!(
-                "format       {}{}",
-                summary.format,
-                if summary.gzip { " (gzip)" } else { "" }
-            );
-            println!("events       {}", summary.events);
-            for (ph, n) in &phases {
-                println!("  ph {ph}       {n}");
-            }
-            println!("warnings     {}", summary.diagnostics.total());
-            for (k, n) in summary.diagnostics.counts() {
-                println!("  {k:<28} {n}");
-            }
-            for w in summary.diagnostics.examples() {
-                println!("  - {w}");
-            }
-            println!("load time    {:.3} s", secs);
+    match result {
+        Ok(code) => code,
+        Err(util::Fatal(msg)) => {
+            eprintln!("spall-cli: {msg}");
+            ExitCode::from(2)
         }
     }
-    ExitCode::SUCCESS
 }

@@ -1,0 +1,95 @@
+//! `spall-cli info`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::util::{all_diagnostics, bytes, human_ns, load, Fatal};
+
+pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
+    let (trace, secs) = load(path)?;
+    let d = &trace.decode;
+    let diagnostics = all_diagnostics(&trace);
+    if as_json {
+        let diag: serde_json::Map<String, serde_json::Value> = diagnostics
+            .iter()
+            .map(|(k, n)| (k.clone(), json!(n)))
+            .collect();
+        let v = json!({
+            "file": path.display().to_string(),
+            "format": d.format.name(),
+            "gzip": d.gzip,
+            "bytes": d.input_bytes,
+            "events": d.events,
+            "spans": trace.span_count(),
+            "instants": trace.instants.len(),
+            "counter_samples": trace.counter_samples(),
+            "counter_series": trace.counters.len(),
+            "flows": trace.flows.len(),
+            "async_events": trace.async_events.len(),
+            "processes": trace.processes.len(),
+            "threads": trace.threads.len(),
+            "start_ns": trace.start_ns,
+            "end_ns": trace.end_ns,
+            "duration_ns": trace.duration_ns(),
+            "max_depth": trace.max_depth(),
+            "diagnostics": diag,
+            "load_ms": (secs * 1000.0).round() as u64,
+        });
+        println!("{v:#}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let version = match d.spall {
+        Some(h) => format!(
+            " (timestamp unit {} {} per tick)",
+            h.timestamp_unit,
+            if h.version == 1 { "us" } else { "ns" }
+        ),
+        None => String::new(),
+    };
+    let rows: Vec<(&str, String)> = vec![
+        ("file", path.display().to_string()),
+        (
+            "format",
+            format!(
+                "{}{}{version}",
+                d.format,
+                if d.gzip { ", gzip" } else { "" }
+            ),
+        ),
+        ("size", bytes(d.input_bytes)),
+        ("events", d.events.to_string()),
+        ("spans", trace.span_count().to_string()),
+        ("instants", trace.instants.len().to_string()),
+        (
+            "counter samples",
+            format!(
+                "{} in {} series",
+                trace.counter_samples(),
+                trace.counters.len()
+            ),
+        ),
+        ("flows", trace.flows.len().to_string()),
+        ("async events", trace.async_events.len().to_string()),
+        ("processes", trace.processes.len().to_string()),
+        ("threads", trace.threads.len().to_string()),
+        ("start", format!("{} ns", trace.start_ns)),
+        ("end", format!("{} ns", trace.end_ns)),
+        ("duration", human_ns(trace.duration_ns())),
+        ("max depth", trace.max_depth().to_string()),
+        ("load time", format!("{:.3} s", secs)),
+    ];
+    for (k, v) in rows {
+        println!("{k:<16} {v}");
+    }
+    let total: u64 = diagnostics.iter().map(|d| d.1).sum();
+    println!("{:<16} {total}", "warnings");
+    for (k, n) in &diagnostics {
+        println!("  {k:<28} {n}");
+    }
+    if total > 0 {
+        println!("(details: spall-cli validate {})", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

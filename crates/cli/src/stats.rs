@@ -1,0 +1,175 @@
+//! `spall-cli stats`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::json;
+use trace_model::{NameFilter, NameStats, StatsFilter, Trace};
+
+use crate::util::{human_ns, load, parse_range, Fatal};
+use crate::{SortBy, StatsFormat};
+
+pub struct Args {
+    pub trace: PathBuf,
+    pub format: StatsFormat,
+    pub sort: SortBy,
+    pub top: Option<usize>,
+    pub filter: Option<String>,
+    pub threads: Vec<String>,
+    pub range: Option<String>,
+}
+
+/// Thread indices matching `PID:TID` (ids as the file writes them).
+fn threads(trace: &Trace, specs: &[String]) -> Result<Option<Vec<u32>>, Fatal> {
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for spec in specs {
+        let Some((p, t)) = spec.split_once(':') else {
+            return Err(Fatal(format!(
+                "--thread {spec:?}: use PID:TID, for example 1:42"
+            )));
+        };
+        let found: Vec<u32> = (0..trace.threads.len() as u32)
+            .filter(|&i| {
+                let th = &trace.threads[i as usize];
+                trace.ext_id(th.pid) == p && trace.ext_id(th.tid) == t
+            })
+            .collect();
+        if found.is_empty() {
+            let known: Vec<String> = trace
+                .threads
+                .iter()
+                .take(10)
+                .map(|th| format!("{}:{}", trace.ext_id(th.pid), trace.ext_id(th.tid)))
+                .collect();
+            return Err(Fatal(format!(
+                "--thread {spec}: no such thread; the trace has {}{}",
+                known.join(", "),
+                if trace.threads.len() > 10 {
+                    ", ..."
+                } else {
+                    ""
+                }
+            )));
+        }
+        out.extend(found);
+    }
+    Ok(Some(out))
+}
+
+pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    // Check the arguments before the (possibly long) load.
+    let name = match &a.filter {
+        Some(re) => Some(NameFilter::Regex(
+            regex::Regex::new(re).map_err(|e| Fatal(format!("--filter: {e}")))?,
+        )),
+        None => None,
+    };
+    let range = match &a.range {
+        Some(r) => Some(parse_range(r).map_err(|e| Fatal(format!("--range {e}")))?),
+        None => None,
+    };
+    let (trace, _) = load(&a.trace)?;
+    let filter = StatsFilter {
+        threads: threads(&trace, &a.threads)?,
+        name,
+        range: range.map(|(s, e)| {
+            (
+                s.map_or(i64::MIN, |s| trace.start_ns.saturating_add(s)),
+                e.map_or(i64::MAX, |e| trace.start_ns.saturating_add(e)),
+            )
+        }),
+    };
+    let mut rows = trace.stats(&filter);
+    let by_name = |a: &NameStats, b: &NameStats| trace.str(a.name).cmp(trace.str(b.name));
+    match a.sort {
+        SortBy::SelfTime => {
+            rows.sort_by(|x, y| y.self_ns.cmp(&x.self_ns).then_with(|| by_name(x, y)))
+        }
+        SortBy::Total => {
+            rows.sort_by(|x, y| y.total_ns.cmp(&x.total_ns).then_with(|| by_name(x, y)))
+        }
+        SortBy::Count => rows.sort_by(|x, y| y.count.cmp(&x.count).then_with(|| by_name(x, y))),
+        SortBy::Mean => rows.sort_by(|x, y| y.mean_ns.cmp(&x.mean_ns).then_with(|| by_name(x, y))),
+        SortBy::Max => rows.sort_by(|x, y| y.max_ns.cmp(&x.max_ns).then_with(|| by_name(x, y))),
+        SortBy::Name => rows.sort_by(by_name),
+    }
+    if let Some(n) = a.top {
+        rows.truncate(n);
+    }
+    match a.format {
+        StatsFormat::Json => {
+            let functions: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|r| {
+                    json!({
+                        "name": trace.str(r.name),
+                        "count": r.count,
+                        "total_ns": r.total_ns,
+                        "self_ns": r.self_ns,
+                        "min_ns": r.min_ns,
+                        "max_ns": r.max_ns,
+                        "mean_ns": r.mean_ns,
+                        "p50_ns": r.p50_ns,
+                        "p90_ns": r.p90_ns,
+                        "p99_ns": r.p99_ns,
+                    })
+                })
+                .collect();
+            println!("{:#}", json!({ "functions": functions }));
+        }
+        StatsFormat::Csv => {
+            println!("name,count,total_ns,self_ns,min_ns,max_ns,mean_ns,p50_ns,p90_ns,p99_ns");
+            for r in &rows {
+                println!(
+                    "{},{},{},{},{},{},{},{},{},{}",
+                    csv_field(trace.str(r.name)),
+                    r.count,
+                    r.total_ns,
+                    r.self_ns,
+                    r.min_ns,
+                    r.max_ns,
+                    r.mean_ns,
+                    r.p50_ns,
+                    r.p90_ns,
+                    r.p99_ns
+                );
+            }
+        }
+        StatsFormat::Table => {
+            println!(
+                "{:>10} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  name",
+                "count", "total", "self", "mean", "min", "max", "p90", "p99"
+            );
+            for r in &rows {
+                println!(
+                    "{:>10} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}  {}",
+                    r.count,
+                    human_ns(r.total_ns),
+                    human_ns(r.self_ns),
+                    human_ns(r.mean_ns),
+                    human_ns(r.min_ns),
+                    human_ns(r.max_ns),
+                    human_ns(r.p90_ns),
+                    human_ns(r.p99_ns),
+                    trace.str(r.name).escape_debug()
+                );
+            }
+            if rows.is_empty() {
+                println!("(no spans matched)");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// RFC 4180: quote fields holding commas, quotes or line breaks; double inner quotes.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
