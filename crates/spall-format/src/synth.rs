@@ -97,7 +97,7 @@ impl Synth {
                         "tab\there",
                         "😀",
                     ];
-                    format!("{s}::{}_{i}", ODD[i % ODD.len()])
+                    format!("{s}::{}_{i}", ODD[(i / 3) % ODD.len()])
                 } else {
                     format!("{s}::{t}::{a}_{b}_{i}")
                 }

@@ -41,7 +41,8 @@ pub struct NameStats {
     pub count: u64,
     /// Sum of (clipped) durations. Recursive calls count once per level, as in spall.
     pub total_ns: i64,
-    /// Sum of (clipped) self times: duration minus direct children's duration.
+    /// Sum of (clipped) self times: duration minus direct children's duration (children
+    /// counted only up to the parent's end).
     pub self_ns: i64,
     pub min_ns: i64,
     pub max_ns: i64,
@@ -128,7 +129,8 @@ impl Trace {
                         }
                         let mut j = c;
                         while j < n.len() && n.start[j] < e {
-                            if let Some(cd) = clip(n.start[j], n.end(j)) {
+                            // A partially overlapping child counts only up to our end.
+                            if let Some(cd) = clip(n.start[j], n.end(j).min(e)) {
                                 child_sum += cd;
                             }
                             j += 1;

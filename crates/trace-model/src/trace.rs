@@ -138,12 +138,16 @@ impl Thread {
         self.lanes.iter().map(|l| l.len() as u64).sum()
     }
 
-    /// Self time of span `i` at `depth`: its duration minus its direct children's.
+    /// Self time of span `i` at `depth`: its duration minus its direct children's (a
+    /// child that outlives it, a partial overlap, counts only up to its end).
     pub fn self_ns(&self, depth: usize, i: usize) -> i64 {
         let lane = &self.lanes[depth];
         let (s, e) = (lane.start[i], lane.end(i));
         let children: i64 = match self.lanes.get(depth + 1) {
-            Some(next) => next.starting_in(s, e).map(|j| next.dur[j]).sum(),
+            Some(next) => next
+                .starting_in(s, e)
+                .map(|j| next.end(j).min(e) - next.start[j])
+                .sum(),
             None => 0,
         };
         lane.dur[i] - children
