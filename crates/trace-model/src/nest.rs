@@ -34,14 +34,27 @@ pub(crate) fn build_lanes(
     if !events.windows(2).all(|w| w[0].ts <= w[1].ts) {
         events.sort_by_key(|e| e.ts);
     }
+    // Spans are kept in the order they open (a B reserves its slot, filled in by its E),
+    // so that nesting breaks ties between equal spans by file order.
     let mut spans: Vec<SpanData> = Vec::with_capacity(events.len() / 2 + 1);
-    let mut open: Vec<Pending> = Vec::new();
+    // Open B events: (slot in `spans`, the event).
+    let mut open: Vec<(usize, Pending)> = Vec::new();
     let be_flag = if from_spall { 0 } else { flags::FROM_BEGIN_END };
     for e in &events {
         match e.phase {
-            Phase::BEGIN => open.push(*e),
+            Phase::BEGIN => {
+                open.push((spans.len(), *e));
+                spans.push(SpanData {
+                    start: e.ts,
+                    dur: 0,
+                    name: e.name,
+                    cat: e.cat,
+                    args: e.args,
+                    flags: be_flag,
+                });
+            }
             Phase::END => match open.pop() {
-                Some(b) => {
+                Some((slot, b)) => {
                     if e.name != StrId::EMPTY && e.name != b.name {
                         d.warn(ModelWarning::EndNameMismatch, e.offset, || {
                             format!(
@@ -51,25 +64,14 @@ pub(crate) fn build_lanes(
                             )
                         });
                     }
-                    spans.push(SpanData {
-                        start: b.ts,
-                        dur: e.ts - b.ts,
-                        name: b.name,
-                        cat: b.cat,
-                        args: if b.args == ArgsId::NONE {
-                            e.args
-                        } else {
-                            b.args
-                        },
-                        flags: be_flag,
-                    });
+                    let s = &mut spans[slot];
+                    s.dur = e.ts - b.ts;
+                    if s.args == ArgsId::NONE {
+                        s.args = e.args;
+                    }
                 }
                 None => d.warn(ModelWarning::EndWithoutBegin, e.offset, || {
-                    format!(
-                        "E {:?} at {} ns has no open B on its thread; ignored",
-                        names(e.name),
-                        e.ts
-                    )
+                    format!("E {:?} at {} ns has no open B on its thread; ignored", names(e.name), e.ts)
                 }),
             },
             _ => spans.push(SpanData {
@@ -84,7 +86,7 @@ pub(crate) fn build_lanes(
     }
     let unclosed = open.len() as u64;
     if unclosed > 0 {
-        let first = open[0];
+        let first = open[0].1;
         d.warn_n(ModelWarning::UnclosedBegin, unclosed, first.offset, || {
             format!(
                 "{unclosed} B event(s) never closed (first: {:?} at {} ns); closed at the trace's end, {trace_end} ns, and flagged unfinished",
@@ -93,15 +95,10 @@ pub(crate) fn build_lanes(
             )
         });
     }
-    for b in open.drain(..) {
-        spans.push(SpanData {
-            start: b.ts,
-            dur: (trace_end - b.ts).max(0),
-            name: b.name,
-            cat: b.cat,
-            args: b.args,
-            flags: be_flag | flags::UNFINISHED,
-        });
+    for (slot, b) in open.drain(..) {
+        let s = &mut spans[slot];
+        s.dur = (trace_end - b.ts).max(0);
+        s.flags |= flags::UNFINISHED;
     }
     drop(events);
     nest(spans, names, d)
