@@ -36,53 +36,87 @@ pub(crate) fn build_lanes(
     }
     // Spans are kept in the order they open (a B reserves its slot, filled in by its E),
     // so that nesting breaks ties between equal spans by file order.
-    let mut spans: Vec<SpanData> = Vec::with_capacity(events.len() / 2 + 1);
+    // Each span with the byte offset of the event that opened it (for warnings).
+    let mut spans: Vec<(SpanData, u64)> = Vec::with_capacity(events.len() / 2 + 1);
     // Open B events: (slot in `spans`, the event).
     let mut open: Vec<(usize, Pending)> = Vec::new();
     let be_flag = if from_spall { 0 } else { flags::FROM_BEGIN_END };
-    for e in &events {
+    let mut k = 0;
+    while k < events.len() {
+        let e = &events[k];
         match e.phase {
             Phase::BEGIN => {
                 open.push((spans.len(), *e));
-                spans.push(SpanData {
+                spans.push((
+                    SpanData {
+                        start: e.ts,
+                        dur: 0,
+                        name: e.name,
+                        cat: e.cat,
+                        args: e.args,
+                        flags: be_flag,
+                    },
+                    e.offset,
+                ));
+            }
+            Phase::END => {
+                // A run of E events at one timestamp closes that many B events, all at that
+                // time: which E pairs with which B changes no span, so names are compared as
+                // a set over the run (real traces write such runs in any order).
+                let run = events[k..]
+                    .iter()
+                    .take_while(|x| x.phase == Phase::END && x.ts == e.ts)
+                    .count();
+                let mut unmatched: Vec<&Pending> = events[k..k + run]
+                    .iter()
+                    .filter(|x| x.name != StrId::EMPTY)
+                    .collect();
+                for x in &events[k..k + run] {
+                    let Some((slot, b)) = open.pop() else {
+                        d.warn(ModelWarning::EndWithoutBegin, x.offset, || {
+                            format!(
+                                "E {:?} at {} ns has no open B on its thread; ignored",
+                                names(x.name),
+                                x.ts
+                            )
+                        });
+                        unmatched.retain(|u| !std::ptr::eq(*u, x));
+                        continue;
+                    };
+                    if let Some(i) = unmatched.iter().position(|u| u.name == b.name) {
+                        unmatched.swap_remove(i);
+                    }
+                    let s = &mut spans[slot].0;
+                    s.dur = x.ts - b.ts;
+                    if s.args == ArgsId::NONE {
+                        s.args = x.args;
+                    }
+                }
+                for x in unmatched {
+                    d.warn(ModelWarning::EndNameMismatch, x.offset, || {
+                        format!(
+                            "E {:?} at {} ns closes a B of another name (the most recent open B on its thread)",
+                            names(x.name),
+                            x.ts
+                        )
+                    });
+                }
+                k += run;
+                continue;
+            }
+            _ => spans.push((
+                SpanData {
                     start: e.ts,
-                    dur: 0,
+                    dur: e.dur,
                     name: e.name,
                     cat: e.cat,
                     args: e.args,
-                    flags: be_flag,
-                });
-            }
-            Phase::END => match open.pop() {
-                Some((slot, b)) => {
-                    if e.name != StrId::EMPTY && e.name != b.name {
-                        d.warn(ModelWarning::EndNameMismatch, e.offset, || {
-                            format!(
-                                "E {:?} closes B {:?} (the most recent open B on its thread)",
-                                names(e.name),
-                                names(b.name)
-                            )
-                        });
-                    }
-                    let s = &mut spans[slot];
-                    s.dur = e.ts - b.ts;
-                    if s.args == ArgsId::NONE {
-                        s.args = e.args;
-                    }
-                }
-                None => d.warn(ModelWarning::EndWithoutBegin, e.offset, || {
-                    format!("E {:?} at {} ns has no open B on its thread; ignored", names(e.name), e.ts)
-                }),
-            },
-            _ => spans.push(SpanData {
-                start: e.ts,
-                dur: e.dur,
-                name: e.name,
-                cat: e.cat,
-                args: e.args,
-                flags: 0,
-            }),
+                    flags: 0,
+                },
+                e.offset,
+            )),
         }
+        k += 1;
     }
     let unclosed = open.len() as u64;
     if unclosed > 0 {
@@ -96,7 +130,7 @@ pub(crate) fn build_lanes(
         });
     }
     for (slot, b) in open.drain(..) {
-        let s = &mut spans[slot];
+        let s = &mut spans[slot].0;
         s.dur = (trace_end - b.ts).max(0);
         s.flags |= flags::UNFINISHED;
     }
@@ -108,15 +142,15 @@ pub(crate) fn build_lanes(
 /// stack of open spans. A span that outlives the span it starts in is kept whole one level
 /// deeper (counted as a partial overlap), so no lane ever holds overlapping spans.
 pub(crate) fn nest(
-    mut spans: Vec<SpanData>,
+    mut spans: Vec<(SpanData, u64)>,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> Vec<Lane> {
-    spans.sort_by(|a, b| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
+    spans.sort_by(|(a, _), (b, _)| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
     let mut lanes: Vec<Lane> = Vec::new();
     // The end of the open span at each depth.
     let mut stack: Vec<i64> = Vec::new();
-    for mut s in spans {
+    for (mut s, offset) in spans {
         // Close every span that ended at or before this one starts. A zero-length span
         // ends where it starts, so the next span at the same time is its sibling.
         while let Some(&end) = stack.last() {
@@ -130,7 +164,7 @@ pub(crate) fn nest(
         if let Some(&parent_end) = stack.last() {
             if end > parent_end {
                 s.flags |= flags::PARTIAL_OVERLAP;
-                d.warn(ModelWarning::PartialOverlap, 0, || {
+                d.warn(ModelWarning::PartialOverlap, offset, || {
                     format!(
                         "span {:?} [{}, {}] ns starts inside its parent but ends {} ns after it; kept whole, one level deeper",
                         names(s.name),

@@ -329,3 +329,37 @@ fn every_phase_is_kept_or_counted() {
         ])
     );
 }
+
+#[test]
+fn ends_at_one_timestamp_are_matched_by_name_as_a_set() {
+    // Sampling converters write the E events of one instant in any order; the spans are the
+    // same whichever E closes which B, so only a name missing from the set is a mismatch.
+    let t = load(
+        r#"[{"ph":"B","name":"a","ts":0,"pid":1,"tid":1},
+            {"ph":"B","name":"b","ts":1,"pid":1,"tid":1},
+            {"ph":"E","name":"a","ts":5,"pid":1,"tid":1},
+            {"ph":"E","name":"b","ts":5,"pid":1,"tid":1}]"#,
+    );
+    assert_eq!(
+        lanes(&t, 0),
+        vec![
+            vec![("a".into(), 0, 5000, BE)],
+            vec![("b".into(), 1000, 4000, BE)]
+        ]
+    );
+    assert!(diags(&t).is_empty());
+    let t = load(
+        r#"[{"ph":"B","name":"a","ts":0,"pid":1,"tid":1},
+            {"ph":"B","name":"b","ts":1,"pid":1,"tid":1},
+            {"ph":"E","name":"x","ts":5,"pid":1,"tid":1},
+            {"ph":"E","name":"b","ts":5,"pid":1,"tid":1},
+            {"ph":"E","name":"y","ts":5,"pid":1,"tid":1}]"#,
+    );
+    assert_eq!(
+        diags(&t),
+        BTreeMap::from([
+            ("end_name_mismatch".into(), 1),
+            ("end_without_begin".into(), 1)
+        ])
+    );
+}
