@@ -1,0 +1,343 @@
+//! spall-cli end to end: every subcommand and exit code, on real fixtures.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let o = run(args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("spall-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// A failure: exit code 2, a one-line-ish message on stderr, never a panic or backtrace.
+fn assert_clean_failure(o: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(needle), "{err:?} should mention {needle:?}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+}
+
+#[test]
+fn info_json_is_the_documented_contract() {
+    let v = ok_json(&["info", &fixture("spall/crux_v1.spall"), "--format", "json"]);
+    assert_eq!(v["format"], "spall-v1");
+    assert_eq!(v["spans"], 21449);
+    assert_eq!(v["threads"], 1);
+    assert_eq!(v["processes"], 1);
+    assert_eq!(v["instants"], 0);
+    assert_eq!(v["counter_samples"], 0);
+    assert_eq!(v["flows"], 0);
+    assert_eq!(v["diagnostics"]["unclosed_begin"], 3);
+    assert_eq!(
+        v["duration_ns"].as_i64().unwrap(),
+        v["end_ns"].as_i64().unwrap() - v["start_ns"].as_i64().unwrap()
+    );
+    for k in [
+        "spans",
+        "instants",
+        "counter_samples",
+        "flows",
+        "processes",
+        "threads",
+        "start_ns",
+        "end_ns",
+        "duration_ns",
+        "max_depth",
+        "load_ms",
+    ] {
+        assert!(
+            v[k].is_i64() || v[k].is_u64(),
+            "{k} must be an integer: {}",
+            v[k]
+        );
+    }
+    let v = ok_json(&[
+        "info",
+        &fixture("spall/odingengine_v3.spall"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["format"], "spall-v3");
+    assert_eq!(v["spans"], 91542);
+    assert_eq!(v["max_depth"], 1);
+    let v = ok_json(&[
+        "info",
+        &fixture("real/catapult_simple_trace.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["format"], "json");
+    assert_eq!(v["counter_samples"], 5);
+    assert_eq!(v["diagnostics"]["unmodelled_phase_P"], 3);
+}
+
+#[test]
+fn info_table_is_readable() {
+    let o = run(&["info", &fixture("real/bazel_profile_with_queuing.json.gz")]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("json, gzip"), "{out}");
+    assert!(out.contains("spans            12778"), "{out}");
+}
+
+#[test]
+fn stats_json_values() {
+    // edge/simple.json: alpha [0,14] > beta [1,13] > gamma [2,7] + epsilon [7,7].
+    let v = ok_json(&[
+        "stats",
+        &fixture("edge/simple.json"),
+        "--format",
+        "json",
+        "--sort",
+        "name",
+    ]);
+    let f = v["functions"].as_array().unwrap();
+    let names: Vec<&str> = f.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["alpha", "beta", "epsilon", "gamma"]);
+    assert_eq!(f[0]["total_ns"], 14000);
+    assert_eq!(f[0]["self_ns"], 2000);
+    assert_eq!(f[1]["self_ns"], 7000);
+    for k in [
+        "count", "total_ns", "self_ns", "min_ns", "max_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns",
+    ] {
+        assert!(f[0][k].is_i64() || f[0][k].is_u64(), "{k}");
+    }
+}
+
+#[test]
+fn stats_sort_top_filter_thread_range() {
+    let file = fixture("real/clang/blender-mac-clang14_obj_export_file_writer.json");
+    let v = ok_json(&[
+        "stats", &file, "--format", "json", "--sort", "count", "--top", "3",
+    ]);
+    let f = v["functions"].as_array().unwrap();
+    assert_eq!(f.len(), 3);
+    assert!(f[0]["count"].as_u64() >= f[1]["count"].as_u64());
+    let v = ok_json(&["stats", &file, "--format", "json", "--filter", "^Parse"]);
+    assert!(v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["name"].as_str().unwrap().starts_with("Parse")));
+    let whole = ok_json(&[
+        "stats", &file, "--format", "json", "--sort", "total", "--top", "1",
+    ]);
+    let part = ok_json(&[
+        "stats", &file, "--format", "json", "--sort", "total", "--top", "1", "--range", "0..1ms",
+    ]);
+    assert!(part["functions"][0]["total_ns"].as_i64() <= Some(1_000_000));
+    assert!(whole["functions"][0]["total_ns"].as_i64() > Some(1_000_000));
+    // An unknown thread lists the real ones; the first of them narrows the stats.
+    let first = {
+        let o = run(&["stats", &file, "--thread", "1:999999"]);
+        assert_clean_failure(&o, "no such thread");
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        err.split("the trace has ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let all = ok_json(&["stats", &file, "--format", "json"]);
+    let one = ok_json(&["stats", &file, "--format", "json", "--thread", &first]);
+    let total = |v: &Value| -> i64 {
+        v["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["total_ns"].as_i64().unwrap())
+            .sum()
+    };
+    assert!(total(&one) > 0 && total(&one) < total(&all));
+}
+
+#[test]
+fn stats_csv_and_table() {
+    let o = run(&[
+        "stats",
+        &fixture("edge/simple.json"),
+        "--format",
+        "csv",
+        "--sort",
+        "name",
+    ]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("name,count,total_ns,self_ns,min_ns,max_ns,mean_ns,p50_ns,p90_ns,p99_ns")
+    );
+    assert_eq!(
+        lines.next(),
+        Some("alpha,1,14000,2000,14000,14000,14000,14000,14000,14000")
+    );
+    let o = run(&["stats", &fixture("edge/simple.json")]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.lines().next().unwrap().contains("self"));
+    assert!(out.contains("14.000 us"));
+}
+
+#[test]
+fn same_trace_in_three_formats_gives_identical_stats() {
+    use spall_format::synth::Synth;
+    let s = Synth {
+        seed: 9,
+        spans: 20_000,
+        exotic_names: true,
+        ..Synth::default()
+    };
+    let (j, v1, v3) = (tmp("same.json"), tmp("same_v1.spall"), tmp("same_v3.spall"));
+    s.write_json(std::fs::File::create(&j).unwrap(), true)
+        .unwrap();
+    s.write_spall_v1(std::fs::File::create(&v1).unwrap())
+        .unwrap();
+    s.write_spall(std::fs::File::create(&v3).unwrap()).unwrap();
+    let out = |p: &PathBuf| {
+        let o = run(&["stats", p.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0));
+        o.stdout
+    };
+    let a = out(&j);
+    assert_eq!(a, out(&v1));
+    assert_eq!(a, out(&v3));
+    let v: Value = serde_json::from_slice(&a).unwrap();
+    assert!(v["functions"].as_array().unwrap().len() > 100);
+}
+
+#[test]
+fn validate_exit_codes() {
+    let clean = fixture("real/catapult_traceviewify.json");
+    let o = run(&["validate", &clean]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("clean"));
+    assert_eq!(
+        run(&["validate", "--strict", &clean]).status.code(),
+        Some(0)
+    );
+    let dirty = fixture("edge/too-many-end-events.json");
+    let o = run(&["validate", &dirty]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("end_without_begin"));
+    assert_eq!(
+        run(&["validate", "--strict", &dirty]).status.code(),
+        Some(1)
+    );
+    let v = ok_json(&["validate", &dirty, "--format", "json"]);
+    assert_eq!(v["clean"], false);
+    assert_eq!(v["diagnostics"]["end_without_begin"], 2);
+    assert!(v["examples"][0]["offset"].is_u64());
+}
+
+#[test]
+fn convert_spall_to_json_and_back_keeps_the_spans() {
+    let src = fixture("spall/odingengine_v3.spall");
+    let json = tmp("oding.json");
+    let o = run(&["convert", &src, json.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Valid JSON that a strict parser reads, in Chrome trace format.
+    let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["traceEvents"].as_array().unwrap().len(), 2 * 91542);
+    let back = tmp("oding.spall");
+    let o = run(&["convert", json.to_str().unwrap(), back.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let stats = |p: &str| run(&["stats", p, "--format", "json"]).stdout;
+    assert_eq!(stats(&src), stats(json.to_str().unwrap()));
+    assert_eq!(stats(&src), stats(back.to_str().unwrap()));
+}
+
+#[test]
+fn convert_reports_what_spall_cannot_hold() {
+    let gz = tmp("chrome.json.gz");
+    let o = run(&[
+        "convert",
+        &fixture("real/chrome116_devtools_export.json"),
+        gz.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let spall = tmp("chrome.spall");
+    let o = run(&["convert", gz.to_str().unwrap(), spall.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("110 instant events"), "{err}");
+    assert!(err.contains("468 async events"), "{err}");
+    assert!(err.contains("13 flows"), "{err}");
+    let v = ok_json(&["info", spall.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(v["spans"], 2456);
+    assert_eq!(v["format"], "spall-v3");
+}
+
+#[test]
+fn bad_input_and_usage_exit_2_with_a_message() {
+    assert_clean_failure(&run(&["info", "/definitely/not/here.json"]), "cannot read");
+    let dir = tmp("");
+    assert_clean_failure(&run(&["info", dir.to_str().unwrap()]), "directory");
+    let junk = tmp("junk.json");
+    std::fs::write(&junk, "this is not a trace").unwrap();
+    assert_clean_failure(&run(&["info", junk.to_str().unwrap()]), "not a trace");
+    let empty = tmp("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    assert_clean_failure(&run(&["stats", empty.to_str().unwrap()]), "empty");
+    let f = fixture("edge/simple.json");
+    assert_clean_failure(&run(&["stats", &f, "--range", "10..20"]), "needs a unit");
+    assert_clean_failure(&run(&["stats", &f, "--filter", "("]), "--filter");
+    assert_clean_failure(&run(&["stats", &f, "--thread", "7"]), "PID:TID");
+    assert_clean_failure(
+        &run(&["convert", &f, tmp("out.txt").to_str().unwrap()]),
+        "extension",
+    );
+    let o = run(&["stats", &f, "--no-such-flag"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn help_has_examples() {
+    for cmd in ["info", "stats", "validate", "convert"] {
+        let o = run(&[cmd, "--help"]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("Examples:"),
+            "{cmd}"
+        );
+    }
+}
