@@ -36,6 +36,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "max_depth": trace.max_depth(),
             "diagnostics": diag,
             "load_ms": (secs * 1000.0).round() as u64,
+            "model_bytes": trace.heap_bytes(),
         });
         println!("{v:#}");
         return Ok(ExitCode::SUCCESS);
@@ -79,6 +80,14 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         ("duration", human_ns(trace.duration_ns())),
         ("max depth", trace.max_depth().to_string()),
         ("load time", format!("{:.3} s", secs)),
+        (
+            "memory",
+            format!(
+                "{} for the model ({:.1} bytes per span)",
+                bytes(trace.heap_bytes() as u64),
+                trace.heap_bytes() as f64 / trace.span_count().max(1) as f64
+            ),
+        ),
     ];
     for (k, v) in rows {
         println!("{k:<16} {v}");

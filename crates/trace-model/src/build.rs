@@ -417,7 +417,7 @@ impl TraceBuilder {
     pub fn finish(self, decode: Summary) -> Trace {
         let TraceBuilder {
             strings,
-            args,
+            mut args,
             processes,
             threads,
             mut instants,
@@ -431,6 +431,7 @@ impl TraceBuilder {
             ..
         } = self;
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
+        args.shrink();
         let from_spall = decode.format != Format::Json;
         let names = |id: StrId| strings.get(id).to_string();
         let mut built: Vec<Thread> = threads

@@ -182,5 +182,8 @@ pub(crate) fn nest(
         lanes[depth].push(&s);
         stack.push(end);
     }
+    for lane in &mut lanes {
+        lane.shrink();
+    }
     lanes
 }

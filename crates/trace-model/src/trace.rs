@@ -57,6 +57,15 @@ impl Lane {
         self.start[i].saturating_add(self.dur[i])
     }
 
+    pub(crate) fn shrink(&mut self) {
+        self.start.shrink_to_fit();
+        self.dur.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.cat.shrink_to_fit();
+        self.args.shrink_to_fit();
+        self.flags.shrink_to_fit();
+    }
+
     pub(crate) fn push(&mut self, s: &SpanData) {
         self.start.push(s.start);
         self.dur.push(s.dur);
@@ -154,41 +163,47 @@ impl Thread {
     }
 }
 
-/// Stored argument texts.
+/// Stored argument texts, back to back in one string.
 #[derive(Clone, Debug, Default)]
 pub struct ArgsStore {
     pub(crate) text: String,
-    /// `(start, end)` byte ranges into `text`; index 0 is unused (ArgsId::NONE).
-    pub(crate) ranges: Vec<(u64, u64)>,
-    /// Whether each entry is JSON (else free text from a `.spall` Begin).
-    pub(crate) is_json: Vec<bool>,
+    /// Entry `i` is `text[starts[i-1]..starts[i]]` (entry 0 is unused: `ArgsId::NONE`).
+    /// The top bit of an end marks JSON (else free text from a `.spall` Begin).
+    pub(crate) ends: Vec<u64>,
 }
+
+const JSON_BIT: u64 = 1 << 63;
 
 impl ArgsStore {
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
         }
-        if self.ranges.is_empty() {
-            self.ranges.push((0, 0));
-            self.is_json.push(false);
+        if self.ends.is_empty() {
+            self.ends.push(0);
         }
-        let start = self.text.len() as u64;
         self.text.push_str(text);
-        self.ranges.push((start, self.text.len() as u64));
-        self.is_json.push(is_json);
-        ArgsId(u32::try_from(self.ranges.len() - 1).expect("fewer than 2^32 argument sets"))
+        let end = self.text.len() as u64 | if is_json { JSON_BIT } else { 0 };
+        self.ends.push(end);
+        ArgsId(u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets"))
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
     }
 
     /// The raw text of the arguments, and whether it is JSON.
     pub fn get(&self, id: ArgsId) -> Option<(&str, bool)> {
-        if id == ArgsId::NONE {
+        let i = id.0 as usize;
+        if i == 0 || i >= self.ends.len() {
             return None;
         }
-        let (a, b) = *self.ranges.get(id.0 as usize)?;
+        let start = (self.ends[i - 1] & !JSON_BIT) as usize;
+        let end = self.ends[i];
         Some((
-            &self.text[a as usize..b as usize],
-            self.is_json[id.0 as usize],
+            &self.text[start..(end & !JSON_BIT) as usize],
+            end & JSON_BIT != 0,
         ))
     }
 
@@ -203,7 +218,7 @@ impl ArgsStore {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.text.capacity() + self.ranges.capacity() * 16 + self.is_json.capacity()
+        self.text.capacity() + self.ends.capacity() * 8
     }
 }
 
@@ -303,5 +318,24 @@ impl Trace {
             .sum::<usize>()
             + self.strings.heap_bytes()
             + self.args.heap_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_store_round_trips() {
+        let mut a = ArgsStore::default();
+        assert_eq!(a.add("", true), ArgsId::NONE);
+        let x = a.add("{\"a\":1}", true);
+        let y = a.add("free text", false);
+        assert_eq!(a.get(x), Some(("{\"a\":1}", true)));
+        assert_eq!(a.get(y), Some(("free text", false)));
+        assert_eq!(a.get(ArgsId::NONE), None);
+        assert_eq!(a.get(ArgsId(99)), None);
+        assert_eq!(a.json(x).unwrap()["a"], 1);
+        assert_eq!(a.json(y).unwrap(), "free text");
     }
 }
