@@ -121,9 +121,12 @@ impl Synth {
                 let (pid, tid) = (p + 1, 1000 * (p + 1) + t);
                 let mut now = 1_000_000 + rng.below(10_000);
                 for _ in 0..n {
-                    // Close a few open spans; always close at the depth limit.
+                    // Close a few open spans; always close at the depth limit. Closing a bit
+                    // more often the deeper we are gives the roughly geometric depth profile
+                    // of real traces (most spans a few levels deep, a long tail below).
                     while let Some(top) = stack.last() {
-                        if stack.len() as u32 >= self.max_depth.max(1) || rng.below(3) == 0 {
+                        let p_close = 50 + 3 * stack.len() as u64; // percent
+                        if stack.len() as u32 >= self.max_depth.max(1) || rng.below(100) < p_close {
                             let mut s = *top;
                             now += 1 + rng.below(500);
                             s.end_ns = now;

@@ -1,0 +1,111 @@
+//! trace-index on a 10M-span trace: building the index, and the queries of one frame.
+//!
+//! ```sh
+//! cargo bench -p trace-index --bench index
+//! ```
+//!
+//! A frame queries every lane (64 threads, nesting up to 32 deep) over a 1920-pixel-wide view
+//! at three zoom levels: the whole trace, 1/100 of it, and 1/100,000 of it.
+//! Baseline in the same run: loading the trace (decode + model), which the index build is
+//! compared with.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use spall_format::synth::Synth;
+use trace_index::{Detail, Item, TraceIndex};
+use trace_model::{load_bytes, Trace};
+
+fn input() -> Vec<u8> {
+    let s = Synth {
+        seed: 5,
+        processes: 4,
+        threads: 16,
+        spans: 10_000_000,
+        max_depth: 32,
+        names: 5000,
+        exotic_names: false,
+    };
+    let mut b = Vec::new();
+    s.write_spall(&mut b).unwrap();
+    b
+}
+
+fn frame(
+    trace: &Trace,
+    index: &TraceIndex,
+    t0: i64,
+    t1: i64,
+    gap_px: f64,
+    out: &mut Vec<Item>,
+) -> usize {
+    let mut detail = Detail::new((t1 - t0) as f64 / 1920.0);
+    detail.gap_px = gap_px;
+    let mut items = 0;
+    for (t, th) in trace.threads.iter().enumerate() {
+        for d in 0..th.lanes.len() {
+            out.clear();
+            index.query_into(trace, t, d, t0, t1, detail, out);
+            items += out.len();
+        }
+    }
+    items
+}
+
+fn bench(c: &mut Criterion) {
+    let bytes = input();
+    let trace = load_bytes(&bytes).unwrap();
+    let index = TraceIndex::build(&trace);
+    let lanes: usize = trace.threads.iter().map(|t| t.lanes.len()).sum();
+    eprintln!(
+        "{} spans, {} threads, {lanes} lanes, index {:.1} bytes/span",
+        trace.span_count(),
+        trace.threads.len(),
+        index.heap_bytes() as f64 / trace.span_count() as f64
+    );
+    let mut g = c.benchmark_group("index");
+    g.sample_size(10);
+    g.bench_function("load_baseline", |b| {
+        b.iter(|| black_box(load_bytes(black_box(&bytes)).unwrap().span_count()))
+    });
+    g.bench_function("build", |b| {
+        b.iter(|| black_box(TraceIndex::build(black_box(&trace))))
+    });
+    // A single core for the build, to compare with the single-threaded load.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    g.bench_function("build_1_thread", |b| {
+        b.iter(|| one.install(|| black_box(TraceIndex::build(black_box(&trace)))))
+    });
+    g.finish();
+
+    let (s, e) = (trace.start_ns, trace.end_ns);
+    let mid = s + (e - s) / 2;
+    let views = [
+        ("frame_full", s, e),
+        ("frame_1_100", mid, mid + (e - s) / 100),
+        ("frame_1_100000", mid, mid + (e - s) / 100_000),
+    ];
+    let mut g = c.benchmark_group("query");
+    let mut out = Vec::with_capacity(1 << 16);
+    // The default detail keeps every gap of a pixel or more; `gap3px` merges across gaps
+    // narrower than 3 pixels (coarser, fewer items).
+    for gap_px in [1.0, 3.0] {
+        for (name, t0, t1) in views {
+            let name = format!("{name}_gap{gap_px}px");
+            eprintln!(
+                "{name}: {} items",
+                frame(&trace, &index, t0, t1, gap_px, &mut out)
+            );
+            g.bench_function(&name, |b| {
+                b.iter(|| black_box(frame(&trace, &index, black_box(t0), t1, gap_px, &mut out)))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,110 @@
+//! Hit testing and navigation: parent, children, occurrences of a name.
+
+use std::ops::Range;
+
+use trace_model::{Lane, SpanRef, StrId, Trace};
+
+use crate::lod::first_ending_at_or_after;
+
+/// A span found under the cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    pub index: usize,
+    /// 0 when the time is inside the span; else how far outside it, in ns (at least 1).
+    pub distance: i64,
+}
+
+/// The span of `lane` under time `t`, or the nearest one within `tolerance_ns` (so that
+/// spans narrower than a pixel can still be picked). O(log n).
+pub fn hit_test(lane: &Lane, t: i64, tolerance_ns: i64) -> Option<Hit> {
+    let i = first_ending_at_or_after(lane, t.saturating_sub(tolerance_ns));
+    let mut best: Option<Hit> = None;
+    // Spans ending at or after t - tol, in start order: only the first few can be near t.
+    for j in i..lane.len().min(i + 3) {
+        let (s, e) = (lane.start[j], lane.end(j));
+        if s > t.saturating_add(tolerance_ns) {
+            break;
+        }
+        // Spans are half-open [s, e): a time on a boundary belongs to the span that starts
+        // there. A zero-length span is hit exactly at its time.
+        let distance = if t < s {
+            s - t
+        } else if t < e || (s == e && t == s) {
+            0
+        } else {
+            t - e + 1
+        };
+        if distance <= tolerance_ns && best.is_none_or(|b| distance < b.distance) {
+            best = Some(Hit { index: j, distance });
+        }
+    }
+    best
+}
+
+/// The span one level up that contains the start of `r`. O(log n).
+pub fn parent(trace: &Trace, r: SpanRef) -> Option<SpanRef> {
+    let d = r.depth.checked_sub(1)?;
+    let thread = &trace.threads[r.thread as usize];
+    let start = thread.lanes[r.depth as usize].start[r.index as usize];
+    let up = &thread.lanes[d as usize];
+    let i = up.start.partition_point(|&s| s <= start).checked_sub(1)?;
+    (up.end(i) >= start).then_some(SpanRef {
+        thread: r.thread,
+        depth: d,
+        index: i as u32,
+    })
+}
+
+/// The direct children of `r`: indices in the lane one level down. O(log n).
+pub fn children(trace: &Trace, r: SpanRef) -> Range<usize> {
+    let thread = &trace.threads[r.thread as usize];
+    let lane = &thread.lanes[r.depth as usize];
+    let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
+    match thread.lanes.get(r.depth as usize + 1) {
+        Some(down) if e > s => down.starting_in(s, e),
+        _ => 0..0,
+    }
+}
+
+/// Every span whose name satisfies `matches`, sorted by start time (then thread, depth).
+/// A scan of the name column of every lane: O(spans), threads in parallel. `matches` is
+/// called once per distinct name.
+pub fn occurrences(trace: &Trace, matches: impl Fn(&str) -> bool + Sync) -> Vec<SpanRef> {
+    use rayon::prelude::*;
+    let wanted: Vec<bool> = trace.strings.iter().map(|(_, s)| matches(s)).collect();
+    if !wanted.iter().any(|&w| w) {
+        return Vec::new();
+    }
+    let per_thread: Vec<Vec<(i64, SpanRef)>> = trace
+        .threads
+        .par_iter()
+        .enumerate()
+        .map(|(t, th)| {
+            let mut v = Vec::new();
+            for (d, lane) in th.lanes.iter().enumerate() {
+                for (i, &n) in lane.name.iter().enumerate() {
+                    if wanted[n.0 as usize] {
+                        v.push((
+                            lane.start[i],
+                            SpanRef {
+                                thread: t as u32,
+                                depth: d as u32,
+                                index: i as u32,
+                            },
+                        ));
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    let mut all: Vec<(i64, SpanRef)> = per_thread.into_iter().flatten().collect();
+    all.par_sort_unstable();
+    all.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Occurrences of one interned name.
+pub fn occurrences_of(trace: &Trace, name: StrId) -> Vec<SpanRef> {
+    let text = trace.str(name).to_string();
+    occurrences(trace, |s| s == text)
+}
