@@ -1,4 +1,61 @@
-//! A hand-written `glow` renderer: instanced rectangles, glyph-atlas text and lines, on a
-//! window or offscreen. It knows nothing about traces.
+//! A hand-written `glow` renderer for timelines: instanced rectangles, lines with arrow
+//! heads, and glyph-atlas text, on a window or headless. It knows nothing about traces.
 //!
-//! This crate is being built; see the project's issue "render-gl".
+//! Drawing has two halves:
+//! - [`Scene`] is the CPU side: plain vectors of 16-byte rectangle instances, line and
+//!   glyph instances, and clip batches. No GL, so it is tested and benchmarked anywhere.
+//! - [`Renderer`] uploads a scene and draws it with one instanced call per primitive kind
+//!   and clip batch. Buffers and the glyph atlas are reused between frames.
+//!
+//! [`Fonts`] measures and lays out text (the embedded Hack font) with no GL, so callers can
+//! truncate labels with an ellipsis before drawing. [`Headless`] opens an EGL context on a
+//! device with no display (Mesa's llvmpipe when nothing else exists), for screenshots and
+//! pixel tests.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use render_gl::{Color, Fonts, Headless, Renderer, Scene, ShaderVersion, VAlign};
+//!
+//! let headless = Headless::new(320, 120).unwrap();
+//! let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }.unwrap();
+//! let mut fonts = Fonts::new();
+//! let mut scene = Scene::new();
+//! scene.begin(320, 120, Color::WHITE);
+//! scene.rect(10.0, 10.0, 200.0, 24.0, Color::rgb(70, 130, 180));
+//! scene.text(&mut fonts, 14.0, 22.0, 14.0, VAlign::Center, Color::WHITE, "render_frame");
+//! headless.bind();
+//! unsafe { renderer.render(&mut scene, &fonts) };
+//! let pixels = headless.read_rgba();
+//! render_gl::write_png("frame.png".as_ref(), 320, 120, &pixels).unwrap();
+//! ```
+
+#![allow(unsafe_code)] // Every GL call is unsafe by signature; see the SAFETY notes.
+
+mod atlas;
+mod color;
+mod headless;
+mod renderer;
+mod scene;
+mod shaders;
+mod text;
+
+pub use atlas::{AtlasPacker, AtlasSlot};
+pub use color::{hsl, Color};
+pub use headless::{write_png, Headless};
+pub use renderer::Renderer;
+pub use scene::{Batch, ClipRect, GlyphInstance, LineInstance, RectInstance, Scene, VAlign};
+pub use shaders::ShaderVersion;
+pub use text::{size_key, Fonts, GlyphBox, GlyphKey, ELLIPSIS};
+
+/// A renderer error, with what was being attempted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderError(pub String);
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rendering: {}", self.0)
+    }
+}
+
+impl std::error::Error for RenderError {}
