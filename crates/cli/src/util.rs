@@ -72,60 +72,7 @@ pub fn human_ns(ns: i64) -> String {
     }
 }
 
-/// Parses a time with a unit (`1.5ms`, `200us`, `3s`, `150ns`; `0` needs none) into exact
-/// nanoseconds.
-pub fn parse_time(s: &str) -> Result<i64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let exp = match unit.trim() {
-        "ns" => "e-3",
-        "us" | "µs" => "",
-        "ms" => "e3",
-        "s" => "e6",
-        "" if num
-            .trim_start_matches(['-', '+'])
-            .chars()
-            .all(|c| c == '0' || c == '.')
-            && !num.is_empty() =>
-        {
-            ""
-        }
-        "" => {
-            return Err(format!(
-                "{s:?} needs a unit: ns, us, ms or s (for example 1.5ms)"
-            ))
-        }
-        u => return Err(format!("{s:?}: unknown unit {u:?}; use ns, us, ms or s")),
-    };
-    spall_format::time::micros_text_to_ns(format!("{num}{exp}").as_bytes())
-        .map_err(|_| format!("{s:?} is not a time (for example 1.5ms, 200us, 3s)"))
-}
-
-/// Parses `START..END` (either side may be empty), relative to the trace start.
-pub fn parse_range(s: &str) -> Result<(Option<i64>, Option<i64>), String> {
-    let Some((a, b)) = s.split_once("..") else {
-        return Err(format!(
-            "{s:?} is not a range: use START..END, for example 10ms..250ms"
-        ));
-    };
-    let side = |x: &str| -> Result<Option<i64>, String> {
-        if x.trim().is_empty() {
-            Ok(None)
-        } else {
-            parse_time(x).map(Some)
-        }
-    };
-    let (a, b) = (side(a)?, side(b)?);
-    if let (Some(a), Some(b)) = (a, b) {
-        if b < a {
-            return Err(format!("{s:?}: the end comes before the start"));
-        }
-    }
-    Ok((a, b))
-}
+pub use spall_format::time::parse_time_range as parse_range;
 
 /// The diagnostics of a load (decode and model) as `(kind, count)`, sorted by kind.
 pub fn all_diagnostics(trace: &Trace) -> Vec<(String, u64)> {
@@ -149,27 +96,6 @@ pub fn all_diagnostics(trace: &Trace) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_with_units_are_exact() {
-        assert_eq!(parse_time("1.5ms"), Ok(1_500_000));
-        assert_eq!(parse_time("200us"), Ok(200_000));
-        assert_eq!(parse_time("3s"), Ok(3_000_000_000));
-        assert_eq!(parse_time("150ns"), Ok(150));
-        assert_eq!(parse_time(" 0.000001s "), Ok(1000));
-        assert_eq!(parse_time("0"), Ok(0));
-        assert!(parse_time("15").unwrap_err().contains("needs a unit"));
-        assert!(parse_time("5h").unwrap_err().contains("unknown unit"));
-        assert!(parse_time("abc").is_err());
-        assert_eq!(
-            parse_range("1ms..2ms"),
-            Ok((Some(1_000_000), Some(2_000_000)))
-        );
-        assert_eq!(parse_range("..2ms"), Ok((None, Some(2_000_000))));
-        assert_eq!(parse_range("1ms.."), Ok((Some(1_000_000), None)));
-        assert!(parse_range("2ms..1ms").is_err());
-        assert!(parse_range("2ms").is_err());
-    }
 
     #[test]
     fn human_units() {

@@ -281,9 +281,87 @@ fn slow_micros_to_ns(neg: bool, s: &[u8]) -> Result<i64, NumberError> {
     signed(neg, mag).ok_or(NumberError::OutOfRange)
 }
 
+/// Parses a time a person typed, with a unit (`150ns`, `200us`, `1.5ms`, `3s`; a bare `0`
+/// needs none), into exact nanoseconds.
+pub fn parse_time_with_unit(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let zero = !num.is_empty()
+        && num
+            .trim_start_matches(['-', '+'])
+            .chars()
+            .all(|c| c == '0' || c == '.');
+    let exp = match unit.trim() {
+        "ns" => "e-3",
+        "us" | "µs" => "",
+        "ms" => "e3",
+        "s" => "e6",
+        "" if zero => "",
+        "" => {
+            return Err(format!(
+                "{s:?} needs a unit: ns, us, ms or s (for example 1.5ms)"
+            ))
+        }
+        u => return Err(format!("{s:?}: unknown unit {u:?}; use ns, us, ms or s")),
+    };
+    micros_text_to_ns(format!("{num}{exp}").as_bytes())
+        .map_err(|_| format!("{s:?} is not a time (for example 1.5ms, 200us, 3s)"))
+}
+
+/// Parses `START..END` with units; either side may be empty.
+pub fn parse_time_range(s: &str) -> Result<(Option<i64>, Option<i64>), String> {
+    let Some((a, b)) = s.split_once("..") else {
+        return Err(format!(
+            "{s:?} is not a range: use START..END, for example 10ms..250ms"
+        ));
+    };
+    let side = |x: &str| -> Result<Option<i64>, String> {
+        if x.trim().is_empty() {
+            Ok(None)
+        } else {
+            parse_time_with_unit(x).map(Some)
+        }
+    };
+    let (a, b) = (side(a)?, side(b)?);
+    if let (Some(a), Some(b)) = (a, b) {
+        if b < a {
+            return Err(format!("{s:?}: the end comes before the start"));
+        }
+    }
+    Ok((a, b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_with_units_are_exact() {
+        assert_eq!(parse_time_with_unit("1.5ms"), Ok(1_500_000));
+        assert_eq!(parse_time_with_unit("200us"), Ok(200_000));
+        assert_eq!(parse_time_with_unit("3s"), Ok(3_000_000_000));
+        assert_eq!(parse_time_with_unit("150ns"), Ok(150));
+        assert_eq!(parse_time_with_unit(" 0.000001s "), Ok(1000));
+        assert_eq!(parse_time_with_unit("0"), Ok(0));
+        assert!(parse_time_with_unit("15")
+            .unwrap_err()
+            .contains("needs a unit"));
+        assert!(parse_time_with_unit("5h")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_time_with_unit("abc").is_err());
+        assert_eq!(
+            parse_time_range("1ms..2ms"),
+            Ok((Some(1_000_000), Some(2_000_000)))
+        );
+        assert_eq!(parse_time_range("..2ms"), Ok((None, Some(2_000_000))));
+        assert_eq!(parse_time_range("1ms.."), Ok((Some(1_000_000), None)));
+        assert!(parse_time_range("2ms..1ms").is_err());
+        assert!(parse_time_range("2ms").is_err());
+    }
 
     fn us(s: &str) -> Result<i64, NumberError> {
         micros_text_to_ns(s.as_bytes())

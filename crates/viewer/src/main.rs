@@ -1,52 +1,101 @@
 //! `spall`: the timeline viewer.
 //!
-//! The window, timeline and panels are being built (see the "viewer" issue). Until then this
-//! binary decodes the trace (or the built-in demo) and prints what it holds, so the README's
-//! command already does something useful.
+//! `spall [TRACE]` opens a window (a built-in demo trace when no file is given);
+//! `spall TRACE --screenshot OUT.png` renders one frame headless and exits.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use spall_format::{decode, decode_file, RawEvent, Summary};
+use clap::Parser;
+use spall_viewer::load;
+use spall_viewer::screenshot;
+use spall_viewer::theme::{Theme, ThemeKind};
 
-/// A real `clang -ftime-trace` trace, shown when no file is given.
-const DEMO: &[u8] = include_bytes!(
-    "../../../tests/fixtures/real/clang/blender-mac-clang14_obj_export_file_writer.json"
-);
+#[derive(Parser, Debug)]
+#[command(
+    name = "spall",
+    version,
+    about = "A fast timeline viewer for .spall and Chrome JSON traces",
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --theme dark"
+)]
+struct Args {
+    /// A .spall, .json or .json.gz trace (a built-in demo when omitted).
+    trace: Option<PathBuf>,
+    /// Render one frame to this PNG, with no window, and exit.
+    #[arg(long, value_name = "OUT.png")]
+    screenshot: Option<PathBuf>,
+    /// Screenshot size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1600x900", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Time range to show, START..END relative to the trace start (units: ns, us, ms, s).
+    #[arg(long, value_name = "START..END", value_parser = spall_format::time::parse_time_range)]
+    view: Option<(Option<i64>, Option<i64>)>,
+    /// Select the first span with this name.
+    #[arg(long, value_name = "NAME")]
+    select: Option<String>,
+    /// Colour theme (the window follows the system by default).
+    #[arg(long, value_enum)]
+    theme: Option<ThemeArg>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ThemeArg {
+    Light,
+    Dark,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?}: use WIDTHxHEIGHT, for example 1600x900"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| (16..=16384).contains(&n))
+    };
+    match (p(w), p(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!(
+            "{s:?}: width and height must be 16 to 16384 pixels"
+        )),
+    }
+}
 
 fn main() -> ExitCode {
-    let arg = std::env::args_os().nth(1);
-    if matches!(
-        arg.as_deref().and_then(|a| a.to_str()),
-        Some("-h" | "--help")
-    ) {
-        println!("usage: spall [TRACE]\n\nOpens a .spall, .json or .json.gz trace (a built-in demo when none is given).");
-        return ExitCode::SUCCESS;
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "spall: internal error: {info}. Please report this with the trace that caused it."
+        );
+        std::process::exit(2);
+    }));
+    let args = Args::parse();
+    if let Some(out) = &args.screenshot {
+        let l = match load(args.trace.as_deref(), |_, _| {}) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("spall: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let shot = screenshot::Shot {
+            width: args.size.0,
+            height: args.size.1,
+            view: args.view,
+            select: args.select.clone(),
+            theme: Theme::new(match args.theme {
+                Some(ThemeArg::Dark) => ThemeKind::Dark,
+                _ => ThemeKind::Light,
+            }),
+        };
+        return match screenshot::write(&l, &shot, out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("spall: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
-    let mut events = 0u64;
-    let mut count = |_: &RawEvent<'_>| events += 1;
-    let (name, result): (String, Result<Summary, _>) = match &arg {
-        Some(path) => (
-            path.to_string_lossy().into_owned(),
-            decode_file(path, &mut count),
-        ),
-        None => (
-            "built-in demo (clang -ftime-trace)".into(),
-            decode(DEMO, &mut count),
-        ),
-    };
-    match result {
-        Ok(s) => {
-            println!(
-                "{name}: {} trace, {events} events, {} warnings",
-                s.format,
-                s.diagnostics.total()
-            );
-            println!("The timeline window is not built yet; `spall-cli` answers questions about the trace.");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("spall: {e}");
-            ExitCode::from(2)
-        }
-    }
+    eprintln!("spall: the window is not built yet; use --screenshot");
+    ExitCode::from(2)
 }

@@ -1,0 +1,360 @@
+//! Building one frame's [`Scene`]: minimap, ruler, tracks (through trace-index's level of
+//! detail), labels, selection, search marks, range and tooltip. CPU only.
+
+use render_gl::{Color, Fonts, Scene, VAlign};
+use trace_index::{Detail, Item};
+use trace_model::{ExtId, SpanRef};
+
+use crate::layout::RowKind;
+use crate::loaded::Loaded;
+use crate::state::{ViewState, MINIMAP_H, RULER_H, TRACKS_TOP};
+use crate::viewport::{format_duration, format_time, tick_step};
+
+pub const LABEL_PX: f32 = 12.0;
+pub const HEADER_PX: f32 = 12.5;
+
+/// Reused buffers between frames.
+#[derive(Debug, Default)]
+pub struct FrameBuilder {
+    items: Vec<Item>,
+}
+
+impl FrameBuilder {
+    /// Builds the frame for `state` into `scene` (which is `state.width × state.height`,
+    /// plus `extra_width` columns to the right left to the caller, e.g. a side panel).
+    pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+        let th = s.theme;
+        scene.begin(s.width.ceil() as u32, s.height.ceil() as u32, th.background);
+        self.tracks(scene, fonts, l, s);
+        ruler(scene, fonts, l, s);
+        minimap(scene, l, s);
+        if let Some((r, x, y)) = s.hover {
+            tooltip(scene, fonts, l, s, r, x, y);
+        }
+    }
+
+    fn tracks(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+        let th = s.theme;
+        let t = &l.trace;
+        let (w, top) = (s.width, TRACKS_TOP);
+        scene.push_clip(0.0, top, w, s.tracks_height());
+        let (t0, t1) = s.viewport.visible();
+        let detail = Detail::new(s.viewport.ns_per_px);
+        let searching = s.matches.is_active();
+        let y_of = |row_y: f32| top + row_y - s.scroll_y;
+        for ri in s.layout.visible(s.scroll_y, s.scroll_y + s.tracks_height()) {
+            let row = s.layout.rows[ri];
+            let y = y_of(row.y);
+            match row.kind {
+                RowKind::Process(p) => {
+                    let pr = &t.processes[p as usize];
+                    scene.rect(0.0, y, w, row.h - 1.0, th.process_header);
+                    let name = pr.name.map(|n| t.str(n).to_string());
+                    let label = match (name, pr.pid) {
+                        (Some(n), ExtId::Num(pid)) => format!("{n}  (pid {pid})"),
+                        (Some(n), _) => n,
+                        (None, id) => format!("Process {}", t.ext_id(id)),
+                    };
+                    let arrow = if s.collapsed.processes[p as usize] {
+                        "+"
+                    } else {
+                        "-"
+                    };
+                    let text = format!("{arrow} {label}   {} threads", pr.threads.len());
+                    scene.text(
+                        fonts,
+                        6.0,
+                        y + row.h / 2.0,
+                        HEADER_PX,
+                        VAlign::Center,
+                        th.text,
+                        &text,
+                    );
+                }
+                RowKind::Thread(ti) => {
+                    scene.rect(0.0, y, w, row.h - 1.0, th.thread_header);
+                    let thread = &t.threads[ti as usize];
+                    let label = match thread.name {
+                        Some(n) => format!("{}  (tid {})", t.str(n), t.ext_id(thread.tid)),
+                        None => format!("Thread {}", t.ext_id(thread.tid)),
+                    };
+                    let arrow = if s.collapsed.threads[ti as usize] {
+                        "+"
+                    } else {
+                        "-"
+                    };
+                    let text = format!("{arrow} {label}   {} spans", thread.span_count());
+                    scene.text(
+                        fonts,
+                        18.0,
+                        y + row.h / 2.0,
+                        HEADER_PX,
+                        VAlign::Center,
+                        th.text_dim,
+                        &text,
+                    );
+                }
+                RowKind::Lane { thread, depth } => {
+                    let lane = &t.threads[thread as usize].lanes[depth as usize];
+                    self.items.clear();
+                    l.index.query_into(
+                        t,
+                        thread as usize,
+                        depth as usize,
+                        t0,
+                        t1,
+                        detail,
+                        &mut self.items,
+                    );
+                    let h = row.h - 1.0;
+                    for it in &self.items {
+                        match *it {
+                            Item::Span(i) => {
+                                let i = i as usize;
+                                let x0 = s.viewport.x(lane.start[i]);
+                                let x1 = s.viewport.x(lane.end(i));
+                                let bw = (x1 - x0).max(1.0) as f32;
+                                let name = lane.name[i];
+                                let mut fill = th.span_fill(l.colors[name.0 as usize]);
+                                let dim = searching && !s.matches.name_matches(name);
+                                if dim {
+                                    fill = fill.with_alpha(th.dim_alpha);
+                                }
+                                let x = x0 as f32;
+                                scene.rect(x, y, bw, h, fill);
+                                if bw > 14.0 {
+                                    // Keep labels on screen when the span starts off to the left.
+                                    let lx = x.max(0.0) + 4.0;
+                                    let room = (x + bw).min(w) - lx - 3.0;
+                                    if room > 6.0 {
+                                        if let Some(label) =
+                                            fonts.truncate(t.str(name), LABEL_PX, room)
+                                        {
+                                            let tc =
+                                                if dim { th.text_dim } else { th.text_on(fill) };
+                                            scene.text(
+                                                fonts,
+                                                lx,
+                                                y + h / 2.0,
+                                                LABEL_PX,
+                                                VAlign::Center,
+                                                tc,
+                                                &label,
+                                            );
+                                        }
+                                    }
+                                }
+                            }
+                            Item::Merged(m) => {
+                                let x0 = s.viewport.x(m.start);
+                                let x1 = s.viewport.x(m.end);
+                                let mut fill = th.span_fill(l.colors[m.name.0 as usize]);
+                                fill = fill.with_alpha(if searching { th.dim_alpha } else { 200 });
+                                scene.rect(x0 as f32, y, (x1 - x0).max(1.0) as f32, h, fill);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if searching {
+            match_marks(scene, l, s);
+        }
+        if let Some(r) = s.selected {
+            if let Some((x, y, bw, h)) = span_box(l, s, r) {
+                scene.outline(x - 1.0, y - 1.0, bw + 2.0, h + 2.0, 2.0, th.selection);
+            }
+        }
+        if let Some((a, b)) = s.range {
+            let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
+            scene.rect(xa, top, (xb - xa).max(1.0), s.tracks_height(), th.range);
+            scene.rect(xa, top, 1.0, s.tracks_height(), th.range_edge);
+            scene.rect(xb, top, 1.0, s.tracks_height(), th.range_edge);
+        }
+        scene.pop_clip();
+    }
+}
+
+/// The on-screen box of a span, if its row is laid out.
+pub fn span_box(l: &Loaded, s: &ViewState, r: SpanRef) -> Option<(f32, f32, f32, f32)> {
+    let row = s.layout.lane_row(r.thread, r.depth)?;
+    let sp = l.trace.span(r);
+    let x0 = s.viewport.x(sp.start) as f32;
+    let x1 = s.viewport.x(sp.end()) as f32;
+    let y = TRACKS_TOP + row.y - s.scroll_y;
+    Some((x0, y, (x1 - x0).max(1.0), row.h - 1.0))
+}
+
+/// Marks under every visible match, so matches too small to see as boxes still show.
+fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
+    let (t0, t1) = s.viewport.visible();
+    let spans = &s.matches.spans;
+    let first = spans.partition_point(|&r| l.trace.span(r).end() < t0);
+    let mut drawn = 0;
+    let mut last: Option<(u32, u32, i32)> = None;
+    for &r in &spans[first..] {
+        let sp = l.trace.span(r);
+        if sp.start > t1 || drawn > 20_000 {
+            break;
+        }
+        if sp.end() < t0 {
+            continue;
+        }
+        let Some((x, y, w, h)) = span_box(l, s, r) else {
+            continue;
+        };
+        // One mark per pixel column per lane is enough.
+        let key = (r.thread, r.depth, x as i32);
+        if last == Some(key) || y + h < TRACKS_TOP || y > s.height {
+            continue;
+        }
+        last = Some(key);
+        scene.rect(x, y + h - 3.0, w.max(2.0), 3.0, s.theme.match_marker);
+        drawn += 1;
+    }
+}
+
+fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+    let th = s.theme;
+    let (w, y) = (s.width, MINIMAP_H);
+    scene.rect(0.0, y, w, RULER_H, th.ruler);
+    let step = tick_step(s.viewport.ns_per_px, 110.0);
+    let (t0, t1) = s.viewport.visible();
+    let origin = l.trace.start_ns;
+    // Ticks at multiples of `step` from the trace start.
+    let first = (t0 - origin).div_euclid(step) * step + origin;
+    let mut t = first;
+    let mut n = 0;
+    while t <= t1 && n < 200 {
+        let x = s.viewport.x(t) as f32;
+        scene.rect(x, y, 1.0, RULER_H, th.tick);
+        scene.rect(
+            x,
+            TRACKS_TOP,
+            1.0,
+            s.tracks_height(),
+            th.tick.with_alpha(70),
+        );
+        let label = format_time(t - origin, step);
+        scene.text(
+            fonts,
+            x + 4.0,
+            y + RULER_H / 2.0,
+            11.0,
+            VAlign::Center,
+            th.text_dim,
+            &label,
+        );
+        t = t.saturating_add(step);
+        n += 1;
+    }
+    if let Some((a, b)) = s.range {
+        let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
+        scene.rect(
+            xa,
+            y,
+            (xb - xa).max(1.0),
+            RULER_H,
+            th.range_edge.with_alpha(90),
+        );
+        let label = format_duration(b - a);
+        let lw = fonts.measure(&label, 11.0);
+        let cx = ((xa + xb) / 2.0 - lw / 2.0).clamp(2.0, (w - lw - 2.0).max(2.0));
+        scene.text(
+            fonts,
+            cx,
+            y + RULER_H / 2.0,
+            11.0,
+            VAlign::Center,
+            th.text,
+            &label,
+        );
+    }
+}
+
+fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
+    let th = s.theme;
+    let w = s.width;
+    scene.rect(0.0, 0.0, w, MINIMAP_H, th.minimap);
+    let bins = &l.minimap;
+    let n = bins.len().max(1);
+    let cols = w.max(1.0) as usize;
+    for c in 0..cols {
+        let a = c * n / cols;
+        let b = ((c + 1) * n / cols).max(a + 1).min(n);
+        let v = bins[a..b].iter().copied().fold(0.0f32, f32::max);
+        if v > 0.0 {
+            let h = (v * (MINIMAP_H - 6.0)).max(1.0);
+            scene.rect(c as f32, MINIMAP_H - 3.0 - h, 1.0, h, th.minimap_bars);
+        }
+    }
+    // The visible window.
+    let t = &l.trace;
+    let total = (t.duration_ns().max(1)) as f64;
+    let (a, b) = s.viewport.visible();
+    let xa = ((a - t.start_ns) as f64 / total * w as f64) as f32;
+    let xb = ((b - t.start_ns) as f64 / total * w as f64) as f32;
+    let (xa, xb) = (xa.clamp(0.0, w), xb.clamp(0.0, w));
+    scene.rect(xa, 0.0, (xb - xa).max(2.0), MINIMAP_H, th.minimap_window);
+    scene.outline(xa, 0.0, (xb - xa).max(2.0), MINIMAP_H, 1.0, th.range_edge);
+}
+
+/// The time under a minimap x.
+pub fn minimap_time(l: &Loaded, s: &ViewState, x: f32) -> i64 {
+    let t = &l.trace;
+    t.start_ns + ((x / s.width.max(1.0)) as f64 * t.duration_ns() as f64) as i64
+}
+
+fn tooltip(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    l: &Loaded,
+    s: &ViewState,
+    r: SpanRef,
+    x: f32,
+    y: f32,
+) {
+    let th = s.theme;
+    let t = &l.trace;
+    let sp = t.span(r);
+    let lines = [
+        t.str(sp.name).to_string(),
+        format!("duration  {}", format_duration(sp.dur)),
+        format!("self      {}", format_duration(t.self_ns(r))),
+        format!("start     {}", format_duration(sp.start - t.start_ns)),
+    ];
+    let px = 12.0;
+    let lh = fonts.line_height(px) + 2.0;
+    let tw = lines
+        .iter()
+        .map(|s| fonts.measure(s, px))
+        .fold(0.0f32, f32::max)
+        .min(600.0);
+    let (bw, bh) = (tw + 16.0, lh * lines.len() as f32 + 10.0);
+    let bx = (x + 14.0).min(s.width - bw - 2.0).max(2.0);
+    let by = if y + 18.0 + bh < s.height {
+        y + 18.0
+    } else {
+        (y - bh - 8.0).max(2.0)
+    };
+    scene.rect(bx, by, bw, bh, th.tooltip);
+    scene.outline(bx, by, bw, bh, 1.0, th.tick);
+    for (i, line) in lines.iter().enumerate() {
+        let label = fonts.truncate(line, px, tw).unwrap_or_default();
+        let c = if i == 0 { th.text } else { th.text_dim };
+        scene.text(
+            fonts,
+            bx + 8.0,
+            by + 5.0 + i as f32 * lh,
+            px,
+            VAlign::Top,
+            c,
+            &label,
+        );
+    }
+}
+
+/// Colour used for spans of `name` (for legends and tests).
+pub fn fill_for(l: &Loaded, s: &ViewState, name: trace_model::StrId) -> Color {
+    s.theme.span_fill(l.colors[name.0 as usize])
+}

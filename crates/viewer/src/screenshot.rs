@@ -1,0 +1,73 @@
+//! `spall TRACE --screenshot OUT.png`: one frame through render-gl's headless EGL path, with
+//! no window system.
+
+#![allow(unsafe_code)] // Renderer calls are unsafe by signature; the context is ours.
+
+use std::path::Path;
+
+use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
+use trace_index::occurrences;
+
+use crate::frame::FrameBuilder;
+use crate::loaded::Loaded;
+use crate::state::ViewState;
+use crate::theme::Theme;
+
+/// What to show.
+#[derive(Clone, Debug)]
+pub struct Shot {
+    pub width: u32,
+    pub height: u32,
+    /// `[start, end]` relative to the trace start, ns; open ends reach the trace's ends.
+    pub view: Option<(Option<i64>, Option<i64>)>,
+    /// Select the first span (by time) with this exact name, else containing it.
+    pub select: Option<String>,
+    pub theme: Theme,
+}
+
+/// The state a screenshot shows (separate from GL so tests can inspect it).
+pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, String> {
+    let mut s = ViewState::new(l, shot.width as f32, shot.height as f32, shot.theme);
+    let t = &l.trace;
+    if let Some((a, b)) = shot.view {
+        let start = t.start_ns + a.unwrap_or(0);
+        let end = b.map_or(t.end_ns, |b| t.start_ns + b);
+        s.viewport.show(start, end.max(start + 1));
+    }
+    if let Some(name) = &shot.select {
+        let exact = occurrences(t, |n| n == name);
+        let found = if exact.is_empty() {
+            occurrences(t, |n| n.contains(name.as_str()))
+        } else {
+            exact
+        };
+        let Some(&first) = found.first() else {
+            return Err(format!("--select {name:?}: no span has that name"));
+        };
+        s.select(l, Some(first));
+    }
+    Ok(s)
+}
+
+/// Renders the state to RGBA pixels (rows from the top).
+pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, String> {
+    let (w, h) = (s.width as u32, s.height as u32);
+    let headless = Headless::new(w, h).map_err(|e| e.to_string())?;
+    // SAFETY: the headless context is current on this thread for the renderer's lifetime.
+    let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }
+        .map_err(|e| e.to_string())?;
+    let mut fonts = Fonts::new();
+    let mut scene = Scene::new();
+    FrameBuilder::default().build(&mut scene, &mut fonts, l, s);
+    headless.bind();
+    // SAFETY: as above.
+    unsafe { renderer.render(&mut scene, &fonts) };
+    Ok(headless.read_rgba())
+}
+
+/// Loads nothing: renders `l` as `shot` describes and writes the PNG.
+pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), String> {
+    let s = prepare(l, shot)?;
+    let px = render(l, &s)?;
+    render_gl::write_png(out, shot.width, shot.height, &px).map_err(|e| e.to_string())
+}

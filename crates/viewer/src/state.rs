@@ -1,0 +1,480 @@
+//! Everything about what the user is looking at: the view, scroll, selection, range,
+//! search and highlights, and the operations on them. No GL: unit-tested directly.
+
+use trace_index::{children, hit_test, occurrences, parent};
+use trace_model::{NameStats, SpanRef, StatsFilter, StrId};
+
+use crate::layout::{Collapsed, Layout, RowKind};
+use crate::loaded::Loaded;
+use crate::theme::Theme;
+use crate::viewport::Viewport;
+
+/// Height of the minimap strip at the top.
+pub const MINIMAP_H: f32 = 36.0;
+/// Height of the time ruler under it.
+pub const RULER_H: f32 = 22.0;
+/// Where the tracks start.
+pub const TRACKS_TOP: f32 = MINIMAP_H + RULER_H;
+
+/// Spans whose names match a search or a clicked statistics row.
+#[derive(Clone, Debug, Default)]
+pub struct Matches {
+    pub query: String,
+    /// Per interned string: whether the name matches.
+    pub names: Vec<bool>,
+    /// Every matching span, by start time.
+    pub spans: Vec<SpanRef>,
+    /// The match last stepped to.
+    pub current: Option<usize>,
+}
+
+impl Matches {
+    pub fn is_active(&self) -> bool {
+        !self.query.is_empty()
+    }
+
+    pub fn name_matches(&self, name: StrId) -> bool {
+        self.names.get(name.0 as usize).copied().unwrap_or(false)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ViewState {
+    pub viewport: Viewport,
+    pub scroll_y: f32,
+    pub collapsed: Collapsed,
+    pub layout: Layout,
+    pub theme: Theme,
+    /// Size of the timeline area in pixels (the side panel excluded).
+    pub width: f32,
+    pub height: f32,
+    pub selected: Option<SpanRef>,
+    pub hover: Option<(SpanRef, f32, f32)>,
+    /// A selected time range, absolute ns.
+    pub range: Option<(i64, i64)>,
+    pub matches: Matches,
+}
+
+impl ViewState {
+    pub fn new(l: &Loaded, width: f32, height: f32, theme: Theme) -> ViewState {
+        let t = &l.trace;
+        let collapsed = Collapsed::for_trace(t);
+        let layout = Layout::new(t, &collapsed);
+        ViewState {
+            viewport: Viewport::fit(
+                t.start_ns,
+                t.start_ns,
+                t.end_ns.max(t.start_ns + 1),
+                width as f64,
+            ),
+            scroll_y: 0.0,
+            collapsed,
+            layout,
+            theme,
+            width,
+            height,
+            selected: None,
+            hover: None,
+            range: None,
+            matches: Matches::default(),
+        }
+    }
+
+    pub fn resize(&mut self, width: f32, height: f32) {
+        self.width = width.max(1.0);
+        self.height = height.max(1.0);
+        self.viewport.resize(self.width as f64);
+        self.clamp_scroll();
+    }
+
+    /// The most zoomed-out scale: the whole trace on a tenth of the width... times ten.
+    pub fn max_ns_per_px(&self, l: &Loaded) -> f64 {
+        (l.trace.duration_ns().max(1) as f64 / self.width as f64) * 10.0
+    }
+
+    pub fn tracks_height(&self) -> f32 {
+        (self.height - TRACKS_TOP).max(0.0)
+    }
+
+    pub fn clamp_scroll(&mut self) {
+        let max = (self.layout.height - self.tracks_height() + 40.0).max(0.0);
+        self.scroll_y = self.scroll_y.clamp(0.0, max);
+    }
+
+    pub fn zoom_at(&mut self, l: &Loaded, x: f32, factor: f64) {
+        let max = self.max_ns_per_px(l);
+        self.viewport.zoom_at(x as f64, factor, max);
+    }
+
+    pub fn pan(&mut self, dx: f32) {
+        self.viewport.pan(dx as f64);
+    }
+
+    pub fn scroll(&mut self, dy: f32) {
+        self.scroll_y += dy;
+        self.clamp_scroll();
+    }
+
+    /// The span under a point of the timeline area, with a tolerance of a few pixels so
+    /// that sub-pixel spans can be picked.
+    pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<SpanRef> {
+        if y < TRACKS_TOP || x < 0.0 || x > self.width {
+            return None;
+        }
+        let row = self.layout.row_at(y - TRACKS_TOP + self.scroll_y)?;
+        let RowKind::Lane { thread, depth } = row.kind else {
+            return None;
+        };
+        let lane = &l.trace.threads[thread as usize].lanes[depth as usize];
+        let t = self.viewport.time_at(x as f64);
+        let tol = (self.viewport.ns_per_px * 3.0).ceil() as i64;
+        let h = hit_test(lane, t, tol)?;
+        Some(SpanRef {
+            thread,
+            depth,
+            index: h.index as u32,
+        })
+    }
+
+    /// The header row (process or thread) under a point, for collapsing.
+    pub fn header_at(&self, y: f32) -> Option<RowKind> {
+        if y < TRACKS_TOP {
+            return None;
+        }
+        let row = self.layout.row_at(y - TRACKS_TOP + self.scroll_y)?;
+        match row.kind {
+            RowKind::Lane { .. } => None,
+            k => Some(k),
+        }
+    }
+
+    pub fn toggle_collapse(&mut self, l: &Loaded, kind: RowKind) {
+        match kind {
+            RowKind::Process(p) => self.collapsed.processes[p as usize] ^= true,
+            RowKind::Thread(t) => self.collapsed.threads[t as usize] ^= true,
+            RowKind::Lane { .. } => return,
+        }
+        self.layout = Layout::new(&l.trace, &self.collapsed);
+        self.clamp_scroll();
+    }
+
+    /// Shows the whole trace.
+    pub fn fit_all(&mut self, l: &Loaded) {
+        let t = &l.trace;
+        self.viewport.show(t.start_ns, t.end_ns.max(t.start_ns + 1));
+    }
+
+    /// Fits the selection (a span, else the range), or the whole trace (F / Home).
+    pub fn fit(&mut self, l: &Loaded) {
+        if let Some(r) = self.selected {
+            let s = l.trace.span(r);
+            self.viewport.show(s.start, s.end().max(s.start + 1));
+        } else if let Some((a, b)) = self.range {
+            self.viewport.show(a, b.max(a + 1));
+        } else {
+            self.fit_all(l);
+        }
+    }
+
+    /// Selects a span and brings its row into view.
+    pub fn select(&mut self, l: &Loaded, r: Option<SpanRef>) {
+        self.selected = r;
+        if let Some(r) = r {
+            self.reveal(l, r);
+        }
+    }
+
+    /// Zooms to a span (double-click).
+    pub fn zoom_to(&mut self, l: &Loaded, r: SpanRef) {
+        self.selected = Some(r);
+        let s = l.trace.span(r);
+        self.viewport.show(s.start, s.end().max(s.start + 1));
+        self.reveal(l, r);
+    }
+
+    /// Centres a span horizontally (keeping the zoom unless it does not fit) and scrolls its
+    /// row into view, expanding collapsed tracks.
+    pub fn center_on(&mut self, l: &Loaded, r: SpanRef) {
+        let s = l.trace.span(r);
+        let w = self.viewport.ns_per_px * self.width as f64;
+        if (s.dur as f64) > w * 0.9 {
+            self.viewport.show(s.start, s.end());
+        } else {
+            let mid = (s.start - self.viewport.origin) as f64 + s.dur as f64 / 2.0;
+            self.viewport.t0 = mid - w / 2.0;
+        }
+        self.reveal(l, r);
+    }
+
+    /// Scrolls the span's row into view, expanding its tracks if collapsed.
+    fn reveal(&mut self, l: &Loaded, r: SpanRef) {
+        let t = &l.trace.threads[r.thread as usize];
+        let (p, th) = (t.process as usize, r.thread as usize);
+        if self.collapsed.processes[p] || self.collapsed.threads[th] {
+            self.collapsed.processes[p] = false;
+            self.collapsed.threads[th] = false;
+            self.layout = Layout::new(&l.trace, &self.collapsed);
+        }
+        if let Some(row) = self.layout.lane_row(r.thread, r.depth) {
+            let (top, bottom) = (row.y, row.y + row.h);
+            let visible = self.tracks_height();
+            if top < self.scroll_y || bottom > self.scroll_y + visible {
+                self.scroll_y = top - visible / 2.0;
+                self.clamp_scroll();
+            }
+        }
+    }
+
+    /// Sets the search text (a case-insensitive substring; case-sensitive when it has
+    /// capitals). An empty query clears the highlights.
+    pub fn search(&mut self, l: &Loaded, query: &str) {
+        if query.is_empty() {
+            self.matches = Matches::default();
+            return;
+        }
+        let sensitive = query.chars().any(char::is_uppercase);
+        let q = if sensitive {
+            query.to_string()
+        } else {
+            query.to_lowercase()
+        };
+        let matches = |s: &str| {
+            if sensitive {
+                s.contains(q.as_str())
+            } else {
+                s.to_lowercase().contains(q.as_str())
+            }
+        };
+        let names = l.trace.strings.iter().map(|(_, s)| matches(s)).collect();
+        self.matches = Matches {
+            query: query.to_string(),
+            names,
+            spans: occurrences(&l.trace, matches),
+            current: None,
+        };
+    }
+
+    /// Highlights every span of one name (a click on a statistics row).
+    pub fn highlight_name(&mut self, l: &Loaded, name: StrId) {
+        let text = l.trace.str(name).to_string();
+        let mut names = vec![false; l.trace.strings.len()];
+        names[name.0 as usize] = true;
+        self.matches = Matches {
+            query: text.clone(),
+            names,
+            spans: occurrences(&l.trace, |s| s == text),
+            current: None,
+        };
+    }
+
+    /// Steps to the next (or previous) match after the current one, selects and centres
+    /// it. Returns its position among the matches.
+    pub fn step_match(&mut self, l: &Loaded, forward: bool) -> Option<usize> {
+        let n = self.matches.spans.len();
+        if n == 0 {
+            return None;
+        }
+        let next = match self.matches.current {
+            Some(i) if forward => (i + 1) % n,
+            Some(i) => (i + n - 1) % n,
+            None => {
+                // The first match at or after the view's middle.
+                let (a, b) = self.viewport.visible();
+                let mid = a + (b - a) / 2;
+                let i = self
+                    .matches
+                    .spans
+                    .partition_point(|&r| l.trace.span(r).start < mid);
+                if forward {
+                    i % n
+                } else {
+                    (i + n - 1) % n
+                }
+            }
+        };
+        self.matches.current = Some(next);
+        let r = self.matches.spans[next];
+        self.selected = Some(r);
+        self.center_on(l, r);
+        Some(next)
+    }
+
+    /// Statistics per name for the selected range, or the whole trace.
+    pub fn stats(&self, l: &Loaded) -> Vec<NameStats> {
+        l.trace.stats(&StatsFilter {
+            range: self.range,
+            ..StatsFilter::default()
+        })
+    }
+
+    /// The selected span's ancestors, outermost first, then the span itself.
+    pub fn call_stack(&self, l: &Loaded, r: SpanRef) -> Vec<SpanRef> {
+        let mut v = vec![r];
+        let mut cur = r;
+        while let Some(p) = parent(&l.trace, cur) {
+            v.push(p);
+            cur = p;
+        }
+        v.reverse();
+        v
+    }
+
+    /// The direct children of a span, grouped by name: (name, count, total ns), largest first.
+    pub fn children_by_name(&self, l: &Loaded, r: SpanRef) -> Vec<(StrId, u64, i64)> {
+        let lanes = &l.trace.threads[r.thread as usize].lanes;
+        let mut acc: std::collections::HashMap<StrId, (u64, i64)> =
+            std::collections::HashMap::new();
+        if let Some(down) = lanes.get(r.depth as usize + 1) {
+            for i in children(&l.trace, r) {
+                let e = acc.entry(down.name[i]).or_insert((0, 0));
+                e.0 += 1;
+                e.1 += down.dur[i];
+            }
+        }
+        let mut v: Vec<(StrId, u64, i64)> = acc.into_iter().map(|(k, (c, t))| (k, c, t)).collect();
+        v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{HEADER_H, LANE_H};
+    use crate::theme::ThemeKind;
+
+    fn loaded() -> Loaded {
+        let t = trace_model::load_bytes(
+            br#"[{"ph":"X","name":"main","ts":0,"dur":1000,"pid":1,"tid":1},
+                 {"ph":"X","name":"render","ts":100,"dur":300,"pid":1,"tid":1},
+                 {"ph":"X","name":"draw","ts":150,"dur":100,"pid":1,"tid":1},
+                 {"ph":"X","name":"render","ts":500,"dur":300,"pid":1,"tid":1},
+                 {"ph":"X","name":"tick","ts":900,"dur":0.001,"pid":1,"tid":1},
+                 {"ph":"X","name":"io","ts":0,"dur":50,"pid":1,"tid":2}]"#,
+        )
+        .unwrap();
+        Loaded::new(t, "test".into())
+    }
+
+    fn state(l: &Loaded) -> ViewState {
+        ViewState::new(l, 1000.0, 600.0, Theme::new(ThemeKind::Light))
+    }
+
+    /// The screen y of the middle of a lane row.
+    fn lane_y(s: &ViewState, thread: u32, depth: u32) -> f32 {
+        let r = s.layout.lane_row(thread, depth).unwrap();
+        TRACKS_TOP + r.y - s.scroll_y + r.h / 2.0
+    }
+
+    #[test]
+    fn hit_testing_maps_pixels_to_spans() {
+        let l = loaded();
+        let s = state(&l);
+        assert_eq!(lane_y(&s, 0, 0), TRACKS_TOP + 2.0 * HEADER_H + LANE_H / 2.0);
+        let x = s.viewport.x(200_000) as f32;
+        let hit = s.hit(&l, x, lane_y(&s, 0, 1)).unwrap();
+        assert_eq!(l.trace.str(l.trace.span(hit).name), "render");
+        let hit = s.hit(&l, x, lane_y(&s, 0, 2)).unwrap();
+        assert_eq!(l.trace.str(l.trace.span(hit).name), "draw");
+        // A 1 ns span is still pickable within the pixel tolerance.
+        let x = s.viewport.x(900_000) as f32 + 1.0;
+        let hit = s.hit(&l, x, lane_y(&s, 0, 1)).unwrap();
+        assert_eq!(l.trace.str(l.trace.span(hit).name), "tick");
+        assert_eq!(s.hit(&l, x, 5.0), None, "the minimap is not a track");
+        assert_eq!(s.header_at(TRACKS_TOP + 1.0), Some(RowKind::Process(0)));
+    }
+
+    #[test]
+    fn selection_fit_and_zoom() {
+        let l = loaded();
+        let mut s = state(&l);
+        let draw = SpanRef {
+            thread: 0,
+            depth: 2,
+            index: 0,
+        };
+        s.zoom_to(&l, draw);
+        let (a, b) = s.viewport.visible();
+        assert!(a <= 150_000 && b >= 250_000 && b - a < 120_000, "{a}..{b}");
+        s.selected = None;
+        s.fit(&l);
+        let (a, b) = s.viewport.visible();
+        assert!(a <= 0 && b >= 1_000_000);
+        assert_eq!(s.call_stack(&l, draw).len(), 3);
+        let kids = s.children_by_name(
+            &l,
+            SpanRef {
+                thread: 0,
+                depth: 0,
+                index: 0,
+            },
+        );
+        assert_eq!(kids.len(), 2);
+        assert_eq!(
+            (l.trace.str(kids[0].0), kids[0].1, kids[0].2),
+            ("render", 2, 600_000)
+        );
+        assert_eq!(
+            (l.trace.str(kids[1].0), kids[1].1, kids[1].2),
+            ("tick", 1, 1)
+        );
+    }
+
+    #[test]
+    fn search_steps_through_matches_in_time_order() {
+        let l = loaded();
+        let mut s = state(&l);
+        s.search(&l, "REN"); // capitals: case-sensitive, no match
+        assert!(s.matches.spans.is_empty());
+        s.search(&l, "ren");
+        assert_eq!(s.matches.spans.len(), 2);
+        s.viewport.show(0, 200_000);
+        assert_eq!(s.step_match(&l, true), Some(0));
+        assert_eq!(s.step_match(&l, true), Some(1));
+        assert_eq!(l.trace.span(s.selected.unwrap()).start, 500_000);
+        let (a, b) = s.viewport.visible();
+        assert!(a < 650_000 && b > 650_000, "centred on the match");
+        assert_eq!(s.step_match(&l, true), Some(0), "wraps around");
+        assert_eq!(s.step_match(&l, false), Some(1));
+        s.search(&l, "");
+        assert!(!s.matches.is_active());
+    }
+
+    #[test]
+    fn range_statistics_clip_to_the_range() {
+        let l = loaded();
+        let mut s = state(&l);
+        s.range = Some((450_000, 2_000_000));
+        let stats = s.stats(&l);
+        let render = stats
+            .iter()
+            .find(|x| l.trace.str(x.name) == "render")
+            .unwrap();
+        assert_eq!((render.count, render.total_ns), (1, 300_000));
+        let main = stats
+            .iter()
+            .find(|x| l.trace.str(x.name) == "main")
+            .unwrap();
+        assert_eq!(main.total_ns, 550_000);
+    }
+
+    #[test]
+    fn collapsing_and_revealing() {
+        let l = loaded();
+        let mut s = state(&l);
+        s.toggle_collapse(&l, RowKind::Thread(0));
+        assert!(s.layout.lane_row(0, 0).is_none());
+        s.select(
+            &l,
+            Some(SpanRef {
+                thread: 0,
+                depth: 1,
+                index: 0,
+            }),
+        );
+        assert!(
+            s.layout.lane_row(0, 1).is_some(),
+            "selecting expands the track"
+        );
+    }
+}
