@@ -10,10 +10,12 @@
 pub mod frame;
 pub mod layout;
 pub mod loaded;
+pub mod panel;
 pub mod screenshot;
 pub mod state;
 pub mod theme;
 pub mod viewport;
+pub mod window;
 
 pub use loaded::Loaded;
 

@@ -96,6 +96,15 @@ fn main() -> ExitCode {
             }
         };
     }
-    eprintln!("spall: the window is not built yet; use --screenshot");
-    ExitCode::from(2)
+    let theme = args.theme.map(|t| match t {
+        ThemeArg::Light => ThemeKind::Light,
+        ThemeArg::Dark => ThemeKind::Dark,
+    });
+    match spall_viewer::window::run(args.trace, theme) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("spall: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -1,0 +1,775 @@
+//! The windowed app: winit + glutin-winit, render-gl for the timeline, egui for the side
+//! panel. Frames are drawn on demand: an idle viewer waits for events and uses no CPU.
+
+#![allow(unsafe_code)] // GL calls are unsafe by signature; the context is current on this thread.
+
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glutin::config::{ConfigTemplateBuilder, GlConfig};
+use glutin::context::{
+    ContextApi, ContextAttributesBuilder, NotCurrentGlContext, PossiblyCurrentContext, Version,
+};
+use glutin::display::{GetGlDisplay, GlDisplay};
+use glutin::surface::{GlSurface, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
+use raw_window_handle::HasWindowHandle;
+use render_gl::{Fonts, Renderer, Scene, ShaderVersion, VAlign};
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{Theme as WinitTheme, Window, WindowId};
+
+use crate::frame::{minimap_time, FrameBuilder};
+use crate::loaded::Loaded;
+use crate::panel::Panel;
+use crate::state::{ViewState, MINIMAP_H, TRACKS_TOP};
+use crate::theme::{Theme, ThemeKind};
+
+/// Events from other threads.
+#[derive(Debug)]
+pub enum UserEvent {
+    Progress,
+    Loaded(Box<Result<Loaded, String>>),
+    Repaint(Duration),
+}
+
+struct Gl {
+    window: Window,
+    surface: Surface<WindowSurface>,
+    context: PossiblyCurrentContext,
+    gl: Arc<glow::Context>,
+    renderer: Renderer,
+    egui: egui_glow::EguiGlow,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Drag {
+    /// Panning (and scrolling) the tracks; `moved` says whether it was more than a click.
+    Pan { x: f32, y: f32, moved: bool },
+    /// Selecting a time range from `from`.
+    Range { from: i64 },
+    /// Moving the view with the minimap.
+    Minimap,
+}
+
+struct Loading {
+    source: String,
+    done: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+    started: Instant,
+}
+
+struct App {
+    proxy: EventLoopProxy<UserEvent>,
+    gl: Option<Gl>,
+    initial: Option<Option<PathBuf>>,
+    loaded: Option<Loaded>,
+    state: Option<ViewState>,
+    loading: Option<Loading>,
+    error: Option<String>,
+    theme: Option<Theme>,
+    fonts: Fonts,
+    scene: Scene,
+    frame: FrameBuilder,
+    panel: Panel,
+    panel_px: f32,
+    cursor: (f32, f32),
+    drag: Option<Drag>,
+    last_click: Option<(Instant, f32, f32)>,
+    shift: bool,
+    ctrl: bool,
+    repaint_at: Option<Instant>,
+    /// `SPALL_FRAME_DUMP=DIR`: every drawn frame is written to DIR/frame.png (for tests of
+    /// the real window), with DIR/frame.txt saying its number and whether a trace is shown.
+    dump: Option<PathBuf>,
+    frames: u64,
+    /// Fit the whole trace once the side panel's width is known.
+    fit_pending: bool,
+}
+
+impl App {
+    fn new(
+        proxy: EventLoopProxy<UserEvent>,
+        trace: Option<PathBuf>,
+        theme: Option<ThemeKind>,
+    ) -> App {
+        App {
+            proxy,
+            gl: None,
+            initial: Some(trace),
+            loaded: None,
+            state: None,
+            loading: None,
+            error: None,
+            theme: theme.map(Theme::new),
+            fonts: Fonts::new(),
+            scene: Scene::new(),
+            frame: FrameBuilder::default(),
+            panel: Panel::default(),
+            panel_px: 0.0,
+            cursor: (0.0, 0.0),
+            drag: None,
+            last_click: None,
+            shift: false,
+            ctrl: false,
+            repaint_at: None,
+            dump: std::env::var_os("SPALL_FRAME_DUMP").map(PathBuf::from),
+            frames: 0,
+            fit_pending: false,
+        }
+    }
+
+    fn redraw(&self) {
+        if let Some(g) = &self.gl {
+            g.window.request_redraw();
+        }
+    }
+
+    /// Starts loading on a background thread; the window stays responsive.
+    fn open(&mut self, path: Option<PathBuf>) {
+        let source = path
+            .as_ref()
+            .map_or(crate::DEMO_NAME.to_string(), |p| p.display().to_string());
+        let done = Arc::new(AtomicU64::new(0));
+        let total = Arc::new(AtomicU64::new(0));
+        let (d, t, proxy) = (done.clone(), total.clone(), self.proxy.clone());
+        std::thread::spawn(move || {
+            let mut last = Instant::now();
+            let result = crate::load(path.as_deref(), |a, b| {
+                d.store(a, Ordering::Relaxed);
+                t.store(b, Ordering::Relaxed);
+                if last.elapsed() > Duration::from_millis(50) {
+                    last = Instant::now();
+                    let _ = proxy.send_event(UserEvent::Progress);
+                }
+            });
+            let _ = proxy.send_event(UserEvent::Loaded(Box::new(result)));
+        });
+        self.loading = Some(Loading {
+            source,
+            done,
+            total,
+            started: Instant::now(),
+        });
+        self.error = None;
+        self.redraw();
+    }
+
+    fn timeline_size(&self) -> (f32, f32) {
+        let Some(g) = &self.gl else { return (1.0, 1.0) };
+        let size = g.window.inner_size();
+        (
+            (size.width as f32 - self.panel_px).max(1.0),
+            size.height as f32,
+        )
+    }
+
+    fn theme(&self) -> Theme {
+        self.theme.unwrap_or_else(|| {
+            let dark = self.gl.as_ref().and_then(|g| g.window.theme()) == Some(WinitTheme::Dark);
+            Theme::new(if dark {
+                ThemeKind::Dark
+            } else {
+                ThemeKind::Light
+            })
+        })
+    }
+
+    fn status(&self) -> String {
+        if let Some(l) = &self.loading {
+            let (d, t) = (
+                l.done.load(Ordering::Relaxed),
+                l.total.load(Ordering::Relaxed),
+            );
+            let pct = (d * 100).checked_div(t).unwrap_or(0);
+            return format!("loading {} … {pct}%", l.source);
+        }
+        if let Some(e) = &self.error {
+            return format!("error: {e}");
+        }
+        self.loaded
+            .as_ref()
+            .map_or(String::new(), |l| l.source.clone())
+    }
+
+    fn draw(&mut self) {
+        let status = self.status();
+        let theme = self.theme();
+        let Some(g) = self.gl.as_mut() else { return };
+        // The side panel first: its width decides the timeline's.
+        let mut actions = Default::default();
+        let (loaded, mut state, panel) =
+            (self.loaded.as_ref(), self.state.as_mut(), &mut self.panel);
+        let mut panel_points = 0.0;
+        g.egui.egui_ctx.set_visuals(match theme.kind {
+            ThemeKind::Light => egui::Visuals::light(),
+            ThemeKind::Dark => egui::Visuals::dark(),
+        });
+        g.egui.run(&g.window, |ui| {
+            let r = egui::Panel::right("side")
+                .default_size(400.0)
+                .min_size(260.0)
+                .max_size(620.0)
+                .show(ui, |ui| {
+                    actions = panel.ui(ui, loaded, state.as_deref_mut(), &status);
+                });
+            panel_points = r.response.rect.width();
+        });
+        let ppp = g.egui.egui_ctx.pixels_per_point();
+        self.panel_px = panel_points * ppp;
+        let size = g.window.inner_size();
+        let (w, h) = (
+            (size.width as f32 - self.panel_px).max(1.0),
+            size.height as f32,
+        );
+
+        if let (Some(l), Some(s)) = (&self.loaded, &mut self.state) {
+            s.theme = theme;
+            if (s.width, s.height) != (w, h) {
+                s.resize(w, h);
+            }
+            if self.fit_pending {
+                self.fit_pending = false;
+                s.fit_all(l);
+            }
+            self.frame.build(&mut self.scene, &mut self.fonts, l, s);
+        } else {
+            message(
+                &mut self.scene,
+                &mut self.fonts,
+                theme,
+                w,
+                h,
+                &status,
+                self.loading.as_ref(),
+            );
+        }
+        // SAFETY: our context is current on this thread.
+        unsafe {
+            use glow::HasContext;
+            g.gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            g.renderer.render(&mut self.scene, &self.fonts);
+            g.gl.viewport(0, 0, size.width as i32, size.height as i32);
+        }
+        g.egui.paint(&g.window);
+        self.frames += 1;
+        if let Some(dir) = &self.dump {
+            dump_frame(
+                &g.gl,
+                dir,
+                size.width,
+                size.height,
+                self.frames,
+                self.loaded.is_some(),
+            );
+        }
+        if let Err(e) = g.surface.swap_buffers(&g.context) {
+            eprintln!("spall: swap failed: {e}");
+        }
+        if let Some(p) = actions.open {
+            self.open(Some(p));
+        }
+        if actions.toggle_theme {
+            self.theme = Some(theme.toggled());
+            self.redraw();
+        }
+        if actions.redraw {
+            self.panel.invalidate_stats();
+            self.redraw();
+        }
+    }
+
+    fn on_loaded(&mut self, result: Result<Loaded, String>) {
+        self.loading = None;
+        match result {
+            Ok(l) => {
+                let (w, h) = self.timeline_size();
+                let s = ViewState::new(&l, w, h, self.theme());
+                if let Some(g) = &self.gl {
+                    g.window.set_title(&format!("spall · {}", l.source));
+                }
+                self.loaded = Some(l);
+                self.state = Some(s);
+                self.panel = Panel::default();
+                self.fit_pending = true;
+            }
+            Err(e) => self.error = Some(e),
+        }
+        self.redraw();
+    }
+
+    fn mouse_moved(&mut self, x: f32, y: f32) {
+        let (dx, dy) = (x - self.cursor.0, y - self.cursor.1);
+        self.cursor = (x, y);
+        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+            return;
+        };
+        match &mut self.drag {
+            Some(Drag::Pan {
+                x: x0,
+                y: y0,
+                moved,
+            }) => {
+                if (x - *x0).abs() + (y - *y0).abs() > 3.0 {
+                    *moved = true;
+                }
+                s.pan(-dx);
+                s.scroll(-dy);
+                s.hover = None;
+            }
+            Some(Drag::Range { from }) => {
+                let t = s.viewport.time_at(x as f64);
+                s.range = Some(((*from).min(t), (*from).max(t)));
+                self.panel.invalidate_stats();
+            }
+            Some(Drag::Minimap) => {
+                let t = minimap_time(l, s, x);
+                let (a, b) = s.viewport.visible();
+                s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
+            }
+            None => {
+                let hit = s.hit(l, x, y);
+                let new = hit.map(|r| (r, x, y));
+                if new.map(|h| h.0) == s.hover.map(|h| h.0) && hit.is_none() {
+                    return;
+                }
+                s.hover = new;
+            }
+        }
+        self.redraw();
+    }
+
+    fn mouse_button(&mut self, button: MouseButton, pressed: bool) {
+        let (x, y) = self.cursor;
+        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+            return;
+        };
+        if x > s.width {
+            return;
+        }
+        if button != MouseButton::Left {
+            return;
+        }
+        if pressed {
+            self.drag = Some(if y < MINIMAP_H {
+                let t = minimap_time(l, s, x);
+                let (a, b) = s.viewport.visible();
+                s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
+                Drag::Minimap
+            } else if y < TRACKS_TOP || self.shift {
+                let t = s.viewport.time_at(x as f64);
+                s.range = Some((t, t));
+                Drag::Range { from: t }
+            } else {
+                Drag::Pan { x, y, moved: false }
+            });
+        } else {
+            match self.drag.take() {
+                Some(Drag::Pan { moved: false, .. }) => {
+                    let now = Instant::now();
+                    let double = self.last_click.is_some_and(|(t, px, py)| {
+                        now - t < Duration::from_millis(400)
+                            && (px - x).abs() < 4.0
+                            && (py - y).abs() < 4.0
+                    });
+                    self.last_click = Some((now, x, y));
+                    if let Some(kind) = s.header_at(y) {
+                        s.toggle_collapse(l, kind);
+                    } else {
+                        let hit = s.hit(l, x, y);
+                        match (hit, double) {
+                            (Some(r), true) => s.zoom_to(l, r),
+                            (hit, _) => s.selected = hit,
+                        }
+                    }
+                }
+                Some(Drag::Range { from }) => {
+                    if let Some((a, b)) = s.range {
+                        if b - a < (s.viewport.ns_per_px * 2.0) as i64 {
+                            s.range = None;
+                        }
+                    }
+                    let _ = from;
+                    self.panel.invalidate_stats();
+                }
+                _ => {}
+            }
+        }
+        self.redraw();
+    }
+
+    fn wheel(&mut self, delta: MouseScrollDelta) {
+        let (x, _) = self.cursor;
+        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+            return;
+        };
+        if x > s.width {
+            return;
+        }
+        let (dx, dy) = match delta {
+            MouseScrollDelta::LineDelta(a, b) => (a * 40.0, b * 40.0),
+            MouseScrollDelta::PixelDelta(p) => (p.x as f32, p.y as f32),
+        };
+        if self.shift {
+            s.scroll(-(dy + dx));
+        } else if dx.abs() > dy.abs() {
+            s.pan(-dx);
+        } else {
+            s.zoom_at(l, x, 1.0015f64.powf(dy as f64));
+        }
+        s.hover = None;
+        self.redraw();
+    }
+
+    fn key(&mut self, key: &Key) {
+        let Some(g) = &self.gl else { return };
+        let _ = g;
+        if self.ctrl {
+            match key {
+                Key::Character(c) if c.eq_ignore_ascii_case("o") => {
+                    self.panel.show_open = true;
+                }
+                Key::Character(c) if c.eq_ignore_ascii_case("f") => {
+                    self.panel.focus_search = true;
+                }
+                _ => return,
+            }
+            self.redraw();
+            return;
+        }
+        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+            return;
+        };
+        let cx = s.width / 2.0;
+        match key {
+            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
+                "w" => s.zoom_at(l, cx, 1.25),
+                "s" => s.zoom_at(l, cx, 0.8),
+                "a" => s.pan(-s.width * 0.15),
+                "d" => s.pan(s.width * 0.15),
+                "f" => s.fit(l),
+                "t" => self.theme = Some(s.theme.toggled()),
+                "/" => self.panel.focus_search = true,
+                _ => return,
+            },
+            Key::Named(NamedKey::Home) => s.fit_all(l),
+            Key::Named(NamedKey::Escape) => {
+                s.selected = None;
+                s.range = None;
+                s.search(l, "");
+                self.panel.search.clear();
+                self.panel.invalidate_stats();
+            }
+            Key::Named(NamedKey::Enter) => {
+                s.step_match(l, !self.shift);
+            }
+            Key::Named(NamedKey::ArrowLeft) => s.pan(-s.width * 0.05),
+            Key::Named(NamedKey::ArrowRight) => s.pan(s.width * 0.05),
+            Key::Named(NamedKey::ArrowUp) => s.scroll(-40.0),
+            Key::Named(NamedKey::ArrowDown) => s.scroll(40.0),
+            _ => return,
+        }
+        self.redraw();
+    }
+}
+
+/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
+fn dump_frame(gl: &glow::Context, dir: &std::path::Path, w: u32, h: u32, n: u64, loaded: bool) {
+    use glow::HasContext;
+    let mut px = vec![0u8; (w * h * 4) as usize];
+    // SAFETY: the buffer holds w × h RGBA pixels; the context is current.
+    unsafe {
+        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+        gl.read_pixels(
+            0,
+            0,
+            w as i32,
+            h as i32,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+    }
+    let row = (w * 4) as usize;
+    let flipped: Vec<u8> = (0..h as usize)
+        .rev()
+        .flat_map(|y| px[y * row..(y + 1) * row].iter().copied())
+        .collect();
+    let _ = std::fs::create_dir_all(dir);
+    let tmp = dir.join("frame.png.tmp");
+    if render_gl::write_png(&tmp, w, h, &flipped).is_ok() {
+        let _ = std::fs::rename(&tmp, dir.join("frame.png"));
+        let _ = std::fs::write(dir.join("frame.txt.tmp"), format!("{n} {loaded}\n"));
+        let _ = std::fs::rename(dir.join("frame.txt.tmp"), dir.join("frame.txt"));
+    }
+}
+
+/// The screen shown before a trace is loaded: progress, or an error.
+fn message(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    th: Theme,
+    w: f32,
+    h: f32,
+    status: &str,
+    loading: Option<&Loading>,
+) {
+    scene.begin(w as u32, h as u32, th.background);
+    let cy = h / 2.0;
+    scene.text(
+        fonts,
+        40.0,
+        cy - 30.0,
+        16.0,
+        VAlign::Center,
+        th.text,
+        status,
+    );
+    if let Some(l) = loading {
+        let (d, t) = (
+            l.done.load(Ordering::Relaxed),
+            l.total.load(Ordering::Relaxed),
+        );
+        let frac = if t > 0 { d as f32 / t as f32 } else { 0.0 };
+        let bw = (w - 80.0).max(10.0);
+        scene.rect(40.0, cy, bw, 10.0, th.ruler);
+        scene.rect(40.0, cy, bw * frac, 10.0, th.range_edge);
+        let secs = l.started.elapsed().as_secs_f32();
+        scene.text(
+            fonts,
+            40.0,
+            cy + 30.0,
+            12.0,
+            VAlign::Center,
+            th.text_dim,
+            &format!("{secs:.1} s"),
+        );
+    } else {
+        scene.text(
+            fonts,
+            40.0,
+            cy + 10.0,
+            12.0,
+            VAlign::Center,
+            th.text_dim,
+            "Drop a trace on the window, or press Ctrl+O to open one.",
+        );
+    }
+}
+
+fn create_gl(el: &ActiveEventLoop) -> Result<Gl, String> {
+    let attrs = Window::default_attributes()
+        .with_title("spall")
+        .with_inner_size(winit::dpi::LogicalSize::new(1400.0, 850.0));
+    let template = ConfigTemplateBuilder::new().with_alpha_size(8);
+    let (window, config) = glutin_winit::DisplayBuilder::new()
+        .with_preference(glutin_winit::ApiPreference::FallbackEgl)
+        .with_window_attributes(Some(attrs.clone()))
+        .build(el, template, |configs| {
+            configs
+                .reduce(|a, b| {
+                    if b.num_samples() < a.num_samples() {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .expect("at least one GL config")
+        })
+        .map_err(|e| format!("no OpenGL configuration: {e}"))?;
+    let window = match window {
+        Some(w) => w,
+        None => {
+            glutin_winit::finalize_window(el, attrs, &config).map_err(|e| format!("window: {e}"))?
+        }
+    };
+    let raw = window.window_handle().map_err(|e| e.to_string())?.as_raw();
+    let display = config.display();
+    let ctx_attrs = ContextAttributesBuilder::new()
+        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+        .build(Some(raw));
+    let es_attrs = ContextAttributesBuilder::new()
+        .with_context_api(ContextApi::Gles(Some(Version::new(3, 0))))
+        .build(Some(raw));
+    // SAFETY: the window outlives the context and surface (both are stored together).
+    let (context, version) = unsafe {
+        match display.create_context(&config, &ctx_attrs) {
+            Ok(c) => (c, ShaderVersion::Gl33),
+            Err(_) => (
+                display
+                    .create_context(&config, &es_attrs)
+                    .map_err(|e| format!("GL context: {e}"))?,
+                ShaderVersion::Gles30,
+            ),
+        }
+    };
+    let size = window.inner_size();
+    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
+        raw,
+        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
+        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
+    );
+    // SAFETY: as above.
+    let surface = unsafe { display.create_window_surface(&config, &surface_attrs) }
+        .map_err(|e| format!("surface: {e}"))?;
+    let context = context
+        .make_current(&surface)
+        .map_err(|e| format!("make current: {e}"))?;
+    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
+    // SAFETY: the context is current; symbols come from its display.
+    let gl = Arc::new(unsafe {
+        glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
+    });
+    // SAFETY: as above.
+    let renderer = unsafe { Renderer::new(gl.clone(), version) }.map_err(|e| e.to_string())?;
+    let egui = egui_glow::EguiGlow::new(
+        el,
+        gl.clone(),
+        None,
+        Some(window.scale_factor() as f32),
+        true,
+    );
+    Ok(Gl {
+        window,
+        surface,
+        context,
+        gl,
+        renderer,
+        egui,
+    })
+}
+
+impl ApplicationHandler<UserEvent> for App {
+    fn resumed(&mut self, el: &ActiveEventLoop) {
+        if self.gl.is_some() {
+            return;
+        }
+        match create_gl(el) {
+            Ok(g) => {
+                let proxy = self.proxy.clone();
+                g.egui.egui_ctx.set_request_repaint_callback(move |info| {
+                    let _ = proxy.send_event(UserEvent::Repaint(info.delay));
+                });
+                self.gl = Some(g);
+            }
+            Err(e) => {
+                eprintln!("spall: cannot open a window: {e}");
+                el.exit();
+                return;
+            }
+        }
+        if let Some(path) = self.initial.take() {
+            self.open(path);
+        }
+    }
+
+    fn user_event(&mut self, _el: &ActiveEventLoop, event: UserEvent) {
+        match event {
+            UserEvent::Progress => self.redraw(),
+            UserEvent::Loaded(r) => self.on_loaded(*r),
+            UserEvent::Repaint(d) => {
+                if d.is_zero() {
+                    self.redraw();
+                } else if d < Duration::from_secs(3600) {
+                    self.repaint_at = Some(Instant::now() + d);
+                }
+            }
+        }
+    }
+
+    fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(g) = self.gl.as_mut() else { return };
+        if let WindowEvent::Resized(size) = &event {
+            if let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height))
+            {
+                g.surface.resize(&g.context, w, h);
+            }
+            g.window.request_redraw();
+        }
+        let consumed = match &event {
+            WindowEvent::RedrawRequested | WindowEvent::CloseRequested => false,
+            _ => {
+                let r = g.egui.on_window_event(&g.window, &event);
+                if r.repaint {
+                    g.window.request_redraw();
+                }
+                r.consumed
+            }
+        };
+        // Pointer events over the panel belong to egui.
+        let over_panel = self.state.as_ref().is_some_and(|s| self.cursor.0 > s.width);
+        match event {
+            WindowEvent::CloseRequested => el.exit(),
+            WindowEvent::RedrawRequested => self.draw(),
+            WindowEvent::ModifiersChanged(m) => {
+                self.shift = m.state().shift_key();
+                self.ctrl = m.state().control_key() || m.state().super_key();
+            }
+            WindowEvent::DroppedFile(path) => self.open(Some(path)),
+            WindowEvent::CursorMoved { position, .. } => {
+                let (x, y) = (position.x as f32, position.y as f32);
+                if over_panel && self.drag.is_none() {
+                    self.cursor = (x, y);
+                    if let Some(s) = &mut self.state {
+                        if s.hover.take().is_some() {
+                            self.redraw();
+                        }
+                    }
+                } else {
+                    self.mouse_moved(x, y);
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } if !consumed || self.drag.is_some() => {
+                self.mouse_button(button, state == ElementState::Pressed)
+            }
+            WindowEvent::MouseWheel { delta, .. } if !consumed && !over_panel => self.wheel(delta),
+            WindowEvent::KeyboardInput { event, .. }
+                if !consumed && event.state == ElementState::Pressed =>
+            {
+                self.key(&event.logical_key)
+            }
+            WindowEvent::ThemeChanged(_) => self.redraw(),
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, el: &ActiveEventLoop) {
+        match self.repaint_at {
+            Some(t) if t <= Instant::now() => {
+                self.repaint_at = None;
+                self.redraw();
+                el.set_control_flow(ControlFlow::Wait);
+            }
+            Some(t) => el.set_control_flow(ControlFlow::WaitUntil(t)),
+            None => el.set_control_flow(ControlFlow::Wait),
+        }
+        if self.loading.is_some() {
+            // Keep the elapsed-time display moving while loading, a few times a second.
+            el.set_control_flow(ControlFlow::WaitUntil(
+                Instant::now() + Duration::from_millis(200),
+            ));
+            self.redraw();
+        }
+    }
+
+    fn exiting(&mut self, _el: &ActiveEventLoop) {
+        if let Some(g) = &mut self.gl {
+            g.egui.destroy();
+            // SAFETY: the context is still current.
+            unsafe { g.renderer.destroy() };
+        }
+    }
+}
+
+/// Runs the window until it is closed.
+pub fn run(trace: Option<PathBuf>, theme: Option<ThemeKind>) -> Result<(), String> {
+    let el = EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .map_err(|e| format!("cannot start the window system: {e} (no display? use --screenshot for headless rendering)"))?;
+    let mut app = App::new(el.create_proxy(), trace, theme);
+    el.run_app(&mut app).map_err(|e| e.to_string())
+}
