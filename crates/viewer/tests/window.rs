@@ -1,0 +1,135 @@
+//! The real windowed app on an X server (Xvfb): it draws, zooms on the mouse wheel and
+//! selects on a click. Input comes from xdotool; frames come from the app's
+//! `SPALL_FRAME_DUMP` hook, which writes each frame it draws.
+//!
+//! Runs when an X display is available (`DISPLAY`, as under `xvfb-run`) or `Xvfb` can be
+//! started; with `SPALL_WINDOW_TEST=1` (set by `.ci/run`) a missing X server is a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+struct Kill(Child);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The display to use, starting Xvfb if there is none.
+fn display() -> Option<(String, Option<Kill>)> {
+    if let Ok(d) = std::env::var("DISPLAY") {
+        if !d.is_empty() {
+            return Some((d, None));
+        }
+    }
+    if !have("Xvfb") {
+        return None;
+    }
+    let n = 100 + std::process::id() % 800;
+    let d = format!(":{n}");
+    let child = Command::new("Xvfb")
+        .args([&d, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let guard = Kill(child);
+    let sock = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+    let t = Instant::now();
+    while !sock.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some((d, Some(guard)))
+}
+
+/// Waits for a frame newer than `after` showing a loaded trace; returns its number and pixels.
+fn next_frame(dir: &Path, after: u64) -> (u64, Vec<u8>, u32) {
+    let t = Instant::now();
+    loop {
+        if let Ok(s) = std::fs::read_to_string(dir.join("frame.txt")) {
+            let mut it = s.split_whitespace();
+            let n: u64 = it.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            let loaded = it.next() == Some("true");
+            if n > after && loaded {
+                if let Ok(f) = std::fs::File::open(dir.join("frame.png")) {
+                    let mut r = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
+                    let mut buf = vec![0; r.output_buffer_size()];
+                    let info = r.next_frame(&mut buf).unwrap();
+                    buf.truncate(info.buffer_size());
+                    return (n, buf, info.width);
+                }
+            }
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "no new frame after frame {after}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn xdotool(display: &str, args: &[&str]) {
+    let ok = Command::new("xdotool").args(args).env("DISPLAY", display).status().unwrap().success();
+    assert!(ok, "xdotool {args:?}");
+}
+
+/// Pixels of the timeline area (left 600 columns) that differ between two frames.
+fn changed(a: &[u8], b: &[u8], w: u32) -> usize {
+    a.chunks(4)
+        .zip(b.chunks(4))
+        .enumerate()
+        .filter(|(i, (p, q))| (*i as u32 % w) < 600 && p != q)
+        .count()
+}
+
+#[test]
+fn the_window_draws_zooms_and_selects() {
+    let required = std::env::var_os("SPALL_WINDOW_TEST").is_some();
+    let Some((display, _xvfb)) = display().filter(|_| have("xdotool")) else {
+        assert!(!required, "SPALL_WINDOW_TEST is set but there is no X server or xdotool");
+        eprintln!("note: no X display, Xvfb or xdotool; the window test did not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("spall-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let _viewer = Kill(
+        Command::new(env!("CARGO_BIN_EXE_spall"))
+            .arg(&trace)
+            .args(["--theme", "light"])
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("SPALL_FRAME_DUMP", &dir)
+            .spawn()
+            .expect("the viewer starts"),
+    );
+    let (n0, first, w) = next_frame(&dir, 0);
+    // Let the first layout settle (the side panel's width is known after one frame).
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&display, &["mousemove", "300", "300"]);
+    let (n1, before, _) = next_frame(&dir, n0);
+    assert!(first.len() == before.len());
+
+    // The wheel zooms: the timeline changes.
+    xdotool(&display, &["click", "4", "click", "4", "click", "4", "click", "4"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let (n2, zoomed, _) = next_frame(&dir, n1);
+    assert!(changed(&before, &zoomed, w) > 500, "zooming changed {} pixels", changed(&before, &zoomed, w));
+
+    // A click on the top-level span selects it: the selection outline appears.
+    // Row of depth 0: minimap 36 + ruler 22 + process and thread headers 2 × 22, + half a lane.
+    xdotool(&display, &["mousemove", "300", "112", "click", "1"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, selected, _) = next_frame(&dir, n2);
+    assert!(changed(&zoomed, &selected, w) > 50, "selecting changed {} pixels", changed(&zoomed, &selected, w));
+    let orange = selected.chunks(4).filter(|p| p[..3] == [255, 140, 0]).count();
+    assert!(orange > 100, "{orange} pixels of the selection colour");
+    let _ = std::fs::remove_dir_all(&dir);
+}
