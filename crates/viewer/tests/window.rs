@@ -62,7 +62,9 @@ fn next_frame(dir: &Path, after: u64) -> (u64, Vec<u8>, u32) {
             let loaded = it.next() == Some("true");
             if n > after && loaded {
                 if let Ok(f) = std::fs::File::open(dir.join("frame.png")) {
-                    let mut r = png::Decoder::new(std::io::BufReader::new(f)).read_info().unwrap();
+                    let mut r = png::Decoder::new(std::io::BufReader::new(f))
+                        .read_info()
+                        .unwrap();
                     let mut buf = vec![0; r.output_buffer_size()];
                     let info = r.next_frame(&mut buf).unwrap();
                     buf.truncate(info.buffer_size());
@@ -70,13 +72,21 @@ fn next_frame(dir: &Path, after: u64) -> (u64, Vec<u8>, u32) {
                 }
             }
         }
-        assert!(t.elapsed() < Duration::from_secs(30), "no new frame after frame {after}");
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no new frame after frame {after}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
 fn xdotool(display: &str, args: &[&str]) {
-    let ok = Command::new("xdotool").args(args).env("DISPLAY", display).status().unwrap().success();
+    let ok = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .status()
+        .unwrap()
+        .success();
     assert!(ok, "xdotool {args:?}");
 }
 
@@ -93,13 +103,17 @@ fn changed(a: &[u8], b: &[u8], w: u32) -> usize {
 fn the_window_draws_zooms_and_selects() {
     let required = std::env::var_os("SPALL_WINDOW_TEST").is_some();
     let Some((display, _xvfb)) = display().filter(|_| have("xdotool")) else {
-        assert!(!required, "SPALL_WINDOW_TEST is set but there is no X server or xdotool");
+        assert!(
+            !required,
+            "SPALL_WINDOW_TEST is set but there is no X server or xdotool"
+        );
         eprintln!("note: no X display, Xvfb or xdotool; the window test did not run");
         return;
     };
     let dir = std::env::temp_dir().join(format!("spall-window-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let trace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let trace =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
     let _viewer = Kill(
         Command::new(env!("CARGO_BIN_EXE_spall"))
             .arg(&trace)
@@ -118,18 +132,32 @@ fn the_window_draws_zooms_and_selects() {
     assert!(first.len() == before.len());
 
     // The wheel zooms: the timeline changes.
-    xdotool(&display, &["click", "4", "click", "4", "click", "4", "click", "4"]);
+    xdotool(
+        &display,
+        &["click", "4", "click", "4", "click", "4", "click", "4"],
+    );
     std::thread::sleep(Duration::from_millis(300));
     let (n2, zoomed, _) = next_frame(&dir, n1);
-    assert!(changed(&before, &zoomed, w) > 500, "zooming changed {} pixels", changed(&before, &zoomed, w));
+    assert!(
+        changed(&before, &zoomed, w) > 500,
+        "zooming changed {} pixels",
+        changed(&before, &zoomed, w)
+    );
 
     // A click on the top-level span selects it: the selection outline appears.
     // Row of depth 0: minimap 36 + ruler 22 + process and thread headers 2 × 22, + half a lane.
     xdotool(&display, &["mousemove", "300", "112", "click", "1"]);
     std::thread::sleep(Duration::from_millis(300));
     let (_, selected, _) = next_frame(&dir, n2);
-    assert!(changed(&zoomed, &selected, w) > 50, "selecting changed {} pixels", changed(&zoomed, &selected, w));
-    let orange = selected.chunks(4).filter(|p| p[..3] == [255, 140, 0]).count();
+    assert!(
+        changed(&zoomed, &selected, w) > 50,
+        "selecting changed {} pixels",
+        changed(&zoomed, &selected, w)
+    );
+    let orange = selected
+        .chunks(4)
+        .filter(|p| p[..3] == [255, 140, 0])
+        .count();
     assert!(orange > 100, "{orange} pixels of the selection colour");
     let _ = std::fs::remove_dir_all(&dir);
 }
