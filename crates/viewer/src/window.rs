@@ -89,6 +89,8 @@ struct App {
     frames: u64,
     /// Fit the whole trace once the side panel's width is known.
     fit_pending: bool,
+    /// `SPALL_TIMING=1`: print when the first frame and the loaded trace appear.
+    timing: Option<Instant>,
 }
 
 impl App {
@@ -120,6 +122,7 @@ impl App {
             dump: std::env::var_os("SPALL_FRAME_DUMP").map(PathBuf::from),
             frames: 0,
             fit_pending: false,
+            timing: std::env::var_os("SPALL_TIMING").map(|_| Instant::now()),
         }
     }
 
@@ -257,6 +260,11 @@ impl App {
         }
         g.egui.paint(&g.window);
         self.frames += 1;
+        if let Some(t) = self.timing {
+            if self.frames == 1 {
+                eprintln!("spall: first frame after {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
         if let Some(dir) = &self.dump {
             dump_frame(
                 &g.gl,
@@ -285,6 +293,9 @@ impl App {
 
     fn on_loaded(&mut self, result: Result<Loaded, String>) {
         self.loading = None;
+        if let Some(t) = self.timing {
+            eprintln!("spall: trace loaded and indexed after {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+        }
         match result {
             Ok(l) => {
                 let (w, h) = self.timeline_size();
