@@ -311,6 +311,22 @@ pub fn parse_time_with_unit(s: &str) -> Result<i64, String> {
         .map_err(|_| format!("{s:?} is not a time (for example 1.5ms, 200us, 3s)"))
 }
 
+/// A duration for people, three decimals in the largest fitting unit: `56 ns`,
+/// `1.234 ms`, `2.500 s`.
+pub fn format_duration(ns: i64) -> String {
+    let a = ns.unsigned_abs() as f64;
+    let sign = if ns < 0 { "-" } else { "" };
+    if a >= 1e9 {
+        format!("{sign}{:.3} s", a / 1e9)
+    } else if a >= 1e6 {
+        format!("{sign}{:.3} ms", a / 1e6)
+    } else if a >= 1e3 {
+        format!("{sign}{:.3} us", a / 1e3)
+    } else {
+        format!("{sign}{a} ns")
+    }
+}
+
 /// Parses `START..END` with units; either side may be empty.
 pub fn parse_time_range(s: &str) -> Result<(Option<i64>, Option<i64>), String> {
     let Some((a, b)) = s.split_once("..") else {

@@ -128,20 +128,7 @@ pub fn format_time(ns: i64, step: i64) -> String {
     }
 }
 
-/// A duration for people: `1.234 ms`, `56 ns`, `2.500 s`.
-pub fn format_duration(ns: i64) -> String {
-    let a = ns.unsigned_abs() as f64;
-    let sign = if ns < 0 { "-" } else { "" };
-    if a >= 1e9 {
-        format!("{sign}{:.3} s", a / 1e9)
-    } else if a >= 1e6 {
-        format!("{sign}{:.3} ms", a / 1e6)
-    } else if a >= 1e3 {
-        format!("{sign}{:.3} us", a / 1e3)
-    } else {
-        format!("{sign}{a} ns")
-    }
-}
+pub use spall_format::time::format_duration;
 
 #[cfg(test)]
 mod tests {

@@ -262,7 +262,10 @@ impl App {
         self.frames += 1;
         if let Some(t) = self.timing {
             if self.frames == 1 {
-                eprintln!("spall: first frame after {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+                eprintln!(
+                    "spall: first frame after {:.0} ms",
+                    t.elapsed().as_secs_f64() * 1e3
+                );
             }
         }
         if let Some(dir) = &self.dump {
@@ -294,7 +297,10 @@ impl App {
     fn on_loaded(&mut self, result: Result<Loaded, String>) {
         self.loading = None;
         if let Some(t) = self.timing {
-            eprintln!("spall: trace loaded and indexed after {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "spall: trace loaded and indexed after {:.0} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
         }
         match result {
             Ok(l) => {
