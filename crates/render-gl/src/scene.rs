@@ -102,15 +102,8 @@ impl Scene {
     }
 
     fn start_batch(&mut self, clip: Option<ClipRect>) {
-        let (r, l, g) = (
-            self.rects.len() as u32,
-            self.lines.len() as u32,
-            self.glyphs.len() as u32,
-        );
+        let (r, l, g) = self.close_batch();
         if let Some(last) = self.batches.last_mut() {
-            last.rects.1 = r;
-            last.lines.1 = l;
-            last.glyphs.1 = g;
             if last.rects.0 == r && last.lines.0 == l && last.glyphs.0 == g {
                 // The previous batch is empty: reuse it.
                 last.clip = clip;
@@ -125,8 +118,8 @@ impl Scene {
         });
     }
 
-    /// Closes the open batch's ranges (call before drawing; `Renderer` does).
-    pub fn finish(&mut self) {
+    /// Ends the open batch's ranges at the current instance counts, and returns them.
+    fn close_batch(&mut self) -> (u32, u32, u32) {
         let (r, l, g) = (
             self.rects.len() as u32,
             self.lines.len() as u32,
@@ -137,6 +130,12 @@ impl Scene {
             last.lines.1 = l;
             last.glyphs.1 = g;
         }
+        (r, l, g)
+    }
+
+    /// Closes the open batch's ranges (call before drawing; `Renderer` does).
+    pub fn finish(&mut self) {
+        self.close_batch();
     }
 
     fn current_clip(&self) -> Option<ClipRect> {

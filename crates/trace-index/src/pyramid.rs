@@ -27,6 +27,19 @@ pub struct Block {
 }
 
 impl Block {
+    /// The block of one span.
+    fn single(lane: &Lane, i: usize) -> Block {
+        Block {
+            first_start: lane.start[i],
+            last_end: lane.end(i),
+            max_dur: lane.dur[i],
+            max_gap: 0,
+            busy: lane.dur[i],
+            count: 1,
+            name: lane.name[i],
+        }
+    }
+
     fn merge(a: &Block, b: &Block) -> Block {
         Block {
             first_start: a.first_start,
@@ -61,27 +74,9 @@ impl Pyramid {
         let mut l0 = Vec::with_capacity(n.div_ceil(FANOUT));
         for c in 0..n.div_ceil(FANOUT) {
             let (a, b) = (c * FANOUT, ((c + 1) * FANOUT).min(n));
-            let mut blk = Block {
-                first_start: lane.start[a],
-                last_end: lane.end(a),
-                max_dur: lane.dur[a],
-                max_gap: 0,
-                busy: lane.dur[a],
-                count: 1,
-                name: lane.name[a],
-            };
-            for i in a + 1..b {
-                let single = Block {
-                    first_start: lane.start[i],
-                    last_end: lane.end(i),
-                    max_dur: lane.dur[i],
-                    max_gap: 0,
-                    busy: lane.dur[i],
-                    count: 1,
-                    name: lane.name[i],
-                };
-                blk = Block::merge(&blk, &single);
-            }
+            let blk = (a + 1..b).fold(Block::single(lane, a), |acc, i| {
+                Block::merge(&acc, &Block::single(lane, i))
+            });
             l0.push(blk);
         }
         levels.push(l0);
