@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use spall_format::{Args, Diagnostics, EventSink, Format, Id2, Phase, RawEvent, RawId, Summary};
 
 use crate::diag::ModelWarning;
@@ -434,17 +435,29 @@ impl TraceBuilder {
         args.shrink();
         let from_spall = decode.format != Format::Json;
         let names = |id: StrId| strings.get(id).to_string();
-        let mut built: Vec<Thread> = threads
-            .into_iter()
-            .map(|t| Thread {
-                pid: t.pid,
-                tid: t.tid,
-                process: t.process,
-                name: t.name,
-                sort_index: t.sort_index,
-                lanes: build_lanes(t.events, end, from_spall, &names, &mut diags),
+        // Threads are independent: match and nest them in parallel, each with its own
+        // diagnostics, merged in thread order so the result does not depend on scheduling.
+        let per_thread: Vec<(Thread, Diagnostics<ModelWarning>)> = threads
+            .into_par_iter()
+            .map(|t| {
+                let mut d = Diagnostics::default();
+                let lanes = build_lanes(t.events, end, from_spall, &names, &mut d);
+                let thread = Thread {
+                    pid: t.pid,
+                    tid: t.tid,
+                    process: t.process,
+                    name: t.name,
+                    sort_index: t.sort_index,
+                    lanes,
+                };
+                (thread, d)
             })
             .collect();
+        let mut built: Vec<Thread> = Vec::with_capacity(per_thread.len());
+        for (t, d) in per_thread {
+            diags.merge(d);
+            built.push(t);
+        }
 
         // Display order: processes by (sort index, pid); threads by (sort index, tid).
         let key = |id: ExtId| match id {
