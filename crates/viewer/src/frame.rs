@@ -7,7 +7,7 @@ use trace_model::{ExtId, SpanRef};
 
 use crate::layout::RowKind;
 use crate::loaded::Loaded;
-use crate::state::{ViewState, MINIMAP_H, RULER_H, TRACKS_TOP};
+use crate::state::ViewState;
 use crate::viewport::{format_duration, format_time, tick_step};
 
 pub const LABEL_PX: f32 = 12.0;
@@ -36,7 +36,8 @@ impl FrameBuilder {
     fn tracks(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         let th = s.theme;
         let t = &l.trace;
-        let (w, top) = (s.width, TRACKS_TOP);
+        let (w, top) = (s.width, s.tracks_top());
+        let (label_px, header_px) = (LABEL_PX * s.scale, HEADER_PX * s.scale);
         scene.push_clip(0.0, top, w, s.tracks_height());
         let (t0, t1) = s.viewport.visible();
         let detail = Detail::new(s.viewport.ns_per_px);
@@ -65,7 +66,7 @@ impl FrameBuilder {
                         fonts,
                         6.0,
                         y + row.h / 2.0,
-                        HEADER_PX,
+                        header_px,
                         VAlign::Center,
                         th.text,
                         &text,
@@ -88,7 +89,7 @@ impl FrameBuilder {
                         fonts,
                         18.0,
                         y + row.h / 2.0,
-                        HEADER_PX,
+                        header_px,
                         VAlign::Center,
                         th.text_dim,
                         &text,
@@ -128,7 +129,7 @@ impl FrameBuilder {
                                     let room = (x + bw).min(w) - lx - 3.0;
                                     if room > 6.0 {
                                         if let Some(label) =
-                                            fonts.truncate(t.str(name), LABEL_PX, room)
+                                            fonts.truncate(t.str(name), label_px, room)
                                         {
                                             let tc =
                                                 if dim { th.text_dim } else { th.text_on(fill) };
@@ -136,7 +137,7 @@ impl FrameBuilder {
                                                 fonts,
                                                 lx,
                                                 y + h / 2.0,
-                                                LABEL_PX,
+                                                label_px,
                                                 VAlign::Center,
                                                 tc,
                                                 &label,
@@ -181,7 +182,7 @@ pub fn span_box(l: &Loaded, s: &ViewState, r: SpanRef) -> Option<(f32, f32, f32,
     let sp = l.trace.span(r);
     let x0 = s.viewport.x(sp.start) as f32;
     let x1 = s.viewport.x(sp.end()) as f32;
-    let y = TRACKS_TOP + row.y - s.scroll_y;
+    let y = s.tracks_top() + row.y - s.scroll_y;
     Some((x0, y, (x1 - x0).max(1.0), row.h - 1.0))
 }
 
@@ -205,7 +206,7 @@ fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
         };
         // One mark per pixel column per lane is enough.
         let key = (r.thread, r.depth, x as i32);
-        if last == Some(key) || y + h < TRACKS_TOP || y > s.height {
+        if last == Some(key) || y + h < s.tracks_top() || y > s.height {
             continue;
         }
         last = Some(key);
@@ -216,9 +217,10 @@ fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
 
 fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     let th = s.theme;
-    let (w, y) = (s.width, MINIMAP_H);
-    scene.rect(0.0, y, w, RULER_H, th.ruler);
-    let step = tick_step(s.viewport.ns_per_px, 110.0);
+    let (w, y, ruler_h) = (s.width, s.minimap_h(), s.ruler_h());
+    let px = 11.0 * s.scale;
+    scene.rect(0.0, y, w, ruler_h, th.ruler);
+    let step = tick_step(s.viewport.ns_per_px, 110.0 * s.scale as f64);
     let (t0, t1) = s.viewport.visible();
     let origin = l.trace.start_ns;
     // Ticks at multiples of `step` from the trace start.
@@ -227,10 +229,10 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     let mut n = 0;
     while t <= t1 && n < 200 {
         let x = s.viewport.x(t) as f32;
-        scene.rect(x, y, 1.0, RULER_H, th.tick);
+        scene.rect(x, y, 1.0, ruler_h, th.tick);
         scene.rect(
             x,
-            TRACKS_TOP,
+            s.tracks_top(),
             1.0,
             s.tracks_height(),
             th.tick.with_alpha(70),
@@ -239,8 +241,8 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         scene.text(
             fonts,
             x + 4.0,
-            y + RULER_H / 2.0,
-            11.0,
+            y + ruler_h / 2.0,
+            px,
             VAlign::Center,
             th.text_dim,
             &label,
@@ -254,17 +256,17 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
             xa,
             y,
             (xb - xa).max(1.0),
-            RULER_H,
+            ruler_h,
             th.range_edge.with_alpha(90),
         );
         let label = format_duration(b - a);
-        let lw = fonts.measure(&label, 11.0);
+        let lw = fonts.measure(&label, px);
         let cx = ((xa + xb) / 2.0 - lw / 2.0).clamp(2.0, (w - lw - 2.0).max(2.0));
         scene.text(
             fonts,
             cx,
-            y + RULER_H / 2.0,
-            11.0,
+            y + ruler_h / 2.0,
+            px,
             VAlign::Center,
             th.text,
             &label,
@@ -274,8 +276,8 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
 
 fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     let th = s.theme;
-    let w = s.width;
-    scene.rect(0.0, 0.0, w, MINIMAP_H, th.minimap);
+    let (w, mh) = (s.width, s.minimap_h());
+    scene.rect(0.0, 0.0, w, mh, th.minimap);
     let bins = &l.minimap;
     let n = bins.len().max(1);
     let cols = w.max(1.0) as usize;
@@ -284,8 +286,8 @@ fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
         let b = ((c + 1) * n / cols).max(a + 1).min(n);
         let v = bins[a..b].iter().copied().fold(0.0f32, f32::max);
         if v > 0.0 {
-            let h = (v * (MINIMAP_H - 6.0)).max(1.0);
-            scene.rect(c as f32, MINIMAP_H - 3.0 - h, 1.0, h, th.minimap_bars);
+            let h = (v * (mh - 6.0)).max(1.0);
+            scene.rect(c as f32, mh - 3.0 - h, 1.0, h, th.minimap_bars);
         }
     }
     // The visible window.
@@ -295,8 +297,8 @@ fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     let xa = ((a - t.start_ns) as f64 / total * w as f64) as f32;
     let xb = ((b - t.start_ns) as f64 / total * w as f64) as f32;
     let (xa, xb) = (xa.clamp(0.0, w), xb.clamp(0.0, w));
-    scene.rect(xa, 0.0, (xb - xa).max(2.0), MINIMAP_H, th.minimap_window);
-    scene.outline(xa, 0.0, (xb - xa).max(2.0), MINIMAP_H, 1.0, th.range_edge);
+    scene.rect(xa, 0.0, (xb - xa).max(2.0), mh, th.minimap_window);
+    scene.outline(xa, 0.0, (xb - xa).max(2.0), mh, 1.0, th.range_edge);
 }
 
 /// The time under a minimap x.
@@ -323,7 +325,7 @@ fn tooltip(
         format!("self      {}", format_duration(t.self_ns(r))),
         format!("start     {}", format_duration(sp.start - t.start_ns)),
     ];
-    let px = 12.0;
+    let px = 12.0 * s.scale;
     let lh = fonts.line_height(px) + 2.0;
     let tw = lines
         .iter()

@@ -45,43 +45,44 @@ pub struct Layout {
 
 impl Layout {
     /// Rows in display order (processes by sort index, threads within them).
-    pub fn new(trace: &Trace, collapsed: &Collapsed) -> Layout {
+    pub fn new(trace: &Trace, collapsed: &Collapsed, scale: f32) -> Layout {
+        let (header_h, lane_h, gap_h) = (HEADER_H * scale, LANE_H * scale, GAP_H * scale);
         let mut rows = Vec::new();
         let mut y = 0.0f32;
         for (pi, p) in trace.processes.iter().enumerate() {
             rows.push(Row {
                 y,
-                h: HEADER_H,
+                h: header_h,
                 kind: RowKind::Process(pi as u32),
             });
-            y += HEADER_H;
+            y += header_h;
             if collapsed.processes.get(pi).copied().unwrap_or(false) {
-                y += GAP_H;
+                y += gap_h;
                 continue;
             }
             for &t in &p.threads {
                 rows.push(Row {
                     y,
-                    h: HEADER_H,
+                    h: header_h,
                     kind: RowKind::Thread(t),
                 });
-                y += HEADER_H;
+                y += header_h;
                 if collapsed.threads.get(t as usize).copied().unwrap_or(false) {
                     continue;
                 }
                 for d in 0..trace.threads[t as usize].lanes.len() {
                     rows.push(Row {
                         y,
-                        h: LANE_H,
+                        h: lane_h,
                         kind: RowKind::Lane {
                             thread: t,
                             depth: d as u32,
                         },
                     });
-                    y += LANE_H;
+                    y += lane_h;
                 }
             }
-            y += GAP_H;
+            y += gap_h;
         }
         Layout { rows, height: y }
     }
@@ -124,7 +125,7 @@ mod tests {
     #[test]
     fn rows_follow_processes_threads_and_depths() {
         let t = trace();
-        let l = Layout::new(&t, &Collapsed::for_trace(&t));
+        let l = Layout::new(&t, &Collapsed::for_trace(&t), 1.0);
         let kinds: Vec<RowKind> = l.rows.iter().map(|r| r.kind).collect();
         assert_eq!(
             kinds,
@@ -171,7 +172,7 @@ mod tests {
         let mut c = Collapsed::for_trace(&t);
         c.threads[0] = true;
         c.processes[1] = true;
-        let l = Layout::new(&t, &c);
+        let l = Layout::new(&t, &c, 1.0);
         let kinds: Vec<RowKind> = l.rows.iter().map(|r| r.kind).collect();
         assert_eq!(
             kinds,

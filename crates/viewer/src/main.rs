@@ -16,7 +16,7 @@ use spall_viewer::theme::{Theme, ThemeKind};
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall and Chrome JSON traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --theme dark"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --theme dark --scale 2"
 )]
 struct Args {
     /// A .spall, .json or .json.gz trace (a built-in demo when omitted).
@@ -33,6 +33,9 @@ struct Args {
     /// Select the first span with this name.
     #[arg(long, value_name = "NAME")]
     select: Option<String>,
+    /// Screenshot HiDPI scale (2 renders as on a 2× display).
+    #[arg(long, default_value_t = 1.0)]
+    scale: f32,
     /// Colour theme (the window follows the system by default).
     #[arg(long, value_enum)]
     theme: Option<ThemeArg>,
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
             height: args.size.1,
             view: args.view,
             select: args.select.clone(),
+            scale: args.scale,
             theme: Theme::new(match args.theme {
                 Some(ThemeArg::Dark) => ThemeKind::Dark,
                 _ => ThemeKind::Light,

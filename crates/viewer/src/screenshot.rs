@@ -23,11 +23,14 @@ pub struct Shot {
     /// Select the first span (by time) with this exact name, else containing it.
     pub select: Option<String>,
     pub theme: Theme,
+    /// HiDPI scale: rows, strips and text are this many pixels per logical pixel.
+    pub scale: f32,
 }
 
 /// The state a screenshot shows (separate from GL so tests can inspect it).
 pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, String> {
     let mut s = ViewState::new(l, shot.width as f32, shot.height as f32, shot.theme);
+    s.set_scale(l, shot.scale);
     let t = &l.trace;
     if let Some((a, b)) = shot.view {
         let start = t.start_ns + a.unwrap_or(0);

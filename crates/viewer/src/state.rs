@@ -53,13 +53,15 @@ pub struct ViewState {
     /// A selected time range, absolute ns.
     pub range: Option<(i64, i64)>,
     pub matches: Matches,
+    /// Physical pixels per logical pixel (HiDPI): rows, strips and text scale with it.
+    pub scale: f32,
 }
 
 impl ViewState {
     pub fn new(l: &Loaded, width: f32, height: f32, theme: Theme) -> ViewState {
         let t = &l.trace;
         let collapsed = Collapsed::for_trace(t);
-        let layout = Layout::new(t, &collapsed);
+        let layout = Layout::new(t, &collapsed, 1.0);
         ViewState {
             viewport: Viewport::fit(
                 t.start_ns,
@@ -77,7 +79,32 @@ impl ViewState {
             hover: None,
             range: None,
             matches: Matches::default(),
+            scale: 1.0,
         }
+    }
+
+    /// Sets the HiDPI scale (physical pixels per logical pixel), relaying out the tracks.
+    pub fn set_scale(&mut self, l: &Loaded, scale: f32) {
+        let scale = scale.clamp(0.5, 4.0);
+        if scale != self.scale {
+            self.scroll_y *= scale / self.scale;
+            self.scale = scale;
+            self.layout = Layout::new(&l.trace, &self.collapsed, scale);
+            self.clamp_scroll();
+        }
+    }
+
+    pub fn minimap_h(&self) -> f32 {
+        MINIMAP_H * self.scale
+    }
+
+    pub fn ruler_h(&self) -> f32 {
+        RULER_H * self.scale
+    }
+
+    /// Where the tracks start, below the minimap and the ruler.
+    pub fn tracks_top(&self) -> f32 {
+        TRACKS_TOP * self.scale
     }
 
     pub fn resize(&mut self, width: f32, height: f32) {
@@ -93,7 +120,7 @@ impl ViewState {
     }
 
     pub fn tracks_height(&self) -> f32 {
-        (self.height - TRACKS_TOP).max(0.0)
+        (self.height - self.tracks_top()).max(0.0)
     }
 
     pub fn clamp_scroll(&mut self) {
@@ -118,16 +145,16 @@ impl ViewState {
     /// The span under a point of the timeline area, with a tolerance of a few pixels so
     /// that sub-pixel spans can be picked.
     pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<SpanRef> {
-        if y < TRACKS_TOP || x < 0.0 || x > self.width {
+        if y < self.tracks_top() || x < 0.0 || x > self.width {
             return None;
         }
-        let row = self.layout.row_at(y - TRACKS_TOP + self.scroll_y)?;
+        let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
         let RowKind::Lane { thread, depth } = row.kind else {
             return None;
         };
         let lane = &l.trace.threads[thread as usize].lanes[depth as usize];
         let t = self.viewport.time_at(x as f64);
-        let tol = (self.viewport.ns_per_px * 3.0).ceil() as i64;
+        let tol = (self.viewport.ns_per_px * 3.0 * self.scale as f64).ceil() as i64;
         let h = hit_test(lane, t, tol)?;
         Some(SpanRef {
             thread,
@@ -138,10 +165,10 @@ impl ViewState {
 
     /// The header row (process or thread) under a point, for collapsing.
     pub fn header_at(&self, y: f32) -> Option<RowKind> {
-        if y < TRACKS_TOP {
+        if y < self.tracks_top() {
             return None;
         }
-        let row = self.layout.row_at(y - TRACKS_TOP + self.scroll_y)?;
+        let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
         match row.kind {
             RowKind::Lane { .. } => None,
             k => Some(k),
@@ -154,7 +181,7 @@ impl ViewState {
             RowKind::Thread(t) => self.collapsed.threads[t as usize] ^= true,
             RowKind::Lane { .. } => return,
         }
-        self.layout = Layout::new(&l.trace, &self.collapsed);
+        self.layout = Layout::new(&l.trace, &self.collapsed, self.scale);
         self.clamp_scroll();
     }
 
@@ -213,7 +240,7 @@ impl ViewState {
         if self.collapsed.processes[p] || self.collapsed.threads[th] {
             self.collapsed.processes[p] = false;
             self.collapsed.threads[th] = false;
-            self.layout = Layout::new(&l.trace, &self.collapsed);
+            self.layout = Layout::new(&l.trace, &self.collapsed, self.scale);
         }
         if let Some(row) = self.layout.lane_row(r.thread, r.depth) {
             let (top, bottom) = (row.y, row.y + row.h);

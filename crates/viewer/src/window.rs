@@ -26,7 +26,7 @@ use winit::window::{Theme as WinitTheme, Window, WindowId};
 use crate::frame::{minimap_time, FrameBuilder};
 use crate::loaded::Loaded;
 use crate::panel::Panel;
-use crate::state::{ViewState, MINIMAP_H, TRACKS_TOP};
+use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
 
 /// Events from other threads.
@@ -232,6 +232,7 @@ impl App {
 
         if let (Some(l), Some(s)) = (&self.loaded, &mut self.state) {
             s.theme = theme;
+            s.set_scale(l, g.window.scale_factor() as f32);
             if (s.width, s.height) != (w, h) {
                 s.resize(w, h);
             }
@@ -372,12 +373,12 @@ impl App {
             return;
         }
         if pressed {
-            self.drag = Some(if y < MINIMAP_H {
+            self.drag = Some(if y < s.minimap_h() {
                 let t = minimap_time(l, s, x);
                 let (a, b) = s.viewport.visible();
                 s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
                 Drag::Minimap
-            } else if y < TRACKS_TOP || self.shift {
+            } else if y < s.tracks_top() || self.shift {
                 let t = s.viewport.time_at(x as f64);
                 s.range = Some((t, t));
                 Drag::Range { from: t }

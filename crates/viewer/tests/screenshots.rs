@@ -42,6 +42,7 @@ fn shot(l: &Loaded, kind: ThemeKind, select: Option<&str>) -> (ViewState, Img) {
             view: None,
             select: select.map(str::to_string),
             theme: Theme::new(kind),
+            scale: 1.0,
         },
     )
     .unwrap();
@@ -172,6 +173,7 @@ fn spall_files_render_and_a_range_view_zooms() {
             view: Some((Some(0), Some(2_000_000))),
             select: Some("Frame".into()),
             theme: Theme::new(ThemeKind::Light),
+            scale: 1.0,
         },
     )
     .unwrap();
