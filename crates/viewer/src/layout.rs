@@ -41,6 +41,8 @@ impl Collapsed {
 pub struct Layout {
     pub rows: Vec<Row>,
     pub height: f32,
+    /// Per thread, the index of its depth-0 row (its lanes follow it in order), if shown.
+    first_lane: Vec<Option<usize>>,
 }
 
 impl Layout {
@@ -48,6 +50,7 @@ impl Layout {
     pub fn new(trace: &Trace, collapsed: &Collapsed, scale: f32) -> Layout {
         let (header_h, lane_h, gap_h) = (HEADER_H * scale, LANE_H * scale, GAP_H * scale);
         let mut rows = Vec::new();
+        let mut first_lane = vec![None; trace.threads.len()];
         let mut y = 0.0f32;
         for (pi, p) in trace.processes.iter().enumerate() {
             rows.push(Row {
@@ -70,6 +73,7 @@ impl Layout {
                 if collapsed.threads.get(t as usize).copied().unwrap_or(false) {
                     continue;
                 }
+                first_lane[t as usize] = Some(rows.len());
                 for d in 0..trace.threads[t as usize].lanes.len() {
                     rows.push(Row {
                         y,
@@ -84,7 +88,11 @@ impl Layout {
             }
             y += gap_h;
         }
-        Layout { rows, height: y }
+        Layout {
+            rows,
+            height: y,
+            first_lane,
+        }
     }
 
     /// The row at track coordinate `y`.
@@ -100,11 +108,12 @@ impl Layout {
         a..b.max(a)
     }
 
-    /// The row of a thread's lane.
+    /// The row of a thread's lane: O(1).
     pub fn lane_row(&self, thread: u32, depth: u32) -> Option<&Row> {
+        let first = (*self.first_lane.get(thread as usize)?)?;
         self.rows
-            .iter()
-            .find(|r| r.kind == RowKind::Lane { thread, depth })
+            .get(first + depth as usize)
+            .filter(|r| r.kind == RowKind::Lane { thread, depth })
     }
 }
 
