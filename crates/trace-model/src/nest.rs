@@ -22,89 +22,58 @@ pub(crate) struct Pending {
     pub offset: u64,
 }
 
-/// Builds the lanes of one thread. `trace_end` closes unfinished `B`s.
-pub(crate) fn build_lanes(
-    mut events: Vec<Pending>,
-    trace_end: i64,
-    from_spall: bool,
-    names: &dyn Fn(StrId) -> String,
-    d: &mut Diagnostics<ModelWarning>,
-) -> Vec<Lane> {
-    // Stable: file order is kept among equal timestamps.
-    if !events.windows(2).all(|w| w[0].ts <= w[1].ts) {
-        events.sort_by_key(|e| e.ts);
+/// B/E matching for one thread, fed events in time order (for B and E; X events may come
+/// in any order). Spans are kept in the order they open (a B reserves its slot, filled in
+/// by its E), so that nesting breaks ties between equal spans by file order.
+#[derive(Debug, Default)]
+pub(crate) struct Matcher {
+    /// Each span with the byte offset of the event that opened it (for warnings).
+    spans: Vec<(SpanData, u64)>,
+    /// Open B events: (slot in `spans`, the event).
+    open: Vec<(usize, Pending)>,
+    /// The current run of E events sharing one timestamp.
+    run: Vec<Pending>,
+    be_flag: u8,
+}
+
+impl Matcher {
+    pub(crate) fn new(from_spall: bool) -> Matcher {
+        Matcher {
+            be_flag: if from_spall { 0 } else { flags::FROM_BEGIN_END },
+            ..Matcher::default()
+        }
     }
-    // Spans are kept in the order they open (a B reserves its slot, filled in by its E),
-    // so that nesting breaks ties between equal spans by file order.
-    // Each span with the byte offset of the event that opened it (for warnings).
-    let mut spans: Vec<(SpanData, u64)> = Vec::with_capacity(events.len() / 2 + 1);
-    // Open B events: (slot in `spans`, the event).
-    let mut open: Vec<(usize, Pending)> = Vec::new();
-    let be_flag = if from_spall { 0 } else { flags::FROM_BEGIN_END };
-    let mut k = 0;
-    while k < events.len() {
-        let e = &events[k];
+
+    pub(crate) fn push(
+        &mut self,
+        e: Pending,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) {
         match e.phase {
             Phase::BEGIN => {
-                open.push((spans.len(), *e));
-                spans.push((
+                self.flush_run(names, d);
+                self.open.push((self.spans.len(), e));
+                self.spans.push((
                     SpanData {
                         start: e.ts,
                         dur: 0,
                         name: e.name,
                         cat: e.cat,
                         args: e.args,
-                        flags: be_flag,
+                        flags: self.be_flag,
                     },
                     e.offset,
                 ));
             }
             Phase::END => {
-                // A run of E events at one timestamp closes that many B events, all at that
-                // time: which E pairs with which B changes no span, so names are compared as
-                // a set over the run (real traces write such runs in any order).
-                let run = events[k..]
-                    .iter()
-                    .take_while(|x| x.phase == Phase::END && x.ts == e.ts)
-                    .count();
-                let mut unmatched: Vec<&Pending> = events[k..k + run]
-                    .iter()
-                    .filter(|x| x.name != StrId::EMPTY)
-                    .collect();
-                for x in &events[k..k + run] {
-                    let Some((slot, b)) = open.pop() else {
-                        d.warn(ModelWarning::EndWithoutBegin, x.offset, || {
-                            format!(
-                                "E {:?} at {} ns has no open B on its thread; ignored",
-                                names(x.name),
-                                x.ts
-                            )
-                        });
-                        unmatched.retain(|u| !std::ptr::eq(*u, x));
-                        continue;
-                    };
-                    if let Some(i) = unmatched.iter().position(|u| u.name == b.name) {
-                        unmatched.swap_remove(i);
-                    }
-                    let s = &mut spans[slot].0;
-                    s.dur = x.ts - b.ts;
-                    if s.args == ArgsId::NONE {
-                        s.args = x.args;
-                    }
+                if self.run.first().is_some_and(|r| r.ts != e.ts) {
+                    self.flush_run(names, d);
                 }
-                for x in unmatched {
-                    d.warn(ModelWarning::EndNameMismatch, x.offset, || {
-                        format!(
-                            "E {:?} at {} ns closes a B of another name (the most recent open B on its thread)",
-                            names(x.name),
-                            x.ts
-                        )
-                    });
-                }
-                k += run;
-                continue;
+                self.run.push(e);
             }
-            _ => spans.push((
+            // X events stand alone and do not interrupt a run of E events.
+            _ => self.spans.push((
                 SpanData {
                     start: e.ts,
                     dur: e.dur,
@@ -116,26 +85,102 @@ pub(crate) fn build_lanes(
                 e.offset,
             )),
         }
-        k += 1;
     }
-    let unclosed = open.len() as u64;
-    if unclosed > 0 {
-        let first = open[0].1;
-        d.warn_n(ModelWarning::UnclosedBegin, unclosed, first.offset, || {
-            format!(
-                "{unclosed} B event(s) never closed (first: {:?} at {} ns); closed at the trace's end, {trace_end} ns, and flagged unfinished",
-                names(first.name),
-                first.ts
-            )
-        });
+
+    /// Closes the pending run of E events: they close that many B events, all at one time.
+    /// Which E pairs with which B changes no span, so names are compared as a set over the
+    /// run (real traces write such runs in any order).
+    fn flush_run(&mut self, names: &dyn Fn(StrId) -> String, d: &mut Diagnostics<ModelWarning>) {
+        if self.run.is_empty() {
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        let mut unmatched: Vec<usize> = (0..run.len())
+            .filter(|&i| run[i].name != StrId::EMPTY)
+            .collect();
+        for (xi, x) in run.iter().enumerate() {
+            let Some((slot, b)) = self.open.pop() else {
+                d.warn(ModelWarning::EndWithoutBegin, x.offset, || {
+                    format!(
+                        "E {:?} at {} ns has no open B on its thread; ignored",
+                        names(x.name),
+                        x.ts
+                    )
+                });
+                unmatched.retain(|&u| u != xi);
+                continue;
+            };
+            if let Some(i) = unmatched.iter().position(|&u| run[u].name == b.name) {
+                unmatched.swap_remove(i);
+            }
+            let s = &mut self.spans[slot].0;
+            s.dur = x.ts - b.ts;
+            if s.args == ArgsId::NONE {
+                s.args = x.args;
+            }
+        }
+        for u in unmatched {
+            let x = &run[u];
+            d.warn(ModelWarning::EndNameMismatch, x.offset, || {
+                format!(
+                    "E {:?} at {} ns closes a B of another name (the most recent open B on its thread)",
+                    names(x.name),
+                    x.ts
+                )
+            });
+        }
+        // Keep the buffer's capacity for the next run.
+        self.run = run;
+        self.run.clear();
     }
-    for (slot, b) in open.drain(..) {
-        let s = &mut spans[slot].0;
-        s.dur = (trace_end - b.ts).max(0);
-        s.flags |= flags::UNFINISHED;
+
+    /// Ends matching: unclosed B events end at `trace_end`, flagged unfinished. Returns the
+    /// spans for [`nest`].
+    pub(crate) fn finish(
+        mut self,
+        trace_end: i64,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) -> Vec<(SpanData, u64)> {
+        self.flush_run(names, d);
+        let unclosed = self.open.len() as u64;
+        if unclosed > 0 {
+            let first = self.open[0].1;
+            d.warn_n(ModelWarning::UnclosedBegin, unclosed, first.offset, || {
+                format!(
+                    "{unclosed} B event(s) never closed (first: {:?} at {} ns); closed at the trace's end, {trace_end} ns, and flagged unfinished",
+                    names(first.name),
+                    first.ts
+                )
+            });
+        }
+        for (slot, b) in self.open.drain(..) {
+            let s = &mut self.spans[slot].0;
+            s.dur = (trace_end - b.ts).max(0);
+            s.flags |= flags::UNFINISHED;
+        }
+        self.spans
     }
-    drop(events);
-    nest(spans, names, d)
+}
+
+/// Builds the lanes of one thread from its buffered events (any order): a stable sort by
+/// time (file order kept among equal times), matching, nesting. `trace_end` closes
+/// unfinished `B`s.
+pub(crate) fn build_lanes(
+    mut events: Vec<Pending>,
+    trace_end: i64,
+    from_spall: bool,
+    names: &dyn Fn(StrId) -> String,
+    d: &mut Diagnostics<ModelWarning>,
+) -> Vec<Lane> {
+    if !events.windows(2).all(|w| w[0].ts <= w[1].ts) {
+        events.sort_by_key(|e| e.ts);
+    }
+    let mut m = Matcher::new(from_spall);
+    for e in events {
+        m.push(e, names, d);
+    }
+    nest(m.finish(trace_end, names, d), names, d)
 }
 
 /// Assigns depths by containment: sort by (start ascending, duration descending), then a
