@@ -6,10 +6,10 @@ use rayon::prelude::*;
 use spall_format::{Args, Diagnostics, EventSink, Format, Id2, Phase, RawEvent, RawId, Summary};
 
 use crate::diag::ModelWarning;
-use crate::nest::{build_lanes, Pending};
+use crate::nest::{build_lanes, nest, Matcher, Pending};
 use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 use crate::strings::{StrId, Strings};
-use crate::trace::{ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
+use crate::trace::{flags, ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
 
 struct ThreadBuild {
     pid: ExtId,
@@ -17,7 +17,11 @@ struct ThreadBuild {
     process: u32,
     name: Option<StrId>,
     sort_index: Option<i64>,
+    /// Buffered mode: every span-forming event, matched at the end.
     events: Vec<Pending>,
+    /// Streaming mode: B/E matched as they arrive (valid while they arrive in time order).
+    stream: Option<Matcher>,
+    last_be_ts: i64,
 }
 
 struct ProcessBuild {
@@ -48,6 +52,11 @@ pub struct TraceBuilder {
     diags: Diagnostics<ModelWarning>,
     start: i64,
     end: i64,
+    /// Match B/E as events arrive instead of buffering them.
+    streaming: bool,
+    /// In streaming mode, some thread's B/E events went back in time: the result would be
+    /// wrong, so the load is redone buffered.
+    disordered: bool,
 }
 
 impl std::fmt::Debug for TraceBuilder {
@@ -78,6 +87,8 @@ impl Default for TraceBuilder {
             diags: Diagnostics::default(),
             start: i64::MAX,
             end: i64::MIN,
+            streaming: false,
+            disordered: false,
         }
     }
 }
@@ -91,8 +102,21 @@ fn args_text<'a>(a: &'a Args<'_>) -> (&'a str, bool) {
 }
 
 impl TraceBuilder {
+    /// A builder that buffers each thread's events and sorts them at the end: correct for
+    /// any input order.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A builder that matches B/E events as they arrive, holding no event list: far less
+    /// memory and time when each thread's B/E events come in time order, as in `.spall`
+    /// files and most JSON. If they do not, [`try_finish`](Self::try_finish) says so, and the
+    /// caller decodes again with [`new`](Self::new).
+    pub(crate) fn streaming() -> Self {
+        TraceBuilder {
+            streaming: true,
+            ..Self::default()
+        }
     }
 
     fn ext_id(&mut self, id: &RawId<'_>) -> ExtId {
@@ -136,6 +160,8 @@ impl TraceBuilder {
                     name: None,
                     sort_index: None,
                     events: Vec::new(),
+                    stream: self.streaming.then(|| Matcher::new(false)),
+                    last_be_ts: i64::MIN,
                 });
                 self.thread_ids.insert(key, t);
                 t
@@ -172,7 +198,7 @@ impl TraceBuilder {
                 let cat = self.strings.intern(&ev.cat);
                 let (a, is_json) = args_text(&ev.args);
                 let args = self.args.add(a, is_json);
-                self.threads[t as usize].events.push(Pending {
+                let e = Pending {
                     ts: ev.ts,
                     dur,
                     phase: ph,
@@ -180,7 +206,29 @@ impl TraceBuilder {
                     cat,
                     args,
                     offset: ev.offset,
-                });
+                };
+                let TraceBuilder {
+                    threads,
+                    strings,
+                    diags,
+                    disordered,
+                    ..
+                } = self;
+                let th = &mut threads[t as usize];
+                match &mut th.stream {
+                    Some(m) => {
+                        if ph != Phase::COMPLETE {
+                            if e.ts < th.last_be_ts {
+                                *disordered = true;
+                            }
+                            th.last_be_ts = e.ts;
+                        }
+                        if !*disordered {
+                            m.push(e, &|id| strings.get(id).to_string(), diags);
+                        }
+                    }
+                    None => th.events.push(e),
+                }
             }
             Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK => {
                 self.time(ev.ts, ev.ts);
@@ -414,8 +462,22 @@ impl TraceBuilder {
         }
     }
 
+    /// Like [`finish`](Self::finish), but a streaming builder whose B/E events went back in
+    /// time gives the decoder's summary back: decode again with a buffered builder.
+    pub(crate) fn try_finish(self, decode: Summary) -> Result<Trace, Summary> {
+        if self.disordered {
+            return Err(decode);
+        }
+        Ok(self.finish_inner(decode))
+    }
+
     /// Builds the trace. `decode` is the decoder's summary (format, decode warnings).
     pub fn finish(self, decode: Summary) -> Trace {
+        debug_assert!(!self.disordered, "a streaming builder must use try_finish");
+        self.finish_inner(decode)
+    }
+
+    fn finish_inner(self, decode: Summary) -> Trace {
         let TraceBuilder {
             strings,
             mut args,
@@ -441,7 +503,18 @@ impl TraceBuilder {
             .into_par_iter()
             .map(|t| {
                 let mut d = Diagnostics::default();
-                let lanes = build_lanes(t.events, end, from_spall, &names, &mut d);
+                let lanes = match t.stream {
+                    Some(m) => {
+                        let mut spans = m.finish(end, &names, &mut d);
+                        if from_spall {
+                            for (s, _) in &mut spans {
+                                s.flags &= !flags::FROM_BEGIN_END;
+                            }
+                        }
+                        nest(spans, &names, &mut d)
+                    }
+                    None => build_lanes(t.events, end, from_spall, &names, &mut d),
+                };
                 let thread = Thread {
                     pid: t.pid,
                     tid: t.tid,

@@ -34,7 +34,12 @@ impl Default for Strings {
 
 impl Strings {
     /// The id of `s`, adding it if it is new.
+    #[inline]
     pub fn intern(&mut self, s: &str) -> StrId {
+        // Empty categories and End-event names are the most common strings of all.
+        if s.is_empty() && !self.list.is_empty() {
+            return StrId::EMPTY;
+        }
         let hash = self.hasher.hash_one(s);
         let list = &self.list;
         if let Some(&i) = self.table.find(hash, |&i| &*list[i as usize] == s) {
