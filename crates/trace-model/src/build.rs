@@ -462,13 +462,13 @@ impl TraceBuilder {
         }
     }
 
-    /// Like [`finish`](Self::finish), but a streaming builder whose B/E events went back in
-    /// time gives the decoder's summary back: decode again with a buffered builder.
-    pub(crate) fn try_finish(self, decode: Summary) -> Result<Trace, Summary> {
+    /// Like [`finish`](Self::finish), but `None` from a streaming builder whose B/E events
+    /// went back in time: decode again with a buffered builder.
+    pub(crate) fn try_finish(self, decode: Summary) -> Option<Trace> {
         if self.disordered {
-            return Err(decode);
+            return None;
         }
-        Ok(self.finish_inner(decode))
+        Some(self.finish_inner(decode))
     }
 
     /// Builds the trace. `decode` is the decoder's summary (format, decode warnings).

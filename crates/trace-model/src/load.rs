@@ -51,8 +51,8 @@ pub fn load_with(
     let mut streaming = TraceBuilder::streaming();
     let summary = decode(&mut streaming)?;
     match streaming.try_finish(summary) {
-        Ok(t) => Ok(t),
-        Err(_) => {
+        Some(t) => Ok(t),
+        None => {
             let mut buffered = TraceBuilder::new();
             let summary = decode(&mut buffered)?;
             Ok(buffered.finish(summary))
@@ -65,8 +65,8 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Trace, Error> {
     let mut streaming = TraceBuilder::streaming();
     let summary = spall_format::decode(bytes, &mut streaming)?;
     match streaming.try_finish(summary) {
-        Ok(t) => Ok(t),
-        Err(_) => {
+        Some(t) => Ok(t),
+        None => {
             let mut buffered = TraceBuilder::new();
             let summary = spall_format::decode(bytes, &mut buffered)?;
             Ok(buffered.finish(summary))
