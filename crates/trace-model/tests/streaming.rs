@@ -11,7 +11,10 @@ fn buffered(bytes: &[u8]) -> Trace {
     b.finish(summary)
 }
 
-fn shape(t: &Trace) -> (Vec<Vec<(i64, i64, String, u8)>>, Vec<(String, u64)>) {
+/// Every lane's spans as (start, dur, name, flags), and the warning counts.
+type Shape = (Vec<Vec<(i64, i64, String, u8)>>, Vec<(String, u64)>);
+
+fn shape(t: &Trace) -> Shape {
     let lanes = t
         .threads
         .iter()
