@@ -190,7 +190,9 @@ pub fn span_box(l: &Loaded, s: &ViewState, r: SpanRef) -> Option<(f32, f32, f32,
 fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     let (t0, t1) = s.viewport.visible();
     let spans = &s.matches.spans;
-    let first = spans.partition_point(|&r| l.trace.span(r).end() < t0);
+    // Matches are sorted by start; spans that start before the view and reach into it are
+    // wide enough to show as boxes themselves, so marks start at the view's left edge.
+    let first = spans.partition_point(|&r| l.trace.span(r).start < t0);
     let mut drawn = 0;
     let mut last: Option<(u32, u32, i32)> = None;
     for &r in &spans[first..] {

@@ -29,6 +29,8 @@ pub struct Panel {
     pub show_open: bool,
     pub sort: SortColumn,
     pub descending: bool,
+    /// While a range is being dragged, keep the last statistics (they cost O(spans)).
+    pub hold: bool,
     /// Statistics for `stats_for` (the range, or the whole trace when `None`).
     stats: Vec<NameStats>,
     stats_for: Option<Option<(i64, i64)>>,
@@ -43,6 +45,7 @@ impl Default for Panel {
             show_open: false,
             sort: SortColumn::SelfTime,
             descending: true,
+            hold: false,
             stats: Vec::new(),
             stats_for: None,
         }
@@ -196,7 +199,7 @@ impl Panel {
         l: &Loaded,
         s: &ViewState,
     ) -> Option<trace_model::StrId> {
-        if self.stats_for != Some(s.range) {
+        if self.stats_for != Some(s.range) && !(self.hold && self.stats_for.is_some()) {
             self.stats = s.stats(l);
             self.stats_for = Some(s.range);
             self.sort_rows(l);

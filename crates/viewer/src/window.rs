@@ -205,6 +205,7 @@ impl App {
         let Some(g) = self.gl.as_mut() else { return };
         // The side panel first: its width decides the timeline's.
         let mut actions = Default::default();
+        self.panel.hold = matches!(self.drag, Some(Drag::Range { .. }));
         let (loaded, mut state, panel) =
             (self.loaded.as_ref(), self.state.as_mut(), &mut self.panel);
         let mut panel_points = 0.0;
@@ -340,9 +341,9 @@ impl App {
                 s.hover = None;
             }
             Some(Drag::Range { from }) => {
+                // Statistics are recomputed when the drag ends, not on every move.
                 let t = s.viewport.time_at(x as f64);
                 s.range = Some(((*from).min(t), (*from).max(t)));
-                self.panel.invalidate_stats();
             }
             Some(Drag::Minimap) => {
                 let t = minimap_time(l, s, x);
