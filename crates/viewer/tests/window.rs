@@ -52,8 +52,31 @@ fn display() -> Option<(String, Option<Kill>)> {
     Some((d, Some(guard)))
 }
 
-/// Waits for a frame newer than `after` showing a loaded trace; returns its number and pixels.
+/// Waits for a frame newer than `after` showing a loaded trace, then until the app stops
+/// drawing (no new frame for half a second: every input has been handled); returns the
+/// last frame's number and pixels.
 fn next_frame(dir: &Path, after: u64) -> (u64, Vec<u8>, u32) {
+    let mut last = newer_frame(dir, after);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let now = frame_number(dir);
+        // An idle viewer draws nothing; if it kept drawing, take what it shows by now.
+        if now == last.0 || Instant::now() > deadline {
+            return last;
+        }
+        last = newer_frame(dir, last.0.min(now.saturating_sub(1)));
+    }
+}
+
+fn frame_number(dir: &Path) -> u64 {
+    std::fs::read_to_string(dir.join("frame.txt"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn newer_frame(dir: &Path, after: u64) -> (u64, Vec<u8>, u32) {
     let t = Instant::now();
     loop {
         if let Ok(s) = std::fs::read_to_string(dir.join("frame.txt")) {
