@@ -288,7 +288,10 @@ impl<S: EventSink> Parser<'_, '_, S> {
                 self.sink.event(&ev);
                 Some(end)
             }
-            Err(e) => self.bad_event(i, e),
+            // Positions inside the repaired copy do not map back to the input (U+FFFD is
+            // longer than the bytes it replaces): report the event's own start. The copy is a
+            // whole, balanced object, so running off its end is a syntax error too.
+            Err(_) => self.bad_event(i, Scan::Bad(i)),
         }
     }
 
@@ -305,7 +308,8 @@ impl<S: EventSink> Parser<'_, '_, S> {
                     Scan::Eof => i,
                 };
                 self.d.warn(WarningKind::JsonMalformedEvent, at as u64, || {
-                    let shown = String::from_utf8_lossy(&self.b[at..self.b.len().min(at + 24)])
+                    let b = self.b;
+                    let shown = String::from_utf8_lossy(&b[at.min(b.len())..b.len().min(at + 24)])
                         .into_owned();
                     format!("unexpected {shown:?} inside an event; the event was skipped")
                 });
