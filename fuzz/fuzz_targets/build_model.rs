@@ -3,7 +3,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(t) = trace_model::load_bytes(data) else { return };
+    let Ok(t) = trace_model::load_bytes(data) else {
+        return;
+    };
     for th in &t.threads {
         for lane in &th.lanes {
             for i in 1..lane.len() {

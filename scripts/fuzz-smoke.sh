@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A short run of every fuzz target (default 30 s each), seeded from tests/fixtures.
+# Usage: scripts/fuzz-smoke.sh [SECONDS]. A crash fails the script; see docs/TESTING.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-30}"
+
+if ! command -v cargo-fuzz >/dev/null; then
+  echo "== installing cargo-fuzz"
+  if ! cargo install --locked cargo-fuzz >/dev/null 2>&1; then
+    echo "warning: cargo-fuzz could not be installed; the fuzz smoke run is skipped" >&2
+    exit 0
+  fi
+fi
+# cargo-fuzz passes -Z flags (sanitizers); the stable toolchain accepts them this way.
+export RUSTC_BOOTSTRAP=1
+
+seed() { # target, files...
+  local dir="fuzz/corpus/$1"; shift
+  mkdir -p "$dir"
+  for f in "$@"; do head -c 60000 "$f" > "$dir/$(basename "$f")"; done
+}
+seed decode_json tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/fuzz/*
+seed build_model tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/fuzz/*
+seed info_path tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
+mkdir -p fuzz/corpus/decode_spall
+# The decode_spall target supplies the magic itself: seeds start after it. (`head` closing
+# the pipe early is expected, hence `|| true` under pipefail.)
+for f in tests/fixtures/spall/*.spall; do
+  { tail -c +9 "$f" | head -c 60000 > "fuzz/corpus/decode_spall/$(basename "$f")"; } || true
+done
+
+cd fuzz
+for t in decode_spall decode_json build_model info_path; do
+  echo "== fuzz $t for ${secs}s"
+  cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=65536 -rss_limit_mb=4096 2>&1 | tail -n 3
+done
+echo "== fuzz smoke passed"
