@@ -10,7 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use spall_format::{Args, DecodeOptions, EventSink, Id2, Input, RawEvent, RawId, SpallWriter};
+use spall_format::{Args, EventSink, Id2, Input, RawEvent, RawId, SpallWriter};
 use trace_model::{flags, ExtId, Trace};
 
 use crate::util::{load, Fatal};
@@ -169,7 +169,7 @@ fn event_json(ev: &RawEvent<'_>, o: &mut String, bad_args: &mut u64) {
 }
 
 fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
-    let src = Input::open(input, &DecodeOptions::default())?;
+    let src = Input::open(input, &crate::util::decode_options())?;
     let file = create(output)?;
     let out: Box<dyn Write> = if gzip {
         Box::new(flate2::write::GzEncoder::new(

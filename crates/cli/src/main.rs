@@ -24,6 +24,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Stop decompressing gzip input past this size (a gzip bomb guard): bytes, or K, M, G, T.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "16G", value_parser = util::parse_size)]
+    max_decompressed: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -114,6 +117,9 @@ fn main() -> ExitCode {
         std::process::exit(2);
     }));
     let cli = Cli::parse();
+    util::set_decode_options(spall_format::DecodeOptions {
+        max_decompressed: cli.max_decompressed,
+    });
     let result = match cli.command {
         Command::Info { trace, format } => info::run(&trace, format == TableOrJson::Json),
         Command::Stats {

@@ -17,6 +17,41 @@ impl<E: std::fmt::Display> From<E> for Fatal {
     }
 }
 
+static DECODE: std::sync::OnceLock<DecodeOptions> = std::sync::OnceLock::new();
+
+/// Sets the decoding limits for this run (from `--max-decompressed`).
+pub fn set_decode_options(opts: DecodeOptions) {
+    let _ = DECODE.set(opts);
+}
+
+/// The decoding limits for this run.
+pub fn decode_options() -> DecodeOptions {
+    DECODE.get().cloned().unwrap_or_default()
+}
+
+/// Parses a size: bytes, or with a binary unit K, M, G or T (`512M`, `16G`).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m = match c.to_ascii_uppercase() {
+                'K' => 1u64 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(format!("{s:?}: use bytes or K, M, G, T (for example 16G)")),
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("{s:?} is not a size (for example 512M or 16G)"))
+}
+
 /// Loads a trace, showing progress on stderr (when it is a terminal) once a load has taken
 /// more than a second. Returns the trace and the load time in seconds.
 pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
@@ -24,7 +59,7 @@ pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
     let tty = std::io::stderr().is_terminal();
     let mut shown = false;
     let mut last = 0.0f64;
-    let trace = trace_model::load_with(path, &DecodeOptions::default(), |done, total| {
+    let loaded = trace_model::load_with(path, &decode_options(), |done, total| {
         let t = start.elapsed().as_secs_f64();
         if tty && t > 1.0 && t - last > 0.1 && total > 0 {
             last = t;
@@ -36,6 +71,12 @@ pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
                 bytes(total)
             );
         }
+    });
+    let trace = loaded.map_err(|e| match e.kind {
+        spall_format::ErrorKind::DecompressedTooLarge { .. } => {
+            Fatal(format!("{e} (--max-decompressed SIZE)"))
+        }
+        _ => Fatal(e.to_string()),
     })?;
     if shown {
         eprint!("\r{:80}\r", "");
@@ -82,6 +123,15 @@ pub fn all_diagnostics(trace: &Trace) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("16g"), Ok(16 << 30));
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("G").is_err());
+    }
 
     #[test]
     fn human_units() {

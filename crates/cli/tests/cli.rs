@@ -331,6 +331,25 @@ fn bad_input_and_usage_exit_2_with_a_message() {
 }
 
 #[test]
+fn gzip_bombs_stop_at_the_limit_given() {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(&vec![b' '; 32 << 20]).unwrap();
+    let bomb = tmp("bomb.json.gz");
+    std::fs::write(&bomb, e.finish().unwrap()).unwrap();
+    let o = run(&["info", bomb.to_str().unwrap(), "--max-decompressed", "4M"]);
+    assert_clean_failure(&o, "--max-decompressed");
+    // Under the default limit the same file is merely empty JSON: a clean "empty" error.
+    assert_clean_failure(&run(&["info", bomb.to_str().unwrap()]), "empty");
+    assert_eq!(
+        run(&["info", "x", "--max-decompressed", "lots"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
 fn help_has_examples() {
     for cmd in ["info", "stats", "validate", "convert"] {
         let o = run(&[cmd, "--help"]);
