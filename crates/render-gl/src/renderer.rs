@@ -18,6 +18,15 @@ const RECT_STRIDE: i32 = 16;
 const LINE_STRIDE: i32 = 24;
 const GLYPH_STRIDE: i32 = 28;
 
+/// Where a glyph's bitmap is, if it can be placed.
+enum Slot {
+    Placed(AtlasSlot),
+    /// The glyph draws nothing (no outline).
+    NoBitmap,
+    /// The atlas has no room left.
+    Full,
+}
+
 struct Pipeline {
     program: glow::Program,
     vao: glow::VertexArray,
@@ -201,12 +210,16 @@ impl Renderer {
     }
 
     /// The atlas slot of a glyph, rasterising and uploading it on first use.
-    unsafe fn slot(&mut self, fonts: &Fonts, key: GlyphKey) -> Option<AtlasSlot> {
+    unsafe fn slot(&mut self, fonts: &Fonts, key: GlyphKey) -> Slot {
         if let Some(s) = self.packer.slots.get(&key) {
-            return Some(*s);
+            return Slot::Placed(*s);
         }
-        let (b, data) = fonts.rasterize(key)?;
-        let slot = self.packer.alloc(b.width as u32, b.height as u32)?;
+        let Some((b, data)) = fonts.rasterize(key) else {
+            return Slot::NoBitmap;
+        };
+        let Some(slot) = self.packer.alloc(b.width as u32, b.height as u32) else {
+            return Slot::Full;
+        };
         let gl = &self.gl;
         gl.bind_texture(glow::TEXTURE_2D, Some(self.atlas));
         gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
@@ -222,7 +235,7 @@ impl Renderer {
             glow::PixelUnpackData::Slice(Some(&data)),
         );
         self.packer.slots.insert(key, slot);
-        Some(slot)
+        Slot::Placed(slot)
     }
 
     /// Resolves the scene's glyphs to atlas coordinates. If the atlas fills up, it is
@@ -232,15 +245,26 @@ impl Renderer {
             self.glyph_bytes.clear();
             let mut full = false;
             for g in &scene.glyphs {
-                let Some(s) = self.slot(fonts, g.key) else {
-                    if fonts.rasterize(g.key).is_some() {
+                // One instance per scene glyph, always, so batch ranges stay aligned; a glyph
+                // with no bitmap becomes an empty quad.
+                let (s, size) = match self.slot(fonts, g.key) {
+                    Slot::Placed(s) => (s, [g.w as f32, g.h as f32]),
+                    Slot::NoBitmap => (
+                        AtlasSlot {
+                            x: 0,
+                            y: 0,
+                            w: 0,
+                            h: 0,
+                        },
+                        [0.0, 0.0],
+                    ),
+                    Slot::Full => {
                         full = true;
                         break;
                     }
-                    continue;
                 };
                 let b = &mut self.glyph_bytes;
-                for v in [g.x as f32, g.y as f32, g.w as f32, g.h as f32] {
+                for v in [g.x as f32, g.y as f32, size[0], size[1]] {
                     b.extend_from_slice(&v.to_le_bytes());
                 }
                 for v in [s.x, s.y, s.x + s.w, s.y + s.h] {

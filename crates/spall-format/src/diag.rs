@@ -97,8 +97,7 @@ impl fmt::Display for WarningKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning<K = WarningKind> {
     pub kind: K,
-    /// Where: a byte offset in the decoded input for decode warnings; for model warnings,
-    /// what the kind's documentation says (usually a timestamp in nanoseconds).
+    /// Byte offset in the decoded input of the event (or record) the warning is about.
     pub offset: u64,
     pub message: String,
 }

@@ -151,18 +151,6 @@ fn v1_bad_timestamps_and_unknown_types() {
     );
 }
 
-/// A small deterministic generator (no external randomness, so failures reproduce).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-}
-
 #[test]
 fn writer_round_trip_gives_back_identical_events() {
     let words = [
@@ -174,7 +162,7 @@ fn writer_round_trip_gives_back_identical_events() {
         "",
         "x\u{1F600}",
     ];
-    let mut rng = Lcg(7);
+    let mut rng = spall_format::synth::Rng(7);
     let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
     let mut expected: Vec<RawEvent<'static>> = Vec::new();
     let mut depth = [0u32; 4];
@@ -184,9 +172,9 @@ fn writer_round_trip_gives_back_identical_events() {
     }
     // Enough events to need several 1 MiB buffers per thread.
     for _ in 0..400_000 {
-        let t = (rng.next() % 4) as usize;
-        now[t] += rng.next() % 1000;
-        if depth[t] > 0 && rng.next() % 2 == 0 {
+        let t = (rng.next_u64() % 4) as usize;
+        now[t] += rng.next_u64() % 1000;
+        if depth[t] > 0 && rng.next_u64() % 2 == 0 {
             w.end(9, t as u32, now[t]).unwrap();
             depth[t] -= 1;
             expected.push(RawEvent {
@@ -197,8 +185,8 @@ fn writer_round_trip_gives_back_identical_events() {
                 ..Default::default()
             });
         } else {
-            let name = words[(rng.next() % words.len() as u64) as usize];
-            let args = if rng.next() % 3 == 0 { "k=v" } else { "" };
+            let name = words[(rng.next_u64() % words.len() as u64) as usize];
+            let args = if rng.next_u64() % 3 == 0 { "k=v" } else { "" };
             w.begin(9, t as u32, now[t], name, args).unwrap();
             depth[t] += 1;
             expected.push(RawEvent {

@@ -91,8 +91,23 @@ impl Matcher {
     /// Which E pairs with which B changes no span, so names are compared as a set over the
     /// run (real traces write such runs in any order).
     fn flush_run(&mut self, names: &dyn Fn(StrId) -> String, d: &mut Diagnostics<ModelWarning>) {
-        if self.run.is_empty() {
-            return;
+        match self.run.len() {
+            0 => return,
+            // The common case: one E, compared with the one B it closes. No bookkeeping.
+            1 => {
+                let x = self.run.pop().expect("one E");
+                match self.open.pop() {
+                    Some((slot, b)) => {
+                        if x.name != StrId::EMPTY && x.name != b.name {
+                            mismatch(&x, names, d);
+                        }
+                        self.close(slot, &b, &x);
+                    }
+                    None => end_without_begin(&x, names, d),
+                }
+                return;
+            }
+            _ => {}
         }
         let run = std::mem::take(&mut self.run);
         let mut unmatched: Vec<usize> = (0..run.len())
@@ -100,38 +115,30 @@ impl Matcher {
             .collect();
         for (xi, x) in run.iter().enumerate() {
             let Some((slot, b)) = self.open.pop() else {
-                d.warn(ModelWarning::EndWithoutBegin, x.offset, || {
-                    format!(
-                        "E {:?} at {} ns has no open B on its thread; ignored",
-                        names(x.name),
-                        x.ts
-                    )
-                });
+                end_without_begin(x, names, d);
                 unmatched.retain(|&u| u != xi);
                 continue;
             };
             if let Some(i) = unmatched.iter().position(|&u| run[u].name == b.name) {
                 unmatched.swap_remove(i);
             }
-            let s = &mut self.spans[slot].0;
-            s.dur = x.ts - b.ts;
-            if s.args == ArgsId::NONE {
-                s.args = x.args;
-            }
+            self.close(slot, &b, x);
         }
         for u in unmatched {
-            let x = &run[u];
-            d.warn(ModelWarning::EndNameMismatch, x.offset, || {
-                format!(
-                    "E {:?} at {} ns closes a B of another name (the most recent open B on its thread)",
-                    names(x.name),
-                    x.ts
-                )
-            });
+            mismatch(&run[u], names, d);
         }
         // Keep the buffer's capacity for the next run.
         self.run = run;
         self.run.clear();
+    }
+
+    /// Completes the span opened by `b` (in `slot`) with the E event `x`.
+    fn close(&mut self, slot: usize, b: &Pending, x: &Pending) {
+        let s = &mut self.spans[slot].0;
+        s.dur = x.ts - b.ts;
+        if s.args == ArgsId::NONE {
+            s.args = x.args;
+        }
     }
 
     /// Ends matching: unclosed B events end at `trace_end`, flagged unfinished. Returns the
@@ -161,6 +168,30 @@ impl Matcher {
         }
         self.spans
     }
+}
+
+fn mismatch(x: &Pending, names: &dyn Fn(StrId) -> String, d: &mut Diagnostics<ModelWarning>) {
+    d.warn(ModelWarning::EndNameMismatch, x.offset, || {
+        format!(
+            "E {:?} at {} ns closes a B of another name (the most recent open B on its thread)",
+            names(x.name),
+            x.ts
+        )
+    });
+}
+
+fn end_without_begin(
+    x: &Pending,
+    names: &dyn Fn(StrId) -> String,
+    d: &mut Diagnostics<ModelWarning>,
+) {
+    d.warn(ModelWarning::EndWithoutBegin, x.offset, || {
+        format!(
+            "E {:?} at {} ns has no open B on its thread; ignored",
+            names(x.name),
+            x.ts
+        )
+    });
 }
 
 /// Builds the lanes of one thread from its buffered events (any order): a stable sort by

@@ -4,15 +4,14 @@ use spall_format::synth::Synth;
 use spall_format::DiagnosticKind;
 use trace_model::load_bytes;
 
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
+/// Runs `f` on a thread with a 256 KiB stack, so deep input that recursed would overflow.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
 }
 
 fn fixture(rel: &str) -> Vec<u8> {
@@ -26,12 +25,12 @@ fn fixture(rel: &str) -> Vec<u8> {
 
 /// Flips 1–4 random bytes, many times over; every result loads or fails cleanly.
 fn flip_bytes(original: &[u8], rounds: usize, seed: u64) {
-    let mut rng = Lcg(seed);
+    let mut rng = spall_format::synth::Rng(seed);
     for round in 0..rounds {
         let mut b = original.to_vec();
-        for _ in 0..1 + rng.next() % 4 {
-            let i = (rng.next() as usize) % b.len();
-            b[i] ^= 1 << (rng.next() % 8);
+        for _ in 0..1 + rng.next_u64() % 4 {
+            let i = (rng.next_u64() as usize) % b.len();
+            b[i] ^= 1 << (rng.next_u64() % 8);
         }
         match load_bytes(&b) {
             Ok(t) => {
@@ -91,12 +90,7 @@ fn args_nested_100k_levels_deep() {
     b.extend(std::iter::repeat_n(b'[', depth));
     b.extend(std::iter::repeat_n(b']', depth));
     b.extend_from_slice(br#"}}]"#);
-    let t = std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(move || load_bytes(&b).unwrap())
-        .unwrap()
-        .join()
-        .unwrap();
+    let t = on_small_stack(move || load_bytes(&b).unwrap());
     assert_eq!(t.span_count(), 1);
 }
 
@@ -111,12 +105,7 @@ fn many_unclosed_begins_nest_without_overflow_and_are_counted() {
         );
     }
     b.extend_from_slice(b"{\"ph\":\"i\",\"ts\":0,\"pid\":1,\"tid\":1}]");
-    let t = std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(move || load_bytes(&b).unwrap())
-        .unwrap()
-        .join()
-        .unwrap();
+    let t = on_small_stack(move || load_bytes(&b).unwrap());
     assert_eq!(t.span_count(), n as u64);
     // All close at the trace's end (the last B's time), so the last B is zero-length at
     // its parent's end: a sibling, not a child (docs/MODEL.md).

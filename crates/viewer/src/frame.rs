@@ -20,8 +20,8 @@ pub struct FrameBuilder {
 }
 
 impl FrameBuilder {
-    /// Builds the frame for `state` into `scene` (which is `state.width × state.height`,
-    /// plus `extra_width` columns to the right left to the caller, e.g. a side panel).
+    /// Builds the frame for `state` into `scene`, which is `state.width × state.height` (the
+    /// timeline area; a side panel, if any, is drawn by the caller).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         let th = s.theme;
         scene.begin(s.width.ceil() as u32, s.height.ceil() as u32, th.background);

@@ -31,7 +31,8 @@ pub struct Panel {
     pub descending: bool,
     /// While a range is being dragged, keep the last statistics (they cost O(spans)).
     pub hold: bool,
-    /// Statistics for `stats_for` (the range, or the whole trace when `None`).
+    /// Statistics for `stats_for` (the range, or the whole trace when `None`); recomputed
+    /// only when the range changes, since they cost O(spans).
     stats: Vec<NameStats>,
     stats_for: Option<Option<(i64, i64)>>,
 }
@@ -61,10 +62,6 @@ pub struct Actions {
 }
 
 impl Panel {
-    pub fn invalidate_stats(&mut self) {
-        self.stats_for = None;
-    }
-
     pub fn ui(
         &mut self,
         ui: &mut Ui,

@@ -114,7 +114,7 @@ impl ViewState {
         self.clamp_scroll();
     }
 
-    /// The most zoomed-out scale: the whole trace on a tenth of the width... times ten.
+    /// The most zoomed-out scale: the whole trace fits in a tenth of the width.
     pub fn max_ns_per_px(&self, l: &Loaded) -> f64 {
         (l.trace.duration_ns().max(1) as f64 / self.width as f64) * 10.0
     }

@@ -291,7 +291,6 @@ impl App {
             self.redraw();
         }
         if actions.redraw {
-            self.panel.invalidate_stats();
             self.redraw();
         }
     }
@@ -406,14 +405,13 @@ impl App {
                         }
                     }
                 }
-                Some(Drag::Range { from }) => {
+                Some(Drag::Range { .. }) => {
+                    // A click on the ruler (no real drag) clears the range.
                     if let Some((a, b)) = s.range {
                         if b - a < (s.viewport.ns_per_px * 2.0) as i64 {
                             s.range = None;
                         }
                     }
-                    let _ = from;
-                    self.panel.invalidate_stats();
                 }
                 _ => {}
             }
@@ -445,8 +443,6 @@ impl App {
     }
 
     fn key(&mut self, key: &Key) {
-        let Some(g) = &self.gl else { return };
-        let _ = g;
         if self.ctrl {
             match key {
                 Key::Character(c) if c.eq_ignore_ascii_case("o") => {
@@ -481,7 +477,6 @@ impl App {
                 s.range = None;
                 s.search(l, "");
                 self.panel.search.clear();
-                self.panel.invalidate_stats();
             }
             Key::Named(NamedKey::Enter) => {
                 s.step_match(l, !self.shift);
