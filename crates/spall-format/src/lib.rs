@@ -40,6 +40,7 @@ mod error;
 mod event;
 mod input;
 pub mod json;
+mod parallel;
 pub mod spall;
 pub mod synth;
 pub mod time;
@@ -52,6 +53,7 @@ pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
+pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
 pub use writer::SpallWriter;
 
@@ -176,7 +178,7 @@ pub fn decode_with<S: EventSink>(
 }
 
 /// Decodes uncompressed bytes; `diagnostics` may already hold decompression warnings.
-fn decode_plain<S: EventSink>(
+pub(crate) fn decode_plain<S: EventSink>(
     b: &[u8],
     gzip: bool,
     input_bytes: u64,

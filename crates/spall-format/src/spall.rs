@@ -218,6 +218,25 @@ pub(crate) fn decode<S: EventSink>(
     sink: &mut S,
     diags: &mut Diagnostics,
 ) -> Result<(SpallHeader, u64), Error> {
+    let (header, scale) = prepare(b, diags)?;
+    let mut ctx = Ctx {
+        sink,
+        diags,
+        events: 0,
+    };
+    if header.version == 1 {
+        decode_v1(b, &scale, &mut ctx);
+    } else {
+        decode_v3_range(b, HEADER_LEN, b.len(), &scale, &mut ctx);
+    }
+    Ok((header, ctx.events))
+}
+
+/// Reads and checks the header; returns it with its tick scale.
+pub(crate) fn prepare(
+    b: &[u8],
+    diags: &mut Diagnostics,
+) -> Result<(SpallHeader, TickScale), Error> {
     let header = read_header(b)?;
     if u64_at(b, 24) != 0 {
         diags.warn(WarningKind::SpallHeaderNotZero, 24, || {
@@ -231,17 +250,44 @@ pub(crate) fn decode<S: EventSink>(
         TickScale::from_ns_per_tick(unit)
     }
     .ok_or_else(|| Error::new(ErrorKind::BadTimestampUnit { unit }, 16))?;
+    Ok((header, scale))
+}
+
+/// Cuts a version 3 file into runs of whole buffers of at least `target` bytes (the last
+/// may be shorter), in file order: `[from, to)` byte ranges that
+/// [`decode_v3_chunk`] decodes exactly as a whole-file decode would.
+pub(crate) fn v3_chunks(b: &[u8], target: usize) -> Vec<(usize, usize)> {
+    let mut chunks = Vec::new();
+    let (mut p, mut start) = (HEADER_LEN, HEADER_LEN);
+    while b.len().saturating_sub(p) >= BUFFER_HEADER_LEN {
+        let size = u32_at(b, p) as usize;
+        p = (p + BUFFER_HEADER_LEN).saturating_add(size).min(b.len());
+        if p - start >= target {
+            chunks.push((start, p));
+            start = p;
+        }
+    }
+    if start < b.len() {
+        chunks.push((start, b.len()));
+    }
+    chunks
+}
+
+/// Decodes the buffers in `b[from..to]` (a range from [`v3_chunks`]). Returns the event count.
+pub(crate) fn decode_v3_chunk<S: EventSink>(
+    b: &[u8],
+    (from, to): (usize, usize),
+    scale: &TickScale,
+    sink: &mut S,
+    diags: &mut Diagnostics,
+) -> u64 {
     let mut ctx = Ctx {
         sink,
         diags,
         events: 0,
     };
-    if header.version == 1 {
-        decode_v1(b, &scale, &mut ctx);
-    } else {
-        decode_v3(b, &scale, &mut ctx);
-    }
-    Ok((header, ctx.events))
+    decode_v3_range(b, from, to, scale, &mut ctx);
+    ctx.events
 }
 
 fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
@@ -322,9 +368,16 @@ fn v1_time<S: EventSink>(
     ts
 }
 
-fn decode_v3<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
-    let mut p = HEADER_LEN;
-    while p < b.len() {
+/// Decodes the buffers that start in `[from, to)`.
+fn decode_v3_range<S: EventSink>(
+    b: &[u8],
+    from: usize,
+    to: usize,
+    scale: &TickScale,
+    ctx: &mut Ctx<'_, S>,
+) {
+    let mut p = from;
+    while p < to {
         if b.len() - p < BUFFER_HEADER_LEN {
             ctx.diags
                 .warn(WarningKind::SpallTruncatedBuffer, p as u64, || {

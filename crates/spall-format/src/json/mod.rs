@@ -51,11 +51,47 @@ pub(crate) fn decode<S: EventSink>(
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> Result<(JsonInfo, u64), Error> {
+    decode_hooked(b, sink, d, None)
+}
+
+/// [`decode`], with the event array parsed by `hook` when one is given.
+pub(crate) fn decode_hooked<'s, S: EventSink>(
+    b: &[u8],
+    sink: &'s mut S,
+    d: &'s mut Diagnostics,
+    hook: Option<ArrayHook<'s>>,
+) -> Result<(JsonInfo, u64), Error> {
     match std::str::from_utf8(b) {
-        Ok(s) => decode_str(s, b, sink, d),
+        Ok(s) => decode_str(s, b, sink, d, hook),
         // Invalid UTF-8 somewhere: scan the raw bytes, repairing event by event.
-        Err(_) => decode_str("", b, sink, d),
+        Err(_) => decode_str("", b, sink, d, hook),
     }
+}
+
+/// Parses array elements of `b` (whose text is `s`, or `""` when `b` is not all UTF-8) from
+/// `i` in `state` until `stop` (see [`Stop`]). Returns where it stopped, the state there and
+/// the number of events emitted.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse_run<S: EventSink>(
+    s: &str,
+    b: &[u8],
+    i: usize,
+    stop: usize,
+    state: LoopState,
+    sink: &mut S,
+    d: &mut Diagnostics,
+) -> (Stop, LoopState, u64) {
+    let mut p = Parser {
+        s,
+        b,
+        sink,
+        d,
+        events: 0,
+        unterminated: false,
+        hook: None,
+    };
+    let (stop, state) = p.events_loop(i, stop, state);
+    (stop, state, p.events)
 }
 
 struct Parser<'a, 's, S> {
@@ -66,13 +102,39 @@ struct Parser<'a, 's, S> {
     d: &'s mut Diagnostics,
     events: u64,
     unterminated: bool,
+    /// Parses the event array in its place (the parallel decoder): given the index after
+    /// `[`, returns where the array ends.
+    hook: Option<ArrayHook<'s>>,
 }
 
-fn decode_str<S: EventSink>(
+/// See [`Parser::hook`].
+/// Returns where the array ends and whether the input ended first (already reported).
+pub(crate) type ArrayHook<'h> = &'h mut dyn FnMut(usize, &mut Diagnostics) -> (usize, bool);
+
+/// Where a run of array elements stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// An element starts here, at or after the requested stop.
+    At(usize),
+    /// The array closed; the index after `]`.
+    Closed(usize),
+    /// The input ended (or the rest could not be parsed).
+    Eof,
+}
+
+/// The comma bookkeeping of the element loop, carried across a stop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LoopState {
+    pub after_value: bool,
+    pub after_comma: bool,
+}
+
+fn decode_str<'s, S: EventSink>(
     s: &str,
     b: &[u8],
-    sink: &mut S,
-    d: &mut Diagnostics,
+    sink: &'s mut S,
+    d: &'s mut Diagnostics,
+    hook: Option<ArrayHook<'s>>,
 ) -> Result<(JsonInfo, u64), Error> {
     let mut p = Parser {
         s,
@@ -81,6 +143,7 @@ fn decode_str<S: EventSink>(
         d,
         events: 0,
         unterminated: false,
+        hook,
     };
     let mut info = JsonInfo::default();
     let mut i = if b.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
@@ -194,22 +257,40 @@ impl<S: EventSink> Parser<'_, '_, S> {
     }
 
     /// The elements of the event array; `i` is just after `[`. Returns where it ends.
-    fn events_array(&mut self, mut i: usize) -> usize {
+    fn events_array(&mut self, i: usize) -> usize {
+        if let Some(hook) = self.hook.as_mut() {
+            // The hook has already reported an unterminated array.
+            let (end, unterminated) = hook(i, self.d);
+            self.unterminated |= unterminated;
+            return end;
+        }
+        match self.events_loop(i, usize::MAX, LoopState::default()).0 {
+            Stop::Closed(end) | Stop::At(end) => end,
+            Stop::Eof => self.b.len(),
+        }
+    }
+
+    /// Parses array elements from `i` (inside the event array, in `state`) until the array
+    /// closes, the input ends, or an element starts at or after `stop`.
+    fn events_loop(&mut self, mut i: usize, stop: usize, state: LoopState) -> (Stop, LoopState) {
         let b = self.b;
-        let mut after_value = false;
-        let mut after_comma = false;
+        let LoopState {
+            mut after_value,
+            mut after_comma,
+        } = state;
         let mut since_progress = 0u32;
         loop {
             i = skip_ws(b, i);
             let Some(&c) = b.get(i) else {
-                return self.unterminated(i);
+                self.unterminated(i);
+                return (Stop::Eof, LoopState::default());
             };
             match c {
                 b']' => {
                     if after_comma {
                         self.extra_comma(i);
                     }
-                    return i + 1;
+                    return (Stop::Closed(i + 1), LoopState::default());
                 }
                 b',' => {
                     if !after_value {
@@ -221,6 +302,13 @@ impl<S: EventSink> Parser<'_, '_, S> {
                     continue;
                 }
                 _ => {}
+            }
+            if i >= stop {
+                let state = LoopState {
+                    after_value,
+                    after_comma,
+                };
+                return (Stop::At(i), state);
             }
             if after_value {
                 self.d.warn(WarningKind::JsonMissingComma, i as u64, || {
@@ -236,7 +324,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
             };
             match next {
                 Some(n) => i = n,
-                None => return b.len(),
+                None => return (Stop::Eof, LoopState::default()),
             }
             since_progress += 1;
             if since_progress == 1 << 14 {

@@ -1,0 +1,355 @@
+//! Parallel decoding: the input cut into chunks in file order, each decoded on its own core
+//! into its own sink.
+//!
+//! Chunks are whole runs of `.spall` version 3 buffers, or runs of elements of the JSON event
+//! array. Their size is fixed ([`CHUNK_BYTES`]), not derived from the number of cores, so the
+//! sinks receive the same events in the same order whatever the thread count: replaying the
+//! sinks in order gives exactly the events of a sequential [`decode`](crate::decode).
+//! Warnings are merged in chunk order.
+//!
+//! JSON chunk starts are guessed (a `{` after `}` and `,`) and then checked: chunk `k` parses
+//! up to the first element at or after chunk `k + 1`'s guessed start, and a guess that is not
+//! where the previous chunk stopped (it was inside a string, or past the array's end) is
+//! thrown away with every chunk after it, and the rest is parsed sequentially. The result is
+//! therefore always that of the sequential parser.
+//!
+//! `.spall` version 1 files (a flat stream), small inputs and JSON that is not one event
+//! array are decoded sequentially into a single sink.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::event::{EventSink, RawEvent};
+use crate::input::{detect, Bytes, DecodeOptions, Detected};
+use crate::json::{self, LoopState, Stop};
+use crate::{decode_plain, spall, Format, Input, Summary};
+
+/// The size of a chunk: large enough that per-chunk costs vanish, small enough that two
+/// cores share even a 50 MB input evenly.
+pub const CHUNK_BYTES: usize = 4 << 20;
+
+/// Inputs below this size are decoded in one piece.
+const PARALLEL_MIN: usize = 2 * CHUNK_BYTES;
+
+/// Bytes done, shared by the chunks, reported through one callback.
+struct Progress<'p> {
+    done: AtomicU64,
+    total: u64,
+    report: &'p (dyn Fn(u64, u64) + Sync),
+}
+
+impl Progress<'_> {
+    fn add(&self, bytes: u64) {
+        let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        (self.report)(done.min(self.total), self.total);
+    }
+}
+
+/// Forwards events to `sink` and positions to a progress callback (the sequential path).
+struct Forward<'p, S> {
+    sink: S,
+    progress: &'p (dyn Fn(u64, u64) + Sync),
+}
+
+impl<S: EventSink> EventSink for Forward<'_, S> {
+    #[inline]
+    fn event(&mut self, event: &RawEvent<'_>) {
+        self.sink.event(event);
+    }
+
+    fn progress(&mut self, done: u64, total: u64) {
+        (self.progress)(done, total);
+    }
+}
+
+impl Input {
+    /// Decodes every event, chunks in parallel, each chunk into a sink made by `new_sink`.
+    /// Returns the sinks in file order (see the [module docs](self)); `progress` is called
+    /// with `(bytes done, bytes total)` from any thread.
+    pub fn decode_parallel<S, F>(
+        &self,
+        new_sink: F,
+        progress: &(dyn Fn(u64, u64) + Sync),
+    ) -> Result<(Summary, Vec<S>), Error>
+    where
+        S: EventSink + Send,
+        F: Fn() -> S + Sync,
+    {
+        let (mut summary, sinks) =
+            decode_plain_parallel(self.bytes(), self.diagnostics.clone(), &new_sink, progress)?;
+        summary.gzip = self.gzip;
+        summary.input_bytes = self.input_bytes;
+        Ok((summary, sinks))
+    }
+}
+
+/// [`Input::decode_parallel`] for bytes in memory (gzip is decompressed first).
+pub fn decode_parallel<S, F>(
+    bytes: &[u8],
+    opts: &DecodeOptions,
+    new_sink: F,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(Summary, Vec<S>), Error>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    if detect(bytes) == Detected::Gzip {
+        return Input::from_bytes(Bytes::Owned(bytes.to_vec()), opts)?
+            .decode_parallel(new_sink, progress);
+    }
+    decode_plain_parallel(bytes, Diagnostics::default(), &new_sink, progress)
+}
+
+fn decode_plain_parallel<S, F>(
+    b: &[u8],
+    diags: Diagnostics,
+    new_sink: &F,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(Summary, Vec<S>), Error>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    let parallel = b.len() >= PARALLEL_MIN;
+    let result = match detect(b) {
+        Detected::Spall if parallel => spall_v3(b, diags.clone(), new_sink, progress)?,
+        Detected::Json if parallel => Some(json(b, diags.clone(), new_sink, progress)?),
+        _ => None,
+    };
+    match result {
+        Some(r) => Ok(r),
+        None => {
+            let mut f = Forward {
+                sink: new_sink(),
+                progress,
+            };
+            let summary = decode_plain(b, false, b.len() as u64, diags, &mut f)?;
+            Ok((summary, vec![f.sink]))
+        }
+    }
+}
+
+type Decoded<S> = (Summary, Vec<S>);
+
+/// `.spall` version 3: runs of whole buffers. `None` for version 1.
+fn spall_v3<S, F>(
+    b: &[u8],
+    mut diags: Diagnostics,
+    new_sink: &F,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Option<Decoded<S>>, Error>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    let (header, scale) = spall::prepare(b, &mut diags)?;
+    if header.version != 3 {
+        return Ok(None);
+    }
+    let progress = Progress {
+        done: AtomicU64::new(0),
+        total: b.len() as u64,
+        report: progress,
+    };
+    let chunks = spall::v3_chunks(b, CHUNK_BYTES);
+    let parts: Vec<(S, Diagnostics, u64)> = chunks
+        .par_iter()
+        .map(|&range| {
+            let mut sink = new_sink();
+            let mut d = Diagnostics::default();
+            let n = spall::decode_v3_chunk(b, range, &scale, &mut sink, &mut d);
+            progress.add((range.1 - range.0) as u64);
+            (sink, d, n)
+        })
+        .collect();
+    let mut events = 0;
+    let mut sinks = Vec::with_capacity(parts.len());
+    for (s, d, n) in parts {
+        diags.merge(d);
+        events += n;
+        sinks.push(s);
+    }
+    let summary = Summary {
+        format: Format::SpallV3,
+        gzip: false,
+        input_bytes: b.len() as u64,
+        decoded_bytes: b.len() as u64,
+        events,
+        diagnostics: diags,
+        spall: Some(header),
+        json: None,
+    };
+    Ok(Some((summary, sinks)))
+}
+
+/// A parsed run of JSON array elements.
+struct Run<S> {
+    sink: S,
+    diags: Diagnostics,
+    stop: Stop,
+    state: LoopState,
+    events: u64,
+}
+
+fn run<S: EventSink>(
+    text: &str,
+    b: &[u8],
+    from: usize,
+    stop: usize,
+    state: LoopState,
+    sink: S,
+) -> Run<S> {
+    let mut sink = sink;
+    let mut diags = Diagnostics::default();
+    let (stop, state, events) = json::parse_run(text, b, from, stop, state, &mut sink, &mut diags);
+    Run {
+        sink,
+        diags,
+        stop,
+        state,
+        events,
+    }
+}
+
+/// Guesses where an array element starts at or after `from`: a `{` whose previous
+/// non-blank bytes are `,` and then `}`. Looks at most 1 MiB ahead.
+fn guess_element(b: &[u8], from: usize) -> Option<usize> {
+    let window = &b[from.min(b.len())..b.len().min(from + (1 << 20))];
+    memchr::memchr_iter(b'{', window)
+        .map(|j| from + j)
+        .find(|&i| {
+            let before = |mut k: usize| {
+                while k > 0 && json::scan::is_ws(b[k - 1]) {
+                    k -= 1;
+                }
+                k.checked_sub(1).map(|k| (k, b[k]))
+            };
+            match before(i) {
+                Some((k, b',')) => matches!(before(k), Some((_, b'}'))),
+                _ => false,
+            }
+        })
+}
+
+/// JSON: the top level parsed sequentially, the event array in chunks.
+fn json<S, F>(
+    b: &[u8],
+    mut diags: Diagnostics,
+    new_sink: &F,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Decoded<S>, Error>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    let text = utf8_parallel(b).unwrap_or("");
+    let total = b.len() as u64;
+    let progress = Progress {
+        done: AtomicU64::new(0),
+        total,
+        report: progress,
+    };
+    let mut sinks: Vec<S> = Vec::new();
+    let mut events = 0u64;
+    let mut hook = |start: usize, d: &mut Diagnostics| -> (usize, bool) {
+        let mut starts = vec![start];
+        while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES) {
+            starts.push(g);
+        }
+        let mut runs: Vec<Run<S>> = (0..starts.len())
+            .into_par_iter()
+            .map(|k| {
+                let stop = starts.get(k + 1).copied().unwrap_or(usize::MAX);
+                let state = LoopState {
+                    after_value: false,
+                    after_comma: k > 0,
+                };
+                let r = run(text, b, starts[k], stop, state, new_sink());
+                progress.add((stop.min(b.len()) - starts[k]) as u64);
+                r
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        // Accept runs while each one stopped exactly where the next one began.
+        let mut k = 0;
+        let mut end = None;
+        while let Some(r) = runs.pop() {
+            d.merge(r.diags);
+            events += r.events;
+            sinks.push(r.sink);
+            match r.stop {
+                Stop::At(at) if starts.get(k + 1) == Some(&at) => k += 1,
+                Stop::At(at) => {
+                    // A wrong guess: parse the rest in one piece from where this run stopped.
+                    let rest = run(text, b, at, usize::MAX, r.state, new_sink());
+                    d.merge(rest.diags);
+                    events += rest.events;
+                    sinks.push(rest.sink);
+                    end = Some(rest.stop);
+                    break;
+                }
+                other => {
+                    end = Some(other);
+                    break;
+                }
+            }
+        }
+        match end.expect("the last run has no stop position") {
+            Stop::Closed(e) => (e, false),
+            Stop::Eof => (b.len(), true),
+            Stop::At(_) => unreachable!("a run with no stop position stops at ] or the end"),
+        }
+    };
+    let mut top = Forward {
+        sink: new_sink(),
+        progress: &|_, _| {},
+    };
+    let (info, top_events) = json::decode_hooked(b, &mut top, &mut diags, Some(&mut hook))?;
+    debug_assert_eq!(top_events, 0, "every event is in the array");
+    (progress.report)(total, total);
+    let mut all = Vec::with_capacity(sinks.len() + 1);
+    all.push(top.sink);
+    all.extend(sinks);
+    let summary = Summary {
+        format: Format::Json,
+        gzip: false,
+        input_bytes: total,
+        decoded_bytes: total,
+        events: events + top_events,
+        diagnostics: diags,
+        spall: None,
+        json: Some(info),
+    };
+    Ok((summary, all))
+}
+
+/// `b` as text if it is all UTF-8, checked in chunks on every core.
+fn utf8_parallel(b: &[u8]) -> Option<&str> {
+    // Cut only before a byte that starts a character, so each piece validates alone.
+    let mut cuts = vec![0];
+    let mut at = CHUNK_BYTES;
+    while at < b.len() {
+        let mut c = at;
+        while c < b.len() && c < at + 4 && (b[c] & 0xC0) == 0x80 {
+            c += 1;
+        }
+        cuts.push(c);
+        at = c + CHUNK_BYTES;
+    }
+    cuts.push(b.len());
+    let ok = cuts
+        .par_windows(2)
+        .all(|w| std::str::from_utf8(&b[w[0]..w[1]]).is_ok());
+    if ok {
+        // Every piece is valid and starts at a character boundary: so is the whole.
+        std::str::from_utf8(b).ok()
+    } else {
+        None
+    }
+}

@@ -1,0 +1,111 @@
+//! The parallel decoder gives exactly the events and warnings of the sequential one: its
+//! sinks, replayed in order, are the sequential event stream.
+
+mod common;
+
+use common::{decode_all, warnings};
+use spall_format::synth::Synth;
+use spall_format::{decode_parallel, Collect, DecodeOptions, RawEvent, CHUNK_BYTES};
+
+fn parallel(bytes: &[u8]) -> (Vec<RawEvent<'static>>, spall_format::Summary, usize) {
+    let (summary, sinks) = decode_parallel(
+        bytes,
+        &DecodeOptions::default(),
+        Collect::default,
+        &|_, _| {},
+    )
+    .expect("decodes");
+    let n = sinks.len();
+    (sinks.into_iter().flat_map(|c| c.0).collect(), summary, n)
+}
+
+fn same(bytes: &[u8], what: &str) -> usize {
+    let (seq, s1) = decode_all(bytes);
+    let (par, s2, chunks) = parallel(bytes);
+    assert_eq!(seq.len(), par.len(), "{what}: event count");
+    for (i, (a, b)) in seq.iter().zip(&par).enumerate() {
+        assert_eq!(a, b, "{what}: event {i}");
+    }
+    assert_eq!(s1.events, s2.events, "{what}");
+    assert_eq!(warnings(&s1), warnings(&s2), "{what}");
+    assert_eq!(s1.json, s2.json, "{what}");
+    chunks
+}
+
+fn synth(spans: u64) -> Synth {
+    Synth {
+        spans,
+        exotic_names: true,
+        ..Synth::default()
+    }
+}
+
+#[test]
+fn spall_v3_chunks_equal_sequential() {
+    let mut b = Vec::new();
+    synth(600_000).write_spall(&mut b).unwrap();
+    assert!(b.len() > 3 * CHUNK_BYTES, "{} bytes", b.len());
+    assert!(same(&b, "whole") > 3);
+    // Cut inside a buffer: the last chunk reports the truncation, once.
+    let cut = b.len() - 12_345;
+    same(&b[..cut], "truncated");
+}
+
+#[test]
+fn json_chunks_equal_sequential() {
+    let mut b = Vec::new();
+    synth(150_000).write_json(&mut b, true).unwrap();
+    assert!(b.len() > 3 * CHUNK_BYTES, "{} bytes", b.len());
+    assert!(same(&b, "whole") > 3);
+    same(&b[..b.len() - 777], "truncated");
+}
+
+/// Strings full of `}, {` make chunk-start guesses land inside strings; the decoder must
+/// notice and still produce the sequential result. Also: leniencies near chunk edges.
+#[test]
+fn json_wrong_guesses_and_leniencies() {
+    let mut s = String::from("{\"otherData\": {\"a\": [{}, {}]}, \"traceEvents\": [\n");
+    let mut i = 0u64;
+    while s.len() < 3 * CHUNK_BYTES {
+        // Padding first: a guess that lands in it finds the `{` inside the string.
+        let pad = if i % 3 == 0 {
+            "pad ".repeat(250)
+        } else {
+            String::new()
+        };
+        let name = format!(r#"{pad}}}, {{\"ph\": 1}}, {{"#);
+        s.push_str(&format!(
+            "{{\"name\": \"{name}{i}\", \"ph\": \"X\", \"ts\": {i}, \"dur\": 1, \"pid\": 1, \"tid\": {}, \"args\": {{\"s\": \"}},\\n{{\"}}}},\n",
+            i % 5
+        ));
+        if i % 10_007 == 0 {
+            s.push_str(",\n"); // a doubled comma
+        }
+        if i % 20_011 == 0 {
+            s.push_str("17,\n"); // not an object
+        }
+        i += 1;
+    }
+    s.push_str("{\"name\": \"last\", \"ph\": \"i\", \"ts\": 1, \"pid\": 1, \"tid\": 1}\n],\n");
+    s.push_str("\"metadata\": [{\"x\": 1}, {\"y\": 2}], \"displayTimeUnit\": \"ns\"}");
+    let b = s.into_bytes();
+    same(&b, "whole");
+    same(&b[..b.len() - 100], "cut after the array");
+    same(&b[..2 * CHUNK_BYTES + 5], "cut in the middle");
+    // Invalid UTF-8 in one event: the whole input takes the repairing path.
+    let mut bad = b.clone();
+    let at = bad.len() / 2
+        + bad[bad.len() / 2..]
+            .iter()
+            .position(|&c| c == b'n')
+            .unwrap();
+    bad[at] = 0xFF;
+    same(&bad, "invalid UTF-8");
+}
+
+#[test]
+fn small_inputs_use_one_sink() {
+    let b = br#"[{"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]"#;
+    let (events, summary, chunks) = parallel(b);
+    assert_eq!((events.len(), summary.events, chunks), (1, 1, 1));
+}
