@@ -75,6 +75,8 @@ fn info_json_is_the_documented_contract() {
         "duration_ns",
         "max_depth",
         "load_ms",
+        "index_ms",
+        "index_bytes",
     ] {
         assert!(
             v[k].is_i64() || v[k].is_u64(),

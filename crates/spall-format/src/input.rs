@@ -73,6 +73,26 @@ impl std::ops::Deref for Bytes {
     }
 }
 
+impl Bytes {
+    /// Tells the kernel that `range` of a mapped file will not be read again soon, so its
+    /// pages leave this process's resident memory (they stay in the page cache, and a later
+    /// read maps them back). Does nothing for bytes held in memory.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        const PAGE: usize = 4096;
+        let Bytes::Mapped(m) = self else { return };
+        let start = range.start.div_ceil(PAGE) * PAGE;
+        let end = range.end.min(m.len()) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: the map is read-only and private: dropping its pages loses nothing,
+            // and the next read of them faults the file's contents back in.
+            #[allow(unsafe_code)]
+            let _ = unsafe {
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+            };
+        }
+    }
+}
+
 /// Maps (or, for pipes and special files, reads) a whole file.
 pub fn read_file(path: &Path) -> Result<Bytes, Error> {
     let io = |e: std::io::Error| Error::new(ErrorKind::Io(e), 0).with_path(path);

@@ -78,8 +78,16 @@ impl Input {
         S: EventSink + Send,
         F: Fn() -> S + Sync,
     {
-        let (mut summary, sinks) =
-            decode_plain_parallel(self.bytes(), self.diagnostics.clone(), &new_sink, progress)?;
+        // Each chunk's pages leave resident memory once it is decoded: peak memory is then
+        // the model being built, not the model plus the whole file.
+        let release = |from: usize, to: usize| self.bytes.release(from..to);
+        let (mut summary, sinks) = decode_plain_parallel(
+            self.bytes(),
+            self.diagnostics.clone(),
+            &new_sink,
+            progress,
+            &release,
+        )?;
         summary.gzip = self.gzip;
         summary.input_bytes = self.input_bytes;
         Ok((summary, sinks))
@@ -101,14 +109,24 @@ where
         return Input::from_bytes(Bytes::Owned(bytes.to_vec()), opts)?
             .decode_parallel(new_sink, progress);
     }
-    decode_plain_parallel(bytes, Diagnostics::default(), &new_sink, progress)
+    decode_plain_parallel(
+        bytes,
+        Diagnostics::default(),
+        &new_sink,
+        progress,
+        &|_, _| {},
+    )
 }
+
+/// Called with each byte range decoded, from any thread.
+type Release<'r> = &'r (dyn Fn(usize, usize) + Sync);
 
 fn decode_plain_parallel<S, F>(
     b: &[u8],
     diags: Diagnostics,
     new_sink: &F,
     progress: &(dyn Fn(u64, u64) + Sync),
+    release: Release<'_>,
 ) -> Result<(Summary, Vec<S>), Error>
 where
     S: EventSink + Send,
@@ -116,8 +134,8 @@ where
 {
     let parallel = b.len() >= PARALLEL_MIN;
     let result = match detect(b) {
-        Detected::Spall if parallel => spall_v3(b, diags.clone(), new_sink, progress)?,
-        Detected::Json if parallel => Some(json(b, diags.clone(), new_sink, progress)?),
+        Detected::Spall if parallel => spall_v3(b, diags.clone(), new_sink, progress, release)?,
+        Detected::Json if parallel => Some(json(b, diags.clone(), new_sink, progress, release)?),
         _ => None,
     };
     match result {
@@ -141,6 +159,7 @@ fn spall_v3<S, F>(
     mut diags: Diagnostics,
     new_sink: &F,
     progress: &(dyn Fn(u64, u64) + Sync),
+    release: Release<'_>,
 ) -> Result<Option<Decoded<S>>, Error>
 where
     S: EventSink + Send,
@@ -162,6 +181,7 @@ where
             let mut sink = new_sink();
             let mut d = Diagnostics::default();
             let n = spall::decode_v3_chunk(b, range, &scale, &mut sink, &mut d);
+            release(range.0, range.1);
             progress.add((range.1 - range.0) as u64);
             (sink, d, n)
         })
@@ -241,12 +261,13 @@ fn json<S, F>(
     mut diags: Diagnostics,
     new_sink: &F,
     progress: &(dyn Fn(u64, u64) + Sync),
+    release: Release<'_>,
 ) -> Result<Decoded<S>, Error>
 where
     S: EventSink + Send,
     F: Fn() -> S + Sync,
 {
-    let text = utf8_parallel(b).unwrap_or("");
+    let text = utf8_parallel(b, release).unwrap_or("");
     let total = b.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),
@@ -269,6 +290,7 @@ where
                     after_comma: k > 0,
                 };
                 let r = run(text, b, starts[k], stop, state, new_sink());
+                release(starts[k], stop.min(b.len()));
                 progress.add((stop.min(b.len()) - starts[k]) as u64);
                 r
             })
@@ -330,7 +352,7 @@ where
 }
 
 /// `b` as text if it is all UTF-8, checked in chunks on every core.
-fn utf8_parallel(b: &[u8]) -> Option<&str> {
+fn utf8_parallel<'b>(b: &'b [u8], release: Release<'_>) -> Option<&'b str> {
     // Cut only before a byte that starts a character, so each piece validates alone.
     let mut cuts = vec![0];
     let mut at = CHUNK_BYTES;
@@ -343,13 +365,17 @@ fn utf8_parallel(b: &[u8]) -> Option<&str> {
         at = c + CHUNK_BYTES;
     }
     cuts.push(b.len());
-    let ok = cuts
-        .par_windows(2)
-        .all(|w| std::str::from_utf8(&b[w[0]..w[1]]).is_ok());
-    if ok {
-        // Every piece is valid and starts at a character boundary: so is the whole.
-        std::str::from_utf8(b).ok()
-    } else {
-        None
+    let ok = cuts.par_windows(2).all(|w| {
+        let ok = std::str::from_utf8(&b[w[0]..w[1]]).is_ok();
+        release(w[0], w[1]);
+        ok
+    });
+    if !ok {
+        return None;
     }
+    // SAFETY: every piece is valid UTF-8 and each cut lies before a byte that starts a
+    // character (a cut that found four continuation bytes in a row made its piece invalid),
+    // so the concatenation, `b`, is valid UTF-8.
+    #[allow(unsafe_code)]
+    Some(unsafe { std::str::from_utf8_unchecked(b) })
 }

@@ -11,6 +11,8 @@ use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantS
 use crate::strings::{StrId, Strings};
 use crate::trace::{flags, ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
 
+mod merge;
+
 struct ThreadBuild {
     pid: ExtId,
     tid: ExtId,
@@ -21,6 +23,8 @@ struct ThreadBuild {
     events: Vec<Pending>,
     /// Streaming mode: B/E matched as they arrive (valid while they arrive in time order).
     stream: Option<Matcher>,
+    /// Streaming mode: the first and last B/E timestamps seen.
+    first_be_ts: i64,
     last_be_ts: i64,
 }
 
@@ -57,6 +61,8 @@ pub struct TraceBuilder {
     /// In streaming mode, some thread's B/E events went back in time: the result would be
     /// wrong, so the load is redone buffered.
     disordered: bool,
+    /// One chunk of a parallel decode: see [`TraceBuilder::merge`].
+    chunk: bool,
 }
 
 impl std::fmt::Debug for TraceBuilder {
@@ -89,6 +95,7 @@ impl Default for TraceBuilder {
             end: i64::MIN,
             streaming: false,
             disordered: false,
+            chunk: false,
         }
     }
 }
@@ -115,6 +122,16 @@ impl TraceBuilder {
     pub(crate) fn streaming() -> Self {
         TraceBuilder {
             streaming: true,
+            ..Self::default()
+        }
+    }
+
+    /// A streaming builder for one chunk of a parallel decode; the chunks' builders are
+    /// combined, in file order, by [`merge`](Self::merge).
+    pub(crate) fn chunk() -> Self {
+        TraceBuilder {
+            streaming: true,
+            chunk: true,
             ..Self::default()
         }
     }
@@ -148,7 +165,14 @@ impl TraceBuilder {
                 return t;
             }
         }
-        let t = match self.thread_ids.get(&key) {
+        let t = self.thread_of(key);
+        self.last_thread = Some((key, t));
+        t
+    }
+
+    /// The thread with this (pid, tid), created if new.
+    fn thread_of(&mut self, key: (ExtId, ExtId)) -> u32 {
+        match self.thread_ids.get(&key) {
             Some(&t) => t,
             None => {
                 let process = self.process(key.0);
@@ -160,15 +184,18 @@ impl TraceBuilder {
                     name: None,
                     sort_index: None,
                     events: Vec::new(),
-                    stream: self.streaming.then(|| Matcher::new(false)),
+                    stream: match (self.streaming, self.chunk) {
+                        (false, _) => None,
+                        (true, false) => Some(Matcher::new(false)),
+                        (true, true) => Some(Matcher::for_chunk()),
+                    },
+                    first_be_ts: i64::MAX,
                     last_be_ts: i64::MIN,
                 });
                 self.thread_ids.insert(key, t);
                 t
             }
-        };
-        self.last_thread = Some((key, t));
-        t
+        }
     }
 
     fn time(&mut self, ts: i64, end: i64) {
@@ -221,6 +248,7 @@ impl TraceBuilder {
                             if e.ts < th.last_be_ts {
                                 *disordered = true;
                             }
+                            th.first_be_ts = th.first_be_ts.min(e.ts);
                             th.last_be_ts = e.ts;
                         }
                         if !*disordered {
@@ -507,7 +535,7 @@ impl TraceBuilder {
                     Some(m) => {
                         let mut spans = m.finish(end, &names, &mut d);
                         if from_spall {
-                            for (s, _) in &mut spans {
+                            for (s, _) in spans.iter_mut().flatten() {
                                 s.flags &= !flags::FROM_BEGIN_END;
                             }
                         }

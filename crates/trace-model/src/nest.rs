@@ -22,18 +22,25 @@ pub(crate) struct Pending {
     pub offset: u64,
 }
 
+/// Where a span is: (segment, index in it).
+type Slot = (u32, usize);
+
 /// B/E matching for one thread, fed events in time order (for B and E; X events may come
 /// in any order). Spans are kept in the order they open (a B reserves its slot, filled in
 /// by its E), so that nesting breaks ties between equal spans by file order.
 #[derive(Debug, Default)]
 pub(crate) struct Matcher {
-    /// Each span with the byte offset of the event that opened it (for warnings).
-    spans: Vec<(SpanData, u64)>,
+    /// Each span with the byte offset of the event that opened it (for warnings), in
+    /// segments: one per chunk of a parallel decode, appended without copying.
+    spans: Vec<Vec<(SpanData, u64)>>,
     /// Open B events: (slot in `spans`, the event).
-    open: Vec<(usize, Pending)>,
+    open: Vec<(Slot, Pending)>,
     /// The current run of E events sharing one timestamp.
     run: Vec<Pending>,
     be_flag: u8,
+    /// A chunk of a parallel decode: E events that found no open B, kept (in order) for
+    /// [`append`](Matcher::append) to match against earlier chunks instead of reported.
+    orphans: Option<Vec<Pending>>,
 }
 
 impl Matcher {
@@ -42,6 +49,60 @@ impl Matcher {
             be_flag: if from_spall { 0 } else { flags::FROM_BEGIN_END },
             ..Matcher::default()
         }
+    }
+
+    /// A matcher for one chunk of a parallel decode (see `orphans`).
+    pub(crate) fn for_chunk() -> Matcher {
+        Matcher {
+            orphans: Some(Vec::new()),
+            ..Matcher::new(false)
+        }
+    }
+
+    /// Ends a chunk: closes its pending run of E events.
+    pub(crate) fn end_chunk(
+        &mut self,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) {
+        self.flush_run(names, d);
+    }
+
+    /// Appends the next chunk's matcher (ended with [`end_chunk`](Self::end_chunk)) of the
+    /// same thread: its orphan E events close this matcher's open B events, in order, then
+    /// its spans and open B events follow. `fix_span` and `fix_event` rewrite the chunk's
+    /// string and argument ids into this matcher's.
+    pub(crate) fn append(
+        &mut self,
+        mut next: Matcher,
+        fix_span: &dyn Fn(&mut SpanData),
+        fix_event: &dyn Fn(&mut Pending),
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) {
+        debug_assert!(self.run.is_empty() && next.run.is_empty());
+        for mut x in next.orphans.take().unwrap_or_default() {
+            fix_event(&mut x);
+            match self.open.pop() {
+                Some((slot, b)) => {
+                    if x.name != StrId::EMPTY && x.name != b.name {
+                        mismatch(&x, names, d);
+                    }
+                    self.close(slot, &b, &x);
+                }
+                None => end_without_begin(&x, names, d),
+            }
+        }
+        for (s, _) in next.spans.iter_mut().flatten() {
+            fix_span(s);
+        }
+        let base = self.spans.len() as u32;
+        self.spans.append(&mut next.spans);
+        self.open
+            .extend(next.open.into_iter().map(|((seg, i), mut b)| {
+                fix_event(&mut b);
+                ((seg + base, i), b)
+            }));
     }
 
     pub(crate) fn push(
@@ -53,8 +114,9 @@ impl Matcher {
         match e.phase {
             Phase::BEGIN => {
                 self.flush_run(names, d);
-                self.open.push((self.spans.len(), e));
-                self.spans.push((
+                let seg = self.segment();
+                self.open.push(((seg, self.spans[seg as usize].len()), e));
+                self.spans[seg as usize].push((
                     SpanData {
                         start: e.ts,
                         dur: 0,
@@ -73,18 +135,29 @@ impl Matcher {
                 self.run.push(e);
             }
             // X events stand alone and do not interrupt a run of E events.
-            _ => self.spans.push((
-                SpanData {
-                    start: e.ts,
-                    dur: e.dur,
-                    name: e.name,
-                    cat: e.cat,
-                    args: e.args,
-                    flags: 0,
-                },
-                e.offset,
-            )),
+            _ => {
+                let seg = self.segment() as usize;
+                self.spans[seg].push((
+                    SpanData {
+                        start: e.ts,
+                        dur: e.dur,
+                        name: e.name,
+                        cat: e.cat,
+                        args: e.args,
+                        flags: 0,
+                    },
+                    e.offset,
+                ))
+            }
         }
+    }
+
+    /// The index of the segment new spans go to.
+    fn segment(&mut self) -> u32 {
+        if self.spans.is_empty() {
+            self.spans.push(Vec::new());
+        }
+        self.spans.len() as u32 - 1
     }
 
     /// Closes the pending run of E events: they close that many B events, all at one time.
@@ -103,7 +176,7 @@ impl Matcher {
                         }
                         self.close(slot, &b, &x);
                     }
-                    None => end_without_begin(&x, names, d),
+                    None => self.orphan(x, names, d),
                 }
                 return;
             }
@@ -115,7 +188,7 @@ impl Matcher {
             .collect();
         for (xi, x) in run.iter().enumerate() {
             let Some((slot, b)) = self.open.pop() else {
-                end_without_begin(x, names, d);
+                self.orphan(*x, names, d);
                 unmatched.retain(|&u| u != xi);
                 continue;
             };
@@ -132,9 +205,22 @@ impl Matcher {
         self.run.clear();
     }
 
+    /// An E event with no open B: reported, or kept for an earlier chunk.
+    fn orphan(
+        &mut self,
+        x: Pending,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) {
+        match &mut self.orphans {
+            Some(o) => o.push(x),
+            None => end_without_begin(&x, names, d),
+        }
+    }
+
     /// Completes the span opened by `b` (in `slot`) with the E event `x`.
-    fn close(&mut self, slot: usize, b: &Pending, x: &Pending) {
-        let s = &mut self.spans[slot].0;
+    fn close(&mut self, (seg, i): Slot, b: &Pending, x: &Pending) {
+        let s = &mut self.spans[seg as usize][i].0;
         s.dur = x.ts - b.ts;
         if s.args == ArgsId::NONE {
             s.args = x.args;
@@ -148,7 +234,7 @@ impl Matcher {
         trace_end: i64,
         names: &dyn Fn(StrId) -> String,
         d: &mut Diagnostics<ModelWarning>,
-    ) -> Vec<(SpanData, u64)> {
+    ) -> Vec<Vec<(SpanData, u64)>> {
         self.flush_run(names, d);
         let unclosed = self.open.len() as u64;
         if unclosed > 0 {
@@ -161,8 +247,8 @@ impl Matcher {
                 )
             });
         }
-        for (slot, b) in self.open.drain(..) {
-            let s = &mut self.spans[slot].0;
+        for ((seg, i), b) in self.open.drain(..) {
+            let s = &mut self.spans[seg as usize][i].0;
             s.dur = (trace_end - b.ts).max(0);
             s.flags |= flags::UNFINISHED;
         }
@@ -217,16 +303,37 @@ pub(crate) fn build_lanes(
 /// Assigns depths by containment: sort by (start ascending, duration descending), then a
 /// stack of open spans. A span that outlives the span it starts in is kept whole one level
 /// deeper (counted as a partial overlap), so no lane ever holds overlapping spans.
+///
+/// Spans from B/E events arrive sorted already; then the segments are read in place, with
+/// no copy. Depths are found first, so each lane is allocated once at its final size.
 pub(crate) fn nest(
-    mut spans: Vec<(SpanData, u64)>,
+    mut segments: Vec<Vec<(SpanData, u64)>>,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> Vec<Lane> {
-    spans.sort_by(|(a, _), (b, _)| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
-    let mut lanes: Vec<Lane> = Vec::new();
+    let before = |a: &SpanData, b: &SpanData| {
+        (a.start, std::cmp::Reverse(a.dur)) <= (b.start, std::cmp::Reverse(b.dur))
+    };
+    let mut prev: Option<&SpanData> = None;
+    let sorted = segments.iter().flatten().all(|(s, _)| {
+        let ok = prev.is_none_or(|p| before(p, s));
+        prev = Some(s);
+        ok
+    });
+    if !sorted {
+        let mut all: Vec<(SpanData, u64)> = segments.concat();
+        segments = Vec::new();
+        all.sort_by(|(a, _), (b, _)| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
+        segments.push(all);
+    }
+    // Pass 1: each span's depth (top bit: partial overlap), and the size of each lane.
+    const PARTIAL: u32 = 1 << 31;
+    let n: usize = segments.iter().map(Vec::len).sum();
+    let mut depths: Vec<u32> = Vec::with_capacity(n);
+    let mut sizes: Vec<usize> = Vec::new();
     // The end of the open span at each depth.
     let mut stack: Vec<i64> = Vec::new();
-    for (mut s, offset) in spans {
+    for (s, offset) in segments.iter().flatten() {
         // Close every span that ended at or before this one starts. A zero-length span
         // ends where it starts, so the next span at the same time is its sibling.
         while let Some(&end) = stack.last() {
@@ -237,10 +344,11 @@ pub(crate) fn nest(
             }
         }
         let end = s.end();
+        let mut partial = 0;
         if let Some(&parent_end) = stack.last() {
             if end > parent_end {
-                s.flags |= flags::PARTIAL_OVERLAP;
-                d.warn(ModelWarning::PartialOverlap, offset, || {
+                partial = PARTIAL;
+                d.warn(ModelWarning::PartialOverlap, *offset, || {
                     format!(
                         "span {:?} [{}, {}] ns starts inside its parent but ends {} ns after it; kept whole, one level deeper",
                         names(s.name),
@@ -252,14 +360,20 @@ pub(crate) fn nest(
             }
         }
         let depth = stack.len();
-        if lanes.len() <= depth {
-            lanes.push(Lane::default());
+        if sizes.len() <= depth {
+            sizes.push(0);
         }
-        lanes[depth].push(&s);
+        sizes[depth] += 1;
+        depths.push(depth as u32 | partial);
         stack.push(end);
     }
-    for lane in &mut lanes {
-        lane.shrink();
+    // Pass 2: fill lanes allocated at their final sizes.
+    let mut lanes: Vec<Lane> = sizes.iter().map(|&k| Lane::with_capacity(k)).collect();
+    for ((mut s, _), &depth) in segments.into_iter().flatten().zip(&depths) {
+        if depth & PARTIAL != 0 {
+            s.flags |= flags::PARTIAL_OVERLAP;
+        }
+        lanes[(depth & !PARTIAL) as usize].push(&s);
     }
     lanes
 }

@@ -111,5 +111,16 @@ mod tests {
         }
         assert_eq!(s.intern("alpha"), a);
         assert_eq!(s.len(), 10_003);
+        // Strings that differ only in their tail, or in one middle byte.
+        let long = "0123456789abcdefghijklmnopqrstuvwxyz";
+        let x = s.intern(long);
+        for i in 0..long.len() {
+            let mut v = long.as_bytes().to_vec();
+            v[i] = b'_';
+            let other = s.intern(std::str::from_utf8(&v).unwrap());
+            assert_ne!(other, x, "byte {i}");
+            assert_eq!(s.get(other).as_bytes(), &v[..]);
+        }
+        assert_eq!(s.intern(long), x);
     }
 }

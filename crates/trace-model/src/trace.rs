@@ -57,13 +57,15 @@ impl Lane {
         self.start[i].saturating_add(self.dur[i])
     }
 
-    pub(crate) fn shrink(&mut self) {
-        self.start.shrink_to_fit();
-        self.dur.shrink_to_fit();
-        self.name.shrink_to_fit();
-        self.cat.shrink_to_fit();
-        self.args.shrink_to_fit();
-        self.flags.shrink_to_fit();
+    pub(crate) fn with_capacity(n: usize) -> Lane {
+        Lane {
+            start: Vec::with_capacity(n),
+            dur: Vec::with_capacity(n),
+            name: Vec::with_capacity(n),
+            cat: Vec::with_capacity(n),
+            args: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+        }
     }
 
     pub(crate) fn push(&mut self, s: &SpanData) {
@@ -186,6 +188,25 @@ impl ArgsStore {
         let end = self.text.len() as u64 | if is_json { JSON_BIT } else { 0 };
         self.ends.push(end);
         ArgsId(u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets"))
+    }
+
+    /// Appends every entry of `other`; its id `i` becomes `i + offset` (the return value).
+    pub(crate) fn append(&mut self, other: &ArgsStore) -> u32 {
+        if other.ends.len() <= 1 {
+            return 0;
+        }
+        if self.ends.is_empty() {
+            self.ends.push(0);
+        }
+        let offset = u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets");
+        let base = self.text.len() as u64;
+        self.text.push_str(&other.text);
+        self.ends.extend(
+            other.ends[1..]
+                .iter()
+                .map(|&e| ((e & !JSON_BIT) + base) | (e & JSON_BIT)),
+        );
+        offset
     }
 
     pub(crate) fn shrink(&mut self) {

@@ -28,6 +28,9 @@ impl FrameBuilder {
         self.tracks(scene, fonts, l, s);
         ruler(scene, fonts, l, s);
         minimap(scene, l, s);
+        if let Some(w) = &l.warnings {
+            banner(scene, fonts, s, w);
+        }
         if let Some((r, x, y)) = s.hover {
             tooltip(scene, fonts, l, s, r, x, y);
         }
@@ -214,6 +217,27 @@ fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
         last = Some(key);
         scene.rect(x, y + h - 3.0, w.max(2.0), 3.0, s.theme.match_marker);
         drawn += 1;
+    }
+}
+
+/// Height of the warning banner, in logical pixels.
+pub const BANNER_PX: f32 = 20.0;
+
+/// A strip along the bottom of the timeline: the trace loaded, but with warnings.
+fn banner(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, text: &str) {
+    let h = BANNER_PX * s.scale;
+    let y = s.height - h;
+    scene.rect(0.0, y, s.width, h, s.theme.warning);
+    if let Some(fit) = fonts.truncate(text, 12.0 * s.scale, s.width - 16.0) {
+        scene.text(
+            fonts,
+            8.0,
+            y + h / 2.0,
+            12.0 * s.scale,
+            VAlign::Center,
+            s.theme.text,
+            &fit,
+        );
     }
 }
 

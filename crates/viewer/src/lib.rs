@@ -27,7 +27,7 @@ pub const DEMO_NAME: &str = "demo: clang -ftime-trace (built in)";
 /// Loads a trace file, or the demo when `path` is `None`; `progress` gets (bytes done, total).
 pub fn load(
     path: Option<&std::path::Path>,
-    progress: impl FnMut(u64, u64),
+    progress: impl FnMut(u64, u64) + Send,
 ) -> Result<Loaded, String> {
     match path {
         Some(p) => {

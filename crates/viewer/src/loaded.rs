@@ -19,6 +19,8 @@ pub struct Loaded {
     pub minimap: Vec<f32>,
     /// Where the trace came from, for the title bar.
     pub source: String,
+    /// What the warning banner says when loading found problems (`None`: clean).
+    pub warnings: Option<String>,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -52,14 +54,48 @@ impl Loaded {
         let index = TraceIndex::build(&trace);
         let colors = trace.strings.iter().map(|(_, s)| name_color(s)).collect();
         let minimap = profile(&trace);
+        let warnings = warning_summary(&trace);
         Loaded {
             trace,
             index,
             colors,
             minimap,
             source,
+            warnings,
         }
     }
+}
+
+/// "N warnings while loading: the three most common kinds", or `None` for a clean load.
+pub fn warning_summary(t: &Trace) -> Option<String> {
+    use spall_format::DiagnosticKind;
+    let mut kinds: Vec<(String, u64)> = t
+        .decode
+        .diagnostics
+        .counts()
+        .map(|(k, n)| (k.name().into_owned(), n))
+        .chain(
+            t.diagnostics
+                .counts()
+                .map(|(k, n)| (k.name().into_owned(), n)),
+        )
+        .collect();
+    let total: u64 = kinds.iter().map(|k| k.1).sum();
+    if total == 0 {
+        return None;
+    }
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let shown: Vec<String> = kinds
+        .iter()
+        .take(3)
+        .map(|(k, n)| format!("{k} ×{n}"))
+        .collect();
+    let more = if kinds.len() > 3 { ", …" } else { "" };
+    Some(format!(
+        "{total} warning{} while loading: {}{more}. Some events may be missing; `spall-cli validate` lists each.",
+        if total == 1 { "" } else { "s" },
+        shown.join(", ")
+    ))
 }
 
 /// The fraction of threads busy at depth 0, per column of the trace's time span.

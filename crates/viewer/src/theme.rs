@@ -28,6 +28,8 @@ pub struct Theme {
     pub minimap_window: Color,
     pub tooltip: Color,
     pub match_marker: Color,
+    /// The banner that says the trace loaded with warnings.
+    pub warning: Color,
     /// How much to keep of a span's colour when a search dims it (0..=255).
     pub dim_alpha: u8,
 }
@@ -52,6 +54,7 @@ impl Theme {
                 minimap_window: Color::rgba(60, 120, 255, 50),
                 tooltip: Color::rgba(255, 255, 240, 245),
                 match_marker: Color::rgb(255, 200, 0),
+                warning: Color::rgb(255, 222, 140),
                 dim_alpha: 60,
             },
             ThemeKind::Dark => Theme {
@@ -71,6 +74,7 @@ impl Theme {
                 minimap_window: Color::rgba(90, 150, 255, 60),
                 tooltip: Color::rgba(44, 46, 54, 245),
                 match_marker: Color::rgb(255, 210, 0),
+                warning: Color::rgb(110, 78, 10),
                 dim_alpha: 50,
             },
         }

@@ -184,3 +184,82 @@ fn the_window_draws_zooms_and_selects() {
     assert!(orange > 100, "{orange} pixels of the selection colour");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Hostile files: the window shows the readable part with a warning banner, or the error,
+/// and keeps running either way.
+#[test]
+fn the_window_survives_hostile_files() {
+    let required = std::env::var_os("SPALL_WINDOW_TEST").is_some();
+    let Some((display, _xvfb)) = display() else {
+        assert!(
+            !required,
+            "SPALL_WINDOW_TEST is set but there is no X server"
+        );
+        eprintln!("note: no X display or Xvfb; the hostile-file window test did not run");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("spall-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let simple = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/edge/multiprocess.json"),
+    )
+    .unwrap();
+    // Truncated inside an event: loads with a warning.
+    let truncated = dir.join("truncated.json");
+    std::fs::write(&truncated, &simple[..simple.len() * 2 / 3]).unwrap();
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, b"").unwrap();
+    let garbage = dir.join("garbage.bin");
+    std::fs::write(
+        &garbage,
+        (0..4096u32)
+            .map(|i| (i * 7919 % 251) as u8)
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    for (file, loads) in [
+        (&truncated, true),
+        (&empty, false),
+        (&garbage, false),
+        (&dir, false),
+    ] {
+        let frames = dir.join(format!(
+            "frames-{}",
+            file.file_name().unwrap().to_string_lossy()
+        ));
+        let mut viewer = Kill(
+            Command::new(env!("CARGO_BIN_EXE_spall"))
+                .arg(file)
+                .args(["--theme", "light"])
+                .env("DISPLAY", &display)
+                .env_remove("WAYLAND_DISPLAY")
+                .env("SPALL_FRAME_DUMP", &frames)
+                .spawn()
+                .expect("the viewer starts"),
+        );
+        if loads {
+            let (_, px, _) = next_frame(&frames, 0);
+            let banner = px.chunks(4).filter(|p| p[..3] == [255, 222, 140]).count();
+            assert!(banner > 1000, "{}: {banner} banner pixels", file.display());
+        } else {
+            let t = Instant::now();
+            while frame_number(&frames) == 0 {
+                assert!(
+                    t.elapsed() < Duration::from_secs(30),
+                    "{}: no frame",
+                    file.display()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(700));
+        assert!(
+            viewer.0.try_wait().unwrap().is_none(),
+            "{}: the viewer exited",
+            file.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,215 @@
+//! Combining the builders of a parallel decode's chunks, in file order, into one.
+//!
+//! Each chunk interned its own strings and stored its own arguments; the merge re-interns
+//! them into the first chunk's table and rewrites every id. A thread's B/E matching crosses
+//! chunks: E events that found no open B in their chunk close the B events left open by
+//! earlier chunks, in order (see `Matcher::append`), which is what a sequential decode does.
+
+use rayon::prelude::*;
+use spall_format::Diagnostics;
+
+use super::{ProcessBuild, TraceBuilder};
+use crate::nest::{Matcher, Pending};
+use crate::other::{CounterSeries, Flow};
+use crate::strings::StrId;
+use crate::trace::{ArgsId, ExtId, SpanData};
+
+/// How one chunk's ids map to the merged builder's.
+struct Remap {
+    strs: Vec<StrId>,
+    args: u32,
+}
+
+impl Remap {
+    fn s(&self, id: StrId) -> StrId {
+        self.strs[id.0 as usize]
+    }
+
+    fn a(&self, id: ArgsId) -> ArgsId {
+        if id == ArgsId::NONE {
+            id
+        } else {
+            ArgsId(id.0 + self.args)
+        }
+    }
+
+    fn ext(&self, id: ExtId) -> ExtId {
+        match id {
+            ExtId::Str(s) => ExtId::Str(self.s(s)),
+            n => n,
+        }
+    }
+}
+
+impl TraceBuilder {
+    /// Combines chunk builders ([`TraceBuilder::chunk`]) given in file order into one
+    /// streaming builder, as if one builder had seen every event.
+    pub(crate) fn merge(chunks: Vec<TraceBuilder>) -> TraceBuilder {
+        let mut g = TraceBuilder::streaming();
+        let mut maps: Vec<Remap> = Vec::with_capacity(chunks.len());
+        // Per merged thread: each chunk's matcher for it, in file order.
+        let mut pieces: Vec<Vec<(usize, Matcher)>> = Vec::new();
+        for (ci, mut c) in chunks.into_iter().enumerate() {
+            {
+                let TraceBuilder {
+                    threads,
+                    strings,
+                    diags,
+                    ..
+                } = &mut c;
+                let names = |id: StrId| strings.get(id).to_string();
+                for m in threads.iter_mut().filter_map(|t| t.stream.as_mut()) {
+                    m.end_chunk(&names, diags);
+                }
+            }
+            g.disordered |= c.disordered;
+            let r = if ci == 0 {
+                g.strings = std::mem::take(&mut c.strings);
+                g.args = std::mem::take(&mut c.args);
+                Remap {
+                    strs: (0..g.strings.len() as u32).map(StrId).collect(),
+                    args: 0,
+                }
+            } else {
+                Remap {
+                    strs: c.strings.iter().map(|(_, s)| g.strings.intern(s)).collect(),
+                    args: g.args.append(&c.args),
+                }
+            };
+            let pmap: Vec<u32> = c.processes.iter().map(|p| g.merge_process(p, &r)).collect();
+            let mut tmap = Vec::with_capacity(c.threads.len());
+            for t in &mut c.threads {
+                let gt = g.thread_of((r.ext(t.pid), r.ext(t.tid)));
+                tmap.push(gt);
+                let th = &mut g.threads[gt as usize];
+                if let Some(n) = t.name {
+                    th.name = Some(r.s(n));
+                }
+                if t.sort_index.is_some() {
+                    th.sort_index = t.sort_index;
+                }
+                if t.first_be_ts < th.last_be_ts {
+                    g.disordered = true;
+                }
+                th.first_be_ts = th.first_be_ts.min(t.first_be_ts);
+                th.last_be_ts = th.last_be_ts.max(t.last_be_ts);
+                if pieces.len() <= gt as usize {
+                    pieces.resize_with(gt as usize + 1, Vec::new);
+                }
+                if let Some(m) = t.stream.take() {
+                    pieces[gt as usize].push((ci, m));
+                }
+            }
+            g.merge_others(c, &r, &pmap, &tmap);
+            maps.push(r);
+        }
+        pieces.resize_with(g.threads.len(), Vec::new);
+
+        // Threads are independent: join each one's matchers in parallel.
+        let strings = &g.strings;
+        let names = |id: StrId| strings.get(id).to_string();
+        let joined: Vec<(Matcher, Diagnostics<_>)> = pieces
+            .into_par_iter()
+            .map(|ps| {
+                let mut m = Matcher::new(false);
+                let mut d = Diagnostics::default();
+                for (ci, piece) in ps {
+                    let r = &maps[ci];
+                    let fix_span = |s: &mut SpanData| {
+                        s.name = r.s(s.name);
+                        s.cat = r.s(s.cat);
+                        s.args = r.a(s.args);
+                    };
+                    let fix_event = |e: &mut Pending| {
+                        e.name = r.s(e.name);
+                        e.cat = r.s(e.cat);
+                        e.args = r.a(e.args);
+                    };
+                    m.append(piece, &fix_span, &fix_event, &names, &mut d);
+                }
+                (m, d)
+            })
+            .collect();
+        for (t, (m, d)) in g.threads.iter_mut().zip(joined) {
+            t.stream = Some(m);
+            g.diags.merge(d);
+        }
+        g
+    }
+
+    /// Finds or creates the merged process for a chunk's process; returns its index.
+    fn merge_process(&mut self, p: &ProcessBuild, r: &Remap) -> u32 {
+        let gp = self.process(r.ext(p.pid));
+        let q = &mut self.processes[gp as usize];
+        if let Some(n) = p.name {
+            q.name = Some(r.s(n));
+        }
+        if p.sort_index.is_some() {
+            q.sort_index = p.sort_index;
+        }
+        q.labels.extend(p.labels.iter().map(|&l| r.s(l)));
+        gp
+    }
+
+    /// Everything but the threads' spans: instants, counters, flows, async events,
+    /// metadata, warnings and the time range.
+    fn merge_others(&mut self, c: TraceBuilder, r: &Remap, pmap: &[u32], tmap: &[u32]) {
+        let (p, t) = (|i: u32| pmap[i as usize], |i: u32| tmap[i as usize]);
+        self.instants.extend(c.instants.into_iter().map(|mut i| {
+            (i.name, i.cat, i.args) = (r.s(i.name), r.s(i.cat), r.a(i.args));
+            (i.process, i.thread) = (p(i.process), t(i.thread));
+            i
+        }));
+        for cs in c.counters {
+            let key = (p(cs.process), r.s(cs.name), r.s(cs.key));
+            let next = self.counters.len() as u32;
+            let i = *self.counter_ids.entry(key).or_insert(next);
+            if i == next {
+                self.counters.push(CounterSeries {
+                    process: key.0,
+                    name: key.1,
+                    key: key.2,
+                    ts: cs.ts,
+                    values: cs.values,
+                });
+            } else {
+                let s = &mut self.counters[i as usize];
+                s.ts.extend(cs.ts);
+                s.values.extend(cs.values);
+            }
+        }
+        for f in c.flows {
+            let key = (r.s(f.cat), r.s(f.id));
+            let points = f.points.into_iter().map(|mut pt| {
+                pt.thread = t(pt.thread);
+                pt
+            });
+            let next = self.flows.len() as u32;
+            let i = *self.flow_ids.entry(key).or_insert(next);
+            if i == next {
+                self.flows.push(Flow {
+                    cat: key.0,
+                    id: key.1,
+                    name: r.s(f.name),
+                    points: points.collect(),
+                });
+            } else {
+                self.flows[i as usize].points.extend(points);
+            }
+        }
+        self.async_events
+            .extend(c.async_events.into_iter().map(|mut a| {
+                (a.name, a.cat, a.id, a.args) = (r.s(a.name), r.s(a.cat), r.s(a.id), r.a(a.args));
+                (a.process, a.thread) = (p(a.process), t(a.thread));
+                a
+            }));
+        self.metadata.extend(c.metadata.into_iter().map(|mut m| {
+            (m.name, m.args, m.process) = (r.s(m.name), r.a(m.args), p(m.process));
+            m.thread = m.thread.map(t);
+            m
+        }));
+        self.diags.merge(c.diags);
+        self.start = self.start.min(c.start);
+        self.end = self.end.max(c.end);
+    }
+}
