@@ -12,4 +12,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked
 
+echo "== hostile input at full size (release build)"
+cargo test --release --locked -p trace-model --test hostile_full -- --ignored --test-threads=1
+
 echo "== all checks passed"
