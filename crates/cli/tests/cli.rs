@@ -362,3 +362,43 @@ fn help_has_examples() {
         );
     }
 }
+
+/// Loading decodes in parallel; the statistics must not depend on the number of threads.
+#[test]
+fn stats_are_identical_with_one_thread_and_many() {
+    use spall_format::synth::Synth;
+    let synth = Synth {
+        spans: 120_000,
+        exotic_names: true,
+        ..Synth::default()
+    };
+    let json = tmp("threads.json");
+    synth
+        .write_json(std::fs::File::create(&json).unwrap(), true)
+        .unwrap();
+    let spall = tmp("threads.spall");
+    Synth {
+        spans: 500_000,
+        ..synth
+    }
+    .write_spall(std::fs::File::create(&spall).unwrap())
+    .unwrap();
+    for f in [&json, &spall] {
+        assert!(std::fs::metadata(f).unwrap().len() > 3 * spall_format::CHUNK_BYTES as u64);
+        let stats = |threads: &str| {
+            let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+                .args(["stats", f.to_str().unwrap(), "--format", "json"])
+                .env("RAYON_NUM_THREADS", threads)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            o.stdout
+        };
+        let one = stats("1");
+        assert!(one.len() > 10_000, "{}", f.display());
+        assert_eq!(one, stats("4"), "{}", f.display());
+        assert_eq!(one, stats("2"), "{}", f.display());
+    }
+    std::fs::remove_file(&json).ok();
+    std::fs::remove_file(&spall).ok();
+}

@@ -142,9 +142,14 @@ fn the_dark_theme_differs_from_the_light_one() {
     let (ls, light) = shot(&l, ThemeKind::Light, None);
     let (ds, dark) = shot(&l, ThemeKind::Dark, None);
     assert_ne!(ls.theme.background, ds.theme.background);
+    // The bottom corner: the background, or the warning banner when the load warned.
     let bottom = 499.0;
-    assert_eq!(light.at(999.0, bottom), ls.theme.background);
-    assert_eq!(dark.at(999.0, bottom), ds.theme.background);
+    let corner = |th: &Theme| match l.warnings {
+        Some(_) => th.warning,
+        None => th.background,
+    };
+    assert_eq!(light.at(999.0, bottom), corner(&ls.theme));
+    assert_eq!(dark.at(999.0, bottom), corner(&ds.theme));
     let differing = light
         .px
         .chunks(4)
