@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::util::{all_diagnostics, bytes, human_ns, load, Fatal};
+use crate::util::{bytes, human_ns, load, Fatal};
 
 pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let (trace, load_secs) = load(path)?;
@@ -15,7 +15,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let index_secs = started.elapsed().as_secs_f64();
     let secs = load_secs + index_secs;
     let d = &trace.decode;
-    let diagnostics = all_diagnostics(&trace);
+    let diagnostics = trace.warning_counts();
     if as_json {
         let diag: serde_json::Map<String, serde_json::Value> = diagnostics
             .iter()

@@ -101,25 +101,6 @@ pub fn bytes(n: u64) -> String {
 pub use spall_format::time::format_duration as human_ns;
 pub use spall_format::time::parse_time_range as parse_range;
 
-/// The diagnostics of a load (decode and model) as `(kind, count)`, sorted by kind.
-pub fn all_diagnostics(trace: &Trace) -> Vec<(String, u64)> {
-    use spall_format::DiagnosticKind;
-    let mut v: Vec<(String, u64)> = trace
-        .decode
-        .diagnostics
-        .counts()
-        .map(|(k, n)| (k.as_str().to_string(), n))
-        .chain(
-            trace
-                .diagnostics
-                .counts()
-                .map(|(k, n)| (k.name().into_owned(), n)),
-        )
-        .collect();
-    v.sort();
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

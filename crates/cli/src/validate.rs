@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use serde_json::json;
 use spall_format::DiagnosticKind;
 
-use crate::util::{all_diagnostics, load, Fatal};
+use crate::util::{load, Fatal};
 
 pub fn run(path: &Path, strict: bool, as_json: bool) -> Result<ExitCode, Fatal> {
     let (trace, _) = load(path)?;
-    let counts = all_diagnostics(&trace);
+    let counts = trace.warning_counts();
     let total: u64 = counts.iter().map(|c| c.1).sum();
     // Examples: decode warnings carry byte offsets; model warnings carry event offsets too.
     let mut examples: Vec<(String, u64, String)> = trace

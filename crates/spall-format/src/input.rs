@@ -76,7 +76,9 @@ impl std::ops::Deref for Bytes {
 impl Bytes {
     /// Tells the kernel that `range` of a mapped file will not be read again soon, so its
     /// pages leave this process's resident memory (they stay in the page cache, and a later
-    /// read maps them back). Does nothing for bytes held in memory.
+    /// read maps them back). Does nothing for bytes held in memory. Assumes 4 KiB pages: on
+    /// a system with larger pages the kernel refuses the misaligned range, and nothing is
+    /// released.
     pub fn release(&self, range: std::ops::Range<usize>) {
         const PAGE: usize = 4096;
         let Bytes::Mapped(m) = self else { return };

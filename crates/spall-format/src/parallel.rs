@@ -281,7 +281,7 @@ where
         while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES) {
             starts.push(g);
         }
-        let mut runs: Vec<Run<S>> = (0..starts.len())
+        let runs: Vec<Run<S>> = (0..starts.len())
             .into_par_iter()
             .map(|k| {
                 let stop = starts.get(k + 1).copied().unwrap_or(usize::MAX);
@@ -294,35 +294,27 @@ where
                 progress.add((stop.min(b.len()) - starts[k]) as u64);
                 r
             })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
             .collect();
-        // Accept runs while each one stopped exactly where the next one began.
-        let mut k = 0;
-        let mut end = None;
-        while let Some(r) = runs.pop() {
+        let mut keep = |r: Run<S>| {
             d.merge(r.diags);
             events += r.events;
             sinks.push(r.sink);
-            match r.stop {
-                Stop::At(at) if starts.get(k + 1) == Some(&at) => k += 1,
-                Stop::At(at) => {
-                    // A wrong guess: parse the rest in one piece from where this run stopped.
-                    let rest = run(text, b, at, usize::MAX, r.state, new_sink());
-                    d.merge(rest.diags);
-                    events += rest.events;
-                    sinks.push(rest.sink);
-                    end = Some(rest.stop);
-                    break;
-                }
-                other => {
-                    end = Some(other);
-                    break;
-                }
-            }
+            (r.stop, r.state)
+        };
+        // Accept runs while each one stopped exactly where the next one began. The last
+        // run has no stop position, so it ends at `]` or at the end of the input.
+        let mut end = Stop::Eof;
+        for (k, r) in runs.into_iter().enumerate() {
+            let (stop, state) = keep(r);
+            end = match stop {
+                Stop::At(at) if starts.get(k + 1) == Some(&at) => continue,
+                // A wrong guess: parse the rest in one piece from where this run stopped.
+                Stop::At(at) => keep(run(text, b, at, usize::MAX, state, new_sink())).0,
+                other => other,
+            };
+            break;
         }
-        match end.expect("the last run has no stop position") {
+        match end {
             Stop::Closed(e) => (e, false),
             Stop::Eof => (b.len(), true),
             Stop::At(_) => unreachable!("a run with no stop position stops at ] or the end"),

@@ -9,7 +9,7 @@ use crate::diag::ModelWarning;
 use crate::nest::{build_lanes, nest, Matcher, Pending};
 use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 use crate::strings::{StrId, Strings};
-use crate::trace::{flags, ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
+use crate::trace::{ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
 
 mod merge;
 
@@ -61,8 +61,6 @@ pub struct TraceBuilder {
     /// In streaming mode, some thread's B/E events went back in time: the result would be
     /// wrong, so the load is redone buffered.
     disordered: bool,
-    /// One chunk of a parallel decode: see [`TraceBuilder::merge`].
-    chunk: bool,
 }
 
 impl std::fmt::Debug for TraceBuilder {
@@ -95,7 +93,6 @@ impl Default for TraceBuilder {
             end: i64::MIN,
             streaming: false,
             disordered: false,
-            chunk: false,
         }
     }
 }
@@ -115,23 +112,15 @@ impl TraceBuilder {
         Self::default()
     }
 
-    /// A builder that matches B/E events as they arrive, holding no event list: far less
-    /// memory and time when each thread's B/E events come in time order, as in `.spall`
-    /// files and most JSON. If they do not, [`try_finish`](Self::try_finish) says so, and the
-    /// caller decodes again with [`new`](Self::new).
+    /// A builder for one chunk of a parallel decode: it matches B/E events as they arrive,
+    /// holding no event list (far less memory and time when each thread's B/E events come in
+    /// time order, as in `.spall` files and most JSON). The chunks' builders are combined, in
+    /// file order, by [`merge`](Self::merge); if some thread's events went back in time,
+    /// [`try_finish`](Self::try_finish) says so, and the caller decodes again with
+    /// [`new`](Self::new).
     pub(crate) fn streaming() -> Self {
         TraceBuilder {
             streaming: true,
-            ..Self::default()
-        }
-    }
-
-    /// A streaming builder for one chunk of a parallel decode; the chunks' builders are
-    /// combined, in file order, by [`merge`](Self::merge).
-    pub(crate) fn chunk() -> Self {
-        TraceBuilder {
-            streaming: true,
-            chunk: true,
             ..Self::default()
         }
     }
@@ -184,11 +173,7 @@ impl TraceBuilder {
                     name: None,
                     sort_index: None,
                     events: Vec::new(),
-                    stream: match (self.streaming, self.chunk) {
-                        (false, _) => None,
-                        (true, false) => Some(Matcher::new(false)),
-                        (true, true) => Some(Matcher::for_chunk()),
-                    },
+                    stream: self.streaming.then(Matcher::for_chunk),
                     first_be_ts: i64::MAX,
                     last_be_ts: i64::MIN,
                 });
@@ -533,12 +518,7 @@ impl TraceBuilder {
                 let mut d = Diagnostics::default();
                 let lanes = match t.stream {
                     Some(m) => {
-                        let mut spans = m.finish(end, &names, &mut d);
-                        if from_spall {
-                            for (s, _) in spans.iter_mut().flatten() {
-                                s.flags &= !flags::FROM_BEGIN_END;
-                            }
-                        }
+                        let spans = m.finish(end, &names, &mut d);
                         nest(spans, &names, &mut d)
                     }
                     None => build_lanes(t.events, end, from_spall, &names, &mut d),

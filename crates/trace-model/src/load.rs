@@ -1,9 +1,10 @@
 //! Loading a trace file or bytes into a [`Trace`].
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
-use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent};
+use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent, Summary};
 
 use crate::build::TraceBuilder;
 use crate::trace::Trace;
@@ -50,14 +51,10 @@ pub fn load_with(
 /// Loads a trace held in memory (as [`load_with`] does a file, with no copy unless gzip).
 pub fn load_bytes(bytes: &[u8]) -> Result<Trace, Error> {
     let opts = DecodeOptions::default();
-    let (summary, chunks) =
-        spall_format::decode_parallel(bytes, &opts, TraceBuilder::chunk, &|_, _| {})?;
-    if let Some(t) = TraceBuilder::merge(chunks).try_finish(summary) {
-        return Ok(t);
-    }
-    let mut buffered = TraceBuilder::new();
-    let summary = spall_format::decode_with(bytes, &opts, &mut buffered)?;
-    Ok(buffered.finish(summary))
+    load_parts(
+        || spall_format::decode_parallel(bytes, &opts, TraceBuilder::streaming, &|_, _| {}),
+        |b| spall_format::decode_with(bytes, &opts, b),
+    )
 }
 
 fn load_input(input: &Input, progress: impl FnMut(u64, u64) + Send) -> Result<Trace, Error> {
@@ -68,30 +65,39 @@ fn load_input(input: &Input, progress: impl FnMut(u64, u64) + Send) -> Result<Tr
             p(done, total);
         }
     };
-    let timing = std::env::var_os("SPALL_TIMING").is_some();
-    let t0 = std::time::Instant::now();
-    let (summary, chunks) = input.decode_parallel(TraceBuilder::chunk, &report)?;
-    let t1 = std::time::Instant::now();
-    let merged = TraceBuilder::merge(chunks);
-    let t2 = std::time::Instant::now();
-    let trace = merged.try_finish(summary);
-    if timing {
-        let ms = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+    load_parts(
+        || input.decode_parallel(TraceBuilder::streaming, &report),
+        |builder| {
+            let mut p = progress.lock().unwrap_or_else(PoisonError::into_inner);
+            input.decode(&mut Sink {
+                builder,
+                progress: &mut *p,
+            })
+        },
+    )
+}
+
+/// The parallel load (chunk builders, merged), or, when some thread's B/E events go back
+/// in time, one buffered decode with `buffered`. `SPALL_TIMING=1` prints the stage times.
+fn load_parts(
+    parallel: impl FnOnce() -> Result<(Summary, Vec<TraceBuilder>), Error>,
+    buffered: impl FnOnce(&mut TraceBuilder) -> Result<Summary, Error>,
+) -> Result<Trace, Error> {
+    let t0 = Instant::now();
+    let (summary, chunks) = parallel()?;
+    let t1 = Instant::now();
+    let trace = TraceBuilder::finish_chunks(chunks, summary);
+    if std::env::var_os("SPALL_TIMING").is_some() {
         eprintln!(
-            "spall timing: decode+build {:.0} ms, merge {:.0} ms, finish {:.0} ms",
-            ms(t0, t1),
-            ms(t1, t2),
-            ms(t2, std::time::Instant::now())
+            "spall timing: decode and chunk builders {:.0} ms, merge and nesting {:.0} ms",
+            (t1 - t0).as_secs_f64() * 1e3,
+            t1.elapsed().as_secs_f64() * 1e3,
         );
     }
     if let Some(t) = trace {
         return Ok(t);
     }
-    let mut progress = progress.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut buffered = TraceBuilder::new();
-    let summary = input.decode(&mut Sink {
-        builder: &mut buffered,
-        progress: &mut progress,
-    })?;
-    Ok(buffered.finish(summary))
+    let mut builder = TraceBuilder::new();
+    let summary = buffered(&mut builder)?;
+    Ok(builder.finish(summary))
 }

@@ -305,35 +305,56 @@ pub(crate) fn build_lanes(
 /// deeper (counted as a partial overlap), so no lane ever holds overlapping spans.
 ///
 /// Spans from B/E events arrive sorted already; then the segments are read in place, with
-/// no copy. Depths are found first, so each lane is allocated once at its final size.
+/// no copy and no sort. Depths are found first, so each lane is allocated once at its final
+/// size.
 pub(crate) fn nest(
     mut segments: Vec<Vec<(SpanData, u64)>>,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> Vec<Lane> {
-    let before = |a: &SpanData, b: &SpanData| {
-        (a.start, std::cmp::Reverse(a.dur)) <= (b.start, std::cmp::Reverse(b.dur))
+    let (depths, sizes) = match depths(&segments, names, d) {
+        Some(found) => found,
+        None => {
+            let mut all: Vec<(SpanData, u64)> = segments.concat();
+            all.sort_by(|(a, _), (b, _)| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
+            segments = vec![all];
+            depths(&segments, names, d).expect("sorted")
+        }
     };
-    let mut prev: Option<&SpanData> = None;
-    let sorted = segments.iter().flatten().all(|(s, _)| {
-        let ok = prev.is_none_or(|p| before(p, s));
-        prev = Some(s);
-        ok
-    });
-    if !sorted {
-        let mut all: Vec<(SpanData, u64)> = segments.concat();
-        segments = Vec::new();
-        all.sort_by(|(a, _), (b, _)| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
-        segments.push(all);
+    // Fill lanes allocated at their final sizes.
+    let mut lanes: Vec<Lane> = sizes.iter().map(|&k| Lane::with_capacity(k)).collect();
+    for ((mut s, _), &depth) in segments.into_iter().flatten().zip(&depths) {
+        if depth & PARTIAL != 0 {
+            s.flags |= flags::PARTIAL_OVERLAP;
+        }
+        lanes[(depth & !PARTIAL) as usize].push(&s);
     }
-    // Pass 1: each span's depth (top bit: partial overlap), and the size of each lane.
-    const PARTIAL: u32 = 1 << 31;
+    lanes
+}
+
+/// The top bit of a depth from [`depths`]: the span is a partial overlap.
+const PARTIAL: u32 = 1 << 31;
+
+/// Each span's depth, and the size of each lane; `None` (and no warning) as soon as two
+/// spans are out of (start ascending, duration descending) order.
+fn depths(
+    segments: &[Vec<(SpanData, u64)>],
+    names: &dyn Fn(StrId) -> String,
+    d: &mut Diagnostics<ModelWarning>,
+) -> Option<(Vec<u32>, Vec<usize>)> {
     let n: usize = segments.iter().map(Vec::len).sum();
     let mut depths: Vec<u32> = Vec::with_capacity(n);
     let mut sizes: Vec<usize> = Vec::new();
+    let mut warnings = Diagnostics::default();
     // The end of the open span at each depth.
     let mut stack: Vec<i64> = Vec::new();
+    let mut prev = None;
     for (s, offset) in segments.iter().flatten() {
+        let key = Some((s.start, std::cmp::Reverse(s.dur)));
+        if key < prev {
+            return None;
+        }
+        prev = key;
         // Close every span that ended at or before this one starts. A zero-length span
         // ends where it starts, so the next span at the same time is its sibling.
         while let Some(&end) = stack.last() {
@@ -348,7 +369,7 @@ pub(crate) fn nest(
         if let Some(&parent_end) = stack.last() {
             if end > parent_end {
                 partial = PARTIAL;
-                d.warn(ModelWarning::PartialOverlap, *offset, || {
+                warnings.warn(ModelWarning::PartialOverlap, *offset, || {
                     format!(
                         "span {:?} [{}, {}] ns starts inside its parent but ends {} ns after it; kept whole, one level deeper",
                         names(s.name),
@@ -367,13 +388,6 @@ pub(crate) fn nest(
         depths.push(depth as u32 | partial);
         stack.push(end);
     }
-    // Pass 2: fill lanes allocated at their final sizes.
-    let mut lanes: Vec<Lane> = sizes.iter().map(|&k| Lane::with_capacity(k)).collect();
-    for ((mut s, _), &depth) in segments.into_iter().flatten().zip(&depths) {
-        if depth & PARTIAL != 0 {
-            s.flags |= flags::PARTIAL_OVERLAP;
-        }
-        lanes[(depth & !PARTIAL) as usize].push(&s);
-    }
-    lanes
+    d.merge(warnings);
+    Some((depths, sizes))
 }

@@ -330,6 +330,21 @@ impl Trace {
         }
     }
 
+    /// Every warning of the load, decoder's and model's together, as (stable kind name,
+    /// count), sorted by name: what `spall-cli validate` reports and the viewer's banner
+    /// summarises.
+    pub fn warning_counts(&self) -> Vec<(String, u64)> {
+        use spall_format::DiagnosticKind;
+        let decode = self.decode.diagnostics.counts();
+        let model = self.diagnostics.counts();
+        let mut v: Vec<(String, u64)> = decode
+            .map(|(k, n)| (k.name().into_owned(), n))
+            .chain(model.map(|(k, n)| (k.name().into_owned(), n)))
+            .collect();
+        v.sort();
+        v
+    }
+
     /// Approximate heap bytes held by the spans (lanes), strings and arguments.
     pub fn heap_bytes(&self) -> usize {
         self.threads

@@ -1,18 +1,11 @@
 //! Hostile input through the decoder and the model: nothing panics, hangs, or loses count.
 
+mod common;
+
+use common::on_small_stack;
 use spall_format::synth::Synth;
 use spall_format::DiagnosticKind;
 use trace_model::load_bytes;
-
-/// Runs `f` on a thread with a 256 KiB stack, so deep input that recursed would overflow.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap()
-}
 
 fn fixture(rel: &str) -> Vec<u8> {
     std::fs::read(

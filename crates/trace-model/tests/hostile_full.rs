@@ -2,24 +2,18 @@
 //! for a debug build, so they are `#[ignore]`d here and run by `scripts/test.sh` as
 //!
 //! ```sh
-//! cargo test --release -p trace-model --test hostile_full -- --ignored
+//! cargo test --release -p trace-model --test hostile_full -- --ignored --test-threads=1
 //! ```
 //!
 //! Each checks that nothing is lost (every event is a span, every unclosed B is counted),
 //! that nothing recursed (a 256 KiB stack), and that memory stays within a stated multiple
 //! of the input (docs/TESTING.md).
 
+mod common;
+
+use common::on_small_stack;
 use spall_format::DiagnosticKind;
 use trace_model::{load_bytes, Trace};
-
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(256 << 10)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap()
-}
 
 /// A `.spall` v3 file: for each thread, its events (`Some(name)`: Begin; `None`: End) at
 /// consecutive ticks, in buffers of about 1 MiB.

@@ -3,15 +3,12 @@
 //! many chunks, including B/E pairs split across chunks, and must not depend on the number
 //! of threads.
 
+mod common;
+
+use common::{buffered, with_threads};
 use spall_format::synth::Synth;
 use spall_format::{DiagnosticKind, CHUNK_BYTES};
-use trace_model::{load_bytes, Trace, TraceBuilder};
-
-fn buffered(bytes: &[u8]) -> Trace {
-    let mut b = TraceBuilder::new();
-    let summary = spall_format::decode(bytes, &mut b).unwrap();
-    b.finish(summary)
-}
+use trace_model::{load_bytes, Trace};
 
 /// Everything a reader sees, as text: spans with names, categories, arguments and flags;
 /// threads and processes with their names; instants, counters, flows; warning counts.
@@ -73,14 +70,6 @@ fn assert_same(a: &Trace, b: &Trace, what: &str) {
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         assert_eq!(x, y, "{what}: line {i}");
     }
-}
-
-fn with_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! The rules of docs/MODEL.md, one test each, on small hand-written traces.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use spall_format::DiagnosticKind;
@@ -181,12 +183,7 @@ fn hundred_thousand_levels_do_not_overflow_the_stack() {
         ));
     }
     s.push_str("{\"ph\":\"i\",\"ts\":0,\"pid\":1,\"tid\":1}]");
-    let t = std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(move || load_bytes(s.as_bytes()).unwrap())
-        .unwrap()
-        .join()
-        .unwrap();
+    let t = common::on_small_stack(move || load_bytes(s.as_bytes()).unwrap());
     assert_eq!(t.max_depth(), n);
     assert_eq!(t.span_count(), n as u64);
     // Each level's self time is 2 µs (1 µs on each side of its child), the innermost 2 µs too.

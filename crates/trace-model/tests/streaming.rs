@@ -2,14 +2,11 @@
 //! events go back in time). It must give exactly what the buffered builder gives, on every
 //! fixture.
 
-use spall_format::DiagnosticKind;
-use trace_model::{load_bytes, Trace, TraceBuilder};
+mod common;
 
-fn buffered(bytes: &[u8]) -> Trace {
-    let mut b = TraceBuilder::new();
-    let summary = spall_format::decode(bytes, &mut b).unwrap();
-    b.finish(summary)
-}
+use common::buffered;
+use spall_format::DiagnosticKind;
+use trace_model::{load_bytes, Trace};
 
 /// Every lane's spans as (start, dur, name, flags), and the warning counts.
 type Shape = (Vec<Vec<(i64, i64, String, u8)>>, Vec<(String, u64)>);

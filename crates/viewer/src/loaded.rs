@@ -68,18 +68,7 @@ impl Loaded {
 
 /// "N warnings while loading: the three most common kinds", or `None` for a clean load.
 pub fn warning_summary(t: &Trace) -> Option<String> {
-    use spall_format::DiagnosticKind;
-    let mut kinds: Vec<(String, u64)> = t
-        .decode
-        .diagnostics
-        .counts()
-        .map(|(k, n)| (k.name().into_owned(), n))
-        .chain(
-            t.diagnostics
-                .counts()
-                .map(|(k, n)| (k.name().into_owned(), n)),
-        )
-        .collect();
+    let mut kinds = t.warning_counts();
     let total: u64 = kinds.iter().map(|k| k.1).sum();
     if total == 0 {
         return None;

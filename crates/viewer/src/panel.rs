@@ -101,12 +101,8 @@ impl Panel {
             t.threads.len(),
             format_duration(t.duration_ns())
         ));
-        let warnings = t.decode.diagnostics.total() + t.diagnostics.total();
-        if warnings > 0 {
-            ui.colored_label(
-                Color32::from_rgb(200, 120, 0),
-                format!("{warnings} warnings while loading (spall-cli validate lists them)"),
-            );
+        if let Some(w) = &l.warnings {
+            ui.colored_label(Color32::from_rgb(200, 120, 0), w);
         }
         ui.separator();
 

@@ -6,13 +6,13 @@
 //! earlier chunks, in order (see `Matcher::append`), which is what a sequential decode does.
 
 use rayon::prelude::*;
-use spall_format::Diagnostics;
+use spall_format::{Diagnostics, Format, Summary};
 
 use super::{ProcessBuild, TraceBuilder};
 use crate::nest::{Matcher, Pending};
 use crate::other::{CounterSeries, Flow};
 use crate::strings::StrId;
-use crate::trace::{ArgsId, ExtId, SpanData};
+use crate::trace::{flags, ArgsId, ExtId, SpanData, Trace};
 
 /// How one chunk's ids map to the merged builder's.
 struct Remap {
@@ -42,10 +42,19 @@ impl Remap {
 }
 
 impl TraceBuilder {
-    /// Combines chunk builders ([`TraceBuilder::chunk`]) given in file order into one
-    /// streaming builder, as if one builder had seen every event.
-    pub(crate) fn merge(chunks: Vec<TraceBuilder>) -> TraceBuilder {
-        let mut g = TraceBuilder::streaming();
+    /// Merges the chunk builders of a parallel decode ([`TraceBuilder::streaming`], in file
+    /// order) and builds the trace; `None` when some thread's B/E events went back in time
+    /// (decode again with a buffered builder).
+    pub(crate) fn finish_chunks(chunks: Vec<TraceBuilder>, decode: Summary) -> Option<Trace> {
+        let from_spall = decode.format != Format::Json;
+        TraceBuilder::merge(chunks, from_spall).try_finish(decode)
+    }
+
+    /// Combines chunk builders given in file order into one, as if one builder had seen
+    /// every event. `.spall` spans lose the B/E flag (every `.spall` span is B/E).
+    fn merge(chunks: Vec<TraceBuilder>, from_spall: bool) -> TraceBuilder {
+        // The merged builder receives no events: its threads get their matchers below.
+        let mut g = TraceBuilder::new();
         let mut maps: Vec<Remap> = Vec::with_capacity(chunks.len());
         // Per merged thread: each chunk's matcher for it, in file order.
         let mut pieces: Vec<Vec<(usize, Matcher)>> = Vec::new();
@@ -108,6 +117,11 @@ impl TraceBuilder {
         // Threads are independent: join each one's matchers in parallel.
         let strings = &g.strings;
         let names = |id: StrId| strings.get(id).to_string();
+        let keep = if from_spall {
+            !flags::FROM_BEGIN_END
+        } else {
+            !0
+        };
         let joined: Vec<(Matcher, Diagnostics<_>)> = pieces
             .into_par_iter()
             .map(|ps| {
@@ -119,6 +133,7 @@ impl TraceBuilder {
                         s.name = r.s(s.name);
                         s.cat = r.s(s.cat);
                         s.args = r.a(s.args);
+                        s.flags &= keep;
                     };
                     let fix_event = |e: &mut Pending| {
                         e.name = r.s(e.name);
