@@ -1,11 +1,12 @@
 //! A loaded trace with everything the viewer derives from it once: the index, a colour per
-//! name, and the minimap's activity profile.
+//! name, the minimap's activity profile, and (on first use) the whole-trace statistics.
 
 use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
 use render_gl::Color;
 use trace_index::TraceIndex;
-use trace_model::Trace;
+use trace_model::{NameStats, StatsFilter, Trace};
 
 /// Columns in the minimap's profile.
 pub const MINIMAP_BINS: usize = 1024;
@@ -21,6 +22,9 @@ pub struct Loaded {
     pub source: String,
     /// What the warning banner says when loading found problems (`None`: clean).
     pub warnings: Option<String>,
+    /// Per-name statistics of the whole trace: O(spans), so computed once, off the UI
+    /// thread by the window ([`whole_stats`](Loaded::whole_stats)).
+    stats: OnceLock<Vec<NameStats>>,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -62,7 +66,20 @@ impl Loaded {
             minimap,
             source,
             warnings,
+            stats: OnceLock::new(),
         }
+    }
+
+    /// The whole-trace statistics, if they have been computed.
+    pub fn whole_stats_ready(&self) -> Option<&[NameStats]> {
+        self.stats.get().map(Vec::as_slice)
+    }
+
+    /// Per-name statistics of the whole trace, computed on first use (and waited for, if
+    /// another thread is computing them).
+    pub fn whole_stats(&self) -> &[NameStats] {
+        self.stats
+            .get_or_init(|| self.trace.stats(&StatsFilter::default()))
     }
 }
 

@@ -192,7 +192,12 @@ impl Panel {
         l: &Loaded,
         s: &ViewState,
     ) -> Option<trace_model::StrId> {
-        if self.stats_for != Some(s.range) && !(self.hold && self.stats_for.is_some()) {
+        let stale = self.stats_for != Some(s.range) && !(self.hold && self.stats_for.is_some());
+        if stale && s.range.is_none() && l.whole_stats_ready().is_none() {
+            ui.label("computing statistics for the whole trace …");
+            return None;
+        }
+        if stale {
             self.stats = s.stats(l);
             self.stats_for = Some(s.range);
             self.sort_rows(l);

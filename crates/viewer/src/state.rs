@@ -326,12 +326,15 @@ impl ViewState {
         Some(next)
     }
 
-    /// Statistics per name for the selected range, or the whole trace.
+    /// Statistics per name for the selected range, or the whole trace (computed once).
     pub fn stats(&self, l: &Loaded) -> Vec<NameStats> {
-        l.trace.stats(&StatsFilter {
-            range: self.range,
-            ..StatsFilter::default()
-        })
+        match self.range {
+            None => l.whole_stats().to_vec(),
+            range => l.trace.stats(&StatsFilter {
+                range,
+                ..StatsFilter::default()
+            }),
+        }
     }
 
     /// The selected span's ancestors, outermost first, then the span itself.

@@ -67,7 +67,7 @@ struct App {
     proxy: EventLoopProxy<UserEvent>,
     gl: Option<Gl>,
     initial: Option<Option<PathBuf>>,
-    loaded: Option<Loaded>,
+    loaded: Option<Arc<Loaded>>,
     state: Option<ViewState>,
     loading: Option<Loading>,
     error: Option<String>,
@@ -207,7 +207,7 @@ impl App {
         let mut actions = Default::default();
         self.panel.hold = matches!(self.drag, Some(Drag::Range { .. }));
         let (loaded, mut state, panel) =
-            (self.loaded.as_ref(), self.state.as_mut(), &mut self.panel);
+            (self.loaded.as_deref(), self.state.as_mut(), &mut self.panel);
         let mut panel_points = 0.0;
         g.egui.egui_ctx.set_visuals(match theme.kind {
             ThemeKind::Light => egui::Visuals::light(),
@@ -305,6 +305,14 @@ impl App {
         }
         match result {
             Ok(l) => {
+                // The whole-trace statistics the side panel shows first are O(spans): they
+                // are computed on a thread of their own, and the panel says so meanwhile.
+                let l = Arc::new(l);
+                let (bg, proxy) = (l.clone(), self.proxy.clone());
+                std::thread::spawn(move || {
+                    bg.whole_stats();
+                    let _ = proxy.send_event(UserEvent::Repaint(Duration::ZERO));
+                });
                 let (w, h) = self.timeline_size();
                 let s = ViewState::new(&l, w, h, self.theme());
                 if let Some(g) = &self.gl {
