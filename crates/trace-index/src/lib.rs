@@ -29,36 +29,100 @@
 //! assert!(matches!(items[1], Item::Span(1000)));
 //! ```
 
+mod levels;
 mod lod;
 mod nav;
 mod pyramid;
 
-pub use lod::{first_ending_at_or_after, query as query_lane, Detail, Item, Merged};
+pub use levels::{histogram, tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
+pub use lod::{first_ending_at_or_after, query as query_lane, walk, Detail, Item, Merged};
 pub use nav::{children, hit_test, occurrences, occurrences_of, parent, Hit};
-pub use pyramid::{Block, Pyramid, FANOUT};
+pub use pyramid::{Aggregate, Blocks, Pyramid, FANOUT, SATURATED};
 
 use rayon::prelude::*;
-use trace_model::Trace;
+use trace_model::{Lane, Trace};
+
+/// Bytes per span the stored levels may use, over the whole trace. With the pyramid (under
+/// 2 bytes per span) the index stays under 8 bytes per span.
+pub const LEVEL_BUDGET_PER_SPAN: usize = 5;
+
+/// The index of one lane: its pyramid, and the levels it keeps.
+#[derive(Clone, Debug, Default)]
+pub struct LaneIndex {
+    pub pyramid: Pyramid,
+    pub levels: Option<Box<Levels>>,
+}
+
+impl LaneIndex {
+    /// The pyramid and every level worth keeping ([`levels::candidates`]), with no memory
+    /// budget across lanes.
+    pub fn build(lane: &Lane) -> LaneIndex {
+        let ks: Vec<usize> = levels::candidates(lane.len(), &levels::histogram(lane))
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        LaneIndex::with_levels(lane, &ks)
+    }
+
+    /// The pyramid and the given levels (ascending; none: every query walks the spans).
+    pub fn with_levels(lane: &Lane, ks: &[usize]) -> LaneIndex {
+        LaneIndex {
+            pyramid: Pyramid::build(lane),
+            levels: (!ks.is_empty()).then(|| Box::new(Levels::build(lane, ks))),
+        }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.pyramid.heap_bytes()
+            + self
+                .levels
+                .as_ref()
+                .map_or(0, |l| std::mem::size_of::<Levels>() + l.heap_bytes())
+    }
+}
 
 /// Level-of-detail summaries for every lane of a trace.
 #[derive(Clone, Debug, Default)]
 pub struct TraceIndex {
-    /// `threads[t][d]`: the pyramid of thread `t`'s lane at depth `d`.
-    pub threads: Vec<Vec<Pyramid>>,
+    /// `threads[t][d]`: the index of thread `t`'s lane at depth `d`.
+    pub threads: Vec<Vec<LaneIndex>>,
 }
 
 impl TraceIndex {
-    /// Builds the summaries, threads in parallel. O(spans).
+    /// Builds the summaries, threads in parallel: O(spans).
+    ///
+    /// Every lane gets its pyramid. Stored levels are chosen across the whole trace: the
+    /// candidates of every lane, smallest first, while they fit in [`LEVEL_BUDGET_PER_SPAN`]
+    /// bytes per span of the trace. Small levels are the coarse views of a lane, where
+    /// walking the spans would read many spans per pixel; the large levels left out are
+    /// fine views, where few spans fall in a pixel and the walk reads little more.
     pub fn build(trace: &Trace) -> TraceIndex {
+        let hists: Vec<Vec<Vec<(usize, usize)>>> = trace
+            .threads
+            .par_iter()
+            .map(|t| {
+                t.lanes
+                    .iter()
+                    .map(|l| levels::candidates(l.len(), &levels::histogram(l)))
+                    .collect()
+            })
+            .collect();
+        let keep = within_budget(trace, &hists);
         TraceIndex {
             threads: trace
                 .threads
                 .par_iter()
-                .map(|t| t.lanes.iter().map(Pyramid::build).collect())
+                .zip(keep.par_iter())
+                .map(|(t, ks)| {
+                    t.lanes
+                        .par_iter()
+                        .zip(ks.par_iter())
+                        .map(|(l, ks)| LaneIndex::with_levels(l, ks))
+                        .collect()
+                })
                 .collect(),
         }
     }
-
     /// The items of one lane overlapping `[t0, t1]`, at `detail`.
     pub fn query(
         &self,
@@ -87,12 +151,55 @@ impl TraceIndex {
         out: &mut Vec<Item>,
     ) {
         let lane = &trace.threads[thread].lanes[depth];
-        let pyr = &self.threads[thread][depth];
-        lod::query(lane, pyr, t0, t1, detail, out);
+        lod::query(lane, &self.threads[thread][depth], t0, t1, detail, out);
     }
 
     /// Heap bytes held by the summaries.
     pub fn heap_bytes(&self) -> usize {
-        self.threads.iter().flatten().map(Pyramid::heap_bytes).sum()
+        self.threads
+            .iter()
+            .flatten()
+            .map(LaneIndex::heap_bytes)
+            .sum()
     }
+
+    /// Items held in stored levels, over all lanes.
+    pub fn level_items(&self) -> usize {
+        let lanes = self.threads.iter().flatten();
+        lanes
+            .filter_map(|l| l.levels.as_deref())
+            .map(|l| l.items.len())
+            .sum()
+    }
+}
+
+/// The levels each lane keeps: the candidates of all lanes, smallest first, while they fit
+/// the budget. A lane's levels are kept coarse to fine, so each lane keeps a suffix of its
+/// candidates.
+fn within_budget(trace: &Trace, cands: &[Vec<Vec<(usize, usize)>>]) -> Vec<Vec<Vec<usize>>> {
+    let spans = trace.span_count() as usize;
+    let mut room = spans * LEVEL_BUDGET_PER_SPAN / ITEM_BYTES;
+    // (items, thread, lane, level)
+    let mut all: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for (t, lanes) in cands.iter().enumerate() {
+        for (d, c) in lanes.iter().enumerate() {
+            all.extend(c.iter().map(|&(k, items)| (items, t, d, k)));
+        }
+    }
+    all.sort_unstable();
+    let mut keep: Vec<Vec<Vec<usize>>> = cands
+        .iter()
+        .map(|lanes| lanes.iter().map(|_| Vec::new()).collect())
+        .collect();
+    for (items, t, d, k) in all {
+        if items > room {
+            break;
+        }
+        room -= items;
+        keep[t][d].push(k);
+    }
+    for lane in keep.iter_mut().flatten() {
+        lane.sort_unstable();
+    }
+    keep
 }

@@ -2,7 +2,9 @@
 
 use trace_model::{Lane, StrId};
 
-use crate::pyramid::Pyramid;
+use crate::levels;
+use crate::pyramid::{Pyramid, FANOUT, SATURATED};
+use crate::LaneIndex;
 
 /// One thing to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,64 +83,102 @@ pub fn first_ending_at_or_after(lane: &Lane, t: i64) -> usize {
     lo
 }
 
-/// Appends to `out` the items of `lane` that overlap `[t0, t1]` at `detail`.
+/// Appends to `out` the items of `lane` that overlap `[t0, t1]` at `detail`, from a stored
+/// level when one fits the resolution, else by walking the spans.
 ///
 /// Guarantees (property-tested against a brute-force scan):
-/// - every span overlapping the range is represented exactly once, by a `Span` item or
-///   inside one `Merged` box, in time order;
+/// - the items partition exactly the spans overlapping the range (those starting by `t1`
+///   and ending at or after `t0`), in time order, each span in one item;
 /// - every span at least `min_px` wide is returned as a `Span`: nothing visible hides in a box;
-/// - a box covers its spans exactly (first start to last end); boxes stop at gaps of a pixel
-///   or more, so empty time stays empty;
+/// - a box covers its spans exactly (first start to last end); boxes stop at gaps of
+///   `gap_px` or more, so empty time stays empty;
 /// - hence boxes and spans are separated by at least a pixel or are at least two pixels wide,
 ///   and a lane yields at most about one item per pixel of the range.
-pub fn query(lane: &Lane, pyr: &Pyramid, t0: i64, t1: i64, detail: Detail, out: &mut Vec<Item>) {
-    let n = lane.len();
+///
+/// The result depends only on the range and the two thresholds, not on the levels stored.
+pub fn query(lane: &Lane, li: &LaneIndex, t0: i64, t1: i64, detail: Detail, out: &mut Vec<Item>) {
+    if lane.is_empty() {
+        return;
+    }
     let (wide, gap) = (detail.min_dur(), detail.min_gap());
-    let mut i = first_ending_at_or_after(lane, t0);
-    while i < n && lane.start[i] <= t1 {
-        if lane.dur[i] >= wide {
+    match li
+        .levels
+        .as_deref()
+        .and_then(|lv| Some((lv, lv.pick(wide, gap)?)))
+    {
+        Some((lv, l)) => levels::query(lane, &li.pyramid, lv, l, (t0, t1), wide, gap, out),
+        None => walk(lane, &li.pyramid, t0, t1, wide, gap, out),
+    }
+}
+
+/// The span walk: from the first span in range, spans of `wide` or more stand alone, and
+/// runs of narrower spans with gaps under `gap` merge, absorbing whole pyramid blocks where
+/// a block is aligned, narrow, gap-free and inside the range.
+pub fn walk(
+    lane: &Lane,
+    pyr: &Pyramid,
+    t0: i64,
+    t1: i64,
+    wide: i64,
+    gap: i64,
+    out: &mut Vec<Item>,
+) {
+    let (start, dur) = (&lane.start[..], &lane.dur[..]);
+    let n = start.len().min(dur.len());
+    let mut i = pyr.first_ending_at_or_after(lane, t0);
+    while i < n && start[i] <= t1 {
+        let d = dur[i];
+        if d >= wide {
             out.push(Item::Span(i as u32));
             i += 1;
             continue;
         }
-        let mut m = Merged {
-            start: lane.start[i],
-            end: lane.end(i),
-            first: i as u32,
-            last: i as u32,
-            busy: lane.dur[i],
-            name: lane.name[i],
-        };
-        let mut longest = lane.dur[i];
+        let first = i;
+        let mut end = start[i].saturating_add(d);
+        let (mut busy, mut longest) = (d, d);
+        // The first longest span's name: read at the end, from the lane or a block.
+        let (mut longest_at, mut block_name) = (i, None);
         i += 1;
-        while i < n && lane.start[i] <= t1 && lane.start[i] - m.end < gap && lane.dur[i] < wide {
-            let end = m.end;
-            let whole = pyr.largest_fitting(i, |b| {
-                b.max_dur < wide && b.max_gap < gap && b.first_start - end < gap
-            });
-            match whole {
-                Some((level, b)) => {
-                    let count = Pyramid::span_count(level).min(n - i);
-                    m.end = m.end.max(b.last_end);
-                    m.busy = m.busy.saturating_add(b.busy);
-                    if b.max_dur > longest {
-                        longest = b.max_dur;
-                        m.name = b.name;
+        while i < n {
+            let (s, d) = (start[i], dur[i]);
+            // Spans do not overlap, so s >= end and the gap fits in a u64.
+            if !((s <= t1) & ((s.wrapping_sub(end) as u64) < gap as u64) & (d < wide)) {
+                break;
+            }
+            if i % FANOUT == 0 {
+                let whole = pyr.largest_fitting(i, |_, b, k| {
+                    b.max_dur[k] != SATURATED
+                        && (b.max_dur[k] as i64) < wide
+                        && b.max_gap[k] != SATURATED
+                        && (b.max_gap[k] as i64) < gap
+                        && b.last_end[k] <= t1
+                });
+                if let Some((level, k)) = whole {
+                    let b = &pyr.levels[level];
+                    end = b.last_end[k];
+                    busy = busy.saturating_add(b.busy[k]);
+                    if b.max_dur[k] as i64 > longest {
+                        longest = b.max_dur[k] as i64;
+                        block_name = Some(b.name[k]);
                     }
-                    i += count;
-                }
-                None => {
-                    m.end = m.end.max(lane.end(i));
-                    m.busy = m.busy.saturating_add(lane.dur[i]);
-                    if lane.dur[i] > longest {
-                        longest = lane.dur[i];
-                        m.name = lane.name[i];
-                    }
-                    i += 1;
+                    i = (i + Pyramid::span_count(level)).min(n);
+                    continue;
                 }
             }
-            m.last = (i - 1) as u32;
+            end = s.saturating_add(d);
+            busy = busy.saturating_add(d);
+            if d > longest {
+                (longest, longest_at, block_name) = (d, i, None);
+            }
+            i += 1;
         }
-        out.push(Item::Merged(m));
+        out.push(Item::Merged(Merged {
+            start: start[first],
+            end,
+            first: first as u32,
+            last: (i - 1) as u32,
+            busy,
+            name: block_name.unwrap_or(lane.name[longest_at]),
+        }));
     }
 }

@@ -1,7 +1,8 @@
-//! Property tests: the level-of-detail walk against a brute-force scan of random lanes.
+//! Property tests: level-of-detail queries against a brute-force scan of random lanes, and
+//! the stored levels against the span walk.
 
 use proptest::prelude::*;
-use trace_index::{hit_test, query_lane, Detail, Item, Pyramid};
+use trace_index::{hit_test, query_lane, Detail, Item, LaneIndex, LEVELS};
 use trace_model::{Lane, StrId};
 
 /// A lane from (gap, dur, name) triples: spans laid end to end with the given gaps.
@@ -30,6 +31,35 @@ fn spec() -> impl Strategy<Value = Vec<(i64, i64, u32)>> {
     prop::collection::vec((scale(), scale(), 0u32..8), 0..3000)
 }
 
+/// Scales up to 20 s, past what the summaries store in 32 bits (4.3 s), and dense runs.
+fn wide_scale() -> impl Strategy<Value = i64> {
+    prop_oneof![0i64..3, 0i64..1000, 0i64..20_000_000_000]
+}
+
+fn wide_spec() -> impl Strategy<Value = Vec<(i64, i64, u32)>> {
+    prop::collection::vec((wide_scale(), wide_scale(), 0u32..8), 0..2000)
+}
+
+/// A lane index with every level (the budget would keep fewer): queries use levels
+/// wherever the resolution allows.
+fn all_levels(lane: &Lane) -> LaneIndex {
+    let every: Vec<usize> = (0..LEVELS).collect();
+    LaneIndex::with_levels(lane, &every)
+}
+
+/// A range and resolution from fractions of the lane's extent.
+fn view(lane: &Lane, a: f64, b: f64, px: u32, margin: i64) -> (i64, i64, Detail) {
+    let total = lane
+        .start
+        .last()
+        .map_or(1, |_| lane.end(lane.len() - 1))
+        .max(1);
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    let t0 = (lo * total as f64) as i64 + margin;
+    let t1 = ((hi * total as f64) as i64).max(t0);
+    (t0, t1, Detail::new(((t1 - t0).max(1) as f64) / px as f64))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -42,53 +72,60 @@ proptest! {
         margin in -1000i64..1000,
     ) {
         let lane = lane(&spec);
-        let pyr = Pyramid::build(&lane);
+        let (t0, t1, detail) = view(&lane, a, b, px, margin);
+        let width = px as f64;
+        for index in [LaneIndex::with_levels(&lane, &[]), LaneIndex::build(&lane), all_levels(&lane)] {
+            let mut items = Vec::new();
+            query_lane(&lane, &index, t0, t1, detail, &mut items);
+            check(&lane, t0, t1, detail, width, &items)?;
+        }
+    }
+
+    #[test]
+    fn stored_levels_give_the_same_items_as_the_walk(
+        spec in prop_oneof![spec(), wide_spec()],
+        a in 0.0f64..1.0,
+        b in 0.0f64..1.0,
+        px in 1u32..3000,
+        margin in -1000i64..1000,
+        gap_px in prop_oneof![Just(1.0), 0.5f64..8.0],
+        min_px in prop_oneof![Just(2.0), 0.5f64..8.0],
+    ) {
+        let lane = lane(&spec);
+        let (t0, t1, mut detail) = view(&lane, a, b, px, margin);
+        detail.gap_px = gap_px;
+        detail.min_px = min_px;
+        let mut walked = Vec::new();
+        query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
+        let mut leveled = Vec::new();
+        query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
+        prop_assert_eq!(&leveled, &walked);
+        check(&lane, t0, t1, detail, px as f64, &walked)?;
+    }
+
+    #[test]
+    fn thresholds_are_exact(
+        r in 1i64..1000,
+        picks in prop::collection::vec((0usize..7, 0usize..7, 0u32..8), 0..2000),
+        a in 0.0f64..1.0,
+        b in 0.0f64..1.0,
+    ) {
+        // Gaps and durations at, just under and just over the thresholds (r ns per pixel:
+        // visible gaps are r or more, visible spans 2r or more).
+        let near = [0, 1, r - 1, r, r + 1, 2 * r - 1, 2 * r];
+        let spec: Vec<(i64, i64, u32)> =
+            picks.iter().map(|&(g, d, name)| (near[g], near[d], name)).collect();
+        let lane = lane(&spec);
         let total = lane.start.last().map_or(1, |_| lane.end(lane.len() - 1)).max(1);
         let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-        let t0 = (lo * total as f64) as i64 + margin;
-        let t1 = ((hi * total as f64) as i64).max(t0);
-        let width = px as f64;
-        let detail = Detail::new(((t1 - t0).max(1) as f64) / width);
-        let mut items = Vec::new();
-        query_lane(&lane, &pyr, t0, t1, detail, &mut items);
-
-        // Brute force: the spans overlapping [t0, t1].
-        let overlapping: Vec<usize> =
-            (0..lane.len()).filter(|&i| lane.start[i] <= t1 && lane.end(i) >= t0).collect();
-        if overlapping.is_empty() {
-            prop_assert!(items.is_empty());
-            return Ok(());
-        }
-        // Items are contiguous index ranges starting at the first overlapping span.
-        let mut next = overlapping[0];
-        for it in &items {
-            let (first, last) = match *it {
-                Item::Span(i) => (i as usize, i as usize),
-                Item::Merged(m) => (m.first as usize, m.last as usize),
-            };
-            prop_assert_eq!(first, next, "items must be contiguous, in order");
-            prop_assert!(last >= first);
-            if let Item::Merged(m) = *it {
-                // A box covers its spans exactly, and holds no visible span or visible gap.
-                prop_assert_eq!(m.start, lane.start[first]);
-                prop_assert_eq!(m.end, (first..=last).map(|k| lane.end(k)).max().unwrap());
-                prop_assert_eq!(m.busy, (first..=last).map(|k| lane.dur[k]).sum::<i64>());
-                for k in first..=last {
-                    prop_assert!(lane.dur[k] < detail.min_dur(), "a visible span hid in a box");
-                    if k > first {
-                        prop_assert!(lane.start[k] - lane.end(k - 1) < detail.min_gap());
-                    }
-                }
-                let longest = (first..=last).map(|k| lane.dur[k]).max().unwrap();
-                prop_assert!((first..=last).any(|k| lane.dur[k] == longest && lane.name[k] == m.name));
-            } else {
-                prop_assert!(lane.dur[first] >= detail.min_dur());
-            }
-            next = last + 1;
-        }
-        prop_assert!(next > *overlapping.last().unwrap(), "every overlapping span is covered");
-        // The pixel budget: about one item per pixel, at most two.
-        prop_assert!(items.len() as f64 <= 2.0 * width + 4.0, "{} items for {} px", items.len(), px);
+        let (t0, t1) = ((lo * total as f64) as i64, (hi * total as f64) as i64);
+        let detail = Detail::new(r as f64);
+        let mut walked = Vec::new();
+        query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
+        let mut leveled = Vec::new();
+        query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
+        prop_assert_eq!(&leveled, &walked);
+        check(&lane, t0, t1, detail, ((t1 - t0) / r + 1) as f64, &walked)?;
     }
 
     #[test]
@@ -116,19 +153,81 @@ fn a_long_dense_lane_collapses_to_a_few_items() {
     // 1M spans of 10 ns every 20 ns on 1920 px: one box, found in few steps.
     let spec: Vec<(i64, i64, u32)> = (0..1_000_000).map(|i| (10, 10, (i % 5) as u32)).collect();
     let lane = lane(&spec);
-    let pyr = Pyramid::build(&lane);
     let total = lane.end(lane.len() - 1);
-    let mut items = Vec::new();
-    query_lane(
-        &lane,
-        &pyr,
-        0,
-        total,
-        Detail::new(total as f64 / 1920.0),
-        &mut items,
+    for index in [LaneIndex::with_levels(&lane, &[]), LaneIndex::build(&lane)] {
+        let mut items = Vec::new();
+        let detail = Detail::new(total as f64 / 1920.0);
+        query_lane(&lane, &index, 0, total, detail, &mut items);
+        assert_eq!(items.len(), 1);
+        let Item::Merged(m) = items[0] else { panic!() };
+        assert_eq!(m.count(), 1_000_000);
+        assert_eq!(m.busy, 10_000_000);
+    }
+}
+
+/// Checks one query's items against a brute-force scan of the lane.
+fn check(
+    lane: &Lane,
+    t0: i64,
+    t1: i64,
+    detail: Detail,
+    width: f64,
+    items: &[Item],
+) -> Result<(), TestCaseError> {
+    // Brute force: the spans overlapping [t0, t1].
+    let overlapping: Vec<usize> = (0..lane.len())
+        .filter(|&i| lane.start[i] <= t1 && lane.end(i) >= t0)
+        .collect();
+    if overlapping.is_empty() {
+        prop_assert!(items.is_empty());
+        return Ok(());
+    }
+    // Items are contiguous index ranges starting at the first overlapping span.
+    let mut next = overlapping[0];
+    for it in items {
+        let (first, last) = match *it {
+            Item::Span(i) => (i as usize, i as usize),
+            Item::Merged(m) => (m.first as usize, m.last as usize),
+        };
+        prop_assert_eq!(first, next, "items must be contiguous, in order");
+        prop_assert!(last >= first);
+        if let Item::Merged(m) = *it {
+            // A box covers its spans exactly, and holds no visible span or visible gap.
+            prop_assert_eq!(m.start, lane.start[first]);
+            prop_assert_eq!(m.end, (first..=last).map(|k| lane.end(k)).max().unwrap());
+            prop_assert_eq!(m.busy, (first..=last).map(|k| lane.dur[k]).sum::<i64>());
+            for k in first..=last {
+                prop_assert!(
+                    lane.dur[k] < detail.min_dur(),
+                    "a visible span hid in a box"
+                );
+                if k > first {
+                    prop_assert!(lane.start[k] - lane.end(k - 1) < detail.min_gap());
+                }
+            }
+            // Its name is its first longest span's.
+            let longest = (first..=last).map(|k| lane.dur[k]).max().unwrap();
+            let named = (first..=last).find(|&k| lane.dur[k] == longest).unwrap();
+            prop_assert_eq!(m.name, lane.name[named]);
+        } else {
+            prop_assert!(lane.dur[first] >= detail.min_dur());
+        }
+        next = last + 1;
+    }
+    prop_assert_eq!(
+        next,
+        *overlapping.last().unwrap() + 1,
+        "exactly the overlapping spans"
     );
-    assert_eq!(items.len(), 1);
-    let Item::Merged(m) = items[0] else { panic!() };
-    assert_eq!(m.count(), 1_000_000);
-    assert_eq!(m.busy, 10_000_000);
+    // The pixel budget: items are separated by a visible gap or are visible spans, so at
+    // most one per visible gap and one per visible span fit the range (2 per 1 px at the
+    // default 1-px gaps and 2-px spans).
+    let budget = width / detail.gap_px + width / detail.min_px + 4.0;
+    prop_assert!(
+        items.len() as f64 <= budget,
+        "{} items for {} px",
+        items.len(),
+        width
+    );
+    Ok(())
 }

@@ -1,0 +1,409 @@
+//! Precomputed level-of-detail partitions of a lane, at fixed zoom steps (a mipmap).
+//!
+//! At level `k` with threshold `τ = tau(k)` (two steps per power of two: 1, 2, 3, 4, 6, 8,
+//! 12, 16, 23, ... ns), a lane is cut into *items*: a new item starts before span `i` when the
+//! gap before it is at least `τ`, or when span `i` or span `i - 1` lasts at least `2τ`. So
+//! spans of `2τ` or more stand alone and runs of narrower spans with gaps under `τ` form one
+//! item: exactly what a query at `2τ` per visible span and `τ` per visible gap returns.
+//!
+//! A query with coarser thresholds uses the finest such level at or below them and merges
+//! neighbouring items with the same rule (every boundary of the coarser partition is a
+//! boundary of the finer one), so its cost follows the items on screen, not the spans.
+//!
+//! Each item is stored as one 32-byte record (a lane's items at one level are read in one
+//! sequential stream, so records beat columns here):
+//!
+//! | column    | type  | meaning                                                   |
+//! |-----------|-------|-----------------------------------------------------------|
+//! | `start`   | `i64` | start of its first span                                   |
+//! | `end`     | `i64` | end of its last span                                      |
+//! | `first`   | `u32` | index of its first span (the last is the next item's first - 1) |
+//! | `busy`    | `u32` | sum of durations, saturated (then recomputed from the pyramid) |
+//! | `longest` | `u32` | its longest span, saturated likewise                      |
+//! | `name`    | `u32` | the name of its first longest span                        |
+//!
+//! Which levels a lane keeps is decided by [`candidates`] and, across the whole trace, by
+//! a memory budget (see `TraceIndex::build`).
+
+use trace_model::{Lane, StrId};
+
+use crate::pyramid::{sat, Aggregate, Pyramid, SATURATED};
+use crate::Item;
+
+/// Number of levels: two per power of two of nanoseconds, up to 2^63.
+pub const LEVELS: usize = 126;
+
+/// Bytes per stored item.
+pub const ITEM_BYTES: usize = 32;
+
+/// Lanes with fewer spans keep no levels: walking them is as fast.
+pub const MIN_SPANS: usize = 64;
+
+/// A level is a candidate only if it has at least 3 spans per 2 items: below that, walking
+/// the spans reads no more than merging the items would.
+const MIN_SPANS_PER_ITEM: (usize, usize) = (3, 2);
+
+/// The threshold of level `k`: the smallest strength at which a boundary survives it.
+pub fn tau(k: usize) -> i64 {
+    let m = (k / 2) as u32;
+    if k % 2 == 0 {
+        1i64 << m
+    } else {
+        // ceil(2^m * sqrt 2), the smallest s with s^2 >= 2^(2m+1).
+        let x = 1u128 << (2 * m + 1);
+        let r = x.isqrt();
+        (if r * r < x { r + 1 } else { r }) as i64
+    }
+}
+
+/// The highest level whose threshold is at most `s`, if any (`s` at least 1).
+#[inline]
+pub fn level_of(s: i64) -> Option<usize> {
+    if s < 1 {
+        return None;
+    }
+    let m = 63 - s.leading_zeros();
+    let upper = (s as u128) * (s as u128) >= 1u128 << (2 * m + 1);
+    Some(2 * m as usize + upper as usize)
+}
+
+/// The strength of the boundary before span `i > 0`: it survives every level whose
+/// threshold is at most `max(gap, longer neighbour / 2)`.
+#[inline]
+fn strength(lane: &Lane, i: usize) -> i64 {
+    let gap = lane.start[i].saturating_sub(lane.end(i - 1));
+    gap.max(lane.dur[i].max(lane.dur[i - 1]) / 2)
+}
+
+/// How many boundaries of the lane have each strength level. The number of items at level
+/// `k` is one plus the boundaries at levels `k` and up.
+pub fn histogram(lane: &Lane) -> Vec<u32> {
+    let mut h = vec![0u32; LEVELS];
+    for i in 1..lane.len() {
+        if let Some(l) = level_of(strength(lane, i)) {
+            h[l] += 1;
+        }
+    }
+    h
+}
+
+/// The levels worth keeping for a lane of `n` spans, finest first, as `(level, items)`:
+/// at least 1.5 spans per item, and each kept level at most half the items of the previous
+/// one (so all of them together hold at most `4n / 3` items, and a query never merges more
+/// than about twice the items it would get at its own level).
+pub fn candidates(n: usize, hist: &[u32]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    if n < MIN_SPANS {
+        return out;
+    }
+    let mut items = vec![0usize; LEVELS];
+    let mut above = 1usize;
+    for k in (0..LEVELS).rev() {
+        above += hist[k] as usize;
+        items[k] = above;
+    }
+    for (k, &c) in items.iter().enumerate() {
+        let (spans, per) = MIN_SPANS_PER_ITEM;
+        if c * spans > n * per || out.last().is_some_and(|&(_, p)| c * 2 > p) {
+            continue;
+        }
+        out.push((k, c));
+    }
+    out
+}
+
+/// One stored item: a run of spans of a lane at one level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct LevelItem {
+    /// Start of its first span.
+    pub start: i64,
+    /// End of its last span.
+    pub end: i64,
+    /// Index of its first span.
+    pub first: u32,
+    /// Sum of its spans' durations, saturated at [`SATURATED`].
+    pub busy: u32,
+    /// Its longest span, saturated at [`SATURATED`].
+    pub longest: u32,
+    /// The name of its first longest span.
+    pub name: StrId,
+}
+
+/// The stored levels of one lane.
+#[derive(Clone, Debug, Default)]
+pub struct Levels {
+    /// Level numbers, ascending.
+    pub ks: Vec<u8>,
+    /// Level `ks[l]` holds items `offs[l] .. offs[l + 1]`.
+    pub offs: Vec<u32>,
+    pub items: Vec<LevelItem>,
+}
+
+/// An item being built or merged.
+#[derive(Clone, Copy, Debug)]
+struct Unit {
+    start: i64,
+    end: i64,
+    first: usize,
+    last: usize,
+    agg: Aggregate,
+}
+
+impl Unit {
+    #[inline]
+    fn absorb(&mut self, next: &Unit) {
+        self.end = next.end;
+        self.last = next.last;
+        self.agg.then(next.agg);
+    }
+
+    /// As an item for a query whose spans of `wide` or more stand alone.
+    #[inline]
+    fn item(&self, wide: i64) -> Item {
+        if self.first == self.last && self.agg.longest >= wide {
+            Item::Span(self.first as u32)
+        } else {
+            Item::Merged(crate::Merged {
+                start: self.start,
+                end: self.end,
+                first: self.first as u32,
+                last: self.last as u32,
+                busy: self.agg.busy,
+                name: self.agg.name,
+            })
+        }
+    }
+}
+
+impl Levels {
+    /// Builds levels `ks` (ascending) of `lane` in one pass over its spans: each level's
+    /// items are folded into the next level's as they close.
+    pub fn build(lane: &Lane, ks: &[usize]) -> Levels {
+        let taus: Vec<i64> = ks.iter().map(|&k| tau(k)).collect();
+        let mut per: Vec<Vec<Unit>> = vec![Vec::new(); ks.len()];
+        let mut open: Vec<Option<Unit>> = vec![None; ks.len()];
+        let close = |l: usize, per: &mut Vec<Vec<Unit>>, open: &mut Vec<Option<Unit>>| {
+            if let Some(u) = open[l].take() {
+                per[l].push(u);
+                if l + 1 < open.len() {
+                    match &mut open[l + 1] {
+                        Some(up) => up.absorb(&u),
+                        slot => *slot = Some(u),
+                    }
+                }
+            }
+        };
+        if !ks.is_empty() {
+            for i in 0..lane.len() {
+                if i > 0 {
+                    let s = strength(lane, i);
+                    let mut l = 0;
+                    while l < taus.len() && taus[l] <= s {
+                        close(l, &mut per, &mut open);
+                        l += 1;
+                    }
+                }
+                let span = Unit {
+                    start: lane.start[i],
+                    end: lane.end(i),
+                    first: i,
+                    last: i,
+                    agg: Aggregate::span(lane, i),
+                };
+                match &mut open[0] {
+                    Some(u) => u.absorb(&span),
+                    slot => *slot = Some(span),
+                }
+            }
+            for l in 0..ks.len() {
+                close(l, &mut per, &mut open);
+            }
+        }
+        let total: usize = per.iter().map(Vec::len).sum();
+        let mut lv = Levels {
+            ks: ks.iter().map(|&k| k as u8).collect(),
+            offs: Vec::with_capacity(ks.len() + 1),
+            items: Vec::with_capacity(total),
+        };
+        lv.offs.push(0);
+        for units in per {
+            lv.items.extend(units.iter().map(|u| LevelItem {
+                start: u.start,
+                end: u.end,
+                first: u.first as u32,
+                busy: sat(u.agg.busy),
+                longest: sat(u.agg.longest),
+                name: u.agg.name,
+            }));
+            lv.offs.push(lv.items.len() as u32);
+        }
+        lv
+    }
+
+    /// The stored level to answer a query whose spans of `wide` ns or more stand alone and
+    /// whose gaps of `gap` ns or more stay visible: the coarsest with `τ <= gap` and
+    /// `2τ <= wide`.
+    pub fn pick(&self, wide: i64, gap: i64) -> Option<usize> {
+        let k = level_of(gap.min(wide / 2))?;
+        self.ks.iter().rposition(|&s| s as usize <= k)
+    }
+
+    /// Items held at each stored level, finest first.
+    pub fn items(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.ks.len()).map(|l| {
+            (
+                self.ks[l] as usize,
+                (self.offs[l + 1] - self.offs[l]) as usize,
+            )
+        })
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.ks.capacity() + self.offs.capacity() * 4 + self.items.capacity() * ITEM_BYTES
+    }
+}
+
+/// The first index in `a..=b` whose span ends at or after `t` (`lane.end(b) >= t`).
+fn first_end_at_least(lane: &Lane, a: usize, b: usize, t: i64) -> usize {
+    let (mut lo, mut hi) = (a, b);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if lane.end(mid) < t {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The last index in `a..=b` whose span starts at or before `t` (`lane.start[a] <= t`).
+fn last_start_at_most(lane: &Lane, a: usize, b: usize, t: i64) -> usize {
+    a + lane.start[a..=b].partition_point(|&s| s <= t) - 1
+}
+
+/// Appends the items of `lane` overlapping `[t0, t1]` to `out`, merging the items of stored
+/// level `l` (see [`Levels::pick`]). The result is the same as the span walk's.
+#[allow(clippy::too_many_arguments)]
+pub fn query(
+    lane: &Lane,
+    pyr: &Pyramid,
+    lv: &Levels,
+    l: usize,
+    (t0, t1): (i64, i64),
+    wide: i64,
+    gap: i64,
+    out: &mut Vec<Item>,
+) {
+    let items = &lv.items[lv.offs[l] as usize..lv.offs[l + 1] as usize];
+    let n = lane.len();
+    // Items j0..j1 overlap the range.
+    let j0 = match items.first() {
+        Some(it) if it.end >= t0 => 0,
+        _ => items.partition_point(|it| it.end < t0),
+    };
+    let j1 = match items.last() {
+        Some(it) if it.start <= t1 => items.len(),
+        _ => j0 + items[j0..].partition_point(|it| it.start <= t1),
+    };
+    if j0 >= j1 {
+        return;
+    }
+    let first_of = |j: usize| items[j].first as usize;
+    let last_of = |j: usize| items.get(j + 1).map_or(n - 1, |x| x.first as usize - 1);
+    // Spans lo..=hi overlap the range: the first and last items may hold spans outside it.
+    let mut lo = first_of(j0);
+    if items[j0].start < t0 && lane.end(lo) < t0 {
+        lo = first_end_at_least(lane, lo + 1, last_of(j0), t0);
+        if lane.start[lo] > t1 {
+            return;
+        }
+    }
+    let mut hi = last_of(j1 - 1);
+    if items[j1 - 1].end > t1 && lane.start[hi] > t1 {
+        hi = last_start_at_most(lane, lo.max(first_of(j1 - 1)), hi, t1);
+    }
+    // Item j as a unit, cut to spans lo..=hi; from the pyramid when cut or saturated.
+    let unit = |j: usize| -> Unit {
+        let it = &items[j];
+        let (first, last) = (first_of(j), last_of(j));
+        let (a, b) = (lo.max(first), hi.min(last));
+        if a == first && b == last && it.busy != SATURATED && it.longest != SATURATED {
+            Unit {
+                start: it.start,
+                end: it.end,
+                first,
+                last,
+                agg: Aggregate {
+                    busy: it.busy as i64,
+                    longest: it.longest as i64,
+                    name: it.name,
+                },
+            }
+        } else {
+            Unit {
+                start: lane.start[a],
+                end: lane.end(b),
+                first: a,
+                last: b,
+                agg: pyr.aggregate(lane, a, b),
+            }
+        }
+    };
+    let mut cur = unit(j0);
+    for j in j0 + 1..j1 {
+        let it = &items[j];
+        let u = if j + 1 < j1 && it.busy != SATURATED && it.longest != SATURATED {
+            // An item inside the range, read straight from its record.
+            Unit {
+                start: it.start,
+                end: it.end,
+                first: it.first as usize,
+                last: items[j + 1].first as usize - 1,
+                agg: Aggregate {
+                    busy: it.busy as i64,
+                    longest: it.longest as i64,
+                    name: it.name,
+                },
+            }
+        } else {
+            unit(j)
+        };
+        // Items do not overlap, so the gap fits in a u64.
+        let apart = u.start.wrapping_sub(cur.end) as u64;
+        let joins = (cur.agg.longest < wide) & (u.agg.longest < wide) & (apart < gap as u64);
+        if joins {
+            cur.absorb(&u);
+        } else {
+            out.push(cur.item(wide));
+            cur = u;
+        }
+    }
+    out.push(cur.item(wide));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_and_levels_agree() {
+        // Every level from 2 up has a distinct threshold, and level_of inverts tau.
+        for k in 2..LEVELS {
+            assert!(k == 2 || tau(k) > tau(k - 1), "level {k}");
+            assert_eq!(level_of(tau(k)), Some(k), "level {k}");
+            assert_eq!(
+                level_of(tau(k) - 1),
+                Some(k - 1 - (k == 2) as usize),
+                "level {k}"
+            );
+        }
+        assert_eq!(level_of(0), None);
+        assert_eq!(level_of(i64::MAX), Some(LEVELS - 1));
+        assert_eq!(
+            (0..8).map(tau).collect::<Vec<_>>(),
+            [1, 2, 2, 3, 4, 6, 8, 12]
+        );
+    }
+}
