@@ -5,7 +5,7 @@
 //! ```
 //!
 //! A frame queries every lane (64 threads, nesting up to 32 deep) over a 1920-pixel-wide view
-//! at three zoom levels: the whole trace, 1/100 of it, and 1/100,000 of it.
+//! at four zoom levels: the whole trace, 1/10 of it, 1/100 of it, and 1/100,000 of it.
 //! Baseline in the same run: loading the trace (decode + model), which the index build is
 //! compared with.
 
@@ -58,10 +58,11 @@ fn bench(c: &mut Criterion) {
     let index = TraceIndex::build(&trace);
     let lanes: usize = trace.threads.iter().map(|t| t.lanes.len()).sum();
     eprintln!(
-        "{} spans, {} threads, {lanes} lanes, index {:.1} bytes/span",
+        "{} spans, {} threads, {lanes} lanes, index {:.2} bytes/span, {} stored level items",
         trace.span_count(),
         trace.threads.len(),
-        index.heap_bytes() as f64 / trace.span_count() as f64
+        index.heap_bytes() as f64 / trace.span_count() as f64,
+        index.level_items()
     );
     let mut g = c.benchmark_group("index");
     g.sample_size(10);
@@ -85,6 +86,7 @@ fn bench(c: &mut Criterion) {
     let mid = s + (e - s) / 2;
     let views = [
         ("frame_full", s, e),
+        ("frame_1_10", mid, mid + (e - s) / 10),
         ("frame_1_100", mid, mid + (e - s) / 100),
         ("frame_1_100000", mid, mid + (e - s) / 100_000),
     ];

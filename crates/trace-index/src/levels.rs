@@ -161,17 +161,14 @@ impl Unit {
     /// As an item for a query whose spans of `wide` or more stand alone.
     #[inline]
     fn item(&self, wide: i64) -> Item {
-        if self.first == self.last && self.agg.longest >= wide {
-            Item::Span(self.first as u32)
-        } else {
-            Item::Merged(crate::Merged {
-                start: self.start,
-                end: self.end,
-                first: self.first as u32,
-                last: self.last as u32,
-                busy: self.agg.busy,
-                name: self.agg.name,
-            })
+        Item {
+            start: self.start,
+            end: self.end,
+            busy: self.agg.busy,
+            first: self.first as u32,
+            last: self.last as u32,
+            name: self.agg.name,
+            merged: (self.first != self.last) | (self.agg.longest < wide),
         }
     }
 }
@@ -351,29 +348,82 @@ pub fn query(
             }
         }
     };
-    let mut cur = unit(j0);
-    for j in j0 + 1..j1 {
+    // The current output item, kept in registers: it absorbs the next unit when both hold
+    // only narrow spans and the gap between them is narrow. The loop has no data-dependent
+    // branch: each step writes the current item to the next free slot and advances past it
+    // only when the next unit does not join it.
+    let cur = unit(j0);
+    let (mut first, mut start, mut end) = (cur.first, cur.start, cur.end);
+    let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
+    let interior = j0 + 1..j1.saturating_sub(1).max(j0 + 1);
+    let base = out.len();
+    out.resize(base + interior.len(), Item::default());
+    let slots = &mut out[base..];
+    let mut k = 0;
+    for j in interior {
         let it = &items[j];
-        let u = if j + 1 < j1 && it.busy != SATURATED && it.longest != SATURATED {
-            // An item inside the range, read straight from its record.
-            Unit {
-                start: it.start,
-                end: it.end,
-                first: it.first as usize,
-                last: items[j + 1].first as usize - 1,
-                agg: Aggregate {
-                    busy: it.busy as i64,
-                    longest: it.longest as i64,
-                    name: it.name,
-                },
-            }
+        let (s, e, f, b, l, nm) = if it.busy == SATURATED || it.longest == SATURATED {
+            let u = unit(j);
+            (
+                u.start,
+                u.end,
+                u.first,
+                u.agg.busy,
+                u.agg.longest,
+                u.agg.name,
+            )
         } else {
-            unit(j)
+            let f = it.first as usize;
+            (
+                it.start,
+                it.end,
+                f,
+                it.busy as i64,
+                it.longest as i64,
+                it.name,
+            )
         };
         // Items do not overlap, so the gap fits in a u64.
-        let apart = u.start.wrapping_sub(cur.end) as u64;
-        let joins = (cur.agg.longest < wide) & (u.agg.longest < wide) & (apart < gap as u64);
-        if joins {
+        let apart = s.wrapping_sub(end) as u64;
+        let joins = (longest < wide) & (l < wide) & (apart < gap as u64);
+        slots[k] = Unit {
+            start,
+            end,
+            first,
+            last: f - 1,
+            agg: Aggregate {
+                busy,
+                longest,
+                name,
+            },
+        }
+        .item(wide);
+        k += !joins as usize;
+        first = if joins { first } else { f };
+        start = if joins { start } else { s };
+        end = e;
+        busy = if joins { busy.saturating_add(b) } else { b };
+        let take = !joins | (l > longest);
+        name = if take { nm } else { name };
+        longest = if take { l } else { longest };
+    }
+    out.truncate(base + k);
+    let mut cur = Unit {
+        start,
+        end,
+        first,
+        last: cur.last,
+        agg: Aggregate {
+            busy,
+            longest,
+            name,
+        },
+    };
+    if j1 - 1 > j0 {
+        let u = unit(j1 - 1);
+        cur.last = u.first - 1;
+        let apart = u.start.wrapping_sub(end) as u64;
+        if (longest < wide) & (u.agg.longest < wide) & (apart < gap as u64) {
             cur.absorb(&u);
         } else {
             out.push(cur.item(wide));

@@ -25,8 +25,8 @@
 //! // The 1000 ticks (each 0.5 µs, a third of a pixel, 1 µs apart) merge into one box;
 //! // the long span is wide enough to stand alone.
 //! assert_eq!(items.len(), 2);
-//! assert!(matches!(items[0], Item::Merged(m) if m.count() == 1000));
-//! assert!(matches!(items[1], Item::Span(1000)));
+//! assert!(items[0].merged && items[0].count() == 1000);
+//! assert_eq!(items[1].span(), Some(1000));
 //! ```
 
 mod levels;
@@ -35,16 +35,16 @@ mod nav;
 mod pyramid;
 
 pub use levels::{histogram, tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
-pub use lod::{first_ending_at_or_after, query as query_lane, walk, Detail, Item, Merged};
+pub use lod::{first_ending_at_or_after, query as query_lane, walk, Detail, Item};
 pub use nav::{children, hit_test, occurrences, occurrences_of, parent, Hit};
 pub use pyramid::{Aggregate, Blocks, Pyramid, FANOUT, SATURATED};
 
 use rayon::prelude::*;
 use trace_model::{Lane, Trace};
 
-/// Bytes per span the stored levels may use, over the whole trace. With the pyramid (under
-/// 2 bytes per span) the index stays under 8 bytes per span.
-pub const LEVEL_BUDGET_PER_SPAN: usize = 5;
+/// Heap bytes per span the whole index may use, over the whole trace: the pyramids (under 2
+/// bytes per span) and, in what they leave, the stored levels.
+pub const INDEX_BUDGET_PER_SPAN: usize = 8;
 
 /// The index of one lane: its pyramid, and the levels it keeps.
 #[derive(Clone, Debug, Default)]
@@ -92,37 +92,50 @@ impl TraceIndex {
     /// Builds the summaries, threads in parallel: O(spans).
     ///
     /// Every lane gets its pyramid. Stored levels are chosen across the whole trace: the
-    /// candidates of every lane, smallest first, while they fit in [`LEVEL_BUDGET_PER_SPAN`]
-    /// bytes per span of the trace. Small levels are the coarse views of a lane, where
+    /// candidates of every lane, smallest first, while the index fits in
+    /// [`INDEX_BUDGET_PER_SPAN`] bytes per span of the trace. Small levels are the coarse views of a lane, where
     /// walking the spans would read many spans per pixel; the large levels left out are
     /// fine views, where few spans fall in a pixel and the walk reads little more.
     pub fn build(trace: &Trace) -> TraceIndex {
-        let hists: Vec<Vec<Vec<(usize, usize)>>> = trace
+        // Pass 1: every lane's pyramid and candidate levels.
+        let first: Vec<Vec<Planned>> = trace
             .threads
             .par_iter()
             .map(|t| {
                 t.lanes
                     .iter()
-                    .map(|l| levels::candidates(l.len(), &levels::histogram(l)))
+                    .map(|l| {
+                        let cands = levels::candidates(l.len(), &levels::histogram(l));
+                        (Pyramid::build(l), cands)
+                    })
                     .collect()
             })
             .collect();
-        let keep = within_budget(trace, &hists);
+        // The levels fill what the pyramids leave of the budget.
+        let spans = trace.span_count() as usize;
+        let pyramids: usize = first.iter().flatten().map(|(p, _)| p.heap_bytes()).sum();
+        let room = (spans * INDEX_BUDGET_PER_SPAN).saturating_sub(pyramids);
+        let keep = within_budget(&first, room);
+        // Pass 2: the kept levels.
         TraceIndex {
             threads: trace
                 .threads
                 .par_iter()
-                .zip(keep.par_iter())
-                .map(|(t, ks)| {
+                .zip(first.into_par_iter().zip(keep.into_par_iter()))
+                .map(|(t, (lanes, ks))| {
                     t.lanes
                         .par_iter()
-                        .zip(ks.par_iter())
-                        .map(|(l, ks)| LaneIndex::with_levels(l, ks))
+                        .zip(lanes.into_par_iter().zip(ks.into_par_iter()))
+                        .map(|(l, ((pyramid, _), ks))| LaneIndex {
+                            pyramid,
+                            levels: (!ks.is_empty()).then(|| Box::new(Levels::build(l, &ks))),
+                        })
                         .collect()
                 })
                 .collect(),
         }
     }
+
     /// The items of one lane overlapping `[t0, t1]`, at `detail`.
     pub fn query(
         &self,
@@ -173,29 +186,35 @@ impl TraceIndex {
     }
 }
 
+/// A lane's pyramid and its candidate levels, `(level, items)`, before the budget.
+type Planned = (Pyramid, Vec<(usize, usize)>);
+
 /// The levels each lane keeps: the candidates of all lanes, smallest first, while they fit
-/// the budget. A lane's levels are kept coarse to fine, so each lane keeps a suffix of its
+/// in `room` bytes. A lane's coarser levels are smaller, so each lane keeps its coarsest
 /// candidates.
-fn within_budget(trace: &Trace, cands: &[Vec<Vec<(usize, usize)>>]) -> Vec<Vec<Vec<usize>>> {
-    let spans = trace.span_count() as usize;
-    let mut room = spans * LEVEL_BUDGET_PER_SPAN / ITEM_BYTES;
+fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
     // (items, thread, lane, level)
     let mut all: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for (t, lanes) in cands.iter().enumerate() {
-        for (d, c) in lanes.iter().enumerate() {
+    for (t, lanes) in lanes.iter().enumerate() {
+        for (d, (_, c)) in lanes.iter().enumerate() {
             all.extend(c.iter().map(|&(k, items)| (items, t, d, k)));
         }
     }
     all.sort_unstable();
-    let mut keep: Vec<Vec<Vec<usize>>> = cands
-        .iter()
-        .map(|lanes| lanes.iter().map(|_| Vec::new()).collect())
-        .collect();
+    let mut keep: Vec<Vec<Vec<usize>>> = lanes.iter().map(|l| vec![Vec::new(); l.len()]).collect();
+    let mut room = room;
     for (items, t, d, k) in all {
-        if items > room {
+        // The item records, plus the lane's level table when it is the first level.
+        let table = if keep[t][d].is_empty() {
+            std::mem::size_of::<Levels>() + 8
+        } else {
+            5
+        };
+        let bytes = items * ITEM_BYTES + table;
+        if bytes > room {
             break;
         }
-        room -= items;
+        room -= bytes;
         keep[t][d].push(k);
     }
     for lane in keep.iter_mut().flatten() {

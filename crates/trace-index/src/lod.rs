@@ -6,31 +6,37 @@ use crate::levels;
 use crate::pyramid::{Pyramid, FANOUT, SATURATED};
 use crate::LaneIndex;
 
-/// One thing to draw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Item {
-    /// A span wide enough to show as itself: its index in the lane.
-    Span(u32),
-    /// A run of narrow spans, drawn as one box that covers every one of them.
-    Merged(Merged),
-}
-
-/// A summary box for spans `first..=last` of the lane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Merged {
+/// One thing to draw: spans `first..=last` of a lane, either one span wide enough to show
+/// as itself (`merged == false`) or a box covering a run of narrow spans (`merged == true`,
+/// possibly a single span narrower than the visibility threshold).
+///
+/// A plain record (40 bytes), so a frame's items are written without branching and read
+/// without going back to the lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Item {
+    /// Start of the first span.
     pub start: i64,
+    /// End of the last span (the largest end: lanes do not overlap).
     pub end: i64,
+    /// Sum of the spans' durations.
+    pub busy: i64,
     pub first: u32,
     pub last: u32,
-    /// Sum of the merged spans' durations.
-    pub busy: i64,
-    /// The name of the longest merged span (for a colour or a label).
+    /// The name of the first longest span (for a colour or a label).
     pub name: StrId,
+    /// A box of narrow spans rather than one visible span.
+    pub merged: bool,
 }
 
-impl Merged {
+impl Item {
+    /// Number of spans covered.
     pub fn count(&self) -> u32 {
         self.last - self.first + 1
+    }
+
+    /// The span's index when this item is one visible span.
+    pub fn span(&self) -> Option<u32> {
+        (!self.merged).then_some(self.first)
     }
 }
 
@@ -129,7 +135,15 @@ pub fn walk(
     while i < n && start[i] <= t1 {
         let d = dur[i];
         if d >= wide {
-            out.push(Item::Span(i as u32));
+            out.push(Item {
+                start: start[i],
+                end: start[i].saturating_add(d),
+                busy: d,
+                first: i as u32,
+                last: i as u32,
+                name: lane.name[i],
+                merged: false,
+            });
             i += 1;
             continue;
         }
@@ -172,13 +186,14 @@ pub fn walk(
             }
             i += 1;
         }
-        out.push(Item::Merged(Merged {
+        out.push(Item {
             start: start[first],
             end,
+            busy,
             first: first as u32,
             last: (i - 1) as u32,
-            busy,
             name: block_name.unwrap_or(lane.name[longest_at]),
-        }));
+            merged: true,
+        });
     }
 }

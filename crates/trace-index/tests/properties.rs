@@ -159,7 +159,8 @@ fn a_long_dense_lane_collapses_to_a_few_items() {
         let detail = Detail::new(total as f64 / 1920.0);
         query_lane(&lane, &index, 0, total, detail, &mut items);
         assert_eq!(items.len(), 1);
-        let Item::Merged(m) = items[0] else { panic!() };
+        let m = items[0];
+        assert!(m.merged);
         assert_eq!(m.count(), 1_000_000);
         assert_eq!(m.busy, 10_000_000);
     }
@@ -185,17 +186,18 @@ fn check(
     // Items are contiguous index ranges starting at the first overlapping span.
     let mut next = overlapping[0];
     for it in items {
-        let (first, last) = match *it {
-            Item::Span(i) => (i as usize, i as usize),
-            Item::Merged(m) => (m.first as usize, m.last as usize),
-        };
+        let (first, last) = (it.first as usize, it.last as usize);
         prop_assert_eq!(first, next, "items must be contiguous, in order");
         prop_assert!(last >= first);
-        if let Item::Merged(m) = *it {
-            // A box covers its spans exactly, and holds no visible span or visible gap.
-            prop_assert_eq!(m.start, lane.start[first]);
-            prop_assert_eq!(m.end, (first..=last).map(|k| lane.end(k)).max().unwrap());
-            prop_assert_eq!(m.busy, (first..=last).map(|k| lane.dur[k]).sum::<i64>());
+        // Every item covers its spans exactly and names its first longest span.
+        prop_assert_eq!(it.start, lane.start[first]);
+        prop_assert_eq!(it.end, (first..=last).map(|k| lane.end(k)).max().unwrap());
+        prop_assert_eq!(it.busy, (first..=last).map(|k| lane.dur[k]).sum::<i64>());
+        let longest = (first..=last).map(|k| lane.dur[k]).max().unwrap();
+        let named = (first..=last).find(|&k| lane.dur[k] == longest).unwrap();
+        prop_assert_eq!(it.name, lane.name[named]);
+        if it.merged {
+            // A box holds no visible span or visible gap.
             for k in first..=last {
                 prop_assert!(
                     lane.dur[k] < detail.min_dur(),
@@ -205,11 +207,8 @@ fn check(
                     prop_assert!(lane.start[k] - lane.end(k - 1) < detail.min_gap());
                 }
             }
-            // Its name is its first longest span's.
-            let longest = (first..=last).map(|k| lane.dur[k]).max().unwrap();
-            let named = (first..=last).find(|&k| lane.dur[k] == longest).unwrap();
-            prop_assert_eq!(m.name, lane.name[named]);
         } else {
+            prop_assert_eq!(first, last);
             prop_assert!(lane.dur[first] >= detail.min_dur());
         }
         next = last + 1;

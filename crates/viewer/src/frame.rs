@@ -99,7 +99,7 @@ impl FrameBuilder {
                     );
                 }
                 RowKind::Lane { thread, depth } => {
-                    let lane = &t.threads[thread as usize].lanes[depth as usize];
+                    let _lane = &t.threads[thread as usize].lanes[depth as usize];
                     self.items.clear();
                     l.index.query_into(
                         t,
@@ -112,13 +112,12 @@ impl FrameBuilder {
                     );
                     let h = row.h - 1.0;
                     for it in &self.items {
-                        match *it {
-                            Item::Span(i) => {
-                                let i = i as usize;
-                                let x0 = s.viewport.x(lane.start[i]);
-                                let x1 = s.viewport.x(lane.end(i));
+                        match it.merged {
+                            false => {
+                                let x0 = s.viewport.x(it.start);
+                                let x1 = s.viewport.x(it.end);
                                 let bw = (x1 - x0).max(1.0) as f32;
-                                let name = lane.name[i];
+                                let name = it.name;
                                 let mut fill = th.span_fill(l.colors[name.0 as usize]);
                                 let dim = searching && !s.matches.name_matches(name);
                                 if dim {
@@ -149,10 +148,10 @@ impl FrameBuilder {
                                     }
                                 }
                             }
-                            Item::Merged(m) => {
-                                let x0 = s.viewport.x(m.start);
-                                let x1 = s.viewport.x(m.end);
-                                let mut fill = th.span_fill(l.colors[m.name.0 as usize]);
+                            true => {
+                                let x0 = s.viewport.x(it.start);
+                                let x1 = s.viewport.x(it.end);
+                                let mut fill = th.span_fill(l.colors[it.name.0 as usize]);
                                 fill = fill.with_alpha(if searching { th.dim_alpha } else { 200 });
                                 scene.rect(x0 as f32, y, (x1 - x0).max(1.0) as f32, h, fill);
                             }
