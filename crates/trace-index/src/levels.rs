@@ -191,28 +191,43 @@ impl Levels {
                 }
             }
         };
-        if !ks.is_empty() {
-            for i in 0..lane.len() {
-                if i > 0 {
-                    let s = strength(lane, i);
+        if !ks.is_empty() && !lane.is_empty() {
+            // The finest level's open item lives in locals; a boundary closes it and
+            // cascades up through the levels whose threshold the boundary reaches.
+            let (start, dur) = (&lane.start[..], &lane.dur[..]);
+            let (mut first, mut end) = (0usize, lane.end(0));
+            let (mut busy, mut longest, mut longest_at) = (dur[0], dur[0], 0usize);
+            let fold = |first: usize, last: usize, end: i64, busy, longest, at: usize| Unit {
+                start: start[first],
+                end,
+                first,
+                last,
+                agg: Aggregate {
+                    busy,
+                    longest,
+                    name: lane.name[at],
+                },
+            };
+            for i in 1..lane.len() {
+                let (s, d) = (start[i], dur[i]);
+                let strength = s.saturating_sub(end).max(d.max(dur[i - 1]) / 2);
+                if strength >= taus[0] {
+                    open[0] = Some(fold(first, i - 1, end, busy, longest, longest_at));
                     let mut l = 0;
-                    while l < taus.len() && taus[l] <= s {
+                    while l < taus.len() && taus[l] <= strength {
                         close(l, &mut per, &mut open);
                         l += 1;
                     }
+                    (first, busy, longest, longest_at) = (i, d, d, i);
+                } else {
+                    busy = busy.saturating_add(d);
+                    if d > longest {
+                        (longest, longest_at) = (d, i);
+                    }
                 }
-                let span = Unit {
-                    start: lane.start[i],
-                    end: lane.end(i),
-                    first: i,
-                    last: i,
-                    agg: Aggregate::span(lane, i),
-                };
-                match &mut open[0] {
-                    Some(u) => u.absorb(&span),
-                    slot => *slot = Some(span),
-                }
+                end = s.saturating_add(d);
             }
+            open[0] = Some(fold(first, lane.len() - 1, end, busy, longest, longest_at));
             for l in 0..ks.len() {
                 close(l, &mut per, &mut open);
             }
