@@ -99,7 +99,6 @@ impl FrameBuilder {
                     );
                 }
                 RowKind::Lane { thread, depth } => {
-                    let _lane = &t.threads[thread as usize].lanes[depth as usize];
                     self.items.clear();
                     l.index.query_into(
                         t,
