@@ -34,8 +34,8 @@ mod lod;
 mod nav;
 mod pyramid;
 
-pub use levels::{histogram, tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
-pub use lod::{first_ending_at_or_after, query as query_lane, walk, Detail, Item};
+pub use levels::{tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
+pub use lod::{first_ending_at_or_after, query as query_lane, Detail, Item};
 pub use nav::{children, hit_test, occurrences, occurrences_of, parent, Hit};
 pub use pyramid::{Aggregate, Blocks, Pyramid, FANOUT, SATURATED};
 
@@ -57,7 +57,7 @@ impl LaneIndex {
     /// The pyramid and every level worth keeping ([`levels::candidates`]), with no memory
     /// budget across lanes.
     pub fn build(lane: &Lane) -> LaneIndex {
-        let ks: Vec<usize> = levels::candidates(lane.len(), &levels::histogram(lane))
+        let ks: Vec<usize> = levels::candidates(lane)
             .into_iter()
             .map(|(k, _)| k)
             .collect();
@@ -66,18 +66,18 @@ impl LaneIndex {
 
     /// The pyramid and the given levels (ascending; none: every query walks the spans).
     pub fn with_levels(lane: &Lane, ks: &[usize]) -> LaneIndex {
+        LaneIndex::from_parts(lane, Pyramid::build(lane), ks)
+    }
+
+    fn from_parts(lane: &Lane, pyramid: Pyramid, ks: &[usize]) -> LaneIndex {
         LaneIndex {
-            pyramid: Pyramid::build(lane),
+            pyramid,
             levels: (!ks.is_empty()).then(|| Box::new(Levels::build(lane, ks))),
         }
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.pyramid.heap_bytes()
-            + self
-                .levels
-                .as_ref()
-                .map_or(0, |l| std::mem::size_of::<Levels>() + l.heap_bytes())
+        self.pyramid.heap_bytes() + self.levels.as_ref().map_or(0, |l| l.heap_bytes())
     }
 }
 
@@ -93,8 +93,8 @@ impl TraceIndex {
     ///
     /// Every lane gets its pyramid. Stored levels are chosen across the whole trace: the
     /// candidates of every lane, smallest first, while the index fits in
-    /// [`INDEX_BUDGET_PER_SPAN`] bytes per span of the trace. Small levels are the coarse views of a lane, where
-    /// walking the spans would read many spans per pixel; the large levels left out are
+    /// [`INDEX_BUDGET_PER_SPAN`] bytes per span of the trace. Small levels are the coarse
+    /// views of a lane, where walking the spans would read many spans per pixel; the large levels left out are
     /// fine views, where few spans fall in a pixel and the walk reads little more.
     pub fn build(trace: &Trace) -> TraceIndex {
         // Pass 1: every lane's pyramid and candidate levels.
@@ -104,10 +104,7 @@ impl TraceIndex {
             .map(|t| {
                 t.lanes
                     .iter()
-                    .map(|l| {
-                        let cands = levels::candidates(l.len(), &levels::histogram(l));
-                        (Pyramid::build(l), cands)
-                    })
+                    .map(|l| (Pyramid::build(l), levels::candidates(l)))
                     .collect()
             })
             .collect();
@@ -126,10 +123,7 @@ impl TraceIndex {
                     t.lanes
                         .par_iter()
                         .zip(lanes.into_par_iter().zip(ks.into_par_iter()))
-                        .map(|(l, ((pyramid, _), ks))| LaneIndex {
-                            pyramid,
-                            levels: (!ks.is_empty()).then(|| Box::new(Levels::build(l, &ks))),
-                        })
+                        .map(|(l, ((pyramid, _), ks))| LaneIndex::from_parts(l, pyramid, &ks))
                         .collect()
                 })
                 .collect(),

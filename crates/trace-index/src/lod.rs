@@ -74,10 +74,13 @@ impl Detail {
 /// The first span of `lane` that ends at or after `t` (lanes never overlap, so ends are
 /// sorted): O(log n).
 pub fn first_ending_at_or_after(lane: &Lane, t: i64) -> usize {
-    if lane.start.first().is_none_or(|&s| s >= t) {
-        return 0;
-    }
-    let (mut lo, mut hi) = (0, lane.len());
+    first_ending_in(lane, 0..lane.len(), t)
+}
+
+/// The first span among `spans` that ends at or after `t` (`spans.end` if none): a binary
+/// search.
+pub(crate) fn first_ending_in(lane: &Lane, spans: std::ops::Range<usize>, t: i64) -> usize {
+    let (mut lo, mut hi) = (spans.start, spans.end);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if lane.end(mid) < t {

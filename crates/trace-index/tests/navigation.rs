@@ -1,7 +1,9 @@
 //! Navigation on a real nested trace: parent, children, occurrences, and the index's size.
 
 use spall_format::synth::Synth;
-use trace_index::{children, occurrences, occurrences_of, parent, TraceIndex};
+use trace_index::{
+    children, occurrences, occurrences_of, parent, query_lane, Detail, LaneIndex, TraceIndex,
+};
 use trace_model::{load_bytes, SpanRef};
 
 fn trace() -> trace_model::Trace {
@@ -86,4 +88,59 @@ fn the_index_adds_at_most_8_bytes_per_span() {
     let idx = TraceIndex::build(&t);
     let per_span = idx.heap_bytes() as f64 / t.span_count() as f64;
     assert!(per_span <= 8.0, "{per_span} bytes per span");
+}
+
+/// The budgeted index of whole traces (a generated one and real files) answers every lane
+/// at several zooms exactly as walking the spans does (the generated trace through its stored
+/// levels).
+#[test]
+fn the_trace_index_answers_like_the_walk_on_real_traces() {
+    let fixtures = "../../tests/fixtures/real";
+    let mut traces = vec![("generated".to_string(), trace())];
+    for f in [
+        "bazel_profile_with_queuing.json.gz",
+        "chrome116_devtools_export.json",
+        "pytorch_kineto_trace_diff_test.json.gz",
+    ] {
+        let bytes = std::fs::read(format!("{fixtures}/{f}")).unwrap();
+        traces.push((f.to_string(), load_bytes(&bytes).unwrap()));
+    }
+    for (name, t) in &traces {
+        let idx = TraceIndex::build(t);
+        let (s, e) = (t.start_ns, t.end_ns);
+        let mid = s + (e - s) / 2;
+        let mut from_levels = 0;
+        let views = [
+            (s, e),
+            (mid, mid + (e - s) / 10),
+            (mid, mid + (e - s) / 100),
+        ];
+        // Visible gaps of 1 and 3 pixels: the level picked depends on both thresholds.
+        for ((t0, t1), gap_px) in views.into_iter().flat_map(|v| [(v, 1.0), (v, 3.0)]) {
+            let mut detail = Detail::new((t1 - t0).max(1) as f64 / 1920.0);
+            detail.gap_px = gap_px;
+            for (ti, th) in t.threads.iter().enumerate() {
+                for (d, lane) in th.lanes.iter().enumerate() {
+                    let li = &idx.threads[ti][d];
+                    let picked = li
+                        .levels
+                        .as_deref()
+                        .and_then(|lv| lv.pick(detail.min_dur(), detail.min_gap()));
+                    from_levels += picked.is_some() as usize;
+                    let mut got = Vec::new();
+                    idx.query_into(t, ti, d, t0, t1, detail, &mut got);
+                    let mut walked = Vec::new();
+                    let walk_only = LaneIndex::with_levels(lane, &[]);
+                    query_lane(lane, &walk_only, t0, t1, detail, &mut walked);
+                    assert_eq!(got, walked, "{name}: thread {ti} depth {d}");
+                }
+            }
+        }
+        eprintln!("{name}: {from_levels} lane queries from stored levels");
+        // Real traces with short lanes may keep no levels; the generated one must use them.
+        assert!(
+            name != "generated" || from_levels > 0,
+            "no lane used a stored level"
+        );
+    }
 }

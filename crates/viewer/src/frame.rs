@@ -111,48 +111,39 @@ impl FrameBuilder {
                     );
                     let h = row.h - 1.0;
                     for it in &self.items {
-                        match it.merged {
-                            false => {
-                                let x0 = s.viewport.x(it.start);
-                                let x1 = s.viewport.x(it.end);
-                                let bw = (x1 - x0).max(1.0) as f32;
-                                let name = it.name;
-                                let mut fill = th.span_fill(l.colors[name.0 as usize]);
-                                let dim = searching && !s.matches.name_matches(name);
-                                if dim {
-                                    fill = fill.with_alpha(th.dim_alpha);
+                        let x0 = s.viewport.x(it.start);
+                        let bw = (s.viewport.x(it.end) - x0).max(1.0) as f32;
+                        let x = x0 as f32;
+                        let mut fill = th.span_fill(l.colors[it.name.0 as usize]);
+                        if it.merged {
+                            // A box of spans too narrow to see one by one: no label.
+                            fill = fill.with_alpha(if searching { th.dim_alpha } else { 200 });
+                            scene.rect(x, y, bw, h, fill);
+                            continue;
+                        }
+                        let dim = searching && !s.matches.name_matches(it.name);
+                        if dim {
+                            fill = fill.with_alpha(th.dim_alpha);
+                        }
+                        scene.rect(x, y, bw, h, fill);
+                        if bw > 14.0 {
+                            // Keep labels on screen when the span starts off to the left.
+                            let lx = x.max(0.0) + 4.0;
+                            let room = (x + bw).min(w) - lx - 3.0;
+                            if room > 6.0 {
+                                if let Some(label) = fonts.truncate(t.str(it.name), label_px, room)
+                                {
+                                    let tc = if dim { th.text_dim } else { th.text_on(fill) };
+                                    scene.text(
+                                        fonts,
+                                        lx,
+                                        y + h / 2.0,
+                                        label_px,
+                                        VAlign::Center,
+                                        tc,
+                                        &label,
+                                    );
                                 }
-                                let x = x0 as f32;
-                                scene.rect(x, y, bw, h, fill);
-                                if bw > 14.0 {
-                                    // Keep labels on screen when the span starts off to the left.
-                                    let lx = x.max(0.0) + 4.0;
-                                    let room = (x + bw).min(w) - lx - 3.0;
-                                    if room > 6.0 {
-                                        if let Some(label) =
-                                            fonts.truncate(t.str(name), label_px, room)
-                                        {
-                                            let tc =
-                                                if dim { th.text_dim } else { th.text_on(fill) };
-                                            scene.text(
-                                                fonts,
-                                                lx,
-                                                y + h / 2.0,
-                                                label_px,
-                                                VAlign::Center,
-                                                tc,
-                                                &label,
-                                            );
-                                        }
-                                    }
-                                }
-                            }
-                            true => {
-                                let x0 = s.viewport.x(it.start);
-                                let x1 = s.viewport.x(it.end);
-                                let mut fill = th.span_fill(l.colors[it.name.0 as usize]);
-                                fill = fill.with_alpha(if searching { th.dim_alpha } else { 200 });
-                                scene.rect(x0 as f32, y, (x1 - x0).max(1.0) as f32, h, fill);
                             }
                         }
                     }
