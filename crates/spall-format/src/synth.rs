@@ -168,7 +168,7 @@ impl Synth {
         let mut first = true;
         let mut count = 0u64;
         let mut result = Ok(());
-        let be = |s: &Span| mix_be && (s.start_ns / 7 + s.name as u64) % 3 == 0;
+        let be = |s: &Span| mix_be && (s.start_ns / 7 + s.name as u64).is_multiple_of(3);
         let us = |ns: u64| format!("{}.{:03}", ns / 1000, ns % 1000);
         self.walk(|step, s| {
             if result.is_err() {

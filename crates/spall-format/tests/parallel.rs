@@ -68,7 +68,7 @@ fn json_wrong_guesses_and_leniencies() {
     let mut i = 0u64;
     while s.len() < 3 * CHUNK_BYTES {
         // Padding first: a guess that lands in it finds the `{` inside the string.
-        let pad = if i % 3 == 0 {
+        let pad = if i.is_multiple_of(3) {
             "pad ".repeat(250)
         } else {
             String::new()
@@ -78,10 +78,10 @@ fn json_wrong_guesses_and_leniencies() {
             "{{\"name\": \"{name}{i}\", \"ph\": \"X\", \"ts\": {i}, \"dur\": 1, \"pid\": 1, \"tid\": {}, \"args\": {{\"s\": \"}},\\n{{\"}}}},\n",
             i % 5
         ));
-        if i % 10_007 == 0 {
+        if i.is_multiple_of(10_007) {
             s.push_str(",\n"); // a doubled comma
         }
-        if i % 20_011 == 0 {
+        if i.is_multiple_of(20_011) {
             s.push_str("17,\n"); // not an object
         }
         i += 1;

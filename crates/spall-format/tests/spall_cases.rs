@@ -174,7 +174,7 @@ fn writer_round_trip_gives_back_identical_events() {
     for _ in 0..400_000 {
         let t = (rng.next_u64() % 4) as usize;
         now[t] += rng.next_u64() % 1000;
-        if depth[t] > 0 && rng.next_u64() % 2 == 0 {
+        if depth[t] > 0 && rng.next_u64().is_multiple_of(2) {
             w.end(9, t as u32, now[t]).unwrap();
             depth[t] -= 1;
             expected.push(RawEvent {
@@ -186,7 +186,11 @@ fn writer_round_trip_gives_back_identical_events() {
             });
         } else {
             let name = words[(rng.next_u64() % words.len() as u64) as usize];
-            let args = if rng.next_u64() % 3 == 0 { "k=v" } else { "" };
+            let args = if rng.next_u64().is_multiple_of(3) {
+                "k=v"
+            } else {
+                ""
+            };
             w.begin(9, t as u32, now[t], name, args).unwrap();
             depth[t] += 1;
             expected.push(RawEvent {

@@ -25,6 +25,8 @@
 //! Which levels a lane keeps is decided by [`candidates`] and, across the whole trace, by
 //! a memory budget (see `TraceIndex::build`).
 
+use std::hint::select_unpredictable;
+
 use trace_model::{Lane, StrId};
 
 use crate::lod::first_ending_in;
@@ -47,7 +49,7 @@ const MIN_SPANS_PER_ITEM: (usize, usize) = (3, 2);
 /// The threshold of level `k`: the smallest strength at which a boundary survives it.
 pub fn tau(k: usize) -> i64 {
     let m = (k / 2) as u32;
-    if k % 2 == 0 {
+    if k.is_multiple_of(2) {
         1i64 << m
     } else {
         // ceil(2^m * sqrt 2), the smallest s with s^2 >= 2^(2m+1).
@@ -141,6 +143,8 @@ pub struct Levels {
     /// Level `ks[l]` holds items `offs[l] .. offs[l + 1]`.
     pub offs: Vec<u32>,
     pub items: Vec<LevelItem>,
+    /// Indices in `items` of the saturated records, ascending (usually none).
+    pub saturated: Vec<u32>,
 }
 
 /// An item being built or merged.
@@ -254,6 +258,7 @@ impl Levels {
             ks: ks.iter().map(|&k| k as u8).collect(),
             offs: Vec::with_capacity(ks.len() + 1),
             items: Vec::with_capacity(total),
+            saturated: Vec::new(),
         };
         lv.offs.push(0);
         for units in per {
@@ -267,6 +272,10 @@ impl Levels {
             }));
             lv.offs.push(lv.items.len() as u32);
         }
+        lv.saturated = (lv.items.iter().enumerate())
+            .filter(|(_, it)| it.busy == SATURATED || it.longest == SATURATED)
+            .map(|(j, _)| j as u32)
+            .collect();
         lv
     }
 
@@ -288,7 +297,9 @@ impl Levels {
 
     /// Heap bytes, this struct included (it is boxed).
     pub fn heap_bytes(&self) -> usize {
-        Levels::table_bytes(self.ks.len()) + self.items.capacity() * ITEM_BYTES
+        Levels::table_bytes(self.ks.len())
+            + self.items.capacity() * ITEM_BYTES
+            + self.saturated.capacity() * 4
     }
 }
 
@@ -374,77 +385,35 @@ pub fn query(
             }
         }
     };
-    // The current output item, kept in registers: it absorbs the next unit when both hold
-    // only narrow spans and the gap between them is narrow. The loop does not branch on
-    // that: each step writes the current item to the next free slot and advances past it
-    // only when the next unit does not join it. Items inside the range (all but the first
-    // and last) come from their records, so only those two may be cut. (A version merging
-    // `Unit`s through one helper for every item was 15% slower on the whole-trace frame.)
-    let cur = unit(j0);
-    let (mut first, mut start, mut end) = (cur.first, cur.start, cur.end);
-    let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
-    let interior = j0 + 1..j1.saturating_sub(1).max(j0 + 1);
-    let base = out.len();
-    out.resize(base + interior.len(), Item::default());
-    let slots = &mut out[base..];
-    let mut k = 0;
-    for j in interior {
-        let it = &items[j];
-        let (s, e, f, b, l, nm) = if it.busy == SATURATED || it.longest == SATURATED {
+    // Items inside the range (all but the first and last) come from their records; only
+    // the first and last may be cut.
+    let mut cur = unit(j0);
+    let mut j = j0 + 1;
+    let inner = j1.saturating_sub(1).max(j);
+    // Saturated records split the interior; `off` turns level indices into `lv.items` ones.
+    let off = lv.offs[l] as usize;
+    let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
+    while j < inner {
+        let stop = lv
+            .saturated
+            .get(sat)
+            .map_or(inner, |&x| (x as usize - off).min(inner));
+        merge_records(items, j..stop, &mut cur, wide, gap, out);
+        j = stop;
+        if j < inner {
+            sat += 1;
+            // A saturated record: its sums come from the pyramid.
             let u = unit(j);
-            (
-                u.start,
-                u.end,
-                u.first,
-                u.agg.busy,
-                u.agg.longest,
-                u.agg.name,
-            )
-        } else {
-            let f = it.first as usize;
-            (
-                it.start,
-                it.end,
-                f,
-                it.busy as i64,
-                it.longest as i64,
-                it.name,
-            )
-        };
-        let joins = joins(longest, end, l, s, wide, gap);
-        slots[k] = Unit {
-            start,
-            end,
-            first,
-            last: f - 1,
-            agg: Aggregate {
-                busy,
-                longest,
-                name,
-            },
+            cur.last = u.first - 1;
+            if cur.joins(&u, wide, gap) {
+                cur.absorb(&u);
+            } else {
+                out.push(cur.item(wide));
+                cur = u;
+            }
+            j += 1;
         }
-        .item(wide);
-        k += !joins as usize;
-        first = if joins { first } else { f };
-        start = if joins { start } else { s };
-        end = e;
-        busy = if joins { busy.saturating_add(b) } else { b };
-        let take = !joins | (l > longest);
-        name = if take { nm } else { name };
-        longest = if take { l } else { longest };
     }
-    out.truncate(base + k);
-    let mut cur = Unit {
-        start,
-        end,
-        first,
-        last: cur.last,
-        agg: Aggregate {
-            busy,
-            longest,
-            name,
-        },
-    };
     if j1 - 1 > j0 {
         let u = unit(j1 - 1);
         cur.last = u.first - 1;
@@ -456,6 +425,97 @@ pub fn query(
         }
     }
     out.push(cur.item(wide));
+}
+
+/// Merges the records `range` (none saturated) into `cur`, the output item being grown,
+/// appending every item it closes to `out`.
+///
+/// The hot loop of a zoomed-out frame, so it does not branch on the data: each step writes
+/// the current item to the next free slot and moves past it only when the next record does
+/// not join it. The current item lives in locals (a version merging `Unit`s through one
+/// helper was 15% slower; one keeping the item in a struct spilled it to the stack).
+#[inline(never)]
+fn merge_records(
+    items: &[LevelItem],
+    range: std::ops::Range<usize>,
+    cur: &mut Unit,
+    wide: i64,
+    gap: i64,
+    out: &mut Vec<Item>,
+) {
+    let records = &items[range.clone()];
+    out.reserve(records.len());
+    let base = out.len();
+    let slots = &mut out.spare_capacity_mut()[..records.len()];
+    let (mut start, mut end, mut first) = (cur.start, cur.end, cur.first as u32);
+    let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
+    let mut k = 0;
+    for (j, it) in records.iter().enumerate() {
+        prefetch(records.as_ptr().wrapping_add(j + PREFETCH_AHEAD));
+        let (s, l) = (it.start, it.longest as i64);
+        let last = it.first - 1;
+        // Records do not overlap, so the gap fits in a u64.
+        let joins = (longest < wide) & (l < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
+        slots[k].write(Item {
+            start,
+            end,
+            busy,
+            first,
+            last,
+            name,
+            merged: (first != last) | (longest < wide),
+        });
+        k += !joins as usize;
+        // Selects, not branches: whether a record joins follows the data.
+        first = select_unpredictable(joins, first, it.first);
+        start = select_unpredictable(joins, start, s);
+        end = it.end;
+        busy = select_unpredictable(joins, busy, 0) + it.busy as i64;
+        let take = !joins | (l > longest);
+        name = select_unpredictable(take, it.name, name);
+        longest = select_unpredictable(take, l, longest);
+    }
+    // SAFETY: slots 0..k were written above (each step writes slot k before k grows), and
+    // they lie within the capacity reserved for `records.len() >= k` items.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(base + k);
+    }
+    if !records.is_empty() {
+        let last = items
+            .get(range.end)
+            .map_or(cur.last, |it| it.first as usize - 1);
+        *cur = Unit {
+            start,
+            end,
+            first: first as usize,
+            last,
+            agg: Aggregate {
+                busy,
+                longest,
+                name,
+            },
+        };
+    }
+}
+
+/// Records fetched ahead of the merge: a level is read in one stream, but each lane's stream
+/// starts cold, and the hardware prefetcher alone leaves the merge waiting on memory.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the CPU to bring the cache line holding `p` closer (a hint: never faults).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults, even for an address past the end
+    // of an allocation, and reads nothing into the program.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 #[cfg(test)]

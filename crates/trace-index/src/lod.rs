@@ -162,7 +162,7 @@ pub fn walk(
             if !((s <= t1) & ((s.wrapping_sub(end) as u64) < gap as u64) & (d < wide)) {
                 break;
             }
-            if i % FANOUT == 0 {
+            if i.is_multiple_of(FANOUT) {
                 let whole = pyr.largest_fitting(i, |_, b, k| {
                     b.max_dur[k] != SATURATED
                         && (b.max_dur[k] as i64) < wide

@@ -116,7 +116,7 @@ pub fn format_time(ns: i64, step: i64) -> String {
     let mut decimals = 0;
     let s = step.max(1) as u64;
     let mut d = div;
-    while d > 1 && s % d != 0 && decimals < 9 {
+    while d > 1 && !s.is_multiple_of(d) && decimals < 9 {
         d /= 10;
         decimals += 1;
     }
