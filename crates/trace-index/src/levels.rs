@@ -109,7 +109,7 @@ pub fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
     }
     for (k, &c) in items.iter().enumerate() {
         let (spans, per) = MIN_SPANS_PER_ITEM;
-        if c * spans > n * per || out.last().is_some_and(|&(_, p)| c * 2 > p) {
+        if c * spans > n * per || out.last().is_some_and(|&(_, p)| c * 10 > p * 7) {
             continue;
         }
         out.push((k, c));
@@ -145,7 +145,16 @@ pub struct Levels {
     pub items: Vec<LevelItem>,
     /// Indices in `items` of the saturated records, ascending (usually none).
     pub saturated: Vec<u32>,
+    /// A search index over each level's ends: level `l`'s entries are
+    /// `skip[skip_offs[l] .. skip_offs[l + 1]]`, entry `q` the end of the last record of its
+    /// `q`-th group of [`SKIP`] records. A range query searches it (a few cached lines)
+    /// instead of the records, then scans one group.
+    pub skip: Vec<i64>,
+    pub skip_offs: Vec<u32>,
 }
+
+/// Records per group of the skip index.
+pub const SKIP: usize = 16;
 
 /// An item being built or merged.
 #[derive(Clone, Copy, Debug)]
@@ -259,8 +268,11 @@ impl Levels {
             offs: Vec::with_capacity(ks.len() + 1),
             items: Vec::with_capacity(total),
             saturated: Vec::new(),
+            skip: Vec::with_capacity(total.div_ceil(SKIP) + ks.len()),
+            skip_offs: Vec::with_capacity(ks.len() + 1),
         };
         lv.offs.push(0);
+        lv.skip_offs.push(0);
         for units in per {
             lv.items.extend(units.iter().map(|u| LevelItem {
                 start: u.start,
@@ -271,6 +283,9 @@ impl Levels {
                 name: u.agg.name,
             }));
             lv.offs.push(lv.items.len() as u32);
+            let groups = units.chunks(SKIP).map(|g| g[g.len() - 1].end);
+            lv.skip.extend(groups);
+            lv.skip_offs.push(lv.skip.len() as u32);
         }
         lv.saturated = (lv.items.iter().enumerate())
             .filter(|(_, it)| it.busy == SATURATED || it.longest == SATURATED)
@@ -287,11 +302,25 @@ impl Levels {
         self.ks.iter().rposition(|&s| s as usize <= k)
     }
 
+    /// The first record of level `l` (index within the level) ending at or after `t`, or
+    /// the level's length: a binary search over the skip index, then a scan of one group.
+    pub fn first_ending_at_or_after(&self, l: usize, t: i64) -> usize {
+        let items = &self.items[self.offs[l] as usize..self.offs[l + 1] as usize];
+        let skip = &self.skip[self.skip_offs[l] as usize..self.skip_offs[l + 1] as usize];
+        let q = skip.partition_point(|&e| e < t);
+        let from = (q * SKIP).min(items.len());
+        let group = &items[from..items.len().min(from + SKIP)];
+        from + group
+            .iter()
+            .position(|it| it.end >= t)
+            .unwrap_or(group.len())
+    }
+
     /// Bytes of a lane's level table (this struct, `ks`, `offs`) holding `levels` levels.
     pub fn table_bytes(levels: usize) -> usize {
         match levels {
             0 => 0,
-            l => std::mem::size_of::<Levels>() + l + 4 * (l + 1),
+            l => std::mem::size_of::<Levels>() + l + 8 * (l + 1),
         }
     }
 
@@ -300,6 +329,7 @@ impl Levels {
         Levels::table_bytes(self.ks.len())
             + self.items.capacity() * ITEM_BYTES
             + self.saturated.capacity() * 4
+            + self.skip.capacity() * 8
     }
 }
 
@@ -330,23 +360,21 @@ pub fn query(
     gap: i64,
     out: &mut Vec<Item>,
 ) {
-    let items = &lv.items[lv.offs[l] as usize..lv.offs[l + 1] as usize];
+    let off = lv.offs[l] as usize;
+    let items = &lv.items[off..lv.offs[l + 1] as usize];
     let n = lane.len();
-    // Items j0..j1 overlap the range.
+    // The first record overlapping the range; the records after it are merged up to the
+    // first one ending after t1 (no search for the last).
     let j0 = match items.first() {
         Some(it) if it.end >= t0 => 0,
-        _ => items.partition_point(|it| it.end < t0),
+        _ => lv.first_ending_at_or_after(l, t0),
     };
-    let j1 = match items.last() {
-        Some(it) if it.start <= t1 => items.len(),
-        _ => j0 + items[j0..].partition_point(|it| it.start <= t1),
-    };
-    if j0 >= j1 {
+    if j0 >= items.len() || items[j0].start > t1 {
         return;
     }
     let first_of = |j: usize| items[j].first as usize;
     let last_of = |j: usize| items.get(j + 1).map_or(n - 1, |x| x.first as usize - 1);
-    // Spans lo..=hi overlap the range: the first and last items may hold spans outside it.
+    // Spans lo.. overlap the range: the first record may hold spans before it.
     let mut lo = first_of(j0);
     if items[j0].start < t0 && lane.end(lo) < t0 {
         lo = first_ending_in(lane, lo + 1..last_of(j0) + 1, t0);
@@ -354,15 +382,17 @@ pub fn query(
             return;
         }
     }
-    let mut hi = last_of(j1 - 1);
-    if items[j1 - 1].end > t1 && lane.start[hi] > t1 {
-        hi = last_start_at_most(lane, lo.max(first_of(j1 - 1)), hi, t1);
-    }
-    // Item j as a unit, cut to spans lo..=hi; from the pyramid when cut or saturated.
+    // Record j as a unit, cut to spans lo.. and to those starting by t1; from the pyramid
+    // when cut or saturated.
     let unit = |j: usize| -> Unit {
         let it = &items[j];
         let (first, last) = (first_of(j), last_of(j));
-        let (a, b) = (lo.max(first), hi.min(last));
+        let a = lo.max(first);
+        let b = if it.end > t1 && lane.start[last] > t1 {
+            last_start_at_most(lane, a, last, t1)
+        } else {
+            last
+        };
         if a == first && b == last && it.busy != SATURATED && it.longest != SATURATED {
             Unit {
                 start: it.start,
@@ -385,24 +415,22 @@ pub fn query(
             }
         }
     };
-    // Items inside the range (all but the first and last) come from their records; only
-    // the first and last may be cut.
     let mut cur = unit(j0);
     let mut j = j0 + 1;
-    let inner = j1.saturating_sub(1).max(j);
-    // Saturated records split the interior; `off` turns level indices into `lv.items` ones.
-    let off = lv.offs[l] as usize;
-    let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
-    while j < inner {
-        let stop = lv
-            .saturated
-            .get(sat)
-            .map_or(inner, |&x| (x as usize - off).min(inner));
-        merge_records(items, j..stop, &mut cur, wide, gap, out);
-        j = stop;
-        if j < inner {
-            sat += 1;
-            // A saturated record: its sums come from the pyramid.
+    if items[j0].end <= t1 {
+        // Saturated records split the run of records merged from their fields.
+        let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
+        loop {
+            let stop = lv
+                .saturated
+                .get(sat)
+                .map_or(items.len(), |&x| x as usize - off);
+            j = merge_records(items, j..stop, t1, &mut cur, wide, gap, out);
+            cur.last = last_of(j - 1);
+            // Record j is the one ending after t1, a saturated one, or the end.
+            if j == items.len() || items[j].start > t1 {
+                break;
+            }
             let u = unit(j);
             cur.last = u.first - 1;
             if cur.joins(&u, wide, gap) {
@@ -411,24 +439,19 @@ pub fn query(
                 out.push(cur.item(wide));
                 cur = u;
             }
-            j += 1;
-        }
-    }
-    if j1 - 1 > j0 {
-        let u = unit(j1 - 1);
-        cur.last = u.first - 1;
-        if cur.joins(&u, wide, gap) {
-            cur.absorb(&u);
-        } else {
-            out.push(cur.item(wide));
-            cur = u;
+            if items[j].end > t1 {
+                break;
+            }
+            (j, sat) = (j + 1, sat + 1);
         }
     }
     out.push(cur.item(wide));
 }
 
 /// Merges the records `range` (none saturated) into `cur`, the output item being grown,
-/// appending every item it closes to `out`.
+/// appending every item it closes to `out`, up to the first record ending after `t1`.
+/// Returns the index of that record (`range.end` if none). `cur.last` is left for the
+/// caller to set.
 ///
 /// The hot loop of a zoomed-out frame, so it does not branch on the data: each step writes
 /// the current item to the next free slot and moves past it only when the next record does
@@ -438,58 +461,67 @@ pub fn query(
 fn merge_records(
     items: &[LevelItem],
     range: std::ops::Range<usize>,
+    t1: i64,
     cur: &mut Unit,
     wide: i64,
     gap: i64,
     out: &mut Vec<Item>,
-) {
-    let records = &items[range.clone()];
-    out.reserve(records.len());
-    let base = out.len();
-    let slots = &mut out.spare_capacity_mut()[..records.len()];
+) -> usize {
     let (mut start, mut end, mut first) = (cur.start, cur.end, cur.first as u32);
     let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
-    let mut k = 0;
-    for (j, it) in records.iter().enumerate() {
-        prefetch(records.as_ptr().wrapping_add(j + PREFETCH_AHEAD));
-        let (s, l) = (it.start, it.longest as i64);
-        let last = it.first - 1;
-        // Records do not overlap, so the gap fits in a u64.
-        let joins = (longest < wide) & (l < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
-        slots[k].write(Item {
-            start,
-            end,
-            busy,
-            first,
-            last,
-            name,
-            merged: (first != last) | (longest < wide),
-        });
-        k += !joins as usize;
-        // Selects, not branches: whether a record joins follows the data.
-        first = select_unpredictable(joins, first, it.first);
-        start = select_unpredictable(joins, start, s);
-        end = it.end;
-        busy = select_unpredictable(joins, busy, 0) + it.busy as i64;
-        let take = !joins | (l > longest);
-        name = select_unpredictable(take, it.name, name);
-        longest = select_unpredictable(take, l, longest);
+    let mut j = range.start;
+    let mut inside = true;
+    while inside && j < range.end {
+        // At most one item per record: a chunk of records fills at most a chunk of slots.
+        let records = &items[j..range.end.min(j + MERGE_CHUNK)];
+        out.reserve(records.len());
+        let base = out.len();
+        let slots = &mut out.spare_capacity_mut()[..records.len()];
+        let mut k = 0;
+        let mut seen = records.len();
+        for (r, it) in records.iter().enumerate() {
+            prefetch(records.as_ptr().wrapping_add(r + PREFETCH_AHEAD));
+            if it.end > t1 {
+                (seen, inside) = (r, false);
+                break;
+            }
+            let (s, l) = (it.start, it.longest as i64);
+            let last = it.first - 1;
+            // Records do not overlap, so the gap fits in a u64.
+            let joins = (longest < wide) & (l < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
+            slots[k].write(Item {
+                start,
+                end,
+                busy,
+                first,
+                last,
+                name,
+                merged: (first != last) | (longest < wide),
+            });
+            k += !joins as usize;
+            // Selects, not branches: whether a record joins follows the data.
+            first = select_unpredictable(joins, first, it.first);
+            start = select_unpredictable(joins, start, s);
+            end = it.end;
+            busy = select_unpredictable(joins, busy, 0) + it.busy as i64;
+            let take = !joins | (l > longest);
+            name = select_unpredictable(take, it.name, name);
+            longest = select_unpredictable(take, l, longest);
+        }
+        // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
+        // within the capacity reserved for `records.len() >= k` items.
+        #[allow(unsafe_code)]
+        unsafe {
+            out.set_len(base + k);
+        }
+        j += seen;
     }
-    // SAFETY: slots 0..k were written above (each step writes slot k before k grows), and
-    // they lie within the capacity reserved for `records.len() >= k` items.
-    #[allow(unsafe_code)]
-    unsafe {
-        out.set_len(base + k);
-    }
-    if !records.is_empty() {
-        let last = items
-            .get(range.end)
-            .map_or(cur.last, |it| it.first as usize - 1);
+    if j > range.start {
         *cur = Unit {
             start,
             end,
             first: first as usize,
-            last,
+            last: cur.last, // set by the caller
             agg: Aggregate {
                 busy,
                 longest,
@@ -497,7 +529,11 @@ fn merge_records(
             },
         };
     }
+    j
 }
+
+/// Records merged per refill of the output's free slots.
+const MERGE_CHUNK: usize = 1024;
 
 /// Records fetched ahead of the merge: a level is read in one stream, but each lane's stream
 /// starts cold, and the hardware prefetcher alone leaves the merge waiting on memory.

@@ -198,13 +198,10 @@ fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
     let mut keep: Vec<Vec<Vec<usize>>> = lanes.iter().map(|l| vec![Vec::new(); l.len()]).collect();
     let mut room = room;
     for (items, t, d, k) in all {
-        // The item records, plus the lane's level table when it is the first level.
-        let table = if keep[t][d].is_empty() {
-            std::mem::size_of::<Levels>() + 8
-        } else {
-            5
-        };
-        let bytes = items * ITEM_BYTES + table;
+        // The records, their skip index and what the level adds to the lane's table.
+        let kept = keep[t][d].len();
+        let table = Levels::table_bytes(kept + 1) - Levels::table_bytes(kept);
+        let bytes = items * ITEM_BYTES + items.div_ceil(levels::SKIP) * 8 + table;
         if bytes > room {
             break;
         }

@@ -3,7 +3,9 @@
 use trace_model::{Lane, StrId};
 
 use crate::levels;
-use crate::pyramid::{Pyramid, FANOUT, SATURATED};
+use std::hint::select_unpredictable;
+
+use crate::pyramid::{Blocks, Pyramid, FANOUT, SATURATED};
 use crate::LaneIndex;
 
 /// One thing to draw: spans `first..=last` of a lane, either one span wide enough to show
@@ -123,6 +125,10 @@ pub fn query(lane: &Lane, li: &LaneIndex, t0: i64, t1: i64, detail: Detail, out:
 /// The span walk: from the first span in range, spans of `wide` or more stand alone, and
 /// runs of narrower spans with gaps under `gap` merge, absorbing whole pyramid blocks where
 /// a block is aligned, narrow, gap-free and inside the range.
+///
+/// Written like the merge of stored levels: whether a span joins the current item follows
+/// the data, so the loop does not branch on it. Each step writes the current item to the
+/// next free slot and moves past the slot only when the span starts a new item.
 pub fn walk(
     lane: &Lane,
     pyr: &Pyramid,
@@ -132,71 +138,101 @@ pub fn walk(
     gap: i64,
     out: &mut Vec<Item>,
 ) {
-    let (start, dur) = (&lane.start[..], &lane.dur[..]);
-    let n = start.len().min(dur.len());
+    let (start, dur, names) = (&lane.start[..], &lane.dur[..], &lane.name[..]);
+    let n = start.len().min(dur.len()).min(names.len());
     let mut i = pyr.first_ending_at_or_after(lane, t0);
-    while i < n && start[i] <= t1 {
-        let d = dur[i];
-        if d >= wide {
-            out.push(Item {
-                start: start[i],
-                end: start[i].saturating_add(d),
-                busy: d,
-                first: i as u32,
-                last: i as u32,
-                name: lane.name[i],
-                merged: false,
-            });
-            i += 1;
-            continue;
-        }
-        let first = i;
-        let mut end = start[i].saturating_add(d);
-        let (mut busy, mut longest) = (d, d);
-        // The first longest span's name: read at the end, from the lane or a block.
-        let (mut longest_at, mut block_name) = (i, None);
-        i += 1;
-        while i < n {
+    if i >= n || start[i] > t1 {
+        return;
+    }
+    // The current item: spans first..i.
+    let (mut first, mut from, mut end) = (i, start[i], start[i].saturating_add(dur[i]));
+    let (mut busy, mut longest, mut name) = (dur[i], dur[i], names[i]);
+    i += 1;
+    let mut done = false;
+    while !done {
+        // At most one item per span: a chunk of spans fills at most a chunk of slots.
+        let lim = n.min(i + WALK_CHUNK);
+        out.reserve(lim - i);
+        let base = out.len();
+        let slots = &mut out.spare_capacity_mut()[..lim - i];
+        let mut k = 0;
+        while i < lim {
             let (s, d) = (start[i], dur[i]);
-            // Spans do not overlap, so s >= end and the gap fits in a u64.
-            if !((s <= t1) & ((s.wrapping_sub(end) as u64) < gap as u64) & (d < wide)) {
+            if s > t1 {
+                done = true;
                 break;
             }
-            if i.is_multiple_of(FANOUT) {
-                let whole = pyr.largest_fitting(i, |_, b, k| {
-                    b.max_dur[k] != SATURATED
-                        && (b.max_dur[k] as i64) < wide
-                        && b.max_gap[k] != SATURATED
-                        && (b.max_gap[k] as i64) < gap
-                        && b.last_end[k] <= t1
-                });
-                if let Some((level, k)) = whole {
-                    let b = &pyr.levels[level];
-                    end = b.last_end[k];
-                    busy = busy.saturating_add(b.busy[k]);
-                    if b.max_dur[k] as i64 > longest {
-                        longest = b.max_dur[k] as i64;
-                        block_name = Some(b.name[k]);
+            // Spans do not overlap, so s >= end and the gap fits in a u64.
+            let joins = (longest < wide) & (d < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
+            if joins & (i % FANOUT == 0) {
+                if let Some((level, b)) = absorbable(pyr, i, wide, gap, t1) {
+                    let blk = &pyr.levels[level];
+                    end = blk.last_end[b];
+                    busy = busy.saturating_add(blk.busy[b]);
+                    if blk.max_dur[b] as i64 > longest {
+                        (longest, name) = (blk.max_dur[b] as i64, blk.name[b]);
                     }
-                    i = (i + Pyramid::span_count(level)).min(n);
+                    i = n.min(i + Pyramid::span_count(level));
                     continue;
                 }
             }
+            slots[k].write(Item {
+                start: from,
+                end,
+                busy,
+                first: first as u32,
+                last: (i - 1) as u32,
+                name,
+                merged: (first != i - 1) | (longest < wide),
+            });
+            k += !joins as usize;
+            first = select_unpredictable(joins, first, i);
+            from = select_unpredictable(joins, from, s);
             end = s.saturating_add(d);
-            busy = busy.saturating_add(d);
-            if d > longest {
-                (longest, longest_at, block_name) = (d, i, None);
-            }
+            busy = select_unpredictable(joins, busy, 0).saturating_add(d);
+            let take = !joins | (d > longest);
+            name = select_unpredictable(take, names[i], name);
+            longest = select_unpredictable(take, d, longest);
             i += 1;
         }
-        out.push(Item {
-            start: start[first],
-            end,
-            busy,
-            first: first as u32,
-            last: (i - 1) as u32,
-            name: block_name.unwrap_or(lane.name[longest_at]),
-            merged: true,
-        });
+        // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
+        // within the capacity reserved for `lim - i0 >= k` items.
+        #[allow(unsafe_code)]
+        unsafe {
+            out.set_len(base + k);
+        }
+        done |= i >= n;
     }
+    out.push(Item {
+        start: from,
+        end,
+        busy,
+        first: first as u32,
+        last: (i - 1) as u32,
+        name,
+        merged: (first != i - 1) | (longest < wide),
+    });
+}
+
+/// Spans walked per refill of the output's free slots.
+const WALK_CHUNK: usize = 1024;
+
+/// The largest block starting at span `i` whose spans are all narrower than `wide`, whose
+/// gaps are all narrower than `gap`, and which ends by `t1`: `(level, block)`. A larger
+/// block fits only if its first level-0 block does, so that one is tried first.
+#[inline]
+fn absorbable(pyr: &Pyramid, i: usize, wide: i64, gap: i64, t1: i64) -> Option<(usize, usize)> {
+    let fits = |_: usize, b: &Blocks, k: usize| {
+        b.max_dur[k] != SATURATED
+            && (b.max_dur[k] as i64) < wide
+            && b.max_gap[k] != SATURATED
+            && (b.max_gap[k] as i64) < gap
+            && b.last_end[k] <= t1
+    };
+    let l0 = pyr.levels.first()?;
+    let b0 = i / FANOUT;
+    if b0 >= l0.len() || !fits(0, l0, b0) {
+        return None;
+    }
+    pyr.largest_fitting(i, fits)
 }

@@ -104,6 +104,28 @@ proptest! {
     }
 
     #[test]
+    fn long_lanes_answer_like_short_ones(
+        spec in prop::collection::vec(
+            (prop_oneof![9 => 0i64..3, 1 => 0i64..5000], prop_oneof![9 => 0i64..3, 1 => 0i64..5000], 0u32..8),
+            3000..9000,
+        ),
+        a in 0.0f64..1.0,
+        b in 0.0f64..1.0,
+        px in prop_oneof![1u32..100, 100u32..20_000],
+    ) {
+        // Thousands of spans (or stored items) in range: the walk and the merge fill the
+        // output a chunk at a time, and whole blocks absorbed by the walk cross chunks.
+        let lane = lane(&spec);
+        let (t0, t1, detail) = view(&lane, a, b, px, 0);
+        let mut walked = Vec::new();
+        query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
+        check(&lane, t0, t1, detail, px as f64, &walked)?;
+        let mut leveled = Vec::new();
+        query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
+        prop_assert_eq!(&leveled, &walked);
+    }
+
+    #[test]
     fn thresholds_are_exact(
         r in 1i64..1000,
         picks in prop::collection::vec((0usize..7, 0usize..7, 0u32..8), 0..2000),
