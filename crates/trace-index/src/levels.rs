@@ -268,7 +268,7 @@ impl Levels {
             offs: Vec::with_capacity(ks.len() + 1),
             items: Vec::with_capacity(total),
             saturated: Vec::new(),
-            skip: Vec::with_capacity(total.div_ceil(SKIP) + ks.len()),
+            skip: Vec::with_capacity(per.iter().map(|u| u.len().div_ceil(SKIP)).sum()),
             skip_offs: Vec::with_capacity(ks.len() + 1),
         };
         lv.offs.push(0);
@@ -421,10 +421,9 @@ pub fn query(
         // Saturated records split the run of records merged from their fields.
         let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
         loop {
-            let stop = lv
-                .saturated
-                .get(sat)
-                .map_or(items.len(), |&x| x as usize - off);
+            // (The list spans all levels: the next may be past this one.)
+            let stop = (lv.saturated.get(sat))
+                .map_or(items.len(), |&x| (x as usize - off).min(items.len()));
             j = merge_records(items, j..stop, t1, &mut cur, wide, gap, out);
             cur.last = last_of(j - 1);
             // Record j is the one ending after t1, a saturated one, or the end.

@@ -164,7 +164,7 @@ pub fn walk(
             }
             // Spans do not overlap, so s >= end and the gap fits in a u64.
             let joins = (longest < wide) & (d < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
-            if joins & (i % FANOUT == 0) {
+            if joins & i.is_multiple_of(FANOUT) {
                 if let Some((level, b)) = absorbable(pyr, i, wide, gap, t1) {
                     let blk = &pyr.levels[level];
                     end = blk.last_end[b];
