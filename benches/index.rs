@@ -5,7 +5,7 @@
 //! ```
 //!
 //! A frame queries every lane (64 threads, nesting up to 32 deep) over a 1920-pixel-wide view
-//! at four zoom levels: the whole trace, 1/10 of it, 1/100 of it, and 1/100,000 of it.
+//! at five zoom levels: the whole trace, 1/3, 1/10 and 1/100 of it, and 1/100,000 of it.
 //! Baseline in the same run: loading the trace (decode + model), which the index build is
 //! compared with.
 
@@ -86,6 +86,7 @@ fn bench(c: &mut Criterion) {
     let mid = s + (e - s) / 2;
     let views = [
         ("frame_full", s, e),
+        ("frame_1_3", mid - (e - s) / 6, mid + (e - s) / 6),
         ("frame_1_10", mid, mid + (e - s) / 10),
         ("frame_1_100", mid, mid + (e - s) / 100),
         ("frame_1_100000", mid, mid + (e - s) / 100_000),
