@@ -334,9 +334,18 @@ impl Levels {
 }
 
 /// Whether a unit ending at `end` whose longest span is `longest` joins the next one (longest
-/// span `next_longest`, starting at `next_start`).
-#[inline]
-fn joins(longest: i64, end: i64, next_longest: i64, next_start: i64, wide: i64, gap: i64) -> bool {
+/// span `next_longest`, starting at `next_start`): both hold only spans narrower than `wide`
+/// and the gap between them is narrower than `gap`. The one join rule of the merge and the
+/// walk, computed without branches.
+#[inline(always)]
+pub(crate) fn joins(
+    longest: i64,
+    end: i64,
+    next_longest: i64,
+    next_start: i64,
+    wide: i64,
+    gap: i64,
+) -> bool {
     // Units do not overlap, so the gap fits in a u64.
     let apart = next_start.wrapping_sub(end) as u64;
     (longest < wide) & (next_longest < wide) & (apart < gap as u64)
@@ -486,8 +495,7 @@ fn merge_records(
             }
             let (s, l) = (it.start, it.longest as i64);
             let last = it.first - 1;
-            // Records do not overlap, so the gap fits in a u64.
-            let joins = (longest < wide) & (l < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
+            let joins = joins(longest, end, l, s, wide, gap);
             slots[k].write(Item {
                 start,
                 end,

@@ -162,8 +162,7 @@ pub fn walk(
                 done = true;
                 break;
             }
-            // Spans do not overlap, so s >= end and the gap fits in a u64.
-            let joins = (longest < wide) & (d < wide) & ((s.wrapping_sub(end) as u64) < gap as u64);
+            let joins = levels::joins(longest, end, d, s, wide, gap);
             if joins & i.is_multiple_of(FANOUT) {
                 if let Some((level, b)) = absorbable(pyr, i, wide, gap, t1) {
                     let blk = &pyr.levels[level];
