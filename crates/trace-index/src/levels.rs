@@ -191,15 +191,12 @@ impl Unit {
     /// As an item for a query whose spans of `wide` or more stand alone.
     #[inline]
     fn item(&self, wide: i64) -> Item {
-        Item {
-            start: self.start,
-            end: self.end,
-            busy: self.agg.busy,
-            first: self.first as u32,
-            last: self.last as u32,
-            name: self.agg.name,
-            merged: (self.first != self.last) | (self.agg.longest < wide),
-        }
+        Item::of(
+            (self.first as u32, self.last as u32),
+            (self.start, self.end, self.agg.busy),
+            (self.agg.longest, self.agg.name),
+            wide,
+        )
     }
 }
 
@@ -496,15 +493,8 @@ fn merge_records(
             let (s, l) = (it.start, it.longest as i64);
             let last = it.first - 1;
             let joins = joins(longest, end, l, s, wide, gap);
-            slots[k].write(Item {
-                start,
-                end,
-                busy,
-                first,
-                last,
-                name,
-                merged: (first != last) | (longest < wide),
-            });
+            let item = Item::of((first, last), (start, end, busy), (longest, name), wide);
+            slots[k].write(item);
             k += !joins as usize;
             // Selects, not branches: whether a record joins follows the data.
             first = select_unpredictable(joins, first, it.first);

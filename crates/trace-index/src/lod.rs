@@ -1,10 +1,10 @@
 //! The level-of-detail walk over one lane.
 
+use std::hint::select_unpredictable;
+
 use trace_model::{Lane, StrId};
 
 use crate::levels;
-use std::hint::select_unpredictable;
-
 use crate::pyramid::{Blocks, Pyramid, FANOUT, SATURATED};
 use crate::LaneIndex;
 
@@ -31,6 +31,27 @@ pub struct Item {
 }
 
 impl Item {
+    /// The item of spans `first..=last` covering `start..end`, whose longest span lasts
+    /// `longest` and is named `name`, for a query whose spans of `wide` or more stand alone:
+    /// a box unless it is one span of `wide` or more.
+    #[inline(always)]
+    pub(crate) fn of(
+        (first, last): (u32, u32),
+        (start, end, busy): (i64, i64, i64),
+        (longest, name): (i64, StrId),
+        wide: i64,
+    ) -> Item {
+        Item {
+            start,
+            end,
+            busy,
+            first,
+            last,
+            name,
+            merged: (first != last) | (longest < wide),
+        }
+    }
+
     /// Number of spans covered.
     pub fn count(&self) -> u32 {
         self.last - self.first + 1
@@ -175,15 +196,8 @@ pub fn walk(
                     continue;
                 }
             }
-            slots[k].write(Item {
-                start: from,
-                end,
-                busy,
-                first: first as u32,
-                last: (i - 1) as u32,
-                name,
-                merged: (first != i - 1) | (longest < wide),
-            });
+            let span = (first as u32, (i - 1) as u32);
+            slots[k].write(Item::of(span, (from, end, busy), (longest, name), wide));
             k += !joins as usize;
             first = select_unpredictable(joins, first, i);
             from = select_unpredictable(joins, from, s);
@@ -195,22 +209,16 @@ pub fn walk(
             i += 1;
         }
         // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
-        // within the capacity reserved for `lim - i0 >= k` items.
+        // and k is at most the number of spans stepped, which the chunk's reserved slots
+        // (one per span up to `lim`) cover.
         #[allow(unsafe_code)]
         unsafe {
             out.set_len(base + k);
         }
         done |= i >= n;
     }
-    out.push(Item {
-        start: from,
-        end,
-        busy,
-        first: first as u32,
-        last: (i - 1) as u32,
-        name,
-        merged: (first != i - 1) | (longest < wide),
-    });
+    let span = (first as u32, (i - 1) as u32);
+    out.push(Item::of(span, (from, end, busy), (longest, name), wide));
 }
 
 /// Spans walked per refill of the output's free slots.
