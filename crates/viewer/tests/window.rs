@@ -26,6 +26,25 @@ impl Drop for Kill {
 }
 
 /// The display to use, starting Xvfb if there is none.
+/// A display for a window test, with xdotool when `xdotool` is set; `None` (after a note)
+/// to skip the test, which fails instead when SPALL_WINDOW_TEST says it must run.
+fn display_for(test: &str, xdotool: bool) -> Option<(String, Option<Kill>)> {
+    let found = display().filter(|_| !xdotool || have("xdotool"));
+    if found.is_none() {
+        let needs = if xdotool {
+            "an X server and xdotool"
+        } else {
+            "an X server"
+        };
+        assert!(
+            std::env::var_os("SPALL_WINDOW_TEST").is_none(),
+            "SPALL_WINDOW_TEST is set but {test} found no {needs}"
+        );
+        eprintln!("note: {test} did not run: it needs {needs} (or Xvfb)");
+    }
+    found
+}
+
 fn display() -> Option<(String, Option<Kill>)> {
     if let Ok(d) = std::env::var("DISPLAY") {
         if !d.is_empty() {
@@ -124,13 +143,7 @@ fn changed(a: &[u8], b: &[u8], w: u32) -> usize {
 
 #[test]
 fn the_window_draws_zooms_and_selects() {
-    let required = std::env::var_os("SPALL_WINDOW_TEST").is_some();
-    let Some((display, _xvfb)) = display().filter(|_| have("xdotool")) else {
-        assert!(
-            !required,
-            "SPALL_WINDOW_TEST is set but there is no X server or xdotool"
-        );
-        eprintln!("note: no X display, Xvfb or xdotool; the window test did not run");
+    let Some((display, _xvfb)) = display_for("the window test", true) else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("spall-window-{}", std::process::id()));
@@ -197,13 +210,7 @@ fn the_window_draws_zooms_and_selects() {
 /// and keeps running either way.
 #[test]
 fn the_window_survives_hostile_files() {
-    let required = std::env::var_os("SPALL_WINDOW_TEST").is_some();
-    let Some((display, _xvfb)) = display() else {
-        assert!(
-            !required,
-            "SPALL_WINDOW_TEST is set but there is no X server"
-        );
-        eprintln!("note: no X display or Xvfb; the hostile-file window test did not run");
+    let Some((display, _xvfb)) = display_for("the hostile-file window test", false) else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("spall-hostile-{}", std::process::id()));
