@@ -8,7 +8,9 @@
 //!
 //! A query with coarser thresholds uses the finest such level at or below them and merges
 //! neighbouring items with the same rule (every boundary of the coarser partition is a
-//! boundary of the finer one), so its cost follows the items on screen, not the spans.
+//! boundary of the finer one), so its cost follows the items on screen, not the spans. A
+//! query at a level's own thresholds (the default [`Detail`](crate::Detail) snaps its
+//! resolution to them) merges nothing: its answer is the level's records in range, copied.
 //!
 //! Each item is stored as one 32-byte record (a lane's items at one level are read in one
 //! sequential stream, so records beat columns here):
@@ -423,6 +425,15 @@ pub fn query(
     };
     let mut cur = unit(j0);
     let mut j = j0 + 1;
+    // At the level's own thresholds no record joins another (each boundary between them
+    // has a gap of at least τ or a span of at least 2τ on one side): the records in range
+    // are the answer, copied up to the first one ending after t1.
+    let k = lv.ks[l] as usize;
+    let copy = gap == tau(k) && wide == 2 * tau(k);
+    let copy_end = match copy {
+        true => lv.first_ending_at_or_after(l, t1.saturating_add(1)),
+        false => items.len(),
+    };
     if items[j0].end <= t1 {
         // Saturated records split the run of records merged from their fields.
         let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
@@ -430,7 +441,10 @@ pub fn query(
             // (The list spans all levels: the next may be past this one.)
             let stop = (lv.saturated.get(sat))
                 .map_or(items.len(), |&x| (x as usize - off).min(items.len()));
-            j = merge_records(items, j..stop, t1, &mut cur, wide, gap, out);
+            j = match copy {
+                true => copy_records(items, j..stop.min(copy_end), &mut cur, wide, out),
+                false => merge_records(items, j..stop, t1, &mut cur, wide, gap, out),
+            };
             cur.last = last_of(j - 1);
             // Record j is the one ending after t1, a saturated one, or the end.
             if j == items.len() || items[j].start > t1 {
@@ -527,6 +541,46 @@ fn merge_records(
         };
     }
     j
+}
+
+/// [`merge_records`] when no record joins another: `cur` and then records `range` but the
+/// last are closed items, and the last record becomes `cur`. Returns `range.end`.
+#[inline(never)]
+fn copy_records(
+    items: &[LevelItem],
+    range: std::ops::Range<usize>,
+    cur: &mut Unit,
+    wide: i64,
+    out: &mut Vec<Item>,
+) -> usize {
+    let records = &items[range.clone()];
+    let Some(last) = records.last() else {
+        return range.end;
+    };
+    out.reserve(records.len());
+    cur.last = records[0].first as usize - 1;
+    out.push(cur.item(wide));
+    let closed = records.iter().zip(&records[1..]).map(|(it, next)| {
+        Item::of(
+            (it.first, next.first - 1),
+            (it.start, it.end, it.busy as i64),
+            (it.longest as i64, it.name),
+            wide,
+        )
+    });
+    out.extend(closed);
+    *cur = Unit {
+        start: last.start,
+        end: last.end,
+        first: last.first as usize,
+        last: cur.last, // set by the caller
+        agg: Aggregate {
+            busy: last.busy as i64,
+            longest: last.longest as i64,
+            name: last.name,
+        },
+    };
+    range.end
 }
 
 /// Records merged per refill of the output's free slots.

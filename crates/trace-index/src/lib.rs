@@ -34,7 +34,7 @@ mod lod;
 mod nav;
 mod pyramid;
 
-pub use levels::{tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
+pub use levels::{level_of, tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
 pub use lod::{first_ending_at_or_after, query as query_lane, Detail, Item};
 pub use nav::{children, hit_test, occurrences, occurrences_of, parent, Hit};
 pub use pyramid::{Aggregate, Blocks, Pyramid, FANOUT, SATURATED};

@@ -72,6 +72,11 @@ pub struct Detail {
     pub min_px: f64,
     /// Gaps at least this many pixels wide stay visible between boxes (default 1).
     pub gap_px: f64,
+    /// Round the resolution down to the grid of stored levels, `√2` apart (default on): the
+    /// answer is then at least as detailed as asked (up to `√2` finer), the same for every
+    /// resolution in one step of the grid, and with the default `min_px` and `gap_px` it is
+    /// a stored level's records as they are, copied rather than merged.
+    pub snap: bool,
 }
 
 impl Detail {
@@ -80,17 +85,27 @@ impl Detail {
             ns_per_px,
             min_px: 2.0,
             gap_px: 1.0,
+            snap: true,
+        }
+    }
+
+    /// The resolution the thresholds come from: `ns_per_px`, rounded down to the nearest
+    /// level threshold ([`levels::tau`]) when snapping and at least 1.
+    pub fn resolution(&self) -> f64 {
+        match levels::level_of(self.ns_per_px as i64) {
+            Some(k) if self.snap => levels::tau(k) as f64,
+            _ => self.ns_per_px,
         }
     }
 
     /// The narrowest duration returned as a span, in ns (at least 1).
     pub fn min_dur(&self) -> i64 {
-        ((self.ns_per_px * self.min_px).ceil() as i64).max(1)
+        ((self.resolution() * self.min_px).ceil() as i64).max(1)
     }
 
     /// The smallest gap left visible between boxes, in ns (at least 1).
     pub fn min_gap(&self) -> i64 {
-        ((self.ns_per_px * self.gap_px).ceil() as i64).max(1)
+        ((self.resolution() * self.gap_px).ceil() as i64).max(1)
     }
 }
 
@@ -127,7 +142,8 @@ pub(crate) fn first_ending_in(lane: &Lane, spans: std::ops::Range<usize>, t: i64
 /// - hence boxes and spans are separated by at least a pixel or are at least two pixels wide,
 ///   and a lane yields at most about one item per pixel of the range.
 ///
-/// The result depends only on the range and the two thresholds, not on the levels stored.
+/// The result depends only on the range and the two thresholds ([`Detail::min_dur`],
+/// [`Detail::min_gap`]), not on the levels stored.
 pub fn query(lane: &Lane, li: &LaneIndex, t0: i64, t1: i64, detail: Detail, out: &mut Vec<Item>) {
     if lane.is_empty() {
         return;

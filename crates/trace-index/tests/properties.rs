@@ -90,11 +90,15 @@ proptest! {
         margin in -1000i64..1000,
         gap_px in prop_oneof![Just(1.0), 0.5f64..8.0],
         min_px in prop_oneof![Just(2.0), 0.5f64..8.0],
+        snap in any::<bool>(),
     ) {
+        // Snapped with the default thresholds, the stored level's records are copied;
+        // otherwise merged from a finer level.
         let lane = lane(&spec);
         let (t0, t1, mut detail) = view(&lane, a, b, px, margin);
         detail.gap_px = gap_px;
         detail.min_px = min_px;
+        detail.snap = snap;
         let mut walked = Vec::new();
         query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
         let mut leveled = Vec::new();
@@ -131,23 +135,39 @@ proptest! {
         picks in prop::collection::vec((0usize..7, 0usize..7, 0u32..8), 0..2000),
         a in 0.0f64..1.0,
         b in 0.0f64..1.0,
+        snap in any::<bool>(),
     ) {
-        // Gaps and durations at, just under and just over the thresholds (r ns per pixel:
-        // visible gaps are r or more, visible spans 2r or more).
-        let near = [0, 1, r - 1, r, r + 1, 2 * r - 1, 2 * r];
+        // Gaps and durations at, just under and just over the thresholds (r ns per pixel,
+        // or the level threshold it snaps to: visible gaps are g or more, visible spans w
+        // or more).
+        let mut detail = Detail::new(r as f64);
+        detail.snap = snap;
+        let (g, w) = (detail.min_gap(), detail.min_dur());
+        let near = [0, 1, g - 1, g, g + 1, w - 1, w];
         let spec: Vec<(i64, i64, u32)> =
             picks.iter().map(|&(g, d, name)| (near[g], near[d], name)).collect();
         let lane = lane(&spec);
         let total = lane.start.last().map_or(1, |_| lane.end(lane.len() - 1)).max(1);
         let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
         let (t0, t1) = ((lo * total as f64) as i64, (hi * total as f64) as i64);
-        let detail = Detail::new(r as f64);
         let mut walked = Vec::new();
         query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
         let mut leveled = Vec::new();
         query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
         prop_assert_eq!(&leveled, &walked);
         check(&lane, t0, t1, detail, ((t1 - t0) / r + 1) as f64, &walked)?;
+    }
+
+    #[test]
+    fn snapping_is_at_least_as_detailed_and_at_most_a_step_finer(r in 1.0f64..1e15) {
+        let mut detail = Detail::new(r);
+        let snapped = detail.resolution();
+        let step = if r < 4.0 { 2.0 } else { 2f64.sqrt() };
+        prop_assert!(snapped <= r && snapped > r / step, "{} snapped to {}", r, snapped);
+        // Every resolution in a step gives the same thresholds; off, they follow r.
+        prop_assert_eq!(Detail::new(snapped).min_gap(), detail.min_gap());
+        detail.snap = false;
+        prop_assert_eq!(detail.resolution(), r);
     }
 
     #[test]
@@ -243,6 +263,8 @@ fn check(
     // The pixel budget: items are separated by a visible gap or are visible spans, so at
     // most one per visible gap and one per visible span fit the range (2 per 1 px at the
     // default 1-px gaps and 2-px spans).
+    // Snapping makes the pixels (up to 2x) smaller.
+    let width = width * detail.ns_per_px.max(1.0) / detail.resolution().max(1.0);
     let budget = width / detail.gap_px + width / detail.min_px + 4.0;
     prop_assert!(
         items.len() as f64 <= budget,
