@@ -175,6 +175,39 @@ pub fn walk(
     gap: i64,
     out: &mut Vec<Item>,
 ) {
+    // Spans do not overlap, so no end and no sum of durations exceeds the lane's last end
+    // and its extent: if those fit, plain adds are exact and spare the loop the saturation.
+    let fits = match (lane.start.first(), lane.len().checked_sub(1)) {
+        (Some(&s), Some(last)) => {
+            let end = lane.end(last);
+            end < i64::MAX && end.checked_sub(s).is_some()
+        }
+        _ => false,
+    };
+    match fits {
+        true => walk_adding::<true>(lane, pyr, (t0, t1), (wide, gap), out),
+        false => walk_adding::<false>(lane, pyr, (t0, t1), (wide, gap), out),
+    }
+}
+
+/// `a + b`, wrapping when `WRAP` (the caller knows it cannot overflow), else saturating.
+#[inline(always)]
+fn add<const WRAP: bool>(a: i64, b: i64) -> i64 {
+    match WRAP {
+        true => a.wrapping_add(b),
+        false => a.saturating_add(b),
+    }
+}
+
+/// [`walk`], with plain adds when `WRAP`.
+#[inline(never)]
+fn walk_adding<const WRAP: bool>(
+    lane: &Lane,
+    pyr: &Pyramid,
+    (t0, t1): (i64, i64),
+    (wide, gap): (i64, i64),
+    out: &mut Vec<Item>,
+) {
     let (start, dur, names) = (&lane.start[..], &lane.dur[..], &lane.name[..]);
     let n = start.len().min(dur.len()).min(names.len());
     let mut i = pyr.first_ending_at_or_after(lane, t0);
@@ -217,8 +250,8 @@ pub fn walk(
             k += !joins as usize;
             first = select_unpredictable(joins, first, i);
             from = select_unpredictable(joins, from, s);
-            end = s.saturating_add(d);
-            busy = select_unpredictable(joins, busy, 0).saturating_add(d);
+            end = add::<WRAP>(s, d);
+            busy = add::<WRAP>(select_unpredictable(joins, busy, 0), d);
             let take = !joins | (d > longest);
             name = select_unpredictable(take, names[i], name);
             longest = select_unpredictable(take, d, longest);

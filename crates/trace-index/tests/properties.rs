@@ -274,3 +274,21 @@ fn check(
     );
     Ok(())
 }
+
+#[test]
+fn a_lane_whose_last_end_saturates_answers_like_the_model() {
+    // The walk adds without saturating only when the lane's last end and extent fit; here
+    // the last span's end saturates (the model keeps i64::MAX), so the walk must saturate.
+    let mut lane = lane(&[(0, 10, 0), (40, 1000, 1)]);
+    for s in &mut lane.start {
+        *s += i64::MAX - 100;
+    }
+    assert_eq!(lane.end(1), i64::MAX);
+    let index = LaneIndex::with_levels(&lane, &[]);
+    for r in [1.0, 1e3, 1e18] {
+        let mut items = Vec::new();
+        let detail = Detail::new(r);
+        query_lane(&lane, &index, i64::MIN, i64::MAX, detail, &mut items);
+        check(&lane, i64::MIN, i64::MAX, detail, 1e6, &items).unwrap();
+    }
+}
