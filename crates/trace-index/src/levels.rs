@@ -183,6 +183,22 @@ impl Unit {
         )
     }
 
+    /// Record `it` (not saturated) as a unit whose last span is `last`.
+    #[inline(always)]
+    fn of_record(it: &LevelItem, last: usize) -> Unit {
+        Unit {
+            start: it.start,
+            end: it.end,
+            first: it.first as usize,
+            last,
+            agg: Aggregate {
+                busy: it.busy as i64,
+                longest: it.longest as i64,
+                name: it.name,
+            },
+        }
+    }
+
     #[inline]
     fn absorb(&mut self, next: &Unit) {
         self.end = next.end;
@@ -402,17 +418,7 @@ pub fn query(
             last
         };
         if a == first && b == last && it.busy != SATURATED && it.longest != SATURATED {
-            Unit {
-                start: it.start,
-                end: it.end,
-                first,
-                last,
-                agg: Aggregate {
-                    busy: it.busy as i64,
-                    longest: it.longest as i64,
-                    name: it.name,
-                },
-            }
+            Unit::of_record(it, last)
         } else {
             Unit {
                 start: lane.start[a],
@@ -430,9 +436,10 @@ pub fn query(
     // are the answer, copied up to the first one ending after t1.
     let k = lv.ks[l] as usize;
     let copy = gap == tau(k) && wide == 2 * tau(k);
-    let copy_end = match copy {
-        true => lv.first_ending_at_or_after(l, t1.saturating_add(1)),
-        false => items.len(),
+    let copy_end = if copy {
+        lv.first_ending_at_or_after(l, t1.saturating_add(1))
+    } else {
+        items.len()
     };
     if items[j0].end <= t1 {
         // Saturated records split the run of records merged from their fields.
@@ -441,9 +448,10 @@ pub fn query(
             // (The list spans all levels: the next may be past this one.)
             let stop = (lv.saturated.get(sat))
                 .map_or(items.len(), |&x| (x as usize - off).min(items.len()));
-            j = match copy {
-                true => copy_records(items, j..stop.min(copy_end), &mut cur, wide, out),
-                false => merge_records(items, j..stop, t1, &mut cur, wide, gap, out),
+            j = if copy {
+                copy_records(items, j..stop.min(copy_end), &mut cur, wide, out)
+            } else {
+                merge_records(items, j..stop, t1, &mut cur, wide, gap, out)
             };
             cur.last = last_of(j - 1);
             // Record j is the one ending after t1, a saturated one, or the end.
@@ -560,26 +568,11 @@ fn copy_records(
     out.reserve(records.len());
     cur.last = records[0].first as usize - 1;
     out.push(cur.item(wide));
-    let closed = records.iter().zip(&records[1..]).map(|(it, next)| {
-        Item::of(
-            (it.first, next.first - 1),
-            (it.start, it.end, it.busy as i64),
-            (it.longest as i64, it.name),
-            wide,
-        )
-    });
+    let closed = (records.iter().zip(&records[1..]))
+        .map(|(it, next)| Unit::of_record(it, next.first as usize - 1).item(wide));
     out.extend(closed);
-    *cur = Unit {
-        start: last.start,
-        end: last.end,
-        first: last.first as usize,
-        last: cur.last, // set by the caller
-        agg: Aggregate {
-            busy: last.busy as i64,
-            longest: last.longest as i64,
-            name: last.name,
-        },
-    };
+    // Its last span is set by the caller, who knows where the level ends.
+    *cur = Unit::of_record(last, cur.last);
     range.end
 }
 

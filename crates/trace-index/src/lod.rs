@@ -184,18 +184,20 @@ pub fn walk(
         }
         _ => false,
     };
-    match fits {
-        true => walk_adding::<true>(lane, pyr, (t0, t1), (wide, gap), out),
-        false => walk_adding::<false>(lane, pyr, (t0, t1), (wide, gap), out),
+    if fits {
+        walk_adding::<true>(lane, pyr, (t0, t1), (wide, gap), out)
+    } else {
+        walk_adding::<false>(lane, pyr, (t0, t1), (wide, gap), out)
     }
 }
 
 /// `a + b`, wrapping when `WRAP` (the caller knows it cannot overflow), else saturating.
 #[inline(always)]
 fn add<const WRAP: bool>(a: i64, b: i64) -> i64 {
-    match WRAP {
-        true => a.wrapping_add(b),
-        false => a.saturating_add(b),
+    if WRAP {
+        a.wrapping_add(b)
+    } else {
+        a.saturating_add(b)
     }
 }
 
