@@ -149,13 +149,9 @@ pub fn query(lane: &Lane, li: &LaneIndex, t0: i64, t1: i64, detail: Detail, out:
         return;
     }
     let (wide, gap) = (detail.min_dur(), detail.min_gap());
-    match li
-        .levels
-        .as_deref()
-        .and_then(|lv| Some((lv, lv.pick(wide, gap)?)))
-    {
-        Some((lv, l)) => levels::query(lane, &li.pyramid, lv, l, (t0, t1), wide, gap, out),
-        None => walk(lane, &li.pyramid, t0, t1, wide, gap, out),
+    match li.pick(wide, gap) {
+        Some((lv, l)) => levels::query(lane, li.pyramid(), lv, l, (t0, t1), wide, gap, out),
+        None => walk(lane, li.pyramid(), t0, t1, wide, gap, out),
     }
 }
 
@@ -175,16 +171,7 @@ pub fn walk(
     gap: i64,
     out: &mut Vec<Item>,
 ) {
-    // Spans do not overlap, so no end and no sum of durations exceeds the lane's last end
-    // and its extent: if those fit, plain adds are exact and spare the loop the saturation.
-    let fits = match (lane.start.first(), lane.len().checked_sub(1)) {
-        (Some(&s), Some(last)) => {
-            let end = lane.end(last);
-            end < i64::MAX && end.checked_sub(s).is_some()
-        }
-        _ => false,
-    };
-    if fits {
+    if pyr.sums_fit {
         walk_adding::<true>(lane, pyr, (t0, t1), (wide, gap), out)
     } else {
         walk_adding::<false>(lane, pyr, (t0, t1), (wide, gap), out)

@@ -110,14 +110,26 @@ impl Aggregate {
 #[derive(Clone, Debug, Default)]
 pub struct Pyramid {
     pub levels: Vec<Blocks>,
+    /// Whether the lane's last end and its extent fit in an `i64`. Spans do not overlap, so
+    /// then no end and no sum of durations over a range overflows, and the walk adds
+    /// without saturating. (Kept here: checking it per query reads the lane's last span, a
+    /// cache miss per lane.)
+    pub(crate) sums_fit: bool,
 }
 
 impl Pyramid {
     pub fn build(lane: &Lane) -> Pyramid {
         let n = lane.len();
+        let sums_fit = match (lane.start.first(), n.checked_sub(1)) {
+            (Some(&s), Some(last)) => {
+                let end = lane.end(last);
+                end < i64::MAX && end.checked_sub(s).is_some()
+            }
+            _ => false,
+        };
         let mut levels = Vec::new();
         if n <= FANOUT {
-            return Pyramid { levels };
+            return Pyramid { levels, sums_fit };
         }
         let mut l0 = Blocks::with_capacity(n.div_ceil(FANOUT));
         for a in (0..n).step_by(FANOUT) {
@@ -165,7 +177,7 @@ impl Pyramid {
             }
             levels.push(up);
         }
-        Pyramid { levels }
+        Pyramid { levels, sums_fit }
     }
 
     /// Spans covered by a block at `level`.

@@ -122,10 +122,7 @@ fn the_trace_index_answers_like_the_walk_on_real_traces() {
             for (ti, th) in t.threads.iter().enumerate() {
                 for (d, lane) in th.lanes.iter().enumerate() {
                     let li = &idx.threads[ti][d];
-                    let picked = li
-                        .levels
-                        .as_deref()
-                        .and_then(|lv| lv.pick(detail.min_dur(), detail.min_gap()));
+                    let picked = li.pick(detail.min_dur(), detail.min_gap());
                     from_levels += picked.is_some() as usize;
                     let mut got = Vec::new();
                     idx.query_into(t, ti, d, t0, t1, detail, &mut got);

@@ -171,6 +171,22 @@ proptest! {
     }
 
     #[test]
+    fn a_lane_picks_the_level_its_stored_levels_would(
+        spec in spec(),
+        ks in prop::collection::btree_set(0usize..LEVELS, 0..12),
+        wide in 0i64..i64::MAX,
+        gap in 0i64..i64::MAX,
+    ) {
+        // The lane's bit set of stored levels answers like a scan of the levels.
+        let lane = lane(&spec);
+        let ks: Vec<usize> = ks.into_iter().collect();
+        let index = LaneIndex::with_levels(&lane, &ks);
+        let (wide, gap) = (wide >> (gap % 63), gap >> (wide % 63));
+        let scanned = index.levels().and_then(|lv| lv.pick(wide, gap));
+        prop_assert_eq!(index.pick(wide, gap).map(|(_, l)| l), scanned);
+    }
+
+    #[test]
     fn hit_test_finds_the_span_under_the_time(spec in spec(), f in 0.0f64..1.0, tol in 0i64..50) {
         let lane = lane(&spec);
         if lane.is_empty() { return Ok(()); }
