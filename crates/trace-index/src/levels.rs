@@ -433,14 +433,11 @@ pub fn query(
     let mut j = j0 + 1;
     // At the level's own thresholds no record joins another (each boundary between them
     // has a gap of at least τ or a span of at least 2τ on one side): the records in range
-    // are the answer, copied up to the first one ending after t1.
+    // are the answer, copied. Either way the records are taken whole up to the first one
+    // ending after t1, found through the skip index.
     let k = lv.ks[l] as usize;
     let copy = gap == tau(k) && wide == 2 * tau(k);
-    let copy_end = if copy {
-        lv.first_ending_at_or_after(l, t1.saturating_add(1))
-    } else {
-        items.len()
-    };
+    let whole = lv.first_ending_at_or_after(l, t1.saturating_add(1));
     if items[j0].end <= t1 {
         // Saturated records split the run of records merged from their fields.
         let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
@@ -449,9 +446,9 @@ pub fn query(
             let stop = (lv.saturated.get(sat))
                 .map_or(items.len(), |&x| (x as usize - off).min(items.len()));
             j = if copy {
-                copy_records(items, j..stop.min(copy_end), &mut cur, wide, out)
+                copy_records(items, j..stop.min(whole), &mut cur, wide, out)
             } else {
-                merge_records(items, j..stop, t1, &mut cur, wide, gap, out)
+                merge_records(items, j..stop.min(whole), &mut cur, wide, gap, out)
             };
             cur.last = last_of(j - 1);
             // Record j is the one ending after t1, a saturated one, or the end.
@@ -475,10 +472,9 @@ pub fn query(
     out.push(cur.item(wide));
 }
 
-/// Merges the records `range` (none saturated) into `cur`, the output item being grown,
-/// appending every item it closes to `out`, up to the first record ending after `t1`.
-/// Returns the index of that record (`range.end` if none). `cur.last` is left for the
-/// caller to set.
+/// Merges the records `range` (none saturated, all ending by the query's end) into `cur`,
+/// the output item being grown, appending every item it closes to `out`. Returns
+/// `range.end`. `cur.last` is left for the caller to set.
 ///
 /// The hot loop of a zoomed-out frame, so it does not branch on the data: each step writes
 /// the current item to the next free slot and moves past it only when the next record does
@@ -488,34 +484,32 @@ pub fn query(
 fn merge_records(
     items: &[LevelItem],
     range: std::ops::Range<usize>,
-    t1: i64,
     cur: &mut Unit,
     wide: i64,
     gap: i64,
     out: &mut Vec<Item>,
 ) -> usize {
+    if range.is_empty() {
+        return range.end;
+    }
     let (mut start, mut end, mut first) = (cur.start, cur.end, cur.first as u32);
     let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
-    let mut j = range.start;
-    let mut inside = true;
-    while inside && j < range.end {
+    for records in items[range.clone()].chunks(MERGE_CHUNK) {
         // At most one item per record: a chunk of records fills at most a chunk of slots.
-        let records = &items[j..range.end.min(j + MERGE_CHUNK)];
         out.reserve(records.len());
         let base = out.len();
         let slots = &mut out.spare_capacity_mut()[..records.len()];
         let mut k = 0;
-        let mut seen = records.len();
         for (r, it) in records.iter().enumerate() {
             prefetch(records.as_ptr().wrapping_add(r + PREFETCH_AHEAD));
-            if it.end > t1 {
-                (seen, inside) = (r, false);
-                break;
-            }
             let (s, l) = (it.start, it.longest as i64);
-            let last = it.first - 1;
             let joins = joins(longest, end, l, s, wide, gap);
-            let item = Item::of((first, last), (start, end, busy), (longest, name), wide);
+            let item = Item::of(
+                (first, it.first - 1),
+                (start, end, busy),
+                (longest, name),
+                wide,
+            );
             slots[k].write(item);
             k += !joins as usize;
             // Selects, not branches: whether a record joins follows the data.
@@ -533,22 +527,19 @@ fn merge_records(
         unsafe {
             out.set_len(base + k);
         }
-        j += seen;
     }
-    if j > range.start {
-        *cur = Unit {
-            start,
-            end,
-            first: first as usize,
-            last: cur.last, // set by the caller
-            agg: Aggregate {
-                busy,
-                longest,
-                name,
-            },
-        };
-    }
-    j
+    *cur = Unit {
+        start,
+        end,
+        first: first as usize,
+        last: cur.last, // set by the caller
+        agg: Aggregate {
+            busy,
+            longest,
+            name,
+        },
+    };
+    range.end
 }
 
 /// [`merge_records`] when no record joins another: `cur` and then records `range` but the
