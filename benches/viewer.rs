@@ -1,5 +1,5 @@
 //! The viewer's frame on the CPU (building the render-gl scene) for a 10M-span trace, at
-//! three zoom levels, 1600×900 (the whole window; a side panel would only make it smaller).
+//! five zoom levels, 1600×900 (the whole window; a side panel would only make it smaller).
 //!
 //! ```sh
 //! cargo bench -p spall-viewer --bench viewer
@@ -45,6 +45,8 @@ fn bench(c: &mut Criterion) {
         let mid = t.start_ns + t.duration_ns() / 2;
         let zooms = [
             ("full", t.start_ns, t.end_ns),
+            ("1_3", mid, mid + t.duration_ns() / 3),
+            ("1_10", mid, mid + t.duration_ns() / 10),
             ("1_100", mid, mid + t.duration_ns() / 100),
             ("1_100000", mid, mid + (t.duration_ns() / 100_000).max(1)),
         ];
