@@ -207,33 +207,35 @@ fn walk_adding<const WRAP: bool>(
     let (mut first, mut from, mut end) = (i, start[i], start[i].saturating_add(dur[i]));
     let (mut busy, mut longest, mut name) = (dur[i], dur[i], names[i]);
     i += 1;
-    let mut done = false;
-    while !done {
-        // At most one item per span: a chunk of spans fills at most a chunk of slots.
-        let lim = n.min(i + WALK_CHUNK);
-        out.reserve(lim - i);
-        let base = out.len();
-        let slots = &mut out.spare_capacity_mut()[..lim - i];
-        let mut k = 0;
-        while i < lim {
-            let (s, d) = (start[i], dur[i]);
-            if s > t1 {
-                done = true;
-                break;
-            }
-            let joins = levels::joins(longest, end, d, s, wide, gap);
-            if joins & i.is_multiple_of(FANOUT) {
-                if let Some((level, b)) = absorbable(pyr, i, wide, gap, t1) {
-                    let blk = &pyr.levels[level];
-                    end = blk.last_end[b];
-                    busy = busy.saturating_add(blk.busy[b]);
-                    if blk.max_dur[b] as i64 > longest {
-                        (longest, name) = (blk.max_dur[b] as i64, blk.name[b]);
-                    }
-                    i = n.min(i + Pyramid::span_count(level));
-                    continue;
+    while i < n {
+        // At a block boundary the open item may absorb whole blocks.
+        if i.is_multiple_of(FANOUT) && levels::joins(longest, end, dur[i], start[i], wide, gap) {
+            if let Some((level, b)) = absorbable(pyr, i, wide, gap, t1) {
+                let blk = &pyr.levels[level];
+                end = blk.last_end[b];
+                busy = busy.saturating_add(blk.busy[b]);
+                if blk.max_dur[b] as i64 > longest {
+                    (longest, name) = (blk.max_dur[b] as i64, blk.name[b]);
                 }
+                i = n.min(i + Pyramid::span_count(level));
+                continue;
             }
+        }
+        // Spans i..lim: up to the next block boundary, and none starting after t1, so
+        // the loop over them checks neither.
+        let mut lim = n.min((i / FANOUT + 1) * FANOUT);
+        let last = start[lim - 1] > t1;
+        if last {
+            lim = i + start[i..lim].partition_point(|&s| s <= t1);
+        }
+        // At most one item per span.
+        out.reserve(FANOUT);
+        let base = out.len();
+        let slots = &mut out.spare_capacity_mut()[..FANOUT];
+        let mut k = 0;
+        for i in i..lim {
+            let (s, d) = (start[i], dur[i]);
+            let joins = levels::joins(longest, end, d, s, wide, gap);
             let span = (first as u32, (i - 1) as u32);
             slots[k].write(Item::of(span, (from, end, busy), (longest, name), wide));
             k += !joins as usize;
@@ -244,23 +246,21 @@ fn walk_adding<const WRAP: bool>(
             let take = !joins | (d > longest);
             name = select_unpredictable(take, names[i], name);
             longest = select_unpredictable(take, d, longest);
-            i += 1;
         }
         // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
-        // and k is at most the number of spans stepped, which the chunk's reserved slots
-        // (one per span up to `lim`) cover.
+        // and k is at most the number of spans stepped, at most FANOUT, the slots reserved.
         #[allow(unsafe_code)]
         unsafe {
             out.set_len(base + k);
         }
-        done |= i >= n;
+        i = lim;
+        if last {
+            break;
+        }
     }
     let span = (first as u32, (i - 1) as u32);
     out.push(Item::of(span, (from, end, busy), (longest, name), wide));
 }
-
-/// Spans walked per refill of the output's free slots.
-const WALK_CHUNK: usize = 1024;
 
 /// The largest block starting at span `i` whose spans are all narrower than `wide`, whose
 /// gaps are all narrower than `gap`, and which ends by `t1`: `(level, block)`. A larger
