@@ -9,6 +9,9 @@ cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "== cargo doc -D warnings (no broken links in the API docs)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 echo "== cargo test"
 cargo test --workspace --locked
 

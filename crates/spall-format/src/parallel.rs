@@ -67,8 +67,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
 
 impl Input {
     /// Decodes every event, chunks in parallel, each chunk into a sink made by `new_sink`.
-    /// Returns the sinks in file order (see the [module docs](self)); `progress` is called
-    /// with `(bytes done, bytes total)` from any thread.
+    /// Returns the sinks in file order: chunks are [`CHUNK_BYTES`] of whole `.spall`
+    /// buffers or JSON elements, whatever the thread count, so replaying the sinks in order
+    /// gives exactly the events of a sequential [`decode`](crate::decode). `progress` is
+    /// called with `(bytes done, bytes total)` from any thread.
     pub fn decode_parallel<S, F>(
         &self,
         new_sink: F,

@@ -9,7 +9,7 @@ use crate::spall::{event_type as ty, BUFFER_HEADER_LEN, MAGIC};
 pub const MAX_BUFFER: usize = 1 << 20;
 
 /// Writes `.spall` version 3: events are buffered per (pid, tid), each buffer holds at most
-/// [`MAX_BUFFER`] bytes, and everything is flushed on [`finish`](SpallWriter::finish) or drop.
+/// 1 MiB, and everything is flushed on [`finish`](SpallWriter::finish) or drop.
 ///
 /// Names and args longer than the format's 255 bytes are cut at a character boundary and
 /// counted in [`truncated_strings`](SpallWriter::truncated_strings).

@@ -149,7 +149,7 @@ pub struct Levels {
     pub saturated: Vec<u32>,
     /// A search index over each level's ends: level `l`'s entries are
     /// `skip[skip_offs[l] .. skip_offs[l + 1]]`, entry `q` the end of the last record of its
-    /// `q`-th group of [`SKIP`] records. A range query searches it (a few cached lines)
+    /// `q`-th group of `SKIP` (16) records. A range query searches it (a few cached lines)
     /// instead of the records, then scans one group.
     pub skip: Vec<i64>,
     pub skip_offs: Vec<u32>,

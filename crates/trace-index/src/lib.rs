@@ -57,7 +57,7 @@ pub struct LaneIndex {
 }
 
 impl LaneIndex {
-    /// The pyramid and every level worth keeping ([`levels::candidates`]), with no memory
+    /// The pyramid and every level worth keeping (see docs/INDEX.md), with no memory
     /// budget across lanes.
     pub fn build(lane: &Lane) -> LaneIndex {
         let ks: Vec<usize> = levels::candidates(lane)
