@@ -136,7 +136,8 @@ pub(crate) fn first_ending_in(lane: &Lane, spans: std::ops::Range<usize>, t: i64
 /// Guarantees (property-tested against a brute-force scan):
 /// - the items partition exactly the spans overlapping the range (those starting by `t1`
 ///   and ending at or after `t0`), in time order, each span in one item;
-/// - every span at least `min_px` wide is returned as a `Span`: nothing visible hides in a box;
+/// - every span at least `min_px` wide is returned on its own (`merged == false`): nothing
+///   visible hides in a box;
 /// - a box covers its spans exactly (first start to last end); boxes stop at gaps of
 ///   `gap_px` or more, so empty time stays empty;
 /// - hence boxes and spans are separated by at least a pixel or are at least two pixels wide,
