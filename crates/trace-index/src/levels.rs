@@ -255,7 +255,7 @@ impl Levels {
             };
             for i in 1..lane.len() {
                 let (s, d) = (start[i], dur[i]);
-                let strength = s.saturating_sub(end).max(d.max(dur[i - 1]) / 2);
+                let strength = strength(lane, i);
                 if strength >= taus[0] {
                     open[0] = Some(fold(first, i - 1, end, busy, longest, longest_at));
                     let mut l = 0;
@@ -309,14 +309,6 @@ impl Levels {
         lv
     }
 
-    /// The stored level to answer a query whose spans of `wide` ns or more stand alone and
-    /// whose gaps of `gap` ns or more stay visible: the coarsest with `τ <= gap` and
-    /// `2τ <= wide`.
-    pub fn pick(&self, wide: i64, gap: i64) -> Option<usize> {
-        let k = level_of(gap.min(wide / 2))?;
-        self.ks.iter().rposition(|&s| s as usize <= k)
-    }
-
     /// The first record of level `l` (index within the level) ending at or after `t`, or
     /// the level's length: a binary search over the skip index, then a scan of one group.
     pub fn first_ending_at_or_after(&self, l: usize, t: i64) -> usize {
@@ -331,7 +323,8 @@ impl Levels {
             .unwrap_or(group.len())
     }
 
-    /// Bytes of a lane's level table (this struct, `ks`, `offs`) holding `levels` levels.
+    /// Bytes of a lane's level table (this struct, `ks`, `offs`, `skip_offs`) holding
+    /// `levels` levels.
     pub fn table_bytes(levels: usize) -> usize {
         match levels {
             0 => 0,
@@ -372,7 +365,8 @@ fn last_start_at_most(lane: &Lane, a: usize, b: usize, t: i64) -> usize {
 }
 
 /// Appends the items of `lane` overlapping `[t0, t1]` to `out`, merging the items of stored
-/// level `l` (see [`Levels::pick`]). The result is the same as the span walk's.
+/// level `l` (see [`LaneIndex::pick`](crate::LaneIndex::pick)). The result is the same as
+/// the span walk's.
 #[allow(clippy::too_many_arguments)]
 pub fn query(
     lane: &Lane,
@@ -431,14 +425,14 @@ pub fn query(
     };
     let mut cur = unit(j0);
     let mut j = j0 + 1;
-    // At the level's own thresholds no record joins another (each boundary between them
-    // has a gap of at least τ or a span of at least 2τ on one side): the records in range
-    // are the answer, copied. Either way the records are taken whole up to the first one
-    // ending after t1, found through the skip index.
-    let k = lv.ks[l] as usize;
-    let copy = gap == tau(k) && wide == 2 * tau(k);
-    let whole = lv.first_ending_at_or_after(l, t1.saturating_add(1));
     if items[j0].end <= t1 {
+        // Records are taken whole up to the first one ending after t1, found through the
+        // skip index. At the level's own thresholds no record joins another (each boundary
+        // between them has a gap of at least τ or a span of at least 2τ on one side): the
+        // records in range are the answer, copied.
+        let whole = lv.first_ending_at_or_after(l, t1.saturating_add(1));
+        let k = lv.ks[l] as usize;
+        let copy = gap == tau(k) && wide == 2 * tau(k);
         // Saturated records split the run of records merged from their fields.
         let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
         loop {

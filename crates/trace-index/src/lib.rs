@@ -91,8 +91,8 @@ impl LaneIndex {
 
     /// The stored level (an index into [`Levels::ks`]) to answer a query whose spans of
     /// `wide` ns or more stand alone and whose gaps of `gap` ns or more stay visible: the
-    /// coarsest with `τ <= gap` and `2τ <= wide`. Same as [`Levels::pick`], without
-    /// reading the levels.
+    /// coarsest with `τ <= gap` and `2τ <= wide`, found in the lane's set of stored levels
+    /// without reading the levels themselves.
     #[inline]
     pub fn pick(&self, wide: i64, gap: i64) -> Option<(&Levels, usize)> {
         let k = level_of(gap.min(wide / 2))?;

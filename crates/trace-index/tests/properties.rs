@@ -2,7 +2,7 @@
 //! the stored levels against the span walk.
 
 use proptest::prelude::*;
-use trace_index::{hit_test, query_lane, Detail, Item, LaneIndex, LEVELS};
+use trace_index::{hit_test, query_lane, tau, Detail, Item, LaneIndex, LEVELS};
 use trace_model::{Lane, StrId};
 
 /// A lane from (gap, dur, name) triples: spans laid end to end with the given gaps.
@@ -45,6 +45,28 @@ fn wide_spec() -> impl Strategy<Value = Vec<(i64, i64, u32)>> {
 fn all_levels(lane: &Lane) -> LaneIndex {
     let every: Vec<usize> = (0..LEVELS).collect();
     LaneIndex::with_levels(lane, &every)
+}
+
+/// The items of `lane` over `[t0, t1]` by walking its spans, after checking that stored
+/// levels (every one, whether copied or merged) give the same.
+fn walked_matching_levels(
+    lane: &Lane,
+    (t0, t1): (i64, i64),
+    detail: Detail,
+) -> Result<Vec<Item>, TestCaseError> {
+    let mut walked = Vec::new();
+    query_lane(
+        lane,
+        &LaneIndex::with_levels(lane, &[]),
+        t0,
+        t1,
+        detail,
+        &mut walked,
+    );
+    let mut leveled = Vec::new();
+    query_lane(lane, &all_levels(lane), t0, t1, detail, &mut leveled);
+    prop_assert_eq!(&leveled, &walked);
+    Ok(walked)
 }
 
 /// A range and resolution from fractions of the lane's extent.
@@ -99,11 +121,7 @@ proptest! {
         detail.gap_px = gap_px;
         detail.min_px = min_px;
         detail.snap = snap;
-        let mut walked = Vec::new();
-        query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
-        let mut leveled = Vec::new();
-        query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
-        prop_assert_eq!(&leveled, &walked);
+        let walked = walked_matching_levels(&lane, (t0, t1), detail)?;
         check(&lane, t0, t1, detail, px as f64, &walked)?;
     }
 
@@ -155,12 +173,8 @@ proptest! {
         // output a chunk at a time, and whole blocks absorbed by the walk cross chunks.
         let lane = lane(&spec);
         let (t0, t1, detail) = view(&lane, a, b, px, 0);
-        let mut walked = Vec::new();
-        query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
+        let walked = walked_matching_levels(&lane, (t0, t1), detail)?;
         check(&lane, t0, t1, detail, px as f64, &walked)?;
-        let mut leveled = Vec::new();
-        query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
-        prop_assert_eq!(&leveled, &walked);
     }
 
     #[test]
@@ -181,14 +195,8 @@ proptest! {
         let spec: Vec<(i64, i64, u32)> =
             picks.iter().map(|&(g, d, name)| (near[g], near[d], name)).collect();
         let lane = lane(&spec);
-        let total = lane.start.last().map_or(1, |_| lane.end(lane.len() - 1)).max(1);
-        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-        let (t0, t1) = ((lo * total as f64) as i64, (hi * total as f64) as i64);
-        let mut walked = Vec::new();
-        query_lane(&lane, &LaneIndex::with_levels(&lane, &[]), t0, t1, detail, &mut walked);
-        let mut leveled = Vec::new();
-        query_lane(&lane, &all_levels(&lane), t0, t1, detail, &mut leveled);
-        prop_assert_eq!(&leveled, &walked);
+        let (t0, t1, _) = view(&lane, a, b, 1, 0);
+        let walked = walked_matching_levels(&lane, (t0, t1), detail)?;
         check(&lane, t0, t1, detail, ((t1 - t0) / r + 1) as f64, &walked)?;
     }
 
@@ -211,12 +219,13 @@ proptest! {
         wide in 0i64..i64::MAX,
         gap in 0i64..i64::MAX,
     ) {
-        // The lane's bit set of stored levels answers like a scan of the levels.
+        // The lane's set of stored levels answers like a scan of the stored level numbers:
+        // the coarsest level whose threshold τ is at most `gap` and `wide / 2`.
         let lane = lane(&spec);
         let ks: Vec<usize> = ks.into_iter().collect();
         let index = LaneIndex::with_levels(&lane, &ks);
         let (wide, gap) = (wide >> (gap % 63), gap >> (wide % 63));
-        let scanned = index.levels().and_then(|lv| lv.pick(wide, gap));
+        let scanned = ks.iter().rposition(|&k| tau(k) <= gap.min(wide / 2));
         prop_assert_eq!(index.pick(wide, gap).map(|(_, l)| l), scanned);
     }
 

@@ -25,7 +25,6 @@ impl Drop for Kill {
     }
 }
 
-/// The display to use, starting Xvfb if there is none.
 /// A display for a window test, with xdotool when `xdotool` is set; `None` (after a note)
 /// to skip the test, which fails instead when SPALL_WINDOW_TEST says it must run.
 fn display_for(test: &str, xdotool: bool) -> Option<(String, Option<Kill>)> {
@@ -45,6 +44,7 @@ fn display_for(test: &str, xdotool: bool) -> Option<(String, Option<Kill>)> {
     found
 }
 
+/// The display to use, starting Xvfb if there is none.
 fn display() -> Option<(String, Option<Kill>)> {
     if let Ok(d) = std::env::var("DISPLAY") {
         if !d.is_empty() {
