@@ -49,17 +49,29 @@ pub const MIN_SPANS: usize = 64;
 const MIN_SPANS_PER_ITEM: (usize, usize) = (3, 2);
 
 /// The threshold of level `k`: the smallest strength at which a boundary survives it.
+#[inline]
 pub fn tau(k: usize) -> i64 {
-    let m = (k / 2) as u32;
-    if k.is_multiple_of(2) {
-        1i64 << m
-    } else {
-        // ceil(2^m * sqrt 2), the smallest s with s^2 >= 2^(2m+1).
-        let x = 1u128 << (2 * m + 1);
-        let r = x.isqrt();
-        (if r * r < x { r + 1 } else { r }) as i64
-    }
+    TAUS[k]
 }
+
+/// [`tau`] of every level, computed once (a query needs it for every lane).
+const TAUS: [i64; LEVELS] = {
+    let mut t = [0; LEVELS];
+    let mut k = 0;
+    while k < LEVELS {
+        let m = (k / 2) as u32;
+        t[k] = if k % 2 == 0 {
+            1i64 << m
+        } else {
+            // ceil(2^m * sqrt 2), the smallest s with s^2 >= 2^(2m+1).
+            let x = 1u128 << (2 * m + 1);
+            let r = x.isqrt();
+            (if r * r < x { r + 1 } else { r }) as i64
+        };
+        k += 1;
+    }
+    t
+};
 
 /// The highest level whose threshold is at most `s`, if any (`s` at least 1).
 #[inline]
