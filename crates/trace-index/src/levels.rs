@@ -48,7 +48,8 @@ pub const MIN_SPANS: usize = 64;
 /// the spans reads no more than merging the items would.
 const MIN_SPANS_PER_ITEM: (usize, usize) = (3, 2);
 
-/// The threshold of level `k`: the smallest strength at which a boundary survives it.
+/// The threshold of level `k` (below [`LEVELS`]): the smallest strength at which a boundary
+/// survives it.
 #[inline]
 pub fn tau(k: usize) -> i64 {
     TAUS[k]
