@@ -100,12 +100,20 @@ impl Detail {
 
     /// The narrowest duration returned as a span, in ns (at least 1).
     pub fn min_dur(&self) -> i64 {
-        ((self.resolution() * self.min_px).ceil() as i64).max(1)
+        self.thresholds().0
     }
 
     /// The smallest gap left visible between boxes, in ns (at least 1).
     pub fn min_gap(&self) -> i64 {
-        ((self.resolution() * self.gap_px).ceil() as i64).max(1)
+        self.thresholds().1
+    }
+
+    /// [`min_dur`](Detail::min_dur) and [`min_gap`](Detail::min_gap), from one rounding of
+    /// the resolution (a query needs both, for every lane).
+    pub fn thresholds(&self) -> (i64, i64) {
+        let r = self.resolution();
+        let ns = |px: f64| ((r * px).ceil() as i64).max(1);
+        (ns(self.min_px), ns(self.gap_px))
     }
 }
 
@@ -149,7 +157,7 @@ pub fn query(lane: &Lane, li: &LaneIndex, t0: i64, t1: i64, detail: Detail, out:
     if lane.is_empty() {
         return;
     }
-    let (wide, gap) = (detail.min_dur(), detail.min_gap());
+    let (wide, gap) = detail.thresholds();
     match li.pick(wide, gap) {
         Some((lv, l)) => levels::query(lane, li.pyramid(), lv, l, (t0, t1), wide, gap, out),
         None => walk(lane, li.pyramid(), t0, t1, wide, gap, out),

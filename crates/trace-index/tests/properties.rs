@@ -250,6 +250,22 @@ proptest! {
 }
 
 #[test]
+fn thresholds_follow_the_pixel_widths() {
+    // Spans of `min_px` pixels or more stand alone; gaps of `gap_px` pixels or more stay.
+    let mut d = Detail::new(1000.0);
+    d.snap = false;
+    assert_eq!((d.min_dur(), d.min_gap()), (2000, 1000));
+    (d.min_px, d.gap_px) = (3.0, 0.5);
+    assert_eq!(d.thresholds(), (3000, 500));
+    // Snapped, 1000 ns per pixel rounds down to the level threshold ceil(512 √2) = 725.
+    let d = Detail::new(1000.0);
+    assert_eq!(d.resolution(), 725.0);
+    assert_eq!(d.thresholds(), (1450, 725));
+    // Below a nanosecond per pixel, both stay at least 1.
+    assert_eq!(Detail::new(0.1).thresholds(), (1, 1));
+}
+
+#[test]
 fn a_long_dense_lane_collapses_to_a_few_items() {
     // 1M spans of 10 ns every 20 ns on 1920 px: one box, found in few steps.
     let spec: Vec<(i64, i64, u32)> = (0..1_000_000).map(|i| (10, 10, (i % 5) as u32)).collect();
