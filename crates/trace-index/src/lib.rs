@@ -29,6 +29,8 @@
 //! assert_eq!(items[1].span(), Some(1000));
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod levels;
 mod lod;
 mod nav;
