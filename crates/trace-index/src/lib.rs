@@ -32,8 +32,6 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod levels;
-#[doc(hidden)]
-pub static EXP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 mod lod;
 mod nav;
 mod pyramid;
