@@ -267,7 +267,7 @@ fn walk_adding<const WRAP: bool>(
         out.reserve(FANOUT + 1);
         let base = out.len();
         #[cfg(target_arch = "x86_64")]
-        if simd && i + (lim - i).next_multiple_of(4) <= n {
+        if simd && lim > i && i + (lim - i).next_multiple_of(4) <= n {
             let slots = &mut out.spare_capacity_mut()[..avx2::SLOTS];
             let mut cur = avx2::Open {
                 first: first as u32,
@@ -279,7 +279,7 @@ fn walk_adding<const WRAP: bool>(
             };
             // SAFETY: the CPU has AVX2 (`simd`), spans up to i + (lim - i) rounded up to 4
             // exist (checked above), i >= 1 (the walk's first span opened the item) and the
-            // block holds at most FANOUT spans.
+            // block holds 1 to FANOUT spans.
             #[allow(unsafe_code)]
             let k = unsafe {
                 avx2::block(
@@ -389,7 +389,9 @@ mod tests {
             (wide, gap) in (1i64..14, 1i64..14),
             (from, len) in (0i64..4000, 0i64..8000),
         ) {
-            prop_assume!(avx2::available());
+            if !avx2::available() {
+                return Ok(());
+            }
             let lane = lane(&spec);
             let pyr = Pyramid::build(&lane);
             let (mut a, mut b) = (Vec::new(), Vec::new());
