@@ -97,7 +97,7 @@ fn bench(c: &mut Criterion) {
         ("frame_1_100000", mid, mid + (e - s) / 100_000),
     ];
     let mut out = Vec::with_capacity(1 << 16);
-    // This VM's speed varies by up to 1.5x from minute to minute, which criterion's means
+    // This VM's speed varies by up to 2x from minute to minute, which criterion's means
     // carry; the best of many single frames is the code's own cost.
     for (name, t0, t1) in views {
         let mut ms: Vec<f64> = (0..FRAMES)

@@ -58,7 +58,37 @@ pub(crate) struct Open {
 }
 
 /// Output slots for one block: the open item, and one item per span.
-pub(crate) const SLOTS: usize = 17;
+const SLOTS: usize = 17;
+
+/// Walks the spans `spans` (1 to 16 of them, after the lane's first) of a lane whose sums fit
+/// in an `i64`, growing `cur` and appending the items it closes to `out`.
+///
+/// # Panics
+/// If the CPU lacks AVX2, or the block breaks those bounds or reads past the lane (spans up
+/// to `spans.end` rounded up to a multiple of 4 must exist): the caller checks them first.
+#[inline]
+pub(crate) fn walk_block(
+    cols: (&[i64], &[i64], &[StrId]),
+    spans: std::ops::Range<usize>,
+    thresholds: (i64, i64),
+    cur: &mut Open,
+    out: &mut Vec<Item>,
+) {
+    let (i, m) = (spans.start, spans.len());
+    let n = cols.0.len().min(cols.1.len()).min(cols.2.len());
+    assert!(available() && i >= 1 && (1..=16).contains(&m) && i + m.next_multiple_of(4) <= n);
+    out.reserve(SLOTS);
+    let base = out.len();
+    let slots = (&mut out.spare_capacity_mut()[..SLOTS]).try_into().unwrap();
+    // SAFETY: the CPU has AVX2 and the spans are within bounds (asserted above).
+    #[allow(unsafe_code)]
+    let k = unsafe { block(cols, (i, m), thresholds, cur, slots) };
+    // SAFETY: `block` initialised slots 0..k, within the capacity reserved.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(base + k);
+    }
+}
 
 /// Walks spans `i..i + m` of a lane whose sums fit in an `i64` (`1 <= i`, `1 <= m <= 16`,
 /// and spans up to `i + m` rounded up to a multiple of 4 exist), growing `cur` and writing
@@ -69,7 +99,7 @@ pub(crate) const SLOTS: usize = 17;
 /// `i + m.next_multiple_of(4)` spans.
 #[target_feature(enable = "avx2")]
 #[allow(unsafe_code)]
-pub(crate) unsafe fn block(
+unsafe fn block(
     (start, dur, names): (&[i64], &[i64], &[StrId]),
     (i, m): (usize, usize),
     (wide, gap): (i64, i64),
@@ -125,6 +155,8 @@ pub(crate) unsafe fn block(
     let zero = _mm256_setzero_si256();
     let min = _mm256_set1_epi64x(i64::MIN);
     let merged_bit = _mm256_set1_epi64x(1 << 32);
+    // Added to twice a lane number, the two 32-bit halves of that 64-bit lane.
+    let halves = _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0);
     let out = slots.as_mut_ptr().cast::<u8>();
     for v in 0..vectors {
         let x = i + 4 * v;
@@ -204,8 +236,7 @@ pub(crate) unsafe fn block(
         }
         // The open item after this vector's last span in the block.
         let top = if v + 1 < vectors { 3 } else { (m - 1) % 4 };
-        let pick = _mm256_set1_epi32(2 * top as i32);
-        let pick = _mm256_add_epi32(pick, _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0));
+        let pick = _mm256_add_epi32(_mm256_set1_epi32(2 * top as i32), halves);
         let bcast = |v: __m256i| _mm256_permutevar8x32_epi32(v, pick);
         (c_busy, c_long, c_name) = (bcast(busy), bcast(long), bcast(name));
         (c_first, c_from, c_end) = (bcast(first), bcast(from), bcast(end));

@@ -263,67 +263,48 @@ fn walk_adding<const WRAP: bool>(
         if last {
             lim = i + start[i..lim].partition_point(|&s| s <= t1);
         }
-        // At most one item per span.
-        out.reserve(FANOUT + 1);
-        let base = out.len();
-        #[cfg(target_arch = "x86_64")]
         if simd && lim > i && i + (lim - i).next_multiple_of(4) <= n {
-            let slots = &mut out.spare_capacity_mut()[..avx2::SLOTS];
-            let mut cur = avx2::Open {
-                first: first as u32,
-                from,
-                end,
-                busy,
-                longest,
-                name,
-            };
-            // SAFETY: the CPU has AVX2 (`simd`), spans up to i + (lim - i) rounded up to 4
-            // exist (checked above), i >= 1 (the walk's first span opened the item) and the
-            // block holds 1 to FANOUT spans.
-            #[allow(unsafe_code)]
-            let k = unsafe {
-                avx2::block(
-                    (start, dur, names),
-                    (i, lim - i),
-                    (wide, gap),
-                    &mut cur,
-                    slots.try_into().unwrap(),
-                )
-            };
-            // SAFETY: `block` initialised slots 0..k, within the capacity reserved.
+            #[cfg(target_arch = "x86_64")]
+            {
+                let mut cur = avx2::Open {
+                    first: first as u32,
+                    from,
+                    end,
+                    busy,
+                    longest,
+                    name,
+                };
+                avx2::walk_block((start, dur, names), i..lim, (wide, gap), &mut cur, out);
+                (first, from, end) = (cur.first as usize, cur.from, cur.end);
+                (busy, longest, name) = (cur.busy, cur.longest, cur.name);
+            }
+        } else {
+            // At most one item per span.
+            out.reserve(FANOUT);
+            let base = out.len();
+            let slots = &mut out.spare_capacity_mut()[..FANOUT];
+            let mut k = 0;
+            for i in i..lim {
+                let (s, d) = (start[i], dur[i]);
+                let joins = levels::joins(longest, end, d, s, wide, gap);
+                let span = (first as u32, (i - 1) as u32);
+                slots[k].write(Item::of(span, (from, end, busy), (longest, name), wide));
+                k += !joins as usize;
+                first = select_unpredictable(joins, first, i);
+                from = select_unpredictable(joins, from, s);
+                end = add::<WRAP>(s, d);
+                busy = add::<WRAP>(select_unpredictable(joins, busy, 0), d);
+                let take = !joins | (d > longest);
+                name = select_unpredictable(take, names[i], name);
+                longest = select_unpredictable(take, d, longest);
+            }
+            // SAFETY: slots 0..k were written above (each step writes slot k before k
+            // grows), and k is at most the number of spans stepped, at most FANOUT, the
+            // slots reserved.
             #[allow(unsafe_code)]
             unsafe {
                 out.set_len(base + k);
             }
-            (first, from, end) = (cur.first as usize, cur.from, cur.end);
-            (busy, longest, name) = (cur.busy, cur.longest, cur.name);
-            i = lim;
-            if last {
-                break;
-            }
-            continue;
-        }
-        let slots = &mut out.spare_capacity_mut()[..FANOUT];
-        let mut k = 0;
-        for i in i..lim {
-            let (s, d) = (start[i], dur[i]);
-            let joins = levels::joins(longest, end, d, s, wide, gap);
-            let span = (first as u32, (i - 1) as u32);
-            slots[k].write(Item::of(span, (from, end, busy), (longest, name), wide));
-            k += !joins as usize;
-            first = select_unpredictable(joins, first, i);
-            from = select_unpredictable(joins, from, s);
-            end = add::<WRAP>(s, d);
-            busy = add::<WRAP>(select_unpredictable(joins, busy, 0), d);
-            let take = !joins | (d > longest);
-            name = select_unpredictable(take, names[i], name);
-            longest = select_unpredictable(take, d, longest);
-        }
-        // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
-        // and k is at most the number of spans stepped, at most FANOUT, the slots reserved.
-        #[allow(unsafe_code)]
-        unsafe {
-            out.set_len(base + k);
         }
         i = lim;
         if last {
@@ -360,21 +341,18 @@ mod tests {
 
     use super::*;
 
-    /// A lane from (gap, dur, name) triples.
+    /// A lane from (gap, dur, name) triples: only the columns the walk reads.
     fn lane(spec: &[(i64, i64, u32)]) -> Lane {
-        let mut l = Lane::default();
-        let mut t = 0i64;
-        for &(gap, dur, name) in spec {
-            t += gap;
-            l.start.push(t);
-            l.dur.push(dur);
-            l.name.push(StrId(name));
-            l.cat.push(StrId(0));
-            l.args.push(Default::default());
-            l.flags.push(0);
-            t += dur;
+        let ends = spec.iter().scan(0, |t, &(gap, dur, _)| {
+            *t += gap + dur;
+            Some(*t)
+        });
+        Lane {
+            start: ends.zip(spec).map(|(e, s)| e - s.1).collect(),
+            dur: spec.iter().map(|s| s.1).collect(),
+            name: spec.iter().map(|s| StrId(s.2)).collect(),
+            ..Lane::default()
         }
-        l
     }
 
     proptest! {
