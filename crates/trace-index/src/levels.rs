@@ -569,12 +569,40 @@ fn copy_records(
     let Some(last) = records.last() else {
         return range.end;
     };
-    out.reserve(records.len());
     cur.last = records[0].first as usize - 1;
     out.push(cur.item(wide));
-    let closed = (records.iter().zip(&records[1..]))
-        .map(|(it, next)| Unit::of_record(it, next.first as usize - 1).item(wide));
-    out.extend(closed);
+    out.reserve(records.len() - 1);
+    let base = out.len();
+    let slots = &mut out.spare_capacity_mut()[..records.len() - 1];
+    #[cfg(target_arch = "x86_64")]
+    let done = match crate::avx2::available() {
+        true => crate::avx2::copy_records(records, wide, slots),
+        false => 0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    let rest = (slots[done..].iter_mut())
+        .zip(&records[done..])
+        .zip(&records[done + 1..]);
+    for ((slot, it), next) in rest {
+        let last = next.first - 1;
+        Item {
+            start: it.start,
+            end: it.end,
+            busy: it.busy as i64,
+            first: it.first,
+            last,
+            name: it.name,
+            merged: (it.first != last) | ((it.longest as i64) < wide),
+        }
+        .put(slot);
+    }
+    // SAFETY: the vector code and the loop wrote all `records.len() - 1` slots, within the
+    // reserved capacity.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(base + records.len() - 1);
+    }
     // Its last span is set by the caller, who knows where the level ends.
     *cur = Unit::of_record(last, cur.last);
     range.end

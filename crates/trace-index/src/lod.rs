@@ -1,6 +1,7 @@
 //! The level-of-detail walk over one lane.
 
 use std::hint::select_unpredictable;
+use std::mem::MaybeUninit;
 
 use trace_model::{Lane, StrId};
 
@@ -33,6 +34,20 @@ pub struct Item {
     pub merged: bool,
 }
 
+// The layout `Item::put` and the vector walk write.
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<Item>() == 40 && align_of::<Item>() == 8);
+    assert!(offset_of!(Item, start) == 0);
+    assert!(offset_of!(Item, end) == 8);
+    assert!(offset_of!(Item, busy) == 16);
+    assert!(offset_of!(Item, first) == 24);
+    assert!(offset_of!(Item, last) == 28);
+    assert!(offset_of!(Item, name) == 32);
+    assert!(offset_of!(Item, merged) == 36);
+    assert!(size_of::<StrId>() == 4);
+};
+
 impl Item {
     /// The item of spans `first..=last` covering `start..end`, whose longest span lasts
     /// `longest` and is named `name`, for a query whose spans of `wide` or more stand alone:
@@ -52,6 +67,31 @@ impl Item {
             last,
             name,
             merged: (first != last) | (longest < wide),
+        }
+    }
+
+    /// Writes the item to `slot` as five 8-byte words. Written field by field it takes
+    /// seven stores, and the hot loops that fill a frame's items are bound by stores.
+    #[inline(always)]
+    pub(crate) fn put(self, slot: &mut MaybeUninit<Item>) {
+        let words: [u64; 5] = [
+            self.start as u64,
+            self.end as u64,
+            self.busy as u64,
+            self.first as u64 | (self.last as u64) << 32,
+            self.name.0 as u64 | (self.merged as u64) << 32,
+        ];
+        if cfg!(target_endian = "big") {
+            slot.write(self);
+            return;
+        }
+        // SAFETY: `Item` is `repr(C)` with these five little-endian words' layout (checked
+        // at compile time above `impl Item`): start, end and busy at 0, 8 and 16, first and
+        // last at 24 and 28, name at 32 and merged at 36 (a valid bool: 0 or 1), then
+        // padding. The slot is aligned for `Item`, so for `[u64; 5]`.
+        #[allow(unsafe_code)]
+        unsafe {
+            slot.as_mut_ptr().cast::<[u64; 5]>().write(words);
         }
     }
 
@@ -288,7 +328,7 @@ fn walk_adding<const WRAP: bool>(
                 let (s, d) = (start[i], dur[i]);
                 let joins = levels::joins(longest, end, d, s, wide, gap);
                 let span = (first as u32, (i - 1) as u32);
-                slots[k].write(Item::of(span, (from, end, busy), (longest, name), wide));
+                Item::of(span, (from, end, busy), (longest, name), wide).put(&mut slots[k]);
                 k += !joins as usize;
                 first = select_unpredictable(joins, first, i);
                 from = select_unpredictable(joins, from, s);
