@@ -242,9 +242,9 @@ fn add<const WRAP: bool>(a: i64, b: i64) -> i64 {
     }
 }
 
-/// Whether this CPU runs the vector walk ([`avx2::block`]).
+/// Whether this CPU runs the vector code ([`avx2`]).
 #[inline]
-fn simd() -> bool {
+pub(crate) fn simd() -> bool {
     #[cfg(target_arch = "x86_64")]
     return avx2::available();
     #[cfg(not(target_arch = "x86_64"))]
@@ -376,13 +376,13 @@ fn absorbable(pyr: &Pyramid, i: usize, wide: i64, gap: i64, t1: i64) -> Option<(
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
-mod tests {
+pub(crate) mod tests {
     use proptest::prelude::*;
 
     use super::*;
 
     /// A lane from (gap, dur, name) triples: only the columns the walk reads.
-    fn lane(spec: &[(i64, i64, u32)]) -> Lane {
+    pub(crate) fn lane(spec: &[(i64, i64, u32)]) -> Lane {
         let ends = spec.iter().scan(0, |t, &(gap, dur, _)| {
             *t += gap + dur;
             Some(*t)

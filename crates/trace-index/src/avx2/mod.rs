@@ -1,6 +1,8 @@
-//! The span walk's inner loop in AVX2, for x86-64 CPUs that have it (detected at run time).
+//! The hot loops of a frame in AVX2, for x86-64 CPUs that have it (detected at run time):
+//! the span walk's inner loop (here), and stored records copied or merged into items
+//! ([`records`]).
 //!
-//! The scalar walk (`lod::walk`) carries the open item from span to span: 64 instructions
+//! The scalar span walk (`lod::walk`) carries the open item from span to span: 64 instructions
 //! per span, many of them moving six running values through too few registers. This one
 //! takes about 35 (20 and 118 per 4 spans in its two loops).
 //! Here a block of up to 16 spans is done 4 at a time:
@@ -24,8 +26,11 @@ use std::mem::{size_of, MaybeUninit};
 
 use trace_model::StrId;
 
-use crate::levels::LevelItem;
 use crate::lod::Item;
+
+mod records;
+
+pub(crate) use records::{copy_records, merge_block, MERGE_BLOCK};
 
 // Items are written as a 32-byte row (start, end, busy, first, last) and an 8-byte word
 // (name, merged, padding): the layout `Item::put` checks.
@@ -67,17 +72,86 @@ pub(crate) fn walk_block(
     let (i, m) = (spans.start, spans.len());
     let n = cols.0.len().min(cols.1.len()).min(cols.2.len());
     assert!(available() && i >= 1 && (1..=16).contains(&m) && i + m.next_multiple_of(4) <= n);
-    out.reserve(SLOTS);
+    // SAFETY: the CPU has AVX2 and the spans are within bounds (asserted above), and
+    // `block` initialises the slots it counts.
+    #[allow(unsafe_code)]
+    unsafe {
+        fill(out, |slots| block(cols, (i, m), thresholds, cur, slots));
+    }
+}
+
+/// Appends to `out` the items `f` writes to `N` free slots at its end.
+///
+/// # Safety
+/// `f` must initialise the slots `0..k` it returns `k` for (`k <= N`).
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn fill<const N: usize>(
+    out: &mut Vec<Item>,
+    f: impl FnOnce(&mut [MaybeUninit<Item>; N]) -> usize,
+) {
+    out.reserve(N);
     let base = out.len();
-    let slots = (&mut out.spare_capacity_mut()[..SLOTS]).try_into().unwrap();
-    // SAFETY: the CPU has AVX2 and the spans are within bounds (asserted above).
-    #[allow(unsafe_code)]
-    let k = unsafe { block(cols, (i, m), thresholds, cur, slots) };
-    // SAFETY: `block` initialised slots 0..k, within the capacity reserved.
-    #[allow(unsafe_code)]
+    let slots = (&mut out.spare_capacity_mut()[..N]).try_into().unwrap();
+    let k = f(slots);
+    debug_assert!(k <= N);
+    // SAFETY: `f` initialised slots 0..k (the caller's contract), within the capacity
+    // reserved.
     unsafe {
         out.set_len(base + k);
     }
+}
+
+/// The 4 64-bit lanes of `v`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn words(v: __m256i) -> [i64; 4] {
+    let (lo, hi) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    [
+        _mm_cvtsi128_si64(lo),
+        _mm_extract_epi64::<1>(lo),
+        _mm_cvtsi128_si64(hi),
+        _mm_extract_epi64::<1>(hi),
+    ]
+}
+
+/// Writes an item as its 32-byte row (start, end, busy, first | last << 32) and its word
+/// (name | merged << 32) to slot `k` of `out`.
+///
+/// # Safety
+/// Slot `k` must be within the slots `out` points to.
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn put_row(out: *mut u8, k: usize, row: __m256i, word: i64) {
+    // SAFETY: the slot is within the caller's slots (its contract).
+    unsafe {
+        let at = out.add(k * size_of::<Item>());
+        _mm256_storeu_si256(at.cast(), row);
+        at.add(32).cast::<i64>().write_unaligned(word);
+    }
+}
+
+/// Bit x: element x of 4 joins the one before it (`before`: their ends and longest spans),
+/// under the thresholds `wide` and `gap ^ i64::MIN`, broadcast: both hold only narrow spans
+/// and the gap between them is narrow (`levels::joins`, 4 at a time).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn joins4(
+    (start, longest): (__m256i, __m256i),
+    (end_before, long_before): (__m256i, __m256i),
+    (wv, gap_flipped): (__m256i, __m256i),
+) -> u32 {
+    // `apart < gap` unsigned, as the scalar code compares: both flipped, then signed.
+    let sign = _mm256_set1_epi64x(i64::MIN);
+    let apart = _mm256_xor_si256(_mm256_sub_epi64(start, end_before), sign);
+    let near = _mm256_cmpgt_epi64(gap_flipped, apart);
+    let narrow = _mm256_and_si256(
+        _mm256_cmpgt_epi64(wv, longest),
+        _mm256_cmpgt_epi64(wv, long_before),
+    );
+    let joins = _mm256_and_si256(narrow, near);
+    _mm256_movemask_pd(_mm256_castsi256_pd(joins)) as u32
 }
 
 /// Walks spans `i..i + m` of a lane whose sums fit in an `i64` (`1 <= i`, `1 <= m <= 16`,
@@ -100,8 +174,6 @@ unsafe fn block(
     debug_assert!(i + m.next_multiple_of(4) <= start.len().min(dur.len()).min(names.len()));
     let vectors = m.div_ceil(4);
     let wv = _mm256_set1_epi64x(wide);
-    let sign = _mm256_set1_epi64x(i64::MIN);
-    // `apart < gap` unsigned, as the scalar walk compares: both flipped, then signed.
     let gap_flipped = _mm256_set1_epi64x(gap ^ i64::MIN);
     // SAFETY (all loads below): vector v reads spans i + 4v - 1 .. i + 4v + 4, within the
     // spans the caller guarantees (i >= 1, i + 4 * vectors <= len).
@@ -113,11 +185,8 @@ unsafe fn block(
         let x = i + 4 * v;
         let (s, d) = (load(start, x), load(dur, x));
         let (sp, dp) = (load(start, x - 1), load(dur, x - 1));
-        let apart = _mm256_xor_si256(_mm256_sub_epi64(s, _mm256_add_epi64(sp, dp)), sign);
-        let near = _mm256_cmpgt_epi64(gap_flipped, apart);
-        let narrow = _mm256_and_si256(_mm256_cmpgt_epi64(wv, d), _mm256_cmpgt_epi64(wv, dp));
-        let joins = _mm256_and_si256(narrow, near);
-        let joins = _mm256_movemask_pd(_mm256_castsi256_pd(joins)) as u32;
+        let before = (_mm256_add_epi64(sp, dp), dp);
+        let joins = joins4((s, d), before, (wv, gap_flipped));
         bounds |= (!joins & 0xF) << (4 * v);
     }
     bounds &= (1u32 << m) - 1;
@@ -203,25 +272,14 @@ unsafe fn block(
             _mm256_permute2x128_si256::<0x31>(t0, t2),
             _mm256_permute2x128_si256::<0x31>(t1, t3),
         ];
-        let lo = _mm256_castsi256_si128(nmw);
-        let hi = _mm256_extracti128_si256::<1>(nmw);
-        let words = [
-            _mm_cvtsi128_si64(lo),
-            _mm_extract_epi64::<1>(lo),
-            _mm_cvtsi128_si64(hi),
-            _mm_extract_epi64::<1>(hi),
-        ];
+        let words = words(nmw);
         // Span x closes its item when span x + 1 starts one (never the block's last span:
         // that item stays open).
         let closes = bounds >> (4 * v + 1);
         for lane in 0..4 {
             // SAFETY: k counts the items closed so far, at most the spans before this one
             // plus the open item, so k <= 16 < SLOTS: the row stays inside `slots`.
-            unsafe {
-                let at = out.add(k * size_of::<Item>());
-                _mm256_storeu_si256(at.cast(), rows[lane]);
-                at.add(32).cast::<i64>().write_unaligned(words[lane]);
-            }
+            unsafe { put_row(out, k, rows[lane], words[lane]) };
             k += ((closes >> lane) & 1) as usize;
         }
         // The open item after this vector's last span in the block.
@@ -241,115 +299,4 @@ unsafe fn block(
         name: StrId(scalar(c_name) as u32),
     };
     k
-}
-
-// Records are read as one 32-byte vector: start, end, first | busy << 32 and
-// longest | name << 32.
-const _: () = {
-    use std::mem::offset_of;
-    assert!(size_of::<LevelItem>() == 32);
-    assert!(offset_of!(LevelItem, start) == 0);
-    assert!(offset_of!(LevelItem, end) == 8);
-    assert!(offset_of!(LevelItem, first) == 16);
-    assert!(offset_of!(LevelItem, busy) == 20);
-    assert!(offset_of!(LevelItem, longest) == 24);
-    assert!(offset_of!(LevelItem, name) == 28);
-};
-
-/// Writes the items of `records` but the last, taken as they are (none joins another: the
-/// level's records at its own thresholds), to `slots`, 4 at a time: record `r`'s item ends
-/// with the span before record `r + 1`'s first. Returns how many it wrote: a multiple of 4
-/// (the caller writes the rest).
-///
-/// # Panics
-/// If the CPU lacks AVX2 or `slots` is shorter than `records.len() - 1`.
-#[inline]
-pub(crate) fn copy_records(
-    records: &[LevelItem],
-    wide: i64,
-    slots: &mut [MaybeUninit<Item>],
-) -> usize {
-    let vectors = records.len().saturating_sub(1) / 4;
-    assert!(available() && slots.len() >= 4 * vectors);
-    // SAFETY: the CPU has AVX2, the records read (up to 4 * vectors + 1) exist and the
-    // slots written (4 * vectors) are within `slots` (asserted above).
-    #[allow(unsafe_code)]
-    unsafe {
-        copy_vectors(records, wide, slots, vectors)
-    };
-    4 * vectors
-}
-
-/// [`copy_records`] for records `0..4 * vectors`.
-///
-/// # Safety
-/// The CPU must have AVX2, `records` must hold at least `4 * vectors + 1` records and
-/// `slots` at least `4 * vectors` slots.
-#[target_feature(enable = "avx2")]
-#[allow(unsafe_code)]
-unsafe fn copy_vectors(
-    records: &[LevelItem],
-    wide: i64,
-    slots: &mut [MaybeUninit<Item>],
-    vectors: usize,
-) {
-    debug_assert!(records.len() > 4 * vectors && slots.len() >= 4 * vectors);
-    let low = _mm256_set1_epi64x(0xFFFF_FFFF);
-    let one = _mm256_set1_epi64x(1);
-    let wv = _mm256_set1_epi64x(wide);
-    let merged_bit = _mm256_set1_epi64x(1 << 32);
-    let src = records.as_ptr().cast::<__m256i>();
-    let out = slots.as_mut_ptr().cast::<u8>();
-    for v in 0..vectors {
-        let r = 4 * v;
-        // SAFETY: records r .. r + 4 exist (r + 4 <= 4 * vectors < records.len()).
-        let rows = unsafe { [0, 1, 2, 3].map(|x| _mm256_loadu_si256(src.add(r + x))) };
-        // Columns: first | busy << 32 and longest | name << 32 of the 4 records.
-        let t0 = _mm256_unpacklo_epi64(rows[0], rows[1]);
-        let t1 = _mm256_unpackhi_epi64(rows[0], rows[1]);
-        let t2 = _mm256_unpacklo_epi64(rows[2], rows[3]);
-        let t3 = _mm256_unpackhi_epi64(rows[2], rows[3]);
-        let fb = _mm256_permute2x128_si256::<0x31>(t0, t2);
-        let ln = _mm256_permute2x128_si256::<0x31>(t1, t3);
-        let first = _mm256_and_si256(fb, low);
-        let busy = _mm256_srli_epi64::<32>(fb);
-        // Each record's last span: the one before the next record's first.
-        let next = records[r + 4].first as i64;
-        let next_first = _mm256_blend_epi32::<0b1100_0000>(
-            _mm256_permute4x64_epi64::<0b11_11_10_01>(first),
-            _mm256_set1_epi64x(next),
-        );
-        let last = _mm256_sub_epi64(next_first, one);
-        let fl = _mm256_or_si256(first, _mm256_slli_epi64::<32>(last));
-        // A box unless one span of `wide` or more (as `Item::of`).
-        let narrow = _mm256_cmpgt_epi64(wv, _mm256_and_si256(ln, low));
-        let single = _mm256_cmpeq_epi64(first, last);
-        let merged = _mm256_andnot_si256(_mm256_andnot_si256(narrow, single), merged_bit);
-        let nmw = _mm256_or_si256(_mm256_srli_epi64::<32>(ln), merged);
-        // Rows: (start, end) from the record, then (busy, first | last << 32).
-        let u0 = _mm256_unpacklo_epi64(busy, fl);
-        let u1 = _mm256_unpackhi_epi64(busy, fl);
-        let items = [
-            _mm256_permute2x128_si256::<0x20>(rows[0], u0),
-            _mm256_permute2x128_si256::<0x20>(rows[1], u1),
-            _mm256_permute2x128_si256::<0x30>(rows[2], u0),
-            _mm256_permute2x128_si256::<0x30>(rows[3], u1),
-        ];
-        let lo = _mm256_castsi256_si128(nmw);
-        let hi = _mm256_extracti128_si256::<1>(nmw);
-        let words = [
-            _mm_cvtsi128_si64(lo),
-            _mm_extract_epi64::<1>(lo),
-            _mm_cvtsi128_si64(hi),
-            _mm_extract_epi64::<1>(hi),
-        ];
-        for x in 0..4 {
-            // SAFETY: slot r + x < 4 * vectors is within `slots`.
-            unsafe {
-                let at = out.add((r + x) * size_of::<Item>());
-                _mm256_storeu_si256(at.cast(), items[x]);
-                at.add(32).cast::<i64>().write_unaligned(words[x]);
-            }
-        }
-    }
 }
