@@ -462,7 +462,7 @@ pub fn query(
             j = if copy {
                 copy_records(items, j..stop.min(whole), &mut cur, wide, simd, out)
             } else {
-                merge_records(items, j..stop.min(whole), &mut cur, (wide, gap), simd, out)
+                merge_records(items, j..stop.min(whole), &mut cur, wide, gap, out)
             };
             cur.last = last_of(j - 1);
             // Record j is the one ending after t1, a saturated one, or the end.
@@ -490,19 +490,17 @@ pub fn query(
 /// the output item being grown, appending every item it closes to `out`. Returns
 /// `range.end`. `cur.last` is left for the caller to set.
 ///
-/// The hot loop of a zoomed-out frame. With `simd`, blocks of 64 records go through the
-/// vector merge (`avx2::merge_block`); the rest, and every block without it, through a
-/// scalar loop that does not branch on the data: each step writes the current item to the
-/// next free slot and moves past it only when the next record does not join it. The
-/// current item lives in locals (a version merging `Unit`s through one helper was 15%
-/// slower; one keeping the item in a struct spilled it to the stack).
+/// The hot loop of a zoomed-out frame, so it does not branch on the data: each step writes
+/// the current item to the next free slot and moves past it only when the next record does
+/// not join it. The current item lives in locals (a version merging `Unit`s through one
+/// helper was 15% slower; one keeping the item in a struct spilled it to the stack).
 #[inline(never)]
 fn merge_records(
     items: &[LevelItem],
     range: std::ops::Range<usize>,
     cur: &mut Unit,
-    (wide, gap): (i64, i64),
-    simd: bool,
+    wide: i64,
+    gap: i64,
     out: &mut Vec<Item>,
 ) -> usize {
     if range.is_empty() {
@@ -510,35 +508,14 @@ fn merge_records(
     }
     let (mut start, mut end, mut first) = (cur.start, cur.end, cur.first as u32);
     let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = simd;
-    let mut j = range.start;
-    while j < range.end {
-        #[cfg(target_arch = "x86_64")]
-        let lim = range.end.min(j + crate::avx2::MERGE_BLOCK);
-        #[cfg(target_arch = "x86_64")]
-        if simd && j + (lim - j).next_multiple_of(4) < items.len() {
-            let mut open = crate::avx2::Open {
-                first,
-                from: start,
-                end,
-                busy,
-                longest,
-                name,
-            };
-            crate::avx2::merge_block(items, j..lim, (wide, gap), &mut open, out);
-            (first, start, end) = (open.first, open.from, open.end);
-            (busy, longest, name) = (open.busy, open.longest, open.name);
-            j = lim;
-            continue;
-        }
-        let lim = range.end.min(j + MERGE_BLOCK);
-        // At most one item per record.
-        out.reserve(MERGE_BLOCK);
+    for records in items[range.clone()].chunks(MERGE_CHUNK) {
+        // At most one item per record: a chunk of records fills at most a chunk of slots.
+        out.reserve(records.len());
         let base = out.len();
-        let slots = &mut out.spare_capacity_mut()[..MERGE_BLOCK];
+        let slots = &mut out.spare_capacity_mut()[..records.len()];
         let mut k = 0;
-        for it in &items[j..lim] {
+        for (r, it) in records.iter().enumerate() {
+            prefetch(records.as_ptr().wrapping_add(r + PREFETCH_AHEAD));
             let (s, l) = (it.start, it.longest as i64);
             let joins = joins(longest, end, l, s, wide, gap);
             let item = Item::of(
@@ -559,12 +536,11 @@ fn merge_records(
             longest = select_unpredictable(take, l, longest);
         }
         // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
-        // within the capacity reserved for `MERGE_BLOCK >= k` items.
+        // within the capacity reserved for `records.len() >= k` items.
         #[allow(unsafe_code)]
         unsafe {
             out.set_len(base + k);
         }
-        j = lim;
     }
     *cur = Unit {
         start,
@@ -637,8 +613,27 @@ fn copy_records(
     range.end
 }
 
-/// Records per refill of the output's free slots in the scalar merge.
-const MERGE_BLOCK: usize = 16;
+/// Records merged per refill of the output's free slots.
+const MERGE_CHUNK: usize = 1024;
+
+/// Records fetched ahead of the merge: a level is read in one stream, but each lane's stream
+/// starts cold, and the hardware prefetcher alone leaves the merge waiting on memory.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the CPU to bring the cache line holding `p` closer (a hint: never faults).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults, even for an address past the end
+    // of an allocation, and reads nothing into the program.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
 
 #[cfg(test)]
 mod tests {
@@ -662,43 +657,5 @@ mod tests {
             (0..8).map(tau).collect::<Vec<_>>(),
             [1, 2, 2, 3, 4, 6, 8, 12]
         );
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-
-        /// The vector merge returns the scalar merge's items and open item: the records of
-        /// a random lane's level, merged from anywhere at thresholds from the level's own
-        /// (few joins) to far coarser (many), so blocks of every length, lone records and
-        /// long runs all occur; the open item's longest span is sometimes not its last
-        /// record's (an item cut by the query, or read from the pyramid).
-        #[test]
-        fn vector_and_scalar_merges_agree(
-            spec in proptest::collection::vec((0i64..12, 0i64..12, 0u32..4), 2..900),
-            k in 0usize..6,
-            (wide, gap) in (0i64..40, 0i64..40),
-            (from, len) in (0usize..900, 0usize..900),
-            cur_longest in proptest::option::of(0i64..40),
-        ) {
-            if !crate::lod::simd() {
-                return Ok(());
-            }
-            let lv = Levels::build(&crate::lod::tests::lane(&spec), &[k]);
-            let items = &lv.items;
-            proptest::prop_assume!(items.len() >= 2);
-            let j = 1 + from % (items.len() - 1);
-            let mut cur = Unit::of_record(&items[j - 1], items[j].first as usize - 1);
-            if let Some(l) = cur_longest {
-                cur.agg.longest = l;
-            }
-            let thresholds = (wide.max(2 * tau(k)), gap.max(tau(k)));
-            let range = j..(j + len).min(items.len());
-            let (mut a, mut b) = ((cur, Vec::new()), (cur, Vec::new()));
-            merge_records(items, range.clone(), &mut a.0, thresholds, false, &mut a.1);
-            merge_records(items, range, &mut b.0, thresholds, true, &mut b.1);
-            proptest::prop_assert_eq!(&a.1, &b.1);
-            proptest::prop_assert_eq!(format!("{:?}", a.0), format!("{:?}", b.0));
-        }
     }
 }

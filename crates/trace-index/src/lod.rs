@@ -376,13 +376,13 @@ fn absorbable(pyr: &Pyramid, i: usize, wide: i64, gap: i64, t1: i64) -> Option<(
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
-pub(crate) mod tests {
+mod tests {
     use proptest::prelude::*;
 
     use super::*;
 
     /// A lane from (gap, dur, name) triples: only the columns the walk reads.
-    pub(crate) fn lane(spec: &[(i64, i64, u32)]) -> Lane {
+    fn lane(spec: &[(i64, i64, u32)]) -> Lane {
         let ends = spec.iter().scan(0, |t, &(gap, dur, _)| {
             *t += gap + dur;
             Some(*t)

@@ -1,6 +1,5 @@
 //! The hot loops of a frame in AVX2, for x86-64 CPUs that have it (detected at run time):
-//! the span walk's inner loop (here), and stored records copied or merged into items
-//! ([`records`]).
+//! the span walk's inner loop (here), and stored records copied into items ([`records`]).
 //!
 //! The scalar span walk (`lod::walk`) carries the open item from span to span: 64 instructions
 //! per span, many of them moving six running values through too few registers. This one
@@ -30,7 +29,7 @@ use crate::lod::Item;
 
 mod records;
 
-pub(crate) use records::{copy_records, merge_block, MERGE_BLOCK};
+pub(crate) use records::copy_records;
 
 // Items are written as a 32-byte row (start, end, busy, first, last) and an 8-byte word
 // (name, merged, padding): the layout `Item::put` checks.
