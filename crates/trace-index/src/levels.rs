@@ -590,17 +590,11 @@ fn copy_records(
         .zip(&records[done..])
         .zip(&records[done + 1..]);
     for ((slot, it), next) in rest {
-        let last = next.first - 1;
-        Item {
-            start: it.start,
-            end: it.end,
-            busy: it.busy as i64,
-            first: it.first,
-            last,
-            name: it.name,
-            merged: (it.first != last) | ((it.longest as i64) < wide),
-        }
-        .put(slot);
+        let (span, extent) = (
+            (it.first, next.first - 1),
+            (it.start, it.end, it.busy as i64),
+        );
+        Item::of(span, extent, (it.longest as i64, it.name), wide).put(slot);
     }
     // SAFETY: the vector code and the loop wrote all `records.len() - 1` slots, within the
     // reserved capacity.

@@ -71,86 +71,17 @@ pub(crate) fn walk_block(
     let (i, m) = (spans.start, spans.len());
     let n = cols.0.len().min(cols.1.len()).min(cols.2.len());
     assert!(available() && i >= 1 && (1..=16).contains(&m) && i + m.next_multiple_of(4) <= n);
-    // SAFETY: the CPU has AVX2 and the spans are within bounds (asserted above), and
-    // `block` initialises the slots it counts.
-    #[allow(unsafe_code)]
-    unsafe {
-        fill(out, |slots| block(cols, (i, m), thresholds, cur, slots));
-    }
-}
-
-/// Appends to `out` the items `f` writes to `N` free slots at its end.
-///
-/// # Safety
-/// `f` must initialise the slots `0..k` it returns `k` for (`k <= N`).
-#[inline]
-#[allow(unsafe_code)]
-unsafe fn fill<const N: usize>(
-    out: &mut Vec<Item>,
-    f: impl FnOnce(&mut [MaybeUninit<Item>; N]) -> usize,
-) {
-    out.reserve(N);
+    out.reserve(SLOTS);
     let base = out.len();
-    let slots = (&mut out.spare_capacity_mut()[..N]).try_into().unwrap();
-    let k = f(slots);
-    debug_assert!(k <= N);
-    // SAFETY: `f` initialised slots 0..k (the caller's contract), within the capacity
-    // reserved.
+    let slots = (&mut out.spare_capacity_mut()[..SLOTS]).try_into().unwrap();
+    // SAFETY: the CPU has AVX2 and the spans are within bounds (asserted above).
+    #[allow(unsafe_code)]
+    let k = unsafe { block(cols, (i, m), thresholds, cur, slots) };
+    // SAFETY: `block` initialised slots 0..k, within the capacity reserved.
+    #[allow(unsafe_code)]
     unsafe {
         out.set_len(base + k);
     }
-}
-
-/// The 4 64-bit lanes of `v`.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn words(v: __m256i) -> [i64; 4] {
-    let (lo, hi) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-    [
-        _mm_cvtsi128_si64(lo),
-        _mm_extract_epi64::<1>(lo),
-        _mm_cvtsi128_si64(hi),
-        _mm_extract_epi64::<1>(hi),
-    ]
-}
-
-/// Writes an item as its 32-byte row (start, end, busy, first | last << 32) and its word
-/// (name | merged << 32) to slot `k` of `out`.
-///
-/// # Safety
-/// Slot `k` must be within the slots `out` points to.
-#[inline]
-#[target_feature(enable = "avx2")]
-#[allow(unsafe_code)]
-unsafe fn put_row(out: *mut u8, k: usize, row: __m256i, word: i64) {
-    // SAFETY: the slot is within the caller's slots (its contract).
-    unsafe {
-        let at = out.add(k * size_of::<Item>());
-        _mm256_storeu_si256(at.cast(), row);
-        at.add(32).cast::<i64>().write_unaligned(word);
-    }
-}
-
-/// Bit x: element x of 4 joins the one before it (`before`: their ends and longest spans),
-/// under the thresholds `wide` and `gap ^ i64::MIN`, broadcast: both hold only narrow spans
-/// and the gap between them is narrow (`levels::joins`, 4 at a time).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn joins4(
-    (start, longest): (__m256i, __m256i),
-    (end_before, long_before): (__m256i, __m256i),
-    (wv, gap_flipped): (__m256i, __m256i),
-) -> u32 {
-    // `apart < gap` unsigned, as the scalar code compares: both flipped, then signed.
-    let sign = _mm256_set1_epi64x(i64::MIN);
-    let apart = _mm256_xor_si256(_mm256_sub_epi64(start, end_before), sign);
-    let near = _mm256_cmpgt_epi64(gap_flipped, apart);
-    let narrow = _mm256_and_si256(
-        _mm256_cmpgt_epi64(wv, longest),
-        _mm256_cmpgt_epi64(wv, long_before),
-    );
-    let joins = _mm256_and_si256(narrow, near);
-    _mm256_movemask_pd(_mm256_castsi256_pd(joins)) as u32
 }
 
 /// Walks spans `i..i + m` of a lane whose sums fit in an `i64` (`1 <= i`, `1 <= m <= 16`,
@@ -173,6 +104,8 @@ unsafe fn block(
     debug_assert!(i + m.next_multiple_of(4) <= start.len().min(dur.len()).min(names.len()));
     let vectors = m.div_ceil(4);
     let wv = _mm256_set1_epi64x(wide);
+    let sign = _mm256_set1_epi64x(i64::MIN);
+    // `apart < gap` unsigned, as the scalar walk compares: both flipped, then signed.
     let gap_flipped = _mm256_set1_epi64x(gap ^ i64::MIN);
     // SAFETY (all loads below): vector v reads spans i + 4v - 1 .. i + 4v + 4, within the
     // spans the caller guarantees (i >= 1, i + 4 * vectors <= len).
@@ -184,8 +117,11 @@ unsafe fn block(
         let x = i + 4 * v;
         let (s, d) = (load(start, x), load(dur, x));
         let (sp, dp) = (load(start, x - 1), load(dur, x - 1));
-        let before = (_mm256_add_epi64(sp, dp), dp);
-        let joins = joins4((s, d), before, (wv, gap_flipped));
+        let apart = _mm256_xor_si256(_mm256_sub_epi64(s, _mm256_add_epi64(sp, dp)), sign);
+        let near = _mm256_cmpgt_epi64(gap_flipped, apart);
+        let narrow = _mm256_and_si256(_mm256_cmpgt_epi64(wv, d), _mm256_cmpgt_epi64(wv, dp));
+        let joins = _mm256_and_si256(narrow, near);
+        let joins = _mm256_movemask_pd(_mm256_castsi256_pd(joins)) as u32;
         bounds |= (!joins & 0xF) << (4 * v);
     }
     bounds &= (1u32 << m) - 1;
@@ -298,4 +234,34 @@ unsafe fn block(
         name: StrId(scalar(c_name) as u32),
     };
     k
+}
+
+/// The 4 64-bit lanes of `v`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn words(v: __m256i) -> [i64; 4] {
+    let (lo, hi) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    [
+        _mm_cvtsi128_si64(lo),
+        _mm_extract_epi64::<1>(lo),
+        _mm_cvtsi128_si64(hi),
+        _mm_extract_epi64::<1>(hi),
+    ]
+}
+
+/// Writes an item as its 32-byte row (start, end, busy, first | last << 32) and its word
+/// (name | merged << 32) to slot `k` of `out`.
+///
+/// # Safety
+/// Slot `k` must be within the slots `out` points to.
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn put_row(out: *mut u8, k: usize, row: __m256i, word: i64) {
+    // SAFETY: the slot is within the caller's slots (its contract).
+    unsafe {
+        let at = out.add(k * size_of::<Item>());
+        _mm256_storeu_si256(at.cast(), row);
+        at.add(32).cast::<i64>().write_unaligned(word);
+    }
 }
