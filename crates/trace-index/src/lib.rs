@@ -135,10 +135,11 @@ impl TraceIndex {
                     .collect()
             })
             .collect();
-        // The levels fill what the pyramids leave of the budget.
+        // The levels fill what the lanes' own records and pyramids leave of the budget.
         let spans = trace.span_count() as usize;
         let pyramids: usize = first.iter().flatten().map(|(p, _)| p.heap_bytes()).sum();
-        let room = (spans * INDEX_BUDGET_PER_SPAN).saturating_sub(pyramids);
+        let lanes = TraceIndex::table_bytes(first.iter().map(Vec::len));
+        let room = (spans * INDEX_BUDGET_PER_SPAN).saturating_sub(pyramids + lanes);
         let keep = within_budget(&first, room);
         // Pass 2: the kept levels.
         TraceIndex {
@@ -188,13 +189,19 @@ impl TraceIndex {
         lod::query(lane, &self.threads[thread][depth], t0, t1, detail, out);
     }
 
-    /// Heap bytes held by the summaries.
+    /// Heap bytes held by the index: the lanes' own records (a pyramid's table, a pointer to
+    /// the stored levels and the set of them) and what they point to.
     pub fn heap_bytes(&self) -> usize {
-        self.threads
-            .iter()
-            .flatten()
+        let lanes: usize = (self.threads.iter().flatten())
             .map(LaneIndex::heap_bytes)
-            .sum()
+            .sum();
+        lanes + TraceIndex::table_bytes(self.threads.iter().map(Vec::len))
+    }
+
+    /// Bytes of the per-thread tables of lane records, for threads of the given lane counts.
+    fn table_bytes(lanes: impl ExactSizeIterator<Item = usize>) -> usize {
+        let threads = lanes.len() * std::mem::size_of::<Vec<LaneIndex>>();
+        threads + lanes.sum::<usize>() * std::mem::size_of::<LaneIndex>()
     }
 
     /// Items held in stored levels, over all lanes.
