@@ -452,7 +452,6 @@ pub fn query(
         };
         let k = lv.ks[l] as usize;
         let copy = gap == tau(k) && wide == 2 * tau(k);
-        let simd = crate::lod::simd();
         // Saturated records split the run of records merged from their fields.
         let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
         loop {
@@ -460,7 +459,7 @@ pub fn query(
             let stop = (lv.saturated.get(sat))
                 .map_or(items.len(), |&x| (x as usize - off).min(items.len()));
             j = if copy {
-                copy_records(items, j..stop.min(whole), &mut cur, wide, simd, out)
+                copy_records(items, j..stop.min(whole), &mut cur, wide, out)
             } else {
                 merge_records(items, j..stop.min(whole), &mut cur, wide, gap, out)
             };
@@ -503,9 +502,6 @@ fn merge_records(
     gap: i64,
     out: &mut Vec<Item>,
 ) -> usize {
-    if range.is_empty() {
-        return range.end;
-    }
     let (mut start, mut end, mut first) = (cur.start, cur.end, cur.first as u32);
     let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
     for records in items[range.clone()].chunks(MERGE_CHUNK) {
@@ -564,7 +560,6 @@ fn copy_records(
     range: std::ops::Range<usize>,
     cur: &mut Unit,
     wide: i64,
-    simd: bool,
     out: &mut Vec<Item>,
 ) -> usize {
     let records = &items[range.clone()];
@@ -576,25 +571,19 @@ fn copy_records(
     out.reserve(records.len() - 1);
     let base = out.len();
     let slots = &mut out.spare_capacity_mut()[..records.len() - 1];
+    // Vector code first where the CPU has it (a multiple of 4 items), then the rest.
     #[cfg(target_arch = "x86_64")]
-    let done = match simd {
+    let done = match crate::lod::simd() {
         true => crate::avx2::copy_records(records, wide, slots),
         false => 0,
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let done = {
-        let _ = simd;
-        0
-    };
+    let done = 0;
     let rest = (slots[done..].iter_mut())
         .zip(&records[done..])
         .zip(&records[done + 1..]);
     for ((slot, it), next) in rest {
-        let (span, extent) = (
-            (it.first, next.first - 1),
-            (it.start, it.end, it.busy as i64),
-        );
-        Item::of(span, extent, (it.longest as i64, it.name), wide).put(slot);
+        slot.write(Unit::of_record(it, next.first as usize - 1).item(wide));
     }
     // SAFETY: the vector code and the loop wrote all `records.len() - 1` slots, within the
     // reserved capacity.

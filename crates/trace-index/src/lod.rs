@@ -1,7 +1,6 @@
 //! The level-of-detail walk over one lane.
 
 use std::hint::select_unpredictable;
-use std::mem::MaybeUninit;
 
 use trace_model::{Lane, StrId};
 
@@ -34,7 +33,7 @@ pub struct Item {
     pub merged: bool,
 }
 
-// The layout `Item::put` and the vector walk write.
+// The layout the vector code writes (`avx2`): a 32-byte row and an 8-byte word per item.
 const _: () = {
     use std::mem::{align_of, offset_of, size_of};
     assert!(size_of::<Item>() == 40 && align_of::<Item>() == 8);
@@ -67,32 +66,6 @@ impl Item {
             last,
             name,
             merged: (first != last) | (longest < wide),
-        }
-    }
-
-    /// Writes the item to `slot` as five 8-byte words. Written field by field it takes
-    /// seven stores, which bound the copy of a level's records (the merge and the walk are
-    /// bound by their arithmetic instead, and the extra shifts made the merge slower).
-    #[inline(always)]
-    pub(crate) fn put(self, slot: &mut MaybeUninit<Item>) {
-        if cfg!(target_endian = "big") {
-            slot.write(self);
-            return;
-        }
-        let words: [u64; 5] = [
-            self.start as u64,
-            self.end as u64,
-            self.busy as u64,
-            self.first as u64 | (self.last as u64) << 32,
-            self.name.0 as u64 | (self.merged as u64) << 32,
-        ];
-        // SAFETY: `Item` is `repr(C)` with these five little-endian words' layout (checked
-        // at compile time above `impl Item`): start, end and busy at 0, 8 and 16, first and
-        // last at 24 and 28, name at 32 and merged at 36 (a valid bool: 0 or 1), then
-        // padding. The slot is aligned for `Item`, so for `[u64; 5]`.
-        #[allow(unsafe_code)]
-        unsafe {
-            slot.as_mut_ptr().cast::<[u64; 5]>().write(words);
         }
     }
 
@@ -215,7 +188,7 @@ pub fn query(lane: &Lane, li: &LaneIndex, t0: i64, t1: i64, detail: Detail, out:
 /// Written like the merge of stored levels: whether a span joins the current item follows
 /// the data, so the loop does not branch on it. Each step writes the current item to the
 /// next free slot and moves past the slot only when the span starts a new item. On x86-64
-/// CPUs with AVX2, blocks of spans go 4 at a time through vector code (`avx2.rs`), with the
+/// CPUs with AVX2, blocks of spans go 4 at a time through vector code (`avx2/mod.rs`), with the
 /// same answer.
 pub fn walk(
     lane: &Lane,

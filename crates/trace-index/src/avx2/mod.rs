@@ -32,7 +32,7 @@ mod records;
 pub(crate) use records::copy_records;
 
 // Items are written as a 32-byte row (start, end, busy, first, last) and an 8-byte word
-// (name, merged, padding): the layout `Item::put` checks.
+// (name, merged, padding): the layout checked beside `Item`.
 
 /// Whether this CPU runs [`block`].
 #[inline]
