@@ -7,7 +7,8 @@
 //! A frame queries every lane (64 threads, nesting up to 32 deep) over a 1920-pixel-wide view
 //! at five zoom levels: the whole trace, 1/3, 1/10 and 1/100 of it, and 1/100,000 of it.
 //! Baseline in the same run: loading the trace (decode + model), which the index build is
-//! compared with. Before criterion's means, each view prints the best and the median of 300
+//! compared with. The `threads_` frames query the same lanes through `query_thread`, which
+//! skips the lanes below an empty one. Before criterion's means, each view prints the best and the median of 300
 //! single frames.
 
 use std::hint::black_box;
@@ -53,6 +54,18 @@ fn frame(
             index.query_into(trace, t, d, t0, t1, detail, out);
             items += out.len();
         }
+    }
+    items
+}
+
+/// The same frame through `query_thread`, which skips the lanes below an empty one.
+fn thread_frame(trace: &Trace, index: &TraceIndex, t0: i64, t1: i64, out: &mut Vec<Item>) -> usize {
+    let detail = Detail::new((t1 - t0) as f64 / 1920.0);
+    let mut items = 0;
+    for (t, th) in trace.threads.iter().enumerate() {
+        index.query_thread(trace, t, 0..th.lanes.len(), t0, t1, detail, out, |_, it| {
+            items += it.len()
+        });
     }
     items
 }
@@ -128,6 +141,16 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| black_box(frame(&trace, &index, black_box(t0), t1, gap_px, &mut out)))
             });
         }
+    }
+    // Every lane again, with the lanes below an empty lane skipped (they are contained in
+    // it, so empty too): the items are the same.
+    for (name, t0, t1) in views {
+        let name = format!("threads_{name}_gap1px");
+        let n = thread_frame(&trace, &index, t0, t1, &mut out);
+        assert_eq!(n, frame(&trace, &index, t0, t1, 1.0, &mut out));
+        g.bench_function(&name, |b| {
+            b.iter(|| black_box(thread_frame(&trace, &index, black_box(t0), t1, &mut out)))
+        });
     }
     g.finish();
 }

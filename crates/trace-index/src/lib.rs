@@ -5,7 +5,9 @@
 //! a binary search and a walk. On top, [`TraceIndex`] keeps per lane a pyramid of block
 //! summaries (16, 256, 4096, ... spans) so that at any zoom a lane yields about one
 //! [`Item`] per pixel: spans wide enough to see come back as themselves, and runs of narrow
-//! spans come back as merged boxes that cover every span in them. See `docs/INDEX.md`.
+//! spans come back as merged boxes that cover every span in them.
+//! [`TraceIndex::query_thread`] queries a thread's lanes from the top and skips those below
+//! an empty lane that cannot hold anything there either. See `docs/INDEX.md`.
 //!
 //! # Example
 //!
@@ -31,6 +33,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod frame;
 mod levels;
 mod lod;
 mod nav;
@@ -56,6 +59,9 @@ pub struct LaneIndex {
     /// Bit `k` set when level `k` is stored: a query finds its level (or that it must walk)
     /// without reading the boxed levels, a cache miss per lane in a frame of 800 lanes.
     stored: u128,
+    /// Every span of this lane lies inside a span of the lane above (set by
+    /// [`TraceIndex::build`]; false for lane 0 and for a lane indexed on its own).
+    contained: bool,
 }
 
 impl LaneIndex {
@@ -79,7 +85,17 @@ impl LaneIndex {
             pyramid,
             levels: (!ks.is_empty()).then(|| Box::new(Levels::build(lane, ks))),
             stored: ks.iter().fold(0, |m, &k| m | 1 << k),
+            contained: false,
         }
+    }
+
+    /// Whether every span of this lane lies inside a span of the lane above it (its start
+    /// at or after the parent's, its end at or before the parent's), as the model nests
+    /// spans unless one outlives its parent (a partial overlap). Then where the lane above
+    /// has nothing, this lane has nothing either: [`TraceIndex::query_thread`] skips it.
+    /// Known only to a [`TraceIndex`]; false for a lane indexed on its own.
+    pub fn contained(&self) -> bool {
+        self.contained
     }
 
     pub fn pyramid(&self) -> &Pyramid {
@@ -151,7 +167,11 @@ impl TraceIndex {
                     t.lanes
                         .par_iter()
                         .zip(lanes.into_par_iter().zip(ks.into_par_iter()))
-                        .map(|(l, ((pyramid, _), ks))| LaneIndex::from_parts(l, pyramid, &ks))
+                        .enumerate()
+                        .map(|(d, (l, ((pyramid, _), ks)))| LaneIndex {
+                            contained: d > 0 && frame::contained(l),
+                            ..LaneIndex::from_parts(l, pyramid, &ks)
+                        })
                         .collect()
                 })
                 .collect(),

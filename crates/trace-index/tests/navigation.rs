@@ -4,9 +4,24 @@ use spall_format::synth::Synth;
 use trace_index::{
     children, occurrences, occurrences_of, parent, query_lane, Detail, LaneIndex, TraceIndex,
 };
-use trace_model::{load_bytes, SpanRef};
+use trace_model::{load_bytes, SpanRef, Trace};
 
-fn trace() -> trace_model::Trace {
+/// The generated trace and three real ones (tests/fixtures/README.md has their provenance).
+fn traces() -> Vec<(String, Trace)> {
+    let fixtures = "../../tests/fixtures/real";
+    let mut traces = vec![("generated".to_string(), trace())];
+    for f in [
+        "bazel_profile_with_queuing.json.gz",
+        "chrome116_devtools_export.json",
+        "pytorch_kineto_trace_diff_test.json.gz",
+    ] {
+        let bytes = std::fs::read(format!("{fixtures}/{f}")).unwrap();
+        traces.push((f.to_string(), load_bytes(&bytes).unwrap()));
+    }
+    traces
+}
+
+fn trace() -> Trace {
     let s = Synth {
         seed: 3,
         spans: 50_000,
@@ -95,17 +110,7 @@ fn the_index_adds_at_most_8_bytes_per_span() {
 /// levels).
 #[test]
 fn the_trace_index_answers_like_the_walk_on_real_traces() {
-    let fixtures = "../../tests/fixtures/real";
-    let mut traces = vec![("generated".to_string(), trace())];
-    for f in [
-        "bazel_profile_with_queuing.json.gz",
-        "chrome116_devtools_export.json",
-        "pytorch_kineto_trace_diff_test.json.gz",
-    ] {
-        let bytes = std::fs::read(format!("{fixtures}/{f}")).unwrap();
-        traces.push((f.to_string(), load_bytes(&bytes).unwrap()));
-    }
-    for (name, t) in &traces {
+    for (name, t) in &traces() {
         let idx = TraceIndex::build(t);
         let (s, e) = (t.start_ns, t.end_ns);
         let mid = s + (e - s) / 2;
@@ -140,4 +145,74 @@ fn the_trace_index_answers_like_the_walk_on_real_traces() {
             "no lane used a stored level"
         );
     }
+}
+
+/// A parent (0-10 µs), a child that outlives it (5-20 µs: a partial overlap, one level
+/// deeper) and a grandchild inside the child (16-18 µs).
+const PARTIAL: &str = r#"[
+{"ph":"X","name":"parent","ts":0,"dur":10,"pid":1,"tid":1},
+{"ph":"X","name":"child","ts":5,"dur":15,"pid":1,"tid":1},
+{"ph":"X","name":"grandchild","ts":16,"dur":2,"pid":1,"tid":1}]"#;
+
+#[test]
+fn nested_lanes_are_contained_and_a_partial_overlap_is_not() {
+    let t = trace();
+    let idx = TraceIndex::build(&t);
+    for (ti, lanes) in idx.threads.iter().enumerate() {
+        for (d, lane) in lanes.iter().enumerate() {
+            // The generated trace nests strictly; lane 0 has nothing above it.
+            assert_eq!(lane.contained(), d > 0, "thread {ti} depth {d}");
+        }
+    }
+    let t = load_bytes(PARTIAL.as_bytes()).unwrap();
+    let idx = TraceIndex::build(&t);
+    let contained: Vec<bool> = idx.threads[0].iter().map(|l| l.contained()).collect();
+    assert_eq!(contained, [false, false, true]);
+}
+
+/// `query_thread` gives every lane with items in the range, with `query_into`'s items: the
+/// lanes it skips below an empty one are empty.
+#[test]
+fn a_thread_query_skips_only_empty_lanes() {
+    let mut traces = traces();
+    traces.push(("partial".into(), load_bytes(PARTIAL.as_bytes()).unwrap()));
+    for (name, t) in &traces {
+        let idx = TraceIndex::build(t);
+        let (s, e) = (t.start_ns, t.end_ns);
+        let mid = s + (e - s) / 2;
+        let len = e - s;
+        let mut views: Vec<(i64, i64)> = [1, 10, 100, 10_000, 1_000_000]
+            .iter()
+            .map(|&div| (mid, mid + len / div))
+            .collect();
+        // The partial trace after its parent ended: only the child and grandchild show.
+        views.extend([(s, e), (s + len * 3 / 4, e), (e + 1, e + 100)]);
+        for (t0, t1) in views {
+            let detail = Detail::new((t1 - t0).max(1) as f64 / 1920.0);
+            let mut out = Vec::new();
+            for (ti, lanes) in idx.threads.iter().enumerate() {
+                for depths in [0..lanes.len(), 1..lanes.len().saturating_sub(1)] {
+                    let mut got = Vec::new();
+                    idx.query_thread(t, ti, depths.clone(), t0, t1, detail, &mut out, |d, it| {
+                        got.push((d, it.to_vec()))
+                    });
+                    let want: Vec<_> = depths
+                        .map(|d| (d, idx.query(t, ti, d, t0, t1, detail)))
+                        .filter(|(_, it)| !it.is_empty())
+                        .collect();
+                    assert_eq!(got, want, "{name}: thread {ti}, [{t0}, {t1}]");
+                }
+            }
+        }
+    }
+    // The partial overlap is found although the lane above is empty there.
+    let t = &traces.last().unwrap().1;
+    let idx = TraceIndex::build(t);
+    let mut depths = Vec::new();
+    let (t0, t1) = (15_000, 20_000);
+    let detail = Detail::new(10.0);
+    idx.query_thread(t, 0, 0..3, t0, t1, detail, &mut Vec::new(), |d, _| {
+        depths.push(d)
+    });
+    assert_eq!(depths, [1, 2]);
 }
