@@ -93,7 +93,9 @@ impl LaneIndex {
     /// at or after the parent's, its end at or before the parent's), as the model nests
     /// spans unless one outlives its parent (a partial overlap). Then where the lane above
     /// has nothing, this lane has nothing either: [`TraceIndex::query_thread`] skips it.
-    /// Known only to a [`TraceIndex`]; false for a lane indexed on its own.
+    /// Known only to a [`TraceIndex`]; false for a lane indexed on its own. Read from the
+    /// model's `PARTIAL_OVERLAP` flags, so it assumes lanes nested by the model: a trace
+    /// whose lanes were filled by hand, unflagged, may have lanes wrongly marked contained.
     pub fn contained(&self) -> bool {
         self.contained
     }
