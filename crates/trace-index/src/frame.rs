@@ -159,7 +159,7 @@ mod tests {
             .collect();
         files.sort();
         let mut traces: Vec<_> = (files.iter())
-            .filter_map(|p| trace_model::load_bytes(&std::fs::read(p).unwrap()).ok())
+            .map(|p| trace_model::load_bytes(&std::fs::read(p).unwrap()).expect("loads"))
             .collect();
         let synth = spall_format::synth::Synth {
             spans: 20_000,
@@ -180,8 +180,9 @@ mod tests {
             }
         }
         assert!(
-            files.len() > 20 && lanes > 100 && partial > 0,
-            "{lanes} lanes, {partial}"
+            files.len() > 40 && lanes > 1000 && partial > 0,
+            "{} fixtures, {lanes} lanes, {partial} partial",
+            files.len()
         );
     }
 }

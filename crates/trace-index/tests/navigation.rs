@@ -185,7 +185,8 @@ fn a_thread_query_skips_only_empty_lanes() {
             .iter()
             .map(|&div| (mid, mid + len / div))
             .collect();
-        // The partial trace after its parent ended: only the child and grandchild show.
+        // The whole trace, its last quarter (in the partial trace, after the parent ended:
+        // only the child and grandchild show there) and a range past its end.
         views.extend([(s, e), (s + len * 3 / 4, e), (e + 1, e + 100)]);
         for (t0, t1) in views {
             let detail = Detail::new((t1 - t0).max(1) as f64 / 1920.0);
