@@ -42,9 +42,9 @@ fn bench(c: &mut Criterion) {
     for (label, spans) in [("1k", 1_000u64), ("10M", 10_000_000)] {
         let l = loaded(spans);
         let t = &l.trace;
-        let mid = t.start_ns + t.duration_ns() / 2;
+        let mid = t.start_ns() + t.duration_ns() / 2;
         let zooms = [
-            ("full", t.start_ns, t.end_ns),
+            ("full", t.start_ns(), t.end_ns()),
             ("1_3", mid, mid + t.duration_ns() / 3),
             ("1_10", mid, mid + t.duration_ns() / 10),
             ("1_100", mid, mid + t.duration_ns() / 100),

@@ -6,7 +6,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(t) = trace_model::load_bytes(data) else {
         return;
     };
-    for th in &t.threads {
+    for th in t.threads() {
         for lane in &th.lanes {
             for i in 1..lane.len() {
                 assert!(lane.end(i - 1) <= lane.start[i], "lanes never overlap");

@@ -16,9 +16,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = t.stats(&trace_model::StatsFilter::default());
     let index = trace_index::TraceIndex::build(&t);
     let detail = trace_index::Detail::new((t.duration_ns().max(1) as f64 / 512.0).max(0.01));
-    for (ti, th) in t.threads.iter().enumerate() {
+    for (ti, th) in t.threads().iter().enumerate() {
         for d in 0..th.lanes.len() {
-            let _ = index.query(&t, ti, d, t.start_ns, t.end_ns, detail);
+            let _ = index.query(&t, ti, d, t.start_ns(), t.end_ns(), detail);
         }
     }
 });

@@ -254,14 +254,14 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     let (trace, _) = load(input)?;
     let file = create(output)?;
     let mut w = SpallWriter::new(file, 1.0)?;
-    let shift = if trace.start_ns < 0 {
-        -trace.start_ns
+    let shift = if trace.start_ns() < 0 {
+        -trace.start_ns()
     } else {
         0
     };
     let largest = |f: &dyn Fn(&trace_model::Thread) -> ExtId| {
         trace
-            .threads
+            .threads()
             .iter()
             .filter_map(|t| match f(t) {
                 ExtId::Num(n) if (0..=u32::MAX as i64).contains(&n) => Some(n as u32),
@@ -281,11 +281,11 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     let mut clamped = 0u64;
     let mut with_cat = 0u64;
     let mut spans = 0u64;
-    let mut pid_of_process: Vec<Option<u32>> = vec![None; trace.processes.len()];
-    for (ti, t) in trace.threads.iter().enumerate() {
+    let mut pid_of_process: Vec<Option<u32>> = vec![None; trace.processes().len()];
+    for (ti, t) in trace.threads().iter().enumerate() {
         let pid = *pid_of_process[t.process as usize].get_or_insert_with(|| pids.map(t.pid));
         let tid = tids.map(t.tid);
-        let process = &trace.processes[t.process as usize];
+        let process = &trace.processes()[t.process as usize];
         if process.threads.first() == Some(&(ti as u32)) {
             let name = match process.name {
                 Some(n) => trace.str(n).to_string(),
@@ -320,16 +320,16 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
             lost.push(format!("{n} {what}"));
         }
     };
-    note(trace.instants.len() as u64, "instant events (dropped)");
+    note(trace.instants().len() as u64, "instant events (dropped)");
     note(trace.counter_samples(), "counter samples (dropped)");
-    note(trace.flows.len() as u64, "flows (dropped)");
-    note(trace.async_events.len() as u64, "async events (dropped)");
+    note(trace.flows().len() as u64, "flows (dropped)");
+    note(trace.async_events().len() as u64, "async events (dropped)");
     note(
-        trace.metadata.len() as u64,
+        trace.metadata().len() as u64,
         "other metadata events (dropped)",
     );
     let unmodelled: u64 = trace
-        .diagnostics
+        .diagnostics()
         .counts()
         .filter(|(k, _)| matches!(k, trace_model::ModelWarning::UnmodelledPhase(_)))
         .map(|(_, n)| n)
@@ -417,7 +417,7 @@ fn write_thread<W: Write>(
         if lane.cat[i] != trace_model::StrId::EMPTY {
             with_cat += 1;
         }
-        let args = trace.args.get(lane.args[i]).map(|a| a.0).unwrap_or("");
+        let args = trace.args().get(lane.args[i]).map(|a| a.0).unwrap_or("");
         w.begin(pid, tid, tick(start), trace.str(lane.name[i]), args)?;
         stack.push((end, lane.flags[i] & flags::UNFINISHED != 0));
     }

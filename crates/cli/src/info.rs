@@ -14,7 +14,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let index = trace_index::TraceIndex::build(&trace);
     let index_secs = started.elapsed().as_secs_f64();
     let secs = load_secs + index_secs;
-    let d = &trace.decode;
+    let d = &trace.decode_summary();
     let diagnostics = trace.warning_counts();
     if as_json {
         let diag: serde_json::Map<String, serde_json::Value> = diagnostics
@@ -28,15 +28,15 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "bytes": d.input_bytes,
             "events": d.events,
             "spans": trace.span_count(),
-            "instants": trace.instants.len(),
+            "instants": trace.instants().len(),
             "counter_samples": trace.counter_samples(),
-            "counter_series": trace.counters.len(),
-            "flows": trace.flows.len(),
-            "async_events": trace.async_events.len(),
-            "processes": trace.processes.len(),
-            "threads": trace.threads.len(),
-            "start_ns": trace.start_ns,
-            "end_ns": trace.end_ns,
+            "counter_series": trace.counters().len(),
+            "flows": trace.flows().len(),
+            "async_events": trace.async_events().len(),
+            "processes": trace.processes().len(),
+            "threads": trace.threads().len(),
+            "start_ns": trace.start_ns(),
+            "end_ns": trace.end_ns(),
             "duration_ns": trace.duration_ns(),
             "max_depth": trace.max_depth(),
             "diagnostics": diag,
@@ -69,21 +69,21 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         ("size", bytes(d.input_bytes)),
         ("events", d.events.to_string()),
         ("spans", trace.span_count().to_string()),
-        ("instants", trace.instants.len().to_string()),
+        ("instants", trace.instants().len().to_string()),
         (
             "counter samples",
             format!(
                 "{} in {} series",
                 trace.counter_samples(),
-                trace.counters.len()
+                trace.counters().len()
             ),
         ),
-        ("flows", trace.flows.len().to_string()),
-        ("async events", trace.async_events.len().to_string()),
-        ("processes", trace.processes.len().to_string()),
-        ("threads", trace.threads.len().to_string()),
-        ("start", format!("{} ns", trace.start_ns)),
-        ("end", format!("{} ns", trace.end_ns)),
+        ("flows", trace.flows().len().to_string()),
+        ("async events", trace.async_events().len().to_string()),
+        ("processes", trace.processes().len().to_string()),
+        ("threads", trace.threads().len().to_string()),
+        ("start", format!("{} ns", trace.start_ns())),
+        ("end", format!("{} ns", trace.end_ns())),
         ("duration", human_ns(trace.duration_ns())),
         ("max depth", trace.max_depth().to_string()),
         (

@@ -31,15 +31,15 @@ fn threads(trace: &Trace, specs: &[String]) -> Result<Option<Vec<u32>>, Fatal> {
                 "--thread {spec:?}: use PID:TID, for example 1:42"
             )));
         };
-        let found: Vec<u32> = (0..trace.threads.len() as u32)
+        let found: Vec<u32> = (0..trace.threads().len() as u32)
             .filter(|&i| {
-                let th = &trace.threads[i as usize];
+                let th = &trace.threads()[i as usize];
                 trace.ext_id(th.pid) == p && trace.ext_id(th.tid) == t
             })
             .collect();
         if found.is_empty() {
             let known: Vec<String> = trace
-                .threads
+                .threads()
                 .iter()
                 .take(10)
                 .map(|th| format!("{}:{}", trace.ext_id(th.pid), trace.ext_id(th.tid)))
@@ -47,7 +47,7 @@ fn threads(trace: &Trace, specs: &[String]) -> Result<Option<Vec<u32>>, Fatal> {
             return Err(Fatal(format!(
                 "--thread {spec}: no such thread; the trace has {}{}",
                 known.join(", "),
-                if trace.threads.len() > 10 {
+                if trace.threads().len() > 10 {
                     ", ..."
                 } else {
                     ""
@@ -77,8 +77,8 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         name,
         range: range.map(|(s, e)| {
             (
-                s.map_or(i64::MIN, |s| trace.start_ns.saturating_add(s)),
-                e.map_or(i64::MAX, |e| trace.start_ns.saturating_add(e)),
+                s.map_or(i64::MIN, |s| trace.start_ns().saturating_add(s)),
+                e.map_or(i64::MAX, |e| trace.start_ns().saturating_add(e)),
             )
         }),
     };

@@ -14,7 +14,7 @@ pub fn run(path: &Path, strict: bool, as_json: bool) -> Result<ExitCode, Fatal> 
     let total: u64 = counts.iter().map(|c| c.1).sum();
     // Examples: decode warnings carry byte offsets; model warnings carry event offsets too.
     let mut examples: Vec<(String, u64, String)> = trace
-        .decode
+        .decode_summary()
         .diagnostics
         .examples()
         .iter()
@@ -22,7 +22,7 @@ pub fn run(path: &Path, strict: bool, as_json: bool) -> Result<ExitCode, Fatal> 
         .collect();
     examples.extend(
         trace
-            .diagnostics
+            .diagnostics()
             .examples()
             .iter()
             .map(|w| (w.kind.name().into_owned(), w.offset, w.message.clone())),

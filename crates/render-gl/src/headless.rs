@@ -39,8 +39,11 @@ impl std::fmt::Debug for Headless {
     }
 }
 
-fn err(what: &str) -> impl Fn(glutin::error::Error) -> RenderError + '_ {
-    move |e| RenderError(format!("{what}: {e}"))
+fn err(what: &'static str) -> impl Fn(glutin::error::Error) -> RenderError {
+    move |e| RenderError::Context {
+        what,
+        detail: e.to_string(),
+    }
 }
 
 impl Headless {
@@ -65,7 +68,10 @@ impl Headless {
             .iter()
             .find(|d| d.extensions().contains("EGL_MESA_device_software"))
             .or(devices.first())
-            .ok_or_else(|| RenderError("EGL lists no devices".into()))?;
+            .ok_or_else(|| RenderError::Context {
+                what: "finding an EGL device",
+                detail: "EGL lists none".into(),
+            })?;
         let device_name = device
             .name()
             .or(device.vendor())
@@ -85,7 +91,10 @@ impl Headless {
         let config = unsafe { display.find_configs(template) }
             .map_err(err("EGL configs"))?
             .next()
-            .ok_or_else(|| RenderError(format!("no EGL config for {version:?}")))?;
+            .ok_or_else(|| RenderError::Context {
+                what: "finding an EGL config",
+                detail: format!("none for {version:?}"),
+            })?;
         let attrs = ContextAttributesBuilder::new()
             .with_context_api(context_api)
             .build(None);
@@ -184,10 +193,15 @@ unsafe fn make_target(
     w: u32,
     h: u32,
 ) -> Result<(glow::Framebuffer, glow::Renderbuffer), RenderError> {
-    let w = NonZeroU32::new(w).ok_or_else(|| RenderError("zero-sized framebuffer".into()))?;
-    let h = NonZeroU32::new(h).ok_or_else(|| RenderError("zero-sized framebuffer".into()))?;
-    let fbo = gl.create_framebuffer().map_err(RenderError)?;
-    let rbo = gl.create_renderbuffer().map_err(RenderError)?;
+    let w = NonZeroU32::new(w).ok_or(RenderError::ZeroSize)?;
+    let h = NonZeroU32::new(h).ok_or(RenderError::ZeroSize)?;
+    let gl_err = |what| move |detail| RenderError::Gl { what, detail };
+    let fbo = gl
+        .create_framebuffer()
+        .map_err(gl_err("creating a framebuffer"))?;
+    let rbo = gl
+        .create_renderbuffer()
+        .map_err(gl_err("creating a renderbuffer"))?;
     gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rbo));
     gl.renderbuffer_storage(
         glow::RENDERBUFFER,
@@ -204,22 +218,26 @@ unsafe fn make_target(
     );
     let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
     if status != glow::FRAMEBUFFER_COMPLETE {
-        return Err(RenderError(format!("framebuffer incomplete: 0x{status:x}")));
+        return Err(RenderError::Gl {
+            what: "the framebuffer is incomplete",
+            detail: format!("status 0x{status:x}"),
+        });
     }
     Ok((fbo, rbo))
 }
 
 /// Writes RGBA pixels (rows from the top) as a PNG.
 pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), RenderError> {
-    let file =
-        std::fs::File::create(path).map_err(|e| RenderError(format!("{}: {e}", path.display())))?;
+    let fail = |e: &dyn std::fmt::Display| RenderError::Write {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    };
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc
-        .write_header()
-        .map_err(|e| RenderError(format!("{}: {e}", path.display())))?;
-    w.write_image_data(rgba)
-        .map_err(|e| RenderError(format!("{}: {e}", path.display())))?;
+    let mut w = enc.write_header().map_err(|e| fail(&e))?;
+    w.write_image_data(rgba).map_err(|e| fail(&e))?;
+    w.finish().map_err(|e| fail(&e))?;
     Ok(())
 }

@@ -48,13 +48,37 @@ pub use scene::{Batch, ClipRect, GlyphInstance, LineInstance, RectInstance, Scen
 pub use shaders::ShaderVersion;
 pub use text::{size_key, Fonts, GlyphBox, GlyphKey, ELLIPSIS};
 
-/// A renderer error, with what was being attempted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RenderError(pub String);
+/// Why rendering could not be set up or finished.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// EGL or the GL context could not be set up; `what` was being done.
+    Context { what: &'static str, detail: String },
+    /// The GL driver refused to create an object, or the framebuffer is incomplete.
+    Gl { what: &'static str, detail: String },
+    /// A shader failed to compile (`stage` is `"vertex"` or `"fragment"`) or to link
+    /// (`"link"`); `log` is the driver's.
+    Shader { stage: &'static str, log: String },
+    /// A framebuffer of zero width or height was asked for.
+    ZeroSize,
+    /// An image could not be written to `path`.
+    Write {
+        path: std::path::PathBuf,
+        detail: String,
+    },
+}
 
 impl std::fmt::Display for RenderError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "rendering: {}", self.0)
+        match self {
+            RenderError::Context { what, detail } => write!(f, "OpenGL set-up: {what}: {detail}"),
+            RenderError::Gl { what, detail } => write!(f, "OpenGL: {what}: {detail}"),
+            RenderError::Shader { stage, log } => write!(f, "{stage} shader: {log}"),
+            RenderError::ZeroSize => write!(f, "a framebuffer of zero width or height"),
+            RenderError::Write { path, detail } => {
+                write!(f, "{}: cannot write the image: {detail}", path.display())
+            }
+        }
     }
 }
 

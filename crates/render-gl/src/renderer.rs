@@ -61,28 +61,35 @@ impl std::fmt::Debug for Renderer {
     }
 }
 
+/// A GL error while `what` was being done.
+fn gl_err(what: &'static str) -> impl Fn(String) -> RenderError {
+    move |detail| RenderError::Gl { what, detail }
+}
+
 unsafe fn compile(gl: &glow::Context, vs: &str, fs: &str) -> Result<glow::Program, RenderError> {
-    let program = gl.create_program().map_err(RenderError)?;
+    let program = gl.create_program().map_err(gl_err("creating a program"))?;
     let mut shaders = Vec::new();
-    for (kind, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
-        let s = gl.create_shader(kind).map_err(RenderError)?;
+    let stages = [
+        (glow::VERTEX_SHADER, vs, "vertex"),
+        (glow::FRAGMENT_SHADER, fs, "fragment"),
+    ];
+    for (kind, src, stage) in stages {
+        let s = gl
+            .create_shader(kind)
+            .map_err(gl_err("creating a shader"))?;
         gl.shader_source(s, src);
         gl.compile_shader(s);
         if !gl.get_shader_compile_status(s) {
-            return Err(RenderError(format!(
-                "shader: {}",
-                gl.get_shader_info_log(s)
-            )));
+            let log = gl.get_shader_info_log(s);
+            return Err(RenderError::Shader { stage, log });
         }
         gl.attach_shader(program, s);
         shaders.push(s);
     }
     gl.link_program(program);
     if !gl.get_program_link_status(program) {
-        return Err(RenderError(format!(
-            "link: {}",
-            gl.get_program_info_log(program)
-        )));
+        let log = gl.get_program_info_log(program);
+        return Err(RenderError::Shader { stage: "link", log });
     }
     for s in shaders {
         gl.detach_shader(program, s);
@@ -94,8 +101,10 @@ unsafe fn compile(gl: &glow::Context, vs: &str, fs: &str) -> Result<glow::Progra
 impl Pipeline {
     unsafe fn new(gl: &glow::Context, vs: &str, fs: &str) -> Result<Pipeline, RenderError> {
         let program = compile(gl, vs, fs)?;
-        let vao = gl.create_vertex_array().map_err(RenderError)?;
-        let vbo = gl.create_buffer().map_err(RenderError)?;
+        let vao = gl
+            .create_vertex_array()
+            .map_err(gl_err("creating a vertex array"))?;
+        let vbo = gl.create_buffer().map_err(gl_err("creating a buffer"))?;
         Ok(Pipeline {
             program,
             vao,
@@ -158,7 +167,7 @@ impl Renderer {
         let glyphs = Pipeline::new(&gl, &v(shaders::GLYPH_VS), &f(shaders::GLYPH_FS))?;
         let u_atlas = gl.get_uniform_location(glyphs.program, "u_atlas");
         let u_tex = gl.get_uniform_location(glyphs.program, "u_tex");
-        let atlas = gl.create_texture().map_err(RenderError)?;
+        let atlas = gl.create_texture().map_err(gl_err("creating a texture"))?;
         let mut r = Renderer {
             gl,
             rects,

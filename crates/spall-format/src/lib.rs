@@ -42,6 +42,7 @@ mod input;
 pub mod json;
 mod parallel;
 pub mod spall;
+#[cfg(feature = "synth")]
 pub mod synth;
 pub mod time;
 mod writer;

@@ -11,6 +11,8 @@
 //! boundary of the finer one), so its cost follows the items on screen, not the spans. A
 //! query at a level's own thresholds (the default [`Detail`](crate::Detail) snaps its
 //! resolution to them) merges nothing: its answer is the level's records in range, copied.
+//! Which of the two (or the span walk) answers a query is decided by
+//! [`LaneIndex::plan`](crate::lane::LaneIndex::plan).
 //!
 //! Each item is stored as one 32-byte record (a lane's items at one level are read in one
 //! sequential stream, so records beat columns here):
@@ -31,59 +33,19 @@ use std::hint::select_unpredictable;
 
 use trace_model::{Lane, StrId};
 
-use crate::lod::first_ending_in;
+use crate::detail::{level_of, tau, LEVELS};
+use crate::item::{append, Item};
 use crate::pyramid::{sat, Aggregate, Pyramid, SATURATED};
-use crate::Item;
-
-/// Number of levels: two per power of two of nanoseconds, up to 2^63.
-pub const LEVELS: usize = 126;
 
 /// Bytes per stored item.
-pub const ITEM_BYTES: usize = 32;
+pub(crate) const ITEM_BYTES: usize = 32;
 
 /// Lanes with fewer spans keep no levels: walking them is as fast.
-pub const MIN_SPANS: usize = 64;
+pub(crate) const MIN_SPANS: usize = 64;
 
 /// A level is a candidate only if it has at least 3 spans per 2 items: below that, walking
 /// the spans reads no more than merging the items would.
 const MIN_SPANS_PER_ITEM: (usize, usize) = (3, 2);
-
-/// The threshold of level `k` (below [`LEVELS`]): the smallest strength at which a boundary
-/// survives it.
-#[inline]
-pub fn tau(k: usize) -> i64 {
-    TAUS[k]
-}
-
-/// [`tau`] of every level, computed once (a query needs it for every lane).
-const TAUS: [i64; LEVELS] = {
-    let mut t = [0; LEVELS];
-    let mut k = 0;
-    while k < LEVELS {
-        let m = (k / 2) as u32;
-        t[k] = if k % 2 == 0 {
-            1i64 << m
-        } else {
-            // ceil(2^m * sqrt 2), the smallest s with s^2 >= 2^(2m+1).
-            let x = 1u128 << (2 * m + 1);
-            let r = x.isqrt();
-            (if r * r < x { r + 1 } else { r }) as i64
-        };
-        k += 1;
-    }
-    t
-};
-
-/// The highest level whose threshold is at most `s`, if any (`s` at least 1).
-#[inline]
-pub fn level_of(s: i64) -> Option<usize> {
-    if s < 1 {
-        return None;
-    }
-    let m = 63 - s.leading_zeros();
-    let upper = (s as u128) * (s as u128) >= 1u128 << (2 * m + 1);
-    Some(2 * m as usize + upper as usize)
-}
 
 /// The strength of the boundary before span `i > 0`: it survives every level whose
 /// threshold is at most `max(gap, longer neighbour / 2)`.
@@ -109,7 +71,7 @@ fn histogram(lane: &Lane) -> Vec<u32> {
 /// at least 1.5 spans per item, and each kept level at most half the items of the previous
 /// one (so all of them together hold at most `4n / 3` items, and a query never merges more
 /// than about twice the items it would get at its own level).
-pub fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
+pub(crate) fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     let n = lane.len();
     if n < MIN_SPANS {
@@ -135,7 +97,7 @@ pub fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
 /// One stored item: a run of spans of a lane at one level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
-pub struct LevelItem {
+pub(crate) struct LevelItem {
     /// Start of its first span.
     pub start: i64,
     /// End of its last span.
@@ -152,7 +114,7 @@ pub struct LevelItem {
 
 /// The stored levels of one lane.
 #[derive(Clone, Debug, Default)]
-pub struct Levels {
+pub(crate) struct Levels {
     /// Level numbers, ascending.
     pub ks: Vec<u8>,
     /// Level `ks[l]` holds items `offs[l] .. offs[l + 1]`.
@@ -169,7 +131,7 @@ pub struct Levels {
 }
 
 /// Records per group of the skip index.
-pub const SKIP: usize = 16;
+pub(crate) const SKIP: usize = 16;
 
 /// An item being built or merged.
 #[derive(Clone, Copy, Debug)]
@@ -234,7 +196,7 @@ impl Unit {
 impl Levels {
     /// Builds levels `ks` (ascending) of `lane` in one pass over its spans: each level's
     /// items are folded into the next level's as they close.
-    pub fn build(lane: &Lane, ks: &[usize]) -> Levels {
+    pub(crate) fn build(lane: &Lane, ks: &[usize]) -> Levels {
         let taus: Vec<i64> = ks.iter().map(|&k| tau(k)).collect();
         let mut per: Vec<Vec<Unit>> = vec![Vec::new(); ks.len()];
         let mut open: Vec<Option<Unit>> = vec![None; ks.len()];
@@ -324,7 +286,7 @@ impl Levels {
 
     /// The first record of level `l` (index within the level) ending at or after `t`, or
     /// the level's length: a binary search over the skip index, then a scan of one group.
-    pub fn first_ending_at_or_after(&self, l: usize, t: i64) -> usize {
+    pub(crate) fn first_ending_at_or_after(&self, l: usize, t: i64) -> usize {
         let items = &self.items[self.offs[l] as usize..self.offs[l + 1] as usize];
         let skip = &self.skip[self.skip_offs[l] as usize..self.skip_offs[l + 1] as usize];
         let q = skip.partition_point(|&e| e < t);
@@ -338,7 +300,7 @@ impl Levels {
 
     /// Bytes of a lane's level table (this struct, `ks`, `offs`, `skip_offs`) holding
     /// `levels` levels.
-    pub fn table_bytes(levels: usize) -> usize {
+    pub(crate) fn table_bytes(levels: usize) -> usize {
         match levels {
             0 => 0,
             l => std::mem::size_of::<Levels>() + l + 8 * (l + 1),
@@ -346,7 +308,7 @@ impl Levels {
     }
 
     /// Heap bytes, this struct included (it is boxed).
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         Levels::table_bytes(self.ks.len())
             + self.items.capacity() * ITEM_BYTES
             + self.saturated.capacity() * 4
@@ -377,15 +339,15 @@ fn last_start_at_most(lane: &Lane, a: usize, b: usize, t: i64) -> usize {
     a + lane.start[a..=b].partition_point(|&s| s <= t) - 1
 }
 
-/// Appends the items of `lane` overlapping `[t0, t1]` to `out`, merging the items of stored
-/// level `l` (see [`LaneIndex::pick`](crate::LaneIndex::pick)). The result is the same as
-/// the span walk's.
+/// Appends the items of `lane` overlapping `[t0, t1]` to `out`, from the records of stored
+/// level `l`: copied when `copy` (the query's thresholds are the level's own, so no record
+/// joins another), else merged. The result is the span walk's.
 #[allow(clippy::too_many_arguments)]
-pub fn query(
+pub(crate) fn query(
     lane: &Lane,
     pyr: &Pyramid,
     lv: &Levels,
-    l: usize,
+    (l, copy): (usize, bool),
     (t0, t1): (i64, i64),
     wide: i64,
     gap: i64,
@@ -408,7 +370,8 @@ pub fn query(
     // Spans lo.. overlap the range: the first record may hold spans before it.
     let mut lo = first_of(j0);
     if items[j0].start < t0 && lane.end(lo) < t0 {
-        lo = first_ending_in(lane, lo + 1..last_of(j0) + 1, t0);
+        // Record j0 is the first ending at or after t0, so the span is one of its own.
+        lo = pyr.first_ending_at_or_after(lane, t0);
         if lane.start[lo] > t1 {
             return;
         }
@@ -443,15 +406,12 @@ pub fn query(
         // skip index. At the level's own thresholds no record joins another (each boundary
         // between them has a gap of at least τ or a span of at least 2τ on one side): the
         // records in range are the answer, copied.
-        // (No search when the level ends by t1, as in a view of the whole trace: 7% of
-        // such a frame.)
+        // (No search when the level ends by t1, as in a view of the whole trace.)
         let whole = if items[items.len() - 1].end <= t1 {
             items.len()
         } else {
             lv.first_ending_at_or_after(l, t1.saturating_add(1))
         };
-        let k = lv.ks[l] as usize;
-        let copy = gap == tau(k) && wide == 2 * tau(k);
         // Saturated records split the run of records merged from their fields.
         let mut sat = lv.saturated.partition_point(|&x| (x as usize) < off + j);
         loop {
@@ -489,11 +449,8 @@ pub fn query(
 /// the output item being grown, appending every item it closes to `out`. Returns
 /// `range.end`. `cur.last` is left for the caller to set.
 ///
-/// The hot loop of a zoomed-out frame, so it does not branch on the data: each step writes
-/// the current item to the next free slot and moves past it only when the next record does
-/// not join it. The current item lives in locals (a version merging `Unit`s through one
-/// helper was 15% slower; one keeping the item in a struct spilled it to the stack).
-#[inline(never)]
+/// The hot loop of a zoomed-out frame. The current item lives in locals: kept in a `Unit`,
+/// it was spilled to the stack.
 fn merge_records(
     items: &[LevelItem],
     range: std::ops::Range<usize>,
@@ -504,25 +461,17 @@ fn merge_records(
 ) -> usize {
     let (mut start, mut end, mut first) = (cur.start, cur.end, cur.first as u32);
     let (mut busy, mut longest, mut name) = (cur.agg.busy, cur.agg.longest, cur.agg.name);
-    for records in items[range.clone()].chunks(MERGE_CHUNK) {
-        // At most one item per record: a chunk of records fills at most a chunk of slots.
-        out.reserve(records.len());
-        let base = out.len();
-        let slots = &mut out.spare_capacity_mut()[..records.len()];
-        let mut k = 0;
-        for (r, it) in records.iter().enumerate() {
-            prefetch(records.as_ptr().wrapping_add(r + PREFETCH_AHEAD));
+    let records = &items[range.clone()];
+    // At most one item per record.
+    append(out, records.len(), |slots| {
+        for it in records {
             let (s, l) = (it.start, it.longest as i64);
             let joins = joins(longest, end, l, s, wide, gap);
-            let item = Item::of(
-                (first, it.first - 1),
-                (start, end, busy),
-                (longest, name),
-                wide,
+            let span = (first, it.first - 1);
+            slots.put(
+                Item::of(span, (start, end, busy), (longest, name), wide),
+                !joins,
             );
-            slots[k].write(item);
-            k += !joins as usize;
-            // Selects, not branches: whether a record joins follows the data.
             first = select_unpredictable(joins, first, it.first);
             start = select_unpredictable(joins, start, s);
             end = it.end;
@@ -531,13 +480,7 @@ fn merge_records(
             name = select_unpredictable(take, it.name, name);
             longest = select_unpredictable(take, l, longest);
         }
-        // SAFETY: slots 0..k were written above (each step writes slot k before k grows),
-        // within the capacity reserved for `records.len() >= k` items.
-        #[allow(unsafe_code)]
-        unsafe {
-            out.set_len(base + k);
-        }
-    }
+    });
     *cur = Unit {
         start,
         end,
@@ -554,7 +497,6 @@ fn merge_records(
 
 /// [`merge_records`] when no record joins another: `cur` and then records `range` but the
 /// last are closed items, and the last record becomes `cur`. Returns `range.end`.
-#[inline(never)]
 fn copy_records(
     items: &[LevelItem],
     range: std::ops::Range<usize>,
@@ -568,77 +510,11 @@ fn copy_records(
     };
     cur.last = records[0].first as usize - 1;
     out.push(cur.item(wide));
-    out.reserve(records.len() - 1);
-    let base = out.len();
-    let slots = &mut out.spare_capacity_mut()[..records.len() - 1];
-    // Vector code first where the CPU has it (a multiple of 4 items), then the rest.
-    #[cfg(target_arch = "x86_64")]
-    let done = match crate::lod::simd() {
-        true => crate::avx2::copy_records(records, wide, slots),
-        false => 0,
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
-    let rest = (slots[done..].iter_mut())
-        .zip(&records[done..])
-        .zip(&records[done + 1..]);
-    for ((slot, it), next) in rest {
-        slot.write(Unit::of_record(it, next.first as usize - 1).item(wide));
-    }
-    // SAFETY: the vector code and the loop wrote all `records.len() - 1` slots, within the
-    // reserved capacity.
-    #[allow(unsafe_code)]
-    unsafe {
-        out.set_len(base + records.len() - 1);
-    }
+    out.extend(
+        (records.iter().zip(&records[1..]))
+            .map(|(it, next)| Unit::of_record(it, next.first as usize - 1).item(wide)),
+    );
     // Its last span is set by the caller, who knows where the level ends.
     *cur = Unit::of_record(last, cur.last);
     range.end
-}
-
-/// Records merged per refill of the output's free slots.
-const MERGE_CHUNK: usize = 1024;
-
-/// Records fetched ahead of the merge: a level is read in one stream, but each lane's stream
-/// starts cold, and the hardware prefetcher alone leaves the merge waiting on memory.
-const PREFETCH_AHEAD: usize = 16;
-
-/// Asks the CPU to bring the cache line holding `p` closer (a hint: never faults).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults, even for an address past the end
-    // of an allocation, and reads nothing into the program.
-    #[allow(unsafe_code)]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thresholds_and_levels_agree() {
-        // Every level from 2 up has a distinct threshold, and level_of inverts tau.
-        for k in 2..LEVELS {
-            assert!(k == 2 || tau(k) > tau(k - 1), "level {k}");
-            assert_eq!(level_of(tau(k)), Some(k), "level {k}");
-            assert_eq!(
-                level_of(tau(k) - 1),
-                Some(k - 1 - (k == 2) as usize),
-                "level {k}"
-            );
-        }
-        assert_eq!(level_of(0), None);
-        assert_eq!(level_of(i64::MAX), Some(LEVELS - 1));
-        assert_eq!(
-            (0..8).map(tau).collect::<Vec<_>>(),
-            [1, 2, 2, 3, 4, 6, 8, 12]
-        );
-    }
 }

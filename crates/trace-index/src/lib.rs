@@ -1,150 +1,75 @@
-//! Visible-range queries, level of detail, hit testing and navigation over a
-//! [`trace_model::Trace`], with the cost of a frame bounded by pixels, not events.
+//! Visible-range queries with level of detail over a [`trace_model::Trace`], with the cost of
+//! a frame bounded by pixels, not events.
 //!
-//! Each lane (a thread at one depth) is already sorted with no overlaps, so a range query is
-//! a binary search and a walk. On top, [`TraceIndex`] keeps per lane a pyramid of block
-//! summaries (16, 256, 4096, ... spans) so that at any zoom a lane yields about one
-//! [`Item`] per pixel: spans wide enough to see come back as themselves, and runs of narrow
-//! spans come back as merged boxes that cover every span in them.
-//! [`TraceIndex::query_thread`] queries a thread's lanes from the top and skips those below
-//! an empty lane that cannot hold anything there either. See `docs/INDEX.md`.
+//! A [`TraceIndex`] answers "what is drawn in this lane between these two times at this many
+//! nanoseconds per pixel" with about one [`Item`] per pixel: spans wide enough to see come
+//! back as themselves, and runs of narrow spans as merged boxes that cover every span in
+//! them. [`Detail`] says how wide "wide enough" is. The design and its guarantees are in
+//! `docs/INDEX.md`.
 //!
 //! # Example
 //!
 //! ```
-//! use trace_index::{Detail, Item, TraceIndex};
+//! use trace_index::{Detail, TraceIndex};
 //!
-//! let mut json = String::from("[");
-//! for i in 0..1000 {
-//!     json.push_str(&format!(r#"{{"ph":"X","name":"tick","ts":{i},"dur":0.5,"pid":1,"tid":1}},"#));
-//! }
-//! json.push_str(r#"{"ph":"X","name":"long","ts":1000,"dur":500,"pid":1,"tid":1}]"#);
-//! let trace = trace_model::load_bytes(json.as_bytes()).unwrap();
+//! let trace = trace_model::load("../../tests/fixtures/real/catapult_big_trace.json").unwrap();
 //! let index = TraceIndex::build(&trace);
-//!
-//! // The whole trace (1.5 ms) on 1000 pixels: 1.5 µs per pixel.
-//! let items = index.query(&trace, 0, 0, trace.start_ns, trace.end_ns, Detail::new(1500.0));
-//! // The 1000 ticks (each 0.5 µs, a third of a pixel, 1 µs apart) merge into one box;
-//! // the long span is wide enough to stand alone.
-//! assert_eq!(items.len(), 2);
-//! assert!(items[0].merged && items[0].count() == 1000);
-//! assert_eq!(items[1].span(), Some(1000));
+//! // Thread 0's top lane, the whole trace on 1000 pixels.
+//! let detail = Detail::new(trace.duration_ns() as f64 / 1000.0);
+//! let items = index.query(&trace, 0, 0, trace.start_ns(), trace.end_ns(), detail);
+//! assert!(!items.is_empty() && items.len() <= 1000);
+//! for it in &items {
+//!     match it.span() {
+//!         Some(i) => println!("span {i} ({}) at {} ns", trace.str(it.name), it.start),
+//!         None => println!("{} narrow spans from {} to {} ns", it.count(), it.start, it.end),
+//!     }
+//! }
 //! ```
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-mod frame;
+mod arch;
+mod detail;
+mod item;
+mod lane;
 mod levels;
-mod lod;
-mod nav;
 mod pyramid;
+mod walk;
 
-pub use levels::{level_of, tau, LevelItem, Levels, ITEM_BYTES, LEVELS};
-pub use lod::{first_ending_at_or_after, query as query_lane, Detail, Item};
-pub use nav::{children, hit_test, occurrences, occurrences_of, parent, Hit};
-pub use pyramid::{Aggregate, Blocks, Pyramid, FANOUT, SATURATED};
+#[cfg(test)]
+mod properties;
+
+pub use detail::Detail;
+pub use item::Item;
 
 use rayon::prelude::*;
-use trace_model::{Lane, Trace};
+use trace_model::Trace;
 
-/// Heap bytes per span the whole index may use, over the whole trace: the pyramids (under 2
-/// bytes per span) and, in what they leave, the stored levels.
-pub const INDEX_BUDGET_PER_SPAN: usize = 8;
+use lane::LaneIndex;
+use levels::{Levels, ITEM_BYTES, SKIP};
+use pyramid::Pyramid;
 
-/// The index of one lane: its pyramid, and the levels it keeps.
-#[derive(Clone, Debug, Default)]
-pub struct LaneIndex {
-    pyramid: Pyramid,
-    levels: Option<Box<Levels>>,
-    /// Bit `k` set when level `k` is stored: a query finds its level (or that it must walk)
-    /// without reading the boxed levels, a cache miss per lane in a frame of 800 lanes.
-    stored: u128,
-    /// Every span of this lane lies inside a span of the lane above (set by
-    /// [`TraceIndex::build`]; false for lane 0 and for a lane indexed on its own).
-    contained: bool,
-}
-
-impl LaneIndex {
-    /// The pyramid and every level worth keeping (see docs/INDEX.md), with no memory
-    /// budget across lanes.
-    pub fn build(lane: &Lane) -> LaneIndex {
-        let ks: Vec<usize> = levels::candidates(lane)
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        LaneIndex::with_levels(lane, &ks)
-    }
-
-    /// The pyramid and the given levels (ascending; none: every query walks the spans).
-    pub fn with_levels(lane: &Lane, ks: &[usize]) -> LaneIndex {
-        LaneIndex::from_parts(lane, Pyramid::build(lane), ks)
-    }
-
-    fn from_parts(lane: &Lane, pyramid: Pyramid, ks: &[usize]) -> LaneIndex {
-        LaneIndex {
-            pyramid,
-            levels: (!ks.is_empty()).then(|| Box::new(Levels::build(lane, ks))),
-            stored: ks.iter().fold(0, |m, &k| m | 1 << k),
-            contained: false,
-        }
-    }
-
-    /// Whether every span of this lane lies inside a span of the lane above it (its start
-    /// at or after the parent's, its end at or before the parent's), as the model nests
-    /// spans unless one outlives its parent (a partial overlap). Then where the lane above
-    /// has nothing, this lane has nothing either: [`TraceIndex::query_thread`] skips it.
-    /// Known only to a [`TraceIndex`]; false for a lane indexed on its own. Read from the
-    /// model's `PARTIAL_OVERLAP` flags, so it assumes lanes nested by the model: a trace
-    /// whose lanes were filled by hand, unflagged, may have lanes wrongly marked contained.
-    pub fn contained(&self) -> bool {
-        self.contained
-    }
-
-    pub fn pyramid(&self) -> &Pyramid {
-        &self.pyramid
-    }
-
-    /// The stored levels, if any.
-    pub fn levels(&self) -> Option<&Levels> {
-        self.levels.as_deref()
-    }
-
-    /// The stored level (an index into [`Levels::ks`]) to answer a query whose spans of
-    /// `wide` ns or more stand alone and whose gaps of `gap` ns or more stay visible: the
-    /// coarsest with `τ <= gap` and `2τ <= wide`, found in the lane's set of stored levels
-    /// without reading the levels themselves.
-    #[inline]
-    pub fn pick(&self, wide: i64, gap: i64) -> Option<(&Levels, usize)> {
-        let k = level_of(gap.min(wide / 2))?;
-        let below = self.stored & (u128::MAX >> (127 - k));
-        let l = below.count_ones().checked_sub(1)?;
-        Some((self.levels.as_deref()?, l as usize))
-    }
-
-    pub fn heap_bytes(&self) -> usize {
-        self.pyramid.heap_bytes() + self.levels.as_ref().map_or(0, |l| l.heap_bytes())
-    }
-}
+/// Heap bytes per span the whole index may use: the pyramids (under 2 bytes per span) and,
+/// in what they leave, the stored levels.
+const INDEX_BUDGET_PER_SPAN: usize = 8;
 
 /// Level-of-detail summaries for every lane of a trace.
 #[derive(Clone, Debug, Default)]
 pub struct TraceIndex {
     /// `threads[t][d]`: the index of thread `t`'s lane at depth `d`.
-    pub threads: Vec<Vec<LaneIndex>>,
+    threads: Vec<Vec<LaneIndex>>,
 }
 
 impl TraceIndex {
-    /// Builds the summaries, threads in parallel: O(spans).
+    /// Builds the summaries, threads in parallel: O(spans), at most 8 bytes per span.
     ///
     /// Every lane gets its pyramid. Stored levels are chosen across the whole trace: the
-    /// candidates of every lane, smallest first, while the index fits in
-    /// [`INDEX_BUDGET_PER_SPAN`] bytes per span of the trace. Small levels are the coarse
-    /// views of a lane, where walking the spans would read many spans per pixel; the large levels left out are
-    /// fine views, where few spans fall in a pixel and the walk reads little more.
+    /// candidates of every lane, smallest first, while the index fits in its budget. Small
+    /// levels are the coarse views of a lane, where walking the spans would read many spans
+    /// per pixel; the large levels left out are fine views, where few spans fall in a pixel
+    /// and the walk reads little more.
     pub fn build(trace: &Trace) -> TraceIndex {
         // Pass 1: every lane's pyramid and candidate levels.
         let first: Vec<Vec<Planned>> = trace
-            .threads
+            .threads()
             .par_iter()
             .map(|t| {
                 t.lanes
@@ -160,27 +85,37 @@ impl TraceIndex {
         let room = (spans * INDEX_BUDGET_PER_SPAN).saturating_sub(pyramids + lanes);
         let keep = within_budget(&first, room);
         // Pass 2: the kept levels.
-        TraceIndex {
-            threads: trace
-                .threads
-                .par_iter()
-                .zip(first.into_par_iter().zip(keep.into_par_iter()))
-                .map(|(t, (lanes, ks))| {
-                    t.lanes
-                        .par_iter()
-                        .zip(lanes.into_par_iter().zip(ks.into_par_iter()))
-                        .enumerate()
-                        .map(|(d, (l, ((pyramid, _), ks)))| LaneIndex {
-                            contained: d > 0 && frame::contained(l),
-                            ..LaneIndex::from_parts(l, pyramid, &ks)
-                        })
-                        .collect()
-                })
-                .collect(),
-        }
+        let threads = (trace.threads().par_iter())
+            .zip(first.into_par_iter().zip(keep.into_par_iter()))
+            .map(|(t, (lanes, ks))| {
+                (t.lanes.par_iter())
+                    .zip(lanes.into_par_iter().zip(ks.into_par_iter()))
+                    .map(|(l, ((pyramid, _), ks))| LaneIndex::new(l, pyramid, &ks))
+                    .collect()
+            })
+            .collect();
+        TraceIndex { threads }
     }
 
-    /// The items of one lane overlapping `[t0, t1]`, at `detail`.
+    /// The items of lane `depth` of thread `thread` (indices into `trace.threads()` and its
+    /// `lanes`) that overlap `[t0, t1]`, at `detail`. `trace` must be the trace the index
+    /// was built from.
+    ///
+    /// The guarantees (property-tested against a brute-force scan):
+    /// - the items partition exactly the spans overlapping the range (those starting by `t1`
+    ///   and ending at or after `t0`), in time order, each span in one item;
+    /// - every span at least [`Detail::min_dur`] long is returned on its own
+    ///   (`merged == false`): nothing visible hides in a box;
+    /// - a box covers its spans exactly (first start to last end), and boxes stop at gaps of
+    ///   [`Detail::min_gap`] or more, so empty time stays empty;
+    /// - hence items are separated by a visible gap or are visible spans, and a lane yields
+    ///   at most about one item per pixel of the range.
+    ///
+    /// The result depends only on the range and the two thresholds, not on what the index
+    /// stores. The cost follows the items returned, not the spans in range.
+    ///
+    /// # Panics
+    /// If `thread` or `depth` names no lane of the trace.
     pub fn query(
         &self,
         trace: &Trace,
@@ -207,12 +142,11 @@ impl TraceIndex {
         detail: Detail,
         out: &mut Vec<Item>,
     ) {
-        let lane = &trace.threads[thread].lanes[depth];
-        lod::query(lane, &self.threads[thread][depth], t0, t1, detail, out);
+        let lane = &trace.threads()[thread].lanes[depth];
+        self.threads[thread][depth].query(lane, t0, t1, detail, out);
     }
 
-    /// Heap bytes held by the index: the lanes' own records (a pyramid's table, a pointer to
-    /// the stored levels and the set of them) and what they point to.
+    /// Heap bytes held by the index.
     pub fn heap_bytes(&self) -> usize {
         let lanes: usize = (self.threads.iter().flatten())
             .map(LaneIndex::heap_bytes)
@@ -224,15 +158,6 @@ impl TraceIndex {
     fn table_bytes(lanes: impl ExactSizeIterator<Item = usize>) -> usize {
         let threads = lanes.len() * std::mem::size_of::<Vec<LaneIndex>>();
         threads + lanes.sum::<usize>() * std::mem::size_of::<LaneIndex>()
-    }
-
-    /// Items held in stored levels, over all lanes.
-    pub fn level_items(&self) -> usize {
-        let lanes = self.threads.iter().flatten();
-        lanes
-            .filter_map(LaneIndex::levels)
-            .map(|l| l.items.len())
-            .sum()
     }
 }
 
@@ -257,7 +182,7 @@ fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
         // The records, their skip index and what the level adds to the lane's table.
         let kept = keep[t][d].len();
         let table = Levels::table_bytes(kept + 1) - Levels::table_bytes(kept);
-        let bytes = items * ITEM_BYTES + items.div_ceil(levels::SKIP) * 8 + table;
+        let bytes = items * ITEM_BYTES + items.div_ceil(SKIP) * 8 + table;
         if bytes > room {
             break;
         }
@@ -268,4 +193,85 @@ fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
         lane.sort_unstable();
     }
     keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lane::Plan;
+
+    /// A generated trace and three real ones (tests/fixtures/README.md has their provenance).
+    fn traces() -> Vec<(String, Trace)> {
+        let s = spall_format::synth::Synth {
+            seed: 3,
+            spans: 50_000,
+            threads: 4,
+            processes: 2,
+            max_depth: 30,
+            ..Default::default()
+        };
+        let mut b = Vec::new();
+        s.write_spall(&mut b).unwrap();
+        let mut traces = vec![(
+            "generated".to_string(),
+            trace_model::load_bytes(&b).unwrap(),
+        )];
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/real");
+        for f in [
+            "bazel_profile_with_queuing.json.gz",
+            "chrome116_devtools_export.json",
+            "pytorch_kineto_trace_diff_test.json.gz",
+        ] {
+            let t = trace_model::load(format!("{fixtures}/{f}")).unwrap();
+            traces.push((f.to_string(), t));
+        }
+        traces
+    }
+
+    #[test]
+    fn the_index_adds_at_most_8_bytes_per_span() {
+        let (_, t) = &traces()[0];
+        let per_span = TraceIndex::build(t).heap_bytes() as f64 / t.span_count() as f64;
+        assert!(per_span <= 8.0, "{per_span} bytes per span");
+    }
+
+    /// The budgeted index of whole traces answers every lane at several zooms exactly as
+    /// walking the spans does (the generated trace through its stored levels).
+    #[test]
+    fn the_trace_index_answers_like_the_walk_on_real_traces() {
+        for (name, t) in &traces() {
+            let idx = TraceIndex::build(t);
+            let (s, e) = (t.start_ns(), t.end_ns());
+            let mid = s + (e - s) / 2;
+            let mut from_levels = 0;
+            let views = [
+                (s, e),
+                (mid, mid + (e - s) / 10),
+                (mid, mid + (e - s) / 100),
+            ];
+            // Visible gaps of 1 and 3 pixels: the level picked depends on both thresholds.
+            for ((t0, t1), gap_px) in views.into_iter().flat_map(|v| [(v, 1.0), (v, 3.0)]) {
+                let mut detail = Detail::new((t1 - t0).max(1) as f64 / 1920.0);
+                detail.gap_px = gap_px;
+                for (ti, th) in t.threads().iter().enumerate() {
+                    for (d, lane) in th.lanes.iter().enumerate() {
+                        let li = &idx.threads[ti][d];
+                        let plan = li.plan(detail.min_dur(), detail.min_gap());
+                        from_levels += (plan != Plan::Walk) as usize;
+                        let mut got = Vec::new();
+                        idx.query_into(t, ti, d, t0, t1, detail, &mut got);
+                        let mut walked = Vec::new();
+                        let walk_only = LaneIndex::with_levels(lane, &[]);
+                        walk_only.query(lane, t0, t1, detail, &mut walked);
+                        assert_eq!(got, walked, "{name}: thread {ti} depth {d}");
+                    }
+                }
+            }
+            // Real traces with short lanes may keep no levels; the generated one must use them.
+            assert!(
+                name != "generated" || from_levels > 0,
+                "no lane used a stored level"
+            );
+        }
+    }
 }

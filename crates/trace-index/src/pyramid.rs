@@ -25,11 +25,11 @@
 use trace_model::{Lane, StrId};
 
 /// Spans per block at level 0, and blocks per block above.
-pub const FANOUT: usize = 16;
+pub(crate) const FANOUT: usize = 16;
 const SHIFT: u32 = 4;
 
 /// A `u32` summary value too large to store: treat as unknown and look inside.
-pub const SATURATED: u32 = u32::MAX;
+pub(crate) const SATURATED: u32 = u32::MAX;
 
 /// A non-negative duration as a `u32`, saturated.
 #[inline]
@@ -39,7 +39,7 @@ pub(crate) fn sat(x: i64) -> u32 {
 
 /// One level of blocks, as columns.
 #[derive(Clone, Debug, Default)]
-pub struct Blocks {
+pub(crate) struct Blocks {
     pub last_end: Vec<i64>,
     pub busy: Vec<i64>,
     pub max_dur: Vec<u32>,
@@ -58,12 +58,8 @@ impl Blocks {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.last_end.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.last_end.is_empty()
     }
 
     fn heap_bytes(&self) -> usize {
@@ -77,7 +73,7 @@ impl Blocks {
 
 /// The busy time and first longest span of a run of spans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Aggregate {
+pub(crate) struct Aggregate {
     pub busy: i64,
     pub longest: i64,
     /// The name of the first longest span.
@@ -86,7 +82,7 @@ pub struct Aggregate {
 
 impl Aggregate {
     #[inline]
-    pub fn span(lane: &Lane, i: usize) -> Aggregate {
+    pub(crate) fn span(lane: &Lane, i: usize) -> Aggregate {
         Aggregate {
             busy: lane.dur[i],
             longest: lane.dur[i],
@@ -96,7 +92,7 @@ impl Aggregate {
 
     /// Folds in the run that follows this one (earlier spans win ties for the name).
     #[inline]
-    pub fn then(&mut self, next: Aggregate) {
+    pub(crate) fn then(&mut self, next: Aggregate) {
         self.busy = self.busy.saturating_add(next.busy);
         if next.longest > self.longest {
             self.longest = next.longest;
@@ -108,17 +104,17 @@ impl Aggregate {
 /// The pyramid of one lane. `levels[0]` summarises spans; `levels[k]` summarises blocks of
 /// `levels[k - 1]`. Lanes of 16 spans or fewer have no levels.
 #[derive(Clone, Debug, Default)]
-pub struct Pyramid {
+pub(crate) struct Pyramid {
     pub levels: Vec<Blocks>,
-    /// Whether the lane's last end and its extent fit in an `i64`. Spans do not overlap, so
-    /// then no end and no sum of durations over a range overflows, and the walk adds
-    /// without saturating. (Kept here: checking it per query reads the lane's last span, a
-    /// cache miss per lane.)
-    pub(crate) sums_fit: bool,
+    /// Whether the lane's last end and its extent fit in an `i64`: spans do not overlap, so
+    /// then no end and no sum of durations over a range overflows, and the vector walk may
+    /// add without saturating. (Kept here: checking it per query reads the lane's last
+    /// span, a cache miss per lane.)
+    pub sums_fit: bool,
 }
 
 impl Pyramid {
-    pub fn build(lane: &Lane) -> Pyramid {
+    pub(crate) fn build(lane: &Lane) -> Pyramid {
         let n = lane.len();
         let sums_fit = match (lane.start.first(), n.checked_sub(1)) {
             (Some(&s), Some(last)) => {
@@ -182,13 +178,13 @@ impl Pyramid {
 
     /// Spans covered by a block at `level`.
     #[inline]
-    pub fn span_count(level: usize) -> usize {
+    pub(crate) fn span_count(level: usize) -> usize {
         FANOUT << (SHIFT as usize * level)
     }
 
     /// The first span of `lane` that ends at or after `t` (`lane.len()` if none), reading
     /// at most 16 summaries per level and 16 spans.
-    pub fn first_ending_at_or_after(&self, lane: &Lane, t: i64) -> usize {
+    pub(crate) fn first_ending_at_or_after(&self, lane: &Lane, t: i64) -> usize {
         let mut block = 0; // the block of the current level whose children we scan
         for (level, blocks) in self.levels.iter().enumerate().rev() {
             let from = if level + 1 == self.levels.len() {
@@ -214,7 +210,7 @@ impl Pyramid {
     /// The largest block that starts at span `i` (so `i` must be aligned to it) and for
     /// which `fits(level, blocks, block)` holds, tried largest first: `(level, block)`.
     #[inline]
-    pub fn largest_fitting(
+    pub(crate) fn largest_fitting(
         &self,
         i: usize,
         fits: impl Fn(usize, &Blocks, usize) -> bool,
@@ -233,7 +229,7 @@ impl Pyramid {
 
     /// The busy time and first longest span of spans `a..=b`: whole blocks where they fit,
     /// single spans at the edges. O(16 × levels).
-    pub fn aggregate(&self, lane: &Lane, a: usize, b: usize) -> Aggregate {
+    pub(crate) fn aggregate(&self, lane: &Lane, a: usize, b: usize) -> Aggregate {
         let mut agg = Aggregate::span(lane, a);
         let mut i = a + 1;
         while i <= b {
@@ -259,7 +255,7 @@ impl Pyramid {
         agg
     }
 
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         self.levels.iter().map(Blocks::heap_bytes).sum::<usize>()
             + self.levels.capacity() * std::mem::size_of::<Blocks>()
     }

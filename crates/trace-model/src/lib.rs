@@ -29,6 +29,7 @@
 mod build;
 mod diag;
 mod load;
+mod nav;
 mod nest;
 mod other;
 mod stats;
@@ -38,7 +39,9 @@ mod trace;
 pub use build::TraceBuilder;
 pub use diag::ModelWarning;
 pub use load::{load, load_bytes, load_with};
+pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, Summary};
 pub use stats::{percentile, NameFilter, NameStats, StatsFilter};
 pub use strings::{StrId, Strings};
 pub use trace::{flags, ArgsId, ArgsStore, ExtId, Lane, Process, SpanData, SpanRef, Thread, Trace};

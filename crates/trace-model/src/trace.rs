@@ -243,29 +243,93 @@ impl ArgsStore {
     }
 }
 
-/// A loaded trace. Immutable once built; see [`crate::load`] and [`crate::TraceBuilder`].
+/// A loaded trace. Immutable once built (see [`crate::load`] and [`crate::TraceBuilder`]):
+/// read through its accessors.
 #[derive(Debug)]
 pub struct Trace {
-    pub strings: Strings,
-    /// In display order: sort index, then pid.
-    pub processes: Vec<Process>,
-    pub threads: Vec<Thread>,
-    pub args: ArgsStore,
-    pub instants: Vec<Instant>,
-    pub counters: Vec<CounterSeries>,
-    pub flows: Vec<Flow>,
-    pub async_events: Vec<AsyncEvent>,
-    pub metadata: Vec<Metadata>,
-    /// Earliest timestamp of any timed event (0 for an empty trace).
-    pub start_ns: i64,
-    /// Latest timestamp or span end.
-    pub end_ns: i64,
-    pub diagnostics: Diagnostics<ModelWarning>,
-    /// What the decoder reported (format, decode warnings).
-    pub decode: Summary,
+    pub(crate) strings: Strings,
+    pub(crate) processes: Vec<Process>,
+    pub(crate) threads: Vec<Thread>,
+    pub(crate) args: ArgsStore,
+    pub(crate) instants: Vec<Instant>,
+    pub(crate) counters: Vec<CounterSeries>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) async_events: Vec<AsyncEvent>,
+    pub(crate) metadata: Vec<Metadata>,
+    pub(crate) start_ns: i64,
+    pub(crate) end_ns: i64,
+    pub(crate) diagnostics: Diagnostics<ModelWarning>,
+    pub(crate) decode: Summary,
 }
 
 impl Trace {
+    /// The interned strings (names, categories, thread and process names).
+    pub fn strings(&self) -> &Strings {
+        &self.strings
+    }
+
+    /// Processes, in display order: sort index, then pid.
+    pub fn processes(&self) -> &[Process] {
+        &self.processes
+    }
+
+    /// Threads; [`Process::threads`] gives their display order. A [`SpanRef`]'s `thread`
+    /// indexes this.
+    pub fn threads(&self) -> &[Thread] {
+        &self.threads
+    }
+
+    /// The arguments of spans and events.
+    pub fn args(&self) -> &ArgsStore {
+        &self.args
+    }
+
+    /// Instant events, in file order.
+    pub fn instants(&self) -> &[Instant] {
+        &self.instants
+    }
+
+    /// Counter series, one per process, name and argument key.
+    pub fn counters(&self) -> &[CounterSeries] {
+        &self.counters
+    }
+
+    /// Flow arrows between spans.
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+
+    /// Async events (`b`, `n`, `e` and the legacy `S`, `T`, `p`, `F`), kept as written, in
+    /// file order.
+    pub fn async_events(&self) -> &[AsyncEvent] {
+        &self.async_events
+    }
+
+    /// `M` events the model does not interpret (names and sort indices are applied).
+    pub fn metadata(&self) -> &[Metadata] {
+        &self.metadata
+    }
+
+    /// Earliest timestamp of any timed event (0 for an empty trace).
+    pub fn start_ns(&self) -> i64 {
+        self.start_ns
+    }
+
+    /// Latest timestamp or span end.
+    pub fn end_ns(&self) -> i64 {
+        self.end_ns
+    }
+
+    /// Everything the model repaired or could not place, counted by kind.
+    pub fn diagnostics(&self) -> &Diagnostics<ModelWarning> {
+        &self.diagnostics
+    }
+
+    /// What the decoder reported: the format, and its own warnings.
+    pub fn decode_summary(&self) -> &Summary {
+        &self.decode
+    }
+
     /// The text of an interned string.
     pub fn str(&self, id: StrId) -> &str {
         self.strings.get(id)

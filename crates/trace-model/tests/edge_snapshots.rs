@@ -12,7 +12,7 @@ use trace_model::{flags, load, Trace};
 
 fn snapshot(t: &Trace) -> String {
     let mut s = String::new();
-    let d = &t.decode;
+    let d = &t.decode_summary();
     let _ = writeln!(
         s,
         "format {}, events {}, spans {}, max depth {}, time [{}, {}] ns",
@@ -20,16 +20,16 @@ fn snapshot(t: &Trace) -> String {
         d.events,
         t.span_count(),
         t.max_depth(),
-        t.start_ns,
-        t.end_ns
+        t.start_ns(),
+        t.end_ns()
     );
     for (k, n) in d.diagnostics.counts() {
         let _ = writeln!(s, "decode warning {k}: {n}");
     }
-    for (k, n) in t.diagnostics.counts() {
+    for (k, n) in t.diagnostics().counts() {
         let _ = writeln!(s, "model warning {}: {n}", k.name());
     }
-    for (ti, th) in t.threads.iter().enumerate() {
+    for (ti, th) in t.threads().iter().enumerate() {
         let _ = writeln!(
             s,
             "thread {}:{} {:?}",

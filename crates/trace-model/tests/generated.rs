@@ -104,12 +104,12 @@ fn stats_match_the_generator_in_every_format() {
     for (what, bytes) in [("json", &json), ("spall v1", &v1), ("spall v3", &v3)] {
         let t = load_bytes(bytes).unwrap();
         assert!(
-            t.decode.diagnostics.is_empty(),
+            t.decode_summary().diagnostics.is_empty(),
             "{what}: {:?}",
-            t.decode.diagnostics
+            t.decode_summary().diagnostics
         );
-        assert!(t.diagnostics.is_empty(), "{what}: {:?}", t.diagnostics);
-        assert_eq!(t.threads.len(), 15, "{what}");
+        assert!(t.diagnostics().is_empty(), "{what}: {:?}", t.diagnostics());
+        assert_eq!(t.threads().len(), 15, "{what}");
         assert_eq!(t.span_count(), 60_000, "{what}");
         assert_eq!(rows(&t), want, "{what}");
     }

@@ -28,14 +28,14 @@ fn flip_bytes(original: &[u8], rounds: usize, seed: u64) {
         match load_bytes(&b) {
             Ok(t) => {
                 // Whatever loaded is consistent: lanes sorted and never overlapping.
-                for th in &t.threads {
+                for th in t.threads() {
                     for lane in &th.lanes {
                         for i in 1..lane.len() {
                             assert!(lane.end(i - 1) <= lane.start[i], "round {round}: overlap");
                         }
                     }
                 }
-                assert!(t.decode.events <= b.len() as u64);
+                assert!(t.decode_summary().events <= b.len() as u64);
             }
             Err(e) => assert!(!e.to_string().is_empty()),
         }
@@ -73,7 +73,7 @@ fn a_100_mb_name_loads() {
     b.extend_from_slice(br#""}]"#);
     let t = load_bytes(&b).unwrap();
     assert_eq!(t.span_count(), 1);
-    assert_eq!(t.str(t.threads[0].lanes[0].name[0]).len(), 100 << 20);
+    assert_eq!(t.str(t.threads()[0].lanes[0].name[0]).len(), 100 << 20);
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn many_unclosed_begins_nest_without_overflow_and_are_counted() {
     // its parent's end: a sibling, not a child (docs/MODEL.md).
     assert_eq!(t.max_depth(), n - 1);
     let unclosed: u64 = t
-        .diagnostics
+        .diagnostics()
         .counts()
         .filter(|(k, _)| k.name() == "unclosed_begin")
         .map(|(_, c)| c)
@@ -125,10 +125,10 @@ fn hostile_timestamps_and_ids() {
     .unwrap();
     assert_eq!(t.span_count(), 6);
     assert_eq!(
-        t.decode
+        t.decode_summary()
             .diagnostics
             .count(spall_format::WarningKind::BadNumber),
         2
     );
-    assert_eq!(t.start_ns, -5000);
+    assert_eq!(t.start_ns(), -5000);
 }

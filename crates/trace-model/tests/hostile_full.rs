@@ -77,7 +77,7 @@ fn check_memory(t: &Trace, input: usize) {
 }
 
 fn warned(t: &Trace, kind: &str) -> u64 {
-    t.diagnostics
+    t.diagnostics()
         .counts()
         .filter(|(k, _)| k.name() == kind)
         .map(|(_, n)| n)
@@ -111,9 +111,9 @@ fn one_million_deep() {
     let t = on_small_stack(move || load_bytes(&b).unwrap());
     assert_eq!(t.span_count(), n as u64);
     assert_eq!(t.max_depth(), n);
-    assert_eq!(t.diagnostics.total(), 0);
+    assert_eq!(t.diagnostics().total(), 0);
     // The outermost span holds everything; the innermost is 1 tick long.
-    let lanes = &t.threads[0].lanes;
+    let lanes = &t.threads()[0].lanes;
     assert_eq!(lanes[0].dur[0], 2 * n as i64 - 1);
     assert_eq!(lanes[n - 1].dur[0], 1);
     check_memory(&t, input);

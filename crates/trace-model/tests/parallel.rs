@@ -14,7 +14,7 @@ use trace_model::{load_bytes, Trace};
 /// threads and processes with their names; instants, counters, flows; warning counts.
 fn dump(t: &Trace) -> Vec<String> {
     let mut out = Vec::new();
-    for p in &t.processes {
+    for p in t.processes() {
         out.push(format!(
             "process {:?} {:?} {:?}",
             t.ext_id(p.pid),
@@ -22,7 +22,7 @@ fn dump(t: &Trace) -> Vec<String> {
             p.threads.len()
         ));
     }
-    for th in &t.threads {
+    for th in t.threads() {
         out.push(format!(
             "thread {} {:?} lanes {}",
             t.ext_id(th.tid),
@@ -37,16 +37,16 @@ fn dump(t: &Trace) -> Vec<String> {
                     l.dur[i],
                     t.str(l.name[i]),
                     t.str(l.cat[i]),
-                    t.args.get(l.args[i]),
+                    t.args().get(l.args[i]),
                     l.flags[i]
                 ));
             }
         }
     }
-    for i in &t.instants {
+    for i in t.instants() {
         out.push(format!("instant {} {} {}", i.ts, t.str(i.name), i.thread));
     }
-    for c in &t.counters {
+    for c in t.counters() {
         out.push(format!(
             "counter {} {:?} {:?}",
             t.str(c.name),
@@ -54,13 +54,13 @@ fn dump(t: &Trace) -> Vec<String> {
             c.values
         ));
     }
-    for f in &t.flows {
+    for f in t.flows() {
         out.push(format!("flow {} {}", t.str(f.id), f.points.len()));
     }
-    for (k, n) in t.diagnostics.counts() {
+    for (k, n) in t.diagnostics().counts() {
         out.push(format!("warning {} {n}", k.name()));
     }
-    out.push(format!("range {} {}", t.start_ns, t.end_ns));
+    out.push(format!("range {} {}", t.start_ns(), t.end_ns()));
     out
 }
 
@@ -146,7 +146,7 @@ fn begin_end_pairs_across_chunks() {
     assert!(bytes.len() > 2 * CHUNK_BYTES, "{} bytes", bytes.len());
     let par = load_bytes(&bytes).unwrap();
     let seq = buffered(&bytes);
-    assert_eq!(par.threads[0].lanes.len(), n as usize);
+    assert_eq!(par.threads()[0].lanes.len(), n as usize);
     assert_same(&par, &seq, "deep");
     let one = with_threads(1, || load_bytes(&bytes).unwrap());
     assert_same(&one, &par, "deep, 1 thread");

@@ -9,7 +9,7 @@ use trace_model::{flags, load_bytes, StatsFilter, Trace};
 
 /// Thread 0's lanes as (name, start µs-as-ns, dur, flags) per depth.
 fn lanes(t: &Trace, thread: usize) -> Vec<Vec<(String, i64, i64, u8)>> {
-    t.threads[thread]
+    t.threads()[thread]
         .lanes
         .iter()
         .map(|l| {
@@ -28,7 +28,7 @@ fn lanes(t: &Trace, thread: usize) -> Vec<Vec<(String, i64, i64, u8)>> {
 }
 
 fn diags(t: &Trace) -> BTreeMap<String, u64> {
-    t.diagnostics
+    t.diagnostics()
         .counts()
         .map(|(k, n)| (k.name().into_owned(), n))
         .collect()
@@ -115,7 +115,7 @@ fn unclosed_begins_end_at_the_trace_end_flagged_unfinished() {
             {"ph":"X","name":"x","ts":2,"dur":3,"pid":1,"tid":1},
             {"ph":"i","name":"late","ts":20,"pid":1,"tid":2}]"#,
     );
-    assert_eq!(t.end_ns, 20_000);
+    assert_eq!(t.end_ns(), 20_000);
     assert_eq!(
         lanes(&t, 0)[0],
         vec![("open".into(), 1000, 19_000, BE | flags::UNFINISHED)]
@@ -145,7 +145,7 @@ fn partial_overlaps_are_kept_whole_and_lanes_never_overlap() {
         ]
     );
     assert_eq!(diags(&t), BTreeMap::from([("partial_overlap".into(), 1)]));
-    for th in &t.threads {
+    for th in t.threads() {
         for lane in &th.lanes {
             for i in 1..lane.len() {
                 assert!(lane.end(i - 1) <= lane.start[i]);
@@ -189,7 +189,7 @@ fn hundred_thousand_levels_do_not_overflow_the_stack() {
     // Each level's self time is 2 µs (1 µs on each side of its child), the innermost 2 µs too.
     let s = t.stats(&StatsFilter::default());
     let total_self: i64 = s.iter().map(|x| x.self_ns).sum();
-    assert_eq!(total_self, t.threads[0].lanes[0].dur[0]);
+    assert_eq!(total_self, t.threads()[0].lanes[0].dur[0]);
 }
 
 #[test]
@@ -250,18 +250,18 @@ fn metadata_names_and_orders_processes_and_threads() {
             {"ph":"M","name":"process_name","pid":3,"args":{}}]"#,
     );
     let names: Vec<String> = t
-        .processes
+        .processes()
         .iter()
         .map(|p| p.name.map(|n| t.str(n)).unwrap_or("-").to_string())
         .collect();
     assert_eq!(names, ["GPU", "-", "-"]);
     let threads: Vec<String> = t
-        .threads
+        .threads()
         .iter()
         .map(|th| format!("{}:{}", t.ext_id(th.pid), t.thread_label_of(th)))
         .collect();
     assert_eq!(threads, ["2:thread 1", "1:thread 9", "1:main"]);
-    assert_eq!(t.processes[1].labels.len(), 2);
+    assert_eq!(t.processes()[1].labels.len(), 2);
     assert_eq!(diags(&t), BTreeMap::from([("bad_metadata".into(), 1)]));
 }
 
@@ -284,8 +284,8 @@ fn string_pids_stay_distinct_processes() {
             {"ph":"X","name":"a","ts":0,"dur":1,"pid":"","tid":"x"},
             {"ph":"X","name":"a","ts":0,"dur":1,"pid":0,"tid":"x"}]"#,
     );
-    assert_eq!(t.processes.len(), 3);
-    assert_eq!(t.threads.len(), 3);
+    assert_eq!(t.processes().len(), 3);
+    assert_eq!(t.threads().len(), 3);
 }
 
 #[test]
@@ -304,18 +304,22 @@ fn every_phase_is_kept_or_counted() {
             {"ph":"O","name":"obj","ts":1,"pid":1,"tid":1,"id":"0x2"},
             {"name":"no phase","ts":1}]"#,
     );
-    assert_eq!(t.instants.len(), 3);
-    assert_eq!(t.counters.len(), 2);
+    assert_eq!(t.instants().len(), 3);
+    assert_eq!(t.counters().len(), 2);
     assert_eq!(t.counter_samples(), 3);
-    let heap = t.counters.iter().find(|c| t.str(c.key) == "heap").unwrap();
+    let heap = t
+        .counters()
+        .iter()
+        .find(|c| t.str(c.key) == "heap")
+        .unwrap();
     assert_eq!(
         (heap.ts.clone(), heap.values.clone()),
         (vec![4000, 5000], vec![10.0, 12.0])
     );
-    assert_eq!(t.flows.len(), 1);
-    assert_eq!(t.flows[0].points.len(), 2);
-    assert!(t.flows[0].points[1].bind_enclosing);
-    assert_eq!(t.async_events.len(), 2);
+    assert_eq!(t.flows().len(), 1);
+    assert_eq!(t.flows()[0].points.len(), 2);
+    assert!(t.flows()[0].points[1].bind_enclosing);
+    assert_eq!(t.async_events().len(), 2);
     assert_eq!(
         diags(&t),
         BTreeMap::from([

@@ -13,7 +13,7 @@ type Shape = (Vec<Vec<(i64, i64, String, u8)>>, Vec<(String, u64)>);
 
 fn shape(t: &Trace) -> Shape {
     let lanes = t
-        .threads
+        .threads()
         .iter()
         .flat_map(|th| &th.lanes)
         .map(|l| {
@@ -30,7 +30,7 @@ fn shape(t: &Trace) -> Shape {
         })
         .collect();
     let diags = t
-        .diagnostics
+        .diagnostics()
         .counts()
         .map(|(k, n)| (k.name().into_owned(), n))
         .collect();

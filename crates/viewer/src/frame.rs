@@ -51,7 +51,7 @@ impl FrameBuilder {
             let y = y_of(row.y);
             match row.kind {
                 RowKind::Process(p) => {
-                    let pr = &t.processes[p as usize];
+                    let pr = &t.processes()[p as usize];
                     scene.rect(0.0, y, w, row.h - 1.0, th.process_header);
                     let name = pr.name.map(|n| t.str(n).to_string());
                     let label = match (name, pr.pid) {
@@ -77,7 +77,7 @@ impl FrameBuilder {
                 }
                 RowKind::Thread(ti) => {
                     scene.rect(0.0, y, w, row.h - 1.0, th.thread_header);
-                    let thread = &t.threads[ti as usize];
+                    let thread = &t.threads()[ti as usize];
                     let label = match thread.name {
                         Some(n) => format!("{}  (tid {})", t.str(n), t.ext_id(thread.tid)),
                         None => format!("Thread {}", t.ext_id(thread.tid)),
@@ -237,7 +237,7 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     scene.rect(0.0, y, w, ruler_h, th.ruler);
     let step = tick_step(s.viewport.ns_per_px, 110.0 * s.scale as f64);
     let (t0, t1) = s.viewport.visible();
-    let origin = l.trace.start_ns;
+    let origin = l.trace.start_ns();
     // Ticks at multiples of `step` from the trace start.
     let first = (t0 - origin).div_euclid(step) * step + origin;
     let mut t = first;
@@ -309,8 +309,8 @@ fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     let t = &l.trace;
     let total = (t.duration_ns().max(1)) as f64;
     let (a, b) = s.viewport.visible();
-    let xa = ((a - t.start_ns) as f64 / total * w as f64) as f32;
-    let xb = ((b - t.start_ns) as f64 / total * w as f64) as f32;
+    let xa = ((a - t.start_ns()) as f64 / total * w as f64) as f32;
+    let xb = ((b - t.start_ns()) as f64 / total * w as f64) as f32;
     let (xa, xb) = (xa.clamp(0.0, w), xb.clamp(0.0, w));
     scene.rect(xa, 0.0, (xb - xa).max(2.0), mh, th.minimap_window);
     scene.outline(xa, 0.0, (xb - xa).max(2.0), mh, 1.0, th.range_edge);
@@ -319,7 +319,7 @@ fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
 /// The time under a minimap x.
 pub fn minimap_time(l: &Loaded, s: &ViewState, x: f32) -> i64 {
     let t = &l.trace;
-    t.start_ns + ((x / s.width.max(1.0)) as f64 * t.duration_ns() as f64) as i64
+    t.start_ns() + ((x / s.width.max(1.0)) as f64 * t.duration_ns() as f64) as i64
 }
 
 fn tooltip(
@@ -338,7 +338,7 @@ fn tooltip(
         t.str(sp.name).to_string(),
         format!("duration  {}", format_duration(sp.dur)),
         format!("self      {}", format_duration(t.self_ns(r))),
-        format!("start     {}", format_duration(sp.start - t.start_ns)),
+        format!("start     {}", format_duration(sp.start - t.start_ns())),
     ];
     let px = 12.0 * s.scale;
     let lh = fonts.line_height(px) + 2.0;

@@ -31,8 +31,8 @@ pub struct Collapsed {
 impl Collapsed {
     pub fn for_trace(trace: &Trace) -> Collapsed {
         Collapsed {
-            processes: vec![false; trace.processes.len()],
-            threads: vec![false; trace.threads.len()],
+            processes: vec![false; trace.processes().len()],
+            threads: vec![false; trace.threads().len()],
         }
     }
 }
@@ -50,9 +50,9 @@ impl Layout {
     pub fn new(trace: &Trace, collapsed: &Collapsed, scale: f32) -> Layout {
         let (header_h, lane_h, gap_h) = (HEADER_H * scale, LANE_H * scale, GAP_H * scale);
         let mut rows = Vec::new();
-        let mut first_lane = vec![None; trace.threads.len()];
+        let mut first_lane = vec![None; trace.threads().len()];
         let mut y = 0.0f32;
-        for (pi, p) in trace.processes.iter().enumerate() {
+        for (pi, p) in trace.processes().iter().enumerate() {
             rows.push(Row {
                 y,
                 h: header_h,
@@ -74,7 +74,7 @@ impl Layout {
                     continue;
                 }
                 first_lane[t as usize] = Some(rows.len());
-                for d in 0..trace.threads[t as usize].lanes.len() {
+                for d in 0..trace.threads()[t as usize].lanes.len() {
                     rows.push(Row {
                         y,
                         h: lane_h,

@@ -7,6 +7,7 @@
 //! - [`frame`]: builds a render-gl `Scene` for a state, through trace-index's level of detail.
 //! - [`screenshot`]: renders a frame headless to a PNG.
 
+mod error;
 pub mod frame;
 pub mod layout;
 pub mod loaded;
@@ -17,6 +18,7 @@ pub mod theme;
 pub mod viewport;
 pub mod window;
 
+pub use error::ViewerError;
 pub use loaded::Loaded;
 
 /// A real `clang -ftime-trace` trace (tests/fixtures), shown when no file is given.
@@ -28,15 +30,14 @@ pub const DEMO_NAME: &str = "demo: clang -ftime-trace (built in)";
 pub fn load(
     path: Option<&std::path::Path>,
     progress: impl FnMut(u64, u64) + Send,
-) -> Result<Loaded, String> {
+) -> Result<Loaded, ViewerError> {
     match path {
         Some(p) => {
-            let t = trace_model::load_with(p, &spall_format::DecodeOptions::default(), progress)
-                .map_err(|e| e.to_string())?;
+            let t = trace_model::load_with(p, &trace_model::DecodeOptions::default(), progress)?;
             Ok(Loaded::new(t, p.display().to_string()))
         }
         None => {
-            let t = trace_model::load_bytes(DEMO).map_err(|e| e.to_string())?;
+            let t = trace_model::load_bytes(DEMO)?;
             Ok(Loaded::new(t, DEMO_NAME.to_string()))
         }
     }

@@ -56,7 +56,7 @@ pub fn name_color(name: &str) -> Color {
 impl Loaded {
     pub fn new(trace: Trace, source: String) -> Loaded {
         let index = TraceIndex::build(&trace);
-        let colors = trace.strings.iter().map(|(_, s)| name_color(s)).collect();
+        let colors = trace.strings().iter().map(|(_, s)| name_color(s)).collect();
         let minimap = profile(&trace);
         let warnings = warning_summary(&trace);
         Loaded {
@@ -107,10 +107,10 @@ pub fn warning_summary(t: &Trace) -> Option<String> {
 /// The fraction of threads busy at depth 0, per column of the trace's time span.
 fn profile(trace: &Trace) -> Vec<f32> {
     let mut bins = vec![0f64; MINIMAP_BINS];
-    let (s, e) = (trace.start_ns, trace.end_ns.max(trace.start_ns + 1));
+    let (s, e) = (trace.start_ns(), trace.end_ns().max(trace.start_ns() + 1));
     let bin_ns = (e - s) as f64 / MINIMAP_BINS as f64;
     let mut threads = 0;
-    for t in &trace.threads {
+    for t in trace.threads() {
         let Some(lane) = t.lanes.first() else {
             continue;
         };

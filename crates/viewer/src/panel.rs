@@ -98,7 +98,7 @@ impl Panel {
         ui.label(format!(
             "{} spans · {} threads · {}",
             t.span_count(),
-            t.threads.len(),
+            t.threads().len(),
             format_duration(t.duration_ns())
         ));
         if let Some(w) = &l.warnings {
@@ -316,7 +316,7 @@ fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef
             row("category", t.str(sp.cat).to_string());
         }
         row("thread", t.thread_label(r.thread));
-        row("start", format_duration(sp.start - t.start_ns));
+        row("start", format_duration(sp.start - t.start_ns()));
         row("duration", format_duration(sp.dur));
         row("self", format_duration(t.self_ns(r)));
         if sp.flags & trace_model::flags::UNFINISHED != 0 {
@@ -326,7 +326,7 @@ fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef
             row("note", "ends after its parent (kept whole)".into());
         }
     });
-    if let Some(args) = t.args.json(sp.args) {
+    if let Some(args) = t.args().json(sp.args) {
         ui.label(RichText::new("args").weak());
         let pretty = serde_json::to_string_pretty(&args).unwrap_or_default();
         ScrollArea::vertical()

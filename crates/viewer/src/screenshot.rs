@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
-use trace_index::occurrences;
 
+use crate::error::ViewerError;
 use crate::frame::FrameBuilder;
 use crate::loaded::Loaded;
 use crate::state::ViewState;
@@ -28,24 +28,24 @@ pub struct Shot {
 }
 
 /// The state a screenshot shows (separate from GL so tests can inspect it).
-pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, String> {
+pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
     let mut s = ViewState::new(l, shot.width as f32, shot.height as f32, shot.theme);
     s.set_scale(l, shot.scale);
     let t = &l.trace;
     if let Some((a, b)) = shot.view {
-        let start = t.start_ns + a.unwrap_or(0);
-        let end = b.map_or(t.end_ns, |b| t.start_ns + b);
+        let start = t.start_ns() + a.unwrap_or(0);
+        let end = b.map_or(t.end_ns(), |b| t.start_ns() + b);
         s.viewport.show(start, end.max(start + 1));
     }
     if let Some(name) = &shot.select {
-        let exact = occurrences(t, |n| n == name);
+        let exact = t.occurrences(|n| n == name);
         let found = if exact.is_empty() {
-            occurrences(t, |n| n.contains(name.as_str()))
+            t.occurrences(|n| n.contains(name.as_str()))
         } else {
             exact
         };
         let Some(&first) = found.first() else {
-            return Err(format!("--select {name:?}: no span has that name"));
+            return Err(ViewerError::NoSuchSpan(name.clone()));
         };
         s.select(l, Some(first));
     }
@@ -53,12 +53,11 @@ pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, String> {
 }
 
 /// Renders the state to RGBA pixels (rows from the top).
-pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, String> {
+pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
     let (w, h) = (s.width as u32, s.height as u32);
-    let headless = Headless::new(w, h).map_err(|e| e.to_string())?;
+    let headless = Headless::new(w, h)?;
     // SAFETY: the headless context is current on this thread for the renderer's lifetime.
-    let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }
-        .map_err(|e| e.to_string())?;
+    let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }?;
     let mut fonts = Fonts::new();
     let mut scene = Scene::new();
     FrameBuilder::default().build(&mut scene, &mut fonts, l, s);
@@ -69,8 +68,8 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, String> {
 }
 
 /// Loads nothing: renders `l` as `shot` describes and writes the PNG.
-pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), String> {
+pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
     let s = prepare(l, shot)?;
     let px = render(l, &s)?;
-    render_gl::write_png(out, shot.width, shot.height, &px).map_err(|e| e.to_string())
+    Ok(render_gl::write_png(out, shot.width, shot.height, &px)?)
 }

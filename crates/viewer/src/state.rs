@@ -1,7 +1,6 @@
 //! Everything about what the user is looking at: the view, scroll, selection, range,
 //! search and highlights, and the operations on them. No GL: unit-tested directly.
 
-use trace_index::{children, hit_test, occurrences, parent};
 use trace_model::{NameStats, SpanRef, StatsFilter, StrId};
 
 use crate::layout::{Collapsed, Layout, RowKind};
@@ -64,9 +63,9 @@ impl ViewState {
         let layout = Layout::new(t, &collapsed, 1.0);
         ViewState {
             viewport: Viewport::fit(
-                t.start_ns,
-                t.start_ns,
-                t.end_ns.max(t.start_ns + 1),
+                t.start_ns(),
+                t.start_ns(),
+                t.end_ns().max(t.start_ns() + 1),
                 width as f64,
             ),
             scroll_y: 0.0,
@@ -152,10 +151,10 @@ impl ViewState {
         let RowKind::Lane { thread, depth } = row.kind else {
             return None;
         };
-        let lane = &l.trace.threads[thread as usize].lanes[depth as usize];
+        let lane = &l.trace.threads()[thread as usize].lanes[depth as usize];
         let t = self.viewport.time_at(x as f64);
         let tol = (self.viewport.ns_per_px * 3.0 * self.scale as f64).ceil() as i64;
-        let h = hit_test(lane, t, tol)?;
+        let h = lane.hit_test(t, tol)?;
         Some(SpanRef {
             thread,
             depth,
@@ -188,7 +187,8 @@ impl ViewState {
     /// Shows the whole trace.
     pub fn fit_all(&mut self, l: &Loaded) {
         let t = &l.trace;
-        self.viewport.show(t.start_ns, t.end_ns.max(t.start_ns + 1));
+        self.viewport
+            .show(t.start_ns(), t.end_ns().max(t.start_ns() + 1));
     }
 
     /// Fits the selection (a span, else the range), or the whole trace (F / Home).
@@ -235,7 +235,7 @@ impl ViewState {
 
     /// Scrolls the span's row into view, expanding its tracks if collapsed.
     fn reveal(&mut self, l: &Loaded, r: SpanRef) {
-        let t = &l.trace.threads[r.thread as usize];
+        let t = &l.trace.threads()[r.thread as usize];
         let (p, th) = (t.process as usize, r.thread as usize);
         if self.collapsed.processes[p] || self.collapsed.threads[th] {
             self.collapsed.processes[p] = false;
@@ -272,11 +272,11 @@ impl ViewState {
                 s.to_lowercase().contains(q.as_str())
             }
         };
-        let names = l.trace.strings.iter().map(|(_, s)| matches(s)).collect();
+        let names = l.trace.strings().iter().map(|(_, s)| matches(s)).collect();
         self.matches = Matches {
             query: query.to_string(),
             names,
-            spans: occurrences(&l.trace, matches),
+            spans: l.trace.occurrences(matches),
             current: None,
         };
     }
@@ -284,12 +284,12 @@ impl ViewState {
     /// Highlights every span of one name (a click on a statistics row).
     pub fn highlight_name(&mut self, l: &Loaded, name: StrId) {
         let text = l.trace.str(name).to_string();
-        let mut names = vec![false; l.trace.strings.len()];
+        let mut names = vec![false; l.trace.strings().len()];
         names[name.0 as usize] = true;
         self.matches = Matches {
             query: text.clone(),
             names,
-            spans: occurrences(&l.trace, |s| s == text),
+            spans: l.trace.occurrences(|s| s == text),
             current: None,
         };
     }
@@ -341,7 +341,7 @@ impl ViewState {
     pub fn call_stack(&self, l: &Loaded, r: SpanRef) -> Vec<SpanRef> {
         let mut v = vec![r];
         let mut cur = r;
-        while let Some(p) = parent(&l.trace, cur) {
+        while let Some(p) = l.trace.parent(cur) {
             v.push(p);
             cur = p;
         }
@@ -351,11 +351,11 @@ impl ViewState {
 
     /// The direct children of a span, grouped by name: (name, count, total ns), largest first.
     pub fn children_by_name(&self, l: &Loaded, r: SpanRef) -> Vec<(StrId, u64, i64)> {
-        let lanes = &l.trace.threads[r.thread as usize].lanes;
+        let lanes = &l.trace.threads()[r.thread as usize].lanes;
         let mut acc: std::collections::HashMap<StrId, (u64, i64)> =
             std::collections::HashMap::new();
         if let Some(down) = lanes.get(r.depth as usize + 1) {
-            for i in children(&l.trace, r) {
+            for i in l.trace.children(r) {
                 let e = acc.entry(down.name[i]).or_insert((0, 0));
                 e.0 += 1;
                 e.1 += down.dur[i];

@@ -28,12 +28,13 @@ use crate::loaded::Loaded;
 use crate::panel::Panel;
 use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
+use crate::ViewerError;
 
 /// Events from other threads.
 #[derive(Debug)]
 pub enum UserEvent {
     Progress,
-    Loaded(Box<Result<Loaded, String>>),
+    Loaded(Box<Result<Loaded, ViewerError>>),
     Repaint(Duration),
 }
 
@@ -295,7 +296,7 @@ impl App {
         }
     }
 
-    fn on_loaded(&mut self, result: Result<Loaded, String>) {
+    fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
         self.loading = None;
         if let Some(t) = self.timing {
             eprintln!(
@@ -323,7 +324,7 @@ impl App {
                 self.panel = Panel::default();
                 self.fit_pending = true;
             }
-            Err(e) => self.error = Some(e),
+            Err(e) => self.error = Some(e.to_string()),
         }
         self.redraw();
     }
@@ -583,7 +584,13 @@ fn message(
     }
 }
 
-fn create_gl(el: &ActiveEventLoop) -> Result<Gl, String> {
+fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
+    let fail = |what| {
+        move |e: &dyn std::fmt::Display| ViewerError::Window {
+            what,
+            detail: e.to_string(),
+        }
+    };
     let attrs = Window::default_attributes()
         .with_title("spall")
         .with_inner_size(winit::dpi::LogicalSize::new(1400.0, 850.0));
@@ -602,14 +609,16 @@ fn create_gl(el: &ActiveEventLoop) -> Result<Gl, String> {
                 })
                 .expect("at least one GL config")
         })
-        .map_err(|e| format!("no OpenGL configuration: {e}"))?;
+        .map_err(|e| fail("no OpenGL configuration")(&e))?;
     let window = match window {
         Some(w) => w,
         None => {
-            glutin_winit::finalize_window(el, attrs, &config).map_err(|e| format!("window: {e}"))?
+            glutin_winit::finalize_window(el, attrs, &config).map_err(|e| fail("window")(&e))?
         }
     };
-    let raw = window.window_handle().map_err(|e| e.to_string())?.as_raw();
+    let raw = (window.window_handle())
+        .map_err(|e| fail("window handle")(&e))?
+        .as_raw();
     let display = config.display();
     let ctx_attrs = ContextAttributesBuilder::new()
         .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
@@ -624,7 +633,7 @@ fn create_gl(el: &ActiveEventLoop) -> Result<Gl, String> {
             Err(_) => (
                 display
                     .create_context(&config, &es_attrs)
-                    .map_err(|e| format!("GL context: {e}"))?,
+                    .map_err(|e| fail("GL context")(&e))?,
                 ShaderVersion::Gles30,
             ),
         }
@@ -637,17 +646,17 @@ fn create_gl(el: &ActiveEventLoop) -> Result<Gl, String> {
     );
     // SAFETY: as above.
     let surface = unsafe { display.create_window_surface(&config, &surface_attrs) }
-        .map_err(|e| format!("surface: {e}"))?;
+        .map_err(|e| fail("GL surface")(&e))?;
     let context = context
         .make_current(&surface)
-        .map_err(|e| format!("make current: {e}"))?;
+        .map_err(|e| fail("making the GL context current")(&e))?;
     let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
     // SAFETY: the context is current; symbols come from its display.
     let gl = Arc::new(unsafe {
         glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
     });
     // SAFETY: as above.
-    let renderer = unsafe { Renderer::new(gl.clone(), version) }.map_err(|e| e.to_string())?;
+    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
     let egui = egui_glow::EguiGlow::new(
         el,
         gl.clone(),
@@ -788,10 +797,16 @@ impl ApplicationHandler<UserEvent> for App {
 }
 
 /// Runs the window until it is closed.
-pub fn run(trace: Option<PathBuf>, theme: Option<ThemeKind>) -> Result<(), String> {
+pub fn run(trace: Option<PathBuf>, theme: Option<ThemeKind>) -> Result<(), ViewerError> {
     let el = EventLoop::<UserEvent>::with_user_event()
         .build()
-        .map_err(|e| format!("cannot start the window system: {e} (no display? use --screenshot for headless rendering)"))?;
+        .map_err(|e| ViewerError::Window {
+            what: "cannot start the window system (no display? use --screenshot for headless rendering)",
+            detail: e.to_string(),
+        })?;
     let mut app = App::new(el.create_proxy(), trace, theme);
-    el.run_app(&mut app).map_err(|e| e.to_string())
+    el.run_app(&mut app).map_err(|e| ViewerError::Window {
+        what: "the event loop",
+        detail: e.to_string(),
+    })
 }

@@ -96,9 +96,10 @@ fn hostile_files_load_with_a_banner_or_fail_with_an_error() {
     ];
     for p in &unreadable {
         let e = spall_viewer::load(Some(p), |_, _| {}).expect_err(&p.display().to_string());
+        assert!(matches!(e, spall_viewer::ViewerError::Load(_)), "{e:?}");
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
-            e.contains(&name),
+            e.to_string().contains(&name),
             "{}: error {e:?} does not name the file",
             p.display()
         );

@@ -52,7 +52,7 @@ fn shot(l: &Loaded, kind: ThemeKind, select: Option<&str>) -> (ViewState, Img) {
 
 fn find(l: &Loaded, name: &str) -> SpanRef {
     let t = &l.trace;
-    for (ti, th) in t.threads.iter().enumerate() {
+    for (ti, th) in t.threads().iter().enumerate() {
         for (d, lane) in th.lanes.iter().enumerate() {
             if let Some(i) = lane.name.iter().position(|&n| t.str(n) == name) {
                 return SpanRef {
@@ -183,7 +183,7 @@ fn spall_files_render_and_a_range_view_zooms() {
     )
     .unwrap();
     let (a, b) = s.viewport.visible();
-    assert!(b - a < 2_200_000 && a <= l.trace.start_ns + 1, "{a}..{b}");
+    assert!(b - a < 2_200_000 && a <= l.trace.start_ns() + 1, "{a}..{b}");
     s.hover = s.selected.map(|r| (r, 100.0, 100.0));
     let px = render(&l, &s).unwrap();
     assert_eq!(px.len(), 800 * 300 * 4);

@@ -1,10 +1,8 @@
-//! The hot loops of a frame in AVX2, for x86-64 CPUs that have it (detected at run time):
-//! the span walk's inner loop (here), and stored records copied into items ([`records`]).
+//! The span walk's inner loop in AVX2: a block of up to 16 spans, 4 at a time, with the
+//! scalar walk's answer (`walk.rs`, the reference).
 //!
-//! The scalar span walk (`lod::walk`) carries the open item from span to span: 64 instructions
-//! per span, many of them moving six running values through too few registers. This one
-//! takes about 35 (20 and 118 per 4 spans in its two loops).
-//! Here a block of up to 16 spans is done 4 at a time:
+//! The scalar loop carries the open item from span to span, moving six running values
+//! through too few registers. Here:
 //!
 //! 1. Whether span `x` starts a new item depends only on spans `x - 1` and `x` (an item of
 //!    several spans holds only narrow spans, so "the item's longest is narrow" is "span
@@ -17,29 +15,42 @@
 //!    written to the next free output slot, which moves on only when the item closes (as in
 //!    the scalar walk: no branch on the data).
 //!
-//! The answer is the scalar walk's, item for item (tested in `lod`'s unit tests on random
-//! lanes, and by every property test on machines with AVX2).
+//! Sums are plain (wrapping) adds, so the walk uses this only on lanes whose last end and
+//! extent fit in an `i64` (then no end or sum over a range overflows).
 
 use std::arch::x86_64::*;
 use std::mem::{size_of, MaybeUninit};
 
 use trace_model::StrId;
 
-use crate::lod::Item;
+use crate::item::Item;
 
-mod records;
+/// Proof that this CPU has AVX2: only [`Avx2::detect`] makes one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
 
-pub(crate) use records::copy_records;
-
-// Items are written as a 32-byte row (start, end, busy, first, last) and an 8-byte word
-// (name, merged, padding): the layout checked beside `Item`.
-
-/// Whether this CPU runs [`block`].
-#[inline]
-pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx2")
+impl Avx2 {
+    /// An `Avx2` if the CPU has it (detected at run time, cached by the standard library).
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx2> {
+        is_x86_feature_detected!("avx2").then_some(Avx2(()))
+    }
 }
 
+// Items are written as a 32-byte row (start, end, busy, first | last << 32) and an 8-byte
+// word (name | merged << 32).
+const _: () = {
+    use std::mem::{align_of, offset_of};
+    assert!(size_of::<Item>() == 40 && align_of::<Item>() == 8);
+    assert!(offset_of!(Item, start) == 0);
+    assert!(offset_of!(Item, end) == 8);
+    assert!(offset_of!(Item, busy) == 16);
+    assert!(offset_of!(Item, first) == 24);
+    assert!(offset_of!(Item, last) == 28);
+    assert!(offset_of!(Item, name) == 32);
+    assert!(offset_of!(Item, merged) == 36);
+    assert!(size_of::<StrId>() == 4);
+};
 /// The item being grown, before a block: spans `first..` up to the block's first span.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Open {
@@ -58,10 +69,11 @@ const SLOTS: usize = 17;
 /// in an `i64`, growing `cur` and appending the items it closes to `out`.
 ///
 /// # Panics
-/// If the CPU lacks AVX2, or the block breaks those bounds or reads past the lane (spans up
-/// to `spans.end` rounded up to a multiple of 4 must exist): the caller checks them first.
+/// If the block breaks those bounds or reads past the lane (spans up to `spans.end` rounded
+/// up to a multiple of 4 must exist): the caller checks them first.
 #[inline]
 pub(crate) fn walk_block(
+    _: Avx2,
     cols: (&[i64], &[i64], &[StrId]),
     spans: std::ops::Range<usize>,
     thresholds: (i64, i64),
@@ -70,11 +82,11 @@ pub(crate) fn walk_block(
 ) {
     let (i, m) = (spans.start, spans.len());
     let n = cols.0.len().min(cols.1.len()).min(cols.2.len());
-    assert!(available() && i >= 1 && (1..=16).contains(&m) && i + m.next_multiple_of(4) <= n);
+    assert!(i >= 1 && (1..=16).contains(&m) && i + m.next_multiple_of(4) <= n);
     out.reserve(SLOTS);
     let base = out.len();
     let slots = (&mut out.spare_capacity_mut()[..SLOTS]).try_into().unwrap();
-    // SAFETY: the CPU has AVX2 and the spans are within bounds (asserted above).
+    // SAFETY: the CPU has AVX2 (the token) and the spans are within bounds (asserted above).
     #[allow(unsafe_code)]
     let k = unsafe { block(cols, (i, m), thresholds, cur, slots) };
     // SAFETY: `block` initialised slots 0..k, within the capacity reserved.
@@ -89,7 +101,7 @@ pub(crate) fn walk_block(
 /// the items it closes to `slots`. Returns how many items were written.
 ///
 /// # Safety
-/// The CPU must have AVX2 ([`available`]), and `start`, `dur` and `names` must hold at least
+/// The CPU must have AVX2 ([`Avx2`]), and `start`, `dur` and `names` must hold at least
 /// `i + m.next_multiple_of(4)` spans.
 #[target_feature(enable = "avx2")]
 #[allow(unsafe_code)]

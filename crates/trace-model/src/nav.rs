@@ -1,0 +1,119 @@
+//! Navigation that needs no index: the span under a time, a span's parent and children, and
+//! every span with a given name.
+
+use std::ops::Range;
+
+use crate::trace::{Lane, SpanRef, Trace};
+
+/// A span found under the cursor by [`Lane::hit_test`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// The span's index in its lane.
+    pub index: usize,
+    /// 0 when the time is inside the span; else how far outside it, in ns (at least 1).
+    pub distance: i64,
+}
+
+impl Lane {
+    /// The first span that ends at or after `t` (the lane's length if none). Spans do not
+    /// overlap, so ends are sorted: a binary search, O(log n).
+    pub fn first_ending_at_or_after(&self, t: i64) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.end(mid) < t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The span under time `t`, or the nearest one within `tolerance_ns` (so that spans
+    /// narrower than a pixel can still be picked). O(log n).
+    ///
+    /// Spans are half-open `[start, end)`: a time on a boundary belongs to the span that
+    /// starts there. A zero-length span is hit exactly at its time.
+    pub fn hit_test(&self, t: i64, tolerance_ns: i64) -> Option<Hit> {
+        let i = self.first_ending_at_or_after(t.saturating_sub(tolerance_ns));
+        let mut best: Option<Hit> = None;
+        // Spans ending at or after t - tol, in start order: only the first few can be near t.
+        for j in i..self.len().min(i + 3) {
+            let (s, e) = (self.start[j], self.end(j));
+            if s > t.saturating_add(tolerance_ns) {
+                break;
+            }
+            let distance = if t < s {
+                s - t
+            } else if t < e || (s == e && t == s) {
+                0
+            } else {
+                t - e + 1
+            };
+            if distance <= tolerance_ns && best.is_none_or(|b| distance < b.distance) {
+                best = Some(Hit { index: j, distance });
+            }
+        }
+        best
+    }
+}
+
+impl Trace {
+    /// The span one level up that contains the start of `r`. O(log n).
+    pub fn parent(&self, r: SpanRef) -> Option<SpanRef> {
+        let d = r.depth.checked_sub(1)?;
+        let thread = &self.threads[r.thread as usize];
+        let start = thread.lanes[r.depth as usize].start[r.index as usize];
+        let up = &thread.lanes[d as usize];
+        let i = up.start.partition_point(|&s| s <= start).checked_sub(1)?;
+        (up.end(i) >= start).then_some(SpanRef {
+            thread: r.thread,
+            depth: d,
+            index: i as u32,
+        })
+    }
+
+    /// The direct children of `r`: indices in the lane one level down. O(log n).
+    pub fn children(&self, r: SpanRef) -> Range<usize> {
+        let thread = &self.threads[r.thread as usize];
+        let lane = &thread.lanes[r.depth as usize];
+        let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
+        match thread.lanes.get(r.depth as usize + 1) {
+            Some(down) if e > s => down.starting_in(s, e),
+            _ => 0..0,
+        }
+    }
+
+    /// Every span whose name satisfies `matches`, sorted by start time (then thread,
+    /// depth). A scan of the name column of every lane: O(spans), threads in parallel.
+    /// `matches` is called once per distinct name.
+    pub fn occurrences(&self, matches: impl Fn(&str) -> bool + Sync) -> Vec<SpanRef> {
+        use rayon::prelude::*;
+        let wanted: Vec<bool> = self.strings.iter().map(|(_, s)| matches(s)).collect();
+        if !wanted.iter().any(|&w| w) {
+            return Vec::new();
+        }
+        let per_thread: Vec<Vec<(i64, SpanRef)>> = (self.threads.par_iter().enumerate())
+            .map(|(t, th)| {
+                let mut v = Vec::new();
+                for (d, lane) in th.lanes.iter().enumerate() {
+                    for (i, &n) in lane.name.iter().enumerate() {
+                        if wanted[n.0 as usize] {
+                            let r = SpanRef {
+                                thread: t as u32,
+                                depth: d as u32,
+                                index: i as u32,
+                            };
+                            v.push((lane.start[i], r));
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        let mut all: Vec<(i64, SpanRef)> = per_thread.into_iter().flatten().collect();
+        all.par_sort_unstable();
+        all.into_iter().map(|(_, r)| r).collect()
+    }
+}

@@ -1,0 +1,50 @@
+//! The viewer library's error.
+
+use std::fmt;
+
+/// Why the viewer could not load, render or open a window.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ViewerError {
+    /// The trace could not be read or decoded.
+    Load(trace_model::Error),
+    /// Rendering failed (headless or in the window).
+    Render(render_gl::RenderError),
+    /// `--select NAME` matched no span.
+    NoSuchSpan(String),
+    /// The window system or the window's OpenGL context could not be set up.
+    Window { what: &'static str, detail: String },
+}
+
+impl fmt::Display for ViewerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ViewerError::Load(e) => e.fmt(f),
+            ViewerError::Render(e) => e.fmt(f),
+            ViewerError::NoSuchSpan(name) => write!(f, "--select {name:?}: no span has that name"),
+            ViewerError::Window { what, detail } => write!(f, "{what}: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for ViewerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ViewerError::Load(e) => Some(e),
+            ViewerError::Render(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<trace_model::Error> for ViewerError {
+    fn from(e: trace_model::Error) -> ViewerError {
+        ViewerError::Load(e)
+    }
+}
+
+impl From<render_gl::RenderError> for ViewerError {
+    fn from(e: render_gl::RenderError) -> ViewerError {
+        ViewerError::Render(e)
+    }
+}
