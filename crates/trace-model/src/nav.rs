@@ -1,8 +1,9 @@
-//! Navigation that needs no index: the span under a time, a span's parent and children, and
-//! every span with a given name.
+//! Navigation that needs no index: the span under a time, a span's parent and children (and
+//! their names), every span with a given name, and how busy the threads are over time.
 
 use std::ops::Range;
 
+use crate::strings::StrId;
 use crate::trace::{Lane, SpanRef, Trace};
 
 /// A span found under the cursor by [`Lane::hit_test`].
@@ -83,6 +84,55 @@ impl Trace {
             Some(down) if e > s => down.starting_in(s, e),
             _ => 0..0,
         }
+    }
+
+    /// The direct children of `r` grouped by name: `(name, count, total ns)`, the largest
+    /// total first (then by name id).
+    pub fn children_by_name(&self, r: SpanRef) -> Vec<(StrId, u64, i64)> {
+        let mut acc: hashbrown::HashMap<StrId, (u64, i64)> = hashbrown::HashMap::new();
+        let lanes = &self.threads[r.thread as usize].lanes;
+        if let Some(down) = lanes.get(r.depth as usize + 1) {
+            for i in self.children(r) {
+                let e = acc.entry(down.name[i]).or_insert((0, 0));
+                e.0 += 1;
+                e.1 += down.dur[i];
+            }
+        }
+        let mut v: Vec<(StrId, u64, i64)> = acc.into_iter().map(|(k, (c, t))| (k, c, t)).collect();
+        v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        v
+    }
+
+    /// How busy the threads are over the trace's time span, in `bins` equal columns: per
+    /// column, the fraction of threads with spans that have a top-level span there
+    /// (0..=1), weighted by how much of the column it covers. A minimap's profile.
+    pub fn activity(&self, bins: usize) -> Vec<f32> {
+        let mut acc = vec![0f64; bins];
+        let (s, e) = (self.start_ns, self.end_ns.max(self.start_ns + 1));
+        let bin_ns = (e - s) as f64 / bins.max(1) as f64;
+        let mut threads = 0;
+        for t in &self.threads {
+            let Some(lane) = t.lanes.first() else {
+                continue;
+            };
+            threads += 1;
+            for i in 0..lane.len() {
+                let a = (lane.start[i] - s) as f64 / bin_ns;
+                let b = (lane.end(i) - s) as f64 / bin_ns;
+                let (ai, bi) = (a.floor().max(0.0) as usize, (b.ceil() as usize).min(bins));
+                for (k, bin) in acc.iter_mut().enumerate().take(bi).skip(ai) {
+                    let lo = a.max(k as f64);
+                    let hi = b.min(k as f64 + 1.0);
+                    if hi > lo {
+                        *bin += hi - lo;
+                    }
+                }
+            }
+        }
+        let n = threads.max(1) as f64;
+        acc.into_iter()
+            .map(|b| (b / n).clamp(0.0, 1.0) as f32)
+            .collect()
     }
 
     /// Every span whose name satisfies `matches`, sorted by start time (then thread,

@@ -126,3 +126,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn activity_is_the_share_of_threads_busy_per_column() {
+    // Thread 1 busy over the first half, thread 2 over the third quarter; the trace runs
+    // from 0 to 4 ms, so 4 columns of 1 ms.
+    let t = load_bytes(
+        br#"[{"ph":"X","name":"a","ts":0,"dur":2000,"pid":1,"tid":1},
+             {"ph":"X","name":"b","ts":2000,"dur":500,"pid":1,"tid":2},
+             {"ph":"X","name":"c","ts":3999,"dur":1,"pid":1,"tid":1}]"#,
+    )
+    .unwrap();
+    let a = t.activity(4);
+    let want = [0.5, 0.5, 0.25, 0.0005];
+    for (got, want) in a.iter().zip(want) {
+        assert!((got - want).abs() < 1e-6, "{a:?}");
+    }
+    assert_eq!(a.len(), 4);
+}

@@ -57,7 +57,7 @@ impl Loaded {
     pub fn new(trace: Trace, source: String) -> Loaded {
         let index = TraceIndex::build(&trace);
         let colors = trace.strings().iter().map(|(_, s)| name_color(s)).collect();
-        let minimap = profile(&trace);
+        let minimap = trace.activity(MINIMAP_BINS);
         let warnings = warning_summary(&trace);
         Loaded {
             trace,
@@ -102,37 +102,4 @@ pub fn warning_summary(t: &Trace) -> Option<String> {
         if total == 1 { "" } else { "s" },
         shown.join(", ")
     ))
-}
-
-/// The fraction of threads busy at depth 0, per column of the trace's time span.
-fn profile(trace: &Trace) -> Vec<f32> {
-    let mut bins = vec![0f64; MINIMAP_BINS];
-    let (s, e) = (trace.start_ns(), trace.end_ns().max(trace.start_ns() + 1));
-    let bin_ns = (e - s) as f64 / MINIMAP_BINS as f64;
-    let mut threads = 0;
-    for t in trace.threads() {
-        let Some(lane) = t.lanes.first() else {
-            continue;
-        };
-        threads += 1;
-        for i in 0..lane.len() {
-            let a = (lane.start[i] - s) as f64 / bin_ns;
-            let b = (lane.end(i) - s) as f64 / bin_ns;
-            let (ai, bi) = (
-                a.floor().max(0.0) as usize,
-                (b.ceil() as usize).min(MINIMAP_BINS),
-            );
-            for (k, bin) in bins.iter_mut().enumerate().take(bi).skip(ai) {
-                let lo = a.max(k as f64);
-                let hi = b.min(k as f64 + 1.0);
-                if hi > lo {
-                    *bin += hi - lo;
-                }
-            }
-        }
-    }
-    let n = threads.max(1) as f64;
-    bins.into_iter()
-        .map(|b| (b / n).clamp(0.0, 1.0) as f32)
-        .collect()
 }

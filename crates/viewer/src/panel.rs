@@ -346,7 +346,7 @@ fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef
             go = Some(a);
         }
     }
-    let kids = s.children_by_name(l, r);
+    let kids = l.trace.children_by_name(r);
     if !kids.is_empty() {
         ui.label(RichText::new("children by name").weak());
         egui::Grid::new("children").striped(true).show(ui, |ui| {

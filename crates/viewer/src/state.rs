@@ -348,23 +348,6 @@ impl ViewState {
         v.reverse();
         v
     }
-
-    /// The direct children of a span, grouped by name: (name, count, total ns), largest first.
-    pub fn children_by_name(&self, l: &Loaded, r: SpanRef) -> Vec<(StrId, u64, i64)> {
-        let lanes = &l.trace.threads()[r.thread as usize].lanes;
-        let mut acc: std::collections::HashMap<StrId, (u64, i64)> =
-            std::collections::HashMap::new();
-        if let Some(down) = lanes.get(r.depth as usize + 1) {
-            for i in l.trace.children(r) {
-                let e = acc.entry(down.name[i]).or_insert((0, 0));
-                e.0 += 1;
-                e.1 += down.dur[i];
-            }
-        }
-        let mut v: Vec<(StrId, u64, i64)> = acc.into_iter().map(|(k, (c, t))| (k, c, t)).collect();
-        v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-        v
-    }
 }
 
 #[cfg(test)]
@@ -431,14 +414,11 @@ mod tests {
         let (a, b) = s.viewport.visible();
         assert!(a <= 0 && b >= 1_000_000);
         assert_eq!(s.call_stack(&l, draw).len(), 3);
-        let kids = s.children_by_name(
-            &l,
-            SpanRef {
-                thread: 0,
-                depth: 0,
-                index: 0,
-            },
-        );
+        let kids = l.trace.children_by_name(SpanRef {
+            thread: 0,
+            depth: 0,
+            index: 0,
+        });
         assert_eq!(kids.len(), 2);
         assert_eq!(
             (l.trace.str(kids[0].0), kids[0].1, kids[0].2),
