@@ -10,8 +10,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use spall_format::{Args, EventSink, Id2, Input, RawEvent, RawId, SpallWriter};
-use trace_model::{flags, ExtId, Trace};
+use spall_format::{Args, EventSink, Id2, Input, RawEvent, RawId};
 
 use crate::util::{load, Fatal};
 
@@ -231,88 +230,12 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Maps the trace's ids to the `u32`s `.spall` needs; other ids get fresh numbers.
-struct IdMap {
-    next: u32,
-    remapped: u64,
-}
-
-impl IdMap {
-    fn map(&mut self, id: ExtId) -> u32 {
-        match id {
-            ExtId::Num(n) if (0..=u32::MAX as i64).contains(&n) => n as u32,
-            _ => {
-                self.remapped += 1;
-                self.next = self.next.wrapping_add(1);
-                self.next
-            }
-        }
-    }
-}
-
 fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     let (trace, _) = load(input)?;
     let file = create(output)?;
-    let mut w = SpallWriter::new(file, 1.0)?;
-    let shift = if trace.start_ns() < 0 {
-        -trace.start_ns()
-    } else {
-        0
-    };
-    let largest = |f: &dyn Fn(&trace_model::Thread) -> ExtId| {
-        trace
-            .threads()
-            .iter()
-            .filter_map(|t| match f(t) {
-                ExtId::Num(n) if (0..=u32::MAX as i64).contains(&n) => Some(n as u32),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0)
-    };
-    let mut pids = IdMap {
-        next: largest(&|t| t.pid).max(1 << 20),
-        remapped: 0,
-    };
-    let mut tids = IdMap {
-        next: largest(&|t| t.tid).max(1 << 20),
-        remapped: 0,
-    };
-    let mut clamped = 0u64;
-    let mut with_cat = 0u64;
-    let mut spans = 0u64;
-    let mut pid_of_process: Vec<Option<u32>> = vec![None; trace.processes().len()];
-    for (ti, t) in trace.threads().iter().enumerate() {
-        let pid = *pid_of_process[t.process as usize].get_or_insert_with(|| pids.map(t.pid));
-        let tid = tids.map(t.tid);
-        let process = &trace.processes()[t.process as usize];
-        if process.threads.first() == Some(&(ti as u32)) {
-            let name = match process.name {
-                Some(n) => trace.str(n).to_string(),
-                None => match process.pid {
-                    ExtId::Str(s) => trace.str(s).to_string(),
-                    ExtId::Num(_) => String::new(),
-                },
-            };
-            if !name.is_empty() {
-                w.name_process(pid, tid, &name)?;
-            }
-        }
-        let tname = match (t.name, t.tid) {
-            (Some(n), _) => trace.str(n).to_string(),
-            (None, ExtId::Str(s)) => trace.str(s).to_string(),
-            (None, ExtId::Num(_)) => String::new(),
-        };
-        if !tname.is_empty() {
-            w.name_thread(pid, tid, &tname)?;
-        }
-        let r = write_thread(&trace, t, pid, tid, shift, &mut w)?;
-        clamped += r.0;
-        with_cat += r.1;
-        spans += r.2;
-    }
-    let truncated = w.truncated_strings();
-    w.finish()?.flush()?;
+    let (file, x) = trace.write_spall(file)?;
+    file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    let spans = x.spans;
     eprintln!("spall-cli: wrote {}: {spans} spans", output.display());
     let mut lost: Vec<String> = Vec::new();
     let mut note = |n: u64, what: &str| {
@@ -338,23 +261,30 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
         unmodelled,
         "events of phases the model does not hold (dropped; see validate)",
     );
-    note(with_cat, "spans with a category (categories dropped)");
-    note(truncated, "names or args longer than 255 bytes (cut)");
     note(
-        clamped,
+        x.with_category,
+        "spans with a category (categories dropped)",
+    );
+    note(
+        x.truncated_strings,
+        "names or args longer than 255 bytes (cut)",
+    );
+    note(
+        x.clamped,
         "partially overlapping spans (end moved to their parent's end)",
     );
     note(
-        pids.remapped,
+        x.remapped_pids,
         "process ids that are not u32 (renumbered, name kept)",
     );
     note(
-        tids.remapped,
+        x.remapped_tids,
         "thread ids that are not u32 (renumbered, name kept)",
     );
-    if shift > 0 {
+    if x.shift_ns > 0 {
         lost.push(format!(
-            "negative timestamps: every time shifted by +{shift} ns"
+            "negative timestamps: every time shifted by +{} ns",
+            x.shift_ns
         ));
     }
     if !lost.is_empty() {
@@ -364,65 +294,6 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes one thread's spans as properly nested Begin/End pairs. Returns (clamped spans,
-/// spans with a category, spans written).
-fn write_thread<W: Write>(
-    trace: &Trace,
-    t: &trace_model::Thread,
-    pid: u32,
-    tid: u32,
-    shift: i64,
-    w: &mut SpallWriter<W>,
-) -> Result<(u64, u64, u64), Fatal> {
-    // Every span, by start, then depth: parents before children.
-    let mut order: Vec<(i64, u32, u32)> = Vec::with_capacity(t.span_count() as usize);
-    for (d, lane) in t.lanes.iter().enumerate() {
-        for (i, &s) in lane.start.iter().enumerate() {
-            order.push((s, d as u32, i as u32));
-        }
-    }
-    order.sort_unstable();
-    let tick = |ns: i64| (ns + shift) as u64;
-    // Open spans: (end, unfinished).
-    let mut stack: Vec<(i64, bool)> = Vec::new();
-    let (mut clamped, mut with_cat) = (0u64, 0u64);
-    let close = |stack: &mut Vec<(i64, bool)>,
-                 w: &mut SpallWriter<W>,
-                 until: Option<i64>|
-     -> io::Result<()> {
-        while let Some(&(end, unfinished)) = stack.last() {
-            if until.is_some_and(|s| end > s) {
-                break;
-            }
-            stack.pop();
-            if !unfinished {
-                w.end(pid, tid, tick(end))?;
-            }
-        }
-        Ok(())
-    };
-    for &(start, d, i) in &order {
-        let lane = &t.lanes[d as usize];
-        let i = i as usize;
-        close(&mut stack, w, Some(start))?;
-        let mut end = lane.end(i);
-        if let Some(&(parent_end, _)) = stack.last() {
-            if end > parent_end {
-                end = parent_end;
-                clamped += 1;
-            }
-        }
-        if lane.cat[i] != trace_model::StrId::EMPTY {
-            with_cat += 1;
-        }
-        let args = trace.args().get(lane.args[i]).map(|a| a.0).unwrap_or("");
-        w.begin(pid, tid, tick(start), trace.str(lane.name[i]), args)?;
-        stack.push((end, lane.flags[i] & flags::UNFINISHED != 0));
-    }
-    close(&mut stack, w, None)?;
-    Ok((clamped, with_cat, order.len() as u64))
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@
 
 mod build;
 mod diag;
+mod export;
 mod load;
 mod nav;
 mod nest;
@@ -38,6 +39,7 @@ mod trace;
 
 pub use build::TraceBuilder;
 pub use diag::ModelWarning;
+pub use export::SpallExport;
 pub use load::{load, load_bytes, load_with};
 pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
