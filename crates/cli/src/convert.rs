@@ -6,11 +6,11 @@
 //! hold is counted and reported.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use spall_format::{Args, EventSink, Id2, Input, RawEvent, RawId};
+use spall_format::{Input, JsonWriter};
 
 use crate::util::{load, Fatal};
 
@@ -56,117 +56,6 @@ fn create(path: &Path) -> Result<BufWriter<File>, Fatal> {
         .map_err(|e| Fatal(format!("{}: cannot create: {e}", path.display())))
 }
 
-/// Streams events as Chrome JSON.
-struct JsonSink<W: Write> {
-    out: W,
-    first: bool,
-    err: Option<io::Error>,
-    bad_args: u64,
-}
-
-impl<W: Write> EventSink for JsonSink<W> {
-    fn event(&mut self, ev: &RawEvent<'_>) {
-        if self.err.is_some() {
-            return;
-        }
-        let sep = if self.first { "\n" } else { ",\n" };
-        self.first = false;
-        let mut line = String::with_capacity(160);
-        line.push_str(sep);
-        event_json(ev, &mut line, &mut self.bad_args);
-        if let Err(e) = self.out.write_all(line.as_bytes()) {
-            self.err = Some(e);
-        }
-    }
-}
-
-/// Microseconds with up to three decimals, exactly: `1500` ns is `1.5`.
-pub fn us_text(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let a = ns.unsigned_abs();
-    let (whole, frac) = (a / 1000, a % 1000);
-    if frac == 0 {
-        format!("{sign}{whole}")
-    } else {
-        let f = format!("{frac:03}");
-        format!("{sign}{whole}.{}", f.trim_end_matches('0'))
-    }
-}
-
-fn js(s: &str) -> String {
-    serde_json::to_string(s).expect("strings serialize")
-}
-
-fn id_json(id: &RawId<'_>) -> String {
-    match id {
-        RawId::Num(n) => n.to_string(),
-        RawId::Str(s) => js(s),
-    }
-}
-
-fn event_json(ev: &RawEvent<'_>, o: &mut String, bad_args: &mut u64) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        o,
-        "{{\"name\":{},\"ph\":{}",
-        js(&ev.name),
-        js(&ev.ph.as_char().to_string())
-    );
-    if !ev.cat.is_empty() {
-        let _ = write!(o, ",\"cat\":{}", js(&ev.cat));
-    }
-    let _ = write!(o, ",\"ts\":{}", us_text(ev.ts));
-    for (k, v) in [("dur", ev.dur), ("tts", ev.tts), ("tdur", ev.tdur)] {
-        if let Some(v) = v {
-            let _ = write!(o, ",\"{k}\":{}", us_text(v));
-        }
-    }
-    let _ = write!(
-        o,
-        ",\"pid\":{},\"tid\":{}",
-        id_json(&ev.pid),
-        id_json(&ev.tid)
-    );
-    if let Some(id) = &ev.id {
-        let _ = write!(o, ",\"id\":{}", js(id));
-    }
-    match &ev.id2 {
-        Some(Id2::Local(s)) => {
-            let _ = write!(o, ",\"id2\":{{\"local\":{}}}", js(s));
-        }
-        Some(Id2::Global(s)) => {
-            let _ = write!(o, ",\"id2\":{{\"global\":{}}}", js(s));
-        }
-        None => {}
-    }
-    if let Some(b) = &ev.bind_id {
-        let _ = write!(o, ",\"bind_id\":{}", js(b));
-    }
-    for (k, v) in [("s", ev.scope), ("bp", ev.bp)] {
-        if let Some(c) = v {
-            let _ = write!(o, ",\"{k}\":{}", js(&char::from(c).to_string()));
-        }
-    }
-    if let Some(c) = &ev.cname {
-        let _ = write!(o, ",\"cname\":{}", js(c));
-    }
-    match &ev.args {
-        Args::None => {}
-        Args::Json(raw) => {
-            if serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok() {
-                let _ = write!(o, ",\"args\":{raw}");
-            } else {
-                *bad_args += 1;
-                let _ = write!(o, ",\"args\":{{\"unparsed\":{}}}", js(raw));
-            }
-        }
-        Args::Text(t) => {
-            let _ = write!(o, ",\"args\":{{\"text\":{}}}", js(t));
-        }
-    }
-    o.push('}');
-}
-
 fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
     let src = Input::open(input, &crate::util::decode_options())?;
     let file = create(output)?;
@@ -178,19 +67,10 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
     } else {
         Box::new(file)
     };
-    let mut sink = JsonSink {
-        out,
-        first: true,
-        err: None,
-        bad_args: 0,
-    };
-    sink.out.write_all(b"{\"traceEvents\":[")?;
+    let mut sink = JsonWriter::new(out)?;
     let summary = src.decode(&mut sink).map_err(|e| e.with_path(input))?;
-    if let Some(e) = sink.err.take() {
-        return Err(Fatal(format!("{}: {e}", output.display())));
-    }
-    let mut tail = String::from("\n]");
-    let mut has_unit = false;
+    // The input's other top-level keys, verbatim where they are valid JSON.
+    let mut extra: Vec<(String, String)> = Vec::new();
     if let Some(info) = &summary.json {
         for k in &info.other_keys {
             let raw = &src.bytes()[k.value.start as usize..k.value.end as usize];
@@ -199,21 +79,20 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
             {
                 continue;
             }
-            has_unit |= k.name == "displayTimeUnit";
-            tail.push_str(&format!(
-                ",\n{}:{}",
-                js(&k.name),
-                String::from_utf8_lossy(raw)
+            extra.push((
+                k.name.to_string(),
+                String::from_utf8_lossy(raw).into_owned(),
             ));
         }
     }
-    if !has_unit {
-        tail.push_str(",\n\"displayTimeUnit\":\"ns\"");
-    }
-    tail.push_str("}\n");
-    sink.out.write_all(tail.as_bytes())?;
-    sink.out.flush()?;
-    drop(sink.out);
+    let extra: Vec<(&str, &str)> = extra
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let (out, bad_args) = sink
+        .finish(&extra)
+        .map_err(|e| Fatal(format!("{}: {e}", output.display())))?;
+    drop(out);
     eprintln!(
         "spall-cli: wrote {}: {} events from {} ({} warnings while reading)",
         output.display(),
@@ -221,10 +100,9 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
         summary.format,
         summary.diagnostics.total()
     );
-    if sink.bad_args > 0 {
+    if bad_args > 0 {
         eprintln!(
-            "  {} events had args that are not valid JSON; written as {{\"unparsed\": \"...\"}}",
-            sink.bad_args
+            "  {bad_args} events had args that are not valid JSON; written as {{\"unparsed\": \"...\"}}"
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -294,18 +172,4 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::us_text;
-
-    #[test]
-    fn microsecond_text_is_exact() {
-        assert_eq!(us_text(1500), "1.5");
-        assert_eq!(us_text(1000), "1");
-        assert_eq!(us_text(1712195495519689047), "1712195495519689.047");
-        assert_eq!(us_text(-2), "-0.002");
-        assert_eq!(us_text(0), "0");
-    }
 }

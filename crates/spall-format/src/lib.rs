@@ -40,6 +40,7 @@ mod error;
 mod event;
 mod input;
 pub mod json;
+mod json_writer;
 mod parallel;
 pub mod spall;
 #[cfg(feature = "synth")]
@@ -54,6 +55,7 @@ pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
+pub use json_writer::JsonWriter;
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
 pub use writer::SpallWriter;
