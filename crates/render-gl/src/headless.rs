@@ -14,7 +14,7 @@ use glutin::context::{ContextApi, ContextAttributesBuilder, Version};
 use glutin::prelude::*;
 
 use crate::shaders::ShaderVersion;
-use crate::RenderError;
+use crate::{gl_err, RenderError};
 
 /// An offscreen GL context with a colour framebuffer of a given size.
 pub struct Headless {
@@ -195,7 +195,6 @@ unsafe fn make_target(
 ) -> Result<(glow::Framebuffer, glow::Renderbuffer), RenderError> {
     let w = NonZeroU32::new(w).ok_or(RenderError::ZeroSize)?;
     let h = NonZeroU32::new(h).ok_or(RenderError::ZeroSize)?;
-    let gl_err = |what| move |detail| RenderError::Gl { what, detail };
     let fbo = gl
         .create_framebuffer()
         .map_err(gl_err("creating a framebuffer"))?;

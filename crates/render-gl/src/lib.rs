@@ -83,3 +83,8 @@ impl std::fmt::Display for RenderError {
 }
 
 impl std::error::Error for RenderError {}
+
+/// A GL error (glow reports them as strings) while `what` was being done.
+pub(crate) fn gl_err(what: &'static str) -> impl Fn(String) -> RenderError {
+    move |detail| RenderError::Gl { what, detail }
+}

@@ -12,7 +12,7 @@ use crate::atlas::{AtlasPacker, AtlasSlot};
 use crate::scene::{Batch, Scene};
 use crate::shaders::{self, ShaderVersion};
 use crate::text::{Fonts, GlyphKey};
-use crate::RenderError;
+use crate::{gl_err, RenderError};
 
 const RECT_STRIDE: i32 = 16;
 const LINE_STRIDE: i32 = 24;
@@ -59,11 +59,6 @@ impl std::fmt::Debug for Renderer {
             .field("atlas_size", &self.packer.size)
             .finish_non_exhaustive()
     }
-}
-
-/// A GL error while `what` was being done.
-fn gl_err(what: &'static str) -> impl Fn(String) -> RenderError {
-    move |detail| RenderError::Gl { what, detail }
 }
 
 unsafe fn compile(gl: &glow::Context, vs: &str, fs: &str) -> Result<glow::Program, RenderError> {

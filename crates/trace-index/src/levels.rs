@@ -41,7 +41,7 @@ use crate::pyramid::{sat, Aggregate, Pyramid, SATURATED};
 pub(crate) const ITEM_BYTES: usize = 32;
 
 /// Lanes with fewer spans keep no levels: walking them is as fast.
-pub(crate) const MIN_SPANS: usize = 64;
+const MIN_SPANS: usize = 64;
 
 /// A level is a candidate only if it has at least 3 spans per 2 items: below that, walking
 /// the spans reads no more than merging the items would.
@@ -96,7 +96,6 @@ pub(crate) fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
 
 /// One stored item: a run of spans of a lane at one level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
 pub(crate) struct LevelItem {
     /// Start of its first span.
     pub start: i64,

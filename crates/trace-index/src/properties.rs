@@ -8,11 +8,6 @@ use crate::detail::{tau, LEVELS};
 use crate::lane::{LaneIndex, Plan};
 use crate::{Detail, Item};
 
-/// A lane query: `index.query`, with the lane first as the old free function took it.
-fn query_lane(lane: &Lane, index: &LaneIndex, t0: i64, t1: i64, d: Detail, out: &mut Vec<Item>) {
-    index.query(lane, t0, t1, d, out);
-}
-
 /// A lane from (gap, dur, name) triples: spans laid end to end with the given gaps.
 fn lane(spec: &[(i64, i64, u32)]) -> Lane {
     let mut l = Lane::default();
@@ -63,16 +58,9 @@ fn walked_matching_levels(
     detail: Detail,
 ) -> Result<Vec<Item>, TestCaseError> {
     let mut walked = Vec::new();
-    query_lane(
-        lane,
-        &LaneIndex::with_levels(lane, &[]),
-        t0,
-        t1,
-        detail,
-        &mut walked,
-    );
+    LaneIndex::with_levels(lane, &[]).query(lane, t0, t1, detail, &mut walked);
     let mut leveled = Vec::new();
-    query_lane(lane, &all_levels(lane), t0, t1, detail, &mut leveled);
+    all_levels(lane).query(lane, t0, t1, detail, &mut leveled);
     prop_assert_eq!(&leveled, &walked);
     Ok(walked)
 }
@@ -106,7 +94,7 @@ proptest! {
         let width = px as f64;
         for index in [LaneIndex::with_levels(&lane, &[]), LaneIndex::unbudgeted(&lane), all_levels(&lane)] {
             let mut items = Vec::new();
-            query_lane(&lane, &index, t0, t1, detail, &mut items);
+            index.query(&lane, t0, t1, detail, &mut items);
             check(&lane, t0, t1, detail, width, &items)?;
         }
     }
@@ -152,7 +140,7 @@ proptest! {
         let (t0, t1, detail) = view(&lane0, a, b, px, 0);
         for index in [LaneIndex::with_levels(&lane0, &[]), all_levels(&lane0)] {
             let mut here = Vec::new();
-            query_lane(&lane0, &index, t0, t1, detail, &mut here);
+            index.query(&lane0, t0, t1, detail, &mut here);
             for it in &mut here {
                 (it.start, it.end) = (it.start + offset, it.end + offset);
             }
@@ -162,7 +150,7 @@ proptest! {
                 LaneIndex::with_levels(&moved, &[])
             };
             let mut there = Vec::new();
-            query_lane(&moved, &moved_index, t0 + offset, t1 + offset, detail, &mut there);
+            moved_index.query(&moved, t0 + offset, t1 + offset, detail, &mut there);
             prop_assert_eq!(&there, &here);
         }
     }
@@ -254,7 +242,7 @@ fn a_long_dense_lane_collapses_to_a_few_items() {
     ] {
         let mut items = Vec::new();
         let detail = Detail::new(total as f64 / 1920.0);
-        query_lane(&lane, &index, 0, total, detail, &mut items);
+        index.query(&lane, 0, total, detail, &mut items);
         assert_eq!(items.len(), 1);
         let m = items[0];
         assert!(m.merged);
@@ -343,7 +331,7 @@ fn a_lane_whose_last_end_saturates_answers_like_the_model() {
     for r in [1.0, 1e3, 1e18] {
         let mut items = Vec::new();
         let detail = Detail::new(r);
-        query_lane(&lane, &index, i64::MIN, i64::MAX, detail, &mut items);
+        index.query(&lane, i64::MIN, i64::MAX, detail, &mut items);
         check(&lane, i64::MIN, i64::MAX, detail, 1e6, &items).unwrap();
     }
 }

@@ -35,10 +35,9 @@ impl Trace {
     /// names included, and returns `out` with what was written.
     pub fn write_spall<W: Write>(&self, out: W) -> io::Result<(W, SpallExport)> {
         let mut w = SpallWriter::new(out, 1.0)?;
-        let shift = if self.start_ns() < 0 {
-            -self.start_ns()
-        } else {
-            0
+        let mut x = SpallExport {
+            shift_ns: self.start_ns.saturating_neg().max(0),
+            ..SpallExport::default()
         };
         let largest = |f: &dyn Fn(&Thread) -> ExtId| {
             (self.threads.iter())
@@ -57,14 +56,11 @@ impl Trace {
             next: largest(&|t| t.tid).max(1 << 20),
             remapped: 0,
         };
-        let mut clamped = 0u64;
-        let mut with_cat = 0u64;
-        let mut spans = 0u64;
-        let mut pid_of_process: Vec<Option<u32>> = vec![None; self.processes().len()];
-        for (ti, t) in self.threads().iter().enumerate() {
+        let mut pid_of_process: Vec<Option<u32>> = vec![None; self.processes.len()];
+        for (ti, t) in self.threads.iter().enumerate() {
             let pid = *pid_of_process[t.process as usize].get_or_insert_with(|| pids.map(t.pid));
             let tid = tids.map(t.tid);
-            let process = &self.processes()[t.process as usize];
+            let process = &self.processes[t.process as usize];
             if process.threads.first() == Some(&(ti as u32)) {
                 let name = match process.name {
                     Some(n) => self.str(n).to_string(),
@@ -85,23 +81,69 @@ impl Trace {
             if !tname.is_empty() {
                 w.name_thread(pid, tid, &tname)?;
             }
-            let r = write_thread(self, t, pid, tid, shift, &mut w)?;
-            clamped += r.0;
-            with_cat += r.1;
-            spans += r.2;
+            self.write_thread(t, (pid, tid), &mut w, &mut x)?;
         }
-        let truncated_strings = w.truncated_strings();
-        let out = w.finish()?;
-        let export = SpallExport {
-            spans,
-            clamped,
-            with_category: with_cat,
-            truncated_strings,
-            remapped_pids: pids.remapped,
-            remapped_tids: tids.remapped,
-            shift_ns: shift,
+        x.truncated_strings = w.truncated_strings();
+        (x.remapped_pids, x.remapped_tids) = (pids.remapped, tids.remapped);
+        Ok((w.finish()?, x))
+    }
+
+    /// Writes one thread's spans as properly nested Begin/End pairs, counting into `x`.
+    fn write_thread<W: Write>(
+        &self,
+        t: &Thread,
+        (pid, tid): (u32, u32),
+        w: &mut SpallWriter<W>,
+        x: &mut SpallExport,
+    ) -> io::Result<()> {
+        // Every span, by start, then depth: parents before children.
+        let mut order: Vec<(i64, u32, u32)> = Vec::with_capacity(t.span_count() as usize);
+        for (d, lane) in t.lanes.iter().enumerate() {
+            for (i, &s) in lane.start.iter().enumerate() {
+                order.push((s, d as u32, i as u32));
+            }
+        }
+        order.sort_unstable();
+        let shift = x.shift_ns;
+        let tick = |ns: i64| (ns + shift) as u64;
+        // Open spans: (end, unfinished).
+        let mut stack: Vec<(i64, bool)> = Vec::new();
+        let close = |stack: &mut Vec<(i64, bool)>,
+                     w: &mut SpallWriter<W>,
+                     until: Option<i64>|
+         -> io::Result<()> {
+            while let Some(&(end, unfinished)) = stack.last() {
+                if until.is_some_and(|s| end > s) {
+                    break;
+                }
+                stack.pop();
+                if !unfinished {
+                    w.end(pid, tid, tick(end))?;
+                }
+            }
+            Ok(())
         };
-        Ok((out, export))
+        for &(start, d, i) in &order {
+            let lane = &t.lanes[d as usize];
+            let i = i as usize;
+            close(&mut stack, w, Some(start))?;
+            let mut end = lane.end(i);
+            if let Some(&(parent_end, _)) = stack.last() {
+                if end > parent_end {
+                    end = parent_end;
+                    x.clamped += 1;
+                }
+            }
+            if lane.cat[i] != StrId::EMPTY {
+                x.with_category += 1;
+            }
+            let args = self.args.get(lane.args[i]).map(|a| a.0).unwrap_or("");
+            w.begin(pid, tid, tick(start), self.str(lane.name[i]), args)?;
+            stack.push((end, lane.flags[i] & flags::UNFINISHED != 0));
+        }
+        close(&mut stack, w, None)?;
+        x.spans += order.len() as u64;
+        Ok(())
     }
 }
 
@@ -122,63 +164,4 @@ impl IdMap {
             }
         }
     }
-}
-
-/// Writes one thread's spans as properly nested Begin/End pairs. Returns (clamped spans,
-/// spans with a category, spans written).
-fn write_thread<W: Write>(
-    trace: &Trace,
-    t: &Thread,
-    pid: u32,
-    tid: u32,
-    shift: i64,
-    w: &mut SpallWriter<W>,
-) -> io::Result<(u64, u64, u64)> {
-    // Every span, by start, then depth: parents before children.
-    let mut order: Vec<(i64, u32, u32)> = Vec::with_capacity(t.span_count() as usize);
-    for (d, lane) in t.lanes.iter().enumerate() {
-        for (i, &s) in lane.start.iter().enumerate() {
-            order.push((s, d as u32, i as u32));
-        }
-    }
-    order.sort_unstable();
-    let tick = |ns: i64| (ns + shift) as u64;
-    // Open spans: (end, unfinished).
-    let mut stack: Vec<(i64, bool)> = Vec::new();
-    let (mut clamped, mut with_cat) = (0u64, 0u64);
-    let close = |stack: &mut Vec<(i64, bool)>,
-                 w: &mut SpallWriter<W>,
-                 until: Option<i64>|
-     -> io::Result<()> {
-        while let Some(&(end, unfinished)) = stack.last() {
-            if until.is_some_and(|s| end > s) {
-                break;
-            }
-            stack.pop();
-            if !unfinished {
-                w.end(pid, tid, tick(end))?;
-            }
-        }
-        Ok(())
-    };
-    for &(start, d, i) in &order {
-        let lane = &t.lanes[d as usize];
-        let i = i as usize;
-        close(&mut stack, w, Some(start))?;
-        let mut end = lane.end(i);
-        if let Some(&(parent_end, _)) = stack.last() {
-            if end > parent_end {
-                end = parent_end;
-                clamped += 1;
-            }
-        }
-        if lane.cat[i] != StrId::EMPTY {
-            with_cat += 1;
-        }
-        let args = trace.args().get(lane.args[i]).map(|a| a.0).unwrap_or("");
-        w.begin(pid, tid, tick(start), trace.str(lane.name[i]), args)?;
-        stack.push((end, lane.flags[i] & flags::UNFINISHED != 0));
-    }
-    close(&mut stack, w, None)?;
-    Ok((clamped, with_cat, order.len() as u64))
 }

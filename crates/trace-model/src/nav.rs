@@ -104,8 +104,9 @@ impl Trace {
     }
 
     /// How busy the threads are over the trace's time span, in `bins` equal columns: per
-    /// column, the fraction of threads with spans that have a top-level span there
-    /// (0..=1), weighted by how much of the column it covers. A minimap's profile.
+    /// column, the time top-level spans cover in it, summed over threads and divided by
+    /// the column's width and by the number of threads with spans (0..=1). A minimap's
+    /// profile.
     pub fn activity(&self, bins: usize) -> Vec<f32> {
         let mut acc = vec![0f64; bins];
         let (s, e) = (self.start_ns, self.end_ns.max(self.start_ns + 1));
