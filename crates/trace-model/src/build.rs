@@ -7,9 +7,12 @@ use spall_format::{Args, Diagnostics, EventSink, Format, Id2, Phase, RawEvent, R
 
 use crate::diag::ModelWarning;
 use crate::nest::{build_lanes, nest, Matcher, Pending};
-use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+use crate::other::{
+    AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
+};
 use crate::strings::{StrId, Strings};
 use crate::trace::{ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
+use crate::{asyncs, flows, samples};
 
 mod merge;
 
@@ -52,6 +55,7 @@ pub struct TraceBuilder {
     flows: Vec<Flow>,
     flow_ids: HashMap<(StrId, StrId), u32>,
     async_events: Vec<AsyncEvent>,
+    samples: Vec<SampleEvent>,
     metadata: Vec<Metadata>,
     diags: Diagnostics<ModelWarning>,
     start: i64,
@@ -87,6 +91,7 @@ impl Default for TraceBuilder {
             flows: Vec::new(),
             flow_ids: HashMap::new(),
             async_events: Vec::new(),
+            samples: Vec::new(),
             metadata: Vec::new(),
             diags: Diagnostics::default(),
             start: i64::MAX,
@@ -273,10 +278,11 @@ impl TraceBuilder {
             | Phase::LEGACY_ASYNC_FINISH => {
                 self.time(ev.ts, ev.ts);
                 let thread = self.thread(ev);
-                let id = match (&ev.id, &ev.id2) {
-                    (Some(id), _) => self.strings.intern(id),
-                    (None, Some(Id2::Local(s) | Id2::Global(s))) => self.strings.intern(s),
-                    (None, None) => StrId::EMPTY,
+                let (id, local) = match (&ev.id, &ev.id2) {
+                    (Some(id), _) => (self.strings.intern(id), false),
+                    (None, Some(Id2::Local(s))) => (self.strings.intern(s), true),
+                    (None, Some(Id2::Global(s))) => (self.strings.intern(s), false),
+                    (None, None) => (StrId::EMPTY, false),
                 };
                 let a = AsyncEvent {
                     phase: ph.0,
@@ -284,11 +290,29 @@ impl TraceBuilder {
                     name: self.strings.intern(&ev.name),
                     cat: self.strings.intern(&ev.cat),
                     id,
+                    local,
                     process: self.threads[thread as usize].process,
                     thread,
                     args: self.args_of(ev),
+                    offset: ev.offset,
                 };
                 self.async_events.push(a);
+            }
+            Phase::SAMPLE => {
+                self.time(ev.ts, ev.ts);
+                let thread = self.thread(ev);
+                let s = SampleEvent {
+                    ts: ev.ts,
+                    name: self.strings.intern(&ev.name),
+                    id: ev
+                        .id
+                        .as_ref()
+                        .map_or(StrId::EMPTY, |id| self.strings.intern(id)),
+                    thread,
+                    args: self.args_of(ev),
+                    offset: ev.offset,
+                };
+                self.samples.push(s);
             }
             Phase::METADATA => self.metadata(ev),
             other => self
@@ -393,6 +417,7 @@ impl TraceBuilder {
             thread,
             phase: ev.ph.0,
             bind_enclosing: ev.bp == Some(b'e'),
+            offset: ev.offset,
         });
     }
 
@@ -492,7 +517,7 @@ impl TraceBuilder {
 
     fn finish_inner(self, decode: Summary) -> Trace {
         let TraceBuilder {
-            strings,
+            mut strings,
             mut args,
             processes,
             threads,
@@ -500,6 +525,7 @@ impl TraceBuilder {
             mut counters,
             mut flows,
             mut async_events,
+            samples,
             metadata,
             mut diags,
             start,
@@ -508,6 +534,14 @@ impl TraceBuilder {
         } = self;
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
         args.shrink();
+        let thread_process: Vec<u32> = threads.iter().map(|t| t.process).collect();
+        let (mut samples, frames) = samples::build(
+            &samples,
+            &mut strings,
+            &args,
+            |t| thread_process[t as usize],
+            &mut diags,
+        );
         let from_spall = decode.format != Format::Json;
         let names = |id: StrId| strings.get(id).to_string();
         // Threads are independent: match and nest them in parallel, each with its own
@@ -616,6 +650,15 @@ impl TraceBuilder {
             a.process = new_process[a.process as usize];
         }
         async_events.sort_by_key(|a| a.ts);
+        let (async_slices, mut async_tracks) = asyncs::build(&async_events, end, &mut diags);
+        async_tracks.sort_by_key(|t| t.process);
+        for s in &mut samples {
+            s.thread = new_thread[s.thread as usize];
+        }
+        samples.sort_by_key(|s| s.thread);
+        let flow_links = flows::bind(&threads, &flows, &mut diags);
+        let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();
+        flow_links_by_to.sort_by_key(|&l| flow_links[l as usize].to);
         let metadata = metadata
             .into_iter()
             .map(|m| Metadata {
@@ -633,6 +676,12 @@ impl TraceBuilder {
             flows,
             async_events,
             metadata,
+            async_slices,
+            async_tracks,
+            flow_links,
+            flow_links_by_to,
+            samples,
+            frames,
             start_ns: start,
             end_ns: end,
             diagnostics: diags,

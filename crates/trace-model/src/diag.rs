@@ -28,6 +28,16 @@ pub enum ModelWarning {
     BadMetadata,
     /// A flow event (`s`, `t`, `f`) with no `id`; it cannot be linked.
     FlowWithoutId,
+    /// A flow point inside no span of its thread (and no span after it, for an `f`); the
+    /// flow is drawn without it.
+    FlowUnbound,
+    /// An async `e`, `F`, `T` or `p` with no open operation of its id; ignored.
+    AsyncEndWithoutBegin,
+    /// Async operations never ended; drawn to the trace's end and flagged unfinished.
+    UnfinishedAsync,
+    /// A V8 `ProfileChunk` that could not be read (no `Profile` before it, or no profile
+    /// data); its samples are skipped.
+    BadSamples,
     /// An event of a phase the model does not hold yet (per phase).
     UnmodelledPhase(Phase),
 }
@@ -45,6 +55,10 @@ impl DiagnosticKind for ModelWarning {
             CounterWithoutValues => "counter_without_values",
             BadMetadata => "bad_metadata",
             FlowWithoutId => "flow_without_id",
+            FlowUnbound => "flow_unbound",
+            AsyncEndWithoutBegin => "async_end_without_begin",
+            UnfinishedAsync => "unfinished_async",
+            BadSamples => "bad_samples",
             UnmodelledPhase(p) if p == Phase::MISSING => "event_without_phase",
             UnmodelledPhase(p) if p.0.is_ascii_graphic() => {
                 return Cow::Owned(format!("unmodelled_phase_{}", p.as_char()))

@@ -26,23 +26,29 @@
 //! assert_eq!((frame.total_ns, frame.self_ns), (10_000, 8_000));
 //! ```
 
+mod asyncs;
 mod build;
 mod diag;
 mod export;
+mod flows;
 mod load;
 mod nav;
 mod nest;
 mod other;
+mod samples;
 mod stats;
 mod strings;
 mod trace;
 
+pub use asyncs::{async_flags, AsyncSlice, AsyncTrack, NO_PARENT};
 pub use build::TraceBuilder;
 pub use diag::ModelWarning;
 pub use export::SpallExport;
+pub use flows::FlowLink;
 pub use load::{load, load_bytes, load_with};
 pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, Summary};
 pub use stats::{percentile, NameFilter, NameStats, StatsFilter};
 pub use strings::{StrId, Strings};

@@ -47,6 +47,8 @@ pub struct FlowPoint {
     pub phase: u8,
     /// `bp: "e"`: binds to the enclosing slice rather than the next one.
     pub bind_enclosing: bool,
+    /// Byte offset of the event in the decoded input (for warnings).
+    pub offset: u64,
 }
 
 /// A flow: the points sharing one category and id, in time order.
@@ -67,9 +69,24 @@ pub struct AsyncEvent {
     pub cat: StrId,
     /// `id`, or `id2`'s value, as text.
     pub id: StrId,
+    /// The id is `id2: {"local": ..}`: it names an operation of this process only.
+    pub local: bool,
     pub process: u32,
     pub thread: u32,
     pub args: ArgsId,
+    /// Byte offset of the event in the decoded input (for warnings).
+    pub offset: u64,
+}
+
+/// A `P` (sample) event, kept as written until the trace is finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SampleEvent {
+    pub ts: i64,
+    pub name: StrId,
+    pub id: StrId,
+    pub thread: u32,
+    pub args: ArgsId,
+    pub offset: u64,
 }
 
 /// An `M` event the model does not interpret (names and sort indices are applied instead).

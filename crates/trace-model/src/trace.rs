@@ -2,8 +2,11 @@
 
 use spall_format::{Diagnostics, Summary};
 
+use crate::asyncs::{AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
+use crate::flows::FlowLink;
 use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
+use crate::samples::{Frame, SampleTrack};
 use crate::strings::{StrId, Strings};
 
 /// A process or thread id as the file gave it: a number, or a string (interned).
@@ -256,6 +259,13 @@ pub struct Trace {
     pub(crate) flows: Vec<Flow>,
     pub(crate) async_events: Vec<AsyncEvent>,
     pub(crate) metadata: Vec<Metadata>,
+    pub(crate) async_slices: Vec<AsyncSlice>,
+    pub(crate) async_tracks: Vec<AsyncTrack>,
+    pub(crate) flow_links: Vec<FlowLink>,
+    /// Indices into `flow_links`, sorted by `to`.
+    pub(crate) flow_links_by_to: Vec<u32>,
+    pub(crate) samples: Vec<SampleTrack>,
+    pub(crate) frames: Vec<Frame>,
     pub(crate) start_ns: i64,
     pub(crate) end_ns: i64,
     pub(crate) diagnostics: Diagnostics<ModelWarning>,
@@ -306,6 +316,49 @@ impl Trace {
     }
 
     /// `M` events the model does not interpret (names and sort indices are applied).
+    /// Async operations, paired into slices (see `asyncs`' rules in docs/MODEL.md).
+    pub fn async_slices(&self) -> &[AsyncSlice] {
+        &self.async_slices
+    }
+
+    /// Async slices grouped into tracks (per process, by top-level name) and packed into
+    /// rows; tracks come by process, then by first start.
+    pub fn async_tracks(&self) -> &[AsyncTrack] {
+        &self.async_tracks
+    }
+
+    /// Flow arrows between spans, sorted by their `from` span.
+    pub fn flow_links(&self) -> &[FlowLink] {
+        &self.flow_links
+    }
+
+    /// The flow arrows leaving a span. O(log links).
+    pub fn flows_from(&self, r: SpanRef) -> impl Iterator<Item = &FlowLink> {
+        let i = self.flow_links.partition_point(|l| l.from < r);
+        self.flow_links[i..].iter().take_while(move |l| l.from == r)
+    }
+
+    /// The flow arrows arriving at a span. O(log links).
+    pub fn flows_into(&self, r: SpanRef) -> impl Iterator<Item = &FlowLink> {
+        let links = &self.flow_links;
+        let by_to = &self.flow_links_by_to;
+        let i = by_to.partition_point(|&l| links[l as usize].to < r);
+        by_to[i..]
+            .iter()
+            .map(move |&l| &links[l as usize])
+            .take_while(move |l| l.to == r)
+    }
+
+    /// CPU samples, one track per sampled thread, by thread.
+    pub fn samples(&self) -> &[SampleTrack] {
+        &self.samples
+    }
+
+    /// The stack frames samples point into.
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
     pub fn metadata(&self) -> &[Metadata] {
         &self.metadata
     }

@@ -320,13 +320,16 @@ fn every_phase_is_kept_or_counted() {
     assert_eq!(t.flows()[0].points.len(), 2);
     assert!(t.flows()[0].points[1].bind_enclosing);
     assert_eq!(t.async_events().len(), 2);
+    assert_eq!(t.async_slices().len(), 1);
+    assert_eq!(t.samples().len(), 1);
     assert_eq!(
         diags(&t),
         BTreeMap::from([
             ("counter_not_numeric".into(), 1),
             ("event_without_phase".into(), 1),
+            // No spans for the flow to bind to.
+            ("flow_unbound".into(), 2),
             ("unmodelled_phase_O".into(), 1),
-            ("unmodelled_phase_P".into(), 1),
         ])
     );
 }

@@ -218,6 +218,10 @@ impl TraceBuilder {
                 (a.process, a.thread) = (p(a.process), t(a.thread));
                 a
             }));
+        self.samples.extend(c.samples.into_iter().map(|mut e| {
+            (e.name, e.id, e.args, e.thread) = (r.s(e.name), r.s(e.id), r.a(e.args), t(e.thread));
+            e
+        }));
         self.metadata.extend(c.metadata.into_iter().map(|mut m| {
             (m.name, m.args, m.process) = (r.s(m.name), r.a(m.args), p(m.process));
             m.thread = m.thread.map(t);

@@ -1,0 +1,135 @@
+//! Binding flow points to slices: the arrows between spans.
+//!
+//! A flow's points (`s`, `t`, `f`, in time order) each bind to a span of their thread, as
+//! chrome://tracing does: `s`, `t`, and `f` with `bp: "e"` bind to the *enclosing* span (the
+//! deepest one containing the point's time); an `f` without it binds to the *next* span (the
+//! first to start at or after its time, the shallowest on a tie). An `s` starts a chain, each
+//! `t` continues it and an `f` ends it (ids get reused); each step between two bound points
+//! is one [`FlowLink`]. A point that finds no span is counted
+//! ([`ModelWarning::FlowUnbound`]) and skipped.
+
+use spall_format::Diagnostics;
+
+use crate::diag::ModelWarning;
+use crate::other::{Flow, FlowPoint};
+use crate::trace::{SpanRef, Thread};
+
+/// An arrow from the span a flow leaves to the span it arrives at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FlowLink {
+    pub from: SpanRef,
+    pub to: SpanRef,
+    /// Index into [`Trace::flows`](crate::Trace::flows).
+    pub flow: u32,
+}
+
+/// Binds every flow; the links come sorted by `from`.
+pub(crate) fn bind(
+    threads: &[Thread],
+    flows: &[Flow],
+    diags: &mut Diagnostics<ModelWarning>,
+) -> Vec<FlowLink> {
+    let mut links = Vec::new();
+    for (fi, f) in flows.iter().enumerate() {
+        // An `s` starts a chain, a `t` continues it, an `f` ends it: ids get reused.
+        let mut prev: Option<SpanRef> = None;
+        for p in &f.points {
+            let r = bind_point(threads, p);
+            if r.is_none() {
+                diags.warn(ModelWarning::FlowUnbound, p.offset, || {
+                    format!(
+                        "flow {:?} event at {} ns is inside no span of its thread; not drawn",
+                        p.phase as char, p.ts
+                    )
+                });
+            }
+            if p.phase != b's' {
+                if let (Some(from), Some(to)) = (prev, r) {
+                    if from != to {
+                        links.push(FlowLink {
+                            from,
+                            to,
+                            flow: fi as u32,
+                        });
+                    }
+                }
+            }
+            prev = if p.phase == b'f' { None } else { r };
+        }
+    }
+    links.sort_unstable();
+    links
+}
+
+fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
+    let th = threads.get(p.thread as usize)?;
+    let at = |depth: usize, index: usize| SpanRef {
+        thread: p.thread,
+        depth: depth as u32,
+        index: index as u32,
+    };
+    if p.phase != b'f' || p.bind_enclosing {
+        // The deepest span containing the time.
+        for (d, lane) in th.lanes.iter().enumerate().rev() {
+            let i = lane.first_ending_at_or_after(p.ts);
+            if i < lane.len() && lane.start[i] <= p.ts {
+                return Some(at(d, i));
+            }
+        }
+        None
+    } else {
+        // The first span to start at or after the time, the shallowest on a tie.
+        let mut best: Option<(i64, SpanRef)> = None;
+        for (d, lane) in th.lanes.iter().enumerate() {
+            let i = lane.start.partition_point(|&s| s < p.ts);
+            if i < lane.len() && best.is_none_or(|(s, _)| lane.start[i] < s) {
+                best = Some((lane.start[i], at(d, i)));
+            }
+        }
+        best.map(|b| b.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{load_bytes, ModelWarning, SpanRef};
+
+    #[test]
+    fn points_bind_to_enclosing_and_next_spans() {
+        let t = load_bytes(
+            br#"[
+            {"ph":"X","name":"send","ts":0,"dur":10,"pid":1,"tid":1},
+            {"ph":"X","name":"inner","ts":2,"dur":4,"pid":1,"tid":1},
+            {"ph":"X","name":"recv","ts":20,"dur":5,"pid":1,"tid":2},
+            {"ph":"X","name":"later","ts":40,"dur":5,"pid":1,"tid":2},
+            {"ph":"s","name":"f","cat":"c","id":1,"ts":3,"pid":1,"tid":1},
+            {"ph":"f","name":"f","cat":"c","id":1,"ts":21,"bp":"e","pid":1,"tid":2},
+            {"ph":"s","name":"g","cat":"c","id":2,"ts":8,"pid":1,"tid":1},
+            {"ph":"f","name":"g","cat":"c","id":2,"ts":30,"pid":1,"tid":2},
+            {"ph":"s","name":"h","cat":"c","id":3,"ts":100,"pid":1,"tid":1}
+        ]"#,
+        )
+        .unwrap();
+        let name = |r: SpanRef| t.str(t.span(r).name).to_string();
+        let pairs: Vec<(String, String)> = t
+            .flow_links()
+            .iter()
+            .map(|l| (name(l.from), name(l.to)))
+            .collect();
+        assert_eq!(
+            pairs,
+            vec![
+                ("send".to_string(), "later".to_string()),
+                ("inner".to_string(), "recv".to_string())
+            ]
+        );
+        assert_eq!(t.diagnostics().count(ModelWarning::FlowUnbound), 1);
+        let inner = t.flow_links()[1].from;
+        assert_eq!(t.flows_from(inner).count(), 1);
+        let recv = t.flow_links()[1].to;
+        assert_eq!(
+            t.flows_into(recv).map(|l| l.from).collect::<Vec<_>>(),
+            vec![inner]
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! CPU samples: `P` events, and V8's `Profile`/`ProfileChunk` events, as per-thread sample
+//! tracks whose samples point into one table of stack frames.
+//!
+//! A plain `P` event is one sample whose leaf frame is its name. A `Profile` event (args
+//! `data.startTime`, µs) opens a V8 profile with its `id`; each `ProfileChunk` of that id and
+//! process adds call-tree nodes (`cpuProfile.nodes`: `id`, `parent` or `children`,
+//! `callFrame.functionName`) and samples (`cpuProfile.samples`: node ids, with `timeDeltas`
+//! in µs, each from the previous sample). The samples go on the `Profile` event's thread.
+//! V8's `(root)` node is left out of stacks.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use spall_format::Diagnostics;
+
+use crate::diag::ModelWarning;
+use crate::other::SampleEvent;
+use crate::strings::{StrId, Strings};
+use crate::trace::ArgsStore;
+
+/// No frame: the parent of a stack's outermost frame.
+pub const NO_FRAME: u32 = u32::MAX;
+
+/// One stack frame: a function, and the frame that called it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Frame {
+    pub name: StrId,
+    /// Index into [`Trace::frames`](crate::Trace::frames), or [`NO_FRAME`].
+    pub parent: u32,
+}
+
+/// The samples of one thread, sorted by time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampleTrack {
+    pub thread: u32,
+    pub ts: Vec<i64>,
+    /// Per sample, its leaf frame.
+    pub frame: Vec<u32>,
+}
+
+#[derive(Default)]
+struct Frames {
+    frames: Vec<Frame>,
+    ids: HashMap<Frame, u32>,
+}
+
+impl Frames {
+    fn get(&mut self, name: StrId, parent: u32) -> u32 {
+        let f = Frame { name, parent };
+        let next = self.frames.len() as u32;
+        *self.ids.entry(f).or_insert_with(|| {
+            self.frames.push(f);
+            next
+        })
+    }
+}
+
+#[derive(Default)]
+struct Profile {
+    thread: u32,
+    start_ns: i64,
+    /// Node id to (parent node id, function name).
+    nodes: HashMap<i64, (Option<i64>, StrId)>,
+    /// Sample times and node ids.
+    samples: Vec<(i64, i64)>,
+    /// The time of the last sample, in µs from `start_ns`.
+    clock_us: f64,
+}
+
+/// Builds the sample tracks (by thread) and the frame table. `events` are in file order.
+pub(crate) fn build(
+    events: &[SampleEvent],
+    strings: &mut Strings,
+    args: &ArgsStore,
+    thread_process: impl Fn(u32) -> u32,
+    diags: &mut Diagnostics<ModelWarning>,
+) -> (Vec<SampleTrack>, Vec<Frame>) {
+    let mut frames = Frames::default();
+    if events.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut by_thread: HashMap<u32, Vec<(i64, u32)>> = HashMap::new();
+    let mut profiles: HashMap<(u32, StrId), Profile> = HashMap::new();
+    let (profile, chunk) = (strings.intern("Profile"), strings.intern("ProfileChunk"));
+    for e in events {
+        let key = (thread_process(e.thread), e.id);
+        if e.name == profile {
+            let data = args.json(e.args);
+            let start_us = data
+                .as_ref()
+                .and_then(|a| a.pointer("/data/startTime"))
+                .and_then(Value::as_f64);
+            profiles.insert(
+                key,
+                Profile {
+                    thread: e.thread,
+                    start_ns: start_us.map_or(e.ts, |us| (us * 1000.0) as i64),
+                    ..Profile::default()
+                },
+            );
+        } else if e.name == chunk {
+            let Some(p) = profiles.get_mut(&key) else {
+                diags.warn(ModelWarning::BadSamples, e.offset, || {
+                    "ProfileChunk with no Profile event of its id before it; skipped".to_string()
+                });
+                continue;
+            };
+            if !add_chunk(p, args.json(e.args), strings) {
+                diags.warn(ModelWarning::BadSamples, e.offset, || {
+                    "ProfileChunk whose args are not a V8 cpuProfile; skipped".to_string()
+                });
+            }
+        } else {
+            let leaf = frames.get(e.name, NO_FRAME);
+            by_thread.entry(e.thread).or_default().push((e.ts, leaf));
+        }
+    }
+    let root = strings.intern("(root)");
+    for p in profiles.into_values() {
+        let mut memo: HashMap<i64, u32> = HashMap::new();
+        let out = by_thread.entry(p.thread).or_default();
+        for &(ts, node) in &p.samples {
+            let leaf = frame_of(node, &p.nodes, root, &mut frames, &mut memo);
+            out.push((ts, leaf));
+        }
+    }
+    let mut tracks: Vec<SampleTrack> = by_thread
+        .into_iter()
+        .map(|(thread, mut s)| {
+            s.sort_by_key(|x| x.0);
+            let (ts, frame) = s.into_iter().unzip();
+            SampleTrack { thread, ts, frame }
+        })
+        .collect();
+    tracks.sort_by_key(|t| t.thread);
+    (tracks, frames.frames)
+}
+
+/// Adds one chunk's nodes and samples; false if it holds neither.
+fn add_chunk(p: &mut Profile, args: Option<Value>, strings: &mut Strings) -> bool {
+    let Some(data) = args.as_ref().and_then(|a| a.get("data")) else {
+        return false;
+    };
+    let cpu = data.get("cpuProfile");
+    let nodes = cpu.and_then(|c| c.get("nodes")).and_then(Value::as_array);
+    for n in nodes.into_iter().flatten() {
+        let Some(id) = n.get("id").and_then(Value::as_i64) else {
+            continue;
+        };
+        let name = n
+            .pointer("/callFrame/functionName")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("(anonymous)");
+        let name = strings.intern(name);
+        let parent = n.get("parent").and_then(Value::as_i64);
+        let entry = p.nodes.entry(id).or_insert((None, name));
+        entry.1 = name;
+        if parent.is_some() {
+            entry.0 = parent;
+        }
+        for c in n
+            .get("children")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(c) = c.as_i64() {
+                p.nodes.entry(c).or_insert((None, StrId::EMPTY)).0 = Some(id);
+            }
+        }
+    }
+    let samples = cpu.and_then(|c| c.get("samples")).and_then(Value::as_array);
+    let deltas = data
+        .get("timeDeltas")
+        .or_else(|| cpu.and_then(|c| c.get("timeDeltas")))
+        .and_then(Value::as_array);
+    let (Some(samples), Some(deltas)) = (samples, deltas) else {
+        return nodes.is_some();
+    };
+    for (s, d) in samples.iter().zip(deltas) {
+        p.clock_us += d.as_f64().unwrap_or(0.0);
+        if let Some(node) = s.as_i64() {
+            let ts = p.start_ns + (p.clock_us * 1000.0) as i64;
+            p.samples.push((ts, node));
+        }
+    }
+    true
+}
+
+/// The frame of a V8 node, interning its ancestors first (iteratively: stacks can be deep).
+fn frame_of(
+    node: i64,
+    nodes: &HashMap<i64, (Option<i64>, StrId)>,
+    root: StrId,
+    frames: &mut Frames,
+    memo: &mut HashMap<i64, u32>,
+) -> u32 {
+    let mut chain = Vec::new();
+    let mut at = Some(node);
+    let mut parent = NO_FRAME;
+    while let Some(n) = at {
+        if let Some(&f) = memo.get(&n) {
+            parent = f;
+            break;
+        }
+        if chain.len() > nodes.len() {
+            break; // A cycle in a corrupt profile.
+        }
+        chain.push(n);
+        at = nodes.get(&n).and_then(|x| x.0);
+    }
+    for &n in chain.iter().rev() {
+        let (p, name) = nodes.get(&n).copied().unwrap_or((None, StrId::EMPTY));
+        let f = if name == root && p.is_none() {
+            NO_FRAME
+        } else {
+            frames.get(name, parent)
+        };
+        memo.insert(n, f);
+        parent = f;
+    }
+    parent
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{load_bytes, ExtId, NO_FRAME};
+
+    #[test]
+    fn v8_profile_chunks_become_stacks() {
+        let t = load_bytes(
+            br#"[
+            {"ph":"P","name":"Profile","id":"0x1","ts":1000,"pid":1,"tid":5,
+             "args":{"data":{"startTime":1000}}},
+            {"ph":"P","name":"ProfileChunk","id":"0x1","ts":1100,"pid":1,"tid":9,
+             "args":{"data":{"cpuProfile":{"nodes":[
+                {"id":1,"callFrame":{"functionName":"(root)"}},
+                {"id":2,"parent":1,"callFrame":{"functionName":"main"}},
+                {"id":3,"parent":2,"callFrame":{"functionName":""}}],
+              "samples":[2,3,3]},"timeDeltas":[5,10,10]}}},
+            {"ph":"P","name":"SampleA","ts":7,"pid":1,"tid":2}
+        ]"#,
+        )
+        .unwrap();
+        let tracks = t.samples();
+        assert_eq!(tracks.len(), 2);
+        let v8 = tracks.iter().find(|s| s.ts.len() == 3).unwrap();
+        assert_eq!(t.threads()[v8.thread as usize].tid, ExtId::Num(5));
+        assert_eq!(v8.ts, vec![1_005_000, 1_015_000, 1_025_000]);
+        let stack = |f: u32| {
+            let mut out = Vec::new();
+            let mut f = f;
+            while f != NO_FRAME {
+                out.push(t.str(t.frames()[f as usize].name).to_string());
+                f = t.frames()[f as usize].parent;
+            }
+            out
+        };
+        assert_eq!(stack(v8.frame[0]), vec!["main"]);
+        assert_eq!(stack(v8.frame[2]), vec!["(anonymous)", "main"]);
+    }
+}
