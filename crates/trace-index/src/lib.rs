@@ -4,7 +4,8 @@
 //! A [`TraceIndex`] answers "what is drawn in this lane between these two times at this many
 //! nanoseconds per pixel" with about one [`Item`] per pixel: spans wide enough to see come
 //! back as themselves, and runs of narrow spans as merged boxes that cover every span in
-//! them. [`Detail`] says how wide "wide enough" is. The design and its guarantees are in
+//! them. [`Detail`] says how wide "wide enough" is. A [`SeriesIndex`] does the same for a
+//! counter: the minimum and maximum of any range of samples, for one pixel column. The design and its guarantees are in
 //! `docs/INDEX.md`.
 //!
 //! # Example
@@ -32,6 +33,7 @@ mod item;
 mod lane;
 mod levels;
 mod pyramid;
+mod series;
 mod walk;
 
 #[cfg(test)]
@@ -39,6 +41,7 @@ mod properties;
 
 pub use detail::Detail;
 pub use item::Item;
+pub use series::SeriesIndex;
 
 use rayon::prelude::*;
 use trace_model::Trace;

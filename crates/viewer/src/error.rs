@@ -21,7 +21,10 @@ impl fmt::Display for ViewerError {
         match self {
             ViewerError::Load(e) => e.fmt(f),
             ViewerError::Render(e) => e.fmt(f),
-            ViewerError::NoSuchSpan(name) => write!(f, "--select {name:?}: no span has that name"),
+            ViewerError::NoSuchSpan(name) => write!(
+                f,
+                "--select {name:?}: no span, async slice or instant has that name"
+            ),
             ViewerError::Window { what, detail } => write!(f, "{what}: {detail}"),
         }
     }

@@ -5,6 +5,8 @@ use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_index::{Detail, Item};
 use trace_model::{ExtId, SpanRef};
 
+use crate::frame_kinds as fk;
+use crate::kinds::Pick;
 use crate::layout::RowKind;
 use crate::loaded::Loaded;
 use crate::state::ViewState;
@@ -17,6 +19,7 @@ pub const HEADER_PX: f32 = 12.5;
 #[derive(Debug, Default)]
 pub struct FrameBuilder {
     items: Vec<Item>,
+    links: Vec<u32>,
 }
 
 impl FrameBuilder {
@@ -31,8 +34,8 @@ impl FrameBuilder {
         if let Some(w) = &l.warnings {
             banner(scene, fonts, s, w);
         }
-        if let Some((r, x, y)) = s.hover {
-            tooltip(scene, fonts, l, s, r, x, y);
+        if let Some((p, x, y)) = s.hover {
+            tooltip(scene, fonts, l, s, p, x, y);
         }
     }
 
@@ -50,6 +53,53 @@ impl FrameBuilder {
             let row = s.layout.rows[ri];
             let y = y_of(row.y);
             match row.kind {
+                RowKind::GlobalInstants => {
+                    scene.rect(0.0, y, w, row.h, th.thread_header);
+                    let extent = (top, top + s.tracks_height());
+                    fk::instants(
+                        scene,
+                        l,
+                        s,
+                        &l.kinds.global_instants,
+                        y,
+                        row.h,
+                        Some(extent),
+                    );
+                    row_label(scene, fonts, s, y, row.h, "global instants");
+                }
+                RowKind::ProcessInstants(p) => {
+                    let extent = s
+                        .layout
+                        .process_extent(p)
+                        .map(|(a, b)| (y_of(a).max(top), y_of(b)));
+                    let list = &l.kinds.instants_by_process[p as usize];
+                    fk::instants(scene, l, s, list, y, row.h, extent);
+                    row_label(scene, fonts, s, y, row.h, "process instants");
+                }
+                RowKind::ThreadInstants(ti) => {
+                    let list = &l.kinds.instants_by_thread[ti as usize];
+                    fk::instants(scene, l, s, list, y, row.h, None);
+                }
+                RowKind::Counter(g) => fk::counter(scene, fonts, l, s, g, y, row.h),
+                RowKind::AsyncHeader(a) => {
+                    let tr = &t.async_tracks()[a as usize];
+                    let n: usize = tr.rows.iter().map(Vec::len).sum();
+                    let text = format!(
+                        "{} {}   async, {n} slices",
+                        arrow(s.collapsed.asyncs[a as usize]),
+                        t.str(tr.name)
+                    );
+                    header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
+                }
+                RowKind::AsyncRow { track, row: r } => {
+                    fk::async_row(scene, fonts, l, s, track, r, y, row.h);
+                }
+                RowKind::Samples(ti) => {
+                    if let Some(track) = l.kinds.samples_by_thread[ti as usize] {
+                        fk::samples(scene, l, s, track, y, row.h);
+                    }
+                    row_label(scene, fonts, s, y, row.h, "CPU samples");
+                }
                 RowKind::Process(p) => {
                     let pr = &t.processes()[p as usize];
                     scene.rect(0.0, y, w, row.h - 1.0, th.process_header);
@@ -76,27 +126,17 @@ impl FrameBuilder {
                     );
                 }
                 RowKind::Thread(ti) => {
-                    scene.rect(0.0, y, w, row.h - 1.0, th.thread_header);
                     let thread = &t.threads()[ti as usize];
                     let label = match thread.name {
                         Some(n) => format!("{}  (tid {})", t.str(n), t.ext_id(thread.tid)),
                         None => format!("Thread {}", t.ext_id(thread.tid)),
                     };
-                    let arrow = if s.collapsed.threads[ti as usize] {
-                        "+"
-                    } else {
-                        "-"
-                    };
-                    let text = format!("{arrow} {label}   {} spans", thread.span_count());
-                    scene.text(
-                        fonts,
-                        18.0,
-                        y + row.h / 2.0,
-                        header_px,
-                        VAlign::Center,
-                        th.text_dim,
-                        &text,
+                    let text = format!(
+                        "{} {label}   {} spans",
+                        arrow(s.collapsed.threads[ti as usize]),
+                        thread.span_count()
                     );
+                    header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
                 }
                 RowKind::Lane { thread, depth } => {
                     self.items.clear();
@@ -153,10 +193,14 @@ impl FrameBuilder {
         if searching {
             match_marks(scene, l, s);
         }
-        if let Some(r) = s.selected {
-            if let Some((x, y, bw, h)) = span_box(l, s, r) {
-                scene.outline(x - 1.0, y - 1.0, bw + 2.0, h + 2.0, 2.0, th.selection);
-            }
+        fk::flows(scene, fonts, l, s, &mut self.links);
+        let boxed = match s.selected {
+            Some(Pick::Span(r)) => span_box(l, s, r),
+            Some(p) => fk::pick_box(l, s, p),
+            None => None,
+        };
+        if let Some((x, y, bw, h)) = boxed {
+            scene.outline(x - 1.0, y - 1.0, bw + 2.0, h + 2.0, 2.0, th.selection);
         }
         if let Some((a, b)) = s.range {
             let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
@@ -207,6 +251,49 @@ fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
         scene.rect(x, y + h - 3.0, w.max(2.0), 3.0, s.theme.match_marker);
         drawn += 1;
     }
+}
+
+/// The collapse marker of a header.
+fn arrow(collapsed: bool) -> &'static str {
+    if collapsed {
+        "+"
+    } else {
+        "-"
+    }
+}
+
+/// A thread or async track header: a band and its label.
+#[allow(clippy::too_many_arguments)]
+fn header(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    s: &ViewState,
+    y: f32,
+    h: f32,
+    band: Color,
+    indent: f32,
+    text: &str,
+) {
+    let px = HEADER_PX * s.scale;
+    scene.rect(0.0, y, s.width, h - 1.0, band);
+    let c = s.theme.text_dim;
+    scene.text(fonts, indent, y + h / 2.0, px, VAlign::Center, c, text);
+}
+
+/// A small label at the right end of a marker row, so it says what it holds.
+fn row_label(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, y: f32, h: f32, text: &str) {
+    let px = 10.0 * s.scale;
+    let w = fonts.measure(text, px);
+    let c = s.theme.text_dim.with_alpha(180);
+    scene.text(
+        fonts,
+        s.width - w - 8.0,
+        y + h / 2.0,
+        px,
+        VAlign::Center,
+        c,
+        text,
+    );
 }
 
 /// Height of the warning banner, in logical pixels.
@@ -327,19 +414,12 @@ fn tooltip(
     fonts: &mut Fonts,
     l: &Loaded,
     s: &ViewState,
-    r: SpanRef,
+    p: Pick,
     x: f32,
     y: f32,
 ) {
     let th = s.theme;
-    let t = &l.trace;
-    let sp = t.span(r);
-    let lines = [
-        t.str(sp.name).to_string(),
-        format!("duration  {}", format_duration(sp.dur)),
-        format!("self      {}", format_duration(t.self_ns(r))),
-        format!("start     {}", format_duration(sp.start - t.start_ns())),
-    ];
+    let lines = fk::describe(l, p);
     let px = 12.0 * s.scale;
     let lh = fonts.line_height(px) + 2.0;
     let tw = lines

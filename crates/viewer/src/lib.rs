@@ -9,6 +9,8 @@
 
 mod error;
 pub mod frame;
+mod frame_kinds;
+pub mod kinds;
 pub mod layout;
 pub mod loaded;
 pub mod panel;
@@ -21,10 +23,11 @@ pub mod window;
 pub use error::ViewerError;
 pub use loaded::Loaded;
 
-/// A real `clang -ftime-trace` trace (tests/fixtures), shown when no file is given.
-pub const DEMO: &[u8] =
-    include_bytes!("../../../tests/fixtures/real/clang/self-win-clang-19.1_BuildEvents.json");
-pub const DEMO_NAME: &str = "demo: clang -ftime-trace (built in)";
+/// A real Chrome trace (250 ms cut from catapult's `lthi_cats` test trace by
+/// `scripts/make-demo.py`; see tests/fixtures/README.md), shown when no file is given: spans,
+/// counters, instants, async operations and flows.
+pub const DEMO: &[u8] = include_bytes!("../../../tests/fixtures/real/demo_lthi_excerpt.json");
+pub const DEMO_NAME: &str = "demo: a Chrome trace (built in)";
 
 /// Loads a trace file, or the demo when `path` is `None`; `progress` gets (bytes done, total).
 pub fn load(

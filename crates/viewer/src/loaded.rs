@@ -5,6 +5,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
 use render_gl::Color;
+
+use crate::kinds::Kinds;
 use trace_index::TraceIndex;
 use trace_model::{NameStats, StatsFilter, Trace};
 
@@ -14,6 +16,8 @@ pub const MINIMAP_BINS: usize = 1024;
 pub struct Loaded {
     pub trace: Trace,
     pub index: TraceIndex,
+    /// Counters, instants, async tracks, samples and flows, arranged for drawing.
+    pub kinds: Kinds,
     /// A colour per interned string (used for span names).
     pub colors: Vec<Color>,
     /// Per minimap column, how busy the threads' top-level spans are (0..=1).
@@ -56,12 +60,14 @@ pub fn name_color(name: &str) -> Color {
 impl Loaded {
     pub fn new(trace: Trace, source: String) -> Loaded {
         let index = TraceIndex::build(&trace);
+        let kinds = Kinds::new(&trace);
         let colors = trace.strings().iter().map(|(_, s)| name_color(s)).collect();
         let minimap = trace.activity(MINIMAP_BINS);
         let warnings = warning_summary(&trace);
         Loaded {
             trace,
             index,
+            kinds,
             colors,
             minimap,
             source,

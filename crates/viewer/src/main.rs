@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use spall_viewer::load;
 use spall_viewer::screenshot;
+use spall_viewer::state::FlowMode;
 use spall_viewer::theme::{Theme, ThemeKind};
 
 #[derive(Parser, Debug)]
@@ -16,7 +17,7 @@ use spall_viewer::theme::{Theme, ThemeKind};
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall and Chrome JSON traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --theme dark --scale 2"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2"
 )]
 struct Args {
     /// A .spall, .json or .json.gz trace (a built-in demo when omitted).
@@ -30,15 +31,26 @@ struct Args {
     /// Time range to show, START..END relative to the trace start (units: ns, us, ms, s).
     #[arg(long, value_name = "START..END", value_parser = spall_format::time::parse_time_range)]
     view: Option<(Option<i64>, Option<i64>)>,
-    /// Select the first span with this name.
+    /// Select the first span with this name (else an async slice, then an instant; an exact
+    /// name first, else one containing it).
     #[arg(long, value_name = "NAME")]
     select: Option<String>,
+    /// Flow arrows to draw: those of the selected span, all in view, or none.
+    #[arg(long, value_enum, default_value = "selected")]
+    flows: FlowsArg,
     /// Screenshot HiDPI scale (2 renders as on a 2× display).
     #[arg(long, default_value_t = 1.0)]
     scale: f32,
     /// Colour theme (the window follows the system by default).
     #[arg(long, value_enum)]
     theme: Option<ThemeArg>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum FlowsArg {
+    None,
+    Selected,
+    All,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -86,6 +98,11 @@ fn main() -> ExitCode {
             height: args.size.1,
             view: args.view,
             select: args.select.clone(),
+            flows: match args.flows {
+                FlowsArg::None => FlowMode::None,
+                FlowsArg::Selected => FlowMode::Selected,
+                FlowsArg::All => FlowMode::All,
+            },
             scale: args.scale,
             theme: Theme::new(match args.theme {
                 Some(ThemeArg::Dark) => ThemeKind::Dark,

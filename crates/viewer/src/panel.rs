@@ -4,9 +4,11 @@
 use egui::{Color32, RichText, ScrollArea, TextEdit, Ui};
 use trace_model::{NameStats, SpanRef};
 
+use crate::frame_kinds::describe;
+use crate::kinds::{value_at, Pick};
 use crate::loaded::Loaded;
 use crate::state::ViewState;
-use crate::viewport::format_duration;
+use crate::viewport::{format_duration, format_value};
 
 /// Which statistics column sorts the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,11 +155,18 @@ impl Panel {
         ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                if let Some(r) = s.selected {
+                if let Some(p) = s.selected {
                     egui::CollapsingHeader::new(RichText::new("Selection").strong())
                         .default_open(true)
                         .show(ui, |ui| {
-                            if let Some(next) = details(ui, l, s, r) {
+                            let next = match p {
+                                Pick::Span(r) => details(ui, l, s, r),
+                                p => {
+                                    other_details(ui, l, p);
+                                    None
+                                }
+                            };
+                            if let Some(next) = next {
                                 s.select(l, Some(next));
                                 s.center_on(l, next);
                                 act.redraw = true;
@@ -180,6 +189,7 @@ impl Panel {
                             self.search = l.trace.str(name).to_string();
                             act.redraw = true;
                         }
+                        range_kinds(ui, l, s);
                     });
             });
         act
@@ -346,6 +356,24 @@ fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef
             go = Some(a);
         }
     }
+    let mut flows: Vec<(&str, SpanRef)> = Vec::new();
+    flows.extend(t.flows_into(r).map(|f| ("from", f.from)));
+    flows.extend(t.flows_from(r).map(|f| ("to", f.to)));
+    if !flows.is_empty() {
+        ui.label(RichText::new("flows (click to go to the other end)").weak());
+        for (dir, other) in flows.into_iter().take(50) {
+            let o = t.span(other);
+            let label = format!(
+                "{dir} {} · {} at {}",
+                t.str(o.name),
+                t.thread_label(other.thread),
+                format_duration(o.start - t.start_ns())
+            );
+            if ui.link(label).clicked() {
+                go = Some(other);
+            }
+        }
+    }
     let kids = l.trace.children_by_name(r);
     if !kids.is_empty() {
         ui.label(RichText::new("children by name").weak());
@@ -359,4 +387,109 @@ fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef
         });
     }
     go
+}
+
+/// Details of a selected instant, async slice, counter value or sample: the tooltip's lines
+/// and the event's arguments.
+fn other_details(ui: &mut Ui, l: &Loaded, p: Pick) {
+    let t = &l.trace;
+    let lines = describe(l, p);
+    if let Some((title, rest)) = lines.split_first() {
+        ui.label(RichText::new(title).strong());
+        for line in rest {
+            ui.monospace(line);
+        }
+    }
+    let (thread, args) = match p {
+        Pick::Instant(i) => {
+            let e = &t.instants()[i as usize];
+            (Some(e.thread), vec![("args", e.args)])
+        }
+        Pick::Async(i) => {
+            let a = &t.async_slices()[i as usize];
+            (
+                Some(a.thread),
+                vec![("args", a.args), ("end args", a.end_args)],
+            )
+        }
+        Pick::Sample { track, .. } => (Some(t.samples()[track as usize].thread), Vec::new()),
+        _ => (None, Vec::new()),
+    };
+    if let Some(th) = thread {
+        ui.label(format!("thread {}", t.thread_label(th)));
+    }
+    for (label, id) in args {
+        if let Some(json) = t.args().json(id) {
+            ui.label(RichText::new(label).weak());
+            ui.monospace(serde_json::to_string_pretty(&json).unwrap_or_default());
+        }
+    }
+}
+
+/// Counters and async slices over the selected range: per counter series its min, max,
+/// mean and the value at each end; per async name its count, total, min and max.
+fn range_kinds(ui: &mut Ui, l: &Loaded, s: &ViewState) {
+    let Some((a, b)) = s.range else { return };
+    let t = &l.trace;
+    if !t.counters().is_empty() {
+        ui.label(RichText::new("counters in range").weak());
+        egui::Grid::new("range_counters")
+            .striped(true)
+            .show(ui, |ui| {
+                for h in ["counter", "min", "max", "mean", "at start", "at end"] {
+                    ui.label(RichText::new(h).weak());
+                }
+                ui.end_row();
+                for c in t.counters().iter().take(100) {
+                    let i = c.ts.partition_point(|&x| x < a);
+                    let j = c.ts.partition_point(|&x| x <= b);
+                    let mut vals: Vec<f64> = c.values[i..j].to_vec();
+                    vals.extend(value_at(&c.ts, &c.values, a));
+                    if vals.is_empty() {
+                        continue;
+                    }
+                    let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
+                    let max = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let mean = vals.iter().sum::<f64>() / vals.len() as f64;
+                    let at =
+                        |x: i64| value_at(&c.ts, &c.values, x).map_or("-".into(), format_value);
+                    ui.label(format!("{} {}", t.str(c.name), t.str(c.key)));
+                    ui.label(format_value(min));
+                    ui.label(format_value(max));
+                    ui.label(format_value(mean));
+                    ui.label(at(a));
+                    ui.label(at(b));
+                    ui.end_row();
+                }
+            });
+    }
+    let mut by_name: std::collections::BTreeMap<&str, (u64, i64, i64, i64)> = Default::default();
+    for x in t.async_slices() {
+        let (s0, s1) = (x.start.max(a), x.end.min(b));
+        if s1 < s0 || x.flags & trace_model::async_flags::INSTANT != 0 {
+            continue;
+        }
+        let e = by_name
+            .entry(t.str(x.name))
+            .or_insert((0, 0, i64::MAX, i64::MIN));
+        let d = s1 - s0;
+        *e = (e.0 + 1, e.1 + d, e.2.min(d), e.3.max(d));
+    }
+    if !by_name.is_empty() {
+        ui.label(RichText::new("async slices in range (clipped)").weak());
+        egui::Grid::new("range_async").striped(true).show(ui, |ui| {
+            for h in ["name", "count", "total", "min", "max"] {
+                ui.label(RichText::new(h).weak());
+            }
+            ui.end_row();
+            for (name, (n, total, min, max)) in by_name.into_iter().take(100) {
+                ui.label(name);
+                ui.label(n.to_string());
+                ui.label(format_duration(total));
+                ui.label(format_duration(min));
+                ui.label(format_duration(max));
+                ui.end_row();
+            }
+        });
+    }
 }

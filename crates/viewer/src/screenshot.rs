@@ -9,8 +9,9 @@ use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
 
 use crate::error::ViewerError;
 use crate::frame::FrameBuilder;
+use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::state::ViewState;
+use crate::state::{FlowMode, ViewState};
 use crate::theme::Theme;
 
 /// What to show.
@@ -20,8 +21,11 @@ pub struct Shot {
     pub height: u32,
     /// `[start, end]` relative to the trace start, ns; open ends reach the trace's ends.
     pub view: Option<(Option<i64>, Option<i64>)>,
-    /// Select the first span (by time) with this exact name, else containing it.
+    /// Select the first span (by time) with this exact name, else containing it; failing
+    /// that, the first async slice, then the first instant, the same way.
     pub select: Option<String>,
+    /// Which flow arrows to draw.
+    pub flows: FlowMode,
     pub theme: Theme,
     /// HiDPI scale: rows, strips and text are this many pixels per logical pixel.
     pub scale: f32,
@@ -37,17 +41,28 @@ pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
         let end = b.map_or(t.end_ns(), |b| t.start_ns() + b);
         s.viewport.show(start, end.max(start + 1));
     }
+    s.flows = shot.flows;
     if let Some(name) = &shot.select {
-        let exact = t.occurrences(|n| n == name);
-        let found = if exact.is_empty() {
-            t.occurrences(|n| n.contains(name.as_str()))
-        } else {
-            exact
-        };
-        let Some(&first) = found.first() else {
-            return Err(ViewerError::NoSuchSpan(name.clone()));
-        };
-        s.select(l, Some(first));
+        let exact = |n: &str| n == name;
+        let within = |n: &str| n.contains(name.as_str());
+        let rules: [&(dyn Fn(&str) -> bool + Sync); 2] = [&exact, &within];
+        let found = rules.iter().find_map(|m| {
+            let spans = t.occurrences(m);
+            if let Some(&r) = spans.first() {
+                return Some(Pick::Span(r));
+            }
+            let a = t.async_slices().iter().position(|a| m(t.str(a.name)));
+            if let Some(a) = a {
+                return Some(Pick::Async(a as u32));
+            }
+            let i = t.instants().iter().position(|i| m(t.str(i.name)));
+            i.map(|i| Pick::Instant(i as u32))
+        });
+        match found {
+            Some(Pick::Span(r)) => s.select(l, Some(r)),
+            Some(p) => s.selected = Some(p),
+            None => return Err(ViewerError::NoSuchSpan(name.clone())),
+        }
     }
     Ok(s)
 }

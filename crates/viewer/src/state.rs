@@ -3,6 +3,7 @@
 
 use trace_model::{NameStats, SpanRef, StatsFilter, StrId};
 
+use crate::kinds::{self, Pick};
 use crate::layout::{Collapsed, Layout, RowKind};
 use crate::loaded::Loaded;
 use crate::theme::Theme;
@@ -47,8 +48,10 @@ pub struct ViewState {
     /// Size of the timeline area in pixels (the side panel excluded).
     pub width: f32,
     pub height: f32,
-    pub selected: Option<SpanRef>,
-    pub hover: Option<(SpanRef, f32, f32)>,
+    pub selected: Option<Pick>,
+    pub hover: Option<(Pick, f32, f32)>,
+    /// Which flow arrows to draw.
+    pub flows: FlowMode,
     /// A selected time range, absolute ns.
     pub range: Option<(i64, i64)>,
     pub matches: Matches,
@@ -60,7 +63,7 @@ impl ViewState {
     pub fn new(l: &Loaded, width: f32, height: f32, theme: Theme) -> ViewState {
         let t = &l.trace;
         let collapsed = Collapsed::for_trace(t);
-        let layout = Layout::new(t, &collapsed, 1.0);
+        let layout = Layout::new(t, &l.kinds, &collapsed, 1.0);
         ViewState {
             viewport: Viewport::fit(
                 t.start_ns(),
@@ -76,6 +79,7 @@ impl ViewState {
             height,
             selected: None,
             hover: None,
+            flows: FlowMode::Selected,
             range: None,
             matches: Matches::default(),
             scale: 1.0,
@@ -88,7 +92,7 @@ impl ViewState {
         if scale != self.scale {
             self.scroll_y *= scale / self.scale;
             self.scale = scale;
-            self.layout = Layout::new(&l.trace, &self.collapsed, scale);
+            self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, scale);
             self.clamp_scroll();
         }
     }
@@ -141,25 +145,77 @@ impl ViewState {
         self.clamp_scroll();
     }
 
-    /// The span under a point of the timeline area, with a tolerance of a few pixels so
-    /// that sub-pixel spans can be picked.
-    pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<SpanRef> {
+    /// What is under a point of the timeline area, with a tolerance of a few pixels so
+    /// that sub-pixel spans and markers can be picked.
+    pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<Pick> {
         if y < self.tracks_top() || x < 0.0 || x > self.width {
             return None;
         }
         let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
-        let RowKind::Lane { thread, depth } = row.kind else {
-            return None;
-        };
-        let lane = &l.trace.threads()[thread as usize].lanes[depth as usize];
         let t = self.viewport.time_at(x as f64);
         let tol = (self.viewport.ns_per_px * 3.0 * self.scale as f64).ceil() as i64;
-        let h = lane.hit_test(t, tol)?;
-        Some(SpanRef {
-            thread,
-            depth,
-            index: h.index as u32,
-        })
+        let k = &l.kinds;
+        let tr = &l.trace;
+        let instant =
+            |list: &[u32]| kinds::instant_near(tr, list, t, tol).map(|h| Pick::Instant(h.0));
+        match row.kind {
+            RowKind::Lane { thread, depth } => {
+                let lane = &tr.threads()[thread as usize].lanes[depth as usize];
+                let h = lane.hit_test(t, tol)?;
+                Some(Pick::Span(SpanRef {
+                    thread,
+                    depth,
+                    index: h.index as u32,
+                }))
+            }
+            RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),
+            RowKind::ProcessInstants(p) => instant(&k.instants_by_process[p as usize]),
+            RowKind::GlobalInstants => instant(&k.global_instants),
+            RowKind::Counter(group) => {
+                let g = &k.counters[group as usize];
+                let any = g.series.iter().any(|&c| {
+                    let c = &tr.counters()[c as usize];
+                    c.ts.first().is_some_and(|&f| f <= t) && t <= tr.end_ns()
+                });
+                any.then_some(Pick::Counter { group, ts: t })
+            }
+            RowKind::AsyncRow { track, row } => {
+                let slices = tr.async_slices();
+                let ids = &tr.async_tracks()[track as usize].rows[row as usize];
+                let i = ids.partition_point(|&s| slices[s as usize].end < t - tol);
+                ids[i..]
+                    .iter()
+                    .take(3)
+                    .map(|&s| (s, &slices[s as usize]))
+                    .filter(|(_, s)| s.start <= t + tol)
+                    .min_by_key(|(_, s)| {
+                        if t < s.start {
+                            s.start - t
+                        } else {
+                            (t - s.end).max(0)
+                        }
+                    })
+                    .map(|(s, _)| Pick::Async(s))
+            }
+            RowKind::Samples(th) => {
+                let track = k.samples_by_thread[th as usize]?;
+                let st = &tr.samples()[track as usize];
+                let a = st.ts.partition_point(|&x| x < t - tol);
+                let b = st.ts.partition_point(|&x| x <= t + tol);
+                (a..b)
+                    .min_by_key(|&i| (st.ts[i] - t).abs())
+                    .map(|i| Pick::Sample {
+                        track,
+                        index: i as u32,
+                    })
+            }
+            _ => None,
+        }
+    }
+
+    /// The selected span, if a span is selected.
+    pub fn selected_span(&self) -> Option<SpanRef> {
+        self.selected.and_then(Pick::span)
     }
 
     /// The header row (process or thread) under a point, for collapsing.
@@ -168,19 +224,17 @@ impl ViewState {
             return None;
         }
         let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
-        match row.kind {
-            RowKind::Lane { .. } => None,
-            k => Some(k),
-        }
+        row.kind.is_header().then_some(row.kind)
     }
 
     pub fn toggle_collapse(&mut self, l: &Loaded, kind: RowKind) {
         match kind {
             RowKind::Process(p) => self.collapsed.processes[p as usize] ^= true,
             RowKind::Thread(t) => self.collapsed.threads[t as usize] ^= true,
-            RowKind::Lane { .. } => return,
+            RowKind::AsyncHeader(a) => self.collapsed.asyncs[a as usize] ^= true,
+            _ => return,
         }
-        self.layout = Layout::new(&l.trace, &self.collapsed, self.scale);
+        self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
         self.clamp_scroll();
     }
 
@@ -193,9 +247,8 @@ impl ViewState {
 
     /// Fits the selection (a span, else the range), or the whole trace (F / Home).
     pub fn fit(&mut self, l: &Loaded) {
-        if let Some(r) = self.selected {
-            let s = l.trace.span(r);
-            self.viewport.show(s.start, s.end().max(s.start + 1));
+        if let Some((a, b)) = self.selected.and_then(|p| pick_extent(l, p)) {
+            self.viewport.show(a, b.max(a + 1));
         } else if let Some((a, b)) = self.range {
             self.viewport.show(a, b.max(a + 1));
         } else {
@@ -205,15 +258,30 @@ impl ViewState {
 
     /// Selects a span and brings its row into view.
     pub fn select(&mut self, l: &Loaded, r: Option<SpanRef>) {
-        self.selected = r;
+        self.selected = r.map(Pick::Span);
         if let Some(r) = r {
             self.reveal(l, r);
         }
     }
 
+    /// Zooms to what was double-clicked.
+    pub fn zoom_to_pick(&mut self, l: &Loaded, p: Pick) {
+        match p {
+            Pick::Span(r) => self.zoom_to(l, r),
+            p => {
+                self.selected = Some(p);
+                if let Some((a, b)) = pick_extent(l, p) {
+                    if b > a {
+                        self.viewport.show(a, b);
+                    }
+                }
+            }
+        }
+    }
+
     /// Zooms to a span (double-click).
     pub fn zoom_to(&mut self, l: &Loaded, r: SpanRef) {
-        self.selected = Some(r);
+        self.selected = Some(Pick::Span(r));
         let s = l.trace.span(r);
         self.viewport.show(s.start, s.end().max(s.start + 1));
         self.reveal(l, r);
@@ -240,7 +308,7 @@ impl ViewState {
         if self.collapsed.processes[p] || self.collapsed.threads[th] {
             self.collapsed.processes[p] = false;
             self.collapsed.threads[th] = false;
-            self.layout = Layout::new(&l.trace, &self.collapsed, self.scale);
+            self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
         }
         if let Some(row) = self.layout.lane_row(r.thread, r.depth) {
             let (top, bottom) = (row.y, row.y + row.h);
@@ -321,7 +389,7 @@ impl ViewState {
         };
         self.matches.current = Some(next);
         let r = self.matches.spans[next];
-        self.selected = Some(r);
+        self.selected = Some(Pick::Span(r));
         self.center_on(l, r);
         Some(next)
     }
@@ -347,6 +415,54 @@ impl ViewState {
         }
         v.reverse();
         v
+    }
+}
+
+/// Which flow arrows the timeline draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowMode {
+    None,
+    /// The flows into and out of the selected span, followed along their chains.
+    Selected,
+    /// Every flow in view (capped per frame).
+    All,
+}
+
+impl FlowMode {
+    pub fn parse(s: &str) -> Option<FlowMode> {
+        match s {
+            "none" => Some(FlowMode::None),
+            "selected" => Some(FlowMode::Selected),
+            "all" => Some(FlowMode::All),
+            _ => None,
+        }
+    }
+
+    /// The next mode (the L key).
+    pub fn cycled(self) -> FlowMode {
+        match self {
+            FlowMode::None => FlowMode::Selected,
+            FlowMode::Selected => FlowMode::All,
+            FlowMode::All => FlowMode::None,
+        }
+    }
+}
+
+/// The time a pick covers (a point for instants, samples and counter values).
+pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
+    let t = &l.trace;
+    match p {
+        Pick::Span(r) => {
+            let s = t.span(r);
+            Some((s.start, s.end()))
+        }
+        Pick::Instant(i) => t.instants().get(i as usize).map(|x| (x.ts, x.ts)),
+        Pick::Async(i) => t.async_slices().get(i as usize).map(|x| (x.start, x.end)),
+        Pick::Counter { ts, .. } => Some((ts, ts)),
+        Pick::Sample { track, index } => {
+            let ts = *t.samples().get(track as usize)?.ts.get(index as usize)?;
+            Some((ts, ts))
+        }
     }
 }
 
@@ -385,13 +501,13 @@ mod tests {
         let s = state(&l);
         assert_eq!(lane_y(&s, 0, 0), TRACKS_TOP + 2.0 * HEADER_H + LANE_H / 2.0);
         let x = s.viewport.x(200_000) as f32;
-        let hit = s.hit(&l, x, lane_y(&s, 0, 1)).unwrap();
+        let hit = s.hit(&l, x, lane_y(&s, 0, 1)).and_then(Pick::span).unwrap();
         assert_eq!(l.trace.str(l.trace.span(hit).name), "render");
-        let hit = s.hit(&l, x, lane_y(&s, 0, 2)).unwrap();
+        let hit = s.hit(&l, x, lane_y(&s, 0, 2)).and_then(Pick::span).unwrap();
         assert_eq!(l.trace.str(l.trace.span(hit).name), "draw");
         // A 1 ns span is still pickable within the pixel tolerance.
         let x = s.viewport.x(900_000) as f32 + 1.0;
-        let hit = s.hit(&l, x, lane_y(&s, 0, 1)).unwrap();
+        let hit = s.hit(&l, x, lane_y(&s, 0, 1)).and_then(Pick::span).unwrap();
         assert_eq!(l.trace.str(l.trace.span(hit).name), "tick");
         assert_eq!(s.hit(&l, x, 5.0), None, "the minimap is not a track");
         assert_eq!(s.header_at(TRACKS_TOP + 1.0), Some(RowKind::Process(0)));
@@ -441,7 +557,7 @@ mod tests {
         s.viewport.show(0, 200_000);
         assert_eq!(s.step_match(&l, true), Some(0));
         assert_eq!(s.step_match(&l, true), Some(1));
-        assert_eq!(l.trace.span(s.selected.unwrap()).start, 500_000);
+        assert_eq!(l.trace.span(s.selected_span().unwrap()).start, 500_000);
         let (a, b) = s.viewport.visible();
         assert!(a < 650_000 && b > 650_000, "centred on the match");
         assert_eq!(s.step_match(&l, true), Some(0), "wraps around");

@@ -28,6 +28,8 @@ pub struct Theme {
     pub minimap_window: Color,
     pub tooltip: Color,
     pub match_marker: Color,
+    /// Flow arrows.
+    pub flow: Color,
     /// The banner that says the trace loaded with warnings.
     pub warning: Color,
     /// How much to keep of a span's colour when a search dims it (0..=255).
@@ -55,6 +57,7 @@ impl Theme {
                 tooltip: Color::rgba(255, 255, 240, 245),
                 match_marker: Color::rgb(255, 200, 0),
                 warning: Color::rgb(255, 222, 140),
+                flow: Color::rgb(30, 30, 40),
                 dim_alpha: 60,
             },
             ThemeKind::Dark => Theme {
@@ -75,6 +78,7 @@ impl Theme {
                 tooltip: Color::rgba(44, 46, 54, 245),
                 match_marker: Color::rgb(255, 210, 0),
                 warning: Color::rgb(110, 78, 10),
+                flow: Color::rgb(235, 235, 245),
                 dim_alpha: 50,
             },
         }

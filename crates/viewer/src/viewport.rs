@@ -130,9 +130,47 @@ pub fn format_time(ns: i64, step: i64) -> String {
 
 pub use spall_format::time::format_duration;
 
+/// A counter value: whole numbers as integers (with thousands separated), others with four
+/// significant digits; large magnitudes with SI suffixes.
+pub fn format_value(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    if a >= 1e6 {
+        let (d, u) = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")]
+            .into_iter()
+            .find(|&(d, _)| a >= d)
+            .unwrap_or((1e6, "M"));
+        return format!("{:.3}{u}", v / d);
+    }
+    if v.fract() == 0.0 {
+        let digits = (a as u64).to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        return if v < 0.0 { format!("-{out}") } else { out };
+    }
+    let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{v:.decimals$}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counter_values_read_well() {
+        assert_eq!(format_value(1234567.0), "1.235M");
+        assert_eq!(format_value(12345.0), "12,345");
+        assert_eq!(format_value(-999.0), "-999");
+        assert_eq!(format_value(0.25), "0.2500");
+        assert_eq!(format_value(4.56789), "4.568");
+    }
 
     #[test]
     fn fit_shows_the_range_with_a_margin() {

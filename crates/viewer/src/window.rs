@@ -409,7 +409,7 @@ impl App {
                     } else {
                         let hit = s.hit(l, x, y);
                         match (hit, double) {
-                            (Some(r), true) => s.zoom_to(l, r),
+                            (Some(p), true) => s.zoom_to_pick(l, p),
                             (hit, _) => s.selected = hit,
                         }
                     }
@@ -478,6 +478,7 @@ impl App {
                 "f" => s.fit(l),
                 "t" => self.theme = Some(s.theme.toggled()),
                 "/" => self.panel.focus_search = true,
+                "l" => s.flows = s.flows.cycled(),
                 _ => return,
             },
             Key::Named(NamedKey::Home) => s.fit_all(l),

@@ -22,6 +22,7 @@ fn corner(l: &Loaded) -> Color {
         height: h,
         view: None,
         select: None,
+        flows: spall_viewer::state::FlowMode::Selected,
         theme: Theme::new(ThemeKind::Light),
         scale: 1.0,
     };

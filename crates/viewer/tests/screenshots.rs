@@ -41,6 +41,7 @@ fn shot(l: &Loaded, kind: ThemeKind, select: Option<&str>) -> (ViewState, Img) {
             height: 500,
             view: None,
             select: select.map(str::to_string),
+            flows: spall_viewer::state::FlowMode::Selected,
             theme: Theme::new(kind),
             scale: 1.0,
         },
@@ -126,7 +127,7 @@ fn labels_are_drawn_inside_their_boxes() {
 fn the_selection_is_highlighted() {
     let l = load("edge/simple.json");
     let (s, img) = shot(&l, ThemeKind::Light, Some("gamma"));
-    let r = s.selected.expect("--select found gamma");
+    let r = s.selected_span().expect("--select found gamma");
     assert_eq!(l.trace.str(l.trace.span(r).name), "gamma");
     let (x, y, w, _) = span_box(&l, &s, r).unwrap();
     // The outline sits just outside the box: its top edge is the selection colour.
@@ -177,6 +178,7 @@ fn spall_files_render_and_a_range_view_zooms() {
             height: 300,
             view: Some((Some(0), Some(2_000_000))),
             select: Some("Frame".into()),
+            flows: spall_viewer::state::FlowMode::Selected,
             theme: Theme::new(ThemeKind::Light),
             scale: 1.0,
         },
