@@ -16,6 +16,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let secs = load_secs + index_secs;
     let d = &trace.decode_summary();
     let diagnostics = trace.warning_counts();
+    let cpu_samples: usize = trace.samples().iter().map(|s| s.ts.len()).sum();
     if as_json {
         let diag: serde_json::Map<String, serde_json::Value> = diagnostics
             .iter()
@@ -32,7 +33,10 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "counter_samples": trace.counter_samples(),
             "counter_series": trace.counters().len(),
             "flows": trace.flows().len(),
+            "flow_links": trace.flow_links().len(),
             "async_events": trace.async_events().len(),
+            "async_slices": trace.async_slices().len(),
+            "cpu_samples": cpu_samples,
             "processes": trace.processes().len(),
             "threads": trace.threads().len(),
             "start_ns": trace.start_ns(),
@@ -78,8 +82,30 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
                 trace.counters().len()
             ),
         ),
-        ("flows", trace.flows().len().to_string()),
-        ("async events", trace.async_events().len().to_string()),
+        (
+            "flows",
+            format!(
+                "{} events, {} arrows between spans",
+                trace.flows().len(),
+                trace.flow_links().len()
+            ),
+        ),
+        (
+            "async events",
+            format!(
+                "{} in {} slices",
+                trace.async_events().len(),
+                trace.async_slices().len()
+            ),
+        ),
+        (
+            "cpu samples",
+            format!(
+                "{cpu_samples} on {} threads, {} frames",
+                trace.samples().len(),
+                trace.frames().len()
+            ),
+        ),
         ("processes", trace.processes().len().to_string()),
         ("threads", trace.threads().len().to_string()),
         ("start", format!("{} ns", trace.start_ns())),

@@ -68,6 +68,9 @@ fn info_json_is_the_documented_contract() {
         "instants",
         "counter_samples",
         "flows",
+        "flow_links",
+        "async_slices",
+        "cpu_samples",
         "processes",
         "threads",
         "start_ns",
@@ -101,7 +104,9 @@ fn info_json_is_the_documented_contract() {
     ]);
     assert_eq!(v["format"], "json");
     assert_eq!(v["counter_samples"], 5);
-    assert_eq!(v["diagnostics"]["unmodelled_phase_P"], 3);
+    // Its three `P` events are CPU samples, no longer unmodelled.
+    assert_eq!(v["cpu_samples"], 3);
+    assert!(v["diagnostics"]["unmodelled_phase_P"].is_null());
 }
 
 #[test]
