@@ -412,6 +412,7 @@ impl Trace {
     }
 
     /// The span at `r`.
+    #[inline]
     pub fn span(&self, r: SpanRef) -> SpanData {
         let lane = &self.threads[r.thread as usize].lanes[r.depth as usize];
         let i = r.index as usize;

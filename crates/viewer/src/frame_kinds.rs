@@ -110,7 +110,7 @@ pub fn counter(
         };
         for col in 0..cols {
             let tc = s.viewport.time_at(col as f64 + 1.0);
-            let j = i + ts[i..].partition_point(|&x| x < tc);
+            let j = i + first_at_or_after(&ts[i..], tc, |&x| x);
             let carry = i.checked_sub(1).map(|p| vals[p]);
             let inside = g.index[k].min_max(vals, i, j);
             let mm = match (carry, inside) {
@@ -223,7 +223,7 @@ pub fn async_row(
         if a.flags & async_flags::INSTANT != 0 {
             diamond(scene, x0, y + h / 2.0, h * 0.35, fill);
             let next = s.viewport.time_at(x0 as f64 + 2.0);
-            i += 1 + ids[i + 1..].partition_point(|&k| slices[k as usize].start < next);
+            i += 1 + first_at_or_after(&ids[i + 1..], next, |&k| slices[k as usize].start);
             continue;
         }
         let x1 = s.viewport.x(a.end) as f32;
@@ -260,7 +260,7 @@ pub fn async_row(
         }
         // Slices that would start inside this pixel are drawn by it.
         let next = s.viewport.time_at(x0 as f64 + w as f64 + 1.0);
-        i += 1 + ids[i + 1..].partition_point(|&k| slices[k as usize].start < next);
+        i += 1 + first_at_or_after(&ids[i + 1..], next, |&k| slices[k as usize].start);
     }
 }
 
@@ -287,7 +287,7 @@ pub fn samples(scene: &mut Scene, l: &Loaded, s: &ViewState, track: u32, y: f32,
             s.theme.span_fill(l.colors[name.0 as usize]),
         );
         let next = s.viewport.time_at(x as f64 + 1.0);
-        i += 1 + st.ts[i + 1..].partition_point(|&n| n < next);
+        i += 1 + first_at_or_after(&st.ts[i + 1..], next, |&n| n);
     }
 }
 
@@ -381,15 +381,16 @@ fn bezier_arrow(scene: &mut Scene, a: (f32, f32), b: (f32, f32), scale: f32, col
     let (c1, c2) = ((a.0 + dx, a.1), (b.0 - dx, b.1));
     let width = 1.5 * scale;
     let mut prev = a;
-    const N: usize = 16;
-    for k in 1..=N {
-        let u = k as f32 / N as f32;
+    // Segments of about 24 px: a short arrow needs few, and thousands of arrows share a frame.
+    let n = (((b.0 - a.0).abs() + (b.1 - a.1).abs()) / (24.0 * scale)).clamp(3.0, 16.0) as usize;
+    for k in 1..=n {
+        let u = k as f32 / n as f32;
         let v = 1.0 - u;
         let p = (
             v * v * v * a.0 + 3.0 * v * v * u * c1.0 + 3.0 * v * u * u * c2.0 + u * u * u * b.0,
             v * v * v * a.1 + 3.0 * v * v * u * c1.1 + 3.0 * v * u * u * c2.1 + u * u * u * b.1,
         );
-        if k == N {
+        if k == n {
             scene.arrow(prev.0, prev.1, p.0, p.1, width, 7.0 * scale, color);
         } else {
             scene.line(prev.0, prev.1, p.0, p.1, width, color);

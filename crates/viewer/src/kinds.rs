@@ -177,8 +177,19 @@ impl Kinds {
 }
 
 /// The index of the first of `items` (sorted by `key`) whose key is at least `t`.
+///
+/// An exponential search: frame walks step to the next pixel column, usually a few items
+/// ahead, and a plain binary search over the rest of a million-item slice misses the cache
+/// at every step.
 pub fn first_at_or_after<T>(items: &[T], t: i64, key: impl Fn(&T) -> i64) -> usize {
-    items.partition_point(|x| key(x) < t)
+    let n = items.len();
+    let mut end = 1;
+    // Invariant: every item before `end / 2` has a key below `t`.
+    while end <= n && key(&items[end - 1]) < t {
+        end *= 2;
+    }
+    let lo = end / 2;
+    lo + items[lo..end.min(n)].partition_point(|x| key(x) < t)
 }
 
 /// The value of a counter series at time `t` (the last sample at or before it).
@@ -197,4 +208,25 @@ pub fn instant_near(t: &Trace, list: &[u32], at: i64, tol: i64) -> Option<(u32, 
         .iter()
         .min_by_key(|&&i| (inst[i as usize].ts - at).abs())?;
     Some((*best, b - a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_at_or_after;
+
+    #[test]
+    fn exponential_search_agrees_with_binary_search() {
+        // Sorted keys with runs of equal values, searched for every value around them.
+        let keys: Vec<i64> = (0..300i64).map(|i| i / 3 * 2).collect();
+        for n in [0, 1, 2, 3, 7, 8, 9, 100, 300] {
+            let items = &keys[..n];
+            for t in -1..=201 {
+                assert_eq!(
+                    first_at_or_after(items, t, |&x| x),
+                    items.partition_point(|&x| x < t),
+                    "n {n} t {t}"
+                );
+            }
+        }
+    }
 }

@@ -144,7 +144,7 @@ impl Panel {
             }
         });
         if s.matches.is_active() {
-            let n = s.matches.spans.len();
+            let n = s.matches.len();
             match s.matches.current {
                 Some(i) => ui.label(format!("match {} of {n}", i + 1)),
                 None => ui.label(format!("{n} matches")),

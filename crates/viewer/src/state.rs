@@ -16,7 +16,7 @@ pub const RULER_H: f32 = 22.0;
 /// Where the tracks start.
 pub const TRACKS_TOP: f32 = MINIMAP_H + RULER_H;
 
-/// Spans whose names match a search or a clicked statistics row.
+/// Events whose names match a search or a clicked statistics row.
 #[derive(Clone, Debug, Default)]
 pub struct Matches {
     pub query: String,
@@ -24,7 +24,9 @@ pub struct Matches {
     pub names: Vec<bool>,
     /// Every matching span, by start time.
     pub spans: Vec<SpanRef>,
-    /// The match last stepped to.
+    /// Every matching instant and async slice, by time.
+    pub others: Vec<(i64, Pick)>,
+    /// The match last stepped to, in time order over both lists.
     pub current: Option<usize>,
 }
 
@@ -35,6 +37,47 @@ impl Matches {
 
     pub fn name_matches(&self, name: StrId) -> bool {
         self.names.get(name.0 as usize).copied().unwrap_or(false)
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len() + self.others.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many matches come before time `t`.
+    fn before(&self, l: &Loaded, t: i64) -> usize {
+        self.spans.partition_point(|&r| l.trace.span(r).start < t)
+            + self.others.partition_point(|o| o.0 < t)
+    }
+
+    /// The `k`-th match in time order (spans first at equal times), found without merging
+    /// the lists: a search for how many of the first `k + 1` come from `spans`.
+    pub fn nth(&self, l: &Loaded, k: usize) -> Option<Pick> {
+        let (a, b) = (&self.spans, &self.others);
+        if k >= a.len() + b.len() {
+            return None;
+        }
+        let ka = |i: usize| l.trace.span(a[i]).start;
+        // Smallest `i` (taken from `a`) such that `a[i]` need not come before `b[k - i - 1]`.
+        let (mut lo, mut hi) = (k.saturating_sub(b.len()), k.min(a.len()));
+        while lo < hi {
+            let i = lo + (hi - lo) / 2;
+            let j = k - i;
+            if j > 0 && ka(i) <= b[j - 1].0 {
+                lo = i + 1;
+            } else {
+                hi = i;
+            }
+        }
+        let (i, j) = (lo, k - lo);
+        if i < a.len() && (j >= b.len() || ka(i) <= b[j].0) {
+            Some(Pick::Span(a[i]))
+        } else {
+            Some(b[j].1)
+        }
     }
 }
 
@@ -291,14 +334,39 @@ impl ViewState {
     /// row into view, expanding collapsed tracks.
     pub fn center_on(&mut self, l: &Loaded, r: SpanRef) {
         let s = l.trace.span(r);
+        self.center_range(s.start, s.end());
+        self.reveal(l, r);
+    }
+
+    /// Centres `[a, b]` horizontally, zooming out only when it does not fit.
+    fn center_range(&mut self, a: i64, b: i64) {
         let w = self.viewport.ns_per_px * self.width as f64;
-        if (s.dur as f64) > w * 0.9 {
-            self.viewport.show(s.start, s.end());
+        if ((b - a) as f64) > w * 0.9 {
+            self.viewport.show(a, b);
         } else {
-            let mid = (s.start - self.viewport.origin) as f64 + s.dur as f64 / 2.0;
+            let mid = (a - self.viewport.origin) as f64 + (b - a) as f64 / 2.0;
             self.viewport.t0 = mid - w / 2.0;
         }
-        self.reveal(l, r);
+    }
+
+    /// Scrolls the row of an instant or async slice into view, expanding its async track
+    /// if collapsed.
+    fn reveal_pick(&mut self, l: &Loaded, p: Pick) {
+        if let Pick::Async(i) = p {
+            let (track, _) = l.kinds.async_place[i as usize];
+            if self.collapsed.asyncs[track as usize] {
+                self.collapsed.asyncs[track as usize] = false;
+                self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
+            }
+        }
+        if let Some((_, y, _, h)) = crate::frame_kinds::pick_box(l, self, p) {
+            let top = self.tracks_top();
+            let bottom = top + self.tracks_height();
+            if y < top || y + h > bottom {
+                self.scroll_y += y - top - self.tracks_height() / 2.0;
+                self.clamp_scroll();
+            }
+        }
     }
 
     /// Scrolls the span's row into view, expanding its tracks if collapsed.
@@ -340,9 +408,10 @@ impl ViewState {
                 s.to_lowercase().contains(q.as_str())
             }
         };
-        let names = l.trace.strings().iter().map(|(_, s)| matches(s)).collect();
+        let names: Vec<bool> = l.trace.strings().iter().map(|(_, s)| matches(s)).collect();
         self.matches = Matches {
             query: query.to_string(),
+            others: other_matches(l, &names),
             names,
             spans: l.trace.occurrences(matches),
             current: None,
@@ -356,6 +425,7 @@ impl ViewState {
         names[name.0 as usize] = true;
         self.matches = Matches {
             query: text.clone(),
+            others: other_matches(l, &names),
             names,
             spans: l.trace.occurrences(|s| s == text),
             current: None,
@@ -365,7 +435,7 @@ impl ViewState {
     /// Steps to the next (or previous) match after the current one, selects and centres
     /// it. Returns its position among the matches.
     pub fn step_match(&mut self, l: &Loaded, forward: bool) -> Option<usize> {
-        let n = self.matches.spans.len();
+        let n = self.matches.len();
         if n == 0 {
             return None;
         }
@@ -375,11 +445,7 @@ impl ViewState {
             None => {
                 // The first match at or after the view's middle.
                 let (a, b) = self.viewport.visible();
-                let mid = a + (b - a) / 2;
-                let i = self
-                    .matches
-                    .spans
-                    .partition_point(|&r| l.trace.span(r).start < mid);
+                let i = self.matches.before(l, a + (b - a) / 2);
                 if forward {
                     i % n
                 } else {
@@ -388,9 +454,19 @@ impl ViewState {
             }
         };
         self.matches.current = Some(next);
-        let r = self.matches.spans[next];
-        self.selected = Some(Pick::Span(r));
-        self.center_on(l, r);
+        match self.matches.nth(l, next)? {
+            Pick::Span(r) => {
+                self.selected = Some(Pick::Span(r));
+                self.center_on(l, r);
+            }
+            p => {
+                self.selected = Some(p);
+                if let Some((a, b)) = pick_extent(l, p) {
+                    self.center_range(a, b);
+                }
+                self.reveal_pick(l, p);
+            }
+        }
         Some(next)
     }
 
@@ -446,6 +522,28 @@ impl FlowMode {
             FlowMode::All => FlowMode::None,
         }
     }
+}
+
+/// The instants and async slices whose names match, by time.
+fn other_matches(l: &Loaded, names: &[bool]) -> Vec<(i64, Pick)> {
+    let t = &l.trace;
+    let hit = |n: StrId| names.get(n.0 as usize).copied().unwrap_or(false);
+    let mut v: Vec<(i64, Pick)> = t
+        .instants()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| hit(e.name))
+        .map(|(i, e)| (e.ts, Pick::Instant(i as u32)))
+        .collect();
+    v.extend(
+        t.async_slices()
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| hit(a.name))
+            .map(|(i, a)| (a.start, Pick::Async(i as u32))),
+    );
+    v.sort_by_key(|o| o.0);
+    v
 }
 
 /// The time a pick covers (a point for instants, samples and counter values).
@@ -564,6 +662,88 @@ mod tests {
         assert_eq!(s.step_match(&l, false), Some(1));
         s.search(&l, "");
         assert!(!s.matches.is_active());
+    }
+
+    #[test]
+    fn search_steps_through_spans_instants_and_async_slices_in_time_order() {
+        let t = trace_model::load_bytes(
+            br#"[{"ph":"X","name":"load page","ts":0,"dur":100,"pid":1,"tid":1},
+                 {"ph":"i","name":"load done","ts":50,"pid":1,"tid":1,"s":"t"},
+                 {"ph":"b","name":"load image","cat":"c","id":"1","ts":20,"pid":1,"tid":1},
+                 {"ph":"e","name":"load image","cat":"c","id":"1","ts":70,"pid":1,"tid":1},
+                 {"ph":"X","name":"load page","ts":50,"dur":10,"pid":1,"tid":2},
+                 {"ph":"i","name":"other","ts":60,"pid":1,"tid":1,"s":"t"}]"#,
+        )
+        .unwrap();
+        let l = Loaded::new(t, "test".into());
+        let mut s = state(&l);
+        s.search(&l, "load");
+        assert_eq!(s.matches.len(), 4);
+        s.viewport
+            .show(l.trace.start_ns() - 1000, l.trace.start_ns());
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            s.step_match(&l, true);
+            let p = s.selected.unwrap();
+            let (a, _) = pick_extent(&l, p).unwrap();
+            let kind = match p {
+                Pick::Span(_) => "span",
+                Pick::Instant(_) => "instant",
+                Pick::Async(_) => "async",
+                _ => "other",
+            };
+            seen.push((a / 1000, kind));
+        }
+        // Time order, a span before an instant at the same time, then around again.
+        assert_eq!(
+            seen,
+            [
+                (0, "span"),
+                (20, "async"),
+                (50, "span"),
+                (50, "instant"),
+                (0, "span")
+            ]
+        );
+        // The view follows the match.
+        let (a, b) = s.viewport.visible();
+        assert!(a <= 0 && b >= 0);
+    }
+
+    #[test]
+    fn nth_match_agrees_with_a_merge() {
+        let l = loaded();
+        let spans = l.trace.occurrences(|_| true);
+        let starts: Vec<i64> = spans.iter().map(|&r| l.trace.span(r).start).collect();
+        // Others at times between, before, after and equal to span starts.
+        for others in [
+            vec![],
+            vec![-5],
+            vec![0, 100_000, 2_000_000],
+            vec![0, 0, 150_000, 900_000, 900_000],
+        ] {
+            let m = Matches {
+                query: "x".into(),
+                spans: spans.clone(),
+                others: others
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| (t, Pick::Instant(i as u32)))
+                    .collect(),
+                ..Matches::default()
+            };
+            let mut merged: Vec<(i64, u8, Pick)> = starts
+                .iter()
+                .zip(&spans)
+                .map(|(&t, &r)| (t, 0, Pick::Span(r)))
+                .collect();
+            merged.extend(m.others.iter().map(|&(t, p)| (t, 1, p)));
+            merged.sort_by_key(|x| (x.0, x.1));
+            for (k, want) in merged.iter().enumerate() {
+                assert_eq!(m.nth(&l, k), Some(want.2), "k {k} others {others:?}");
+            }
+            assert_eq!(m.nth(&l, merged.len()), None);
+        }
     }
 
     #[test]
