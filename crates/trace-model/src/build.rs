@@ -346,6 +346,7 @@ impl TraceBuilder {
                 });
             return;
         };
+        let cname = ev.cname.as_deref().map(|c| self.strings.intern(c));
         for (k, v) in map {
             let value = match &v {
                 serde_json::Value::Number(n) => n.as_f64(),
@@ -371,11 +372,15 @@ impl TraceBuilder {
                     process,
                     name,
                     key,
+                    cname,
                     ts: Vec::new(),
                     values: Vec::new(),
                 });
             }
             let c = &mut self.counters[i as usize];
+            if cname.is_some() {
+                c.cname = cname;
+            }
             c.ts.push(ev.ts);
             c.values.push(value);
         }

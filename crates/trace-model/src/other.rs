@@ -33,6 +33,9 @@ pub struct CounterSeries {
     pub name: StrId,
     /// The argument key (`"value"`, `"bytes"`, ...).
     pub key: StrId,
+    /// The colour the file asks for (`cname`, one of chrome://tracing's reserved colour
+    /// names such as `"good"` or `"rail_load"`); the last one given wins.
+    pub cname: Option<StrId>,
     /// Sorted by time (stable for equal times).
     pub ts: Vec<i64>,
     pub values: Vec<f64>,

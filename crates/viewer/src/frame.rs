@@ -114,7 +114,13 @@ impl FrameBuilder {
                     } else {
                         "-"
                     };
-                    let text = format!("{arrow} {label}   {} threads", pr.threads.len());
+                    let labels: Vec<&str> = pr.labels.iter().map(|&l| t.str(l)).collect();
+                    let labels = if labels.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", labels.join(", "))
+                    };
+                    let text = format!("{arrow} {label}{labels}   {} threads", pr.threads.len());
                     scene.text(
                         fonts,
                         6.0,

@@ -7,7 +7,7 @@ use trace_model::{async_flags, SpanRef, Trace};
 
 use crate::frame::LABEL_PX;
 use crate::kinds::{first_at_or_after, value_at, Pick};
-use crate::loaded::{name_color, Loaded};
+use crate::loaded::{name_color, reserved_color, Loaded};
 use crate::state::{pick_extent, FlowMode, ViewState};
 use crate::viewport::{format_duration, format_value};
 
@@ -88,7 +88,7 @@ pub fn counter(
     scene.rect(0.0, y + h - 1.0, s.width, 1.0, th.tick.with_alpha(120));
     for (k, &ci) in g.series.iter().enumerate() {
         let c = &t.counters()[ci as usize];
-        let color = th.span_fill(series_color(t, g.series.len(), c.name, c.key));
+        let color = th.span_fill(series_color(t, g.series.len(), c));
         let fill = color.with_alpha(if g.series.len() > 1 { 70 } else { 110 });
         let (ts, vals) = (&c.ts, &c.values);
         let mut i = ts.partition_point(|&x| x < t0);
@@ -140,7 +140,7 @@ pub fn counter(
     if g.series.len() > 1 {
         for &ci in &g.series {
             let c = &t.counters()[ci as usize];
-            let color = th.span_fill(series_color(t, g.series.len(), c.name, c.key));
+            let color = th.span_fill(series_color(t, g.series.len(), c));
             scene.rect(x + 8.0, y + 2.0 + px * 0.3, px * 0.7, px * 0.7, color);
             x += 8.0 + px;
             x += scene.text(
@@ -181,11 +181,16 @@ pub fn counter(
 }
 
 /// The colour of a counter series: by key when a group overlays several, else by name.
-fn series_color(t: &Trace, n: usize, name: trace_model::StrId, key: trace_model::StrId) -> Color {
+/// The file's `cname` when it names a known colour; else a colour from the series' key (when
+/// several overlay) or the counter's name.
+fn series_color(t: &Trace, n: usize, c: &trace_model::CounterSeries) -> Color {
+    if let Some(color) = c.cname.and_then(|k| reserved_color(t.str(k))) {
+        return color;
+    }
     if n > 1 {
-        name_color(t.str(key))
+        name_color(t.str(c.key))
     } else {
-        name_color(t.str(name))
+        name_color(t.str(c.name))
     }
 }
 

@@ -40,6 +40,45 @@ impl std::fmt::Debug for Loaded {
 }
 
 /// A stable colour for a name (FNV-1a: the same on every run and machine).
+/// chrome://tracing's reserved colour names (`cname`), as its colour scheme defines them.
+pub fn reserved_color(cname: &str) -> Option<Color> {
+    let (r, g, b) = match cname {
+        "thread_state_uninterruptible" => (182, 125, 143),
+        "thread_state_iowait" => (255, 140, 0),
+        "thread_state_running" => (126, 200, 148),
+        "thread_state_runnable" => (133, 160, 210),
+        "thread_state_sleeping" => (240, 240, 240),
+        "thread_state_unknown" => (199, 155, 125),
+        "background_memory_dump" => (0, 180, 180),
+        "light_memory_dump" => (0, 0, 180),
+        "detailed_memory_dump" => (180, 0, 180),
+        "vsync_highlight_color" => (0, 0, 255),
+        "generic_work" => (125, 125, 125),
+        "good" => (0, 125, 0),
+        "bad" => (180, 125, 0),
+        "terrible" => (180, 0, 0),
+        "black" => (0, 0, 0),
+        "grey" => (221, 221, 221),
+        "white" => (255, 255, 255),
+        "yellow" => (255, 255, 0),
+        "olive" => (100, 100, 0),
+        "rail_response" => (67, 135, 253),
+        "rail_animation" => (244, 74, 63),
+        "rail_idle" => (238, 142, 0),
+        "rail_load" => (13, 168, 97),
+        "startup" => (230, 230, 0),
+        "heap_dump_stack_frame" => (128, 128, 128),
+        "heap_dump_object_type" => (0, 0, 255),
+        "heap_dump_child_node_arrow" => (204, 102, 0),
+        "cq_build_running" => (255, 255, 119),
+        "cq_build_passed" => (153, 238, 102),
+        "cq_build_failed" => (238, 136, 136),
+        "cq_build_abandoned" => (187, 187, 187),
+        _ => return None,
+    };
+    Some(Color::rgb(r, g, b))
+}
+
 pub fn name_color(name: &str) -> Color {
     struct Fnv(u64);
     impl Hasher for Fnv {

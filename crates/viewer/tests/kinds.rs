@@ -360,3 +360,30 @@ fn a_generated_trace_lays_out_every_kind_in_order() {
     // Two series of one counter event share a track.
     assert_eq!(l.kinds.counters[0].series.len(), 2);
 }
+
+#[test]
+fn counters_take_the_colour_the_file_names() {
+    // Bazel's profile gives its counters chrome://tracing's reserved colours: "CPU usage
+    // (Bazel)" is `good` (dark green), "CPU usage (total)" `rail_load`.
+    let l = from_fixture("real/bazel_profile_with_queuing.json.gz");
+    let (s, img) = shot(&l);
+    let t = &l.trace;
+    for (name, rgb) in [
+        ("CPU usage (Bazel)", (0, 125, 0)),
+        ("CPU usage (total)", (13, 168, 97)),
+    ] {
+        let g = l
+            .kinds
+            .counters
+            .iter()
+            .position(|g| t.str(g.name) == name)
+            .unwrap_or_else(|| panic!("{name} is a counter"));
+        let (y, h) = row(&s, |k| k == RowKind::Counter(g as u32));
+        let want = Color::rgb(rgb.0, rgb.1, rgb.2);
+        let hits = (0..img.w)
+            .flat_map(|x| (y as u32..(y + h) as u32).map(move |y| (x, y)))
+            .filter(|&(x, y)| img.at(x as f32, y as f32) == want)
+            .count();
+        assert!(hits > 100, "{name}: {hits} pixels of its cname colour");
+    }
+}

@@ -177,6 +177,7 @@ impl TraceBuilder {
         }));
         for cs in c.counters {
             let key = (p(cs.process), r.s(cs.name), r.s(cs.key));
+            let cname = cs.cname.map(|c| r.s(c));
             let next = self.counters.len() as u32;
             let i = *self.counter_ids.entry(key).or_insert(next);
             if i == next {
@@ -184,11 +185,15 @@ impl TraceBuilder {
                     process: key.0,
                     name: key.1,
                     key: key.2,
+                    cname,
                     ts: cs.ts,
                     values: cs.values,
                 });
             } else {
                 let s = &mut self.counters[i as usize];
+                if cname.is_some() {
+                    s.cname = cname;
+                }
                 s.ts.extend(cs.ts);
                 s.values.extend(cs.values);
             }
