@@ -179,6 +179,10 @@ pub struct RawEvent<'a> {
     /// `bp`: the binding point of a flow event (`e` binds to the enclosing slice), as a byte.
     pub bp: Option<u8>,
     pub cname: Option<Cow<'a, str>>,
+    /// `flow_in: true`: this slice ends the flow `bind_id` (flow events v2).
+    pub flow_in: bool,
+    /// `flow_out: true`: this slice starts (or continues) the flow `bind_id`.
+    pub flow_out: bool,
     pub args: Args<'a>,
     /// Byte offset of the event in the decoded (decompressed) input.
     pub offset: u64,
@@ -209,6 +213,8 @@ impl RawEvent<'_> {
             scope: self.scope,
             bp: self.bp,
             cname: self.cname.map(own),
+            flow_in: self.flow_in,
+            flow_out: self.flow_out,
             args: self.args.into_owned(),
             offset: self.offset,
         }

@@ -144,6 +144,12 @@ fn event_json(ev: &RawEvent<'_>, o: &mut String, bad_args: &mut u64) {
             let _ = write!(o, ",\"{k}\":{}", js(&char::from(c).to_string()));
         }
     }
+    if ev.flow_in {
+        o.push_str(",\"flow_in\":true");
+    }
+    if ev.flow_out {
+        o.push_str(",\"flow_out\":true");
+    }
     if let Some(c) = &ev.cname {
         let _ = write!(o, ",\"cname\":{}", js(c));
     }

@@ -247,6 +247,10 @@ impl TraceBuilder {
                     }
                     None => th.events.push(e),
                 }
+                if (ev.flow_in || ev.flow_out) && ev.bind_id.is_some() && ph != Phase::END {
+                    let slice_dur = if ph == Phase::COMPLETE { dur } else { -1 };
+                    self.flow_point(ev, t, Some(slice_dur));
+                }
             }
             Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK => {
                 self.time(ev.ts, ev.ts);
@@ -389,7 +393,16 @@ impl TraceBuilder {
     fn flow(&mut self, ev: &RawEvent<'_>) {
         self.time(ev.ts, ev.ts);
         let thread = self.thread(ev);
+        self.flow_point(ev, thread, None);
+    }
+
+    /// A point of the flow `ev` belongs to; `slice` is the duration of the slice that carries
+    /// a flow v2 point (-1 when not known yet, for `B`).
+    fn flow_point(&mut self, ev: &RawEvent<'_>, thread: u32, slice: Option<i64>) {
+        // Flow v2 ids are global: one flow per `bind_id`, whatever the slices' categories.
+        let cat = if slice.is_some() { "" } else { &ev.cat };
         let id = match (&ev.id, &ev.id2, &ev.bind_id) {
+            (_, _, Some(b)) if slice.is_some() => b.to_string(),
             (Some(id), _, _) => id.to_string(),
             (None, Some(Id2::Local(s)), _) => format!("local:{s}"),
             (None, Some(Id2::Global(s)), _) => s.to_string(),
@@ -405,7 +418,7 @@ impl TraceBuilder {
             }
         };
         let id = self.strings.intern(&id);
-        let cat = self.strings.intern(&ev.cat);
+        let cat = self.strings.intern(cat);
         let next = self.flows.len() as u32;
         let i = *self.flow_ids.entry((cat, id)).or_insert(next);
         if i == next {
@@ -417,11 +430,19 @@ impl TraceBuilder {
                 points: Vec::new(),
             });
         }
+        let phase = match (slice, ev.flow_in, ev.flow_out) {
+            (None, ..) => ev.ph.0,
+            (Some(_), true, true) => b't',
+            (Some(_), true, false) => b'f',
+            (Some(_), false, _) => b's',
+        };
         self.flows[i as usize].points.push(FlowPoint {
             ts: ev.ts,
             thread,
-            phase: ev.ph.0,
+            phase,
             bind_enclosing: ev.bp == Some(b'e'),
+            on_slice: slice.is_some(),
+            span_dur: slice.unwrap_or(-1),
             offset: ev.offset,
         });
     }

@@ -5,7 +5,8 @@
 //! deepest one containing the point's time); an `f` without it binds to the *next* span (the
 //! first to start at or after its time, the shallowest on a tie). An `s` starts a chain, each
 //! `t` continues it and an `f` ends it (ids get reused); each step between two bound points
-//! is one [`FlowLink`]. A point that finds no span is counted
+//! is one [`FlowLink`]. Flow v2 (`bind_id` with `flow_out`/`flow_in` on a slice, as Perfetto
+//! writes them) binds to that slice itself. A point that finds no span is counted
 //! ([`ModelWarning::FlowUnbound`]) and skipped.
 
 use spall_format::Diagnostics;
@@ -68,6 +69,17 @@ fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
         depth: depth as u32,
         index: index as u32,
     };
+    if p.on_slice {
+        // The slice that carried the point: starting at its time, with its duration; the
+        // shallowest when several match.
+        return th.lanes.iter().enumerate().find_map(|(d, lane)| {
+            let i = lane.start.partition_point(|&s| s < p.ts);
+            (i..lane.len())
+                .take_while(|&i| lane.start[i] == p.ts)
+                .find(|&i| p.span_dur < 0 || lane.dur[i] == p.span_dur)
+                .map(|i| at(d, i))
+        });
+    }
     if p.phase != b'f' || p.bind_enclosing {
         // The deepest span containing the time.
         for (d, lane) in th.lanes.iter().enumerate().rev() {
@@ -92,7 +104,39 @@ fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{load_bytes, ModelWarning, SpanRef};
+    use crate::{load_bytes, ModelWarning, Trace};
+
+    /// Every link as (from span's name, to span's name).
+    fn link_names(t: &Trace) -> Vec<(String, String)> {
+        let name = |r| t.str(t.span(r).name).to_string();
+        t.flow_links()
+            .iter()
+            .map(|l| (name(l.from), name(l.to)))
+            .collect()
+    }
+
+    #[test]
+    fn flow_v2_binds_the_slices_that_carry_it() {
+        // `outer` and `inner` start together: the flow leaves `inner` (its duration says
+        // so), passes through `mid` (in and out), and ends at `B`-`E` slice `done`.
+        let t = load_bytes(
+            br#"[
+            {"ph":"X","name":"outer","ts":0,"dur":10,"pid":1,"tid":1},
+            {"ph":"X","name":"inner","ts":0,"dur":4,"pid":1,"tid":1,"bind_id":"0x1","flow_out":true},
+            {"ph":"X","name":"mid","ts":20,"dur":5,"pid":1,"tid":2,"bind_id":"0x1","flow_in":true,"flow_out":true,"cat":"x"},
+            {"ph":"B","name":"done","ts":30,"pid":2,"tid":3,"bind_id":"0x1","flow_in":true},
+            {"ph":"E","ts":31,"pid":2,"tid":3},
+            {"ph":"X","name":"plain","ts":40,"dur":1,"pid":2,"tid":3,"bind_id":"0x1"}
+        ]"#,
+        )
+        .unwrap();
+        let pairs = link_names(&t);
+        assert_eq!(pairs.len(), 2, "{pairs:?}");
+        assert!(pairs.contains(&("inner".into(), "mid".into())));
+        assert!(pairs.contains(&("mid".into(), "done".into())));
+        assert_eq!(t.flows().len(), 1);
+        assert_eq!(t.diagnostics().count(ModelWarning::FlowUnbound), 0);
+    }
 
     #[test]
     fn points_bind_to_enclosing_and_next_spans() {
@@ -110,12 +154,7 @@ mod tests {
         ]"#,
         )
         .unwrap();
-        let name = |r: SpanRef| t.str(t.span(r).name).to_string();
-        let pairs: Vec<(String, String)> = t
-            .flow_links()
-            .iter()
-            .map(|l| (name(l.from), name(l.to)))
-            .collect();
+        let pairs = link_names(&t);
         assert_eq!(
             pairs,
             vec![

@@ -46,10 +46,14 @@ pub struct CounterSeries {
 pub struct FlowPoint {
     pub ts: i64,
     pub thread: u32,
-    /// `b's'`, `b't'` or `b'f'`.
+    /// `b's'`, `b't'` or `b'f'` (for a slice with `flow_out`, both, or `flow_in`).
     pub phase: u8,
     /// `bp: "e"`: binds to the enclosing slice rather than the next one.
     pub bind_enclosing: bool,
+    /// A flow v2 point (`bind_id` with `flow_in`/`flow_out` on a slice): binds to the slice
+    /// starting at `ts` whose duration is `span_dur` (any duration when negative).
+    pub on_slice: bool,
+    pub span_dur: i64,
     /// Byte offset of the event in the decoded input (for warnings).
     pub offset: u64,
 }

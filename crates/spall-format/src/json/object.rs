@@ -63,6 +63,8 @@ pub(crate) fn parse_event<'a>(
             b"id" => opt_text_field(s, p, at, d, &mut ev.id)?,
             b"bind_id" => opt_text_field(s, p, at, d, &mut ev.bind_id)?,
             b"cname" => opt_text_field(s, p, at, d, &mut ev.cname)?,
+            b"flow_in" => bool_field(s, p, at, d, &mut ev.flow_in)?,
+            b"flow_out" => bool_field(s, p, at, d, &mut ev.flow_out)?,
             b"s" => char_field(s, p, at, d, &mut ev.scope)?,
             b"bp" => char_field(s, p, at, d, &mut ev.bp)?,
             b"id2" => id2_field(s, p, base, d, &mut ev.id2)?,
@@ -175,6 +177,19 @@ fn char_field(
 ) -> Result<usize, Scan> {
     let (t, _, e) = value_text(s, p, at, d)?;
     *out = t.as_bytes().first().copied();
+    Ok(e)
+}
+
+/// `true` (or `"true"`, or a non-zero number) is true; anything else false.
+fn bool_field(
+    s: &str,
+    p: usize,
+    at: u64,
+    d: &mut Diagnostics,
+    out: &mut bool,
+) -> Result<usize, Scan> {
+    let (t, _, e) = value_text(s, p, at, d)?;
+    *out = t == "true" || t.parse::<f64>().is_ok_and(|v| v != 0.0);
     Ok(e)
 }
 
@@ -359,7 +374,7 @@ mod tests {
         let (ev, d) = parse(
             r#"{"name":"a\"b","cat":"c","ph":"X","ts":1712195495519689.047,"dur":"5.1","tts":1,"tdur":2,
                "pid":"Spans","tid":7,"id":"0x10","id2":{"local":"0x2"},"bind_id":12,"s":"g","bp":"e",
-               "cname":"good","args":{"x":[1,{"y":"}"}]},"unknown":[1,2,3]}"#,
+               "cname":"good","flow_out":true,"flow_in":false,"args":{"x":[1,{"y":"}"}]},"unknown":[1,2,3]}"#,
         );
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(ev.name, "a\"b");
@@ -375,6 +390,7 @@ mod tests {
         assert_eq!(ev.bind_id.as_deref(), Some("12"));
         assert_eq!((ev.scope, ev.bp), (Some(b'g'), Some(b'e')));
         assert_eq!(ev.cname.as_deref(), Some("good"));
+        assert!(ev.flow_out && !ev.flow_in);
         assert_eq!(ev.args.raw(), Some(r#"{"x":[1,{"y":"}"}]}"#));
     }
 
