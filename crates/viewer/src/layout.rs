@@ -55,22 +55,140 @@ pub struct Row {
     pub kind: RowKind,
 }
 
-/// Which tracks are collapsed.
+/// Which tracks are collapsed, hidden (the track filter) or pinned to the top.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Collapsed {
     pub processes: Vec<bool>,
     pub threads: Vec<bool>,
     pub asyncs: Vec<bool>,
+    pub hidden: Hidden,
+    /// Pinned processes and threads come first, in display order, processes before threads.
+    pub pinned_processes: Vec<bool>,
+    pub pinned_threads: Vec<bool>,
+}
+
+/// Tracks the user hid; each indexed like the track it names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    pub processes: Vec<bool>,
+    pub threads: Vec<bool>,
+    /// Per counter group (`Kinds::counters`).
+    pub counters: Vec<bool>,
+    pub asyncs: Vec<bool>,
 }
 
 impl Collapsed {
     pub fn for_trace(trace: &Trace) -> Collapsed {
+        let (p, t, a) = (
+            trace.processes().len(),
+            trace.threads().len(),
+            trace.async_tracks().len(),
+        );
         Collapsed {
-            processes: vec![false; trace.processes().len()],
-            threads: vec![false; trace.threads().len()],
-            asyncs: vec![false; trace.async_tracks().len()],
+            processes: vec![false; p],
+            threads: vec![false; t],
+            asyncs: vec![false; a],
+            hidden: Hidden {
+                processes: vec![false; p],
+                threads: vec![false; t],
+                counters: Vec::new(),
+                asyncs: vec![false; a],
+            },
+            pinned_processes: vec![false; p],
+            pinned_threads: vec![false; t],
         }
     }
+}
+
+/// A track the user can hide or pin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Track {
+    Process(u32),
+    Thread(u32),
+    /// A counter group (`Kinds::counters`).
+    Counter(u32),
+    /// An async track (`Trace::async_tracks`).
+    Async(u32),
+}
+
+impl Collapsed {
+    fn hidden_vec(&mut self, t: Track) -> (&mut Vec<bool>, u32) {
+        let h = &mut self.hidden;
+        match t {
+            Track::Process(i) => (&mut h.processes, i),
+            Track::Thread(i) => (&mut h.threads, i),
+            Track::Counter(i) => (&mut h.counters, i),
+            Track::Async(i) => (&mut h.asyncs, i),
+        }
+    }
+
+    pub fn is_hidden(&self, t: Track) -> bool {
+        let h = &self.hidden;
+        match t {
+            Track::Process(i) => flag(&h.processes, i),
+            Track::Thread(i) => flag(&h.threads, i),
+            Track::Counter(i) => flag(&h.counters, i),
+            Track::Async(i) => flag(&h.asyncs, i),
+        }
+    }
+
+    pub fn set_hidden(&mut self, t: Track, hide: bool) {
+        let (v, i) = self.hidden_vec(t);
+        if v.len() <= i as usize {
+            v.resize(i as usize + 1, false);
+        }
+        v[i as usize] = hide;
+    }
+
+    /// Whether a process or thread is pinned (other tracks cannot be).
+    pub fn is_pinned(&self, t: Track) -> bool {
+        match t {
+            Track::Process(i) => flag(&self.pinned_processes, i),
+            Track::Thread(i) => flag(&self.pinned_threads, i),
+            _ => false,
+        }
+    }
+
+    pub fn set_pinned(&mut self, t: Track, pin: bool) {
+        let (v, i) = match t {
+            Track::Process(i) => (&mut self.pinned_processes, i),
+            Track::Thread(i) => (&mut self.pinned_threads, i),
+            _ => return,
+        };
+        if v.len() <= i as usize {
+            v.resize(i as usize + 1, false);
+        }
+        v[i as usize] = pin;
+    }
+}
+
+/// Every track the filter lists, in display order, with its label and its nesting (0 for a
+/// process, 1 for what is in it).
+pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
+    let mut v = Vec::new();
+    for (pi, p) in trace.processes().iter().enumerate() {
+        let label = match p.name {
+            Some(n) => format!("{} ({})", trace.str(n), trace.ext_id(p.pid)),
+            None => format!("Process {}", trace.ext_id(p.pid)),
+        };
+        v.push((Track::Process(pi as u32), label, 0));
+        for &g in &kinds.counters_by_process[pi] {
+            let name = trace.str(kinds.counters[g as usize].name);
+            v.push((Track::Counter(g), format!("counter {name}"), 1));
+        }
+        for &a in &kinds.async_by_process[pi] {
+            let name = trace.str(trace.async_tracks()[a as usize].name);
+            v.push((Track::Async(a), format!("async {name}"), 1));
+        }
+        for &t in &p.threads {
+            v.push((Track::Thread(t), trace.thread_label(t), 1));
+        }
+    }
+    v
+}
+
+fn flag(v: &[bool], i: u32) -> bool {
+    v.get(i as usize).copied().unwrap_or(false)
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -81,97 +199,137 @@ pub struct Layout {
     first_lane: Vec<Option<usize>>,
     /// Per thread, the index of its header row, if shown.
     thread_row: Vec<Option<usize>>,
-    /// Per process, the index of its header row and the track y where it ends.
-    process_rows: Vec<(usize, f32)>,
+    /// Per process, the index of its header row and the track y where it ends, if shown.
+    process_rows: Vec<Option<(usize, f32)>>,
 }
 
-impl Layout {
-    /// Rows in display order (processes by sort index, threads within them).
-    pub fn new(trace: &Trace, kinds: &Kinds, collapsed: &Collapsed, scale: f32) -> Layout {
-        let (header_h, lane_h, gap_h) = (HEADER_H * scale, LANE_H * scale, GAP_H * scale);
-        let (counter_h, marks_h) = (COUNTER_H * scale, MARKS_H * scale);
-        let mut rows = Vec::new();
-        let mut first_lane = vec![None; trace.threads().len()];
-        let mut thread_row = vec![None; trace.threads().len()];
-        let mut process_rows = Vec::with_capacity(trace.processes().len());
-        let mut y = 0.0f32;
-        let push = |rows: &mut Vec<Row>, y: &mut f32, h: f32, kind: RowKind| {
-            rows.push(Row { y: *y, h, kind });
-            *y += h;
-        };
-        if !kinds.global_instants.is_empty() {
-            push(&mut rows, &mut y, marks_h, RowKind::GlobalInstants);
-        }
-        for (pi, p) in trace.processes().iter().enumerate() {
-            let header = rows.len();
-            push(&mut rows, &mut y, header_h, RowKind::Process(pi as u32));
-            if collapsed.processes.get(pi).copied().unwrap_or(false) {
-                y += gap_h;
-                process_rows.push((header, y));
-                continue;
+/// Lays rows out one after the other.
+struct Builder<'a> {
+    trace: &'a Trace,
+    kinds: &'a Kinds,
+    c: &'a Collapsed,
+    scale: f32,
+    y: f32,
+    out: Layout,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, h: f32, kind: RowKind) {
+        self.out.rows.push(Row { y: self.y, h, kind });
+        self.y += h;
+    }
+
+    /// A process's header and its own tracks, then its threads (but pinned ones).
+    fn process(&mut self, pi: u32) {
+        let (header_h, lane_h) = (HEADER_H * self.scale, LANE_H * self.scale);
+        let header = self.out.rows.len();
+        self.push(header_h, RowKind::Process(pi));
+        let (k, c) = (self.kinds, self.c);
+        if !flag(&c.processes, pi) {
+            if !k.instants_by_process[pi as usize].is_empty() {
+                self.push(MARKS_H * self.scale, RowKind::ProcessInstants(pi));
             }
-            if !kinds.instants_by_process[pi].is_empty() {
-                push(
-                    &mut rows,
-                    &mut y,
-                    marks_h,
-                    RowKind::ProcessInstants(pi as u32),
-                );
+            for &g in &k.counters_by_process[pi as usize] {
+                if !flag(&c.hidden.counters, g) {
+                    self.push(COUNTER_H * self.scale, RowKind::Counter(g));
+                }
             }
-            for &g in &kinds.counters_by_process[pi] {
-                push(&mut rows, &mut y, counter_h, RowKind::Counter(g));
-            }
-            for &a in &kinds.async_by_process[pi] {
-                push(&mut rows, &mut y, header_h, RowKind::AsyncHeader(a));
-                if collapsed.asyncs.get(a as usize).copied().unwrap_or(false) {
+            for &a in &k.async_by_process[pi as usize] {
+                if flag(&c.hidden.asyncs, a) {
                     continue;
                 }
-                for r in 0..trace.async_tracks()[a as usize].rows.len() {
+                self.push(header_h, RowKind::AsyncHeader(a));
+                if flag(&c.asyncs, a) {
+                    continue;
+                }
+                for r in 0..self.trace.async_tracks()[a as usize].rows.len() {
                     let kind = RowKind::AsyncRow {
                         track: a,
                         row: r as u32,
                     };
-                    push(&mut rows, &mut y, lane_h, kind);
+                    self.push(lane_h, kind);
                 }
             }
-            for &t in &p.threads {
-                let lanes = trace.threads()[t as usize].lanes.len();
-                let marks = !kinds.instants_by_thread[t as usize].is_empty();
-                let samples = kinds.samples_by_thread[t as usize].is_some();
-                if lanes == 0 && !marks && !samples {
-                    // Named by metadata but with nothing to draw: no track, as in Perfetto.
-                    continue;
-                }
-                thread_row[t as usize] = Some(rows.len());
-                push(&mut rows, &mut y, header_h, RowKind::Thread(t));
-                if collapsed.threads.get(t as usize).copied().unwrap_or(false) {
-                    continue;
-                }
-                if marks {
-                    push(&mut rows, &mut y, marks_h, RowKind::ThreadInstants(t));
-                }
-                if samples {
-                    push(&mut rows, &mut y, marks_h, RowKind::Samples(t));
-                }
-                first_lane[t as usize] = Some(rows.len());
-                for d in 0..lanes {
-                    let kind = RowKind::Lane {
-                        thread: t,
-                        depth: d as u32,
-                    };
-                    push(&mut rows, &mut y, lane_h, kind);
+            for &t in &self.trace.processes()[pi as usize].threads {
+                if !flag(&c.pinned_threads, t) {
+                    self.thread(t);
                 }
             }
-            y += gap_h;
-            process_rows.push((header, y));
         }
-        Layout {
-            rows,
-            height: y,
-            first_lane,
-            thread_row,
-            process_rows,
+        self.y += GAP_H * self.scale;
+        self.out.process_rows[pi as usize] = Some((header, self.y));
+    }
+
+    /// A thread's header, instants, samples and lanes, unless hidden or empty.
+    fn thread(&mut self, t: u32) {
+        let (k, c) = (self.kinds, self.c);
+        let lanes = self.trace.threads()[t as usize].lanes.len();
+        let marks = !k.instants_by_thread[t as usize].is_empty();
+        let samples = k.samples_by_thread[t as usize].is_some();
+        if (lanes == 0 && !marks && !samples) || flag(&c.hidden.threads, t) {
+            // Named by metadata but with nothing to draw: no track, as in Perfetto.
+            return;
         }
+        let marks_h = MARKS_H * self.scale;
+        self.out.thread_row[t as usize] = Some(self.out.rows.len());
+        self.push(HEADER_H * self.scale, RowKind::Thread(t));
+        if flag(&c.threads, t) {
+            return;
+        }
+        if marks {
+            self.push(marks_h, RowKind::ThreadInstants(t));
+        }
+        if samples {
+            self.push(marks_h, RowKind::Samples(t));
+        }
+        self.out.first_lane[t as usize] = Some(self.out.rows.len());
+        for d in 0..lanes {
+            let kind = RowKind::Lane {
+                thread: t,
+                depth: d as u32,
+            };
+            self.push(LANE_H * self.scale, kind);
+        }
+    }
+}
+
+impl Layout {
+    /// Rows in display order: pinned processes and threads, global instants, then processes
+    /// by sort index with their threads; hidden tracks left out.
+    pub fn new(trace: &Trace, kinds: &Kinds, collapsed: &Collapsed, scale: f32) -> Layout {
+        let mut b = Builder {
+            trace,
+            kinds,
+            c: collapsed,
+            scale,
+            y: 0.0,
+            out: Layout {
+                first_lane: vec![None; trace.threads().len()],
+                thread_row: vec![None; trace.threads().len()],
+                process_rows: vec![None; trace.processes().len()],
+                ..Layout::default()
+            },
+        };
+        let shown = |p: u32| !flag(&collapsed.hidden.processes, p);
+        let procs = trace.processes().len() as u32;
+        for p in (0..procs).filter(|&p| shown(p) && flag(&collapsed.pinned_processes, p)) {
+            b.process(p);
+        }
+        for p in (0..procs).filter(|&p| shown(p)) {
+            for &t in &trace.processes()[p as usize].threads {
+                if flag(&collapsed.pinned_threads, t) {
+                    b.thread(t);
+                }
+            }
+        }
+        if !kinds.global_instants.is_empty() {
+            b.push(MARKS_H * scale, RowKind::GlobalInstants);
+        }
+        for p in (0..procs).filter(|&p| shown(p) && !flag(&collapsed.pinned_processes, p)) {
+            b.process(p);
+        }
+        b.out.height = b.y;
+        b.out
     }
 
     /// The row at track coordinate `y`.
@@ -202,13 +360,13 @@ impl Layout {
             .or_else(|| self.rows.get((*self.thread_row.get(thread as usize)?)?))
             .or_else(|| {
                 let p = trace.threads().get(thread as usize)?.process;
-                self.rows.get(self.process_rows.get(p as usize)?.0)
+                self.rows.get((*self.process_rows.get(p as usize)?)?.0)
             })
     }
 
     /// The track y range a process covers (header to gap), for process-wide markers.
     pub fn process_extent(&self, process: u32) -> Option<(f32, f32)> {
-        let &(header, end) = self.process_rows.get(process as usize)?;
+        let (header, end) = (*self.process_rows.get(process as usize)?)?;
         Some((self.rows[header].y, end))
     }
 }
@@ -292,5 +450,55 @@ mod tests {
                 RowKind::Process(1),
             ]
         );
+    }
+
+    #[test]
+    fn hidden_tracks_are_left_out_and_pinned_ones_come_first() {
+        let t = trace();
+        let k = Kinds::new(&t);
+        let mut c = Collapsed::for_trace(&t);
+        let headers = |c: &Collapsed| -> Vec<RowKind> {
+            Layout::new(&t, &k, c, 1.0)
+                .rows
+                .iter()
+                .map(|r| r.kind)
+                .filter(|k| k.is_header())
+                .collect()
+        };
+        c.set_hidden(Track::Thread(0), true);
+        assert_eq!(
+            headers(&c),
+            [
+                RowKind::Process(0),
+                RowKind::Thread(1),
+                RowKind::Process(1),
+                RowKind::Thread(2)
+            ]
+        );
+        c.set_hidden(Track::Thread(0), false);
+        c.set_hidden(Track::Process(0), true);
+        assert_eq!(headers(&c), [RowKind::Process(1), RowKind::Thread(2)]);
+        c.set_hidden(Track::Process(0), false);
+        // A pinned thread leaves its process for the top; a pinned process comes first.
+        c.set_pinned(Track::Thread(1), true);
+        c.set_pinned(Track::Process(1), true);
+        assert_eq!(
+            headers(&c),
+            [
+                RowKind::Process(1),
+                RowKind::Thread(2),
+                RowKind::Thread(1),
+                RowKind::Process(0),
+                RowKind::Thread(0)
+            ]
+        );
+        let l = Layout::new(&t, &k, &c, 1.0);
+        assert!(
+            l.lane_row(1, 0).is_some(),
+            "a pinned thread's lanes are found"
+        );
+        let names: Vec<String> = track_list(&t, &k).into_iter().map(|x| x.1).collect();
+        assert_eq!(names.len(), 5);
+        assert!(names[0].starts_with("Process"), "{names:?}");
     }
 }

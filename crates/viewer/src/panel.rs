@@ -6,6 +6,7 @@ use trace_model::{NameStats, SpanRef};
 
 use crate::frame_kinds::describe;
 use crate::kinds::{value_at, Pick};
+use crate::layout::{track_list, Track};
 use crate::loaded::Loaded;
 use crate::state::ViewState;
 use crate::viewport::{format_duration, format_value};
@@ -37,6 +38,8 @@ pub struct Panel {
     /// only when the range changes, since they cost O(spans).
     stats: Vec<NameStats>,
     stats_for: Option<Option<(i64, i64)>>,
+    /// The track filter's text.
+    pub track_filter: String,
 }
 
 impl Default for Panel {
@@ -51,6 +54,7 @@ impl Default for Panel {
             hold: false,
             stats: Vec::new(),
             stats_for: None,
+            track_filter: String::new(),
         }
     }
 }
@@ -191,8 +195,89 @@ impl Panel {
                         }
                         range_kinds(ui, l, s);
                     });
+                egui::CollapsingHeader::new(RichText::new("Tracks").strong())
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        if self.track_list(ui, l, s) {
+                            act.redraw = true;
+                        }
+                    });
             });
         act
+    }
+
+    /// The track filter: a searchable list of processes, threads, counters and async
+    /// tracks, each with a visibility box and (processes and threads) a pin. Returns whether
+    /// the layout changed.
+    fn track_list(&mut self, ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
+        const MAX_LISTED: usize = 300;
+        let mut changed = false;
+        let mut show_all = None;
+        ui.horizontal(|ui| {
+            ui.add(
+                TextEdit::singleline(&mut self.track_filter)
+                    .hint_text("filter tracks by name")
+                    .desired_width(160.0),
+            );
+            if ui
+                .small_button("show")
+                .on_hover_text("show the listed tracks")
+                .clicked()
+            {
+                show_all = Some(true);
+            }
+            if ui
+                .small_button("hide")
+                .on_hover_text("hide the listed tracks")
+                .clicked()
+            {
+                show_all = Some(false);
+            }
+        });
+        let q = self.track_filter.to_lowercase();
+        let all = track_list(&l.trace, &l.kinds);
+        let listed: Vec<_> = all
+            .iter()
+            .filter(|x| x.1.to_lowercase().contains(&q))
+            .collect();
+        if let Some(show) = show_all {
+            for &&(t, ..) in &listed {
+                s.collapsed.set_hidden(t, !show);
+            }
+            changed = true;
+        }
+        for (track, label, indent) in listed.iter().take(MAX_LISTED) {
+            ui.horizontal(|ui| {
+                ui.add_space(*indent as f32 * 14.0);
+                let mut shown = !s.collapsed.is_hidden(*track);
+                if ui.checkbox(&mut shown, label.as_str()).changed() {
+                    s.collapsed.set_hidden(*track, !shown);
+                    changed = true;
+                }
+                if matches!(track, Track::Process(_) | Track::Thread(_)) {
+                    let pinned = s.collapsed.is_pinned(*track);
+                    let text = if pinned { "unpin" } else { "pin" };
+                    if ui
+                        .small_button(text)
+                        .on_hover_text("keep this track at the top")
+                        .clicked()
+                    {
+                        s.collapsed.set_pinned(*track, !pinned);
+                        changed = true;
+                    }
+                }
+            });
+        }
+        if listed.len() > MAX_LISTED {
+            ui.label(format!(
+                "{} more; narrow the filter",
+                listed.len() - MAX_LISTED
+            ));
+        }
+        if changed {
+            s.relayout(l);
+        }
+        changed
     }
 
     /// The statistics table; returns a name whose row was clicked.

@@ -4,7 +4,7 @@
 use trace_model::{NameStats, SpanRef, StatsFilter, StrId};
 
 use crate::kinds::{self, Pick};
-use crate::layout::{Collapsed, Layout, RowKind};
+use crate::layout::{Collapsed, Layout, RowKind, Track};
 use crate::loaded::Loaded;
 use crate::theme::Theme;
 use crate::viewport::Viewport;
@@ -354,9 +354,18 @@ impl ViewState {
     fn reveal_pick(&mut self, l: &Loaded, p: Pick) {
         if let Pick::Async(i) = p {
             let (track, _) = l.kinds.async_place[i as usize];
-            if self.collapsed.asyncs[track as usize] {
-                self.collapsed.asyncs[track as usize] = false;
-                self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
+            let process = l.trace.async_tracks()[track as usize].process;
+            let c = &mut self.collapsed;
+            if c.asyncs[track as usize]
+                || c.is_hidden(Track::Async(track))
+                || c.is_hidden(Track::Process(process))
+                || c.processes[process as usize]
+            {
+                c.asyncs[track as usize] = false;
+                c.processes[process as usize] = false;
+                c.set_hidden(Track::Async(track), false);
+                c.set_hidden(Track::Process(process), false);
+                self.relayout(l);
             }
         }
         if let Some((_, y, _, h)) = crate::frame_kinds::pick_box(l, self, p) {
@@ -369,11 +378,33 @@ impl ViewState {
         }
     }
 
-    /// Scrolls the span's row into view, expanding its tracks if collapsed.
+    /// Hides or shows a track (the track filter).
+    pub fn set_track_hidden(&mut self, l: &Loaded, t: Track, hide: bool) {
+        self.collapsed.set_hidden(t, hide);
+        self.relayout(l);
+    }
+
+    /// Pins a process or thread to the top, or unpins it.
+    pub fn set_track_pinned(&mut self, l: &Loaded, t: Track, pin: bool) {
+        self.collapsed.set_pinned(t, pin);
+        self.relayout(l);
+    }
+
+    /// Lays the rows out again after `collapsed` changed.
+    pub fn relayout(&mut self, l: &Loaded) {
+        self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
+        self.clamp_scroll();
+    }
+
+    /// Scrolls the span's row into view, expanding (and showing) its tracks if needed.
     fn reveal(&mut self, l: &Loaded, r: SpanRef) {
         let t = &l.trace.threads()[r.thread as usize];
         let (p, th) = (t.process as usize, r.thread as usize);
-        if self.collapsed.processes[p] || self.collapsed.threads[th] {
+        let c = &self.collapsed;
+        let hidden = c.is_hidden(Track::Process(p as u32)) || c.is_hidden(Track::Thread(th as u32));
+        if self.collapsed.processes[p] || self.collapsed.threads[th] || hidden {
+            self.collapsed.set_hidden(Track::Process(p as u32), false);
+            self.collapsed.set_hidden(Track::Thread(th as u32), false);
             self.collapsed.processes[p] = false;
             self.collapsed.threads[th] = false;
             self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
