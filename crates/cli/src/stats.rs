@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::json;
-use trace_model::{NameFilter, NameStats, StatsFilter, Trace};
+use trace_model::NameStats;
 
-use crate::util::{human_ns, load, parse_range, Fatal};
+use crate::select::{threads, Selection};
+use crate::util::{human_ns, load, Fatal};
 use crate::{SortBy, StatsFormat};
 
 pub struct Args {
@@ -19,69 +20,11 @@ pub struct Args {
     pub range: Option<String>,
 }
 
-/// Thread indices matching `PID:TID` (ids as the file writes them).
-fn threads(trace: &Trace, specs: &[String]) -> Result<Option<Vec<u32>>, Fatal> {
-    if specs.is_empty() {
-        return Ok(None);
-    }
-    let mut out = Vec::new();
-    for spec in specs {
-        let Some((p, t)) = spec.split_once(':') else {
-            return Err(Fatal(format!(
-                "--thread {spec:?}: use PID:TID, for example 1:42"
-            )));
-        };
-        let found: Vec<u32> = (0..trace.threads().len() as u32)
-            .filter(|&i| {
-                let th = &trace.threads()[i as usize];
-                trace.ext_id(th.pid) == p && trace.ext_id(th.tid) == t
-            })
-            .collect();
-        if found.is_empty() {
-            let known: Vec<String> = trace
-                .threads()
-                .iter()
-                .take(10)
-                .map(|th| format!("{}:{}", trace.ext_id(th.pid), trace.ext_id(th.tid)))
-                .collect();
-            return Err(Fatal(format!(
-                "--thread {spec}: no such thread; the trace has {}{}",
-                known.join(", "),
-                if trace.threads().len() > 10 {
-                    ", ..."
-                } else {
-                    ""
-                }
-            )));
-        }
-        out.extend(found);
-    }
-    Ok(Some(out))
-}
-
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     // Check the arguments before the (possibly long) load.
-    let name = match &a.filter {
-        Some(re) => Some(NameFilter::Regex(
-            regex::Regex::new(re).map_err(|e| Fatal(format!("--filter: {e}")))?,
-        )),
-        None => None,
-    };
-    let range = match &a.range {
-        Some(r) => Some(parse_range(r).map_err(|e| Fatal(format!("--range {e}")))?),
-        None => None,
-    };
+    let sel = Selection::parse(&a.threads, a.filter.as_deref(), a.range.as_deref())?;
     let (trace, _) = load(&a.trace)?;
-    let filter = StatsFilter {
-        threads: threads(&trace, &a.threads)?,
-        name,
-        range: range.map(|(s, e)| {
-            (
-                s.map_or(i64::MIN, |s| trace.start_ns().saturating_add(s)),
-                e.map_or(i64::MAX, |e| trace.start_ns().saturating_add(e)),
-            )
-        }),
-    };
+    let filter = sel.filter(&trace, threads(&trace, &sel.threads)?);
     let mut rows = trace.stats(&filter);
     let by_name = |a: &NameStats, b: &NameStats| trace.str(a.name).cmp(trace.str(b.name));
     match a.sort {
@@ -166,7 +109,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
 }
 
 /// RFC 4180: quote fields holding commas, quotes or line breaks; double inner quotes.
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -173,7 +173,7 @@ fn stats_sort_top_filter_thread_range() {
         err.split("the trace has ")
             .nth(1)
             .unwrap()
-            .split(',')
+            .split([',', ' '])
             .next()
             .unwrap()
             .trim()

@@ -50,6 +50,6 @@ pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, Summary};
-pub use stats::{percentile, NameFilter, NameStats, StatsFilter};
+pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};
 pub use strings::{StrId, Strings};
 pub use trace::{flags, ArgsId, ArgsStore, ExtId, Lane, Process, SpanData, SpanRef, Thread, Trace};

@@ -54,11 +54,67 @@ pub struct NameStats {
     pub p99_ns: i64,
 }
 
+/// How spans are grouped for statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GroupBy {
+    /// One group per span name.
+    #[default]
+    Name,
+    /// One group per call stack: the names from the outermost span down to the span.
+    Stack,
+}
+
+/// The statistics of one group of spans, and the values behind them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The names from the outermost span to the group's spans (just the name for
+    /// [`GroupBy::Name`]).
+    pub stack: Vec<StrId>,
+    /// `stats.name` is the last name of `stack`.
+    pub stats: NameStats,
+    /// Every occurrence's (clipped) duration, sorted.
+    pub durations: Vec<i64>,
+    /// Every occurrence's (clipped) self time, sorted.
+    pub self_times: Vec<i64>,
+}
+
 #[derive(Default)]
 struct Acc {
     total: i64,
     self_ns: i64,
     durs: Vec<i64>,
+    selfs: Vec<i64>,
+}
+
+/// Call stacks interned as (parent stack, name) pairs.
+#[derive(Default)]
+struct Stacks {
+    nodes: Vec<(u32, StrId)>,
+    ids: HashMap<(u32, StrId), u32>,
+}
+
+const ROOT: u32 = u32::MAX;
+
+impl Stacks {
+    fn get(&mut self, parent: u32, name: StrId) -> u32 {
+        let next = self.nodes.len() as u32;
+        let id = *self.ids.entry((parent, name)).or_insert(next);
+        if id == next {
+            self.nodes.push((parent, name));
+        }
+        id
+    }
+
+    fn path(&self, mut id: u32) -> Vec<StrId> {
+        let mut v = Vec::new();
+        while id != ROOT {
+            let (parent, name) = self.nodes[id as usize];
+            v.push(name);
+            id = parent;
+        }
+        v.reverse();
+        v
+    }
 }
 
 /// The first index in `0..n` for which `before` is false (`before` must be monotonic).
@@ -88,6 +144,15 @@ pub fn percentile(sorted: &[i64], p: u32) -> i64 {
 impl Trace {
     /// Statistics per span name, sorted by total time (largest first), then name.
     pub fn stats(&self, filter: &StatsFilter) -> Vec<NameStats> {
+        self.groups(filter, GroupBy::Name)
+            .into_iter()
+            .map(|g| g.stats)
+            .collect()
+    }
+
+    /// Statistics per group (name or call stack) with every occurrence's duration and self
+    /// time, sorted by total time (largest first), then by the stack's names.
+    pub fn groups(&self, filter: &StatsFilter, by: GroupBy) -> Vec<Group> {
         let (r0, r1) = filter.range.unwrap_or((i64::MIN, i64::MAX));
         let clip = |s: i64, e: i64| -> Option<i64> {
             let inside = (s < r1 && e > r0) || (s == e && s >= r0 && s < r1);
@@ -95,7 +160,8 @@ impl Trace {
         };
         // Name filter results, computed once per distinct name.
         let mut name_ok: HashMap<StrId, bool> = HashMap::new();
-        let mut acc: HashMap<StrId, Acc> = HashMap::new();
+        let mut acc: HashMap<u32, Acc> = HashMap::new();
+        let mut stacks = Stacks::default();
         let all: Vec<u32>;
         let threads = match &filter.threads {
             Some(t) => t.as_slice(),
@@ -108,10 +174,32 @@ impl Trace {
             let Some(thread) = self.threads.get(t as usize) else {
                 continue;
             };
+            // Per lane, each span's stack: its parent is the last span one level up that
+            // starts at or before it.
+            let mut lane_stacks: Vec<Vec<u32>> = Vec::new();
+            if by == GroupBy::Stack {
+                for (d, lane) in thread.lanes.iter().enumerate() {
+                    let ids = (0..lane.len())
+                        .map(|i| {
+                            let parent = match d.checked_sub(1) {
+                                Some(up) => {
+                                    let pl = &thread.lanes[up];
+                                    let k = pl.start.partition_point(|&x| x <= lane.start[i]);
+                                    k.checked_sub(1).map_or(ROOT, |k| lane_stacks[up][k])
+                                }
+                                None => ROOT,
+                            };
+                            stacks.get(parent, lane.name[i])
+                        })
+                        .collect();
+                    lane_stacks.push(ids);
+                }
+            }
             for (d, lane) in thread.lanes.iter().enumerate() {
                 let next = thread.lanes.get(d + 1);
                 // Lanes never overlap, so ends are sorted too: skip straight to the range.
                 let first = lower_bound(lane.len(), |k| lane.end(k) < r0);
+                let stack_of = |i: usize| lane_stacks.get(d).map_or(ROOT, |v| v[i]);
                 let mut c = match (next, lane.start.get(first)) {
                     (Some(n), Some(&s0)) => n.start.partition_point(|&x| x < s0),
                     _ => 0,
@@ -145,20 +233,30 @@ impl Trace {
                     if !ok {
                         continue;
                     }
-                    let a = acc.entry(name).or_default();
+                    let key = match by {
+                        GroupBy::Name => name.0,
+                        GroupBy::Stack => stack_of(i),
+                    };
+                    let a = acc.entry(key).or_default();
                     a.total += dur;
                     a.self_ns += dur - child_sum;
                     a.durs.push(dur);
+                    a.selfs.push(dur - child_sum);
                 }
             }
         }
-        let mut out: Vec<NameStats> = acc
+        let mut out: Vec<Group> = acc
             .into_iter()
-            .map(|(name, mut a)| {
+            .map(|(key, mut a)| {
+                let stack = match by {
+                    GroupBy::Name => vec![StrId(key)],
+                    GroupBy::Stack => stacks.path(key),
+                };
                 a.durs.sort_unstable();
+                a.selfs.sort_unstable();
                 let n = a.durs.len() as i64;
-                NameStats {
-                    name,
+                let stats = NameStats {
+                    name: stack[stack.len() - 1],
                     count: n as u64,
                     total_ns: a.total,
                     self_ns: a.self_ns,
@@ -168,13 +266,20 @@ impl Trace {
                     p50_ns: percentile(&a.durs, 50),
                     p90_ns: percentile(&a.durs, 90),
                     p99_ns: percentile(&a.durs, 99),
+                };
+                Group {
+                    stack,
+                    stats,
+                    durations: a.durs,
+                    self_times: a.selfs,
                 }
             })
             .collect();
         out.sort_by(|a, b| {
-            b.total_ns
-                .cmp(&a.total_ns)
-                .then_with(|| self.str(a.name).cmp(self.str(b.name)))
+            b.stats.total_ns.cmp(&a.stats.total_ns).then_with(|| {
+                let names = |g: &Group| g.stack.iter().map(|&n| self.str(n)).collect::<Vec<_>>();
+                names(a).cmp(&names(b))
+            })
         });
         out
     }
@@ -182,7 +287,56 @@ impl Trace {
 
 #[cfg(test)]
 mod tests {
-    use super::percentile;
+    use super::{percentile, GroupBy, StatsFilter};
+
+    #[test]
+    fn stacks_group_spans_by_their_callers() {
+        // `draw` under `render` twice and under `ui` once; a range clips `main`.
+        let t = crate::load_bytes(
+            br#"[{"ph":"X","name":"main","ts":0,"dur":100,"pid":1,"tid":1},
+                 {"ph":"X","name":"render","ts":0,"dur":40,"pid":1,"tid":1},
+                 {"ph":"X","name":"draw","ts":0,"dur":10,"pid":1,"tid":1},
+                 {"ph":"X","name":"draw","ts":20,"dur":10,"pid":1,"tid":1},
+                 {"ph":"X","name":"ui","ts":50,"dur":40,"pid":1,"tid":1},
+                 {"ph":"X","name":"draw","ts":60,"dur":5,"pid":1,"tid":1}]"#,
+        )
+        .unwrap();
+        let groups = t.groups(&StatsFilter::default(), GroupBy::Stack);
+        let found: Vec<(String, u64, i64, Vec<i64>)> = groups
+            .iter()
+            .map(|g| {
+                let path: Vec<&str> = g.stack.iter().map(|&n| t.str(n)).collect();
+                (
+                    path.join(";"),
+                    g.stats.count,
+                    g.stats.self_ns,
+                    g.self_times.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("main".into(), 1, 20_000, vec![20_000]),
+                ("main;render".into(), 1, 20_000, vec![20_000]),
+                ("main;ui".into(), 1, 35_000, vec![35_000]),
+                ("main;render;draw".into(), 2, 20_000, vec![10_000, 10_000]),
+                ("main;ui;draw".into(), 1, 5_000, vec![5_000]),
+            ]
+        );
+        // By name, the groups are the plain statistics.
+        let by_name = t.groups(&StatsFilter::default(), GroupBy::Name);
+        let stats = t.stats(&StatsFilter::default());
+        assert_eq!(
+            by_name.iter().map(|g| &g.stats).collect::<Vec<_>>(),
+            stats.iter().collect::<Vec<_>>()
+        );
+        let draw = by_name
+            .iter()
+            .find(|g| t.str(g.stats.name) == "draw")
+            .unwrap();
+        assert_eq!(draw.durations, vec![5_000, 10_000, 10_000]);
+    }
 
     #[test]
     fn nearest_rank_percentiles() {

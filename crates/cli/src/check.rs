@@ -1,0 +1,611 @@
+//! `spall-cli check TRACE --budget FILE`: performance budgets from a TOML file, kept or
+//! broken, for CI.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::{json, Value};
+use trace_model::{percentile, GroupBy, NameFilter, Trace};
+
+use crate::select::{find_threads, Selection};
+use crate::util::{human_ns, load, parse_range, Fatal};
+
+/// The limits a budget may set, in the order they are reported.
+const METRICS: [&str; 8] = ["count", "total", "self", "mean", "p50", "p90", "p99", "max"];
+
+/// Which functions a budget covers.
+#[derive(Debug, Clone)]
+enum Target {
+    Name(String),
+    Match(regex::Regex),
+}
+
+/// One `[[budget]]` table.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    target: Target,
+    thread: Option<String>,
+    /// (metric, limit): nanoseconds, or a plain number for `count`.
+    limits: Vec<(&'static str, i64)>,
+    /// 1-based line of its `[[budget]]` header.
+    line: usize,
+}
+
+impl Budget {
+    fn label(&self) -> String {
+        let what = match &self.target {
+            Target::Name(n) => n.clone(),
+            Target::Match(r) => format!("/{}/", r.as_str()),
+        };
+        match &self.thread {
+            Some(t) => format!("{what} on {t}"),
+            None => what,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Junit,
+}
+
+#[derive(Debug)]
+pub struct Args {
+    pub trace: PathBuf,
+    pub budget: PathBuf,
+    pub baseline: Option<PathBuf>,
+    /// Percent.
+    pub max_regression: Option<f64>,
+    pub range: Option<String>,
+    pub strict: bool,
+    pub format: Format,
+}
+
+/// Where each `[[budget]]` header and each key sits in the file, for messages.
+fn key_line(text: &str, index: usize, key: &str) -> usize {
+    let mut seen = 0;
+    let mut header = 0;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with("[[") && t.trim_start_matches("[[").trim().starts_with("budget") {
+            seen += 1;
+            if seen == index + 1 {
+                header = i + 1;
+            }
+        } else if seen == index + 1 && !key.is_empty() {
+            let k = t.split('=').next().unwrap_or("").trim().trim_matches('"');
+            if k == key {
+                return i + 1;
+            }
+        }
+        if seen > index + 1 {
+            break;
+        }
+    }
+    header
+}
+
+/// Parses a budget file; errors name the file, the line and the key.
+pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
+    let file = path.display();
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        let msg = e.message().trim().to_string();
+        match at {
+            Some(line) => Fatal(format!("{file}:{line}: {msg}")),
+            None => Fatal(format!("{file}: {msg}")),
+        }
+    })?;
+    let err = |i: usize, key: &str, msg: String| {
+        let at = if key.is_empty() {
+            String::new()
+        } else {
+            format!(", key {key:?}")
+        };
+        Fatal(format!(
+            "{file}:{}: budget {}{at}: {msg}",
+            key_line(text, i, key),
+            i + 1
+        ))
+    };
+    for k in table.keys() {
+        if k != "budget" {
+            return Err(Fatal(format!(
+                "{file}: unknown table or key {k:?}; budgets are [[budget]] tables"
+            )));
+        }
+    }
+    let Some(list) = table.get("budget") else {
+        return Err(Fatal(format!(
+            "{file}: no [[budget]] tables (see docs/CLI.md for an example)"
+        )));
+    };
+    let Some(list) = list.as_array() else {
+        return Err(Fatal(format!("{file}: `budget` must be [[budget]] tables")));
+    };
+    let mut out = Vec::new();
+    for (i, b) in list.iter().enumerate() {
+        let Some(b) = b.as_table() else {
+            return Err(err(i, "", "a budget must be a table".into()));
+        };
+        let text_of = |key: &str| -> Result<Option<String>, Fatal> {
+            match b.get(key) {
+                None => Ok(None),
+                Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+                Some(v) => Err(err(i, key, format!("expected a string, found {v}"))),
+            }
+        };
+        let target = match (text_of("name")?, text_of("match")?) {
+            (Some(n), None) => Target::Name(n),
+            (None, Some(m)) => {
+                Target::Match(regex::Regex::new(&m).map_err(|e| err(i, "match", e.to_string()))?)
+            }
+            (Some(_), Some(_)) => {
+                return Err(err(i, "match", "give `name` or `match`, not both".into()))
+            }
+            (None, None) => {
+                return Err(err(
+                    i,
+                    "",
+                    "needs `name = \"...\"` (an exact name) or `match = \"regex\"`".into(),
+                ))
+            }
+        };
+        let mut limits = Vec::new();
+        for (k, v) in b {
+            if matches!(k.as_str(), "name" | "match" | "thread") {
+                continue;
+            }
+            let Some(&metric) = METRICS.iter().find(|&&m| m == k) else {
+                return Err(err(
+                    i,
+                    k,
+                    format!(
+                        "unknown key; budgets take name, match, thread and limits {}",
+                        METRICS.join(", ")
+                    ),
+                ));
+            };
+            let limit = match (metric, v) {
+                ("count", toml::Value::Integer(n)) if *n >= 0 => *n,
+                ("count", v) => {
+                    return Err(err(i, k, format!("expected a whole number, found {v}")))
+                }
+                (_, toml::Value::String(s)) => {
+                    spall_format::time::parse_time_with_unit(s).map_err(|e| err(i, k, e))?
+                }
+                (_, v) => {
+                    return Err(err(
+                        i,
+                        k,
+                        format!("expected a duration with a unit such as \"2ms\", found {v}"),
+                    ))
+                }
+            };
+            limits.push((metric, limit));
+        }
+        if limits.is_empty() {
+            return Err(err(
+                i,
+                "",
+                format!("sets no limit; give at least one of {}", METRICS.join(", ")),
+            ));
+        }
+        limits.sort_by_key(|(m, _)| METRICS.iter().position(|x| x == m));
+        out.push(Budget {
+            target,
+            thread: text_of("thread")?,
+            limits,
+            line: key_line(text, i, ""),
+        });
+    }
+    Ok(out)
+}
+
+/// The measured values of one budget's spans: `None` when the trace has none of them.
+fn measure(
+    trace: &Trace,
+    b: &Budget,
+    range: &Option<(Option<i64>, Option<i64>)>,
+) -> Result<Option<[i64; 8]>, String> {
+    let threads = match &b.thread {
+        Some(spec) => {
+            let found = find_threads(trace, spec);
+            if found.is_empty() {
+                return Err(format!("no thread {spec:?} (use a thread name or PID:TID)"));
+            }
+            Some(found)
+        }
+        None => None,
+    };
+    let sel = Selection {
+        range: *range,
+        ..Selection::default()
+    };
+    let mut filter = sel.filter(trace, threads);
+    filter.name = Some(match &b.target {
+        Target::Name(n) => NameFilter::Regex(
+            regex::Regex::new(&format!("^{}$", regex::escape(n))).expect("an escaped name"),
+        ),
+        Target::Match(r) => NameFilter::Regex(r.clone()),
+    });
+    // All matching names count together, as one function.
+    let groups = trace.groups(&filter, GroupBy::Name);
+    if groups.is_empty() {
+        return Ok(None);
+    }
+    let mut durs: Vec<i64> = groups
+        .iter()
+        .flat_map(|g| g.durations.iter().copied())
+        .collect();
+    durs.sort_unstable();
+    let count = durs.len() as i64;
+    let total: i64 = groups.iter().map(|g| g.stats.total_ns).sum();
+    let self_ns: i64 = groups.iter().map(|g| g.stats.self_ns).sum();
+    Ok(Some([
+        count,
+        total,
+        self_ns,
+        (total + count / 2).div_euclid(count),
+        percentile(&durs, 50),
+        percentile(&durs, 90),
+        percentile(&durs, 99),
+        durs[durs.len() - 1],
+    ]))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Kept,
+    Broken,
+    /// The trace never calls the function.
+    Missing,
+}
+
+/// One line of the report: a budget's limit on one metric.
+#[derive(Debug)]
+struct Line {
+    budget: String,
+    budget_line: usize,
+    metric: &'static str,
+    /// What the limit was checked against: `budget` or `baseline`.
+    source: &'static str,
+    limit: i64,
+    measured: Option<i64>,
+    verdict: Verdict,
+}
+
+fn show(metric: &str, v: i64) -> String {
+    if metric == "count" {
+        v.to_string()
+    } else {
+        human_ns(v)
+    }
+}
+
+pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    let text = std::fs::read_to_string(&a.budget).map_err(|e| {
+        Fatal(format!(
+            "{}: cannot read the budget file: {e}",
+            a.budget.display()
+        ))
+    })?;
+    let budgets = parse(&a.budget, &text)?;
+    let range = a
+        .range
+        .as_deref()
+        .map(|r| parse_range(r).map_err(|e| Fatal(format!("--range {e}"))))
+        .transpose()?;
+    if a.baseline.is_some() != a.max_regression.is_some() {
+        return Err(Fatal(
+            "--baseline and --max-regression go together (for example --baseline main.json \
+             --max-regression 10%)"
+                .into(),
+        ));
+    }
+    let (trace, base) = std::thread::scope(|s| {
+        let b = a.baseline.as_ref().map(|p| s.spawn(move || load(p)));
+        let t = load(&a.trace);
+        let b = b.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(Fatal("loading the baseline failed".into())))
+        });
+        (t, b)
+    });
+    let (trace, _) = trace?;
+    let base = base
+        .transpose()
+        .map_err(|e| Fatal(format!("--baseline: {}", e.0)))?
+        .map(|b| b.0);
+    let mut lines = Vec::new();
+    for b in &budgets {
+        let measured = measure(&trace, b, &range)
+            .map_err(|e| Fatal(format!("{} line {}: {e}", a.budget.display(), b.line)))?;
+        let idx = |m: &str| METRICS.iter().position(|x| *x == m).unwrap();
+        for &(metric, limit) in &b.limits {
+            let got = measured.map(|v| v[idx(metric)]);
+            lines.push(Line {
+                budget: b.label(),
+                budget_line: b.line,
+                metric,
+                source: "budget",
+                limit,
+                measured: got,
+                verdict: match got {
+                    None => Verdict::Missing,
+                    Some(v) if v <= limit => Verdict::Kept,
+                    Some(_) => Verdict::Broken,
+                },
+            });
+            if let (Some(base), Some(pct)) = (&base, a.max_regression) {
+                let before = measure(base, b, &range)
+                    .map_err(|e| Fatal(format!("--baseline: {e}")))?
+                    .map(|v| v[idx(metric)]);
+                if let (Some(before), Some(now)) = (before, got) {
+                    let limit = before + (before as f64 * pct / 100.0).round() as i64;
+                    lines.push(Line {
+                        budget: b.label(),
+                        budget_line: b.line,
+                        metric,
+                        source: "baseline",
+                        limit,
+                        measured: Some(now),
+                        verdict: if now <= limit {
+                            Verdict::Kept
+                        } else {
+                            Verdict::Broken
+                        },
+                    });
+                }
+            }
+        }
+    }
+    let broken = lines
+        .iter()
+        .filter(|l| l.verdict == Verdict::Broken)
+        .count();
+    let missing = lines
+        .iter()
+        .filter(|l| l.verdict == Verdict::Missing)
+        .count();
+    match a.format {
+        Format::Table => print_table(&lines),
+        Format::Json => print_json(a, &lines),
+        Format::Junit => print_junit(a, &lines),
+    }
+    if missing > 0 && a.format == Format::Table {
+        eprintln!(
+            "spall-cli: warning: {missing} budget limit(s) name functions the trace never calls{}",
+            if a.strict {
+                " (failing: --strict)"
+            } else {
+                "; --strict makes this a failure"
+            }
+        );
+    }
+    let failed = broken > 0 || (a.strict && missing > 0);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Kept => "kept",
+        Verdict::Broken => "broken",
+        Verdict::Missing => "missing",
+    }
+}
+
+/// How much room is left under the limit (negative: over it), in the metric's unit.
+fn margin(l: &Line) -> Option<i64> {
+    l.measured.map(|m| l.limit - m)
+}
+
+fn print_table(lines: &[Line]) {
+    println!(
+        "{:<8} {:<7} {:>12} {:>12} {:>12}  budget",
+        "status", "metric", "limit", "measured", "margin"
+    );
+    for l in lines {
+        let measured = l.measured.map_or("–".into(), |v| show(l.metric, v));
+        let margin = margin(l).map_or("–".into(), |v| show(l.metric, v));
+        let from = if l.source == "baseline" {
+            " (vs baseline)"
+        } else {
+            ""
+        };
+        println!(
+            "{:<8} {:<7} {:>12} {:>12} {:>12}  {}{from}",
+            verdict_name(l.verdict),
+            l.metric,
+            show(l.metric, l.limit),
+            measured,
+            margin,
+            l.budget
+        );
+    }
+    let n = |v: Verdict| lines.iter().filter(|l| l.verdict == v).count();
+    println!(
+        "{} kept, {} broken, {} missing",
+        n(Verdict::Kept),
+        n(Verdict::Broken),
+        n(Verdict::Missing)
+    );
+}
+
+fn print_json(a: &Args, lines: &[Line]) {
+    let items: Vec<Value> = lines
+        .iter()
+        .map(|l| {
+            json!({
+                "budget": l.budget,
+                "line": l.budget_line,
+                "metric": l.metric,
+                "against": l.source,
+                "limit": l.limit,
+                "measured": l.measured,
+                "margin": margin(l),
+                "status": verdict_name(l.verdict),
+            })
+        })
+        .collect();
+    let n = |v: Verdict| lines.iter().filter(|l| l.verdict == v).count();
+    let v = json!({
+        "trace": a.trace.display().to_string(),
+        "budget_file": a.budget.display().to_string(),
+        "baseline": a.baseline.as_ref().map(|p| p.display().to_string()),
+        "kept": n(Verdict::Kept),
+        "broken": n(Verdict::Broken),
+        "missing": n(Verdict::Missing),
+        "checks": items,
+    });
+    println!("{v:#}");
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// JUnit XML: one test case per limit, a failure for each broken one (and for missing
+/// functions under `--strict`, else a skip).
+fn print_junit(a: &Args, lines: &[Line]) {
+    let failures = lines
+        .iter()
+        .filter(|l| l.verdict == Verdict::Broken || (a.strict && l.verdict == Verdict::Missing))
+        .count();
+    let skipped = if a.strict {
+        0
+    } else {
+        lines
+            .iter()
+            .filter(|l| l.verdict == Verdict::Missing)
+            .count()
+    };
+    println!(r#"<?xml version="1.0" encoding="UTF-8"?>"#);
+    println!(
+        r#"<testsuites name="spall budgets" tests="{}" failures="{failures}" skipped="{skipped}">"#,
+        lines.len()
+    );
+    println!(
+        r#"  <testsuite name="{}" tests="{}" failures="{failures}" skipped="{skipped}" errors="0">"#,
+        xml(&a.budget.display().to_string()),
+        lines.len()
+    );
+    for l in lines {
+        let from = if l.source == "baseline" {
+            " vs baseline"
+        } else {
+            ""
+        };
+        let name = format!("{} {}{from}", l.budget, l.metric);
+        print!(
+            r#"    <testcase classname="spall.budget" name="{}""#,
+            xml(&name)
+        );
+        let limit = show(l.metric, l.limit);
+        match (l.verdict, l.measured) {
+            (Verdict::Kept, _) => println!("/>"),
+            (Verdict::Broken, Some(m)) => {
+                let msg = format!(
+                    "{} {} is over its limit {limit}",
+                    l.metric,
+                    show(l.metric, m)
+                );
+                println!(">");
+                println!(
+                    r#"      <failure message="{}" type="budget">{}</failure>"#,
+                    xml(&msg),
+                    xml(&format!("{} (line {})", msg, l.budget_line))
+                );
+                println!("    </testcase>");
+            }
+            _ => {
+                let msg = "the trace never calls this function";
+                println!(">");
+                if a.strict {
+                    println!(r#"      <failure message="{msg}" type="missing"/>"#);
+                } else {
+                    println!(r#"      <skipped message="{msg}"/>"#);
+                }
+                println!("    </testcase>");
+            }
+        }
+    }
+    println!("  </testsuite>");
+    println!("</testsuites>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(text: &str) -> String {
+        parse(Path::new("b.toml"), text).unwrap_err().0
+    }
+
+    #[test]
+    fn budget_files_parse_with_units() {
+        let b = parse(
+            Path::new("b.toml"),
+            r#"
+[[budget]]
+name = "render"
+p90 = "2ms"
+total = "1.5s"
+count = 10
+
+[[budget]]
+match = "^gc::"
+thread = "main"
+max = "250us"
+"#,
+        )
+        .unwrap();
+        assert_eq!(b.len(), 2);
+        assert_eq!(
+            b[0].limits,
+            vec![("count", 10), ("total", 1_500_000_000), ("p90", 2_000_000)]
+        );
+        assert_eq!(b[0].line, 2);
+        assert_eq!(b[1].line, 8);
+        assert_eq!(b[1].label(), "/^gc::/ on main");
+    }
+
+    #[test]
+    fn malformed_budgets_name_the_line_and_key() {
+        let e = errors("[[budget]]\nname = \"a\"\np90 = 2\n");
+        assert!(e.starts_with("b.toml:3:") && e.contains("\"p90\""), "{e}");
+        assert!(e.contains("unit"), "{e}");
+        let e = errors("[[budget]]\nname = \"a\"\nmax = \"1s\"\n\n[[budget]]\nname = \"b\"\np99 = \"3 parsecs\"\n");
+        assert!(e.starts_with("b.toml:7:") && e.contains("budget 2"), "{e}");
+        let e = errors("[[budget]]\nname = \"a\"\nlatency = \"1ms\"\n");
+        assert!(
+            e.starts_with("b.toml:3:") && e.contains("unknown key"),
+            "{e}"
+        );
+        let e = errors("[[budget]]\np90 = \"1ms\"\n");
+        assert!(e.contains("`name"), "{e}");
+        let e = errors("[[budget]]\nname = \"a\"\ncount = \"many\"\n");
+        assert!(
+            e.starts_with("b.toml:3:") && e.contains("whole number"),
+            "{e}"
+        );
+        let e = errors("[[budget]]\nname = \"a\"\n");
+        assert!(e.contains("sets no limit"), "{e}");
+        let e = errors("[[budget]]\nname = \"a\"\np90 = \"2ms\np99 = \"1ms\"\n");
+        assert!(e.starts_with("b.toml:3:"), "{e}");
+        let e = errors("[[budget]]\nmatch = \"(\"\np50 = \"1ms\"\n");
+        assert!(e.starts_with("b.toml:2:") && e.contains("\"match\""), "{e}");
+    }
+}

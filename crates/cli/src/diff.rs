@@ -1,0 +1,625 @@
+//! `spall-cli diff BASE NEW`: per-function (or per-stack) changes between two traces, with a
+//! status a CI job can gate on.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::{json, Value};
+use trace_model::{Group, GroupBy, Trace};
+
+use crate::mwu;
+use crate::select::{find_threads, no_such_thread, threads, Selection};
+use crate::stats::csv_field;
+use crate::util::{human_ns, load, Fatal};
+
+/// Which number of a function is compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    #[value(name = "self")]
+    SelfTime,
+    Total,
+    Mean,
+    P50,
+    P90,
+    P99,
+    Count,
+}
+
+impl Metric {
+    fn name(self) -> &'static str {
+        match self {
+            Metric::SelfTime => "self",
+            Metric::Total => "total",
+            Metric::Mean => "mean",
+            Metric::P50 => "p50",
+            Metric::P90 => "p90",
+            Metric::P99 => "p99",
+            Metric::Count => "count",
+        }
+    }
+
+    fn of(self, g: &Group) -> i64 {
+        let s = &g.stats;
+        match self {
+            Metric::SelfTime => s.self_ns,
+            Metric::Total => s.total_ns,
+            Metric::Mean => s.mean_ns,
+            Metric::P50 => s.p50_ns,
+            Metric::P90 => s.p90_ns,
+            Metric::P99 => s.p99_ns,
+            Metric::Count => s.count as i64,
+        }
+    }
+
+    /// Values in the metric's unit, for people.
+    fn show(self, v: i64) -> String {
+        match self {
+            Metric::Count => v.to_string(),
+            _ => human_ns(v),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    Name,
+    Stack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when something regressed.
+    Regressed,
+    /// Exit 1 on any change: regressed, improved, added or removed.
+    Any,
+    /// Always exit 0 (report only).
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MatchThreads {
+    /// A thread of NEW is the one with the same name as BASE's (pids and tids change
+    /// between runs).
+    Name,
+    /// A thread of NEW is the one with the same PID:TID.
+    Id,
+}
+
+#[derive(Debug)]
+pub struct Args {
+    pub base: PathBuf,
+    pub new: PathBuf,
+    pub by: By,
+    pub metric: Metric,
+    /// Percent.
+    pub threshold: f64,
+    pub min_delta: Option<i64>,
+    pub alpha: f64,
+    pub selection: Selection,
+    pub match_threads: MatchThreads,
+    pub format: Format,
+    pub fail_on: FailOn,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Regressed,
+    Improved,
+    Added,
+    Removed,
+    Unchanged,
+}
+
+impl Status {
+    fn name(self) -> &'static str {
+        match self {
+            Status::Regressed => "regressed",
+            Status::Improved => "improved",
+            Status::Added => "added",
+            Status::Removed => "removed",
+            Status::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// Fewer occurrences than this on either side: no test for noise, the numbers decide.
+const MIN_SAMPLES: usize = 5;
+
+/// One row of the comparison.
+struct Row<'a> {
+    key: String,
+    base: Option<&'a Group>,
+    new: Option<&'a Group>,
+    status: Status,
+    delta: i64,
+    ratio: Option<f64>,
+    p_value: Option<f64>,
+}
+
+/// The rules that turn two numbers into a status.
+struct Rules {
+    metric: Metric,
+    threshold: f64,
+    min_delta: i64,
+    alpha: f64,
+}
+
+impl Rules {
+    fn judge(&self, b: &Group, n: &Group) -> (Status, i64, Option<f64>, Option<f64>) {
+        let m = self.metric;
+        let (bv, nv) = (m.of(b), m.of(n));
+        let delta = nv - bv;
+        let ratio = (bv != 0).then(|| nv as f64 / bv as f64);
+        let rel = |d: i64, base: i64| {
+            if base == 0 {
+                if d == 0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                d.unsigned_abs() as f64 / base.unsigned_abs() as f64
+            }
+        };
+        // The absolute test is on time over the whole trace: a per-call metric's change
+        // counts once per call.
+        let impact = match m {
+            Metric::Count => None,
+            Metric::Total | Metric::SelfTime => Some(delta.unsigned_abs()),
+            _ => Some(
+                delta
+                    .unsigned_abs()
+                    .saturating_mul(b.stats.count.max(n.stats.count)),
+            ),
+        };
+        let big = delta != 0
+            && rel(delta, bv) * 100.0 >= self.threshold
+            && impact.is_none_or(|d| d >= self.min_delta.unsigned_abs());
+        // Per-occurrence values: is their distribution shifted, or is it noise?
+        fn samples(m: Metric, g: &Group) -> &[i64] {
+            if m == Metric::SelfTime {
+                &g.self_times
+            } else {
+                &g.durations
+            }
+        }
+        let p_value = (m != Metric::Count
+            && b.durations.len() >= MIN_SAMPLES
+            && n.durations.len() >= MIN_SAMPLES)
+            .then(|| mwu::p_value(samples(m, b), samples(m, n)))
+            .flatten();
+        // A total or self time can change because the count did; then no shift in the
+        // per-occurrence values is needed for the change to be real.
+        let count_delta = n.stats.count as i64 - b.stats.count as i64;
+        let count_changed = rel(count_delta, b.stats.count as i64) * 100.0 >= self.threshold;
+        let gated = match m {
+            Metric::Count => false,
+            Metric::Total | Metric::SelfTime => !count_changed,
+            _ => true,
+        };
+        let real = !gated || p_value.is_none_or(|p| p < self.alpha);
+        let status = match (big && real, delta > 0) {
+            (true, true) => Status::Regressed,
+            (true, false) => Status::Improved,
+            (false, _) => Status::Unchanged,
+        };
+        (status, delta, ratio, p_value)
+    }
+}
+
+/// Thread indices to look at; `None` for all.
+type Threads = Option<Vec<u32>>;
+
+/// The threads to compare in each trace.
+fn pick_threads(
+    base: &Trace,
+    new: &Trace,
+    specs: &[String],
+    by: MatchThreads,
+) -> Result<(Threads, Threads), Fatal> {
+    let Some(in_base) = threads(base, specs)? else {
+        return Ok((None, None));
+    };
+    let mut in_new = Vec::new();
+    match by {
+        MatchThreads::Id => {
+            for spec in specs {
+                let found = find_threads(new, spec);
+                if found.is_empty() {
+                    return Err(no_such_thread(new, spec));
+                }
+                in_new.extend(found);
+            }
+        }
+        MatchThreads::Name => {
+            for &t in &in_base {
+                let th = &base.threads()[t as usize];
+                let spec = match th.name {
+                    Some(n) => base.str(n).to_string(),
+                    // Unnamed threads can only be matched by id.
+                    None => format!("{}:{}", base.ext_id(th.pid), base.ext_id(th.tid)),
+                };
+                let found = find_threads(new, &spec);
+                if found.is_empty() {
+                    return Err(Fatal(format!(
+                        "--thread: NEW has no thread {spec:?} (threads are matched by name; \
+                         --match-threads id matches PID:TID)"
+                    )));
+                }
+                in_new.extend(found);
+            }
+        }
+    }
+    in_new.sort_unstable();
+    in_new.dedup();
+    Ok((Some(in_base), Some(in_new)))
+}
+
+fn key(t: &Trace, g: &Group) -> String {
+    let names: Vec<&str> = g.stack.iter().map(|&n| t.str(n)).collect();
+    names.join(";")
+}
+
+pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    // Both traces load at once: a diff takes as long as the larger load.
+    let (base, new) = std::thread::scope(|s| {
+        let b = s.spawn(|| load(&a.base));
+        let n = load(&a.new);
+        let b = b
+            .join()
+            .unwrap_or_else(|_| Err(Fatal("loading BASE failed".into())));
+        (b, n)
+    });
+    let ((base, _), (new, _)) = (
+        base.map_err(|e| Fatal(format!("BASE: {}", e.0)))?,
+        new.map_err(|e| Fatal(format!("NEW: {}", e.0)))?,
+    );
+    let (tb, tn) = pick_threads(&base, &new, &a.selection.threads, a.match_threads)?;
+    let by = match a.by {
+        By::Name => GroupBy::Name,
+        By::Stack => GroupBy::Stack,
+    };
+    let gb = base.groups(&a.selection.filter(&base, tb), by);
+    let gn = new.groups(&a.selection.filter(&new, tn), by);
+    let rules = Rules {
+        metric: a.metric,
+        threshold: a.threshold,
+        min_delta: a
+            .min_delta
+            .unwrap_or_else(|| (base.duration_ns() / 1000).max(1)),
+        alpha: a.alpha,
+    };
+    let rows = compare(&base, &new, &gb, &gn, &rules);
+    let counts = |s: Status| rows.iter().filter(|r| r.status == s).count();
+    match a.format {
+        Format::Json => print_json(a, &rules, &rows),
+        Format::Csv => print_csv(&rows),
+        Format::Table => print_table(a.metric, &rows),
+        Format::Markdown => print_markdown(a, &rules, &rows),
+    }
+    let failed = match a.fail_on {
+        FailOn::Regressed => counts(Status::Regressed) > 0,
+        FailOn::Any => counts(Status::Unchanged) < rows.len(),
+        FailOn::Never => false,
+    };
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Rows matched by key, in report order: regressions and improvements by the size of the
+/// change, then added, removed, and unchanged by their base value.
+fn compare<'a>(
+    base: &Trace,
+    new: &Trace,
+    gb: &'a [Group],
+    gn: &'a [Group],
+    rules: &Rules,
+) -> Vec<Row<'a>> {
+    let m = rules.metric;
+    let mut in_new: HashMap<String, &Group> = gn.iter().map(|g| (key(new, g), g)).collect();
+    let mut rows = Vec::new();
+    for b in gb {
+        let k = key(base, b);
+        let row = match in_new.remove(&k) {
+            Some(n) => {
+                let (status, delta, ratio, p_value) = rules.judge(b, n);
+                Row {
+                    key: k,
+                    base: Some(b),
+                    new: Some(n),
+                    status,
+                    delta,
+                    ratio,
+                    p_value,
+                }
+            }
+            None => Row {
+                key: k,
+                base: Some(b),
+                new: None,
+                status: Status::Removed,
+                delta: -m.of(b),
+                ratio: None,
+                p_value: None,
+            },
+        };
+        rows.push(row);
+    }
+    for n in gn {
+        let k = key(new, n);
+        if in_new.remove(&k).is_some() {
+            rows.push(Row {
+                key: k,
+                base: None,
+                new: Some(n),
+                status: Status::Added,
+                delta: m.of(n),
+                ratio: None,
+                p_value: None,
+            });
+        }
+    }
+    let size = |r: &Row<'_>| match r.status {
+        Status::Unchanged => r.base.map_or(0, |g| m.of(g)).unsigned_abs(),
+        _ => r.delta.unsigned_abs(),
+    };
+    rows.sort_by(|x, y| {
+        x.status
+            .cmp(&y.status)
+            .then_with(|| size(y).cmp(&size(x)))
+            .then_with(|| x.key.cmp(&y.key))
+    });
+    rows
+}
+
+fn side(g: Option<&Group>) -> Value {
+    match g {
+        None => Value::Null,
+        Some(g) => {
+            let s = &g.stats;
+            json!({
+                "count": s.count,
+                "total_ns": s.total_ns,
+                "self_ns": s.self_ns,
+                "mean_ns": s.mean_ns,
+                "p50_ns": s.p50_ns,
+                "p90_ns": s.p90_ns,
+                "p99_ns": s.p99_ns,
+                "max_ns": s.max_ns,
+            })
+        }
+    }
+}
+
+fn print_json(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
+    let functions: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.key,
+                "status": r.status.name(),
+                "base": side(r.base),
+                "new": side(r.new),
+                "delta_ns": r.delta,
+                "ratio": r.ratio,
+                "p_value": r.p_value,
+            })
+        })
+        .collect();
+    let mut summary = serde_json::Map::new();
+    for s in [
+        Status::Regressed,
+        Status::Improved,
+        Status::Added,
+        Status::Removed,
+        Status::Unchanged,
+    ] {
+        summary.insert(
+            s.name().into(),
+            json!(rows.iter().filter(|r| r.status == s).count()),
+        );
+    }
+    let v = json!({
+        "base": a.base.display().to_string(),
+        "new": a.new.display().to_string(),
+        "metric": a.metric.name(),
+        "by": if a.by == By::Stack { "stack" } else { "name" },
+        "threshold_pct": rules.threshold,
+        "min_delta_ns": rules.min_delta,
+        "alpha": rules.alpha,
+        "summary": summary,
+        "functions": functions,
+    });
+    println!("{v:#}");
+}
+
+fn print_csv(rows: &[Row<'_>]) {
+    println!(
+        "name,status,base_count,new_count,base_total_ns,new_total_ns,base_self_ns,new_self_ns,\
+         base_mean_ns,new_mean_ns,base_p50_ns,new_p50_ns,base_p90_ns,new_p90_ns,base_p99_ns,\
+         new_p99_ns,base_max_ns,new_max_ns,delta_ns,ratio,p_value"
+    );
+    for r in rows {
+        let mut f = vec![csv_field(&r.key), r.status.name().to_string()];
+        let cols = |g: Option<&Group>| -> [String; 8] {
+            match g {
+                None => Default::default(),
+                Some(g) => {
+                    let s = &g.stats;
+                    [
+                        s.count.to_string(),
+                        s.total_ns.to_string(),
+                        s.self_ns.to_string(),
+                        s.mean_ns.to_string(),
+                        s.p50_ns.to_string(),
+                        s.p90_ns.to_string(),
+                        s.p99_ns.to_string(),
+                        s.max_ns.to_string(),
+                    ]
+                }
+            }
+        };
+        let (b, n) = (cols(r.base), cols(r.new));
+        for i in 0..8 {
+            f.push(b[i].clone());
+            f.push(n[i].clone());
+        }
+        f.push(r.delta.to_string());
+        f.push(r.ratio.map_or(String::new(), |x| format!("{x:.6}")));
+        f.push(r.p_value.map_or(String::new(), |x| format!("{x:.3e}")));
+        println!("{}", f.join(","));
+    }
+}
+
+fn change(r: &Row<'_>) -> String {
+    match r.ratio {
+        Some(x) => format!("{:+.1}%", (x - 1.0) * 100.0),
+        None => "–".into(),
+    }
+}
+
+fn p_text(r: &Row<'_>) -> String {
+    r.p_value.map_or("–".into(), |p| {
+        if p < 1e-4 {
+            "<0.0001".into()
+        } else {
+            format!("{p:.4}")
+        }
+    })
+}
+
+fn print_table(m: Metric, rows: &[Row<'_>]) {
+    let val = |g: Option<&Group>| g.map_or("–".into(), |g| m.show(m.of(g)));
+    println!(
+        "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  name   ({} per function)",
+        "status",
+        "base",
+        "new",
+        "delta",
+        "change",
+        "p",
+        m.name()
+    );
+    for r in rows {
+        println!(
+            "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  {}",
+            r.status.name(),
+            val(r.base),
+            val(r.new),
+            format!("{}{}", if r.delta > 0 { "+" } else { "" }, m.show(r.delta)),
+            change(r),
+            p_text(r),
+            r.key.escape_debug()
+        );
+    }
+    if rows.is_empty() {
+        println!("(no spans matched in either trace)");
+    }
+}
+
+/// Markdown for a pull-request comment: a headline, changed rows by kind, and the unchanged
+/// ones folded away.
+fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
+    let m = a.metric;
+    let n = |s: Status| rows.iter().filter(|r| r.status == s).count();
+    let icon = if n(Status::Regressed) > 0 {
+        "🔴"
+    } else {
+        "🟢"
+    };
+    println!(
+        "### {icon} spall diff: {} regressed, {} improved, {} added, {} removed, {} unchanged\n",
+        n(Status::Regressed),
+        n(Status::Improved),
+        n(Status::Added),
+        n(Status::Removed),
+        n(Status::Unchanged)
+    );
+    println!(
+        "Metric: **{}** per {}; a change counts at ±{}% and at least {}{}.\n",
+        m.name(),
+        if a.by == By::Stack {
+            "call stack"
+        } else {
+            "function"
+        },
+        rules.threshold,
+        m.show(if m == Metric::Count {
+            0
+        } else {
+            rules.min_delta
+        }),
+        if m == Metric::Count {
+            String::new()
+        } else {
+            format!(", beyond noise (Mann-Whitney p < {})", rules.alpha)
+        }
+    );
+    let md = |s: &str| s.replace('|', "\\|").replace('`', "'");
+    let val = |g: Option<&Group>| g.map_or("–".into(), |g| m.show(m.of(g)));
+    let table = |title: &str, which: &[Status]| {
+        let sel: Vec<&Row<'_>> = rows.iter().filter(|r| which.contains(&r.status)).collect();
+        if sel.is_empty() {
+            return;
+        }
+        println!("#### {title}\n");
+        println!("| function | base | new | delta | change | p | calls (base → new) |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for r in sel {
+            let calls = |g: Option<&Group>| g.map_or("–".into(), |g| g.stats.count.to_string());
+            println!(
+                "| `{}` | {} | {} | {}{} | {} | {} | {} → {} |",
+                md(&r.key),
+                val(r.base),
+                val(r.new),
+                if r.delta > 0 { "+" } else { "" },
+                m.show(r.delta),
+                change(r),
+                p_text(r),
+                calls(r.base),
+                calls(r.new)
+            );
+        }
+        println!();
+    };
+    table("Regressions", &[Status::Regressed]);
+    table("Improvements", &[Status::Improved]);
+    table("Added and removed", &[Status::Added, Status::Removed]);
+    let same: Vec<&Row<'_>> = rows
+        .iter()
+        .filter(|r| r.status == Status::Unchanged)
+        .collect();
+    if !same.is_empty() {
+        println!(
+            "<details><summary>{} unchanged (largest first)</summary>\n",
+            same.len()
+        );
+        println!("| function | base | new | change |");
+        println!("|---|---:|---:|---:|");
+        for r in same.iter().take(50) {
+            println!(
+                "| `{}` | {} | {} | {} |",
+                md(&r.key),
+                val(r.base),
+                val(r.new),
+                change(r)
+            );
+        }
+        if same.len() > 50 {
+            println!("| … {} more | | | |", same.len() - 50);
+        }
+        println!("\n</details>");
+    }
+}

@@ -1,0 +1,116 @@
+//! Which spans a command looks at: `--thread`, `--filter` and `--range`, shared by `stats`,
+//! `diff` and `check`.
+
+use trace_model::{NameFilter, StatsFilter, Trace};
+
+use crate::util::{parse_range, Fatal};
+
+/// The parsed options, checked before any trace is loaded.
+#[derive(Debug, Default)]
+pub struct Selection {
+    pub threads: Vec<String>,
+    pub name: Option<regex::Regex>,
+    /// Relative to the trace's start.
+    pub range: Option<(Option<i64>, Option<i64>)>,
+}
+
+impl Selection {
+    pub fn parse(
+        threads: &[String],
+        filter: Option<&str>,
+        range: Option<&str>,
+    ) -> Result<Selection, Fatal> {
+        let name = filter
+            .map(|re| regex::Regex::new(re).map_err(|e| Fatal(format!("--filter: {e}"))))
+            .transpose()?;
+        let range = range
+            .map(|r| parse_range(r).map_err(|e| Fatal(format!("--range {e}"))))
+            .transpose()?;
+        Ok(Selection {
+            threads: threads.to_vec(),
+            name,
+            range,
+        })
+    }
+
+    /// The stats filter for `trace`, with the thread indices already resolved.
+    pub fn filter(&self, trace: &Trace, threads: Option<Vec<u32>>) -> StatsFilter {
+        StatsFilter {
+            threads,
+            name: self.name.clone().map(NameFilter::Regex),
+            range: self.range.map(|(s, e)| {
+                (
+                    s.map_or(i64::MIN, |s| trace.start_ns().saturating_add(s)),
+                    e.map_or(i64::MAX, |e| trace.start_ns().saturating_add(e)),
+                )
+            }),
+        }
+    }
+}
+
+/// Threads matching one spec: `PID:TID` (ids as the file writes them), else a thread name.
+pub fn find_threads(trace: &Trace, spec: &str) -> Vec<u32> {
+    let all = 0..trace.threads().len() as u32;
+    let by_id: Vec<u32> = match spec.split_once(':') {
+        Some((p, t)) => all
+            .clone()
+            .filter(|&i| {
+                let th = &trace.threads()[i as usize];
+                trace.ext_id(th.pid) == p && trace.ext_id(th.tid) == t
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if !by_id.is_empty() {
+        return by_id;
+    }
+    all.filter(|&i| {
+        trace.threads()[i as usize]
+            .name
+            .is_some_and(|n| trace.str(n) == spec)
+    })
+    .collect()
+}
+
+/// Thread indices for every spec (`None`: no specs, all threads); a spec matching nothing
+/// is an error that lists some of the threads there are.
+pub fn threads(trace: &Trace, specs: &[String]) -> Result<Option<Vec<u32>>, Fatal> {
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for spec in specs {
+        let found = find_threads(trace, spec);
+        if found.is_empty() {
+            return Err(no_such_thread(trace, spec));
+        }
+        out.extend(found);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(Some(out))
+}
+
+pub fn no_such_thread(trace: &Trace, spec: &str) -> Fatal {
+    let known: Vec<String> = trace
+        .threads()
+        .iter()
+        .take(10)
+        .map(|th| {
+            let id = format!("{}:{}", trace.ext_id(th.pid), trace.ext_id(th.tid));
+            match th.name.map(|n| trace.str(n)).filter(|n| !n.is_empty()) {
+                Some(n) => format!("{id} ({n})"),
+                None => id,
+            }
+        })
+        .collect();
+    Fatal(format!(
+        "--thread {spec}: no such thread (use PID:TID or a thread name); the trace has {}{}",
+        known.join(", "),
+        if trace.threads().len() > 10 {
+            ", ..."
+        } else {
+            ""
+        }
+    ))
+}
