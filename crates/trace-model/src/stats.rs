@@ -160,7 +160,8 @@ impl Trace {
         };
         // Name filter results, computed once per distinct name.
         let mut name_ok: HashMap<StrId, bool> = HashMap::new();
-        let mut acc: HashMap<u32, Acc> = HashMap::new();
+        // Keys (name or stack ids) are dense: a vector, not a map, on this per-span path.
+        let mut acc: Vec<Acc> = Vec::new();
         let mut stacks = Stacks::default();
         let all: Vec<u32>;
         let threads = match &filter.threads {
@@ -237,7 +238,10 @@ impl Trace {
                         GroupBy::Name => name.0,
                         GroupBy::Stack => stack_of(i),
                     };
-                    let a = acc.entry(key).or_default();
+                    if acc.len() <= key as usize {
+                        acc.resize_with(key as usize + 1, Acc::default);
+                    }
+                    let a = &mut acc[key as usize];
                     a.total += dur;
                     a.self_ns += dur - child_sum;
                     a.durs.push(dur);
@@ -247,7 +251,10 @@ impl Trace {
         }
         let mut out: Vec<Group> = acc
             .into_iter()
+            .enumerate()
+            .filter(|(_, a)| !a.durs.is_empty())
             .map(|(key, mut a)| {
+                let key = key as u32;
                 let stack = match by {
                     GroupBy::Name => vec![StrId(key)],
                     GroupBy::Stack => stacks.path(key),
