@@ -51,49 +51,62 @@ pub enum Format {
     Junit,
 }
 
-#[derive(Debug)]
+#[derive(Debug, clap::Args)]
 pub struct Args {
     pub trace: PathBuf,
+    /// The budget file: `[[budget]]` tables (see docs/CLI.md).
+    #[arg(long, value_name = "FILE")]
     pub budget: PathBuf,
+    /// Also compare each budgeted number with this trace's...
+    #[arg(long, value_name = "BASE")]
     pub baseline: Option<PathBuf>,
-    /// Percent.
+    /// ...allowing this much growth over it.
+    #[arg(long, value_name = "PCT", value_parser = crate::util::parse_percent)]
     pub max_regression: Option<f64>,
+    /// Only this time range, relative to the trace's start: START..END.
+    #[arg(long, value_name = "START..END")]
     pub range: Option<String>,
+    /// Fail when a budget names a function the trace never calls (default: a warning).
+    #[arg(long)]
     pub strict: bool,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
 
-/// Where each `[[budget]]` header and each key sits in the file, for messages.
+/// The 1-based line of byte offset `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count()
+        + 1
+}
+
+/// The line of budget `index`'s `key` (of the budget itself when `key` is empty), from the
+/// TOML parser's spans.
 fn key_line(text: &str, index: usize, key: &str) -> usize {
-    let mut seen = 0;
-    let mut header = 0;
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim();
-        if t.starts_with("[[") && t.trim_start_matches("[[").trim().starts_with("budget") {
-            seen += 1;
-            if seen == index + 1 {
-                header = i + 1;
-            }
-        } else if seen == index + 1 && !key.is_empty() {
-            let k = t.split('=').next().unwrap_or("").trim().trim_matches('"');
-            if k == key {
-                return i + 1;
-            }
-        }
-        if seen > index + 1 {
-            break;
-        }
-    }
-    header
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return 1;
+    };
+    let Some(budget) = doc.get_ref().get("budget") else {
+        return 1;
+    };
+    let Some(table) = budget.get_ref().as_array().and_then(|a| a.get(index)) else {
+        return line_of(text, budget.span().start);
+    };
+    let at = table
+        .get_ref()
+        .as_table()
+        .and_then(|t| t.get_key_value(key))
+        .map_or(table.span().start, |(k, _)| k.span().start);
+    line_of(text, at)
 }
 
 /// Parses a budget file; errors name the file, the line and the key.
 pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
     let file = path.display();
     let table: toml::Table = toml::from_str(text).map_err(|e| {
-        let at = e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        let at = e.span().map(|s| line_of(text, s.start));
         let msg = e.message().trim().to_string();
         match at {
             Some(line) => Fatal(format!("{file}:{line}: {msg}")),
@@ -279,6 +292,30 @@ struct Line {
     verdict: Verdict,
 }
 
+impl Line {
+    fn new(
+        b: &Budget,
+        metric: &'static str,
+        source: &'static str,
+        limit: i64,
+        measured: Option<i64>,
+    ) -> Line {
+        Line {
+            budget: b.label(),
+            budget_line: b.line,
+            metric,
+            source,
+            limit,
+            measured,
+            verdict: match measured {
+                None => Verdict::Missing,
+                Some(v) if v <= limit => Verdict::Kept,
+                Some(_) => Verdict::Broken,
+            },
+        }
+    }
+}
+
 fn show(metric: &str, v: i64) -> String {
     if metric == "count" {
         v.to_string()
@@ -322,45 +359,23 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         .map_err(|e| Fatal(format!("--baseline: {}", e.0)))?
         .map(|b| b.0);
     let mut lines = Vec::new();
+    let idx = |m: &str| METRICS.iter().position(|x| *x == m).unwrap();
     for b in &budgets {
         let measured = measure(&trace, b, &range)
             .map_err(|e| Fatal(format!("{} line {}: {e}", a.budget.display(), b.line)))?;
-        let idx = |m: &str| METRICS.iter().position(|x| *x == m).unwrap();
+        let before = match (&base, a.max_regression) {
+            (Some(base), Some(pct)) => measure(base, b, &range)
+                .map_err(|e| Fatal(format!("--baseline: {e}")))?
+                .map(|v| (v, pct)),
+            _ => None,
+        };
         for &(metric, limit) in &b.limits {
-            let got = measured.map(|v| v[idx(metric)]);
-            lines.push(Line {
-                budget: b.label(),
-                budget_line: b.line,
-                metric,
-                source: "budget",
-                limit,
-                measured: got,
-                verdict: match got {
-                    None => Verdict::Missing,
-                    Some(v) if v <= limit => Verdict::Kept,
-                    Some(_) => Verdict::Broken,
-                },
-            });
-            if let (Some(base), Some(pct)) = (&base, a.max_regression) {
-                let before = measure(base, b, &range)
-                    .map_err(|e| Fatal(format!("--baseline: {e}")))?
-                    .map(|v| v[idx(metric)]);
-                if let (Some(before), Some(now)) = (before, got) {
-                    let limit = before + (before as f64 * pct / 100.0).round() as i64;
-                    lines.push(Line {
-                        budget: b.label(),
-                        budget_line: b.line,
-                        metric,
-                        source: "baseline",
-                        limit,
-                        measured: Some(now),
-                        verdict: if now <= limit {
-                            Verdict::Kept
-                        } else {
-                            Verdict::Broken
-                        },
-                    });
-                }
+            let now = measured.map(|v| v[idx(metric)]);
+            lines.push(Line::new(b, metric, "budget", limit, now));
+            if let (Some((v, pct)), Some(_)) = (before, now) {
+                let was = v[idx(metric)];
+                let limit = was + (was as f64 * pct / 100.0).round() as i64;
+                lines.push(Line::new(b, metric, "baseline", limit, now));
             }
         }
     }
@@ -605,6 +620,9 @@ max = "250us"
         assert!(e.contains("sets no limit"), "{e}");
         let e = errors("[[budget]]\nname = \"a\"\np90 = \"2ms\np99 = \"1ms\"\n");
         assert!(e.starts_with("b.toml:3:"), "{e}");
+        // Lines come from the parser, so other spellings of the same tables work too.
+        let e = errors("\nbudget = [\n  { name = \"a\", p90 = 3 },\n]\n");
+        assert!(e.starts_with("b.toml:3:") && e.contains("\"p90\""), "{e}");
         let e = errors("[[budget]]\nmatch = \"(\"\np50 = \"1ms\"\n");
         assert!(e.starts_with("b.toml:2:") && e.contains("\"match\""), "{e}");
     }

@@ -94,20 +94,45 @@ pub enum MatchThreads {
     Id,
 }
 
-#[derive(Debug)]
+#[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The trace before the change.
     pub base: PathBuf,
+    /// The trace after it.
     pub new: PathBuf,
-    pub by: By,
-    pub metric: Metric,
-    /// Percent.
-    pub threshold: f64,
-    pub min_delta: Option<i64>,
-    pub alpha: f64,
-    pub selection: Selection,
-    pub match_threads: MatchThreads,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// The number compared per function.
+    #[arg(long, value_enum, default_value_t = Metric::SelfTime)]
+    pub metric: Metric,
+    /// Compare per function name, or per call stack (root;...;leaf).
+    #[arg(long, value_enum, default_value_t = By::Name)]
+    pub by: By,
+    /// A change counts from this many percent of the base value.
+    #[arg(long, value_name = "PCT", default_value = "5%", value_parser = crate::util::parse_percent)]
+    pub threshold: f64,
+    /// ...and from this absolute change over the trace (a per-call metric's change times
+    /// its calls); default: 0.1% of BASE's duration.
+    #[arg(long, value_name = "DURATION", value_parser = crate::util::parse_duration)]
+    pub min_delta: Option<i64>,
+    /// With 5 or more calls on each side, a change also needs a Mann-Whitney p-value below this.
+    #[arg(long, value_name = "P", default_value = "0.05", value_parser = crate::util::parse_alpha)]
+    pub alpha: f64,
+    /// When to exit with 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Regressed)]
     pub fail_on: FailOn,
+    /// Only names matching this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Only this thread (repeatable): PID:TID or a thread name.
+    #[arg(long, value_name = "THREAD")]
+    pub thread: Vec<String>,
+    /// How --thread finds BASE's threads in NEW.
+    #[arg(long, value_enum, default_value_t = MatchThreads::Name)]
+    pub match_threads: MatchThreads,
+    /// Only this time range of each trace, relative to its start: START..END.
+    #[arg(long, value_name = "START..END")]
+    pub range: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -270,6 +295,8 @@ fn key(t: &Trace, g: &Group) -> String {
 }
 
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    // Check the arguments before the (possibly long) loads.
+    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
     // Both traces load at once: a diff takes as long as the larger load.
     let (base, new) = std::thread::scope(|s| {
         let b = s.spawn(|| load(&a.base));
@@ -283,13 +310,13 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         base.map_err(|e| Fatal(format!("BASE: {}", e.0)))?,
         new.map_err(|e| Fatal(format!("NEW: {}", e.0)))?,
     );
-    let (tb, tn) = pick_threads(&base, &new, &a.selection.threads, a.match_threads)?;
+    let (tb, tn) = pick_threads(&base, &new, &sel.threads, a.match_threads)?;
     let by = match a.by {
         By::Name => GroupBy::Name,
         By::Stack => GroupBy::Stack,
     };
-    let gb = base.groups(&a.selection.filter(&base, tb), by);
-    let gn = new.groups(&a.selection.filter(&new, tn), by);
+    let gb = base.groups(&sel.filter(&base, tb), by);
+    let gn = new.groups(&sel.filter(&new, tn), by);
     let rules = Rules {
         metric: a.metric,
         threshold: a.threshold,

@@ -88,67 +88,10 @@ enum Command {
     /// Compare two traces per function (or call stack): what regressed, improved, appeared
     /// or disappeared. Exit 1 when something regressed.
     #[command(after_help = DIFF_HELP)]
-    Diff {
-        /// The trace before the change.
-        base: PathBuf,
-        /// The trace after it.
-        new: PathBuf,
-        #[arg(long, value_enum, default_value_t = diff::Format::Table)]
-        format: diff::Format,
-        /// The number compared per function.
-        #[arg(long, value_enum, default_value_t = diff::Metric::SelfTime)]
-        metric: diff::Metric,
-        /// Compare per function name, or per call stack (root;...;leaf).
-        #[arg(long, value_enum, default_value_t = diff::By::Name)]
-        by: diff::By,
-        /// A change counts from this many percent of the base value.
-        #[arg(long, value_name = "PCT", default_value = "5%", value_parser = parse_percent)]
-        threshold: f64,
-        /// ...and from this absolute change over the trace (a per-call metric's change times
-        /// its calls); default: 0.1% of BASE's duration.
-        #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-        min_delta: Option<i64>,
-        /// With 5 or more calls on each side, a change also needs a Mann-Whitney p-value below this.
-        #[arg(long, value_name = "P", default_value = "0.05", value_parser = parse_alpha)]
-        alpha: f64,
-        /// When to exit with 1.
-        #[arg(long, value_enum, default_value_t = diff::FailOn::Regressed)]
-        fail_on: diff::FailOn,
-        /// Only names matching this regular expression.
-        #[arg(long, value_name = "REGEX")]
-        filter: Option<String>,
-        /// Only this thread (repeatable): PID:TID or a thread name.
-        #[arg(long, value_name = "THREAD")]
-        thread: Vec<String>,
-        /// How --thread finds BASE's threads in NEW.
-        #[arg(long, value_enum, default_value_t = diff::MatchThreads::Name)]
-        match_threads: diff::MatchThreads,
-        /// Only this time range of each trace, relative to its start: START..END.
-        #[arg(long, value_name = "START..END")]
-        range: Option<String>,
-    },
+    Diff(diff::Args),
     /// Check performance budgets from a TOML file. Exit 1 when any is broken.
     #[command(after_help = CHECK_HELP)]
-    Check {
-        trace: PathBuf,
-        /// The budget file: `[[budget]]` tables (see docs/CLI.md).
-        #[arg(long, value_name = "FILE")]
-        budget: PathBuf,
-        /// Also compare each budgeted number with this trace's...
-        #[arg(long, value_name = "BASE")]
-        baseline: Option<PathBuf>,
-        /// ...allowing this much growth over it.
-        #[arg(long, value_name = "PCT", value_parser = parse_percent)]
-        max_regression: Option<f64>,
-        /// Only this time range, relative to the trace's start: START..END.
-        #[arg(long, value_name = "START..END")]
-        range: Option<String>,
-        /// Fail when a budget names a function the trace never calls (default: a warning).
-        #[arg(long)]
-        strict: bool,
-        #[arg(long, value_enum, default_value_t = check::Format::Table)]
-        format: check::Format,
-    },
+    Check(check::Args),
 }
 
 const CHECK_HELP: &str = "A budget file holds [[budget]] tables: `name = \"render\"` (or `match = \"^gc::\"`, every matching name counted together), an optional `thread` (a name or PID:TID), and limits: count (a whole number) and total, self, mean, p50, p90, p99, max (durations with a unit: \"2ms\").
@@ -168,29 +111,6 @@ Examples:
   spall-cli diff main.json pr.json
   spall-cli diff base.spall new.spall --metric p90 --threshold 10% --format markdown > comment.md
   spall-cli diff base.json new.json --by stack --thread main --format json | jq '.functions[0]'";
-
-/// `5%`, `5` or `0.5%`: a percentage.
-fn parse_percent(s: &str) -> Result<f64, String> {
-    let t = s.trim().trim_end_matches('%').trim();
-    t.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .ok_or_else(|| format!("{s:?} is not a percentage (for example 5%)"))
-}
-
-/// A significance level: a probability above 0.
-fn parse_alpha(s: &str) -> Result<f64, String> {
-    s.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|p| *p > 0.0 && *p <= 1.0)
-        .ok_or_else(|| format!("{s:?} is not a probability in (0, 1] (for example 0.05)"))
-}
-
-/// A duration with a unit: `150ns`, `200us`, `1.5ms`, `3s`.
-fn parse_duration(s: &str) -> Result<i64, String> {
-    spall_format::time::parse_time_with_unit(s)
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TableOrJson {
@@ -254,54 +174,8 @@ fn main() -> ExitCode {
             format,
         } => validate::run(&trace, strict, format == TableOrJson::Json),
         Command::Convert { input, output } => convert::run(&input, &output),
-        Command::Check {
-            trace,
-            budget,
-            baseline,
-            max_regression,
-            range,
-            strict,
-            format,
-        } => check::run(&check::Args {
-            trace,
-            budget,
-            baseline,
-            max_regression,
-            range,
-            strict,
-            format,
-        }),
-        Command::Diff {
-            base,
-            new,
-            format,
-            metric,
-            by,
-            threshold,
-            min_delta,
-            alpha,
-            fail_on,
-            filter,
-            thread,
-            match_threads,
-            range,
-        } => select::Selection::parse(&thread, filter.as_deref(), range.as_deref()).and_then(
-            |selection| {
-                diff::run(&diff::Args {
-                    base,
-                    new,
-                    by,
-                    metric,
-                    threshold,
-                    min_delta,
-                    alpha,
-                    selection,
-                    match_threads,
-                    format,
-                    fail_on,
-                })
-            },
-        ),
+        Command::Check(a) => check::run(&a),
+        Command::Diff(a) => diff::run(&a),
     };
     match result {
         Ok(code) => code,

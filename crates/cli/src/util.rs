@@ -98,6 +98,29 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// `5%`, `5` or `0.5%`: a percentage.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%').trim();
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("{s:?} is not a percentage (for example 5%)"))
+}
+
+/// A significance level: a probability above 0.
+pub fn parse_alpha(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|p| *p > 0.0 && *p <= 1.0)
+        .ok_or_else(|| format!("{s:?} is not a probability in (0, 1] (for example 0.05)"))
+}
+
+/// A duration with a unit: `150ns`, `200us`, `1.5ms`, `3s`.
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    spall_format::time::parse_time_with_unit(s)
+}
+
 pub use spall_format::time::format_duration as human_ns;
 pub use spall_format::time::parse_time_range as parse_range;
 

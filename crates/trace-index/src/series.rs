@@ -16,27 +16,28 @@ pub struct SeriesIndex {
 impl SeriesIndex {
     /// Builds the summary of `values` (about 1 byte per value). NaNs are ignored.
     pub fn build(values: &[f64]) -> SeriesIndex {
-        let mut levels: Vec<Vec<(f64, f64)>> = Vec::new();
-        let mut below: Vec<(f64, f64)> = values.iter().map(|&v| (v, v)).collect();
-        let mut first = true;
-        while below.len() > FANOUT {
-            let up: Vec<(f64, f64)> = below
+        fn fold(c: impl Iterator<Item = (f64, f64)>) -> (f64, f64) {
+            c.fold((f64::INFINITY, f64::NEG_INFINITY), |a, b| {
+                (a.0.min(b.0), a.1.max(b.1))
+            })
+        }
+        let mut levels = Vec::new();
+        if values.len() <= FANOUT {
+            return SeriesIndex { levels };
+        }
+        let mut level: Vec<(f64, f64)> = values
+            .chunks(FANOUT)
+            .map(|c| fold(c.iter().map(|&v| (v, v))))
+            .collect();
+        // Up to the first level a query can scan whole.
+        while level.len() > FANOUT {
+            let up = level
                 .chunks(FANOUT)
-                .map(|c| {
-                    c.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, &b| {
-                        (a.0.min(b.0), a.1.max(b.1))
-                    })
-                })
+                .map(|c| fold(c.iter().copied()))
                 .collect();
-            if !first {
-                levels.push(below);
-            }
-            first = false;
-            below = up;
+            levels.push(std::mem::replace(&mut level, up));
         }
-        if !first {
-            levels.push(below);
-        }
+        levels.push(level);
         SeriesIndex { levels }
     }
 

@@ -358,7 +358,8 @@ impl TraceBuilder {
                 serde_json::Value::Bool(b) => Some(*b as u8 as f64),
                 _ => None,
             };
-            let Some(value) = value else {
+            // "inf" and "NaN" parse, but no graph or statistic can use them.
+            let Some(value) = value.filter(|v| v.is_finite()) else {
                 self.diags
                     .warn(ModelWarning::CounterNotNumeric, ev.offset, || {
                         format!(

@@ -38,20 +38,35 @@ pub struct SampleTrack {
     pub frame: Vec<u32>,
 }
 
+/// Interned call stacks: each (name, parent) pair once. CPU samples point into one, and
+/// statistics by call stack (`GroupBy::Stack`) use another.
 #[derive(Default)]
-struct Frames {
-    frames: Vec<Frame>,
+pub(crate) struct Frames {
+    pub(crate) frames: Vec<Frame>,
     ids: HashMap<Frame, u32>,
 }
 
 impl Frames {
-    fn get(&mut self, name: StrId, parent: u32) -> u32 {
+    /// The frame `name` called from `parent` ([`NO_FRAME`] for an outermost one).
+    pub(crate) fn get(&mut self, name: StrId, parent: u32) -> u32 {
         let f = Frame { name, parent };
         let next = self.frames.len() as u32;
         *self.ids.entry(f).or_insert_with(|| {
             self.frames.push(f);
             next
         })
+    }
+
+    /// The names from the outermost frame down to `id`.
+    pub(crate) fn path(&self, mut id: u32) -> Vec<StrId> {
+        let mut v = Vec::new();
+        while id != NO_FRAME {
+            let f = self.frames[id as usize];
+            v.push(f.name);
+            id = f.parent;
+        }
+        v.reverse();
+        v
     }
 }
 
@@ -75,12 +90,15 @@ pub(crate) fn build(
     thread_process: impl Fn(u32) -> u32,
     diags: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<SampleTrack>, Vec<Frame>) {
-    let mut frames = Frames::default();
     if events.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    let mut frames = Frames::default();
     let mut by_thread: HashMap<u32, Vec<(i64, u32)>> = HashMap::new();
-    let mut profiles: HashMap<(u32, StrId), Profile> = HashMap::new();
+    // Profiles in the order they start (a map only finds them), so frame ids do not depend
+    // on hashing.
+    let mut profiles: Vec<Profile> = Vec::new();
+    let mut profile_ids: HashMap<(u32, StrId), usize> = HashMap::new();
     let (profile, chunk) = (strings.intern("Profile"), strings.intern("ProfileChunk"));
     for e in events {
         let key = (thread_process(e.thread), e.id);
@@ -90,16 +108,14 @@ pub(crate) fn build(
                 .as_ref()
                 .and_then(|a| a.pointer("/data/startTime"))
                 .and_then(Value::as_f64);
-            profiles.insert(
-                key,
-                Profile {
-                    thread: e.thread,
-                    start_ns: start_us.map_or(e.ts, |us| (us * 1000.0) as i64),
-                    ..Profile::default()
-                },
-            );
+            profile_ids.insert(key, profiles.len());
+            profiles.push(Profile {
+                thread: e.thread,
+                start_ns: start_us.map_or(e.ts, |us| (us * 1000.0) as i64),
+                ..Profile::default()
+            });
         } else if e.name == chunk {
-            let Some(p) = profiles.get_mut(&key) else {
+            let Some(p) = profile_ids.get(&key).map(|&i| &mut profiles[i]) else {
                 diags.warn(ModelWarning::BadSamples, e.offset, || {
                     "ProfileChunk with no Profile event of its id before it; skipped".to_string()
                 });
@@ -116,7 +132,7 @@ pub(crate) fn build(
         }
     }
     let root = strings.intern("(root)");
-    for p in profiles.into_values() {
+    for p in profiles {
         let mut memo: HashMap<i64, u32> = HashMap::new();
         let out = by_thread.entry(p.thread).or_default();
         for &(ts, node) in &p.samples {

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use regex::Regex;
 
+use crate::samples::{Frames, NO_FRAME};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -86,37 +87,6 @@ struct Acc {
     selfs: Vec<i64>,
 }
 
-/// Call stacks interned as (parent stack, name) pairs.
-#[derive(Default)]
-struct Stacks {
-    nodes: Vec<(u32, StrId)>,
-    ids: HashMap<(u32, StrId), u32>,
-}
-
-const ROOT: u32 = u32::MAX;
-
-impl Stacks {
-    fn get(&mut self, parent: u32, name: StrId) -> u32 {
-        let next = self.nodes.len() as u32;
-        let id = *self.ids.entry((parent, name)).or_insert(next);
-        if id == next {
-            self.nodes.push((parent, name));
-        }
-        id
-    }
-
-    fn path(&self, mut id: u32) -> Vec<StrId> {
-        let mut v = Vec::new();
-        while id != ROOT {
-            let (parent, name) = self.nodes[id as usize];
-            v.push(name);
-            id = parent;
-        }
-        v.reverse();
-        v
-    }
-}
-
 /// The first index in `0..n` for which `before` is false (`before` must be monotonic).
 fn lower_bound(n: usize, before: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
@@ -144,7 +114,7 @@ pub fn percentile(sorted: &[i64], p: u32) -> i64 {
 impl Trace {
     /// Statistics per span name, sorted by total time (largest first), then name.
     pub fn stats(&self, filter: &StatsFilter) -> Vec<NameStats> {
-        self.groups(filter, GroupBy::Name)
+        self.collect_groups(filter, GroupBy::Name, false)
             .into_iter()
             .map(|g| g.stats)
             .collect()
@@ -153,6 +123,17 @@ impl Trace {
     /// Statistics per group (name or call stack) with every occurrence's duration and self
     /// time, sorted by total time (largest first), then by the stack's names.
     pub fn groups(&self, filter: &StatsFilter, by: GroupBy) -> Vec<Group> {
+        self.collect_groups(filter, by, true)
+    }
+
+    /// `groups`, with `self_times` left empty unless `keep_self_times` (plain statistics
+    /// need only their sum, and sorting them costs O(n log n)).
+    fn collect_groups(
+        &self,
+        filter: &StatsFilter,
+        by: GroupBy,
+        keep_self_times: bool,
+    ) -> Vec<Group> {
         let (r0, r1) = filter.range.unwrap_or((i64::MIN, i64::MAX));
         let clip = |s: i64, e: i64| -> Option<i64> {
             let inside = (s < r1 && e > r0) || (s == e && s >= r0 && s < r1);
@@ -162,7 +143,7 @@ impl Trace {
         let mut name_ok: HashMap<StrId, bool> = HashMap::new();
         // Keys (name or stack ids) are dense: a vector, not a map, on this per-span path.
         let mut acc: Vec<Acc> = Vec::new();
-        let mut stacks = Stacks::default();
+        let mut stacks = Frames::default();
         let all: Vec<u32>;
         let threads = match &filter.threads {
             Some(t) => t.as_slice(),
@@ -186,11 +167,11 @@ impl Trace {
                                 Some(up) => {
                                     let pl = &thread.lanes[up];
                                     let k = pl.start.partition_point(|&x| x <= lane.start[i]);
-                                    k.checked_sub(1).map_or(ROOT, |k| lane_stacks[up][k])
+                                    k.checked_sub(1).map_or(NO_FRAME, |k| lane_stacks[up][k])
                                 }
-                                None => ROOT,
+                                None => NO_FRAME,
                             };
-                            stacks.get(parent, lane.name[i])
+                            stacks.get(lane.name[i], parent)
                         })
                         .collect();
                     lane_stacks.push(ids);
@@ -200,7 +181,7 @@ impl Trace {
                 let next = thread.lanes.get(d + 1);
                 // Lanes never overlap, so ends are sorted too: skip straight to the range.
                 let first = lower_bound(lane.len(), |k| lane.end(k) < r0);
-                let stack_of = |i: usize| lane_stacks.get(d).map_or(ROOT, |v| v[i]);
+                let stack_of = |i: usize| lane_stacks.get(d).map_or(NO_FRAME, |v| v[i]);
                 let mut c = match (next, lane.start.get(first)) {
                     (Some(n), Some(&s0)) => n.start.partition_point(|&x| x < s0),
                     _ => 0,
@@ -245,7 +226,9 @@ impl Trace {
                     a.total += dur;
                     a.self_ns += dur - child_sum;
                     a.durs.push(dur);
-                    a.selfs.push(dur - child_sum);
+                    if keep_self_times {
+                        a.selfs.push(dur - child_sum);
+                    }
                 }
             }
         }
@@ -284,8 +267,8 @@ impl Trace {
             .collect();
         out.sort_by(|a, b| {
             b.stats.total_ns.cmp(&a.stats.total_ns).then_with(|| {
-                let names = |g: &Group| g.stack.iter().map(|&n| self.str(n)).collect::<Vec<_>>();
-                names(a).cmp(&names(b))
+                let (na, nb) = (a.stack.iter(), b.stack.iter());
+                na.map(|&n| self.str(n)).cmp(nb.map(|&n| self.str(n)))
             })
         });
         out

@@ -315,7 +315,6 @@ impl Trace {
         &self.async_events
     }
 
-    /// `M` events the model does not interpret (names and sort indices are applied).
     /// Async operations, paired into slices (see `asyncs`' rules in docs/MODEL.md).
     pub fn async_slices(&self) -> &[AsyncSlice] {
         &self.async_slices
@@ -359,6 +358,7 @@ impl Trace {
         &self.frames
     }
 
+    /// `M` events the model does not interpret (names and sort indices are applied).
     pub fn metadata(&self) -> &[Metadata] {
         &self.metadata
     }

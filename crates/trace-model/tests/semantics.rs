@@ -295,7 +295,7 @@ fn every_phase_is_kept_or_counted() {
             {"ph":"I","name":"I","ts":2,"pid":1,"tid":1},
             {"ph":"R","name":"mark","ts":3,"pid":1,"tid":1},
             {"ph":"C","name":"mem","ts":4,"pid":1,"args":{"heap":10,"stack":"2.5","bad":"x"}},
-            {"ph":"C","name":"mem","ts":5,"pid":1,"args":{"heap":12}},
+            {"ph":"C","name":"mem","ts":5,"pid":1,"args":{"heap":12,"stack":"inf"}},
             {"ph":"s","name":"f","id":7,"ts":1,"pid":1,"tid":1},
             {"ph":"f","name":"f","id":7,"ts":2,"pid":1,"tid":2,"bp":"e"},
             {"ph":"b","name":"req","id":"0x1","ts":1,"pid":1,"tid":1},
@@ -325,7 +325,8 @@ fn every_phase_is_kept_or_counted() {
     assert_eq!(
         diags(&t),
         BTreeMap::from([
-            ("counter_not_numeric".into(), 1),
+            // "x", and "inf" (no graph or statistic can use it).
+            ("counter_not_numeric".into(), 2),
             ("event_without_phase".into(), 1),
             // No spans for the flow to bind to.
             ("flow_unbound".into(), 2),

@@ -180,9 +180,8 @@ pub fn counter(
     );
 }
 
-/// The colour of a counter series: by key when a group overlays several, else by name.
-/// The file's `cname` when it names a known colour; else a colour from the series' key (when
-/// several overlay) or the counter's name.
+/// The colour of a counter series: the file's `cname` when it names a known colour, else
+/// one from the series' key (when several overlay) or the counter's name.
 fn series_color(t: &Trace, n: usize, c: &trace_model::CounterSeries) -> Color {
     if let Some(color) = c.cname.and_then(|k| reserved_color(t.str(k))) {
         return color;
@@ -296,7 +295,7 @@ pub fn samples(scene: &mut Scene, l: &Loaded, s: &ViewState, track: u32, y: f32,
     }
 }
 
-/// The flow arrows `s.flows` asks for; returns how many were left out.
+/// The flow arrows `s.flows` asks for, and a note of how many were left out over the cap.
 pub fn flows(
     scene: &mut Scene,
     fonts: &mut Fonts,

@@ -102,11 +102,11 @@ impl Kinds {
             };
             let g = &mut k.counters[g];
             g.series.push(i as u32);
-            g.index.push(SeriesIndex::build(&c.values));
-            for &v in c.values.iter().filter(|v| v.is_finite()) {
-                g.min = g.min.min(v);
-                g.max = g.max.max(v);
+            let index = SeriesIndex::build(&c.values);
+            if let Some((lo, hi)) = index.min_max(&c.values, 0, c.values.len()) {
+                (g.min, g.max) = (g.min.min(lo), g.max.max(hi));
             }
+            g.index.push(index);
         }
         k.async_place = vec![(0, 0); t.async_slices().len()];
         for (i, a) in t.async_tracks().iter().enumerate() {

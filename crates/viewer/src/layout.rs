@@ -1,6 +1,8 @@
 //! Vertical layout: global instants; per process its header, instants, counter and async
 //! tracks; per thread its header, instants, samples, and one row per depth.
 
+use std::collections::HashSet;
+
 use trace_model::Trace;
 
 use crate::kinds::Kinds;
@@ -61,42 +63,47 @@ pub struct Collapsed {
     pub processes: Vec<bool>,
     pub threads: Vec<bool>,
     pub asyncs: Vec<bool>,
-    pub hidden: Hidden,
+    /// Tracks the user hid.
+    pub hidden: HashSet<Track>,
     /// Pinned processes and threads come first, in display order, processes before threads.
-    pub pinned_processes: Vec<bool>,
-    pub pinned_threads: Vec<bool>,
-}
-
-/// Tracks the user hid; each indexed like the track it names.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Hidden {
-    pub processes: Vec<bool>,
-    pub threads: Vec<bool>,
-    /// Per counter group (`Kinds::counters`).
-    pub counters: Vec<bool>,
-    pub asyncs: Vec<bool>,
+    pub pinned: HashSet<Track>,
 }
 
 impl Collapsed {
     pub fn for_trace(trace: &Trace) -> Collapsed {
-        let (p, t, a) = (
-            trace.processes().len(),
-            trace.threads().len(),
-            trace.async_tracks().len(),
-        );
         Collapsed {
-            processes: vec![false; p],
-            threads: vec![false; t],
-            asyncs: vec![false; a],
-            hidden: Hidden {
-                processes: vec![false; p],
-                threads: vec![false; t],
-                counters: Vec::new(),
-                asyncs: vec![false; a],
-            },
-            pinned_processes: vec![false; p],
-            pinned_threads: vec![false; t],
+            processes: vec![false; trace.processes().len()],
+            threads: vec![false; trace.threads().len()],
+            asyncs: vec![false; trace.async_tracks().len()],
+            ..Collapsed::default()
         }
+    }
+
+    pub fn is_hidden(&self, t: Track) -> bool {
+        self.hidden.contains(&t)
+    }
+
+    pub fn set_hidden(&mut self, t: Track, hide: bool) {
+        set(&mut self.hidden, t, hide);
+    }
+
+    /// Whether a process or thread is pinned (other tracks cannot be).
+    pub fn is_pinned(&self, t: Track) -> bool {
+        self.pinned.contains(&t)
+    }
+
+    pub fn set_pinned(&mut self, t: Track, pin: bool) {
+        if matches!(t, Track::Process(_) | Track::Thread(_)) {
+            set(&mut self.pinned, t, pin);
+        }
+    }
+}
+
+fn set(s: &mut HashSet<Track>, t: Track, on: bool) {
+    if on {
+        s.insert(t);
+    } else {
+        s.remove(&t);
     }
 }
 
@@ -109,57 +116,6 @@ pub enum Track {
     Counter(u32),
     /// An async track (`Trace::async_tracks`).
     Async(u32),
-}
-
-impl Collapsed {
-    fn hidden_vec(&mut self, t: Track) -> (&mut Vec<bool>, u32) {
-        let h = &mut self.hidden;
-        match t {
-            Track::Process(i) => (&mut h.processes, i),
-            Track::Thread(i) => (&mut h.threads, i),
-            Track::Counter(i) => (&mut h.counters, i),
-            Track::Async(i) => (&mut h.asyncs, i),
-        }
-    }
-
-    pub fn is_hidden(&self, t: Track) -> bool {
-        let h = &self.hidden;
-        match t {
-            Track::Process(i) => flag(&h.processes, i),
-            Track::Thread(i) => flag(&h.threads, i),
-            Track::Counter(i) => flag(&h.counters, i),
-            Track::Async(i) => flag(&h.asyncs, i),
-        }
-    }
-
-    pub fn set_hidden(&mut self, t: Track, hide: bool) {
-        let (v, i) = self.hidden_vec(t);
-        if v.len() <= i as usize {
-            v.resize(i as usize + 1, false);
-        }
-        v[i as usize] = hide;
-    }
-
-    /// Whether a process or thread is pinned (other tracks cannot be).
-    pub fn is_pinned(&self, t: Track) -> bool {
-        match t {
-            Track::Process(i) => flag(&self.pinned_processes, i),
-            Track::Thread(i) => flag(&self.pinned_threads, i),
-            _ => false,
-        }
-    }
-
-    pub fn set_pinned(&mut self, t: Track, pin: bool) {
-        let (v, i) = match t {
-            Track::Process(i) => (&mut self.pinned_processes, i),
-            Track::Thread(i) => (&mut self.pinned_threads, i),
-            _ => return,
-        };
-        if v.len() <= i as usize {
-            v.resize(i as usize + 1, false);
-        }
-        v[i as usize] = pin;
-    }
 }
 
 /// Every track the filter lists, in display order, with its label and its nesting (0 for a
@@ -230,12 +186,12 @@ impl Builder<'_> {
                 self.push(MARKS_H * self.scale, RowKind::ProcessInstants(pi));
             }
             for &g in &k.counters_by_process[pi as usize] {
-                if !flag(&c.hidden.counters, g) {
+                if !c.is_hidden(Track::Counter(g)) {
                     self.push(COUNTER_H * self.scale, RowKind::Counter(g));
                 }
             }
             for &a in &k.async_by_process[pi as usize] {
-                if flag(&c.hidden.asyncs, a) {
+                if c.is_hidden(Track::Async(a)) {
                     continue;
                 }
                 self.push(header_h, RowKind::AsyncHeader(a));
@@ -251,7 +207,7 @@ impl Builder<'_> {
                 }
             }
             for &t in &self.trace.processes()[pi as usize].threads {
-                if !flag(&c.pinned_threads, t) {
+                if !c.is_pinned(Track::Thread(t)) {
                     self.thread(t);
                 }
             }
@@ -266,7 +222,7 @@ impl Builder<'_> {
         let lanes = self.trace.threads()[t as usize].lanes.len();
         let marks = !k.instants_by_thread[t as usize].is_empty();
         let samples = k.samples_by_thread[t as usize].is_some();
-        if (lanes == 0 && !marks && !samples) || flag(&c.hidden.threads, t) {
+        if (lanes == 0 && !marks && !samples) || c.is_hidden(Track::Thread(t)) {
             // Named by metadata but with nothing to draw: no track, as in Perfetto.
             return;
         }
@@ -310,14 +266,14 @@ impl Layout {
                 ..Layout::default()
             },
         };
-        let shown = |p: u32| !flag(&collapsed.hidden.processes, p);
+        let shown = |p: u32| !collapsed.is_hidden(Track::Process(p));
         let procs = trace.processes().len() as u32;
-        for p in (0..procs).filter(|&p| shown(p) && flag(&collapsed.pinned_processes, p)) {
+        for p in (0..procs).filter(|&p| shown(p) && collapsed.is_pinned(Track::Process(p))) {
             b.process(p);
         }
         for p in (0..procs).filter(|&p| shown(p)) {
             for &t in &trace.processes()[p as usize].threads {
-                if flag(&collapsed.pinned_threads, t) {
+                if collapsed.is_pinned(Track::Thread(t)) {
                     b.thread(t);
                 }
             }
@@ -325,7 +281,7 @@ impl Layout {
         if !kinds.global_instants.is_empty() {
             b.push(MARKS_H * scale, RowKind::GlobalInstants);
         }
-        for p in (0..procs).filter(|&p| shown(p) && !flag(&collapsed.pinned_processes, p)) {
+        for p in (0..procs).filter(|&p| shown(p) && !collapsed.is_pinned(Track::Process(p))) {
             b.process(p);
         }
         b.out.height = b.y;

@@ -40,6 +40,8 @@ pub struct Panel {
     stats_for: Option<Option<(i64, i64)>>,
     /// The track filter's text.
     pub track_filter: String,
+    /// Counters and async slices over the range they were computed for.
+    range_kinds: Option<((i64, i64), RangeKinds)>,
 }
 
 impl Default for Panel {
@@ -55,6 +57,7 @@ impl Default for Panel {
             stats: Vec::new(),
             stats_for: None,
             track_filter: String::new(),
+            range_kinds: None,
         }
     }
 }
@@ -193,7 +196,17 @@ impl Panel {
                             self.search = l.trace.str(name).to_string();
                             act.redraw = true;
                         }
-                        range_kinds(ui, l, s);
+                        if let Some((a, b)) = s.range {
+                            let stale = self.range_kinds.as_ref().map(|r| r.0) != Some((a, b));
+                            // While a range is dragged, keep the last figures, as the
+                            // statistics do.
+                            if stale && !(self.hold && self.range_kinds.is_some()) {
+                                self.range_kinds = Some(((a, b), RangeKinds::new(l, a, b)));
+                            }
+                            if let Some((_, k)) = &self.range_kinds {
+                                k.show(ui);
+                            }
+                        }
                     });
                 egui::CollapsingHeader::new(RichText::new("Tracks").strong())
                     .default_open(false)
@@ -511,70 +524,102 @@ fn other_details(ui: &mut Ui, l: &Loaded, p: Pick) {
     }
 }
 
-/// Counters and async slices over the selected range: per counter series its min, max,
-/// mean and the value at each end; per async name its count, total, min and max.
-fn range_kinds(ui: &mut Ui, l: &Loaded, s: &ViewState) {
-    let Some((a, b)) = s.range else { return };
-    let t = &l.trace;
-    if !t.counters().is_empty() {
-        ui.label(RichText::new("counters in range").weak());
-        egui::Grid::new("range_counters")
-            .striped(true)
-            .show(ui, |ui| {
-                for h in ["counter", "min", "max", "mean", "at start", "at end"] {
+/// Counters and async slices over a time range, computed once per range (they cost
+/// O(samples + async slices)).
+#[derive(Debug, Default)]
+struct RangeKinds {
+    /// Per counter series: label, min, max, mean, value at each end.
+    counters: Vec<(String, [String; 5])>,
+    /// Per async name: count, total, min, max (clipped to the range).
+    asyncs: Vec<(String, u64, i64, i64, i64)>,
+}
+
+impl RangeKinds {
+    fn new(l: &Loaded, a: i64, b: i64) -> RangeKinds {
+        let t = &l.trace;
+        let mut out = RangeKinds::default();
+        for c in t.counters().iter().take(100) {
+            let i = c.ts.partition_point(|&x| x < a);
+            let j = c.ts.partition_point(|&x| x <= b);
+            // The value carried in from before the range counts too.
+            let inside = value_at(&c.ts, &c.values, a)
+                .into_iter()
+                .chain(c.values[i..j].iter().copied());
+            let (mut n, mut sum, mut min, mut max) =
+                (0usize, 0.0, f64::INFINITY, f64::NEG_INFINITY);
+            for v in inside {
+                (n, sum, min, max) = (n + 1, sum + v, min.min(v), max.max(v));
+            }
+            if n == 0 {
+                continue;
+            }
+            let at = |x: i64| value_at(&c.ts, &c.values, x).map_or("-".into(), format_value);
+            let label = format!("{} {}", t.str(c.name), t.str(c.key));
+            let cols = [
+                format_value(min),
+                format_value(max),
+                format_value(sum / n as f64),
+                at(a),
+                at(b),
+            ];
+            out.counters.push((label, cols));
+        }
+        let mut by_name: std::collections::BTreeMap<&str, (u64, i64, i64, i64)> =
+            Default::default();
+        for x in t.async_slices() {
+            let (s0, s1) = (x.start.max(a), x.end.min(b));
+            if s1 < s0 || x.flags & trace_model::async_flags::INSTANT != 0 {
+                continue;
+            }
+            let e = by_name
+                .entry(t.str(x.name))
+                .or_insert((0, 0, i64::MAX, i64::MIN));
+            let d = s1 - s0;
+            *e = (e.0 + 1, e.1 + d, e.2.min(d), e.3.max(d));
+        }
+        out.asyncs = by_name
+            .into_iter()
+            .take(100)
+            .map(|(name, (n, total, min, max))| (name.to_string(), n, total, min, max))
+            .collect();
+        out
+    }
+
+    fn show(&self, ui: &mut Ui) {
+        if !self.counters.is_empty() {
+            ui.label(RichText::new("counters in range").weak());
+            egui::Grid::new("range_counters")
+                .striped(true)
+                .show(ui, |ui| {
+                    for h in ["counter", "min", "max", "mean", "at start", "at end"] {
+                        ui.label(RichText::new(h).weak());
+                    }
+                    ui.end_row();
+                    for (label, cols) in &self.counters {
+                        ui.label(label);
+                        for c in cols {
+                            ui.label(c);
+                        }
+                        ui.end_row();
+                    }
+                });
+        }
+        if !self.asyncs.is_empty() {
+            ui.label(RichText::new("async slices in range (clipped)").weak());
+            egui::Grid::new("range_async").striped(true).show(ui, |ui| {
+                for h in ["name", "count", "total", "min", "max"] {
                     ui.label(RichText::new(h).weak());
                 }
                 ui.end_row();
-                for c in t.counters().iter().take(100) {
-                    let i = c.ts.partition_point(|&x| x < a);
-                    let j = c.ts.partition_point(|&x| x <= b);
-                    let mut vals: Vec<f64> = c.values[i..j].to_vec();
-                    vals.extend(value_at(&c.ts, &c.values, a));
-                    if vals.is_empty() {
-                        continue;
-                    }
-                    let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
-                    let max = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    let mean = vals.iter().sum::<f64>() / vals.len() as f64;
-                    let at =
-                        |x: i64| value_at(&c.ts, &c.values, x).map_or("-".into(), format_value);
-                    ui.label(format!("{} {}", t.str(c.name), t.str(c.key)));
-                    ui.label(format_value(min));
-                    ui.label(format_value(max));
-                    ui.label(format_value(mean));
-                    ui.label(at(a));
-                    ui.label(at(b));
+                for (name, n, total, min, max) in &self.asyncs {
+                    ui.label(name);
+                    ui.label(n.to_string());
+                    ui.label(format_duration(*total));
+                    ui.label(format_duration(*min));
+                    ui.label(format_duration(*max));
                     ui.end_row();
                 }
             });
-    }
-    let mut by_name: std::collections::BTreeMap<&str, (u64, i64, i64, i64)> = Default::default();
-    for x in t.async_slices() {
-        let (s0, s1) = (x.start.max(a), x.end.min(b));
-        if s1 < s0 || x.flags & trace_model::async_flags::INSTANT != 0 {
-            continue;
         }
-        let e = by_name
-            .entry(t.str(x.name))
-            .or_insert((0, 0, i64::MAX, i64::MIN));
-        let d = s1 - s0;
-        *e = (e.0 + 1, e.1 + d, e.2.min(d), e.3.max(d));
-    }
-    if !by_name.is_empty() {
-        ui.label(RichText::new("async slices in range (clipped)").weak());
-        egui::Grid::new("range_async").striped(true).show(ui, |ui| {
-            for h in ["name", "count", "total", "min", "max"] {
-                ui.label(RichText::new(h).weak());
-            }
-            ui.end_row();
-            for (name, (n, total, min, max)) in by_name.into_iter().take(100) {
-                ui.label(name);
-                ui.label(n.to_string());
-                ui.label(format_duration(total));
-                ui.label(format_duration(min));
-                ui.label(format_duration(max));
-                ui.end_row();
-            }
-        });
     }
 }

@@ -1,7 +1,7 @@
 //! Everything about what the user is looking at: the view, scroll, selection, range,
 //! search and highlights, and the operations on them. No GL: unit-tested directly.
 
-use trace_model::{NameStats, SpanRef, StatsFilter, StrId};
+use trace_model::{InstantScope, NameStats, SpanRef, StatsFilter, StrId};
 
 use crate::kinds::{self, Pick};
 use crate::layout::{Collapsed, Layout, RowKind, Track};
@@ -135,8 +135,7 @@ impl ViewState {
         if scale != self.scale {
             self.scroll_y *= scale / self.scale;
             self.scale = scale;
-            self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, scale);
-            self.clamp_scroll();
+            self.relayout(l);
         }
     }
 
@@ -277,8 +276,7 @@ impl ViewState {
             RowKind::AsyncHeader(a) => self.collapsed.asyncs[a as usize] ^= true,
             _ => return,
         }
-        self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
-        self.clamp_scroll();
+        self.relayout(l);
     }
 
     /// Shows the whole trace.
@@ -349,24 +347,22 @@ impl ViewState {
         }
     }
 
-    /// Scrolls the row of an instant or async slice into view, expanding its async track
-    /// if collapsed.
+    /// Scrolls the row of an instant, async slice, counter value or sample into view,
+    /// expanding and showing its tracks if needed.
     fn reveal_pick(&mut self, l: &Loaded, p: Pick) {
-        if let Pick::Async(i) = p {
-            let (track, _) = l.kinds.async_place[i as usize];
-            let process = l.trace.async_tracks()[track as usize].process;
-            let c = &mut self.collapsed;
-            if c.asyncs[track as usize]
-                || c.is_hidden(Track::Async(track))
-                || c.is_hidden(Track::Process(process))
-                || c.processes[process as usize]
-            {
-                c.asyncs[track as usize] = false;
-                c.processes[process as usize] = false;
-                c.set_hidden(Track::Async(track), false);
-                c.set_hidden(Track::Process(process), false);
-                self.relayout(l);
+        let t = &l.trace;
+        match p {
+            Pick::Async(i) => {
+                let track = l.kinds.async_place[i as usize].0;
+                let process = t.async_tracks()[track as usize].process;
+                self.show_tracks(l, process, None, Some(track));
             }
+            Pick::Instant(i) => {
+                let e = &t.instants()[i as usize];
+                let thread = (e.scope == InstantScope::Thread).then_some(e.thread);
+                self.show_tracks(l, e.process, thread, None);
+            }
+            _ => {}
         }
         if let Some((_, y, _, h)) = crate::frame_kinds::pick_box(l, self, p) {
             let top = self.tracks_top();
@@ -378,16 +374,24 @@ impl ViewState {
         }
     }
 
-    /// Hides or shows a track (the track filter).
-    pub fn set_track_hidden(&mut self, l: &Loaded, t: Track, hide: bool) {
-        self.collapsed.set_hidden(t, hide);
-        self.relayout(l);
-    }
-
-    /// Pins a process or thread to the top, or unpins it.
-    pub fn set_track_pinned(&mut self, l: &Loaded, t: Track, pin: bool) {
-        self.collapsed.set_pinned(t, pin);
-        self.relayout(l);
+    /// Expands and shows a process, and one of its threads or async tracks; lays the rows
+    /// out again if that changed anything.
+    fn show_tracks(&mut self, l: &Loaded, process: u32, thread: Option<u32>, asyncs: Option<u32>) {
+        let before = self.collapsed.clone();
+        let c = &mut self.collapsed;
+        c.processes[process as usize] = false;
+        c.set_hidden(Track::Process(process), false);
+        if let Some(th) = thread {
+            c.threads[th as usize] = false;
+            c.set_hidden(Track::Thread(th), false);
+        }
+        if let Some(a) = asyncs {
+            c.asyncs[a as usize] = false;
+            c.set_hidden(Track::Async(a), false);
+        }
+        if self.collapsed != before {
+            self.relayout(l);
+        }
     }
 
     /// Lays the rows out again after `collapsed` changed.
@@ -398,17 +402,8 @@ impl ViewState {
 
     /// Scrolls the span's row into view, expanding (and showing) its tracks if needed.
     fn reveal(&mut self, l: &Loaded, r: SpanRef) {
-        let t = &l.trace.threads()[r.thread as usize];
-        let (p, th) = (t.process as usize, r.thread as usize);
-        let c = &self.collapsed;
-        let hidden = c.is_hidden(Track::Process(p as u32)) || c.is_hidden(Track::Thread(th as u32));
-        if self.collapsed.processes[p] || self.collapsed.threads[th] || hidden {
-            self.collapsed.set_hidden(Track::Process(p as u32), false);
-            self.collapsed.set_hidden(Track::Thread(th as u32), false);
-            self.collapsed.processes[p] = false;
-            self.collapsed.threads[th] = false;
-            self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
-        }
+        let process = l.trace.threads()[r.thread as usize].process;
+        self.show_tracks(l, process, Some(r.thread), None);
         if let Some(row) = self.layout.lane_row(r.thread, r.depth) {
             let (top, bottom) = (row.y, row.y + row.h);
             let visible = self.tracks_height();
@@ -536,15 +531,6 @@ pub enum FlowMode {
 }
 
 impl FlowMode {
-    pub fn parse(s: &str) -> Option<FlowMode> {
-        match s {
-            "none" => Some(FlowMode::None),
-            "selected" => Some(FlowMode::Selected),
-            "all" => Some(FlowMode::All),
-            _ => None,
-        }
-    }
-
     /// The next mode (the L key).
     pub fn cycled(self) -> FlowMode {
         match self {
