@@ -6,6 +6,7 @@
 mod check;
 mod convert;
 mod diff;
+mod flame;
 mod info;
 mod mwu;
 mod select;
@@ -68,6 +69,10 @@ enum Command {
         #[arg(long, value_name = "START..END")]
         range: Option<String>,
     },
+    /// Merge spans by call stack: folded stacks (for inferno, flamegraph.pl, speedscope),
+    /// an SVG flame graph, or a JSON tree.
+    #[command(after_help = FLAME_HELP)]
+    Flame(flame::Args),
     /// Print every warning found while loading. Exit 0 when clean.
     #[command(
         after_help = "Examples:\n  spall-cli validate trace.json\n  spall-cli validate --strict trace.json && echo clean"
@@ -102,6 +107,13 @@ Examples:
   spall-cli check trace.json --budget perf-budget.toml
   spall-cli check trace.spall --budget perf-budget.toml --format junit > budgets.xml
   spall-cli check new.json --budget perf-budget.toml --baseline main.json --max-regression 10%";
+
+const FLAME_HELP: &str = "folded: one line per distinct stack, frames from the outermost joined by ';', a space, then the stack's self time in integer nanoseconds (stacks with none are left out). Threads are merged unless --per-thread, which makes the process and the thread the first two frames. In names, ';' becomes ':' and line breaks spaces.
+
+Examples:
+  spall-cli flame trace.json > trace.folded
+  spall-cli flame trace.spall --format svg --thread main > flame.svg
+  spall-cli flame trace.json --range 10ms..250ms --filter '^render' --format json | jq .total_ns";
 
 const DIFF_HELP: &str = "A function regressed when its metric grew by at least --threshold and --min-delta and, when both traces call it 5 or more times, its durations shifted beyond noise (Mann-Whitney U test, p < --alpha). Functions only in NEW are 'added', only in BASE 'removed'.
 
@@ -176,6 +188,7 @@ fn main() -> ExitCode {
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Check(a) => check::run(&a),
         Command::Diff(a) => diff::run(&a),
+        Command::Flame(a) => flame::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -88,7 +88,7 @@ struct Acc {
 }
 
 /// The first index in `0..n` for which `before` is false (`before` must be monotonic).
-fn lower_bound(n: usize, before: impl Fn(usize) -> bool) -> usize {
+pub(crate) fn lower_bound(n: usize, before: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;

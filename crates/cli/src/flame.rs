@@ -1,0 +1,144 @@
+//! `spall-cli flame`: spans merged by call stack, as folded stacks, an SVG flame graph or a
+//! JSON tree.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, Trace};
+
+use crate::select::{threads, Selection};
+use crate::util::{load, Fatal};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One line per stack: frames joined by `;`, a space, the self time in ns.
+    Folded,
+    /// An interactive flame graph (inferno).
+    Svg,
+    /// A tree of {name, total_ns, self_ns, count, children}.
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A .spall, .json or .json.gz trace.
+    trace: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Folded)]
+    format: Format,
+    /// Only this thread (repeatable): PID:TID as the file writes them, or a thread name.
+    #[arg(long, value_name = "PID:TID")]
+    thread: Vec<String>,
+    /// Only this time range, clipping spans to it: START..END, relative to the trace start.
+    #[arg(long, value_name = "START..END")]
+    range: Option<String>,
+    /// Keep threads apart: the process and the thread are the first two frames.
+    #[arg(long)]
+    per_thread: bool,
+    /// Only stacks with a frame matching this regular expression (and the frames under it).
+    #[arg(long, value_name = "REGEX")]
+    filter: Option<String>,
+    /// svg: draw the root at the top (an icicle graph).
+    #[arg(long)]
+    icicle: bool,
+    /// svg: the title.
+    #[arg(long, default_value = "Flame graph")]
+    title: String,
+}
+
+pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+    let (trace, _) = load(&a.trace)?;
+    let filter = sel.filter(&trace, threads(&trace, &sel.threads)?);
+    let opts = FlameOptions {
+        threads: filter.threads,
+        range: filter.range,
+        per_thread: a.per_thread,
+    };
+    let mut tree = trace.flame(&opts, FlameSort::Name);
+    if let Some(re) = &sel.name {
+        tree = tree.filtered(
+            &trace,
+            |l| re.is_match(&label_text(&trace, l)),
+            FlameSort::Name,
+        );
+    }
+    let stdout = io::stdout().lock();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
+    let result = match a.format {
+        Format::Folded => write_folded(&mut out, &trace, &tree),
+        Format::Json => write_json(&mut out, &trace, &tree),
+        Format::Svg => write_svg(&mut out, &trace, &tree, a),
+    };
+    result.and_then(|()| out.flush()).or_else(|e| {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Ok(())
+        } else {
+            Err(Fatal(format!("cannot write the output: {e}")))
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_folded(out: &mut impl Write, t: &Trace, tree: &FlameTree) -> io::Result<()> {
+    let mut result = Ok(());
+    tree.each_folded(t, |stack, ns| {
+        if result.is_ok() {
+            result = writeln!(out, "{stack} {ns}");
+        }
+    });
+    result
+}
+
+/// The tree as nested objects, children in name order; written in one pass over the
+/// preorder, so deep trees need no recursion.
+fn write_json(out: &mut impl Write, t: &Trace, tree: &FlameTree) -> io::Result<()> {
+    // The index at which each open node's subtree ends.
+    let mut open: Vec<usize> = Vec::new();
+    for i in 0..tree.len() {
+        while open.last().is_some_and(|&end| end <= i) {
+            open.pop();
+            out.write_all(b"]}")?;
+        }
+        if open.last().is_some() && tree.parent[i] as usize != i - 1 {
+            out.write_all(b",")?;
+        }
+        let name = serde_json::to_string(&label_text(t, tree.label[i]))?;
+        write!(
+            out,
+            "{{\"name\":{name},\"total_ns\":{},\"self_ns\":{},\"count\":{},\"children\":[",
+            tree.total[i], tree.self_ns[i], tree.count[i]
+        )?;
+        open.push(i + tree.size[i] as usize);
+    }
+    for _ in open {
+        out.write_all(b"]}")?;
+    }
+    out.write_all(b"\n")
+}
+
+fn write_svg(out: &mut impl Write, t: &Trace, tree: &FlameTree, a: &Args) -> io::Result<()> {
+    use inferno::flamegraph::{self, Direction, Options};
+    let lines: Vec<String> = tree
+        .folded(t)
+        .into_iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect();
+    let mut opts = Options::default();
+    opts.title = a.title.clone();
+    opts.count_name = "ns".into();
+    opts.name_type = "Span:".into();
+    if a.icicle {
+        opts.direction = Direction::Inverted;
+    }
+    if lines.is_empty() {
+        // inferno refuses empty input; an empty graph says what happened instead.
+        opts.subtitle = Some("no spans matched".into());
+        return flamegraph::from_lines(&mut opts, ["(none) 1"].iter().copied(), out)
+            .map_err(io::Error::other);
+    }
+    flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
+        .map_err(io::Error::other)
+}
