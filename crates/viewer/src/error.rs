@@ -12,6 +12,10 @@ pub enum ViewerError {
     Render(render_gl::RenderError),
     /// `--select NAME` matched no span.
     NoSuchSpan(String),
+    /// `--thread SPEC` matched no thread.
+    NoSuchThread(String),
+    /// A flame graph option (`--select`, `--sandwich`) named no frame in the graph.
+    NoSuchFrame { option: &'static str, name: String },
     /// The window system or the window's OpenGL context could not be set up.
     Window { what: &'static str, detail: String },
 }
@@ -24,6 +28,14 @@ impl fmt::Display for ViewerError {
             ViewerError::NoSuchSpan(name) => write!(
                 f,
                 "--select {name:?}: no span, async slice or instant has that name"
+            ),
+            ViewerError::NoSuchThread(spec) => write!(
+                f,
+                "--thread {spec:?}: no such thread (use PID:TID as the file writes them, or a thread name)"
+            ),
+            ViewerError::NoSuchFrame { option, name } => write!(
+                f,
+                "{option} {name:?}: no frame of the flame graph has that name"
             ),
             ViewerError::Window { what, detail } => write!(f, "{what}: {detail}"),
         }

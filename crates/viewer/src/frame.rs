@@ -5,6 +5,7 @@ use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_index::{Detail, Item};
 use trace_model::{ExtId, SpanRef};
 
+use crate::flame::Mode;
 use crate::frame_kinds as fk;
 use crate::kinds::Pick;
 use crate::layout::RowKind;
@@ -28,6 +29,13 @@ impl FrameBuilder {
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         let th = s.theme;
         scene.begin(s.width.ceil() as u32, s.height.ceil() as u32, th.background);
+        if s.mode == Mode::Flame {
+            crate::flame_draw::build(scene, fonts, l, s);
+            if let Some(w) = &l.warnings {
+                banner(scene, fonts, s, w);
+            }
+            return;
+        }
         self.tracks(scene, fonts, l, s);
         ruler(scene, fonts, l, s);
         minimap(scene, l, s);
@@ -424,15 +432,26 @@ fn tooltip(
     x: f32,
     y: f32,
 ) {
+    tooltip_box(scene, fonts, s, &fk::describe(l, p), x, y);
+}
+
+/// A box of lines beside the pointer (the first line bright), kept on screen.
+pub(crate) fn tooltip_box(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    s: &ViewState,
+    lines: &[String],
+    x: f32,
+    y: f32,
+) {
     let th = s.theme;
-    let lines = fk::describe(l, p);
     let px = 12.0 * s.scale;
     let lh = fonts.line_height(px) + 2.0;
     let tw = lines
         .iter()
         .map(|s| fonts.measure(s, px))
         .fold(0.0f32, f32::max)
-        .min(600.0);
+        .min(600.0 * s.scale);
     let (bw, bh) = (tw + 16.0, lh * lines.len() as f32 + 10.0);
     let bx = (x + 14.0).min(s.width - bw - 2.0).max(2.0);
     let by = if y + 18.0 + bh < s.height {

@@ -5,9 +5,13 @@
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`state`]: selection, hover, range, search and highlights, and their operations.
 //! - [`frame`]: builds a render-gl `Scene` for a state, through trace-index's level of detail.
+//! - [`flame`]: the flame graph view (merged call stacks, sandwich), drawn by render-gl too.
 //! - [`screenshot`]: renders a frame headless to a PNG.
 
 mod error;
+pub mod flame;
+mod flame_draw;
+mod flame_panel;
 pub mod frame;
 mod frame_kinds;
 pub mod kinds;

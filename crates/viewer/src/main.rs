@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use spall_viewer::flame::Mode;
 use spall_viewer::load;
 use spall_viewer::screenshot;
 use spall_viewer::state::FlowMode;
@@ -17,7 +18,7 @@ use spall_viewer::theme::{Theme, ThemeKind};
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall and Chrome JSON traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render"
 )]
 struct Args {
     /// A .spall, .json or .json.gz trace (a built-in demo when omitted).
@@ -41,6 +42,19 @@ struct Args {
     /// Screenshot HiDPI scale (2 renders as on a 2× display).
     #[arg(long, default_value_t = 1.0)]
     scale: f32,
+    /// What a screenshot shows: the timeline, or the flame graph (spans merged by call
+    /// stack; --view is then the range merged, --select zooms into that frame).
+    #[arg(long, value_enum, default_value = "timeline")]
+    mode: ModeArg,
+    /// Flame graph: only this thread, PID:TID as the file writes them, or a thread name.
+    #[arg(long, value_name = "PID:TID")]
+    thread: Option<String>,
+    /// Flame graph: the sandwich of this function (callers above, callees below).
+    #[arg(long, value_name = "NAME")]
+    sandwich: Option<String>,
+    /// Flame graph: the root at the bottom (a flame), not at the top (an icicle).
+    #[arg(long)]
+    flame_up: bool,
     /// Colour theme (the window follows the system by default).
     #[arg(long, value_enum)]
     theme: Option<ThemeArg>,
@@ -51,6 +65,12 @@ enum FlowsArg {
     None,
     Selected,
     All,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ModeArg {
+    Timeline,
+    Flame,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -104,6 +124,13 @@ fn main() -> ExitCode {
                 FlowsArg::All => FlowMode::All,
             },
             scale: args.scale,
+            mode: match args.mode {
+                ModeArg::Timeline => Mode::Timeline,
+                ModeArg::Flame => Mode::Flame,
+            },
+            thread: args.thread.clone(),
+            sandwich: args.sandwich.clone(),
+            flame_up: args.flame_up,
             theme: Theme::new(match args.theme {
                 Some(ThemeArg::Dark) => ThemeKind::Dark,
                 _ => ThemeKind::Light,

@@ -4,6 +4,7 @@
 use egui::{Color32, RichText, ScrollArea, TextEdit, Ui};
 use trace_model::{NameStats, SpanRef};
 
+use crate::flame::Mode;
 use crate::frame_kinds::describe;
 use crate::kinds::{value_at, Pick};
 use crate::layout::{track_list, Track};
@@ -159,10 +160,31 @@ impl Panel {
         }
         ui.separator();
 
+        ui.horizontal(|ui| {
+            for (mode, text) in [(Mode::Timeline, "Timeline"), (Mode::Flame, "Flame graph")] {
+                if ui
+                    .selectable_label(s.mode == mode, text)
+                    .on_hover_text("G switches")
+                    .clicked()
+                {
+                    s.mode = mode;
+                    act.redraw = true;
+                }
+            }
+        });
         ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                if let Some(p) = s.selected {
+                if s.mode == Mode::Flame {
+                    egui::CollapsingHeader::new(RichText::new("Flame graph").strong())
+                        .default_open(true)
+                        .show(ui, |ui| {
+                            if crate::flame_panel::ui(ui, l, s) {
+                                act.redraw = true;
+                            }
+                        });
+                }
+                if let (Some(p), Mode::Timeline) = (s.selected, s.mode) {
                     egui::CollapsingHeader::new(RichText::new("Selection").strong())
                         .default_open(true)
                         .show(ui, |ui| {

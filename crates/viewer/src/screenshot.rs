@@ -8,6 +8,7 @@ use std::path::Path;
 use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
 
 use crate::error::ViewerError;
+use crate::flame::{FlameHit, FlameThreads, Mode, Which};
 use crate::frame::FrameBuilder;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
@@ -29,6 +30,29 @@ pub struct Shot {
     pub theme: Theme,
     /// HiDPI scale: rows, strips and text are this many pixels per logical pixel.
     pub scale: f32,
+    /// Timeline or flame graph. In the flame graph, `view` is the range merged (spans
+    /// clipped to it) and `select` zooms into the heaviest frame of that name.
+    pub mode: Mode,
+    /// Flame graph: only this thread (`PID:TID` as the file writes them, or a name).
+    pub thread: Option<String>,
+    /// Flame graph: the sandwich of this function.
+    pub sandwich: Option<String>,
+    /// Flame graph: root at the bottom instead of the top.
+    pub flame_up: bool,
+}
+
+/// The thread a `PID:TID` or a thread name names.
+pub fn find_thread(t: &trace_model::Trace, spec: &str) -> Option<u32> {
+    let ids = |i: &usize| {
+        let th = &t.threads()[*i];
+        format!("{}:{}", t.ext_id(th.pid), t.ext_id(th.tid)) == spec
+    };
+    let named = |i: &usize| t.threads()[*i].name.is_some_and(|n| t.str(n) == spec);
+    let all = 0..t.threads().len();
+    all.clone()
+        .find(ids)
+        .or_else(|| all.clone().find(named))
+        .map(|i| i as u32)
 }
 
 /// The state a screenshot shows (separate from GL so tests can inspect it).
@@ -42,6 +66,10 @@ pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
         s.viewport.show(start, end.max(start + 1));
     }
     s.flows = shot.flows;
+    if shot.mode == Mode::Flame {
+        flame(l, shot, &mut s)?;
+        return Ok(s);
+    }
     if let Some(name) = &shot.select {
         let exact = |n: &str| n == name;
         let within = |n: &str| n.contains(name.as_str());
@@ -65,6 +93,48 @@ pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
         }
     }
     Ok(s)
+}
+
+/// The flame graph's scope, zoom and sandwich for a screenshot.
+fn flame(l: &Loaded, shot: &Shot, s: &mut ViewState) -> Result<(), ViewerError> {
+    let t = &l.trace;
+    s.mode = Mode::Flame;
+    s.flame.icicle = !shot.flame_up;
+    if let Some(spec) = &shot.thread {
+        let ti = find_thread(t, spec).ok_or_else(|| ViewerError::NoSuchThread(spec.clone()))?;
+        s.flame.threads = FlameThreads::One(ti);
+    }
+    if shot.view.is_some() {
+        s.range = Some(s.viewport.visible());
+    }
+    s.ensure_flame(l);
+    if let Some(name) = &shot.select {
+        let node = s
+            .flame
+            .find(l, name)
+            .ok_or_else(|| ViewerError::NoSuchFrame {
+                option: "--select",
+                name: name.clone(),
+            })?;
+        let hit = FlameHit {
+            pane: Which::Main,
+            node,
+        };
+        s.flame_click(l, hit);
+    }
+    if let Some(name) = &shot.sandwich {
+        let missing = || ViewerError::NoSuchFrame {
+            option: "--sandwich",
+            name: name.clone(),
+        };
+        let id = t.strings().lookup(name).ok_or_else(missing)?;
+        let tree = &s.flame.main.as_ref().ok_or_else(missing)?.tree;
+        if !tree.label.contains(&trace_model::FrameLabel::Name(id)) {
+            return Err(missing());
+        }
+        s.flame.open_sandwich(l, trace_model::FrameLabel::Name(id));
+    }
+    Ok(())
 }
 
 /// Renders the state to RGBA pixels (rows from the top).

@@ -3,6 +3,7 @@
 
 use trace_model::{InstantScope, NameStats, SpanRef, StatsFilter, StrId};
 
+use crate::flame::{FlameHit, FlameView, Mode};
 use crate::kinds::{self, Pick};
 use crate::layout::{Collapsed, Layout, RowKind, Track};
 use crate::loaded::Loaded;
@@ -100,6 +101,9 @@ pub struct ViewState {
     pub matches: Matches,
     /// Physical pixels per logical pixel (HiDPI): rows, strips and text scale with it.
     pub scale: f32,
+    /// Timeline or flame graph.
+    pub mode: Mode,
+    pub flame: FlameView,
 }
 
 impl ViewState {
@@ -126,7 +130,24 @@ impl ViewState {
             range: None,
             matches: Matches::default(),
             scale: 1.0,
+            mode: Mode::Timeline,
+            flame: FlameView::default(),
         }
+    }
+
+    /// Builds the flame graph now if its scope changed (the screenshot and tests; the
+    /// window builds big ones off its UI thread).
+    pub fn ensure_flame(&mut self, l: &Loaded) {
+        if let Some(want) = self.flame.wanted(l, self) {
+            let tree = l.trace.flame(&want.0, want.1);
+            self.flame.install(l, want, tree);
+        }
+    }
+
+    /// A click on a flame graph frame: zooms into it and selects it.
+    pub fn flame_click(&mut self, l: &Loaded, h: FlameHit) {
+        let opts = self.flame.options(l, self);
+        self.flame.click(l, &opts, h);
     }
 
     /// Sets the HiDPI scale (physical pixels per logical pixel), relaying out the tracks.

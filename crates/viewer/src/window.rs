@@ -23,12 +23,14 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy}
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Theme as WinitTheme, Window, WindowId};
 
+use crate::flame::{Mode, Which};
 use crate::frame::{minimap_time, FrameBuilder};
 use crate::loaded::Loaded;
 use crate::panel::Panel;
 use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
 use crate::ViewerError;
+use trace_model::{FlameOptions, FlameSort, FlameTree};
 
 /// Events from other threads.
 #[derive(Debug)]
@@ -36,6 +38,8 @@ pub enum UserEvent {
     Progress,
     Loaded(Box<Result<Loaded, ViewerError>>),
     Repaint(Duration),
+    /// A flame graph built off the UI thread, and what it was built for.
+    Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
 }
 
 struct Gl {
@@ -92,6 +96,8 @@ struct App {
     fit_pending: bool,
     /// `SPALL_TIMING=1`: print when the first frame and the loaded trace appear.
     timing: Option<Instant>,
+    /// The flame graph being built on another thread.
+    flame_pending: Option<(FlameOptions, FlameSort)>,
 }
 
 impl App {
@@ -124,6 +130,7 @@ impl App {
             frames: 0,
             fit_pending: false,
             timing: std::env::var_os("SPALL_TIMING").map(|_| Instant::now()),
+            flame_pending: None,
         }
     }
 
@@ -242,6 +249,19 @@ impl App {
                 self.fit_pending = false;
                 s.fit_all(l);
             }
+            if s.mode == Mode::Flame {
+                if let Some(want) = s.flame.wanted(l, s) {
+                    if self.flame_pending.as_ref() != Some(&want) {
+                        // Merging costs O(spans): off the UI thread, as loading is.
+                        self.flame_pending = Some(want.clone());
+                        let (bg, proxy) = (l.clone(), self.proxy.clone());
+                        std::thread::spawn(move || {
+                            let tree = bg.trace.flame(&want.0, want.1);
+                            let _ = proxy.send_event(UserEvent::Flame(Box::new((want, tree))));
+                        });
+                    }
+                }
+            }
             self.frame.build(&mut self.scene, &mut self.fonts, l, s);
         } else {
             message(
@@ -358,6 +378,13 @@ impl App {
                 let (a, b) = s.viewport.visible();
                 s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
             }
+            None if s.mode == Mode::Flame => {
+                let hit = s.flame.hit(s, x, y).map(|h| (h, x, y));
+                if hit.is_none() && s.flame.hover.is_none() {
+                    return;
+                }
+                s.flame.hover = hit;
+            }
             None => {
                 let hit = s.hit(l, x, y);
                 let new = hit.map(|r| (r, x, y));
@@ -379,6 +406,16 @@ impl App {
             return;
         }
         if button != MouseButton::Left {
+            return;
+        }
+        if s.mode == Mode::Flame {
+            // A click zooms into a frame (an ancestor's bar zooms back out).
+            if !pressed {
+                if let Some(h) = s.flame.hit(s, x, y) {
+                    s.flame_click(l, h);
+                    self.redraw();
+                }
+            }
             return;
         }
         if pressed {
@@ -433,7 +470,7 @@ impl App {
         let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
             return;
         };
-        if x > s.width {
+        if x > s.width || s.mode == Mode::Flame {
             return;
         }
         let (dx, dy) = match delta {
@@ -469,6 +506,23 @@ impl App {
             return;
         };
         let cx = s.width / 2.0;
+        if let Key::Character(c) = key {
+            if c.eq_ignore_ascii_case("g") {
+                s.mode = match s.mode {
+                    Mode::Timeline => Mode::Flame,
+                    Mode::Flame => Mode::Timeline,
+                };
+                s.flame.hover = None;
+                self.redraw();
+                return;
+            }
+        }
+        if s.mode == Mode::Flame {
+            if flame_key(l, s, key, &mut self.theme) {
+                self.redraw();
+            }
+            return;
+        }
         match key {
             Key::Character(c) => match c.to_ascii_lowercase().as_str() {
                 "w" => s.zoom_at(l, cx, 1.25),
@@ -499,6 +553,46 @@ impl App {
         }
         self.redraw();
     }
+}
+
+/// A key in the flame graph view; returns whether anything changed.
+fn flame_key(l: &Loaded, s: &mut ViewState, key: &Key, theme: &mut Option<Theme>) -> bool {
+    let f = &mut s.flame;
+    match key {
+        Key::Character(c) => match c.to_ascii_lowercase().as_str() {
+            "i" => f.icicle = !f.icicle,
+            "o" => {
+                f.sort = match f.sort {
+                    FlameSort::Heaviest => FlameSort::Name,
+                    FlameSort::Name => FlameSort::Heaviest,
+                }
+            }
+            "v" => {
+                if f.sandwich.is_some() {
+                    f.sandwich = None;
+                } else if let Some(label) = f.selected_label() {
+                    f.open_sandwich(l, label);
+                }
+            }
+            "t" => *theme = Some(s.theme.toggled()),
+            _ => return false,
+        },
+        Key::Named(NamedKey::Backspace) => {
+            let which = f.selected.map_or(Which::Main, |h| h.pane);
+            return f.zoom_out(which);
+        }
+        Key::Named(NamedKey::Escape) => {
+            if f.sandwich.take().is_none() {
+                f.selected = None;
+                f.occurrences.clear();
+                if let Some(p) = &mut f.main {
+                    p.zoom = 0;
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
@@ -703,6 +797,18 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             UserEvent::Progress => self.redraw(),
             UserEvent::Loaded(r) => self.on_loaded(*r),
+            UserEvent::Flame(b) => {
+                let (want, tree) = *b;
+                if self.flame_pending.as_ref() == Some(&want) {
+                    self.flame_pending = None;
+                }
+                if let (Some(l), Some(s)) = (&self.loaded, &mut self.state) {
+                    if s.flame.wanted(l, s).as_ref() == Some(&want) {
+                        s.flame.install(l, want, tree);
+                    }
+                }
+                self.redraw();
+            }
             UserEvent::Repaint(d) => {
                 if d.is_zero() {
                     self.redraw();

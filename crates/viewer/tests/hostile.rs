@@ -25,6 +25,10 @@ fn corner(l: &Loaded) -> Color {
         flows: spall_viewer::state::FlowMode::Selected,
         theme: Theme::new(ThemeKind::Light),
         scale: 1.0,
+        mode: spall_viewer::flame::Mode::Timeline,
+        thread: None,
+        sandwich: None,
+        flame_up: false,
     };
     let s = prepare(l, &shot).unwrap();
     let px = render(l, &s).expect("headless rendering works");

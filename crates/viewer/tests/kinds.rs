@@ -84,6 +84,10 @@ fn shot_with(
             flows,
             theme: Theme::new(ThemeKind::Light),
             scale: 1.0,
+            mode: spall_viewer::flame::Mode::Timeline,
+            thread: None,
+            sandwich: None,
+            flame_up: false,
         },
     )
     .unwrap();

@@ -44,6 +44,10 @@ fn shot(l: &Loaded, kind: ThemeKind, select: Option<&str>) -> (ViewState, Img) {
             flows: spall_viewer::state::FlowMode::Selected,
             theme: Theme::new(kind),
             scale: 1.0,
+            mode: spall_viewer::flame::Mode::Timeline,
+            thread: None,
+            sandwich: None,
+            flame_up: false,
         },
     )
     .unwrap();
@@ -181,6 +185,10 @@ fn spall_files_render_and_a_range_view_zooms() {
             flows: spall_viewer::state::FlowMode::Selected,
             theme: Theme::new(ThemeKind::Light),
             scale: 1.0,
+            mode: spall_viewer::flame::Mode::Timeline,
+            thread: None,
+            sandwich: None,
+            flame_up: false,
         },
     )
     .unwrap();

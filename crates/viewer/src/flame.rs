@@ -1,0 +1,417 @@
+//! The flame graph view's state: which spans it merges (scope), its orientation and order,
+//! the zoomed-in frame, the selection, the sandwich, and hit testing. Drawing is in
+//! `flame_draw`. No GL, no threads: the window may build trees off its UI thread through
+//! [`FlameView::wanted`] and [`FlameView::install`].
+
+use std::sync::Arc;
+
+use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, SpanRef};
+
+use crate::layout::Track;
+use crate::loaded::Loaded;
+use crate::state::ViewState;
+
+/// Which view the main area shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    #[default]
+    Timeline,
+    Flame,
+}
+
+/// Which threads the flame graph merges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlameThreads {
+    /// Every thread, merged.
+    #[default]
+    All,
+    /// The threads the track filter shows.
+    Visible,
+    /// One thread (index into `Trace::threads`).
+    One(u32),
+}
+
+/// One flame graph on screen, zoomed into a frame.
+#[derive(Clone, Debug)]
+pub struct Pane {
+    pub tree: Arc<FlameTree>,
+    /// The frame whose subtree fills the width.
+    pub zoom: u32,
+}
+
+impl Pane {
+    pub fn new(tree: Arc<FlameTree>) -> Pane {
+        Pane { tree, zoom: 0 }
+    }
+}
+
+/// Which pane a node is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    Main,
+    Callers,
+    Callees,
+}
+
+/// A frame under the pointer or selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlameHit {
+    pub pane: Which,
+    pub node: u32,
+}
+
+/// Speedscope's sandwich for one function.
+#[derive(Clone, Debug)]
+pub struct Sandwich {
+    pub label: FrameLabel,
+    pub callers: Pane,
+    pub callees: Pane,
+}
+
+/// The flame view.
+#[derive(Clone, Debug)]
+pub struct FlameView {
+    pub threads: FlameThreads,
+    /// Keep threads apart (process and thread as the first frames).
+    pub per_thread: bool,
+    /// Clip to the range selection, when there is one.
+    pub use_range: bool,
+    /// Root on top (icicle), else at the bottom (flame).
+    pub icicle: bool,
+    pub sort: FlameSort,
+    /// The merged graph, and what it was built from.
+    pub main: Option<Pane>,
+    built: Option<(FlameOptions, FlameSort)>,
+    pub sandwich: Option<Sandwich>,
+    pub selected: Option<FlameHit>,
+    pub hover: Option<(FlameHit, f32, f32)>,
+    /// Spans merged into the selected frame, by start; and the one last stepped to.
+    pub occurrences: Vec<SpanRef>,
+    pub occurrence: Option<usize>,
+}
+
+impl Default for FlameView {
+    fn default() -> Self {
+        FlameView {
+            threads: FlameThreads::All,
+            per_thread: false,
+            use_range: true,
+            icicle: true,
+            sort: FlameSort::Heaviest,
+            main: None,
+            built: None,
+            sandwich: None,
+            selected: None,
+            hover: None,
+            occurrences: Vec::new(),
+            occurrence: None,
+        }
+    }
+}
+
+/// Height of the strip above the graph (scope and breadcrumb), logical pixels.
+pub const HEADER_PX: f32 = 24.0;
+/// Height of a frame's row, logical pixels.
+pub const ROW_PX: f32 = 18.0;
+
+/// Where a pane is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Region {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    /// Rows go down from the top (icicle), else up from the bottom.
+    pub down: bool,
+    pub row_h: f32,
+}
+
+impl Region {
+    /// The top of the row at `depth`.
+    pub fn row_y(&self, depth: u32) -> f32 {
+        if self.down {
+            self.y + depth as f32 * self.row_h
+        } else {
+            self.y + self.h - (depth + 1) as f32 * self.row_h
+        }
+    }
+
+    /// The depth of the row at `y`, if any.
+    pub fn row_at(&self, y: f32) -> Option<u32> {
+        if y < self.y || y >= self.y + self.h {
+            return None;
+        }
+        let r = if self.down {
+            (y - self.y) / self.row_h
+        } else {
+            (self.y + self.h - y) / self.row_h
+        };
+        Some(r as u32)
+    }
+}
+
+impl Pane {
+    /// The on-screen box of `node` (ancestors of the zoomed frame fill the width).
+    pub fn node_box(&self, r: &Region, node: u32) -> Option<(f32, f32, f32, f32)> {
+        let t = &self.tree;
+        let (z, n) = (self.zoom as usize, node as usize);
+        let y = r.row_y(t.depth[n]);
+        let inside = node >= self.zoom && node < self.zoom + t.size[z];
+        if !inside {
+            let ancestor = self.zoom == node || t.path(self.zoom).contains(&node) || node == 0;
+            return ancestor.then_some((r.x, y, r.w, r.row_h - 1.0));
+        }
+        let scale = r.w as f64 / t.total[z].max(1) as f64;
+        let x = r.x + ((t.x[n] - t.x[z]) as f64 * scale) as f32;
+        let w = (t.total[n] as f64 * scale) as f32;
+        Some((x, y, w, r.row_h - 1.0))
+    }
+
+    /// The frame at a point.
+    pub fn hit(&self, r: &Region, x: f32, y: f32) -> Option<u32> {
+        let t = &self.tree;
+        if t.is_empty() || x < r.x || x >= r.x + r.w {
+            return None;
+        }
+        let row = r.row_at(y)?;
+        let z = self.zoom as usize;
+        if row <= t.depth[z] {
+            let mut chain = vec![0];
+            chain.extend(t.path(self.zoom));
+            return chain.get(row as usize).copied();
+        }
+        let at = t.x[z] as f64 + (x - r.x) as f64 / r.w as f64 * t.total[z] as f64;
+        let mut n = self.zoom;
+        while t.depth[n as usize] < row {
+            n = t.children(n).find(|&c| {
+                (t.x[c as usize] as f64) <= at
+                    && at < (t.x[c as usize] + t.total[c as usize]) as f64
+            })?;
+        }
+        Some(n)
+    }
+}
+
+impl FlameView {
+    /// What the graph should be built from now: `None` when the built one is current.
+    pub fn wanted(&self, l: &Loaded, s: &ViewState) -> Option<(FlameOptions, FlameSort)> {
+        let opts = self.options(l, s);
+        let want = (opts, self.sort);
+        (self.built.as_ref() != Some(&want)).then_some(want)
+    }
+
+    /// The options the current scope asks for.
+    pub fn options(&self, l: &Loaded, s: &ViewState) -> FlameOptions {
+        let t = &l.trace;
+        let threads = match self.threads {
+            FlameThreads::All => None,
+            FlameThreads::One(ti) => Some(vec![ti]),
+            FlameThreads::Visible => Some(
+                (0..t.threads().len() as u32)
+                    .filter(|&ti| {
+                        let p = t.threads()[ti as usize].process;
+                        !s.collapsed.is_hidden(Track::Thread(ti))
+                            && !s.collapsed.is_hidden(Track::Process(p))
+                    })
+                    .collect(),
+            ),
+        };
+        FlameOptions {
+            threads,
+            range: if self.use_range { s.range } else { None },
+            per_thread: self.per_thread,
+        }
+    }
+
+    /// Puts a tree built for `want` in place (keeping the zoom on the same stack when it is
+    /// still there).
+    pub fn install(&mut self, l: &Loaded, want: (FlameOptions, FlameSort), tree: FlameTree) {
+        let old_path = self.main.as_ref().map(|p| labels(&p.tree, p.zoom));
+        let tree = Arc::new(tree);
+        let zoom = old_path.map_or(0, |p| find_path(&tree, &p).unwrap_or(0));
+        self.main = Some(Pane { tree, zoom });
+        self.built = Some(want);
+        self.selected = None;
+        self.hover = None;
+        self.occurrences.clear();
+        self.occurrence = None;
+        if let Some(sw) = &self.sandwich {
+            let label = sw.label;
+            self.open_sandwich(l, label);
+        }
+    }
+
+    pub fn pane(&self, which: Which) -> Option<&Pane> {
+        match which {
+            Which::Main => self.main.as_ref(),
+            Which::Callers => self.sandwich.as_ref().map(|s| &s.callers),
+            Which::Callees => self.sandwich.as_ref().map(|s| &s.callees),
+        }
+    }
+
+    fn pane_mut(&mut self, which: Which) -> Option<&mut Pane> {
+        match which {
+            Which::Main => self.main.as_mut(),
+            Which::Callers => self.sandwich.as_mut().map(|s| &mut s.callers),
+            Which::Callees => self.sandwich.as_mut().map(|s| &mut s.callees),
+        }
+    }
+
+    /// The regions of the panes shown, in a `w × h` area whose graph starts at `top`.
+    pub fn regions(&self, top: f32, w: f32, h: f32, scale: f32) -> Vec<(Which, Region)> {
+        let row_h = ROW_PX * scale;
+        let gh = (h - top).max(0.0);
+        if self.sandwich.is_some() {
+            let half = (gh / 2.0).floor();
+            vec![
+                (
+                    Which::Callers,
+                    Region {
+                        x: 0.0,
+                        y: top,
+                        w,
+                        h: half,
+                        down: false,
+                        row_h,
+                    },
+                ),
+                (
+                    Which::Callees,
+                    Region {
+                        x: 0.0,
+                        y: top + half,
+                        w,
+                        h: gh - half,
+                        down: true,
+                        row_h,
+                    },
+                ),
+            ]
+        } else {
+            let r = Region {
+                x: 0.0,
+                y: top,
+                w,
+                h: gh,
+                down: self.icicle,
+                row_h,
+            };
+            vec![(Which::Main, r)]
+        }
+    }
+
+    /// The frame at a point of the area.
+    pub fn hit(&self, s: &ViewState, x: f32, y: f32) -> Option<FlameHit> {
+        let top = HEADER_PX * s.scale;
+        self.regions(top, s.width, s.height, s.scale)
+            .into_iter()
+            .find_map(|(which, r)| {
+                let node = self.pane(which)?.hit(&r, x, y)?;
+                Some(FlameHit { pane: which, node })
+            })
+    }
+
+    /// A click: zooms into the frame (or back out to an ancestor) and selects it; the
+    /// main graph's frames list their occurrences.
+    pub fn click(&mut self, l: &Loaded, opts: &FlameOptions, h: FlameHit) {
+        if let Some(p) = self.pane_mut(h.pane) {
+            p.zoom = h.node;
+        }
+        self.select(l, opts, Some(h));
+    }
+
+    /// Selects a frame and finds its occurrences.
+    pub fn select(&mut self, l: &Loaded, opts: &FlameOptions, h: Option<FlameHit>) {
+        self.selected = h;
+        self.occurrences.clear();
+        self.occurrence = None;
+        let Some(h) = h else { return };
+        let Some(p) = self.pane(h.pane) else { return };
+        let t = &l.trace;
+        self.occurrences = match (h.pane, p.tree.label[h.node as usize]) {
+            (Which::Main, _) => t.flame_occurrences(&p.tree, h.node, opts),
+            // In a sandwich, the function itself: wherever it runs in scope.
+            (_, FrameLabel::Name(n)) if h.node == 0 => t
+                .occurrences(|x| x == t.str(n))
+                .into_iter()
+                .filter(|r| opts.threads.as_ref().is_none_or(|v| v.contains(&r.thread)))
+                .collect(),
+            _ => Vec::new(),
+        };
+    }
+
+    /// The selected frame's label.
+    pub fn selected_label(&self) -> Option<FrameLabel> {
+        let h = self.selected?;
+        Some(self.pane(h.pane)?.tree.label[h.node as usize])
+    }
+
+    /// Zooms the pane out one level; false when it shows its root already.
+    pub fn zoom_out(&mut self, which: Which) -> bool {
+        let Some(p) = self.pane_mut(which) else {
+            return false;
+        };
+        if p.zoom == 0 {
+            return false;
+        }
+        p.zoom = p.tree.parent[p.zoom as usize];
+        true
+    }
+
+    /// Shows the sandwich of the frames labelled `label`.
+    pub fn open_sandwich(&mut self, l: &Loaded, label: FrameLabel) {
+        let Some(main) = &self.main else { return };
+        let (callers, callees) = main.tree.sandwich(&l.trace, label, self.sort);
+        self.sandwich = Some(Sandwich {
+            label,
+            callers: Pane::new(Arc::new(callers)),
+            callees: Pane::new(Arc::new(callees)),
+        });
+        self.selected = None;
+        self.hover = None;
+    }
+
+    /// The heaviest frame labelled with exactly `name`, else one containing it.
+    pub fn find(&self, l: &Loaded, name: &str) -> Option<u32> {
+        let t = &self.main.as_ref()?.tree;
+        let text = |n: usize| label_text(&l.trace, t.label[n]);
+        let best = |m: &dyn Fn(&str) -> bool| {
+            (1..t.len())
+                .filter(|&n| m(&text(n)))
+                .max_by_key(|&n| (t.total[n], std::cmp::Reverse(n)))
+        };
+        best(&|x| x == name)
+            .or_else(|| best(&|x| x.contains(name)))
+            .map(|n| n as u32)
+    }
+
+    /// Steps through the selected frame's occurrences; returns the span stepped to.
+    pub fn step_occurrence(&mut self, forward: bool) -> Option<SpanRef> {
+        let n = self.occurrences.len();
+        if n == 0 {
+            return None;
+        }
+        let i = match (self.occurrence, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(i), true) => (i + 1) % n,
+            (Some(i), false) => (i + n - 1) % n,
+        };
+        self.occurrence = Some(i);
+        Some(self.occurrences[i])
+    }
+}
+
+/// The labels from the root's child down to `n`.
+fn labels(t: &FlameTree, n: u32) -> Vec<FrameLabel> {
+    t.path(n).iter().map(|&k| t.label[k as usize]).collect()
+}
+
+/// The node with this label path, if the tree has it.
+fn find_path(t: &FlameTree, path: &[FrameLabel]) -> Option<u32> {
+    let mut n = 0;
+    for &want in path {
+        n = t.children(n).find(|&c| t.label[c as usize] == want)?;
+    }
+    Some(n)
+}

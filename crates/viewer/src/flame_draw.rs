@@ -1,0 +1,296 @@
+//! Drawing the flame graph view into a render-gl [`Scene`]: a header strip (scope and
+//! breadcrumb), then one pane (or a sandwich's two), frames narrower than a pixel merged so
+//! the cost of a frame is bounded by pixels, not by stacks.
+
+use render_gl::{Color, Fonts, Scene, VAlign};
+use trace_model::{label_text, FlameSort, FrameLabel};
+
+use crate::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
+use crate::loaded::Loaded;
+use crate::state::ViewState;
+use crate::viewport::format_duration;
+
+/// Frames at least this wide (pixels) are drawn one by one; narrower ones merge.
+const MIN_PX: f32 = 1.0;
+
+/// Draws the flame view; `s.flame` must have its graph built.
+pub fn build(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+    let th = s.theme;
+    let f = &s.flame;
+    let top = HEADER_PX * s.scale;
+    header(scene, fonts, l, s);
+    let Some(main) = &f.main else {
+        message(scene, fonts, s, top, "building the flame graph …");
+        return;
+    };
+    if main.tree.is_empty() || main.tree.total[0] == 0 {
+        message(scene, fonts, s, top, "no spans in this scope");
+        return;
+    }
+    for (which, r) in f.regions(top, s.width, s.height, s.scale) {
+        let Some(p) = f.pane(which) else { continue };
+        scene.push_clip(r.x, r.y, r.w, r.h);
+        pane(scene, fonts, l, s, p, &r, which);
+        let caption = match which {
+            Which::Callers => Some("callers (merged over every call)"),
+            Which::Callees => Some("callees (merged over every call)"),
+            Which::Main => None,
+        };
+        if let Some(c) = caption {
+            let px = 11.0 * s.scale;
+            let cw = fonts.measure(c, px);
+            let y = if r.down {
+                r.y + r.h - 10.0 * s.scale
+            } else {
+                r.y + 10.0 * s.scale
+            };
+            let x = r.x + r.w - cw - 8.0;
+            scene.text(fonts, x, y, px, VAlign::Center, th.text_dim, c);
+        }
+        if which == Which::Callees {
+            scene.rect(r.x, r.y, r.w, 1.0, th.tick);
+        }
+        scene.pop_clip();
+    }
+    if let Some((h, x, y)) = f.hover {
+        tooltip(scene, fonts, l, s, h, x, y);
+    }
+}
+
+fn message(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, top: f32, text: &str) {
+    let px = 14.0 * s.scale;
+    let c = s.theme.text_dim;
+    scene.text(
+        fonts,
+        16.0,
+        top + 30.0 * s.scale,
+        px,
+        VAlign::Center,
+        c,
+        text,
+    );
+}
+
+/// The strip above the graph: what is merged, and the zoomed frame's path.
+fn header(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+    let th = s.theme;
+    let f = &s.flame;
+    let h = HEADER_PX * s.scale;
+    scene.rect(0.0, 0.0, s.width, h, th.ruler);
+    let t = &l.trace;
+    let scope = match f.threads {
+        FlameThreads::All if f.per_thread => "all threads, apart".to_string(),
+        FlameThreads::All => "all threads merged".to_string(),
+        FlameThreads::Visible => "visible threads".to_string(),
+        FlameThreads::One(ti) => t.thread_label(ti),
+    };
+    let range = match (f.use_range, s.range) {
+        (true, Some((a, b))) => format!(" · range {}", format_duration(b - a)),
+        _ => String::new(),
+    };
+    let order = match f.sort {
+        FlameSort::Heaviest => "heaviest first",
+        FlameSort::Name => "by name",
+    };
+    let mut text = match &f.sandwich {
+        Some(sw) => format!(
+            "Sandwich: {} · callers above, callees below · {scope}{range}",
+            label_text(t, sw.label)
+        ),
+        None => format!("Flame graph · {scope}{range} · {order}"),
+    };
+    if let (None, Some(p)) = (&f.sandwich, &f.main) {
+        if p.zoom != 0 {
+            let names: Vec<String> = std::iter::once("all".to_string())
+                .chain(
+                    p.tree
+                        .path(p.zoom)
+                        .iter()
+                        .map(|&n| label_text(t, p.tree.label[n as usize]).into_owned()),
+                )
+                .collect();
+            text = format!("{text}   ·   {}", names.join(" › "));
+        }
+    }
+    let px = 12.0 * s.scale;
+    if let Some(fit) = fonts.truncate(&text, px, s.width - 16.0) {
+        scene.text(fonts, 8.0, h / 2.0, px, VAlign::Center, th.text, &fit);
+    }
+}
+
+/// The fill of a frame.
+fn fill(l: &Loaded, s: &ViewState, label: FrameLabel) -> Color {
+    match label {
+        FrameLabel::Name(n) => {
+            let c = s.theme.span_fill(l.colors[n.0 as usize]);
+            if s.matches.is_active() && !s.matches.name_matches(n) {
+                c.with_alpha(s.theme.dim_alpha)
+            } else {
+                c
+            }
+        }
+        _ => s.theme.process_header,
+    }
+}
+
+/// One pane: the zoomed frame's ancestors across the width, then its subtree.
+fn pane(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    l: &Loaded,
+    s: &ViewState,
+    p: &Pane,
+    r: &Region,
+    which: Which,
+) {
+    let t = &p.tree;
+    let th = s.theme;
+    let label_px = 12.0 * s.scale;
+    let bar = |scene: &mut Scene, fonts: &mut Fonts, n: u32, x: f32, y: f32, w: f32| {
+        let label = t.label[n as usize];
+        let c = fill(l, s, label);
+        scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
+        if w > 14.0 {
+            let lx = x.max(r.x) + 4.0;
+            let room = (x + w).min(r.x + r.w) - lx - 3.0;
+            let text = label_text(&l.trace, label);
+            if let Some(fit) = fonts.truncate(&text, label_px, room) {
+                let y = y + (r.row_h - 1.0) / 2.0;
+                scene.text(fonts, lx, y, label_px, VAlign::Center, th.text_on(c), &fit);
+            }
+        }
+    };
+    // Ancestors (and the root) span the width: click one to zoom back out.
+    let visible = |y: f32| y + r.row_h > r.y && y < r.y + r.h;
+    for n in std::iter::once(0).chain(t.path(p.zoom)) {
+        if n == p.zoom {
+            break;
+        }
+        let y = r.row_y(t.depth[n as usize]);
+        if visible(y) {
+            bar(scene, fonts, n, r.x, y, r.w);
+            scene.rect(r.x, y, r.w, r.row_h - 1.0, th.background.with_alpha(110));
+        }
+    }
+    let z = p.zoom as usize;
+    let scale = r.w as f64 / t.total[z].max(1) as f64;
+    let x_of = |n: u32| r.x + ((t.x[n as usize] - t.x[z]) as f64 * scale) as f32;
+    let merged = th.text_dim.with_alpha(120);
+    let mut stack = vec![p.zoom];
+    while let Some(n) = stack.pop() {
+        let depth = t.depth[n as usize];
+        let y = r.row_y(depth);
+        let w = (t.total[n as usize] as f64 * scale) as f32;
+        bar(scene, fonts, n, x_of(n), y, w);
+        // Children one row further; stop once rows leave the pane.
+        let cy = r.row_y(depth + 1);
+        if !visible(cy) {
+            continue;
+        }
+        // Runs of frames too narrow to see merge into one grey box.
+        let mut run: Option<(f32, f32)> = None;
+        let flush = |scene: &mut Scene, run: &mut Option<(f32, f32)>| {
+            if let Some((a, b)) = run.take() {
+                if b - a >= 0.5 {
+                    scene.rect(a, cy, (b - a).max(MIN_PX), r.row_h - 1.0, merged);
+                }
+            }
+        };
+        for c in t.children(n) {
+            let cw = (t.total[c as usize] as f64 * scale) as f32;
+            let cx = x_of(c);
+            if cw >= MIN_PX {
+                flush(scene, &mut run);
+                stack.push(c);
+                continue;
+            }
+            if s.flame.sort == FlameSort::Heaviest {
+                // Every later sibling is lighter still: one box for the rest, which ends
+                // where the children's time ends (the rest of the parent is self time).
+                let kids = (t.total[n as usize] - t.self_ns[n as usize]).max(0);
+                let end = x_of(n) + ((kids as f64 * scale) as f32).min(w);
+                run = Some((run.map_or(cx, |r| r.0), end.max(cx)));
+                break;
+            }
+            run = Some(match run {
+                Some((a, b)) if cx - b < 1.0 => (a, cx + cw),
+                _ => {
+                    flush(scene, &mut run);
+                    (cx, cx + cw)
+                }
+            });
+        }
+        flush(scene, &mut run);
+    }
+    // The selection, outlined.
+    if let Some(h) = s.flame.selected.filter(|h| h.pane == which) {
+        if let Some((x, y, w, bh)) = p.node_box(r, h.node) {
+            scene.outline(
+                x - 1.0,
+                y - 1.0,
+                w.max(MIN_PX) + 2.0,
+                bh + 2.0,
+                2.0,
+                th.selection,
+            );
+        }
+    }
+}
+
+/// Lines describing a frame: its stack (innermost last), total, self, count and shares.
+pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
+    let Some(p) = s.flame.pane(h.pane) else {
+        return Vec::new();
+    };
+    let t = &p.tree;
+    let n = h.node as usize;
+    let name = |k: u32| label_text(&l.trace, t.label[k as usize]).into_owned();
+    let mut lines = vec![name(h.node)];
+    let total = t.total[n];
+    let share = |of: i64| {
+        if of > 0 {
+            format!("{:.1}%", total as f64 * 100.0 / of as f64)
+        } else {
+            "-".into()
+        }
+    };
+    lines.push(format!(
+        "total {} · self {} · {} spans",
+        format_duration(total),
+        format_duration(t.self_ns[n]),
+        t.count[n]
+    ));
+    lines.push(format!(
+        "{} of all · {} of the zoomed frame",
+        share(t.total[0]),
+        share(t.total[p.zoom as usize])
+    ));
+    let path = t.path(h.node);
+    if path.len() > 1 {
+        let what = match h.pane {
+            Which::Callers => "called from",
+            _ => "stack",
+        };
+        lines.push(format!("{what}:"));
+        let skip = path.len().saturating_sub(12);
+        if skip > 0 {
+            lines.push(format!("  … {skip} more"));
+        }
+        for &k in &path[skip..] {
+            lines.push(format!("  {}", name(k)));
+        }
+    }
+    lines
+}
+
+fn tooltip(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    l: &Loaded,
+    s: &ViewState,
+    h: FlameHit,
+    x: f32,
+    y: f32,
+) {
+    crate::frame::tooltip_box(scene, fonts, s, &describe(l, s, h), x, y);
+}
