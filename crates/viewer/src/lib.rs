@@ -17,6 +17,7 @@ mod frame_kinds;
 pub mod kinds;
 pub mod layout;
 pub mod loaded;
+mod name_panel;
 pub mod panel;
 pub mod screenshot;
 pub mod state;

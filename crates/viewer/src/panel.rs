@@ -9,6 +9,7 @@ use crate::frame_kinds::describe;
 use crate::kinds::{value_at, Pick};
 use crate::layout::{track_list, Track};
 use crate::loaded::Loaded;
+use crate::name_panel::NameAnalysis;
 use crate::state::ViewState;
 use crate::viewport::{format_duration, format_value};
 
@@ -20,7 +21,8 @@ pub enum SortColumn {
     Total,
     SelfTime,
     Mean,
-    Min,
+    P50,
+    P90,
     Max,
 }
 
@@ -43,6 +45,13 @@ pub struct Panel {
     pub track_filter: String,
     /// Counters and async slices over the range they were computed for.
     range_kinds: Option<((i64, i64), RangeKinds)>,
+    /// The statistics table's name filter.
+    pub stats_filter: String,
+    /// Where the table's column headers were last drawn (for layout tests).
+    pub header_rects: Vec<egui::Rect>,
+    resort: bool,
+    /// The analysis of the name last clicked in the table.
+    pub analysis: Option<NameAnalysis>,
 }
 
 impl Default for Panel {
@@ -59,6 +68,10 @@ impl Default for Panel {
             stats_for: None,
             track_filter: String::new(),
             range_kinds: None,
+            stats_filter: String::new(),
+            header_rects: Vec::new(),
+            resort: false,
+            analysis: None,
         }
     }
 }
@@ -216,6 +229,7 @@ impl Panel {
                         if let Some(name) = self.stats_table(ui, l, s) {
                             s.highlight_name(l, name);
                             self.search = l.trace.str(name).to_string();
+                            self.analysis = Some(NameAnalysis::new(l, name, s.range));
                             act.redraw = true;
                         }
                         if let Some((a, b)) = s.range {
@@ -230,6 +244,27 @@ impl Panel {
                             }
                         }
                     });
+                // The analysis follows the range, as the table does.
+                let stale = self
+                    .analysis
+                    .as_ref()
+                    .filter(|a| a.range != s.range && !self.hold)
+                    .map(|a| a.name);
+                if let Some(name) = stale {
+                    self.analysis = Some(NameAnalysis::new(l, name, s.range));
+                }
+                if let Some(a) = &self.analysis {
+                    egui::CollapsingHeader::new(RichText::new("Durations of one name").strong())
+                        .default_open(true)
+                        .show(ui, |ui| {
+                            if let Some(r) = a.ui(ui, l) {
+                                s.mode = Mode::Timeline;
+                                s.select(l, Some(r));
+                                s.zoom_to(l, r);
+                                act.redraw = true;
+                            }
+                        });
+                }
                 egui::CollapsingHeader::new(RichText::new("Tracks").strong())
                     .default_open(false)
                     .show(ui, |ui| {
@@ -322,6 +357,7 @@ impl Panel {
         l: &Loaded,
         s: &ViewState,
     ) -> Option<trace_model::StrId> {
+        use egui_extras::{Column, TableBuilder};
         let stale = self.stats_for != Some(s.range) && !(self.hold && self.stats_for.is_some());
         if stale && s.range.is_none() && l.whole_stats_ready().is_none() {
             ui.label("computing statistics for the whole trace …");
@@ -332,78 +368,125 @@ impl Panel {
             self.stats_for = Some(s.range);
             self.sort_rows(l);
         }
+        let t = &l.trace;
+        let q = self.stats_filter.to_lowercase();
+        let rows: Vec<usize> = (0..self.stats.len())
+            .filter(|&i| q.is_empty() || t.str(self.stats[i].name).to_lowercase().contains(&q))
+            .collect();
+        ui.horizontal(|ui| {
+            ui.add(
+                TextEdit::singleline(&mut self.stats_filter)
+                    .hint_text("filter names")
+                    .desired_width(140.0),
+            );
+            ui.label(RichText::new(format!("{} of {}", rows.len(), self.stats.len())).weak());
+            for (text, sep) in [("copy CSV", ','), ("copy TSV", '\t')] {
+                if ui
+                    .small_button(text)
+                    .on_hover_text("the listed rows, times in ns, to the clipboard")
+                    .clicked()
+                {
+                    let listed = rows.iter().map(|&i| &self.stats[i]);
+                    ui.ctx().copy_text(table_text(l, listed, sep));
+                }
+            }
+        });
         let mut clicked = None;
         let cols = [
-            (SortColumn::Name, "name"),
-            (SortColumn::Count, "count"),
-            (SortColumn::Total, "total"),
-            (SortColumn::SelfTime, "self"),
-            (SortColumn::Mean, "mean"),
-            (SortColumn::Min, "min"),
-            (SortColumn::Max, "max"),
+            (
+                SortColumn::Name,
+                "name",
+                "the span name (hover for all of it)",
+            ),
+            (SortColumn::Count, "count", "spans"),
+            (SortColumn::Total, "total", "sum of durations"),
+            (
+                SortColumn::SelfTime,
+                "self",
+                "sum of self times (duration minus children)",
+            ),
+            (SortColumn::Mean, "mean", "mean duration"),
+            (SortColumn::P50, "p50", "median duration"),
+            (SortColumn::P90, "p90", "90th percentile duration"),
+            (SortColumn::Max, "max", "longest duration"),
         ];
-        ScrollArea::horizontal()
-            .id_salt("stats_scroll")
-            .show(ui, |ui| {
-                egui::Grid::new("stats")
-                    .striped(true)
-                    .min_col_width(36.0)
-                    .show(ui, |ui| {
-                        for (col, label) in cols {
-                            let arrow = if self.sort == col {
-                                if self.descending {
-                                    " v"
-                                } else {
-                                    " ^"
-                                }
+        let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+        self.header_rects.clear();
+        // The name column takes what the numbers leave; they are sized to their figures.
+        let num = Column::auto().at_least(34.0).resizable(true);
+        TableBuilder::new(ui)
+            .id_salt("stats")
+            .striped(true)
+            .max_scroll_height(320.0)
+            .column(Column::remainder().at_least(80.0).clip(true))
+            .columns(num, cols.len() - 1)
+            .header(row_h, |mut header| {
+                for (col, label, tip) in cols {
+                    let (_, r) = header.col(|ui| {
+                        let arrow = match (self.sort == col, self.descending) {
+                            (true, true) => " v",
+                            (true, false) => " ^",
+                            _ => "",
+                        };
+                        let text = RichText::new(format!("{label}{arrow}")).strong();
+                        if ui
+                            .selectable_label(self.sort == col, text)
+                            .on_hover_text(format!("{tip}; click to sort"))
+                            .clicked()
+                        {
+                            if self.sort == col {
+                                self.descending = !self.descending;
                             } else {
-                                ""
-                            };
-                            if ui
-                                .selectable_label(self.sort == col, format!("{label}{arrow}"))
-                                .clicked()
-                            {
-                                if self.sort == col {
-                                    self.descending = !self.descending;
-                                } else {
-                                    self.sort = col;
-                                    self.descending = col != SortColumn::Name;
-                                }
-                                self.sort_rows(l);
+                                self.sort = col;
+                                self.descending = col != SortColumn::Name;
                             }
-                        }
-                        ui.end_row();
-                        for row in self.stats.iter().take(300) {
-                            let name = l.trace.str(row.name);
-                            let shown: String = if name.chars().count() > 28 {
-                                name.chars().take(27).chain(['…']).collect()
-                            } else {
-                                name.to_string()
-                            };
-                            let highlighted =
-                                s.matches.name_matches(row.name) && s.matches.query == name;
-                            if ui
-                                .selectable_label(highlighted, shown)
-                                .on_hover_text(name)
-                                .clicked()
-                            {
-                                clicked = Some(row.name);
-                            }
-                            ui.label(row.count.to_string());
-                            ui.label(format_duration(row.total_ns));
-                            ui.label(format_duration(row.self_ns));
-                            ui.label(format_duration(row.mean_ns));
-                            ui.label(format_duration(row.min_ns));
-                            ui.label(format_duration(row.max_ns));
-                            ui.end_row();
+                            self.resort = true;
                         }
                     });
+                    self.header_rects.push(r.rect);
+                }
+            })
+            .body(|body| {
+                body.rows(row_h, rows.len(), |mut row| {
+                    let r = &self.stats[rows[row.index()]];
+                    let name = t.str(r.name);
+                    row.col(|ui| {
+                        let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
+                        // Names that share a prefix differ at their ends: keep both.
+                        let room = ui.available_width();
+                        let per_char = ui.text_style_height(&egui::TextStyle::Body) * 0.5;
+                        let shown = elide_middle(name, (room / per_char) as usize);
+                        let resp = ui.selectable_label(highlighted, shown).on_hover_text(name);
+                        if resp.clicked() {
+                            clicked = Some(r.name);
+                        }
+                        resp.context_menu(|ui| {
+                            if ui.button("copy name").clicked() {
+                                ui.ctx().copy_text(name.to_string());
+                                ui.close();
+                            }
+                            if ui.button("copy row (CSV)").clicked() {
+                                ui.ctx().copy_text(table_text(l, [r], ','));
+                                ui.close();
+                            }
+                        });
+                    });
+                    let n = |ui: &mut Ui, v: i64| {
+                        ui.label(compact_duration(v));
+                    };
+                    row.col(|ui| {
+                        ui.label(r.count.to_string());
+                    });
+                    row.col(|ui| n(ui, r.total_ns));
+                    row.col(|ui| n(ui, r.self_ns));
+                    row.col(|ui| n(ui, r.mean_ns));
+                    row.col(|ui| n(ui, r.p50_ns));
+                    row.col(|ui| n(ui, r.p90_ns));
+                    row.col(|ui| n(ui, r.max_ns));
+                });
             });
-        if self.stats.len() > 300 {
-            ui.label(format!(
-                "… and {} more (spall-cli stats lists all)",
-                self.stats.len() - 300
-            ));
+        if std::mem::take(&mut self.resort) {
+            self.sort_rows(l);
         }
         clicked
     }
@@ -418,9 +501,11 @@ impl Panel {
                 SortColumn::Total => a.total_ns.cmp(&b.total_ns),
                 SortColumn::SelfTime => a.self_ns.cmp(&b.self_ns),
                 SortColumn::Mean => a.mean_ns.cmp(&b.mean_ns),
-                SortColumn::Min => a.min_ns.cmp(&b.min_ns),
+                SortColumn::P50 => a.p50_ns.cmp(&b.p50_ns),
+                SortColumn::P90 => a.p90_ns.cmp(&b.p90_ns),
                 SortColumn::Max => a.max_ns.cmp(&b.max_ns),
             };
+            let o = o.then_with(|| t.str(a.name).cmp(t.str(b.name)));
             if self.descending {
                 o.reverse()
             } else {
@@ -428,6 +513,83 @@ impl Panel {
             }
         });
     }
+}
+
+/// `s` in at most `max` characters: its start and its end around an ellipsis, so names
+/// that share a long prefix still read apart.
+pub fn elide_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    let n = s.chars().count();
+    if n <= max.max(4) {
+        return s.into();
+    }
+    let keep = max.max(4) - 1;
+    let head = keep / 3;
+    let tail = keep - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}").into()
+}
+
+/// A duration in three significant figures, to keep number columns narrow.
+pub fn compact_duration(ns: i64) -> String {
+    let a = ns.unsigned_abs() as f64;
+    let (v, unit) = match a {
+        a if a < 1e3 => return format!("{ns} ns"),
+        a if a < 1e6 => (a / 1e3, "µs"),
+        a if a < 1e9 => (a / 1e6, "ms"),
+        a => (a / 1e9, "s"),
+    };
+    let sign = if ns < 0 { "-" } else { "" };
+    let digits = if v < 10.0 {
+        2
+    } else if v < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{sign}{v:.digits$} {unit}")
+}
+
+/// Rows as CSV (RFC 4180: fields with the separator, quotes or line breaks quoted, quotes
+/// doubled) or TSV (the same quoting with tabs), with a header; times in ns.
+pub fn table_text<'a>(
+    l: &Loaded,
+    rows: impl IntoIterator<Item = &'a NameStats>,
+    sep: char,
+) -> String {
+    let field = |s: &str| {
+        if s.contains([sep, '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let head = [
+        "name", "count", "total_ns", "self_ns", "mean_ns", "min_ns", "p50_ns", "p90_ns", "p99_ns",
+        "max_ns",
+    ];
+    let mut out = head.join(&sep.to_string());
+    out.push_str("\r\n");
+    for r in rows {
+        let nums = [
+            r.count as i64,
+            r.total_ns,
+            r.self_ns,
+            r.mean_ns,
+            r.min_ns,
+            r.p50_ns,
+            r.p90_ns,
+            r.p99_ns,
+            r.max_ns,
+        ];
+        out.push_str(&field(l.trace.str(r.name)));
+        for v in nums {
+            out.push(sep);
+            out.push_str(&v.to_string());
+        }
+        out.push_str("\r\n");
+    }
+    out
 }
 
 /// Details of the selected span; returns an ancestor that was clicked.
@@ -643,5 +805,54 @@ impl RangeKinds {
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_keep_their_ends() {
+        let a = elide_middle("LayerTreeHostImpl::DrawLayers", 16);
+        let b = elide_middle("LayerTreeHostImpl::UpdateLayers", 16);
+        assert_eq!(a.chars().count(), 16);
+        assert_ne!(a, b);
+        assert!(a.ends_with("DrawLayers") && a.starts_with("Layer"), "{a}");
+        assert_eq!(elide_middle("short", 16), "short");
+    }
+
+    #[test]
+    fn compact_durations_have_three_figures() {
+        assert_eq!(compact_duration(999), "999 ns");
+        assert_eq!(compact_duration(1_234), "1.23 µs");
+        assert_eq!(compact_duration(45_678_000), "45.7 ms");
+        assert_eq!(compact_duration(123_456_789_000), "123 s");
+    }
+
+    #[test]
+    fn copied_tables_follow_rfc_4180() {
+        let l = Loaded::new(
+            trace_model::load_bytes(
+                br#"[{"ph":"X","name":"a, \"b\"","ts":0,"dur":2,"pid":1,"tid":1},
+                     {"ph":"X","name":"tab\there","ts":5,"dur":1,"pid":1,"tid":1}]"#,
+            )
+            .unwrap(),
+            "t".into(),
+        );
+        let stats = l.trace.stats(&Default::default());
+        let csv = table_text(&l, &stats, ',');
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert!(lines[0].starts_with("name,count,total_ns,self_ns"));
+        assert_eq!(
+            lines[1],
+            "\"a, \"\"b\"\"\",1,2000,2000,2000,2000,2000,2000,2000,2000"
+        );
+        assert_eq!(
+            lines[2],
+            "tab\there,1,1000,1000,1000,1000,1000,1000,1000,1000"
+        );
+        let tsv = table_text(&l, &stats, '\t');
+        assert!(tsv.contains("\"tab\there\"\t1\t1000"), "{tsv}");
     }
 }

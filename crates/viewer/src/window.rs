@@ -32,6 +32,10 @@ use crate::theme::{Theme, ThemeKind};
 use crate::ViewerError;
 use trace_model::{FlameOptions, FlameSort, FlameTree};
 
+/// The side panel's width when the window opens, in points: wide enough for every
+/// column of the statistics table.
+pub const PANEL_POINTS: f32 = 520.0;
+
 /// Events from other threads.
 #[derive(Debug)]
 pub enum UserEvent {
@@ -223,9 +227,9 @@ impl App {
         });
         g.egui.run(&g.window, |ui| {
             let r = egui::Panel::right("side")
-                .default_size(400.0)
+                .default_size(PANEL_POINTS)
                 .min_size(260.0)
-                .max_size(620.0)
+                .max_size(1200.0)
                 .show(ui, |ui| {
                     actions = panel.ui(ui, loaded, state.as_deref_mut(), &status);
                 });
