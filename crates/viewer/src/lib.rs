@@ -24,6 +24,7 @@ pub mod state;
 pub mod theme;
 pub mod viewport;
 pub mod window;
+mod window_parts;
 
 pub use error::ViewerError;
 pub use loaded::Loaded;

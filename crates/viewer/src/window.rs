@@ -9,26 +9,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use glutin::config::{ConfigTemplateBuilder, GlConfig};
-use glutin::context::{
-    ContextApi, ContextAttributesBuilder, NotCurrentGlContext, PossiblyCurrentContext, Version,
-};
-use glutin::display::{GetGlDisplay, GlDisplay};
-use glutin::surface::{GlSurface, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
-use raw_window_handle::HasWindowHandle;
-use render_gl::{Fonts, Renderer, Scene, ShaderVersion, VAlign};
+use glutin::surface::GlSurface;
+use render_gl::{Fonts, Scene};
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::keyboard::{Key, NamedKey};
-use winit::window::{Theme as WinitTheme, Window, WindowId};
+use winit::window::{Theme as WinitTheme, WindowId};
 
-use crate::flame::{Mode, Which};
+use crate::flame::Mode;
 use crate::frame::{minimap_time, FrameBuilder};
 use crate::loaded::Loaded;
 use crate::panel::Panel;
 use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
+use crate::window_parts::{create_gl, dump_frame, flame_key, message, Gl};
 use crate::ViewerError;
 use trace_model::{FlameOptions, FlameSort, FlameTree};
 
@@ -46,15 +41,6 @@ pub enum UserEvent {
     Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
 }
 
-struct Gl {
-    window: Window,
-    surface: Surface<WindowSurface>,
-    context: PossiblyCurrentContext,
-    gl: Arc<glow::Context>,
-    renderer: Renderer,
-    egui: egui_glow::EguiGlow,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Drag {
     /// Panning (and scrolling) the tracks; `moved` says whether it was more than a click.
@@ -65,11 +51,11 @@ enum Drag {
     Minimap,
 }
 
-struct Loading {
-    source: String,
-    done: Arc<AtomicU64>,
-    total: Arc<AtomicU64>,
-    started: Instant,
+pub(crate) struct Loading {
+    pub(crate) source: String,
+    pub(crate) done: Arc<AtomicU64>,
+    pub(crate) total: Arc<AtomicU64>,
+    pub(crate) started: Instant,
 }
 
 struct App {
@@ -557,220 +543,6 @@ impl App {
         }
         self.redraw();
     }
-}
-
-/// A key in the flame graph view; returns whether anything changed.
-fn flame_key(l: &Loaded, s: &mut ViewState, key: &Key, theme: &mut Option<Theme>) -> bool {
-    let f = &mut s.flame;
-    match key {
-        Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-            "i" => f.icicle = !f.icicle,
-            "o" => {
-                f.sort = match f.sort {
-                    FlameSort::Heaviest => FlameSort::Name,
-                    FlameSort::Name => FlameSort::Heaviest,
-                }
-            }
-            "v" => {
-                if f.sandwich.is_some() {
-                    f.sandwich = None;
-                } else if let Some(label) = f.selected_label() {
-                    f.open_sandwich(l, label);
-                }
-            }
-            "t" => *theme = Some(s.theme.toggled()),
-            _ => return false,
-        },
-        Key::Named(NamedKey::Backspace) => {
-            let which = f.selected.map_or(Which::Main, |h| h.pane);
-            return f.zoom_out(which);
-        }
-        Key::Named(NamedKey::Escape) => {
-            if f.sandwich.take().is_none() {
-                f.selected = None;
-                f.occurrences.clear();
-                if let Some(p) = &mut f.main {
-                    p.zoom = 0;
-                }
-            }
-        }
-        _ => return false,
-    }
-    true
-}
-
-/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
-fn dump_frame(gl: &glow::Context, dir: &std::path::Path, w: u32, h: u32, n: u64, loaded: bool) {
-    use glow::HasContext;
-    let mut px = vec![0u8; (w * h * 4) as usize];
-    // SAFETY: the buffer holds w × h RGBA pixels; the context is current.
-    unsafe {
-        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
-        gl.read_pixels(
-            0,
-            0,
-            w as i32,
-            h as i32,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut px)),
-        );
-    }
-    let row = (w * 4) as usize;
-    let flipped: Vec<u8> = (0..h as usize)
-        .rev()
-        .flat_map(|y| px[y * row..(y + 1) * row].iter().copied())
-        .collect();
-    let _ = std::fs::create_dir_all(dir);
-    let tmp = dir.join("frame.png.tmp");
-    if render_gl::write_png(&tmp, w, h, &flipped).is_ok() {
-        let _ = std::fs::rename(&tmp, dir.join("frame.png"));
-        let _ = std::fs::write(dir.join("frame.txt.tmp"), format!("{n} {loaded}\n"));
-        let _ = std::fs::rename(dir.join("frame.txt.tmp"), dir.join("frame.txt"));
-    }
-}
-
-/// The screen shown before a trace is loaded: progress, or an error.
-fn message(
-    scene: &mut Scene,
-    fonts: &mut Fonts,
-    th: Theme,
-    w: f32,
-    h: f32,
-    status: &str,
-    loading: Option<&Loading>,
-) {
-    scene.begin(w as u32, h as u32, th.background);
-    let cy = h / 2.0;
-    scene.text(
-        fonts,
-        40.0,
-        cy - 30.0,
-        16.0,
-        VAlign::Center,
-        th.text,
-        status,
-    );
-    if let Some(l) = loading {
-        let (d, t) = (
-            l.done.load(Ordering::Relaxed),
-            l.total.load(Ordering::Relaxed),
-        );
-        let frac = if t > 0 { d as f32 / t as f32 } else { 0.0 };
-        let bw = (w - 80.0).max(10.0);
-        scene.rect(40.0, cy, bw, 10.0, th.ruler);
-        scene.rect(40.0, cy, bw * frac, 10.0, th.range_edge);
-        let secs = l.started.elapsed().as_secs_f32();
-        scene.text(
-            fonts,
-            40.0,
-            cy + 30.0,
-            12.0,
-            VAlign::Center,
-            th.text_dim,
-            &format!("{secs:.1} s"),
-        );
-    } else {
-        scene.text(
-            fonts,
-            40.0,
-            cy + 10.0,
-            12.0,
-            VAlign::Center,
-            th.text_dim,
-            "Drop a trace on the window, or press Ctrl+O to open one.",
-        );
-    }
-}
-
-fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
-    let fail = |what| {
-        move |e: &dyn std::fmt::Display| ViewerError::Window {
-            what,
-            detail: e.to_string(),
-        }
-    };
-    let attrs = Window::default_attributes()
-        .with_title("spall")
-        .with_inner_size(winit::dpi::LogicalSize::new(1400.0, 850.0));
-    let template = ConfigTemplateBuilder::new().with_alpha_size(8);
-    let (window, config) = glutin_winit::DisplayBuilder::new()
-        .with_preference(glutin_winit::ApiPreference::FallbackEgl)
-        .with_window_attributes(Some(attrs.clone()))
-        .build(el, template, |configs| {
-            configs
-                .reduce(|a, b| {
-                    if b.num_samples() < a.num_samples() {
-                        b
-                    } else {
-                        a
-                    }
-                })
-                .expect("at least one GL config")
-        })
-        .map_err(|e| fail("no OpenGL configuration")(&e))?;
-    let window = match window {
-        Some(w) => w,
-        None => {
-            glutin_winit::finalize_window(el, attrs, &config).map_err(|e| fail("window")(&e))?
-        }
-    };
-    let raw = (window.window_handle())
-        .map_err(|e| fail("window handle")(&e))?
-        .as_raw();
-    let display = config.display();
-    let ctx_attrs = ContextAttributesBuilder::new()
-        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-        .build(Some(raw));
-    let es_attrs = ContextAttributesBuilder::new()
-        .with_context_api(ContextApi::Gles(Some(Version::new(3, 0))))
-        .build(Some(raw));
-    // SAFETY: the window outlives the context and surface (both are stored together).
-    let (context, version) = unsafe {
-        match display.create_context(&config, &ctx_attrs) {
-            Ok(c) => (c, ShaderVersion::Gl33),
-            Err(_) => (
-                display
-                    .create_context(&config, &es_attrs)
-                    .map_err(|e| fail("GL context")(&e))?,
-                ShaderVersion::Gles30,
-            ),
-        }
-    };
-    let size = window.inner_size();
-    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
-        raw,
-        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
-        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
-    );
-    // SAFETY: as above.
-    let surface = unsafe { display.create_window_surface(&config, &surface_attrs) }
-        .map_err(|e| fail("GL surface")(&e))?;
-    let context = context
-        .make_current(&surface)
-        .map_err(|e| fail("making the GL context current")(&e))?;
-    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
-    // SAFETY: the context is current; symbols come from its display.
-    let gl = Arc::new(unsafe {
-        glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
-    });
-    // SAFETY: as above.
-    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
-    let egui = egui_glow::EguiGlow::new(
-        el,
-        gl.clone(),
-        None,
-        Some(window.scale_factor() as f32),
-        true,
-    );
-    Ok(Gl {
-        window,
-        surface,
-        context,
-        gl,
-        renderer,
-        egui,
-    })
 }
 
 impl ApplicationHandler<UserEvent> for App {
