@@ -61,7 +61,8 @@ fn main() {
     scene.outline(380.0, 110.0, 200.0, 70.0, 1.0, Color::rgb(40, 40, 40));
     headless.bind();
     unsafe { renderer.render(&mut scene, &fonts) };
-    render_gl::write_png(out.as_ref(), w, h, &headless.read_rgba()).expect("png");
+    let file = std::io::BufWriter::new(std::fs::File::create(&out).expect("create the png"));
+    render_gl::encode_png(file, w, h, &headless.read_rgba()).expect("png");
     eprintln!(
         "{out}: {} ({} instances)",
         headless.renderer_name(),

@@ -5,12 +5,12 @@
 //! model, because `.spall` holds only properly nested Begin/End pairs; everything it cannot
 //! hold is counted and reported.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use spall_format::{Input, JsonWriter};
+use flate2::write::GzEncoder;
+use spall_format::{AtomicFile, Input, JsonWriter};
 
 use crate::util::{load, Fatal};
 
@@ -41,8 +41,11 @@ fn target(out: &Path) -> Result<Target, Fatal> {
 
 pub fn run(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     let target = target(output)?;
-    if input == output {
-        return Err(Fatal("the output would overwrite the input".into()));
+    if same_file(input, output) {
+        return Err(Fatal(format!(
+            "{}: the output would overwrite the input",
+            output.display()
+        )));
     }
     match target {
         Target::Json { gzip } => to_json(input, output, gzip),
@@ -50,22 +53,59 @@ pub fn run(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     }
 }
 
-fn create(path: &Path) -> Result<BufWriter<File>, Fatal> {
-    File::create(path)
-        .map(|f| BufWriter::with_capacity(1 << 20, f))
-        .map_err(|e| Fatal(format!("{}: cannot create: {e}", path.display())))
+/// Whether two paths name one file (through links, `./`, or different spellings).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The output file, gzip-compressed or not. Nothing reaches the target until `finish`
+/// returns the file and it is committed.
+enum Out {
+    Plain(AtomicFile),
+    Gz(Box<GzEncoder<AtomicFile>>),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Out::Plain(f) => f.write(buf),
+            Out::Gz(g) => g.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Out::Plain(f) => f.flush(),
+            Out::Gz(g) => g.flush(),
+        }
+    }
+}
+
+impl Out {
+    fn finish(self) -> io::Result<AtomicFile> {
+        match self {
+            Out::Plain(f) => Ok(f),
+            Out::Gz(g) => (*g).finish(),
+        }
+    }
 }
 
 fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
     let src = Input::open(input, &crate::util::decode_options())?;
-    let file = create(output)?;
-    let out: Box<dyn Write> = if gzip {
-        Box::new(flate2::write::GzEncoder::new(
+    let file = AtomicFile::create(output)?;
+    let out = if gzip {
+        Out::Gz(Box::new(GzEncoder::new(
             file,
             flate2::Compression::default(),
-        ))
+        )))
     } else {
-        Box::new(file)
+        Out::Plain(file)
     };
     let mut sink = JsonWriter::new(out)?;
     let summary = src.decode(&mut sink).map_err(|e| e.with_path(input))?;
@@ -89,10 +129,9 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let (out, bad_args) = sink
-        .finish(&extra)
-        .map_err(|e| Fatal(format!("{}: {e}", output.display())))?;
-    drop(out);
+    let written = |e: io::Error| Fatal(format!("{}: cannot write: {e}", output.display()));
+    let (out, bad_args) = sink.finish(&extra).map_err(written)?;
+    out.finish().map_err(written)?.commit()?;
     eprintln!(
         "spall-cli: wrote {}: {} events from {} ({} warnings while reading)",
         output.display(),
@@ -110,9 +149,8 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
 
 fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     let (trace, _) = load(input)?;
-    let file = create(output)?;
-    let (file, x) = trace.write_spall(file)?;
-    file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    let (file, x) = trace.write_spall(AtomicFile::create(output)?)?;
+    file.commit()?;
     let spans = x.spans;
     eprintln!("spall-cli: wrote {}: {spans} spans", output.display());
     let mut lost: Vec<String> = Vec::new();

@@ -45,6 +45,10 @@ pub struct Args {
     /// svg: the title.
     #[arg(long, default_value = "Flame graph")]
     title: String,
+    /// Write to this file instead of stdout. It is replaced only when the whole graph is
+    /// written: on any error an existing file is left as it was.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
@@ -64,14 +68,18 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
             FlameSort::Name,
         );
     }
-    let stdout = io::stdout().lock();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
-    let result = match a.format {
+    let write = |mut out: &mut dyn Write| match a.format {
         Format::Folded => write_folded(&mut out, &trace, &tree),
         Format::Json => write_json(&mut out, &trace, &tree),
         Format::Svg => write_svg(&mut out, &trace, &tree, a),
     };
-    result.and_then(|()| out.flush()).or_else(|e| {
+    if let Some(path) = &a.output {
+        spall_format::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stdout = io::stdout().lock();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
+    write(&mut out).and_then(|()| out.flush()).or_else(|e| {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         if e.kind() == io::ErrorKind::BrokenPipe {
             Ok(())

@@ -152,11 +152,19 @@ pub enum SortBy {
 fn main() -> ExitCode {
     // A bug must still end with a message and exit code 2, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
+        spall_format::remove_partial_files();
         eprintln!(
             "spall-cli: internal error: {info}. Please report this with the trace that caused it."
         );
         std::process::exit(2);
     }));
+    // Ctrl+C, or a CI job's timeout (SIGTERM): outputs being written are abandoned, and
+    // their targets stay as they were.
+    let _ = ctrlc::set_handler(|| {
+        spall_format::remove_partial_files();
+        eprintln!("spall-cli: interrupted; no output file was changed");
+        std::process::exit(130);
+    });
     let cli = Cli::parse();
     util::set_decode_options(spall_format::DecodeOptions {
         max_decompressed: cli.max_decompressed,

@@ -2,7 +2,6 @@
 //! there are several), a surfaceless OpenGL 3.3 core context, and a framebuffer object.
 
 use std::num::NonZeroU32;
-use std::path::Path;
 use std::sync::Arc;
 
 use glow::HasContext;
@@ -225,18 +224,18 @@ unsafe fn make_target(
     Ok((fbo, rbo))
 }
 
-/// Writes RGBA pixels (rows from the top) as a PNG.
-pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), RenderError> {
-    let fail = |e: &dyn std::fmt::Display| RenderError::Write {
-        path: path.to_path_buf(),
-        detail: e.to_string(),
-    };
-    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+/// Encodes RGBA pixels (rows from the top) as a PNG. Writing files is the caller's business
+/// (the viewer writes them atomically).
+pub fn encode_png(
+    out: impl std::io::Write,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> std::io::Result<()> {
+    let mut enc = png::Encoder::new(out, width, height);
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc.write_header().map_err(|e| fail(&e))?;
-    w.write_image_data(rgba).map_err(|e| fail(&e))?;
-    w.finish().map_err(|e| fail(&e))?;
-    Ok(())
+    let mut w = enc.write_header().map_err(std::io::Error::other)?;
+    w.write_image_data(rgba).map_err(std::io::Error::other)?;
+    w.finish().map_err(std::io::Error::other)
 }

@@ -27,7 +27,8 @@
 //! headless.bind();
 //! unsafe { renderer.render(&mut scene, &fonts) };
 //! let pixels = headless.read_rgba();
-//! render_gl::write_png("frame.png".as_ref(), 320, 120, &pixels).unwrap();
+//! let mut png = Vec::new();
+//! render_gl::encode_png(&mut png, 320, 120, &pixels).unwrap();
 //! ```
 
 #![allow(unsafe_code)] // Every GL call is unsafe by signature; see the SAFETY notes.
@@ -42,7 +43,7 @@ mod text;
 
 pub use atlas::{AtlasPacker, AtlasSlot};
 pub use color::{hsl, Color};
-pub use headless::{write_png, Headless};
+pub use headless::{encode_png, Headless};
 pub use renderer::Renderer;
 pub use scene::{Batch, ClipRect, GlyphInstance, LineInstance, RectInstance, Scene, VAlign};
 pub use shaders::ShaderVersion;
@@ -61,11 +62,6 @@ pub enum RenderError {
     Shader { stage: &'static str, log: String },
     /// A framebuffer of zero width or height was asked for.
     ZeroSize,
-    /// An image could not be written to `path`.
-    Write {
-        path: std::path::PathBuf,
-        detail: String,
-    },
 }
 
 impl std::fmt::Display for RenderError {
@@ -75,9 +71,6 @@ impl std::fmt::Display for RenderError {
             RenderError::Gl { what, detail } => write!(f, "OpenGL: {what}: {detail}"),
             RenderError::Shader { stage, log } => write!(f, "{stage} shader: {log}"),
             RenderError::ZeroSize => write!(f, "a framebuffer of zero width or height"),
-            RenderError::Write { path, detail } => {
-                write!(f, "{}: cannot write the image: {detail}", path.display())
-            }
         }
     }
 }

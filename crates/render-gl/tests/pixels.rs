@@ -202,7 +202,7 @@ fn png_output_round_trips() {
     let mut rig = Rig::new(ShaderVersion::Gl33);
     let img = rig.draw(|s, _| s.rect(0.0, 0.0, 10.0, 10.0, RED));
     let path = std::env::temp_dir().join(format!("render-gl-{}.png", std::process::id()));
-    render_gl::write_png(&path, W, H, &img.0).unwrap();
+    render_gl::encode_png(std::fs::File::create(&path).unwrap(), W, H, &img.0).unwrap();
     let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let mut reader = dec.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];

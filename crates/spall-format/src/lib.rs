@@ -41,6 +41,7 @@ mod event;
 mod input;
 pub mod json;
 mod json_writer;
+mod output;
 mod parallel;
 pub mod spall;
 #[cfg(feature = "synth")]
@@ -56,6 +57,7 @@ pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
 pub use json_writer::JsonWriter;
+pub use output::{remove_partial_files, write_atomically, AtomicFile, WriteError};
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
 pub use writer::SpallWriter;

@@ -18,6 +18,8 @@ pub enum ViewerError {
     NoSuchFrame { option: &'static str, name: String },
     /// The window system or the window's OpenGL context could not be set up.
     Window { what: &'static str, detail: String },
+    /// A file (a screenshot) could not be written; an existing one is unchanged.
+    Write(spall_format::WriteError),
 }
 
 impl fmt::Display for ViewerError {
@@ -38,6 +40,7 @@ impl fmt::Display for ViewerError {
                 "{option} {name:?}: no frame of the flame graph has that name"
             ),
             ViewerError::Window { what, detail } => write!(f, "{what}: {detail}"),
+            ViewerError::Write(e) => e.fmt(f),
         }
     }
 }
@@ -47,6 +50,7 @@ impl std::error::Error for ViewerError {
         match self {
             ViewerError::Load(e) => Some(e),
             ViewerError::Render(e) => Some(e),
+            ViewerError::Write(e) => Some(e),
             _ => None,
         }
     }
@@ -61,5 +65,11 @@ impl From<trace_model::Error> for ViewerError {
 impl From<render_gl::RenderError> for ViewerError {
     fn from(e: render_gl::RenderError) -> ViewerError {
         ViewerError::Render(e)
+    }
+}
+
+impl From<spall_format::WriteError> for ViewerError {
+    fn from(e: spall_format::WriteError) -> ViewerError {
+        ViewerError::Write(e)
     }
 }

@@ -156,5 +156,16 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
 pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
     let s = prepare(l, shot)?;
     let px = render(l, &s)?;
-    Ok(render_gl::write_png(out, shot.width, shot.height, &px)?)
+    write_png(out, shot.width, shot.height, &px)
+}
+
+/// Writes a PNG atomically: an existing file is replaced only by a complete image.
+pub fn write_png(out: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), ViewerError> {
+    Ok(spall_format::write_atomically(out, |f| {
+        render_gl::encode_png(f, width, height, rgba).map_err(|e| spall_format::WriteError {
+            path: out.to_path_buf(),
+            action: "write",
+            source: e,
+        })
+    })?)
 }

@@ -111,11 +111,10 @@ pub(crate) fn dump_frame(
         .flat_map(|y| px[y * row..(y + 1) * row].iter().copied())
         .collect();
     let _ = std::fs::create_dir_all(dir);
-    let tmp = dir.join("frame.png.tmp");
-    if render_gl::write_png(&tmp, w, h, &flipped).is_ok() {
-        let _ = std::fs::rename(&tmp, dir.join("frame.png"));
-        let _ = std::fs::write(dir.join("frame.txt.tmp"), format!("{n} {loaded}\n"));
-        let _ = std::fs::rename(dir.join("frame.txt.tmp"), dir.join("frame.txt"));
+    if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &flipped).is_ok() {
+        let _ = spall_format::write_atomically(&dir.join("frame.txt"), |f| {
+            std::io::Write::write_all(f, format!("{n} {loaded}\n").as_bytes())
+        });
     }
 }
 
