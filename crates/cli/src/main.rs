@@ -32,6 +32,11 @@ struct Cli {
     /// Stop decompressing gzip input past this size (a gzip bomb guard): bytes, or K, M, G, T.
     #[arg(long, global = true, value_name = "SIZE", default_value = "16G", value_parser = util::parse_size)]
     max_decompressed: u64,
+    /// Refuse a load estimated to need more memory than this (with a message, instead of
+    /// being killed by the OOM killer half way): a size (4G), `auto` (what the system has
+    /// available, and the container's limit) or `off`.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "auto", value_parser = util::parse_memory_limit)]
+    max_memory: spall_format::MemoryLimit,
 }
 
 #[derive(Subcommand, Debug)]
@@ -168,6 +173,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     util::set_decode_options(spall_format::DecodeOptions {
         max_decompressed: cli.max_decompressed,
+        max_memory: cli.max_memory,
     });
     let result = match cli.command {
         Command::Info { trace, format } => info::run(&trace, format == TableOrJson::Json),

@@ -29,28 +29,7 @@ pub fn decode_options() -> DecodeOptions {
     DECODE.get().cloned().unwrap_or_default()
 }
 
-/// Parses a size: bytes, or with a binary unit K, M, G or T (`512M`, `16G`).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let m = match c.to_ascii_uppercase() {
-                'K' => 1u64 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                'T' => 1 << 40,
-                _ => return Err(format!("{s:?}: use bytes or K, M, G, T (for example 16G)")),
-            };
-            (&t[..i], m)
-        }
-        _ => (t, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| format!("{s:?} is not a size (for example 512M or 16G)"))
-}
+pub use spall_format::{parse_memory_limit, parse_size};
 
 /// Loads a trace, showing progress on stderr (when it is a terminal) once a load has taken
 /// more than a second. Returns the trace and the load time in seconds.
@@ -127,15 +106,6 @@ pub use spall_format::time::parse_time_range as parse_range;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_with_units() {
-        assert_eq!(parse_size("1000"), Ok(1000));
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("16g"), Ok(16 << 30));
-        assert!(parse_size("12X").is_err());
-        assert!(parse_size("G").is_err());
-    }
 
     #[test]
     fn human_units() {

@@ -407,3 +407,27 @@ fn stats_are_identical_with_one_thread_and_many() {
     std::fs::remove_file(&json).ok();
     std::fs::remove_file(&spall).ok();
 }
+
+#[test]
+fn max_memory_refuses_a_load_with_the_estimate_and_the_limit() {
+    for f in [
+        "real/chrome116_devtools_export.json",
+        "spall/odingengine_v3.spall",
+    ] {
+        let t = fixture(f);
+        let o = run(&["stats", &t, "--max-memory", "1M"]);
+        assert_clean_failure(&o, "not enough memory");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("1.0 MB, the limit given with --max-memory"),
+            "{err}"
+        );
+        assert!(err.contains("spans"), "{err}");
+        // `off` (and a limit that fits) load it.
+        assert!(run(&["info", &t, "--max-memory", "off"]).status.success());
+        assert!(run(&["info", &t, "--max-memory", "1G"]).status.success());
+    }
+    let o = run(&["info", &fixture("edge/simple.json"), "--max-memory", "lots"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`off`"));
+}

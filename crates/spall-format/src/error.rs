@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::memory::{human_bytes, LimitSource};
+
 /// What went wrong, with enough detail for a person to act on it.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -25,6 +27,16 @@ pub enum ErrorKind {
     Gzip(String),
     /// Decompression would exceed the configured limit (a likely gzip bomb).
     DecompressedTooLarge { limit: u64 },
+    /// The load would need more memory than the limit: stopped before allocating the model.
+    NotEnoughMemory {
+        /// The estimate, in bytes; `None` when decompressing alone outgrew the limit.
+        needed: Option<u64>,
+        limit: u64,
+        source: LimitSource,
+        /// What the estimate rests on ("10.2M spans and 1.1M other events, estimated from
+        /// the first 4.0 MB").
+        basis: String,
+    },
 }
 
 /// A fatal decode error: the file, the byte offset and what was expected.
@@ -38,7 +50,8 @@ pub struct Error {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind, offset: u64) -> Error {
+    /// An error of `kind` found at byte `offset`.
+    pub fn new(kind: ErrorKind, offset: u64) -> Error {
         Error {
             kind,
             offset,
@@ -87,6 +100,26 @@ impl fmt::Display for Error {
                 f,
                 "the gzip stream expands past the limit of {limit} bytes (a gzip bomb?): raise the limit if the file is genuine"
             ),
+            ErrorKind::NotEnoughMemory {
+                needed,
+                limit,
+                source,
+                basis,
+            } => {
+                let limit = human_bytes(*limit);
+                match needed {
+                    Some(n) => write!(
+                        f,
+                        "not enough memory: loading needs about {} ({basis}), more than {limit}, {source}",
+                        human_bytes(*n)
+                    )?,
+                    None => write!(
+                        f,
+                        "not enough memory: {basis} more than {limit}, {source}"
+                    )?,
+                }
+                write!(f, ". Free some memory, or give a larger --max-memory (or --max-memory off) to try anyway")
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
+use crate::memory::MemoryLimit;
 use crate::spall::{AUTO_MAGIC, MAGIC};
 
 /// What the first bytes say the input is.
@@ -46,12 +47,17 @@ pub struct DecodeOptions {
     /// The most bytes gzip input may expand to (default 16 GiB). A gzip bomb stops here with
     /// [`ErrorKind::DecompressedTooLarge`].
     pub max_decompressed: u64,
+    /// The memory a load may take (default: what the system has available). Decompression
+    /// stops at it, and `trace_model::load_with` checks its estimate against it before
+    /// building anything.
+    pub max_memory: MemoryLimit,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
             max_decompressed: 16 << 30,
+            max_memory: MemoryLimit::Available,
         }
     }
 }

@@ -41,6 +41,7 @@ mod event;
 mod input;
 pub mod json;
 mod json_writer;
+mod memory;
 mod output;
 mod parallel;
 pub mod spall;
@@ -57,6 +58,7 @@ pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
 pub use json_writer::JsonWriter;
+pub use memory::{human_bytes, parse_memory_limit, parse_size, LimitSource, MemoryLimit};
 pub use output::{remove_partial_files, write_atomically, AtomicFile, WriteError};
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
@@ -130,13 +132,37 @@ impl Input {
         let mut diagnostics = Diagnostics::default();
         let mut bytes = raw;
         let mut gzip = false;
+        // The decompressed text is held in memory: it may not outgrow the memory limit.
+        let memory = (detect(&bytes) == Detected::Gzip)
+            .then(|| opts.max_memory.resolve())
+            .flatten();
+        let limit = match memory {
+            Some((m, _)) => m.min(opts.max_decompressed),
+            None => opts.max_decompressed,
+        };
         // Decompress nested gzip too (a .json.gz that was gzipped again), a few levels deep.
         for _ in 0..4 {
             if detect(&bytes) != Detected::Gzip {
                 break;
             }
             gzip = true;
-            bytes = Bytes::Owned(gunzip(&bytes, opts.max_decompressed, &mut diagnostics)?);
+            bytes = match gunzip(&bytes, limit, &mut diagnostics) {
+                Ok(v) => Bytes::Owned(v),
+                Err(e) => match (e.kind, memory) {
+                    (ErrorKind::DecompressedTooLarge { limit }, Some((m, source)))
+                        if m < opts.max_decompressed =>
+                    {
+                        let kind = ErrorKind::NotEnoughMemory {
+                            needed: None,
+                            limit,
+                            source,
+                            basis: "decompressing the gzip stream alone takes".into(),
+                        };
+                        return Err(Error::new(kind, e.offset));
+                    }
+                    (kind, _) => return Err(Error::new(kind, e.offset)),
+                },
+            };
         }
         Ok(Input {
             bytes,
@@ -149,6 +175,12 @@ impl Input {
     /// The decoded bytes (after decompression).
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// Whether the bytes are held in memory (decompressed, or read from a pipe) rather than
+    /// mapped from a file.
+    pub fn is_owned(&self) -> bool {
+        matches!(self.bytes, Bytes::Owned(_))
     }
 
     /// Decodes every event into `sink`.

@@ -95,9 +95,21 @@ fn gzip_bomb_stops_at_the_limit() {
     assert!(bomb.len() < 200_000);
     let opts = DecodeOptions {
         max_decompressed: 8 << 20,
+        ..Default::default()
     };
     let err = decode_with(&bomb, &opts, &mut |_: &RawEvent<'_>| {}).unwrap_err();
     assert!(matches!(err.kind, ErrorKind::DecompressedTooLarge { limit } if limit == 8 << 20));
+    // A memory limit below the gzip limit stops decompression too, saying so.
+    let opts = DecodeOptions {
+        max_memory: spall_format::MemoryLimit::Bytes(4 << 20),
+        ..Default::default()
+    };
+    let err = decode_with(&bomb, &opts, &mut |_: &RawEvent<'_>| {}).unwrap_err();
+    assert!(
+        matches!(err.kind, ErrorKind::NotEnoughMemory { needed: None, limit, .. } if limit == 4 << 20),
+        "{err}"
+    );
+    assert!(err.to_string().contains("--max-memory"), "{err}");
 }
 
 #[test]

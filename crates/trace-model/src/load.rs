@@ -33,6 +33,9 @@ pub fn load(path: impl AsRef<Path>) -> Result<Trace, Error> {
 
 /// [`load`] with limits and a progress callback `(bytes done, bytes total)`.
 ///
+/// Before anything is built, the memory the load needs is estimated
+/// ([`estimate_memory`](crate::estimate_memory)) and checked against `opts.max_memory`.
+///
 /// The input is decoded in chunks on every core (rayon's pool), each into its own builder,
 /// and the builders are merged in file order; B/E events are matched as they stream in. A
 /// file whose B/E events go back in time on some thread is decoded a second time, in one
@@ -45,6 +48,7 @@ pub fn load_with(
 ) -> Result<Trace, Error> {
     let path = path.as_ref();
     let input = Input::open(path, opts)?;
+    crate::memory::check_memory(&input, opts.max_memory).map_err(|e| e.with_path(path))?;
     load_input(&input, progress).map_err(|e| e.with_path(path))
 }
 

@@ -109,6 +109,18 @@ impl Default for FlameView {
     }
 }
 
+impl FlameView {
+    /// Takes the user's choices (scope, order, orientation) from the view of an earlier
+    /// load; the graph itself is rebuilt.
+    pub fn carry_settings(&mut self, old: &FlameView) {
+        self.threads = old.threads;
+        self.per_thread = old.per_thread;
+        self.use_range = old.use_range;
+        self.icicle = old.icicle;
+        self.sort = old.sort;
+    }
+}
+
 /// Height of the strip above the graph (scope and breadcrumb), logical pixels.
 pub const HEADER_PX: f32 = 24.0;
 /// Height of a frame's row, logical pixels.

@@ -19,6 +19,7 @@ pub mod layout;
 pub mod loaded;
 mod name_panel;
 pub mod panel;
+pub mod reload;
 pub mod screenshot;
 pub mod state;
 pub mod theme;
@@ -38,11 +39,12 @@ pub const DEMO_NAME: &str = "demo: a Chrome trace (built in)";
 /// Loads a trace file, or the demo when `path` is `None`; `progress` gets (bytes done, total).
 pub fn load(
     path: Option<&std::path::Path>,
+    opts: &trace_model::DecodeOptions,
     progress: impl FnMut(u64, u64) + Send,
 ) -> Result<Loaded, ViewerError> {
     match path {
         Some(p) => {
-            let t = trace_model::load_with(p, &trace_model::DecodeOptions::default(), progress)?;
+            let t = trace_model::load_with(p, opts, progress)?;
             Ok(Loaded::new(t, p.display().to_string()))
         }
         None => {

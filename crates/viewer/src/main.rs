@@ -18,7 +18,7 @@ use spall_viewer::theme::{Theme, ThemeKind};
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall and Chrome JSON traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render"
 )]
 struct Args {
     /// A .spall, .json or .json.gz trace (a built-in demo when omitted).
@@ -58,6 +58,14 @@ struct Args {
     /// Colour theme (the window follows the system by default).
     #[arg(long, value_enum)]
     theme: Option<ThemeArg>,
+    /// Reload whenever the file changes, keeping the view: for a trace still being written
+    /// (F5 or Ctrl+R reloads by hand).
+    #[arg(long)]
+    follow: bool,
+    /// Refuse a trace estimated to need more memory than this (a size such as 4G, `auto`
+    /// for what the system has available, or `off`).
+    #[arg(long, value_name = "SIZE", default_value = "auto", value_parser = spall_format::parse_memory_limit)]
+    max_memory: spall_format::MemoryLimit,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -105,8 +113,12 @@ fn main() -> ExitCode {
         std::process::exit(2);
     }));
     let args = Args::parse();
+    let decode = trace_model::DecodeOptions {
+        max_memory: args.max_memory,
+        ..Default::default()
+    };
     if let Some(out) = &args.screenshot {
-        let l = match load(args.trace.as_deref(), |_, _| {}) {
+        let l = match load(args.trace.as_deref(), &decode, |_, _| {}) {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("spall: {e}");
@@ -148,7 +160,13 @@ fn main() -> ExitCode {
         ThemeArg::Light => ThemeKind::Light,
         ThemeArg::Dark => ThemeKind::Dark,
     });
-    match spall_viewer::window::run(args.trace, theme) {
+    let options = spall_viewer::window::Options {
+        trace: args.trace,
+        theme,
+        decode,
+        follow: args.follow,
+    };
+    match spall_viewer::window::run(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("spall: {e}");

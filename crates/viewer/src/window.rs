@@ -23,7 +23,7 @@ use crate::loaded::Loaded;
 use crate::panel::Panel;
 use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
-use crate::window_parts::{create_gl, dump_frame, flame_key, message, Gl};
+use crate::window_parts::{create_gl, dump_frame, flame_key, message, watch, Gl};
 use crate::ViewerError;
 use trace_model::{FlameOptions, FlameSort, FlameTree};
 
@@ -39,6 +39,21 @@ pub enum UserEvent {
     Repaint(Duration),
     /// A flame graph built off the UI thread, and what it was built for.
     Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
+    /// `--follow`: the file changed on disk.
+    FileChanged,
+}
+
+/// How the window starts.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The trace to open (the built-in demo when `None`).
+    pub trace: Option<PathBuf>,
+    /// A fixed theme (else the system's).
+    pub theme: Option<ThemeKind>,
+    /// Limits for every load (gzip size, memory).
+    pub decode: trace_model::DecodeOptions,
+    /// Reload, keeping the view, whenever the file changes (a trace still being written).
+    pub follow: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,12 +71,20 @@ pub(crate) struct Loading {
     pub(crate) done: Arc<AtomicU64>,
     pub(crate) total: Arc<AtomicU64>,
     pub(crate) started: Instant,
+    /// A reload of the file shown: the view carries over, and it stays on screen meanwhile.
+    pub(crate) reload: bool,
 }
 
 struct App {
     proxy: EventLoopProxy<UserEvent>,
     gl: Option<Gl>,
     initial: Option<Option<PathBuf>>,
+    /// The file shown (or being opened); `None` for the demo.
+    path: Option<PathBuf>,
+    decode: trace_model::DecodeOptions,
+    follow: bool,
+    /// The file changed while it was loading: load it again when that finishes.
+    reload_pending: bool,
     loaded: Option<Arc<Loaded>>,
     state: Option<ViewState>,
     loading: Option<Loading>,
@@ -79,7 +102,8 @@ struct App {
     ctrl: bool,
     repaint_at: Option<Instant>,
     /// `SPALL_FRAME_DUMP=DIR`: every drawn frame is written to DIR/frame.png (for tests of
-    /// the real window), with DIR/frame.txt saying its number and whether a trace is shown.
+    /// the real window), with DIR/frame.txt saying its number, whether a trace is shown, its
+    /// spans and the visible range.
     dump: Option<PathBuf>,
     frames: u64,
     /// Fit the whole trace once the side panel's width is known.
@@ -91,15 +115,16 @@ struct App {
 }
 
 impl App {
-    fn new(
-        proxy: EventLoopProxy<UserEvent>,
-        trace: Option<PathBuf>,
-        theme: Option<ThemeKind>,
-    ) -> App {
+    fn new(proxy: EventLoopProxy<UserEvent>, o: Options) -> App {
+        let theme = o.theme;
         App {
             proxy,
             gl: None,
-            initial: Some(trace),
+            initial: Some(o.trace),
+            path: None,
+            decode: o.decode,
+            follow: o.follow,
+            reload_pending: false,
             loaded: None,
             state: None,
             loading: None,
@@ -130,17 +155,32 @@ impl App {
         }
     }
 
-    /// Starts loading on a background thread; the window stays responsive.
-    fn open(&mut self, path: Option<PathBuf>) {
+    /// Starts loading on a background thread; the window stays responsive. A `reload` of
+    /// the file shown keeps the view.
+    fn open(&mut self, path: Option<PathBuf>, reload: bool) {
+        if self.loading.is_some() {
+            // One load at a time; a file that changes meanwhile is loaded again after.
+            self.reload_pending |= reload;
+            if reload {
+                return;
+            }
+        }
         let source = path
             .as_ref()
             .map_or(crate::DEMO_NAME.to_string(), |p| p.display().to_string());
+        if !reload && self.follow {
+            if let Some(p) = &path {
+                watch(p.clone(), self.proxy.clone());
+            }
+        }
+        self.path = path.clone();
         let done = Arc::new(AtomicU64::new(0));
         let total = Arc::new(AtomicU64::new(0));
         let (d, t, proxy) = (done.clone(), total.clone(), self.proxy.clone());
+        let decode = self.decode.clone();
         std::thread::spawn(move || {
             let mut last = Instant::now();
-            let result = crate::load(path.as_deref(), |a, b| {
+            let result = crate::load(path.as_deref(), &decode, |a, b| {
                 d.store(a, Ordering::Relaxed);
                 t.store(b, Ordering::Relaxed);
                 if last.elapsed() > Duration::from_millis(50) {
@@ -155,9 +195,17 @@ impl App {
             done,
             total,
             started: Instant::now(),
+            reload,
         });
         self.error = None;
         self.redraw();
+    }
+
+    /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
+    fn reload(&mut self) {
+        if self.path.is_some() {
+            self.open(self.path.clone(), true);
+        }
     }
 
     fn timeline_size(&self) -> (f32, f32) {
@@ -282,20 +330,21 @@ impl App {
             }
         }
         if let Some(dir) = &self.dump {
-            dump_frame(
-                &g.gl,
-                dir,
-                size.width,
-                size.height,
-                self.frames,
-                self.loaded.is_some(),
-            );
+            // After the frame number: whether a trace is shown, its spans, the visible range.
+            let info = match (&self.loaded, &self.state) {
+                (Some(l), Some(s)) => {
+                    let (a, b) = s.viewport.visible();
+                    format!("true {} {a} {b}", l.trace.span_count())
+                }
+                _ => "false".to_string(),
+            };
+            dump_frame(&g.gl, dir, size.width, size.height, self.frames, &info);
         }
         if let Err(e) = g.surface.swap_buffers(&g.context) {
             eprintln!("spall: swap failed: {e}");
         }
         if let Some(p) = actions.open {
-            self.open(Some(p));
+            self.open(Some(p), false);
         }
         if actions.toggle_theme {
             self.theme = Some(theme.toggled());
@@ -307,7 +356,7 @@ impl App {
     }
 
     fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
-        self.loading = None;
+        let reload = self.loading.take().is_some_and(|l| l.reload);
         if let Some(t) = self.timing {
             eprintln!(
                 "spall: trace loaded and indexed after {:.0} ms",
@@ -325,16 +374,25 @@ impl App {
                     let _ = proxy.send_event(UserEvent::Repaint(Duration::ZERO));
                 });
                 let (w, h) = self.timeline_size();
-                let s = ViewState::new(&l, w, h, self.theme());
+                let mut s = ViewState::new(&l, w, h, self.theme());
                 if let Some(g) = &self.gl {
                     g.window.set_title(&format!("spall · {}", l.source));
                 }
+                match (&self.loaded, &self.state) {
+                    (Some(old_l), Some(old)) if reload => s.carry_over(old, old_l, &l),
+                    _ => {
+                        self.panel = Panel::default();
+                        self.fit_pending = true;
+                    }
+                }
                 self.loaded = Some(l);
                 self.state = Some(s);
-                self.panel = Panel::default();
-                self.fit_pending = true;
             }
+            // A failed reload keeps the trace on screen, with the error in the panel.
             Err(e) => self.error = Some(e.to_string()),
+        }
+        if std::mem::take(&mut self.reload_pending) {
+            self.reload();
         }
         self.redraw();
     }
@@ -487,9 +545,14 @@ impl App {
                 Key::Character(c) if c.eq_ignore_ascii_case("f") => {
                     self.panel.focus_search = true;
                 }
+                Key::Character(c) if c.eq_ignore_ascii_case("r") => self.reload(),
                 _ => return,
             }
             self.redraw();
+            return;
+        }
+        if *key == Key::Named(NamedKey::F5) {
+            self.reload();
             return;
         }
         let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
@@ -565,7 +628,7 @@ impl ApplicationHandler<UserEvent> for App {
             }
         }
         if let Some(path) = self.initial.take() {
-            self.open(path);
+            self.open(path, false);
         }
     }
 
@@ -573,6 +636,7 @@ impl ApplicationHandler<UserEvent> for App {
         match event {
             UserEvent::Progress => self.redraw(),
             UserEvent::Loaded(r) => self.on_loaded(*r),
+            UserEvent::FileChanged => self.reload(),
             UserEvent::Flame(b) => {
                 let (want, tree) = *b;
                 if self.flame_pending.as_ref() == Some(&want) {
@@ -623,7 +687,7 @@ impl ApplicationHandler<UserEvent> for App {
                 self.shift = m.state().shift_key();
                 self.ctrl = m.state().control_key() || m.state().super_key();
             }
-            WindowEvent::DroppedFile(path) => self.open(Some(path)),
+            WindowEvent::DroppedFile(path) => self.open(Some(path), false),
             WindowEvent::CursorMoved { position, .. } => {
                 let (x, y) = (position.x as f32, position.y as f32);
                 if over_panel && self.drag.is_none() {
@@ -680,14 +744,14 @@ impl ApplicationHandler<UserEvent> for App {
 }
 
 /// Runs the window until it is closed.
-pub fn run(trace: Option<PathBuf>, theme: Option<ThemeKind>) -> Result<(), ViewerError> {
+pub fn run(options: Options) -> Result<(), ViewerError> {
     let el = EventLoop::<UserEvent>::with_user_event()
         .build()
         .map_err(|e| ViewerError::Window {
             what: "cannot start the window system (no display? use --screenshot for headless rendering)",
             detail: e.to_string(),
         })?;
-    let mut app = App::new(el.create_proxy(), trace, theme);
+    let mut app = App::new(el.create_proxy(), options);
     el.run_app(&mut app).map_err(|e| ViewerError::Window {
         what: "the event loop",
         detail: e.to_string(),

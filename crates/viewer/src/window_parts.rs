@@ -15,15 +15,16 @@ use glutin::display::{GetGlDisplay, GlDisplay};
 use glutin::surface::{GlSurface, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
 use raw_window_handle::HasWindowHandle;
 use render_gl::{Fonts, Renderer, Scene, ShaderVersion, VAlign};
-use winit::event_loop::ActiveEventLoop;
+use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::Window;
 
 use crate::flame::Which;
 use crate::loaded::Loaded;
+use crate::reload::FileStamp;
 use crate::state::ViewState;
 use crate::theme::Theme;
-use crate::window::Loading;
+use crate::window::{Loading, UserEvent};
 use crate::ViewerError;
 use trace_model::FlameSort;
 
@@ -88,7 +89,7 @@ pub(crate) fn dump_frame(
     w: u32,
     h: u32,
     n: u64,
-    loaded: bool,
+    info: &str,
 ) {
     use glow::HasContext;
     let mut px = vec![0u8; (w * h * 4) as usize];
@@ -113,7 +114,7 @@ pub(crate) fn dump_frame(
     let _ = std::fs::create_dir_all(dir);
     if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &flipped).is_ok() {
         let _ = spall_format::write_atomically(&dir.join("frame.txt"), |f| {
-            std::io::Write::write_all(f, format!("{n} {loaded}\n").as_bytes())
+            std::io::Write::write_all(f, format!("{n} {info}\n").as_bytes())
         });
     }
 }
@@ -259,4 +260,22 @@ pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
         renderer,
         egui,
     })
+}
+
+/// `--follow`: polls the file twice a second and says when it changed (grew, was rewritten
+/// or replaced). Ends with the event loop.
+pub(crate) fn watch(path: std::path::PathBuf, proxy: EventLoopProxy<UserEvent>) {
+    std::thread::spawn(move || {
+        let mut last = FileStamp::of(&path);
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let now = FileStamp::of(&path);
+            if now != last {
+                last = now;
+                if proxy.send_event(UserEvent::FileChanged).is_err() {
+                    return;
+                }
+            }
+        }
+    });
 }

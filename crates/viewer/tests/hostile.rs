@@ -50,7 +50,12 @@ fn hostile_files_load_with_a_banner_or_fail_with_an_error() {
     std::fs::create_dir_all(&dir).unwrap();
 
     // A clean trace has no banner.
-    let clean = spall_viewer::load(Some(&fixture("edge/multiprocess.json")), |_, _| {}).unwrap();
+    let clean = spall_viewer::load(
+        Some(&fixture("edge/multiprocess.json")),
+        &Default::default(),
+        |_, _| {},
+    )
+    .unwrap();
     assert!(clean.warnings.is_none());
     assert_ne!(corner(&clean), warning);
 
@@ -81,7 +86,7 @@ fn hostile_files_load_with_a_banner_or_fail_with_an_error() {
         write(&dir, "unclosed.json", unclosed.as_bytes()),
     ];
     for p in &readable {
-        let l = spall_viewer::load(Some(p), |_, _| {})
+        let l = spall_viewer::load(Some(p), &Default::default(), |_, _| {})
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         let text = l.warnings.clone().unwrap_or_default();
         assert!(text.contains("warning"), "{}: banner {text:?}", p.display());
@@ -100,7 +105,8 @@ fn hostile_files_load_with_a_banner_or_fail_with_an_error() {
         dir.join("missing.json"),
     ];
     for p in &unreadable {
-        let e = spall_viewer::load(Some(p), |_, _| {}).expect_err(&p.display().to_string());
+        let e = spall_viewer::load(Some(p), &Default::default(), |_, _| {})
+            .expect_err(&p.display().to_string());
         assert!(matches!(e, spall_viewer::ViewerError::Load(_)), "{e:?}");
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         assert!(

@@ -21,7 +21,7 @@ fn from_bytes(bytes: &[u8]) -> Loaded {
 }
 
 fn from_fixture(rel: &str) -> Loaded {
-    spall_viewer::load(Some(&fixture(rel)), |_, _| {}).unwrap()
+    spall_viewer::load(Some(&fixture(rel)), &Default::default(), |_, _| {}).unwrap()
 }
 
 /// The fixture without the events of the given phases (its JSON otherwise unchanged).

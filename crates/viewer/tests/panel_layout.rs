@@ -8,7 +8,7 @@ use spall_viewer::window::PANEL_POINTS;
 
 #[test]
 fn every_statistics_column_is_visible_at_the_default_size() {
-    let l = spall_viewer::load(None, |_, _| {}).expect("the demo loads");
+    let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");
     l.whole_stats();
     let (w, h) = (1400.0, 850.0); // the window's default size, in points
     let mut s = ViewState::new(&l, w - PANEL_POINTS, h, Theme::new(ThemeKind::Light));

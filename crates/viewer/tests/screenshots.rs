@@ -18,7 +18,7 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn load(rel: &str) -> Loaded {
-    spall_viewer::load(Some(&fixture(rel)), |_, _| {}).unwrap()
+    spall_viewer::load(Some(&fixture(rel)), &Default::default(), |_, _| {}).unwrap()
 }
 
 struct Img {

@@ -278,3 +278,121 @@ fn the_window_survives_hostile_files() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `frame.txt`'s fields after the frame number: (spans, visible start, visible end) of the
+/// trace shown, when one is.
+fn shown(dir: &Path) -> Option<(u64, i64, i64)> {
+    let s = std::fs::read_to_string(dir.join("frame.txt")).ok()?;
+    let v: Vec<&str> = s.split_whitespace().collect();
+    if v.get(1) != Some(&"true") {
+        return None;
+    }
+    Some((v[2].parse().ok()?, v[3].parse().ok()?, v[4].parse().ok()?))
+}
+
+/// Waits until the trace shown satisfies `ok`.
+fn wait_shown(dir: &Path, what: &str, ok: impl Fn((u64, i64, i64)) -> bool) -> (u64, i64, i64) {
+    let t = Instant::now();
+    loop {
+        if let Some(v) = shown(dir).filter(|&v| ok(v)) {
+            return v;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{what}: {:?}",
+            shown(dir)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A trace still being written: `--follow` reloads it as it grows, and F5 reloads by hand;
+/// both keep the visible range the user zoomed to.
+#[test]
+fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
+    let Some((display, _xvfb)) = display_for("the follow test", true) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("spall-follow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ev = |tid: u32, ts: u32| {
+        format!(r#"{{"name":"step","ph":"X","ts":{ts},"dur":40,"pid":1,"tid":{tid}}},"#)
+    };
+    let trace = dir.join("live.json");
+    let mut text = String::from("[");
+    for i in 0..20 {
+        text += &ev(1, i * 100);
+    }
+    std::fs::write(&trace, &text).unwrap();
+    let append = |from: u32, to: u32| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&trace)
+            .unwrap();
+        for i in from..to {
+            f.write_all(ev(2, i * 100).as_bytes()).unwrap();
+        }
+    };
+    // Opens the trace, zooms in (so a reload that lost the view would show), and returns
+    // the viewer, its frame directory and the visible range.
+    let start = |follow: bool| {
+        let frames = dir.join(format!("frames-{follow}"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_spall"));
+        cmd.arg(&trace).args(["--theme", "light"]);
+        if follow {
+            cmd.arg("--follow");
+        }
+        let viewer = Kill(
+            cmd.env("DISPLAY", &display)
+                .env_remove("WAYLAND_DISPLAY")
+                .env("SPALL_FRAME_DUMP", &frames)
+                .spawn()
+                .expect("the viewer starts"),
+        );
+        let (n0, _, _) = next_frame(&frames, 0);
+        let spans = shown(&frames).unwrap().0;
+        std::thread::sleep(Duration::from_millis(300));
+        xdotool(&display, &["mousemove", "300", "300"]);
+        xdotool(&display, &["click", "4", "click", "4", "click", "4"]);
+        next_frame(&frames, n0);
+        let (_, a, b) = shown(&frames).unwrap();
+        (viewer, frames, spans, (a, b))
+    };
+
+    // F5 without --follow.
+    let (viewer, frames, spans, view) = start(false);
+    assert_eq!(spans, 20);
+    append(20, 50);
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(
+        shown(&frames).unwrap().0,
+        20,
+        "reloaded without --follow or F5"
+    );
+    let wid = String::from_utf8(
+        Command::new("xdotool")
+            .args(["search", "--name", "spall"])
+            .env("DISPLAY", &display)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    if let Some(w) = wid.split_whitespace().next() {
+        xdotool(&display, &["windowfocus", w]);
+    }
+    xdotool(&display, &["key", "F5"]);
+    let again = wait_shown(&frames, "F5 reloads", |v| v.0 == 50);
+    assert_eq!((again.1, again.2), view, "F5 moved the view");
+    drop(viewer);
+
+    // --follow: appends show up by themselves.
+    let (_viewer, frames, spans, view) = start(true);
+    assert_eq!(spans, 50);
+    append(50, 80);
+    let grown = wait_shown(&frames, "--follow reloads", |v| v.0 == 80);
+    assert_eq!((grown.1, grown.2), view, "--follow moved the view");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,182 @@
+//! How much memory a load may use: the user's `--max-memory`, or what the machine has free.
+
+use std::fmt;
+
+/// The ceiling a load is checked against before anything big is allocated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// What the system has available now (Linux: `MemAvailable`, and the cgroup's
+    /// `memory.max` less its usage, whichever is smaller). No check where neither is known.
+    #[default]
+    Available,
+    /// At most this many bytes.
+    Bytes(u64),
+    /// No check.
+    Unlimited,
+}
+
+/// Where a limit came from, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitSource {
+    /// `--max-memory` (or the library caller).
+    Given,
+    /// `MemAvailable` in `/proc/meminfo`.
+    MemAvailable,
+    /// The control group's `memory.max` less `memory.current` (containers, CI runners).
+    Cgroup,
+}
+
+impl fmt::Display for LimitSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LimitSource::Given => "the limit given with --max-memory",
+            LimitSource::MemAvailable => "the memory available (MemAvailable in /proc/meminfo)",
+            LimitSource::Cgroup => "what this container may still use (its cgroup's memory.max)",
+        })
+    }
+}
+
+impl MemoryLimit {
+    /// The limit in bytes and where it came from, or `None` for no check.
+    pub fn resolve(self) -> Option<(u64, LimitSource)> {
+        match self {
+            MemoryLimit::Bytes(n) => Some((n, LimitSource::Given)),
+            MemoryLimit::Unlimited => None,
+            MemoryLimit::Available => available(),
+        }
+    }
+}
+
+/// The memory this process can still take, where the system says.
+#[cfg(target_os = "linux")]
+pub fn available() -> Option<(u64, LimitSource)> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let mem = meminfo
+        .as_deref()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("MemAvailable:")))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|kb| (kb * 1024, LimitSource::MemAvailable));
+    let cgroup = cgroup_left().map(|b| (b, LimitSource::Cgroup));
+    match (mem, cgroup) {
+        (Some(m), Some(c)) => Some(if c.0 < m.0 { c } else { m }),
+        (m, c) => m.or(c),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn available() -> Option<(u64, LimitSource)> {
+    None
+}
+
+/// cgroup v2: the group's `memory.max` less its `memory.current`, when it has a limit.
+#[cfg(target_os = "linux")]
+fn cgroup_left() -> Option<u64> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?; // "max": no limit
+    let current: u64 = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// Bytes for people: `1.5 GB`, `340 MB`, `12 KB` (powers of 1024, as `--max-memory` reads).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    match u {
+        0 => format!("{n} bytes"),
+        _ if v < 10.0 => format!("{v:.1} {}", UNITS[u]),
+        _ => format!("{v:.0} {}", UNITS[u]),
+    }
+}
+
+/// Parses `--max-memory`: a size, `auto` (what the system has available) or `off`.
+pub fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "auto" => Ok(MemoryLimit::Available),
+        "off" | "none" | "unlimited" => Ok(MemoryLimit::Unlimited),
+        _ => parse_size(s)
+            .map(MemoryLimit::Bytes)
+            .map_err(|e| format!("{e}; or `auto` (the memory available) or `off` (no check)")),
+    }
+}
+
+/// Parses a size: bytes, or with a binary unit K, M, G or T (`512M`, `16G`, `16GB`, `16GiB`).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let mut t = s.trim();
+    for suffix in ["iB", "ib", "IB", "B", "b"] {
+        if let Some(rest) = t.strip_suffix(suffix) {
+            if rest.ends_with(|c: char| "kKmMgGtT".contains(c)) {
+                t = rest;
+                break;
+            }
+        }
+    }
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m = match c.to_ascii_uppercase() {
+                'K' => 1u64 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(format!("{s:?}: use bytes or K, M, G, T (for example 16G)")),
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("{s:?} is not a size (for example 512M or 16G)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("16g"), Ok(16 << 30));
+        assert_eq!(parse_size("16GB"), Ok(16 << 30));
+        assert_eq!(parse_size("2KiB"), Ok(2048));
+        assert!(parse_size("2B").is_err());
+        assert_eq!(parse_memory_limit("off"), Ok(MemoryLimit::Unlimited));
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("G").is_err());
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(1536), "1.5 KB");
+        assert_eq!(human_bytes(340 << 20), "340 MB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GB");
+    }
+
+    #[test]
+    fn given_limits_resolve_to_themselves() {
+        assert_eq!(
+            MemoryLimit::Bytes(5).resolve(),
+            Some((5, LimitSource::Given))
+        );
+        assert_eq!(MemoryLimit::Unlimited.resolve(), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn linux_reports_some_memory() {
+        let (n, _) = MemoryLimit::Available.resolve().expect("/proc/meminfo");
+        assert!(n > 0);
+    }
+}

@@ -1,0 +1,124 @@
+//! The memory a load will take, estimated before the model is built.
+//!
+//! The decoder counts the events of the input's first [`SAMPLE_BYTES`] by kind (a few
+//! milliseconds), the counts are scaled to the whole input, and each kind is charged its
+//! peak cost while loading (docs/PERFORMANCE.md, "Memory guard"). Decompressed gzip text
+//! is held in memory and counts in full; a mapped file does not (its pages are released as
+//! they are decoded, and the page cache is reclaimable).
+
+use spall_format::{human_bytes, Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent};
+
+/// How much of the input is decoded to count its events.
+pub const SAMPLE_BYTES: usize = 4 << 20;
+
+/// Peak bytes per span while loading a `.spall` file: the model's lanes (29) and the index
+/// (8), plus the per-chunk span segments that briefly coexist with them.
+const SPALL_SPAN_BYTES: u64 = 56;
+/// The same for JSON, whose B/E matching and argument ranges add to it.
+const JSON_SPAN_BYTES: u64 = 90;
+/// Peak bytes per event of another kind (counters, instants, async, flows, samples).
+const EVENT_BYTES: u64 = 40;
+/// The model's fixed costs, and the viewer's.
+const BASE_BYTES: u64 = 16 << 20;
+
+/// What a load is expected to need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Peak bytes.
+    pub bytes: u64,
+    pub spans: u64,
+    /// Events other than spans (metadata not counted).
+    pub other_events: u64,
+    /// Bytes of the input that were decoded to count (all of it for small inputs).
+    pub sampled: u64,
+    /// Bytes of decompressed text held in memory (gzip input).
+    pub held: u64,
+}
+
+impl MemoryEstimate {
+    /// What the estimate rests on, for messages.
+    pub fn basis(&self) -> String {
+        let m = |n: u64| match n {
+            0..1_000 => n.to_string(),
+            1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+            _ => format!("{:.1}M", n as f64 / 1e6),
+        };
+        let mut s = format!(
+            "{} spans and {} other events, counted in the first {}",
+            m(self.spans),
+            m(self.other_events),
+            human_bytes(self.sampled)
+        );
+        if self.held > 0 {
+            s += &format!(", plus {} of decompressed text", human_bytes(self.held));
+        }
+        s
+    }
+}
+
+#[derive(Default)]
+struct Count {
+    spans: u64,
+    other: u64,
+}
+
+impl EventSink for Count {
+    fn event(&mut self, e: &RawEvent<'_>) {
+        match e.ph {
+            Phase::BEGIN | Phase::COMPLETE => self.spans += 1,
+            Phase::END | Phase::METADATA => {}
+            _ => self.other += 1,
+        }
+    }
+}
+
+/// Estimates the peak memory of loading `input`.
+pub fn estimate_memory(input: &Input) -> MemoryEstimate {
+    let bytes = input.bytes();
+    let sample = &bytes[..bytes.len().min(SAMPLE_BYTES)];
+    let mut count = Count::default();
+    // A cut-off sample decodes like a live trace: what is complete, the rest warned about.
+    let _ = spall_format::decode(sample, &mut count);
+    let scale = |n: u64| {
+        if sample.is_empty() {
+            0
+        } else {
+            (n as u128 * bytes.len() as u128 / sample.len() as u128) as u64
+        }
+    };
+    let (spans, other_events) = (scale(count.spans), scale(count.other));
+    let span_bytes = match spall_format::detect(bytes) {
+        spall_format::Detected::Json => JSON_SPAN_BYTES,
+        _ => SPALL_SPAN_BYTES,
+    };
+    let held = if input.is_owned() {
+        bytes.len() as u64
+    } else {
+        0
+    };
+    MemoryEstimate {
+        bytes: BASE_BYTES + held + spans * span_bytes + other_events * EVENT_BYTES,
+        spans,
+        other_events,
+        sampled: sample.len() as u64,
+        held,
+    }
+}
+
+/// Fails with [`ErrorKind::NotEnoughMemory`] when the estimate exceeds the limit.
+pub fn check_memory(input: &Input, limit: MemoryLimit) -> Result<(), Error> {
+    let Some((limit, source)) = limit.resolve() else {
+        return Ok(());
+    };
+    let e = estimate_memory(input);
+    if e.bytes <= limit {
+        return Ok(());
+    }
+    let kind = ErrorKind::NotEnoughMemory {
+        needed: Some(e.bytes),
+        limit,
+        source,
+        basis: e.basis(),
+    };
+    Err(Error::new(kind, 0))
+}
