@@ -23,6 +23,10 @@ seed() { # target, files...
 seed decode_json tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/fuzz/*
 seed build_model tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/fuzz/*
 seed info_path tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
+seed flame tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/real/catapult_*.json
+seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
+seed model_kinds tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/real/chrome116_devtools_export.json
+seed cli_text tests/fixtures/budgets/*.toml
 mkdir -p fuzz/corpus/decode_spall
 # The decode_spall target supplies the magic itself: seeds start after it. (`head` closing
 # the pipe early is expected, hence `|| true` under pipefail.)
@@ -31,7 +35,7 @@ for f in tests/fixtures/spall/*.spall; do
 done
 
 cd fuzz
-for t in decode_spall decode_json build_model info_path; do
+for t in decode_spall decode_json build_model info_path flame diff model_kinds cli_text; do
   echo "== fuzz $t for ${secs}s"
   cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=65536 -rss_limit_mb=4096 2>&1 | tail -n 3
 done

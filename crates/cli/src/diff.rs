@@ -294,6 +294,39 @@ fn key(t: &Trace, g: &Group) -> String {
     names.join(";")
 }
 
+/// The groups of each trace and the rules that judge them.
+fn prepare(
+    a: &Args,
+    sel: &Selection,
+    base: &Trace,
+    new: &Trace,
+) -> Result<(Rules, Vec<Group>, Vec<Group>), Fatal> {
+    let (tb, tn) = pick_threads(base, new, &sel.threads, a.match_threads)?;
+    let by = match a.by {
+        By::Name => GroupBy::Name,
+        By::Stack => GroupBy::Stack,
+    };
+    let gb = base.groups(&sel.filter(base, tb), by);
+    let gn = new.groups(&sel.filter(new, tn), by);
+    let rules = Rules {
+        metric: a.metric,
+        threshold: a.threshold,
+        min_delta: a
+            .min_delta
+            .unwrap_or_else(|| (base.duration_ns() / 1000).max(1)),
+        alpha: a.alpha,
+    };
+    Ok((rules, gb, gn))
+}
+
+/// The comparison `run` reports, as its CSV lines (header first), for traces already
+/// loaded: what the fuzz target `diff` feeds hostile traces.
+pub fn compare_csv(a: &Args, base: &Trace, new: &Trace) -> Result<Vec<String>, Fatal> {
+    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+    let (rules, gb, gn) = prepare(a, &sel, base, new)?;
+    Ok(csv_lines(&compare(base, new, &gb, &gn, &rules)))
+}
+
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     // Check the arguments before the (possibly long) loads.
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
@@ -310,21 +343,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         base.map_err(|e| Fatal(format!("BASE: {}", e.0)))?,
         new.map_err(|e| Fatal(format!("NEW: {}", e.0)))?,
     );
-    let (tb, tn) = pick_threads(&base, &new, &sel.threads, a.match_threads)?;
-    let by = match a.by {
-        By::Name => GroupBy::Name,
-        By::Stack => GroupBy::Stack,
-    };
-    let gb = base.groups(&sel.filter(&base, tb), by);
-    let gn = new.groups(&sel.filter(&new, tn), by);
-    let rules = Rules {
-        metric: a.metric,
-        threshold: a.threshold,
-        min_delta: a
-            .min_delta
-            .unwrap_or_else(|| (base.duration_ns() / 1000).max(1)),
-        alpha: a.alpha,
-    };
+    let (rules, gb, gn) = prepare(a, &sel, &base, &new)?;
     let rows = compare(&base, &new, &gb, &gn, &rules);
     let counts = |s: Status| rows.iter().filter(|r| r.status == s).count();
     match a.format {
@@ -473,11 +492,18 @@ fn print_json(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
 }
 
 fn print_csv(rows: &[Row<'_>]) {
-    println!(
+    for line in csv_lines(rows) {
+        println!("{line}");
+    }
+}
+
+fn csv_lines(rows: &[Row<'_>]) -> Vec<String> {
+    let mut lines = vec![
         "name,status,base_count,new_count,base_total_ns,new_total_ns,base_self_ns,new_self_ns,\
          base_mean_ns,new_mean_ns,base_p50_ns,new_p50_ns,base_p90_ns,new_p90_ns,base_p99_ns,\
          new_p99_ns,base_max_ns,new_max_ns,delta_ns,ratio,p_value"
-    );
+            .to_string(),
+    ];
     for r in rows {
         let mut f = vec![csv_field(&r.key), r.status.name().to_string()];
         let cols = |g: Option<&Group>| -> [String; 8] {
@@ -506,8 +532,9 @@ fn print_csv(rows: &[Row<'_>]) {
         f.push(r.delta.to_string());
         f.push(r.ratio.map_or(String::new(), |x| format!("{x:.6}")));
         f.push(r.p_value.map_or(String::new(), |x| format!("{x:.3e}")));
-        println!("{}", f.join(","));
+        lines.push(f.join(","));
     }
+    lines
 }
 
 fn change(r: &Row<'_>) -> String {

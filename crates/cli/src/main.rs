@@ -3,16 +3,7 @@
 //! Exit codes: 0 success; 1 a check failed (`validate --strict`); 2 bad usage or unreadable
 //! input, with a message on stderr. JSON output is a contract, documented in `docs/CLI.md`.
 
-mod check;
-mod convert;
-mod diff;
-mod flame;
-mod info;
-mod mwu;
-mod select;
-mod stats;
-mod util;
-mod validate;
+use spall_cli::{check, convert, diff, flame, info, stats, util, validate, SortBy, StatsFormat};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -135,24 +126,6 @@ enum TableOrJson {
     Json,
 }
 use TableOrJson::Table;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum StatsFormat {
-    Table,
-    Json,
-    Csv,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SortBy {
-    #[value(name = "self")]
-    SelfTime,
-    Total,
-    Count,
-    Mean,
-    Max,
-    Name,
-}
 
 fn main() -> ExitCode {
     // A bug must still end with a message and exit code 2, never a backtrace.

@@ -10,6 +10,7 @@ use crate::select::{threads, Selection};
 use crate::util::{human_ns, load, Fatal};
 use crate::{SortBy, StatsFormat};
 
+#[derive(Debug)]
 pub struct Args {
     pub trace: PathBuf,
     pub format: StatsFormat,

@@ -219,3 +219,48 @@ fn interrupted_convert_cleans_up() {
     assert_eq!(files(&d), ["big.json", "out.json.gz"]);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A trace truncated at some moment while `spall-cli` reads it: the command either finished
+/// first or fails with exit 2 and a message; it is never killed by a signal (SIGBUS).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_trace_truncated_while_loading_is_an_error_not_a_crash() {
+    let d = dir("shrink");
+    let mut bytes = Vec::new();
+    Synth {
+        spans: 600_000,
+        ..Synth::default()
+    }
+    .write_spall(&mut bytes)
+    .unwrap();
+    let p = d.join("live.spall");
+    let (mut finished, mut refused) = (0, 0);
+    for delay_ms in [0, 5, 20, 50, 100, 200, 400] {
+        std::fs::write(&p, &bytes).unwrap();
+        let child = Command::new(bin())
+            .args(["stats", p.to_str().unwrap(), "--top", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        match o.status.code() {
+            Some(0) => finished += 1,
+            Some(2) => {
+                assert!(!err.contains("panicked"), "{err}");
+                refused += 1;
+            }
+            _ => panic!("truncated after {delay_ms} ms: {:?} {err}", o.status),
+        }
+    }
+    eprintln!("{finished} loads finished first, {refused} saw the truncation");
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -27,6 +27,8 @@ pub enum ErrorKind {
     Gzip(String),
     /// Decompression would exceed the configured limit (a likely gzip bomb).
     DecompressedTooLarge { limit: u64 },
+    /// The file shrank while it was being read (it is being rewritten or was truncated).
+    FileShrank,
     /// The load would need more memory than the limit: stopped before allocating the model.
     NotEnoughMemory {
         /// The estimate, in bytes; `None` when decompressing alone outgrew the limit.
@@ -99,6 +101,10 @@ impl fmt::Display for Error {
             ErrorKind::DecompressedTooLarge { limit } => write!(
                 f,
                 "the gzip stream expands past the limit of {limit} bytes (a gzip bomb?): raise the limit if the file is genuine"
+            ),
+            ErrorKind::FileShrank => write!(
+                f,
+                "the file shrank while it was being read (is another program rewriting or truncating it?): load it again once it is written"
             ),
             ErrorKind::NotEnoughMemory {
                 needed,

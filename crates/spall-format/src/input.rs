@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
+use crate::mapped::MappedFile;
 use crate::memory::MemoryLimit;
 use crate::spall::{AUTO_MAGIC, MAGIC};
 
@@ -65,7 +66,7 @@ impl Default for DecodeOptions {
 /// The bytes of a trace: mapped from a file, or owned (after decompression).
 #[derive(Debug)]
 pub enum Bytes {
-    Mapped(memmap2::Mmap),
+    Mapped(MappedFile),
     Owned(Vec<u8>),
 }
 
@@ -80,6 +81,19 @@ impl std::ops::Deref for Bytes {
 }
 
 impl Bytes {
+    /// Whether the mapped file shrank under a read (see [`MappedFile::faulted`]).
+    pub fn faulted(&self) -> bool {
+        matches!(self, Bytes::Mapped(m) if m.faulted())
+    }
+
+    /// An error if the file shrank while it was being read.
+    pub(crate) fn check_intact(&self) -> Result<(), Error> {
+        if self.faulted() {
+            return Err(Error::new(ErrorKind::FileShrank, 0));
+        }
+        Ok(())
+    }
+
     /// Tells the kernel that `range` of a mapped file will not be read again soon, so its
     /// pages leave this process's resident memory (they stay in the page cache, and a later
     /// read maps them back). Does nothing for bytes held in memory. Assumes 4 KiB pages: on
@@ -95,7 +109,11 @@ impl Bytes {
             // and the next read of them faults the file's contents back in.
             #[allow(unsafe_code)]
             let _ = unsafe {
-                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+                m.map().unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start,
+                    end - start,
+                )
             };
         }
     }
@@ -113,11 +131,12 @@ pub fn read_file(path: &Path) -> Result<Bytes, Error> {
     }
     if meta.is_file() && meta.len() > 0 {
         // SAFETY: the map is read-only. If another process truncates the file while it is
-        // mapped, reads fault; that is the accepted trade-off of mapping (as in ripgrep).
+        // mapped, reads past its new end fault: `MappedFile` turns that into zeros and a
+        // flag, which the decoder reports as an error.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(&file) };
         if let Ok(m) = map {
-            return Ok(Bytes::Mapped(m));
+            return Ok(Bytes::Mapped(MappedFile::new(m)));
         }
     }
     let mut v = Vec::new();

@@ -41,6 +41,7 @@ mod event;
 mod input;
 pub mod json;
 mod json_writer;
+mod mapped;
 mod memory;
 mod output;
 mod parallel;
@@ -58,6 +59,7 @@ pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
 pub use json_writer::JsonWriter;
+pub use mapped::MappedFile;
 pub use memory::{human_bytes, parse_memory_limit, parse_size, LimitSource, MemoryLimit};
 pub use output::{remove_partial_files, write_atomically, AtomicFile, WriteError};
 pub use parallel::{decode_parallel, CHUNK_BYTES};
@@ -146,7 +148,9 @@ impl Input {
                 break;
             }
             gzip = true;
-            bytes = match gunzip(&bytes, limit, &mut diagnostics) {
+            let out = gunzip(&bytes, limit, &mut diagnostics);
+            bytes.check_intact()?;
+            bytes = match out {
                 Ok(v) => Bytes::Owned(v),
                 Err(e) => match (e.kind, memory) {
                     (ErrorKind::DecompressedTooLarge { limit }, Some((m, source)))
@@ -185,13 +189,21 @@ impl Input {
 
     /// Decodes every event into `sink`.
     pub fn decode<S: EventSink>(&self, sink: &mut S) -> Result<Summary, Error> {
-        decode_plain(
+        let r = decode_plain(
             &self.bytes,
             self.gzip,
             self.input_bytes,
             self.diagnostics.clone(),
             sink,
-        )
+        );
+        // Zeros read past a shrunken file's end decode to anything: the error comes first.
+        self.bytes.check_intact()?;
+        r
+    }
+
+    /// An error if the mapped file shrank while it was read (any decode checks this).
+    pub fn check_intact(&self) -> Result<(), Error> {
+        self.bytes.check_intact()
     }
 }
 

@@ -83,13 +83,15 @@ impl Input {
         // Each chunk's pages leave resident memory once it is decoded: peak memory is then
         // the model being built, not the model plus the whole file.
         let release = |from: usize, to: usize| self.bytes.release(from..to);
-        let (mut summary, sinks) = decode_plain_parallel(
+        let r = decode_plain_parallel(
             self.bytes(),
             self.diagnostics.clone(),
             &new_sink,
             progress,
             &release,
-        )?;
+        );
+        self.check_intact()?;
+        let (mut summary, sinks) = r?;
         summary.gzip = self.gzip;
         summary.input_bytes = self.input_bytes;
         Ok((summary, sinks))

@@ -117,3 +117,39 @@ fn corrupt_gzip_is_an_error() {
     let e = err(&[0x1f, 0x8b, 8, 0, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0xff, 0xff]);
     assert!(matches!(e.kind, ErrorKind::Gzip(_)), "{e}");
 }
+
+/// A file truncated after it was mapped (a producer rewriting it, a user's `> file`):
+/// reading past its new end would raise SIGBUS; the decode reports it instead.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_that_shrinks_while_mapped_is_an_error_not_a_crash() {
+    use spall_format::synth::Synth;
+    for json in [false, true] {
+        let p = std::env::temp_dir().join(format!("spall-shrink-{}-{json}", std::process::id()));
+        let s = Synth {
+            spans: 50_000,
+            ..Synth::default()
+        };
+        let f = std::fs::File::create(&p).unwrap();
+        if json {
+            s.write_json(f, false).unwrap();
+        } else {
+            s.write_spall(f).unwrap();
+        }
+        let input = spall_format::Input::open(&p, &DecodeOptions::default()).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(8192)
+            .unwrap();
+        let e = input.decode(&mut |_: &RawEvent<'_>| {}).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::FileShrank), "{e}");
+        let e = input
+            .decode_parallel(spall_format::Collect::default, &|_, _| {})
+            .unwrap_err();
+        assert!(e.to_string().contains("shrank"), "{e}");
+        drop(input);
+        std::fs::remove_file(&p).unwrap();
+    }
+}

@@ -1,0 +1,37 @@
+//! The commands of `spall-cli`, as a library for its binary (`src/main.rs`, which parses the
+//! command line) and for the fuzz targets (`fuzz/`), which feed `check`'s budget parser
+//! and the like hostile input. Not a stable API: scripts use the command line and its JSON
+//! output (docs/CLI.md).
+
+pub mod check;
+pub mod convert;
+pub mod diff;
+pub mod flame;
+pub mod info;
+mod mwu;
+pub mod select;
+pub mod stats;
+pub mod util;
+pub mod validate;
+
+use clap::ValueEnum;
+
+/// `stats --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+/// `stats --sort`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortBy {
+    #[value(name = "self")]
+    SelfTime,
+    Total,
+    Count,
+    Mean,
+    Max,
+    Name,
+}

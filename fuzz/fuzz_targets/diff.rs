@@ -1,0 +1,39 @@
+//! `spall-cli diff` on two hostile traces (the input split where its first byte says), by
+//! name and by stack, with and without a range.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use spall_cli::diff;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&cut, rest)) = data.split_first() else {
+        return;
+    };
+    let at = rest.len() * cut as usize / 255;
+    let (Ok(base), Ok(new)) = (
+        trace_model::load_bytes(&rest[..at]),
+        trace_model::load_bytes(&rest[at..]),
+    ) else {
+        return;
+    };
+    for by in [diff::By::Name, diff::By::Stack] {
+        for range in [None, Some("1us..".to_string())] {
+            let a = diff::Args {
+                base: "base".into(),
+                new: "new".into(),
+                format: diff::Format::Csv,
+                metric: diff::Metric::SelfTime,
+                by,
+                threshold: 5.0,
+                min_delta: None,
+                alpha: 0.05,
+                fail_on: diff::FailOn::Regressed,
+                filter: None,
+                thread: Vec::new(),
+                match_threads: diff::MatchThreads::Name,
+                range,
+            };
+            let lines = diff::compare_csv(&a, &base, &new).expect("no option can fail here");
+            assert!(!lines.is_empty(), "the header at least");
+        }
+    }
+});
