@@ -21,6 +21,7 @@ mod name_panel;
 pub mod panel;
 pub mod reload;
 pub mod screenshot;
+pub mod settings;
 pub mod state;
 pub mod theme;
 pub mod viewport;

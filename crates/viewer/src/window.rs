@@ -21,6 +21,7 @@ use crate::flame::Mode;
 use crate::frame::{minimap_time, FrameBuilder};
 use crate::loaded::Loaded;
 use crate::panel::Panel;
+use crate::settings::Settings;
 use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
 use crate::window_parts::{create_gl, dump_frame, flame_key, message, watch, Gl};
@@ -85,6 +86,9 @@ struct App {
     follow: bool,
     /// The file changed while it was loading: load it again when that finishes.
     reload_pending: bool,
+    /// Remembered between runs (theme, recent files), and where.
+    settings: Settings,
+    settings_path: Option<PathBuf>,
     loaded: Option<Arc<Loaded>>,
     state: Option<ViewState>,
     loading: Option<Loading>,
@@ -116,8 +120,21 @@ struct App {
 
 impl App {
     fn new(proxy: EventLoopProxy<UserEvent>, o: Options) -> App {
-        let theme = o.theme;
+        let settings_path = Settings::default_path();
+        let settings = match &settings_path {
+            Some(p) => {
+                let (s, warning) = Settings::load(p);
+                if let Some(w) = warning {
+                    eprintln!("spall: {w}");
+                }
+                s
+            }
+            None => Settings::default(),
+        };
+        let theme = o.theme.or(settings.theme);
         App {
+            settings,
+            settings_path,
             proxy,
             gl: None,
             initial: Some(o.trace),
@@ -199,6 +216,16 @@ impl App {
         });
         self.error = None;
         self.redraw();
+    }
+
+    /// Writes the settings (atomically); a failure is reported, never fatal.
+    fn save_settings(&mut self) {
+        self.settings.theme = self.theme.map(|t| t.kind);
+        if let Some(p) = &self.settings_path {
+            if let Err(e) = self.settings.save(p) {
+                eprintln!("spall: the settings were not saved: {e}");
+            }
+        }
     }
 
     /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
@@ -348,6 +375,7 @@ impl App {
         }
         if actions.toggle_theme {
             self.theme = Some(theme.toggled());
+            self.save_settings();
             self.redraw();
         }
         if actions.redraw {
@@ -383,6 +411,10 @@ impl App {
                     _ => {
                         self.panel = Panel::default();
                         self.fit_pending = true;
+                        if let Some(p) = self.path.clone() {
+                            self.settings.add_recent(&p);
+                            self.save_settings();
+                        }
                     }
                 }
                 self.loaded = Some(l);
@@ -708,7 +740,11 @@ impl ApplicationHandler<UserEvent> for App {
             WindowEvent::KeyboardInput { event, .. }
                 if !consumed && event.state == ElementState::Pressed =>
             {
-                self.key(&event.logical_key)
+                let theme = self.theme;
+                self.key(&event.logical_key);
+                if self.theme != theme {
+                    self.save_settings();
+                }
             }
             WindowEvent::ThemeChanged(_) => self.redraw(),
             _ => {}

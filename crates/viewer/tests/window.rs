@@ -157,6 +157,10 @@ fn the_window_draws_zooms_and_selects() {
             .env("DISPLAY", &display)
             .env_remove("WAYLAND_DISPLAY")
             .env("SPALL_FRAME_DUMP", &dir)
+            .env(
+                "SPALL_CONFIG_DIR",
+                std::env::temp_dir().join("spall-test-config"),
+            )
             .spawn()
             .expect("the viewer starts"),
     );
@@ -251,6 +255,10 @@ fn the_window_survives_hostile_files() {
                 .env("DISPLAY", &display)
                 .env_remove("WAYLAND_DISPLAY")
                 .env("SPALL_FRAME_DUMP", &frames)
+                .env(
+                    "SPALL_CONFIG_DIR",
+                    std::env::temp_dir().join("spall-test-config"),
+                )
                 .spawn()
                 .expect("the viewer starts"),
         );
@@ -348,6 +356,10 @@ fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
             cmd.env("DISPLAY", &display)
                 .env_remove("WAYLAND_DISPLAY")
                 .env("SPALL_FRAME_DUMP", &frames)
+                .env(
+                    "SPALL_CONFIG_DIR",
+                    std::env::temp_dir().join("spall-test-config"),
+                )
                 .spawn()
                 .expect("the viewer starts"),
         );

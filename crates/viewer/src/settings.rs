@@ -1,0 +1,119 @@
+//! What the viewer remembers between runs: the theme and the recently opened files, in
+//! `settings.json` under the platform's config directory (`~/.config/spall` on Linux;
+//! `SPALL_CONFIG_DIR` overrides it).
+//!
+//! The file is written atomically (a complete file or the previous one, even if the viewer
+//! is killed mid-write), and read leniently: a file that is missing is the defaults, one that
+//! is corrupt or from a newer version is the defaults plus a warning, never an error.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::theme::ThemeKind;
+
+/// Files kept in the recent list.
+pub const RECENT_MAX: usize = 12;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// The theme chosen with `T`; `None` follows the system.
+    pub theme: Option<ThemeKind>,
+    /// Most recent first.
+    pub recent: Vec<PathBuf>,
+}
+
+impl Settings {
+    /// Where settings live: `$SPALL_CONFIG_DIR/settings.json`, else the platform's config
+    /// directory; `None` where there is none (no home directory).
+    pub fn default_path() -> Option<PathBuf> {
+        if let Some(d) = std::env::var_os("SPALL_CONFIG_DIR") {
+            return Some(PathBuf::from(d).join("settings.json"));
+        }
+        let dirs = directories::ProjectDirs::from("", "", "spall")?;
+        Some(dirs.config_dir().join("settings.json"))
+    }
+
+    /// Reads settings; a missing file gives the defaults, an unreadable or corrupt one the
+    /// defaults and a warning saying why.
+    pub fn load(path: &Path) -> (Settings, Option<String>) {
+        match std::fs::read(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Settings::default(), None),
+            Err(e) => (
+                Settings::default(),
+                Some(format!(
+                    "{}: cannot read the settings ({e}); using defaults",
+                    path.display()
+                )),
+            ),
+            Ok(bytes) => match Settings::from_json(&bytes) {
+                Ok(s) => (s, None),
+                Err(why) => (
+                    Settings::default(),
+                    Some(format!(
+                        "{}: ignored ({why}); using defaults",
+                        path.display()
+                    )),
+                ),
+            },
+        }
+    }
+
+    /// Writes settings atomically, creating the directory.
+    pub fn save(&self, path: &Path) -> Result<(), spall_format::WriteError> {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        spall_format::write_atomically(path, |f| {
+            let text = serde_json::to_string_pretty(&self.to_json()).unwrap_or_default();
+            std::io::Write::write_all(f, text.as_bytes()).map_err(|e| spall_format::WriteError {
+                path: path.to_path_buf(),
+                action: "write",
+                source: e,
+            })
+        })
+    }
+
+    /// Puts `file` first in the recent list.
+    pub fn add_recent(&mut self, file: &Path) {
+        let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        self.recent.retain(|p| *p != file);
+        self.recent.insert(0, file);
+        self.recent.truncate(RECENT_MAX);
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "version": 1,
+            "theme": match self.theme {
+                Some(ThemeKind::Light) => "light",
+                Some(ThemeKind::Dark) => "dark",
+                None => "system",
+            },
+            "recent": self.recent.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Parses settings; unknown keys are ignored (a newer viewer's), wrong types are errors.
+    pub fn from_json(bytes: &[u8]) -> Result<Settings, String> {
+        let v: Value = serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+        let o = v.as_object().ok_or("not a JSON object")?;
+        let theme = match o.get("theme").and_then(Value::as_str) {
+            Some("light") => Some(ThemeKind::Light),
+            Some("dark") => Some(ThemeKind::Dark),
+            Some("system") | None => None,
+            Some(other) => return Err(format!("unknown theme {other:?}")),
+        };
+        let recent = match o.get("recent") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .take(RECENT_MAX)
+                .collect(),
+            Some(_) => return Err("\"recent\" is not a list".into()),
+        };
+        Ok(Settings { theme, recent })
+    }
+}

@@ -1,0 +1,128 @@
+//! The settings file: round trip, lenient reading of corrupt files, the recent list, and a
+//! file that stays whole when the writer is killed at any moment.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use spall_viewer::settings::{Settings, RECENT_MAX};
+use spall_viewer::theme::ThemeKind;
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("spall-settings-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn many_recent(n: usize) -> Settings {
+    let mut s = Settings {
+        theme: Some(ThemeKind::Dark),
+        ..Settings::default()
+    };
+    for i in 0..n {
+        s.add_recent(Path::new(&format!(
+            "/traces/run-{i:04}-{}.json",
+            "x".repeat(200)
+        )));
+    }
+    s
+}
+
+#[test]
+fn settings_round_trip() {
+    let d = dir("roundtrip");
+    let p = d.join("nested/settings.json");
+    let (none, warning) = Settings::load(&p);
+    assert_eq!(
+        (none, warning),
+        (Settings::default(), None),
+        "missing is the defaults"
+    );
+    let s = many_recent(3);
+    s.save(&p).unwrap();
+    let (back, warning) = Settings::load(&p);
+    assert_eq!(warning, None);
+    assert_eq!(back, s);
+    assert_eq!(back.theme, Some(ThemeKind::Dark));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn recent_files_come_first_once_and_are_capped() {
+    let mut s = many_recent(RECENT_MAX + 5);
+    assert_eq!(s.recent.len(), RECENT_MAX);
+    let again = s.recent[4].clone();
+    s.add_recent(&again);
+    assert_eq!(s.recent[0], again);
+    assert_eq!(s.recent.iter().filter(|p| **p == again).count(), 1);
+    assert_eq!(s.recent.len(), RECENT_MAX);
+}
+
+#[test]
+fn corrupt_settings_are_ignored_with_a_warning() {
+    let d = dir("corrupt");
+    let p = d.join("settings.json");
+    for (bytes, why) in [
+        (
+            &b"{\"theme\": \"dark\", \"recent\": [\"/a\""[..],
+            "not JSON",
+        ),
+        (b"[1, 2]", "not a JSON object"),
+        (b"{\"theme\": \"purple\"}", "unknown theme"),
+        (b"{\"recent\": 7}", "not a list"),
+        (b"\xff\xfe garbage", "not JSON"),
+    ] {
+        std::fs::write(&p, bytes).unwrap();
+        let (s, warning) = Settings::load(&p);
+        assert_eq!(s, Settings::default());
+        let w = warning.expect("a warning");
+        assert!(w.contains(why) && w.contains("using defaults"), "{w}");
+    }
+    // A newer viewer's keys are not an error.
+    std::fs::write(&p, br#"{"version": 9, "theme": "light", "panel": 300}"#).unwrap();
+    let (s, warning) = Settings::load(&p);
+    assert_eq!((s.theme, warning), (Some(ThemeKind::Light), None));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Not a test by itself: with SPALL_SETTINGS_WRITER set, saves settings there in a loop
+/// until killed (the child of the test below).
+#[test]
+fn settings_writer_child() {
+    let Some(p) = std::env::var_os("SPALL_SETTINGS_WRITER") else {
+        return;
+    };
+    let p = PathBuf::from(p);
+    for i in 0.. {
+        many_recent(1 + i % RECENT_MAX).save(&p).unwrap();
+    }
+}
+
+#[test]
+fn settings_written_while_the_writer_is_killed_are_never_corrupt() {
+    let d = dir("kill");
+    let p = d.join("settings.json");
+    many_recent(1).save(&p).unwrap();
+    for delay_ms in [1, 3, 7, 15, 30, 60, 120, 250] {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "settings_writer_child",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("SPALL_SETTINGS_WRITER", &p)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let (s, warning) = Settings::load(&p);
+        assert_eq!(warning, None, "killed after {delay_ms} ms");
+        assert!(!s.recent.is_empty() && s.theme == Some(ThemeKind::Dark));
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
