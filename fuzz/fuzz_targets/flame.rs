@@ -2,7 +2,7 @@
 //! sandwiches, with the tree's invariants checked.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use trace_model::{FlameOptions, FlameSort, FlameTree, Trace};
+use trace_model::{FlameOptions, FlameSort, FlameTree, FrameLabel, Trace};
 
 fn check(t: &Trace, tree: &FlameTree) {
     let n = tree.len();
@@ -50,10 +50,14 @@ fuzz_target!(|data: &[u8]| {
                 let first = tree.label[1];
                 let f = tree.filtered(&t, |l| l == first, sort);
                 check(&t, &f);
-                // The spans behind a frame: at least its count (clipping can split none).
+                // The spans behind a frame carry its name. (Not always all of them: a span
+                // whose parent ended before it began, in a broken trace, is merged at the
+                // root but found under its depth; see docs/TESTING.md.)
                 let spans = t.flame_occurrences(&tree, 1, &opts);
-                assert!(spans.len() as u64 >= tree.count[1]);
-                assert!(spans.iter().all(|&r| t.span(r).dur >= 0));
+                let FrameLabel::Name(name) = tree.label[1] else {
+                    return;
+                };
+                assert!(spans.iter().all(|&r| t.span(r).name == name));
             }
         }
     }
