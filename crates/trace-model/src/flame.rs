@@ -318,19 +318,17 @@ impl Trace {
                     if s >= r1 {
                         break;
                     }
+                    let Some(dur) = clip(s, e) else { continue };
                     // The parent: the last span one level up that starts at or before this.
                     while k + 1 < up.start.len() && up.start[k + 1] <= s {
                         k += 1;
                     }
                     let parent =
                         (k < up.start.len() && up.start[k] <= s && up.end[k] >= s).then_some(k);
-                    // A child that outlives its parent (a partial overlap) counts up to the
-                    // parent's end, as self time does: a frame is never wider than its parent.
-                    let e = parent.map_or(e, |k| e.min(up.end[k]));
-                    let Some(dur) = clip(s, e) else { continue };
                     let parent_node = match parent {
                         Some(k) => {
-                            up.child[k] += dur;
+                            let c = clip(s, e.min(up.end[k])).unwrap_or(0);
+                            up.child[k] += c;
                             up.node[k]
                         }
                         None => base,
