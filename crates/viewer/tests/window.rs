@@ -17,6 +17,33 @@ fn have(cmd: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The tests share one X server, where input goes to the window on top: one at a time.
+static ONE_WINDOW: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_window() -> std::sync::MutexGuard<'static, ()> {
+    // An X server resets when its last client leaves (unless started with -noreset), and
+    // refuses connections for a moment meanwhile: between two tests, a client stays (an
+    // xdotool waiting for a window that never appears; it ends with the server).
+    static KEEP_ALIVE: std::sync::Once = std::sync::Once::new();
+    KEEP_ALIVE.call_once(|| {
+        if std::env::var_os("DISPLAY").is_some() && have("xdotool") {
+            let _ = Command::new("xdotool")
+                .args([
+                    "search",
+                    "--sync",
+                    "--name",
+                    "spall-test-keep-alive-never-shown",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+        }
+    });
+    ONE_WINDOW
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 struct Kill(Child);
 impl Drop for Kill {
     fn drop(&mut self) {
@@ -143,6 +170,7 @@ fn changed(a: &[u8], b: &[u8], w: u32) -> usize {
 
 #[test]
 fn the_window_draws_zooms_and_selects() {
+    let _one = one_window();
     let Some((display, _xvfb)) = display_for("the window test", true) else {
         return;
     };
@@ -214,6 +242,7 @@ fn the_window_draws_zooms_and_selects() {
 /// and keeps running either way.
 #[test]
 fn the_window_survives_hostile_files() {
+    let _one = one_window();
     let Some((display, _xvfb)) = display_for("the hostile-file window test", false) else {
         return;
     };
@@ -318,6 +347,7 @@ fn wait_shown(dir: &Path, what: &str, ok: impl Fn((u64, i64, i64)) -> bool) -> (
 /// both keep the visible range the user zoomed to.
 #[test]
 fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
+    let _one = one_window();
     let Some((display, _xvfb)) = display_for("the follow test", true) else {
         return;
     };
@@ -385,7 +415,7 @@ fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
     );
     let wid = String::from_utf8(
         Command::new("xdotool")
-            .args(["search", "--name", "spall"])
+            .args(["search", "--pid", &viewer.0.id().to_string()])
             .env("DISPLAY", &display)
             .output()
             .unwrap()
