@@ -9,6 +9,7 @@ pub mod diff;
 pub mod flame;
 pub mod info;
 mod mwu;
+pub mod query;
 pub mod select;
 pub mod stats;
 pub mod util;

@@ -3,7 +3,9 @@
 //! Exit codes: 0 success; 1 a check failed (`validate --strict`); 2 bad usage or unreadable
 //! input, with a message on stderr. JSON output is a contract, documented in `docs/CLI.md`.
 
-use spall_cli::{check, convert, diff, flame, info, stats, util, validate, SortBy, StatsFormat};
+use spall_cli::{
+    check, convert, diff, flame, info, query, stats, util, validate, SortBy, StatsFormat,
+};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -93,7 +95,21 @@ enum Command {
     /// Check performance budgets from a TOML file. Exit 1 when any is broken.
     #[command(after_help = CHECK_HELP)]
     Check(check::Args),
+    /// SQL over the trace with Perfetto's table names (slice, thread, process, counter,
+    /// args, ...); with no SQL, an interactive shell.
+    #[command(after_help = QUERY_HELP)]
+    Query(query::Args),
 }
+
+const QUERY_HELP: &str = "Tables: slice, thread, process, thread_track, counter_track, counter, instant, flow, args, the view thread_slice, and ancestor_slice(id), descendant_slice(id). Times are integer nanoseconds. Columns: docs/SQL.md.
+
+Exit codes: 0 success, 2 a SQL error (the message shows the query and where) or an unreadable trace.
+
+Examples:
+  spall-cli query trace.json 'SELECT name, COUNT(*), SUM(dur) FROM slice GROUP BY name ORDER BY 3 DESC LIMIT 10'
+  spall-cli query trace.spall -f report.sql --format csv > report.csv
+  spall-cli query trace.json \"SELECT key, string_value FROM slice JOIN args USING (arg_set_id) WHERE slice.name = 'load'\" --format json
+  spall-cli query trace.json          # an interactive shell";
 
 const CHECK_HELP: &str = "A budget file holds [[budget]] tables: `name = \"render\"` (or `match = \"^gc::\"`, every matching name counted together), an optional `thread` (a name or PID:TID), and limits: count (a whole number) and total, self, mean, p50, p90, p99, max (durations with a unit: \"2ms\").
 
@@ -174,6 +190,7 @@ fn main() -> ExitCode {
         } => validate::run(&trace, strict, format == TableOrJson::Json),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Check(a) => check::run(&a),
+        Command::Query(a) => query::run(&a),
         Command::Diff(a) => diff::run(&a),
         Command::Flame(a) => flame::run(&a),
     };

@@ -431,3 +431,39 @@ fn max_memory_refuses_a_load_with_the_estimate_and_the_limit() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("`off`"));
 }
+
+#[test]
+fn query_prints_tables_json_and_csv_and_reports_sql_errors() {
+    let t = fixture("real/chrome116_devtools_export.json");
+    let sql = "SELECT name, COUNT(*) AS n FROM slice GROUP BY name ORDER BY n DESC, name LIMIT 3";
+    let v = ok_json(&["query", &t, sql, "--format", "json"]);
+    assert_eq!(v["columns"], serde_json::json!(["name", "n"]));
+    assert_eq!(v["rows"][0], serde_json::json!(["RunTask", 976]));
+    let csv = run(&["query", &t, sql, "--format", "csv"]);
+    let text = String::from_utf8_lossy(&csv.stdout);
+    assert_eq!(text.lines().next(), Some("name,n"));
+    assert_eq!(text.lines().nth(1), Some("RunTask,976"));
+    let table = String::from_utf8_lossy(&run(&["query", &t, sql]).stdout).into_owned();
+    assert!(
+        table.contains("RunTask") && table.contains("(3 rows)"),
+        "{table}"
+    );
+    // The same count as stats.
+    let stats = ok_json(&["stats", &t, "--format", "json", "--filter", "^RunTask$"]);
+    assert_eq!(stats["functions"][0]["count"], 976);
+    // A script file, several statements.
+    let f = tmp("report.sql");
+    std::fs::write(
+        &f,
+        "SELECT COUNT(*) FROM thread;\nSELECT COUNT(*) FROM process;",
+    )
+    .unwrap();
+    let o = run(&["query", &t, "-f", f.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 4);
+    // Errors: exit 2, the query and a caret at the position.
+    let o = run(&["query", &t, "SELECT 1;\nSELECT nme FROM slice"]);
+    assert_clean_failure(&o, "no such column: nme");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 2, column 8"), "{err}");
+    assert!(err.contains("SELECT nme FROM slice\n         ^"), "{err}");
+}

@@ -217,6 +217,11 @@ impl ArgsStore {
         self.ends.shrink_to_fit();
     }
 
+    /// How many argument sets there are: their ids run from 1 to this.
+    pub fn count(&self) -> u32 {
+        self.ends.len().saturating_sub(1) as u32
+    }
+
     /// The raw text of the arguments, and whether it is JSON.
     pub fn get(&self, id: ArgsId) -> Option<(&str, bool)> {
         let i = id.0 as usize;

@@ -1,0 +1,209 @@
+//! SQL over a loaded [`Trace`], the way Perfetto's trace processor offers it: SQLite (bundled,
+//! nothing to install) with **virtual tables over the trace**, not a copy of it, under
+//! Perfetto's table and column names, so queries written for Perfetto run here.
+//!
+//! Tables: `slice`, `thread`, `process`, `thread_track`, `counter_track`, `counter`,
+//! `instant`, `flow`, `args` (parsed from each event's raw JSON only when read), the view
+//! `thread_slice`, and the table-valued functions `ancestor_slice(id)` and
+//! `descendant_slice(id)`. Times are integer nanoseconds; an unfinished slice has
+//! `dur = -1` and `unfinished = 1`. Constraints on `slice`'s `id`, `ts`, `utid`, `depth`
+//! and `name` are pushed into the table: `WHERE utid = 3 AND ts BETWEEN a AND b` reads only
+//! that thread's spans in that range. The columns are in `docs/SQL.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! let json = br#"[
+//!   {"name": "frame", "ph": "X", "ts": 0, "dur": 10, "pid": 1, "tid": 1},
+//!   {"name": "draw", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1, "args": {"n": 7}}
+//! ]"#;
+//! let trace = Arc::new(trace_model::load_bytes(json).unwrap());
+//! let db = trace_sql::TraceDb::new(trace).unwrap();
+//! let r = db
+//!     .query("SELECT name, dur, parent_id IS NOT NULL FROM slice ORDER BY ts")
+//!     .unwrap();
+//! assert_eq!(r.columns, ["name", "dur", "parent_id IS NOT NULL"]);
+//! assert_eq!(r.rows[1][0].as_str(), Some("draw"));
+//! assert_eq!(r.rows[1][1].as_i64(), Some(2000));
+//! let n = db.query("SELECT int_value FROM slice JOIN args USING (arg_set_id) WHERE key = 'args.n'").unwrap();
+//! assert_eq!(n.rows[0][0].as_i64(), Some(7));
+//! ```
+
+mod source;
+mod vtab;
+
+use std::sync::Arc;
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use serde_json::Value as Json;
+use trace_model::Trace;
+
+use source::{
+    Args, CounterTracks, Counters, Flows, Instants, Processes, Related, SliceIds, Slices,
+    ThreadTracks, Threads,
+};
+
+/// A query's failure, as SQLite reports it, with where in the SQL when it says.
+#[derive(Debug)]
+pub struct Error {
+    pub message: String,
+    /// Byte offset into the SQL of the error, when SQLite knows it.
+    pub offset: Option<usize>,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Error {
+        let offset = match &e {
+            rusqlite::Error::SqlInputError { offset, .. } => usize::try_from(*offset).ok(),
+            _ => None,
+        };
+        let message = match &e {
+            rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+            e => e.to_string(),
+        };
+        Error { message, offset }
+    }
+}
+
+/// A finished query: column names and rows of JSON values (integers, reals, text, null).
+#[derive(Debug, Default)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Json>>,
+}
+
+/// A SQLite connection whose tables are the trace.
+pub struct TraceDb {
+    db: Connection,
+}
+
+impl std::fmt::Debug for TraceDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TraceDb")
+    }
+}
+
+impl TraceDb {
+    /// An in-memory database over `trace`. Costs O(threads + counter series): no rows are
+    /// copied.
+    pub fn new(trace: Arc<Trace>) -> Result<TraceDb, Error> {
+        let db = Connection::open_in_memory()?;
+        let ids = Arc::new(SliceIds::new(&trace));
+        let slices = || Slices {
+            t: trace.clone(),
+            ids: ids.clone(),
+        };
+        vtab::register(&db, "slice", Arc::new(slices()))?;
+        let related = |ancestors| Related {
+            slices: slices(),
+            ancestors,
+        };
+        vtab::register(&db, "ancestor_slice", Arc::new(related(true)))?;
+        vtab::register(&db, "descendant_slice", Arc::new(related(false)))?;
+        vtab::register(&db, "thread", Arc::new(Threads(trace.clone())))?;
+        vtab::register(&db, "process", Arc::new(Processes(trace.clone())))?;
+        vtab::register(&db, "thread_track", Arc::new(ThreadTracks(trace.clone())))?;
+        vtab::register(&db, "counter_track", Arc::new(CounterTracks(trace.clone())))?;
+        vtab::register(&db, "counter", Arc::new(Counters::new(trace.clone())))?;
+        vtab::register(&db, "instant", Arc::new(Instants(trace.clone())))?;
+        let flows = Flows {
+            t: trace.clone(),
+            ids: ids.clone(),
+        };
+        vtab::register(&db, "flow", Arc::new(flows))?;
+        vtab::register(&db, "args", Arc::new(Args(trace.clone())))?;
+        db.execute_batch(
+            "CREATE TEMP VIEW thread_slice AS
+               SELECT slice.*, thread.tid AS tid, thread.name AS thread_name,
+                      thread.upid AS upid, process.pid AS pid, process.name AS process_name
+               FROM slice JOIN thread USING (utid) LEFT JOIN process USING (upid);",
+        )?;
+        Ok(TraceDb { db })
+    }
+
+    /// Runs every statement of `sql`; returns the last one's columns and rows.
+    pub fn query(&self, sql: &str) -> Result<QueryResult, Error> {
+        let mut last = QueryResult::default();
+        self.each_statement(sql, |e| {
+            match e {
+                Event::Columns(c) => {
+                    last = QueryResult {
+                        columns: c.to_vec(),
+                        rows: Vec::new(),
+                    }
+                }
+                Event::Row(r) => last.rows.push(r),
+            }
+            Ok(())
+        })?;
+        Ok(last)
+    }
+
+    /// Runs every statement of `sql`, streaming: each statement's column names, then its
+    /// rows (so a CLI prints a million rows without holding them).
+    pub fn each_statement(
+        &self,
+        sql: &str,
+        mut each: impl FnMut(Event<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        use rusqlite::fallible_iterator::FallibleIterator;
+        let mut batch = rusqlite::Batch::new(&self.db, sql);
+        loop {
+            let mut stmt = match batch.next() {
+                Ok(Some(s)) => s,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(at_offset(e, sql)),
+            };
+            let columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+            each(Event::Columns(&columns))?;
+            let n = columns.len();
+            let mut rows = stmt.raw_query();
+            while let Some(r) = rows.next()? {
+                let mut out = Vec::with_capacity(n);
+                for i in 0..n {
+                    out.push(match r.get_ref(i)? {
+                        ValueRef::Null => Json::Null,
+                        ValueRef::Integer(v) => Json::from(v),
+                        ValueRef::Real(v) => Json::from(v),
+                        ValueRef::Text(t) => Json::String(String::from_utf8_lossy(t).into_owned()),
+                        ValueRef::Blob(b) => Json::String(format!("<{} bytes>", b.len())),
+                    });
+                }
+                each(Event::Row(out))?;
+            }
+        }
+    }
+}
+
+/// What [`TraceDb::each_statement`] streams.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A statement's column names, before its rows.
+    Columns(&'a [String]),
+    Row(Vec<Json>),
+}
+
+/// The error with its offset made relative to the whole of `sql` (SQLite reports it within
+/// the statement being prepared, which is the rest of the text).
+fn at_offset(e: rusqlite::Error, sql: &str) -> Error {
+    let rest = match &e {
+        rusqlite::Error::SqlInputError { sql: rest, .. } => Some(rest.len()),
+        _ => None,
+    };
+    let mut out = Error::from(e);
+    if let (Some(o), Some(rest)) = (out.offset, rest) {
+        out.offset = Some(sql.len().saturating_sub(rest) + o);
+    }
+    out
+}

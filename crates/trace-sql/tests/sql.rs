@@ -1,0 +1,259 @@
+//! SQL over traces, checked against the model: row counts and sums against `Trace::stats`,
+//! pushed-down constraints against the same query with pushdown defeated, the tree functions
+//! against the model's navigation, and args against the events' JSON.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+use spall_format::synth::{Rng, Synth};
+use trace_model::{flags, StatsFilter, Trace};
+use trace_sql::TraceDb;
+
+fn fixture(rel: &str) -> Trace {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel);
+    trace_model::load(&p).unwrap()
+}
+
+fn synth() -> Trace {
+    let mut bytes = Vec::new();
+    Synth {
+        spans: 30_000,
+        ..Synth::default()
+    }
+    .write_spall(&mut bytes)
+    .unwrap();
+    trace_model::load_bytes(&bytes).unwrap()
+}
+
+fn one(db: &TraceDb, sql: &str) -> Value {
+    let r = db.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.rows[0][0].clone()
+}
+
+#[test]
+fn counts_and_sums_match_the_model() {
+    for t in [synth(), fixture("real/chrome116_devtools_export.json")] {
+        let stats = t.stats(&StatsFilter::default());
+        let spans = t.span_count();
+        let t = Arc::new(t);
+        let db = TraceDb::new(t.clone()).unwrap();
+        assert_eq!(one(&db, "SELECT COUNT(*) FROM slice"), spans);
+        assert_eq!(
+            one(&db, "SELECT COUNT(*) FROM thread"),
+            t.threads().len() as u64
+        );
+        let r = db
+            .query("SELECT name, COUNT(*), SUM(dur), SUM(self_dur) FROM slice WHERE dur >= 0 GROUP BY name")
+            .unwrap();
+        assert_eq!(r.rows.len(), stats.len());
+        for row in &r.rows {
+            let s = stats
+                .iter()
+                .find(|s| t.str(s.name) == row[0].as_str().unwrap())
+                .unwrap();
+            assert_eq!(row[1], s.count, "{row:?}");
+            assert_eq!(row[2], s.total_ns, "{row:?}");
+            assert_eq!(row[3], s.self_ns, "{row:?}");
+        }
+    }
+}
+
+#[test]
+fn pushed_down_constraints_return_what_a_full_scan_does() {
+    let t = Arc::new(synth());
+    let db = TraceDb::new(t.clone()).unwrap();
+    let (t0, t1) = (t.start_ns(), t.end_ns());
+    let mut rng = Rng(7);
+    let name = one(&db, "SELECT name FROM slice WHERE depth = 2 LIMIT 1");
+    let name = name.as_str().unwrap();
+    for _ in 0..20 {
+        let a = t0 + rng.below((t1 - t0) as u64) as i64;
+        let b = a + rng.below(((t1 - a) / 4).max(1) as u64) as i64;
+        let utid = rng.below(t.threads().len() as u64);
+        let depth = rng.below(4);
+        for (pushed, scanned) in [
+            (
+                format!("utid = {utid} AND ts BETWEEN {a} AND {b}"),
+                format!("+utid = {utid} AND +ts BETWEEN {a} AND {b}"),
+            ),
+            (
+                format!("depth = {depth} AND ts > {a} AND ts < {b}"),
+                format!("+depth = {depth} AND +ts > {a} AND +ts < {b}"),
+            ),
+            (
+                format!("name = '{name}' AND ts >= {a}"),
+                format!("+name = '{name}' AND +ts >= {a}"),
+            ),
+            (format!("id = {}", a % 1000), format!("+id = {}", a % 1000)),
+        ] {
+            let q = |w: &str| {
+                db.query(&format!(
+                    "SELECT id, ts, dur, name FROM slice WHERE {w} ORDER BY id"
+                ))
+                .unwrap()
+                .rows
+            };
+            assert_eq!(q(&pushed), q(&scanned), "{pushed}");
+        }
+    }
+    // And the plan says the constraints went into the table.
+    let plan = db
+        .query("EXPLAIN QUERY PLAN SELECT * FROM slice WHERE utid = 1 AND ts BETWEEN 5 AND 9")
+        .unwrap();
+    let detail = plan.rows[0].last().unwrap().as_str().unwrap().to_string();
+    assert!(
+        detail.contains("11=") && detail.contains("1g") && detail.contains("1l"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn parents_ancestors_and_descendants_follow_the_model() {
+    let t = Arc::new(fixture("edge/simple.json"));
+    let db = TraceDb::new(t.clone()).unwrap();
+    let rows = db
+        .query("SELECT id, depth, parent_id, name FROM slice ORDER BY id")
+        .unwrap()
+        .rows;
+    for r in &rows {
+        let depth = r[1].as_i64().unwrap();
+        assert_eq!(r[2].is_null(), depth == 0, "{r:?}");
+        if let Some(p) = r[2].as_i64() {
+            let parent = rows.iter().find(|x| x[0] == p).unwrap();
+            assert_eq!(parent[1].as_i64().unwrap() + 1, depth);
+        }
+    }
+    let deepest = db
+        .query("SELECT id, depth FROM slice ORDER BY depth DESC LIMIT 1")
+        .unwrap()
+        .rows[0]
+        .clone();
+    let (id, depth) = (deepest[0].as_i64().unwrap(), deepest[1].as_i64().unwrap());
+    let anc = db
+        .query(&format!("SELECT depth FROM ancestor_slice({id})"))
+        .unwrap()
+        .rows;
+    let depths: Vec<i64> = anc.iter().map(|r| r[0].as_i64().unwrap()).collect();
+    assert_eq!(depths, (0..depth).collect::<Vec<_>>());
+    let root = one(
+        &db,
+        &format!("SELECT id FROM ancestor_slice({id}) WHERE depth = 0"),
+    );
+    let desc = one(
+        &db,
+        &format!("SELECT COUNT(*) FROM descendant_slice({root}) WHERE id = {id}"),
+    );
+    assert_eq!(desc, 1);
+    // Every descendant lies inside the root.
+    let outside = one(
+        &db,
+        &format!(
+            "SELECT COUNT(*) FROM descendant_slice({root}) d, slice r \
+             WHERE r.id = {root} AND (d.ts < r.ts OR d.ts > r.ts + r.dur)"
+        ),
+    );
+    assert_eq!(outside, 0);
+}
+
+#[test]
+fn args_unfinished_and_the_thread_slice_view() {
+    let json = br#"[
+      {"name":"load","ph":"X","ts":0,"dur":5,"pid":1,"tid":2,
+       "args":{"url":"a.js","size":1024,"ratio":0.5,"ok":true,"list":[1,2],"nested":{"k":"v"}}},
+      {"name":"open","ph":"B","ts":1,"pid":1,"tid":2},
+      {"name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"main"}}
+    ]"#;
+    let t = Arc::new(trace_model::load_bytes(json).unwrap());
+    let db = TraceDb::new(t.clone()).unwrap();
+    let r = db
+        .query(
+            "SELECT key, flat_key, value_type, int_value, string_value, real_value
+             FROM slice JOIN args USING (arg_set_id) WHERE slice.name = 'load' ORDER BY key",
+        )
+        .unwrap()
+        .rows;
+    let keys: Vec<&str> = r.iter().map(|x| x[0].as_str().unwrap()).collect();
+    assert_eq!(
+        keys,
+        [
+            "args.list[0]",
+            "args.list[1]",
+            "args.nested.k",
+            "args.ok",
+            "args.ratio",
+            "args.size",
+            "args.url"
+        ]
+    );
+    assert_eq!(r[0][1], "args.list");
+    assert_eq!(
+        (r[5][2].as_str(), r[5][3].as_i64()),
+        (Some("int"), Some(1024))
+    );
+    assert_eq!(r[6][4], "a.js");
+    assert_eq!(r[4][5], 0.5);
+    // Unfinished: dur -1 and the flag, as Perfetto marks them.
+    let u = db
+        .query("SELECT dur, unfinished FROM slice WHERE name = 'open'")
+        .unwrap()
+        .rows;
+    assert_eq!(u[0], [Value::from(-1), Value::from(1)]);
+    let lane = &t.threads()[0].lanes[1];
+    assert!(lane.flags[0] & flags::UNFINISHED != 0);
+    let v = db
+        .query("SELECT thread_name, tid, pid, name FROM thread_slice ORDER BY ts")
+        .unwrap()
+        .rows;
+    assert_eq!(v[0][0], "main");
+    assert_eq!((v[0][1].as_i64(), v[0][2].as_i64()), (Some(2), Some(1)));
+}
+
+#[test]
+fn counters_instants_and_flows() {
+    let t = Arc::new(fixture("real/demo_lthi_excerpt.json"));
+    let samples = t.counter_samples();
+    let db = TraceDb::new(t.clone()).unwrap();
+    assert_eq!(one(&db, "SELECT COUNT(*) FROM counter"), samples);
+    assert_eq!(
+        one(&db, "SELECT COUNT(*) FROM counter_track"),
+        t.counters().len() as u64
+    );
+    assert_eq!(
+        one(&db, "SELECT COUNT(*) FROM instant"),
+        t.instants().len() as u64
+    );
+    assert_eq!(
+        one(&db, "SELECT COUNT(*) FROM flow"),
+        t.flow_links().len() as u64
+    );
+    // A track's samples through the pushed-down track_id equal its series.
+    let c = &t.counters()[0];
+    let track = t.threads().len();
+    let r = db
+        .query(&format!(
+            "SELECT COUNT(*), SUM(value) FROM counter WHERE track_id = {track}"
+        ))
+        .unwrap()
+        .rows;
+    assert_eq!(r[0][0], c.ts.len() as u64);
+    let sum: f64 = c.values.iter().sum();
+    assert!((r[0][1].as_f64().unwrap() - sum).abs() < 1e-6 * sum.abs().max(1.0));
+    // Flows join back to slices.
+    let joined = one(
+        &db,
+        "SELECT COUNT(*) FROM flow f JOIN slice a ON a.id = f.slice_out JOIN slice b ON b.id = f.slice_in",
+    );
+    assert_eq!(joined, t.flow_links().len() as u64);
+}
+
+#[test]
+fn errors_say_where() {
+    let t = Arc::new(fixture("edge/simple.json"));
+    let db = TraceDb::new(t).unwrap();
+    let e = db.query("SELECT 1; SELECT nme FROM slice").unwrap_err();
+    assert!(e.message.contains("no such column: nme"), "{e}");
+    assert_eq!(e.offset, Some(17));
+}
