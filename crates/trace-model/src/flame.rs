@@ -171,6 +171,7 @@ impl Builder {
             x: Vec::with_capacity(n),
         };
         let mut stack: Vec<(u32, u32, u32, i64)> = vec![(0, NONE, 0, 0)];
+        let mut offsets: Vec<i64> = Vec::new();
         while let Some((old, new_parent, depth, x)) = stack.pop() {
             let id = out.label.len() as u32;
             let o = old as usize;
@@ -182,13 +183,16 @@ impl Builder {
             out.count.push(self.count[o]);
             out.x.push(x);
             let list = &kids[first[o] as usize..first[o + 1] as usize];
-            let end = list
-                .iter()
-                .fold(x, |at, &k| at.saturating_add(self.total[k as usize]));
-            // Pushed last to first, so the first child is laid out next.
-            let mut at = end;
-            for &k in list.iter().rev() {
-                at = at.saturating_sub(self.total[k as usize]);
+            // Offsets forward (saturating, so a child never lies left of its parent even
+            // when hostile durations overflow), pushed last to first so the first child is
+            // laid out next.
+            offsets.clear();
+            let mut at = x;
+            for &k in list {
+                offsets.push(at);
+                at = at.saturating_add(self.total[k as usize]);
+            }
+            for (&k, &at) in list.iter().zip(&offsets).rev() {
                 stack.push((k, id, depth + 1, at));
             }
         }

@@ -1,0 +1,36 @@
+//! Inputs found by the fuzzers (fuzz/, docs/TESTING.md) that broke an invariant of the
+//! model's computations, kept as regression tests.
+
+use trace_model::{FlameOptions, FlameSort};
+
+fn fixture(rel: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn flame_frames_never_lie_left_of_their_parent() {
+    // fuzz target `flame`, 2026-11-24: durations whose sum saturates i64. Offsets were laid
+    // out backwards from the saturated end, putting a first child left of its parent.
+    let t = trace_model::load_bytes(&fixture("fuzz/flame-saturated-offsets.json")).unwrap();
+    for per_thread in [false, true] {
+        let opts = FlameOptions {
+            per_thread,
+            ..FlameOptions::default()
+        };
+        for sort in [FlameSort::Heaviest, FlameSort::Name] {
+            let tree = t.flame(&opts, sort);
+            for i in 1..tree.len() {
+                let p = tree.parent[i] as usize;
+                assert!(
+                    tree.x[i] >= tree.x[p],
+                    "node {i}: {} < {}",
+                    tree.x[i],
+                    tree.x[p]
+                );
+            }
+        }
+    }
+}
