@@ -31,7 +31,9 @@
 //! assert_eq!(n.rows[0][0].as_i64(), Some(7));
 //! ```
 
+mod slices;
 mod source;
+mod tables;
 mod vtab;
 
 use std::sync::Arc;
@@ -41,10 +43,8 @@ use rusqlite::Connection;
 use serde_json::Value as Json;
 use trace_model::Trace;
 
-use source::{
-    Args, CounterTracks, Counters, Flows, Instants, Processes, Related, SliceIds, Slices,
-    ThreadTracks, Threads,
-};
+use slices::{Related, SliceIds, Slices};
+use tables::{Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads};
 
 /// A query's failure, as SQLite reports it, with where in the SQL when it says.
 #[derive(Debug)]

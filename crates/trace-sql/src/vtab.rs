@@ -5,7 +5,6 @@
 #![allow(unsafe_code)] // rusqlite's VTab traits are unsafe to implement (see SAFETY below).
 
 use std::ffi::c_int;
-use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::ffi;
@@ -16,7 +15,11 @@ use rusqlite::vtab::{
 };
 use rusqlite::{Connection, Result};
 
-use crate::source::{Constraint, Op, Source};
+use crate::source::{plain, Constraint, Op, RowIter, Source};
+
+/// `idx_num` bits: deliver rows ordered by the column in the plan's `G` token, descending.
+const GROUPED: c_int = 1;
+const DESC: c_int = 2;
 
 /// Registers `source` as the table (or table-valued function) `name`.
 pub(crate) fn register(db: &Connection, name: &str, source: Arc<dyn Source>) -> Result<()> {
@@ -35,10 +38,9 @@ struct Cursor {
     base: ffi::sqlite3_vtab_cursor,
     source: Arc<dyn Source>,
     cons: Vec<Constraint>,
-    ranges: Vec<Range<u64>>,
-    /// Position: range `k`, row `row` in it.
-    k: usize,
-    row: u64,
+    rows: RowIter,
+    /// The current row; `None` past the end.
+    row: Option<u64>,
     /// Rows of an expanded row (`args`), and which one is current.
     sub: Vec<Vec<Value>>,
     sub_i: usize,
@@ -96,6 +98,19 @@ unsafe impl<'vtab> VTab<'vtab> for Table {
             u.set_omit(self.source.exact(col));
             plan.push_str(&format!("{col}{} ", o.code()));
         }
+        // An ORDER BY (or GROUP BY) on one column the source can order by: delivered in
+        // that order, SQLite aggregates as rows stream by instead of sorting them all.
+        let order: Vec<(c_int, bool)> = info
+            .order_bys()
+            .map(|o| (o.column(), o.is_order_by_desc()))
+            .collect();
+        if let [(col, desc)] = order[..] {
+            if col >= 0 && self.source.groupable(col as usize) {
+                info.set_order_by_consumed(true);
+                info.set_idx_num(GROUPED | if desc { DESC } else { 0 });
+                plan.push_str(&format!("{col}G "));
+            }
+        }
         let cons: Vec<(usize, Op)> = used.iter().map(|&(_, c, o)| (c, o)).collect();
         let est = self.source.estimate(&cons);
         info.set_estimated_cost(est);
@@ -109,9 +124,8 @@ unsafe impl<'vtab> VTab<'vtab> for Table {
             base: ffi::sqlite3_vtab_cursor::default(),
             source: self.source.clone(),
             cons: Vec::new(),
-            ranges: Vec::new(),
-            k: 0,
-            row: 0,
+            rows: plain(Vec::new()),
+            row: None,
             sub: Vec::new(),
             sub_i: 0,
         })
@@ -119,52 +133,58 @@ unsafe impl<'vtab> VTab<'vtab> for Table {
 }
 
 impl Cursor {
-    /// Moves to the first row at or after the current position that `keep` accepts, and
-    /// expands it if the source expands rows.
-    fn settle(&mut self) {
-        loop {
-            while self.k < self.ranges.len() && self.row >= self.ranges[self.k].end {
-                self.k += 1;
-                if let Some(r) = self.ranges.get(self.k) {
-                    self.row = r.start;
+    /// Moves to the next row `keep` accepts, expanding it if the source expands rows.
+    fn advance(&mut self) {
+        self.sub.clear();
+        for row in self.rows.by_ref() {
+            if !self.cons.is_empty() && !self.source.keep(row, &self.cons) {
+                continue;
+            }
+            match self.source.sub_rows(row) {
+                None => {
+                    self.row = Some(row);
+                    return;
                 }
-            }
-            if self.k >= self.ranges.len() {
-                return;
-            }
-            if self.source.keep(self.row, &self.cons) {
-                match self.source.sub_rows(self.row) {
-                    None => return,
-                    Some(rows) if !rows.is_empty() => {
-                        self.sub = rows;
-                        self.sub_i = 0;
-                        return;
-                    }
-                    Some(_) => {}
+                Some(rows) if !rows.is_empty() => {
+                    self.sub = rows;
+                    self.sub_i = 0;
+                    self.row = Some(row);
+                    return;
                 }
+                Some(_) => {}
             }
-            self.row += 1;
         }
+        self.row = None;
     }
 }
 
 unsafe impl VTabCursor for Cursor {
-    fn filter(&mut self, _idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
+    fn filter(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
         self.cons.clear();
-        for (n, tok) in idx_str.unwrap_or("").split_whitespace().enumerate() {
+        let mut group = None;
+        let mut n = 0;
+        for tok in idx_str.unwrap_or("").split_whitespace() {
             let (col, code) = tok.split_at(tok.len() - 1);
-            let (Ok(col), Some(op)) = (col.parse(), code.chars().next().and_then(Op::from_code))
-            else {
+            let Ok(col) = col.parse::<usize>() else {
                 continue;
             };
+            if code == "G" {
+                group = Some(col);
+                continue;
+            }
             let value: Value = args.get(n)?;
-            self.cons.push(Constraint { col, op, value });
+            n += 1;
+            if let Some(op) = code.chars().next().and_then(Op::from_code) {
+                self.cons.push(Constraint { col, op, value });
+            }
         }
-        self.ranges = self.source.plan(&self.cons);
-        self.k = 0;
-        self.row = self.ranges.first().map_or(0, |r| r.start);
-        self.sub.clear();
-        self.settle();
+        self.rows = match group {
+            Some(col) if idx_num & GROUPED != 0 => {
+                self.source.grouped(&self.cons, col, idx_num & DESC != 0)
+            }
+            _ => plain(self.source.plan(&self.cons)),
+        };
+        self.advance();
         Ok(())
     }
 
@@ -173,14 +193,12 @@ unsafe impl VTabCursor for Cursor {
             self.sub_i += 1;
             return Ok(());
         }
-        self.sub.clear();
-        self.row += 1;
-        self.settle();
+        self.advance();
         Ok(())
     }
 
     fn eof(&self) -> bool {
-        self.k >= self.ranges.len()
+        self.row.is_none()
     }
 
     fn column(&self, ctx: &mut Context, i: c_int) -> Result<()> {
@@ -188,10 +206,13 @@ unsafe impl VTabCursor for Cursor {
         if let Some(row) = self.sub.get(self.sub_i) {
             return ctx.set_result(&row.get(i).cloned().unwrap_or(Value::Null));
         }
-        ctx.set_result(&self.source.column(self.row, i))
+        if let Some(c) = self.rows.cached(i) {
+            return ctx.set_result(&c);
+        }
+        ctx.set_result(&self.source.column(self.row.unwrap_or(0), i))
     }
 
     fn rowid(&self) -> Result<i64> {
-        Ok(self.row as i64)
+        Ok(self.row.unwrap_or(0) as i64)
     }
 }

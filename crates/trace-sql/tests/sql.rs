@@ -257,3 +257,84 @@ fn errors_say_where() {
     assert!(e.message.contains("no such column: nme"), "{e}");
     assert_eq!(e.offset, Some(17));
 }
+
+#[test]
+fn group_by_name_streams_without_a_sort() {
+    let t = Arc::new(synth());
+    let db = TraceDb::new(t).unwrap();
+    let plan = db
+        .query("EXPLAIN QUERY PLAN SELECT name, SUM(dur) FROM slice GROUP BY name")
+        .unwrap();
+    let details: Vec<String> = plan.rows.iter().map(|r| r[3].to_string()).collect();
+    assert!(details.iter().any(|d| d.contains("3G")), "{details:?}");
+    assert!(
+        !details.iter().any(|d| d.contains("GROUP BY")),
+        "a temporary b-tree for GROUP BY: {details:?}"
+    );
+    // The same answer as the sorting plan (`+name` hides the column from the table).
+    let q = |g: &str| {
+        db.query(&format!(
+            "SELECT name, COUNT(*), SUM(dur), MIN(ts) FROM slice GROUP BY {g} ORDER BY name"
+        ))
+        .unwrap()
+        .rows
+    };
+    assert_eq!(q("name"), q("+name"));
+    // ORDER BY name, either way, is served in order too.
+    for dir in ["", " DESC"] {
+        let names = |o: &str| -> Vec<Value> {
+            db.query(&format!(
+                "SELECT name FROM slice WHERE depth = 1 ORDER BY {o}{dir}"
+            ))
+            .unwrap()
+            .rows
+            .into_iter()
+            .map(|mut r| r.remove(0))
+            .collect()
+        };
+        assert_eq!(names("name"), names("+name"), "ORDER BY name{dir}");
+    }
+}
+
+/// Query shapes from Perfetto's trace processor documentation (slices with their thread
+/// through `thread_track`, counters through `counter_track`, ancestors), unchanged.
+#[test]
+fn perfetto_documented_queries_run_unchanged() {
+    let t = Arc::new(fixture("real/demo_lthi_excerpt.json"));
+    let db = TraceDb::new(t.clone()).unwrap();
+    let r = db
+        .query(
+            "SELECT ts, dur, slice.name AS slice_name, thread.name AS thread_name
+             FROM slice JOIN thread_track ON slice.track_id = thread_track.id
+             JOIN thread USING (utid)",
+        )
+        .unwrap();
+    assert_eq!(r.rows.len() as u64, t.span_count());
+    assert_eq!(r.columns, ["ts", "dur", "slice_name", "thread_name"]);
+    let c = &t.counters()[0];
+    let name = t.str(c.name);
+    let r = db
+        .query(&format!(
+            "SELECT ts, value FROM counter JOIN counter_track ON counter.track_id = counter_track.id
+             WHERE counter_track.name = '{}' ORDER BY ts",
+            name.replace('\'', "''")
+        ))
+        .unwrap();
+    let same_name: usize = (t.counters().iter())
+        .filter(|s| t.str(s.name) == name)
+        .map(|s| s.ts.len())
+        .sum();
+    assert_eq!(r.rows.len(), same_name);
+    let r = db
+        .query(
+            "SELECT COUNT(*) FROM slice s
+             WHERE s.depth = 2 AND (SELECT COUNT(*) FROM ancestor_slice(s.id)) = 2",
+        )
+        .unwrap();
+    let depth2: usize = t
+        .threads()
+        .iter()
+        .map(|th| th.lanes.get(2).map_or(0, |l| l.len()))
+        .sum();
+    assert_eq!(r.rows[0][0], depth2 as u64);
+}

@@ -1,0 +1,503 @@
+//! `slice` and its relatives: slice ids, the table with its pushdown, ordering by name
+//! without a sort, and `ancestor_slice` / `descendant_slice`.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use rusqlite::types::Value;
+use trace_model::{flags, SpanRef, Trace};
+
+use crate::source::{args_id, opt_int, Bounds, Cell, Constraint, Op, RowIter, Rows, Source};
+
+/// Slice ids: lanes numbered thread by thread, depth by depth; a span's id is its lane's
+/// first id plus its index.
+pub(crate) struct SliceIds {
+    /// (thread, depth) of each non-empty lane.
+    lanes: Vec<(u32, u32)>,
+    /// First id of each lane, and the total at the end.
+    base: Vec<u64>,
+}
+
+impl SliceIds {
+    pub(crate) fn new(t: &Trace) -> SliceIds {
+        let (mut lanes, mut base) = (Vec::new(), vec![0u64]);
+        for (ti, th) in t.threads().iter().enumerate() {
+            for (d, lane) in th.lanes.iter().enumerate() {
+                if !lane.is_empty() {
+                    lanes.push((ti as u32, d as u32));
+                    base.push(base.last().unwrap() + lane.len() as u64);
+                }
+            }
+        }
+        SliceIds { lanes, base }
+    }
+
+    pub(crate) fn len(&self) -> u64 {
+        *self.base.last().unwrap()
+    }
+
+    pub(crate) fn span(&self, id: u64) -> Option<SpanRef> {
+        if id >= self.len() {
+            return None;
+        }
+        let k = self.base.partition_point(|&b| b <= id) - 1;
+        let (thread, depth) = self.lanes[k];
+        Some(SpanRef {
+            thread,
+            depth,
+            index: (id - self.base[k]) as u32,
+        })
+    }
+
+    pub(crate) fn id(&self, r: SpanRef) -> u64 {
+        let k = self.lanes.partition_point(|&l| l < (r.thread, r.depth));
+        self.base[k] + r.index as u64
+    }
+}
+
+/// `slice(id, ts, dur, name, category, depth, track_id, parent_id, thread_ts, thread_dur,
+/// arg_set_id, utid, self_dur, unfinished)`.
+pub(crate) struct Slices {
+    pub t: Arc<Trace>,
+    pub ids: Arc<SliceIds>,
+}
+
+pub(crate) const SLICE_COLUMNS: &str = "id INTEGER, ts INTEGER, dur INTEGER, name TEXT, category TEXT, depth INTEGER, track_id INTEGER, parent_id INTEGER, thread_ts INTEGER, thread_dur INTEGER, arg_set_id INTEGER, utid INTEGER, self_dur INTEGER, unfinished INTEGER";
+const S_ID: usize = 0;
+const S_TS: usize = 1;
+const S_DUR: usize = 2;
+const S_NAME: usize = 3;
+const S_DEPTH: usize = 5;
+const S_UTID: usize = 11;
+
+impl Slices {
+    pub(crate) fn slice_column(&self, r: SpanRef, col: usize) -> Cell<'_> {
+        let th = &self.t.threads()[r.thread as usize];
+        let lane = &th.lanes[r.depth as usize];
+        let i = r.index as usize;
+        let unfinished = lane.flags[i] & flags::UNFINISHED != 0;
+        match col {
+            0 => Cell::Int(self.ids.id(r) as i64),
+            1 => Cell::Int(lane.start[i]),
+            2 => Cell::Int(if unfinished { -1 } else { lane.dur[i] }),
+            3 => Cell::Text(self.t.str(lane.name[i])),
+            4 => match self.t.str(lane.cat[i]) {
+                "" => Cell::Null,
+                c => Cell::Text(c),
+            },
+            5 => Cell::Int(r.depth as i64),
+            6 => Cell::Int(r.thread as i64),
+            7 => opt_int(self.t.parent(r).map(|p| self.ids.id(p) as i64)),
+            8 | 9 => Cell::Null,
+            10 => args_id(lane.args[i]),
+            11 => Cell::Int(r.thread as i64),
+            12 => Cell::Int(th.self_ns(r.depth as usize, i)),
+            13 => Cell::Int(unfinished as i64),
+            _ => Cell::Null,
+        }
+    }
+}
+
+impl Source for Slices {
+    fn schema(&self) -> String {
+        format!("CREATE TABLE x({SLICE_COLUMNS})")
+    }
+
+    fn pushable(&self, col: usize) -> bool {
+        matches!(col, S_ID | S_TS | S_DUR | S_NAME | S_DEPTH | S_UTID)
+    }
+
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let id = Bounds::of(cons, S_ID);
+        let (utid, depth, ts) = (
+            Bounds::of(cons, S_UTID),
+            Bounds::of(cons, S_DEPTH),
+            Bounds::of(cons, S_TS),
+        );
+        let ids = id.clamp(self.ids.len() as usize);
+        let mut out = Vec::new();
+        for (k, &(thread, d)) in self.ids.lanes.iter().enumerate() {
+            if (thread as i64) < utid.lo || (thread as i64) > utid.hi {
+                continue;
+            }
+            if (d as i64) < depth.lo || (d as i64) > depth.hi {
+                continue;
+            }
+            let lane = &self.t.threads()[thread as usize].lanes[d as usize];
+            let lo = lane.start.partition_point(|&s| s < ts.lo) as u64;
+            let hi = lane.start.partition_point(|&s| s <= ts.hi) as u64;
+            let (a, b) = (
+                (self.ids.base[k] + lo).max(ids.start as u64),
+                (self.ids.base[k] + hi).min(ids.end as u64),
+            );
+            if a < b {
+                out.push(a..b);
+            }
+        }
+        out
+    }
+
+    fn groupable(&self, col: usize) -> bool {
+        col == S_NAME
+    }
+
+    fn grouped(&self, cons: &[Constraint], _col: usize, desc: bool) -> RowIter {
+        Box::new(ByName::new(
+            self.t.clone(),
+            self.ids.clone(),
+            self.plan(cons),
+            desc,
+            BATCH,
+        ))
+    }
+
+    fn keep(&self, row: u64, cons: &[Constraint]) -> bool {
+        let Some(r) = self.ids.span(row) else {
+            return false;
+        };
+        let lane = &self.t.threads()[r.thread as usize].lanes[r.depth as usize];
+        cons.iter().all(|c| match (c.col, c.op, &c.value) {
+            (S_NAME, Op::Eq, Value::Text(want)) => self.t.str(lane.name[r.index as usize]) == want,
+            _ => true,
+        })
+    }
+
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        self.ids
+            .span(row)
+            .map_or(Cell::Null, |r| self.slice_column(r, col))
+    }
+
+    fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
+        let mut n = self.ids.len().max(1) as f64;
+        for &(col, op) in cons {
+            n /= match (col, op) {
+                (S_ID, Op::Eq) => n,
+                (S_UTID, Op::Eq) => self.t.threads().len().max(1) as f64,
+                (S_DEPTH, Op::Eq) => 4.0,
+                (S_TS, _) => 4.0,
+                (S_NAME, Op::Eq) => 20.0,
+                _ => 1.0,
+            };
+        }
+        n.max(1.0)
+    }
+}
+
+/// Planned slices ordered by name (byte order, SQLite's BINARY collation; equal names in
+/// id order), for a GROUP BY or ORDER BY on name without a sort: one pass counts the names,
+/// then each batch of names totalling at most [`BATCH`] spans is placed by a counting sort
+/// in one more sequential pass, gathering the names and durations on the way (a name with
+/// more spans than a batch is streamed by a filtering pass of its own). Memory: 20 bytes per
+/// span of a batch.
+struct ByName {
+    t: Arc<Trace>,
+    ids: Arc<SliceIds>,
+    ranges: Vec<Range<u64>>,
+    /// Planned spans per name id.
+    counts: Vec<u64>,
+    /// Name ids with spans, in output order, and each name id's place in it.
+    order: Vec<u32>,
+    rank: Vec<u32>,
+    /// The next place in `order` not yet emitted.
+    next: usize,
+    buf: Vec<u64>,
+    /// The batch's names and durations (-1 unfinished), gathered in the same sequential pass
+    /// as `buf`: reading them through the row id would be a cache miss per row.
+    names: Vec<u32>,
+    durs: Vec<i64>,
+    pos: usize,
+    /// A name streamed by filtering: its id, and where in `ranges` the scan is.
+    single: Option<(u32, usize, u64)>,
+    /// Spans per batch ([`BATCH`]; smaller in tests).
+    batch: u64,
+}
+
+const BATCH: u64 = 1 << 19;
+
+impl ByName {
+    fn new(
+        t: Arc<Trace>,
+        ids: Arc<SliceIds>,
+        ranges: Vec<Range<u64>>,
+        desc: bool,
+        batch: u64,
+    ) -> ByName {
+        let mut counts = vec![0u64; t.strings().len()];
+        let mut b = ByName {
+            t,
+            ids,
+            ranges,
+            counts: Vec::new(),
+            order: Vec::new(),
+            rank: Vec::new(),
+            next: 0,
+            buf: Vec::new(),
+            names: Vec::new(),
+            durs: Vec::new(),
+            pos: 0,
+            single: None,
+            batch,
+        };
+        b.each(|_, name, _| counts[name as usize] += 1);
+        let mut order: Vec<u32> = (0..counts.len() as u32)
+            .filter(|&n| counts[n as usize] > 0)
+            .collect();
+        order.sort_unstable_by(|&x, &y| {
+            let (x, y) = (
+                b.t.str(trace_model::StrId(x)),
+                b.t.str(trace_model::StrId(y)),
+            );
+            x.as_bytes().cmp(y.as_bytes())
+        });
+        if desc {
+            order.reverse();
+        }
+        let mut rank = vec![u32::MAX; counts.len()];
+        for (i, &n) in order.iter().enumerate() {
+            rank[n as usize] = i as u32;
+        }
+        (b.counts, b.order, b.rank) = (counts, order, rank);
+        b
+    }
+
+    /// Calls `f(id, name, dur)` for every planned span (`dur` -1 when unfinished).
+    fn each(&self, mut f: impl FnMut(u64, u32, i64)) {
+        for r in &self.ranges {
+            let Some(first) = self.ids.span(r.start) else {
+                continue;
+            };
+            let lane = &self.t.threads()[first.thread as usize].lanes[first.depth as usize];
+            let i0 = first.index as u64;
+            for id in r.clone() {
+                let i = (i0 + id - r.start) as usize;
+                let dur = if lane.flags[i] & flags::UNFINISHED != 0 {
+                    -1
+                } else {
+                    lane.dur[i]
+                };
+                f(id, lane.name[i].0, dur);
+            }
+        }
+    }
+
+    /// Fills `buf` with the next batch; false when every name is done.
+    fn refill(&mut self) -> bool {
+        let p0 = self.next;
+        let Some(&first) = self.order.get(p0) else {
+            return false;
+        };
+        let count = |p: usize| self.counts[self.order[p] as usize];
+        if count(p0) > self.batch {
+            self.single = Some((first, 0, self.ranges.first().map_or(0, |r| r.start)));
+            self.next += 1;
+            return true;
+        }
+        let (mut p1, mut total) = (p0, 0u64);
+        while p1 < self.order.len() && total + count(p1) <= self.batch {
+            total += count(p1);
+            p1 += 1;
+        }
+        let mut at: Vec<u64> = Vec::with_capacity(p1 - p0);
+        let mut sum = 0;
+        for p in p0..p1 {
+            at.push(sum);
+            sum += count(p);
+        }
+        let (mut buf, mut names, mut durs) = (
+            std::mem::take(&mut self.buf),
+            std::mem::take(&mut self.names),
+            std::mem::take(&mut self.durs),
+        );
+        buf.clear();
+        buf.resize(total as usize, 0);
+        names.clear();
+        names.resize(total as usize, 0);
+        durs.clear();
+        durs.resize(total as usize, 0);
+        let (lo, hi) = (p0 as u32, p1 as u32);
+        self.each(|id, name, dur| {
+            let r = self.rank[name as usize];
+            if (lo..hi).contains(&r) {
+                let slot = &mut at[(r - lo) as usize];
+                let k = *slot as usize;
+                (buf[k], names[k], durs[k]) = (id, name, dur);
+                *slot += 1;
+            }
+        });
+        (self.buf, self.names, self.durs) = (buf, names, durs);
+        self.pos = 0;
+        self.next = p1;
+        true
+    }
+}
+
+impl Rows for ByName {
+    fn cached(&self, col: usize) -> Option<Cell<'_>> {
+        if self.single.is_some() || self.pos == 0 {
+            return None;
+        }
+        let k = self.pos - 1;
+        match col {
+            S_NAME => Some(Cell::Text(self.t.str(trace_model::StrId(self.names[k])))),
+            S_DUR => Some(Cell::Int(self.durs[k])),
+            _ => None,
+        }
+    }
+}
+
+impl Iterator for ByName {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if let Some((name, k, row)) = &mut self.single {
+                while *k < self.ranges.len() {
+                    let r = &self.ranges[*k];
+                    if *row < r.start {
+                        *row = r.start;
+                    }
+                    if *row >= r.end {
+                        *k += 1;
+                        continue;
+                    }
+                    let id = *row;
+                    *row += 1;
+                    let s = self.ids.span(id)?;
+                    let lane = &self.t.threads()[s.thread as usize].lanes[s.depth as usize];
+                    if lane.name[s.index as usize].0 == *name {
+                        return Some(id);
+                    }
+                }
+                self.single = None;
+            }
+            if self.pos < self.buf.len() {
+                self.pos += 1;
+                return Some(self.buf[self.pos - 1]);
+            }
+            if !self.refill() {
+                return None;
+            }
+        }
+    }
+}
+
+/// `ancestor_slice(id)` and `descendant_slice(id)`: the slice columns, plus the hidden
+/// argument `slice_id`.
+pub(crate) struct Related {
+    pub slices: Slices,
+    pub ancestors: bool,
+}
+
+const HIDDEN: usize = 14;
+
+impl Source for Related {
+    fn schema(&self) -> String {
+        format!("CREATE TABLE x({SLICE_COLUMNS}, slice_id HIDDEN)")
+    }
+
+    fn pushable(&self, col: usize) -> bool {
+        col == HIDDEN
+    }
+
+    fn exact(&self, col: usize) -> bool {
+        col == HIDDEN
+    }
+
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let b = Bounds::of(cons, HIDDEN);
+        let ids = &self.slices.ids;
+        let Some(r) = (b.lo == b.hi && b.lo >= 0)
+            .then(|| ids.span(b.lo as u64))
+            .flatten()
+        else {
+            return Vec::new();
+        };
+        let t = &self.slices.t;
+        if self.ancestors {
+            let mut out = Vec::new();
+            let mut cur = r;
+            while let Some(p) = t.parent(cur) {
+                let id = ids.id(p);
+                out.push(id..id + 1);
+                cur = p;
+            }
+            out.reverse();
+            return out;
+        }
+        // Descendants are, lane by lane below, the spans starting inside this one.
+        let th = &t.threads()[r.thread as usize];
+        let lane = &th.lanes[r.depth as usize];
+        let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
+        let mut out = Vec::new();
+        for d in r.depth as usize + 1..th.lanes.len() {
+            let down = &th.lanes[d];
+            let lo = down.start.partition_point(|&x| x < s);
+            let hi = down.start.partition_point(|&x| x < e);
+            if lo < hi {
+                let first = ids.id(SpanRef {
+                    thread: r.thread,
+                    depth: d as u32,
+                    index: lo as u32,
+                });
+                out.push(first..first + (hi - lo) as u64);
+            }
+        }
+        out
+    }
+
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        self.slices.column(row, col)
+    }
+
+    fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
+        if cons.iter().any(|&(c, op)| c == HIDDEN && op == Op::Eq) {
+            10.0
+        } else {
+            1e18
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Grouping by name in small batches (and streaming names larger than a batch) gives
+    /// every planned span exactly once, with each name's spans together.
+    #[test]
+    fn by_name_groups_every_span_once_in_any_batch_size() {
+        let mut bytes = Vec::new();
+        spall_format::synth::Synth {
+            spans: 5_000,
+            names: 40,
+            ..Default::default()
+        }
+        .write_spall(&mut bytes)
+        .unwrap();
+        let t = Arc::new(trace_model::load_bytes(&bytes).unwrap());
+        let ids = Arc::new(SliceIds::new(&t));
+        let slices = Slices {
+            t: t.clone(),
+            ids: ids.clone(),
+        };
+        let ranges = slices.plan(&[]);
+        for batch in [1, 7, 100, 1 << 20] {
+            let got: Vec<u64> =
+                ByName::new(t.clone(), ids.clone(), ranges.clone(), false, batch).collect();
+            assert_eq!(got.len() as u64, ids.len(), "batch {batch}");
+            let mut sorted = got.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len() as u64, ids.len(), "each once");
+            let names: Vec<Cell<'_>> = got.iter().map(|&r| slices.column(r, S_NAME)).collect();
+            let text = |c: &Cell<'_>| match c {
+                Cell::Text(s) => s.to_string(),
+                _ => panic!("{c:?}"),
+            };
+            for w in names.windows(2) {
+                assert!(text(&w[0]) <= text(&w[1]), "batch {batch}: out of order");
+            }
+        }
+    }
+}

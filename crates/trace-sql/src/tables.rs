@@ -1,0 +1,373 @@
+//! The tables other than `slice`: threads, processes, tracks, counters, instants, flows
+//! and args.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use rusqlite::types::Value;
+use trace_model::{InstantScope, Trace};
+
+use crate::slices::SliceIds;
+use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
+
+/// `thread(utid, tid, name, upid, sort_index, pid)`.
+pub(crate) struct Threads(pub Arc<Trace>);
+
+impl Source for Threads {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(utid INTEGER, tid, name TEXT, upid INTEGER, sort_index INTEGER, pid)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 0
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let r = Bounds::of(cons, 0).clamp(self.0.threads().len());
+        only(r.start as u64, r.end as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let t = &self.0;
+        let th = &t.threads()[row as usize];
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => ext(t, th.tid),
+            2 => th.name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
+            3 => Cell::Int(th.process as i64),
+            4 => opt_int(th.sort_index),
+            5 => ext(t, th.pid),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
+        if cons.contains(&(0, Op::Eq)) {
+            1.0
+        } else {
+            self.0.threads().len().max(1) as f64
+        }
+    }
+}
+
+/// `process(upid, pid, name, sort_index, labels)`.
+pub(crate) struct Processes(pub Arc<Trace>);
+
+impl Source for Processes {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(upid INTEGER, pid, name TEXT, sort_index INTEGER, labels TEXT)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 0
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let r = Bounds::of(cons, 0).clamp(self.0.processes().len());
+        only(r.start as u64, r.end as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let t = &self.0;
+        let p = &t.processes()[row as usize];
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => ext(t, p.pid),
+            2 => p.name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
+            3 => opt_int(p.sort_index),
+            4 if p.labels.is_empty() => Cell::Null,
+            4 => Cell::Owned(
+                p.labels
+                    .iter()
+                    .map(|&l| t.str(l))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.0.processes().len().max(1) as f64
+    }
+}
+
+/// `thread_track(id, name, type, utid)`: one track per thread, its id the thread's utid.
+pub(crate) struct ThreadTracks(pub Arc<Trace>);
+
+impl Source for ThreadTracks {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, utid INTEGER)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 0 || col == 3
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let n = self.0.threads().len();
+        let (a, b) = (Bounds::of(cons, 0).clamp(n), Bounds::of(cons, 3).clamp(n));
+        let (lo, hi) = (a.start.max(b.start), a.end.min(b.end));
+        only(lo as u64, hi.max(lo) as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let th = &self.0.threads()[row as usize];
+        match col {
+            0 | 3 => Cell::Int(row as i64),
+            1 => th.name.map_or(Cell::Null, |n| Cell::Text(self.0.str(n))),
+            2 => Cell::Text("thread_track"),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.0.threads().len().max(1) as f64
+    }
+}
+
+/// `counter_track(id, name, type, upid, key)`: one per counter series; ids follow the
+/// thread tracks'.
+pub(crate) struct CounterTracks(pub Arc<Trace>);
+
+impl Source for CounterTracks {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, upid INTEGER, key TEXT)".into()
+    }
+    fn pushable(&self, _col: usize) -> bool {
+        false
+    }
+    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
+        only(0, self.0.counters().len() as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let t = &self.0;
+        let c = &t.counters()[row as usize];
+        match col {
+            0 => Cell::Int((t.threads().len() as u64 + row) as i64),
+            1 => Cell::Text(t.str(c.name)),
+            2 => Cell::Text("process_counter_track"),
+            3 => Cell::Int(c.process as i64),
+            4 => Cell::Text(t.str(c.key)),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.0.counters().len().max(1) as f64
+    }
+}
+
+/// `counter(id, ts, value, track_id)`: every sample of every series, series by series.
+pub(crate) struct Counters {
+    pub t: Arc<Trace>,
+    /// First id of each series, and the total at the end.
+    pub base: Vec<u64>,
+}
+
+impl Counters {
+    pub(crate) fn new(t: Arc<Trace>) -> Counters {
+        let mut base = vec![0u64];
+        for c in t.counters() {
+            base.push(base.last().unwrap() + c.ts.len() as u64);
+        }
+        Counters { t, base }
+    }
+}
+
+impl Source for Counters {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, ts INTEGER, value REAL, track_id INTEGER)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 1 || col == 3
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let first = self.t.threads().len() as i64;
+        let (track, ts) = (Bounds::of(cons, 3), Bounds::of(cons, 1));
+        let series = Bounds {
+            lo: track.lo.saturating_sub(first),
+            hi: track.hi.saturating_sub(first),
+        }
+        .clamp(self.t.counters().len());
+        let mut out = Vec::new();
+        for k in series {
+            let c = &self.t.counters()[k];
+            let lo = c.ts.partition_point(|&s| s < ts.lo) as u64;
+            let hi = c.ts.partition_point(|&s| s <= ts.hi) as u64;
+            if lo < hi {
+                out.push(self.base[k] + lo..self.base[k] + hi);
+            }
+        }
+        out
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let k = self.base.partition_point(|&b| b <= row) - 1;
+        let c = &self.t.counters()[k];
+        let i = (row - self.base[k]) as usize;
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => Cell::Int(c.ts[i]),
+            2 => Cell::Real(c.values[i]),
+            3 => Cell::Int(self.t.threads().len() as i64 + k as i64),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
+        let n = *self.base.last().unwrap() as f64;
+        if cons.iter().any(|&(c, _)| c == 3) {
+            n / self.t.counters().len().max(1) as f64
+        } else {
+            n.max(1.0)
+        }
+    }
+}
+
+/// `instant(id, ts, name, category, scope, utid, upid, arg_set_id)`.
+pub(crate) struct Instants(pub Arc<Trace>);
+
+impl Source for Instants {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, ts INTEGER, name TEXT, category TEXT, scope TEXT, utid INTEGER, upid INTEGER, arg_set_id INTEGER)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 0
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let r = Bounds::of(cons, 0).clamp(self.0.instants().len());
+        only(r.start as u64, r.end as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let t = &self.0;
+        let e = &t.instants()[row as usize];
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => Cell::Int(e.ts),
+            2 => Cell::Text(t.str(e.name)),
+            3 => match t.str(e.cat) {
+                "" => Cell::Null,
+                c => Cell::Text(c),
+            },
+            4 => Cell::Text(match e.scope {
+                InstantScope::Global => "global",
+                InstantScope::Process => "process",
+                InstantScope::Thread => "thread",
+            }),
+            5 if e.scope == InstantScope::Thread => Cell::Int(e.thread as i64),
+            6 if e.scope != InstantScope::Global => Cell::Int(e.process as i64),
+            7 => args_id(e.args),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.0.instants().len().max(1) as f64
+    }
+}
+
+/// `flow(id, slice_out, slice_in, name, category)`: flows bound to spans.
+pub(crate) struct Flows {
+    pub t: Arc<Trace>,
+    pub ids: Arc<SliceIds>,
+}
+
+impl Source for Flows {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, name TEXT, category TEXT)"
+            .into()
+    }
+    fn pushable(&self, _col: usize) -> bool {
+        false
+    }
+    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
+        only(0, self.t.flow_links().len() as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let l = &self.t.flow_links()[row as usize];
+        let f = &self.t.flows()[l.flow as usize];
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => Cell::Int(self.ids.id(l.from) as i64),
+            2 => Cell::Int(self.ids.id(l.to) as i64),
+            3 => Cell::Text(self.t.str(f.name)),
+            4 => Cell::Text(self.t.str(f.cat)),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.t.flow_links().len().max(1) as f64
+    }
+}
+
+/// `args(arg_set_id, flat_key, key, int_value, string_value, real_value, value_type)`:
+/// parsed from the raw JSON of each argument set only when read.
+pub(crate) struct Args(pub Arc<Trace>);
+
+impl Args {
+    /// One past the last argument set id.
+    fn sets(&self) -> u64 {
+        self.0.args().count() as u64 + 1
+    }
+}
+
+impl Source for Args {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT, real_value REAL, value_type TEXT)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 0
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let r = Bounds::of(cons, 0).clamp(self.sets() as usize);
+        only((r.start as u64).max(1), r.end as u64)
+    }
+    fn column(&self, _row: u64, _col: usize) -> Cell<'_> {
+        Cell::Null
+    }
+    fn sub_rows(&self, row: u64) -> Option<Vec<Vec<Value>>> {
+        let mut out = Vec::new();
+        if let Some(v) = self.0.args().json(trace_model::ArgsId(row as u32)) {
+            flatten(row, &v, "args", "args", &mut out);
+        }
+        Some(out)
+    }
+    fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
+        if cons.contains(&(0, Op::Eq)) {
+            4.0
+        } else {
+            self.sets() as f64 * 4.0
+        }
+    }
+}
+
+/// One row per leaf value: `flat_key` without array indices, `key` with them (Perfetto's
+/// `args.foo.bar` and `args.list[0]`).
+fn flatten(set: u64, v: &serde_json::Value, flat: &str, key: &str, out: &mut Vec<Vec<Value>>) {
+    use serde_json::Value as J;
+    let row = |int: Value, s: Value, real: Value, ty: &str| {
+        vec![
+            Value::Integer(set as i64),
+            text(flat),
+            text(key),
+            int,
+            s,
+            real,
+            text(ty),
+        ]
+    };
+    match v {
+        J::Object(m) => {
+            for (k, x) in m {
+                flatten(set, x, &format!("{flat}.{k}"), &format!("{key}.{k}"), out);
+            }
+        }
+        J::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(set, x, flat, &format!("{key}[{i}]"), out);
+            }
+        }
+        J::Null => out.push(row(Value::Null, Value::Null, Value::Null, "null")),
+        J::Bool(b) => out.push(row(
+            Value::Integer(*b as i64),
+            Value::Null,
+            Value::Null,
+            "bool",
+        )),
+        J::Number(n) => match n.as_i64() {
+            Some(i) => out.push(row(Value::Integer(i), Value::Null, Value::Null, "int")),
+            None => out.push(row(
+                Value::Null,
+                Value::Null,
+                Value::Real(n.as_f64().unwrap_or(f64::NAN)),
+                "real",
+            )),
+        },
+        J::String(s) => out.push(row(Value::Null, text(s), Value::Null, "string")),
+    }
+}
