@@ -3,6 +3,9 @@
 //! (`folded_reference.py`) on real traces. Every stack's self time must match to the
 //! nanosecond.
 
+mod common;
+use common::python;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -137,22 +140,6 @@ fn unname_thread(line: &str) -> String {
 }
 
 /// `python3`, or a skip that says so (a failure when CI asks for it).
-fn python() -> Option<&'static str> {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("SPALL_REQUIRE_PYTHON").is_none(),
-            "SPALL_REQUIRE_PYTHON is set but python3 is missing"
-        );
-        eprintln!("SKIPPED: python3 is not installed; the reference folded stacks need it");
-        return None;
-    }
-    Some("python3")
-}
-
 fn reference(py: &str, trace: &str, per_thread: bool) -> Vec<String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/folded_reference.py");
     let mut c = Command::new(py);

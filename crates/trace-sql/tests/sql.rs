@@ -338,3 +338,39 @@ fn perfetto_documented_queries_run_unchanged() {
         .sum();
     assert_eq!(r.rows[0][0], depth2 as u64);
 }
+
+/// The generator's own numbers, not the model's: every span it produced, by name.
+#[test]
+fn group_by_name_equals_the_generators_statistics() {
+    use std::collections::BTreeMap;
+    let synth = Synth {
+        spans: 20_000,
+        names: 300,
+        ..Synth::default()
+    };
+    let names = synth.name_table();
+    let mut want: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+    synth.walk(|step, s| {
+        if step == spall_format::synth::Step::Close {
+            let e = want.entry(names[s.name as usize].clone()).or_default();
+            e.0 += 1;
+            e.1 += (s.end_ns - s.start_ns) as i64;
+        }
+    });
+    let mut bytes = Vec::new();
+    synth.write_spall(&mut bytes).unwrap();
+    let db = TraceDb::new(Arc::new(trace_model::load_bytes(&bytes).unwrap())).unwrap();
+    let got: BTreeMap<String, (u64, i64)> = db
+        .query("SELECT name, count(*), sum(dur) FROM slice GROUP BY name")
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_string(),
+                (r[1].as_u64().unwrap(), r[2].as_i64().unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+}

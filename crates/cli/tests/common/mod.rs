@@ -1,0 +1,22 @@
+//! Shared by the CLI's integration tests.
+
+use std::process::Command;
+
+/// `python3`, for the tests that compare with a reference script; `None` (after saying
+/// so) when it is missing, which `SPALL_REQUIRE_PYTHON` (set by `.ci/run`) turns into a
+/// failure.
+pub fn python() -> Option<&'static str> {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("SPALL_REQUIRE_PYTHON").is_none(),
+            "SPALL_REQUIRE_PYTHON is set but python3 is missing"
+        );
+        eprintln!("SKIPPED: python3 is not installed; the reference scripts need it");
+        return None;
+    }
+    Some("python3")
+}
