@@ -1,17 +1,12 @@
 //! spall-cli end to end: every subcommand and exit code, on real fixtures.
 
+mod common;
+use common::fixture;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn fixture(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-        .display()
-        .to_string()
-}
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spall-cli"))

@@ -4,7 +4,7 @@
 //! nanosecond.
 
 mod common;
-use common::python;
+use common::{fixture, python};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,14 +30,6 @@ fn sorted_lines(s: &str) -> Vec<String> {
     let mut v: Vec<String> = s.lines().map(str::to_string).collect();
     v.sort();
     v
-}
-
-fn fixture(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-        .display()
-        .to_string()
 }
 
 fn tmp(name: &str) -> PathBuf {

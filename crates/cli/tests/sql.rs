@@ -3,21 +3,13 @@
 //! and every argument leaf of the spans.
 
 mod common;
-use common::python;
+use common::{fixture, python};
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn fixture(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-        .display()
-        .to_string()
-}
 
 fn query(trace: &str, sql: &str) -> Vec<Vec<Value>> {
     let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))

@@ -1,6 +1,17 @@
-//! Shared by the CLI's integration tests.
+//! Shared by the CLI's integration tests (each uses some of it).
+#![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::process::Command;
+
+/// A file of `tests/fixtures`, as a path string.
+pub fn fixture(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
+        .display()
+        .to_string()
+}
 
 /// `python3`, for the tests that compare with a reference script; `None` (after saying
 /// so) when it is missing, which `SPALL_REQUIRE_PYTHON` (set by `.ci/run`) turns into a
