@@ -77,10 +77,20 @@ impl From<rusqlite::Error> for Error {
 }
 
 /// A finished query: column names and rows of JSON values (integers, reals, text, null).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct QueryResult {
     pub columns: Vec<String>,
     pub rows: Vec<Vec<Json>>,
+    /// Rows were left out past the limit given to [`TraceDb::query_limited`].
+    pub truncated: bool,
+}
+
+/// Stops a query running on another thread (it then fails with "interrupted").
+pub use rusqlite::InterruptHandle;
+
+/// The span of slice `id` (as the `slice` table numbers them), for a UI that shows a row.
+pub fn slice_span(trace: &Trace, id: i64) -> Option<trace_model::SpanRef> {
+    SliceIds::new(trace).span(u64::try_from(id).ok()?)
 }
 
 /// A SQLite connection whose tables are the trace.
@@ -134,20 +144,42 @@ impl TraceDb {
 
     /// Runs every statement of `sql`; returns the last one's columns and rows.
     pub fn query(&self, sql: &str) -> Result<QueryResult, Error> {
+        self.query_limited(sql, usize::MAX)
+    }
+
+    /// [`query`](TraceDb::query), keeping at most `max_rows` rows of the last statement
+    /// (the rest are not computed: the statement stops there).
+    pub fn query_limited(&self, sql: &str, max_rows: usize) -> Result<QueryResult, Error> {
+        const STOP: &str = "\0row limit";
         let mut last = QueryResult::default();
-        self.each_statement(sql, |e| {
+        let r = self.each_statement(sql, |e| {
             match e {
                 Event::Columns(c) => {
                     last = QueryResult {
                         columns: c.to_vec(),
-                        rows: Vec::new(),
+                        ..QueryResult::default()
                     }
+                }
+                Event::Row(_) if last.rows.len() >= max_rows => {
+                    last.truncated = true;
+                    return Err(Error {
+                        message: STOP.into(),
+                        offset: None,
+                    });
                 }
                 Event::Row(r) => last.rows.push(r),
             }
             Ok(())
-        })?;
-        Ok(last)
+        });
+        match r {
+            Err(e) if e.message != STOP => Err(e),
+            _ => Ok(last),
+        }
+    }
+
+    /// A handle that interrupts this connection's running query from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        self.db.get_interrupt_handle()
     }
 
     /// Runs every statement of `sql`, streaming: each statement's column names, then its

@@ -7,6 +7,7 @@
 //! - [`frame`]: builds a render-gl `Scene` for a state, through trace-index's level of detail.
 //! - [`flame`]: the flame graph view (merged call stacks, sandwich), drawn by render-gl too.
 //! - [`screenshot`]: renders a frame headless to a PNG.
+//! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel.
 
 mod error;
 pub mod flame;
@@ -19,6 +20,8 @@ pub mod layout;
 pub mod loaded;
 mod name_panel;
 pub mod panel;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod query_panel;
 pub mod reload;
 pub mod screenshot;
 pub mod settings;

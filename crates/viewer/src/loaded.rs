@@ -14,7 +14,8 @@ use trace_model::{NameStats, StatsFilter, Trace};
 pub const MINIMAP_BINS: usize = 1024;
 
 pub struct Loaded {
-    pub trace: Trace,
+    /// Shared (`Arc`) so that other threads (the SQL worker, flame builds) can hold it.
+    pub trace: std::sync::Arc<Trace>,
     pub index: TraceIndex,
     /// Counters, instants, async tracks, samples and flows, arranged for drawing.
     pub kinds: Kinds,
@@ -104,7 +105,7 @@ impl Loaded {
         let minimap = trace.activity(MINIMAP_BINS);
         let warnings = warning_summary(&trace);
         Loaded {
-            trace,
+            trace: std::sync::Arc::new(trace),
             index,
             kinds,
             colors,

@@ -52,6 +52,9 @@ pub struct Panel {
     resort: bool,
     /// The analysis of the name last clicked in the table.
     pub analysis: Option<NameAnalysis>,
+    /// The SQL section.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub query: crate::query_panel::QueryPanel,
 }
 
 impl Default for Panel {
@@ -72,6 +75,8 @@ impl Default for Panel {
             header_rects: Vec::new(),
             resort: false,
             analysis: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            query: Default::default(),
         }
     }
 }
@@ -265,6 +270,26 @@ impl Panel {
                             }
                         });
                 }
+                #[cfg(not(target_arch = "wasm32"))]
+                egui::CollapsingHeader::new(RichText::new("SQL").strong())
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        use crate::query_panel::Show;
+                        match self.query.ui(ui, l) {
+                            Some(Show::Slice(r)) => {
+                                s.mode = Mode::Timeline;
+                                s.select(l, Some(r));
+                                s.zoom_to(l, r);
+                                act.redraw = true;
+                            }
+                            Some(Show::Range(a, b)) => {
+                                s.mode = Mode::Timeline;
+                                s.viewport.show(a, b);
+                                act.redraw = true;
+                            }
+                            None => {}
+                        }
+                    });
                 egui::CollapsingHeader::new(RichText::new("Tracks").strong())
                     .default_open(false)
                     .show(ui, |ui| {

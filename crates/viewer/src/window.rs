@@ -417,6 +417,11 @@ impl App {
                         }
                     }
                 }
+                // SQL runs on a worker thread holding the new trace.
+                self.panel.query.runner = Some(Box::new(crate::window_parts::ThreadRunner::new(
+                    l.trace.clone(),
+                    self.proxy.clone(),
+                )));
                 self.loaded = Some(l);
                 self.state = Some(s);
             }

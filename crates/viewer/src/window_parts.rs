@@ -279,3 +279,77 @@ pub(crate) fn watch(path: std::path::PathBuf, proxy: EventLoopProxy<UserEvent>) 
         }
     });
 }
+
+/// The query panel's runner in the window: a worker thread owns the SQLite connection, so a
+/// long query never holds up a frame; Cancel interrupts it.
+pub(crate) struct ThreadRunner {
+    tx: std::sync::mpsc::Sender<String>,
+    rx: std::sync::mpsc::Receiver<Result<trace_sql::QueryResult, String>>,
+    interrupt: std::sync::mpsc::Receiver<trace_sql::InterruptHandle>,
+    handle: Option<trace_sql::InterruptHandle>,
+    busy: bool,
+}
+
+impl ThreadRunner {
+    pub(crate) fn new(
+        trace: std::sync::Arc<trace_model::Trace>,
+        proxy: EventLoopProxy<UserEvent>,
+    ) -> ThreadRunner {
+        let (tx, jobs) = std::sync::mpsc::channel::<String>();
+        let (done, rx) = std::sync::mpsc::channel();
+        let (give, interrupt) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let db = match trace_sql::TraceDb::new(trace) {
+                Ok(db) => db,
+                Err(e) => {
+                    let _ = done.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            let _ = give.send(db.interrupt_handle());
+            // Ends when the runner (and so the sender) is dropped.
+            while let Ok(sql) = jobs.recv() {
+                let r = db
+                    .query_limited(&sql, crate::query_panel::MAX_ROWS)
+                    .map_err(|e| crate::query_panel::error_text(&sql, &e));
+                if done.send(r).is_err() {
+                    return;
+                }
+                let _ = proxy.send_event(UserEvent::Repaint(std::time::Duration::ZERO));
+            }
+        });
+        ThreadRunner {
+            tx,
+            rx,
+            interrupt,
+            handle: None,
+            busy: false,
+        }
+    }
+}
+
+impl crate::query_panel::QueryRunner for ThreadRunner {
+    fn start(&mut self, sql: &str) {
+        if self.busy {
+            self.cancel();
+            // The cancelled query's answer comes first: drop it.
+            let _ = self.rx.recv();
+        }
+        self.busy = self.tx.send(sql.to_string()).is_ok();
+    }
+
+    fn poll(&mut self) -> Option<Result<trace_sql::QueryResult, String>> {
+        let r = self.rx.try_recv().ok()?;
+        self.busy = false;
+        Some(r)
+    }
+
+    fn cancel(&mut self) {
+        if self.handle.is_none() {
+            self.handle = self.interrupt.try_recv().ok();
+        }
+        if let Some(h) = &self.handle {
+            h.interrupt();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The side panel's SQL section, with no window: a query runs through the panel, its result
+//! is drawn by egui, and a row of slices leads to that slice in the timeline.
+
+use spall_viewer::query_panel::{row_target, InlineRunner, QueryPanel, Show};
+
+fn frame(ctx: &egui::Context, f: impl FnMut(&mut egui::Ui)) {
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(600.0, 800.0),
+        )),
+        ..Default::default()
+    };
+    let mut f = f;
+    let mut out = ctx.run_ui(input, |ui| {
+        egui::CentralPanel::default().show(ui, |ui| f(ui));
+    });
+    out.textures_delta.clear();
+}
+
+#[test]
+fn a_query_runs_and_its_rows_point_at_slices() {
+    let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");
+    let mut q = QueryPanel::default();
+    q.runner = Some(Box::new(InlineRunner::new(&l).unwrap()));
+    q.text = "SELECT id, ts, dur, name FROM slice ORDER BY dur DESC LIMIT 5".into();
+    q.run();
+    let ctx = egui::Context::default();
+    for _ in 0..2 {
+        frame(&ctx, |ui| {
+            assert_eq!(q.ui(ui, &l), None);
+        });
+    }
+    let Some(Ok(r)) = &q.result else {
+        panic!("{:?}", q.result.as_ref().map(|r| r.as_ref().err()));
+    };
+    assert_eq!(r.rows.len(), 5);
+    assert_eq!(q.history.len(), 1);
+    // The longest slice's row leads to the longest slice.
+    let Some(Show::Slice(s)) = row_target(&l, &r.columns, &r.rows[0]) else {
+        panic!("no slice for {:?}", r.rows[0]);
+    };
+    let longest = (l.trace.threads().iter().flat_map(|t| t.lanes.iter()))
+        .flat_map(|lane| lane.dur.iter().copied())
+        .max()
+        .unwrap();
+    assert_eq!(l.trace.span(s).dur, longest);
+    assert_eq!(
+        r.rows[0][3].as_str(),
+        Some(l.trace.str(l.trace.span(s).name))
+    );
+    // Rows without a slice id but with a time show that time.
+    let cols = ["ts".to_string()];
+    assert_eq!(
+        row_target(&l, &cols, &[serde_json::json!(5000)]),
+        Some(Show::Range(5000, 5001))
+    );
+}
+
+#[test]
+fn sql_errors_show_where_and_a_row_limit_is_said() {
+    let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");
+    let mut q = QueryPanel::default();
+    q.runner = Some(Box::new(InlineRunner::new(&l).unwrap()));
+    q.text = "SELECT 1;\nSELECT nme FROM slice".into();
+    q.run();
+    q.poll();
+    let Some(Err(e)) = &q.result else {
+        panic!("expected an error");
+    };
+    assert!(e.contains("line 2, column 8") && e.contains("nme"), "{e}");
+    q.text =
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT x FROM n".into();
+    q.run();
+    q.poll();
+    let Some(Ok(r)) = &q.result else {
+        panic!("{:?}", q.result);
+    };
+    assert_eq!(r.rows.len(), spall_viewer::query_panel::MAX_ROWS);
+    assert!(r.truncated);
+}
