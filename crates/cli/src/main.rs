@@ -4,7 +4,7 @@
 //! input, with a message on stderr. JSON output is a contract, documented in `docs/CLI.md`.
 
 use spall_cli::{
-    check, convert, diff, flame, info, query, stats, util, validate, SortBy, StatsFormat,
+    check, convert, diff, export, flame, info, query, stats, util, validate, SortBy, StatsFormat,
 };
 
 use std::path::PathBuf;
@@ -99,6 +99,12 @@ enum Command {
     /// args, ...); with no SQL, an interactive shell.
     #[command(after_help = QUERY_HELP)]
     Query(query::Args),
+    /// Write the SQL tables as Parquet files (slice.parquet, thread.parquet, ...), each row
+    /// tagged with the trace's path and hash, for querying many traces together.
+    #[command(
+        after_help = "Examples:\n  spall-cli export run1.json out/run1\n  duckdb -c \"SELECT trace, name, SUM(dur) FROM 'out/*/slice.parquet' GROUP BY ALL\""
+    )]
+    Export(export::Args),
 }
 
 const QUERY_HELP: &str = "Tables: slice, thread, process, thread_track, counter_track, counter, instant, flow, args, the view thread_slice, and ancestor_slice(id), descendant_slice(id). Times are integer nanoseconds. Columns: docs/SQL.md.
@@ -191,6 +197,7 @@ fn main() -> ExitCode {
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Check(a) => check::run(&a),
         Command::Query(a) => query::run(&a),
+        Command::Export(a) => export::run(&a),
         Command::Diff(a) => diff::run(&a),
         Command::Flame(a) => flame::run(&a),
     };

@@ -1,0 +1,109 @@
+//! `spall-cli export`: Parquet files read back by a third-party reader (DuckDB's Python
+//! package), with row counts and sums checked against `spall-cli info` and `stats`, and the
+//! files of two traces concatenated and told apart.
+
+mod common;
+use common::fixture;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn spall(args: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or(Value::Null)
+}
+
+/// DuckDB from Python; `None` (after saying so) when it is missing, which
+/// `SPALL_REQUIRE_DUCKDB` (set by `.ci/run`, which installs it) turns into a failure.
+fn duckdb(sql: &str) -> Option<Value> {
+    let script = format!(
+        "import duckdb, json\nprint(json.dumps(duckdb.sql({sql:?}).fetchall(), default=str))"
+    );
+    let o = Command::new("python3").args(["-c", &script]).output();
+    match o {
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
+        Ok(o) if String::from_utf8_lossy(&o.stderr).contains("No module named 'duckdb'") => {
+            assert!(
+                std::env::var_os("SPALL_REQUIRE_DUCKDB").is_none(),
+                "SPALL_REQUIRE_DUCKDB is set but python3 cannot import duckdb"
+            );
+            eprintln!("SKIPPED: the duckdb Python package is missing (pip install duckdb)");
+            None
+        }
+        Ok(o) => panic!("{sql}: {}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => {
+            assert!(std::env::var_os("SPALL_REQUIRE_DUCKDB").is_none(), "{e}");
+            eprintln!("SKIPPED: python3 is missing");
+            None
+        }
+    }
+}
+
+#[test]
+fn parquet_files_read_back_in_duckdb_match_info_and_stats() {
+    let out = std::env::temp_dir().join(format!("spall-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let traces = [
+        fixture("real/demo_lthi_excerpt.json"),
+        fixture("spall/odingengine_v3.spall"),
+    ];
+    let dirs: Vec<PathBuf> = (0..traces.len())
+        .map(|i| out.join(format!("t{i}")))
+        .collect();
+    for (t, d) in traces.iter().zip(&dirs) {
+        spall(&["export", t, d.to_str().unwrap()]);
+    }
+    let Some(_) = duckdb("SELECT 1") else { return };
+    for (t, d) in traces.iter().zip(&dirs) {
+        let info = spall(&["info", t, "--format", "json"]);
+        let stats = spall(&["stats", t, "--format", "json"]);
+        let total: i64 = (stats["functions"].as_array().unwrap().iter())
+            .map(|f| f["total_ns"].as_i64().unwrap())
+            .sum();
+        let self_sum: i64 = (stats["functions"].as_array().unwrap().iter())
+            .map(|f| f["self_ns"].as_i64().unwrap())
+            .sum();
+        let slice = d.join("slice.parquet").display().to_string();
+        let r = duckdb(&format!(
+            "SELECT COUNT(*), SUM(dur), SUM(self_dur), COUNT(DISTINCT trace), MIN(trace), \
+             COUNT(DISTINCT trace_fnv64), SUM(unfinished) FROM '{slice}'"
+        ))
+        .unwrap();
+        let row = &r[0];
+        assert_eq!(row[0], info["spans"], "{t}: slices");
+        // (An unfinished slice's dur is -1, as in Perfetto; stats count it to the end.)
+        assert_eq!(
+            row[6].as_i64(),
+            Some(0),
+            "{t}: pick traces with no unfinished spans"
+        );
+        assert_eq!(row[1].as_i64(), Some(total), "{t}: total duration");
+        assert_eq!(row[2].as_i64(), Some(self_sum), "{t}: self time");
+        assert_eq!(
+            (row[3].as_i64(), row[4].as_str()),
+            (Some(1), Some(t.as_str()))
+        );
+        assert_eq!(row[5].as_i64(), Some(1));
+        let threads = d.join("thread.parquet").display().to_string();
+        let n = duckdb(&format!("SELECT COUNT(*) FROM '{threads}'")).unwrap();
+        assert_eq!(n[0][0], info["threads"], "{t}: threads");
+    }
+    // Both traces' slices in one query, told apart by their tags.
+    let all = out.join("*").join("slice.parquet").display().to_string();
+    let r = duckdb(&format!(
+        "SELECT COUNT(DISTINCT trace), COUNT(DISTINCT trace_fnv64) FROM '{all}'"
+    ))
+    .unwrap();
+    assert_eq!(r[0], serde_json::json!([2, 2]));
+    std::fs::remove_dir_all(&out).unwrap();
+}
