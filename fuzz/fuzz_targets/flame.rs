@@ -10,8 +10,8 @@ fn check(t: &Trace, tree: &FlameTree) {
     for i in 0..n {
         assert!(tree.self_ns[i] <= tree.total[i], "self within total");
         assert!(tree.self_ns[i] >= 0);
-        // (Children may be wider than their parent: a span that outlives its parent, in a
-        // broken trace, keeps its whole duration; see docs/TESTING.md.)
+        let kids: i64 = tree.children(i as u32).map(|c| tree.total[c as usize]).sum();
+        assert!(kids <= tree.total[i] || i == 0, "children fit in their parent");
         let p = tree.parent[i];
         if i > 0 {
             assert!((p as usize) < i, "preorder: parents come first");

@@ -10,7 +10,8 @@ times are decimal microseconds converted exactly to nanoseconds (ties to even).
 
 Nesting is rebuilt per thread from the spans sorted by start, longest first: a span is a
 child of the innermost open span that has not ended by its start. Self time is the span's
-duration minus its direct children's, each child counted up to its parent's end. For files
+duration minus its direct children's; a child that outlives its parent counts (for its
+own time too) only up to the parent's end, so no frame is wider than its parent. For files
 where spans overlap without nesting (which spall repairs and counts as warnings) the two
 computations may differ: the tests use traces that nest.
 """
@@ -66,25 +67,28 @@ def folded(events, per_thread):
     for (pid, tid), spans in spans_by_thread(events).items():
         spans.sort(key=lambda s: (s[0], -(s[1] - s[0]), s[2]))
         prefix = [f"pid {pid}", f"tid {tid}"] if per_thread else []
-        # Open spans: [start, end, path, child time].
+        # Open spans: [start, end, path, child time, end its time is counted to].
         stack = []
 
         def close(top):
-            s, e, path, child = top
-            out[path] += (e - s) - child
+            s, _, path, child, cut = top
+            out[path] += (cut - s) - child
 
         for start, end, _, name in spans:
             while stack and stack[-1][1] < start or (
                 stack and stack[-1][1] == start and start < end
             ):
                 close(stack.pop())
+            cut = end
             if stack:
                 parent = stack[-1]
-                parent[3] += min(end, parent[1]) - start
+                # A child that outlives its parent counts up to the parent's end.
+                cut = max(start, min(end, parent[4]))
+                parent[3] += cut - start
                 path = parent[2] + ";" + clean(name)
             else:
                 path = ";".join(prefix + [clean(name)])
-            stack.append([start, end, path, 0])
+            stack.append([start, end, path, 0, cut])
         while stack:
             close(stack.pop())
     return sorted(f"{k} {v}" for k, v in out.items() if v > 0)

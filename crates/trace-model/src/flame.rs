@@ -256,6 +256,8 @@ struct Level {
     node: Vec<u32>,
     start: Vec<i64>,
     end: Vec<i64>,
+    /// The end its time is counted to (its parent's, if that came first).
+    cut: Vec<i64>,
     dur: Vec<i64>,
     child: Vec<i64>,
 }
@@ -265,6 +267,7 @@ impl Level {
         self.node.clear();
         self.start.clear();
         self.end.clear();
+        self.cut.clear();
         self.dur.clear();
         self.child.clear();
     }
@@ -322,17 +325,24 @@ impl Trace {
                     if s >= r1 {
                         break;
                     }
-                    let Some(dur) = clip(s, e) else { continue };
+                    if clip(s, e).is_none() {
+                        continue;
+                    }
                     // The parent: the last span one level up that starts at or before this.
                     while k + 1 < up.start.len() && up.start[k + 1] <= s {
                         k += 1;
                     }
                     let parent =
                         (k < up.start.len() && up.start[k] <= s && up.end[k] >= s).then_some(k);
+                    // A span that outlives its parent (a partial overlap in a broken trace)
+                    // counts up to the parent's end, as self time does: no frame is wider
+                    // than its parent. Nesting still follows the timeline (`end`); only the
+                    // time is cut (`cut`, which its own children are cut to in turn).
+                    let cut = parent.map_or(e, |k| e.min(up.cut[k]).max(s));
+                    let dur = clip(s, cut).unwrap_or(0);
                     let parent_node = match parent {
                         Some(k) => {
-                            let c = clip(s, e.min(up.end[k])).unwrap_or(0);
-                            up.child[k] += c;
+                            up.child[k] += dur;
                             up.node[k]
                         }
                         None => base,
@@ -351,6 +361,7 @@ impl Trace {
                     here.node.push(node);
                     here.start.push(s);
                     here.end.push(e);
+                    here.cut.push(cut);
                     here.dur.push(dur);
                     here.child.push(0);
                 }

@@ -34,3 +34,31 @@ fn flame_frames_never_lie_left_of_their_parent() {
         }
     }
 }
+
+#[test]
+fn a_child_outliving_its_parent_is_no_wider_than_it() {
+    // fuzz target `flame`, 2026-11-24: a span that outlives its parent (a partial overlap)
+    // was merged with its whole duration, so its frame was wider than its parent's. Real
+    // Bazel profiles have them; they count up to the parent's end now.
+    let t = trace_model::load_bytes(&fixture("real/bazel_profile_with_queuing.json.gz")).unwrap();
+    let overlaps = (t.diagnostics().counts())
+        .filter(|(k, _)| format!("{k:?}").contains("PartialOverlap"))
+        .map(|(_, n)| n)
+        .sum::<u64>();
+    assert!(overlaps > 0, "the fixture should have partial overlaps");
+    for sort in [FlameSort::Heaviest, FlameSort::Name] {
+        let tree = t.flame(&FlameOptions::default(), sort);
+        for i in 1..tree.len() {
+            let kids: i64 = tree
+                .children(i as u32)
+                .map(|c| tree.total[c as usize])
+                .sum();
+            assert!(
+                kids <= tree.total[i],
+                "node {i}: children {kids} > {}",
+                tree.total[i]
+            );
+            assert!(tree.self_ns[i] >= 0);
+        }
+    }
+}
