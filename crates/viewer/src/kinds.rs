@@ -230,3 +230,78 @@ mod tests {
         }
     }
 }
+
+/// What Ctrl+C copies for a selection: its name; with `stack` (Ctrl+Shift+C) a span's call
+/// stack, one name per line from the outermost (a CPU sample's stack likewise). `None` for
+/// a counter value, which has no name of its own.
+pub fn copy_text(t: &trace_model::Trace, pick: Pick, stack: bool) -> Option<String> {
+    match pick {
+        Pick::Span(r) => {
+            let mut names = vec![t.str(t.span(r).name)];
+            let mut cur = r;
+            while let Some(p) = t.parent(cur).filter(|_| stack) {
+                names.push(t.str(t.span(p).name));
+                cur = p;
+            }
+            names.reverse();
+            Some(names.join("\n"))
+        }
+        Pick::Instant(i) => t
+            .instants()
+            .get(i as usize)
+            .map(|e| t.str(e.name).to_string()),
+        Pick::Async(i) => (t.async_slices().get(i as usize)).map(|a| t.str(a.name).to_string()),
+        Pick::Sample { track, index } => {
+            let track = t.samples().get(track as usize)?;
+            let mut f = *track.frame.get(index as usize)?;
+            let mut names = Vec::new();
+            while let Some(fr) = t.frames().get(f as usize) {
+                names.push(t.str(fr.name));
+                if !stack {
+                    break;
+                }
+                f = fr.parent;
+            }
+            names.reverse();
+            Some(names.join("\n"))
+        }
+        Pick::Counter { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod copy_tests {
+    use super::*;
+
+    #[test]
+    fn copies_a_name_or_its_stack() {
+        let t = trace_model::load_bytes(
+            br#"[{"name":"frame","ph":"X","ts":0,"dur":10,"pid":1,"tid":1},
+                 {"name":"draw \"quoted\"","ph":"X","ts":1,"dur":5,"pid":1,"tid":1},
+                 {"name":"leaf","ph":"X","ts":2,"dur":1,"pid":1,"tid":1},
+                 {"name":"tick","ph":"i","ts":3,"pid":1,"tid":1,"s":"t"}]"#,
+        )
+        .unwrap();
+        let leaf = trace_model::SpanRef {
+            thread: 0,
+            depth: 2,
+            index: 0,
+        };
+        assert_eq!(
+            copy_text(&t, Pick::Span(leaf), false).as_deref(),
+            Some("leaf")
+        );
+        assert_eq!(
+            copy_text(&t, Pick::Span(leaf), true).as_deref(),
+            Some("frame\ndraw \"quoted\"\nleaf")
+        );
+        assert_eq!(
+            copy_text(&t, Pick::Instant(0), true).as_deref(),
+            Some("tick")
+        );
+        assert_eq!(
+            copy_text(&t, Pick::Counter { group: 0, ts: 0 }, false),
+            None
+        );
+    }
+}

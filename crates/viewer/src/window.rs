@@ -583,6 +583,18 @@ impl App {
                     self.panel.focus_search = true;
                 }
                 Key::Character(c) if c.eq_ignore_ascii_case("r") => self.reload(),
+                Key::Character(c) if c.eq_ignore_ascii_case("c") => {
+                    // Ctrl+C: the selection's name; Ctrl+Shift+C: its call stack.
+                    let text = match (&self.loaded, &self.state) {
+                        (Some(l), Some(s)) => s
+                            .selected
+                            .and_then(|p| crate::kinds::copy_text(&l.trace, p, self.shift)),
+                        _ => None,
+                    };
+                    if let (Some(text), Some(g)) = (text, &self.gl) {
+                        g.egui.egui_ctx.copy_text(text);
+                    }
+                }
                 _ => return,
             }
             self.redraw();

@@ -413,18 +413,7 @@ fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
         20,
         "reloaded without --follow or F5"
     );
-    let wid = String::from_utf8(
-        Command::new("xdotool")
-            .args(["search", "--pid", &viewer.0.id().to_string()])
-            .env("DISPLAY", &display)
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    if let Some(w) = wid.split_whitespace().next() {
-        xdotool(&display, &["windowfocus", w]);
-    }
+    focus(&display, &viewer);
     xdotool(&display, &["key", "F5"]);
     let again = wait_shown(&frames, "F5 reloads", |v| v.0 == 50);
     assert_eq!((again.1, again.2), view, "F5 moved the view");
@@ -436,5 +425,85 @@ fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
     append(50, 80);
     let grown = wait_shown(&frames, "--follow reloads", |v| v.0 == 80);
     assert_eq!((grown.1, grown.2), view, "--follow moved the view");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts the viewer on `trace` with its frames dumped to `frames`.
+fn spawn_viewer(display: &str, trace: &Path, frames: &Path, args: &[&str]) -> Kill {
+    Kill(
+        Command::new(env!("CARGO_BIN_EXE_spall"))
+            .arg(trace)
+            .args(["--theme", "light"])
+            .args(args)
+            .env("DISPLAY", display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("SPALL_FRAME_DUMP", frames)
+            .env(
+                "SPALL_CONFIG_DIR",
+                std::env::temp_dir().join("spall-test-config"),
+            )
+            .spawn()
+            .expect("the viewer starts"),
+    )
+}
+
+/// Gives the viewer's window the keyboard focus (no window manager does under Xvfb).
+fn focus(display: &str, viewer: &Kill) {
+    let wid = String::from_utf8(
+        Command::new("xdotool")
+            .args(["search", "--pid", &viewer.0.id().to_string()])
+            .env("DISPLAY", display)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    if let Some(w) = wid.split_whitespace().next() {
+        xdotool(display, &["windowfocus", w]);
+    }
+}
+
+/// The X clipboard's text (through `xclip`).
+fn clipboard(display: &str) -> String {
+    let o = Command::new("xclip")
+        .args(["-o", "-selection", "clipboard"])
+        .env("DISPLAY", display)
+        .output()
+        .expect("xclip runs");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Ctrl+C puts the selected span's name on the X clipboard, Ctrl+Shift+C its call stack.
+#[test]
+fn ctrl_c_copies_the_selection_to_the_clipboard() {
+    let Some((display, _xvfb)) = display_for("the clipboard test", true) else {
+        return;
+    };
+    if !have("xclip") {
+        assert!(
+            std::env::var_os("SPALL_WINDOW_TEST").is_none(),
+            "SPALL_WINDOW_TEST is set but xclip is missing"
+        );
+        eprintln!("note: the clipboard test did not run: it needs xclip");
+        return;
+    }
+    let _one = one_window();
+    let dir = std::env::temp_dir().join(format!("spall-clip-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let viewer = spawn_viewer(&display, &trace, &dir, &[]);
+    let (n0, _, _) = next_frame(&dir, 0);
+    std::thread::sleep(Duration::from_millis(300));
+    focus(&display, &viewer);
+    // The depth-1 row: minimap 36 + ruler 22 + two headers of 22 + a lane of 20, + half one.
+    xdotool(&display, &["mousemove", "300", "132", "click", "1"]);
+    next_frame(&dir, n0);
+    xdotool(&display, &["key", "ctrl+c"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(clipboard(&display), "beta");
+    xdotool(&display, &["key", "ctrl+shift+c"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(clipboard(&display), "alpha\nbeta");
     let _ = std::fs::remove_dir_all(&dir);
 }
