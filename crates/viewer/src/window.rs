@@ -86,6 +86,10 @@ struct App {
     follow: bool,
     /// The file changed while it was loading: load it again when that finishes.
     reload_pending: bool,
+    /// Ctrl+S: save the next frame drawn.
+    save_pending: bool,
+    /// A one-line message for the status (a saved screenshot).
+    notice: Option<String>,
     /// Remembered between runs (theme, recent files), and where.
     settings: Settings,
     settings_path: Option<PathBuf>,
@@ -133,6 +137,8 @@ impl App {
         };
         let theme = o.theme.or(settings.theme);
         App {
+            save_pending: false,
+            notice: None,
             settings,
             settings_path,
             proxy,
@@ -267,9 +273,14 @@ impl App {
         if let Some(e) = &self.error {
             return format!("error: {e}");
         }
-        self.loaded
+        let source = self
+            .loaded
             .as_ref()
-            .map_or(String::new(), |l| l.source.clone())
+            .map_or(String::new(), |l| l.source.clone());
+        match &self.notice {
+            Some(n) => format!("{source} · {n}"),
+            None => source,
+        }
     }
 
     fn draw(&mut self) {
@@ -366,6 +377,17 @@ impl App {
                 _ => "false".to_string(),
             };
             dump_frame(&g.gl, dir, size.width, size.height, self.frames, &info);
+        }
+        if std::mem::take(&mut self.save_pending) {
+            let (w, h) = (size.width, size.height);
+            self.notice = Some(crate::window_parts::save_screenshot(
+                &g.gl,
+                w,
+                h,
+                self.path.as_deref(),
+            ));
+            eprintln!("spall: {}", self.notice.as_deref().unwrap_or_default());
+            g.window.request_redraw();
         }
         if let Err(e) = g.surface.swap_buffers(&g.context) {
             eprintln!("spall: swap failed: {e}");
@@ -583,6 +605,7 @@ impl App {
                     self.panel.focus_search = true;
                 }
                 Key::Character(c) if c.eq_ignore_ascii_case("r") => self.reload(),
+                Key::Character(c) if c.eq_ignore_ascii_case("s") => self.save_pending = true,
                 Key::Character(c) if c.eq_ignore_ascii_case("c") => {
                     // Ctrl+C: the selection's name; Ctrl+Shift+C: its call stack.
                     let text = match (&self.loaded, &self.state) {

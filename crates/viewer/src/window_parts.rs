@@ -82,15 +82,8 @@ pub(crate) fn flame_key(
     true
 }
 
-/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
-pub(crate) fn dump_frame(
-    gl: &glow::Context,
-    dir: &std::path::Path,
-    w: u32,
-    h: u32,
-    n: u64,
-    info: &str,
-) {
+/// The back buffer as RGBA pixels, rows from the top.
+pub(crate) fn read_frame(gl: &glow::Context, w: u32, h: u32) -> Vec<u8> {
     use glow::HasContext;
     let mut px = vec![0u8; (w * h * 4) as usize];
     // SAFETY: the buffer holds w × h RGBA pixels; the context is current.
@@ -107,15 +100,52 @@ pub(crate) fn dump_frame(
         );
     }
     let row = (w * 4) as usize;
-    let flipped: Vec<u8> = (0..h as usize)
+    (0..h as usize)
         .rev()
         .flat_map(|y| px[y * row..(y + 1) * row].iter().copied())
-        .collect();
+        .collect()
+}
+
+/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
+pub(crate) fn dump_frame(
+    gl: &glow::Context,
+    dir: &std::path::Path,
+    w: u32,
+    h: u32,
+    n: u64,
+    info: &str,
+) {
+    let px = read_frame(gl, w, h);
     let _ = std::fs::create_dir_all(dir);
-    if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &flipped).is_ok() {
+    if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &px).is_ok() {
         let _ = spall_format::write_atomically(&dir.join("frame.txt"), |f| {
             std::io::Write::write_all(f, format!("{n} {info}\n").as_bytes())
         });
+    }
+}
+
+/// Ctrl+S: saves the window as `NAME-UNIXTIME.png` in the current directory (NAME the
+/// trace file's stem); returns what the status line says.
+pub(crate) fn save_screenshot(
+    gl: &glow::Context,
+    w: u32,
+    h: u32,
+    trace: Option<&std::path::Path>,
+) -> String {
+    let stem = trace
+        .and_then(|p| p.file_stem())
+        .and_then(|s| s.to_str())
+        .map_or("spall".to_string(), |s| {
+            s.trim_end_matches(".json").to_string()
+        });
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let path = std::path::PathBuf::from(format!("{stem}-{secs}.png"));
+    let px = read_frame(gl, w, h);
+    match crate::screenshot::write_png(&path, w, h, &px) {
+        Ok(()) => format!("saved {}", path.display()),
+        Err(e) => format!("screenshot not saved: {e}"),
     }
 }
 

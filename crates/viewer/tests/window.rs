@@ -428,10 +428,11 @@ fn follow_and_f5_reload_a_growing_trace_keeping_the_view() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Starts the viewer on `trace` with its frames dumped to `frames`.
-fn spawn_viewer(display: &str, trace: &Path, frames: &Path, args: &[&str]) -> Kill {
+/// Starts the viewer on `trace` with its frames dumped to `frames`, in directory `cwd`.
+fn spawn_viewer(display: &str, trace: &Path, frames: &Path, cwd: &Path, args: &[&str]) -> Kill {
     Kill(
         Command::new(env!("CARGO_BIN_EXE_spall"))
+            .current_dir(cwd)
             .arg(trace)
             .args(["--theme", "light"])
             .args(args)
@@ -492,7 +493,7 @@ fn ctrl_c_copies_the_selection_to_the_clipboard() {
     let _ = std::fs::remove_dir_all(&dir);
     let trace =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
-    let viewer = spawn_viewer(&display, &trace, &dir, &[]);
+    let viewer = spawn_viewer(&display, &trace, &dir, &std::env::temp_dir(), &[]);
     let (n0, _, _) = next_frame(&dir, 0);
     std::thread::sleep(Duration::from_millis(300));
     focus(&display, &viewer);
@@ -505,5 +506,43 @@ fn ctrl_c_copies_the_selection_to_the_clipboard() {
     xdotool(&display, &["key", "ctrl+shift+c"]);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(clipboard(&display), "alpha\nbeta");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Ctrl+S saves the window as a PNG in the current directory, named after the trace.
+#[test]
+fn ctrl_s_saves_the_window_as_a_png() {
+    let Some((display, _xvfb)) = display_for("the Ctrl+S test", true) else {
+        return;
+    };
+    let _one = one_window();
+    let dir = std::env::temp_dir().join(format!("spall-ctrl-s-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let frames = dir.join("frames");
+    let trace =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let viewer = spawn_viewer(&display, &trace, &frames, &dir, &[]);
+    let (_, _, w) = next_frame(&frames, 0);
+    focus(&display, &viewer);
+    xdotool(&display, &["key", "ctrl+s"]);
+    let t = Instant::now();
+    let saved = loop {
+        let found = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .find(|n| n.starts_with("simple-") && n.ends_with(".png"));
+        if let Some(n) = found {
+            break dir.join(n);
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "no screenshot saved");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let r = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&saved).unwrap(),
+    ))
+    .read_info()
+    .unwrap();
+    assert_eq!(r.info().width, w, "the whole window");
     let _ = std::fs::remove_dir_all(&dir);
 }
