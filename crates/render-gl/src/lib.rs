@@ -35,7 +35,9 @@
 
 mod atlas;
 mod color;
+#[cfg(not(target_arch = "wasm32"))]
 mod headless;
+mod image;
 mod renderer;
 mod scene;
 mod shaders;
@@ -43,7 +45,9 @@ mod text;
 
 pub use atlas::{AtlasPacker, AtlasSlot};
 pub use color::{hsl, Color};
-pub use headless::{encode_png, Headless};
+#[cfg(not(target_arch = "wasm32"))]
+pub use headless::Headless;
+pub use image::encode_png;
 pub use renderer::Renderer;
 pub use scene::{Batch, ClipRect, GlyphInstance, LineInstance, RectInstance, Scene, VAlign};
 pub use shaders::ShaderVersion;

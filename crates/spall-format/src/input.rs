@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
 use crate::mapped::MappedFile;
-use crate::memory::MemoryLimit;
+use crate::memory::{LimitSource, MemoryLimit};
 use crate::spall::{AUTO_MAGIC, MAGIC};
 
 /// What the first bytes say the input is.
@@ -104,6 +104,7 @@ impl Bytes {
         let Bytes::Mapped(m) = self else { return };
         let start = range.start.div_ceil(PAGE) * PAGE;
         let end = range.end.min(m.len()) / PAGE * PAGE;
+        #[cfg(unix)]
         if end > start {
             // SAFETY: the map is read-only and private: dropping its pages loses nothing,
             // and the next read of them faults the file's contents back in.
@@ -116,6 +117,8 @@ impl Bytes {
                 )
             };
         }
+        #[cfg(not(unix))]
+        let _ = (start, end);
     }
 }
 
@@ -144,56 +147,138 @@ pub fn read_file(path: &Path) -> Result<Bytes, Error> {
     Ok(Bytes::Owned(v))
 }
 
+/// gzip nested deeper than this (a .json.gz gzipped again, and again) is refused.
+pub(crate) const GZIP_LEVELS: usize = 4;
+
+/// The most bytes gzip `bytes` may expand to, and the memory limit behind it when that is
+/// what decides: the decompressed text is held in memory, so it may not outgrow the limit.
+pub(crate) fn gzip_limit(bytes: &[u8], opts: &DecodeOptions) -> (u64, Option<(u64, LimitSource)>) {
+    let memory = (detect(bytes) == Detected::Gzip)
+        .then(|| opts.max_memory.resolve())
+        .flatten();
+    let limit = match memory {
+        Some((m, _)) => m.min(opts.max_decompressed),
+        None => opts.max_decompressed,
+    };
+    (limit, memory)
+}
+
+/// A decompression error, told as the memory limit it ran into when that was the limit.
+pub(crate) fn gzip_error(
+    e: Error,
+    memory: Option<(u64, LimitSource)>,
+    opts: &DecodeOptions,
+) -> Error {
+    match (e.kind, memory) {
+        (ErrorKind::DecompressedTooLarge { limit }, Some((m, source)))
+            if m < opts.max_decompressed =>
+        {
+            let kind = ErrorKind::NotEnoughMemory {
+                needed: None,
+                limit,
+                source,
+                basis: "decompressing the gzip stream alone takes".into(),
+            };
+            Error::new(kind, e.offset)
+        }
+        (kind, _) => Error::new(kind, e.offset),
+    }
+}
+
 /// Decompresses a whole gzip stream (all members), stopping at `limit` bytes of output.
 /// A stream that ends early keeps what it produced and counts a warning.
 pub fn gunzip(b: &[u8], limit: u64, d: &mut Diagnostics) -> Result<Vec<u8>, Error> {
-    // The trailer's size field (mod 2^32) is a hint for the first allocation.
-    let hint = b
-        .len()
-        .checked_sub(4)
-        .map(|i| u32::from_le_bytes(b[i..].try_into().unwrap()) as u64)
-        .unwrap_or(0)
-        .max(b.len() as u64)
-        .min(limit)
-        .min(1 << 30);
-    let mut out = Vec::with_capacity(hint as usize);
-    let mut dec = flate2::read::MultiGzDecoder::new(b);
-    let mut chunk = vec![0u8; 1 << 20];
-    loop {
-        match dec.read(&mut chunk) {
-            Ok(0) => return Ok(out),
-            Ok(n) => {
-                if out.len() as u64 + n as u64 > limit {
-                    return Err(Error::new(
-                        ErrorKind::DecompressedTooLarge { limit },
-                        out.len() as u64,
-                    ));
-                }
-                out.extend_from_slice(&chunk[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                d.warn(WarningKind::GzipTruncated, out.len() as u64, || {
-                    format!(
-                        "the gzip stream ends early; the {} bytes decompressed so far were decoded",
-                        out.len()
-                    )
-                });
-                return Ok(out);
-            }
-            Err(e) => {
-                if out.is_empty() {
-                    return Err(Error::new(ErrorKind::Gzip(e.to_string()), 0));
-                }
-                // Corruption after good data: keep what decompressed, like a truncation.
-                d.warn(WarningKind::GzipTruncated, out.len() as u64, || {
-                    format!(
-                        "the gzip stream is corrupt ({e}); the {} bytes decompressed before it were decoded",
-                        out.len()
-                    )
-                });
-                return Ok(out);
-            }
+    let mut g = Gunzip::new(b, limit);
+    while !g.step(usize::MAX, d)? {}
+    Ok(g.out)
+}
+
+/// A gzip stream decompressed a step at a time (so a caller that must not block, a
+/// browser's main thread, can yield between steps); [`gunzip`] runs it to the end.
+pub(crate) struct Gunzip<R: Read> {
+    dec: flate2::read::MultiGzDecoder<R>,
+    pub(crate) out: Vec<u8>,
+    limit: u64,
+    chunk: Vec<u8>,
+}
+
+impl<R: Read> Gunzip<R> {
+    /// Output is refused past `limit` bytes; `capacity` is the first allocation.
+    pub(crate) fn with_capacity(reader: R, capacity: usize, limit: u64) -> Self {
+        Gunzip {
+            dec: flate2::read::MultiGzDecoder::new(reader),
+            out: Vec::with_capacity(capacity),
+            limit,
+            chunk: vec![0u8; 1 << 20],
         }
     }
+
+    /// The reader, to see how far it got.
+    pub(crate) fn reader(&self) -> &R {
+        self.dec.get_ref()
+    }
+
+    /// Decompresses about `budget` more bytes; `Ok(true)` once the stream is done (a stream
+    /// that ends early or turns corrupt after good data is done, with a warning).
+    pub(crate) fn step(&mut self, budget: usize, d: &mut Diagnostics) -> Result<bool, Error> {
+        let out = &mut self.out;
+        let goal = out.len().saturating_add(budget);
+        while out.len() < goal {
+            match self.dec.read(&mut self.chunk) {
+                Ok(0) => return Ok(true),
+                Ok(n) => {
+                    if out.len() as u64 + n as u64 > self.limit {
+                        return Err(Error::new(
+                            ErrorKind::DecompressedTooLarge { limit: self.limit },
+                            out.len() as u64,
+                        ));
+                    }
+                    out.extend_from_slice(&self.chunk[..n]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    d.warn(WarningKind::GzipTruncated, out.len() as u64, || {
+                        format!(
+                            "the gzip stream ends early; the {} bytes decompressed so far were decoded",
+                            out.len()
+                        )
+                    });
+                    return Ok(true);
+                }
+                Err(e) => {
+                    if out.is_empty() {
+                        return Err(Error::new(ErrorKind::Gzip(e.to_string()), 0));
+                    }
+                    // Corruption after good data: keep what decompressed, like a truncation.
+                    d.warn(WarningKind::GzipTruncated, out.len() as u64, || {
+                        format!(
+                            "the gzip stream is corrupt ({e}); the {} bytes decompressed before it were decoded",
+                            out.len()
+                        )
+                    });
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl<'a> Gunzip<&'a [u8]> {
+    fn new(b: &'a [u8], limit: u64) -> Self {
+        Gunzip::with_capacity(b, gzip_capacity(b, limit), limit)
+    }
+}
+
+/// A first allocation for decompressing `compressed`: the trailer's size field (the size
+/// mod 2^32), at least the compressed size, at most `limit` and 1 GiB.
+pub(crate) fn gzip_capacity(compressed: &[u8], limit: u64) -> usize {
+    compressed
+        .len()
+        .checked_sub(4)
+        .map(|i| u32::from_le_bytes(compressed[i..].try_into().unwrap()) as u64)
+        .unwrap_or(0)
+        .max(compressed.len() as u64)
+        .min(limit)
+        .min(1 << 30) as usize
 }

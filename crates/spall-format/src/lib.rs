@@ -46,6 +46,7 @@ mod memory;
 mod output;
 mod parallel;
 pub mod spall;
+mod steps;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod time;
@@ -64,6 +65,7 @@ pub use memory::{human_bytes, parse_memory_limit, parse_size, LimitSource, Memor
 pub use output::{remove_partial_files, write_atomically, AtomicFile, WriteError};
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
+pub use steps::{Decoded, Steps};
 pub use writer::SpallWriter;
 
 /// The container format of a decoded trace.
@@ -134,39 +136,16 @@ impl Input {
         let mut diagnostics = Diagnostics::default();
         let mut bytes = raw;
         let mut gzip = false;
-        // The decompressed text is held in memory: it may not outgrow the memory limit.
-        let memory = (detect(&bytes) == Detected::Gzip)
-            .then(|| opts.max_memory.resolve())
-            .flatten();
-        let limit = match memory {
-            Some((m, _)) => m.min(opts.max_decompressed),
-            None => opts.max_decompressed,
-        };
+        let (limit, memory) = input::gzip_limit(&bytes, opts);
         // Decompress nested gzip too (a .json.gz that was gzipped again), a few levels deep.
-        for _ in 0..4 {
+        for _ in 0..input::GZIP_LEVELS {
             if detect(&bytes) != Detected::Gzip {
                 break;
             }
             gzip = true;
             let out = gunzip(&bytes, limit, &mut diagnostics);
             bytes.check_intact()?;
-            bytes = match out {
-                Ok(v) => Bytes::Owned(v),
-                Err(e) => match (e.kind, memory) {
-                    (ErrorKind::DecompressedTooLarge { limit }, Some((m, source)))
-                        if m < opts.max_decompressed =>
-                    {
-                        let kind = ErrorKind::NotEnoughMemory {
-                            needed: None,
-                            limit,
-                            source,
-                            basis: "decompressing the gzip stream alone takes".into(),
-                        };
-                        return Err(Error::new(kind, e.offset));
-                    }
-                    (kind, _) => return Err(Error::new(kind, e.offset)),
-                },
-            };
+            bytes = Bytes::Owned(out.map_err(|e| input::gzip_error(e, memory, opts))?);
         }
         Ok(Input {
             bytes,
@@ -174,6 +153,20 @@ impl Input {
             input_bytes,
             diagnostics,
         })
+    }
+
+    pub(crate) fn from_parts(
+        bytes: Bytes,
+        gzip: bool,
+        input_bytes: u64,
+        diagnostics: Diagnostics,
+    ) -> Input {
+        Input {
+            bytes,
+            gzip,
+            input_bytes,
+            diagnostics,
+        }
     }
 
     /// The decoded bytes (after decompression).

@@ -8,6 +8,7 @@
 //! [`MappedFile::faulted`] when it is done and reports an error instead of whatever the
 //! zeros decoded to. Faults anywhere else keep their default action.
 
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A read-only map of a whole file.
@@ -29,6 +30,7 @@ impl MappedFile {
         self.slot.is_some_and(guard::faulted)
     }
 
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub(crate) fn map(&self) -> &memmap2::Mmap {
         &self.map
     }
@@ -50,8 +52,10 @@ impl Drop for MappedFile {
 }
 
 /// Maps live at once that the handler covers; further maps are still read, unguarded.
+#[cfg(target_os = "linux")]
 const SLOTS: usize = 64;
 
+#[cfg(target_os = "linux")]
 struct Slot {
     /// 0 when free.
     start: AtomicUsize,
@@ -59,12 +63,14 @@ struct Slot {
     faulted: AtomicBool,
 }
 
+#[cfg(target_os = "linux")]
 #[allow(clippy::declare_interior_mutable_const)] // Only to initialise the array.
 const FREE: Slot = Slot {
     start: AtomicUsize::new(0),
     end: AtomicUsize::new(0),
     faulted: AtomicBool::new(false),
 };
+#[cfg(target_os = "linux")]
 static REGISTRY: [Slot; SLOTS] = [FREE; SLOTS];
 
 #[cfg(target_os = "linux")]

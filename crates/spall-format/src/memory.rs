@@ -24,6 +24,8 @@ pub enum LimitSource {
     MemAvailable,
     /// The control group's `memory.max` less `memory.current` (containers, CI runners).
     Cgroup,
+    /// WebAssembly (wasm32): the 4 GiB a module can address, less what it already uses.
+    AddressSpace,
 }
 
 impl fmt::Display for LimitSource {
@@ -32,6 +34,7 @@ impl fmt::Display for LimitSource {
             LimitSource::Given => "the limit given with --max-memory",
             LimitSource::MemAvailable => "the memory available (MemAvailable in /proc/meminfo)",
             LimitSource::Cgroup => "what this container may still use (its cgroup's memory.max)",
+            LimitSource::AddressSpace => "what is left of the 4 GiB a WebAssembly page can address",
         })
     }
 }
@@ -64,7 +67,14 @@ pub fn available() -> Option<(u64, LimitSource)> {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+/// The memory this process can still take: in WebAssembly, what is left of 4 GiB.
+#[cfg(target_arch = "wasm32")]
+pub fn available() -> Option<(u64, LimitSource)> {
+    let used = core::arch::wasm32::memory_size(0) as u64 * 65536;
+    Some(((4u64 << 30).saturating_sub(used), LimitSource::AddressSpace))
+}
+
+#[cfg(not(any(target_os = "linux", target_arch = "wasm32")))]
 pub fn available() -> Option<(u64, LimitSource)> {
     None
 }

@@ -32,7 +32,7 @@ use crate::{decode_plain, spall, Format, Input, Summary};
 pub const CHUNK_BYTES: usize = 4 << 20;
 
 /// Inputs below this size are decoded in one piece.
-const PARALLEL_MIN: usize = 2 * CHUNK_BYTES;
+pub(crate) const PARALLEL_MIN: usize = 2 * CHUNK_BYTES;
 
 /// Bytes done, shared by the chunks, reported through one callback.
 struct Progress<'p> {

@@ -1,11 +1,12 @@
-//! The parallel decoder gives exactly the events and warnings of the sequential one: its
-//! sinks, replayed in order, are the sequential event stream.
+//! The parallel decoder, and the stepped one a browser uses, give exactly the events and
+//! warnings of the sequential one: their sinks, replayed in order, are the sequential event
+//! stream.
 
 mod common;
 
 use common::{decode_all, warnings};
 use spall_format::synth::Synth;
-use spall_format::{decode_parallel, Collect, DecodeOptions, RawEvent, CHUNK_BYTES};
+use spall_format::{decode_parallel, Collect, DecodeOptions, RawEvent, Steps, CHUNK_BYTES};
 
 fn parallel(bytes: &[u8]) -> (Vec<RawEvent<'static>>, spall_format::Summary, usize) {
     let (summary, sinks) = decode_parallel(
@@ -19,6 +20,31 @@ fn parallel(bytes: &[u8]) -> (Vec<RawEvent<'static>>, spall_format::Summary, usi
     (sinks.into_iter().flat_map(|c| c.0).collect(), summary, n)
 }
 
+/// Decodes in steps, checking progress only moves forward; returns the events, the summary
+/// and the number of steps and sinks.
+fn stepped(bytes: &[u8]) -> (Vec<RawEvent<'static>>, spall_format::Summary, usize, usize) {
+    let mut steps = Steps::new(bytes.to_vec(), &DecodeOptions::default(), Collect::default);
+    let (mut n, mut last) = (0, (0, 0));
+    while !steps.step().expect("decodes") {
+        n += 1;
+        let (done, total) = steps.progress();
+        assert!(done <= total, "{done} of {total}");
+        if !steps.decompressing() && last.1 == total {
+            assert!(
+                done >= last.0,
+                "progress went back from {} to {done}",
+                last.0
+            );
+        }
+        last = (done, total);
+    }
+    let out = steps.finish().expect("finished");
+    assert_eq!(out.input.bytes().len() as u64, out.summary.decoded_bytes);
+    let sinks = out.sinks.len();
+    let events = out.sinks.into_iter().flat_map(|c| c.0).collect();
+    (events, out.summary, n + 1, sinks)
+}
+
 fn same(bytes: &[u8], what: &str) -> usize {
     let (seq, s1) = decode_all(bytes);
     let (par, s2, chunks) = parallel(bytes);
@@ -29,7 +55,68 @@ fn same(bytes: &[u8], what: &str) -> usize {
     assert_eq!(s1.events, s2.events, "{what}");
     assert_eq!(warnings(&s1), warnings(&s2), "{what}");
     assert_eq!(s1.json, s2.json, "{what}");
+    let (st, s3, n, _) = stepped(bytes);
+    assert_eq!(seq.len(), st.len(), "{what}: stepped event count");
+    for (i, (a, b)) in seq.iter().zip(&st).enumerate() {
+        assert_eq!(a, b, "{what}: stepped event {i}");
+    }
+    assert_eq!(
+        (s1.events, s1.format, s1.gzip, s1.decoded_bytes),
+        (s3.events, s3.format, s3.gzip, s3.decoded_bytes),
+        "{what}: stepped"
+    );
+    assert_eq!(warnings(&s1), warnings(&s3), "{what}: stepped");
+    assert_eq!(s1.json, s3.json, "{what}: stepped");
+    assert_eq!(s1.spall, s3.spall, "{what}: stepped");
+    if chunks > 1 {
+        assert!(n > 3, "{what}: {n} steps");
+    }
     chunks
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(b).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn gzip_in_steps_equals_sequential() {
+    let mut b = Vec::new();
+    synth(150_000).write_json(&mut b, true).unwrap();
+    let z = gzip(&b);
+    same(&z, "gzip");
+    same(&gzip(&z), "gzip twice");
+    same(&z[..z.len() / 2], "gzip cut in half");
+    let mut s = Vec::new();
+    synth(1000).write_spall_v1(&mut s).unwrap();
+    same(&gzip(&s), "gzip .spall v1");
+}
+
+#[test]
+fn hostile_inputs_in_steps_fail_as_sequential() {
+    for bad in [
+        &b"\x1f\x8b\x08 not gzip at all"[..],
+        b"",
+        b"<html>not a trace</html>",
+        &[0x0D, 0xF0, 0xAD, 0x0B, 0, 0, 0, 0, 9, 9][..],
+    ] {
+        let seq = spall_format::decode(bad, &mut Collect::default()).map(|s| s.events);
+        let mut steps = Steps::new(bad.to_vec(), &DecodeOptions::default(), Collect::default);
+        let st = loop {
+            match steps.step() {
+                Ok(false) => continue,
+                Ok(true) => break steps.finish().map(|d| d.summary.events),
+                Err(e) => break Err(e),
+            }
+        };
+        assert_eq!(
+            seq.as_ref().map_err(|e| e.to_string()),
+            st.as_ref().map_err(|e| e.to_string()),
+            "{bad:?}"
+        );
+    }
 }
 
 fn synth(spans: u64) -> Synth {

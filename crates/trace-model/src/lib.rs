@@ -48,7 +48,7 @@ pub use diag::ModelWarning;
 pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flows::FlowLink;
-pub use load::{load, load_bytes, load_with};
+pub use load::{load, load_bytes, load_with, LoadSteps};
 pub use memory::{check_memory, estimate_memory, MemoryEstimate};
 pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent, Summary};
+use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent, Steps, Summary};
 
 use crate::build::TraceBuilder;
 use crate::trace::Trace;
@@ -87,11 +87,13 @@ fn load_parts(
     parallel: impl FnOnce() -> Result<(Summary, Vec<TraceBuilder>), Error>,
     buffered: impl FnOnce(&mut TraceBuilder) -> Result<Summary, Error>,
 ) -> Result<Trace, Error> {
-    let t0 = Instant::now();
+    // No clock is read unless asked: `Instant::now` panics on wasm32-unknown-unknown.
+    let timing = std::env::var_os("SPALL_TIMING").is_some();
+    let t0 = timing.then(Instant::now);
     let (summary, chunks) = parallel()?;
-    let t1 = Instant::now();
+    let t1 = timing.then(Instant::now);
     let trace = TraceBuilder::finish_chunks(chunks, summary);
-    if std::env::var_os("SPALL_TIMING").is_some() {
+    if let (Some(t0), Some(t1)) = (t0, t1) {
         eprintln!(
             "spall timing: decode and chunk builders {:.0} ms, merge and nesting {:.0} ms",
             (t1 - t0).as_secs_f64() * 1e3,
@@ -104,4 +106,64 @@ fn load_parts(
     let mut builder = TraceBuilder::new();
     let summary = buffered(&mut builder)?;
     Ok(builder.finish(summary))
+}
+
+/// A load a step at a time, for a caller with no threads that may not block (a browser's
+/// main thread): [`step`](Self::step) decodes a few megabytes and returns; the page yields
+/// between steps and draws [`progress`](Self::progress). The result is [`load_bytes`]'s.
+///
+/// ```
+/// let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}]"#.to_vec();
+/// let mut load = trace_model::LoadSteps::new(json, &Default::default());
+/// while !load.step().unwrap() {}
+/// assert_eq!(load.finish().unwrap().span_count(), 1);
+/// ```
+#[derive(Debug)]
+pub struct LoadSteps {
+    steps: Steps<TraceBuilder>,
+    max_memory: spall_format::MemoryLimit,
+    checked: bool,
+}
+
+impl LoadSteps {
+    /// Nothing is decoded until the first step. The bytes are taken as already allocated:
+    /// the memory check counts only what the load adds.
+    pub fn new(bytes: Vec<u8>, opts: &DecodeOptions) -> LoadSteps {
+        LoadSteps {
+            steps: Steps::new(bytes, opts, TraceBuilder::streaming),
+            max_memory: opts.max_memory,
+            checked: false,
+        }
+    }
+
+    /// `(done, total)` bytes of the current stage (decompression, then decoding).
+    pub fn progress(&self) -> (u64, u64) {
+        self.steps.progress()
+    }
+
+    /// Whether gzip is still being decompressed.
+    pub fn decompressing(&self) -> bool {
+        self.steps.decompressing()
+    }
+
+    /// Decodes a few megabytes; `Ok(true)` when all is decoded and
+    /// [`finish`](Self::finish) is next. Before the first event, the memory the load
+    /// needs is checked as in [`load_with`].
+    pub fn step(&mut self) -> Result<bool, Error> {
+        if !self.checked {
+            if let Some(b) = self.steps.decoded() {
+                self.checked = true;
+                crate::memory::check_bytes(b, false, self.max_memory)?;
+            }
+        }
+        self.steps.step()
+    }
+
+    /// Merges the chunks and nests the spans (the one step that takes time in proportion to
+    /// the whole trace); a trace whose B/E events go back in time is decoded again, buffered.
+    pub fn finish(self) -> Result<Trace, Error> {
+        let done = self.steps.finish()?;
+        let input = done.input;
+        load_parts(|| Ok((done.summary, done.sinks)), |b| input.decode(b))
+    }
 }

@@ -74,7 +74,12 @@ impl EventSink for Count {
 
 /// Estimates the peak memory of loading `input`.
 pub fn estimate_memory(input: &Input) -> MemoryEstimate {
-    let bytes = input.bytes();
+    estimate_bytes(input.bytes(), input.is_owned())
+}
+
+/// [`estimate_memory`] for decoded bytes; `held`: count them as memory the load takes (they
+/// are not mapped from a file, nor allocated already).
+pub(crate) fn estimate_bytes(bytes: &[u8], held: bool) -> MemoryEstimate {
     let sample = &bytes[..bytes.len().min(SAMPLE_BYTES)];
     let mut count = Count::default();
     // A cut-off sample decodes like a live trace: what is complete, the rest warned about.
@@ -91,11 +96,7 @@ pub fn estimate_memory(input: &Input) -> MemoryEstimate {
         spall_format::Detected::Json => JSON_SPAN_BYTES,
         _ => SPALL_SPAN_BYTES,
     };
-    let held = if input.is_owned() {
-        bytes.len() as u64
-    } else {
-        0
-    };
+    let held = if held { bytes.len() as u64 } else { 0 };
     MemoryEstimate {
         bytes: BASE_BYTES + held + spans * span_bytes + other_events * EVENT_BYTES,
         spans,
@@ -107,10 +108,15 @@ pub fn estimate_memory(input: &Input) -> MemoryEstimate {
 
 /// Fails with [`ErrorKind::NotEnoughMemory`] when the estimate exceeds the limit.
 pub fn check_memory(input: &Input, limit: MemoryLimit) -> Result<(), Error> {
+    check_bytes(input.bytes(), input.is_owned(), limit)
+}
+
+/// [`check_memory`] for decoded bytes (`held` as in [`estimate_bytes`]).
+pub(crate) fn check_bytes(bytes: &[u8], held: bool, limit: MemoryLimit) -> Result<(), Error> {
     let Some((limit, source)) = limit.resolve() else {
         return Ok(());
     };
-    let e = estimate_memory(input);
+    let e = estimate_bytes(bytes, held);
     if e.bytes <= limit {
         return Ok(());
     }

@@ -1,14 +1,14 @@
 //! Loading decodes chunks in parallel, each into its own builder, and merges them. The
 //! result must equal the sequential, buffered builder's on inputs large enough to be cut into
 //! many chunks, including B/E pairs split across chunks, and must not depend on the number
-//! of threads.
+//! of threads. The stepped load a browser runs (`LoadSteps`) must give the same result.
 
 mod common;
 
 use common::{buffered, with_threads};
 use spall_format::synth::Synth;
 use spall_format::{DiagnosticKind, CHUNK_BYTES};
-use trace_model::{load_bytes, Trace};
+use trace_model::{load_bytes, LoadSteps, Trace};
 
 /// Everything a reader sees, as text: spans with names, categories, arguments and flags;
 /// threads and processes with their names; instants, counters, flows; warning counts.
@@ -64,6 +64,19 @@ fn dump(t: &Trace) -> Vec<String> {
     out
 }
 
+/// The load a browser runs: a step at a time, on one thread.
+fn stepped(bytes: &[u8]) -> Trace {
+    let mut load = LoadSteps::new(bytes.to_vec(), &Default::default());
+    let mut steps = 0;
+    while !load.step().unwrap() {
+        steps += 1;
+    }
+    if bytes.len() > 3 * CHUNK_BYTES {
+        assert!(steps > 3, "{steps} steps");
+    }
+    load.finish().unwrap()
+}
+
 fn assert_same(a: &Trace, b: &Trace, what: &str) {
     let (a, b) = (dump(a), dump(b));
     assert_eq!(a.len(), b.len(), "{what}: lines");
@@ -99,6 +112,7 @@ fn generated_json_and_spall_equal_buffered() {
         assert_same(&par, &buffered(bytes), what);
         let one = with_threads(1, || load_bytes(bytes).unwrap());
         assert_same(&one, &par, &format!("{what}, 1 thread"));
+        assert_same(&stepped(bytes), &par, &format!("{what}, stepped"));
     }
 }
 
@@ -150,4 +164,56 @@ fn begin_end_pairs_across_chunks() {
     assert_same(&par, &seq, "deep");
     let one = with_threads(1, || load_bytes(&bytes).unwrap());
     assert_same(&one, &par, "deep, 1 thread");
+    assert_same(&stepped(&bytes), &par, "deep, stepped");
+}
+
+/// B/E events that go back in time on a thread: the stepped load, like the parallel one,
+/// falls back to one buffered decode, and gzip is decompressed in steps first.
+#[test]
+fn stepped_load_falls_back_and_reads_gzip() {
+    use std::io::Write;
+    let mut s = String::from("[\n");
+    let pad = "y".repeat(100);
+    for i in 0..120_000u64 {
+        // Every 1000th pair is written late, at an earlier time than the events before it.
+        let ts = if i % 1000 == 999 { i - 500 } else { i } * 10;
+        s.push_str(&format!(
+            "{{\"name\":\"s{pad}\",\"ph\":\"B\",\"ts\":{ts},\"pid\":1,\"tid\":{}}},\n",
+            i % 3
+        ));
+        s.push_str(&format!(
+            "{{\"name\":\"s{pad}\",\"ph\":\"E\",\"ts\":{},\"pid\":1,\"tid\":{}}},\n",
+            ts + 5,
+            i % 3
+        ));
+    }
+    s.push_str("{\"name\":\"end\",\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}]");
+    let bytes = s.into_bytes();
+    assert!(bytes.len() > 3 * CHUNK_BYTES);
+    let par = load_bytes(&bytes).unwrap();
+    assert_eq!(par.span_count(), 120_000);
+    assert_same(&stepped(&bytes), &par, "back in time, stepped");
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(&bytes).unwrap();
+    let z = z.finish().unwrap();
+    assert_same(&stepped(&z), &par, "gzip, stepped");
+}
+
+/// A load that would not fit is refused before its first event, naming the limit.
+#[test]
+fn stepped_load_checks_memory_first() {
+    let mut json = Vec::new();
+    Synth {
+        spans: 50_000,
+        ..Synth::default()
+    }
+    .write_json(&mut json, false)
+    .unwrap();
+    let opts = trace_model::DecodeOptions {
+        max_memory: trace_model::MemoryLimit::Bytes(1 << 20),
+        ..Default::default()
+    };
+    let mut load = LoadSteps::new(json, &opts);
+    let e = load.step().unwrap_err();
+    assert!(e.to_string().contains("memory"), "{e}");
 }
