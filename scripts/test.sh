@@ -12,10 +12,32 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo doc -D warnings (no broken links in the API docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
+echo "== cargo clippy -D warnings, wasm32 (the web viewer's library)"
+if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  cargo clippy --locked --target wasm32-unknown-unknown -p spall-viewer -p spall-web --lib -- -D warnings
+elif [ -n "${SPALL_REQUIRE_WEB:-}" ]; then
+  echo "the wasm32-unknown-unknown target is required (SPALL_REQUIRE_WEB)" >&2; exit 1
+else
+  echo "SKIPPED: no wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown)"
+fi
+
 echo "== cargo test"
 cargo test --workspace --locked
 
 echo "== hostile input at full size (release build)"
 cargo test --release --locked -p trace-model --test hostile_full -- --ignored --test-threads=1
+
+echo "== the web viewer in headless Chromium (tests/web/e2e.mjs)"
+# Needs wasm-bindgen-cli, Debian's chromium, node and `npm ci` in tests/web (see .ci/run).
+if command -v wasm-bindgen >/dev/null && [ -x /usr/bin/chromium ] && command -v node >/dev/null \
+   && [ -d tests/web/node_modules/playwright-core ]; then
+  scripts/build-web.sh target/web-site
+  node tests/web/e2e.mjs target/web-site
+elif [ -n "${SPALL_REQUIRE_WEB:-}" ]; then
+  echo "the web test needs wasm-bindgen-cli, /usr/bin/chromium, node and tests/web/node_modules (SPALL_REQUIRE_WEB)" >&2
+  exit 1
+else
+  echo "SKIPPED: the web test needs wasm-bindgen-cli, /usr/bin/chromium, node and 'npm ci' in tests/web"
+fi
 
 echo "== all checks passed"

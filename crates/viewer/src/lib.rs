@@ -7,7 +7,8 @@
 //! - [`frame`]: builds a render-gl `Scene` for a state, through trace-index's level of detail.
 //! - [`flame`]: the flame graph view (merged call stacks, sandwich), drawn by render-gl too.
 //! - [`screenshot`]: renders a frame headless to a PNG.
-//! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel.
+//! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel (native only).
+//! - [`window`]: the interactive app, on a native window or (`web`, wasm32) a page's canvas.
 
 mod error;
 pub mod flame;
@@ -19,6 +20,8 @@ pub mod kinds;
 pub mod layout;
 pub mod loaded;
 mod name_panel;
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
 pub mod panel;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod query_panel;
@@ -28,6 +31,8 @@ pub mod settings;
 pub mod state;
 pub mod theme;
 pub mod viewport;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 pub mod window;
 mod window_parts;
 
@@ -41,6 +46,7 @@ pub const DEMO: &[u8] = include_bytes!("../../../tests/fixtures/real/demo_lthi_e
 pub const DEMO_NAME: &str = "demo: a Chrome trace (built in)";
 
 /// Loads a trace file, or the demo when `path` is `None`; `progress` gets (bytes done, total).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn load(
     path: Option<&std::path::Path>,
     opts: &trace_model::DecodeOptions,

@@ -165,6 +165,7 @@ fn main() -> ExitCode {
         theme,
         decode,
         follow: args.follow,
+        start_empty: false,
     };
     match spall_viewer::window::run(options) {
         Ok(()) => ExitCode::SUCCESS,

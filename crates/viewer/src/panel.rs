@@ -85,6 +85,8 @@ impl Default for Panel {
 #[derive(Debug, Default)]
 pub struct Actions {
     pub open: Option<std::path::PathBuf>,
+    /// Show the page's file picker (the web build has no paths to type).
+    pub pick_file: bool,
     pub toggle_theme: bool,
     pub redraw: bool,
 }
@@ -100,7 +102,11 @@ impl Panel {
         let mut act = Actions::default();
         ui.horizontal(|ui| {
             if ui.button("Open…").on_hover_text("Ctrl+O").clicked() {
-                self.show_open = !self.show_open;
+                if cfg!(target_arch = "wasm32") {
+                    act.pick_file = true;
+                } else {
+                    self.show_open = !self.show_open;
+                }
             }
             if ui.button("Theme").on_hover_text("T").clicked() {
                 act.toggle_theme = true;

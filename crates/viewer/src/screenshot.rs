@@ -5,10 +5,12 @@
 
 use std::path::Path;
 
+#[cfg(not(target_arch = "wasm32"))]
 use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
 
 use crate::error::ViewerError;
 use crate::flame::{FlameHit, FlameThreads, Mode, Which};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::frame::FrameBuilder;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
@@ -137,7 +139,8 @@ fn flame(l: &Loaded, shot: &Shot, s: &mut ViewState) -> Result<(), ViewerError> 
     Ok(())
 }
 
-/// Renders the state to RGBA pixels (rows from the top).
+/// Renders the state to RGBA pixels (rows from the top), headless (EGL: native only).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
     let (w, h) = (s.width as u32, s.height as u32);
     let headless = Headless::new(w, h)?;
@@ -153,6 +156,7 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
 }
 
 /// Loads nothing: renders `l` as `shot` describes and writes the PNG.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
     let s = prepare(l, shot)?;
     let px = render(l, &s)?;

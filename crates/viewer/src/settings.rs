@@ -24,8 +24,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// A page keeps no settings file.
+    #[cfg(target_arch = "wasm32")]
+    pub fn default_path() -> Option<PathBuf> {
+        None
+    }
+
     /// Where settings live: `$SPALL_CONFIG_DIR/settings.json`, else the platform's config
-    /// directory; `None` where there is none (no home directory).
+    /// directory (`~/.config/spall` on Linux); `None` where there is none (no home directory).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn default_path() -> Option<PathBuf> {
         if let Some(d) = std::env::var_os("SPALL_CONFIG_DIR") {
             return Some(PathBuf::from(d).join("settings.json"));

@@ -1,16 +1,18 @@
-//! The windowed app: winit + glutin-winit, render-gl for the timeline, egui for the side
-//! panel. Frames are drawn on demand: an idle viewer waits for events and uses no CPU.
+//! The interactive app: winit, render-gl for the timeline, egui for the side panel. Frames
+//! are drawn on demand: an idle viewer waits for events and uses no CPU.
+//!
+//! The same app runs on a native window (`native`: glutin, threads, files) and on a web
+//! page's canvas (`web`: WebGL2, no threads, traces loaded a step at a time).
 
 #![allow(unsafe_code)] // GL calls are unsafe by signature; the context is current on this thread.
 
-use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use glutin::surface::GlSurface;
 use render_gl::{Fonts, Scene};
+// `std::time::Instant` panics in a browser; web-time's is std's on native targets.
+use web_time::{Duration, Instant};
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
@@ -20,12 +22,17 @@ use winit::window::{Theme as WinitTheme, WindowId};
 use crate::flame::Mode;
 use crate::frame::{minimap_time, FrameBuilder};
 use crate::loaded::Loaded;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::native as platform;
 use crate::panel::Panel;
 use crate::settings::Settings;
 use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
-use crate::window_parts::{create_gl, dump_frame, flame_key, message, watch, Gl};
+#[cfg(target_arch = "wasm32")]
+use crate::web as platform;
+use crate::window_parts::{flame_key, message};
 use crate::ViewerError;
+use platform::{create_gl, Gl};
 use trace_model::{FlameOptions, FlameSort, FlameTree};
 
 /// The side panel's width when the window opens, in points: wide enough for every
@@ -42,6 +49,15 @@ pub enum UserEvent {
     Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
     /// `--follow`: the file changed on disk.
     FileChanged,
+    /// The page gave a trace's bytes (dropped, picked, or fetched for `?trace=`).
+    #[cfg(target_arch = "wasm32")]
+    Open(String, Vec<u8>),
+    /// The page could not get a trace (a failed fetch).
+    #[cfg(target_arch = "wasm32")]
+    OpenFailed(String),
+    /// Time for the next few steps of a load.
+    #[cfg(target_arch = "wasm32")]
+    Step,
 }
 
 /// How the window starts.
@@ -55,6 +71,8 @@ pub struct Options {
     pub decode: trace_model::DecodeOptions,
     /// Reload, keeping the view, whenever the file changes (a trace still being written).
     pub follow: bool,
+    /// Open nothing at first, not even the demo (a page about to fetch `?trace=`).
+    pub start_empty: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,6 +92,21 @@ pub(crate) struct Loading {
     pub(crate) started: Instant,
     /// A reload of the file shown: the view carries over, and it stays on screen meanwhile.
     pub(crate) reload: bool,
+    /// What is being done ("loading", "decompressing", "indexing").
+    pub(crate) stage: &'static str,
+}
+
+impl Loading {
+    fn new(source: String, reload: bool) -> Loading {
+        Loading {
+            source,
+            done: Arc::default(),
+            total: Arc::default(),
+            started: Instant::now(),
+            reload,
+            stage: "loading",
+        }
+    }
 }
 
 struct App {
@@ -83,6 +116,7 @@ struct App {
     /// The file shown (or being opened); `None` for the demo.
     path: Option<PathBuf>,
     decode: trace_model::DecodeOptions,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // No files to watch in a page.
     follow: bool,
     /// The file changed while it was loading: load it again when that finishes.
     reload_pending: bool,
@@ -112,6 +146,7 @@ struct App {
     /// `SPALL_FRAME_DUMP=DIR`: every drawn frame is written to DIR/frame.png (for tests of
     /// the real window), with DIR/frame.txt saying its number, whether a trace is shown, its
     /// spans and the visible range.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     dump: Option<PathBuf>,
     frames: u64,
     /// Fit the whole trace once the side panel's width is known.
@@ -120,6 +155,9 @@ struct App {
     timing: Option<Instant>,
     /// The flame graph being built on another thread.
     flame_pending: Option<(FlameOptions, FlameSort)>,
+    /// A load in steps (the web has no threads).
+    #[cfg(target_arch = "wasm32")]
+    steps: Option<crate::web::Stepping>,
 }
 
 impl App {
@@ -143,7 +181,7 @@ impl App {
             settings_path,
             proxy,
             gl: None,
-            initial: Some(o.trace),
+            initial: (!o.start_empty).then_some(o.trace),
             path: None,
             decode: o.decode,
             follow: o.follow,
@@ -169,6 +207,8 @@ impl App {
             fit_pending: false,
             timing: std::env::var_os("SPALL_TIMING").map(|_| Instant::now()),
             flame_pending: None,
+            #[cfg(target_arch = "wasm32")]
+            steps: None,
         }
     }
 
@@ -178,8 +218,8 @@ impl App {
         }
     }
 
-    /// Starts loading on a background thread; the window stays responsive. A `reload` of
-    /// the file shown keeps the view.
+    /// Starts loading on a background thread (in steps, on the web); the window stays
+    /// responsive. A `reload` of the file shown keeps the view.
     fn open(&mut self, path: Option<PathBuf>, reload: bool) {
         if self.loading.is_some() {
             // One load at a time; a file that changes meanwhile is loaded again after.
@@ -191,37 +231,67 @@ impl App {
         let source = path
             .as_ref()
             .map_or(crate::DEMO_NAME.to_string(), |p| p.display().to_string());
-        if !reload && self.follow {
-            if let Some(p) = &path {
-                watch(p.clone(), self.proxy.clone());
-            }
-        }
-        self.path = path.clone();
-        let done = Arc::new(AtomicU64::new(0));
-        let total = Arc::new(AtomicU64::new(0));
-        let (d, t, proxy) = (done.clone(), total.clone(), self.proxy.clone());
-        let decode = self.decode.clone();
-        std::thread::spawn(move || {
-            let mut last = Instant::now();
-            let result = crate::load(path.as_deref(), &decode, |a, b| {
-                d.store(a, Ordering::Relaxed);
-                t.store(b, Ordering::Relaxed);
-                if last.elapsed() > Duration::from_millis(50) {
-                    last = Instant::now();
-                    let _ = proxy.send_event(UserEvent::Progress);
+        let loading = Loading::new(source, reload);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            if !reload && self.follow {
+                if let Some(p) = &path {
+                    crate::native::watch(p.clone(), self.proxy.clone());
                 }
-            });
-            let _ = proxy.send_event(UserEvent::Loaded(Box::new(result)));
-        });
-        self.loading = Some(Loading {
-            source,
-            done,
-            total,
-            started: Instant::now(),
-            reload,
-        });
+            }
+            crate::native::load(path.clone(), &self.decode, &loading, self.proxy.clone());
+        }
+        // A page opens files by their bytes (`open_bytes`): only the demo comes here.
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.steps = Some(crate::web::Stepping::new(
+                crate::DEMO.to_vec(),
+                &self.decode,
+            ));
+            crate::web::step_soon(&self.proxy);
+        }
+        self.path = path;
+        self.loading = Some(loading);
         self.error = None;
         self.redraw();
+    }
+
+    /// The page gave a trace's bytes: load them in steps, replacing any load under way.
+    #[cfg(target_arch = "wasm32")]
+    fn open_bytes(&mut self, name: String, bytes: Vec<u8>) {
+        self.steps = Some(crate::web::Stepping::new(bytes, &self.decode));
+        crate::web::step_soon(&self.proxy);
+        self.path = None;
+        self.loading = Some(Loading::new(name, false));
+        self.error = None;
+        self.redraw();
+    }
+
+    /// The next steps of a load in a page, for about a frame's time; then the page gets
+    /// to draw the progress and handle input before the next.
+    #[cfg(target_arch = "wasm32")]
+    fn step(&mut self) {
+        let (Some(steps), Some(loading)) = (&mut self.steps, &mut self.loading) else {
+            return;
+        };
+        match steps.run(Duration::from_millis(30), loading) {
+            None => crate::web::step_soon(&self.proxy),
+            Some(result) => {
+                self.steps = None;
+                self.on_loaded(result);
+            }
+        }
+        self.redraw();
+    }
+
+    /// Ctrl+O: a page's file picker, or the path prompt in the side panel.
+    fn pick_file(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        crate::web::pick_file();
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.panel.show_open = true;
+        }
     }
 
     /// Writes the settings (atomically); a failure is reported, never fatal.
@@ -268,7 +338,7 @@ impl App {
                 l.total.load(Ordering::Relaxed),
             );
             let pct = (d * 100).checked_div(t).unwrap_or(0);
-            return format!("loading {} … {pct}%", l.source);
+            return format!("{} {} … {pct}%", l.stage, l.source);
         }
         if let Some(e) = &self.error {
             return format!("error: {e}");
@@ -310,6 +380,10 @@ impl App {
         let ppp = g.egui.egui_ctx.pixels_per_point();
         self.panel_px = panel_points * ppp;
         let size = g.window.inner_size();
+        // A page's canvas can change pixel density (a move to another screen, zoom) with
+        // no resize event: the drawing buffer follows the size winit reports.
+        #[cfg(target_arch = "wasm32")]
+        g.resize(size.width, size.height);
         let (w, h) = (
             (size.width as f32 - self.panel_px).max(1.0),
             size.height as f32,
@@ -331,7 +405,7 @@ impl App {
                         // Merging costs O(spans): off the UI thread, as loading is.
                         self.flame_pending = Some(want.clone());
                         let (bg, proxy) = (l.clone(), self.proxy.clone());
-                        std::thread::spawn(move || {
+                        platform::spawn(move || {
                             let tree = bg.trace.flame(&want.0, want.1);
                             let _ = proxy.send_event(UserEvent::Flame(Box::new((want, tree))));
                         });
@@ -367,6 +441,7 @@ impl App {
                 );
             }
         }
+        #[cfg(not(target_arch = "wasm32"))]
         if let Some(dir) = &self.dump {
             // After the frame number: whether a trace is shown, its spans, the visible range.
             let info = match (&self.loaded, &self.state) {
@@ -376,11 +451,18 @@ impl App {
                 }
                 _ => "false".to_string(),
             };
-            dump_frame(&g.gl, dir, size.width, size.height, self.frames, &info);
+            crate::native::dump_frame(&g.gl, dir, size.width, size.height, self.frames, &info);
         }
+        #[cfg(target_arch = "wasm32")]
+        crate::web::report(
+            self.loaded.as_deref(),
+            self.state.as_ref(),
+            self.error.as_deref(),
+        );
+        #[cfg(not(target_arch = "wasm32"))]
         if std::mem::take(&mut self.save_pending) {
             let (w, h) = (size.width, size.height);
-            self.notice = Some(crate::window_parts::save_screenshot(
+            self.notice = Some(crate::native::save_screenshot(
                 &g.gl,
                 w,
                 h,
@@ -389,11 +471,14 @@ impl App {
             eprintln!("spall: {}", self.notice.as_deref().unwrap_or_default());
             g.window.request_redraw();
         }
-        if let Err(e) = g.surface.swap_buffers(&g.context) {
+        if let Err(e) = g.swap() {
             eprintln!("spall: swap failed: {e}");
         }
         if let Some(p) = actions.open {
             self.open(Some(p), false);
+        }
+        if actions.pick_file {
+            self.pick_file();
         }
         if actions.toggle_theme {
             self.theme = Some(theme.toggled());
@@ -419,7 +504,7 @@ impl App {
                 // are computed on a thread of their own, and the panel says so meanwhile.
                 let l = Arc::new(l);
                 let (bg, proxy) = (l.clone(), self.proxy.clone());
-                std::thread::spawn(move || {
+                platform::spawn(move || {
                     bg.whole_stats();
                     let _ = proxy.send_event(UserEvent::Repaint(Duration::ZERO));
                 });
@@ -440,10 +525,13 @@ impl App {
                     }
                 }
                 // SQL runs on a worker thread holding the new trace.
-                self.panel.query.runner = Some(Box::new(crate::window_parts::ThreadRunner::new(
-                    l.trace.clone(),
-                    self.proxy.clone(),
-                )));
+                #[cfg(not(target_arch = "wasm32"))]
+                {
+                    self.panel.query.runner = Some(Box::new(crate::native::ThreadRunner::new(
+                        l.trace.clone(),
+                        self.proxy.clone(),
+                    )));
+                }
                 self.loaded = Some(l);
                 self.state = Some(s);
             }
@@ -598,9 +686,7 @@ impl App {
     fn key(&mut self, key: &Key) {
         if self.ctrl {
             match key {
-                Key::Character(c) if c.eq_ignore_ascii_case("o") => {
-                    self.panel.show_open = true;
-                }
+                Key::Character(c) if c.eq_ignore_ascii_case("o") => self.pick_file(),
                 Key::Character(c) if c.eq_ignore_ascii_case("f") => {
                     self.panel.focus_search = true;
                 }
@@ -709,6 +795,17 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::Progress => self.redraw(),
             UserEvent::Loaded(r) => self.on_loaded(*r),
             UserEvent::FileChanged => self.reload(),
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::Open(name, bytes) => self.open_bytes(name, bytes),
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::OpenFailed(e) => {
+                self.steps = None;
+                self.loading = None;
+                self.error = Some(e);
+                self.redraw();
+            }
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::Step => self.step(),
             UserEvent::Flame(b) => {
                 let (want, tree) = *b;
                 if self.flame_pending.as_ref() == Some(&want) {
@@ -734,10 +831,7 @@ impl ApplicationHandler<UserEvent> for App {
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(g) = self.gl.as_mut() else { return };
         if let WindowEvent::Resized(size) = &event {
-            if let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height))
-            {
-                g.surface.resize(&g.context, w, h);
-            }
+            g.resize(size.width, size.height);
             g.window.request_redraw();
         }
         let consumed = match &event {
@@ -786,7 +880,7 @@ impl ApplicationHandler<UserEvent> for App {
                     self.save_settings();
                 }
             }
-            WindowEvent::ThemeChanged(_) => self.redraw(),
+            WindowEvent::ThemeChanged(_) | WindowEvent::ScaleFactorChanged { .. } => self.redraw(),
             _ => {}
         }
     }
@@ -801,8 +895,9 @@ impl ApplicationHandler<UserEvent> for App {
             Some(t) => el.set_control_flow(ControlFlow::WaitUntil(t)),
             None => el.set_control_flow(ControlFlow::Wait),
         }
-        if self.loading.is_some() {
-            // Keep the elapsed-time display moving while loading, a few times a second.
+        if self.loading.is_some() && cfg!(not(target_arch = "wasm32")) {
+            // Keep the elapsed-time display moving while loading, a few times a second
+            // (a page redraws after each step of its load).
             el.set_control_flow(ControlFlow::WaitUntil(
                 Instant::now() + Duration::from_millis(200),
             ));
@@ -820,6 +915,7 @@ impl ApplicationHandler<UserEvent> for App {
 }
 
 /// Runs the window until it is closed.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(options: Options) -> Result<(), ViewerError> {
     let el = EventLoop::<UserEvent>::with_user_event()
         .build()
@@ -832,4 +928,20 @@ pub fn run(options: Options) -> Result<(), ViewerError> {
         what: "the event loop",
         detail: e.to_string(),
     })
+}
+
+/// Starts the app on the page's canvas; it runs as long as the page does.
+#[cfg(target_arch = "wasm32")]
+pub fn start(options: Options) -> Result<(), ViewerError> {
+    use winit::platform::web::EventLoopExtWebSys;
+    let el = EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .map_err(|e| ViewerError::Window {
+            what: "cannot start the event loop",
+            detail: e.to_string(),
+        })?;
+    crate::web::set_proxy(el.create_proxy());
+    let app = App::new(el.create_proxy(), options);
+    el.spawn_app(app);
+    Ok(())
 }

@@ -1,0 +1,328 @@
+//! The window's native half: a glutin GL context and surface on a winit window, background
+//! threads (loading, statistics, flame graphs, SQL), `--follow`'s file watcher, and
+//! screenshots and frame dumps written to files.
+
+#![allow(unsafe_code)] // GL calls are unsafe by signature; the context is ours.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use glutin::config::{ConfigTemplateBuilder, GlConfig};
+use glutin::context::{
+    ContextApi, ContextAttributesBuilder, NotCurrentGlContext, PossiblyCurrentContext, Version,
+};
+use glutin::display::{GetGlDisplay, GlDisplay};
+use glutin::surface::{GlSurface, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
+use raw_window_handle::HasWindowHandle;
+use render_gl::{Renderer, ShaderVersion};
+use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
+use winit::window::Window;
+
+use crate::reload::FileStamp;
+use crate::window::UserEvent;
+use crate::ViewerError;
+
+/// The window and everything drawn on it.
+pub(crate) struct Gl {
+    pub(crate) window: Window,
+    pub(crate) surface: Surface<WindowSurface>,
+    pub(crate) context: PossiblyCurrentContext,
+    pub(crate) gl: Arc<glow::Context>,
+    pub(crate) renderer: Renderer,
+    pub(crate) egui: egui_glow::EguiGlow,
+}
+
+impl Gl {
+    /// The window's new size in pixels.
+    pub(crate) fn resize(&self, w: u32, h: u32) {
+        if let (Some(w), Some(h)) = (NonZeroU32::new(w), NonZeroU32::new(h)) {
+            self.surface.resize(&self.context, w, h);
+        }
+    }
+
+    /// Shows the frame drawn.
+    pub(crate) fn swap(&self) -> Result<(), String> {
+        self.surface
+            .swap_buffers(&self.context)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Runs `f` off the UI thread.
+pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) {
+    std::thread::spawn(f);
+}
+
+/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
+pub(crate) fn dump_frame(
+    gl: &glow::Context,
+    dir: &std::path::Path,
+    w: u32,
+    h: u32,
+    n: u64,
+    info: &str,
+) {
+    let px = read_frame(gl, w, h);
+    let _ = std::fs::create_dir_all(dir);
+    if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &px).is_ok() {
+        let _ = spall_format::write_atomically(&dir.join("frame.txt"), |f| {
+            std::io::Write::write_all(f, format!("{n} {info}\n").as_bytes())
+        });
+    }
+}
+
+/// Ctrl+S: saves the window as `NAME-UNIXTIME.png` in the current directory (NAME the
+/// trace file's stem); returns what the status line says.
+pub(crate) fn save_screenshot(
+    gl: &glow::Context,
+    w: u32,
+    h: u32,
+    trace: Option<&std::path::Path>,
+) -> String {
+    let stem = trace
+        .and_then(|p| p.file_stem())
+        .and_then(|s| s.to_str())
+        .map_or("spall".to_string(), |s| {
+            s.trim_end_matches(".json").to_string()
+        });
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let path = std::path::PathBuf::from(format!("{stem}-{secs}.png"));
+    let px = read_frame(gl, w, h);
+    match crate::screenshot::write_png(&path, w, h, &px) {
+        Ok(()) => format!("saved {}", path.display()),
+        Err(e) => format!("screenshot not saved: {e}"),
+    }
+}
+
+pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
+    let fail = |what| {
+        move |e: &dyn std::fmt::Display| ViewerError::Window {
+            what,
+            detail: e.to_string(),
+        }
+    };
+    let attrs = Window::default_attributes()
+        .with_title("spall")
+        .with_inner_size(winit::dpi::LogicalSize::new(1400.0, 850.0));
+    let template = ConfigTemplateBuilder::new().with_alpha_size(8);
+    let (window, config) = glutin_winit::DisplayBuilder::new()
+        .with_preference(glutin_winit::ApiPreference::FallbackEgl)
+        .with_window_attributes(Some(attrs.clone()))
+        .build(el, template, |configs| {
+            configs
+                .reduce(|a, b| {
+                    if b.num_samples() < a.num_samples() {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .expect("at least one GL config")
+        })
+        .map_err(|e| fail("no OpenGL configuration")(&e))?;
+    let window = match window {
+        Some(w) => w,
+        None => {
+            glutin_winit::finalize_window(el, attrs, &config).map_err(|e| fail("window")(&e))?
+        }
+    };
+    let raw = (window.window_handle())
+        .map_err(|e| fail("window handle")(&e))?
+        .as_raw();
+    let display = config.display();
+    let ctx_attrs = ContextAttributesBuilder::new()
+        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+        .build(Some(raw));
+    let es_attrs = ContextAttributesBuilder::new()
+        .with_context_api(ContextApi::Gles(Some(Version::new(3, 0))))
+        .build(Some(raw));
+    // SAFETY: the window outlives the context and surface (both are stored together).
+    let (context, version) = unsafe {
+        match display.create_context(&config, &ctx_attrs) {
+            Ok(c) => (c, ShaderVersion::Gl33),
+            Err(_) => (
+                display
+                    .create_context(&config, &es_attrs)
+                    .map_err(|e| fail("GL context")(&e))?,
+                ShaderVersion::Gles30,
+            ),
+        }
+    };
+    let size = window.inner_size();
+    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
+        raw,
+        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
+        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
+    );
+    // SAFETY: as above.
+    let surface = unsafe { display.create_window_surface(&config, &surface_attrs) }
+        .map_err(|e| fail("GL surface")(&e))?;
+    let context = context
+        .make_current(&surface)
+        .map_err(|e| fail("making the GL context current")(&e))?;
+    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
+    // SAFETY: the context is current; symbols come from its display.
+    let gl = Arc::new(unsafe {
+        glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
+    });
+    // SAFETY: as above.
+    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
+    let egui = egui_glow::EguiGlow::new(
+        el,
+        gl.clone(),
+        None,
+        Some(window.scale_factor() as f32),
+        true,
+    );
+    Ok(Gl {
+        window,
+        surface,
+        context,
+        gl,
+        renderer,
+        egui,
+    })
+}
+
+/// `--follow`: polls the file twice a second and says when it changed (grew, was rewritten
+/// or replaced). Ends with the event loop.
+pub(crate) fn watch(path: std::path::PathBuf, proxy: EventLoopProxy<UserEvent>) {
+    std::thread::spawn(move || {
+        let mut last = FileStamp::of(&path);
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let now = FileStamp::of(&path);
+            if now != last {
+                last = now;
+                if proxy.send_event(UserEvent::FileChanged).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+}
+
+/// The query panel's runner in the window: a worker thread owns the SQLite connection, so a
+/// long query never holds up a frame; Cancel interrupts it.
+pub(crate) struct ThreadRunner {
+    tx: std::sync::mpsc::Sender<String>,
+    rx: std::sync::mpsc::Receiver<Result<trace_sql::QueryResult, String>>,
+    interrupt: std::sync::mpsc::Receiver<trace_sql::InterruptHandle>,
+    handle: Option<trace_sql::InterruptHandle>,
+    busy: bool,
+}
+
+impl ThreadRunner {
+    pub(crate) fn new(
+        trace: std::sync::Arc<trace_model::Trace>,
+        proxy: EventLoopProxy<UserEvent>,
+    ) -> ThreadRunner {
+        let (tx, jobs) = std::sync::mpsc::channel::<String>();
+        let (done, rx) = std::sync::mpsc::channel();
+        let (give, interrupt) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let db = match trace_sql::TraceDb::new(trace) {
+                Ok(db) => db,
+                Err(e) => {
+                    let _ = done.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            let _ = give.send(db.interrupt_handle());
+            // Ends when the runner (and so the sender) is dropped.
+            while let Ok(sql) = jobs.recv() {
+                let r = db
+                    .query_limited(&sql, crate::query_panel::MAX_ROWS)
+                    .map_err(|e| crate::query_panel::error_text(&sql, &e));
+                if done.send(r).is_err() {
+                    return;
+                }
+                let _ = proxy.send_event(UserEvent::Repaint(std::time::Duration::ZERO));
+            }
+        });
+        ThreadRunner {
+            tx,
+            rx,
+            interrupt,
+            handle: None,
+            busy: false,
+        }
+    }
+}
+
+impl crate::query_panel::QueryRunner for ThreadRunner {
+    fn start(&mut self, sql: &str) {
+        if self.busy {
+            self.cancel();
+            // The cancelled query's answer comes first: drop it.
+            let _ = self.rx.recv();
+        }
+        self.busy = self.tx.send(sql.to_string()).is_ok();
+    }
+
+    fn poll(&mut self) -> Option<Result<trace_sql::QueryResult, String>> {
+        let r = self.rx.try_recv().ok()?;
+        self.busy = false;
+        Some(r)
+    }
+
+    fn cancel(&mut self) {
+        if self.handle.is_none() {
+            self.handle = self.interrupt.try_recv().ok();
+        }
+        if let Some(h) = &self.handle {
+            h.interrupt();
+        }
+    }
+}
+
+/// Loads a trace (the demo for `None`) on a thread of its own, reporting progress into
+/// `loading` and the result as [`UserEvent::Loaded`].
+pub(crate) fn load(
+    path: Option<std::path::PathBuf>,
+    decode: &trace_model::DecodeOptions,
+    loading: &crate::window::Loading,
+    proxy: EventLoopProxy<UserEvent>,
+) {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+    let (d, t, decode) = (loading.done.clone(), loading.total.clone(), decode.clone());
+    std::thread::spawn(move || {
+        let mut last = Instant::now();
+        let result = crate::load(path.as_deref(), &decode, |a, b| {
+            d.store(a, Ordering::Relaxed);
+            t.store(b, Ordering::Relaxed);
+            if last.elapsed() > Duration::from_millis(50) {
+                last = Instant::now();
+                let _ = proxy.send_event(UserEvent::Progress);
+            }
+        });
+        let _ = proxy.send_event(UserEvent::Loaded(Box::new(result)));
+    });
+}
+
+/// The back buffer as RGBA pixels, rows from the top.
+pub(crate) fn read_frame(gl: &glow::Context, w: u32, h: u32) -> Vec<u8> {
+    use glow::HasContext;
+    let mut px = vec![0u8; (w * h * 4) as usize];
+    // SAFETY: the buffer holds w × h RGBA pixels; the context is current.
+    unsafe {
+        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+        gl.read_pixels(
+            0,
+            0,
+            w as i32,
+            h as i32,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+    }
+    let row = (w * 4) as usize;
+    (0..h as usize)
+        .rev()
+        .flat_map(|y| px[y * row..(y + 1) * row].iter().copied())
+        .collect()
+}

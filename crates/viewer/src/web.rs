@@ -1,0 +1,278 @@
+//! The window's web half: the page's `<canvas id="spall-canvas">` with a WebGL2 context,
+//! loads run a step at a time between the page's frames (no threads), and the page's side
+//! of things: traces arrive as bytes from JavaScript (drop, file picker, `?trace=` fetch),
+//! and the app's state is written to `<body data-*>` attributes for scripts and tests.
+//!
+//! JavaScript calls [`open_bytes`] and [`open_failed`]; `crates/web` exports them with
+//! `start`, and `web/index.html` is the page.
+
+#![allow(unsafe_code)] // GL calls are unsafe by signature; the context is ours.
+
+use std::cell::RefCell;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use render_gl::{Renderer, ShaderVersion};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_time::{Duration, Instant};
+use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
+use winit::platform::web::WindowAttributesExtWebSys;
+use winit::window::Window;
+
+use crate::loaded::Loaded;
+use crate::state::ViewState;
+use crate::window::{Loading, UserEvent};
+use crate::ViewerError;
+
+/// The id of the canvas the page provides.
+pub const CANVAS_ID: &str = "spall-canvas";
+
+thread_local! {
+    static PROXY: RefCell<Option<EventLoopProxy<UserEvent>>> = const { RefCell::new(None) };
+    /// What was last written to the page's attributes (written again only on change).
+    static REPORTED: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+pub(crate) fn set_proxy(p: EventLoopProxy<UserEvent>) {
+    PROXY.with(|x| *x.borrow_mut() = Some(p));
+}
+
+fn send(e: UserEvent) {
+    PROXY.with(|x| {
+        if let Some(p) = &*x.borrow() {
+            let _ = p.send_event(e);
+        }
+    });
+}
+
+/// Opens a trace from its bytes (`name` is what the page calls it: a file name or URL).
+pub fn open_bytes(name: String, bytes: Vec<u8>) {
+    send(UserEvent::Open(name, bytes));
+}
+
+/// Shows why the page could not get a trace (a fetch that failed).
+pub fn open_failed(message: String) {
+    send(UserEvent::OpenFailed(message));
+}
+
+/// The canvas and everything drawn on it.
+pub(crate) struct Gl {
+    pub(crate) window: Window,
+    pub(crate) gl: Arc<glow::Context>,
+    pub(crate) renderer: Renderer,
+    pub(crate) egui: egui_glow::EguiGlow,
+    canvas: web_sys::HtmlCanvasElement,
+}
+
+impl Gl {
+    /// The canvas's new size in device pixels: the drawing buffer follows it (the page
+    /// sizes the canvas with CSS; winit reports the size times `devicePixelRatio`).
+    pub(crate) fn resize(&self, w: u32, h: u32) {
+        // Setting a size clears the canvas, even the same size: only on change.
+        if self.canvas.width() != w.max(1) || self.canvas.height() != h.max(1) {
+            self.canvas.set_width(w.max(1));
+            self.canvas.set_height(h.max(1));
+        }
+    }
+
+    /// The browser shows what was drawn when control returns to it.
+    pub(crate) fn swap(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+fn document() -> Option<web_sys::Document> {
+    web_sys::window()?.document()
+}
+
+pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
+    let fail = |what: &'static str, detail: String| ViewerError::Window { what, detail };
+    let canvas = document()
+        .and_then(|d| d.get_element_by_id(CANVAS_ID))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+        .ok_or_else(|| fail("the page", format!("no <canvas id=\"{CANVAS_ID}\">")))?;
+    let attrs = Window::default_attributes()
+        .with_title("spall")
+        .with_canvas(Some(canvas.clone()))
+        .with_prevent_default(true)
+        .with_focusable(true);
+    let window = el
+        .create_window(attrs)
+        .map_err(|e| fail("the canvas", e.to_string()))?;
+    let opts = js_sys::Object::new();
+    for (k, v) in [
+        ("antialias", false),
+        ("depth", false),
+        ("stencil", false),
+        ("premultipliedAlpha", false),
+        ("preserveDrawingBuffer", false),
+    ] {
+        let _ = js_sys::Reflect::set(&opts, &k.into(), &v.into());
+    }
+    let ctx = canvas
+        .get_context_with_context_options("webgl2", &opts)
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::WebGl2RenderingContext>().ok())
+        .ok_or_else(|| {
+            fail(
+                "WebGL2",
+                "this browser gave no WebGL2 context (is hardware acceleration off?)".into(),
+            )
+        })?;
+    // render-gl and egui_glow take an `Arc`; a page has one thread.
+    #[allow(clippy::arc_with_non_send_sync)]
+    let gl = Arc::new(glow::Context::from_webgl2_context(ctx));
+    // SAFETY: the context belongs to this canvas, which lives as long as the page.
+    let renderer = unsafe { Renderer::new(gl.clone(), ShaderVersion::Gles30) }?;
+    let egui = egui_glow::EguiGlow::new(
+        el,
+        gl.clone(),
+        None,
+        Some(window.scale_factor() as f32),
+        true,
+    );
+    let size = window.inner_size();
+    let g = Gl {
+        window,
+        gl,
+        renderer,
+        egui,
+        canvas,
+    };
+    g.resize(size.width, size.height);
+    let _ = g.canvas.focus();
+    Ok(g)
+}
+
+/// Runs `f` once the browser has had its turn (there are no threads to run it on).
+pub(crate) fn spawn(f: impl FnOnce() + 'static) {
+    let Some(w) = web_sys::window() else {
+        return f();
+    };
+    let cb = Closure::once_into_js(f);
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 0);
+}
+
+/// Asks for the next steps of a load after the page has drawn and handled input.
+pub(crate) fn step_soon(proxy: &EventLoopProxy<UserEvent>) {
+    let proxy = proxy.clone();
+    spawn(move || {
+        let _ = proxy.send_event(UserEvent::Step);
+    });
+}
+
+/// Opens the page's file picker (`<input type="file" id="spall-file">`).
+pub(crate) fn pick_file() {
+    if let Some(input) = document()
+        .and_then(|d| d.get_element_by_id("spall-file"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        input.click();
+    }
+}
+
+/// A load in steps: decoding, then (one step) merging, nesting and indexing.
+pub(crate) struct Stepping {
+    load: Option<trace_model::LoadSteps>,
+    /// Decoding is done; the next step finishes.
+    decoded: bool,
+}
+
+impl Stepping {
+    pub(crate) fn new(bytes: Vec<u8>, decode: &trace_model::DecodeOptions) -> Stepping {
+        Stepping {
+            load: Some(trace_model::LoadSteps::new(bytes, decode)),
+            decoded: false,
+        }
+    }
+
+    /// Works for about `budget`; the result once there is one.
+    pub(crate) fn run(
+        &mut self,
+        budget: Duration,
+        loading: &mut Loading,
+    ) -> Option<Result<Loaded, ViewerError>> {
+        let load = self.load.as_mut()?;
+        if self.decoded {
+            // Merging and indexing take one go: the page said "indexing" in the frame before.
+            let load = self.load.take()?;
+            let source = loading.source.clone();
+            return Some(match load.finish() {
+                Ok(t) => Ok(Loaded::new(t, source)),
+                Err(e) => Err(e.with_path(source).into()),
+            });
+        }
+        let until = Instant::now() + budget;
+        loop {
+            match load.step() {
+                Err(e) => return Some(Err(e.with_path(loading.source.clone()).into())),
+                Ok(true) => {
+                    self.decoded = true;
+                    loading.stage = "indexing";
+                    break;
+                }
+                Ok(false) if Instant::now() >= until => break,
+                Ok(false) => {}
+            }
+        }
+        if !self.decoded {
+            loading.stage = if load.decompressing() {
+                "decompressing"
+            } else {
+                "loading"
+            };
+        }
+        let (done, total) = load.progress();
+        loading.done.store(done, Ordering::Relaxed);
+        loading.total.store(total, Ordering::Relaxed);
+        None
+    }
+}
+
+/// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
+/// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
+/// (the selection's name) and `data-error`. Scripts and the browser test read them.
+pub(crate) fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>) {
+    let (state, spans, view, selected) = match (l, s) {
+        (Some(l), Some(s)) => {
+            let (a, b) = s.viewport.visible();
+            let selected = s
+                .selected
+                .and_then(|p| crate::kinds::copy_text(&l.trace, p, false))
+                .unwrap_or_default();
+            (
+                "loaded",
+                l.trace.span_count().to_string(),
+                format!("{a} {b}"),
+                selected,
+            )
+        }
+        _ if error.is_some() => ("error", String::new(), String::new(), String::new()),
+        _ => ("loading", String::new(), String::new(), String::new()),
+    };
+    let state = if error.is_some() { "error" } else { state };
+    let error = error.unwrap_or_default();
+    let key = format!("{state}\n{spans}\n{view}\n{selected}\n{error}");
+    let changed = REPORTED.with(|r| {
+        let mut r = r.borrow_mut();
+        (*r != key).then(|| *r = key).is_some()
+    });
+    if !changed {
+        return;
+    }
+    let Some(body) = document().and_then(|d| d.body()) else {
+        return;
+    };
+    let data = body.dataset();
+    for (k, v) in [
+        ("state", state),
+        ("spans", &spans),
+        ("view", &view),
+        ("selected", &selected),
+        ("error", error),
+    ] {
+        let _ = data.set(k, v);
+    }
+}

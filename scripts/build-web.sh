@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the viewer as a static web site in OUTDIR: index.html, spall_web.js (the
+# wasm-bindgen glue) and spall_web_bg.wasm. Serve OUTDIR with any static file server.
+#
+# Needs the wasm32-unknown-unknown target (installed with rustup if missing) and
+# wasm-bindgen-cli at the version of the wasm-bindgen crate in Cargo.lock (the command to
+# install it is printed if it is missing).
+set -euo pipefail
+out=${1:?usage: scripts/build-web.sh OUTDIR}
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+cd "$root"
+
+if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+if [ "$have" != "$want" ]; then
+  echo "build-web: wasm-bindgen-cli $want is needed (found: ${have:-none}); install it with" >&2
+  echo "  cargo install wasm-bindgen-cli --version $want" >&2
+  exit 1
+fi
+
+cargo build --locked --profile web --target wasm32-unknown-unknown -p spall-web
+wasm-bindgen --target web --no-typescript --out-dir "$out" \
+  target/wasm32-unknown-unknown/web/spall_web.wasm
+cp web/index.html "$out/index.html"
+size=$(stat -c %s "$out/spall_web_bg.wasm")
+gz=$(gzip -9 -c "$out/spall_web_bg.wasm" | wc -c)
+echo "build-web: $out (spall_web_bg.wasm: $size bytes, $gz gzipped)"

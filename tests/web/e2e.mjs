@@ -1,0 +1,259 @@
+// The web viewer end to end, in headless Chromium (Debian's chromium, driven by
+// playwright-core): a corpus trace through ?trace=, the canvas showing a timeline, wheel
+// zoom, a click selecting a span and changing the details panel, a hostile file through the
+// file picker and a missing URL both shown as errors, HiDPI, and no console error anywhere.
+//
+//   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
+//   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
+//
+// Traces are served from the same origin under /traces/: the repository's tests/fixtures
+// and, when present, ../shared/corpus.
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join, resolve, extname, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const site = resolve(process.argv[2] || join(repo, "target/web-site"));
+const bench = process.argv.indexOf("--bench");
+const roots = {
+  fixtures: join(repo, "tests/fixtures"),
+  corpus: resolve(repo, "../shared/corpus"),
+  // --bench only: any file, by its absolute path.
+  ...(bench > 0 ? { files: "/" } : {}),
+};
+const types = {
+  ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm",
+  ".json": "application/json",
+};
+
+// A static server: the site at /, traces at /traces/{fixtures,corpus,files}/...
+const server = createServer(async (req, res) => {
+  const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  let file = join(site, path === "/" ? "index.html" : path);
+  const m = path.match(/^\/traces\/(\w+)\/(.*)$/);
+  if (m && roots[m[1]]) file = join(roots[m[1]], m[2]);
+  try {
+    if (!(await stat(file)).isFile()) throw new Error("not a file");
+    res.writeHead(200, { "content-type": types[extname(file)] || "application/octet-stream" });
+    res.end(await readFile(file));
+  } catch {
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("not found");
+  }
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const base = `http://127.0.0.1:${server.address().port}`;
+
+const launch = (extra = []) => chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--enable-unsafe-swiftshader", ...extra],
+});
+const browser = await launch();
+// HiDPI needs a real device scale: emulation alone changes devicePixelRatio but not the
+// device pixels ResizeObserver reports.
+const hidpi = bench > 0 ? null : await launch(["--force-device-scale-factor=2"]);
+
+let failures = 0;
+const check = (ok, what) => {
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+  if (!ok) failures++;
+};
+
+// `expected`: a resource whose failure to load is the point of the test.
+async function newPage(scale = 1, expected = null) {
+  const context = await (scale === 1 ? browser : hidpi).newContext({
+    viewport: { width: 1280, height: 720 }, deviceScaleFactor: scale,
+  });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (expected && (m.location().url || "").includes(expected)) return;
+    page.errors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  return page;
+}
+
+const state = (page) => page.evaluate(() => ({ ...document.body.dataset }));
+
+async function waitState(page, want, timeout = 120_000) {
+  await page.waitForFunction((w) => ["loaded", "error", "fatal"].includes(document.body.dataset.state)
+    && (w !== "loaded" || document.body.dataset.state === "loaded"), want, { timeout })
+    .catch(() => {});
+  return state(page);
+}
+
+// Pixels of the page, decoded by the browser itself (no PNG library here).
+async function pixels(page) {
+  const png = (await page.screenshot()).toString("base64");
+  return page.evaluate(async (b64) => {
+    const blob = await (await fetch(`data:image/png;base64,${b64}`)).blob();
+    const bmp = await createImageBitmap(blob);
+    const c = new OffscreenCanvas(bmp.width, bmp.height);
+    const g = c.getContext("2d");
+    g.drawImage(bmp, 0, 0);
+    return { w: bmp.width, h: bmp.height, data: Array.from(g.getImageData(0, 0, bmp.width, bmp.height).data) };
+  }, png);
+}
+
+// Colours in a region and the share of it that is not the most common colour.
+function stats(img, x0, y0, x1, y1) {
+  const counts = new Map();
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) {
+    const i = (y * img.w + x) * 4;
+    const k = (img.data[i] << 16) | (img.data[i + 1] << 8) | img.data[i + 2];
+    counts.set(k, (counts.get(k) || 0) + 1);
+  }
+  const total = (x1 - x0) * (y1 - y0);
+  const top = Math.max(...counts.values());
+  return { colours: counts.size, busy: 1 - top / total, background: [...counts].find(([, n]) => n === top)[0] };
+}
+
+// A point inside a span: a run of 9 pixels of one colour that is not the background, in the
+// tracks below the ruler.
+function findSpan(img, x1, bg) {
+  for (let y = 180; y < img.h - 20; y += 3) {
+    let run = 0, last = -1;
+    for (let x = 10; x < x1; x++) {
+      const i = (y * img.w + x) * 4;
+      const k = (img.data[i] << 16) | (img.data[i + 1] << 8) | img.data[i + 2];
+      run = k === last && k !== bg ? run + 1 : 0;
+      last = k;
+      if (run === 9) return { x: x - 4, y };
+    }
+  }
+  return null;
+}
+
+async function e2e() {
+  const corpus = existsSync(join(roots.corpus, "real/catapult_lthi_cats.json.gz"));
+  if (!corpus && process.env.SPALL_REQUIRE_CORPUS) {
+    check(false, "the corpus (../shared/corpus) is required (SPALL_REQUIRE_CORPUS)");
+    return;
+  }
+  // A real Chrome trace, gzip: decompressed and decoded in steps.
+  const trace = corpus ? "corpus/real/catapult_lthi_cats.json.gz" : "fixtures/real/catapult_big_trace.json";
+  if (!corpus) console.log("note: ../shared/corpus is missing; using a fixture instead");
+  const page = await newPage();
+  await page.goto(`${base}/?trace=traces/${trace}`);
+  let s = await waitState(page, "loaded");
+  check(s.state === "loaded", `?trace=${trace} loads (state ${s.state} ${s.error || ""})`);
+  check(Number(s.spans) > 1000, `it has spans (${s.spans})`);
+  const panelX = 1280 - 530; // the side panel takes about 520 points on the right
+  // egui may still be laying out on the first frames: let it settle.
+  await page.waitForTimeout(500);
+  let img = await pixels(page);
+  const tl = stats(img, 0, 120, panelX, 700);
+  check(tl.colours > 20 && tl.busy > 0.05, `the canvas shows a timeline (${tl.colours} colours, ${(tl.busy * 100).toFixed(1)}% drawn)`);
+
+  // Wheel zoom at the middle of the timeline.
+  const [a0, b0] = s.view.split(" ").map(Number);
+  await page.mouse.move(panelX / 2, 400);
+  await page.mouse.wheel(0, -600);
+  await page.waitForFunction((v) => document.body.dataset.view !== v, s.view, { timeout: 10_000 }).catch(() => {});
+  s = await state(page);
+  const [a1, b1] = s.view.split(" ").map(Number);
+  check(b1 - a1 < (b0 - a0) * 0.8, `the wheel zooms in (${b0 - a0} ns to ${b1 - a1} ns visible)`);
+
+  // Click a span: it is selected, and the details panel changes.
+  img = await pixels(page);
+  const panelBefore = img;
+  const at = findSpan(img, panelX - 20, tl.background);
+  check(at !== null, `a span is on screen${at ? ` at ${at.x},${at.y}` : ""}`);
+  if (at) {
+    await page.mouse.click(at.x, at.y);
+    await page.waitForFunction(() => document.body.dataset.selected, null, { timeout: 10_000 }).catch(() => {});
+    s = await state(page);
+    check(!!s.selected, `a click selects it (${JSON.stringify(s.selected)})`);
+    await page.waitForTimeout(300);
+    img = await pixels(page);
+    let changed = 0;
+    for (let y = 0; y < img.h; y++) for (let x = panelX + 20; x < img.w; x++) {
+      const i = (y * img.w + x) * 4;
+      if (img.data[i] !== panelBefore.data[i] || img.data[i + 1] !== panelBefore.data[i + 1]) changed++;
+    }
+    check(changed > 500, `the details panel shows it (${changed} pixels changed)`);
+  }
+
+  // Keyboard: F fits the selection... and W zooms; the canvas has focus.
+  const before = (await state(page)).view;
+  await page.keyboard.press("w");
+  await page.waitForFunction((v) => document.body.dataset.view !== v, before, { timeout: 5_000 }).catch(() => {});
+  check((await state(page)).view !== before, "W zooms (keyboard reaches the canvas)");
+
+  // A hostile file through the file picker: an error on the page, the old trace kept.
+  await page.setInputFiles("#spall-file", {
+    name: "hostile.json", mimeType: "application/json",
+    buffer: Buffer.from("<html><body>not a trace</body></html>\n".repeat(50)),
+  });
+  await page.waitForFunction(() => document.body.dataset.state === "error", null, { timeout: 30_000 }).catch(() => {});
+  s = await state(page);
+  check(s.state === "error" && s.error.length > 10, `a hostile file shows an error (${JSON.stringify(s.error)})`);
+  img = await pixels(page);
+  check(stats(img, 0, 120, panelX, 700).colours > 20, "the canvas is not blank after the error");
+  check(page.errors.length === 0, `no console errors (${page.errors.join(" | ")})`);
+  await page.context().close();
+
+  // A ?trace= URL that is not there, at twice the pixel density.
+  const hi = await newPage(2, "no-such-trace.json");
+  await hi.goto(`${base}/?trace=traces/fixtures/no-such-trace.json`);
+  s = await waitState(hi, "error", 30_000);
+  check(s.state === "error" && /404/.test(s.error), `a missing ?trace= shows the server's answer (${JSON.stringify(s.error)})`);
+  const size = await hi.evaluate(() => {
+    const c = document.getElementById("spall-canvas");
+    return [c.width, c.clientWidth, devicePixelRatio];
+  });
+  check(size[0] === size[1] * 2, `HiDPI: the canvas has ${size[0]} pixels for ${size[1]} CSS pixels at devicePixelRatio ${size[2]}`);
+  // The binary format, dropped on the page (a real .spall v3 file).
+  const bytes = await readFile(join(roots.fixtures, "spall/odingengine_v3.spall"));
+  await hi.evaluate(async (b64) => {
+    const data = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([data], "odingengine_v3.spall"));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      document.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  }, bytes.toString("base64"));
+  await hi.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 }).catch(() => {});
+  s = await state(hi);
+  check(s.state === "loaded" && Number(s.spans) > 0, `a dropped .spall file loads (${s.spans} spans)`);
+  check(hi.errors.length === 0, `no console errors (${hi.errors.join(" | ")})`);
+  await hi.context().close();
+}
+
+// Load times: from navigation to the first frame of the loaded trace, median of 3.
+async function timings(files) {
+  for (const f of files) {
+    const times = [];
+    for (let i = 0; i < 3; i++) {
+      const page = await newPage();
+      const t0 = Date.now();
+      await page.goto(`${base}/?trace=traces/files${resolve(f)}`);
+      const s = await waitState(page, "loaded", 600_000);
+      times.push(Date.now() - t0);
+      if (s.state !== "loaded") console.log(`${f}: ${s.state} ${s.error || ""}`);
+      await page.context().close();
+    }
+    times.sort((a, b) => a - b);
+    console.log(`${f}: ${times[1]} ms (median of ${times.join(", ")})`);
+  }
+}
+
+try {
+  if (bench > 0) await timings(process.argv.slice(bench + 1));
+  else await e2e();
+} finally {
+  await browser.close();
+  if (hidpi) await hidpi.close();
+  server.close();
+}
+if (failures) {
+  console.log(`${failures} check(s) failed`);
+  process.exit(1);
+}
