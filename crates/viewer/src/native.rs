@@ -167,15 +167,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
     let gl = Arc::new(unsafe {
         glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
     });
-    // SAFETY: as above.
-    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
-    let egui = egui_glow::EguiGlow::new(
-        el,
-        gl.clone(),
-        None,
-        Some(window.scale_factor() as f32),
-        true,
-    );
+    let (renderer, egui) = crate::window_parts::drawing(el, &gl, &window, version)?;
     Ok(Gl {
         window,
         surface,

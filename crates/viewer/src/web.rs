@@ -124,15 +124,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
     // render-gl and egui_glow take an `Arc`; a page has one thread.
     #[allow(clippy::arc_with_non_send_sync)]
     let gl = Arc::new(glow::Context::from_webgl2_context(ctx));
-    // SAFETY: the context belongs to this canvas, which lives as long as the page.
-    let renderer = unsafe { Renderer::new(gl.clone(), ShaderVersion::Gles30) }?;
-    let egui = egui_glow::EguiGlow::new(
-        el,
-        gl.clone(),
-        None,
-        Some(window.scale_factor() as f32),
-        true,
-    );
+    let (renderer, egui) = crate::window_parts::drawing(el, &gl, &window, ShaderVersion::Gles30)?;
     let size = window.inner_size();
     let g = Gl {
         window,

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use render_gl::{Fonts, Scene, VAlign};
+use render_gl::{Fonts, Renderer, Scene, ShaderVersion, VAlign};
 use winit::keyboard::{Key, NamedKey};
 
 use crate::flame::Which;
@@ -111,4 +111,18 @@ pub(crate) fn message(
             "Drop a trace on the window, or press Ctrl+O to open one.",
         );
     }
+}
+
+/// The timeline's renderer and the side panel's egui, on a GL context that is current.
+pub(crate) fn drawing(
+    el: &winit::event_loop::ActiveEventLoop,
+    gl: &std::sync::Arc<glow::Context>,
+    window: &winit::window::Window,
+    version: ShaderVersion,
+) -> Result<(Renderer, egui_glow::EguiGlow), crate::ViewerError> {
+    // SAFETY: the caller's context is current, and stays with the renderer.
+    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
+    let scale = Some(window.scale_factor() as f32);
+    let egui = egui_glow::EguiGlow::new(el, gl.clone(), None, scale, true);
+    Ok((renderer, egui))
 }
