@@ -16,6 +16,7 @@ mod flame_draw;
 mod flame_panel;
 pub mod frame;
 mod frame_kinds;
+pub mod keys;
 pub mod kinds;
 pub mod layout;
 pub mod loaded;

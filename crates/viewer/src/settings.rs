@@ -21,6 +21,8 @@ pub struct Settings {
     pub theme: Option<ThemeKind>,
     /// Most recent first.
     pub recent: Vec<PathBuf>,
+    /// Key bindings (see [`crate::keys`]), kept as written so a save never loses them.
+    pub keys: Option<Value>,
 }
 
 impl Settings {
@@ -90,7 +92,7 @@ impl Settings {
     }
 
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "version": 1,
             "theme": match self.theme {
                 Some(ThemeKind::Light) => "light",
@@ -98,7 +100,11 @@ impl Settings {
                 None => "system",
             },
             "recent": self.recent.iter().map(|p| p.to_string_lossy()).collect::<Vec<_>>(),
-        })
+        });
+        if let Some(k) = &self.keys {
+            v["keys"] = k.clone();
+        }
+        v
     }
 
     /// Parses settings; unknown keys are ignored (a newer viewer's), wrong types are errors.
@@ -121,6 +127,11 @@ impl Settings {
                 .collect(),
             Some(_) => return Err("\"recent\" is not a list".into()),
         };
-        Ok(Settings { theme, recent })
+        let keys = o.get("keys").cloned();
+        Ok(Settings {
+            theme,
+            recent,
+            keys,
+        })
     }
 }

@@ -326,6 +326,43 @@ impl ViewState {
         }
     }
 
+    /// `[` / `]`: selects the previous or next span on the selected span's lane, centring
+    /// it when it is off screen. False when there is none.
+    pub fn step_on_lane(&mut self, l: &Loaded, forward: bool) -> bool {
+        let Some(Pick::Span(r)) = self.selected else {
+            return false;
+        };
+        let lane = &l.trace.threads()[r.thread as usize].lanes[r.depth as usize];
+        let next = if forward {
+            r.index
+                .checked_add(1)
+                .filter(|&i| (i as usize) < lane.len())
+        } else {
+            r.index.checked_sub(1)
+        };
+        let Some(index) = next else { return false };
+        let r = SpanRef { index, ..r };
+        self.selected = Some(Pick::Span(r));
+        let span = l.trace.span(r);
+        let (a, b) = self.viewport.visible();
+        if span.end() < a || span.start > b {
+            self.center_on(l, r);
+        }
+        true
+    }
+
+    /// `M`: the selection's time range becomes the range (its statistics show). False when
+    /// nothing with a duration is selected.
+    pub fn mark_selection(&mut self, l: &Loaded) -> bool {
+        match self.selected.and_then(|p| pick_extent(l, p)) {
+            Some((a, b)) => {
+                self.range = Some((a, b));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Zooms to what was double-clicked.
     pub fn zoom_to_pick(&mut self, l: &Loaded, p: Pick) {
         match p {

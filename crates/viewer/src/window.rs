@@ -21,6 +21,7 @@ use winit::window::{Theme as WinitTheme, WindowId};
 
 use crate::flame::Mode;
 use crate::frame::{minimap_time, FrameBuilder};
+use crate::keys::{Action, Bindings};
 use crate::loaded::Loaded;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::native as platform;
@@ -155,6 +156,16 @@ struct App {
     timing: Option<Instant>,
     /// The flame graph being built on another thread.
     flame_pending: Option<(FlameOptions, FlameSort)>,
+    /// Keys to actions (the settings' `keys` over the defaults).
+    bindings: Bindings,
+    /// `?`: the list of keys is shown.
+    show_help: bool,
+    /// `Q`: the side panel is hidden.
+    panel_hidden: bool,
+    /// What the status bar shows besides the cursor and view: the last frame's CPU time,
+    /// and how long the trace took to load.
+    frame_time: Duration,
+    load_time: Option<Duration>,
     /// A load in steps (the web has no threads).
     #[cfg(target_arch = "wasm32")]
     steps: Option<crate::web::Stepping>,
@@ -174,7 +185,16 @@ impl App {
             None => Settings::default(),
         };
         let theme = o.theme.or(settings.theme);
+        let (bindings, warnings) = Bindings::from_settings(settings.keys.as_ref());
+        for w in warnings {
+            eprintln!("spall: settings: {w}");
+        }
         App {
+            bindings,
+            show_help: false,
+            panel_hidden: false,
+            frame_time: Duration::ZERO,
+            load_time: None,
             save_pending: false,
             notice: None,
             settings,
@@ -331,6 +351,36 @@ impl App {
         })
     }
 
+    /// The status bar: the time under the cursor, the visible range's duration, the last
+    /// frame's CPU time, the process's memory, and the load time.
+    fn status_bar(&self) -> String {
+        use spall_format::time::format_duration;
+        let mut parts = Vec::new();
+        if let (Some(l), Some(s)) = (&self.loaded, &self.state) {
+            let (x, _) = self.cursor;
+            if s.mode == Mode::Timeline && x >= 0.0 && x < s.width {
+                let t = s.viewport.time_at(x as f64) - l.trace.start_ns();
+                parts.push(format!("cursor {}", format_duration(t)));
+            }
+            let (a, b) = s.viewport.visible();
+            parts.push(format!("view {}", format_duration(b - a)));
+        }
+        parts.push(format!(
+            "frame {:.1} ms",
+            self.frame_time.as_secs_f64() * 1e3
+        ));
+        if let Some(m) = crate::window_parts::memory_in_use() {
+            parts.push(format!("mem {}", spall_format::human_bytes(m)));
+        }
+        if let Some(t) = self.load_time {
+            parts.push(format!(
+                "loaded in {}",
+                format_duration(t.as_nanos() as i64)
+            ));
+        }
+        parts.join(" · ")
+    }
+
     fn status(&self) -> String {
         if let Some(l) = &self.loading {
             let (d, t) = (
@@ -354,7 +404,11 @@ impl App {
     }
 
     fn draw(&mut self) {
+        let drawing = Instant::now();
         let status = self.status();
+        let status_bar = self.status_bar();
+        let (show_help, panel_hidden) = (self.show_help, self.panel_hidden);
+        let bindings = &self.bindings;
         let theme = self.theme();
         let Some(g) = self.gl.as_mut() else { return };
         // The side panel first: its width decides the timeline's.
@@ -368,14 +422,22 @@ impl App {
             ThemeKind::Dark => egui::Visuals::dark(),
         });
         g.egui.run(&g.window, |ui| {
-            let r = egui::Panel::right("side")
-                .default_size(PANEL_POINTS)
-                .min_size(260.0)
-                .max_size(1200.0)
-                .show(ui, |ui| {
-                    actions = panel.ui(ui, loaded, state.as_deref_mut(), &status);
-                });
-            panel_points = r.response.rect.width();
+            if !panel_hidden {
+                let r = egui::Panel::right("side")
+                    .default_size(PANEL_POINTS)
+                    .min_size(260.0)
+                    .max_size(1200.0)
+                    .show(ui, |ui| {
+                        egui::Panel::bottom("status_bar").show(ui, |ui| {
+                            ui.label(egui::RichText::new(&status_bar).small().monospace());
+                        });
+                        actions = panel.ui(ui, loaded, state.as_deref_mut(), &status);
+                    });
+                panel_points = r.response.rect.width();
+            }
+            if show_help {
+                crate::window_parts::help(ui.ctx(), bindings);
+            }
         });
         let ppp = g.egui.egui_ctx.pixels_per_point();
         self.panel_px = panel_points * ppp;
@@ -471,6 +533,7 @@ impl App {
             eprintln!("spall: {}", self.notice.as_deref().unwrap_or_default());
             g.window.request_redraw();
         }
+        self.frame_time = drawing.elapsed();
         if let Err(e) = g.swap() {
             eprintln!("spall: swap failed: {e}");
         }
@@ -491,7 +554,11 @@ impl App {
     }
 
     fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
-        let reload = self.loading.take().is_some_and(|l| l.reload);
+        let loading = self.loading.take();
+        let reload = loading.as_ref().is_some_and(|l| l.reload);
+        if result.is_ok() {
+            self.load_time = loading.map(|l| l.started.elapsed());
+        }
         if let Some(t) = self.timing {
             eprintln!(
                 "spall: trace loaded and indexed after {:.0} ms",
@@ -713,20 +780,32 @@ impl App {
             self.reload();
             return;
         }
+        let action = self.bindings.action(key);
+        match action {
+            Some(Action::Help) => self.show_help = !self.show_help,
+            Some(Action::TogglePanel) => self.panel_hidden = !self.panel_hidden,
+            Some(Action::Clear) if self.show_help => self.show_help = false,
+            _ => {
+                self.view_key(key, action);
+                return;
+            }
+        }
+        self.redraw();
+    }
+
+    /// A key that acts on the trace shown: the flame graph's own keys, or an action.
+    fn view_key(&mut self, key: &Key, action: Option<Action>) {
         let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
             return;
         };
-        let cx = s.width / 2.0;
-        if let Key::Character(c) = key {
-            if c.eq_ignore_ascii_case("g") {
-                s.mode = match s.mode {
-                    Mode::Timeline => Mode::Flame,
-                    Mode::Flame => Mode::Timeline,
-                };
-                s.flame.hover = None;
-                self.redraw();
-                return;
-            }
+        if action == Some(Action::FlameGraph) {
+            s.mode = match s.mode {
+                Mode::Timeline => Mode::Flame,
+                Mode::Flame => Mode::Timeline,
+            };
+            s.flame.hover = None;
+            self.redraw();
+            return;
         }
         if s.mode == Mode::Flame {
             if flame_key(l, s, key, &mut self.theme) {
@@ -734,33 +813,40 @@ impl App {
             }
             return;
         }
-        match key {
-            Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-                "w" => s.zoom_at(l, cx, 1.25),
-                "s" => s.zoom_at(l, cx, 0.8),
-                "a" => s.pan(-s.width * 0.15),
-                "d" => s.pan(s.width * 0.15),
-                "f" => s.fit(l),
-                "t" => self.theme = Some(s.theme.toggled()),
-                "/" => self.panel.focus_search = true,
-                "l" => s.flows = s.flows.cycled(),
-                _ => return,
-            },
-            Key::Named(NamedKey::Home) => s.fit_all(l),
-            Key::Named(NamedKey::Escape) => {
+        let (cx, w) = (s.width / 2.0, s.width);
+        let Some(action) = action else { return };
+        match action {
+            Action::ZoomIn => s.zoom_at(l, cx, 1.25),
+            Action::ZoomOut => s.zoom_at(l, cx, 0.8),
+            Action::PanLeft => s.pan(-w * 0.1),
+            Action::PanRight => s.pan(w * 0.1),
+            Action::ScrollUp => s.scroll(-40.0),
+            Action::ScrollDown => s.scroll(40.0),
+            Action::Fit => s.fit(l),
+            Action::FitAll => s.fit_all(l),
+            Action::ToggleTheme => self.theme = Some(s.theme.toggled()),
+            Action::Search => self.panel.focus_search = true,
+            Action::Flows => s.flows = s.flows.cycled(),
+            Action::PrevSlice | Action::NextSlice => {
+                if !s.step_on_lane(l, action == Action::NextSlice) {
+                    return;
+                }
+            }
+            Action::MarkRange => {
+                if !s.mark_selection(l) {
+                    return;
+                }
+            }
+            Action::NextMatch => {
+                s.step_match(l, !self.shift);
+            }
+            Action::Clear => {
                 s.selected = None;
                 s.range = None;
                 s.search(l, "");
                 self.panel.search.clear();
             }
-            Key::Named(NamedKey::Enter) => {
-                s.step_match(l, !self.shift);
-            }
-            Key::Named(NamedKey::ArrowLeft) => s.pan(-s.width * 0.05),
-            Key::Named(NamedKey::ArrowRight) => s.pan(s.width * 0.05),
-            Key::Named(NamedKey::ArrowUp) => s.scroll(-40.0),
-            Key::Named(NamedKey::ArrowDown) => s.scroll(40.0),
-            _ => return,
+            Action::FlameGraph | Action::Help | Action::TogglePanel => return,
         }
         self.redraw();
     }

@@ -126,3 +126,49 @@ pub(crate) fn drawing(
     let egui = egui_glow::EguiGlow::new(el, gl.clone(), None, scale, true);
     Ok((renderer, egui))
 }
+
+/// The `?` overlay: every key and mouse action, with the keys as bound now.
+pub(crate) fn help(ctx: &egui::Context, bindings: &crate::keys::Bindings) {
+    egui::Window::new("Keys")
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .show(ctx, |ui| {
+            egui::Grid::new("keys").striped(true).show(ui, |ui| {
+                for &(action, _, _, what) in crate::keys::ACTIONS {
+                    ui.monospace(bindings.label(action));
+                    ui.label(what);
+                    ui.end_row();
+                }
+                for &(keys, what) in crate::keys::FIXED {
+                    ui.monospace(keys);
+                    ui.label(what);
+                    ui.end_row();
+                }
+            });
+            ui.label(
+                egui::RichText::new(
+                    "Keys are rebound in settings.json (\"keys\"); ? or Esc closes this.",
+                )
+                .small(),
+            );
+        });
+}
+
+/// The memory this process uses (resident set), where the platform says.
+pub(crate) fn memory_in_use() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        Some(pages * 4096)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        Some(core::arch::wasm32::memory_size(0) as u64 * 65536)
+    }
+    #[cfg(not(any(target_os = "linux", target_arch = "wasm32")))]
+    {
+        None
+    }
+}

@@ -39,7 +39,10 @@ fn settings_round_trip() {
         (Settings::default(), None),
         "missing is the defaults"
     );
-    let s = many_recent(3);
+    let mut s = many_recent(3);
+    // Key bindings survive a save verbatim, bad ones included (they are warned about when
+    // read, never dropped).
+    s.keys = Some(serde_json::json!({"zoom_in": "i", "fit": ["nope!"]}));
     s.save(&p).unwrap();
     let (back, warning) = Settings::load(&p);
     assert_eq!(warning, None);

@@ -546,3 +546,54 @@ fn ctrl_s_saves_the_window_as_a_png() {
     assert_eq!(r.info().width, w, "the whole window");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `?` shows every key over the window (pixels) and Esc closes it; `]` and `[` step the
+/// selection along its lane (read back through Ctrl+C and the X clipboard).
+#[test]
+fn help_overlay_and_stepping_along_a_lane() {
+    let Some((display, _xvfb)) = display_for("the keys test", true) else {
+        return;
+    };
+    if !have("xclip") {
+        assert!(
+            std::env::var_os("SPALL_WINDOW_TEST").is_none(),
+            "SPALL_WINDOW_TEST is set but xclip is missing"
+        );
+        eprintln!("note: the keys test did not run: it needs xclip");
+        return;
+    }
+    let _one = one_window();
+    let dir = std::env::temp_dir().join(format!("spall-keys-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let viewer = spawn_viewer(&display, &trace, &dir, &std::env::temp_dir(), &[]);
+    next_frame(&dir, 0);
+    std::thread::sleep(Duration::from_millis(300));
+    focus(&display, &viewer);
+    let (n0, before, w) = next_frame(&dir, 0);
+    xdotool(&display, &["key", "shift+question"]);
+    let (n1, help, _) = next_frame(&dir, n0);
+    let covered = changed(&before, &help, w);
+    assert!(covered > 20_000, "? changed only {covered} pixels");
+    xdotool(&display, &["key", "Escape"]);
+    let (n2, closed, _) = next_frame(&dir, n1);
+    let left = changed(&before, &closed, w);
+    assert!(left < 200, "{left} pixels still differ after Esc");
+    // The depth-2 row (one below the Ctrl+C test's): gamma, then epsilon after it.
+    xdotool(&display, &["mousemove", "300", "152", "click", "1"]);
+    let (n3, _, _) = next_frame(&dir, n2);
+    let copy = |want: &str| {
+        xdotool(&display, &["key", "ctrl+c"]);
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(clipboard(&display), want);
+    };
+    copy("gamma");
+    xdotool(&display, &["key", "bracketright"]);
+    let (n4, _, _) = next_frame(&dir, n3);
+    copy("epsilon");
+    xdotool(&display, &["key", "bracketleft"]);
+    next_frame(&dir, n4);
+    copy("gamma");
+    let _ = std::fs::remove_dir_all(&dir);
+}

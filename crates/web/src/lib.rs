@@ -2,8 +2,8 @@
 //! WebAssembly and writes a static site (`index.html`, the `.wasm` and its JavaScript glue).
 //! Nothing runs on a server: traces are read by the page and never leave the machine.
 //!
-//! The page (`web/index.html`) calls [`start`] once, then [`open_bytes`] with each trace's
-//! bytes (dropped on the page, picked, or fetched for `?trace=URL`), or [`open_failed`] with
+//! The page (`web/index.html`) calls `start` once, then `open_bytes` with each trace's
+//! bytes (dropped on the page, picked, or fetched for `?trace=URL`), or `open_failed` with
 //! why it could not get them. Everything else is `spall_viewer`'s, compiled for `wasm32`.
 //!
 //! On other targets this crate is empty.
