@@ -55,6 +55,8 @@ pub struct Panel {
     /// The SQL section.
     #[cfg(not(target_arch = "wasm32"))]
     pub query: crate::query_panel::QueryPanel,
+    /// Recently opened files, most recent first (the File ▸ Recent menu).
+    pub recent: Vec<std::path::PathBuf>,
 }
 
 impl Default for Panel {
@@ -77,6 +79,7 @@ impl Default for Panel {
             analysis: None,
             #[cfg(not(target_arch = "wasm32"))]
             query: Default::default(),
+            recent: Vec::new(),
         }
     }
 }
@@ -110,6 +113,20 @@ impl Panel {
             }
             if ui.button("Theme").on_hover_text("T").clicked() {
                 act.toggle_theme = true;
+            }
+            if !self.recent.is_empty() {
+                ui.menu_button("Recent", |ui| {
+                    for p in &self.recent {
+                        let name = p
+                            .file_name()
+                            .map_or(p.to_string_lossy(), |n| n.to_string_lossy());
+                        let r = ui.button(name).on_hover_text(p.display().to_string());
+                        if r.clicked() {
+                            act.open = Some(p.clone());
+                            ui.close();
+                        }
+                    }
+                });
             }
         });
         if self.show_open {

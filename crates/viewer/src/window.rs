@@ -22,6 +22,7 @@ use winit::window::{Theme as WinitTheme, WindowId};
 use crate::flame::Mode;
 use crate::frame::{minimap_time, FrameBuilder};
 use crate::keys::{Action, Bindings};
+use crate::kinds::Pick;
 use crate::loaded::Loaded;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::native as platform;
@@ -162,6 +163,8 @@ struct App {
     show_help: bool,
     /// `Q`: the side panel is hidden.
     panel_hidden: bool,
+    /// A right-click's menu: what was clicked, and where (pixels).
+    context_menu: Option<(Pick, f32, f32)>,
     /// What the status bar shows besides the cursor and view: the last frame's CPU time,
     /// and how long the trace took to load.
     frame_time: Duration,
@@ -193,6 +196,7 @@ impl App {
             bindings,
             show_help: false,
             panel_hidden: false,
+            context_menu: None,
             frame_time: Duration::ZERO,
             load_time: None,
             save_pending: false,
@@ -408,12 +412,14 @@ impl App {
         let status = self.status();
         let status_bar = self.status_bar();
         let (show_help, panel_hidden) = (self.show_help, self.panel_hidden);
+        let (menu, mut choice) = (self.context_menu, None);
         let bindings = &self.bindings;
         let theme = self.theme();
         let Some(g) = self.gl.as_mut() else { return };
         // The side panel first: its width decides the timeline's.
         let mut actions = Default::default();
         self.panel.hold = matches!(self.drag, Some(Drag::Range { .. }));
+        self.panel.recent.clone_from(&self.settings.recent);
         let (loaded, mut state, panel) =
             (self.loaded.as_deref(), self.state.as_mut(), &mut self.panel);
         let mut panel_points = 0.0;
@@ -438,7 +444,16 @@ impl App {
             if show_help {
                 crate::window_parts::help(ui.ctx(), bindings);
             }
+            if let Some((pick, x, y)) = menu {
+                choice = crate::window_parts::context_menu(ui.ctx(), pick, x, y);
+            }
         });
+        if let Some(c) = choice {
+            self.context_menu = None;
+            self.menu_choice(c);
+            self.redraw();
+        }
+        let Some(g) = self.gl.as_mut() else { return };
         let ppp = g.egui.egui_ctx.pixels_per_point();
         self.panel_px = panel_points * ppp;
         let size = g.window.inner_size();
@@ -553,6 +568,37 @@ impl App {
         }
     }
 
+    /// What was chosen in a right-click's menu, for what was clicked.
+    fn menu_choice(&mut self, (pick, c): (Pick, crate::window_parts::MenuChoice)) {
+        use crate::window_parts::MenuChoice;
+        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+            return;
+        };
+        let name = crate::kinds::copy_text(&l.trace, pick, false);
+        match c {
+            MenuChoice::CopyName | MenuChoice::CopyStack => {
+                let text = crate::kinds::copy_text(&l.trace, pick, c == MenuChoice::CopyStack);
+                if let (Some(text), Some(g)) = (text, &self.gl) {
+                    g.egui.egui_ctx.copy_text(text);
+                }
+            }
+            MenuChoice::Search => {
+                let name = name.unwrap_or_default();
+                s.search(l, &name);
+                self.panel.search = name;
+            }
+            MenuChoice::Zoom => s.zoom_to_pick(l, pick),
+            MenuChoice::Flame => {
+                if let Pick::Span(r) = pick {
+                    s.selected = Some(pick);
+                    s.mode = Mode::Flame;
+                    let label = trace_model::FrameLabel::Name(l.trace.span(r).name);
+                    s.flame.open_sandwich(l, label);
+                }
+            }
+        }
+    }
+
     fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
         let loading = self.loading.take();
         let reload = loading.as_ref().is_some_and(|l| l.reload);
@@ -661,10 +707,19 @@ impl App {
 
     fn mouse_button(&mut self, button: MouseButton, pressed: bool) {
         let (x, y) = self.cursor;
+        // A click anywhere but on the menu closes a right-click's menu.
+        if button == MouseButton::Left && pressed && self.context_menu.take().is_some() {
+            self.redraw();
+        }
         let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
             return;
         };
         if x > s.width {
+            return;
+        }
+        if button == MouseButton::Right && !pressed && s.mode == Mode::Timeline {
+            self.context_menu = s.hit(l, x, y).map(|p| (p, x, y));
+            self.redraw();
             return;
         }
         if button != MouseButton::Left {
@@ -785,6 +840,7 @@ impl App {
             Some(Action::Help) => self.show_help = !self.show_help,
             Some(Action::TogglePanel) => self.panel_hidden = !self.panel_hidden,
             Some(Action::Clear) if self.show_help => self.show_help = false,
+            Some(Action::Clear) if self.context_menu.is_some() => self.context_menu = None,
             _ => {
                 self.view_key(key, action);
                 return;

@@ -172,3 +172,54 @@ pub(crate) fn memory_in_use() -> Option<u64> {
         None
     }
 }
+
+/// A choice in the right-click menu.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MenuChoice {
+    CopyName,
+    CopyStack,
+    Search,
+    Zoom,
+    Flame,
+}
+
+/// The right-click menu at `(x, y)` (pixels) for `pick`; the choice once one is clicked.
+pub(crate) fn context_menu(
+    ctx: &egui::Context,
+    pick: crate::kinds::Pick,
+    x: f32,
+    y: f32,
+) -> Option<(crate::kinds::Pick, MenuChoice)> {
+    let ppp = ctx.pixels_per_point();
+    let mut choice = None;
+    egui::Area::new(egui::Id::unique("spall context menu"))
+        .fixed_pos(egui::pos2(x / ppp, y / ppp))
+        .order(egui::Order::Foreground)
+        .show(ctx, |ui| {
+            egui::Frame::menu(ui.style()).show(ui, |ui| {
+                let mut item = |ui: &mut egui::Ui, text: &str, hint: &str, c: MenuChoice| {
+                    if ui.button(text).on_hover_text(hint).clicked() {
+                        choice = Some((pick, c));
+                    }
+                };
+                item(ui, "Copy name", "Ctrl+C", MenuChoice::CopyName);
+                item(ui, "Copy call stack", "Ctrl+Shift+C", MenuChoice::CopyStack);
+                item(
+                    ui,
+                    "Search this name",
+                    "highlights every slice of this name",
+                    MenuChoice::Search,
+                );
+                item(ui, "Zoom to it", "double-click", MenuChoice::Zoom);
+                if matches!(pick, crate::kinds::Pick::Span(_)) {
+                    item(
+                        ui,
+                        "Show in flame graph",
+                        "its callers and callees (sandwich)",
+                        MenuChoice::Flame,
+                    );
+                }
+            });
+        });
+    choice
+}

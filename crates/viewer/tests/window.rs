@@ -597,3 +597,33 @@ fn help_overlay_and_stepping_along_a_lane() {
     copy("gamma");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// File ▸ Recent opens a file the settings remember.
+#[test]
+fn opening_a_file_through_the_recent_list() {
+    let Some((display, _xvfb)) = display_for("the recent files test", true) else {
+        return;
+    };
+    let _one = one_window();
+    let dir = std::env::temp_dir().join(format!("spall-recent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let other = std::fs::canonicalize(fixtures.join("real/catapult_flow.json")).unwrap();
+    let config = std::env::temp_dir().join("spall-test-config");
+    std::fs::create_dir_all(&config).unwrap();
+    let settings = serde_json::json!({"version": 1, "recent": [other]});
+    std::fs::write(config.join("settings.json"), settings.to_string()).unwrap();
+    let trace = fixtures.join("edge/simple.json");
+    let viewer = spawn_viewer(&display, &trace, &dir, &std::env::temp_dir(), &[]);
+    let (n0, _, _) = next_frame(&dir, 0);
+    assert_eq!(shown(&dir).map(|s| s.0), Some(4), "simple.json first");
+    focus(&display, &viewer);
+    // The panel's first row (1400-pixel window, 520-point panel): Open…, Theme, Recent.
+    // Opening simple.json put it first in the list; the other file is the second item.
+    xdotool(&display, &["mousemove", "1050", "12", "click", "1"]);
+    next_frame(&dir, n0);
+    xdotool(&display, &["mousemove", "1080", "62", "click", "1"]);
+    let (spans, _, _) = wait_shown(&dir, "the recent file", |(n, _, _)| n != 4);
+    assert!(spans > 100, "catapult_flow.json has {spans} spans");
+    let _ = std::fs::remove_dir_all(&dir);
+}
