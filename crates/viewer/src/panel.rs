@@ -598,6 +598,39 @@ pub fn compact_duration(ns: i64) -> String {
     format!("{sign}{v:.digits$} {unit}")
 }
 
+/// One field of a CSV (RFC 4180) or TSV table: quoted when it holds the separator, a
+/// quote or a line break, quotes doubled.
+pub fn csv_field(s: &str, sep: char) -> std::borrow::Cow<'_, str> {
+    if s.contains([sep, '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\"")).into()
+    } else {
+        s.into()
+    }
+}
+
+/// A table as CSV or TSV text: the header, then each row, CRLF line ends.
+pub fn csv<R, F>(header: &[&str], rows: R, sep: char) -> String
+where
+    R: IntoIterator<Item = Vec<F>>,
+    F: AsRef<str>,
+{
+    let mut out = String::new();
+    let mut line = |fields: &mut dyn Iterator<Item = &str>| {
+        for (i, f) in fields.enumerate() {
+            if i > 0 {
+                out.push(sep);
+            }
+            out.push_str(&csv_field(f, sep));
+        }
+        out.push_str("\r\n");
+    };
+    line(&mut header.iter().copied());
+    for r in rows {
+        line(&mut r.iter().map(AsRef::as_ref));
+    }
+    out
+}
+
 /// Rows as CSV (RFC 4180: fields with the separator, quotes or line breaks quoted, quotes
 /// doubled) or TSV (the same quoting with tabs), with a header; times in ns.
 pub fn table_text<'a>(
@@ -605,20 +638,11 @@ pub fn table_text<'a>(
     rows: impl IntoIterator<Item = &'a NameStats>,
     sep: char,
 ) -> String {
-    let field = |s: &str| {
-        if s.contains([sep, '"', '\n', '\r']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
     let head = [
         "name", "count", "total_ns", "self_ns", "mean_ns", "min_ns", "p50_ns", "p90_ns", "p99_ns",
         "max_ns",
     ];
-    let mut out = head.join(&sep.to_string());
-    out.push_str("\r\n");
-    for r in rows {
+    let rows = rows.into_iter().map(|r| {
         let nums = [
             r.count as i64,
             r.total_ns,
@@ -630,14 +654,11 @@ pub fn table_text<'a>(
             r.p99_ns,
             r.max_ns,
         ];
-        out.push_str(&field(l.trace.str(r.name)));
-        for v in nums {
-            out.push(sep);
-            out.push_str(&v.to_string());
-        }
-        out.push_str("\r\n");
-    }
-    out
+        std::iter::once(l.trace.str(r.name).to_string())
+            .chain(nums.iter().map(i64::to_string))
+            .collect::<Vec<_>>()
+    });
+    csv(&head, rows, sep)
 }
 
 /// Details of the selected span; returns an ancestor that was clicked.

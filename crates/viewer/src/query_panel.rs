@@ -205,7 +205,14 @@ impl QueryPanel {
                 } else {
                     ""
                 };
-                ui.label(RichText::new(format!("{} rows{more}{took}", r.rows.len())).weak());
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(format!("{} rows{more}{took}", r.rows.len())).weak());
+                    for (text, sep) in [("copy CSV", ','), ("copy TSV", '\t')] {
+                        if ui.small_button(text).clicked() {
+                            ui.ctx().copy_text(result_text(r, sep));
+                        }
+                    }
+                });
                 result_table(ui, l, r, &mut self.sort)
             }
         }
@@ -328,4 +335,20 @@ fn compare(a: &Value, b: &Value) -> std::cmp::Ordering {
         (Value::String(x), Value::String(y)) => x.cmp(y),
         _ => rank(a).cmp(&rank(b)),
     }
+}
+
+/// A result as CSV or TSV (RFC 4180 quoting): text as is, numbers as SQLite gave them,
+/// NULL as an empty field.
+pub fn result_text(r: &QueryResult, sep: char) -> String {
+    let header: Vec<&str> = r.columns.iter().map(String::as_str).collect();
+    let rows = r.rows.iter().map(|row| {
+        row.iter()
+            .map(|v| match v {
+                Value::Null => String::new(),
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            })
+            .collect::<Vec<_>>()
+    });
+    crate::panel::csv(&header, rows, sep)
 }

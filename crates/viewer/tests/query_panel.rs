@@ -79,3 +79,25 @@ fn sql_errors_show_where_and_a_row_limit_is_said() {
     assert_eq!(r.rows.len(), spall_viewer::query_panel::MAX_ROWS);
     assert!(r.truncated);
 }
+
+/// A result copies as RFC 4180 CSV (and TSV): awkward text quoted, NULL empty, numbers as
+/// SQLite gave them.
+#[test]
+fn results_copy_as_csv_and_tsv() {
+    let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");
+    let db = trace_sql::TraceDb::new(l.trace.clone()).unwrap();
+    let r = db
+        .query("SELECT 'a, \"b\"' AS t, NULL AS n, 1.5 AS f, 'line\nbreak' AS l, 7 AS i")
+        .unwrap();
+    let csv = spall_viewer::query_panel::result_text(&r, ',');
+    assert_eq!(
+        csv,
+        "t,n,f,l,i\r\n\"a, \"\"b\"\"\",,1.5,\"line\nbreak\",7\r\n"
+    );
+    let tsv = spall_viewer::query_panel::result_text(&r, '\t');
+    // In TSV a comma needs no quotes, a quote still does.
+    assert_eq!(
+        tsv,
+        "t\tn\tf\tl\ti\r\n\"a, \"\"b\"\"\"\t\t1.5\t\"line\nbreak\"\t7\r\n"
+    );
+}
