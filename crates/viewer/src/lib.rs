@@ -27,6 +27,7 @@ pub mod panel;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod query_panel;
 pub mod reload;
+pub mod saved_view;
 pub mod screenshot;
 pub mod settings;
 pub mod state;

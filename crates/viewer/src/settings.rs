@@ -23,6 +23,8 @@ pub struct Settings {
     pub recent: Vec<PathBuf>,
     /// Key bindings (see [`crate::keys`]), kept as written so a save never loses them.
     pub keys: Option<Value>,
+    /// The last view of each recent file, by its path ([`crate::saved_view`]).
+    pub views: serde_json::Map<String, Value>,
 }
 
 impl Settings {
@@ -83,9 +85,14 @@ impl Settings {
         })
     }
 
+    /// How the recent list and the views name a file: its canonical path.
+    pub fn file_key(file: &Path) -> PathBuf {
+        std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
+    }
+
     /// Puts `file` first in the recent list.
     pub fn add_recent(&mut self, file: &Path) {
-        let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let file = Settings::file_key(file);
         self.recent.retain(|p| *p != file);
         self.recent.insert(0, file);
         self.recent.truncate(RECENT_MAX);
@@ -103,6 +110,18 @@ impl Settings {
         });
         if let Some(k) = &self.keys {
             v["keys"] = k.clone();
+        }
+        // Views of files still in the recent list only: the file stays small.
+        let views: serde_json::Map<String, Value> = (self.views.iter())
+            .filter(|(p, _)| {
+                self.recent
+                    .iter()
+                    .any(|r| r.to_string_lossy() == p.as_str())
+            })
+            .map(|(p, v)| (p.clone(), v.clone()))
+            .collect();
+        if !views.is_empty() {
+            v["views"] = Value::Object(views);
         }
         v
     }
@@ -128,10 +147,16 @@ impl Settings {
             Some(_) => return Err("\"recent\" is not a list".into()),
         };
         let keys = o.get("keys").cloned();
+        let views = match o.get("views") {
+            None => Default::default(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => return Err("\"views\" is not an object".into()),
+        };
         Ok(Settings {
             theme,
             recent,
             keys,
+            views,
         })
     }
 }

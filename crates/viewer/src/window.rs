@@ -163,6 +163,8 @@ struct App {
     show_help: bool,
     /// `Q`: the side panel is hidden.
     panel_hidden: bool,
+    /// A remembered view to show once the timeline's width is known (absolute ns).
+    restore: Option<(i64, i64)>,
     /// A right-click's menu: what was clicked, and where (pixels).
     context_menu: Option<(Pick, f32, f32)>,
     /// What the status bar shows besides the cursor and view: the last frame's CPU time,
@@ -197,6 +199,7 @@ impl App {
             show_help: false,
             panel_hidden: false,
             context_menu: None,
+            restore: None,
             frame_time: Duration::ZERO,
             load_time: None,
             save_pending: false,
@@ -274,6 +277,9 @@ impl App {
             ));
             crate::web::step_soon(&self.proxy);
         }
+        if !reload {
+            self.remember_view();
+        }
         self.path = path;
         self.loading = Some(loading);
         self.error = None;
@@ -315,6 +321,15 @@ impl App {
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.panel.show_open = true;
+        }
+    }
+
+    /// Keeps the view of the file shown in the settings (saved with them).
+    fn remember_view(&mut self) {
+        if let (Some(p), Some(l), Some(s)) = (&self.path, &self.loaded, &self.state) {
+            let key = Settings::file_key(p).to_string_lossy().into_owned();
+            let v = crate::saved_view::save(s, l, crate::reload::FileStamp::of(p));
+            self.settings.views.insert(key, v);
         }
     }
 
@@ -472,7 +487,10 @@ impl App {
             if (s.width, s.height) != (w, h) {
                 s.resize(w, h);
             }
-            if self.fit_pending {
+            if let Some((a, b)) = self.restore.take() {
+                self.fit_pending = false;
+                s.viewport.show(a, b);
+            } else if self.fit_pending {
                 self.fit_pending = false;
                 s.fit_all(l);
             }
@@ -632,6 +650,11 @@ impl App {
                         self.panel = Panel::default();
                         self.fit_pending = true;
                         if let Some(p) = self.path.clone() {
+                            let key = Settings::file_key(&p).to_string_lossy().into_owned();
+                            if let Some(v) = self.settings.views.get(&key) {
+                                let stamp = crate::reload::FileStamp::of(&p);
+                                self.restore = crate::saved_view::apply(v, &mut s, &l, stamp);
+                            }
                             self.settings.add_recent(&p);
                             self.save_settings();
                         }
@@ -1048,6 +1071,10 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn exiting(&mut self, _el: &ActiveEventLoop) {
+        if self.path.is_some() {
+            self.remember_view();
+            self.save_settings();
+        }
         if let Some(g) = &mut self.gl {
             g.egui.destroy();
             // SAFETY: the context is still current.

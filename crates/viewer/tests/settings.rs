@@ -129,3 +129,20 @@ fn settings_written_while_the_writer_is_killed_are_never_corrupt() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Views are kept for the files in the recent list, and dropped with them.
+#[test]
+fn views_follow_the_recent_list() {
+    let mut s = many_recent(2);
+    let kept = s.recent[0].to_string_lossy().into_owned();
+    s.views
+        .insert(kept.clone(), serde_json::json!({"view": [1, 2]}));
+    s.views.insert(
+        "/not/recent.json".into(),
+        serde_json::json!({"view": [3, 4]}),
+    );
+    let back = Settings::from_json(s.to_json().to_string().as_bytes()).unwrap();
+    assert_eq!(back.views.len(), 1);
+    assert_eq!(back.views[&kept], serde_json::json!({"view": [1, 2]}));
+    assert!(Settings::from_json(br#"{"views": [1]}"#).is_err());
+}

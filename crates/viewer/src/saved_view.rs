@@ -1,0 +1,186 @@
+//! The view of a file, remembered between runs in the settings (`"views"`, by path): the
+//! visible range, and which tracks were collapsed, hidden or pinned.
+//!
+//! Tracks are stored by index, which is only meaningful for the same file: they are applied
+//! when the file's size and modification time are what they were, and otherwise only the
+//! visible range is (clamped to the trace), since a rewritten trace may order its threads
+//! differently.
+
+use serde_json::{json, Value};
+
+use crate::layout::{Collapsed, Layout, Track};
+use crate::loaded::Loaded;
+use crate::reload::FileStamp;
+use crate::state::ViewState;
+
+/// What is written for one file.
+pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
+    let (a, b) = s.viewport.visible();
+    let start = l.trace.start_ns();
+    let set = |v: &[bool]| -> Vec<usize> { (0..v.len()).filter(|&i| v[i]).collect() };
+    let tracks = |t: &std::collections::HashSet<Track>| -> Vec<Value> {
+        let mut v: Vec<(&str, u32)> = t.iter().map(track_key).collect();
+        v.sort();
+        v.into_iter().map(|(k, i)| json!([k, i])).collect()
+    };
+    let c = &s.collapsed;
+    json!({
+        "len": stamp.map(|s| s.len),
+        "modified": stamp.and_then(modified_ns),
+        "view": [a - start, b - start],
+        "collapsed": {
+            "processes": set(&c.processes),
+            "threads": set(&c.threads),
+            "asyncs": set(&c.asyncs),
+        },
+        "hidden": tracks(&c.hidden),
+        "pinned": tracks(&c.pinned),
+    })
+}
+
+/// Applies a saved view; returns the visible range to show (absolute ns), if one was saved.
+pub fn apply(
+    v: &Value,
+    s: &mut ViewState,
+    l: &Loaded,
+    stamp: Option<FileStamp>,
+) -> Option<(i64, i64)> {
+    let same = stamp.is_some()
+        && v.get("len").and_then(Value::as_u64) == stamp.map(|s| s.len)
+        && v.get("modified").and_then(Value::as_i64) == stamp.and_then(modified_ns);
+    if same {
+        let mut c = Collapsed::for_trace(&l.trace);
+        let coll = v.get("collapsed");
+        let mark = |to: &mut Vec<bool>, key: &str| {
+            for i in indices(coll.and_then(|c| c.get(key))) {
+                if let Some(slot) = to.get_mut(i) {
+                    *slot = true;
+                }
+            }
+        };
+        mark(&mut c.processes, "processes");
+        mark(&mut c.threads, "threads");
+        mark(&mut c.asyncs, "asyncs");
+        c.hidden = tracks(v.get("hidden"), l);
+        c.pinned = tracks(v.get("pinned"), l);
+        s.collapsed = c;
+        s.layout = Layout::new(&l.trace, &l.kinds, &s.collapsed, s.scale);
+    }
+    let view = v.get("view")?.as_array()?;
+    let (a, b) = (view.first()?.as_i64()?, view.get(1)?.as_i64()?);
+    let (start, end) = (l.trace.start_ns(), l.trace.end_ns());
+    let (a, b) = (
+        start.saturating_add(a).max(start),
+        start.saturating_add(b).min(end),
+    );
+    (b > a).then_some((a, b))
+}
+
+fn modified_ns(s: FileStamp) -> Option<i64> {
+    let d = s.modified?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_nanos()).ok()
+}
+
+fn track_key(t: &Track) -> (&'static str, u32) {
+    match *t {
+        Track::Process(i) => ("process", i),
+        Track::Thread(i) => ("thread", i),
+        Track::Counter(i) => ("counter", i),
+        Track::Async(i) => ("async", i),
+    }
+}
+
+fn indices(v: Option<&Value>) -> impl Iterator<Item = usize> + '_ {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| usize::try_from(i.as_u64()?).ok())
+}
+
+/// Saved tracks that exist in this trace.
+fn tracks(v: Option<&Value>, l: &Loaded) -> std::collections::HashSet<Track> {
+    let t = &l.trace;
+    let n = |k: &str| match k {
+        "process" => t.processes().len(),
+        "thread" => t.threads().len(),
+        "counter" => l.kinds.counters.len(),
+        "async" => t.async_tracks().len(),
+        _ => 0,
+    };
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let (k, i) = (
+                e.get(0)?.as_str()?,
+                u32::try_from(e.get(1)?.as_u64()?).ok()?,
+            );
+            ((i as usize) < n(k)).then_some(())?;
+            Some(match k {
+                "process" => Track::Process(i),
+                "thread" => Track::Thread(i),
+                "counter" => Track::Counter(i),
+                _ => Track::Async(i),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loaded() -> Loaded {
+        crate::load(None, &Default::default(), |_, _| {}).unwrap()
+    }
+
+    #[test]
+    fn a_view_round_trips_for_the_same_file_and_only_its_range_otherwise() {
+        let l = loaded();
+        let theme = crate::theme::Theme::new(crate::theme::ThemeKind::Light);
+        let mut s = ViewState::new(&l, 1000.0, 700.0, theme);
+        let (t0, t1) = (l.trace.start_ns(), l.trace.end_ns());
+        s.viewport.show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
+        s.collapsed.threads[1] = true;
+        s.collapsed.hidden.insert(Track::Thread(2));
+        s.collapsed.pinned.insert(Track::Process(0));
+        let stamp = FileStamp {
+            len: 1234,
+            modified: Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(99)),
+        };
+        // Through text, as the settings file holds it.
+        let v: Value = serde_json::from_str(&save(&s, &l, Some(stamp)).to_string()).unwrap();
+        let want = s.viewport.visible();
+
+        let mut same = ViewState::new(&l, 1000.0, 700.0, theme);
+        assert_eq!(apply(&v, &mut same, &l, Some(stamp)), Some(want));
+        assert!(same.collapsed.threads[1] && !same.collapsed.threads[0]);
+        assert!(same.collapsed.hidden.contains(&Track::Thread(2)));
+        assert!(same.collapsed.pinned.contains(&Track::Process(0)));
+
+        let changed = FileStamp { len: 999, ..stamp };
+        let mut other = ViewState::new(&l, 1000.0, 700.0, theme);
+        assert_eq!(apply(&v, &mut other, &l, Some(changed)), Some(want));
+        assert!(
+            !other.collapsed.threads[1],
+            "tracks only apply to the same file"
+        );
+        assert!(other.collapsed.hidden.is_empty());
+
+        // Garbage is ignored, never a panic.
+        for bad in [
+            json!(null),
+            json!({"view": "x"}),
+            json!({"view": [5, 2]}),
+            json!([1]),
+        ] {
+            let mut s = ViewState::new(&l, 1000.0, 700.0, theme);
+            assert_eq!(apply(&bad, &mut s, &l, Some(stamp)), None, "{bad}");
+        }
+        let mut s = ViewState::new(&l, 1000.0, 700.0, theme);
+        let junk = json!({"len": 1234, "modified": 99_000_000_000i64, "hidden": [["thread", 1e9], 3, ["x"]],
+            "collapsed": {"threads": [-1, 1e12, 0]}});
+        apply(&junk, &mut s, &l, Some(stamp));
+        assert!(s.collapsed.hidden.is_empty() && s.collapsed.threads[0]);
+    }
+}
