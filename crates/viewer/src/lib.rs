@@ -10,6 +10,7 @@
 //! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel (native only).
 //! - [`window`]: the interactive app, on a native window or (`web`, wasm32) a page's canvas.
 
+mod csv;
 mod error;
 pub mod flame;
 mod flame_draw;
@@ -24,6 +25,7 @@ mod name_panel;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 pub mod panel;
+mod panel_details;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod query_panel;
 pub mod reload;

@@ -2,14 +2,15 @@
 //! (The timeline, ruler and minimap are drawn by render-gl, not egui.)
 
 use egui::{Color32, RichText, ScrollArea, TextEdit, Ui};
-use trace_model::{NameStats, SpanRef};
+use trace_model::NameStats;
 
+use crate::csv::table_text;
 use crate::flame::Mode;
-use crate::frame_kinds::describe;
 use crate::kinds::{value_at, Pick};
 use crate::layout::{track_list, Track};
 use crate::loaded::Loaded;
 use crate::name_panel::NameAnalysis;
+use crate::panel_details::{details, other_details};
 use crate::state::ViewState;
 use crate::viewport::{format_duration, format_value};
 
@@ -598,185 +599,6 @@ pub fn compact_duration(ns: i64) -> String {
     format!("{sign}{v:.digits$} {unit}")
 }
 
-/// One field of a CSV (RFC 4180) or TSV table: quoted when it holds the separator, a
-/// quote or a line break, quotes doubled.
-pub fn csv_field(s: &str, sep: char) -> std::borrow::Cow<'_, str> {
-    if s.contains([sep, '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\"")).into()
-    } else {
-        s.into()
-    }
-}
-
-/// A table as CSV or TSV text: the header, then each row, CRLF line ends.
-pub fn csv<R, F>(header: &[&str], rows: R, sep: char) -> String
-where
-    R: IntoIterator<Item = Vec<F>>,
-    F: AsRef<str>,
-{
-    let mut out = String::new();
-    let mut line = |fields: &mut dyn Iterator<Item = &str>| {
-        for (i, f) in fields.enumerate() {
-            if i > 0 {
-                out.push(sep);
-            }
-            out.push_str(&csv_field(f, sep));
-        }
-        out.push_str("\r\n");
-    };
-    line(&mut header.iter().copied());
-    for r in rows {
-        line(&mut r.iter().map(AsRef::as_ref));
-    }
-    out
-}
-
-/// Rows as CSV (RFC 4180: fields with the separator, quotes or line breaks quoted, quotes
-/// doubled) or TSV (the same quoting with tabs), with a header; times in ns.
-pub fn table_text<'a>(
-    l: &Loaded,
-    rows: impl IntoIterator<Item = &'a NameStats>,
-    sep: char,
-) -> String {
-    let head = [
-        "name", "count", "total_ns", "self_ns", "mean_ns", "min_ns", "p50_ns", "p90_ns", "p99_ns",
-        "max_ns",
-    ];
-    let rows = rows.into_iter().map(|r| {
-        let nums = [
-            r.count as i64,
-            r.total_ns,
-            r.self_ns,
-            r.mean_ns,
-            r.min_ns,
-            r.p50_ns,
-            r.p90_ns,
-            r.p99_ns,
-            r.max_ns,
-        ];
-        std::iter::once(l.trace.str(r.name).to_string())
-            .chain(nums.iter().map(i64::to_string))
-            .collect::<Vec<_>>()
-    });
-    csv(&head, rows, sep)
-}
-
-/// Details of the selected span; returns an ancestor that was clicked.
-fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef> {
-    let t = &l.trace;
-    let sp = t.span(r);
-    let mut go = None;
-    egui::Grid::new("details").num_columns(2).show(ui, |ui| {
-        let mut row = |k: &str, v: String| {
-            ui.label(RichText::new(k).weak());
-            ui.label(v);
-            ui.end_row();
-        };
-        row("name", t.str(sp.name).to_string());
-        if sp.cat != trace_model::StrId::EMPTY {
-            row("category", t.str(sp.cat).to_string());
-        }
-        row("thread", t.thread_label(r.thread));
-        row("start", format_duration(sp.start - t.start_ns()));
-        row("duration", format_duration(sp.dur));
-        row("self", format_duration(t.self_ns(r)));
-        if sp.flags & trace_model::flags::UNFINISHED != 0 {
-            row("note", "never ended: closed at the trace's end".into());
-        }
-        if sp.flags & trace_model::flags::PARTIAL_OVERLAP != 0 {
-            row("note", "ends after its parent (kept whole)".into());
-        }
-    });
-    if let Some(args) = t.args().json(sp.args) {
-        ui.label(RichText::new("args").weak());
-        let pretty = serde_json::to_string_pretty(&args).unwrap_or_default();
-        ScrollArea::vertical()
-            .id_salt("args")
-            .max_height(160.0)
-            .show(ui, |ui| {
-                ui.monospace(pretty);
-            });
-    }
-    ui.label(RichText::new("call stack").weak());
-    for (depth, a) in s.call_stack(l, r).into_iter().enumerate() {
-        let name = t.str(t.span(a).name);
-        let label = format!("{}{}", "  ".repeat(depth), name);
-        if a == r {
-            ui.label(RichText::new(label).strong());
-        } else if ui.link(label).clicked() {
-            go = Some(a);
-        }
-    }
-    let mut flows: Vec<(&str, SpanRef)> = Vec::new();
-    flows.extend(t.flows_into(r).map(|f| ("from", f.from)));
-    flows.extend(t.flows_from(r).map(|f| ("to", f.to)));
-    if !flows.is_empty() {
-        ui.label(RichText::new("flows (click to go to the other end)").weak());
-        for (dir, other) in flows.into_iter().take(50) {
-            let o = t.span(other);
-            let label = format!(
-                "{dir} {} · {} at {}",
-                t.str(o.name),
-                t.thread_label(other.thread),
-                format_duration(o.start - t.start_ns())
-            );
-            if ui.link(label).clicked() {
-                go = Some(other);
-            }
-        }
-    }
-    let kids = l.trace.children_by_name(r);
-    if !kids.is_empty() {
-        ui.label(RichText::new("children by name").weak());
-        egui::Grid::new("children").striped(true).show(ui, |ui| {
-            for (name, count, total) in kids.iter().take(50) {
-                ui.label(t.str(*name));
-                ui.label(format!("×{count}"));
-                ui.label(format_duration(*total));
-                ui.end_row();
-            }
-        });
-    }
-    go
-}
-
-/// Details of a selected instant, async slice, counter value or sample: the tooltip's lines
-/// and the event's arguments.
-fn other_details(ui: &mut Ui, l: &Loaded, p: Pick) {
-    let t = &l.trace;
-    let lines = describe(l, p);
-    if let Some((title, rest)) = lines.split_first() {
-        ui.label(RichText::new(title).strong());
-        for line in rest {
-            ui.monospace(line);
-        }
-    }
-    let (thread, args) = match p {
-        Pick::Instant(i) => {
-            let e = &t.instants()[i as usize];
-            (Some(e.thread), vec![("args", e.args)])
-        }
-        Pick::Async(i) => {
-            let a = &t.async_slices()[i as usize];
-            (
-                Some(a.thread),
-                vec![("args", a.args), ("end args", a.end_args)],
-            )
-        }
-        Pick::Sample { track, .. } => (Some(t.samples()[track as usize].thread), Vec::new()),
-        _ => (None, Vec::new()),
-    };
-    if let Some(th) = thread {
-        ui.label(format!("thread {}", t.thread_label(th)));
-    }
-    for (label, id) in args {
-        if let Some(json) = t.args().json(id) {
-            ui.label(RichText::new(label).weak());
-            ui.monospace(serde_json::to_string_pretty(&json).unwrap_or_default());
-        }
-    }
-}
-
 /// Counters and async slices over a time range, computed once per range (they cost
 /// O(samples + async slices)).
 #[derive(Debug, Default)]
@@ -897,31 +719,5 @@ mod tests {
         assert_eq!(compact_duration(1_234), "1.23 µs");
         assert_eq!(compact_duration(45_678_000), "45.7 ms");
         assert_eq!(compact_duration(123_456_789_000), "123 s");
-    }
-
-    #[test]
-    fn copied_tables_follow_rfc_4180() {
-        let l = Loaded::new(
-            trace_model::load_bytes(
-                br#"[{"ph":"X","name":"a, \"b\"","ts":0,"dur":2,"pid":1,"tid":1},
-                     {"ph":"X","name":"tab\there","ts":5,"dur":1,"pid":1,"tid":1}]"#,
-            )
-            .unwrap(),
-            "t".into(),
-        );
-        let stats = l.trace.stats(&Default::default());
-        let csv = table_text(&l, &stats, ',');
-        let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert!(lines[0].starts_with("name,count,total_ns,self_ns"));
-        assert_eq!(
-            lines[1],
-            "\"a, \"\"b\"\"\",1,2000,2000,2000,2000,2000,2000,2000,2000"
-        );
-        assert_eq!(
-            lines[2],
-            "tab\there,1,1000,1000,1000,1000,1000,1000,1000,1000"
-        );
-        let tsv = table_text(&l, &stats, '\t');
-        assert!(tsv.contains("\"tab\there\"\t1\t1000"), "{tsv}");
     }
 }

@@ -350,5 +350,5 @@ pub fn result_text(r: &QueryResult, sep: char) -> String {
             })
             .collect::<Vec<_>>()
     });
-    crate::panel::csv(&header, rows, sep)
+    crate::csv::csv(&header, rows, sep)
 }

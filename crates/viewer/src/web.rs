@@ -241,9 +241,9 @@ pub(crate) fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&s
                 selected,
             )
         }
-        _ if error.is_some() => ("error", String::new(), String::new(), String::new()),
         _ => ("loading", String::new(), String::new(), String::new()),
     };
+    // A failed load keeps the trace shown, but the page says what went wrong.
     let state = if error.is_some() { "error" } else { state };
     let error = error.unwrap_or_default();
     let key = format!("{state}\n{spans}\n{view}\n{selected}\n{error}");

@@ -14,14 +14,13 @@ use render_gl::{Fonts, Scene};
 // `std::time::Instant` panics in a browser; web-time's is std's on native targets.
 use web_time::{Duration, Instant};
 use winit::application::ApplicationHandler;
-use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
-use winit::keyboard::{Key, NamedKey};
 use winit::window::{Theme as WinitTheme, WindowId};
 
 use crate::flame::Mode;
-use crate::frame::{minimap_time, FrameBuilder};
-use crate::keys::{Action, Bindings};
+use crate::frame::FrameBuilder;
+use crate::keys::Bindings;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
 #[cfg(not(target_arch = "wasm32"))]
@@ -32,9 +31,11 @@ use crate::state::ViewState;
 use crate::theme::{Theme, ThemeKind};
 #[cfg(target_arch = "wasm32")]
 use crate::web as platform;
-use crate::window_parts::{flame_key, message};
+use crate::window_parts::message;
 use crate::ViewerError;
 use platform::{create_gl, Gl};
+
+mod input;
 use trace_model::{FlameOptions, FlameSort, FlameTree};
 
 /// The side panel's width when the window opens, in points: wide enough for every
@@ -586,37 +587,6 @@ impl App {
         }
     }
 
-    /// What was chosen in a right-click's menu, for what was clicked.
-    fn menu_choice(&mut self, (pick, c): (Pick, crate::window_parts::MenuChoice)) {
-        use crate::window_parts::MenuChoice;
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
-            return;
-        };
-        let name = crate::kinds::copy_text(&l.trace, pick, false);
-        match c {
-            MenuChoice::CopyName | MenuChoice::CopyStack => {
-                let text = crate::kinds::copy_text(&l.trace, pick, c == MenuChoice::CopyStack);
-                if let (Some(text), Some(g)) = (text, &self.gl) {
-                    g.egui.egui_ctx.copy_text(text);
-                }
-            }
-            MenuChoice::Search => {
-                let name = name.unwrap_or_default();
-                s.search(l, &name);
-                self.panel.search = name;
-            }
-            MenuChoice::Zoom => s.zoom_to_pick(l, pick),
-            MenuChoice::Flame => {
-                if let Pick::Span(r) = pick {
-                    s.selected = Some(pick);
-                    s.mode = Mode::Flame;
-                    let label = trace_model::FrameLabel::Name(l.trace.span(r).name);
-                    s.flame.open_sandwich(l, label);
-                }
-            }
-        }
-    }
-
     fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
         let loading = self.loading.take();
         let reload = loading.as_ref().is_some_and(|l| l.reload);
@@ -676,256 +646,6 @@ impl App {
         }
         if std::mem::take(&mut self.reload_pending) {
             self.reload();
-        }
-        self.redraw();
-    }
-
-    fn mouse_moved(&mut self, x: f32, y: f32) {
-        let (dx, dy) = (x - self.cursor.0, y - self.cursor.1);
-        self.cursor = (x, y);
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
-            return;
-        };
-        match &mut self.drag {
-            Some(Drag::Pan {
-                x: x0,
-                y: y0,
-                moved,
-            }) => {
-                if (x - *x0).abs() + (y - *y0).abs() > 3.0 {
-                    *moved = true;
-                }
-                s.pan(-dx);
-                s.scroll(-dy);
-                s.hover = None;
-            }
-            Some(Drag::Range { from }) => {
-                // Statistics are recomputed when the drag ends, not on every move.
-                let t = s.viewport.time_at(x as f64);
-                s.range = Some(((*from).min(t), (*from).max(t)));
-            }
-            Some(Drag::Minimap) => {
-                let t = minimap_time(l, s, x);
-                let (a, b) = s.viewport.visible();
-                s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
-            }
-            None if s.mode == Mode::Flame => {
-                let hit = s.flame.hit(s, x, y).map(|h| (h, x, y));
-                if hit.is_none() && s.flame.hover.is_none() {
-                    return;
-                }
-                s.flame.hover = hit;
-            }
-            None => {
-                let hit = s.hit(l, x, y);
-                let new = hit.map(|r| (r, x, y));
-                if new.map(|h| h.0) == s.hover.map(|h| h.0) && hit.is_none() {
-                    return;
-                }
-                s.hover = new;
-            }
-        }
-        self.redraw();
-    }
-
-    fn mouse_button(&mut self, button: MouseButton, pressed: bool) {
-        let (x, y) = self.cursor;
-        // A click anywhere but on the menu closes a right-click's menu.
-        if button == MouseButton::Left && pressed && self.context_menu.take().is_some() {
-            self.redraw();
-        }
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
-            return;
-        };
-        if x > s.width {
-            return;
-        }
-        if button == MouseButton::Right && !pressed && s.mode == Mode::Timeline {
-            self.context_menu = s.hit(l, x, y).map(|p| (p, x, y));
-            self.redraw();
-            return;
-        }
-        if button != MouseButton::Left {
-            return;
-        }
-        if s.mode == Mode::Flame {
-            // A click zooms into a frame (an ancestor's bar zooms back out).
-            if !pressed {
-                if let Some(h) = s.flame.hit(s, x, y) {
-                    s.flame_click(l, h);
-                    self.redraw();
-                }
-            }
-            return;
-        }
-        if pressed {
-            self.drag = Some(if y < s.minimap_h() {
-                let t = minimap_time(l, s, x);
-                let (a, b) = s.viewport.visible();
-                s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
-                Drag::Minimap
-            } else if y < s.tracks_top() || self.shift {
-                let t = s.viewport.time_at(x as f64);
-                s.range = Some((t, t));
-                Drag::Range { from: t }
-            } else {
-                Drag::Pan { x, y, moved: false }
-            });
-        } else {
-            match self.drag.take() {
-                Some(Drag::Pan { moved: false, .. }) => {
-                    let now = Instant::now();
-                    let double = self.last_click.is_some_and(|(t, px, py)| {
-                        now - t < Duration::from_millis(400)
-                            && (px - x).abs() < 4.0
-                            && (py - y).abs() < 4.0
-                    });
-                    self.last_click = Some((now, x, y));
-                    if let Some(kind) = s.header_at(y) {
-                        s.toggle_collapse(l, kind);
-                    } else {
-                        let hit = s.hit(l, x, y);
-                        match (hit, double) {
-                            (Some(p), true) => s.zoom_to_pick(l, p),
-                            (hit, _) => s.selected = hit,
-                        }
-                    }
-                }
-                Some(Drag::Range { .. }) => {
-                    // A click on the ruler (no real drag) clears the range.
-                    if let Some((a, b)) = s.range {
-                        if b - a < (s.viewport.ns_per_px * 2.0) as i64 {
-                            s.range = None;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.redraw();
-    }
-
-    fn wheel(&mut self, delta: MouseScrollDelta) {
-        let (x, _) = self.cursor;
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
-            return;
-        };
-        if x > s.width || s.mode == Mode::Flame {
-            return;
-        }
-        let (dx, dy) = match delta {
-            MouseScrollDelta::LineDelta(a, b) => (a * 40.0, b * 40.0),
-            MouseScrollDelta::PixelDelta(p) => (p.x as f32, p.y as f32),
-        };
-        if self.shift {
-            s.scroll(-(dy + dx));
-        } else if dx.abs() > dy.abs() {
-            s.pan(-dx);
-        } else {
-            s.zoom_at(l, x, 1.0015f64.powf(dy as f64));
-        }
-        s.hover = None;
-        self.redraw();
-    }
-
-    fn key(&mut self, key: &Key) {
-        if self.ctrl {
-            match key {
-                Key::Character(c) if c.eq_ignore_ascii_case("o") => self.pick_file(),
-                Key::Character(c) if c.eq_ignore_ascii_case("f") => {
-                    self.panel.focus_search = true;
-                }
-                Key::Character(c) if c.eq_ignore_ascii_case("r") => self.reload(),
-                Key::Character(c) if c.eq_ignore_ascii_case("s") => self.save_pending = true,
-                Key::Character(c) if c.eq_ignore_ascii_case("c") => {
-                    // Ctrl+C: the selection's name; Ctrl+Shift+C: its call stack.
-                    let text = match (&self.loaded, &self.state) {
-                        (Some(l), Some(s)) => s
-                            .selected
-                            .and_then(|p| crate::kinds::copy_text(&l.trace, p, self.shift)),
-                        _ => None,
-                    };
-                    if let (Some(text), Some(g)) = (text, &self.gl) {
-                        g.egui.egui_ctx.copy_text(text);
-                    }
-                }
-                _ => return,
-            }
-            self.redraw();
-            return;
-        }
-        if *key == Key::Named(NamedKey::F5) {
-            self.reload();
-            return;
-        }
-        let action = self.bindings.action(key);
-        match action {
-            Some(Action::Help) => self.show_help = !self.show_help,
-            Some(Action::TogglePanel) => self.panel_hidden = !self.panel_hidden,
-            Some(Action::Clear) if self.show_help => self.show_help = false,
-            Some(Action::Clear) if self.context_menu.is_some() => self.context_menu = None,
-            _ => {
-                self.view_key(key, action);
-                return;
-            }
-        }
-        self.redraw();
-    }
-
-    /// A key that acts on the trace shown: the flame graph's own keys, or an action.
-    fn view_key(&mut self, key: &Key, action: Option<Action>) {
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
-            return;
-        };
-        if action == Some(Action::FlameGraph) {
-            s.mode = match s.mode {
-                Mode::Timeline => Mode::Flame,
-                Mode::Flame => Mode::Timeline,
-            };
-            s.flame.hover = None;
-            self.redraw();
-            return;
-        }
-        if s.mode == Mode::Flame {
-            if flame_key(l, s, key, &mut self.theme) {
-                self.redraw();
-            }
-            return;
-        }
-        let (cx, w) = (s.width / 2.0, s.width);
-        let Some(action) = action else { return };
-        match action {
-            Action::ZoomIn => s.zoom_at(l, cx, 1.25),
-            Action::ZoomOut => s.zoom_at(l, cx, 0.8),
-            Action::PanLeft => s.pan(-w * 0.1),
-            Action::PanRight => s.pan(w * 0.1),
-            Action::ScrollUp => s.scroll(-40.0),
-            Action::ScrollDown => s.scroll(40.0),
-            Action::Fit => s.fit(l),
-            Action::FitAll => s.fit_all(l),
-            Action::ToggleTheme => self.theme = Some(s.theme.toggled()),
-            Action::Search => self.panel.focus_search = true,
-            Action::Flows => s.flows = s.flows.cycled(),
-            Action::PrevSlice | Action::NextSlice => {
-                if !s.step_on_lane(l, action == Action::NextSlice) {
-                    return;
-                }
-            }
-            Action::MarkRange => {
-                if !s.mark_selection(l) {
-                    return;
-                }
-            }
-            Action::NextMatch => {
-                s.step_match(l, !self.shift);
-            }
-            Action::Clear => {
-                s.selected = None;
-                s.range = None;
-                s.search(l, "");
-                self.panel.search.clear();
-            }
-            Action::FlameGraph | Action::Help | Action::TogglePanel => return,
         }
         self.redraw();
     }
@@ -1083,15 +803,21 @@ impl ApplicationHandler<UserEvent> for App {
     }
 }
 
+fn event_loop(what: &'static str) -> Result<EventLoop<UserEvent>, ViewerError> {
+    EventLoop::<UserEvent>::with_user_event()
+        .build()
+        .map_err(|e| ViewerError::Window {
+            what,
+            detail: e.to_string(),
+        })
+}
+
 /// Runs the window until it is closed.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn run(options: Options) -> Result<(), ViewerError> {
-    let el = EventLoop::<UserEvent>::with_user_event()
-        .build()
-        .map_err(|e| ViewerError::Window {
-            what: "cannot start the window system (no display? use --screenshot for headless rendering)",
-            detail: e.to_string(),
-        })?;
+    let el = event_loop(
+        "cannot start the window system (no display? use --screenshot for headless rendering)",
+    )?;
     let mut app = App::new(el.create_proxy(), options);
     el.run_app(&mut app).map_err(|e| ViewerError::Window {
         what: "the event loop",
@@ -1103,12 +829,7 @@ pub fn run(options: Options) -> Result<(), ViewerError> {
 #[cfg(target_arch = "wasm32")]
 pub fn start(options: Options) -> Result<(), ViewerError> {
     use winit::platform::web::EventLoopExtWebSys;
-    let el = EventLoop::<UserEvent>::with_user_event()
-        .build()
-        .map_err(|e| ViewerError::Window {
-            what: "cannot start the event loop",
-            detail: e.to_string(),
-        })?;
+    let el = event_loop("cannot start the event loop")?;
     crate::web::set_proxy(el.create_proxy());
     let app = App::new(el.create_proxy(), options);
     el.spawn_app(app);

@@ -464,6 +464,20 @@ fn focus(display: &str, viewer: &Kill) {
     }
 }
 
+/// Whether `xclip` is there to read the clipboard; a missing one fails under
+/// `SPALL_WINDOW_TEST`, else `what` is skipped with a note.
+fn have_xclip(what: &str) -> bool {
+    if have("xclip") {
+        return true;
+    }
+    assert!(
+        std::env::var_os("SPALL_WINDOW_TEST").is_none(),
+        "SPALL_WINDOW_TEST is set but xclip is missing"
+    );
+    eprintln!("note: {what} did not run: it needs xclip");
+    false
+}
+
 /// The X clipboard's text (through `xclip`).
 fn clipboard(display: &str) -> String {
     let o = Command::new("xclip")
@@ -480,12 +494,7 @@ fn ctrl_c_copies_the_selection_to_the_clipboard() {
     let Some((display, _xvfb)) = display_for("the clipboard test", true) else {
         return;
     };
-    if !have("xclip") {
-        assert!(
-            std::env::var_os("SPALL_WINDOW_TEST").is_none(),
-            "SPALL_WINDOW_TEST is set but xclip is missing"
-        );
-        eprintln!("note: the clipboard test did not run: it needs xclip");
+    if !have_xclip("the clipboard test") {
         return;
     }
     let _one = one_window();
@@ -554,12 +563,7 @@ fn help_overlay_and_stepping_along_a_lane() {
     let Some((display, _xvfb)) = display_for("the keys test", true) else {
         return;
     };
-    if !have("xclip") {
-        assert!(
-            std::env::var_os("SPALL_WINDOW_TEST").is_none(),
-            "SPALL_WINDOW_TEST is set but xclip is missing"
-        );
-        eprintln!("note: the keys test did not run: it needs xclip");
+    if !have_xclip("the keys test") {
         return;
     }
     let _one = one_window();
