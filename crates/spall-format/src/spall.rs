@@ -30,8 +30,9 @@
 //! | 7 Pad_Skip     | `u8 type, u32 size` (5), then `size` bytes to skip            |
 //! | 8 Name_Process | `u8 type, u8 len` (2), then the buffer's process name         |
 //! | 9 Name_Thread  | `u8 type, u8 len` (2), then the buffer's thread name          |
+//! | 5 Instant      | the Begin layout: a spall-rs extension (`spall-trace` writes it); upstream reserves the type with no layout |
 //!
-//! Types 1 (custom data), 2 (stream over), 5 (instant) and 6 (overwrite timestamp) have no
+//! Types 1 (custom data), 2 (stream over), 5 in version 1, and 6 (overwrite timestamp) have no
 //! published layout, so nothing after them can be located: the rest of the buffer (v3) or
 //! file (v1) is skipped and counted as [`WarningKind::SpallUnsupportedEvent`].
 //!
@@ -46,28 +47,8 @@ use crate::error::{Error, ErrorKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::time::TickScale;
 
-/// `0x0BADF00D`: the magic of manual-tracing `.spall` files.
-pub const MAGIC: u64 = 0x0BAD_F00D;
-/// `0xABADF00D`: the magic of spall's native auto-tracing files (not supported).
-pub const AUTO_MAGIC: u64 = 0xABAD_F00D;
-/// Size of the file header.
-pub const HEADER_LEN: usize = 32;
-/// Size of a version 3 buffer header.
-pub const BUFFER_HEADER_LEN: usize = 20;
-
-/// Event type bytes.
-pub mod event_type {
-    pub const CUSTOM_DATA: u8 = 1;
-    pub const STREAM_OVER: u8 = 2;
-    pub const BEGIN: u8 = 3;
-    pub const END: u8 = 4;
-    pub const INSTANT: u8 = 5;
-    pub const OVERWRITE_TIMESTAMP: u8 = 6;
-    pub const PAD_SKIP: u8 = 7;
-    pub const NAME_PROCESS: u8 = 8;
-    pub const NAME_THREAD: u8 = 9;
-}
 use event_type as ty;
+pub use spall_layout::{event_type, AUTO_MAGIC, BUFFER_HEADER_LEN, HEADER_LEN, MAGIC};
 
 /// What the header said.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -429,18 +410,23 @@ fn decode_v3_buffer<S: EventSink>(
     while p < b.len() {
         let left = b.len() - p;
         match b[p] {
-            ty::BEGIN => {
+            t @ (ty::BEGIN | ty::INSTANT) => {
+                let what = if t == ty::BEGIN { "Begin" } else { "Instant" };
                 let Some(h) = b.get(p..p + 11) else {
-                    return ctx.truncated(p, "Begin", left);
+                    return ctx.truncated(p, what, left);
                 };
                 let h: &[u8; 11] = h.try_into().unwrap();
                 let (nl, al) = (h[9] as usize, h[10] as usize);
                 let Some(text) = b.get(p + 11..p + 11 + nl + al) else {
-                    return ctx.truncated(p, "Begin", left);
+                    return ctx.truncated(p, what, left);
                 };
                 let ticks = u64::from_le_bytes(h[1..9].try_into().unwrap());
                 if let Some(ts) = v3_time(ctx, scale, ticks, p) {
-                    ev.ph = Phase::BEGIN;
+                    ev.ph = if t == ty::BEGIN {
+                        Phase::BEGIN
+                    } else {
+                        Phase::INSTANT
+                    };
                     ev.ts = ts;
                     ev.offset = p as u64;
                     match plain_text(&text[..nl]) {

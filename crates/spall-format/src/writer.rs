@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::spall::{event_type as ty, BUFFER_HEADER_LEN, MAGIC};
+use spall_layout::{self as layout, event_type as ty, BUFFER_HEADER_LEN};
 
 /// The largest buffer the writer emits, header included.
 pub const MAX_BUFFER: usize = 1 << 20;
@@ -46,11 +46,7 @@ impl<W: Write> SpallWriter<W> {
                 "the timestamp unit must be finite and positive",
             ));
         }
-        let mut h = [0u8; 32];
-        h[0..8].copy_from_slice(&MAGIC.to_le_bytes());
-        h[8..16].copy_from_slice(&3u64.to_le_bytes());
-        h[16..24].copy_from_slice(&ns_per_tick.to_le_bytes());
-        out.write_all(&h)?;
+        out.write_all(&layout::file_header(ns_per_tick))?;
         Ok(SpallWriter {
             out: Some(out),
             buffers: HashMap::new(),
@@ -73,13 +69,34 @@ impl<W: Write> SpallWriter<W> {
         name: &str,
         args: &str,
     ) -> io::Result<()> {
+        self.text_event(layout::begin_header, pid, tid, ticks, name, args)
+    }
+
+    /// An Instant event (a spall-rs extension of the format: see [`spall_layout`]).
+    pub fn instant(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        ticks: u64,
+        name: &str,
+        args: &str,
+    ) -> io::Result<()> {
+        self.text_event(layout::instant_header, pid, tid, ticks, name, args)
+    }
+
+    fn text_event(
+        &mut self,
+        header: fn(u64, u8, u8) -> [u8; layout::BEGIN_LEN],
+        pid: u32,
+        tid: u32,
+        ticks: u64,
+        name: &str,
+        args: &str,
+    ) -> io::Result<()> {
         let name = self.cut(name);
         let args = self.cut(args);
-        let mut ev = Vec::with_capacity(11 + name.len() + args.len());
-        ev.push(ty::BEGIN);
-        ev.extend_from_slice(&ticks.to_le_bytes());
-        ev.push(name.len() as u8);
-        ev.push(args.len() as u8);
+        let mut ev = Vec::with_capacity(layout::BEGIN_LEN + name.len() + args.len());
+        ev.extend_from_slice(&header(ticks, name.len() as u8, args.len() as u8));
         ev.extend_from_slice(name.as_bytes());
         ev.extend_from_slice(args.as_bytes());
         self.push(pid, tid, ticks, &ev)
@@ -87,10 +104,7 @@ impl<W: Write> SpallWriter<W> {
 
     /// An End event: closes the thread's most recent open Begin.
     pub fn end(&mut self, pid: u32, tid: u32, ticks: u64) -> io::Result<()> {
-        let mut ev = [0u8; 9];
-        ev[0] = ty::END;
-        ev[1..].copy_from_slice(&ticks.to_le_bytes());
-        self.push(pid, tid, ticks, &ev)
+        self.push(pid, tid, ticks, &layout::end(ticks))
     }
 
     /// Names the process `pid` (written into the buffer of thread `tid`).
@@ -105,23 +119,15 @@ impl<W: Write> SpallWriter<W> {
 
     fn name(&mut self, t: u8, pid: u32, tid: u32, name: &str) -> io::Result<()> {
         let name = self.cut(name);
-        let mut ev = Vec::with_capacity(2 + name.len());
-        ev.push(t);
-        ev.push(name.len() as u8);
+        let mut ev = layout::name_header(t, name.len() as u8).to_vec();
         ev.extend_from_slice(name.as_bytes());
         self.push(pid, tid, 0, &ev)
     }
 
     fn cut<'s>(&mut self, s: &'s str) -> &'s str {
-        if s.len() <= 255 {
-            return s;
-        }
-        self.truncated += 1;
-        let mut n = 255;
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        &s[..n]
+        let cut = layout::cut(s);
+        self.truncated += u64::from(cut.len() < s.len());
+        cut
     }
 
     fn push(&mut self, pid: u32, tid: u32, ticks: u64, ev: &[u8]) -> io::Result<()> {
@@ -172,9 +178,8 @@ fn write_buffer<W: Write>(
     buf: &mut Vec<u8>,
 ) -> io::Result<()> {
     let size = (buf.len() - BUFFER_HEADER_LEN) as u32;
-    buf[0..4].copy_from_slice(&size.to_le_bytes());
-    buf[4..8].copy_from_slice(&tid.to_le_bytes());
-    buf[8..12].copy_from_slice(&pid.to_le_bytes());
+    let first_ts = u64::from_le_bytes(buf[12..20].try_into().expect("8 bytes"));
+    buf[..BUFFER_HEADER_LEN].copy_from_slice(&layout::buffer_header(size, pid, tid, first_ts));
     out.write_all(buf)?;
     buf.clear();
     Ok(())
