@@ -153,6 +153,11 @@ fn main() -> ExitCode {
     // A bug must still end with a message and exit code 2, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
         spall_format::remove_partial_files();
+        // `spall-cli stats t.json | head`: the reader left, which is not an error (as in
+        // ripgrep). `println!` reports it by panicking.
+        if info.to_string().contains("Broken pipe") {
+            std::process::exit(0);
+        }
         eprintln!(
             "spall-cli: internal error: {info}. Please report this with the trace that caused it."
         );

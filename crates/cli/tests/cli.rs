@@ -462,3 +462,32 @@ fn query_prints_tables_json_and_csv_and_reports_sql_errors() {
     assert!(err.contains("line 2, column 8"), "{err}");
     assert!(err.contains("SELECT nme FROM slice\n         ^"), "{err}");
 }
+
+#[test]
+fn a_reader_that_leaves_early_is_not_an_error() {
+    // `spall-cli ... | head -1`: the pipe closes while output is still being written.
+    let trace = fixture("real/pytorch_kineto_trace_diff_test.json.gz");
+    for args in [
+        vec!["stats", trace.as_str()],
+        vec!["flame", trace.as_str()],
+        vec![
+            "query",
+            "--format",
+            "csv",
+            trace.as_str(),
+            "select * from slice",
+        ],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
