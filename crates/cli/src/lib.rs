@@ -9,6 +9,7 @@ pub mod diff;
 pub mod export;
 pub mod flame;
 pub mod info;
+pub mod markers;
 mod mwu;
 pub mod query;
 pub mod select;

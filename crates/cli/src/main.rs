@@ -4,7 +4,8 @@
 //! input, with a message on stderr. JSON output is a contract, documented in `docs/CLI.md`.
 
 use spall_cli::{
-    check, convert, diff, export, flame, info, query, stats, util, validate, SortBy, StatsFormat,
+    check, convert, diff, export, flame, info, markers, query, stats, util, validate, SortBy,
+    StatsFormat,
 };
 
 use std::path::PathBuf;
@@ -82,6 +83,19 @@ enum Command {
         strict: bool,
         #[arg(long, value_enum, default_value_t = Table)]
         format: TableOrJson,
+    },
+    /// The markers and marked range added to the trace in the viewer (from the viewer's
+    /// settings, else the trace's shared TRACE.markers.json); --save writes that file.
+    #[command(
+        after_help = "Markers are added in the viewer (N at the mouse; M marks the selection's range) and kept in its settings, per file. To share them, save them beside the trace: whoever opens the trace in the viewer then sees them.\n\nExamples:\n  spall-cli markers trace.json\n  spall-cli markers trace.json --save && git add trace.json.markers.json\n  spall-cli markers trace.spall --format json | jq '.markers[].note'"
+    )]
+    Markers {
+        trace: PathBuf,
+        #[arg(long, value_enum, default_value_t = Table)]
+        format: TableOrJson,
+        /// Also write them to TRACE.markers.json, beside the trace.
+        #[arg(long)]
+        save: bool,
     },
     /// Convert between .json / .json.gz and .spall, chosen by the output's extension.
     #[command(
@@ -199,6 +213,11 @@ fn main() -> ExitCode {
             strict,
             format,
         } => validate::run(&trace, strict, format == TableOrJson::Json),
+        Command::Markers {
+            trace,
+            format,
+            save,
+        } => markers::run(&trace, format == TableOrJson::Json, save),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Check(a) => check::run(&a),
         Command::Query(a) => query::run(&a),

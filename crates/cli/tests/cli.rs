@@ -491,3 +491,59 @@ fn a_reader_that_leaves_early_is_not_an_error() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn markers_from_the_viewer_settings_then_from_the_shared_sidecar() {
+    let dir = tmp("markers");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("config")).unwrap();
+    let trace = dir.join("t.json");
+    std::fs::copy(fixture("edge/matching-x.json"), &trace).unwrap();
+    let key = std::fs::canonicalize(&trace).unwrap();
+    // What the viewer writes when a user adds markers (N) and marks a range (M).
+    let settings = serde_json::json!({
+        "version": 1,
+        "recent": [key],
+        "views": { key.to_str().unwrap(): {
+            "view": [0, 10],
+            "markers": [{"at_ns": 1500, "note": "GC, \"again\""}, {"at_ns": 20, "note": ""}],
+            "range": [10, 2000]
+        }}
+    });
+    std::fs::write(dir.join("config/settings.json"), settings.to_string()).unwrap();
+    let markers = |config: &str, extra: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_spall-cli"));
+        c.env("SPALL_CONFIG_DIR", dir.join(config));
+        c.args(["markers", "--format", "json", trace.to_str().unwrap()]);
+        let o = c.args(extra).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<Value>(&o.stdout).unwrap()
+    };
+    let v = markers("config", &["--save"]);
+    assert_eq!(
+        v["markers"][0],
+        serde_json::json!({"at_ns": 20, "note": ""})
+    );
+    assert_eq!(v["markers"][1]["note"], "GC, \"again\"");
+    assert_eq!(v["range"], serde_json::json!([10, 2000]));
+    assert!(v["source"].as_str().unwrap().ends_with("settings.json"));
+    // A teammate has no settings for the file, but the sidecar saved beside it.
+    let sidecar = dir.join("t.json.markers.json");
+    assert!(sidecar.exists());
+    let w = markers("elsewhere", &[]);
+    assert_eq!(w["markers"], v["markers"]);
+    assert_eq!(w["range"], v["range"]);
+    assert_eq!(w["source"], sidecar.to_str().unwrap());
+    // Neither: an empty list, and --save refuses to write an empty file.
+    std::fs::remove_file(&sidecar).unwrap();
+    assert_eq!(markers("elsewhere", &[])["markers"], serde_json::json!([]));
+    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .env("SPALL_CONFIG_DIR", dir.join("elsewhere"))
+        .args(["markers", "--save", trace.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no markers to save"));
+    assert!(!sidecar.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

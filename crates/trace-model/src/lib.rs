@@ -26,6 +26,7 @@
 //! assert_eq!((frame.total_ns, frame.self_ns), (10_000, 8_000));
 //! ```
 
+pub mod annotations;
 mod asyncs;
 mod build;
 mod diag;
@@ -42,6 +43,7 @@ mod stats;
 mod strings;
 mod trace;
 
+pub use annotations::{Annotations, Marker};
 pub use asyncs::{async_flags, AsyncSlice, AsyncTrack, NO_PARENT};
 pub use build::TraceBuilder;
 pub use diag::ModelWarning;

@@ -38,6 +38,7 @@ impl FrameBuilder {
         }
         self.tracks(scene, fonts, l, s);
         ruler(scene, fonts, l, s);
+        crate::markers::draw(scene, fonts, l, s);
         minimap(scene, l, s);
         if let Some(w) = &l.warnings {
             banner(scene, fonts, s, w);

@@ -31,6 +31,7 @@ pub enum Action {
     PrevSlice,
     NextSlice,
     MarkRange,
+    AddMarker,
     TogglePanel,
     Help,
     NextMatch,
@@ -100,6 +101,12 @@ pub const ACTIONS: &[(Action, &str, &[&str], &str)] = &[
         "mark the selection's time range",
     ),
     (
+        Action::AddMarker,
+        "add_marker",
+        &["n"],
+        "add a marker at the mouse (its note is in the panel)",
+    ),
+    (
         Action::TogglePanel,
         "toggle_panel",
         &["q"],
@@ -128,6 +135,10 @@ pub const FIXED: &[(&str, &str)] = &[
     ("Ctrl+C", "copy the selection's name"),
     ("Ctrl+Shift+C", "copy the selection's call stack"),
     ("Ctrl+S", "save the window as PNG"),
+    (
+        "Ctrl+Q",
+        "quit (the settings and this file's view are kept)",
+    ),
     ("wheel", "zoom at the cursor (Shift: scroll)"),
     ("drag", "pan and scroll"),
     ("Shift+drag, drag on the ruler", "select a time range"),

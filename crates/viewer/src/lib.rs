@@ -21,6 +21,7 @@ pub mod keys;
 pub mod kinds;
 pub mod layout;
 pub mod loaded;
+pub mod markers;
 mod name_panel;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;

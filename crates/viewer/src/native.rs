@@ -96,7 +96,8 @@ pub(crate) fn save_screenshot(
     }
 }
 
-pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
+/// The window, `size` points large, with its GL context.
+pub(crate) fn create_gl(el: &ActiveEventLoop, size: (f32, f32)) -> Result<Gl, ViewerError> {
     let fail = |what| {
         move |e: &dyn std::fmt::Display| ViewerError::Window {
             what,
@@ -105,7 +106,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
     };
     let attrs = Window::default_attributes()
         .with_title("spall")
-        .with_inner_size(winit::dpi::LogicalSize::new(1400.0, 850.0));
+        .with_inner_size(winit::dpi::LogicalSize::new(size.0, size.1));
     let template = ConfigTemplateBuilder::new().with_alpha_size(8);
     let (window, config) = glutin_winit::DisplayBuilder::new()
         .with_preference(glutin_winit::ApiPreference::FallbackEgl)

@@ -56,6 +56,8 @@ pub struct Panel {
     /// The SQL section.
     #[cfg(not(target_arch = "wasm32"))]
     pub query: crate::query_panel::QueryPanel,
+    /// A marker just added, whose note gets the keyboard.
+    pub focus_marker: Option<usize>,
     /// Recently opened files, most recent first (the File ▸ Recent menu).
     pub recent: Vec<std::path::PathBuf>,
 }
@@ -80,6 +82,7 @@ impl Default for Panel {
             analysis: None,
             #[cfg(not(target_arch = "wasm32"))]
             query: Default::default(),
+            focus_marker: None,
             recent: Vec::new(),
         }
     }
@@ -144,6 +147,9 @@ impl Panel {
         }
         ui.label(RichText::new(status).small());
         let (Some(l), Some(s)) = (l, s) else {
+            if l.is_none() {
+                self.recent_list(ui, &mut act);
+            }
             return act;
         };
         let t = &l.trace;
@@ -240,6 +246,17 @@ impl Panel {
                             if let Some(next) = next {
                                 s.select(l, Some(next));
                                 s.center_on(l, next);
+                                act.redraw = true;
+                            }
+                        });
+                }
+                if !s.markers.is_empty() && s.mode == Mode::Timeline {
+                    let title = format!("Markers · {}", s.markers.len());
+                    egui::CollapsingHeader::new(RichText::new(title).strong())
+                        .default_open(true)
+                        .show(ui, |ui| {
+                            let focus = self.focus_marker.take();
+                            if crate::markers::panel(ui, l, s, focus) {
                                 act.redraw = true;
                             }
                         });
@@ -397,6 +414,32 @@ impl Panel {
             s.relayout(l);
         }
         changed
+    }
+
+    /// The empty window's list of recent traces, one click to open (files that are gone
+    /// are shown greyed out).
+    fn recent_list(&self, ui: &mut Ui, act: &mut Actions) {
+        if self.recent.is_empty() {
+            return;
+        }
+        ui.separator();
+        ui.label(RichText::new("Recent traces").strong());
+        for p in &self.recent {
+            let name = p
+                .file_name()
+                .map_or(p.to_string_lossy(), |n| n.to_string_lossy());
+            let exists = cfg!(target_arch = "wasm32") || p.exists();
+            let r = ui
+                .add_enabled(exists, egui::Button::new(name).frame(false))
+                .on_hover_text(p.display().to_string())
+                .on_disabled_hover_text(format!("{} (no longer there)", p.display()));
+            if r.clicked() {
+                act.open = Some(p.clone());
+            }
+            if let Some(dir) = p.parent() {
+                ui.label(RichText::new(dir.display().to_string()).small().weak());
+            }
+        }
     }
 
     /// The statistics table; returns a name whose row was clicked.

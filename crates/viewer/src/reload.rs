@@ -93,6 +93,8 @@ impl ViewState {
         self.scale = old.scale;
         self.flows = old.flows;
         self.range = old.range;
+        // Markers are kept relative to the trace's start, as saved.
+        self.markers = old.markers.clone();
         self.mode = old.mode;
         self.flame.carry_settings(&old.flame);
         self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);

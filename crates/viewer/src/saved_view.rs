@@ -8,6 +8,8 @@
 
 use serde_json::{json, Value};
 
+use trace_model::Annotations;
+
 use crate::layout::{Collapsed, Layout, Track};
 use crate::loaded::Loaded;
 use crate::reload::FileStamp;
@@ -24,7 +26,7 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
         v.into_iter().map(|(k, i)| json!([k, i])).collect()
     };
     let c = &s.collapsed;
-    json!({
+    let mut v = json!({
         "len": stamp.map(|s| s.len),
         "modified": stamp.and_then(modified_ns),
         "view": [a - start, b - start],
@@ -35,7 +37,15 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
         },
         "hidden": tracks(&c.hidden),
         "pinned": tracks(&c.pinned),
-    })
+    });
+    let notes = Annotations {
+        markers: s.markers.clone(),
+        range: s.range.map(|(a, b)| (a - start, b - start)),
+    };
+    if let Some(o) = v.as_object_mut() {
+        notes.write_into(o);
+    }
+    v
 }
 
 /// Applies a saved view; returns the visible range to show (absolute ns), if one was saved.
@@ -66,6 +76,7 @@ pub fn apply(
         s.collapsed = c;
         s.layout = Layout::new(&l.trace, &l.kinds, &s.collapsed, s.scale);
     }
+    apply_annotations(&Annotations::from_json(v), s, l);
     let view = v.get("view")?.as_array()?;
     let (a, b) = (view.first()?.as_i64()?, view.get(1)?.as_i64()?);
     let (start, end) = (l.trace.start_ns(), l.trace.end_ns());
@@ -74,6 +85,36 @@ pub fn apply(
         start.saturating_add(b).min(end),
     );
     (b > a).then_some((a, b))
+}
+
+/// Shows saved markers and range (times from the trace's start), clamped to the trace.
+pub fn apply_annotations(a: &Annotations, s: &mut ViewState, l: &Loaded) {
+    let (start, end) = (l.trace.start_ns(), l.trace.end_ns());
+    let span = (end - start).max(0);
+    s.markers = (a.markers.iter())
+        .take(crate::markers::MAX_MARKERS)
+        .map(|m| trace_model::Marker {
+            at_ns: m.at_ns.clamp(0, span),
+            note: m.note.clone(),
+        })
+        .collect();
+    s.range = a.range.and_then(|(x, y)| {
+        let (x, y) = (
+            start.saturating_add(x).max(start),
+            start.saturating_add(y).min(end),
+        );
+        (y > x).then_some((x, y))
+    });
+}
+
+/// A trace with no annotations of its own here shows those shared beside it
+/// (`TRACE.markers.json`, written by `spall-cli markers --save`).
+pub fn apply_sidecar(trace: &std::path::Path, s: &mut ViewState, l: &Loaded) {
+    match Annotations::load_sidecar(trace) {
+        Ok(Some(a)) => apply_annotations(&a, s, l),
+        Ok(None) => {}
+        Err(e) => eprintln!("spall: markers ignored: {e}"),
+    }
 }
 
 fn modified_ns(s: FileStamp) -> Option<i64> {
@@ -144,6 +185,10 @@ mod tests {
         s.collapsed.threads[1] = true;
         s.collapsed.hidden.insert(Track::Thread(2));
         s.collapsed.pinned.insert(Track::Process(0));
+        s.range = Some((t0 + 10, t0 + 500));
+        crate::markers::add(&mut s, &l, t0 + 300);
+        crate::markers::add(&mut s, &l, t0 + 100);
+        s.markers[1].note = "a \"quoted\" note".into();
         let stamp = FileStamp {
             len: 1234,
             modified: Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(99)),
@@ -165,6 +210,11 @@ mod tests {
             !other.collapsed.threads[1],
             "tracks only apply to the same file"
         );
+        // Markers and the range are times from the start: they apply to a rewritten file.
+        assert_eq!(other.markers, s.markers);
+        assert_eq!(other.markers[0].at_ns, 100, "in time order");
+        assert_eq!(other.range, s.range);
+        assert_eq!(same.markers, s.markers);
         assert!(other.collapsed.hidden.is_empty());
 
         // Garbage is ignored, never a panic.

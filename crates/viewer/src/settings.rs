@@ -25,6 +25,12 @@ pub struct Settings {
     pub keys: Option<Value>,
     /// The last view of each recent file, by its path ([`crate::saved_view`]).
     pub views: serde_json::Map<String, Value>,
+    /// The side panel's width (points), when the user changed it.
+    pub panel_points: Option<f32>,
+    /// `Q` hid the side panel.
+    pub panel_hidden: bool,
+    /// The window's size (points), when the user changed it.
+    pub window_points: Option<(f32, f32)>,
 }
 
 impl Settings {
@@ -38,11 +44,7 @@ impl Settings {
     /// directory (`~/.config/spall` on Linux); `None` where there is none (no home directory).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn default_path() -> Option<PathBuf> {
-        if let Some(d) = std::env::var_os("SPALL_CONFIG_DIR") {
-            return Some(PathBuf::from(d).join("settings.json"));
-        }
-        let dirs = directories::ProjectDirs::from("", "", "spall")?;
-        Some(dirs.config_dir().join("settings.json"))
+        trace_model::annotations::settings_path()
     }
 
     /// Reads settings; a missing file gives the defaults, an unreadable or corrupt one the
@@ -87,7 +89,7 @@ impl Settings {
 
     /// How the recent list and the views name a file: its canonical path.
     pub fn file_key(file: &Path) -> PathBuf {
-        std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
+        trace_model::annotations::file_key(file)
     }
 
     /// Puts `file` first in the recent list.
@@ -110,6 +112,15 @@ impl Settings {
         });
         if let Some(k) = &self.keys {
             v["keys"] = k.clone();
+        }
+        if let Some(p) = self.panel_points {
+            v["panel_width"] = json!(p);
+        }
+        if self.panel_hidden {
+            v["panel_hidden"] = json!(true);
+        }
+        if let Some((w, h)) = self.window_points {
+            v["window_size"] = json!([w, h]);
         }
         // Views of files still in the recent list only: the file stays small.
         let views: serde_json::Map<String, Value> = (self.views.iter())
@@ -152,11 +163,27 @@ impl Settings {
             Some(Value::Object(m)) => m.clone(),
             Some(_) => return Err("\"views\" is not an object".into()),
         };
+        // Sizes out of range (a screen since unplugged, a hand edit) are ignored.
+        let points = |v: Option<&Value>, lo: f64, hi: f64| {
+            v.and_then(Value::as_f64)
+                .filter(|p| (lo..=hi).contains(p))
+                .map(|p| p as f32)
+        };
+        let window = o.get("window_size").and_then(Value::as_array);
+        let window_points = window.and_then(|a| {
+            Some((
+                points(a.first(), 320.0, 16384.0)?,
+                points(a.get(1), 240.0, 16384.0)?,
+            ))
+        });
         Ok(Settings {
             theme,
             recent,
             keys,
             views,
+            panel_points: points(o.get("panel_width"), 260.0, 1200.0),
+            panel_hidden: o.get("panel_hidden").and_then(Value::as_bool) == Some(true),
+            window_points,
         })
     }
 }

@@ -98,6 +98,8 @@ pub struct ViewState {
     pub flows: FlowMode,
     /// A selected time range, absolute ns.
     pub range: Option<(i64, i64)>,
+    /// Markers, in time order ([`crate::markers`]).
+    pub markers: Vec<trace_model::Marker>,
     pub matches: Matches,
     /// Physical pixels per logical pixel (HiDPI): rows, strips and text scale with it.
     pub scale: f32,
@@ -128,6 +130,7 @@ impl ViewState {
             hover: None,
             flows: FlowMode::Selected,
             range: None,
+            markers: Vec::new(),
             matches: Matches::default(),
             scale: 1.0,
             mode: Mode::Timeline,

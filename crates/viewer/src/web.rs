@@ -86,7 +86,8 @@ fn document() -> Option<web_sys::Document> {
     web_sys::window()?.document()
 }
 
-pub(crate) fn create_gl(el: &ActiveEventLoop) -> Result<Gl, ViewerError> {
+/// The canvas's GL context (`_size` is the page's to decide).
+pub(crate) fn create_gl(el: &ActiveEventLoop, _size: (f32, f32)) -> Result<Gl, ViewerError> {
     let fail = |what: &'static str, detail: String| ViewerError::Window { what, detail };
     let canvas = document()
         .and_then(|d| d.get_element_by_id(CANVAS_ID))

@@ -41,6 +41,8 @@ use trace_model::{FlameOptions, FlameSort, FlameTree};
 /// The side panel's width when the window opens, in points: wide enough for every
 /// column of the statistics table.
 pub const PANEL_POINTS: f32 = 520.0;
+/// The window's default size, in points.
+pub const WINDOW_POINTS: (f32, f32) = (1400.0, 850.0);
 
 /// Events from other threads.
 #[derive(Debug)]
@@ -164,6 +166,11 @@ struct App {
     show_help: bool,
     /// `Q`: the side panel is hidden.
     panel_hidden: bool,
+    /// The panel's and the window's sizes at start (points), and the panel's now: what
+    /// changed is remembered on exit.
+    panel_start: f32,
+    panel_points: f32,
+    window_start: (f32, f32),
     /// A remembered view to show once the timeline's width is known (absolute ns).
     restore: Option<(i64, i64)>,
     /// A right-click's menu: what was clicked, and where (pixels).
@@ -198,7 +205,10 @@ impl App {
         App {
             bindings,
             show_help: false,
-            panel_hidden: false,
+            panel_hidden: settings.panel_hidden,
+            panel_start: settings.panel_points.unwrap_or(PANEL_POINTS),
+            panel_points: 0.0,
+            window_start: settings.window_points.unwrap_or(WINDOW_POINTS),
             context_menu: None,
             restore: None,
             frame_time: Duration::ZERO,
@@ -334,6 +344,24 @@ impl App {
         }
     }
 
+    /// Keeps the panel's and window's sizes if the user changed them (a size egui or the
+    /// window system adjusts by a point is not a change, so nothing drifts run to run).
+    fn remember_layout(&mut self) {
+        let Some(g) = &self.gl else { return };
+        let size = g
+            .window
+            .inner_size()
+            .to_logical::<f32>(g.window.scale_factor());
+        let (w0, h0) = self.window_start;
+        if (size.width - w0).abs() > 1.0 || (size.height - h0).abs() > 1.0 {
+            self.settings.window_points = Some((size.width.round(), size.height.round()));
+        }
+        if self.panel_points > 0.0 && (self.panel_points - self.panel_start).abs() > 1.0 {
+            self.settings.panel_points = Some(self.panel_points.round());
+        }
+        self.settings.panel_hidden = self.panel_hidden;
+    }
+
     /// Writes the settings (atomically); a failure is reported, never fatal.
     fn save_settings(&mut self) {
         self.settings.theme = self.theme.map(|t| t.kind);
@@ -428,6 +456,7 @@ impl App {
         let status = self.status();
         let status_bar = self.status_bar();
         let (show_help, panel_hidden) = (self.show_help, self.panel_hidden);
+        let panel_start = self.panel_start;
         let (menu, mut choice) = (self.context_menu, None);
         let bindings = &self.bindings;
         let theme = self.theme();
@@ -446,7 +475,7 @@ impl App {
         g.egui.run(&g.window, |ui| {
             if !panel_hidden {
                 let r = egui::Panel::right("side")
-                    .default_size(PANEL_POINTS)
+                    .default_size(panel_start)
                     .min_size(260.0)
                     .max_size(1200.0)
                     .show(ui, |ui| {
@@ -472,6 +501,9 @@ impl App {
         let Some(g) = self.gl.as_mut() else { return };
         let ppp = g.egui.egui_ctx.pixels_per_point();
         self.panel_px = panel_points * ppp;
+        if panel_points > 0.0 {
+            self.panel_points = panel_points;
+        }
         let size = g.window.inner_size();
         // A page's canvas can change pixel density (a move to another screen, zoom) with
         // no resize event: the drawing buffer follows the size winit reports.
@@ -625,6 +657,9 @@ impl App {
                                 let stamp = crate::reload::FileStamp::of(&p);
                                 self.restore = crate::saved_view::apply(v, &mut s, &l, stamp);
                             }
+                            if s.markers.is_empty() && s.range.is_none() {
+                                crate::saved_view::apply_sidecar(&p, &mut s, &l);
+                            }
                             self.settings.add_recent(&p);
                             self.save_settings();
                         }
@@ -656,7 +691,7 @@ impl ApplicationHandler<UserEvent> for App {
         if self.gl.is_some() {
             return;
         }
-        match create_gl(el) {
+        match create_gl(el, self.window_start) {
             Ok(g) => {
                 let proxy = self.proxy.clone();
                 g.egui.egui_ctx.set_request_repaint_callback(move |info| {
@@ -760,6 +795,13 @@ impl ApplicationHandler<UserEvent> for App {
                 if !consumed && event.state == ElementState::Pressed =>
             {
                 let theme = self.theme;
+                let quit = self.ctrl
+                    && matches!(&event.logical_key, winit::keyboard::Key::Character(c) if c.eq_ignore_ascii_case("q"));
+                if quit && cfg!(not(target_arch = "wasm32")) {
+                    // Ctrl+Q: as closing the window (a page cannot close itself).
+                    el.exit();
+                    return;
+                }
                 self.key(&event.logical_key);
                 if self.theme != theme {
                     self.save_settings();
@@ -793,8 +835,9 @@ impl ApplicationHandler<UserEvent> for App {
     fn exiting(&mut self, _el: &ActiveEventLoop) {
         if self.path.is_some() {
             self.remember_view();
-            self.save_settings();
         }
+        self.remember_layout();
+        self.save_settings();
         if let Some(g) = &mut self.gl {
             g.egui.destroy();
             // SAFETY: the context is still current.

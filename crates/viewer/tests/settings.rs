@@ -43,6 +43,9 @@ fn settings_round_trip() {
     // Key bindings survive a save verbatim, bad ones included (they are warned about when
     // read, never dropped).
     s.keys = Some(serde_json::json!({"zoom_in": "i", "fit": ["nope!"]}));
+    s.panel_points = Some(640.0);
+    s.panel_hidden = true;
+    s.window_points = Some((1920.0, 1080.0));
     s.save(&p).unwrap();
     let (back, warning) = Settings::load(&p);
     assert_eq!(warning, None);
@@ -145,4 +148,16 @@ fn views_follow_the_recent_list() {
     assert_eq!(back.views.len(), 1);
     assert_eq!(back.views[&kept], serde_json::json!({"view": [1, 2]}));
     assert!(Settings::from_json(br#"{"views": [1]}"#).is_err());
+}
+
+#[test]
+fn sizes_out_of_range_are_ignored_not_fatal() {
+    let s = Settings::from_json(
+        br#"{"panel_width": 5, "window_size": [99999, 700], "panel_hidden": "yes", "theme": "dark"}"#,
+    )
+    .unwrap();
+    assert_eq!(s.panel_points, None);
+    assert_eq!(s.window_points, None);
+    assert!(!s.panel_hidden);
+    assert_eq!(s.theme, Some(ThemeKind::Dark), "the rest is read");
 }

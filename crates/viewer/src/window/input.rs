@@ -280,6 +280,19 @@ impl App {
                     return;
                 }
             }
+            Action::AddMarker => {
+                let x = if self.cursor.0 < s.width {
+                    self.cursor.0
+                } else {
+                    cx
+                };
+                let at = s.viewport.time_at(x as f64);
+                self.panel.focus_marker = crate::markers::add(s, l, at);
+                self.panel_hidden = false;
+                // Kept at once: a viewer that is killed loses only the notes typed since.
+                self.remember_view();
+                self.save_settings();
+            }
             Action::NextMatch => {
                 s.step_match(l, !self.shift);
             }
