@@ -647,7 +647,7 @@ pub fn compact_duration(ns: i64) -> String {
 #[derive(Debug, Default)]
 struct RangeKinds {
     /// Per counter series: label, min, max, mean, value at each end.
-    counters: Vec<(String, [String; 5])>,
+    counters: Vec<(String, [Option<f64>; 5])>,
     /// Per async name: count, total, min, max (clipped to the range).
     asyncs: Vec<(String, u64, i64, i64, i64)>,
 }
@@ -671,15 +671,9 @@ impl RangeKinds {
             if n == 0 {
                 continue;
             }
-            let at = |x: i64| value_at(&c.ts, &c.values, x).map_or("-".into(), format_value);
+            let at = |x: i64| value_at(&c.ts, &c.values, x);
             let label = format!("{} {}", t.str(c.name), t.str(c.key));
-            let cols = [
-                format_value(min),
-                format_value(max),
-                format_value(sum / n as f64),
-                at(a),
-                at(b),
-            ];
+            let cols = [Some(min), Some(max), Some(sum / n as f64), at(a), at(b)];
             out.counters.push((label, cols));
         }
         let mut by_name: std::collections::BTreeMap<&str, (u64, i64, i64, i64)> =
@@ -703,9 +697,52 @@ impl RangeKinds {
         out
     }
 
+    /// The counters' table as CSV or TSV (full precision; empty where no value).
+    fn counters_text(&self, sep: char) -> String {
+        let head = ["counter", "min", "max", "mean", "at_start", "at_end"];
+        let rows = self.counters.iter().map(|(label, cols)| {
+            std::iter::once(label.clone())
+                .chain(
+                    cols.iter()
+                        .map(|v| v.map_or(String::new(), |v| v.to_string())),
+                )
+                .collect::<Vec<_>>()
+        });
+        crate::csv::csv(&head, rows, sep)
+    }
+
+    /// The async slices' table as CSV or TSV, times in ns.
+    fn asyncs_text(&self, sep: char) -> String {
+        let head = ["name", "count", "total_ns", "min_ns", "max_ns"];
+        let rows = (self.asyncs.iter()).map(|(name, n, total, min, max)| {
+            vec![
+                name.clone(),
+                n.to_string(),
+                total.to_string(),
+                min.to_string(),
+                max.to_string(),
+            ]
+        });
+        crate::csv::csv(&head, rows, sep)
+    }
+
     fn show(&self, ui: &mut Ui) {
+        let copy = |ui: &mut Ui, text: &dyn Fn(char) -> String| {
+            for (label, sep) in [("copy CSV", ','), ("copy TSV", '\t')] {
+                if ui
+                    .small_button(label)
+                    .on_hover_text("to the clipboard")
+                    .clicked()
+                {
+                    ui.ctx().copy_text(text(sep));
+                }
+            }
+        };
         if !self.counters.is_empty() {
-            ui.label(RichText::new("counters in range").weak());
+            ui.horizontal(|ui| {
+                ui.label(RichText::new("counters in range").weak());
+                copy(ui, &|sep| self.counters_text(sep));
+            });
             egui::Grid::new("range_counters")
                 .striped(true)
                 .show(ui, |ui| {
@@ -716,14 +753,17 @@ impl RangeKinds {
                     for (label, cols) in &self.counters {
                         ui.label(label);
                         for c in cols {
-                            ui.label(c);
+                            ui.label(c.map_or("-".into(), format_value));
                         }
                         ui.end_row();
                     }
                 });
         }
         if !self.asyncs.is_empty() {
-            ui.label(RichText::new("async slices in range (clipped)").weak());
+            ui.horizontal(|ui| {
+                ui.label(RichText::new("async slices in range (clipped)").weak());
+                copy(ui, &|sep| self.asyncs_text(sep));
+            });
             egui::Grid::new("range_async").striped(true).show(ui, |ui| {
                 for h in ["name", "count", "total", "min", "max"] {
                     ui.label(RichText::new(h).weak());
@@ -762,5 +802,24 @@ mod tests {
         assert_eq!(compact_duration(1_234), "1.23 µs");
         assert_eq!(compact_duration(45_678_000), "45.7 ms");
         assert_eq!(compact_duration(123_456_789_000), "123 s");
+    }
+
+    #[test]
+    fn range_tables_export_full_precision_rfc4180() {
+        let k = RangeKinds {
+            counters: vec![(
+                "memory \"heap\", MB".into(),
+                [Some(0.125), Some(3.0), Some(1.5), None, Some(2.0)],
+            )],
+            asyncs: vec![("load, then parse".into(), 2, 3_000, 1_000, 2_000)],
+        };
+        assert_eq!(
+            k.counters_text(','),
+            "counter,min,max,mean,at_start,at_end\r\n\"memory \"\"heap\"\", MB\",0.125,3,1.5,,2\r\n"
+        );
+        assert_eq!(
+            k.asyncs_text('\t'),
+            "name\tcount\ttotal_ns\tmin_ns\tmax_ns\r\nload, then parse\t2\t3000\t1000\t2000\r\n"
+        );
     }
 }
