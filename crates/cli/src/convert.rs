@@ -152,14 +152,21 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
     let (file, x) = trace.write_spall(AtomicFile::create(output)?)?;
     file.commit()?;
     let spans = x.spans;
-    eprintln!("spall-cli: wrote {}: {spans} spans", output.display());
+    eprintln!(
+        "spall-cli: wrote {}: {spans} spans, {} instants",
+        output.display(),
+        x.instants
+    );
     let mut lost: Vec<String> = Vec::new();
     let mut note = |n: u64, what: &str| {
         if n > 0 {
             lost.push(format!("{n} {what}"));
         }
     };
-    note(trace.instants().len() as u64, "instant events (dropped)");
+    note(
+        trace.instants().len() as u64 - x.instants,
+        "process- or global-scoped instant events (dropped)",
+    );
     note(trace.counter_samples(), "counter samples (dropped)");
     note(trace.flows().len() as u64, "flows (dropped)");
     note(trace.async_events().len() as u64, "async events (dropped)");

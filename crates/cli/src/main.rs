@@ -99,7 +99,7 @@ enum Command {
     },
     /// Convert between .json / .json.gz and .spall, chosen by the output's extension.
     #[command(
-        after_help = "What the target format cannot hold (for .spall: instants, counters, flows, async events, categories, names over 255 bytes) is listed on stderr.\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall"
+        after_help = "What the target format cannot hold (for .spall: process- and global-scoped instants, counters, flows, async events, categories, names over 255 bytes; thread instants are kept as spall-rs Instant events, which spall-web does not read) is listed on stderr.\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall"
     )]
     Convert { input: PathBuf, output: PathBuf },
     /// Compare two traces per function (or call stack): what regressed, improved, appeared

@@ -299,11 +299,13 @@ fn convert_reports_what_spall_cannot_hold() {
     let o = run(&["convert", gz.to_str().unwrap(), spall.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("110 instant events"), "{err}");
+    assert!(err.contains("109 instants"), "{err}");
+    assert!(err.contains("1 process- or global-scoped instant"), "{err}");
     assert!(err.contains("468 async events"), "{err}");
     assert!(err.contains("13 flows"), "{err}");
     let v = ok_json(&["info", spall.to_str().unwrap(), "--format", "json"]);
     assert_eq!(v["spans"], 2456);
+    assert_eq!(v["instants"], 109, "thread instants survive the conversion");
     assert_eq!(v["format"], "spall-v3");
 }
 

@@ -10,12 +10,15 @@ use crate::trace::{flags, ExtId, Thread, Trace};
 /// What [`Trace::write_spall`] wrote, and what `.spall` could not hold as it was.
 ///
 /// `.spall` holds properly nested Begin/End pairs with `u32` process and thread ids, names
-/// and argument text of at most 255 bytes, and no categories. Instants, counters, flows,
-/// async and metadata events are not written at all: the trace's own counts say how many.
+/// and argument text of at most 255 bytes, and no categories; with the spall-rs extension,
+/// thread-scoped instants too. Process- and global-scoped instants, counters, flows, async
+/// and metadata events are not written at all: the trace's own counts say how many.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SpallExport {
     /// Spans written.
     pub spans: u64,
+    /// Thread-scoped instants written (as the spall-rs Instant event).
+    pub instants: u64,
     /// Spans that outlived their parent, their end moved to the parent's.
     pub clamped: u64,
     /// Spans with a category (categories are dropped).
@@ -57,6 +60,14 @@ impl Trace {
             remapped: 0,
         };
         let mut pid_of_process: Vec<Option<u32>> = vec![None; self.processes.len()];
+        let mut instants_of: Vec<Vec<usize>> = vec![Vec::new(); self.threads.len()];
+        for (k, i) in self.instants.iter().enumerate() {
+            if i.scope == crate::InstantScope::Thread {
+                if let Some(list) = instants_of.get_mut(i.thread as usize) {
+                    list.push(k);
+                }
+            }
+        }
         for (ti, t) in self.threads.iter().enumerate() {
             let pid = *pid_of_process[t.process as usize].get_or_insert_with(|| pids.map(t.pid));
             let tid = tids.map(t.tid);
@@ -82,6 +93,12 @@ impl Trace {
                 w.name_thread(pid, tid, &tname)?;
             }
             self.write_thread(t, (pid, tid), &mut w, &mut x)?;
+            for &k in &instants_of[ti] {
+                let i = &self.instants[k];
+                let args = self.args.get(i.args).map(|a| a.0).unwrap_or("");
+                w.instant(pid, tid, (i.ts + x.shift_ns) as u64, self.str(i.name), args)?;
+                x.instants += 1;
+            }
         }
         x.truncated_strings = w.truncated_strings();
         (x.remapped_pids, x.remapped_tids) = (pids.remapped, tids.remapped);
