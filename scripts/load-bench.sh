@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 cli=target/release/spall-cli
 naive=target/release/examples/naive-load
+[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 2; }
 [ -x "$cli" ] && [ -x "$naive" ] || {
   echo "build first: cargo build --release -p spall-cli && cargo build --release -p spall-format --examples" >&2
   exit 2
@@ -20,7 +21,8 @@ measure() {
   local n=$1 times=() peak=0 out
   shift
   for _ in $(seq "$n"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o "$tmp" -f "%e %M" "$@" > /dev/null 2> /dev/null
+    out=$(tail -1 "$tmp")
     times+=("${out% *}")
     local kb=${out#* }
     (( kb > peak )) && peak=$kb
@@ -29,6 +31,9 @@ measure() {
   med=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
   echo "$med $((peak / 1024))"
 }
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.2f GB/s", b / s / 1e9; else print "-" }'; }
 

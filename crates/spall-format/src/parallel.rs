@@ -8,9 +8,9 @@
 //! Warnings are merged in chunk order.
 //!
 //! JSON chunk starts are guessed (a `{` after `}` and `,`) and then checked: chunk `k` parses
-//! up to the first element at or after chunk `k + 1`'s guessed start, and a guess that is not
-//! where the previous chunk stopped (it was inside a string, or past the array's end) is
-//! thrown away with every chunk after it, and the rest is parsed sequentially. The result is
+//! up to the first element at or after chunk `k + 1`'s guessed start, and a chunk whose
+//! guess is not where the previous chunk stopped (it was inside a string or an event's
+//! args) is thrown away and parsed again from where the previous one stopped. The result is
 //! therefore always that of the sequential parser.
 //!
 //! `.spall` version 1 files (a flat stream), small inputs and JSON that is not one event
@@ -305,18 +305,27 @@ where
             sinks.push(r.sink);
             (r.stop, r.state)
         };
-        // Accept runs while each one stopped exactly where the next one began. The last
-        // run has no stop position, so it ends at `]` or at the end of the input.
+        // Accept each run that began exactly where the previous one stopped. A run whose
+        // start was a wrong guess (inside a string or an event's args) is thrown away and
+        // its chunk parsed again from where the previous run stopped, up to the next guess,
+        // so one wrong guess costs one chunk parsed twice, not the rest of the file. The
+        // last run has no stop position: it ends at `]` or at the end of the input.
+        let (mut at, mut state) = (start, LoopState::default());
         let mut end = Stop::Eof;
         for (k, r) in runs.into_iter().enumerate() {
-            let (stop, state) = keep(r);
-            end = match stop {
-                Stop::At(at) if starts.get(k + 1) == Some(&at) => continue,
-                // A wrong guess: parse the rest in one piece from where this run stopped.
-                Stop::At(at) => keep(run(text, b, at, usize::MAX, state, new_sink())).0,
-                other => other,
+            let r = if starts[k] == at {
+                r
+            } else {
+                let stop = starts.get(k + 1).copied().unwrap_or(usize::MAX);
+                run(text, b, at, stop, state, new_sink())
             };
-            break;
+            match keep(r) {
+                (Stop::At(next), s) => (at, state) = (next, s),
+                (other, _) => {
+                    end = other;
+                    break;
+                }
+            }
         }
         match end {
             Stop::Closed(e) => (e, false),
