@@ -53,6 +53,46 @@ pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) {
     std::thread::spawn(f);
 }
 
+/// Opens the desktop's file dialog on its own thread (the XDG portal, else zenity), which
+/// answers with [`UserEvent::Picked`]. False when there is none to try (no session bus and
+/// no zenity, as under Xvfb; or `SPALL_NO_FILE_DIALOG` is set): the caller then prompts
+/// for a path.
+#[cfg(target_os = "linux")]
+pub(crate) fn file_dialog(proxy: &winit::event_loop::EventLoopProxy<UserEvent>) -> bool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static OPEN: AtomicBool = AtomicBool::new(false);
+    let zenity = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("zenity").is_file()));
+    let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some();
+    if std::env::var_os("SPALL_NO_FILE_DIALOG").is_some() || !(bus || zenity) {
+        return false;
+    }
+    if OPEN.swap(true, Ordering::AcqRel) {
+        return true; // One dialog at a time.
+    }
+    let proxy = proxy.clone();
+    std::thread::spawn(move || {
+        let asked = std::time::Instant::now();
+        let path = rfd::FileDialog::new()
+            .set_title("Open a trace")
+            .add_filter("Traces", &["json", "gz", "spall"])
+            .add_filter("All files", &["*"])
+            .pick_file();
+        // A dialog a person answered stays open longer than this; one that never showed
+        // (no portal answered) returns at once.
+        let gave_up = path.is_none() && asked.elapsed() < std::time::Duration::from_millis(300);
+        OPEN.store(false, Ordering::Release);
+        let _ = proxy.send_event(UserEvent::Picked(path, gave_up));
+    });
+    true
+}
+
+/// No file dialog here: the caller prompts for a path.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn file_dialog(_proxy: &winit::event_loop::EventLoopProxy<UserEvent>) -> bool {
+    false
+}
+
 /// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
 pub(crate) fn dump_frame(
     gl: &glow::Context,

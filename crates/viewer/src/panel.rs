@@ -109,10 +109,12 @@ impl Panel {
         let mut act = Actions::default();
         ui.horizontal(|ui| {
             if ui.button("Open…").on_hover_text("Ctrl+O").clicked() {
-                if cfg!(target_arch = "wasm32") {
-                    act.pick_file = true;
+                // The file dialog (the page's picker on the web); a second click hides the
+                // path prompt shown where there is no dialog.
+                if self.show_open {
+                    self.show_open = false;
                 } else {
-                    self.show_open = !self.show_open;
+                    act.pick_file = true;
                 }
             }
             if ui.button("Theme").on_hover_text("T").clicked() {

@@ -63,6 +63,10 @@ pub enum UserEvent {
     /// Time for the next few steps of a load.
     #[cfg(target_arch = "wasm32")]
     Step,
+    /// The file dialog closed: the file picked, and whether it gave up at once (no portal
+    /// answered and no zenity), in which case the path prompt is shown instead.
+    #[cfg(not(target_arch = "wasm32"))]
+    Picked(Option<PathBuf>, bool),
 }
 
 /// How the window starts.
@@ -325,12 +329,13 @@ impl App {
         self.redraw();
     }
 
-    /// Ctrl+O: a page's file picker, or the path prompt in the side panel.
+    /// Ctrl+O: a page's file picker, the desktop's file dialog, or (with no dialog to
+    /// show) the path prompt in the side panel.
     fn pick_file(&mut self) {
         #[cfg(target_arch = "wasm32")]
         crate::web::pick_file();
         #[cfg(not(target_arch = "wasm32"))]
-        {
+        if !crate::native::file_dialog(&self.proxy) {
             self.panel.show_open = true;
         }
     }
@@ -715,6 +720,15 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::Progress => self.redraw(),
             UserEvent::Loaded(r) => self.on_loaded(*r),
             UserEvent::FileChanged => self.reload(),
+            #[cfg(not(target_arch = "wasm32"))]
+            UserEvent::Picked(path, gave_up) => match path {
+                Some(p) => self.open(Some(p), false),
+                None if gave_up => {
+                    self.panel.show_open = true;
+                    self.redraw();
+                }
+                None => {}
+            },
             #[cfg(target_arch = "wasm32")]
             UserEvent::Open(name, bytes) => self.open_bytes(name, bytes),
             #[cfg(target_arch = "wasm32")]
