@@ -187,6 +187,18 @@ async function e2e() {
   await page.waitForFunction((v) => document.body.dataset.view !== v, before, { timeout: 5_000 }).catch(() => {});
   check((await state(page)).view !== before, "W zooms (keyboard reaches the canvas)");
 
+  // Ctrl+S downloads the canvas as a PNG; T's theme is kept in localStorage.
+  const download = page.waitForEvent("download", { timeout: 10_000 }).catch(() => null);
+  await page.keyboard.press("Control+s");
+  const png = await download;
+  check(!!png && png.suggestedFilename().endsWith(".png"),
+    `Ctrl+S downloads a PNG (${png ? png.suggestedFilename() : "no download"})`);
+  await page.keyboard.press("t");
+  await page.waitForFunction(() => (localStorage.getItem("spall-settings") || "").includes("theme"),
+    null, { timeout: 5_000 }).catch(() => {});
+  const kept = await page.evaluate(() => localStorage.getItem("spall-settings"));
+  check(/"theme":"(light|dark)"/.test(kept || ""), `T's theme is kept in localStorage (${kept})`);
+
   // A hostile file through the file picker: an error on the page, the old trace kept.
   await page.setInputFiles("#spall-file", {
     name: "hostile.json", mimeType: "application/json",

@@ -166,6 +166,59 @@ pub(crate) fn pick_file() {
     }
 }
 
+/// Where a page keeps its settings: the browser's `localStorage`, under this key.
+const SETTINGS_KEY: &str = "spall-settings";
+
+/// The settings this browser kept (theme, keys, panel), or the defaults; a corrupt entry
+/// is the defaults, with a warning on the console.
+pub(crate) fn load_settings() -> crate::settings::Settings {
+    let stored = web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten());
+    match stored.map(|text| crate::settings::Settings::from_json(text.as_bytes())) {
+        Some(Ok(s)) => s,
+        Some(Err(why)) => {
+            web_sys::console::warn_1(&format!("spall: settings ignored ({why})").into());
+            crate::settings::Settings::default()
+        }
+        None => crate::settings::Settings::default(),
+    }
+}
+
+/// Keeps the settings in `localStorage` (nothing when the page may not store anything).
+pub(crate) fn save_settings(s: &crate::settings::Settings) {
+    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = storage.set_item(SETTINGS_KEY, &s.to_json().to_string());
+    }
+}
+
+/// Ctrl+S: downloads the canvas as `NAME.png`. Called after the frame is drawn and before
+/// it is handed to the page, while the WebGL canvas still holds it.
+pub(crate) fn save_screenshot(trace: &str) -> String {
+    let stem = trace.rsplit('/').next().unwrap_or(trace);
+    let stem = stem
+        .split('.')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("spall");
+    let name = format!("{stem}.png");
+    let canvas = document()
+        .and_then(|d| d.get_element_by_id("spall-canvas"))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok());
+    let link = document()
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok());
+    match (canvas.and_then(|c| c.to_data_url().ok()), link) {
+        (Some(url), Some(a)) => {
+            a.set_href(&url);
+            a.set_download(&name);
+            a.click();
+            format!("saved {name} (the browser's downloads)")
+        }
+        _ => "screenshot not saved: the canvas could not be read".into(),
+    }
+}
+
 /// A load in steps: decoding, then (one step) merging, nesting and indexing.
 pub(crate) struct Stepping {
     load: Option<trace_model::LoadSteps>,

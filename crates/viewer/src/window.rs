@@ -199,6 +199,9 @@ impl App {
                 }
                 s
             }
+            #[cfg(target_arch = "wasm32")]
+            None => crate::web::load_settings(),
+            #[cfg(not(target_arch = "wasm32"))]
             None => Settings::default(),
         };
         let theme = o.theme.or(settings.theme);
@@ -375,6 +378,8 @@ impl App {
                 eprintln!("spall: the settings were not saved: {e}");
             }
         }
+        #[cfg(target_arch = "wasm32")]
+        crate::web::save_settings(&self.settings);
     }
 
     /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
@@ -592,6 +597,13 @@ impl App {
             self.state.as_ref(),
             self.error.as_deref(),
         );
+        #[cfg(target_arch = "wasm32")]
+        if std::mem::take(&mut self.save_pending) {
+            // Before the frame is handed to the page: a WebGL canvas keeps its pixels only
+            // until then.
+            let name = self.loaded.as_ref().map_or("spall", |l| l.source.as_str());
+            self.notice = Some(crate::web::save_screenshot(name));
+        }
         #[cfg(not(target_arch = "wasm32"))]
         if std::mem::take(&mut self.save_pending) {
             let (w, h) = (size.width, size.height);
