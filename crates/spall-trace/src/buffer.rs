@@ -207,8 +207,13 @@ fn join(l: &Local, generation: u64) -> bool {
         return false; // The thread is exiting.
     }
     let mine = l.shared.get();
+    // Under the session's lock: an earlier session's bytes are forgotten before the new
+    // session can read this buffer.
     let Some(shared) = session::register(generation, |bytes| match mine {
-        Some(s) if s.capacity() == bytes => s,
+        Some(s) if s.capacity() == bytes => {
+            s.published.store(0, Release);
+            s
+        }
         _ => {
             if let Some(old) = mine {
                 give_back(old);
