@@ -162,6 +162,8 @@ struct App {
     fit_pending: bool,
     /// `SPALL_TIMING=1`: print when the first frame and the loaded trace appear.
     timing: Option<Instant>,
+    /// The first frame showing the loaded trace was timed.
+    timed_trace_frame: bool,
     /// The flame graph being built on another thread.
     flame_pending: Option<(FlameOptions, FlameSort)>,
     /// Keys to actions (the settings' `keys` over the defaults).
@@ -251,6 +253,7 @@ impl App {
             frames: 0,
             fit_pending: false,
             timing: std::env::var_os("SPALL_TIMING").map(|_| Instant::now()),
+            timed_trace_frame: false,
             flame_pending: None,
             #[cfg(target_arch = "wasm32")]
             steps: None,
@@ -575,6 +578,12 @@ impl App {
             if self.frames == 1 {
                 eprintln!(
                     "spall: first frame after {:.0} ms",
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            if self.loaded.is_some() && !std::mem::replace(&mut self.timed_trace_frame, true) {
+                eprintln!(
+                    "spall: first frame of the trace after {:.0} ms",
                     t.elapsed().as_secs_f64() * 1e3
                 );
             }
