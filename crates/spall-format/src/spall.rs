@@ -411,14 +411,14 @@ fn decode_v3_buffer<S: EventSink>(
         let left = b.len() - p;
         match b[p] {
             t @ (ty::BEGIN | ty::INSTANT) => {
-                let what = if t == ty::BEGIN { "Begin" } else { "Instant" };
+                let what = || if t == ty::BEGIN { "Begin" } else { "Instant" };
                 let Some(h) = b.get(p..p + 11) else {
-                    return ctx.truncated(p, what, left);
+                    return ctx.truncated(p, what(), left);
                 };
                 let h: &[u8; 11] = h.try_into().unwrap();
                 let (nl, al) = (h[9] as usize, h[10] as usize);
                 let Some(text) = b.get(p + 11..p + 11 + nl + al) else {
-                    return ctx.truncated(p, what, left);
+                    return ctx.truncated(p, what(), left);
                 };
                 let ticks = u64::from_le_bytes(h[1..9].try_into().unwrap());
                 if let Some(ts) = v3_time(ctx, scale, ticks, p) {

@@ -70,6 +70,11 @@ impl Span {
     pub fn is_recording(&self) -> bool {
         self.generation != 0
     }
+
+    /// Forgets the span without an End (for instants, which have none).
+    fn leak(mut self) -> u64 {
+        std::mem::take(&mut self.generation)
+    }
 }
 
 impl Drop for Span {
@@ -128,13 +133,6 @@ pub fn name_thread(name: &str) {
                 args: &[],
             },
         );
-    }
-}
-
-impl Span {
-    /// Forgets the span without an End (for instants, which have none).
-    fn leak(mut self) -> u64 {
-        std::mem::take(&mut self.generation)
     }
 }
 

@@ -106,10 +106,8 @@ pub fn panel(ui: &mut egui::Ui, l: &Loaded, s: &mut ViewState, focus: Option<usi
         changed = true;
     }
     if let Some(at) = go {
-        let (a, b) = s.viewport.visible();
-        let half = (b - a) / 2;
         let at = l.trace.start_ns() + at;
-        s.viewport.show(at - half, at + half);
+        s.center_range(at, at);
         changed = true;
     }
     changed

@@ -398,7 +398,7 @@ impl ViewState {
     }
 
     /// Centres `[a, b]` horizontally, zooming out only when it does not fit.
-    fn center_range(&mut self, a: i64, b: i64) {
+    pub(crate) fn center_range(&mut self, a: i64, b: i64) {
         let w = self.viewport.ns_per_px * self.width as f64;
         if ((b - a) as f64) > w * 0.9 {
             self.viewport.show(a, b);

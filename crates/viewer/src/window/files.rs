@@ -1,0 +1,139 @@
+//! Opening files and keeping what the viewer remembers: the file dialog, a finished
+//! load, reloads, and the settings (views, layout) written on the way.
+
+use std::sync::Arc;
+
+use web_time::Duration;
+
+use super::{platform, App, UserEvent};
+use crate::loaded::Loaded;
+use crate::panel::Panel;
+use crate::settings::Settings;
+use crate::state::ViewState;
+use crate::ViewerError;
+
+impl App {
+    /// Ctrl+O: a page's file picker, the desktop's file dialog, or (with no dialog to
+    /// show) the path prompt in the side panel.
+    pub(super) fn pick_file(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        crate::web::pick_file();
+        #[cfg(not(target_arch = "wasm32"))]
+        if !crate::native::file_dialog(&self.proxy) {
+            self.panel.show_open = true;
+        }
+    }
+
+    /// Keeps the view of the file shown in the settings (saved with them).
+    pub(super) fn remember_view(&mut self) {
+        if let (Some(p), Some(l), Some(s)) = (&self.path, &self.loaded, &self.state) {
+            let key = Settings::file_key(p).to_string_lossy().into_owned();
+            let v = crate::saved_view::save(s, l, crate::reload::FileStamp::of(p));
+            self.settings.views.insert(key, v);
+        }
+    }
+
+    /// Keeps the panel's and window's sizes if the user changed them (a size egui or the
+    /// window system adjusts by a point is not a change, so nothing drifts run to run).
+    pub(super) fn remember_layout(&mut self) {
+        let Some(g) = &self.gl else { return };
+        let size = g
+            .window
+            .inner_size()
+            .to_logical::<f32>(g.window.scale_factor());
+        let (w0, h0) = self.window_start;
+        if (size.width - w0).abs() > 1.0 || (size.height - h0).abs() > 1.0 {
+            self.settings.window_points = Some((size.width.round(), size.height.round()));
+        }
+        if self.panel_points > 0.0 && (self.panel_points - self.panel_start).abs() > 1.0 {
+            self.settings.panel_points = Some(self.panel_points.round());
+        }
+        self.settings.panel_hidden = self.panel_hidden;
+    }
+
+    /// Writes the settings (atomically); a failure is reported, never fatal.
+    pub(super) fn save_settings(&mut self) {
+        self.settings.theme = self.theme.map(|t| t.kind);
+        if let Some(p) = &self.settings_path {
+            if let Err(e) = self.settings.save(p) {
+                eprintln!("spall: the settings were not saved: {e}");
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        crate::web::save_settings(&self.settings);
+    }
+
+    /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
+    pub(super) fn reload(&mut self) {
+        if self.path.is_some() {
+            self.open(self.path.clone(), true);
+        }
+    }
+
+    /// A load finished: the trace shown, or its error.
+    pub(super) fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
+        let loading = self.loading.take();
+        let reload = loading.as_ref().is_some_and(|l| l.reload);
+        if result.is_ok() {
+            self.load_time = loading.map(|l| l.started.elapsed());
+        }
+        if let Some(t) = self.timing {
+            eprintln!(
+                "spall: trace loaded and indexed after {:.0} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        match result {
+            Ok(l) => {
+                // The whole-trace statistics the side panel shows first are O(spans): they
+                // are computed on a thread of their own, and the panel says so meanwhile.
+                let l = Arc::new(l);
+                let (bg, proxy) = (l.clone(), self.proxy.clone());
+                platform::spawn(move || {
+                    bg.whole_stats();
+                    let _ = proxy.send_event(UserEvent::Repaint(Duration::ZERO));
+                });
+                let (w, h) = self.timeline_size();
+                let mut s = ViewState::new(&l, w, h, self.theme());
+                if let Some(g) = &self.gl {
+                    g.window.set_title(&format!("spall · {}", l.source));
+                }
+                match (&self.loaded, &self.state) {
+                    (Some(old_l), Some(old)) if reload => s.carry_over(old, old_l, &l),
+                    _ => {
+                        self.panel = Panel::default();
+                        self.fit_pending = true;
+                        if let Some(p) = self.path.clone() {
+                            let key = Settings::file_key(&p).to_string_lossy().into_owned();
+                            if let Some(v) = self.settings.views.get(&key) {
+                                let stamp = crate::reload::FileStamp::of(&p);
+                                self.restore = crate::saved_view::apply(v, &mut s, &l, stamp);
+                            }
+                            if s.markers.is_empty() && s.range.is_none() {
+                                crate::saved_view::apply_sidecar(&p, &mut s, &l);
+                            }
+                            self.settings.add_recent(&p);
+                            self.save_settings();
+                        }
+                    }
+                }
+                // SQL runs on a worker thread holding the new trace.
+                #[cfg(not(target_arch = "wasm32"))]
+                {
+                    self.panel.query.runner = Some(Box::new(crate::native::ThreadRunner::new(
+                        l.trace.clone(),
+                        self.proxy.clone(),
+                    )));
+                }
+                self.loaded = Some(l);
+                self.state = Some(s);
+            }
+            // A failed reload keeps the trace on screen, with the error in the panel.
+            Err(e) => self.error = Some(e.to_string()),
+        }
+        if std::mem::take(&mut self.reload_pending) {
+            self.reload();
+        }
+        self.redraw();
+    }
+}
