@@ -2,8 +2,8 @@
 # Builds the viewer as a static web site in OUTDIR: index.html, spall_web.js (the
 # wasm-bindgen glue) and spall_web_bg.wasm. Serve OUTDIR with any static file server.
 #
-# Needs the wasm32-unknown-unknown target (installed with rustup if missing) and
-# wasm-bindgen-cli at the version of the wasm-bindgen crate in Cargo.lock (the command to
+# Needs the wasm32-unknown-unknown target (installed with rustup if missing), clang 16 or
+# newer for SQLite's C (scripts/wasm-cc.sh) and wasm-bindgen-cli at the version of the wasm-bindgen crate in Cargo.lock (the command to
 # install it is printed if it is missing).
 set -euo pipefail
 out=${1:?usage: scripts/build-web.sh OUTDIR}
@@ -15,6 +15,9 @@ cd "$root"
 if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
+
+. scripts/wasm-cc.sh
+wasm_cc
 
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)

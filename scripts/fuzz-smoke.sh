@@ -35,8 +35,18 @@ for f in tests/fixtures/spall/*.spall; do
 done
 
 cd fuzz
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for t in decode_spall decode_json build_model info_path flame diff model_kinds cli_text; do
   echo "== fuzz $t for ${secs}s"
-  cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=65536 -rss_limit_mb=4096 2>&1 | tail -n 3
+  # A fixed seed: a failure in CI replays here with the same command.
+  if ! cargo fuzz run -O "$t" "corpus/$t" -- -seed=1 -max_total_time="$secs" -max_len=65536 \
+      -rss_limit_mb=4096 >"$log" 2>&1; then
+    # The panic (or sanitizer report), the input's path and its base64 are in the log.
+    echo "fuzz target $t failed; the end of its output:" >&2
+    grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse|RELOAD)' "$log" | tail -n 80 >&2
+    exit 1
+  fi
+  tail -n 2 "$log"
 done
 echo "== fuzz smoke passed"

@@ -13,12 +13,13 @@ echo "== cargo doc -D warnings (no broken links in the API docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
 echo "== cargo clippy -D warnings, wasm32 (the web viewer's library)"
-if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+. scripts/wasm-cc.sh
+if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown && wasm_cc; then
   cargo clippy --locked --target wasm32-unknown-unknown -p spall-viewer -p spall-web --lib -- -D warnings
 elif [ -n "${SPALL_REQUIRE_WEB:-}" ]; then
-  echo "the wasm32-unknown-unknown target is required (SPALL_REQUIRE_WEB)" >&2; exit 1
+  echo "the wasm32-unknown-unknown target and clang are required (SPALL_REQUIRE_WEB)" >&2; exit 1
 else
-  echo "SKIPPED: no wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown)"
+  echo "SKIPPED: no wasm32-unknown-unknown target or clang 16+ (see scripts/wasm-cc.sh)"
 fi
 
 echo "== cargo test"

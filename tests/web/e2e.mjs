@@ -1,7 +1,8 @@
 // The web viewer end to end, in headless Chromium (Debian's chromium, driven by
 // playwright-core): a corpus trace through ?trace=, the canvas showing a timeline, wheel
-// zoom, a click selecting a span and changing the details panel, a hostile file through the
-// file picker and a missing URL both shown as errors, HiDPI, and no console error anywhere.
+// zoom, a click selecting a span and changing the details panel, SQL through ?sql= and the
+// page's spall.run_sql, a hostile file through the file picker and a missing URL both shown
+// as errors, HiDPI, and no console error anywhere.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
 //   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
@@ -115,6 +116,16 @@ function stats(img, x0, y0, x1, y1) {
   return { colours: counts.size, busy: 1 - top / total, background: [...counts].find(([, n]) => n === top)[0] };
 }
 
+// Pixels right of x0 (the side panel) that differ between two screenshots.
+function changedRight(img, before, x0) {
+  let n = 0;
+  for (let y = 0; y < img.h; y++) for (let x = x0; x < img.w; x++) {
+    const i = (y * img.w + x) * 4;
+    if (img.data[i] !== before.data[i] || img.data[i + 1] !== before.data[i + 1]) n++;
+  }
+  return n;
+}
+
 // A point inside a span: a run of 9 pixels of one colour that is not the background, in the
 // tracks below the ruler.
 function findSpan(img, x1, bg) {
@@ -173,11 +184,7 @@ async function e2e() {
     check(!!s.selected, `a click selects it (${JSON.stringify(s.selected)})`);
     await page.waitForTimeout(300);
     img = await pixels(page);
-    let changed = 0;
-    for (let y = 0; y < img.h; y++) for (let x = panelX + 20; x < img.w; x++) {
-      const i = (y * img.w + x) * 4;
-      if (img.data[i] !== panelBefore.data[i] || img.data[i + 1] !== panelBefore.data[i + 1]) changed++;
-    }
+    const changed = changedRight(img, panelBefore, panelX + 20);
     check(changed > 500, `the details panel shows it (${changed} pixels changed)`);
   }
 
@@ -211,6 +218,27 @@ async function e2e() {
   check(stats(img, 0, 120, panelX, 700).colours > 20, "the canvas is not blank after the error");
   check(page.errors.length === 0, `no console errors (${page.errors.join(" | ")})`);
   await page.context().close();
+
+  // SQL (SQLite compiled to wasm32): ?sql= runs once the trace is loaded; the count of slices
+  // must be the model's own count of spans.
+  const q = await newPage();
+  await q.goto(`${base}/?trace=traces/${trace}&sql=${encodeURIComponent("SELECT COUNT(*) AS n FROM slice")}`);
+  s = await waitState(q, "loaded");
+  await q.waitForFunction(() => ["done", "error"].includes(document.body.dataset.sql), null, { timeout: 30_000 }).catch(() => {});
+  s = await state(q);
+  check(s.sql === "done" && s.sqlRows === "1" && s.sqlFirst === s.spans,
+    `?sql= counts the slices (${s.sql} ${s.sqlRows} row(s): ${s.sqlFirst}; the trace has ${s.spans} spans) ${s.sqlError || ""}`);
+  await q.waitForTimeout(300);
+  const sqlBefore = await pixels(q);
+  await q.evaluate(() => spall.run_sql("SELECT no_such_column FROM slice"));
+  await q.waitForFunction(() => document.body.dataset.sql === "error", null, { timeout: 10_000 }).catch(() => {});
+  s = await state(q);
+  check(/no such column/.test(s.sqlError || ""), `a bad query shows SQLite's error (${JSON.stringify(s.sqlError)})`);
+  await q.waitForTimeout(300);
+  const sqlChanged = changedRight(await pixels(q), sqlBefore, panelX + 20);
+  check(sqlChanged > 200, `the SQL section shows it (${sqlChanged} pixels changed)`);
+  check(q.errors.length === 0, `no console errors (${q.errors.join(" | ")})`);
+  await q.context().close();
 
   // A ?trace= URL that is not there, at twice the pixel density.
   const hi = await newPage(2, "no-such-trace.json");

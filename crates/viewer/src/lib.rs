@@ -7,7 +7,7 @@
 //! - [`frame`]: builds a render-gl `Scene` for a state, through trace-index's level of detail.
 //! - [`flame`]: the flame graph view (merged call stacks, sandwich), drawn by render-gl too.
 //! - [`screenshot`]: renders a frame headless to a PNG.
-//! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel (native only).
+//! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel.
 //! - [`window`]: the interactive app, on a native window or (`web`, wasm32) a page's canvas.
 
 mod csv;
@@ -27,7 +27,6 @@ mod name_panel;
 mod native;
 pub mod panel;
 mod panel_details;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod query_panel;
 pub mod reload;
 pub mod saved_view;

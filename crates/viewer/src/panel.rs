@@ -54,7 +54,6 @@ pub struct Panel {
     /// The analysis of the name last clicked in the table.
     pub analysis: Option<NameAnalysis>,
     /// The SQL section.
-    #[cfg(not(target_arch = "wasm32"))]
     pub query: crate::query_panel::QueryPanel,
     /// A marker just added, whose note gets the keyboard.
     pub focus_marker: Option<usize>,
@@ -80,7 +79,6 @@ impl Default for Panel {
             header_rects: Vec::new(),
             resort: false,
             analysis: None,
-            #[cfg(not(target_arch = "wasm32"))]
             query: Default::default(),
             focus_marker: None,
             recent: Vec::new(),
@@ -313,9 +311,10 @@ impl Panel {
                             }
                         });
                 }
-                #[cfg(not(target_arch = "wasm32"))]
+                let reveal = std::mem::take(&mut self.query.reveal);
                 egui::CollapsingHeader::new(RichText::new("SQL").strong())
                     .default_open(false)
+                    .open(reveal.then_some(true))
                     .show(ui, |ui| {
                         use crate::query_panel::Show;
                         match self.query.ui(ui, l) {

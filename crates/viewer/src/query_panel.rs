@@ -1,14 +1,16 @@
 //! The side panel's SQL section: an editor with the last queries kept, a Run / Cancel
 //! button, and the result as a sortable table whose rows select their slice in the timeline.
 //!
-//! Queries run through a [`QueryRunner`]: the window's runs them on a worker thread (so a
-//! long query never blocks a frame, and Cancel interrupts it); [`InlineRunner`] runs them
-//! at once, for tests and screenshots. The panel itself starts no thread.
+//! Queries run through a [`QueryRunner`]: the desktop window's runs them on a worker thread
+//! (so a long query never blocks a frame, and Cancel interrupts it); [`InlineRunner`] runs
+//! them at once, for the web page (which has no threads), tests and screenshots. The panel
+//! itself starts no thread.
 
 use egui::{RichText, TextEdit, Ui};
 use egui_extras::{Column, TableBuilder};
 use serde_json::Value;
-use trace_model::SpanRef;
+use std::sync::Arc;
+use trace_model::{SpanRef, Trace};
 use trace_sql::{QueryResult, TraceDb};
 
 use crate::loaded::Loaded;
@@ -29,14 +31,29 @@ pub trait QueryRunner: Send {
 
 /// Runs each query at once, on the caller's thread.
 pub struct InlineRunner {
-    db: TraceDb,
+    trace: Arc<Trace>,
+    db: Option<TraceDb>,
     done: Option<Result<QueryResult, String>>,
 }
 
 impl InlineRunner {
     pub fn new(l: &Loaded) -> Result<InlineRunner, String> {
         let db = TraceDb::new(l.trace.clone()).map_err(|e| e.to_string())?;
-        Ok(InlineRunner { db, done: None })
+        Ok(InlineRunner {
+            trace: l.trace.clone(),
+            db: Some(db),
+            done: None,
+        })
+    }
+
+    /// A runner that builds its database at the first query, so a trace that is never
+    /// queried costs nothing.
+    pub fn deferred(trace: Arc<Trace>) -> InlineRunner {
+        InlineRunner {
+            trace,
+            db: None,
+            done: None,
+        }
     }
 }
 
@@ -64,11 +81,19 @@ pub fn error_text(sql: &str, e: &trace_sql::Error) -> String {
 
 impl QueryRunner for InlineRunner {
     fn start(&mut self, sql: &str) {
-        self.done = Some(
-            self.db
-                .query_limited(sql, MAX_ROWS)
-                .map_err(|e| error_text(sql, &e)),
-        );
+        if self.db.is_none() {
+            match TraceDb::new(self.trace.clone()) {
+                Ok(db) => self.db = Some(db),
+                Err(e) => {
+                    self.done = Some(Err(e.to_string()));
+                    return;
+                }
+            }
+        }
+        self.done = self.db.as_ref().map(|db| {
+            db.query_limited(sql, MAX_ROWS)
+                .map_err(|e| error_text(sql, &e))
+        });
     }
 
     fn poll(&mut self) -> Option<Result<QueryResult, String>> {
@@ -88,8 +113,16 @@ pub struct QueryPanel {
     pub result: Option<Result<QueryResult, String>>,
     /// Sort of the result table: column, descending.
     pub sort: Option<(usize, bool)>,
-    started: Option<std::time::Instant>,
+    started: Option<web_time::Instant>,
     pub took: Option<std::time::Duration>,
+    /// A query asked for before there was a runner (the page's `?sql=` while the trace
+    /// loads): it runs once one is set.
+    pending: bool,
+    /// Open the section at the next frame (a query arrived from outside the panel).
+    pub reveal: bool,
+    /// Frames left to scroll the panel to the result (a query from outside the panel): more
+    /// than one, as tables settle their sizes over their first frames.
+    scroll: u8,
 }
 
 impl std::fmt::Debug for QueryPanel {
@@ -118,12 +151,33 @@ impl QueryPanel {
         self.history.retain(|h| *h != sql);
         self.history.insert(0, sql.clone());
         self.history.truncate(HISTORY);
-        if let Some(r) = &mut self.runner {
-            r.start(&sql);
-            self.running = true;
-            self.started = Some(std::time::Instant::now());
-            self.sort = None;
+        match &mut self.runner {
+            Some(r) => {
+                r.start(&sql);
+                self.running = true;
+                self.started = Some(web_time::Instant::now());
+                self.sort = None;
+            }
+            None => self.pending = true,
         }
+    }
+
+    /// Sets the runner for a newly loaded trace; a query asked for before it runs now.
+    pub fn set_runner(&mut self, runner: Box<dyn QueryRunner>) {
+        self.runner = Some(runner);
+        self.running = false;
+        self.result = None;
+        if std::mem::take(&mut self.pending) {
+            self.run();
+        }
+    }
+
+    /// Puts `sql` in the editor, runs it and opens the section.
+    pub fn run_text(&mut self, sql: &str) {
+        self.text = sql.to_string();
+        self.reveal = true;
+        self.scroll = 3;
+        self.run();
     }
 
     /// Takes a finished result from the runner; true if one arrived.
@@ -194,6 +248,7 @@ impl QueryPanel {
             None => None,
             Some(Err(e)) => {
                 ui.colored_label(ui.visuals().error_fg_color, e);
+                scroll_to_result(&mut self.scroll, ui);
                 None
             }
             Some(Ok(r)) => {
@@ -213,9 +268,19 @@ impl QueryPanel {
                         }
                     }
                 });
-                result_table(ui, l, r, &mut self.sort)
+                let show = result_table(ui, l, r, &mut self.sort);
+                scroll_to_result(&mut self.scroll, ui);
+                show
             }
         }
+    }
+}
+
+fn scroll_to_result(frames: &mut u8, ui: &mut Ui) {
+    if *frames > 0 {
+        *frames -= 1;
+        ui.scroll_to_cursor(Some(egui::Align::BOTTOM));
+        ui.ctx().request_repaint();
     }
 }
 
@@ -237,7 +302,8 @@ pub fn row_target(l: &Loaded, columns: &[String], row: &[Value]) -> Option<Show>
     Some(Show::Range(ts, ts + dur.unwrap_or(0).max(1)))
 }
 
-fn cell(v: &Value) -> String {
+/// A value as the result table shows it.
+pub fn cell(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
         Value::String(s) => s.clone(),

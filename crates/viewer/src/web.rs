@@ -32,18 +32,28 @@ thread_local! {
     static PROXY: RefCell<Option<EventLoopProxy<UserEvent>>> = const { RefCell::new(None) };
     /// What was last written to the page's attributes (written again only on change).
     static REPORTED: RefCell<String> = const { RefCell::new(String::new()) };
+    /// What the page sent before the event loop was running (`?sql=` right after `start`).
+    static EARLY: RefCell<Vec<UserEvent>> = const { RefCell::new(Vec::new()) };
 }
 
 pub(crate) fn set_proxy(p: EventLoopProxy<UserEvent>) {
+    for e in EARLY.with(|q| std::mem::take(&mut *q.borrow_mut())) {
+        let _ = p.send_event(e);
+    }
     PROXY.with(|x| *x.borrow_mut() = Some(p));
 }
 
 fn send(e: UserEvent) {
-    PROXY.with(|x| {
-        if let Some(p) = &*x.borrow() {
+    let early = PROXY.with(|x| match &*x.borrow() {
+        Some(p) => {
             let _ = p.send_event(e);
+            None
         }
+        None => Some(e),
     });
+    if let Some(e) = early {
+        EARLY.with(|q| q.borrow_mut().push(e));
+    }
 }
 
 /// Opens a trace from its bytes (`name` is what the page calls it: a file name or URL).
@@ -54,6 +64,11 @@ pub fn open_bytes(name: String, bytes: Vec<u8>) {
 /// Shows why the page could not get a trace (a fetch that failed).
 pub fn open_failed(message: String) {
     send(UserEvent::OpenFailed(message));
+}
+
+/// Runs `sql` in the side panel's SQL section (the page's `?sql=`), once a trace is loaded.
+pub fn run_sql(sql: String) {
+    send(UserEvent::Sql(sql));
 }
 
 /// The canvas and everything drawn on it.
@@ -279,8 +294,15 @@ impl Stepping {
 
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
 /// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
-/// (the selection's name) and `data-error`. Scripts and the browser test read them.
-pub(crate) fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>) {
+/// (the selection's name), `data-error`, and for the SQL section `data-sql` (`running`,
+/// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
+/// `data-sql-error`. Scripts and the browser test read them.
+pub(crate) fn report(
+    l: Option<&Loaded>,
+    s: Option<&ViewState>,
+    error: Option<&str>,
+    q: &crate::query_panel::QueryPanel,
+) {
     let (state, spans, view, selected) = match (l, s) {
         (Some(l), Some(s)) => {
             let (a, b) = s.viewport.visible();
@@ -300,7 +322,21 @@ pub(crate) fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&s
     // A failed load keeps the trace shown, but the page says what went wrong.
     let state = if error.is_some() { "error" } else { state };
     let error = error.unwrap_or_default();
-    let key = format!("{state}\n{spans}\n{view}\n{selected}\n{error}");
+    let (sql, sql_rows, sql_first, sql_error) = match &q.result {
+        _ if q.running => ("running", String::new(), String::new(), String::new()),
+        None => ("", String::new(), String::new(), String::new()),
+        Some(Ok(r)) => {
+            let first = r.rows.first().map_or(String::new(), |row| {
+                let cells: Vec<String> = row.iter().map(crate::query_panel::cell).collect();
+                cells.join("\t")
+            });
+            ("done", r.rows.len().to_string(), first, String::new())
+        }
+        Some(Err(e)) => ("error", String::new(), String::new(), e.clone()),
+    };
+    let key = format!(
+        "{state}\n{spans}\n{view}\n{selected}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
+    );
     let changed = REPORTED.with(|r| {
         let mut r = r.borrow_mut();
         (*r != key).then(|| *r = key).is_some()
@@ -318,6 +354,10 @@ pub(crate) fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&s
         ("view", &view),
         ("selected", &selected),
         ("error", error),
+        ("sql", sql),
+        ("sqlRows", &sql_rows),
+        ("sqlFirst", &sql_first),
+        ("sqlError", &sql_error),
     ] {
         let _ = data.set(k, v);
     }

@@ -64,6 +64,9 @@ pub enum UserEvent {
     /// Time for the next few steps of a load.
     #[cfg(target_arch = "wasm32")]
     Step,
+    /// The page's `?sql=`: a query for the SQL section.
+    #[cfg(target_arch = "wasm32")]
+    Sql(String),
     /// The file dialog closed: the file picked, and whether it gave up at once (no portal
     /// answered and no zenity), in which case the path prompt is shown instead.
     #[cfg(not(target_arch = "wasm32"))]
@@ -549,6 +552,7 @@ impl App {
             self.loaded.as_deref(),
             self.state.as_ref(),
             self.error.as_deref(),
+            &self.panel.query,
         );
         #[cfg(target_arch = "wasm32")]
         if std::mem::take(&mut self.save_pending) {
@@ -639,6 +643,11 @@ impl ApplicationHandler<UserEvent> for App {
             }
             #[cfg(target_arch = "wasm32")]
             UserEvent::Step => self.step(),
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::Sql(sql) => {
+                self.panel.query.run_text(&sql);
+                self.redraw();
+            }
             UserEvent::Flame(b) => {
                 let (want, tree) = *b;
                 if self.flame_pending.as_ref() == Some(&want) {

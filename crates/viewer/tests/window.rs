@@ -81,7 +81,10 @@ fn display() -> Option<(String, Option<Kill>)> {
     if !have("Xvfb") {
         return None;
     }
-    let n = 100 + std::process::id() % 800;
+    // One server per test (each kills its own when done): numbers unique within the process.
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let n = 100 + (std::process::id() * 16 + k) % 4000;
     let d = format!(":{n}");
     let child = Command::new("Xvfb")
         .args([&d, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])

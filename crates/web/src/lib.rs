@@ -4,7 +4,7 @@
 //!
 //! The page (`web/index.html`) calls `start` once, then `open_bytes` with each trace's
 //! bytes (dropped on the page, picked, or fetched for `?trace=URL`), or `open_failed` with
-//! why it could not get them. Everything else is `spall_viewer`'s, compiled for `wasm32`.
+//! why it could not get them, and `run_sql` for `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
 //!
 //! On other targets this crate is empty.
 
@@ -45,5 +45,11 @@ mod page {
     #[wasm_bindgen]
     pub fn open_failed(message: String) {
         spall_viewer::web::open_failed(message);
+    }
+
+    /// Runs a query in the side panel's SQL section once a trace is loaded (`?sql=`).
+    #[wasm_bindgen]
+    pub fn run_sql(sql: String) {
+        spall_viewer::web::run_sql(sql);
     }
 }

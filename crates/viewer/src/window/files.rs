@@ -101,7 +101,11 @@ impl App {
                 match (&self.loaded, &self.state) {
                     (Some(old_l), Some(old)) if reload => s.carry_over(old, old_l, &l),
                     _ => {
+                        // The SQL editor and its history outlive a trace (and a query the
+                        // page asked for before the load is still to run).
+                        let query = std::mem::take(&mut self.panel.query);
                         self.panel = Panel::default();
+                        self.panel.query = query;
                         self.fit_pending = true;
                         if let Some(p) = self.path.clone() {
                             let key = Settings::file_key(&p).to_string_lossy().into_owned();
@@ -117,14 +121,21 @@ impl App {
                         }
                     }
                 }
-                // SQL runs on a worker thread holding the new trace.
+                // SQL runs on a worker thread holding the new trace; the page has no threads,
+                // so there it runs at once.
                 #[cfg(not(target_arch = "wasm32"))]
-                {
-                    self.panel.query.runner = Some(Box::new(crate::native::ThreadRunner::new(
+                self.panel
+                    .query
+                    .set_runner(Box::new(crate::native::ThreadRunner::new(
                         l.trace.clone(),
                         self.proxy.clone(),
                     )));
-                }
+                #[cfg(target_arch = "wasm32")]
+                self.panel
+                    .query
+                    .set_runner(Box::new(crate::query_panel::InlineRunner::deferred(
+                        l.trace.clone(),
+                    )));
                 self.loaded = Some(l);
                 self.state = Some(s);
             }
