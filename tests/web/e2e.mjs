@@ -206,6 +206,13 @@ async function e2e() {
   const kept = await page.evaluate(() => localStorage.getItem("spall-settings"));
   check(/"theme":"(light|dark)"/.test(kept || ""), `T's theme is kept in localStorage (${kept})`);
 
+  // N drops a marker at the mouse (still over the timeline); it and the view are kept for
+  // this trace, by its name and size, and are back when the page is opened again (after
+  // the hostile file).
+  await page.keyboard.press("n");
+  await page.waitForFunction(() => document.body.dataset.markers === "1", null, { timeout: 5_000 }).catch(() => {});
+  check((await state(page)).markers === "1", "N adds a marker");
+
   // A hostile file through the file picker: an error on the page, the old trace kept.
   await page.setInputFiles("#spall-file", {
     name: "hostile.json", mimeType: "application/json",
@@ -217,6 +224,15 @@ async function e2e() {
   img = await pixels(page);
   check(stats(img, 0, 120, panelX, 700).colours > 20, "the canvas is not blank after the error");
   check(page.errors.length === 0, `no console errors (${page.errors.join(" | ")})`);
+  const left = await state(page);
+  await page.goto(`${base}/?trace=traces/${trace}`);
+  s = await waitState(page, "loaded");
+  check(s.markers === "1", `the marker is back when the trace is opened again (${s.markers} marker(s))`);
+  // (The side panel settles its width over the first frames; the view is shown again
+  // until then.)
+  await page.waitForFunction((v) => document.body.dataset.view === v, left.view, { timeout: 5_000 }).catch(() => {});
+  s = await state(page);
+  check(s.view === left.view, `and so is the view (${s.view}; was ${left.view})`);
   await page.context().close();
 
   // SQL (SQLite compiled to wasm32): ?sql= runs once the trace is loaded; the count of slices

@@ -25,6 +25,9 @@ pub struct Settings {
     pub keys: Option<Value>,
     /// The last view of each recent file, by its path ([`crate::saved_view`]).
     pub views: serde_json::Map<String, Value>,
+    /// The web page's recent traces, which have no path: the keys of their views
+    /// (`page:SIZE:NAME`), most recent first.
+    pub pages: Vec<String>,
     /// The side panel's width (points), when the user changed it.
     pub panel_points: Option<f32>,
     /// `Q` hid the side panel.
@@ -92,6 +95,13 @@ impl Settings {
         trace_model::annotations::file_key(file)
     }
 
+    /// Puts a page's trace (its view's key) first in its recent list.
+    pub fn add_page(&mut self, key: &str) {
+        self.pages.retain(|p| p != key);
+        self.pages.insert(0, key.to_string());
+        self.pages.truncate(RECENT_MAX);
+    }
+
     /// Puts `file` first in the recent list.
     pub fn add_recent(&mut self, file: &Path) {
         let file = Settings::file_key(file);
@@ -122,17 +132,21 @@ impl Settings {
         if let Some((w, h)) = self.window_points {
             v["window_size"] = json!([w, h]);
         }
-        // Views of files still in the recent list only: the file stays small.
+        // Views of files still in the recent lists only: the file stays small.
         let views: serde_json::Map<String, Value> = (self.views.iter())
             .filter(|(p, _)| {
                 self.recent
                     .iter()
                     .any(|r| r.to_string_lossy() == p.as_str())
+                    || self.pages.contains(p)
             })
             .map(|(p, v)| (p.clone(), v.clone()))
             .collect();
         if !views.is_empty() {
             v["views"] = Value::Object(views);
+        }
+        if !self.pages.is_empty() {
+            v["pages"] = json!(self.pages);
         }
         v
     }
@@ -147,16 +161,21 @@ impl Settings {
             Some("system") | None => None,
             Some(other) => return Err(format!("unknown theme {other:?}")),
         };
-        let recent = match o.get("recent") {
-            None => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .filter_map(Value::as_str)
-                .map(PathBuf::from)
-                .take(RECENT_MAX)
-                .collect(),
-            Some(_) => return Err("\"recent\" is not a list".into()),
+        // Lists of names, most recent first.
+        let list = |key: &str| -> Result<Vec<String>, String> {
+            match o.get(key) {
+                None => Ok(Vec::new()),
+                Some(Value::Array(a)) => Ok(a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .take(RECENT_MAX)
+                    .collect()),
+                Some(_) => Err(format!("{key:?} is not a list")),
+            }
         };
+        let recent = list("recent")?.into_iter().map(PathBuf::from).collect();
+        let pages = list("pages")?;
         let keys = o.get("keys").cloned();
         let views = match o.get("views") {
             None => Default::default(),
@@ -181,6 +200,7 @@ impl Settings {
             recent,
             keys,
             views,
+            pages,
             panel_points: points(o.get("panel_width"), 260.0, 1200.0),
             panel_hidden: o.get("panel_hidden").and_then(Value::as_bool) == Some(true),
             window_points,

@@ -53,6 +53,13 @@ impl Viewport {
         self.origin + (self.t0 + x * self.ns_per_px).round() as i64
     }
 
+    /// Shows exactly `[start, end]` (absolute ns): a remembered view comes back as it was.
+    pub fn show_exact(&mut self, start: i64, end: i64) {
+        let span = ((end - start) as f64).max(1.0);
+        self.ns_per_px = (span / self.width).max(MIN_NS_PER_PX);
+        self.t0 = (start - self.origin) as f64;
+    }
+
     /// The visible range, absolute ns: `[start, end]`.
     pub fn visible(&self) -> (i64, i64) {
         (
@@ -179,6 +186,21 @@ mod tests {
         assert!(s < 1_000 && s > -2_000, "{s}");
         assert!(e > 101_000 && e < 104_000, "{e}");
         assert!((v.x(51_000) - 500.0).abs() < 1e-6, "the middle is centred");
+    }
+
+    /// A remembered view comes back as it was saved, however often: no margin accrues.
+    #[test]
+    fn show_exact_gives_back_the_visible_range() {
+        let mut v = Viewport::fit(1_000, 1_000, 9_001_000, 733.0);
+        let (a, b) = (2_345_678, 5_678_901);
+        for _ in 0..5 {
+            v.show_exact(a, b);
+            let (s, e) = v.visible();
+            assert!(
+                (s - a).abs() <= 1 && (e - b).abs() <= 1,
+                "{s}..{e} for {a}..{b}"
+            );
+        }
     }
 
     #[test]

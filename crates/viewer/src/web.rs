@@ -294,7 +294,7 @@ impl Stepping {
 
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
 /// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
-/// (the selection's name), `data-error`, and for the SQL section `data-sql` (`running`,
+/// (the selection's name), `data-markers` (how many), `data-error`, and for the SQL section `data-sql` (`running`,
 /// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
 /// `data-sql-error`. Scripts and the browser test read them.
 pub(crate) fn report(
@@ -303,6 +303,7 @@ pub(crate) fn report(
     error: Option<&str>,
     q: &crate::query_panel::QueryPanel,
 ) {
+    let markers = s.map_or(String::new(), |s| s.markers.len().to_string());
     let (state, spans, view, selected) = match (l, s) {
         (Some(l), Some(s)) => {
             let (a, b) = s.viewport.visible();
@@ -335,7 +336,7 @@ pub(crate) fn report(
         Some(Err(e)) => ("error", String::new(), String::new(), e.clone()),
     };
     let key = format!(
-        "{state}\n{spans}\n{view}\n{selected}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
+        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
     );
     let changed = REPORTED.with(|r| {
         let mut r = r.borrow_mut();
@@ -353,6 +354,7 @@ pub(crate) fn report(
         ("spans", &spans),
         ("view", &view),
         ("selected", &selected),
+        ("markers", &markers),
         ("error", error),
         ("sql", sql),
         ("sqlRows", &sql_rows),

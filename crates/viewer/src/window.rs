@@ -128,6 +128,12 @@ struct App {
     initial: Option<Option<PathBuf>>,
     /// The file shown (or being opened); `None` for the demo.
     path: Option<PathBuf>,
+    /// A page's trace (it has no path): its name (file name or URL) and size, which key
+    /// its saved view and markers.
+    page_file: Option<(String, u64)>,
+    /// The page's trace being loaded: it becomes `page_file` if the load succeeds (a
+    /// failed one keeps the trace shown, and its key).
+    page_pending: Option<(String, u64)>,
     decode: trace_model::DecodeOptions,
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // No files to watch in a page.
     follow: bool,
@@ -181,8 +187,10 @@ struct App {
     panel_start: f32,
     panel_points: f32,
     window_start: (f32, f32),
-    /// A remembered view to show once the timeline's width is known (absolute ns).
-    restore: Option<(i64, i64)>,
+    /// A remembered view (absolute ns) and the viewport it was last shown with: shown
+    /// again when the timeline's width changes (the side panel settles its width as its
+    /// contents arrive), until the user moves the view.
+    restore: Option<((i64, i64), Option<crate::viewport::Viewport>)>,
     /// A right-click's menu: what was clicked, and where (pixels).
     context_menu: Option<(Pick, f32, f32)>,
     /// What the status bar shows besides the cursor and view: the last frame's CPU time,
@@ -234,6 +242,8 @@ impl App {
             gl: None,
             initial: (!o.start_empty).then_some(o.trace),
             path: None,
+            page_file: None,
+            page_pending: None,
             decode: o.decode,
             follow: o.follow,
             reload_pending: false,
@@ -306,6 +316,8 @@ impl App {
             self.remember_view();
         }
         self.path = path;
+        self.page_file = None;
+        self.page_pending = None;
         self.loading = Some(loading);
         self.error = None;
         self.redraw();
@@ -314,6 +326,8 @@ impl App {
     /// The page gave a trace's bytes: load them in steps, replacing any load under way.
     #[cfg(target_arch = "wasm32")]
     fn open_bytes(&mut self, name: String, bytes: Vec<u8>) {
+        self.remember_view();
+        self.page_pending = Some((name.clone(), bytes.len() as u64));
         self.steps = Some(crate::web::Stepping::new(bytes, &self.decode));
         crate::web::step_soon(&self.proxy);
         self.path = None;
@@ -480,9 +494,17 @@ impl App {
             if (s.width, s.height) != (w, h) {
                 s.resize(w, h);
             }
-            if let Some((a, b)) = self.restore.take() {
+            if let Some(((a, b), shown)) = self.restore {
                 self.fit_pending = false;
-                s.viewport.show(a, b);
+                let v = s.viewport;
+                match shown {
+                    Some(o) if (o.t0, o.ns_per_px) != (v.t0, v.ns_per_px) => self.restore = None,
+                    Some(o) if o.width == v.width => {}
+                    _ => {
+                        s.viewport.show_exact(a, b);
+                        self.restore = Some(((a, b), Some(s.viewport)));
+                    }
+                }
             } else if self.fit_pending {
                 self.fit_pending = false;
                 s.fit_all(l);
@@ -730,6 +752,11 @@ impl ApplicationHandler<UserEvent> for App {
                 }
             }
             WindowEvent::ThemeChanged(_) | WindowEvent::ScaleFactorChanged { .. } => self.redraw(),
+            // A page going out of sight may never come back (closed tabs send nothing else).
+            WindowEvent::Occluded(true) if cfg!(target_arch = "wasm32") => {
+                self.remember_view();
+                self.save_settings();
+            }
             _ => {}
         }
     }
@@ -755,9 +782,7 @@ impl ApplicationHandler<UserEvent> for App {
     }
 
     fn exiting(&mut self, _el: &ActiveEventLoop) {
-        if self.path.is_some() {
-            self.remember_view();
-        }
+        self.remember_view();
         self.remember_layout();
         self.save_settings();
         if let Some(g) = &mut self.gl {

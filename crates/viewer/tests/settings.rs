@@ -150,6 +150,37 @@ fn views_follow_the_recent_list() {
     assert!(Settings::from_json(br#"{"views": [1]}"#).is_err());
 }
 
+/// A web page's traces have no path: their views are kept by name and size, for the last
+/// RECENT_MAX of them, most recent first.
+#[test]
+fn page_views_follow_the_page_list() {
+    let mut s = Settings::default();
+    for i in 0..RECENT_MAX + 2 {
+        let key = format!("page:{i}:trace{i}.json");
+        s.views
+            .insert(key.clone(), serde_json::json!({"view": [i, i + 1]}));
+        s.add_page(&key);
+    }
+    s.add_page("page:3:trace3.json"); // opened again: first, not twice
+    let back = Settings::from_json(s.to_json().to_string().as_bytes()).unwrap();
+    assert_eq!(back.pages.len(), RECENT_MAX);
+    assert_eq!(back.pages[0], "page:3:trace3.json");
+    assert_eq!(
+        back.pages[1],
+        format!("page:{0}:trace{0}.json", RECENT_MAX + 1)
+    );
+    assert_eq!(back.views.len(), RECENT_MAX);
+    assert!(
+        !back.views.contains_key("page:0:trace0.json"),
+        "the oldest is dropped"
+    );
+    assert_eq!(
+        back.views["page:3:trace3.json"],
+        serde_json::json!({"view": [3, 4]})
+    );
+    assert!(Settings::from_json(br#"{"pages": {}}"#).is_err());
+}
+
 #[test]
 fn sizes_out_of_range_are_ignored_not_fatal() {
     let s = Settings::from_json(

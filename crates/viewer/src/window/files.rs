@@ -8,6 +8,7 @@ use web_time::Duration;
 use super::{platform, App, UserEvent};
 use crate::loaded::Loaded;
 use crate::panel::Panel;
+use crate::reload::FileStamp;
 use crate::settings::Settings;
 use crate::state::ViewState;
 use crate::ViewerError;
@@ -24,11 +25,27 @@ impl App {
         }
     }
 
+    /// Where the trace shown keeps its view in the settings, and the file's stamp: its
+    /// path, or for a page's trace its name and size (`page:SIZE:NAME`); `None` for the demo.
+    fn saved_view_key(&self) -> Option<(String, Option<FileStamp>)> {
+        if let Some(p) = &self.path {
+            let key = Settings::file_key(p).to_string_lossy().into_owned();
+            return Some((key, FileStamp::of(p)));
+        }
+        let (name, len) = self.page_file.as_ref()?;
+        let stamp = FileStamp {
+            len: *len,
+            modified: None,
+        };
+        Some((format!("page:{len}:{name}"), Some(stamp)))
+    }
+
     /// Keeps the view of the file shown in the settings (saved with them).
     pub(super) fn remember_view(&mut self) {
-        if let (Some(p), Some(l), Some(s)) = (&self.path, &self.loaded, &self.state) {
-            let key = Settings::file_key(p).to_string_lossy().into_owned();
-            let v = crate::saved_view::save(s, l, crate::reload::FileStamp::of(p));
+        if let (Some((key, stamp)), Some(l), Some(s)) =
+            (self.saved_view_key(), &self.loaded, &self.state)
+        {
+            let v = crate::saved_view::save(s, l, stamp);
             self.settings.views.insert(key, v);
         }
     }
@@ -83,8 +100,12 @@ impl App {
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
+        let page_file = self.page_pending.take();
         match result {
             Ok(l) => {
+                if page_file.is_some() {
+                    self.page_file = page_file;
+                }
                 // The whole-trace statistics the side panel shows first are O(spans): they
                 // are computed on a thread of their own, and the panel says so meanwhile.
                 let l = Arc::new(l);
@@ -107,12 +128,16 @@ impl App {
                         self.panel = Panel::default();
                         self.panel.query = query;
                         self.fit_pending = true;
-                        if let Some(p) = self.path.clone() {
-                            let key = Settings::file_key(&p).to_string_lossy().into_owned();
+                        if let Some((key, stamp)) = self.saved_view_key() {
                             if let Some(v) = self.settings.views.get(&key) {
-                                let stamp = crate::reload::FileStamp::of(&p);
-                                self.restore = crate::saved_view::apply(v, &mut s, &l, stamp);
+                                self.restore = crate::saved_view::apply(v, &mut s, &l, stamp)
+                                    .map(|r| (r, None));
                             }
+                            if self.path.is_none() {
+                                self.settings.add_page(&key);
+                            }
+                        }
+                        if let Some(p) = self.path.clone() {
                             if s.markers.is_empty() && s.range.is_none() {
                                 crate::saved_view::apply_sidecar(&p, &mut s, &l);
                             }
