@@ -229,6 +229,25 @@ pub trait EventSink {
 
     /// Called now and then with the bytes decoded so far and the total, for progress bars.
     fn progress(&mut self, _done: u64, _total: u64) {}
+
+    /// `.spall` version 3: the events up to the next call come from one buffer, all of
+    /// thread `tid` of process `pid` and, for Begin and End, in the order the thread
+    /// wrote them. Lets a sink look its thread up once per buffer.
+    fn spall_buffer(&mut self, _pid: u32, _tid: u32) {}
+
+    /// `.spall` version 3: a Begin event of the current buffer (`B`, named, with `.spall`
+    /// text arguments or none). The default hands it to [`event`](Self::event).
+    #[inline]
+    fn spall_begin(&mut self, event: &RawEvent<'_>) {
+        self.event(event)
+    }
+
+    /// `.spall` version 3: an End event of the current buffer (`E`, with no name or
+    /// arguments). The default hands it to [`event`](Self::event).
+    #[inline]
+    fn spall_end(&mut self, event: &RawEvent<'_>) {
+        self.event(event)
+    }
 }
 
 impl<F: FnMut(&RawEvent<'_>)> EventSink for F {

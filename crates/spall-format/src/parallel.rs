@@ -63,6 +63,20 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }
+
+    fn spall_buffer(&mut self, pid: u32, tid: u32) {
+        self.sink.spall_buffer(pid, tid);
+    }
+
+    #[inline]
+    fn spall_begin(&mut self, event: &RawEvent<'_>) {
+        self.sink.spall_begin(event);
+    }
+
+    #[inline]
+    fn spall_end(&mut self, event: &RawEvent<'_>) {
+        self.sink.spall_end(event);
+    }
 }
 
 impl Input {

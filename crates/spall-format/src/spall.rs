@@ -383,6 +383,7 @@ fn decode_v3_range<S: EventSink>(
             });
             end = b.len();
         }
+        ctx.sink.spall_buffer(pid as u32, tid as u32);
         decode_v3_buffer(&b[..end], start, scale, pid, tid, ctx);
         ctx.sink.progress(end as u64, b.len() as u64);
         p = end;
@@ -438,7 +439,12 @@ fn decode_v3_buffer<S: EventSink>(
                     } else {
                         Args::Text(ctx.text(&text[nl..], p))
                     };
-                    ctx.emit(&ev);
+                    ctx.events += 1;
+                    if t == ty::BEGIN {
+                        ctx.sink.spall_begin(&ev);
+                    } else {
+                        ctx.sink.event(&ev);
+                    }
                 }
                 p += 11 + nl + al;
             }
@@ -453,7 +459,8 @@ fn decode_v3_buffer<S: EventSink>(
                     ev.offset = p as u64;
                     ev.name = Cow::Borrowed("");
                     ev.args = Args::None;
-                    ctx.emit(&ev);
+                    ctx.events += 1;
+                    ctx.sink.spall_end(&ev);
                 }
                 p += 9;
             }

@@ -10,6 +10,7 @@ use crate::nest::{build_lanes, nest, Matcher, Pending};
 use crate::other::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
 };
+use crate::stack::{ChunkStack, ThreadStack};
 use crate::strings::{StrId, Strings};
 use crate::trace::{ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
 use crate::{asyncs, flows, samples};
@@ -26,6 +27,10 @@ struct ThreadBuild {
     events: Vec<Pending>,
     /// Streaming mode: B/E matched as they arrive (valid while they arrive in time order).
     stream: Option<Matcher>,
+    /// Streaming mode, `.spall` v3: Begin and End events put straight into lanes.
+    spall: Option<ChunkStack>,
+    /// After the chunks' merge: their `spall` stacks joined.
+    joined: Option<ThreadStack>,
     /// Streaming mode: the first and last B/E timestamps seen.
     first_be_ts: i64,
     last_be_ts: i64,
@@ -49,6 +54,8 @@ pub struct TraceBuilder {
     thread_ids: HashMap<(ExtId, ExtId), u32>,
     /// The last thread looked up (events come in runs of one thread).
     last_thread: Option<((ExtId, ExtId), u32)>,
+    /// The thread of the current `.spall` v3 buffer.
+    spall_thread: Option<u32>,
     instants: Vec<Instant>,
     counters: Vec<CounterSeries>,
     counter_ids: HashMap<(u32, StrId, StrId), u32>,
@@ -85,6 +92,7 @@ impl Default for TraceBuilder {
             threads: Vec::new(),
             thread_ids: HashMap::new(),
             last_thread: None,
+            spall_thread: None,
             instants: Vec::new(),
             counters: Vec::new(),
             counter_ids: HashMap::new(),
@@ -179,6 +187,8 @@ impl TraceBuilder {
                     sort_index: None,
                     events: Vec::new(),
                     stream: self.streaming.then(Matcher::for_chunk),
+                    spall: None,
+                    joined: None,
                     first_be_ts: i64::MAX,
                     last_be_ts: i64::MIN,
                 });
@@ -577,12 +587,13 @@ impl TraceBuilder {
             .into_par_iter()
             .map(|t| {
                 let mut d = Diagnostics::default();
-                let lanes = match t.stream {
-                    Some(m) => {
+                let lanes = match (t.joined, t.stream) {
+                    (Some(j), _) => j.finish(end, &names, &mut d),
+                    (None, Some(m)) => {
                         let spans = m.finish(end, &names, &mut d);
                         nest(spans, &names, &mut d)
                     }
-                    None => build_lanes(t.events, end, from_spall, &names, &mut d),
+                    (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
                 };
                 let thread = Thread {
                     pid: t.pid,
@@ -717,8 +728,58 @@ impl TraceBuilder {
     }
 }
 
+impl TraceBuilder {
+    /// A `.spall` v3 Begin or End (`name` is `None`) of a streaming builder: its time
+    /// checked and recorded, then onto the thread's stack.
+    #[inline]
+    fn spall_event(&mut self, ev: &RawEvent<'_>, name: Option<StrId>, args: ArgsId) {
+        self.time(ev.ts, ev.ts);
+        let t = match self.spall_thread {
+            Some(t) => t,
+            None => self.thread(ev),
+        };
+        let th = &mut self.threads[t as usize];
+        if ev.ts < th.last_be_ts {
+            self.disordered = true;
+        }
+        th.first_be_ts = th.first_be_ts.min(ev.ts);
+        th.last_be_ts = ev.ts;
+        let stack = th.spall.get_or_insert_with(ChunkStack::default);
+        match name {
+            Some(name) => stack.begin(ev.ts, name, args, ev.offset),
+            None => stack.end(ev.ts, ev.offset),
+        }
+    }
+}
+
 impl EventSink for TraceBuilder {
     fn event(&mut self, event: &RawEvent<'_>) {
         self.add(event);
+    }
+
+    fn spall_buffer(&mut self, pid: u32, tid: u32) {
+        if self.streaming {
+            let key = (ExtId::Num(pid.into()), ExtId::Num(tid.into()));
+            self.spall_thread = Some(self.thread_of(key));
+        }
+    }
+
+    #[inline]
+    fn spall_begin(&mut self, ev: &RawEvent<'_>) {
+        if !self.streaming {
+            return self.add(ev);
+        }
+        let name = self.strings.intern(&ev.name);
+        let (a, is_json) = args_text(&ev.args);
+        let args = self.args.add(a, is_json);
+        self.spall_event(ev, Some(name), args);
+    }
+
+    #[inline]
+    fn spall_end(&mut self, ev: &RawEvent<'_>) {
+        if !self.streaming {
+            return self.add(ev);
+        }
+        self.spall_event(ev, None, ArgsId::NONE);
     }
 }

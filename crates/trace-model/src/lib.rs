@@ -39,6 +39,7 @@ mod nav;
 mod nest;
 mod other;
 mod samples;
+mod stack;
 mod stats;
 mod strings;
 mod trace;

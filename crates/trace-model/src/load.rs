@@ -24,6 +24,20 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }
+
+    fn spall_buffer(&mut self, pid: u32, tid: u32) {
+        self.builder.spall_buffer(pid, tid);
+    }
+
+    #[inline]
+    fn spall_begin(&mut self, event: &RawEvent<'_>) {
+        self.builder.spall_begin(event);
+    }
+
+    #[inline]
+    fn spall_end(&mut self, event: &RawEvent<'_>) {
+        self.builder.spall_end(event);
+    }
 }
 
 /// Loads a trace file (`.spall`, JSON or gzip, detected by content).

@@ -80,6 +80,18 @@ impl Lane {
         self.flags.push(s.flags);
     }
 
+    /// Span `i`, copied out of the columns.
+    pub fn get(&self, i: usize) -> SpanData {
+        SpanData {
+            start: self.start[i],
+            dur: self.dur[i],
+            name: self.name[i],
+            cat: self.cat[i],
+            args: self.args[i],
+            flags: self.flags[i],
+        }
+    }
+
     /// Indices of the spans that start in `[from, to)`: the direct children of a span
     /// `[from, to)` one level up.
     pub fn starting_in(&self, from: i64, to: i64) -> std::ops::Range<usize> {
@@ -419,16 +431,7 @@ impl Trace {
     /// The span at `r`.
     #[inline]
     pub fn span(&self, r: SpanRef) -> SpanData {
-        let lane = &self.threads[r.thread as usize].lanes[r.depth as usize];
-        let i = r.index as usize;
-        SpanData {
-            start: lane.start[i],
-            dur: lane.dur[i],
-            name: lane.name[i],
-            cat: lane.cat[i],
-            args: lane.args[i],
-            flags: lane.flags[i],
-        }
+        self.threads[r.thread as usize].lanes[r.depth as usize].get(r.index as usize)
     }
 
     /// Self time of the span at `r`.

@@ -217,3 +217,101 @@ fn stepped_load_checks_memory_first() {
     let e = load.step().unwrap_err();
     assert!(e.to_string().contains("memory"), "{e}");
 }
+
+/// `.spall` v3 Begin and End events go straight into lanes by their stack depth; the lanes
+/// must be `nest`'s (the buffered builder's) in every case where the two could differ:
+/// zero-length spans (alone, nested in each other, at the end or start of a longer span,
+/// before a span that starts at the same time), Ends with no Begin, Begins never closed,
+/// and stacks that cross chunks, on several threads whose buffers interleave.
+#[test]
+fn spall_stacks_equal_nesting() {
+    use spall_format::synth::Rng;
+    use spall_format::SpallWriter;
+    let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
+    let mut rng = Rng(7);
+    let pad = "p".repeat(60);
+    let threads = 5u32;
+    let mut now = vec![100u64; threads as usize];
+    let mut depth = vec![0u32; threads as usize];
+    let mut spans = 0;
+    for _ in 0..9_000 {
+        let t = rng.below(threads as u64) as u32;
+        let (i, tid) = (t as usize, 10 + t);
+        // Time stands still half the time, so zero-length spans and equal times are common.
+        for _ in 0..50 {
+            now[i] += rng.below(2) * rng.below(5);
+            match rng.below(10) {
+                0..=4 if depth[i] < 40 => {
+                    let name = format!("s{}{pad}", rng.below(50));
+                    let args = if rng.below(4) == 0 { "a=1" } else { "" };
+                    w.begin(1, tid, now[i], &name, args).unwrap();
+                    depth[i] += 1;
+                }
+                // Now and then an End with no Begin open on its thread.
+                5 if depth[i] == 0 && rng.below(3) == 0 => w.end(1, tid, now[i]).unwrap(),
+                _ if depth[i] > 0 => {
+                    w.end(1, tid, now[i]).unwrap();
+                    depth[i] -= 1;
+                    spans += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    let bytes = w.finish().unwrap();
+    assert!(bytes.len() > 3 * CHUNK_BYTES, "{} bytes", bytes.len());
+    assert!(spans > 50_000, "{spans} spans");
+    assert!(depth.iter().any(|&d| d > 0), "some Begins stay open");
+    let par = load_bytes(&bytes).unwrap();
+    let zeros = par
+        .threads()
+        .iter()
+        .flat_map(|t| &t.lanes)
+        .flat_map(|l| &l.dur)
+        .filter(|&&d| d == 0)
+        .count();
+    assert!(zeros > 5_000, "{zeros} zero-length spans");
+    assert_same(&par, &buffered(&bytes), "spall stacks");
+    let one = with_threads(1, || load_bytes(&bytes).unwrap());
+    assert_same(&one, &par, "spall stacks, 1 thread");
+    assert_same(&stepped(&bytes), &par, "spall stacks, stepped");
+}
+
+/// A real `.spall` file (940 zero-length spans among 91,542), written out again five
+/// times one after another in time, so its stacks cross chunks.
+#[test]
+fn real_spall_file_across_chunks_equals_nesting() {
+    use spall_format::{Collect, Phase, RawId, SpallWriter};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/spall/odingengine_v3.spall"
+    );
+    let real = std::fs::read(path).unwrap();
+    assert_same(&load_bytes(&real).unwrap(), &buffered(&real), "odingengine");
+    let mut events = Collect::default();
+    spall_format::decode(&real, &mut events).unwrap();
+    let span = events.0.iter().map(|e| e.ts).max().unwrap() + 1;
+    let id = |r: &RawId<'_>| match r {
+        RawId::Num(n) => *n as u32,
+        RawId::Str(_) => unreachable!(".spall ids are numbers"),
+    };
+    let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
+    for copy in 0..5 {
+        for e in &events.0 {
+            let (pid, tid, ts) = (id(&e.pid), id(&e.tid), (e.ts + copy * span) as u64);
+            match e.ph {
+                Phase::BEGIN => {
+                    let args = e.args.raw().unwrap_or("");
+                    w.begin(pid, tid, ts, &e.name, args).unwrap();
+                }
+                Phase::END => w.end(pid, tid, ts).unwrap(),
+                _ => {}
+            }
+        }
+    }
+    let bytes = w.finish().unwrap();
+    assert!(bytes.len() > 2 * CHUNK_BYTES, "{} bytes", bytes.len());
+    let par = load_bytes(&bytes).unwrap();
+    assert_eq!(par.span_count(), 5 * 91_542);
+    assert_same(&par, &buffered(&bytes), "odingengine x5");
+}

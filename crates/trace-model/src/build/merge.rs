@@ -11,6 +11,7 @@ use spall_format::{Diagnostics, Format, Summary};
 use super::{ProcessBuild, TraceBuilder};
 use crate::nest::{Matcher, Pending};
 use crate::other::{CounterSeries, Flow};
+use crate::stack::{ChunkStack, ThreadStack};
 use crate::strings::StrId;
 use crate::trace::{flags, ArgsId, ExtId, SpanData, Trace};
 
@@ -58,6 +59,7 @@ impl TraceBuilder {
         let mut maps: Vec<Remap> = Vec::with_capacity(chunks.len());
         // Per merged thread: each chunk's matcher for it, in file order.
         let mut pieces: Vec<Vec<(usize, Matcher)>> = Vec::new();
+        let mut stacks: Vec<Vec<(usize, ChunkStack)>> = Vec::new();
         for (ci, mut c) in chunks.into_iter().enumerate() {
             {
                 let TraceBuilder {
@@ -104,15 +106,20 @@ impl TraceBuilder {
                 th.last_be_ts = th.last_be_ts.max(t.last_be_ts);
                 if pieces.len() <= gt as usize {
                     pieces.resize_with(gt as usize + 1, Vec::new);
+                    stacks.resize_with(gt as usize + 1, Vec::new);
                 }
                 if let Some(m) = t.stream.take() {
                     pieces[gt as usize].push((ci, m));
+                }
+                if let Some(st) = t.spall.take() {
+                    stacks[gt as usize].push((ci, st));
                 }
             }
             g.merge_others(c, &r, &pmap, &tmap);
             maps.push(r);
         }
         pieces.resize_with(g.threads.len(), Vec::new);
+        stacks.resize_with(g.threads.len(), Vec::new);
 
         // Threads are independent: join each one's matchers in parallel.
         let strings = &g.strings;
@@ -122,11 +129,16 @@ impl TraceBuilder {
         } else {
             !0
         };
-        let joined: Vec<(Matcher, Diagnostics<_>)> = pieces
+        let joined: Vec<(Matcher, Option<ThreadStack>, Diagnostics<_>)> = pieces
             .into_par_iter()
-            .map(|ps| {
+            .zip(stacks)
+            .map(|(ps, st)| {
                 let mut m = Matcher::new(false);
                 let mut d = Diagnostics::default();
+                let stack = (!st.is_empty()).then(|| {
+                    let fix = |ci: usize, name, args| (maps[ci].s(name), maps[ci].a(args));
+                    ThreadStack::join(st, fix, &mut d)
+                });
                 for (ci, piece) in ps {
                     let r = &maps[ci];
                     let fix_span = |s: &mut SpanData| {
@@ -142,11 +154,12 @@ impl TraceBuilder {
                     };
                     m.append(piece, &fix_span, &fix_event, &names, &mut d);
                 }
-                (m, d)
+                (m, stack, d)
             })
             .collect();
-        for (t, (m, d)) in g.threads.iter_mut().zip(joined) {
+        for (t, (m, stack, d)) in g.threads.iter_mut().zip(joined) {
             t.stream = Some(m);
+            t.joined = stack;
             g.diags.merge(d);
         }
         g

@@ -1,0 +1,315 @@
+//! `.spall` version 3 Begin and End events straight into lanes, with no span list and no
+//! nesting pass.
+//!
+//! A `.spall` v3 buffer holds one thread's events in the order the thread wrote them. A
+//! stack of open Begins then gives each span its depth when its End arrives, and the spans
+//! of one depth end in the order they start, so each span is appended to its lane once.
+//! The lanes are exactly those of [`nest`](crate::nest) (containment) for Begin and End
+//! events in time order, whose spans form a laminar family:
+//!
+//! - a span of positive length lies, by containment, under exactly the spans that were
+//!   open when it began: its depth on the stack;
+//! - a zero-length span at time `t` lies under the positive spans covering `t`
+//!   (`start <= t < end`), after the spans of its lane that start before `t`, and in file
+//!   order among the zero-length spans at `t`. A span that ends at `t` is open on the stack
+//!   but is not its parent, and one that starts at `t` later in the file is, so zero-length
+//!   spans are set aside and placed once the positive spans are in their lanes.
+//!
+//! A chunk of a parallel decode builds a [`ChunkStack`] per thread: Ends that find no open
+//! Begin of the chunk close the Begins left open by earlier chunks, which the chunk cannot
+//! see. Its spans are kept by (how many such Ends came before, depth among the chunk's own
+//! Begins); [`ThreadStack::join`] turns that into absolute depths once the earlier chunks
+//! are known, and copies each run of spans into its lane.
+
+use spall_format::Diagnostics;
+
+use crate::diag::ModelWarning;
+use crate::strings::StrId;
+use crate::trace::{flags, ArgsId, Lane, SpanData};
+
+/// A Begin not closed yet.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    start: i64,
+    name: StrId,
+    args: ArgsId,
+    /// File order among the thread's Begins: (chunk index << 32) | index in the chunk.
+    seq: u64,
+    /// Byte offset, for warnings.
+    offset: u64,
+}
+
+/// A span closed inside one chunk (a `.spall` span has no category and, closed, no flag).
+#[derive(Clone, Copy, Debug)]
+struct Closed {
+    start: i64,
+    dur: i64,
+    name: StrId,
+    args: ArgsId,
+}
+
+/// One thread's Begin and End events within one chunk.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkStack {
+    open: Vec<Open>,
+    /// Positive spans closed since the last orphan End, by depth among the chunk's Begins.
+    lanes: Vec<Vec<Closed>>,
+    /// `lanes` as it was at each orphan End, in order.
+    done: Vec<Vec<Vec<Closed>>>,
+    /// Ends that found no open Begin in the chunk: (time, byte offset).
+    orphans: Vec<(i64, u64)>,
+    /// Zero-length spans with their Begin's `seq`.
+    zeros: Vec<(u64, Closed)>,
+    begins: u32,
+}
+
+impl ChunkStack {
+    #[inline]
+    pub(crate) fn begin(&mut self, start: i64, name: StrId, args: ArgsId, offset: u64) {
+        self.open.push(Open {
+            start,
+            name,
+            args,
+            seq: u64::from(self.begins),
+            offset,
+        });
+        self.begins = self.begins.wrapping_add(1);
+    }
+
+    #[inline]
+    pub(crate) fn end(&mut self, ts: i64, offset: u64) {
+        let Some(b) = self.open.pop() else {
+            self.orphans.push((ts, offset));
+            self.done.push(std::mem::take(&mut self.lanes));
+            return;
+        };
+        let s = Closed {
+            start: b.start,
+            dur: ts - b.start,
+            name: b.name,
+            args: b.args,
+        };
+        if s.dur == 0 {
+            self.zeros.push((b.seq, s));
+            return;
+        }
+        let depth = self.open.len();
+        if depth >= self.lanes.len() {
+            self.lanes.resize_with(depth + 1, Vec::new);
+        }
+        self.lanes[depth].push(s);
+    }
+}
+
+/// A merged Begin left open, with its depth.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    open: Open,
+    depth: usize,
+}
+
+/// One thread's spans, joined across chunks: lanes of positive spans, the Begins still
+/// open, and the zero-length spans to place.
+#[derive(Debug, Default)]
+pub(crate) struct ThreadStack {
+    lanes: Vec<Lane>,
+    stack: Vec<Placed>,
+    zeros: Vec<(u64, SpanData)>,
+}
+
+/// A span of `ThreadStack::lanes` or `zeros`, from a chunk's span with its ids rewritten.
+fn span(start: i64, dur: i64, name: StrId, args: ArgsId) -> SpanData {
+    SpanData {
+        start,
+        dur,
+        name,
+        cat: StrId::EMPTY,
+        args,
+        flags: 0,
+    }
+}
+
+impl ThreadStack {
+    /// Joins one thread's chunks, given in file order as (chunk index, its stack).
+    /// `fix(chunk, name, args)` rewrites a chunk's ids into the merged builder's.
+    pub(crate) fn join(
+        pieces: Vec<(usize, ChunkStack)>,
+        fix: impl Fn(usize, StrId, ArgsId) -> (StrId, ArgsId),
+        d: &mut Diagnostics<ModelWarning>,
+    ) -> ThreadStack {
+        // Each lane's size first (a bound: a few orphan-closed spans may be zero-length),
+        // so each lane is allocated once.
+        let mut sizes: Vec<usize> = Vec::new();
+        let mut open = 0usize;
+        let add = |sizes: &mut Vec<usize>, depth: usize, n: usize| {
+            if sizes.len() <= depth {
+                sizes.resize(depth + 1, 0);
+            }
+            sizes[depth] += n;
+        };
+        for (_, c) in &pieces {
+            let matched = c.orphans.len().min(open);
+            for j in 1..=matched {
+                add(&mut sizes, open - j, 1);
+            }
+            let segments = c.done.iter().chain(std::iter::once(&c.lanes));
+            for (o, lanes) in segments.enumerate() {
+                let base = open - o.min(open);
+                for (l, lane) in lanes.iter().enumerate() {
+                    add(&mut sizes, base + l, lane.len());
+                }
+            }
+            open = open - matched + c.open.len();
+        }
+        for depth in 0..open {
+            add(&mut sizes, depth, 1);
+        }
+
+        let mut t = ThreadStack {
+            lanes: sizes.iter().map(|&n| Lane::with_capacity(n)).collect(),
+            ..ThreadStack::default()
+        };
+        for (ci, c) in pieces {
+            let fix = |name, args| fix(ci, name, args);
+            let base = t.stack.len();
+            for (ts, offset) in c.orphans {
+                match t.stack.pop() {
+                    Some(Placed { open: b, depth }) => {
+                        let s = span(b.start, ts - b.start, b.name, b.args);
+                        t.push(depth, b.seq, s);
+                    }
+                    None => d.warn(ModelWarning::EndWithoutBegin, offset, || {
+                        format!("E \"\" at {ts} ns has no open B on its thread; ignored")
+                    }),
+                }
+            }
+            let segments = c.done.into_iter().chain(std::iter::once(c.lanes));
+            for (o, lanes) in segments.enumerate() {
+                let top = base - o.min(base);
+                for (l, spans) in lanes.into_iter().enumerate() {
+                    let lane = &mut t.lanes[top + l];
+                    lane.start.extend(spans.iter().map(|s| s.start));
+                    lane.dur.extend(spans.iter().map(|s| s.dur));
+                    let fixed = spans.iter().map(|s| fix(s.name, s.args));
+                    for (name, args) in fixed {
+                        lane.name.push(name);
+                        lane.args.push(args);
+                    }
+                    let n = spans.len();
+                    lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
+                    lane.flags.resize(lane.flags.len() + n, 0);
+                }
+            }
+            let chunk = (ci as u64) << 32;
+            t.zeros.extend(c.zeros.into_iter().map(|(seq, s)| {
+                let (name, args) = fix(s.name, s.args);
+                (chunk | seq, span(s.start, s.dur, name, args))
+            }));
+            let top = t.stack.len();
+            t.stack
+                .extend(c.open.into_iter().enumerate().map(|(i, mut b)| {
+                    (b.name, b.args) = fix(b.name, b.args);
+                    b.seq |= chunk;
+                    Placed {
+                        open: b,
+                        depth: top + i,
+                    }
+                }));
+        }
+        t
+    }
+
+    /// A span of positive length goes to its lane; a zero-length one waits to be placed.
+    fn push(&mut self, depth: usize, seq: u64, s: SpanData) {
+        if s.dur == 0 {
+            self.zeros.push((seq, s));
+        } else {
+            if self.lanes.len() <= depth {
+                self.lanes.resize_with(depth + 1, Lane::default);
+            }
+            self.lanes[depth].push(&s);
+        }
+    }
+
+    /// The lanes: Begins still open end at `trace_end`, flagged unfinished, and the
+    /// zero-length spans are placed.
+    pub(crate) fn finish(
+        mut self,
+        trace_end: i64,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) -> Vec<Lane> {
+        let unclosed = self.stack.len() as u64;
+        if let Some(first) = self.stack.first().map(|p| p.open) {
+            d.warn_n(ModelWarning::UnclosedBegin, unclosed, first.offset, || {
+                format!(
+                    "{unclosed} B event(s) never closed (first: {:?} at {} ns); closed at the trace's end, {trace_end} ns, and flagged unfinished",
+                    names(first.name),
+                    first.start
+                )
+            });
+        }
+        for Placed { open: b, depth } in std::mem::take(&mut self.stack) {
+            let mut s = span(b.start, (trace_end - b.start).max(0), b.name, b.args);
+            s.flags = flags::UNFINISHED;
+            self.push(depth, b.seq, s);
+        }
+        if !self.zeros.is_empty() {
+            self.place_zeros();
+        }
+        while self.lanes.last().is_some_and(Lane::is_empty) {
+            self.lanes.pop();
+        }
+        self.lanes
+    }
+
+    /// Puts each zero-length span under the positive spans covering its time, in its lane
+    /// after the spans that start before it, in file order among those at the same time.
+    fn place_zeros(&mut self) {
+        let mut zeros = std::mem::take(&mut self.zeros);
+        zeros.sort_by_key(|&(seq, _)| seq);
+        // (lane, position among the lane's positive spans, span), in file order per lane.
+        let mut placed: Vec<(usize, usize, SpanData)> = Vec::with_capacity(zeros.len());
+        for (_, z) in zeros {
+            let t = z.start;
+            let mut depth = 0;
+            let mut at = 0;
+            while let Some(lane) = self.lanes.get(depth) {
+                at = lane.start.partition_point(|&s| s <= t);
+                if at > 0 && lane.end(at - 1) > t {
+                    depth += 1;
+                    continue;
+                }
+                break;
+            }
+            if depth == self.lanes.len() {
+                at = 0;
+            }
+            placed.push((depth, at, z));
+        }
+        placed.sort_by_key(|&(depth, ..)| depth);
+        let mut i = 0;
+        while i < placed.len() {
+            let depth = placed[i].0;
+            let n = placed[i..].iter().take_while(|p| p.0 == depth).count();
+            if self.lanes.len() <= depth {
+                self.lanes.resize_with(depth + 1, Lane::default);
+            }
+            let old = std::mem::take(&mut self.lanes[depth]);
+            let mut lane = Lane::with_capacity(old.len() + n);
+            let mut next = 0;
+            for &(_, at, z) in &placed[i..i + n] {
+                for k in next..at {
+                    lane.push(&old.get(k));
+                }
+                next = at;
+                lane.push(&z);
+            }
+            for k in next..old.len() {
+                lane.push(&old.get(k));
+            }
+            self.lanes[depth] = lane;
+            i += n;
+        }
+    }
+}
