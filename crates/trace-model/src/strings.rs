@@ -2,7 +2,7 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::DefaultHashBuilder;
 
 /// An interned string. `StrId::EMPTY` is the empty string.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -12,19 +12,38 @@ impl StrId {
     pub const EMPTY: StrId = StrId(0);
 }
 
-/// The string table. Each string is stored once; the hash table holds only indices.
+/// A slot of the hash table: where its string's bytes are, so a lookup reads the slot and
+/// the bytes and nothing else (interning is on the load's hot path, once per span).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// Start of the bytes in `text` (low 40 bits) and 24 bits of the hash (high bits).
+    at: u64,
+    len: u32,
+    /// `EMPTY_SLOT` when free.
+    id: u32,
+}
+
+const EMPTY_SLOT: u32 = u32::MAX;
+const START_BITS: u32 = 40;
+const START_MASK: u64 = (1 << START_BITS) - 1;
+
+/// The string table. Each string is stored once, all of them in one buffer; an
+/// open-addressing table (linear probing, at most half full) finds them.
 #[derive(Clone, Debug)]
 pub struct Strings {
-    list: Vec<Box<str>>,
-    table: HashTable<u32>,
+    text: String,
+    /// String `i` is `text[ends[i - 1]..ends[i]]` (`text[..ends[0]]` for 0).
+    ends: Vec<u64>,
+    slots: Vec<Slot>,
     hasher: DefaultHashBuilder,
 }
 
 impl Default for Strings {
     fn default() -> Self {
         let mut s = Strings {
-            list: Vec::new(),
-            table: HashTable::new(),
+            text: String::new(),
+            ends: Vec::new(),
+            slots: Vec::new(),
             hasher: DefaultHashBuilder::default(),
         };
         s.intern("");
@@ -32,62 +51,144 @@ impl Default for Strings {
     }
 }
 
+/// `a == b` for slices of equal length, inline: names are short, and a call to `memcmp`
+/// per lookup costs more than the comparison.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n < 8 || b.len() != n {
+        return a == b;
+    }
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap());
+    let mut i = 0;
+    while i + 8 < n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
+}
+
 impl Strings {
+    fn start(&self, id: usize) -> usize {
+        match id {
+            0 => 0,
+            i => self.ends[i - 1] as usize,
+        }
+    }
+
+    /// The slot holding `s`, or the free slot where it would go.
+    #[inline]
+    fn find(&self, s: &str, hash: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let tag = hash >> START_BITS << START_BITS;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot.id == EMPTY_SLOT {
+                return i;
+            }
+            if slot.len as usize == s.len() && slot.at & !START_MASK == tag {
+                let at = (slot.at & START_MASK) as usize;
+                if same(&self.text.as_bytes()[at..at + s.len()], s.as_bytes()) {
+                    return i;
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// The id of `s`, adding it if it is new.
     #[inline]
     pub fn intern(&mut self, s: &str) -> StrId {
         // Empty categories and End-event names are the most common strings of all.
-        if s.is_empty() && !self.list.is_empty() {
+        if s.is_empty() && !self.ends.is_empty() {
             return StrId::EMPTY;
         }
-        let hash = self.hasher.hash_one(s);
-        let list = &self.list;
-        if let Some(&i) = self.table.find(hash, |&i| &*list[i as usize] == s) {
-            return StrId(i);
+        if self.ends.len() * 2 >= self.slots.len() {
+            self.grow();
         }
-        let i = u32::try_from(self.list.len()).expect("fewer than 2^32 distinct strings");
-        self.list.push(s.into());
-        let (list, hasher) = (&self.list, &self.hasher);
-        self.table
-            .insert_unique(hash, i, |&j| hasher.hash_one(&*list[j as usize]));
-        StrId(i)
+        let hash = self.hasher.hash_one(s);
+        let i = self.find(s, hash);
+        if self.slots[i].id != EMPTY_SLOT {
+            return StrId(self.slots[i].id);
+        }
+        let id = u32::try_from(self.ends.len())
+            .ok()
+            .filter(|&id| id != EMPTY_SLOT)
+            .expect("fewer than 2^32 - 1 distinct strings");
+        let at = self.text.len() as u64;
+        assert!(at <= START_MASK, "under 1 TiB of distinct strings");
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u64);
+        self.slots[i] = Slot {
+            at: at | (hash >> START_BITS << START_BITS),
+            len: u32::try_from(s.len()).expect("strings under 4 GiB"),
+            id,
+        };
+        StrId(id)
+    }
+
+    /// Doubles the table (at least 64 slots) and puts every string back.
+    #[cold]
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(64);
+        self.slots = vec![
+            Slot {
+                at: 0,
+                len: 0,
+                id: EMPTY_SLOT
+            };
+            n
+        ];
+        for id in 0..self.ends.len() {
+            let (from, to) = (self.start(id), self.ends[id] as usize);
+            let s = &self.text[from..to];
+            let hash = self.hasher.hash_one(s);
+            let mut i = hash as usize & (n - 1);
+            while self.slots[i].id != EMPTY_SLOT {
+                i = (i + 1) & (n - 1);
+            }
+            self.slots[i] = Slot {
+                at: from as u64 | (hash >> START_BITS << START_BITS),
+                len: (to - from) as u32,
+                id: id as u32,
+            };
+        }
     }
 
     /// The id of `s`, if it was interned.
     pub fn lookup(&self, s: &str) -> Option<StrId> {
-        let hash = self.hasher.hash_one(s);
-        self.table
-            .find(hash, |&i| &*self.list[i as usize] == s)
-            .map(|&i| StrId(i))
+        let slot = self.slots[self.find(s, self.hasher.hash_one(s))];
+        (slot.id != EMPTY_SLOT).then_some(StrId(slot.id))
     }
 
     /// The text of an id.
     pub fn get(&self, id: StrId) -> &str {
-        &self.list[id.0 as usize]
+        let i = id.0 as usize;
+        &self.text[self.start(i)..self.ends[i] as usize]
     }
 
     /// Number of distinct strings (the empty string included).
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.ends.is_empty()
     }
 
     /// Every string with its id.
     pub fn iter(&self) -> impl Iterator<Item = (StrId, &str)> {
-        self.list
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (StrId(i as u32), &**s))
+        (0..self.ends.len()).map(|i| (StrId(i as u32), self.get(StrId(i as u32))))
     }
 
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.list.iter().map(|s| s.len()).sum::<usize>()
-            + self.list.capacity() * std::mem::size_of::<Box<str>>()
-            + self.table.capacity() * 5
+        self.text.capacity()
+            + self.ends.capacity() * 8
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
     }
 }
 
@@ -122,5 +223,31 @@ mod tests {
             assert_eq!(s.get(other).as_bytes(), &v[..]);
         }
         assert_eq!(s.intern(long), x);
+    }
+
+    /// Every length around the 8-byte words the comparison reads, differing in any one
+    /// byte, and equal strings after the table has grown many times.
+    #[test]
+    fn word_comparison_sees_every_byte() {
+        let mut s = Strings::default();
+        let mut ids = Vec::new();
+        for len in 1..=40usize {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            for i in 0..len {
+                let mut v = base.clone();
+                v[i] = b'_';
+                ids.push((v.clone(), s.intern(std::str::from_utf8(&v).unwrap())));
+            }
+            ids.push((base.clone(), s.intern(std::str::from_utf8(&base).unwrap())));
+        }
+        let distinct: std::collections::HashSet<_> = ids.iter().map(|(_, id)| *id).collect();
+        assert_eq!(distinct.len(), ids.len());
+        for (v, id) in &ids {
+            let text = std::str::from_utf8(v).unwrap();
+            assert_eq!(s.intern(text), *id);
+            assert_eq!(s.get(*id), text);
+            assert_eq!(s.lookup(text), Some(*id));
+        }
+        assert_eq!(s.iter().count(), s.len());
     }
 }
