@@ -48,14 +48,50 @@ struct Closed {
     args: ArgsId,
 }
 
+/// Spans closed at one depth, in blocks that never move: growing one `Vec` would copy
+/// the spans and fault in about twice their memory.
+#[derive(Debug, Default)]
+struct Run {
+    blocks: Vec<Vec<Closed>>,
+}
+
+/// The largest block, in spans.
+const BLOCK: usize = 1 << 13;
+
+impl Run {
+    #[inline]
+    fn push(&mut self, s: Closed) {
+        match self.blocks.last_mut() {
+            Some(b) if b.len() < b.capacity() => b.push(s),
+            _ => self.grow(s),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, s: Closed) {
+        let cap = self
+            .blocks
+            .last()
+            .map_or(16, |b| (b.capacity() * 2).min(BLOCK));
+        let mut b = Vec::with_capacity(cap);
+        b.push(s);
+        self.blocks.push(b);
+    }
+
+    fn len(&self) -> usize {
+        self.blocks.iter().map(Vec::len).sum()
+    }
+}
+
 /// One thread's Begin and End events within one chunk.
 #[derive(Debug, Default)]
 pub(crate) struct ChunkStack {
     open: Vec<Open>,
     /// Positive spans closed since the last orphan End, by depth among the chunk's Begins.
-    lanes: Vec<Vec<Closed>>,
+    lanes: Vec<Run>,
     /// `lanes` as it was at each orphan End, in order.
-    done: Vec<Vec<Vec<Closed>>>,
+    done: Vec<Vec<Run>>,
     /// Ends that found no open Begin in the chunk: (time, byte offset).
     orphans: Vec<(i64, u64)>,
     /// Zero-length spans with their Begin's `seq`.
@@ -95,7 +131,7 @@ impl ChunkStack {
         }
         let depth = self.open.len();
         if depth >= self.lanes.len() {
-            self.lanes.resize_with(depth + 1, Vec::new);
+            self.lanes.resize_with(depth + 1, Run::default);
         }
         self.lanes[depth].push(s);
     }
@@ -186,18 +222,20 @@ impl ThreadStack {
             let segments = c.done.into_iter().chain(std::iter::once(c.lanes));
             for (o, lanes) in segments.enumerate() {
                 let top = base - o.min(base);
-                for (l, spans) in lanes.into_iter().enumerate() {
+                for (l, run) in lanes.into_iter().enumerate() {
                     let lane = &mut t.lanes[top + l];
-                    lane.start.extend(spans.iter().map(|s| s.start));
-                    lane.dur.extend(spans.iter().map(|s| s.dur));
-                    let fixed = spans.iter().map(|s| fix(s.name, s.args));
-                    for (name, args) in fixed {
-                        lane.name.push(name);
-                        lane.args.push(args);
+                    for spans in run.blocks {
+                        lane.start.extend(spans.iter().map(|s| s.start));
+                        lane.dur.extend(spans.iter().map(|s| s.dur));
+                        let fixed = spans.iter().map(|s| fix(s.name, s.args));
+                        for (name, args) in fixed {
+                            lane.name.push(name);
+                            lane.args.push(args);
+                        }
+                        let n = spans.len();
+                        lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
+                        lane.flags.resize(lane.flags.len() + n, 0);
                     }
-                    let n = spans.len();
-                    lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
-                    lane.flags.resize(lane.flags.len() + n, 0);
                 }
             }
             let chunk = (ci as u64) << 32;
