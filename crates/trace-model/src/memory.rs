@@ -12,8 +12,8 @@ use spall_format::{human_bytes, Error, ErrorKind, EventSink, Input, MemoryLimit,
 pub const SAMPLE_BYTES: usize = 4 << 20;
 
 /// Peak bytes per span while loading a `.spall` file: the model's lanes (29) and the index
-/// (8), plus the per-chunk span segments that briefly coexist with them.
-const SPALL_SPAN_BYTES: u64 = 56;
+/// (8), plus the chunks' closed spans (24), some of which coexist with the lanes.
+const SPALL_SPAN_BYTES: u64 = 48;
 /// The same for JSON, whose B/E matching and argument ranges add to it.
 const JSON_SPAN_BYTES: u64 = 90;
 /// Peak bytes per event of another kind (counters, instants, async, flows, samples).

@@ -33,9 +33,7 @@ struct Open {
     start: i64,
     name: StrId,
     args: ArgsId,
-    /// File order among the thread's Begins: (chunk index << 32) | index in the chunk.
-    seq: u64,
-    /// Byte offset, for warnings.
+    /// Byte offset in the input: for warnings, and the file order of zero-length spans.
     offset: u64,
 }
 
@@ -48,39 +46,43 @@ struct Closed {
     args: ArgsId,
 }
 
-/// Spans closed at one depth, in blocks that never move: growing one `Vec` would copy
-/// the spans and fault in about twice their memory.
+/// Spans closed at one depth: a first block that grows as a `Vec` does, up to `BLOCK`
+/// spans, then blocks of `BLOCK` that never move (growing one `Vec` to millions of spans
+/// would copy them and fault in about twice their memory).
 #[derive(Debug, Default)]
 struct Run {
-    blocks: Vec<Vec<Closed>>,
+    first: Vec<Closed>,
+    more: Vec<Vec<Closed>>,
 }
 
-/// The largest block, in spans.
+/// The size of a full block, in spans.
 const BLOCK: usize = 1 << 13;
 
 impl Run {
     #[inline]
     fn push(&mut self, s: Closed) {
-        match self.blocks.last_mut() {
-            Some(b) if b.len() < b.capacity() => b.push(s),
-            _ => self.grow(s),
+        let block = self.more.last_mut().unwrap_or(&mut self.first);
+        if block.len() < BLOCK {
+            block.push(s);
+        } else {
+            self.grow(s);
         }
     }
 
     #[cold]
     #[inline(never)]
     fn grow(&mut self, s: Closed) {
-        let cap = self
-            .blocks
-            .last()
-            .map_or(16, |b| (b.capacity() * 2).min(BLOCK));
-        let mut b = Vec::with_capacity(cap);
+        let mut b = Vec::with_capacity(BLOCK);
         b.push(s);
-        self.blocks.push(b);
+        self.more.push(b);
     }
 
     fn len(&self) -> usize {
-        self.blocks.iter().map(Vec::len).sum()
+        self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()
+    }
+
+    fn blocks(self) -> impl Iterator<Item = Vec<Closed>> {
+        std::iter::once(self.first).chain(self.more)
     }
 }
 
@@ -94,9 +96,8 @@ pub(crate) struct ChunkStack {
     done: Vec<Vec<Run>>,
     /// Ends that found no open Begin in the chunk: (time, byte offset).
     orphans: Vec<(i64, u64)>,
-    /// Zero-length spans with their Begin's `seq`.
+    /// Zero-length spans with their Begin's byte offset.
     zeros: Vec<(u64, Closed)>,
-    begins: u32,
 }
 
 impl ChunkStack {
@@ -106,10 +107,8 @@ impl ChunkStack {
             start,
             name,
             args,
-            seq: u64::from(self.begins),
             offset,
         });
-        self.begins = self.begins.wrapping_add(1);
     }
 
     #[inline]
@@ -126,7 +125,7 @@ impl ChunkStack {
             args: b.args,
         };
         if s.dur == 0 {
-            self.zeros.push((b.seq, s));
+            self.zeros.push((b.offset, s));
             return;
         }
         let depth = self.open.len();
@@ -141,7 +140,7 @@ impl ChunkStack {
 #[derive(Clone, Copy, Debug)]
 struct Placed {
     open: Open,
-    depth: usize,
+    depth: u32,
 }
 
 /// One thread's spans, joined across chunks: lanes of positive spans, the Begins still
@@ -203,7 +202,8 @@ impl ThreadStack {
 
         let mut t = ThreadStack {
             lanes: sizes.iter().map(|&n| Lane::with_capacity(n)).collect(),
-            ..ThreadStack::default()
+            stack: Vec::with_capacity(open),
+            zeros: Vec::new(),
         };
         for (ci, c) in pieces {
             let fix = |name, args| fix(ci, name, args);
@@ -212,7 +212,7 @@ impl ThreadStack {
                 match t.stack.pop() {
                     Some(Placed { open: b, depth }) => {
                         let s = span(b.start, ts - b.start, b.name, b.args);
-                        t.push(depth, b.seq, s);
+                        t.push(depth as usize, b.offset, s);
                     }
                     None => d.warn(ModelWarning::EndWithoutBegin, offset, || {
                         format!("E \"\" at {ts} ns has no open B on its thread; ignored")
@@ -224,7 +224,7 @@ impl ThreadStack {
                 let top = base - o.min(base);
                 for (l, run) in lanes.into_iter().enumerate() {
                     let lane = &mut t.lanes[top + l];
-                    for spans in run.blocks {
+                    for spans in run.blocks() {
                         lane.start.extend(spans.iter().map(|s| s.start));
                         lane.dur.extend(spans.iter().map(|s| s.dur));
                         let fixed = spans.iter().map(|s| fix(s.name, s.args));
@@ -238,19 +238,17 @@ impl ThreadStack {
                     }
                 }
             }
-            let chunk = (ci as u64) << 32;
-            t.zeros.extend(c.zeros.into_iter().map(|(seq, s)| {
+            t.zeros.extend(c.zeros.into_iter().map(|(offset, s)| {
                 let (name, args) = fix(s.name, s.args);
-                (chunk | seq, span(s.start, s.dur, name, args))
+                (offset, span(s.start, s.dur, name, args))
             }));
             let top = t.stack.len();
             t.stack
                 .extend(c.open.into_iter().enumerate().map(|(i, mut b)| {
                     (b.name, b.args) = fix(b.name, b.args);
-                    b.seq |= chunk;
                     Placed {
                         open: b,
-                        depth: top + i,
+                        depth: u32::try_from(top + i).expect("under 2^32 levels"),
                     }
                 }));
         }
@@ -258,9 +256,9 @@ impl ThreadStack {
     }
 
     /// A span of positive length goes to its lane; a zero-length one waits to be placed.
-    fn push(&mut self, depth: usize, seq: u64, s: SpanData) {
+    fn push(&mut self, depth: usize, offset: u64, s: SpanData) {
         if s.dur == 0 {
-            self.zeros.push((seq, s));
+            self.zeros.push((offset, s));
         } else {
             if self.lanes.len() <= depth {
                 self.lanes.resize_with(depth + 1, Lane::default);
@@ -290,7 +288,7 @@ impl ThreadStack {
         for Placed { open: b, depth } in std::mem::take(&mut self.stack) {
             let mut s = span(b.start, (trace_end - b.start).max(0), b.name, b.args);
             s.flags = flags::UNFINISHED;
-            self.push(depth, b.seq, s);
+            self.push(depth as usize, b.offset, s);
         }
         if !self.zeros.is_empty() {
             self.place_zeros();
@@ -305,7 +303,7 @@ impl ThreadStack {
     /// after the spans that start before it, in file order among those at the same time.
     fn place_zeros(&mut self) {
         let mut zeros = std::mem::take(&mut self.zeros);
-        zeros.sort_by_key(|&(seq, _)| seq);
+        zeros.sort_by_key(|&(offset, _)| offset);
         // (lane, position among the lane's positive spans, span), in file order per lane.
         let mut placed: Vec<(usize, usize, SpanData)> = Vec::with_capacity(zeros.len());
         for (_, z) in zeros {
