@@ -9,10 +9,12 @@ use crate::util::{bytes, human_ns, load, Fatal};
 
 pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let (trace, load_secs) = load(path)?;
+    spall_format::timing::stage("loaded");
     // Everything the viewer needs before its first full frame: the index too.
     let started = std::time::Instant::now();
     let index = trace_index::TraceIndex::build(&trace);
     let index_secs = started.elapsed().as_secs_f64();
+    spall_format::timing::stage("indexed");
     let secs = load_secs + index_secs;
     let d = &trace.decode_summary();
     let diagnostics = trace.warning_counts();
@@ -50,6 +52,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "index_bytes": index.heap_bytes(),
         });
         println!("{v:#}");
+        spall_format::timing::stage("printed");
         return Ok(ExitCode::SUCCESS);
     }
     let version = match d.spall {

@@ -185,6 +185,7 @@ fn main() -> ExitCode {
         std::process::exit(130);
     });
     let cli = Cli::parse();
+    spall_format::timing::stage("started");
     util::set_decode_options(spall_format::DecodeOptions {
         max_decompressed: cli.max_decompressed,
         max_memory: cli.max_memory,

@@ -50,6 +50,7 @@ mod steps;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod time;
+pub mod timing;
 mod writer;
 
 use std::path::Path;

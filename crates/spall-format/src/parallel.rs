@@ -254,12 +254,16 @@ fn run<S: EventSink>(
 }
 
 /// Guesses where an array element starts at or after `from`: a `{` whose previous
-/// non-blank bytes are `,` and then `}`. Looks at most 1 MiB ahead.
+/// non-blank bytes are `,` and then `}`, preferring one whose object has a `ph` member (a
+/// trace event rather than an object inside an event's args: Chromium's snapshots hold
+/// arrays of objects). Looks at most 1 MiB ahead, and reads at most that much more to check
+/// candidates. A wrong guess costs a chunk parsed twice.
 fn guess_element(b: &[u8], from: usize) -> Option<usize> {
-    let window = &b[from.min(b.len())..b.len().min(from + (1 << 20))];
-    memchr::memchr_iter(b'{', window)
+    const AHEAD: usize = 1 << 20;
+    let window = &b[..b.len().min(from.saturating_add(AHEAD))];
+    let mut candidates = memchr::memchr_iter(b'{', &window[from.min(window.len())..])
         .map(|j| from + j)
-        .find(|&i| {
+        .filter(|&i| {
             let before = |mut k: usize| {
                 while k > 0 && json::scan::is_ws(b[k - 1]) {
                     k -= 1;
@@ -270,7 +274,21 @@ fn guess_element(b: &[u8], from: usize) -> Option<usize> {
                 Some((k, b',')) => matches!(before(k), Some((_, b'}'))),
                 _ => false,
             }
-        })
+        });
+    let first = candidates.next()?;
+    let mut budget = AHEAD;
+    let mut i = first;
+    loop {
+        let (event, stop) = json::scan::object_has_key(window, i, b"ph");
+        if event {
+            return Some(i);
+        }
+        budget = budget.saturating_sub(stop - i);
+        match candidates.next() {
+            Some(next) if budget > 0 => i = next,
+            _ => return Some(first),
+        }
+    }
 }
 
 /// JSON: the top level parsed sequentially, the event array in chunks.
@@ -286,6 +304,7 @@ where
     F: Fn() -> S + Sync,
 {
     let text = utf8_parallel(b, release).unwrap_or("");
+    crate::timing::stage("UTF-8 checked");
     let total = b.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),
@@ -299,6 +318,7 @@ where
         while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES) {
             starts.push(g);
         }
+        crate::timing::stage("JSON chunk starts guessed");
         let runs: Vec<Run<S>> = (0..starts.len())
             .into_par_iter()
             .map(|k| {
@@ -313,6 +333,7 @@ where
                 r
             })
             .collect();
+        crate::timing::stage("JSON chunks decoded");
         let mut keep = |r: Run<S>| {
             d.merge(r.diags);
             events += r.events;
@@ -341,6 +362,7 @@ where
                 }
             }
         }
+        crate::timing::stage("wrong guesses decoded again");
         match end {
             Stop::Closed(e) => (e, false),
             Stop::Eof => (b.len(), true),
@@ -351,7 +373,8 @@ where
         sink: new_sink(),
         progress: &|_, _| {},
     };
-    let (info, top_events) = json::decode_hooked(b, &mut top, &mut diags, Some(&mut hook))?;
+    let (info, top_events) =
+        json::decode_hooked(b, Some(text), &mut top, &mut diags, Some(&mut hook))?;
     debug_assert_eq!(top_events, 0, "every event is in the array");
     (progress.report)(total, total);
     let mut all = Vec::with_capacity(sinks.len() + 1);
@@ -397,4 +420,26 @@ fn utf8_parallel<'b>(b: &'b [u8], release: Release<'_>) -> Option<&'b str> {
     // so the concatenation, `b`, is valid UTF-8.
     #[allow(unsafe_code)]
     Some(unsafe { std::str::from_utf8_unchecked(b) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::guess_element;
+
+    #[test]
+    fn guess_skips_objects_inside_args() {
+        // A Chromium snapshot: an array of objects in the args, then the next event.
+        let b = br#"[{"ph":"O","args":{"tiles":[{"id":1},{"id":2},{"id":3}]}},
+{"name":"a","ph":"X","ts":1,"dur":1,"pid":1,"tid":1}]"#;
+        let inside = b.windows(5).position(|w| w == b"tiles").unwrap();
+        let next = b.windows(8).position(|w| w == br#"{"name":"#).unwrap();
+        assert_eq!(guess_element(b, inside), Some(next));
+    }
+
+    #[test]
+    fn guess_without_ph_keeps_the_first_candidate() {
+        let b = br#"[{"a":1},{"b":2},{"c":3}]"#;
+        assert_eq!(guess_element(b, 2), Some(9));
+        assert_eq!(guess_element(b, 20), None);
+    }
 }

@@ -64,6 +64,7 @@ enum Phase {
     },
     /// The array is parsed (it ended at `end.0`; `end.1`: unterminated): the top level.
     JsonTop {
+        utf8: bool,
         end: (usize, bool),
     },
     Done,
@@ -250,7 +251,8 @@ impl<S: EventSink> Steps<S> {
                     (b.len(), false)
                 };
                 let (mut sink, mut d) = ((self.new_sink)(), Diagnostics::default());
-                json::decode_hooked(b, &mut sink, &mut d, Some(&mut hook))?;
+                let known = Some(if utf8 { text(b) } else { "" });
+                json::decode_hooked(b, known, &mut sink, &mut d, Some(&mut hook))?;
                 match start {
                     Some(pos) => Phase::JsonRuns {
                         utf8,
@@ -271,20 +273,26 @@ impl<S: EventSink> Steps<S> {
                 self.sinks.push(sink);
                 match end {
                     Stop::At(pos) => Phase::JsonRuns { utf8, pos, state },
-                    Stop::Closed(e) => Phase::JsonTop { end: (e, false) },
+                    Stop::Closed(e) => Phase::JsonTop {
+                        utf8,
+                        end: (e, false),
+                    },
                     Stop::Eof => Phase::JsonTop {
+                        utf8,
                         end: (b.len(), true),
                     },
                 }
             }
-            Phase::JsonTop { end } => {
+            Phase::JsonTop { utf8, end } => {
                 let mut runs = std::mem::take(&mut self.run_diags);
                 let mut hook = |_: usize, d: &mut Diagnostics| {
                     d.merge(std::mem::take(&mut runs));
                     end
                 };
                 let mut top = (self.new_sink)();
-                let (info, n) = json::decode_hooked(b, &mut top, &mut self.diags, Some(&mut hook))?;
+                let known = Some(if utf8 { text(b) } else { "" });
+                let (info, n) =
+                    json::decode_hooked(b, known, &mut top, &mut self.diags, Some(&mut hook))?;
                 self.events += n;
                 self.sinks.insert(0, top);
                 self.format = Some((Format::Json, None, Some(info)));

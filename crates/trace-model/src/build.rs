@@ -606,6 +606,7 @@ impl TraceBuilder {
                 (thread, d)
             })
             .collect();
+        spall_format::timing::stage("threads nested");
         let mut built: Vec<Thread> = Vec::with_capacity(per_thread.len());
         for (t, d) in per_thread {
             diags.merge(d);
@@ -689,12 +690,14 @@ impl TraceBuilder {
         }
         async_events.sort_by_key(|a| a.ts);
         let (async_slices, mut async_tracks) = asyncs::build(&async_events, end, &mut diags);
+        spall_format::timing::stage("async slices built");
         async_tracks.sort_by_key(|t| t.process);
         for s in &mut samples {
             s.thread = new_thread[s.thread as usize];
         }
         samples.sort_by_key(|s| s.thread);
         let flow_links = flows::bind(&threads, &flows, &mut diags);
+        spall_format::timing::stage("flows bound");
         let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();
         flow_links_by_to.sort_by_key(|&l| flow_links[l as usize].to);
         let metadata = metadata

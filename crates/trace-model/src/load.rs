@@ -2,8 +2,8 @@
 
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
 
+use spall_format::timing::stage;
 use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent, Steps, Summary};
 
 use crate::build::TraceBuilder;
@@ -63,6 +63,7 @@ pub fn load_with(
     let path = path.as_ref();
     let input = Input::open(path, opts)?;
     crate::memory::check_memory(&input, opts.max_memory).map_err(|e| e.with_path(path))?;
+    stage("memory estimate checked");
     load_input(&input, progress).map_err(|e| e.with_path(path))
 }
 
@@ -101,19 +102,10 @@ fn load_parts(
     parallel: impl FnOnce() -> Result<(Summary, Vec<TraceBuilder>), Error>,
     buffered: impl FnOnce(&mut TraceBuilder) -> Result<Summary, Error>,
 ) -> Result<Trace, Error> {
-    // No clock is read unless asked: `Instant::now` panics on wasm32-unknown-unknown.
-    let timing = std::env::var_os("SPALL_TIMING").is_some();
-    let t0 = timing.then(Instant::now);
     let (summary, chunks) = parallel()?;
-    let t1 = timing.then(Instant::now);
+    stage("decoded by chunk builders");
     let trace = TraceBuilder::finish_chunks(chunks, summary);
-    if let (Some(t0), Some(t1)) = (t0, t1) {
-        eprintln!(
-            "spall timing: decode and chunk builders {:.0} ms, merge and nesting {:.0} ms",
-            (t1 - t0).as_secs_f64() * 1e3,
-            t1.elapsed().as_secs_f64() * 1e3,
-        );
-    }
+    stage("model built");
     if let Some(t) = trace {
         return Ok(t);
     }

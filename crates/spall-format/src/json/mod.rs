@@ -51,21 +51,23 @@ pub(crate) fn decode<S: EventSink>(
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> Result<(JsonInfo, u64), Error> {
-    decode_hooked(b, sink, d, None)
+    decode_hooked(b, None, sink, d, None)
 }
 
-/// [`decode`], with the event array parsed by `hook` when one is given.
+/// [`decode`], with the event array parsed by `hook` when one is given. `utf8` is what the
+/// caller already knows of `b`: `Some(text)` when it is all UTF-8, `Some("")` when it is
+/// not, `None` to check here (a pass over the whole input on one thread).
 pub(crate) fn decode_hooked<'s, S: EventSink>(
     b: &[u8],
+    utf8: Option<&str>,
     sink: &'s mut S,
     d: &'s mut Diagnostics,
     hook: Option<ArrayHook<'s>>,
 ) -> Result<(JsonInfo, u64), Error> {
-    match std::str::from_utf8(b) {
-        Ok(s) => decode_str(s, b, sink, d, hook),
-        // Invalid UTF-8 somewhere: scan the raw bytes, repairing event by event.
-        Err(_) => decode_str("", b, sink, d, hook),
-    }
+    // Invalid UTF-8 somewhere: "" scans the raw bytes, repairing event by event.
+    let text = utf8.unwrap_or_else(|| std::str::from_utf8(b).unwrap_or(""));
+    debug_assert!(text.is_empty() || text.len() == b.len());
+    decode_str(text, b, sink, d, hook)
 }
 
 /// Parses array elements of `b` (whose text is `s`, or `""` when `b` is not all UTF-8) from

@@ -99,6 +99,37 @@ pub(crate) fn skip_value(b: &[u8], i: usize) -> Result<usize, Scan> {
     }
 }
 
+/// Whether the object starting at `b[i]` (a `{`) has the member `key` at its top level,
+/// and where the scan stopped: at the key, or at the first byte that ends the search (the
+/// object's end, a malformed byte, the end of `b`).
+pub(crate) fn object_has_key(b: &[u8], i: usize, key: &[u8]) -> (bool, usize) {
+    let mut j = i + 1;
+    loop {
+        j = skip_ws(b, j);
+        if b.get(j) != Some(&b'"') {
+            return (false, j);
+        }
+        let Ok((end, _)) = string_end(b, j + 1) else {
+            return (false, b.len());
+        };
+        if &b[j + 1..end] == key {
+            return (true, end);
+        }
+        j = skip_ws(b, end + 1);
+        if b.get(j) != Some(&b':') {
+            return (false, j);
+        }
+        let Ok(after) = skip_value(b, skip_ws(b, j + 1)) else {
+            return (false, b.len());
+        };
+        j = skip_ws(b, after);
+        if b.get(j) != Some(&b',') {
+            return (false, j);
+        }
+        j += 1;
+    }
+}
+
 /// The end of a bare token (number or literal): the first delimiter after `i`.
 #[inline]
 pub(crate) fn scalar_end(b: &[u8], mut i: usize) -> usize {
