@@ -580,38 +580,6 @@ impl TraceBuilder {
             &mut diags,
         );
         let from_spall = decode.format != Format::Json;
-        let names = |id: StrId| strings.get(id).to_string();
-        // Threads are independent: match and nest them in parallel, each with its own
-        // diagnostics, merged in thread order so the result does not depend on scheduling.
-        let per_thread: Vec<(Thread, Diagnostics<ModelWarning>)> = threads
-            .into_par_iter()
-            .map(|t| {
-                let mut d = Diagnostics::default();
-                let lanes = match (t.joined, t.stream) {
-                    (Some(j), _) => j.finish(end, &names, &mut d),
-                    (None, Some(m)) => {
-                        let spans = m.finish(end, &names, &mut d);
-                        nest(spans, &names, &mut d)
-                    }
-                    (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
-                };
-                let thread = Thread {
-                    pid: t.pid,
-                    tid: t.tid,
-                    process: t.process,
-                    name: t.name,
-                    sort_index: t.sort_index,
-                    lanes,
-                };
-                (thread, d)
-            })
-            .collect();
-        spall_format::timing::stage("threads nested");
-        let mut built: Vec<Thread> = Vec::with_capacity(per_thread.len());
-        for (t, d) in per_thread {
-            diags.merge(d);
-            built.push(t);
-        }
 
         // Display order: processes by (sort index, pid); threads by (sort index, tid).
         let key = |id: ExtId| match id {
@@ -627,20 +595,94 @@ impl TraceBuilder {
         for (new, &old) in porder.iter().enumerate() {
             new_process[old as usize] = new as u32;
         }
-        let mut torder: Vec<u32> = (0..built.len() as u32).collect();
+        let mut torder: Vec<u32> = (0..threads.len() as u32).collect();
         torder.sort_by_cached_key(|&t| {
-            let t = &built[t as usize];
+            let t = &threads[t as usize];
             (
                 new_process[t.process as usize],
                 t.sort_index.unwrap_or(i64::MAX),
                 key(t.tid),
             )
         });
-        let mut new_thread = vec![0u32; built.len()];
+        let mut new_thread = vec![0u32; threads.len()];
         for (new, &old) in torder.iter().enumerate() {
             new_thread[old as usize] = new as u32;
         }
-        let mut slots: Vec<Option<Thread>> = built.drain(..).map(Some).collect();
+
+        let names = |id: StrId| strings.get(id).to_string();
+        // Threads are independent: match and nest them in parallel, each with its own
+        // diagnostics, merged in thread order so the result does not depend on scheduling.
+        // The events of other kinds need only the new thread order: they are sorted and
+        // grouped meanwhile.
+        let nest_threads = || -> Vec<(Thread, Diagnostics<ModelWarning>)> {
+            threads
+                .into_par_iter()
+                .map(|t| {
+                    let mut d = Diagnostics::default();
+                    let lanes = match (t.joined, t.stream) {
+                        (Some(j), _) => j.finish(end, &names, &mut d),
+                        (None, Some(m)) => {
+                            let spans = m.finish(end, &names, &mut d);
+                            nest(spans, &names, &mut d)
+                        }
+                        (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
+                    };
+                    let thread = Thread {
+                        pid: t.pid,
+                        tid: t.tid,
+                        process: t.process,
+                        name: t.name,
+                        sort_index: t.sort_index,
+                        lanes,
+                    };
+                    (thread, d)
+                })
+                .collect()
+        };
+        let others = || {
+            let mut d = Diagnostics::default();
+            for i in &mut instants {
+                i.thread = new_thread[i.thread as usize];
+                i.process = new_process[i.process as usize];
+            }
+            instants.sort_by_key(|i| i.ts);
+            for c in &mut counters {
+                c.process = new_process[c.process as usize];
+                if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
+                    let mut pairs: Vec<(i64, f64)> =
+                        c.ts.iter().copied().zip(c.values.iter().copied()).collect();
+                    pairs.sort_by_key(|p| p.0);
+                    (c.ts, c.values) = pairs.into_iter().unzip();
+                }
+            }
+            for f in &mut flows {
+                for p in &mut f.points {
+                    p.thread = new_thread[p.thread as usize];
+                }
+                f.points.sort_by_key(|p| p.ts);
+            }
+            for a in &mut async_events {
+                a.thread = new_thread[a.thread as usize];
+                a.process = new_process[a.process as usize];
+            }
+            async_events.sort_by_key(|a| a.ts);
+            let (async_slices, mut async_tracks) = asyncs::build(&async_events, end, &mut d);
+            async_tracks.sort_by_key(|t| t.process);
+            for s in &mut samples {
+                s.thread = new_thread[s.thread as usize];
+            }
+            samples.sort_by_key(|s| s.thread);
+            (async_slices, async_tracks, d)
+        };
+        let (per_thread, (async_slices, async_tracks, async_diags)) =
+            rayon::join(nest_threads, others);
+        spall_format::timing::stage("threads nested, other events sorted");
+        let mut slots: Vec<Option<Thread>> = Vec::with_capacity(per_thread.len());
+        for (t, d) in per_thread {
+            diags.merge(d);
+            slots.push(Some(t));
+        }
+        diags.merge(async_diags);
         let mut threads: Vec<Thread> = torder
             .iter()
             .map(|&old| slots[old as usize].take().expect("each thread once"))
@@ -664,38 +706,6 @@ impl TraceBuilder {
         for (i, t) in threads.iter().enumerate() {
             out_processes[t.process as usize].threads.push(i as u32);
         }
-        for i in &mut instants {
-            i.thread = new_thread[i.thread as usize];
-            i.process = new_process[i.process as usize];
-        }
-        instants.sort_by_key(|i| i.ts);
-        for c in &mut counters {
-            c.process = new_process[c.process as usize];
-            if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
-                let mut pairs: Vec<(i64, f64)> =
-                    c.ts.iter().copied().zip(c.values.iter().copied()).collect();
-                pairs.sort_by_key(|p| p.0);
-                (c.ts, c.values) = pairs.into_iter().unzip();
-            }
-        }
-        for f in &mut flows {
-            for p in &mut f.points {
-                p.thread = new_thread[p.thread as usize];
-            }
-            f.points.sort_by_key(|p| p.ts);
-        }
-        for a in &mut async_events {
-            a.thread = new_thread[a.thread as usize];
-            a.process = new_process[a.process as usize];
-        }
-        async_events.sort_by_key(|a| a.ts);
-        let (async_slices, mut async_tracks) = asyncs::build(&async_events, end, &mut diags);
-        spall_format::timing::stage("async slices built");
-        async_tracks.sort_by_key(|t| t.process);
-        for s in &mut samples {
-            s.thread = new_thread[s.thread as usize];
-        }
-        samples.sort_by_key(|s| s.thread);
         let flow_links = flows::bind(&threads, &flows, &mut diags);
         spall_format::timing::stage("flows bound");
         let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();

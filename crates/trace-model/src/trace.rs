@@ -180,18 +180,31 @@ impl Thread {
     }
 }
 
-/// Stored argument texts, back to back in one string.
+/// Stored argument texts, back to back in segments: a parallel load keeps each chunk's
+/// text as it is (a trace's args can be half its bytes, too much to copy again on one
+/// thread), and entries never straddle segments.
 #[derive(Clone, Debug, Default)]
 pub struct ArgsStore {
-    pub(crate) text: String,
-    /// Entry `i` is `text[starts[i-1]..starts[i]]` (entry 0 is unused: `ArgsId::NONE`).
-    /// The top bit of an end marks JSON (else free text from a `.spall` Begin).
-    pub(crate) ends: Vec<u64>,
+    /// The text, cut into segments; `bases[k]` is where segment `k` starts in the whole.
+    texts: Vec<String>,
+    bases: Vec<u64>,
+    /// Entry `i` spans `ends[i-1]..ends[i]` of the whole text (entry 0 is unused:
+    /// `ArgsId::NONE`). The top bit of an end marks JSON (else free text from a `.spall`
+    /// Begin).
+    ends: Vec<u64>,
 }
 
 const JSON_BIT: u64 = 1 << 63;
 
 impl ArgsStore {
+    /// The length of the whole text.
+    fn text_len(&self) -> u64 {
+        match (self.bases.last(), self.texts.last()) {
+            (Some(&base), Some(t)) => base + t.len() as u64,
+            _ => 0,
+        }
+    }
+
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
@@ -199,14 +212,19 @@ impl ArgsStore {
         if self.ends.is_empty() {
             self.ends.push(0);
         }
-        self.text.push_str(text);
-        let end = self.text.len() as u64 | if is_json { JSON_BIT } else { 0 };
+        if self.texts.is_empty() {
+            self.texts.push(String::new());
+            self.bases.push(0);
+        }
+        self.texts.last_mut().expect("a segment").push_str(text);
+        let end = self.text_len() | if is_json { JSON_BIT } else { 0 };
         self.ends.push(end);
         ArgsId(u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets"))
     }
 
-    /// Appends every entry of `other`; its id `i` becomes `i + offset` (the return value).
-    pub(crate) fn append(&mut self, other: &ArgsStore) -> u32 {
+    /// Appends every entry of `other`, taking its text without copying it; its id `i`
+    /// becomes `i + offset` (the return value).
+    pub(crate) fn append(&mut self, other: ArgsStore) -> u32 {
         if other.ends.len() <= 1 {
             return 0;
         }
@@ -214,18 +232,21 @@ impl ArgsStore {
             self.ends.push(0);
         }
         let offset = u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets");
-        let base = self.text.len() as u64;
-        self.text.push_str(&other.text);
+        let base = self.text_len();
         self.ends.extend(
             other.ends[1..]
                 .iter()
                 .map(|&e| ((e & !JSON_BIT) + base) | (e & JSON_BIT)),
         );
+        for (text, b) in other.texts.into_iter().zip(other.bases) {
+            self.texts.push(text);
+            self.bases.push(base + b);
+        }
         offset
     }
 
     pub(crate) fn shrink(&mut self) {
-        self.text.shrink_to_fit();
+        self.texts.iter_mut().for_each(String::shrink_to_fit);
         self.ends.shrink_to_fit();
     }
 
@@ -240,12 +261,13 @@ impl ArgsStore {
         if i == 0 || i >= self.ends.len() {
             return None;
         }
-        let start = (self.ends[i - 1] & !JSON_BIT) as usize;
+        let start = self.ends[i - 1] & !JSON_BIT;
         let end = self.ends[i];
-        Some((
-            &self.text[start..(end & !JSON_BIT) as usize],
-            end & JSON_BIT != 0,
-        ))
+        // An empty entry is never stored, so `start` lies inside the entry's segment.
+        let k = self.bases.partition_point(|&b| b <= start) - 1;
+        let base = self.bases[k];
+        let text = &self.texts[k][(start - base) as usize..((end & !JSON_BIT) - base) as usize];
+        Some((text, end & JSON_BIT != 0))
     }
 
     /// The arguments as JSON (`.spall` text becomes a JSON string).
@@ -259,7 +281,8 @@ impl ArgsStore {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.text.capacity() + self.ends.capacity() * 8
+        let texts: usize = self.texts.iter().map(String::capacity).sum();
+        texts + self.ends.capacity() * 8 + self.bases.capacity() * 8
     }
 }
 
@@ -499,5 +522,37 @@ mod tests {
         assert_eq!(a.get(ArgsId(99)), None);
         assert_eq!(a.json(x).unwrap()["a"], 1);
         assert_eq!(a.json(y).unwrap(), "free text");
+    }
+
+    #[test]
+    fn args_appended_by_segments_keep_their_texts() {
+        let store = |texts: &[(&str, bool)]| {
+            let mut a = ArgsStore::default();
+            for &(t, j) in texts {
+                a.add(t, j);
+            }
+            a
+        };
+        let mut all = store(&[(r#"{"a":1}"#, true), ("first", false)]);
+        let b = store(&[("second", false), (r#"{"b":[2]}"#, true)]);
+        assert_eq!(all.append(b), 2);
+        assert_eq!(all.append(ArgsStore::default()), 0);
+        assert_eq!(all.append(store(&[("third", false)])), 4);
+        all.add("fourth", false);
+        let got: Vec<_> = (1..=all.count())
+            .map(|i| all.get(ArgsId(i)).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (r#"{"a":1}"#, true),
+                ("first", false),
+                ("second", false),
+                (r#"{"b":[2]}"#, true),
+                ("third", false),
+                ("fourth", false),
+            ]
+        );
+        assert_eq!(all.get(ArgsId(7)), None);
     }
 }

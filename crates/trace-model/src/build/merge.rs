@@ -84,7 +84,7 @@ impl TraceBuilder {
             } else {
                 Remap {
                     strs: c.strings.iter().map(|(_, s)| g.strings.intern(s)).collect(),
-                    args: g.args.append(&c.args),
+                    args: g.args.append(std::mem::take(&mut c.args)),
                 }
             };
             let pmap: Vec<u32> = c.processes.iter().map(|p| g.merge_process(p, &r)).collect();
