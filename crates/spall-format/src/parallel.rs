@@ -303,7 +303,7 @@ where
     S: EventSink + Send,
     F: Fn() -> S + Sync,
 {
-    let text = utf8_parallel(b, release).unwrap_or("");
+    let text = utf8_parallel(b).unwrap_or("");
     crate::timing::stage("UTF-8 checked");
     let total = b.len() as u64;
     let progress = Progress {
@@ -393,8 +393,10 @@ where
     Ok((summary, all))
 }
 
-/// `b` as text if it is all UTF-8, checked in chunks on every core.
-fn utf8_parallel<'b>(b: &'b [u8], release: Release<'_>) -> Option<&'b str> {
+/// `b` as text if it is all UTF-8, checked in chunks on every core. The pages it maps stay
+/// for the decode that follows (released then, chunk by chunk): mapping them twice costs
+/// more than the memory they hold meanwhile, which the page cache shares.
+fn utf8_parallel(b: &[u8]) -> Option<&str> {
     // Cut only before a byte that starts a character, so each piece validates alone.
     let mut cuts = vec![0];
     let mut at = CHUNK_BYTES;
@@ -407,11 +409,9 @@ fn utf8_parallel<'b>(b: &'b [u8], release: Release<'_>) -> Option<&'b str> {
         at = c + CHUNK_BYTES;
     }
     cuts.push(b.len());
-    let ok = cuts.par_windows(2).all(|w| {
-        let ok = std::str::from_utf8(&b[w[0]..w[1]]).is_ok();
-        release(w[0], w[1]);
-        ok
-    });
+    let ok = cuts
+        .par_windows(2)
+        .all(|w| std::str::from_utf8(&b[w[0]..w[1]]).is_ok());
     if !ok {
         return None;
     }
