@@ -164,6 +164,7 @@ enum TableOrJson {
 use TableOrJson::Table;
 
 fn main() -> ExitCode {
+    spall_format::tune_heap();
     // A bug must still end with a message and exit code 2, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
         spall_format::remove_partial_files();

@@ -38,6 +38,7 @@
 mod diag;
 mod error;
 mod event;
+mod heap;
 mod input;
 pub mod json;
 mod json_writer;
@@ -58,6 +59,7 @@ use std::path::Path;
 pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
 pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
+pub use heap::tune_heap;
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
 pub use json_writer::JsonWriter;

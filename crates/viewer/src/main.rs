@@ -106,6 +106,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
+    spall_format::tune_heap();
     std::panic::set_hook(Box::new(|info| {
         eprintln!(
             "spall: internal error: {info}. Please report this with the trace that caused it."

@@ -1,0 +1,20 @@
+//! Heap settings for the binaries, made for a load: a few hundred megabytes written once,
+//! in blocks of a few hundred kilobytes, while earlier stages free theirs.
+
+/// Tunes glibc's allocator for loading (elsewhere it does nothing). By default glibc
+/// gives each block from 128 KiB up a mapping of its own and returns it to the kernel when
+/// it is freed, so the memory one stage frees is faulted in and zeroed again, page by
+/// page, by the next. Here blocks up to 32 MiB come from the heap, which grows 64 MiB at a
+/// time and keeps up to 512 MiB of freed memory for reuse. Call it first thing in `main`,
+/// before any thread starts.
+pub fn tune_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt changes thresholds for later allocations only, and no other thread
+    // is allocating yet.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+    }
+}
