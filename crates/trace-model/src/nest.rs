@@ -315,9 +315,19 @@ pub(crate) fn nest(
     let (depths, sizes) = match depths(&segments, names, d) {
         Some(found) => found,
         None => {
-            let mut all: Vec<(SpanData, u64)> = segments.concat();
-            all.sort_by(|(a, _), (b, _)| a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)));
-            segments = vec![all];
+            // Sorting small keys and moving each span once is about twice as fast as a
+            // stable sort of the spans; the position breaks ties as a stable sort would.
+            let all: Vec<(SpanData, u64)> = segments.concat();
+            let mut keys: Vec<(i64, std::cmp::Reverse<i64>, u32)> = all
+                .iter()
+                .enumerate()
+                .map(|(i, (s, _))| {
+                    let i = u32::try_from(i).expect("fewer than 2^32 spans on a thread");
+                    (s.start, std::cmp::Reverse(s.dur), i)
+                })
+                .collect();
+            keys.sort_unstable();
+            segments = vec![keys.iter().map(|k| all[k.2 as usize]).collect()];
             depths(&segments, names, d).expect("sorted")
         }
     };
