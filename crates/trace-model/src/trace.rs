@@ -180,94 +180,90 @@ impl Thread {
     }
 }
 
-/// Stored argument texts, back to back in segments: a parallel load keeps each chunk's
-/// text as it is (a trace's args can be half its bytes, too much to copy again on one
-/// thread), and entries never straddle segments.
+/// Stored argument texts, in segments: a parallel load keeps each chunk's segment as it is
+/// (a trace's args can be half its bytes, too much to copy again on one thread).
 #[derive(Clone, Debug, Default)]
 pub struct ArgsStore {
-    /// The text, cut into segments; `bases[k]` is where segment `k` starts in the whole.
-    texts: Vec<String>,
-    bases: Vec<u64>,
-    /// Entry `i` spans `ends[i-1]..ends[i]` of the whole text (entry 0 is unused:
-    /// `ArgsId::NONE`). The top bit of an end marks JSON (else free text from a `.spall`
-    /// Begin).
+    segments: Vec<ArgsSegment>,
+    /// The id of each segment's first entry (ids start at 1: 0 is `ArgsId::NONE`).
+    firsts: Vec<u32>,
+}
+
+/// Entries back to back: entry `i` is `text[ends[i-1]..ends[i]]` (`text[..ends[0]]` for 0).
+/// The top bit of an end marks JSON (else free text from a `.spall` Begin).
+#[derive(Clone, Debug, Default)]
+struct ArgsSegment {
+    text: String,
     ends: Vec<u64>,
 }
 
 const JSON_BIT: u64 = 1 << 63;
 
 impl ArgsStore {
-    /// The length of the whole text.
-    fn text_len(&self) -> u64 {
-        match (self.bases.last(), self.texts.last()) {
-            (Some(&base), Some(t)) => base + t.len() as u64,
-            _ => 0,
-        }
-    }
-
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
         }
-        if self.ends.is_empty() {
-            self.ends.push(0);
+        let id = self.count() + 1;
+        if self.segments.is_empty() {
+            self.segments.push(ArgsSegment::default());
+            self.firsts.push(id);
         }
-        if self.texts.is_empty() {
-            self.texts.push(String::new());
-            self.bases.push(0);
-        }
-        self.texts.last_mut().expect("a segment").push_str(text);
-        let end = self.text_len() | if is_json { JSON_BIT } else { 0 };
-        self.ends.push(end);
-        ArgsId(u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets"))
+        let seg = self.segments.last_mut().expect("a segment");
+        seg.text.push_str(text);
+        seg.ends
+            .push(seg.text.len() as u64 | if is_json { JSON_BIT } else { 0 });
+        ArgsId(id)
     }
 
-    /// Appends every entry of `other`, taking its text without copying it; its id `i`
-    /// becomes `i + offset` (the return value).
+    /// Appends every entry of `other`, taking its segments without copying them; its id
+    /// `i` becomes `i + offset` (the return value).
     pub(crate) fn append(&mut self, other: ArgsStore) -> u32 {
-        if other.ends.len() <= 1 {
-            return 0;
-        }
-        if self.ends.is_empty() {
-            self.ends.push(0);
-        }
-        let offset = u32::try_from(self.ends.len() - 1).expect("fewer than 2^32 argument sets");
-        let base = self.text_len();
-        self.ends.extend(
-            other.ends[1..]
-                .iter()
-                .map(|&e| ((e & !JSON_BIT) + base) | (e & JSON_BIT)),
-        );
-        for (text, b) in other.texts.into_iter().zip(other.bases) {
-            self.texts.push(text);
-            self.bases.push(base + b);
+        let offset = self.count();
+        for (seg, first) in other.segments.into_iter().zip(other.firsts) {
+            if !seg.ends.is_empty() {
+                let first = first
+                    .checked_add(offset)
+                    .expect("fewer than 2^32 argument sets");
+                self.segments.push(seg);
+                self.firsts.push(first);
+            }
         }
         offset
     }
 
     pub(crate) fn shrink(&mut self) {
-        self.texts.iter_mut().for_each(String::shrink_to_fit);
-        self.ends.shrink_to_fit();
+        for seg in &mut self.segments {
+            seg.text.shrink_to_fit();
+            seg.ends.shrink_to_fit();
+        }
     }
 
     /// How many argument sets there are: their ids run from 1 to this.
     pub fn count(&self) -> u32 {
-        self.ends.len().saturating_sub(1) as u32
+        match (self.firsts.last(), self.segments.last()) {
+            (Some(&first), Some(seg)) => first - 1 + seg.ends.len() as u32,
+            _ => 0,
+        }
     }
 
     /// The raw text of the arguments, and whether it is JSON.
     pub fn get(&self, id: ArgsId) -> Option<(&str, bool)> {
-        let i = id.0 as usize;
-        if i == 0 || i >= self.ends.len() {
+        if id.0 == 0 || id.0 > self.count() {
             return None;
         }
-        let start = self.ends[i - 1] & !JSON_BIT;
-        let end = self.ends[i];
-        // An empty entry is never stored, so `start` lies inside the entry's segment.
-        let k = self.bases.partition_point(|&b| b <= start) - 1;
-        let base = self.bases[k];
-        let text = &self.texts[k][(start - base) as usize..((end & !JSON_BIT) - base) as usize];
-        Some((text, end & JSON_BIT != 0))
+        let k = self.firsts.partition_point(|&f| f <= id.0) - 1;
+        let seg = &self.segments[k];
+        let i = (id.0 - self.firsts[k]) as usize;
+        let start = match i {
+            0 => 0,
+            _ => (seg.ends[i - 1] & !JSON_BIT) as usize,
+        };
+        let end = seg.ends[i];
+        Some((
+            &seg.text[start..(end & !JSON_BIT) as usize],
+            end & JSON_BIT != 0,
+        ))
     }
 
     /// The arguments as JSON (`.spall` text becomes a JSON string).
@@ -281,8 +277,12 @@ impl ArgsStore {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        let texts: usize = self.texts.iter().map(String::capacity).sum();
-        texts + self.ends.capacity() * 8 + self.bases.capacity() * 8
+        let segments: usize = (self.segments.iter())
+            .map(|seg| seg.text.capacity() + seg.ends.capacity() * 8)
+            .sum();
+        segments
+            + self.segments.capacity() * std::mem::size_of::<ArgsSegment>()
+            + self.firsts.capacity() * 4
     }
 }
 
@@ -536,7 +536,7 @@ mod tests {
         let mut all = store(&[(r#"{"a":1}"#, true), ("first", false)]);
         let b = store(&[("second", false), (r#"{"b":[2]}"#, true)]);
         assert_eq!(all.append(b), 2);
-        assert_eq!(all.append(ArgsStore::default()), 0);
+        all.append(ArgsStore::default());
         assert_eq!(all.append(store(&[("third", false)])), 4);
         all.add("fourth", false);
         let got: Vec<_> = (1..=all.count())
