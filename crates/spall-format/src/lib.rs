@@ -35,6 +35,7 @@
 //! assert_eq!(summary.diagnostics.total(), 1);
 //! ```
 
+mod arch;
 mod diag;
 mod error;
 mod event;
