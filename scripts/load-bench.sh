@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process load times, side by side in one run: `cat` (the ceiling), `spall-cli info`
 # with all cores and with one, and for JSON the naive serde_json loader. Page cache warm;
-# the median of RUNS runs (default 3). Prints a Markdown table.
+# the median of RUNS runs (default 3). Prints a Markdown table. BASE=PATH adds a column for
+# another build of spall-cli (say, main's), timed in the same run.
 #
 #   cargo build --release -p spall-cli && cargo build --release -p spall-format --examples
 #   scripts/load-bench.sh bench-data/realistic-250mb.json bench-data/500mb.spall
@@ -37,13 +38,21 @@ trap 'rm -f "$tmp"' EXIT
 
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.2f GB/s", b / s / 1e9; else print "-" }'; }
 
-echo "| file | size | cat | spall-cli info, $(nproc) threads | throughput | peak RSS | 1 thread | naive serde_json |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+base=${BASE:-}
+base_head=""; base_rule=""
+[ -n "$base" ] && { base_head=" $base |"; base_rule="---:|"; }
+echo "| file | size | cat | spall-cli info, $(nproc) threads | throughput | peak RSS |$base_head 1 thread | naive serde_json |"
+echo "|---|---:|---:|---:|---:|---:|$base_rule---:|---:|"
 for f in "$@"; do
   size=$(stat -c %s "$f")
   cat "$f" > /dev/null
   read -r tcat _ < <(measure "$runs" cat "$f")
   read -r tinfo rss < <(measure "$runs" "$cli" info "$f")
+  base_col=""
+  if [ -n "$base" ]; then
+    read -r tbase _ < <(measure "$runs" "$base" info "$f")
+    base_col=" $tbase s |"
+  fi
   read -r tone _ < <(measure "$runs" env RAYON_NUM_THREADS=1 "$cli" info "$f")
   naive_col="-"
   case "$f" in
@@ -52,5 +61,5 @@ for f in "$@"; do
       naive_col="$tnaive s ($nrss MB)"
       ;;
   esac
-  echo "| $(basename "$f") | $((size / 1000000)) MB | $tcat s | $tinfo s | $(rate "$size" "$tinfo") | $rss MB | $tone s | $naive_col |"
+  echo "| $(basename "$f") | $((size / 1000000)) MB | $tcat s | $tinfo s | $(rate "$size" "$tinfo") | $rss MB |$base_col $tone s | $naive_col |"
 done
