@@ -52,7 +52,6 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "index_bytes": index.heap_bytes(),
         });
         println!("{v:#}");
-        spall_format::timing::stage("printed");
         return Ok(ExitCode::SUCCESS);
     }
     let version = match d.spall {

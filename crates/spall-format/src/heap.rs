@@ -2,8 +2,8 @@
 //! in blocks of a few hundred kilobytes, while earlier stages free theirs.
 
 /// Tunes glibc's allocator for loading (elsewhere it does nothing). By default glibc
-/// gives each block from 128 KiB up a mapping of its own and returns it to the kernel when
-/// it is freed, so the memory one stage frees is faulted in and zeroed again, page by
+/// gives each block from 128 KiB up (a threshold it raises as blocks are freed) a mapping
+/// of its own and returns it to the kernel when it is freed, so the memory one stage frees is faulted in and zeroed again, page by
 /// page, by the next. Here blocks up to 32 MiB come from the heap, which grows 64 MiB at a
 /// time and keeps up to 512 MiB of freed memory for reuse. Call it first thing in `main`,
 /// before any thread starts.

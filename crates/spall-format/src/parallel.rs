@@ -303,7 +303,8 @@ where
     S: EventSink + Send,
     F: Fn() -> S + Sync,
 {
-    let text = utf8_parallel(b).unwrap_or("");
+    let utf8 = utf8_parallel(b);
+    let text = utf8.unwrap_or("");
     crate::timing::stage("UTF-8 checked");
     let total = b.len() as u64;
     let progress = Progress {
@@ -373,8 +374,7 @@ where
         sink: new_sink(),
         progress: &|_, _| {},
     };
-    let (info, top_events) =
-        json::decode_hooked(b, Some(text), &mut top, &mut diags, Some(&mut hook))?;
+    let (info, top_events) = json::decode_hooked(b, utf8, &mut top, &mut diags, Some(&mut hook))?;
     debug_assert_eq!(top_events, 0, "every event is in the array");
     (progress.report)(total, total);
     let mut all = Vec::with_capacity(sinks.len() + 1);

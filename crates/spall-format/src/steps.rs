@@ -251,7 +251,7 @@ impl<S: EventSink> Steps<S> {
                     (b.len(), false)
                 };
                 let (mut sink, mut d) = ((self.new_sink)(), Diagnostics::default());
-                let known = Some(if utf8 { text(b) } else { "" });
+                let known = utf8.then(|| text(b));
                 json::decode_hooked(b, known, &mut sink, &mut d, Some(&mut hook))?;
                 match start {
                     Some(pos) => Phase::JsonRuns {
@@ -290,7 +290,7 @@ impl<S: EventSink> Steps<S> {
                     end
                 };
                 let mut top = (self.new_sink)();
-                let known = Some(if utf8 { text(b) } else { "" });
+                let known = utf8.then(|| text(b));
                 let (info, n) =
                     json::decode_hooked(b, known, &mut top, &mut self.diags, Some(&mut hook))?;
                 self.events += n;

@@ -51,22 +51,21 @@ pub(crate) fn decode<S: EventSink>(
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> Result<(JsonInfo, u64), Error> {
-    decode_hooked(b, None, sink, d, None)
+    decode_hooked(b, std::str::from_utf8(b).ok(), sink, d, None)
 }
 
-/// [`decode`], with the event array parsed by `hook` when one is given. `utf8` is what the
-/// caller already knows of `b`: `Some(text)` when it is all UTF-8, `Some("")` when it is
-/// not, `None` to check here (a pass over the whole input on one thread).
+/// [`decode`], with the event array parsed by `hook` when one is given. `text` is `b` as
+/// text when it is all UTF-8 (the caller checked), `None` when it is not.
 pub(crate) fn decode_hooked<'s, S: EventSink>(
     b: &[u8],
-    utf8: Option<&str>,
+    text: Option<&str>,
     sink: &'s mut S,
     d: &'s mut Diagnostics,
     hook: Option<ArrayHook<'s>>,
 ) -> Result<(JsonInfo, u64), Error> {
+    debug_assert!(text.is_none_or(|t| t.len() == b.len()));
     // Invalid UTF-8 somewhere: "" scans the raw bytes, repairing event by event.
-    let text = utf8.unwrap_or_else(|| std::str::from_utf8(b).unwrap_or(""));
-    debug_assert!(text.is_empty() || text.len() == b.len());
+    let text = text.unwrap_or("");
     decode_str(text, b, sink, d, hook)
 }
 
