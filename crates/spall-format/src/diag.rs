@@ -53,6 +53,28 @@ pub enum WarningKind {
     SpallBadTimestamp,
     /// The `.spall` header's must-be-zero word is not zero.
     SpallHeaderNotZero,
+    /// A protobuf trace that ends inside a packet; the complete packets before it were decoded.
+    ProtoTruncated,
+    /// A packet (or part of one) whose fields do not parse; it was skipped.
+    ProtoMalformed,
+    /// A known field with a wire type its definition does not allow; it was ignored.
+    ProtoWrongWireType,
+    /// An interned id (name, category, annotation) its sequence never defined; left empty.
+    ProtoUndefinedIid,
+    /// A debug annotation nested too deep; cut there.
+    ProtoDeepNesting,
+    /// A packet (or event type) of a kind not modelled, named after it; counted and skipped.
+    ProtoUnmodelled(&'static str),
+    /// An event on a sequence whose incremental state was lost (packets dropped); skipped.
+    ProtoIncrementalStateLost,
+    /// An event on a track no TrackDescriptor defines.
+    ProtoUnknownTrack,
+    /// An event with no track and no default track on its sequence.
+    ProtoNoTrack,
+    /// A slice end on an async track with no open slice; skipped.
+    ProtoUnmatchedEnd,
+    /// A timestamp missing, out of range, or on a clock no snapshot relates to the trace clock.
+    ProtoClock,
 }
 
 impl DiagnosticKind for WarningKind {
@@ -83,6 +105,17 @@ impl WarningKind {
             SpallUnsupportedEvent => "spall_unsupported_event",
             SpallBadTimestamp => "spall_bad_timestamp",
             SpallHeaderNotZero => "spall_header_not_zero",
+            ProtoTruncated => "proto_truncated",
+            ProtoMalformed => "proto_malformed",
+            ProtoWrongWireType => "proto_wrong_wire_type",
+            ProtoUndefinedIid => "proto_undefined_iid",
+            ProtoDeepNesting => "proto_deep_nesting",
+            ProtoUnmodelled(name) => name,
+            ProtoIncrementalStateLost => "proto_incremental_state_lost",
+            ProtoUnknownTrack => "proto_unknown_track",
+            ProtoNoTrack => "proto_no_track",
+            ProtoUnmatchedEnd => "proto_unmatched_end",
+            ProtoClock => "proto_clock",
         }
     }
 }

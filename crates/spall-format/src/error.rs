@@ -25,6 +25,8 @@ pub enum ErrorKind {
     NotATrace { found: String },
     /// The gzip stream is corrupt.
     Gzip(String),
+    /// A protobuf trace whose packet framing breaks before its first packet.
+    Protobuf(String),
     /// Decompression would exceed the configured limit (a likely gzip bomb).
     DecompressedTooLarge { limit: u64 },
     /// The file shrank while it was being read (it is being rewritten or was truncated).
@@ -98,6 +100,10 @@ impl fmt::Display for Error {
                 "at byte {at}: not a trace: expected a .spall header, a gzip stream, or JSON starting with '[' or '{{', found {found}"
             ),
             ErrorKind::Gzip(msg) => write!(f, "at byte {at} of the gzip stream: corrupt data: {msg}"),
+            ErrorKind::Protobuf(msg) => write!(
+                f,
+                "not a Perfetto protobuf trace: {msg}: expected length-delimited TracePackets (field 1)"
+            ),
             ErrorKind::DecompressedTooLarge { limit } => write!(
                 f,
                 "the gzip stream expands past the limit of {limit} bytes (a gzip bomb?): raise the limit if the file is genuine"

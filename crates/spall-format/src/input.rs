@@ -19,6 +19,9 @@ pub enum Detected {
     SpallAuto,
     /// `1f 8b`: decompress, then detect again.
     Gzip,
+    /// A Perfetto protobuf trace: a length-delimited field 1 (`TracePacket`) whose first
+    /// fields parse.
+    Proto,
     /// Anything else is treated as JSON.
     Json,
 }
@@ -34,6 +37,9 @@ pub fn detect(b: &[u8]) -> Detected {
     }
     if b.starts_with(&[0x1f, 0x8b]) {
         return Detected::Gzip;
+    }
+    if crate::proto::looks_like(b) {
+        return Detected::Proto;
     }
     // A short file with a partial .spall magic is still recognisably .spall.
     if b.len() < 8 && !b.is_empty() && MAGIC.to_le_bytes().starts_with(b) {

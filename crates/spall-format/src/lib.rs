@@ -47,6 +47,7 @@ mod mapped;
 mod memory;
 mod output;
 mod parallel;
+pub mod proto;
 pub mod spall;
 mod steps;
 #[cfg(feature = "synth")]
@@ -78,16 +79,25 @@ pub enum Format {
     SpallV1,
     SpallV3,
     Json,
+    /// A Perfetto protobuf trace.
+    Proto,
 }
 
 impl Format {
-    /// `"spall-v1"`, `"spall-v3"` or `"json"`: a stable name for scripts.
+    /// `"spall-v1"`, `"spall-v3"`, `"json"` or `"perfetto"`: a stable name for scripts.
     pub fn name(self) -> &'static str {
         match self {
             Format::SpallV1 => "spall-v1",
             Format::SpallV3 => "spall-v3",
             Format::Json => "json",
+            Format::Proto => "perfetto",
         }
+    }
+
+    /// Whether the trace is `.spall`: its spans all come from Begin/End pairs that need no
+    /// flag saying so.
+    pub fn is_spall(self) -> bool {
+        matches!(self, Format::SpallV1 | Format::SpallV3)
     }
 }
 
@@ -251,6 +261,10 @@ pub(crate) fn decode_plain<S: EventSink>(
         Detected::Json => {
             let (info, n) = json::decode(b, sink, &mut diagnostics)?;
             (Format::Json, n, None, Some(info))
+        }
+        Detected::Proto => {
+            let n = proto::decode(b, sink, &mut diagnostics)?;
+            (Format::Proto, n, None, None)
         }
     };
     Ok(Summary {

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use rayon::prelude::*;
-use spall_format::{Args, Diagnostics, EventSink, Format, Id2, Phase, RawEvent, RawId, Summary};
+use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Summary};
 
 use crate::diag::ModelWarning;
 use crate::nest::{build_lanes, nest, Matcher, Pending};
@@ -579,7 +579,7 @@ impl TraceBuilder {
             |t| thread_process[t as usize],
             &mut diags,
         );
-        let from_spall = decode.format != Format::Json;
+        let from_spall = decode.format.is_spall();
 
         // Display order: processes by (sort index, pid); threads by (sort index, tid).
         let key = |id: ExtId| match id {

@@ -93,7 +93,7 @@ pub(crate) fn estimate_bytes(bytes: &[u8], held: bool) -> MemoryEstimate {
     };
     let (spans, other_events) = (scale(count.spans), scale(count.other));
     let span_bytes = match spall_format::detect(bytes) {
-        spall_format::Detected::Json => JSON_SPAN_BYTES,
+        spall_format::Detected::Json | spall_format::Detected::Proto => JSON_SPAN_BYTES,
         _ => SPALL_SPAN_BYTES,
     };
     let held = if held { bytes.len() as u64 } else { 0 };

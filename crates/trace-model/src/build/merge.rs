@@ -6,7 +6,7 @@
 //! earlier chunks, in order (see `Matcher::append`), which is what a sequential decode does.
 
 use rayon::prelude::*;
-use spall_format::{Diagnostics, Format, Summary};
+use spall_format::{Diagnostics, Summary};
 
 use super::{ProcessBuild, TraceBuilder};
 use crate::nest::{Matcher, Pending};
@@ -47,7 +47,7 @@ impl TraceBuilder {
     /// order) and builds the trace; `None` when some thread's B/E events went back in time
     /// (decode again with a buffered builder).
     pub(crate) fn finish_chunks(chunks: Vec<TraceBuilder>, decode: Summary) -> Option<Trace> {
-        let from_spall = decode.format != Format::Json;
+        let from_spall = decode.format.is_spall();
         TraceBuilder::merge(chunks, from_spall).try_finish(decode)
     }
 

@@ -1,0 +1,326 @@
+//! Debug annotations as JSON argument text, under Perfetto's keys.
+//!
+//! trace_processor files an annotation `NAME` under the arg key `debug.NAME`, a dictionary
+//! entry under `debug.NAME.KEY` and an array element under `debug.NAME[i]`. The arguments
+//! of a proto event are therefore written as one JSON object whose top-level keys are those
+//! prefixes (`{"debug": {"NAME": ...}}`): flattening it the way the `args` table flattens
+//! JSON gives Perfetto's keys.
+
+use std::fmt::Write;
+
+use super::hash::IdMap;
+use super::wire::{Field, Reader, Value, WireError};
+use crate::diag::{Diagnostics, WarningKind};
+
+/// Nesting deeper than this is cut (the rest of the value is written as `null`).
+pub const MAX_DEPTH: usize = 32;
+
+/// The sequence's interned annotation names and string values.
+pub struct Interned<'s, 'a> {
+    pub names: &'s IdMap<u64, &'a [u8]>,
+    pub strings: &'s IdMap<u64, &'a [u8]>,
+}
+
+/// Writes `s` as a JSON string.
+pub fn escape_into(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            c if (c as u32) < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + c.len_utf8();
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Writes bytes that should be UTF-8 as a JSON string, counting invalid UTF-8.
+pub fn escape_bytes(out: &mut String, b: &[u8], at: u64, d: &mut Diagnostics) {
+    match std::str::from_utf8(b) {
+        Ok(s) => escape_into(out, s),
+        Err(_) => {
+            d.warn(WarningKind::InvalidUtf8, at, || {
+                "a protobuf string that is not UTF-8, decoded with U+FFFD replacements".into()
+            });
+            escape_into(out, &String::from_utf8_lossy(b));
+        }
+    }
+}
+
+pub fn write_f64(out: &mut String, v: f64) {
+    match serde_json::Number::from_f64(v) {
+        Some(n) => {
+            let _ = write!(out, "{n}");
+        }
+        // JSON has no NaN or infinity: kept as text.
+        None => escape_into(out, &v.to_string()),
+    }
+}
+
+/// A reader over an annotation message; wire errors are counted by the caller.
+fn fields<'a>(b: &'a [u8], at: u64) -> impl Iterator<Item = Result<Field<'a>, WireError>> {
+    Reader::new(b, at)
+}
+
+/// Writes the annotations `list` (each a `DebugAnnotation` message and its offset) as
+/// `"debug":{...}`, or with `wrap` false as the bare entries (no braces around either). Returns the first wire error, if any: the caller
+/// counts the event as malformed but keeps what was written.
+pub fn write_debug(
+    out: &mut String,
+    list: &[(&[u8], u64)],
+    it: &Interned<'_, '_>,
+    wrap: bool,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    if wrap {
+        out.push_str("\"debug\":{");
+    }
+    let mut first = true;
+    let mut err = Ok(());
+    for &(a, at) in list {
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        if let Err(e) = annotation(out, a, at, it, 0, true, d) {
+            err = err.and(Err(e));
+        }
+    }
+    if wrap {
+        out.push('}');
+    }
+    err
+}
+
+/// One `DebugAnnotation`: `"name":value` when `named`, else the value.
+fn annotation(
+    out: &mut String,
+    a: &[u8],
+    at: u64,
+    it: &Interned<'_, '_>,
+    depth: usize,
+    named: bool,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    let mut name: Option<(&[u8], u64)> = None;
+    let mut value: Option<Field<'_>> = None;
+    let (mut dict, mut array) = (false, false);
+    let mut err = None;
+    for f in fields(a, at) {
+        let f = match f {
+            Ok(f) => f,
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        };
+        match (f.num, f.value) {
+            (10, Value::Bytes(b)) => name = Some((b, f.offset)),
+            (1, v) => match v.uint().and_then(|i| it.names.get(&i)) {
+                Some(b) => name = Some((b, f.offset)),
+                None => undefined(d, f.offset, "debug annotation name"),
+            },
+            (11, Value::Bytes(_)) => dict = true,
+            (12, Value::Bytes(_)) => array = true,
+            (2..=9 | 13 | 14 | 16 | 17, _) => value = Some(f),
+            _ => {}
+        }
+    }
+    if named {
+        match name {
+            Some((b, o)) => escape_bytes(out, b, o, d),
+            None => out.push_str("\"\""),
+        }
+        out.push(':');
+    }
+    if depth >= MAX_DEPTH {
+        deep(d, at);
+        out.push_str("null");
+    } else if dict || array {
+        let (open, close, num) = if dict { ('{', '}', 11) } else { ('[', ']', 12) };
+        out.push(open);
+        let mut first = true;
+        for f in fields(a, at).map_while(Result::ok) {
+            if let (n, Value::Bytes(b)) = (f.num, f.value) {
+                if n == num {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    annotation(out, b, offset_in(a, at, b), it, depth + 1, dict, d)?;
+                }
+            }
+        }
+        out.push(close);
+    } else {
+        match value {
+            Some(f) => scalar(out, f, it, depth, d)?,
+            None => out.push_str("null"),
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The offset of `sub`, a slice of `msg` (found at `msg_at`), in the decoded input.
+pub fn offset_in(msg: &[u8], msg_at: u64, sub: &[u8]) -> u64 {
+    msg_at + (sub.as_ptr() as usize - msg.as_ptr() as usize) as u64
+}
+
+fn scalar(
+    out: &mut String,
+    f: Field<'_>,
+    it: &Interned<'_, '_>,
+    depth: usize,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    let v = f.value;
+    match (f.num, v) {
+        (2, _) => out.push_str(if v.uint().unwrap_or(0) != 0 {
+            "true"
+        } else {
+            "false"
+        }),
+        (3, _) => {
+            let _ = write!(out, "{}", v.uint().unwrap_or(0));
+        }
+        (4, _) => {
+            let _ = write!(out, "{}", v.int().unwrap_or(0));
+        }
+        (5, _) => write_f64(out, v.double().unwrap_or(f64::NAN)),
+        (6, Value::Bytes(b)) => escape_bytes(out, b, f.offset, d),
+        (17, _) => match v.uint().and_then(|i| it.strings.get(&i)) {
+            Some(b) => escape_bytes(out, b, f.offset, d),
+            None => {
+                undefined(d, f.offset, "debug annotation string");
+                out.push_str("null");
+            }
+        },
+        (7, _) => {
+            let _ = write!(out, "\"0x{:x}\"", v.uint().unwrap_or(0));
+        }
+        (8, Value::Bytes(b)) => nested(out, b, f.offset, depth, d)?,
+        (9, Value::Bytes(b)) => {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok() {
+                out.push_str(std::str::from_utf8(b).unwrap_or("null"));
+            } else {
+                escape_bytes(out, b, f.offset, d);
+            }
+        }
+        // A proto-typed value: its schema is not in the trace.
+        (13 | 14 | 16, _) => out.push_str("\"<proto>\""),
+        _ => {
+            wrong_type(d, f.offset);
+            out.push_str("null");
+        }
+    }
+    Ok(())
+}
+
+/// The older `NestedValue`: dictionaries as parallel key and value lists.
+fn nested(
+    out: &mut String,
+    b: &[u8],
+    at: u64,
+    depth: usize,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    if depth >= MAX_DEPTH {
+        deep(d, at);
+        out.push_str("null");
+        return Ok(());
+    }
+    let mut kind = 0;
+    let mut scalar: Option<Field<'_>> = None;
+    for f in fields(b, at) {
+        let f = f?;
+        match f.num {
+            1 => kind = f.value.uint().unwrap_or(0),
+            5..=8 => scalar = Some(f),
+            _ => {}
+        }
+    }
+    let only = |n: u32| {
+        fields(b, at)
+            .map_while(Result::ok)
+            .filter(move |f| f.num == n)
+            .filter_map(move |f| f.value.bytes().map(|v| (v, offset_in(b, at, v))))
+    };
+    match kind {
+        1 => {
+            out.push('{');
+            for (i, ((k, ko), (v, vo))) in only(2).zip(only(3)).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                escape_bytes(out, k, ko, d);
+                out.push(':');
+                nested(out, v, vo, depth + 1, d)?;
+            }
+            out.push('}');
+        }
+        2 => {
+            out.push('[');
+            for (i, (v, vo)) in only(4).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                nested(out, v, vo, depth + 1, d)?;
+            }
+            out.push(']');
+        }
+        _ => match scalar {
+            Some(f) => match (f.num, f.value) {
+                (5, v) => {
+                    let _ = write!(out, "{}", v.int().unwrap_or(0));
+                }
+                (6, v) => write_f64(out, v.double().unwrap_or(f64::NAN)),
+                (7, v) => out.push_str(if v.uint().unwrap_or(0) != 0 {
+                    "true"
+                } else {
+                    "false"
+                }),
+                (8, Value::Bytes(s)) => escape_bytes(out, s, f.offset, d),
+                _ => {
+                    wrong_type(d, f.offset);
+                    out.push_str("null");
+                }
+            },
+            None => out.push_str("null"),
+        },
+    }
+    Ok(())
+}
+
+pub fn undefined(d: &mut Diagnostics, at: u64, what: &str) {
+    d.warn(WarningKind::ProtoUndefinedIid, at, || {
+        format!("an interned {what} id its sequence never defined; left empty")
+    });
+}
+
+pub fn wrong_type(d: &mut Diagnostics, at: u64) {
+    d.warn(WarningKind::ProtoWrongWireType, at, || {
+        "a field with a wire type its definition does not allow; ignored".into()
+    });
+}
+
+fn deep(d: &mut Diagnostics, at: u64) {
+    d.warn(WarningKind::ProtoDeepNesting, at, || {
+        format!("a debug annotation nested more than {MAX_DEPTH} levels deep; cut there")
+    });
+}

@@ -1,0 +1,172 @@
+//! Perfetto protobuf traces (`.pftrace`, `.perfetto-trace`): what Chrome, Android and the
+//! Perfetto SDK write.
+//!
+//! A trace is a `Trace` message: field 1, `TracePacket`, repeated, each length-delimited.
+//! The wire reader ([`wire`]) hands every field out as a slice of the input, so names and
+//! arguments borrow from it. Decoding takes two passes over the packets: the first gathers
+//! what any event may refer to (track descriptors, clock snapshots, process and thread
+//! names), the second walks each packet sequence's incremental state (interned strings,
+//! defaults, incremental clocks) in file order and emits [`RawEvent`]s in the vocabulary of
+//! the JSON decoder: thread-track slices are `B`/`E`, slices on any other track are async
+//! (`b`/`e`, with the track's uuid as id), instants `i` (or `n` on async tracks), counters
+//! `C` with a `value` argument, flows as flow v2 on their slice, names as `M` events.
+//!
+//! Packets of kinds not modelled (ftrace, system stats, profiles...) are counted per kind
+//! ([`WarningKind::ProtoUnmodelled`]), never dropped silently.
+//!
+//! ```
+//! use spall_format::{decode, Format, Phase, RawEvent};
+//!
+//! // One TracePacket: timestamp 1000, a TrackEvent "hi" of type INSTANT (3), no track.
+//! let event = [0x48, 3, 0xba, 0x01, 2, b'h', b'i'];
+//! let mut packet = vec![0x40, 0xe8, 0x07, 0x5a, event.len() as u8];
+//! packet.extend_from_slice(&event);
+//! let mut trace = vec![0x0a, packet.len() as u8];
+//! trace.extend_from_slice(&packet);
+//! let mut got = Vec::new();
+//! let summary = decode(&trace, &mut |ev: &RawEvent<'_>| {
+//!     got.push((ev.ph, ev.name.to_string(), ev.ts))
+//! })
+//! .unwrap();
+//! assert_eq!(summary.format, Format::Proto);
+//! assert_eq!(got, [(Phase::INSTANT, "hi".to_string(), 1000)]);
+//! ```
+
+mod annot;
+mod clock;
+mod events;
+mod hash;
+mod scan;
+pub mod wire;
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, ErrorKind};
+use crate::event::EventSink;
+use wire::{Reader, Value, WireErrorKind};
+
+pub use wire::{WireError, WireErrorKind as WireErrorKinds};
+
+/// Whether `b` starts like a `Trace`: a field-1 length-delimited packet whose first fields
+/// parse. JSON cannot pass: its brackets are wire type 3, which no packet field has.
+pub(crate) fn looks_like(b: &[u8]) -> bool {
+    if b.first() != Some(&0x0a) {
+        return false;
+    }
+    let Ok((len, n)) = wire::varint(&b[1..]) else {
+        return false;
+    };
+    if len == 0 {
+        return false;
+    }
+    let start = 1 + n;
+    let end = (start as u64).saturating_add(len).min(b.len() as u64) as usize;
+    let packet = &b[start..end];
+    let mut fields = 0;
+    for f in Reader::new(packet, 0).take(64) {
+        match f {
+            Ok(_) => fields += 1,
+            // A packet cut short by the end of a short input still counts.
+            Err(e) if end == b.len() && is_truncation(e.kind) => break,
+            Err(_) => return false,
+        }
+    }
+    fields > 0
+}
+
+fn is_truncation(k: WireErrorKind) -> bool {
+    matches!(
+        k,
+        WireErrorKind::Truncated | WireErrorKind::LengthPastEnd { .. }
+    )
+}
+
+/// Calls `f` with each packet and its offset; stops at the first framing error, which
+/// becomes a warning (a trace cut off mid-packet keeps what is complete) or, when no
+/// packet came before it, an error.
+pub(crate) fn packets<'a>(
+    b: &'a [u8],
+    d: &mut Diagnostics,
+    mut f: impl FnMut(&'a [u8], u64, &mut Diagnostics),
+) -> Result<(), Error> {
+    let mut r = Reader::new(b, 0);
+    let mut n = 0u64;
+    while let Some(field) = r.next_field() {
+        match field {
+            Ok(field) => match (field.num, field.value) {
+                (1, Value::Bytes(p)) => {
+                    n += 1;
+                    f(p, r.offset_of(p), d);
+                }
+                _ => d.warn(WarningKind::ProtoMalformed, field.offset, || {
+                    format!(
+                        "a top-level field {} that is not a TracePacket; skipped",
+                        field.num
+                    )
+                }),
+            },
+            Err(e) => {
+                if n == 0 && !is_truncation(e.kind) {
+                    return Err(Error::new(ErrorKind::Protobuf(e.to_string()), e.offset));
+                }
+                let left = b.len() as u64 - e.offset;
+                if is_truncation(e.kind) {
+                    d.warn(WarningKind::ProtoTruncated, e.offset, || {
+                        format!("the trace ends inside a packet ({e}); the {left} bytes from there were not decoded, the {n} packets before them were")
+                    });
+                } else {
+                    d.warn(WarningKind::ProtoMalformed, e.offset, || {
+                        format!("the packet framing breaks ({e}); the {left} bytes from there were not decoded")
+                    });
+                }
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes a whole (uncompressed) trace into `sink`; returns the number of events.
+pub(crate) fn decode<S: EventSink>(
+    b: &[u8],
+    sink: &mut S,
+    d: &mut Diagnostics,
+) -> Result<u64, Error> {
+    let found = scan::scan(b)?;
+    let mut dec = events::Decoder::new(found, b.len() as u64);
+    dec.names(sink);
+    packets(b, d, |p, at, d| dec.packet(p, at, sink, d))?;
+    dec.finish(d);
+    Ok(dec.events)
+}
+
+/// The name of a packet kind (a `TracePacket` field) for the count of unmodelled packets.
+pub(crate) fn packet_kind(field: u32) -> &'static str {
+    match field {
+        1 => "proto_unmodelled_ftrace_events",
+        2 => "proto_unmodelled_process_tree",
+        5 => "proto_unmodelled_chrome_events",
+        7 => "proto_unmodelled_sys_stats",
+        9 => "proto_unmodelled_process_stats",
+        33 => "proto_unmodelled_trace_config",
+        34 => "proto_unmodelled_ftrace_stats",
+        35 => "proto_unmodelled_trace_stats",
+        37 => "proto_unmodelled_profile_packet",
+        39 => "proto_unmodelled_android_log",
+        45 => "proto_unmodelled_system_info",
+        50 => "proto_unmodelled_compressed_packets",
+        51 => "proto_unmodelled_chrome_metadata",
+        54 => "proto_unmodelled_streaming_profile_packet",
+        66 => "proto_unmodelled_perf_sample",
+        67 => "proto_unmodelled_cpu_info",
+        69 => "proto_unmodelled_service_event",
+        82 => "proto_unmodelled_translation_table",
+        89 => "proto_unmodelled_trace_uuid",
+        124 => "proto_unmodelled_trace_provenance",
+        133 => "proto_unmodelled_zstd_compressed_packets",
+        135 => "proto_unmodelled_stack_sample",
+        _ => "proto_unmodelled_other",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,302 @@
+//! The first pass: what events refer to, from anywhere in the file. Track descriptors may
+//! come after the events on their tracks (another sequence wrote them), and a clock
+//! snapshot after the timestamps it converts.
+
+use std::collections::BTreeMap;
+
+use super::clock::{self, Clocks, Reading};
+use super::hash::IdMap;
+use super::packets;
+use super::wire::{Reader, Value};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+
+/// A counter track's unit multiplier and whether its values are deltas.
+#[derive(Clone, Copy, Debug)]
+pub struct CounterInfo {
+    pub multiplier: i64,
+    pub incremental: bool,
+}
+
+/// Where a track's events go in the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A thread's own track: its slices are the thread's spans.
+    Thread,
+    /// A process's own track: instants are process-scoped, slices async.
+    Process,
+    /// Any other track (async, custom, counter): slices are async.
+    Other,
+}
+
+#[derive(Debug)]
+pub struct Track<'a> {
+    pub parent: u64,
+    pub name: Option<&'a [u8]>,
+    pub thread: Option<(i64, i64)>,
+    pub process: Option<i64>,
+    pub counter: Option<CounterInfo>,
+    /// Resolved by [`Found::resolve`]: the place, and the (pid, tid) its events carry
+    /// (tid `None`: the process's, whichever thread the event's sequence writes for).
+    pub place: Place,
+    pub pid: i64,
+    pub tid: Option<i64>,
+    /// The uuid as text: the async id of its slices.
+    pub id: String,
+}
+
+impl Track<'_> {
+    /// A track known only by its uuid: global, not a thread's or a process's.
+    pub fn new(uuid: u64) -> Self {
+        Track {
+            parent: 0,
+            name: None,
+            thread: None,
+            process: None,
+            counter: None,
+            place: Place::Other,
+            pid: 0,
+            tid: None,
+            id: uuid.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Named<'a> {
+    pub name: Option<&'a [u8]>,
+    pub sort_index: Option<i64>,
+    pub labels: Vec<&'a [u8]>,
+}
+
+/// Everything the first pass found.
+#[derive(Debug)]
+pub struct Found<'a> {
+    pub tracks: IdMap<u64, Track<'a>>,
+    pub clocks: Clocks,
+    pub processes: BTreeMap<i64, Named<'a>>,
+    pub threads: BTreeMap<(i64, i64), Named<'a>>,
+}
+
+pub fn scan(b: &[u8]) -> Result<Found<'_>, Error> {
+    let mut f = Found {
+        tracks: IdMap::default(),
+        clocks: Clocks::new(),
+        processes: BTreeMap::new(),
+        threads: BTreeMap::new(),
+    };
+    let mut primary = None;
+    packets(b, &mut Diagnostics::default(), |p, at, _| {
+        let mut seq = 0;
+        let mut parts: [Option<&[u8]>; 4] = [None; 4];
+        for field in Reader::new(p, at).map_while(Result::ok) {
+            match (field.num, field.value) {
+                (10, v) => seq = v.uint().unwrap_or(0) as u32,
+                (60, Value::Bytes(x)) => parts[0] = Some(x),
+                (6, Value::Bytes(x)) => parts[1] = Some(x),
+                (43, Value::Bytes(x)) => parts[2] = Some(x),
+                (44, Value::Bytes(x)) => parts[3] = Some(x),
+                _ => {}
+            }
+        }
+        if let Some(x) = parts[0] {
+            f.track(x);
+        }
+        if let Some(x) = parts[1] {
+            if let Some(c) = f.snapshot(x, seq) {
+                primary.get_or_insert(c);
+            }
+        }
+        if let Some(x) = parts[2] {
+            f.process(x);
+        }
+        if let Some(x) = parts[3] {
+            f.thread(x);
+        }
+    })?;
+    if let Some(c) = primary {
+        f.clocks.trace_clock = c;
+    }
+    f.clocks.finish();
+    f.resolve();
+    Ok(f)
+}
+
+fn fields(b: &[u8]) -> impl Iterator<Item = (u32, Value<'_>)> {
+    Reader::new(b, 0)
+        .map_while(Result::ok)
+        .map(|f| (f.num, f.value))
+}
+
+impl<'a> Found<'a> {
+    fn track(&mut self, b: &'a [u8]) {
+        let mut uuid = 0;
+        let mut t = Track::new(0);
+        for (num, v) in fields(b) {
+            match (num, v) {
+                (1, v) => uuid = v.uint().unwrap_or(0),
+                (5, v) => t.parent = v.uint().unwrap_or(0),
+                (2 | 10 | 13, Value::Bytes(s)) => t.name = Some(s),
+                (3, Value::Bytes(x)) => t.process = Some(self.process(x)),
+                (4, Value::Bytes(x)) => t.thread = Some(self.thread(x)),
+                (8, Value::Bytes(x)) => {
+                    let mut c = CounterInfo {
+                        multiplier: 1,
+                        incremental: false,
+                    };
+                    for (num, v) in fields(x) {
+                        match num {
+                            4 => c.multiplier = v.int().filter(|&m| m != 0).unwrap_or(1),
+                            5 => c.incremental = v.uint().unwrap_or(0) != 0,
+                            _ => {}
+                        }
+                    }
+                    t.counter = Some(c);
+                }
+                _ => {}
+            }
+        }
+        // A descriptor emitted again (after an incremental state reset) updates the first.
+        match self.tracks.get_mut(&uuid) {
+            Some(old) => {
+                old.parent = if t.parent != 0 { t.parent } else { old.parent };
+                old.name = t.name.or(old.name);
+                old.thread = t.thread.or(old.thread);
+                old.process = t.process.or(old.process);
+                old.counter = t.counter.or(old.counter);
+            }
+            None => {
+                t.id = uuid.to_string();
+                self.tracks.insert(uuid, t);
+            }
+        }
+    }
+
+    /// A `ProcessDescriptor`: its pid, its name and sort index noted.
+    fn process(&mut self, b: &'a [u8]) -> i64 {
+        let mut pid = 0;
+        let (mut name, mut cmdline, mut sort) = (None, None, None);
+        let mut labels = Vec::new();
+        for (num, v) in fields(b) {
+            match (num, v) {
+                (1, v) => pid = v.int().unwrap_or(0) as i32 as i64,
+                (6, Value::Bytes(s)) => name = Some(s),
+                (2, Value::Bytes(s)) => {
+                    cmdline.get_or_insert(s);
+                }
+                (3, v) => sort = v.int().map(|i| i as i32 as i64),
+                (8, Value::Bytes(s)) => labels.push(s),
+                _ => {}
+            }
+        }
+        let p = self.processes.entry(pid).or_default();
+        p.name = name.or(p.name).or(cmdline);
+        p.sort_index = sort.or(p.sort_index);
+        if !labels.is_empty() {
+            p.labels = labels;
+        }
+        pid
+    }
+
+    /// A `ThreadDescriptor`: its (pid, tid), its name and sort index noted.
+    fn thread(&mut self, b: &'a [u8]) -> (i64, i64) {
+        let (key, name, sort) = thread_descriptor(b);
+        let t = self.threads.entry(key).or_default();
+        t.name = name.or(t.name);
+        t.sort_index = sort.or(t.sort_index);
+        self.processes.entry(key.0).or_default();
+        key
+    }
+
+    /// A `ClockSnapshot`: its readings; returns its primary trace clock, if it names one.
+    fn snapshot(&mut self, b: &[u8], seq: u32) -> Option<u32> {
+        let mut readings = Vec::new();
+        let mut primary = None;
+        for (num, v) in fields(b) {
+            match (num, v) {
+                (1, Value::Bytes(c)) => {
+                    let (mut id, mut ts, mut inc, mut mult) = (0u32, 0u64, false, 1i64);
+                    for (num, v) in fields(c) {
+                        match num {
+                            1 => id = v.uint().unwrap_or(0) as u32,
+                            2 => ts = v.uint().unwrap_or(0),
+                            3 => inc = v.uint().unwrap_or(0) != 0,
+                            4 => mult = v.int().filter(|&m| m > 0).unwrap_or(1),
+                            _ => {}
+                        }
+                    }
+                    let key = clock::key(id, seq);
+                    if mult != 1 {
+                        self.clocks.set_multiplier(key, mult);
+                    }
+                    // An incremental clock's reading is only its sequence's starting point.
+                    if inc {
+                        continue;
+                    }
+                    if let Some(ns) = (ts as i128)
+                        .checked_mul(mult as i128)
+                        .and_then(|n| i64::try_from(n).ok())
+                    {
+                        readings.push(Reading { clock: key, ns });
+                    }
+                }
+                (2, v) => primary = v.uint().map(|c| c as u32).filter(|&c| c != 0),
+                _ => {}
+            }
+        }
+        self.clocks.add(readings);
+        primary
+    }
+
+    /// Works out each track's place and (pid, tid) from its ancestors.
+    fn resolve(&mut self) {
+        let uuids: Vec<u64> = self.tracks.keys().copied().collect();
+        for u in uuids {
+            let t = &self.tracks[&u];
+            let place = if t.thread.is_some() {
+                Place::Thread
+            } else if t.process.is_some() {
+                Place::Process
+            } else {
+                Place::Other
+            };
+            // Parents may form a cycle in a broken file: a bounded walk.
+            let (mut pid, mut tid) = (None, None);
+            let mut cur = Some(t);
+            for _ in 0..64 {
+                let Some(c) = cur else { break };
+                if let Some((p, th)) = c.thread {
+                    pid = Some(p);
+                    tid = Some(th);
+                    break;
+                }
+                if let Some(p) = c.process {
+                    pid = Some(p);
+                    break;
+                }
+                cur = (c.parent != 0)
+                    .then(|| self.tracks.get(&c.parent))
+                    .flatten();
+            }
+            let t = self.tracks.get_mut(&u).unwrap();
+            t.place = place;
+            t.pid = pid.unwrap_or(0);
+            t.tid = tid;
+        }
+    }
+}
+
+/// A `ThreadDescriptor`'s (pid, tid), name and sort index.
+pub fn thread_descriptor(b: &[u8]) -> ((i64, i64), Option<&[u8]>, Option<i64>) {
+    let (mut pid, mut tid, mut name, mut sort) = (0, 0, None, None);
+    for (num, v) in fields(b) {
+        match (num, v) {
+            (1, v) => pid = v.int().unwrap_or(0) as i32 as i64,
+            (2, v) => tid = v.int().unwrap_or(0),
+            (5, Value::Bytes(s)) => name = Some(s),
+            (3, v) => sort = v.int().map(|i| i as i32 as i64),
+            _ => {}
+        }
+    }
+    ((pid, tid), name, sort)
+}

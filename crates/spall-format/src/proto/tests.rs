@@ -1,0 +1,345 @@
+//! Hand-built packets: the decoder's mapping, and hostile input.
+
+use crate::{decode, Collect, Format, Phase, RawEvent, WarningKind};
+
+/// A message under construction.
+#[derive(Clone, Default)]
+pub(crate) struct M(pub Vec<u8>);
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+impl M {
+    pub fn v(mut self, field: u32, v: u64) -> M {
+        put_varint(&mut self.0, (field as u64) << 3);
+        put_varint(&mut self.0, v);
+        self
+    }
+    pub fn fixed(mut self, field: u32, v: u64) -> M {
+        put_varint(&mut self.0, (field as u64) << 3 | 1);
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn b(mut self, field: u32, b: &[u8]) -> M {
+        put_varint(&mut self.0, (field as u64) << 3 | 2);
+        put_varint(&mut self.0, b.len() as u64);
+        self.0.extend_from_slice(b);
+        self
+    }
+    pub fn s(self, field: u32, s: &str) -> M {
+        self.b(field, s.as_bytes())
+    }
+    pub fn m(self, field: u32, m: M) -> M {
+        self.b(field, &m.0)
+    }
+}
+
+fn trace(packets: &[M]) -> Vec<u8> {
+    packets
+        .iter()
+        .fold(M::default(), |t, p| t.m(1, p.clone()))
+        .0
+}
+
+fn run(b: &[u8]) -> (Vec<RawEvent<'static>>, crate::Summary) {
+    let mut c = Collect::default();
+    let s = decode(b, &mut c).expect("decodes");
+    (c.0, s)
+}
+
+fn not_meta<'e>(evs: &'e [RawEvent<'static>]) -> Vec<&'e RawEvent<'static>> {
+    evs.iter().filter(|e| e.ph != Phase::METADATA).collect()
+}
+
+const SEQ: u32 = 7;
+
+fn thread_track(uuid: u64, pid: u64, tid: u64, name: &str) -> M {
+    M::default().v(10, SEQ as u64).m(
+        60,
+        M::default()
+            .v(1, uuid)
+            .m(4, M::default().v(1, pid).v(2, tid).s(5, name)),
+    )
+}
+
+fn event(ts: u64, te: M) -> M {
+    M::default().v(8, ts).v(10, SEQ as u64).m(11, te)
+}
+
+#[test]
+fn slices_instants_names_on_a_thread_track() {
+    let b = trace(&[
+        thread_track(1, 10, 11, "worker"),
+        event(
+            100,
+            M::default().v(9, 1).v(11, 1).s(23, "outer").s(22, "cat"),
+        ),
+        event(150, M::default().v(9, 3).v(11, 1).s(23, "tick")),
+        event(200, M::default().v(9, 2).v(11, 1)),
+    ]);
+    let (evs, s) = run(&b);
+    assert_eq!(s.format, Format::Proto);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let name = evs.iter().find(|e| e.name == "thread_name").unwrap();
+    assert_eq!(name.args.raw(), Some(r#"{"name":"worker"}"#));
+    let e = not_meta(&evs);
+    assert_eq!(e.len(), 3);
+    assert_eq!(
+        (e[0].ph, &*e[0].name, &*e[0].cat, e[0].ts),
+        (Phase::BEGIN, "outer", "cat", 100)
+    );
+    assert_eq!(
+        (e[0].pid.clone(), e[0].tid.clone()),
+        (crate::RawId::Num(10), crate::RawId::Num(11))
+    );
+    assert_eq!((e[1].ph, e[1].scope), (Phase::INSTANT, Some(b't')));
+    assert_eq!((e[2].ph, e[2].ts), (Phase::END, 200));
+}
+
+#[test]
+fn truncated_mid_packet_keeps_the_complete_ones() {
+    let packets = [
+        thread_track(1, 10, 11, "t"),
+        event(100, M::default().v(9, 3).v(11, 1).s(23, "a")),
+        event(200, M::default().v(9, 3).v(11, 1).s(23, "b")),
+    ];
+    let b = trace(&packets);
+    let ends: Vec<usize> = (1..=packets.len())
+        .map(|n| trace(&packets[..n]).len())
+        .collect();
+    for cut in 1..b.len() {
+        let mut c = Collect::default();
+        // Never a panic; a cut inside a packet is always warned about. The first bytes
+        // alone (a tag and a length) are not recognisably a trace.
+        let Ok(s) = decode(&b[..cut], &mut c) else {
+            assert!(cut < 4, "cut at {cut}");
+            continue;
+        };
+        assert_eq!(
+            s.diagnostics.count(WarningKind::ProtoTruncated),
+            u64::from(!ends.contains(&cut)),
+            "cut at {cut}"
+        );
+    }
+    let cut = b.len() - 3;
+    let (evs, s) = run(&b[..cut]);
+    assert_eq!(not_meta(&evs).len(), 1);
+    assert_eq!(s.diagnostics.count(WarningKind::ProtoTruncated), 1);
+}
+
+fn interned(seq: u32, flags: u64, names: &[(u64, &str)]) -> M {
+    let mut i = M::default();
+    for &(iid, n) in names {
+        i = i.m(2, M::default().v(1, iid).s(2, n));
+    }
+    M::default().v(10, seq as u64).v(13, flags).m(12, i)
+}
+
+#[test]
+fn interning_resets_and_lost_state_skips_events() {
+    let b = trace(&[
+        thread_track(1, 10, 11, "t"),
+        interned(SEQ, 1, &[(1, "first")]),
+        event(100, M::default().v(9, 3).v(11, 1).v(10, 1)),
+        // A reset redefines iid 1.
+        interned(SEQ, 1, &[(1, "second")]),
+        event(200, M::default().v(9, 3).v(11, 1).v(10, 1)),
+        // iid 2 was never defined: the event is kept, its name empty, and counted.
+        event(300, M::default().v(9, 3).v(11, 1).v(10, 2)),
+        // Packets were lost: events needing the state are skipped until the next reset.
+        M::default().v(10, SEQ as u64).v(42, 1),
+        event(400, M::default().v(9, 3).v(11, 1).v(10, 1)).v(13, 2),
+        event(450, M::default().v(9, 3).v(11, 1).v(10, 1)).v(13, 2),
+        interned(SEQ, 1, &[(1, "third")]),
+        event(500, M::default().v(9, 3).v(11, 1).v(10, 1)).v(13, 2),
+    ]);
+    let (evs, s) = run(&b);
+    let got: Vec<(String, i64)> = not_meta(&evs)
+        .iter()
+        .map(|e| (e.name.to_string(), e.ts))
+        .collect();
+    let want = [("first", 100), ("second", 200), ("", 300), ("third", 500)];
+    let want: Vec<(String, i64)> = want.iter().map(|(n, t)| (n.to_string(), *t)).collect();
+    assert_eq!(got, want);
+    assert_eq!(s.diagnostics.count(WarningKind::ProtoUndefinedIid), 1);
+    assert_eq!(
+        s.diagnostics.count(WarningKind::ProtoIncrementalStateLost),
+        2
+    );
+}
+
+#[test]
+fn async_tracks_pair_ends_with_their_begins_and_count_strays() {
+    let process = M::default().m(
+        60,
+        M::default()
+            .v(1, 5)
+            .m(3, M::default().v(1, 10).s(6, "proc")),
+    );
+    let async_track = M::default().m(60, M::default().v(1, 6).v(5, 5).s(2, "requests"));
+    let b = trace(&[
+        process,
+        async_track,
+        event(100, M::default().v(9, 1).v(11, 6).s(23, "req").s(22, "net")),
+        event(150, M::default().v(9, 1).v(11, 6).s(23, "inner")),
+        event(160, M::default().v(9, 2).v(11, 6)),
+        event(200, M::default().v(9, 2).v(11, 6)),
+        event(300, M::default().v(9, 2).v(11, 6)),
+    ]);
+    let (evs, s) = run(&b);
+    let pname = evs.iter().find(|e| e.name == "process_name").unwrap();
+    assert_eq!(pname.args.raw(), Some(r#"{"name":"proc"}"#));
+    let e = not_meta(&evs);
+    let got: Vec<_> = e
+        .iter()
+        .map(|e| {
+            (
+                e.ph,
+                e.name.to_string(),
+                e.cat.to_string(),
+                e.id.as_deref().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let row = |ph, n: &str, c: &str| (ph, n.to_string(), c.to_string(), "6".to_string());
+    assert_eq!(
+        got,
+        [
+            row(Phase::ASYNC_BEGIN, "req", "net"),
+            row(Phase::ASYNC_BEGIN, "inner", ""),
+            row(Phase::ASYNC_END, "inner", ""),
+            row(Phase::ASYNC_END, "req", "net"),
+        ]
+    );
+    assert_eq!(e[0].pid, crate::RawId::Num(10));
+    assert_eq!(s.diagnostics.count(WarningKind::ProtoUnmatchedEnd), 1);
+}
+
+#[test]
+fn flows_counters_and_annotations() {
+    let counter_track = M::default().m(
+        60,
+        M::default()
+            .v(1, 9)
+            .s(2, "mem")
+            .m(8, M::default().v(4, 1024)),
+    );
+    let nested = M::default()
+        .s(10, "obj")
+        .m(11, M::default().s(10, "a").v(4, (-3i64) as u64))
+        .m(
+            11,
+            M::default()
+                .s(10, "list")
+                .m(12, M::default().s(6, "x"))
+                .m(12, M::default().v(2, 1)),
+        );
+    let b = trace(&[
+        thread_track(1, 10, 11, "t"),
+        counter_track,
+        // Flow 77 leaves the first slice (fixed64, packed) and ends in the second
+        // (terminating, one fixed64 field).
+        event(
+            100,
+            M::default()
+                .v(9, 1)
+                .v(11, 1)
+                .s(23, "a")
+                .b(47, &77u64.to_le_bytes())
+                .m(4, nested),
+        ),
+        event(110, M::default().v(9, 2).v(11, 1)),
+        event(120, M::default().v(9, 1).v(11, 1).s(23, "b").fixed(48, 77)),
+        event(130, M::default().v(9, 2).v(11, 1)),
+        event(140, M::default().v(9, 4).v(11, 9).v(30, 3)),
+    ]);
+    let (evs, s) = run(&b);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let e = not_meta(&evs);
+    assert_eq!(
+        (e[0].bind_id.as_deref(), e[0].flow_out, e[0].flow_in),
+        (Some("77"), true, false)
+    );
+    assert_eq!(
+        e[0].args.raw(),
+        Some(r#"{"debug":{"obj":{"a":-3,"list":["x",true]}}}"#)
+    );
+    assert_eq!(
+        (e[2].bind_id.as_deref(), e[2].flow_out, e[2].flow_in),
+        (Some("77"), false, true)
+    );
+    let c = e.last().unwrap();
+    assert_eq!(
+        (c.ph, &*c.name, c.args.raw()),
+        (Phase::COUNTER, "mem", Some(r#"{"value":3072}"#))
+    );
+}
+
+#[test]
+fn hostile_packets_are_counted_never_a_panic() {
+    // Wrong wire types for known fields, an eleven-byte varint inside a packet, a length
+    // past its packet's end, nesting past the limit, a track uuid nobody defined.
+    let mut deep = M::default().s(10, "leaf").v(4, 1);
+    for _ in 0..100 {
+        deep = M::default().s(10, "d").m(11, deep);
+    }
+    let mut bad_varint = M::default().v(10, 1).0;
+    bad_varint.extend_from_slice(&[0x40]);
+    bad_varint.extend_from_slice(&[0xff; 10]);
+    bad_varint.push(1);
+    let b = trace(&[
+        M::default().v(10, 1).v(11, 5),
+        M(bad_varint),
+        M(vec![0x5a, 0x20, 0x08]),
+        event(10, M::default().v(9, 3).s(23, "deep").m(4, deep)),
+        event(20, M::default().v(9, 1).v(11, 12345).s(23, "lost")),
+        event(30, M::default().v(9, 2).v(11, 12345)),
+    ]);
+    let (evs, s) = run(&b);
+    let d = &s.diagnostics;
+    assert_eq!(d.count(WarningKind::ProtoWrongWireType), 1);
+    assert_eq!(d.count(WarningKind::ProtoMalformed), 2, "{d:?}");
+    assert_eq!(d.count(WarningKind::ProtoDeepNesting), 1);
+    assert_eq!(d.count(WarningKind::ProtoUnknownTrack), 1);
+    assert_eq!(not_meta(&evs).len(), 3);
+    // Every prefix and every single-byte corruption decodes or fails cleanly.
+    for i in 0..b.len() {
+        let _ = decode(&b[..i], &mut Collect::default());
+        let mut c = b.clone();
+        c[i] ^= 0xff;
+        let _ = decode(&c, &mut Collect::default());
+    }
+}
+
+#[test]
+fn clocks_convert_to_boottime_and_incremental_clocks_add_up() {
+    // A snapshot: MONOTONIC (3) 1000 is BOOTTIME 51000; sequence clock 64 is incremental,
+    // in microseconds, read as 10 beside BOOTTIME 60000.
+    let clocks = M::default()
+        .m(1, M::default().v(1, 3).v(2, 1000))
+        .m(1, M::default().v(1, 6).v(2, 51_000));
+    let inc = M::default()
+        .m(1, M::default().v(1, 64).v(2, 10).v(3, 1).v(4, 1000))
+        .m(1, M::default().v(1, 6).v(2, 60_000));
+    let b = trace(&[
+        thread_track(1, 10, 11, "t"),
+        M::default().m(6, clocks),
+        M::default().v(10, SEQ as u64).v(13, 1).m(6, inc),
+        event(1500, M::default().v(9, 3).v(11, 1).s(23, "mono")).v(58, 3),
+        event(5, M::default().v(9, 3).v(11, 1).s(23, "inc1")).v(58, 64),
+        event(2, M::default().v(9, 3).v(11, 1).s(23, "inc2")).v(58, 64),
+    ]);
+    let (evs, s) = run(&b);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let got: Vec<(String, i64)> = not_meta(&evs)
+        .iter()
+        .map(|e| (e.name.to_string(), e.ts))
+        .collect();
+    let want = [("mono", 51_500), ("inc1", 65_000), ("inc2", 67_000)];
+    assert_eq!(got, want.map(|(n, t)| (n.to_string(), t)));
+}
