@@ -471,8 +471,11 @@ impl<'a> Decoder<'a> {
             _ => Cow::Owned(te.cats.join(",")),
         };
 
-        // The track: the event's, else the sequence's default, else its thread.
-        let uuid = te.track.or(seq.track_uuid).filter(|&u| u != 0);
+        // The track: the event's, else the sequence's default, else its thread. Chrome
+        // writes global legacy instants with track 0: they stay on their sequence's thread,
+        // global in scope.
+        let global = te.track == Some(0);
+        let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
         if let Some(u) = uuid {
             f.tracks.entry(u).or_insert_with(|| {
                 d.warn(WarningKind::ProtoUnknownTrack, at, || {
@@ -583,7 +586,7 @@ impl<'a> Decoder<'a> {
             },
             (3, _) => {
                 match wh {
-                    Where::Thread(..) => ev.scope = Some(b't'),
+                    Where::Thread(..) => ev.scope = Some(if global { b'g' } else { b't' }),
                     Where::Process(..) => ev.scope = Some(b'p'),
                     Where::Async(..) => {
                         ev.ph = Phase::ASYNC_INSTANT;
@@ -605,7 +608,7 @@ impl<'a> Decoder<'a> {
                 }
             }
             (0, Some((l, l_at))) => {
-                legacy(events, sink, &mut ev, l, l_at, seq, flows, te, d);
+                legacy(events, sink, &mut ev, l, l_at, seq, flows, te, global, d);
             }
             (ty, _) => {
                 // Extra counter values may ride on an event of any type.
@@ -759,9 +762,18 @@ fn counter<S: EventSink>(
         Some(n) => String::from_utf8_lossy(n),
         None => Cow::Owned(format!("counter {uuid}")),
     };
+    // A thread's counter (Chrome's thread_time) is its own series, not its process's:
+    // the model names a counter with an id "NAME ID".
+    let mut buf = [0u8; 20];
+    let id = match t.tid {
+        Some(tid) if tid >= 0 => Some(Cow::Borrowed(dec(&mut buf, tid as u64))),
+        Some(tid) => Some(Cow::Owned(tid.to_string())),
+        None => None,
+    };
     let c = RawEvent {
         ph: Phase::COUNTER,
         name,
+        id,
         cat: ev.cat.clone(),
         ts: ev.ts,
         pid: ev.pid.clone(),
@@ -793,6 +805,7 @@ fn legacy<'a, S: EventSink>(
     seq: &Seq<'a>,
     flows: &mut IdSet<u64>,
     te: &Te<'_>,
+    global: bool,
     d: &mut Diagnostics,
 ) {
     let mut bind = None;
@@ -839,6 +852,12 @@ fn legacy<'a, S: EventSink>(
             19 => ev.tid = RawId::Num(v.int().unwrap_or(0) as i32 as i64),
             _ => {}
         }
+    }
+    if ev.scope.is_none()
+        && global
+        && matches!(ev.ph, Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK)
+    {
+        ev.scope = Some(b'g');
     }
     if let Some(b) = bind {
         ev.bind_id = Some(Cow::Owned(format!("0x{b:x}")));
