@@ -11,10 +11,10 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use render_gl::{Fonts, Scene};
 use spall_format::synth::Synth;
-use spall_viewer::flame::{FlameHit, Mode, Which};
-use spall_viewer::frame::FrameBuilder;
-use spall_viewer::state::ViewState;
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::timeline::scene::FrameBuilder;
+use spall_viewer::view::flame::{FlameHit, Mode, Which};
+use spall_viewer::view::state::ViewState;
 use spall_viewer::Loaded;
 use trace_model::{FlameOptions, FlameSort};
 

@@ -15,9 +15,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use render_gl::{Fonts, Scene};
 use spall_format::synth::Synth;
 use spall_format::{Args, EventSink, Phase, RawEvent, RawId};
-use spall_viewer::frame::FrameBuilder;
-use spall_viewer::state::{FlowMode, ViewState};
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::timeline::scene::FrameBuilder;
+use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
 
 fn synth(spans: u64) -> Synth {

@@ -16,10 +16,10 @@ use std::collections::HashMap;
 
 use spall_format::Diagnostics;
 
+use crate::args::ArgsId;
 use crate::diag::ModelWarning;
 use crate::other::AsyncEvent;
 use crate::strings::StrId;
-use crate::trace::ArgsId;
 
 /// Bits of [`AsyncSlice::flags`].
 pub mod async_flags {

@@ -2,19 +2,20 @@
 
 use std::collections::HashMap;
 
-use rayon::prelude::*;
 use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Summary};
 
+use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
-use crate::nest::{build_lanes, nest, Matcher, Pending};
+use crate::nest::{Matcher, Pending};
 use crate::other::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
 };
+use crate::span::ExtId;
 use crate::stack::{ChunkStack, ThreadStack};
 use crate::strings::{StrId, Strings};
-use crate::trace::{ArgsId, ArgsStore, ExtId, Process, Thread, Trace};
-use crate::{asyncs, flows, samples};
+use crate::trace::Trace;
 
+mod finish;
 mod merge;
 
 struct ThreadBuild {
@@ -550,194 +551,6 @@ impl TraceBuilder {
     pub fn finish(self, decode: Summary) -> Trace {
         debug_assert!(!self.disordered, "a streaming builder must use try_finish");
         self.finish_inner(decode)
-    }
-
-    fn finish_inner(self, decode: Summary) -> Trace {
-        let TraceBuilder {
-            mut strings,
-            mut args,
-            processes,
-            threads,
-            mut instants,
-            mut counters,
-            mut flows,
-            mut async_events,
-            samples,
-            metadata,
-            mut diags,
-            start,
-            end,
-            ..
-        } = self;
-        let (start, end) = if start > end { (0, 0) } else { (start, end) };
-        args.shrink();
-        let thread_process: Vec<u32> = threads.iter().map(|t| t.process).collect();
-        let (mut samples, frames) = samples::build(
-            &samples,
-            &mut strings,
-            &args,
-            |t| thread_process[t as usize],
-            &mut diags,
-        );
-        let from_spall = decode.format.is_spall();
-
-        // Display order: processes by (sort index, pid); threads by (sort index, tid).
-        let key = |id: ExtId| match id {
-            ExtId::Num(n) => (0, n, String::new()),
-            ExtId::Str(s) => (1, 0, strings.get(s).to_string()),
-        };
-        let mut porder: Vec<u32> = (0..processes.len() as u32).collect();
-        porder.sort_by_cached_key(|&p| {
-            let p = &processes[p as usize];
-            (p.sort_index.unwrap_or(i64::MAX), key(p.pid))
-        });
-        let mut new_process = vec![0u32; processes.len()];
-        for (new, &old) in porder.iter().enumerate() {
-            new_process[old as usize] = new as u32;
-        }
-        let mut torder: Vec<u32> = (0..threads.len() as u32).collect();
-        torder.sort_by_cached_key(|&t| {
-            let t = &threads[t as usize];
-            (
-                new_process[t.process as usize],
-                t.sort_index.unwrap_or(i64::MAX),
-                key(t.tid),
-            )
-        });
-        let mut new_thread = vec![0u32; threads.len()];
-        for (new, &old) in torder.iter().enumerate() {
-            new_thread[old as usize] = new as u32;
-        }
-
-        let names = |id: StrId| strings.get(id).to_string();
-        // Threads are independent: match and nest them in parallel, each with its own
-        // diagnostics, merged in thread order so the result does not depend on scheduling.
-        // The events of other kinds need only the new thread order: they are sorted and
-        // grouped meanwhile.
-        let nest_threads = || -> Vec<(Thread, Diagnostics<ModelWarning>)> {
-            threads
-                .into_par_iter()
-                .map(|t| {
-                    let mut d = Diagnostics::default();
-                    let lanes = match (t.joined, t.stream) {
-                        (Some(j), _) => j.finish(end, &names, &mut d),
-                        (None, Some(m)) => {
-                            let spans = m.finish(end, &names, &mut d);
-                            nest(spans, &names, &mut d)
-                        }
-                        (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
-                    };
-                    let thread = Thread {
-                        pid: t.pid,
-                        tid: t.tid,
-                        process: t.process,
-                        name: t.name,
-                        sort_index: t.sort_index,
-                        lanes,
-                    };
-                    (thread, d)
-                })
-                .collect()
-        };
-        let others = || {
-            let mut d = Diagnostics::default();
-            for i in &mut instants {
-                i.thread = new_thread[i.thread as usize];
-                i.process = new_process[i.process as usize];
-            }
-            instants.sort_by_key(|i| i.ts);
-            for c in &mut counters {
-                c.process = new_process[c.process as usize];
-                if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
-                    let mut pairs: Vec<(i64, f64)> =
-                        c.ts.iter().copied().zip(c.values.iter().copied()).collect();
-                    pairs.sort_by_key(|p| p.0);
-                    (c.ts, c.values) = pairs.into_iter().unzip();
-                }
-            }
-            for f in &mut flows {
-                for p in &mut f.points {
-                    p.thread = new_thread[p.thread as usize];
-                }
-                f.points.sort_by_key(|p| p.ts);
-            }
-            for a in &mut async_events {
-                a.thread = new_thread[a.thread as usize];
-                a.process = new_process[a.process as usize];
-            }
-            async_events.sort_by_key(|a| a.ts);
-            let (async_slices, mut async_tracks) = asyncs::build(&async_events, end, &mut d);
-            async_tracks.sort_by_key(|t| t.process);
-            for s in &mut samples {
-                s.thread = new_thread[s.thread as usize];
-            }
-            samples.sort_by_key(|s| s.thread);
-            (async_slices, async_tracks, d)
-        };
-        let (per_thread, (async_slices, async_tracks, async_diags)) =
-            rayon::join(nest_threads, others);
-        spall_format::timing::stage("threads nested, other events sorted");
-        let mut slots: Vec<Option<Thread>> = Vec::with_capacity(per_thread.len());
-        for (t, d) in per_thread {
-            diags.merge(d);
-            slots.push(Some(t));
-        }
-        diags.merge(async_diags);
-        let mut threads: Vec<Thread> = torder
-            .iter()
-            .map(|&old| slots[old as usize].take().expect("each thread once"))
-            .collect();
-        for t in &mut threads {
-            t.process = new_process[t.process as usize];
-        }
-        let mut out_processes: Vec<Process> = porder
-            .iter()
-            .map(|&old| {
-                let p = &processes[old as usize];
-                Process {
-                    pid: p.pid,
-                    name: p.name,
-                    sort_index: p.sort_index,
-                    labels: p.labels.clone(),
-                    threads: Vec::new(),
-                }
-            })
-            .collect();
-        for (i, t) in threads.iter().enumerate() {
-            out_processes[t.process as usize].threads.push(i as u32);
-        }
-        let flow_links = flows::bind(&threads, &flows, &mut diags);
-        spall_format::timing::stage("flows bound");
-        let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();
-        flow_links_by_to.sort_by_key(|&l| flow_links[l as usize].to);
-        let metadata = metadata
-            .into_iter()
-            .map(|m| Metadata {
-                process: new_process[m.process as usize],
-                ..m
-            })
-            .collect();
-        Trace {
-            strings,
-            processes: out_processes,
-            threads,
-            args,
-            instants,
-            counters,
-            flows,
-            async_events,
-            metadata,
-            async_slices,
-            async_tracks,
-            flow_links,
-            flow_links_by_to,
-            samples,
-            frames,
-            start_ns: start,
-            end_ns: end,
-            diagnostics: diags,
-            decode,
-        }
     }
 }
 

@@ -4,8 +4,10 @@ use std::io::{self, Write};
 
 use spall_format::SpallWriter;
 
+use crate::other::InstantScope;
+use crate::span::{flags, ExtId, Thread};
 use crate::strings::StrId;
-use crate::trace::{flags, ExtId, Thread, Trace};
+use crate::trace::Trace;
 
 /// What [`Trace::write_spall`] wrote, and what `.spall` could not hold as it was.
 ///
@@ -62,7 +64,7 @@ impl Trace {
         let mut pid_of_process: Vec<Option<u32>> = vec![None; self.processes.len()];
         let mut instants_of: Vec<Vec<usize>> = vec![Vec::new(); self.threads.len()];
         for (k, i) in self.instants.iter().enumerate() {
-            if i.scope == crate::InstantScope::Thread {
+            if i.scope == InstantScope::Thread {
                 if let Some(list) = instants_of.get_mut(i.thread as usize) {
                     list.push(k);
                 }

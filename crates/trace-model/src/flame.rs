@@ -15,9 +15,11 @@ use std::borrow::Cow;
 
 use hashbrown::HashMap;
 
+use crate::range::clip_span;
+use crate::span::SpanRef;
 use crate::stats::lower_bound;
-use crate::trace::{SpanRef, Trace};
-use crate::StrId;
+use crate::strings::StrId;
+use crate::trace::Trace;
 
 /// What a flame graph node stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -285,10 +287,7 @@ impl Trace {
     /// The spans `opts` selects merged by call stack.
     pub fn flame(&self, opts: &FlameOptions, sort: FlameSort) -> FlameTree {
         let (r0, r1) = opts.range.unwrap_or((i64::MIN, i64::MAX));
-        let clip = |s: i64, e: i64| -> Option<i64> {
-            let inside = (s < r1 && e > r0) || (s == e && s >= r0 && s < r1);
-            inside.then(|| e.min(r1) - s.max(r0))
-        };
+        let clip = |s: i64, e: i64| clip_span(s, e, r0, r1);
         let mut b = Builder::new();
         let all: Vec<u32>;
         let threads = match &opts.threads {

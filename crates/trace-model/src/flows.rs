@@ -13,7 +13,7 @@ use spall_format::Diagnostics;
 
 use crate::diag::ModelWarning;
 use crate::other::{Flow, FlowPoint};
-use crate::trace::{SpanRef, Thread};
+use crate::span::{SpanRef, Thread};
 
 /// An arrow from the span a flow leaves to the span it arrives at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

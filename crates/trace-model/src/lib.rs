@@ -27,36 +27,45 @@
 //! ```
 
 pub mod annotations;
+mod args;
 mod asyncs;
 mod build;
 mod diag;
 mod export;
+mod find;
 mod flame;
 mod flows;
+mod histogram;
 mod load;
 mod memory;
 mod nav;
 mod nest;
 mod other;
+mod range;
 mod samples;
+mod span;
 mod stack;
 mod stats;
 mod strings;
 mod trace;
 
 pub use annotations::{Annotations, Marker};
+pub use args::{ArgsId, ArgsStore};
 pub use asyncs::{async_flags, AsyncSlice, AsyncTrack, NO_PARENT};
 pub use build::TraceBuilder;
 pub use diag::ModelWarning;
 pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flows::FlowLink;
+pub use histogram::DurationHistogram;
 pub use load::{load, load_bytes, load_with, LoadSteps};
 pub use memory::{check_memory, estimate_memory, MemoryEstimate};
 pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, MemoryLimit, Summary};
+pub use span::{flags, ExtId, Lane, Process, SpanData, SpanRef, Thread};
 pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};
 pub use strings::{StrId, Strings};
-pub use trace::{flags, ArgsId, ArgsStore, ExtId, Lane, Process, SpanData, SpanRef, Thread, Trace};
+pub use trace::Trace;

@@ -1,10 +1,12 @@
-//! Navigation that needs no index: the span under a time, a span's parent and children (and
-//! their names), every span with a given name, and how busy the threads are over time.
+//! Navigation that needs no index: the span under a time, a span's parent, ancestors and
+//! children (and their names), every span with a given name, the threads a user's text
+//! names, and how busy the threads are over time.
 
 use std::ops::Range;
 
+use crate::span::{Lane, SpanRef};
 use crate::strings::StrId;
-use crate::trace::{Lane, SpanRef, Trace};
+use crate::trace::Trace;
 
 /// A span found under the cursor by [`Lane::hit_test`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +75,19 @@ impl Trace {
             depth: d,
             index: i as u32,
         })
+    }
+
+    /// The spans enclosing `r`, nearest first: its parent, the parent's parent, up to a
+    /// span at depth 0. O(depth × log n).
+    pub fn ancestors(&self, r: SpanRef) -> impl Iterator<Item = SpanRef> + '_ {
+        std::iter::successors(self.parent(r), move |&p| self.parent(p))
+    }
+
+    /// The call stack of `r`: its ancestors outermost first, then `r` itself.
+    pub fn call_stack(&self, r: SpanRef) -> Vec<SpanRef> {
+        let mut v: Vec<SpanRef> = std::iter::once(r).chain(self.ancestors(r)).collect();
+        v.reverse();
+        v
     }
 
     /// The direct children of `r`: indices in the lane one level down. O(log n).
@@ -166,5 +181,47 @@ impl Trace {
         let mut all: Vec<(i64, SpanRef)> = per_thread.into_iter().flatten().collect();
         all.par_sort_unstable();
         all.into_iter().map(|(_, r)| r).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{load_bytes, SpanRef};
+
+    #[test]
+    fn ancestors_walk_up_to_depth_zero() {
+        // frame > draw > leaf; `tail` starts as `draw` ends (a sibling, at depth 1);
+        // `blip` is zero-length at `leaf`'s start.
+        let t = load_bytes(
+            br#"[{"name":"frame","ph":"X","ts":0,"dur":10,"pid":1,"tid":1},
+                 {"name":"draw","ph":"X","ts":1,"dur":5,"pid":1,"tid":1},
+                 {"name":"leaf","ph":"X","ts":2,"dur":1,"pid":1,"tid":1},
+                 {"name":"blip","ph":"X","ts":2,"dur":0,"pid":1,"tid":1},
+                 {"name":"tail","ph":"X","ts":6,"dur":2,"pid":1,"tid":1}]"#,
+        )
+        .unwrap();
+        let at = |depth, index| SpanRef {
+            thread: 0,
+            depth,
+            index,
+        };
+        let names = |v: Vec<SpanRef>| -> Vec<&str> {
+            v.into_iter().map(|r| t.str(t.span(r).name)).collect()
+        };
+        let leaf = at(2, 0);
+        assert_eq!(names(t.ancestors(leaf).collect()), ["draw", "frame"]);
+        assert_eq!(names(t.call_stack(leaf)), ["frame", "draw", "leaf"]);
+        assert_eq!(names(t.call_stack(at(0, 0))), ["frame"]);
+        assert_eq!(t.ancestors(at(0, 0)).count(), 0);
+        let tail = (0..t.threads()[0].lanes[1].len() as u32)
+            .map(|i| at(1, i))
+            .find(|&r| t.str(t.span(r).name) == "tail")
+            .unwrap();
+        assert_eq!(names(t.call_stack(tail)), ["frame", "tail"]);
+        let deepest = t.threads()[0].lanes.len() as u32 - 1;
+        assert_eq!(
+            names(t.call_stack(at(deepest, 0))).len(),
+            deepest as usize + 1
+        );
     }
 }

@@ -4,9 +4,10 @@
 
 use spall_format::{Diagnostics, Phase};
 
+use crate::args::ArgsId;
 use crate::diag::ModelWarning;
+use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
-use crate::trace::{flags, ArgsId, Lane, SpanData};
 
 /// A span-forming event of one thread, waiting for the thread to be complete.
 #[derive(Clone, Copy, Debug)]

@@ -1,7 +1,7 @@
 //! Everything besides spans: instants, counters, flows, async events and metadata.
 
+use crate::args::ArgsId;
 use crate::strings::StrId;
-use crate::trace::ArgsId;
 
 /// Where an instant event applies (`s` field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 use spall_format::Diagnostics;
 
+use crate::args::ArgsStore;
 use crate::diag::ModelWarning;
 use crate::other::SampleEvent;
 use crate::strings::{StrId, Strings};
-use crate::trace::ArgsStore;
 
 /// No frame: the parent of a stack's outermost frame.
 pub const NO_FRAME: u32 = u32::MAX;

@@ -23,9 +23,10 @@
 
 use spall_format::Diagnostics;
 
+use crate::args::ArgsId;
 use crate::diag::ModelWarning;
+use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
-use crate::trace::{flags, ArgsId, Lane, SpanData};
 
 /// A Begin not closed yet.
 #[derive(Clone, Copy, Debug)]

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use regex::Regex;
 
+use crate::range::clip_span;
 use crate::samples::{Frames, NO_FRAME};
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -135,10 +136,7 @@ impl Trace {
         keep_self_times: bool,
     ) -> Vec<Group> {
         let (r0, r1) = filter.range.unwrap_or((i64::MIN, i64::MAX));
-        let clip = |s: i64, e: i64| -> Option<i64> {
-            let inside = (s < r1 && e > r0) || (s == e && s >= r0 && s < r1);
-            inside.then(|| e.min(r1) - s.max(r0))
-        };
+        let clip = |s: i64, e: i64| clip_span(s, e, r0, r1);
         // Name filter results, computed once per distinct name.
         let mut name_ok: HashMap<StrId, bool> = HashMap::new();
         // Keys (name or stack ids) are dense: a vector, not a map, on this per-span path.

@@ -1,44 +1,31 @@
 //! The spall viewer as a library: everything but the event loop, so the view logic,
-//! frame building and screenshots are tested without a window.
+//! scene building and screenshots are tested without a window.
 //!
-//! - [`viewport`]: which time is at which pixel; zoom, pan, fit, ruler ticks.
-//! - [`layout`]: process and thread tracks, one row per depth, collapsible.
-//! - [`state`]: selection, hover, range, search and highlights, and their operations.
-//! - [`frame`]: builds a render-gl `Scene` for a state, through trace-index's level of detail.
-//! - [`flame`]: the flame graph view (merged call stacks, sandwich), drawn by render-gl too.
+//! Modules, from the bottom up (a module imports only those above it in this list):
+//!
+//! - [`theme`], `error`: colours; the library's error.
+//! - [`loaded`], [`kinds`]: a loaded trace and what the viewer derives from it once; picks.
+//! - [`view`]: what the user is looking at (viewport, layout, flame graph view, state). No GL.
+//! - [`timeline`]: the timeline scene (tracks, other kinds, flows, markers), for render-gl.
+//! - [`flame`]: the flame graph's scene and panel section.
+//! - [`panels`]: the egui side panel and its sections (details, names, SQL).
+//! - [`persist`]: what is remembered between runs and across a reload.
 //! - [`screenshot`]: renders a frame headless to a PNG.
-//! - [`query_panel`]: SQL over the trace (trace-sql) in the side panel.
-//! - [`window`]: the interactive app, on a native window or (`web`, wasm32) a page's canvas.
+//! - [`platform`]: the native window and the web page.
+//! - [`app`]: the interactive app and its event loop, on either platform.
 
-mod csv;
+pub mod app;
 mod error;
 pub mod flame;
-mod flame_draw;
-mod flame_panel;
-pub mod frame;
-mod frame_kinds;
-pub mod keys;
 pub mod kinds;
-pub mod layout;
 pub mod loaded;
-pub mod markers;
-mod name_panel;
-#[cfg(not(target_arch = "wasm32"))]
-mod native;
-pub mod panel;
-mod panel_details;
-pub mod query_panel;
-pub mod reload;
-pub mod saved_view;
+pub mod panels;
+pub mod persist;
+pub mod platform;
 pub mod screenshot;
-pub mod settings;
-pub mod state;
 pub mod theme;
-pub mod viewport;
-#[cfg(target_arch = "wasm32")]
-pub mod web;
-pub mod window;
-mod window_parts;
+pub mod timeline;
+pub mod view;
 
 pub use error::ViewerError;
 pub use loaded::Loaded;

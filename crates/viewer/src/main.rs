@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use spall_viewer::flame::Mode;
 use spall_viewer::load;
 use spall_viewer::screenshot;
-use spall_viewer::state::FlowMode;
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::view::flame::Mode;
+use spall_viewer::view::state::FlowMode;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -161,14 +161,14 @@ fn main() -> ExitCode {
         ThemeArg::Light => ThemeKind::Light,
         ThemeArg::Dark => ThemeKind::Dark,
     });
-    let options = spall_viewer::window::Options {
+    let options = spall_viewer::app::Options {
         trace: args.trace,
         theme,
         decode,
         follow: args.follow,
         start_empty: false,
     };
-    match spall_viewer::window::run(options) {
+    match spall_viewer::app::run(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("spall: {e}");

@@ -9,13 +9,13 @@ use std::path::Path;
 use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
 
 use crate::error::ViewerError;
-use crate::flame::{FlameHit, FlameThreads, Mode, Which};
-#[cfg(not(target_arch = "wasm32"))]
-use crate::frame::FrameBuilder;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::state::{FlowMode, ViewState};
 use crate::theme::Theme;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::timeline::scene::FrameBuilder;
+use crate::view::flame::{FlameHit, FlameThreads, Mode, Which};
+use crate::view::state::{FlowMode, ViewState};
 
 /// What to show.
 #[derive(Clone, Debug)]

@@ -2,11 +2,11 @@
 //! zooming into a frame, the sandwich's callers and callees, and the flame orientation.
 
 use render_gl::Color;
-use spall_viewer::flame::{Mode, Which, HEADER_PX, ROW_PX};
-use spall_viewer::frame::fill_for;
 use spall_viewer::screenshot::{prepare, render, Shot};
-use spall_viewer::state::{FlowMode, ViewState};
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::timeline::scene::fill_for;
+use spall_viewer::view::flame::{Mode, Which, HEADER_PX, ROW_PX};
+use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
 
 const W: u32 = 1000;
@@ -181,7 +181,7 @@ fn a_flame_frame_of_a_big_graph_draws_few_instances() {
     let nodes = s.flame.main.as_ref().unwrap().tree.len();
     let mut scene = render_gl::Scene::new();
     let mut fonts = render_gl::Fonts::new();
-    spall_viewer::frame::FrameBuilder::default().build(&mut scene, &mut fonts, &l, &s);
+    spall_viewer::timeline::scene::FrameBuilder::default().build(&mut scene, &mut fonts, &l, &s);
     assert!(nodes > 50_000, "{nodes} stacks");
     let drawn = scene.instance_count();
     assert!(drawn < 20_000, "{drawn} instances for {nodes} stacks");

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use render_gl::Color;
-use spall_viewer::layout::RowKind;
 use spall_viewer::screenshot::{prepare, render, Shot};
-use spall_viewer::state::{FlowMode, ViewState};
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::view::layout::RowKind;
+use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
 
 fn fixture(rel: &str) -> PathBuf {
@@ -84,7 +84,7 @@ fn shot_with(
             flows,
             theme: Theme::new(ThemeKind::Light),
             scale: 1.0,
-            mode: spall_viewer::flame::Mode::Timeline,
+            mode: spall_viewer::view::flame::Mode::Timeline,
             thread: None,
             sandwich: None,
             flame_up: false,

@@ -1,10 +1,10 @@
 //! The side panel laid out by egui with no window, at the window's default size: every
 //! column of the statistics table must be on screen, inside the panel.
 
-use spall_viewer::panel::Panel;
-use spall_viewer::state::ViewState;
+use spall_viewer::app::PANEL_POINTS;
+use spall_viewer::panels::side::Panel;
 use spall_viewer::theme::{Theme, ThemeKind};
-use spall_viewer::window::PANEL_POINTS;
+use spall_viewer::view::state::ViewState;
 
 #[test]
 fn every_statistics_column_is_visible_at_the_default_size() {

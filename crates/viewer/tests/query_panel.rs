@@ -1,7 +1,7 @@
 //! The side panel's SQL section, with no window: a query runs through the panel, its result
 //! is drawn by egui, and a row of slices leads to that slice in the timeline.
 
-use spall_viewer::query_panel::{row_target, InlineRunner, QueryPanel, Show};
+use spall_viewer::panels::query::{row_target, InlineRunner, QueryPanel, Show};
 
 fn frame(ctx: &egui::Context, f: impl FnMut(&mut egui::Ui)) {
     let input = egui::RawInput {
@@ -76,7 +76,7 @@ fn sql_errors_show_where_and_a_row_limit_is_said() {
     let Some(Ok(r)) = &q.result else {
         panic!("{:?}", q.result);
     };
-    assert_eq!(r.rows.len(), spall_viewer::query_panel::MAX_ROWS);
+    assert_eq!(r.rows.len(), spall_viewer::panels::query::MAX_ROWS);
     assert!(r.truncated);
 }
 
@@ -89,12 +89,12 @@ fn results_copy_as_csv_and_tsv() {
     let r = db
         .query("SELECT 'a, \"b\"' AS t, NULL AS n, 1.5 AS f, 'line\nbreak' AS l, 7 AS i")
         .unwrap();
-    let csv = spall_viewer::query_panel::result_text(&r, ',');
+    let csv = spall_viewer::panels::query::result_text(&r, ',');
     assert_eq!(
         csv,
         "t,n,f,l,i\r\n\"a, \"\"b\"\"\",,1.5,\"line\nbreak\",7\r\n"
     );
-    let tsv = spall_viewer::query_panel::result_text(&r, '\t');
+    let tsv = spall_viewer::panels::query::result_text(&r, '\t');
     // In TSV a comma needs no quotes, a quote still does.
     assert_eq!(
         tsv,

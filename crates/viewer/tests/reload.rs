@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use spall_format::synth::Synth;
 use spall_viewer::kinds::Pick;
-use spall_viewer::layout::{RowKind, Track};
-use spall_viewer::state::ViewState;
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::view::layout::{RowKind, Track};
+use spall_viewer::view::state::ViewState;
 use spall_viewer::Loaded;
 
 fn tmp(name: &str) -> PathBuf {

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use render_gl::Color;
-use spall_viewer::frame::{fill_for, span_box};
-use spall_viewer::layout::RowKind;
 use spall_viewer::screenshot::{prepare, render, Shot};
-use spall_viewer::state::{ViewState, TRACKS_TOP};
 use spall_viewer::theme::{Theme, ThemeKind};
+use spall_viewer::timeline::scene::{fill_for, span_box};
+use spall_viewer::view::layout::RowKind;
+use spall_viewer::view::state::{ViewState, TRACKS_TOP};
 use spall_viewer::Loaded;
 use trace_model::SpanRef;
 
@@ -41,10 +41,10 @@ fn shot(l: &Loaded, kind: ThemeKind, select: Option<&str>) -> (ViewState, Img) {
             height: 500,
             view: None,
             select: select.map(str::to_string),
-            flows: spall_viewer::state::FlowMode::Selected,
+            flows: spall_viewer::view::state::FlowMode::Selected,
             theme: Theme::new(kind),
             scale: 1.0,
-            mode: spall_viewer::flame::Mode::Timeline,
+            mode: spall_viewer::view::flame::Mode::Timeline,
             thread: None,
             sandwich: None,
             flame_up: false,
@@ -182,10 +182,10 @@ fn spall_files_render_and_a_range_view_zooms() {
             height: 300,
             view: Some((Some(0), Some(2_000_000))),
             select: Some("Frame".into()),
-            flows: spall_viewer::state::FlowMode::Selected,
+            flows: spall_viewer::view::state::FlowMode::Selected,
             theme: Theme::new(ThemeKind::Light),
             scale: 1.0,
-            mode: spall_viewer::flame::Mode::Timeline,
+            mode: spall_viewer::view::flame::Mode::Timeline,
             thread: None,
             sandwich: None,
             flame_up: false,

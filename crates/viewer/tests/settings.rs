@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use spall_viewer::settings::{Settings, RECENT_MAX};
+use spall_viewer::persist::settings::{Settings, RECENT_MAX};
 use spall_viewer::theme::ThemeKind;
 
 fn dir(name: &str) -> PathBuf {

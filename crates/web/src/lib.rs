@@ -28,28 +28,28 @@ mod page {
                 let _ = body.dataset().set("error", &msg);
             }
         }));
-        let options = spall_viewer::window::Options {
+        let options = spall_viewer::app::Options {
             start_empty: !demo,
             ..Default::default()
         };
-        spall_viewer::window::start(options).map_err(|e| JsValue::from_str(&e.to_string()))
+        spall_viewer::app::start(options).map_err(|e| JsValue::from_str(&e.to_string()))
     }
 
     /// Opens a trace from its bytes; `name` is shown as its source.
     #[wasm_bindgen]
     pub fn open_bytes(name: String, bytes: Vec<u8>) {
-        spall_viewer::web::open_bytes(name, bytes);
+        spall_viewer::platform::web::open_bytes(name, bytes);
     }
 
     /// Shows why the page could not get a trace.
     #[wasm_bindgen]
     pub fn open_failed(message: String) {
-        spall_viewer::web::open_failed(message);
+        spall_viewer::platform::web::open_failed(message);
     }
 
     /// Runs a query in the side panel's SQL section once a trace is loaded (`?sql=`).
     #[wasm_bindgen]
     pub fn run_sql(sql: String) {
-        spall_viewer::web::run_sql(sql);
+        spall_viewer::platform::web::run_sql(sql);
     }
 }

@@ -9,11 +9,13 @@ use rayon::prelude::*;
 use spall_format::{Diagnostics, Summary};
 
 use super::{ProcessBuild, TraceBuilder};
+use crate::args::ArgsId;
 use crate::nest::{Matcher, Pending};
 use crate::other::{CounterSeries, Flow};
+use crate::span::{flags, ExtId, SpanData};
 use crate::stack::{ChunkStack, ThreadStack};
 use crate::strings::StrId;
-use crate::trace::{flags, ArgsId, ExtId, SpanData, Trace};
+use crate::trace::Trace;
 
 /// How one chunk's ids map to the merged builder's.
 struct Remap {

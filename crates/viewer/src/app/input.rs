@@ -5,17 +5,17 @@ use winit::event::{MouseButton, MouseScrollDelta};
 use winit::keyboard::{Key, NamedKey};
 
 use super::{App, Drag};
-use crate::flame::Mode;
-use crate::frame::minimap_time;
-use crate::keys::Action;
+use crate::app::parts::flame_key;
 use crate::kinds::Pick;
-use crate::window_parts::flame_key;
+use crate::persist::keys::Action;
+use crate::timeline::scene::minimap_time;
+use crate::view::flame::Mode;
 use web_time::{Duration, Instant};
 
 impl App {
     /// What was chosen in a right-click's menu, for what was clicked.
-    pub(super) fn menu_choice(&mut self, (pick, c): (Pick, crate::window_parts::MenuChoice)) {
-        use crate::window_parts::MenuChoice;
+    pub(super) fn menu_choice(&mut self, (pick, c): (Pick, crate::app::parts::MenuChoice)) {
+        use crate::app::parts::MenuChoice;
         let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
             return;
         };
@@ -287,7 +287,7 @@ impl App {
                     cx
                 };
                 let at = s.viewport.time_at(x as f64);
-                self.panel.focus_marker = crate::markers::add(s, l, at);
+                self.panel.focus_marker = crate::timeline::markers::add(s, l, at);
                 self.panel_hidden = false;
                 // Kept at once: a viewer that is killed loses only the notes typed since.
                 self.remember_view();

@@ -21,9 +21,9 @@ pub struct Settings {
     pub theme: Option<ThemeKind>,
     /// Most recent first.
     pub recent: Vec<PathBuf>,
-    /// Key bindings (see [`crate::keys`]), kept as written so a save never loses them.
+    /// Key bindings (see [`crate::persist::keys`]), kept as written so a save never loses them.
     pub keys: Option<Value>,
-    /// The last view of each recent file, by its path ([`crate::saved_view`]).
+    /// The last view of each recent file, by its path ([`crate::persist::saved_view`]).
     pub views: serde_json::Map<String, Value>,
     /// The web page's recent traces, which have no path: the keys of their views
     /// (`page:SIZE:NAME`), most recent first.

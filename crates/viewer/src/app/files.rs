@@ -7,10 +7,10 @@ use web_time::Duration;
 
 use super::{platform, App, UserEvent};
 use crate::loaded::Loaded;
-use crate::panel::Panel;
-use crate::reload::FileStamp;
-use crate::settings::Settings;
-use crate::state::ViewState;
+use crate::panels::side::Panel;
+use crate::persist::reload::FileStamp;
+use crate::persist::settings::Settings;
+use crate::view::state::ViewState;
 use crate::ViewerError;
 
 impl App {
@@ -18,9 +18,9 @@ impl App {
     /// show) the path prompt in the side panel.
     pub(super) fn pick_file(&mut self) {
         #[cfg(target_arch = "wasm32")]
-        crate::web::pick_file();
+        crate::platform::web::pick_file();
         #[cfg(not(target_arch = "wasm32"))]
-        if !crate::native::file_dialog(&self.proxy) {
+        if !crate::platform::native::file_dialog(&self.proxy) {
             self.panel.show_open = true;
         }
     }
@@ -45,7 +45,7 @@ impl App {
         if let (Some((key, stamp)), Some(l), Some(s)) =
             (self.saved_view_key(), &self.loaded, &self.state)
         {
-            let v = crate::saved_view::save(s, l, stamp);
+            let v = crate::persist::saved_view::save(s, l, stamp);
             self.settings.views.insert(key, v);
         }
     }
@@ -77,7 +77,7 @@ impl App {
             }
         }
         #[cfg(target_arch = "wasm32")]
-        crate::web::save_settings(&self.settings);
+        crate::platform::web::save_settings(&self.settings);
     }
 
     /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
@@ -130,8 +130,9 @@ impl App {
                         self.fit_pending = true;
                         if let Some((key, stamp)) = self.saved_view_key() {
                             if let Some(v) = self.settings.views.get(&key) {
-                                self.restore = crate::saved_view::apply(v, &mut s, &l, stamp)
-                                    .map(|r| (r, None));
+                                self.restore =
+                                    crate::persist::saved_view::apply(v, &mut s, &l, stamp)
+                                        .map(|r| (r, None));
                             }
                             if self.path.is_none() {
                                 self.settings.add_page(&key);
@@ -139,7 +140,7 @@ impl App {
                         }
                         if let Some(p) = self.path.clone() {
                             if s.markers.is_empty() && s.range.is_none() {
-                                crate::saved_view::apply_sidecar(&p, &mut s, &l);
+                                crate::persist::saved_view::apply_sidecar(&p, &mut s, &l);
                             }
                             self.settings.add_recent(&p);
                             self.save_settings();
@@ -151,16 +152,14 @@ impl App {
                 #[cfg(not(target_arch = "wasm32"))]
                 self.panel
                     .query
-                    .set_runner(Box::new(crate::native::ThreadRunner::new(
+                    .set_runner(Box::new(crate::platform::native::ThreadRunner::new(
                         l.trace.clone(),
                         self.proxy.clone(),
                     )));
                 #[cfg(target_arch = "wasm32")]
-                self.panel
-                    .query
-                    .set_runner(Box::new(crate::query_panel::InlineRunner::deferred(
-                        l.trace.clone(),
-                    )));
+                self.panel.query.set_runner(Box::new(
+                    crate::panels::query::InlineRunner::deferred(l.trace.clone()),
+                ));
                 self.loaded = Some(l);
                 self.state = Some(s);
             }

@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 
 use trace_model::Annotations;
 
-use crate::layout::{Collapsed, Layout, Track};
 use crate::loaded::Loaded;
-use crate::reload::FileStamp;
-use crate::state::ViewState;
+use crate::persist::reload::FileStamp;
+use crate::view::layout::{Collapsed, Layout, Track};
+use crate::view::state::ViewState;
 
 /// What is written for one file.
 pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
@@ -92,7 +92,7 @@ pub fn apply_annotations(a: &Annotations, s: &mut ViewState, l: &Loaded) {
     let (start, end) = (l.trace.start_ns(), l.trace.end_ns());
     let span = (end - start).max(0);
     s.markers = (a.markers.iter())
-        .take(crate::markers::MAX_MARKERS)
+        .take(crate::timeline::markers::MAX_MARKERS)
         .map(|m| trace_model::Marker {
             at_ns: m.at_ns.clamp(0, span),
             note: m.note.clone(),
@@ -186,8 +186,8 @@ mod tests {
         s.collapsed.hidden.insert(Track::Thread(2));
         s.collapsed.pinned.insert(Track::Process(0));
         s.range = Some((t0 + 10, t0 + 500));
-        crate::markers::add(&mut s, &l, t0 + 300);
-        crate::markers::add(&mut s, &l, t0 + 100);
+        crate::timeline::markers::add(&mut s, &l, t0 + 300);
+        crate::timeline::markers::add(&mut s, &l, t0 + 100);
         s.markers[1].note = "a \"quoted\" note".into();
         let stamp = FileStamp {
             len: 1234,

@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use trace_model::{ExtId, SpanRef};
 
 use crate::kinds::Pick;
-use crate::layout::{Collapsed, Layout, Track};
 use crate::loaded::Loaded;
-use crate::state::ViewState;
+use crate::view::layout::{Collapsed, Layout, Track};
+use crate::view::state::ViewState;
 
 /// What a file looked like when it was loaded: a reload is due when it changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use egui::{Color32, RichText, Sense, Stroke, Ui};
 use trace_model::{percentile, SpanRef, StrId};
 
 use crate::loaded::Loaded;
-use crate::viewport::format_duration;
+use crate::view::viewport::format_duration;
 
 /// Buckets of the histogram.
 const BUCKETS: usize = 32;

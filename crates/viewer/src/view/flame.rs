@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, SpanRef};
 
-use crate::layout::Track;
 use crate::loaded::Loaded;
-use crate::state::ViewState;
+use crate::view::layout::Track;
+use crate::view::state::ViewState;
 
 /// Which view the main area shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

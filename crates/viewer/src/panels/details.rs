@@ -4,11 +4,11 @@
 use egui::{RichText, ScrollArea, Ui};
 use trace_model::SpanRef;
 
-use crate::frame_kinds::describe;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::state::ViewState;
-use crate::viewport::format_duration;
+use crate::timeline::kinds::describe;
+use crate::view::state::ViewState;
+use crate::view::viewport::format_duration;
 
 /// Details of the selected span; returns an ancestor that was clicked.
 pub(crate) fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Option<SpanRef> {

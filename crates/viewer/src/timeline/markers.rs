@@ -1,12 +1,12 @@
 //! Markers: flags at a time, with a note, drawn across the tracks and listed in the panel.
-//! They are kept per file with the view ([`crate::saved_view`]) and shared through
+//! They are kept per file with the view ([`crate::persist::saved_view`]) and shared through
 //! `spall-cli markers --save` ([`trace_model::annotations`]).
 
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::Marker;
 
 use crate::loaded::Loaded;
-use crate::state::ViewState;
+use crate::view::state::ViewState;
 
 /// Markers a trace may hold (adding one more replaces nothing and is refused).
 pub const MAX_MARKERS: usize = 1000;
@@ -83,7 +83,7 @@ pub fn panel(ui: &mut egui::Ui, l: &Loaded, s: &mut ViewState, focus: Option<usi
     let mut go = None;
     for (i, m) in s.markers.iter_mut().enumerate() {
         ui.horizontal(|ui| {
-            let t = crate::viewport::format_duration(m.at_ns);
+            let t = crate::view::viewport::format_duration(m.at_ns);
             if ui.link(t).on_hover_text("show this time").clicked() {
                 go = Some(m.at_ns);
             }

@@ -20,9 +20,9 @@ use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::platform::web::WindowAttributesExtWebSys;
 use winit::window::Window;
 
+use crate::app::{Loading, UserEvent};
 use crate::loaded::Loaded;
-use crate::state::ViewState;
-use crate::window::{Loading, UserEvent};
+use crate::view::state::ViewState;
 use crate::ViewerError;
 
 /// The id of the canvas the page provides.
@@ -140,7 +140,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop, _size: (f32, f32)) -> Result<Gl, V
     // render-gl and egui_glow take an `Arc`; a page has one thread.
     #[allow(clippy::arc_with_non_send_sync)]
     let gl = Arc::new(glow::Context::from_webgl2_context(ctx));
-    let (renderer, egui) = crate::window_parts::drawing(el, &gl, &window, ShaderVersion::Gles30)?;
+    let (renderer, egui) = crate::app::parts::drawing(el, &gl, &window, ShaderVersion::Gles30)?;
     let size = window.inner_size();
     let g = Gl {
         window,
@@ -186,22 +186,22 @@ const SETTINGS_KEY: &str = "spall-settings";
 
 /// The settings this browser kept (theme, keys, panel), or the defaults; a corrupt entry
 /// is the defaults, with a warning on the console.
-pub(crate) fn load_settings() -> crate::settings::Settings {
+pub(crate) fn load_settings() -> crate::persist::settings::Settings {
     let stored = web_sys::window()
         .and_then(|w| w.local_storage().ok().flatten())
         .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten());
-    match stored.map(|text| crate::settings::Settings::from_json(text.as_bytes())) {
+    match stored.map(|text| crate::persist::settings::Settings::from_json(text.as_bytes())) {
         Some(Ok(s)) => s,
         Some(Err(why)) => {
             web_sys::console::warn_1(&format!("spall: settings ignored ({why})").into());
-            crate::settings::Settings::default()
+            crate::persist::settings::Settings::default()
         }
-        None => crate::settings::Settings::default(),
+        None => crate::persist::settings::Settings::default(),
     }
 }
 
 /// Keeps the settings in `localStorage` (nothing when the page may not store anything).
-pub(crate) fn save_settings(s: &crate::settings::Settings) {
+pub(crate) fn save_settings(s: &crate::persist::settings::Settings) {
     if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
         let _ = storage.set_item(SETTINGS_KEY, &s.to_json().to_string());
     }
@@ -301,7 +301,7 @@ pub(crate) fn report(
     l: Option<&Loaded>,
     s: Option<&ViewState>,
     error: Option<&str>,
-    q: &crate::query_panel::QueryPanel,
+    q: &crate::panels::query::QueryPanel,
 ) {
     let markers = s.map_or(String::new(), |s| s.markers.len().to_string());
     let (state, spans, view, selected) = match (l, s) {
@@ -328,7 +328,7 @@ pub(crate) fn report(
         None => ("", String::new(), String::new(), String::new()),
         Some(Ok(r)) => {
             let first = r.rows.first().map_or(String::new(), |row| {
-                let cells: Vec<String> = row.iter().map(crate::query_panel::cell).collect();
+                let cells: Vec<String> = row.iter().map(crate::panels::query::cell).collect();
                 cells.join("\t")
             });
             ("done", r.rows.len().to_string(), first, String::new())

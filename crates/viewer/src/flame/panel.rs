@@ -4,12 +4,12 @@
 use egui::{RichText, Ui};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
-use crate::flame::{FlameHit, FlameThreads, Mode, Which};
-use crate::flame_draw::describe;
+use crate::flame::draw::describe;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::state::ViewState;
-use crate::viewport::format_duration;
+use crate::view::flame::{FlameHit, FlameThreads, Mode, Which};
+use crate::view::state::ViewState;
+use crate::view::viewport::format_duration;
 
 /// Returns whether the view changed.
 pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {

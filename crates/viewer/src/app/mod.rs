@@ -18,25 +18,26 @@ use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::window::{Theme as WinitTheme, WindowId};
 
-use crate::flame::Mode;
-use crate::frame::FrameBuilder;
-use crate::keys::Bindings;
+use crate::app::parts::message;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
+use crate::panels::side::Panel;
+use crate::persist::keys::Bindings;
+use crate::persist::settings::Settings;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::native as platform;
-use crate::panel::Panel;
-use crate::settings::Settings;
-use crate::state::ViewState;
-use crate::theme::{Theme, ThemeKind};
+use crate::platform::native as platform;
 #[cfg(target_arch = "wasm32")]
-use crate::web as platform;
-use crate::window_parts::message;
+use crate::platform::web as platform;
+use crate::theme::{Theme, ThemeKind};
+use crate::timeline::scene::FrameBuilder;
+use crate::view::flame::Mode;
+use crate::view::state::ViewState;
 use crate::ViewerError;
 use platform::{create_gl, Gl};
 
 mod files;
 mod input;
+pub(crate) mod parts;
 use trace_model::{FlameOptions, FlameSort, FlameTree};
 
 /// The side panel's width when the window opens, in points: wide enough for every
@@ -190,7 +191,7 @@ struct App {
     /// A remembered view (absolute ns) and the viewport it was last shown with: shown
     /// again when the timeline's width changes (the side panel settles its width as its
     /// contents arrive), until the user moves the view.
-    restore: Option<((i64, i64), Option<crate::viewport::Viewport>)>,
+    restore: Option<((i64, i64), Option<crate::view::viewport::Viewport>)>,
     /// A right-click's menu: what was clicked, and where (pixels).
     context_menu: Option<(Pick, f32, f32)>,
     /// What the status bar shows besides the cursor and view: the last frame's CPU time,
@@ -199,7 +200,7 @@ struct App {
     load_time: Option<Duration>,
     /// A load in steps (the web has no threads).
     #[cfg(target_arch = "wasm32")]
-    steps: Option<crate::web::Stepping>,
+    steps: Option<crate::platform::web::Stepping>,
 }
 
 impl App {
@@ -214,7 +215,7 @@ impl App {
                 s
             }
             #[cfg(target_arch = "wasm32")]
-            None => crate::web::load_settings(),
+            None => crate::platform::web::load_settings(),
             #[cfg(not(target_arch = "wasm32"))]
             None => Settings::default(),
         };
@@ -298,19 +299,19 @@ impl App {
         {
             if !reload && self.follow {
                 if let Some(p) = &path {
-                    crate::native::watch(p.clone(), self.proxy.clone());
+                    crate::platform::native::watch(p.clone(), self.proxy.clone());
                 }
             }
-            crate::native::load(path.clone(), &self.decode, &loading, self.proxy.clone());
+            crate::platform::native::load(path.clone(), &self.decode, &loading, self.proxy.clone());
         }
         // A page opens files by their bytes (`open_bytes`): only the demo comes here.
         #[cfg(target_arch = "wasm32")]
         {
-            self.steps = Some(crate::web::Stepping::new(
+            self.steps = Some(crate::platform::web::Stepping::new(
                 crate::DEMO.to_vec(),
                 &self.decode,
             ));
-            crate::web::step_soon(&self.proxy);
+            crate::platform::web::step_soon(&self.proxy);
         }
         if !reload {
             self.remember_view();
@@ -328,8 +329,8 @@ impl App {
     fn open_bytes(&mut self, name: String, bytes: Vec<u8>) {
         self.remember_view();
         self.page_pending = Some((name.clone(), bytes.len() as u64));
-        self.steps = Some(crate::web::Stepping::new(bytes, &self.decode));
-        crate::web::step_soon(&self.proxy);
+        self.steps = Some(crate::platform::web::Stepping::new(bytes, &self.decode));
+        crate::platform::web::step_soon(&self.proxy);
         self.path = None;
         self.loading = Some(Loading::new(name, false));
         self.error = None;
@@ -344,7 +345,7 @@ impl App {
             return;
         };
         match steps.run(Duration::from_millis(30), loading) {
-            None => crate::web::step_soon(&self.proxy),
+            None => crate::platform::web::step_soon(&self.proxy),
             Some(result) => {
                 self.steps = None;
                 self.on_loaded(result);
@@ -391,7 +392,7 @@ impl App {
             "frame {:.1} ms",
             self.frame_time.as_secs_f64() * 1e3
         ));
-        if let Some(m) = crate::window_parts::memory_in_use() {
+        if let Some(m) = crate::app::parts::memory_in_use() {
             parts.push(format!("mem {}", spall_format::human_bytes(m)));
         }
         if let Some(t) = self.load_time {
@@ -461,10 +462,10 @@ impl App {
                 panel_points = r.response.rect.width();
             }
             if show_help {
-                crate::window_parts::help(ui.ctx(), bindings);
+                crate::app::parts::help(ui.ctx(), bindings);
             }
             if let Some((pick, x, y)) = menu {
-                choice = crate::window_parts::context_menu(ui.ctx(), pick, x, y);
+                choice = crate::app::parts::context_menu(ui.ctx(), pick, x, y);
             }
         });
         if let Some(c) = choice {
@@ -567,10 +568,17 @@ impl App {
                 }
                 _ => "false".to_string(),
             };
-            crate::native::dump_frame(&g.gl, dir, size.width, size.height, self.frames, &info);
+            crate::platform::native::dump_frame(
+                &g.gl,
+                dir,
+                size.width,
+                size.height,
+                self.frames,
+                &info,
+            );
         }
         #[cfg(target_arch = "wasm32")]
-        crate::web::report(
+        crate::platform::web::report(
             self.loaded.as_deref(),
             self.state.as_ref(),
             self.error.as_deref(),
@@ -581,12 +589,12 @@ impl App {
             // Before the frame is handed to the page: a WebGL canvas keeps its pixels only
             // until then.
             let name = self.loaded.as_ref().map_or("spall", |l| l.source.as_str());
-            self.notice = Some(crate::web::save_screenshot(name));
+            self.notice = Some(crate::platform::web::save_screenshot(name));
         }
         #[cfg(not(target_arch = "wasm32"))]
         if std::mem::take(&mut self.save_pending) {
             let (w, h) = (size.width, size.height);
-            self.notice = Some(crate::native::save_screenshot(
+            self.notice = Some(crate::platform::native::save_screenshot(
                 &g.gl,
                 w,
                 h,
@@ -820,7 +828,7 @@ pub fn run(options: Options) -> Result<(), ViewerError> {
 pub fn start(options: Options) -> Result<(), ViewerError> {
     use winit::platform::web::EventLoopExtWebSys;
     let el = event_loop("cannot start the event loop")?;
-    crate::web::set_proxy(el.create_proxy());
+    crate::platform::web::set_proxy(el.create_proxy());
     let app = App::new(el.create_proxy(), options);
     el.spawn_app(app);
     Ok(())

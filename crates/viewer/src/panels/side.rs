@@ -4,15 +4,15 @@
 use egui::{Color32, RichText, ScrollArea, TextEdit, Ui};
 use trace_model::NameStats;
 
-use crate::csv::table_text;
-use crate::flame::Mode;
 use crate::kinds::{value_at, Pick};
-use crate::layout::{track_list, Track};
 use crate::loaded::Loaded;
-use crate::name_panel::NameAnalysis;
-use crate::panel_details::{details, other_details};
-use crate::state::ViewState;
-use crate::viewport::{format_duration, format_value};
+use crate::panels::csv::table_text;
+use crate::panels::details::{details, other_details};
+use crate::panels::names::NameAnalysis;
+use crate::view::flame::Mode;
+use crate::view::layout::{track_list, Track};
+use crate::view::state::ViewState;
+use crate::view::viewport::{format_duration, format_value};
 
 /// Which statistics column sorts the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub struct Panel {
     /// The analysis of the name last clicked in the table.
     pub analysis: Option<NameAnalysis>,
     /// The SQL section.
-    pub query: crate::query_panel::QueryPanel,
+    pub query: crate::panels::query::QueryPanel,
     /// A marker just added, whose note gets the keyboard.
     pub focus_marker: Option<usize>,
     /// Recently opened files, most recent first (the File ▸ Recent menu).
@@ -227,7 +227,7 @@ impl Panel {
                     egui::CollapsingHeader::new(RichText::new("Flame graph").strong())
                         .default_open(true)
                         .show(ui, |ui| {
-                            if crate::flame_panel::ui(ui, l, s) {
+                            if crate::flame::panel::ui(ui, l, s) {
                                 act.redraw = true;
                             }
                         });
@@ -256,7 +256,7 @@ impl Panel {
                         .default_open(true)
                         .show(ui, |ui| {
                             let focus = self.focus_marker.take();
-                            if crate::markers::panel(ui, l, s, focus) {
+                            if crate::timeline::markers::panel(ui, l, s, focus) {
                                 act.redraw = true;
                             }
                         });
@@ -316,7 +316,7 @@ impl Panel {
                     .default_open(false)
                     .open(reveal.then_some(true))
                     .show(ui, |ui| {
-                        use crate::query_panel::Show;
+                        use crate::panels::query::Show;
                         match self.query.ui(ui, l) {
                             Some(Show::Slice(r)) => {
                                 s.mode = Mode::Timeline;
@@ -709,7 +709,7 @@ impl RangeKinds {
                 )
                 .collect::<Vec<_>>()
         });
-        crate::csv::csv(&head, rows, sep)
+        crate::panels::csv::csv(&head, rows, sep)
     }
 
     /// The async slices' table as CSV or TSV, times in ns.
@@ -724,7 +724,7 @@ impl RangeKinds {
                 max.to_string(),
             ]
         });
-        crate::csv::csv(&head, rows, sep)
+        crate::panels::csv::csv(&head, rows, sep)
     }
 
     fn show(&self, ui: &mut Ui) {

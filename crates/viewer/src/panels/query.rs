@@ -416,5 +416,5 @@ pub fn result_text(r: &QueryResult, sep: char) -> String {
             })
             .collect::<Vec<_>>()
     });
-    crate::csv::csv(&header, rows, sep)
+    crate::panels::csv::csv(&header, rows, sep)
 }

@@ -3,12 +3,12 @@
 
 use trace_model::{InstantScope, NameStats, SpanRef, StatsFilter, StrId};
 
-use crate::flame::{FlameHit, FlameView, Mode};
 use crate::kinds::{self, Pick};
-use crate::layout::{Collapsed, Layout, RowKind, Track};
 use crate::loaded::Loaded;
 use crate::theme::Theme;
-use crate::viewport::Viewport;
+use crate::view::flame::{FlameHit, FlameView, Mode};
+use crate::view::layout::{Collapsed, Layout, RowKind, Track};
+use crate::view::viewport::Viewport;
 
 /// Height of the minimap strip at the top.
 pub const MINIMAP_H: f32 = 36.0;
@@ -98,7 +98,7 @@ pub struct ViewState {
     pub flows: FlowMode,
     /// A selected time range, absolute ns.
     pub range: Option<(i64, i64)>,
-    /// Markers, in time order ([`crate::markers`]).
+    /// Markers, in time order ([`crate::timeline::markers`]).
     pub markers: Vec<trace_model::Marker>,
     pub matches: Matches,
     /// Physical pixels per logical pixel (HiDPI): rows, strips and text scale with it.
@@ -425,7 +425,7 @@ impl ViewState {
             }
             _ => {}
         }
-        if let Some((_, y, _, h)) = crate::frame_kinds::pick_box(l, self, p) {
+        if let Some((_, y, _, h)) = crate::timeline::kinds::pick_box(l, self, p) {
             let top = self.tracks_top();
             let bottom = top + self.tracks_height();
             if y < top || y + h > bottom {
@@ -645,8 +645,8 @@ pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::{HEADER_H, LANE_H};
     use crate::theme::ThemeKind;
+    use crate::view::layout::{HEADER_H, LANE_H};
 
     fn loaded() -> Loaded {
         let t = trace_model::load_bytes(

@@ -5,10 +5,10 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
-use crate::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
 use crate::loaded::Loaded;
-use crate::state::ViewState;
-use crate::viewport::format_duration;
+use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
+use crate::view::state::ViewState;
+use crate::view::viewport::format_duration;
 
 /// Frames at least this wide (pixels) are drawn one by one; narrower ones merge.
 const MIN_PX: f32 = 1.0;
@@ -292,5 +292,5 @@ fn tooltip(
     x: f32,
     y: f32,
 ) {
-    crate::frame::tooltip_box(scene, fonts, s, &describe(l, s, h), x, y);
+    crate::timeline::scene::tooltip_box(scene, fonts, s, &describe(l, s, h), x, y);
 }

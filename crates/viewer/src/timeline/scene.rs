@@ -5,13 +5,13 @@ use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_index::{Detail, Item};
 use trace_model::{ExtId, SpanRef};
 
-use crate::flame::Mode;
-use crate::frame_kinds as fk;
 use crate::kinds::Pick;
-use crate::layout::RowKind;
 use crate::loaded::Loaded;
-use crate::state::ViewState;
-use crate::viewport::{format_duration, format_time, tick_step};
+use crate::timeline::kinds as fk;
+use crate::view::flame::Mode;
+use crate::view::layout::RowKind;
+use crate::view::state::ViewState;
+use crate::view::viewport::{format_duration, format_time, tick_step};
 
 pub const LABEL_PX: f32 = 12.0;
 pub const HEADER_PX: f32 = 12.5;
@@ -30,7 +30,7 @@ impl FrameBuilder {
         let th = s.theme;
         scene.begin(s.width.ceil() as u32, s.height.ceil() as u32, th.background);
         if s.mode == Mode::Flame {
-            crate::flame_draw::build(scene, fonts, l, s);
+            crate::flame::draw::build(scene, fonts, l, s);
             if let Some(w) = &l.warnings {
                 banner(scene, fonts, s, w);
             }
@@ -38,7 +38,7 @@ impl FrameBuilder {
         }
         self.tracks(scene, fonts, l, s);
         ruler(scene, fonts, l, s);
-        crate::markers::draw(scene, fonts, l, s);
+        crate::timeline::markers::draw(scene, fonts, l, s);
         minimap(scene, l, s);
         if let Some(w) = &l.warnings {
             banner(scene, fonts, s, w);

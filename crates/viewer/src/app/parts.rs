@@ -8,11 +8,11 @@ use std::sync::atomic::Ordering;
 use render_gl::{Fonts, Renderer, Scene, ShaderVersion, VAlign};
 use winit::keyboard::{Key, NamedKey};
 
-use crate::flame::Which;
+use crate::app::Loading;
 use crate::loaded::Loaded;
-use crate::state::ViewState;
 use crate::theme::Theme;
-use crate::window::Loading;
+use crate::view::flame::Which;
+use crate::view::state::ViewState;
 use trace_model::FlameSort;
 
 /// A key in the flame graph view; returns whether anything changed.
@@ -128,19 +128,19 @@ pub(crate) fn drawing(
 }
 
 /// The `?` overlay: every key and mouse action, with the keys as bound now.
-pub(crate) fn help(ctx: &egui::Context, bindings: &crate::keys::Bindings) {
+pub(crate) fn help(ctx: &egui::Context, bindings: &crate::persist::keys::Bindings) {
     egui::Window::new("Keys")
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
         .show(ctx, |ui| {
             egui::Grid::new("keys").striped(true).show(ui, |ui| {
-                for &(action, _, _, what) in crate::keys::ACTIONS {
+                for &(action, _, _, what) in crate::persist::keys::ACTIONS {
                     ui.monospace(bindings.label(action));
                     ui.label(what);
                     ui.end_row();
                 }
-                for &(keys, what) in crate::keys::FIXED {
+                for &(keys, what) in crate::persist::keys::FIXED {
                     ui.monospace(keys);
                     ui.label(what);
                     ui.end_row();

@@ -18,8 +18,8 @@ use render_gl::{Renderer, ShaderVersion};
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::Window;
 
-use crate::reload::FileStamp;
-use crate::window::UserEvent;
+use crate::app::UserEvent;
+use crate::persist::reload::FileStamp;
 use crate::ViewerError;
 
 /// The window and everything drawn on it.
@@ -208,7 +208,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop, size: (f32, f32)) -> Result<Gl, Vi
     let gl = Arc::new(unsafe {
         glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
     });
-    let (renderer, egui) = crate::window_parts::drawing(el, &gl, &window, version)?;
+    let (renderer, egui) = crate::app::parts::drawing(el, &gl, &window, version)?;
     Ok(Gl {
         window,
         surface,
@@ -267,8 +267,8 @@ impl ThreadRunner {
             // Ends when the runner (and so the sender) is dropped.
             while let Ok(sql) = jobs.recv() {
                 let r = db
-                    .query_limited(&sql, crate::query_panel::MAX_ROWS)
-                    .map_err(|e| crate::query_panel::error_text(&sql, &e));
+                    .query_limited(&sql, crate::panels::query::MAX_ROWS)
+                    .map_err(|e| crate::panels::query::error_text(&sql, &e));
                 if done.send(r).is_err() {
                     return;
                 }
@@ -285,7 +285,7 @@ impl ThreadRunner {
     }
 }
 
-impl crate::query_panel::QueryRunner for ThreadRunner {
+impl crate::panels::query::QueryRunner for ThreadRunner {
     fn start(&mut self, sql: &str) {
         if self.busy {
             self.cancel();
@@ -316,7 +316,7 @@ impl crate::query_panel::QueryRunner for ThreadRunner {
 pub(crate) fn load(
     path: Option<std::path::PathBuf>,
     decode: &trace_model::DecodeOptions,
-    loading: &crate::window::Loading,
+    loading: &crate::app::Loading,
     proxy: EventLoopProxy<UserEvent>,
 ) {
     use std::sync::atomic::Ordering;

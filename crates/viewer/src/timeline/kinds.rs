@@ -5,11 +5,11 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{async_flags, SpanRef, Trace};
 
-use crate::frame::LABEL_PX;
 use crate::kinds::{first_at_or_after, value_at, Pick};
 use crate::loaded::{name_color, reserved_color, Loaded};
-use crate::state::{pick_extent, FlowMode, ViewState};
-use crate::viewport::{format_duration, format_value};
+use crate::timeline::scene::LABEL_PX;
+use crate::view::state::{pick_extent, FlowMode, ViewState};
+use crate::view::viewport::{format_duration, format_value};
 
 /// Flow arrows drawn per frame at most; the rest are counted on screen.
 pub const MAX_FLOWS: usize = 2000;
@@ -412,7 +412,7 @@ fn bezier_arrow(scene: &mut Scene, a: (f32, f32), b: (f32, f32), scale: f32, col
 
 /// The on-screen box of a pick that is not a span, for the selection outline.
 pub fn pick_box(l: &Loaded, s: &ViewState, p: Pick) -> Option<(f32, f32, f32, f32)> {
-    use crate::layout::RowKind;
+    use crate::view::layout::RowKind;
     let t = &l.trace;
     let want = |k: RowKind| -> bool {
         match (p, k) {

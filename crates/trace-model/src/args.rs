@@ -1,0 +1,166 @@
+//! Span and event arguments: ids, and the store of their texts.
+
+/// Arguments of a span or event: an index into the trace's argument store (0 = none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ArgsId(pub u32);
+
+impl ArgsId {
+    pub const NONE: ArgsId = ArgsId(0);
+}
+
+/// Stored argument texts, in segments: a parallel load keeps each chunk's segment as it is
+/// (a trace's args can be half its bytes, too much to copy again on one thread).
+#[derive(Clone, Debug, Default)]
+pub struct ArgsStore {
+    segments: Vec<ArgsSegment>,
+    /// The id of each segment's first entry (ids start at 1: 0 is `ArgsId::NONE`).
+    firsts: Vec<u32>,
+}
+
+/// Entries back to back: entry `i` is `text[ends[i-1]..ends[i]]` (`text[..ends[0]]` for 0).
+/// The top bit of an end marks JSON (else free text from a `.spall` Begin).
+#[derive(Clone, Debug, Default)]
+struct ArgsSegment {
+    text: String,
+    ends: Vec<u64>,
+}
+
+const JSON_BIT: u64 = 1 << 63;
+
+impl ArgsStore {
+    pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
+        if text.is_empty() {
+            return ArgsId::NONE;
+        }
+        let id = self.count() + 1;
+        if self.segments.is_empty() {
+            self.segments.push(ArgsSegment::default());
+            self.firsts.push(id);
+        }
+        let seg = self.segments.last_mut().expect("a segment");
+        seg.text.push_str(text);
+        seg.ends
+            .push(seg.text.len() as u64 | if is_json { JSON_BIT } else { 0 });
+        ArgsId(id)
+    }
+
+    /// Appends every entry of `other`, taking its segments without copying them; its id
+    /// `i` becomes `i + offset` (the return value).
+    pub(crate) fn append(&mut self, other: ArgsStore) -> u32 {
+        let offset = self.count();
+        for (seg, first) in other.segments.into_iter().zip(other.firsts) {
+            if !seg.ends.is_empty() {
+                let first = first
+                    .checked_add(offset)
+                    .expect("fewer than 2^32 argument sets");
+                self.segments.push(seg);
+                self.firsts.push(first);
+            }
+        }
+        offset
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        for seg in &mut self.segments {
+            seg.text.shrink_to_fit();
+            seg.ends.shrink_to_fit();
+        }
+    }
+
+    /// How many argument sets there are: their ids run from 1 to this.
+    pub fn count(&self) -> u32 {
+        match (self.firsts.last(), self.segments.last()) {
+            (Some(&first), Some(seg)) => first - 1 + seg.ends.len() as u32,
+            _ => 0,
+        }
+    }
+
+    /// The raw text of the arguments, and whether it is JSON.
+    pub fn get(&self, id: ArgsId) -> Option<(&str, bool)> {
+        if id.0 == 0 || id.0 > self.count() {
+            return None;
+        }
+        let k = self.firsts.partition_point(|&f| f <= id.0) - 1;
+        let seg = &self.segments[k];
+        let i = (id.0 - self.firsts[k]) as usize;
+        let start = match i {
+            0 => 0,
+            _ => (seg.ends[i - 1] & !JSON_BIT) as usize,
+        };
+        let end = seg.ends[i];
+        Some((
+            &seg.text[start..(end & !JSON_BIT) as usize],
+            end & JSON_BIT != 0,
+        ))
+    }
+
+    /// The arguments as JSON (`.spall` text becomes a JSON string).
+    pub fn json(&self, id: ArgsId) -> Option<serde_json::Value> {
+        let (text, is_json) = self.get(id)?;
+        if is_json {
+            serde_json::from_str(text).ok()
+        } else {
+            Some(serde_json::Value::String(text.to_string()))
+        }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        let segments: usize = (self.segments.iter())
+            .map(|seg| seg.text.capacity() + seg.ends.capacity() * 8)
+            .sum();
+        segments
+            + self.segments.capacity() * std::mem::size_of::<ArgsSegment>()
+            + self.firsts.capacity() * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_store_round_trips() {
+        let mut a = ArgsStore::default();
+        assert_eq!(a.add("", true), ArgsId::NONE);
+        let x = a.add("{\"a\":1}", true);
+        let y = a.add("free text", false);
+        assert_eq!(a.get(x), Some(("{\"a\":1}", true)));
+        assert_eq!(a.get(y), Some(("free text", false)));
+        assert_eq!(a.get(ArgsId::NONE), None);
+        assert_eq!(a.get(ArgsId(99)), None);
+        assert_eq!(a.json(x).unwrap()["a"], 1);
+        assert_eq!(a.json(y).unwrap(), "free text");
+    }
+
+    #[test]
+    fn args_appended_by_segments_keep_their_texts() {
+        let store = |texts: &[(&str, bool)]| {
+            let mut a = ArgsStore::default();
+            for &(t, j) in texts {
+                a.add(t, j);
+            }
+            a
+        };
+        let mut all = store(&[(r#"{"a":1}"#, true), ("first", false)]);
+        let b = store(&[("second", false), (r#"{"b":[2]}"#, true)]);
+        assert_eq!(all.append(b), 2);
+        all.append(ArgsStore::default());
+        assert_eq!(all.append(store(&[("third", false)])), 4);
+        all.add("fourth", false);
+        let got: Vec<_> = (1..=all.count())
+            .map(|i| all.get(ArgsId(i)).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (r#"{"a":1}"#, true),
+                ("first", false),
+                ("second", false),
+                (r#"{"b":[2]}"#, true),
+                ("third", false),
+                ("fourth", false),
+            ]
+        );
+        assert_eq!(all.get(ArgsId(7)), None);
+    }
+}

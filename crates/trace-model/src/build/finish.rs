@@ -1,0 +1,283 @@
+//! The last step of a load: a builder's collected events made into a [`Trace`].
+//!
+//! In stages: samples into stacks; the display order of processes and threads; then, at
+//! the same time, each thread's spans matched and nested into lanes (threads in
+//! parallel) and the other events renumbered to the new order and sorted; last, the
+//! threads put in order under their processes and the flows bound to spans.
+
+use rayon::prelude::*;
+use spall_format::{Diagnostics, Summary};
+
+use super::{ProcessBuild, ThreadBuild, TraceBuilder};
+use crate::asyncs::{self, AsyncSlice, AsyncTrack};
+use crate::diag::ModelWarning;
+use crate::flows;
+use crate::nest::{build_lanes, nest};
+use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
+use crate::samples::{self, SampleTrack};
+use crate::span::{ExtId, Process, Thread};
+use crate::strings::{StrId, Strings};
+use crate::trace::Trace;
+
+/// Display order: processes by (sort index, pid), threads by (process, sort index, tid).
+struct Order {
+    /// New index to old, and old to new, for processes and threads.
+    processes: Vec<u32>,
+    new_process: Vec<u32>,
+    threads: Vec<u32>,
+    new_thread: Vec<u32>,
+}
+
+/// Events besides spans, renumbered to the display order and sorted while threads nest.
+struct OtherEvents {
+    instants: Vec<Instant>,
+    counters: Vec<CounterSeries>,
+    flows: Vec<Flow>,
+    async_events: Vec<AsyncEvent>,
+    samples: Vec<SampleTrack>,
+}
+
+/// Async slices and tracks, and the warnings of pairing them.
+type Asyncs = (Vec<AsyncSlice>, Vec<AsyncTrack>, Diagnostics<ModelWarning>);
+
+impl TraceBuilder {
+    pub(super) fn finish_inner(self, decode: Summary) -> Trace {
+        let TraceBuilder {
+            mut strings,
+            mut args,
+            processes,
+            threads,
+            instants,
+            counters,
+            flows,
+            async_events,
+            samples,
+            metadata,
+            mut diags,
+            start,
+            end,
+            ..
+        } = self;
+        let (start, end) = if start > end { (0, 0) } else { (start, end) };
+        args.shrink();
+        let thread_process: Vec<u32> = threads.iter().map(|t| t.process).collect();
+        let (samples, frames) = samples::build(
+            &samples,
+            &mut strings,
+            &args,
+            |t| thread_process[t as usize],
+            &mut diags,
+        );
+        let from_spall = decode.format.is_spall();
+        let order = Order::new(&processes, &threads, &strings);
+        let mut other = OtherEvents {
+            instants,
+            counters,
+            flows,
+            async_events,
+            samples,
+        };
+        // Threads are independent of each other and of the other events, which need only
+        // the new thread order.
+        let (per_thread, (async_slices, async_tracks, async_diags)) = rayon::join(
+            || nest_threads(threads, end, from_spall, &strings),
+            || other.renumber_and_sort(&order, end),
+        );
+        spall_format::timing::stage("threads nested, other events sorted");
+        let threads = order.place_threads(per_thread, &mut diags);
+        diags.merge(async_diags);
+        let processes = order.processes_with_threads(&processes, &threads);
+        let flow_links = flows::bind(&threads, &other.flows, &mut diags);
+        spall_format::timing::stage("flows bound");
+        let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();
+        flow_links_by_to.sort_by_key(|&l| flow_links[l as usize].to);
+        let metadata = metadata
+            .into_iter()
+            .map(|m| Metadata {
+                process: order.new_process[m.process as usize],
+                ..m
+            })
+            .collect();
+        Trace {
+            strings,
+            processes,
+            threads,
+            args,
+            instants: other.instants,
+            counters: other.counters,
+            flows: other.flows,
+            async_events: other.async_events,
+            metadata,
+            async_slices,
+            async_tracks,
+            flow_links,
+            flow_links_by_to,
+            samples: other.samples,
+            frames,
+            start_ns: start,
+            end_ns: end,
+            diagnostics: diags,
+            decode,
+        }
+    }
+}
+
+impl Order {
+    fn new(processes: &[ProcessBuild], threads: &[ThreadBuild], strings: &Strings) -> Order {
+        let key = |id: ExtId| match id {
+            ExtId::Num(n) => (0, n, String::new()),
+            ExtId::Str(s) => (1, 0, strings.get(s).to_string()),
+        };
+        let mut porder: Vec<u32> = (0..processes.len() as u32).collect();
+        porder.sort_by_cached_key(|&p| {
+            let p = &processes[p as usize];
+            (p.sort_index.unwrap_or(i64::MAX), key(p.pid))
+        });
+        let new_process = inverse(&porder);
+        let mut torder: Vec<u32> = (0..threads.len() as u32).collect();
+        torder.sort_by_cached_key(|&t| {
+            let t = &threads[t as usize];
+            (
+                new_process[t.process as usize],
+                t.sort_index.unwrap_or(i64::MAX),
+                key(t.tid),
+            )
+        });
+        Order {
+            new_thread: inverse(&torder),
+            threads: torder,
+            processes: porder,
+            new_process,
+        }
+    }
+
+    /// The nested threads (in their old order) put in display order, their warnings merged
+    /// in the old order so that the result does not depend on scheduling.
+    fn place_threads(
+        &self,
+        per_thread: Vec<(Thread, Diagnostics<ModelWarning>)>,
+        diags: &mut Diagnostics<ModelWarning>,
+    ) -> Vec<Thread> {
+        let mut slots: Vec<Option<Thread>> = Vec::with_capacity(per_thread.len());
+        for (t, d) in per_thread {
+            diags.merge(d);
+            slots.push(Some(t));
+        }
+        let mut threads: Vec<Thread> = (self.threads.iter())
+            .map(|&old| slots[old as usize].take().expect("each thread once"))
+            .collect();
+        for t in &mut threads {
+            t.process = self.new_process[t.process as usize];
+        }
+        threads
+    }
+
+    /// The processes in display order, each with its threads (already in display order).
+    fn processes_with_threads(
+        &self,
+        processes: &[ProcessBuild],
+        threads: &[Thread],
+    ) -> Vec<Process> {
+        let mut out: Vec<Process> = (self.processes.iter())
+            .map(|&old| {
+                let p = &processes[old as usize];
+                Process {
+                    pid: p.pid,
+                    name: p.name,
+                    sort_index: p.sort_index,
+                    labels: p.labels.clone(),
+                    threads: Vec::new(),
+                }
+            })
+            .collect();
+        for (i, t) in threads.iter().enumerate() {
+            out[t.process as usize].threads.push(i as u32);
+        }
+        out
+    }
+}
+
+/// `new[old[i]] = i`.
+fn inverse(order: &[u32]) -> Vec<u32> {
+    let mut new = vec![0u32; order.len()];
+    for (i, &old) in order.iter().enumerate() {
+        new[old as usize] = i as u32;
+    }
+    new
+}
+
+/// Each thread's spans matched and nested into lanes, threads in parallel, each with its
+/// own warnings; in the threads' old order.
+fn nest_threads(
+    threads: Vec<ThreadBuild>,
+    end: i64,
+    from_spall: bool,
+    strings: &Strings,
+) -> Vec<(Thread, Diagnostics<ModelWarning>)> {
+    let names = |id: StrId| strings.get(id).to_string();
+    threads
+        .into_par_iter()
+        .map(|t| {
+            let mut d = Diagnostics::default();
+            let lanes = match (t.joined, t.stream) {
+                (Some(j), _) => j.finish(end, &names, &mut d),
+                (None, Some(m)) => {
+                    let spans = m.finish(end, &names, &mut d);
+                    nest(spans, &names, &mut d)
+                }
+                (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
+            };
+            let thread = Thread {
+                pid: t.pid,
+                tid: t.tid,
+                process: t.process,
+                name: t.name,
+                sort_index: t.sort_index,
+                lanes,
+            };
+            (thread, d)
+        })
+        .collect()
+}
+
+impl OtherEvents {
+    /// Every event's thread and process renumbered to the display order; instants, flow
+    /// points, async events and counter samples sorted by time, sample tracks by thread;
+    /// async events paired into slices and tracks.
+    fn renumber_and_sort(&mut self, order: &Order, end: i64) -> Asyncs {
+        let (new_thread, new_process) = (&order.new_thread, &order.new_process);
+        let mut d = Diagnostics::default();
+        for i in &mut self.instants {
+            i.thread = new_thread[i.thread as usize];
+            i.process = new_process[i.process as usize];
+        }
+        self.instants.sort_by_key(|i| i.ts);
+        for c in &mut self.counters {
+            c.process = new_process[c.process as usize];
+            if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
+                let mut pairs: Vec<(i64, f64)> =
+                    c.ts.iter().copied().zip(c.values.iter().copied()).collect();
+                pairs.sort_by_key(|p| p.0);
+                (c.ts, c.values) = pairs.into_iter().unzip();
+            }
+        }
+        for f in &mut self.flows {
+            for p in &mut f.points {
+                p.thread = new_thread[p.thread as usize];
+            }
+            f.points.sort_by_key(|p| p.ts);
+        }
+        for a in &mut self.async_events {
+            a.thread = new_thread[a.thread as usize];
+            a.process = new_process[a.process as usize];
+        }
+        self.async_events.sort_by_key(|a| a.ts);
+        let (async_slices, mut async_tracks) = asyncs::build(&self.async_events, end, &mut d);
+        async_tracks.sort_by_key(|t| t.process);
+        for s in &mut self.samples {
+            s.thread = new_thread[s.thread as usize];
+        }
+        self.samples.sort_by_key(|s| s.thread);
+        (async_slices, async_tracks, d)
+    }
+}

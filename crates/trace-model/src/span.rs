@@ -1,0 +1,167 @@
+//! Where spans live: processes, threads, and each thread's lanes of spans.
+
+use crate::args::ArgsId;
+use crate::strings::StrId;
+
+/// A process or thread id as the file gave it: a number, or a string (interned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ExtId {
+    Num(i64),
+    Str(StrId),
+}
+
+/// Span flags.
+pub mod flags {
+    /// A `B` never closed: its end is the trace's last timestamp.
+    pub const UNFINISHED: u8 = 1;
+    /// Starts inside its parent but ends after it (kept whole; see docs/MODEL.md).
+    pub const PARTIAL_OVERLAP: u8 = 2;
+    /// Came from a `B`/`E` pair (else an `X` event or a `.spall` Begin/End).
+    pub const FROM_BEGIN_END: u8 = 4;
+}
+
+/// The spans of one thread at one depth: sorted by start, never overlapping.
+/// Struct-of-arrays, so scans touch only the columns they need.
+#[derive(Clone, Debug, Default)]
+pub struct Lane {
+    pub start: Vec<i64>,
+    pub dur: Vec<i64>,
+    pub name: Vec<StrId>,
+    pub cat: Vec<StrId>,
+    pub args: Vec<ArgsId>,
+    pub flags: Vec<u8>,
+}
+
+impl Lane {
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+
+    #[inline]
+    pub fn end(&self, i: usize) -> i64 {
+        self.start[i].saturating_add(self.dur[i])
+    }
+
+    pub(crate) fn with_capacity(n: usize) -> Lane {
+        Lane {
+            start: Vec::with_capacity(n),
+            dur: Vec::with_capacity(n),
+            name: Vec::with_capacity(n),
+            cat: Vec::with_capacity(n),
+            args: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+        }
+    }
+
+    pub(crate) fn push(&mut self, s: &SpanData) {
+        self.start.push(s.start);
+        self.dur.push(s.dur);
+        self.name.push(s.name);
+        self.cat.push(s.cat);
+        self.args.push(s.args);
+        self.flags.push(s.flags);
+    }
+
+    /// Span `i`, copied out of the columns.
+    pub fn get(&self, i: usize) -> SpanData {
+        SpanData {
+            start: self.start[i],
+            dur: self.dur[i],
+            name: self.name[i],
+            cat: self.cat[i],
+            args: self.args[i],
+            flags: self.flags[i],
+        }
+    }
+
+    /// Indices of the spans that start in `[from, to)`: the direct children of a span
+    /// `[from, to)` one level up.
+    pub fn starting_in(&self, from: i64, to: i64) -> std::ops::Range<usize> {
+        let a = self.start.partition_point(|&s| s < from);
+        let b = self.start.partition_point(|&s| s < to);
+        a..b.max(a)
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.start.capacity() * 8
+            + self.dur.capacity() * 8
+            + self.name.capacity() * 4
+            + self.cat.capacity() * 4
+            + self.args.capacity() * 4
+            + self.flags.capacity()
+    }
+}
+
+/// One span, copied out of its lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpanData {
+    pub start: i64,
+    pub dur: i64,
+    pub name: StrId,
+    pub cat: StrId,
+    pub args: ArgsId,
+    pub flags: u8,
+}
+
+impl SpanData {
+    pub fn end(&self) -> i64 {
+        self.start.saturating_add(self.dur)
+    }
+}
+
+/// Where a span lives: thread index, depth, index within the lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SpanRef {
+    pub thread: u32,
+    pub depth: u32,
+    pub index: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Process {
+    pub pid: ExtId,
+    pub name: Option<StrId>,
+    pub sort_index: Option<i64>,
+    pub labels: Vec<StrId>,
+    /// Indices into [`Trace::threads`](crate::Trace::threads), in display order.
+    pub threads: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub pid: ExtId,
+    pub tid: ExtId,
+    /// Index into [`Trace::processes`](crate::Trace::processes).
+    pub process: u32,
+    pub name: Option<StrId>,
+    pub sort_index: Option<i64>,
+    /// `lanes[d]` holds the spans at depth `d` (0 is the outermost).
+    pub lanes: Vec<Lane>,
+}
+
+impl Thread {
+    /// The number of spans on this thread.
+    pub fn span_count(&self) -> u64 {
+        self.lanes.iter().map(|l| l.len() as u64).sum()
+    }
+
+    /// Self time of span `i` at `depth`: its duration minus its direct children's (a
+    /// child that outlives it, a partial overlap, counts only up to its end).
+    pub fn self_ns(&self, depth: usize, i: usize) -> i64 {
+        let lane = &self.lanes[depth];
+        let (s, e) = (lane.start[i], lane.end(i));
+        let children: i64 = match self.lanes.get(depth + 1) {
+            Some(next) => next
+                .starting_in(s, e)
+                .map(|j| next.end(j).min(e) - next.start[j])
+                .sum(),
+            None => 0,
+        };
+        lane.dur[i] - children
+    }
+}

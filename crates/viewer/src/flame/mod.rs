@@ -1,0 +1,8 @@
+//! The flame graph's drawing and its section of the side panel. Its view state (scope,
+//! zoom, selection) is [`crate::view::flame`].
+//!
+//! - `draw`: the header strip and the panes, drawn into a render-gl `Scene`.
+//! - `panel`: scope, orientation, order, breadcrumb, occurrences and the sandwich.
+
+pub(crate) mod draw;
+pub(crate) mod panel;

@@ -1,0 +1,12 @@
+//! What the user is looking at, and the operations on it: no GL, no egui, unit-tested
+//! directly. Every scene and panel reads it; none of it draws.
+//!
+//! - [`viewport`]: which time is at which pixel; zoom, pan, fit, ruler ticks.
+//! - [`layout`]: process and thread tracks, one row per depth, collapsible.
+//! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
+//! - [`state`]: the whole view (selection, hover, range, search, highlights, mode).
+
+pub mod flame;
+pub mod layout;
+pub mod state;
+pub mod viewport;
