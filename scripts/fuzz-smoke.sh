@@ -21,7 +21,12 @@ seed() { # target, files...
   for f in "$@"; do head -c 60000 "$f" > "$dir/$(basename "$f")"; done
 }
 seed decode_json tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/fuzz/*
-seed build_model tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/fuzz/*
+seed build_model tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/fuzz/* \
+  tests/fixtures/proto/*.pftrace
+seed decode_proto tests/fixtures/proto/*.pftrace
+# The Chromium trace is gzipped: its first packets, decompressed.
+{ gunzip -c tests/fixtures/real/chromium148_startup.pftrace.gz | head -c 60000 \
+    > fuzz/corpus/decode_proto/chromium148_startup.pftrace; } || true
 seed info_path tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
 seed flame tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/real/catapult_*.json
 seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
@@ -37,7 +42,7 @@ done
 cd fuzz
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for t in decode_spall decode_json build_model info_path flame diff model_kinds cli_text; do
+for t in decode_spall decode_proto decode_json build_model info_path flame diff model_kinds cli_text; do
   echo "== fuzz $t for ${secs}s"
   # A fixed seed: a failure in CI replays here with the same command.
   if ! cargo fuzz run -O "$t" "corpus/$t" -- -seed=1 -max_total_time="$secs" -max_len=65536 \

@@ -343,3 +343,21 @@ fn clocks_convert_to_boottime_and_incremental_clocks_add_up() {
     let want = [("mono", 51_500), ("inc1", 65_000), ("inc2", 67_000)];
     assert_eq!(got, want.map(|(n, t)| (n.to_string(), t)));
 }
+
+#[test]
+fn every_cut_and_byte_flip_of_a_generated_trace_is_survived() {
+    let b = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/proto/tracks.pftrace"
+    ));
+    let (evs, _) = run(b);
+    assert!(not_meta(&evs).len() > 20);
+    for i in 0..b.len() {
+        let _ = decode(&b[..i], &mut Collect::default());
+        for x in [0x80u8, 0xff, 0x07] {
+            let mut c = b.to_vec();
+            c[i] ^= x;
+            let _ = decode(&c, &mut Collect::default());
+        }
+    }
+}
