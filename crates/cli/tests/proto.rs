@@ -140,6 +140,39 @@ fn cli_commands_read_the_chromium_trace() {
     assert!(info["spans"].as_u64().unwrap() > 10_000);
     // The packets not modelled are counted by kind.
     assert_eq!(info["diagnostics"]["proto_unmodelled_trace_config"], 1);
+    // Converted to JSON, the same spans, counters and flows come back.
+    let dir = std::env::temp_dir().join(format!("spall-proto-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_out = dir.join("chromium.json");
+    let out = Command::new(bin)
+        .arg("convert")
+        .arg(&path)
+        .arg(&json_out)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(bin)
+        .args(["info", "--format", "json"])
+        .arg(&json_out)
+        .output()
+        .unwrap();
+    let back: Value = serde_json::from_slice(&out.stdout).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(back["format"], "json");
+    for key in [
+        "spans",
+        "instants",
+        "counter_samples",
+        "counter_series",
+        "flow_links",
+        "async_slices",
+    ] {
+        assert_eq!(back[key], info[key], "{key}");
+    }
     for args in [
         vec!["stats", path.as_str()],
         vec!["flame", path.as_str()],

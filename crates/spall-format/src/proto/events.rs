@@ -42,8 +42,9 @@ struct Seq<'a> {
     /// The thread of a legacy `ThreadDescriptor` packet: the default track.
     thread: Option<(i64, i64)>,
     last_us: i64,
-    /// Running totals of incremental counter tracks.
-    sums: IdMap<u64, f64>,
+    /// Running totals of incremental counter tracks: integer values summed exactly, any
+    /// double turns the total into one.
+    sums: IdMap<u64, Num>,
 }
 
 impl Seq<'_> {
@@ -77,6 +78,15 @@ struct Packet<'a> {
 enum Num {
     Int(i64),
     Double(f64),
+}
+
+impl Num {
+    fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Double(x) => x,
+        }
+    }
 }
 
 /// Where an event's track puts it.
@@ -731,31 +741,36 @@ fn counter<S: EventSink>(
     t: &Track<'_>,
     uuid: u64,
     v: Num,
-    sums: &mut IdMap<u64, f64>,
+    sums: &mut IdMap<u64, Num>,
     args: &mut String,
 ) {
     let info = t.counter;
     let mult = info.map_or(1, |c| c.multiplier);
     args.clear();
     args.push_str("{\"value\":");
-    if info.is_some_and(|c| c.incremental) {
-        let x = match v {
-            Num::Int(i) => i as f64,
-            Num::Double(x) => x,
+    let v = match v {
+        Num::Int(i) => i
+            .checked_mul(mult)
+            .map_or(Num::Double(i as f64 * mult as f64), Num::Int),
+        Num::Double(x) => Num::Double(x * mult as f64),
+    };
+    let v = if info.is_some_and(|c| c.incremental) {
+        let s = sums.entry(uuid).or_insert(Num::Int(0));
+        *s = match (*s, v) {
+            (Num::Int(a), Num::Int(b)) => a
+                .checked_add(b)
+                .map_or(Num::Double(a as f64 + b as f64), Num::Int),
+            (a, b) => Num::Double(a.as_f64() + b.as_f64()),
         };
-        let s = sums.entry(uuid).or_insert(0.0);
-        *s += x * mult as f64;
-        write_f64(args, *s);
+        *s
     } else {
-        match v {
-            Num::Int(i) => match i.checked_mul(mult) {
-                Some(x) => {
-                    let _ = write!(args, "{x}");
-                }
-                None => write_f64(args, i as f64 * mult as f64),
-            },
-            Num::Double(x) => write_f64(args, x * mult as f64),
+        v
+    };
+    match v {
+        Num::Int(i) => {
+            let _ = write!(args, "{i}");
         }
+        Num::Double(x) => write_f64(args, x),
     }
     args.push('}');
     let name = match t.name {

@@ -159,6 +159,7 @@ pub(crate) fn packet_kind(field: u32) -> &'static str {
         66 => "proto_unmodelled_perf_sample",
         67 => "proto_unmodelled_cpu_info",
         69 => "proto_unmodelled_service_event",
+        72 => "proto_unmodelled_extension_descriptor",
         82 => "proto_unmodelled_translation_table",
         89 => "proto_unmodelled_trace_uuid",
         124 => "proto_unmodelled_trace_provenance",

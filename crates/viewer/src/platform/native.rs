@@ -75,7 +75,10 @@ pub(crate) fn file_dialog(proxy: &winit::event_loop::EventLoopProxy<UserEvent>) 
         let asked = std::time::Instant::now();
         let path = rfd::FileDialog::new()
             .set_title("Open a trace")
-            .add_filter("Traces", &["json", "gz", "spall"])
+            .add_filter(
+                "Traces",
+                &["json", "gz", "spall", "pftrace", "perfetto-trace", "pb"],
+            )
             .add_filter("All files", &["*"])
             .pick_file();
         // A dialog a person answered stays open longer than this; one that never showed
