@@ -121,20 +121,24 @@ fn chromium_trace_matches_the_perfetto_packages_reading() {
     }
 }
 
-#[test]
-fn cli_commands_read_the_chromium_trace() {
-    let bin = env!("CARGO_BIN_EXE_spall-cli");
-    let path = common::fixture(CHROMIUM);
-    let out = Command::new(bin)
-        .args(["info", "--format", "json", &path])
+/// Runs `spall-cli ARGS`, which must succeed; its stdout.
+fn cli(args: &[&str]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .args(args)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
+    out.stdout
+}
+
+#[test]
+fn cli_commands_read_the_chromium_trace() {
+    let path = common::fixture(CHROMIUM);
+    let info: Value = serde_json::from_slice(&cli(&["info", "--format", "json", &path])).unwrap();
     assert_eq!(info["format"], "perfetto");
     assert_eq!(info["gzip"], true);
     assert!(info["spans"].as_u64().unwrap() > 10_000);
@@ -143,24 +147,10 @@ fn cli_commands_read_the_chromium_trace() {
     // Converted to JSON, the same spans, counters and flows come back.
     let dir = std::env::temp_dir().join(format!("spall-proto-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let json_out = dir.join("chromium.json");
-    let out = Command::new(bin)
-        .arg("convert")
-        .arg(&path)
-        .arg(&json_out)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new(bin)
-        .args(["info", "--format", "json"])
-        .arg(&json_out)
-        .output()
-        .unwrap();
-    let back: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json_out = dir.join("chromium.json").display().to_string();
+    cli(&["convert", &path, &json_out]);
+    let back: Value =
+        serde_json::from_slice(&cli(&["info", "--format", "json", &json_out])).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(back["format"], "json");
     for key in [
@@ -174,16 +164,10 @@ fn cli_commands_read_the_chromium_trace() {
         assert_eq!(back[key], info[key], "{key}");
     }
     for args in [
-        vec!["stats", path.as_str()],
-        vec!["flame", path.as_str()],
-        vec!["query", path.as_str(), "SELECT count(*) FROM slice"],
+        ["stats", path.as_str()].as_slice(),
+        &["flame", &path],
+        &["query", &path, "SELECT count(*) FROM slice"],
     ] {
-        let out = Command::new(bin).args(&args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(!out.stdout.is_empty(), "{args:?}");
+        assert!(!cli(args).is_empty(), "{args:?}");
     }
 }
