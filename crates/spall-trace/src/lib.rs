@@ -36,10 +36,12 @@
 
 mod arch;
 mod buffer;
+mod builder;
 mod clock;
 #[cfg(feature = "tracing")]
 mod layer;
 mod session;
+mod shared;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -50,10 +52,11 @@ use spall_layout as layout;
 use buffer::Event;
 use session::GENERATION;
 
+pub use builder::{init, Builder, Guard};
 pub use clock::Clock;
 #[cfg(feature = "tracing")]
 pub use layer::SpallLayer;
-pub use session::{init, Builder, Guard, Report};
+pub use session::Report;
 
 /// An open span: it ends when dropped, on the thread that began it.
 #[derive(Debug)]
