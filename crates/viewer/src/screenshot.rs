@@ -11,9 +11,9 @@ use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
 use crate::error::ViewerError;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::theme::Theme;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::timeline::scene::FrameBuilder;
+use crate::scene::SceneBuilder;
+use crate::theme::Theme;
 use crate::view::flame::{FlameHit, FlameThreads, Mode, Which};
 use crate::view::state::{FlowMode, ViewState};
 
@@ -148,7 +148,7 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
     let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }?;
     let mut fonts = Fonts::new();
     let mut scene = Scene::new();
-    FrameBuilder::default().build(&mut scene, &mut fonts, l, s);
+    SceneBuilder::default().build(&mut scene, &mut fonts, l, s);
     headless.bind();
     // SAFETY: as above.
     unsafe { renderer.render(&mut scene, &fonts) };
