@@ -2,9 +2,9 @@
 //! detail, the other kinds of events, flow arrows and markers, into a render-gl `Scene`
 //! on the CPU.
 //!
-//! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
-//! - [`kinds`]: the rows that are not span lanes (counters, instants, async, samples), flows.
+//! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
 //! - [`markers`]: flags at a time, with a note.
+//! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
 
 pub mod draw;
 pub(crate) mod kinds;

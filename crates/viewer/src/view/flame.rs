@@ -1,6 +1,6 @@
 //! The flame graph view's state: which spans it merges (scope), its orientation and order,
 //! the zoomed-in frame, the selection, the sandwich, and hit testing. Drawing is in
-//! `flame_draw`. No GL, no threads: the window may build trees off its UI thread through
+//! `crate::flame`. No GL, no threads: the app may build trees off its UI thread through
 //! [`FlameView::wanted`] and [`FlameView::install`].
 
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 //! - [`viewport`]: which time is at which pixel; zoom, pan, fit, ruler ticks.
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
-//! - [`geometry`]: the on-screen box of a span or another pick.
 //! - [`state`]: the whole view (selection, hover, range, search, highlights, mode).
+//! - [`geometry`]: the on-screen box of a span or another pick.
 
 pub mod flame;
 pub mod geometry;
