@@ -61,7 +61,8 @@ enum Command {
         /// Only names matching this regular expression.
         #[arg(long, value_name = "REGEX")]
         filter: Option<String>,
-        /// Only this thread (repeatable). Ids as the file writes them: numbers or names.
+        /// Only this thread (repeatable): PID:TID as the file writes them, a thread name, a
+        /// TID, or part of a name.
         #[arg(long, value_name = "PID:TID")]
         thread: Vec<String>,
         /// Only this time range, clipping spans to it: START..END, relative to the trace start.
