@@ -189,7 +189,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                     return Err(err(i, k, format!("expected a whole number, found {v}")))
                 }
                 (_, toml::Value::String(s)) => {
-                    spall_format::time::parse_time_with_unit(s).map_err(|e| err(i, k, e))?
+                    spall_util::parse_time_with_unit(s).map_err(|e| err(i, k, e))?
                 }
                 (_, v) => {
                     return Err(err(

@@ -75,7 +75,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         Format::Svg => write_svg(&mut out, &trace, &tree, a),
     };
     if let Some(path) = &a.output {
-        spall_format::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
+        spall_util::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
         return Ok(ExitCode::SUCCESS);
     }
     let stdout = io::stdout().lock();

@@ -165,8 +165,8 @@ pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
 
 /// Writes a PNG atomically: an existing file is replaced only by a complete image.
 pub fn write_png(out: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), ViewerError> {
-    Ok(spall_format::write_atomically(out, |f| {
-        render_gl::encode_png(f, width, height, rgba).map_err(|e| spall_format::WriteError {
+    Ok(spall_util::write_atomically(out, |f| {
+        render_gl::encode_png(f, width, height, rgba).map_err(|e| spall_util::WriteError {
             path: out.to_path_buf(),
             action: "write",
             source: e,

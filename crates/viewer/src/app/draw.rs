@@ -38,7 +38,7 @@ impl App {
     /// The status bar: the time under the cursor, the visible range's duration, the last
     /// frame's CPU time, the process's memory, and the load time.
     pub(super) fn status_bar(&self) -> String {
-        use spall_format::time::format_duration;
+        use spall_util::format_duration;
         let mut parts = Vec::new();
         if let (Some(l), Some(s)) = (&self.shown.loaded, &self.shown.state) {
             let (x, _) = self.input.cursor;
@@ -54,7 +54,7 @@ impl App {
             self.drawing.frame_time.as_secs_f64() * 1e3
         ));
         if let Some(m) = memory_in_use() {
-            parts.push(format!("mem {}", spall_format::human_bytes(m)));
+            parts.push(format!("mem {}", spall_util::human_bytes(m)));
         }
         if let Some(t) = self.file.load_time {
             parts.push(format!(

@@ -128,7 +128,7 @@ fn dump_frame(gl: &glow::Context, dir: &std::path::Path, w: u32, h: u32, n: u64,
     let px = read_frame(gl, w, h);
     let _ = std::fs::create_dir_all(dir);
     if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &px).is_ok() {
-        let _ = spall_format::write_atomically(&dir.join("frame.txt"), |f| {
+        let _ = spall_util::write_atomically(&dir.join("frame.txt"), |f| {
             std::io::Write::write_all(f, format!("{n} {info}\n").as_bytes())
         });
     }
