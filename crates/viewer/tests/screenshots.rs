@@ -197,6 +197,20 @@ fn spall_files_render_and_a_range_view_zooms() {
     s.hover = s.selected.map(|r| (r, 100.0, 100.0));
     let px = render(&l, &s).unwrap();
     assert_eq!(px.len(), 800 * 300 * 4);
+    // Something was drawn: spans in many colours over much of the picture, and the
+    // selected frame's outline.
+    let pixels = || px.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]);
+    let drawn = pixels().filter(|&p| p != s.theme.background.0).count();
+    assert!(
+        drawn > 800 * 300 / 4,
+        "{drawn} pixels differ from the background"
+    );
+    let colours: std::collections::HashSet<[u8; 4]> = pixels().collect();
+    assert!(colours.len() >= 16, "{} colours", colours.len());
+    assert!(
+        pixels().any(|p| p == s.theme.selection.0),
+        "no selection outline"
+    );
 }
 
 #[test]
