@@ -27,6 +27,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 mod arch;
 mod detail;
 mod events;
