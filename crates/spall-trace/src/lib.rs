@@ -34,6 +34,8 @@
 //! Instants use event type 5, which upstream spall reserves without a layout: files with
 //! instants open in this project's tools, not in spall-web.
 
+#![warn(missing_docs)]
+
 mod arch;
 mod buffer;
 mod builder;
