@@ -33,7 +33,7 @@ impl fmt::Display for ViewerError {
             ),
             ViewerError::NoSuchThread(spec) => write!(
                 f,
-                "--thread {spec:?}: no such thread (use PID:TID as the file writes them, or a thread name)"
+                "--thread {spec:?}: no such thread (use PID:TID, a thread name, a TID or part of a name)"
             ),
             ViewerError::NoSuchFrame { option, name } => write!(
                 f,

@@ -46,7 +46,8 @@ struct Args {
     /// stack; --view is then the range merged, --select zooms into that frame).
     #[arg(long, value_enum, default_value = "timeline")]
     mode: ModeArg,
-    /// Flame graph: only this thread, PID:TID as the file writes them, or a thread name.
+    /// Flame graph: only this thread: PID:TID as the file writes them, a thread name, a TID,
+    /// or part of a name (the first match).
     #[arg(long, value_name = "PID:TID")]
     thread: Option<String>,
     /// Flame graph: the sandwich of this function (callers above, callees below).

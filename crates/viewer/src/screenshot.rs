@@ -35,7 +35,8 @@ pub struct Shot {
     /// Timeline or flame graph. In the flame graph, `view` is the range merged (spans
     /// clipped to it) and `select` zooms into the heaviest frame of that name.
     pub mode: Mode,
-    /// Flame graph: only this thread (`PID:TID` as the file writes them, or a name).
+    /// Flame graph: only this thread (`PID:TID` as the file writes them, a name, a TID, or
+    /// part of a name).
     pub thread: Option<String>,
     /// Flame graph: the sandwich of this function.
     pub sandwich: Option<String>,
@@ -43,18 +44,10 @@ pub struct Shot {
     pub flame_up: bool,
 }
 
-/// The thread a `PID:TID` or a thread name names.
+/// The thread `spec` names ([`Trace::find_threads`](trace_model::Trace::find_threads)'s
+/// rule; the first in display order when it names several).
 pub fn find_thread(t: &trace_model::Trace, spec: &str) -> Option<u32> {
-    let ids = |i: &usize| {
-        let th = &t.threads()[*i];
-        format!("{}:{}", t.ext_id(th.pid), t.ext_id(th.tid)) == spec
-    };
-    let named = |i: &usize| t.threads()[*i].name.is_some_and(|n| t.str(n) == spec);
-    let all = 0..t.threads().len();
-    all.clone()
-        .find(ids)
-        .or_else(|| all.clone().find(named))
-        .map(|i| i as u32)
+    t.find_threads(spec).first().copied()
 }
 
 /// The state a screenshot shows (separate from GL so tests can inspect it).

@@ -4,7 +4,7 @@
 use egui::{Color32, RichText, ScrollArea, TextEdit, Ui};
 use trace_model::NameStats;
 
-use crate::kinds::{value_at, Pick};
+use crate::kinds::Pick;
 use crate::loaded::Loaded;
 use crate::panels::csv::table_text;
 use crate::panels::details::{details, other_details};
@@ -688,46 +688,21 @@ struct RangeKinds {
 impl RangeKinds {
     fn new(l: &Loaded, a: i64, b: i64) -> RangeKinds {
         let t = &l.trace;
-        let mut out = RangeKinds::default();
-        for c in t.counters().iter().take(100) {
-            let i = c.ts.partition_point(|&x| x < a);
-            let j = c.ts.partition_point(|&x| x <= b);
-            // The value carried in from before the range counts too.
-            let inside = value_at(&c.ts, &c.values, a)
-                .into_iter()
-                .chain(c.values[i..j].iter().copied());
-            let (mut n, mut sum, mut min, mut max) =
-                (0usize, 0.0, f64::INFINITY, f64::NEG_INFINITY);
-            for v in inside {
-                (n, sum, min, max) = (n + 1, sum + v, min.min(v), max.max(v));
-            }
-            if n == 0 {
-                continue;
-            }
-            let at = |x: i64| value_at(&c.ts, &c.values, x);
-            let label = format!("{} {}", t.str(c.name), t.str(c.key));
-            let cols = [Some(min), Some(max), Some(sum / n as f64), at(a), at(b)];
-            out.counters.push((label, cols));
-        }
-        let mut by_name: std::collections::BTreeMap<&str, (u64, i64, i64, i64)> =
-            Default::default();
-        for x in t.async_slices() {
-            let (s0, s1) = (x.start.max(a), x.end.min(b));
-            if s1 < s0 || x.flags & trace_model::async_flags::INSTANT != 0 {
-                continue;
-            }
-            let e = by_name
-                .entry(t.str(x.name))
-                .or_insert((0, 0, i64::MAX, i64::MIN));
-            let d = s1 - s0;
-            *e = (e.0 + 1, e.1 + d, e.2.min(d), e.3.max(d));
-        }
-        out.asyncs = by_name
-            .into_iter()
-            .take(100)
-            .map(|(name, (n, total, min, max))| (name.to_string(), n, total, min, max))
+        let counters = (t.counter_range_stats(a, b).into_iter())
+            .map(|c| {
+                let series = &t.counters()[c.series as usize];
+                let label = format!("{} {}", t.str(series.name), t.str(series.key));
+                let cols = [Some(c.min), Some(c.max), Some(c.mean), c.at_start, c.at_end];
+                (label, cols)
+            })
             .collect();
-        out
+        let asyncs = (t.async_range_stats(a, b).into_iter())
+            .map(|x| {
+                let name = t.str(x.name).to_string();
+                (name, x.count, x.total_ns, x.min_ns, x.max_ns)
+            })
+            .collect();
+        RangeKinds { counters, asyncs }
     }
 
     /// The counters' table as CSV or TSV (full precision; empty where no value).
@@ -783,7 +758,7 @@ impl RangeKinds {
                         ui.label(RichText::new(h).weak());
                     }
                     ui.end_row();
-                    for (label, cols) in &self.counters {
+                    for (label, cols) in self.counters.iter().take(SHOWN_ROWS) {
                         ui.label(label);
                         for c in cols {
                             ui.label(c.map_or("-".into(), format_value));
@@ -791,6 +766,7 @@ impl RangeKinds {
                         ui.end_row();
                     }
                 });
+            more_rows(ui, self.counters.len());
         }
         if !self.asyncs.is_empty() {
             ui.horizontal(|ui| {
@@ -802,7 +778,7 @@ impl RangeKinds {
                     ui.label(RichText::new(h).weak());
                 }
                 ui.end_row();
-                for (name, n, total, min, max) in &self.asyncs {
+                for (name, n, total, min, max) in self.asyncs.iter().take(SHOWN_ROWS) {
                     ui.label(name);
                     ui.label(n.to_string());
                     ui.label(format_duration(*total));
@@ -811,9 +787,22 @@ impl RangeKinds {
                     ui.end_row();
                 }
             });
+            more_rows(ui, self.asyncs.len());
         }
     }
 }
+
+/// Rows a range table shows; the copied CSV holds every row.
+const SHOWN_ROWS: usize = 100;
+
+/// Says how many of a range table's `rows` it leaves out.
+fn more_rows(ui: &mut Ui, rows: usize) {
+    if rows > SHOWN_ROWS {
+        let more = rows - SHOWN_ROWS;
+        ui.label(RichText::new(format!("{more} more rows in the copied CSV")).weak());
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

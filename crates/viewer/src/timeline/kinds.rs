@@ -5,7 +5,7 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{async_flags, SpanRef, Trace};
 
-use crate::kinds::{first_at_or_after, value_at, Pick};
+use crate::kinds::{first_at_or_after, Pick};
 use crate::loaded::{name_color, reserved_color, Loaded};
 use crate::view::layout::LABEL_PX;
 use crate::view::state::{FlowMode, ViewState};
@@ -159,7 +159,7 @@ pub fn counter(
         .iter()
         .filter_map(|&ci| {
             let c = &t.counters()[ci as usize];
-            value_at(&c.ts, &c.values, t1.min(t.end_ns())).map(format_value)
+            c.value_at(t1.min(t.end_ns())).map(format_value)
         })
         .collect();
     let scale = format!(
@@ -474,7 +474,7 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
             let mut v = vec![t.str(g.name).to_string(), format!("at        {}", rel(ts))];
             for &ci in &g.series {
                 let c = &t.counters()[ci as usize];
-                if let Some(val) = value_at(&c.ts, &c.values, ts) {
+                if let Some(val) = c.value_at(ts) {
                     v.push(format!("{:<9} {}", t.str(c.key), format_value(val)));
                 }
             }

@@ -585,14 +585,7 @@ impl ViewState {
 
     /// The selected span's ancestors, outermost first, then the span itself.
     pub fn call_stack(&self, l: &Loaded, r: SpanRef) -> Vec<SpanRef> {
-        let mut v = vec![r];
-        let mut cur = r;
-        while let Some(p) = l.trace.parent(cur) {
-            v.push(p);
-            cur = p;
-        }
-        v.reverse();
-        v
+        l.trace.call_stack(r)
     }
 }
 
