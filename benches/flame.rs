@@ -11,8 +11,8 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use render_gl::{Fonts, Scene};
 use spall_format::synth::Synth;
+use spall_viewer::scene::SceneBuilder;
 use spall_viewer::theme::{Theme, ThemeKind};
-use spall_viewer::timeline::scene::FrameBuilder;
 use spall_viewer::view::flame::{FlameHit, Mode, Which};
 use spall_viewer::view::state::ViewState;
 use spall_viewer::Loaded;
@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
     let mut s = ViewState::new(&l, 1600.0, 900.0, Theme::new(ThemeKind::Light));
     s.mode = Mode::Flame;
     s.ensure_flame(&l);
-    let (mut scene, mut fonts, mut fb) = (Scene::new(), Fonts::new(), FrameBuilder::default());
+    let (mut scene, mut fonts, mut fb) = (Scene::new(), Fonts::new(), SceneBuilder::default());
     g.bench_function("frame_whole", |b| {
         b.iter(|| {
             fb.build(&mut scene, &mut fonts, &l, &s);

@@ -15,8 +15,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use render_gl::{Fonts, Scene};
 use spall_format::synth::Synth;
 use spall_format::{Args, EventSink, Phase, RawEvent, RawId};
+use spall_viewer::scene::SceneBuilder;
 use spall_viewer::theme::{Theme, ThemeKind};
-use spall_viewer::timeline::scene::FrameBuilder;
 use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
 
@@ -102,7 +102,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(30);
     let mut fonts = Fonts::new();
     let mut scene = Scene::new();
-    let mut fb = FrameBuilder::default();
+    let mut fb = SceneBuilder::default();
     for (label, spans) in [("1k", 1_000u64), ("10M", 10_000_000)] {
         let l = loaded(spans);
         let t = &l.trace;

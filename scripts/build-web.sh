@@ -28,8 +28,12 @@ if [ "$have" != "$want" ]; then
 fi
 
 cargo build --locked --profile web --target wasm32-unknown-unknown -p spall-web
-wasm-bindgen --target web --no-typescript --out-dir "$out" \
-  target/wasm32-unknown-unknown/web/spall_web.wasm
+# Where cargo put it: CARGO_TARGET_DIR, build.target-dir in a config file, or target/.
+target=$(cargo metadata --locked --no-deps --format-version 1 |
+  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+wasm="$target/wasm32-unknown-unknown/web/spall_web.wasm"
+[ -f "$wasm" ] || { echo "build-web: $wasm not found after the build" >&2; exit 1; }
+wasm-bindgen --target web --no-typescript --out-dir "$out" "$wasm"
 cp web/index.html "$out/index.html"
 size=$(stat -c %s "$out/spall_web_bg.wasm")
 gz=$(gzip -9 -c "$out/spall_web_bg.wasm" | wc -c)

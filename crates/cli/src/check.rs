@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use trace_model::{percentile, GroupBy, NameFilter, Trace};
 
-use crate::select::{find_threads, Selection};
+use crate::select::Selection;
 use crate::util::{human_ns, load, parse_range, Fatal};
 
 /// The limits a budget may set, in the order they are reported.
@@ -189,7 +189,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                     return Err(err(i, k, format!("expected a whole number, found {v}")))
                 }
                 (_, toml::Value::String(s)) => {
-                    spall_format::time::parse_time_with_unit(s).map_err(|e| err(i, k, e))?
+                    spall_util::parse_time_with_unit(s).map_err(|e| err(i, k, e))?
                 }
                 (_, v) => {
                     return Err(err(
@@ -227,9 +227,11 @@ fn measure(
 ) -> Result<Option<[i64; 8]>, String> {
     let threads = match &b.thread {
         Some(spec) => {
-            let found = find_threads(trace, spec);
+            let found = trace.find_threads(spec);
             if found.is_empty() {
-                return Err(format!("no thread {spec:?} (use a thread name or PID:TID)"));
+                return Err(format!(
+                    "no thread {spec:?} (use PID:TID, a thread name, a TID or part of a name)"
+                ));
             }
             Some(found)
         }

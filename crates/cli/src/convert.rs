@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use flate2::write::GzEncoder;
-use spall_format::{AtomicFile, Input, JsonWriter};
+use spall_format::{Input, JsonWriter};
+use spall_util::AtomicFile;
 
 use crate::util::{load, Fatal};
 

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use trace_model::{Group, GroupBy, Trace};
 
 use crate::mwu;
-use crate::select::{find_threads, no_such_thread, threads, Selection};
+use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
 use crate::util::{human_ns, load, Fatal};
 
@@ -124,7 +124,7 @@ pub struct Args {
     /// Only names matching this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// Only this thread (repeatable): PID:TID or a thread name.
+    /// Only this thread (repeatable): PID:TID, a thread name, a TID, or part of a name.
     #[arg(long, value_name = "THREAD")]
     pub thread: Vec<String>,
     /// How --thread finds BASE's threads in NEW.
@@ -258,7 +258,7 @@ fn pick_threads(
     match by {
         MatchThreads::Id => {
             for spec in specs {
-                let found = find_threads(new, spec);
+                let found = new.find_threads(spec);
                 if found.is_empty() {
                     return Err(no_such_thread(new, spec));
                 }
@@ -273,7 +273,7 @@ fn pick_threads(
                     // Unnamed threads can only be matched by id.
                     None => format!("{}:{}", base.ext_id(th.pid), base.ext_id(th.tid)),
                 };
-                let found = find_threads(new, &spec);
+                let found = new.find_threads(&spec);
                 if found.is_empty() {
                     return Err(Fatal(format!(
                         "--thread: NEW has no thread {spec:?} (threads are matched by name; \

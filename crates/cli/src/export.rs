@@ -159,7 +159,7 @@ fn export_table(
     let props = WriterProperties::builder()
         .set_key_value_metadata(Some(meta))
         .build();
-    let file = spall_format::AtomicFile::create(out)?;
+    let file = spall_util::AtomicFile::create(out)?;
     let mut w = ArrowWriter::try_new(file, schema.clone(), Some(props))
         .map_err(|e| Fatal(format!("{}: {e}", out.display())))?;
     let new_builders = || -> Vec<Builder> {

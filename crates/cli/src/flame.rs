@@ -27,7 +27,8 @@ pub struct Args {
     trace: PathBuf,
     #[arg(long, value_enum, default_value_t = Format::Folded)]
     format: Format,
-    /// Only this thread (repeatable): PID:TID as the file writes them, or a thread name.
+    /// Only this thread (repeatable): PID:TID as the file writes them, a thread name, a TID,
+    /// or part of a name.
     #[arg(long, value_name = "PID:TID")]
     thread: Vec<String>,
     /// Only this time range, clipping spans to it: START..END, relative to the trace start.
@@ -74,7 +75,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         Format::Svg => write_svg(&mut out, &trace, &tree, a),
     };
     if let Some(path) = &a.output {
-        spall_format::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
+        spall_util::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
         return Ok(ExitCode::SUCCESS);
     }
     let stdout = io::stdout().lock();

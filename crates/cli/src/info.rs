@@ -4,17 +4,18 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::json;
+use spall_util::human_bytes;
 
-use crate::util::{bytes, human_ns, load, Fatal};
+use crate::util::{human_ns, load, Fatal};
 
 pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let (trace, load_secs) = load(path)?;
-    spall_format::timing::stage("loaded");
+    spall_util::timing::stage("loaded");
     // Everything the viewer needs before its first full frame: the index too.
     let started = std::time::Instant::now();
     let index = trace_index::TraceIndex::build(&trace);
     let index_secs = started.elapsed().as_secs_f64();
-    spall_format::timing::stage("indexed");
+    spall_util::timing::stage("indexed");
     let secs = load_secs + index_secs;
     let d = &trace.decode_summary();
     let diagnostics = trace.warning_counts();
@@ -72,7 +73,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
                 if d.gzip { ", gzip" } else { "" }
             ),
         ),
-        ("size", bytes(d.input_bytes)),
+        ("size", human_bytes(d.input_bytes)),
         ("events", d.events.to_string()),
         ("spans", trace.span_count().to_string()),
         ("instants", trace.instants().len().to_string()),
@@ -122,9 +123,9 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "memory",
             format!(
                 "{} for the model ({:.1} bytes per span), {} for the index",
-                bytes(trace.heap_bytes() as u64),
+                human_bytes(trace.heap_bytes() as u64),
                 trace.heap_bytes() as f64 / trace.span_count().max(1) as f64,
-                bytes(index.heap_bytes() as u64),
+                human_bytes(index.heap_bytes() as u64),
             ),
         ),
     ];

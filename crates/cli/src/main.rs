@@ -61,7 +61,8 @@ enum Command {
         /// Only names matching this regular expression.
         #[arg(long, value_name = "REGEX")]
         filter: Option<String>,
-        /// Only this thread (repeatable). Ids as the file writes them: numbers or names.
+        /// Only this thread (repeatable): PID:TID as the file writes them, a thread name, a
+        /// TID, or part of a name.
         #[arg(long, value_name = "PID:TID")]
         thread: Vec<String>,
         /// Only this time range, clipping spans to it: START..END, relative to the trace start.
@@ -164,10 +165,10 @@ enum TableOrJson {
 use TableOrJson::Table;
 
 fn main() -> ExitCode {
-    spall_format::tune_heap();
+    spall_util::tune_heap();
     // A bug must still end with a message and exit code 2, never a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        spall_format::remove_partial_files();
+        spall_util::remove_partial_files();
         // `spall-cli stats t.json | head`: the reader left, which is not an error (as in
         // ripgrep). `println!` reports it by panicking.
         if info.to_string().contains("Broken pipe") {
@@ -181,12 +182,12 @@ fn main() -> ExitCode {
     // Ctrl+C, or a CI job's timeout (SIGTERM): outputs being written are abandoned, and
     // their targets stay as they were.
     let _ = ctrlc::set_handler(|| {
-        spall_format::remove_partial_files();
+        spall_util::remove_partial_files();
         eprintln!("spall-cli: interrupted; no output file was changed");
         std::process::exit(130);
     });
     let cli = Cli::parse();
-    spall_format::timing::stage("started");
+    spall_util::timing::stage("started");
     util::set_decode_options(spall_format::DecodeOptions {
         max_decompressed: cli.max_decompressed,
         max_memory: cli.max_memory,

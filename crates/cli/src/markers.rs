@@ -4,7 +4,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use trace_model::annotations::{settings_path, Annotations};
+use spall_util::settings_path;
+use trace_model::annotations::Annotations;
 
 use crate::util::Fatal;
 
@@ -61,7 +62,7 @@ pub fn run(trace: &Path, as_json: bool, save: bool) -> Result<ExitCode, Fatal> {
                 "range   {} .. {} ({})",
                 time(a),
                 time(b),
-                spall_format::time::format_duration(b - a)
+                spall_util::format_duration(b - a)
             );
         }
         for m in &notes.markers {

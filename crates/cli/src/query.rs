@@ -217,6 +217,12 @@ fn print_table(columns: &[String], rows: &[Vec<Value>], out: &mut dyn Write) -> 
     )
 }
 
+/// Where the interactive shell keeps its history: `query_history` in the config directory
+/// the viewer uses (`$SPALL_CONFIG_DIR`, else the platform's), `None` where there is none.
+pub fn history_path() -> Option<PathBuf> {
+    spall_util::config_dir().map(|d| d.join("query_history"))
+}
+
 /// An interactive shell, as `trace_processor_shell` offers: line editing, history kept in
 /// the config directory, `.help`, `.tables`, `.format`, `.quit`.
 fn shell(db: &TraceDb, mut format: Format) -> Result<ExitCode, Fatal> {
@@ -232,8 +238,7 @@ fn shell(db: &TraceDb, mut format: Format) -> Result<ExitCode, Fatal> {
         };
     }
     let mut rl = rustyline::DefaultEditor::new().map_err(|e| Fatal(e.to_string()))?;
-    let history =
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config/spall/query_history"));
+    let history = history_path();
     if let Some(h) = &history {
         let _ = rl.load_history(h);
     }

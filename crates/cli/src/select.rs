@@ -48,39 +48,15 @@ impl Selection {
     }
 }
 
-/// Threads matching one spec: `PID:TID` (ids as the file writes them), else a thread name.
-pub fn find_threads(trace: &Trace, spec: &str) -> Vec<u32> {
-    let all = 0..trace.threads().len() as u32;
-    let by_id: Vec<u32> = match spec.split_once(':') {
-        Some((p, t)) => all
-            .clone()
-            .filter(|&i| {
-                let th = &trace.threads()[i as usize];
-                trace.ext_id(th.pid) == p && trace.ext_id(th.tid) == t
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    if !by_id.is_empty() {
-        return by_id;
-    }
-    all.filter(|&i| {
-        trace.threads()[i as usize]
-            .name
-            .is_some_and(|n| trace.str(n) == spec)
-    })
-    .collect()
-}
-
-/// Thread indices for every spec (`None`: no specs, all threads); a spec matching nothing
-/// is an error that lists some of the threads there are.
+/// Thread indices for every spec ([`Trace::find_threads`]; `None`: no specs, all threads);
+/// a spec matching nothing is an error that lists some of the threads there are.
 pub fn threads(trace: &Trace, specs: &[String]) -> Result<Option<Vec<u32>>, Fatal> {
     if specs.is_empty() {
         return Ok(None);
     }
     let mut out = Vec::new();
     for spec in specs {
-        let found = find_threads(trace, spec);
+        let found = trace.find_threads(spec);
         if found.is_empty() {
             return Err(no_such_thread(trace, spec));
         }
@@ -105,7 +81,8 @@ pub fn no_such_thread(trace: &Trace, spec: &str) -> Fatal {
         })
         .collect();
     Fatal(format!(
-        "--thread {spec}: no such thread (use PID:TID or a thread name); the trace has {}{}",
+        "--thread {spec}: no such thread (use PID:TID, a thread name, a TID or part of a \
+         name); the trace has {}{}",
         known.join(", "),
         if trace.threads().len() > 10 {
             ", ..."

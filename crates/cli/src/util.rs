@@ -29,7 +29,7 @@ pub fn decode_options() -> DecodeOptions {
     DECODE.get().cloned().unwrap_or_default()
 }
 
-pub use spall_format::{parse_memory_limit, parse_size};
+pub use spall_util::{parse_memory_limit, parse_size};
 
 /// Loads a trace, showing progress on stderr (when it is a terminal) once a load has taken
 /// more than a second. Returns the trace and the load time in seconds.
@@ -47,7 +47,7 @@ pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
                 "\rspall-cli: loading {}: {:>3.0}% of {}   ",
                 path.display(),
                 done as f64 * 100.0 / total as f64,
-                bytes(total)
+                spall_util::human_bytes(total)
             );
         }
     });
@@ -61,20 +61,6 @@ pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
         eprint!("\r{:80}\r", "");
     }
     Ok((trace, start.elapsed().as_secs_f64()))
-}
-
-/// `1.2 GB`, `340 KB`, ...
-pub fn bytes(n: u64) -> String {
-    let n = n as f64;
-    if n >= 1e9 {
-        format!("{:.1} GB", n / 1e9)
-    } else if n >= 1e6 {
-        format!("{:.1} MB", n / 1e6)
-    } else if n >= 1e3 {
-        format!("{:.1} KB", n / 1e3)
-    } else {
-        format!("{n} B")
-    }
 }
 
 /// `5%`, `5` or `0.5%`: a percentage.
@@ -97,11 +83,11 @@ pub fn parse_alpha(s: &str) -> Result<f64, String> {
 
 /// A duration with a unit: `150ns`, `200us`, `1.5ms`, `3s`.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
-    spall_format::time::parse_time_with_unit(s)
+    spall_util::parse_time_with_unit(s)
 }
 
-pub use spall_format::time::format_duration as human_ns;
-pub use spall_format::time::parse_time_range as parse_range;
+pub use spall_util::format_duration as human_ns;
+pub use spall_util::parse_time_range as parse_range;
 
 #[cfg(test)]
 mod tests {

@@ -7,23 +7,30 @@ use crate::text::GlyphKey;
 /// Where a glyph's bitmap lives in the atlas (texels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AtlasSlot {
+    /// Left edge of the bitmap, in texels.
     pub x: u16,
+    /// Top edge of the bitmap, in texels.
     pub y: u16,
+    /// Width of the bitmap, in texels (the border not included).
     pub w: u16,
+    /// Height of the bitmap, in texels (the border not included).
     pub h: u16,
 }
 
 /// Shelf packing: rows of glyphs, each row as tall as its tallest glyph.
 #[derive(Debug)]
 pub struct AtlasPacker {
+    /// Width and height of the square atlas, in texels.
     pub size: u32,
     shelf_x: u32,
     shelf_y: u32,
     shelf_h: u32,
+    /// Where each glyph placed so far lives.
     pub slots: HashMap<GlyphKey, AtlasSlot>,
 }
 
 impl AtlasPacker {
+    /// An empty atlas of `size × size` texels.
     pub fn new(size: u32) -> AtlasPacker {
         AtlasPacker {
             size,

@@ -5,14 +5,19 @@
 pub struct Color(pub [u8; 4]);
 
 impl Color {
+    /// Opaque black.
     pub const BLACK: Color = Color([0, 0, 0, 255]);
+    /// Opaque white.
     pub const WHITE: Color = Color([255, 255, 255, 255]);
+    /// Fully transparent (black, alpha 0).
     pub const TRANSPARENT: Color = Color([0, 0, 0, 0]);
 
+    /// An opaque colour.
     pub const fn rgb(r: u8, g: u8, b: u8) -> Color {
         Color([r, g, b, 255])
     }
 
+    /// A colour with alpha `a` (0 transparent, 255 opaque).
     pub const fn rgba(r: u8, g: u8, b: u8, a: u8) -> Color {
         Color([r, g, b, a])
     }

@@ -120,10 +120,12 @@ impl Headless {
         })
     }
 
+    /// The GL context, current on this thread, to hand to [`Renderer::new`](crate::Renderer::new).
     pub fn gl(&self) -> &Arc<glow::Context> {
         &self.gl
     }
 
+    /// Width and height of the framebuffer, in pixels.
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
     }

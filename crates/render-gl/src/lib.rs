@@ -31,6 +31,7 @@
 //! render_gl::encode_png(&mut png, 320, 120, &pixels).unwrap();
 //! ```
 
+#![warn(missing_docs)]
 #![allow(unsafe_code)] // Every GL call is unsafe by signature; see the SAFETY notes.
 
 mod atlas;
@@ -58,12 +59,27 @@ pub use text::{size_key, Fonts, GlyphBox, GlyphKey, ELLIPSIS};
 #[non_exhaustive]
 pub enum RenderError {
     /// EGL or the GL context could not be set up; `what` was being done.
-    Context { what: &'static str, detail: String },
+    Context {
+        /// The step that failed, e.g. "finding an EGL device".
+        what: &'static str,
+        /// EGL's or glutin's message.
+        detail: String,
+    },
     /// The GL driver refused to create an object, or the framebuffer is incomplete.
-    Gl { what: &'static str, detail: String },
+    Gl {
+        /// What was being created or checked.
+        what: &'static str,
+        /// The driver's message, or the framebuffer status.
+        detail: String,
+    },
     /// A shader failed to compile (`stage` is `"vertex"` or `"fragment"`) or to link
     /// (`"link"`); `log` is the driver's.
-    Shader { stage: &'static str, log: String },
+    Shader {
+        /// `"vertex"`, `"fragment"` or `"link"`.
+        stage: &'static str,
+        /// The driver's compile or link log.
+        log: String,
+    },
     /// A framebuffer of zero width or height was asked for.
     ZeroSize,
 }

@@ -181,6 +181,7 @@ impl Renderer {
         Ok(r)
     }
 
+    /// The GL context the renderer draws with.
     pub fn gl(&self) -> &Arc<glow::Context> {
         &self.gl
     }

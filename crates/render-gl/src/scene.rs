@@ -10,10 +10,15 @@ use crate::text::{Fonts, GlyphKey};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RectInstance {
+    /// Left edge, in pixels.
     pub x: f32,
+    /// Width, in pixels.
     pub w: f32,
+    /// Top edge, in whole pixels.
     pub y: u16,
+    /// Height, in whole pixels.
     pub h: u16,
+    /// The colour, [`Color::packed`].
     pub rgba: u32,
 }
 
@@ -21,11 +26,17 @@ pub struct RectInstance {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LineInstance {
+    /// Start point's x, in pixels.
     pub x0: f32,
+    /// Start point's y, in pixels.
     pub y0: f32,
+    /// End point's x, in pixels.
     pub x1: f32,
+    /// End point's y, in pixels.
     pub y1: f32,
+    /// Thickness across the segment, in pixels.
     pub width: f32,
+    /// The colour, [`Color::packed`].
     pub rgba: u32,
 }
 
@@ -33,29 +44,43 @@ pub struct LineInstance {
 /// keys into atlas coordinates; sizes come from the key.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlyphInstance {
+    /// Left edge of the bitmap, in pixels.
     pub x: i32,
+    /// Top edge of the bitmap, in pixels.
     pub y: i32,
+    /// Width of the bitmap, in pixels.
     pub w: u16,
+    /// Height of the bitmap, in pixels.
     pub h: u16,
+    /// Which glyph at which size.
     pub key: GlyphKey,
+    /// The colour, [`Color::packed`].
     pub rgba: u32,
 }
 
 /// A pixel rectangle (for clipping).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClipRect {
+    /// Left edge, in pixels.
     pub x: i32,
+    /// Top edge, in pixels.
     pub y: i32,
+    /// Width, in pixels (never negative).
     pub w: i32,
+    /// Height, in pixels (never negative).
     pub h: i32,
 }
 
 /// Instances drawn under one clip rectangle: rects, then lines, then glyphs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Batch {
+    /// The clip rectangle; `None` draws on the whole frame.
     pub clip: Option<ClipRect>,
+    /// Start and end (exclusive) of the batch's instances in [`Scene::rects`].
     pub rects: (u32, u32),
+    /// Start and end (exclusive) of the batch's instances in [`Scene::lines`].
     pub lines: (u32, u32),
+    /// Start and end (exclusive) of the batch's instances in [`Scene::glyphs`].
     pub glyphs: (u32, u32),
 }
 
@@ -73,17 +98,25 @@ pub enum VAlign {
 /// One frame's worth of drawing.
 #[derive(Debug, Default)]
 pub struct Scene {
+    /// Width of the frame, in pixels.
     pub width: u32,
+    /// Height of the frame, in pixels.
     pub height: u32,
+    /// The background colour the frame is cleared to.
     pub clear: Color,
+    /// The frame's rectangles, in drawing order.
     pub rects: Vec<RectInstance>,
+    /// The frame's lines, in drawing order.
     pub lines: Vec<LineInstance>,
+    /// The frame's glyphs, in drawing order.
     pub glyphs: Vec<GlyphInstance>,
+    /// Runs of instances under one clip each, in drawing order.
     pub batches: Vec<Batch>,
     clip_stack: Vec<Option<ClipRect>>,
 }
 
 impl Scene {
+    /// An empty scene; [`begin`](Scene::begin) starts each frame.
     pub fn new() -> Scene {
         Scene::default()
     }
@@ -167,6 +200,7 @@ impl Scene {
         self.start_batch(Some(c));
     }
 
+    /// Restores the clip in force before the matching [`push_clip`](Scene::push_clip).
     pub fn pop_clip(&mut self) {
         let prev = self.clip_stack.pop().flatten();
         self.start_batch(prev);

@@ -11,6 +11,8 @@ pub enum ShaderVersion {
 }
 
 impl ShaderVersion {
+    /// The lines that start every shader of this dialect: `#version`, and for ES the
+    /// default precisions.
     pub fn header(self) -> &'static str {
         match self {
             ShaderVersion::Gl33 => "#version 330 core\n",

@@ -20,17 +20,23 @@ pub fn size_key(px: f32) -> u16 {
 /// A glyph at one size: where its bitmap sits relative to the pen, and how big it is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlyphBox {
-    /// Offset of the bitmap's top-left from the pen position (x) and the baseline (y).
+    /// Offset of the bitmap's left edge from the pen position, in pixels.
     pub left: i32,
+    /// Offset of the bitmap's top edge from the baseline, in pixels (y down: negative above
+    /// it).
     pub top: i32,
+    /// Width of the bitmap, in pixels.
     pub width: u16,
+    /// Height of the bitmap, in pixels.
     pub height: u16,
 }
 
 /// Key of a rasterised glyph: glyph id and quantised size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GlyphKey {
+    /// The font's glyph id.
     pub glyph: u16,
+    /// The pixel size, in quarter pixels (see [`size_key`]).
     pub size: u16,
 }
 
@@ -69,6 +75,7 @@ impl Fonts {
         }
     }
 
+    /// The embedded font, for measurements the caches do not cover.
     pub fn font(&self) -> &FontRef<'static> {
         &self.font
     }

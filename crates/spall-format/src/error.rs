@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::memory::{human_bytes, LimitSource};
+use spall_util::{human_bytes, LimitSource};
 
 /// What went wrong, with enough detail for a person to act on it.
 #[derive(Debug)]

@@ -4,10 +4,11 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use spall_util::{LimitSource, MemoryLimit};
+
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
 use crate::mapped::MappedFile;
-use crate::memory::{LimitSource, MemoryLimit};
 use crate::spall::{AUTO_MAGIC, MAGIC};
 
 /// What the first bytes say the input is.

@@ -39,13 +39,10 @@ mod arch;
 mod diag;
 mod error;
 mod event;
-mod heap;
 mod input;
 pub mod json;
 mod json_writer;
 mod mapped;
-mod memory;
-mod output;
 mod parallel;
 pub mod proto;
 pub mod spall;
@@ -53,7 +50,6 @@ mod steps;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod time;
-pub mod timing;
 mod writer;
 
 use std::path::Path;
@@ -61,15 +57,15 @@ use std::path::Path;
 pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
 pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
-pub use heap::tune_heap;
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, TopLevelKey};
 pub use json_writer::JsonWriter;
 pub use mapped::MappedFile;
-pub use memory::{human_bytes, parse_memory_limit, parse_size, LimitSource, MemoryLimit};
-pub use output::{remove_partial_files, write_atomically, AtomicFile, WriteError};
+// The memory limit is part of DecodeOptions and of an ErrorKind: re-exported so
+// that decoding needs no second import.
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
+pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};
 pub use writer::SpallWriter;
 

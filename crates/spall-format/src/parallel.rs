@@ -305,7 +305,7 @@ where
 {
     let utf8 = utf8_parallel(b);
     let text = utf8.unwrap_or("");
-    crate::timing::stage("UTF-8 checked");
+    spall_util::timing::stage("UTF-8 checked");
     let total = b.len() as u64;
     let progress = Progress {
         done: AtomicU64::new(0),
@@ -319,7 +319,7 @@ where
         while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES) {
             starts.push(g);
         }
-        crate::timing::stage("JSON chunk starts guessed");
+        spall_util::timing::stage("JSON chunk starts guessed");
         let runs: Vec<Run<S>> = (0..starts.len())
             .into_par_iter()
             .map(|k| {
@@ -334,7 +334,7 @@ where
                 r
             })
             .collect();
-        crate::timing::stage("JSON chunks decoded");
+        spall_util::timing::stage("JSON chunks decoded");
         let mut keep = |r: Run<S>| {
             d.merge(r.diags);
             events += r.events;
@@ -363,7 +363,7 @@ where
                 }
             }
         }
-        crate::timing::stage("wrong guesses decoded again");
+        spall_util::timing::stage("wrong guesses decoded again");
         match end {
             Stop::Closed(e) => (e, false),
             Stop::Eof => (b.len(), true),

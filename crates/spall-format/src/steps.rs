@@ -28,11 +28,11 @@ use crate::error::Error;
 use crate::event::EventSink;
 use crate::input::{gzip_capacity, gzip_error, gzip_limit, Gunzip, GZIP_LEVELS};
 use crate::json::{self, LoopState, Stop};
-use crate::memory::LimitSource;
 use crate::parallel::{CHUNK_BYTES, PARALLEL_MIN};
 use crate::spall::{self, SpallHeader};
 use crate::time::TickScale;
 use crate::{decode_plain, detect, Bytes, DecodeOptions, Detected, Format, Input, Summary};
+use spall_util::LimitSource;
 
 /// How much gzip output one step produces.
 const GZIP_STEP: usize = 8 << 20;

@@ -20,6 +20,7 @@
 //! assert_eq!(file.len(), L::HEADER_LEN + L::BUFFER_HEADER_LEN + 11 + 4 + 9);
 //! ```
 
+#![warn(missing_docs)]
 #![no_std]
 
 /// `0x0BADF00D`: the magic of manual-tracing `.spall` files.
@@ -41,16 +42,26 @@ pub const MAX_TEXT: usize = 255;
 
 /// Event type bytes.
 pub mod event_type {
+    /// Upstream's custom data. Upstream publishes no layout for it, so the decoder warns and
+    /// skips the rest of the buffer (of the file, in version 1).
     pub const CUSTOM_DATA: u8 = 1;
+    /// Upstream's stream over, with no published layout (skipped like [`CUSTOM_DATA`]).
     pub const STREAM_OVER: u8 = 2;
+    /// A span opens: timestamp, then name and args ([`begin_header`](super::begin_header)).
     pub const BEGIN: u8 = 3;
+    /// The thread's most recent open span closes ([`end`](super::end)).
     pub const END: u8 = 4;
     /// A spall-rs extension: upstream reserves the type but publishes no layout. Ours is
     /// the Begin layout.
     pub const INSTANT: u8 = 5;
+    /// Upstream's overwrite timestamp, with no published layout (skipped like
+    /// [`CUSTOM_DATA`]).
     pub const OVERWRITE_TIMESTAMP: u8 = 6;
+    /// Padding: a `u32` length, then that many bytes to skip.
     pub const PAD_SKIP: u8 = 7;
+    /// Names the buffer's process ([`name_header`](super::name_header)).
     pub const NAME_PROCESS: u8 = 8;
+    /// Names the buffer's thread ([`name_header`](super::name_header)).
     pub const NAME_THREAD: u8 = 9;
 }
 

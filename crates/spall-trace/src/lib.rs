@@ -34,12 +34,16 @@
 //! Instants use event type 5, which upstream spall reserves without a layout: files with
 //! instants open in this project's tools, not in spall-web.
 
+#![warn(missing_docs)]
+
 mod arch;
 mod buffer;
+mod builder;
 mod clock;
 #[cfg(feature = "tracing")]
 mod layer;
 mod session;
+mod shared;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -50,10 +54,11 @@ use spall_layout as layout;
 use buffer::Event;
 use session::GENERATION;
 
+pub use builder::{init, Builder, Guard};
 pub use clock::Clock;
 #[cfg(feature = "tracing")]
 pub use layer::SpallLayer;
-pub use session::{init, Builder, Guard, Report};
+pub use session::Report;
 
 /// An open span: it ends when dropped, on the thread that began it.
 #[derive(Debug)]

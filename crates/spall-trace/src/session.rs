@@ -1,16 +1,17 @@
-//! The tracing session: the output file, the threads writing to it, and the guard that
-//! ends it.
+//! The running session: its output file, the threads writing to it, and the number
+//! (generation) every event checks. Threads register here and hand over full buffers;
+//! [`Builder`](crate::Builder) opens a session and its [`Guard`](crate::Guard) ends it.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::{Mutex, MutexGuard};
 
 use spall_layout as layout;
 
-use crate::buffer::{self, Event, Shared};
 use crate::clock::{self, Clock};
+use crate::shared::Shared;
 
 /// The running session's number, read by every event; 0 when none runs.
 pub(crate) static GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -65,146 +66,41 @@ pub struct Report {
     pub bytes: u64,
 }
 
-/// Settings for a session; [`init`](crate::init) uses the defaults.
-///
-/// ```no_run
-/// let _guard = spall_trace::Builder::new("trace.spall")
-///     .process_name("my-server")
-///     .buffer_size(4 << 20)
-///     .clock(spall_trace::Clock::Instant)
-///     .start()?;
-/// # Ok::<(), std::io::Error>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct Builder {
-    path: PathBuf,
-    buffer_size: usize,
-    clock: Clock,
-    process_name: Option<String>,
+/// Creates the session's file, writes its header and makes it the running session.
+/// Returns its generation. Fails if the file cannot be created or a session is running.
+pub(crate) fn open(path: &Path, buffer_bytes: usize, clock: Clock) -> io::Result<u64> {
+    let mut slot = lock();
+    if slot.is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "a spall-trace session is already running; drop its guard first",
+        ));
+    }
+    let file = File::create(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display())))?;
+    let mut out = BufWriter::with_capacity(64 << 10, file);
+    let ns_per_tick = clock::start(clock);
+    out.write_all(&layout::file_header(ns_per_tick))?;
+    let generation = NEXT_GENERATION.fetch_add(1, Relaxed);
+    *slot = Some(Session {
+        generation,
+        out,
+        pid: std::process::id(),
+        buffer_bytes,
+        threads: Vec::new(),
+        scratch: Vec::new(),
+        error: None,
+        report: Report {
+            bytes: layout::HEADER_LEN as u64,
+            ..Report::default()
+        },
+    });
+    GENERATION.store(generation, Release);
+    Ok(generation)
 }
 
-impl Builder {
-    /// A session writing to `path` (created, or truncated if it exists).
-    pub fn new(path: impl AsRef<Path>) -> Builder {
-        Builder {
-            path: path.as_ref().to_path_buf(),
-            buffer_size: 1 << 20,
-            clock: Clock::Auto,
-            process_name: None,
-        }
-    }
-
-    /// Each thread's buffer, in bytes (default 1 MiB; at least 4 KiB, at most 1 GiB). A
-    /// thread writes its buffer to the file when it is full, so larger buffers mean fewer,
-    /// larger writes and more memory per thread.
-    pub fn buffer_size(mut self, bytes: usize) -> Builder {
-        self.buffer_size = bytes.clamp(4 << 10, 1 << 30);
-        self
-    }
-
-    /// Where timestamps come from (default [`Clock::Auto`]).
-    pub fn clock(mut self, clock: Clock) -> Builder {
-        self.clock = clock;
-        self
-    }
-
-    /// The process's name in the viewer (default: none, so the viewer shows the pid).
-    pub fn process_name(mut self, name: impl Into<String>) -> Builder {
-        self.process_name = Some(name.into());
-        self
-    }
-
-    /// Creates the file and starts recording. Fails if the file cannot be created or a
-    /// session is already running.
-    pub fn start(self) -> io::Result<Guard> {
-        let mut slot = lock();
-        if slot.is_some() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "a spall-trace session is already running; drop its guard first",
-            ));
-        }
-        let file = File::create(&self.path).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot create {}: {e}", self.path.display()),
-            )
-        })?;
-        let mut out = BufWriter::with_capacity(64 << 10, file);
-        let ns_per_tick = clock::start(self.clock);
-        out.write_all(&layout::file_header(ns_per_tick))?;
-        let generation = NEXT_GENERATION.fetch_add(1, Relaxed);
-        *slot = Some(Session {
-            generation,
-            out,
-            pid: std::process::id(),
-            buffer_bytes: self.buffer_size,
-            threads: Vec::new(),
-            scratch: Vec::new(),
-            error: None,
-            report: Report {
-                bytes: layout::HEADER_LEN as u64,
-                ..Report::default()
-            },
-        });
-        GENERATION.store(generation, Release);
-        drop(slot);
-        if let Some(name) = &self.process_name {
-            let name = layout::cut(name);
-            buffer::record(
-                generation,
-                &Event {
-                    ty: layout::event_type::NAME_PROCESS,
-                    ticks: 0,
-                    name: name.as_bytes(),
-                    args: &[],
-                },
-            );
-        }
-        Ok(Guard {
-            generation,
-            path: self.path,
-        })
-    }
-}
-
-/// Starts recording to `path` with default settings; see [`Builder`] for the others.
-/// Dropping the returned guard writes every thread's events and closes the file.
-pub fn init(path: impl AsRef<Path>) -> io::Result<Guard> {
-    Builder::new(path).start()
-}
-
-/// The running session. Dropping it (or calling [`finish`](Guard::finish)) writes out the
-/// buffers of every thread, including threads still running, and closes the file; events
-/// recorded after that are not written.
-#[derive(Debug)]
-#[must_use = "the session ends when the guard is dropped"]
-pub struct Guard {
-    generation: u64,
-    path: PathBuf,
-}
-
-impl Guard {
-    /// The file being written.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Ends the session and says what was written, or the first write error.
-    pub fn finish(mut self) -> io::Result<Report> {
-        end(std::mem::take(&mut self.generation))
-    }
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if self.generation != 0 {
-            let _ = end(self.generation);
-        }
-    }
-}
-
-fn end(generation: u64) -> io::Result<Report> {
+/// Ends session `generation`: writes every thread's events and flushes the file.
+pub(crate) fn end(generation: u64) -> io::Result<Report> {
     let _ = GENERATION.compare_exchange(generation, 0, AcqRel, Relaxed);
     let mut slot = lock();
     let Some(mut s) = slot.take_if(|s| s.generation == generation) else {

@@ -27,8 +27,11 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 mod arch;
 mod detail;
+mod events;
 mod item;
 mod lane;
 mod levels;
@@ -40,6 +43,7 @@ mod walk;
 mod properties;
 
 pub use detail::Detail;
+pub use events::{CounterGroup, EventIndex};
 pub use item::Item;
 pub use series::SeriesIndex;
 

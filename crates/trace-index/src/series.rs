@@ -81,6 +81,7 @@ impl SeriesIndex {
         (acc.0 <= acc.1).then_some(acc)
     }
 
+    /// Bytes the summary holds on the heap (its capacity, not its length).
     pub fn heap_bytes(&self) -> usize {
         self.levels.iter().map(|l| l.capacity() * 16).sum()
     }

@@ -94,14 +94,14 @@ impl Annotations {
     }
 
     /// Writes `trace`'s sidecar atomically (the previous one stays whole on failure).
-    pub fn save_sidecar(&self, trace: &Path) -> Result<PathBuf, spall_format::WriteError> {
+    pub fn save_sidecar(&self, trace: &Path) -> Result<PathBuf, spall_util::WriteError> {
         let path = Annotations::sidecar_path(trace);
         let mut v = Map::new();
         v.insert("version".into(), json!(1));
         self.write_into(&mut v);
         let text = serde_json::to_string_pretty(&Value::Object(v)).unwrap_or_default();
-        spall_format::write_atomically(&path, |f| {
-            std::io::Write::write_all(f, text.as_bytes()).map_err(|e| spall_format::WriteError {
+        spall_util::write_atomically(&path, |f| {
+            std::io::Write::write_all(f, text.as_bytes()).map_err(|e| spall_util::WriteError {
                 path: path.clone(),
                 action: "write",
                 source: e,
@@ -123,17 +123,6 @@ impl Annotations {
 /// How the viewer's settings name a file: its canonical path.
 pub fn file_key(file: &Path) -> PathBuf {
     std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
-}
-
-/// The viewer's settings file: `$SPALL_CONFIG_DIR/settings.json`, else `settings.json` in
-/// the platform's config directory (`~/.config/spall` on Linux); `None` where there is none.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn settings_path() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("SPALL_CONFIG_DIR") {
-        return Some(PathBuf::from(d).join("settings.json"));
-    }
-    let dirs = directories::ProjectDirs::from("", "", "spall")?;
-    Some(dirs.config_dir().join("settings.json"))
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use spall_format::timing::stage;
 use spall_format::{DecodeOptions, Error, EventSink, Input, RawEvent, Steps, Summary};
+use spall_util::timing::stage;
 
 use crate::build::TraceBuilder;
 use crate::trace::Trace;

@@ -6,7 +6,8 @@
 //! is held in memory and counts in full; a mapped file does not (its pages are released as
 //! they are decoded, and the page cache is reclaimable).
 
-use spall_format::{human_bytes, Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent};
+use spall_format::{Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent};
+use spall_util::human_bytes;
 
 /// How much of the input is decoded to count its events.
 pub const SAMPLE_BYTES: usize = 4 << 20;

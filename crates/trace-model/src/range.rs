@@ -51,11 +51,15 @@ pub struct CounterRangeStats {
     /// How many values the statistics cover: the samples in the range, and the value
     /// carried in from before it.
     pub values: u64,
+    /// The smallest, largest and mean of those values.
     pub min: f64,
+    /// See `min`.
     pub max: f64,
+    /// See `min`.
     pub mean: f64,
-    /// The value at the range's start and end ([`CounterSeries::value_at`]).
+    /// The value at the range's start ([`CounterSeries::value_at`]).
     pub at_start: Option<f64>,
+    /// The value at the range's end.
     pub at_end: Option<f64>,
 }
 
@@ -63,10 +67,15 @@ pub struct CounterRangeStats {
 /// [`Trace::async_range_stats`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AsyncRangeStats {
+    /// The slices' name.
     pub name: StrId,
+    /// How many slices of the name the range holds.
     pub count: u64,
+    /// The sum of their parts in the range.
     pub total_ns: i64,
+    /// The shortest part.
     pub min_ns: i64,
+    /// The longest part.
     pub max_ns: i64,
 }
 

@@ -31,6 +31,8 @@
 //! assert_eq!(n.rows[0][0].as_i64(), Some(7));
 //! ```
 
+#![warn(missing_docs)]
+
 mod slices;
 mod source;
 mod tables;
@@ -49,6 +51,7 @@ use tables::{Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTr
 /// A query's failure, as SQLite reports it, with where in the SQL when it says.
 #[derive(Debug)]
 pub struct Error {
+    /// SQLite's message (or rusqlite's, for errors outside SQLite).
     pub message: String,
     /// Byte offset into the SQL of the error, when SQLite knows it.
     pub offset: Option<usize>,
@@ -79,7 +82,9 @@ impl From<rusqlite::Error> for Error {
 /// A finished query: column names and rows of JSON values (integers, reals, text, null).
 #[derive(Clone, Debug, Default)]
 pub struct QueryResult {
+    /// The result's column names, in order.
     pub columns: Vec<String>,
+    /// The rows, each one value per column of [`columns`](Self::columns).
     pub rows: Vec<Vec<Json>>,
     /// Rows were left out past the limit given to [`TraceDb::query_limited`].
     pub truncated: bool,
@@ -223,6 +228,7 @@ impl TraceDb {
 pub enum Event<'a> {
     /// A statement's column names, before its rows.
     Columns(&'a [String]),
+    /// One row of the statement: one value per column, in the order of its `Columns`.
     Row(Vec<Json>),
 }
 

@@ -415,13 +415,9 @@ impl Source for Related {
         };
         let t = &self.slices.t;
         if self.ancestors {
-            let mut out = Vec::new();
-            let mut cur = r;
-            while let Some(p) = t.parent(cur) {
-                let id = ids.id(p);
-                out.push(id..id + 1);
-                cur = p;
-            }
+            let mut out: Vec<Range<u64>> = (t.ancestors(r).map(|p| ids.id(p)))
+                .map(|id| id..id + 1)
+                .collect();
             out.reverse();
             return out;
         }

@@ -19,7 +19,7 @@ pub enum ViewerError {
     /// The window system or the window's OpenGL context could not be set up.
     Window { what: &'static str, detail: String },
     /// A file (a screenshot) could not be written; an existing one is unchanged.
-    Write(spall_format::WriteError),
+    Write(spall_util::WriteError),
 }
 
 impl fmt::Display for ViewerError {
@@ -33,7 +33,7 @@ impl fmt::Display for ViewerError {
             ),
             ViewerError::NoSuchThread(spec) => write!(
                 f,
-                "--thread {spec:?}: no such thread (use PID:TID as the file writes them, or a thread name)"
+                "--thread {spec:?}: no such thread (use PID:TID, a thread name, a TID or part of a name)"
             ),
             ViewerError::NoSuchFrame { option, name } => write!(
                 f,
@@ -68,8 +68,8 @@ impl From<render_gl::RenderError> for ViewerError {
     }
 }
 
-impl From<spall_format::WriteError> for ViewerError {
-    fn from(e: spall_format::WriteError) -> ViewerError {
+impl From<spall_util::WriteError> for ViewerError {
+    fn from(e: spall_util::WriteError) -> ViewerError {
         ViewerError::Write(e)
     }
 }

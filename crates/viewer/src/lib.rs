@@ -1,13 +1,16 @@
 //! The spall viewer as a library: everything but the event loop, so the view logic,
 //! scene building and screenshots are tested without a window.
 //!
-//! Modules, from the bottom up (a module imports only those above it in this list):
+//! Modules, from the bottom up (each imports only modules listed before it):
 //!
 //! - [`theme`], `error`: colours; the library's error.
-//! - [`loaded`], [`kinds`]: a loaded trace and what the viewer derives from it once; picks.
+//! - [`kinds`], [`loaded`]: picks and the index of kinds; a loaded trace with what the viewer
+//!   derives from it once.
 //! - [`view`]: what the user is looking at (viewport, layout, flame graph view, state). No GL.
-//! - [`timeline`]: the timeline scene (tracks, other kinds, flows, markers), for render-gl.
-//! - [`flame`]: the flame graph's scene and panel section.
+//! - [`overlay`]: what is drawn over either scene (tooltip box, warnings banner).
+//! - [`timeline`]: the timeline's drawing (tracks, other kinds, flows, markers), for render-gl.
+//! - [`flame`]: the flame graph's drawing and panel section.
+//! - [`scene`]: the main area's scene: the timeline or the flame graph, per the mode.
 //! - [`panels`]: the egui side panel and its sections (details, names, SQL).
 //! - [`persist`]: what is remembered between runs and across a reload.
 //! - [`screenshot`]: renders a frame headless to a PNG.
@@ -19,9 +22,11 @@ mod error;
 pub mod flame;
 pub mod kinds;
 pub mod loaded;
+pub mod overlay;
 pub mod panels;
 pub mod persist;
 pub mod platform;
+pub mod scene;
 pub mod screenshot;
 pub mod theme;
 pub mod timeline;

@@ -30,7 +30,7 @@ struct Args {
     #[arg(long, default_value = "1600x900", value_parser = parse_size)]
     size: (u32, u32),
     /// Time range to show, START..END relative to the trace start (units: ns, us, ms, s).
-    #[arg(long, value_name = "START..END", value_parser = spall_format::time::parse_time_range)]
+    #[arg(long, value_name = "START..END", value_parser = spall_util::parse_time_range)]
     view: Option<(Option<i64>, Option<i64>)>,
     /// Select the first span with this name (else an async slice, then an instant; an exact
     /// name first, else one containing it).
@@ -46,7 +46,8 @@ struct Args {
     /// stack; --view is then the range merged, --select zooms into that frame).
     #[arg(long, value_enum, default_value = "timeline")]
     mode: ModeArg,
-    /// Flame graph: only this thread, PID:TID as the file writes them, or a thread name.
+    /// Flame graph: only this thread: PID:TID as the file writes them, a thread name, a TID,
+    /// or part of a name (the first match).
     #[arg(long, value_name = "PID:TID")]
     thread: Option<String>,
     /// Flame graph: the sandwich of this function (callers above, callees below).
@@ -64,7 +65,7 @@ struct Args {
     follow: bool,
     /// Refuse a trace estimated to need more memory than this (a size such as 4G, `auto`
     /// for what the system has available, or `off`).
-    #[arg(long, value_name = "SIZE", default_value = "auto", value_parser = spall_format::parse_memory_limit)]
+    #[arg(long, value_name = "SIZE", default_value = "auto", value_parser = spall_util::parse_memory_limit)]
     max_memory: spall_format::MemoryLimit,
 }
 
@@ -106,7 +107,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
-    spall_format::tune_heap();
+    spall_util::tune_heap();
     std::panic::set_hook(Box::new(|info| {
         eprintln!(
             "spall: internal error: {info}. Please report this with the trace that caused it."

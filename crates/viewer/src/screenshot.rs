@@ -11,9 +11,9 @@ use render_gl::{Fonts, Headless, Renderer, Scene, ShaderVersion};
 use crate::error::ViewerError;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::theme::Theme;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::timeline::scene::FrameBuilder;
+use crate::scene::SceneBuilder;
+use crate::theme::Theme;
 use crate::view::flame::{FlameHit, FlameThreads, Mode, Which};
 use crate::view::state::{FlowMode, ViewState};
 
@@ -35,7 +35,8 @@ pub struct Shot {
     /// Timeline or flame graph. In the flame graph, `view` is the range merged (spans
     /// clipped to it) and `select` zooms into the heaviest frame of that name.
     pub mode: Mode,
-    /// Flame graph: only this thread (`PID:TID` as the file writes them, or a name).
+    /// Flame graph: only this thread (`PID:TID` as the file writes them, a name, a TID, or
+    /// part of a name).
     pub thread: Option<String>,
     /// Flame graph: the sandwich of this function.
     pub sandwich: Option<String>,
@@ -43,18 +44,10 @@ pub struct Shot {
     pub flame_up: bool,
 }
 
-/// The thread a `PID:TID` or a thread name names.
+/// The thread `spec` names ([`Trace::find_threads`](trace_model::Trace::find_threads)'s
+/// rule; the first in display order when it names several).
 pub fn find_thread(t: &trace_model::Trace, spec: &str) -> Option<u32> {
-    let ids = |i: &usize| {
-        let th = &t.threads()[*i];
-        format!("{}:{}", t.ext_id(th.pid), t.ext_id(th.tid)) == spec
-    };
-    let named = |i: &usize| t.threads()[*i].name.is_some_and(|n| t.str(n) == spec);
-    let all = 0..t.threads().len();
-    all.clone()
-        .find(ids)
-        .or_else(|| all.clone().find(named))
-        .map(|i| i as u32)
+    t.find_threads(spec).first().copied()
 }
 
 /// The state a screenshot shows (separate from GL so tests can inspect it).
@@ -148,7 +141,7 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
     let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }?;
     let mut fonts = Fonts::new();
     let mut scene = Scene::new();
-    FrameBuilder::default().build(&mut scene, &mut fonts, l, s);
+    SceneBuilder::default().build(&mut scene, &mut fonts, l, s);
     headless.bind();
     // SAFETY: as above.
     unsafe { renderer.render(&mut scene, &fonts) };
@@ -165,8 +158,8 @@ pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
 
 /// Writes a PNG atomically: an existing file is replaced only by a complete image.
 pub fn write_png(out: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), ViewerError> {
-    Ok(spall_format::write_atomically(out, |f| {
-        render_gl::encode_png(f, width, height, rgba).map_err(|e| spall_format::WriteError {
+    Ok(spall_util::write_atomically(out, |f| {
+        render_gl::encode_png(f, width, height, rgba).map_err(|e| spall_util::WriteError {
             path: out.to_path_buf(),
             action: "write",
             source: e,

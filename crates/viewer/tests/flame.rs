@@ -4,7 +4,7 @@
 use render_gl::Color;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
-use spall_viewer::timeline::scene::fill_for;
+use spall_viewer::timeline::draw::fill_for;
 use spall_viewer::view::flame::{Mode, Which, HEADER_PX, ROW_PX};
 use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
@@ -114,7 +114,7 @@ fn one_thread_and_the_flame_orientation() {
 fn clicking_a_frame_zooms_into_it() {
     let l = loaded();
     let mut s = shot(&l, None, false, None);
-    let hit = s.flame.hit(&s, 200.0, row(2));
+    let hit = s.flame_hit(200.0, row(2));
     let hit = hit.expect("a frame under the pointer");
     let tree = &s.flame.main.as_ref().unwrap().tree;
     assert_eq!(
@@ -181,7 +181,7 @@ fn a_flame_frame_of_a_big_graph_draws_few_instances() {
     let nodes = s.flame.main.as_ref().unwrap().tree.len();
     let mut scene = render_gl::Scene::new();
     let mut fonts = render_gl::Fonts::new();
-    spall_viewer::timeline::scene::FrameBuilder::default().build(&mut scene, &mut fonts, &l, &s);
+    spall_viewer::scene::SceneBuilder::default().build(&mut scene, &mut fonts, &l, &s);
     assert!(nodes > 50_000, "{nodes} stacks");
     let drawn = scene.instance_count();
     assert!(drawn < 20_000, "{drawn} instances for {nodes} stacks");

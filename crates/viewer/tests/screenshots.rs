@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use render_gl::Color;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
-use spall_viewer::timeline::scene::{fill_for, span_box};
+use spall_viewer::timeline::draw::fill_for;
 use spall_viewer::view::layout::RowKind;
 use spall_viewer::view::state::{ViewState, TRACKS_TOP};
 use spall_viewer::Loaded;
@@ -79,7 +79,7 @@ fn spans_sit_in_their_rows_with_their_colours() {
     for (name, depth) in [("alpha", 0), ("beta", 1), ("gamma", 2)] {
         let r = find(&l, name);
         assert_eq!(r.depth, depth);
-        let (x, y, w, h) = span_box(&l, &s, r).unwrap();
+        let (x, y, w, h) = s.span_box(&l, r).unwrap();
         let row = s.layout.lane_row(r.thread, r.depth).unwrap();
         assert_eq!(y, TRACKS_TOP + row.y, "{name}");
         // A pixel near the right end of the box, clear of the label, has the name's colour.
@@ -91,7 +91,7 @@ fn spans_sit_in_their_rows_with_their_colours() {
         );
         // Below the deepest lane there is only background.
     }
-    let (_, y, _, h) = span_box(&l, &s, find(&l, "gamma")).unwrap();
+    let (_, y, _, h) = s.span_box(&l, find(&l, "gamma")).unwrap();
     assert_eq!(img.at(500.0, y + h + 30.0), s.theme.background);
     // The header rows carry the header colour.
     let header = s
@@ -111,7 +111,7 @@ fn labels_are_drawn_inside_their_boxes() {
     let l = load("edge/simple.json");
     let (s, img) = shot(&l, ThemeKind::Light, None);
     let r = find(&l, "alpha");
-    let (x, y, _, h) = span_box(&l, &s, r).unwrap();
+    let (x, y, _, h) = s.span_box(&l, r).unwrap();
     let fill = fill_for(&l, &s, l.trace.span(r).name);
     let mut text_px = 0;
     for px in (x as u32 + 2)..(x as u32 + 60) {
@@ -133,7 +133,7 @@ fn the_selection_is_highlighted() {
     let (s, img) = shot(&l, ThemeKind::Light, Some("gamma"));
     let r = s.selected_span().expect("--select found gamma");
     assert_eq!(l.trace.str(l.trace.span(r).name), "gamma");
-    let (x, y, w, _) = span_box(&l, &s, r).unwrap();
+    let (x, y, w, _) = s.span_box(&l, r).unwrap();
     // The outline sits just outside the box: its top edge is the selection colour.
     assert_eq!(img.at(x + w / 2.0, y - 1.0), s.theme.selection);
     // Unselected, the same pixel is not.
@@ -197,6 +197,20 @@ fn spall_files_render_and_a_range_view_zooms() {
     s.hover = s.selected.map(|r| (r, 100.0, 100.0));
     let px = render(&l, &s).unwrap();
     assert_eq!(px.len(), 800 * 300 * 4);
+    // Something was drawn: spans in many colours over much of the picture, and the
+    // selected frame's outline.
+    let pixels = || px.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]);
+    let drawn = pixels().filter(|&p| p != s.theme.background.0).count();
+    assert!(
+        drawn > 800 * 300 / 4,
+        "{drawn} pixels differ from the background"
+    );
+    let colours: std::collections::HashSet<[u8; 4]> = pixels().collect();
+    assert!(colours.len() >= 16, "{} colours", colours.len());
+    assert!(
+        pixels().any(|p| p == s.theme.selection.0),
+        "no selection outline"
+    );
 }
 
 #[test]

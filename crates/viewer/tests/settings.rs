@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use spall_viewer::persist::settings::{Settings, RECENT_MAX};
 use spall_viewer::theme::ThemeKind;
@@ -92,37 +92,56 @@ fn corrupt_settings_are_ignored_with_a_warning() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// Not a test by itself: with SPALL_SETTINGS_WRITER set, saves settings there in a loop
-/// until killed (the child of the test below).
-#[test]
-fn settings_writer_child() {
-    let Some(p) = std::env::var_os("SPALL_SETTINGS_WRITER") else {
-        return;
-    };
-    let p = PathBuf::from(p);
-    for i in 0.. {
-        many_recent(1 + i % RECENT_MAX).save(&p).unwrap();
+/// Set in the child process of the test below: where it saves settings until killed.
+const WRITER: &str = "SPALL_SETTINGS_WRITER";
+
+/// Saves settings at `p` in a loop until the process is killed.
+fn write_settings_until_killed(p: &Path) -> ! {
+    let mut i = 0;
+    loop {
+        many_recent(1 + i % RECENT_MAX).save(p).unwrap();
+        i += 1;
     }
 }
 
 #[test]
 fn settings_written_while_the_writer_is_killed_are_never_corrupt() {
+    // This test runs itself again as the writer: the child process, killed mid-write.
+    if let Some(p) = std::env::var_os(WRITER) {
+        write_settings_until_killed(Path::new(&p));
+    }
     let d = dir("kill");
     let p = d.join("settings.json");
-    many_recent(1).save(&p).unwrap();
+    // The writer saves the dark theme; the file starts light, so its own writes show.
+    let before = Settings {
+        theme: Some(ThemeKind::Light),
+        ..Settings::default()
+    };
     for delay_ms in [1, 3, 7, 15, 30, 60, 120, 250] {
+        before.save(&p).unwrap();
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
-                "settings_writer_child",
+                "settings_written_while_the_writer_is_killed_are_never_corrupt",
                 "--exact",
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env("SPALL_SETTINGS_WRITER", &p)
+            .env(WRITER, &p)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // Kill it only once it is writing, so every delay lands among its writes.
+        let start = Instant::now();
+        while Settings::load(&p).0.theme != Some(ThemeKind::Dark) {
+            let exited = child.try_wait().unwrap();
+            assert!(exited.is_none(), "the writer exited: {exited:?}");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the writer never wrote"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap();
         child.wait().unwrap();

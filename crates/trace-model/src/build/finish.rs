@@ -83,12 +83,12 @@ impl TraceBuilder {
             || nest_threads(threads, end, from_spall, &strings),
             || other.renumber_and_sort(&order, end),
         );
-        spall_format::timing::stage("threads nested, other events sorted");
+        spall_util::timing::stage("threads nested, other events sorted");
         let threads = order.place_threads(per_thread, &mut diags);
         diags.merge(async_diags);
         let processes = order.processes_with_threads(&processes, &threads);
         let flow_links = flows::bind(&threads, &other.flows, &mut diags);
-        spall_format::timing::stage("flows bound");
+        spall_util::timing::stage("flows bound");
         let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();
         flow_links_by_to.sort_by_key(|&l| flow_links[l as usize].to);
         let metadata = metadata

@@ -120,7 +120,7 @@ impl TraceBuilder {
             g.merge_others(c, &r, &pmap, &tmap);
             maps.push(r);
         }
-        spall_format::timing::stage("chunks merged: strings, args, other events");
+        spall_util::timing::stage("chunks merged: strings, args, other events");
         pieces.resize_with(g.threads.len(), Vec::new);
         stacks.resize_with(g.threads.len(), Vec::new);
 
@@ -160,7 +160,7 @@ impl TraceBuilder {
                 (m, stack, d)
             })
             .collect();
-        spall_format::timing::stage("threads joined across chunks");
+        spall_util::timing::stage("threads joined across chunks");
         for (t, (m, stack, d)) in g.threads.iter_mut().zip(joined) {
             t.stream = Some(m);
             t.joined = stack;

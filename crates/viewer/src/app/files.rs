@@ -1,38 +1,118 @@
 //! Opening files and keeping what the viewer remembers: the file dialog, a finished
 //! load, reloads, and the settings (views, layout) written on the way.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use web_time::Duration;
 
-use super::{platform, App, UserEvent};
+use super::App;
 use crate::loaded::Loaded;
 use crate::panels::side::Panel;
 use crate::persist::reload::FileStamp;
 use crate::persist::settings::Settings;
+use crate::platform::{self, Loading, UserEvent};
 use crate::view::state::ViewState;
 use crate::ViewerError;
 
 impl App {
+    /// Starts loading on a background thread (in steps, on the web); the window stays
+    /// responsive. A `reload` of the file shown keeps the view.
+    pub(super) fn open(&mut self, path: Option<PathBuf>, reload: bool) {
+        if self.file.loading.is_some() {
+            // One load at a time; a file that changes meanwhile is loaded again after.
+            self.file.reload_pending |= reload;
+            if reload {
+                return;
+            }
+        }
+        let source = path
+            .as_ref()
+            .map_or(crate::DEMO_NAME.to_string(), |p| p.display().to_string());
+        let loading = Loading::new(source, reload);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            if !reload && self.file.follow {
+                if let Some(p) = &path {
+                    crate::platform::native::watch(p.clone(), self.proxy.clone());
+                }
+            }
+            crate::platform::native::load(
+                path.clone(),
+                &self.file.decode,
+                &loading,
+                self.proxy.clone(),
+            );
+        }
+        // A page opens files by their bytes (`open_bytes`): only the demo comes here.
+        #[cfg(target_arch = "wasm32")]
+        {
+            self.file.steps = Some(crate::platform::web::Stepping::new(
+                crate::DEMO.to_vec(),
+                &self.file.decode,
+            ));
+            crate::platform::web::step_soon(&self.proxy);
+        }
+        if !reload {
+            self.remember_view();
+        }
+        self.file.path = path;
+        self.file.page_file = None;
+        self.file.page_pending = None;
+        self.file.loading = Some(loading);
+        self.file.error = None;
+        self.redraw();
+    }
+
+    /// The page gave a trace's bytes: load them in steps, replacing any load under way.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn open_bytes(&mut self, name: String, bytes: Vec<u8>) {
+        self.remember_view();
+        self.file.page_pending = Some((name.clone(), bytes.len() as u64));
+        self.file.steps = Some(crate::platform::web::Stepping::new(
+            bytes,
+            &self.file.decode,
+        ));
+        crate::platform::web::step_soon(&self.proxy);
+        self.file.path = None;
+        self.file.loading = Some(Loading::new(name, false));
+        self.file.error = None;
+        self.redraw();
+    }
+
+    /// The next steps of a load in a page, for about a frame's time; then the page gets
+    /// to draw the progress and handle input before the next.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn step(&mut self) {
+        let (Some(steps), Some(loading)) = (&mut self.file.steps, &mut self.file.loading) else {
+            return;
+        };
+        match steps.run(Duration::from_millis(30), loading) {
+            None => crate::platform::web::step_soon(&self.proxy),
+            Some(result) => {
+                self.file.steps = None;
+                self.on_loaded(result);
+            }
+        }
+        self.redraw();
+    }
+
     /// Ctrl+O: a page's file picker, the desktop's file dialog, or (with no dialog to
     /// show) the path prompt in the side panel.
     pub(super) fn pick_file(&mut self) {
-        #[cfg(target_arch = "wasm32")]
-        crate::platform::web::pick_file();
-        #[cfg(not(target_arch = "wasm32"))]
-        if !crate::platform::native::file_dialog(&self.proxy) {
-            self.panel.show_open = true;
+        if !platform::pick_file(&self.proxy) {
+            self.side.panel.show_open = true;
         }
     }
 
     /// Where the trace shown keeps its view in the settings, and the file's stamp: its
     /// path, or for a page's trace its name and size (`page:SIZE:NAME`); `None` for the demo.
     fn saved_view_key(&self) -> Option<(String, Option<FileStamp>)> {
-        if let Some(p) = &self.path {
+        if let Some(p) = &self.file.path {
             let key = Settings::file_key(p).to_string_lossy().into_owned();
             return Some((key, FileStamp::of(p)));
         }
-        let (name, len) = self.page_file.as_ref()?;
+        let (name, len) = self.file.page_file.as_ref()?;
         let stamp = FileStamp {
             len: *len,
             modified: None,
@@ -43,7 +123,7 @@ impl App {
     /// Keeps the view of the file shown in the settings (saved with them).
     pub(super) fn remember_view(&mut self) {
         if let (Some((key, stamp)), Some(l), Some(s)) =
-            (self.saved_view_key(), &self.loaded, &self.state)
+            (self.saved_view_key(), &self.shown.loaded, &self.shown.state)
         {
             let v = crate::persist::saved_view::save(s, l, stamp);
             self.settings.views.insert(key, v);
@@ -58,53 +138,54 @@ impl App {
             .window
             .inner_size()
             .to_logical::<f32>(g.window.scale_factor());
-        let (w0, h0) = self.window_start;
+        let (w0, h0) = self.side.window_start;
         if (size.width - w0).abs() > 1.0 || (size.height - h0).abs() > 1.0 {
             self.settings.window_points = Some((size.width.round(), size.height.round()));
         }
-        if self.panel_points > 0.0 && (self.panel_points - self.panel_start).abs() > 1.0 {
-            self.settings.panel_points = Some(self.panel_points.round());
+        if self.side.panel_points > 0.0
+            && (self.side.panel_points - self.side.panel_start).abs() > 1.0
+        {
+            self.settings.panel_points = Some(self.side.panel_points.round());
         }
-        self.settings.panel_hidden = self.panel_hidden;
+        self.settings.panel_hidden = self.side.panel_hidden;
     }
 
     /// Writes the settings (atomically); a failure is reported, never fatal.
     pub(super) fn save_settings(&mut self) {
-        self.settings.theme = self.theme.map(|t| t.kind);
+        self.settings.theme = self.side.theme.map(|t| t.kind);
         if let Some(p) = &self.settings_path {
             if let Err(e) = self.settings.save(p) {
                 eprintln!("spall: the settings were not saved: {e}");
             }
         }
-        #[cfg(target_arch = "wasm32")]
-        crate::platform::web::save_settings(&self.settings);
+        platform::save_settings(&self.settings);
     }
 
     /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
     pub(super) fn reload(&mut self) {
-        if self.path.is_some() {
-            self.open(self.path.clone(), true);
+        if self.file.path.is_some() {
+            self.open(self.file.path.clone(), true);
         }
     }
 
     /// A load finished: the trace shown, or its error.
     pub(super) fn on_loaded(&mut self, result: Result<Loaded, ViewerError>) {
-        let loading = self.loading.take();
+        let loading = self.file.loading.take();
         let reload = loading.as_ref().is_some_and(|l| l.reload);
         if result.is_ok() {
-            self.load_time = loading.map(|l| l.started.elapsed());
+            self.file.load_time = loading.map(|l| l.started.elapsed());
         }
-        if let Some(t) = self.timing {
+        if let Some(t) = self.drawing.timing {
             eprintln!(
                 "spall: trace loaded and indexed after {:.0} ms",
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
-        let page_file = self.page_pending.take();
+        let page_file = self.file.page_pending.take();
         match result {
             Ok(l) => {
                 if page_file.is_some() {
-                    self.page_file = page_file;
+                    self.file.page_file = page_file;
                 }
                 // The whole-trace statistics the side panel shows first are O(spans): they
                 // are computed on a thread of their own, and the panel says so meanwhile.
@@ -119,26 +200,26 @@ impl App {
                 if let Some(g) = &self.gl {
                     g.window.set_title(&format!("spall · {}", l.source));
                 }
-                match (&self.loaded, &self.state) {
+                match (&self.shown.loaded, &self.shown.state) {
                     (Some(old_l), Some(old)) if reload => s.carry_over(old, old_l, &l),
                     _ => {
                         // The SQL editor and its history outlive a trace (and a query the
                         // page asked for before the load is still to run).
-                        let query = std::mem::take(&mut self.panel.query);
-                        self.panel = Panel::default();
-                        self.panel.query = query;
-                        self.fit_pending = true;
+                        let query = std::mem::take(&mut self.side.panel.query);
+                        self.side.panel = Panel::default();
+                        self.side.panel.query = query;
+                        self.shown.fit_pending = true;
                         if let Some((key, stamp)) = self.saved_view_key() {
                             if let Some(v) = self.settings.views.get(&key) {
-                                self.restore =
+                                self.shown.restore =
                                     crate::persist::saved_view::apply(v, &mut s, &l, stamp)
                                         .map(|r| (r, None));
                             }
-                            if self.path.is_none() {
+                            if self.file.path.is_none() {
                                 self.settings.add_page(&key);
                             }
                         }
-                        if let Some(p) = self.path.clone() {
+                        if let Some(p) = self.file.path.clone() {
                             if s.markers.is_empty() && s.range.is_none() {
                                 crate::persist::saved_view::apply_sidecar(&p, &mut s, &l);
                             }
@@ -149,24 +230,17 @@ impl App {
                 }
                 // SQL runs on a worker thread holding the new trace; the page has no threads,
                 // so there it runs at once.
-                #[cfg(not(target_arch = "wasm32"))]
-                self.panel
+                self.side
+                    .panel
                     .query
-                    .set_runner(Box::new(crate::platform::native::ThreadRunner::new(
-                        l.trace.clone(),
-                        self.proxy.clone(),
-                    )));
-                #[cfg(target_arch = "wasm32")]
-                self.panel.query.set_runner(Box::new(
-                    crate::panels::query::InlineRunner::deferred(l.trace.clone()),
-                ));
-                self.loaded = Some(l);
-                self.state = Some(s);
+                    .set_runner(platform::query_runner(l.trace.clone(), self.proxy.clone()));
+                self.shown.loaded = Some(l);
+                self.shown.state = Some(s);
             }
             // A failed reload keeps the trace on screen, with the error in the panel.
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => self.file.error = Some(e.to_string()),
         }
-        if std::mem::take(&mut self.reload_pending) {
+        if std::mem::take(&mut self.file.reload_pending) {
             self.reload();
         }
         self.redraw();

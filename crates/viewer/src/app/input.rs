@@ -4,19 +4,23 @@
 use winit::event::{MouseButton, MouseScrollDelta};
 use winit::keyboard::{Key, NamedKey};
 
+use trace_model::FlameSort;
+
 use super::{App, Drag};
-use crate::app::parts::flame_key;
 use crate::kinds::Pick;
+use crate::loaded::Loaded;
 use crate::persist::keys::Action;
-use crate::timeline::scene::minimap_time;
-use crate::view::flame::Mode;
+use crate::theme::Theme;
+use crate::timeline::draw::minimap_time;
+use crate::view::flame::{Mode, Which};
+use crate::view::state::ViewState;
 use web_time::{Duration, Instant};
 
 impl App {
     /// What was chosen in a right-click's menu, for what was clicked.
-    pub(super) fn menu_choice(&mut self, (pick, c): (Pick, crate::app::parts::MenuChoice)) {
-        use crate::app::parts::MenuChoice;
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+    pub(super) fn menu_choice(&mut self, (pick, c): (Pick, crate::app::overlays::MenuChoice)) {
+        use crate::app::overlays::MenuChoice;
+        let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
         let name = crate::kinds::copy_text(&l.trace, pick, false);
@@ -30,7 +34,7 @@ impl App {
             MenuChoice::Search => {
                 let name = name.unwrap_or_default();
                 s.search(l, &name);
-                self.panel.search = name;
+                self.side.panel.search = name;
             }
             MenuChoice::Zoom => s.zoom_to_pick(l, pick),
             MenuChoice::Flame => {
@@ -45,12 +49,12 @@ impl App {
     }
 
     pub(super) fn mouse_moved(&mut self, x: f32, y: f32) {
-        let (dx, dy) = (x - self.cursor.0, y - self.cursor.1);
-        self.cursor = (x, y);
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+        let (dx, dy) = (x - self.input.cursor.0, y - self.input.cursor.1);
+        self.input.cursor = (x, y);
+        let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
-        match &mut self.drag {
+        match &mut self.input.drag {
             Some(Drag::Pan {
                 x: x0,
                 y: y0,
@@ -74,7 +78,7 @@ impl App {
                 s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
             }
             None if s.mode == Mode::Flame => {
-                let hit = s.flame.hit(s, x, y).map(|h| (h, x, y));
+                let hit = s.flame_hit(x, y).map(|h| (h, x, y));
                 if hit.is_none() && s.flame.hover.is_none() {
                     return;
                 }
@@ -93,19 +97,19 @@ impl App {
     }
 
     pub(super) fn mouse_button(&mut self, button: MouseButton, pressed: bool) {
-        let (x, y) = self.cursor;
+        let (x, y) = self.input.cursor;
         // A click anywhere but on the menu closes a right-click's menu.
-        if button == MouseButton::Left && pressed && self.context_menu.take().is_some() {
+        if button == MouseButton::Left && pressed && self.input.context_menu.take().is_some() {
             self.redraw();
         }
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+        let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
         if x > s.width {
             return;
         }
         if button == MouseButton::Right && !pressed && s.mode == Mode::Timeline {
-            self.context_menu = s.hit(l, x, y).map(|p| (p, x, y));
+            self.input.context_menu = s.hit(l, x, y).map(|p| (p, x, y));
             self.redraw();
             return;
         }
@@ -115,7 +119,7 @@ impl App {
         if s.mode == Mode::Flame {
             // A click zooms into a frame (an ancestor's bar zooms back out).
             if !pressed {
-                if let Some(h) = s.flame.hit(s, x, y) {
+                if let Some(h) = s.flame_hit(x, y) {
                     s.flame_click(l, h);
                     self.redraw();
                 }
@@ -123,12 +127,12 @@ impl App {
             return;
         }
         if pressed {
-            self.drag = Some(if y < s.minimap_h() {
+            self.input.drag = Some(if y < s.minimap_h() {
                 let t = minimap_time(l, s, x);
                 let (a, b) = s.viewport.visible();
                 s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
                 Drag::Minimap
-            } else if y < s.tracks_top() || self.shift {
+            } else if y < s.tracks_top() || self.input.shift {
                 let t = s.viewport.time_at(x as f64);
                 s.range = Some((t, t));
                 Drag::Range { from: t }
@@ -136,15 +140,15 @@ impl App {
                 Drag::Pan { x, y, moved: false }
             });
         } else {
-            match self.drag.take() {
+            match self.input.drag.take() {
                 Some(Drag::Pan { moved: false, .. }) => {
                     let now = Instant::now();
-                    let double = self.last_click.is_some_and(|(t, px, py)| {
+                    let double = self.input.last_click.is_some_and(|(t, px, py)| {
                         now - t < Duration::from_millis(400)
                             && (px - x).abs() < 4.0
                             && (py - y).abs() < 4.0
                     });
-                    self.last_click = Some((now, x, y));
+                    self.input.last_click = Some((now, x, y));
                     if let Some(kind) = s.header_at(y) {
                         s.toggle_collapse(l, kind);
                     } else {
@@ -170,8 +174,8 @@ impl App {
     }
 
     pub(super) fn wheel(&mut self, delta: MouseScrollDelta) {
-        let (x, _) = self.cursor;
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+        let (x, _) = self.input.cursor;
+        let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
         if x > s.width || s.mode == Mode::Flame {
@@ -181,7 +185,7 @@ impl App {
             MouseScrollDelta::LineDelta(a, b) => (a * 40.0, b * 40.0),
             MouseScrollDelta::PixelDelta(p) => (p.x as f32, p.y as f32),
         };
-        if self.shift {
+        if self.input.shift {
             s.scroll(-(dy + dx));
         } else if dx.abs() > dy.abs() {
             s.pan(-dx);
@@ -193,20 +197,22 @@ impl App {
     }
 
     pub(super) fn key(&mut self, key: &Key) {
-        if self.ctrl {
+        if self.input.ctrl {
             match key {
                 Key::Character(c) if c.eq_ignore_ascii_case("o") => self.pick_file(),
                 Key::Character(c) if c.eq_ignore_ascii_case("f") => {
-                    self.panel.focus_search = true;
+                    self.side.panel.focus_search = true;
                 }
                 Key::Character(c) if c.eq_ignore_ascii_case("r") => self.reload(),
-                Key::Character(c) if c.eq_ignore_ascii_case("s") => self.save_pending = true,
+                Key::Character(c) if c.eq_ignore_ascii_case("s") => {
+                    self.drawing.save_pending = true
+                }
                 Key::Character(c) if c.eq_ignore_ascii_case("c") => {
                     // Ctrl+C: the selection's name; Ctrl+Shift+C: its call stack.
-                    let text = match (&self.loaded, &self.state) {
+                    let text = match (&self.shown.loaded, &self.shown.state) {
                         (Some(l), Some(s)) => s
                             .selected
-                            .and_then(|p| crate::kinds::copy_text(&l.trace, p, self.shift)),
+                            .and_then(|p| crate::kinds::copy_text(&l.trace, p, self.input.shift)),
                         _ => None,
                     };
                     if let (Some(text), Some(g)) = (text, &self.gl) {
@@ -222,12 +228,14 @@ impl App {
             self.reload();
             return;
         }
-        let action = self.bindings.action(key);
+        let action = self.input.bindings.action(key);
         match action {
-            Some(Action::Help) => self.show_help = !self.show_help,
-            Some(Action::TogglePanel) => self.panel_hidden = !self.panel_hidden,
-            Some(Action::Clear) if self.show_help => self.show_help = false,
-            Some(Action::Clear) if self.context_menu.is_some() => self.context_menu = None,
+            Some(Action::Help) => self.input.show_help = !self.input.show_help,
+            Some(Action::TogglePanel) => self.side.panel_hidden = !self.side.panel_hidden,
+            Some(Action::Clear) if self.input.show_help => self.input.show_help = false,
+            Some(Action::Clear) if self.input.context_menu.is_some() => {
+                self.input.context_menu = None
+            }
             _ => {
                 self.view_key(key, action);
                 return;
@@ -238,7 +246,7 @@ impl App {
 
     /// A key that acts on the trace shown: the flame graph's own keys, or an action.
     fn view_key(&mut self, key: &Key, action: Option<Action>) {
-        let (Some(l), Some(s)) = (&self.loaded, &mut self.state) else {
+        let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
         if action == Some(Action::FlameGraph) {
@@ -251,7 +259,7 @@ impl App {
             return;
         }
         if s.mode == Mode::Flame {
-            if flame_key(l, s, key, &mut self.theme) {
+            if flame_key(l, s, key, &mut self.side.theme) {
                 self.redraw();
             }
             return;
@@ -267,8 +275,8 @@ impl App {
             Action::ScrollDown => s.scroll(40.0),
             Action::Fit => s.fit(l),
             Action::FitAll => s.fit_all(l),
-            Action::ToggleTheme => self.theme = Some(s.theme.toggled()),
-            Action::Search => self.panel.focus_search = true,
+            Action::ToggleTheme => self.side.theme = Some(s.theme.toggled()),
+            Action::Search => self.side.panel.focus_search = true,
             Action::Flows => s.flows = s.flows.cycled(),
             Action::PrevSlice | Action::NextSlice => {
                 if !s.step_on_lane(l, action == Action::NextSlice) {
@@ -281,29 +289,69 @@ impl App {
                 }
             }
             Action::AddMarker => {
-                let x = if self.cursor.0 < s.width {
-                    self.cursor.0
+                let x = if self.input.cursor.0 < s.width {
+                    self.input.cursor.0
                 } else {
                     cx
                 };
                 let at = s.viewport.time_at(x as f64);
-                self.panel.focus_marker = crate::timeline::markers::add(s, l, at);
-                self.panel_hidden = false;
+                self.side.panel.focus_marker = crate::timeline::markers::add(s, l, at);
+                self.side.panel_hidden = false;
                 // Kept at once: a viewer that is killed loses only the notes typed since.
                 self.remember_view();
                 self.save_settings();
             }
             Action::NextMatch => {
-                s.step_match(l, !self.shift);
+                s.step_match(l, !self.input.shift);
             }
             Action::Clear => {
                 s.selected = None;
                 s.range = None;
                 s.search(l, "");
-                self.panel.search.clear();
+                self.side.panel.search.clear();
             }
             Action::FlameGraph | Action::Help | Action::TogglePanel => return,
         }
         self.redraw();
     }
+}
+
+/// A key in the flame graph view; returns whether anything changed.
+fn flame_key(l: &Loaded, s: &mut ViewState, key: &Key, theme: &mut Option<Theme>) -> bool {
+    let f = &mut s.flame;
+    match key {
+        Key::Character(c) => match c.to_ascii_lowercase().as_str() {
+            "i" => f.icicle = !f.icicle,
+            "o" => {
+                f.sort = match f.sort {
+                    FlameSort::Heaviest => FlameSort::Name,
+                    FlameSort::Name => FlameSort::Heaviest,
+                }
+            }
+            "v" => {
+                if f.sandwich.is_some() {
+                    f.sandwich = None;
+                } else if let Some(label) = f.selected_label() {
+                    f.open_sandwich(l, label);
+                }
+            }
+            "t" => *theme = Some(s.theme.toggled()),
+            _ => return false,
+        },
+        Key::Named(NamedKey::Backspace) => {
+            let which = f.selected.map_or(Which::Main, |h| h.pane);
+            return f.zoom_out(which);
+        }
+        Key::Named(NamedKey::Escape) => {
+            if f.sandwich.take().is_none() {
+                f.selected = None;
+                f.occurrences.clear();
+                if let Some(p) = &mut f.main {
+                    p.zoom = 0;
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
 }

@@ -292,5 +292,5 @@ fn tooltip(
     x: f32,
     y: f32,
 ) {
-    crate::timeline::scene::tooltip_box(scene, fonts, s, &describe(l, s, h), x, y);
+    crate::overlay::tooltip_box(scene, fonts, s, &describe(l, s, h), x, y);
 }

@@ -7,12 +7,30 @@ use trace_model::{label_text, FlameSort, FrameLabel};
 use crate::flame::draw::describe;
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::view::flame::{FlameHit, FlameThreads, Mode, Which};
+use crate::view::flame::{FlameHit, FlameThreads, FlameView, Mode, Pane, Which};
 use crate::view::state::ViewState;
 use crate::view::viewport::format_duration;
 
 /// Returns whether the view changed.
 pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
+    let mut changed = scope(ui, l, s);
+    changed |= shape(ui, &mut s.flame);
+    let Some(main) = s.flame.main.clone() else {
+        ui.label("building the flame graph …");
+        return changed;
+    };
+    changed |= breadcrumb(ui, l, &mut s.flame, &main);
+    changed |= sandwich_bar(ui, l, &mut s.flame);
+    let Some(h) = s.flame.selected else {
+        ui.label(RichText::new("click a frame to zoom into it and see its details").weak());
+        return changed;
+    };
+    changed |= selected_frame(ui, l, s, h);
+    changed | occurrences(ui, l, s)
+}
+
+/// Which spans are merged: all threads, the visible ones or one; apart or not; the range.
+fn scope(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
     let mut changed = false;
     let t = &l.trace;
     let f = &mut s.flame;
@@ -59,6 +77,12 @@ pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
         };
         changed |= ui.checkbox(&mut f.use_range, text).changed();
     });
+    changed
+}
+
+/// Icicle or flame, and the order of siblings.
+fn shape(ui: &mut Ui, f: &mut FlameView) -> bool {
+    let mut changed = false;
     ui.horizontal(|ui| {
         if ui
             .selectable_label(f.icicle, "icicle")
@@ -91,11 +115,13 @@ pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
             }
         }
     });
-    let Some(main) = f.main.clone() else {
-        ui.label("building the flame graph …");
-        return changed;
-    };
-    // The breadcrumb: click to zoom back out.
+    changed
+}
+
+/// The zoomed frame's path from the root: click to zoom back out.
+fn breadcrumb(ui: &mut Ui, l: &Loaded, f: &mut FlameView, main: &Pane) -> bool {
+    let mut changed = false;
+    let t = &l.trace;
     if main.zoom != 0 {
         ui.horizontal_wrapped(|ui| {
             let mut go = None;
@@ -117,6 +143,13 @@ pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
             }
         });
     }
+    changed
+}
+
+/// Which function's sandwich is shown, with a button to close it.
+fn sandwich_bar(ui: &mut Ui, l: &Loaded, f: &mut FlameView) -> bool {
+    let mut changed = false;
+    let t = &l.trace;
     if let Some(sw) = &f.sandwich {
         let mut close = false;
         ui.horizontal(|ui| {
@@ -128,10 +161,12 @@ pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
             changed = true;
         }
     }
-    let Some(h) = f.selected else {
-        ui.label(RichText::new("click a frame to zoom into it and see its details").weak());
-        return changed;
-    };
+    changed
+}
+
+/// The selected frame's details, and a button for its sandwich.
+fn selected_frame(ui: &mut Ui, l: &Loaded, s: &mut ViewState, h: FlameHit) -> bool {
+    let mut changed = false;
     ui.separator();
     for (i, line) in describe(l, s, h).iter().enumerate() {
         if i == 0 {
@@ -140,7 +175,7 @@ pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
             ui.label(RichText::new(line).small());
         }
     }
-    let opts = s.flame.options(l, s);
+    let opts = s.flame_options(l);
     let f = &mut s.flame;
     let label = f.selected_label();
     ui.horizontal(|ui| {
@@ -163,9 +198,18 @@ pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
             }
         }
     });
+    changed
+}
+
+/// The spans merged into the selected frame: step through them or pick one to show it
+/// in the timeline.
+fn occurrences(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
+    let mut changed = false;
+    let t = &l.trace;
+    let f = &mut s.flame;
     let n = f.occurrences.len();
     if n == 0 {
-        return changed;
+        return false;
     }
     let mut step = None;
     ui.horizontal(|ui| {

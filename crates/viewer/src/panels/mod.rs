@@ -1,10 +1,10 @@
 //! The egui side panel and its sections (the timeline and flame graph are render-gl's).
 //!
-//! - [`side`]: the panel: trace summary, search, selection, statistics, and its sections.
+//! - `csv`: tables as CSV or TSV for the copy buttons.
 //! - `details`: the selection's details (a span's ancestors and arguments, other kinds).
 //! - `names`: per-name analysis (duration histogram, percentiles, slowest occurrences).
 //! - [`query`]: SQL over the trace, with a sortable result table.
-//! - `csv`: tables as CSV or TSV for the copy buttons.
+//! - [`side`]: the panel: trace summary, search, selection, statistics, and its sections.
 
 pub(crate) mod csv;
 pub(crate) mod details;

@@ -3,7 +3,7 @@
 //! occurrences to jump to. Computed once per (name, range): it costs O(spans of the name).
 
 use egui::{Color32, RichText, Sense, Stroke, Ui};
-use trace_model::{percentile, SpanRef, StrId};
+use trace_model::{clip_span, percentile, DurationHistogram, SpanRef, StrId};
 
 use crate::loaded::Loaded;
 use crate::view::viewport::format_duration;
@@ -23,7 +23,7 @@ pub struct NameAnalysis {
     /// The slowest occurrences, slowest first, with their (clipped) durations.
     pub slowest: Vec<(i64, SpanRef)>,
     /// Counts per logarithmic bucket between the shortest and the longest duration.
-    pub buckets: Vec<u64>,
+    pub histogram: DurationHistogram,
 }
 
 impl NameAnalysis {
@@ -36,27 +36,25 @@ impl NameAnalysis {
             .into_iter()
             .filter_map(|r| {
                 let sp = t.span(r);
-                let (s, e) = (sp.start.max(r0), sp.end().min(r1));
-                (e > s || (sp.dur == 0 && sp.start >= r0 && sp.start < r1)).then_some((e - s, r))
+                clip_span(sp.start, sp.end(), r0, r1).map(|d| (d, r))
             })
             .collect();
         let mut durations: Vec<i64> = all.iter().map(|a| a.0).collect();
         durations.sort_unstable();
         all.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         all.truncate(SLOWEST);
-        let buckets = histogram(&durations);
         NameAnalysis {
             name,
             range,
+            histogram: DurationHistogram::new(&durations, BUCKETS),
             durations,
             slowest: all,
-            buckets,
         }
     }
 
     /// Where a duration falls on the histogram's axis, 0..=1 (logarithmic).
     pub fn axis(&self, d: i64) -> f32 {
-        axis(&self.durations, d)
+        self.histogram.axis(d)
     }
 
     /// Shows it; returns an occurrence that was clicked.
@@ -117,12 +115,19 @@ impl NameAnalysis {
         let p = ui.painter_at(rect);
         let visuals = ui.visuals();
         p.rect_filled(rect, 2.0, visuals.extreme_bg_color);
-        let max = self.buckets.iter().copied().max().unwrap_or(1).max(1) as f32;
+        let max = self
+            .histogram
+            .counts
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(1)
+            .max(1) as f32;
         let bw = rect.width() / BUCKETS as f32;
         let bar = Color32::from_rgb(90, 140, 220);
         let bottom = rect.bottom() - 14.0;
         let h = bottom - rect.top() - 4.0;
-        for (i, &c) in self.buckets.iter().enumerate() {
+        for (i, &c) in self.histogram.counts.iter().enumerate() {
             if c == 0 {
                 continue;
             }
@@ -172,64 +177,13 @@ impl NameAnalysis {
         );
         if let Some(pos) = resp.hover_pos() {
             let i = (((pos.x - rect.left()) / bw) as usize).min(BUCKETS - 1);
-            let (a, b) = bucket_bounds(d, i);
+            let (a, b) = self.histogram.bounds(i);
             resp.on_hover_text(format!(
                 "{} spans from {} to {}",
-                self.buckets[i],
+                self.histogram.counts[i],
                 format_duration(a),
                 format_duration(b)
             ));
         }
-    }
-}
-
-/// `d` on a log axis between the smallest and largest of `sorted`, 0..=1.
-fn axis(sorted: &[i64], d: i64) -> f32 {
-    let (Some(&lo), Some(&hi)) = (sorted.first(), sorted.last()) else {
-        return 0.0;
-    };
-    let (lo, hi) = ((lo.max(1) as f64).ln(), (hi.max(1) as f64).ln());
-    if hi <= lo {
-        return 0.5;
-    }
-    (((d.max(1) as f64).ln() - lo) / (hi - lo)).clamp(0.0, 1.0) as f32
-}
-
-/// Counts per bucket of the log axis.
-fn histogram(sorted: &[i64]) -> Vec<u64> {
-    let mut b = vec![0u64; BUCKETS];
-    for &d in sorted {
-        let i = ((axis(sorted, d) * BUCKETS as f32) as usize).min(BUCKETS - 1);
-        b[i] += 1;
-    }
-    b
-}
-
-/// The durations bucket `i` covers.
-fn bucket_bounds(sorted: &[i64], i: usize) -> (i64, i64) {
-    let (lo, hi) = (
-        (sorted[0].max(1) as f64).ln(),
-        (sorted[sorted.len() - 1].max(1) as f64).ln(),
-    );
-    let at = |k: usize| (lo + (hi - lo) * k as f64 / BUCKETS as f64).exp().round() as i64;
-    (at(i), at(i + 1))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buckets_are_logarithmic() {
-        // 10 spans of 1 µs, 1 of 1 ms: one bucket at each end.
-        let mut d = vec![1_000i64; 10];
-        d.push(1_000_000);
-        let b = histogram(&d);
-        assert_eq!((b[0], b[BUCKETS - 1]), (10, 1));
-        assert_eq!(b.iter().sum::<u64>(), 11);
-        // 31.6 µs is half way on a log axis from 1 µs to 1 ms.
-        assert!((axis(&d, 31_623) - 0.5).abs() < 0.01);
-        assert_eq!(bucket_bounds(&d, 0).0, 1_000);
-        assert_eq!(bucket_bounds(&d, BUCKETS - 1).1, 1_000_000);
     }
 }

@@ -4,7 +4,7 @@
 use egui::{Color32, RichText, ScrollArea, TextEdit, Ui};
 use trace_model::NameStats;
 
-use crate::kinds::{value_at, Pick};
+use crate::kinds::Pick;
 use crate::loaded::Loaded;
 use crate::panels::csv::table_text;
 use crate::panels::details::{details, other_details};
@@ -105,6 +105,29 @@ impl Panel {
         status: &str,
     ) -> Actions {
         let mut act = Actions::default();
+        self.file_row(ui, &mut act);
+        ui.label(RichText::new(status).small());
+        let (Some(l), Some(s)) = (l, s) else {
+            if l.is_none() {
+                self.recent_list(ui, &mut act);
+            }
+            return act;
+        };
+        summary(ui, l);
+        self.search_row(ui, l, s, &mut act);
+        mode_switch(ui, s, &mut act);
+        ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                self.view_sections(ui, l, s, &mut act);
+                self.stats_sections(ui, l, s, &mut act);
+                self.query_and_tracks(ui, l, s, &mut act);
+            });
+        act
+    }
+
+    /// Open, Theme and Recent, and the path prompt where there is no file dialog.
+    fn file_row(&mut self, ui: &mut Ui, act: &mut Actions) {
         ui.horizontal(|ui| {
             if ui.button("Open…").on_hover_text("Ctrl+O").clicked() {
                 // The file dialog (the page's picker on the web); a second click hides the
@@ -145,26 +168,10 @@ impl Panel {
                 }
             });
         }
-        ui.label(RichText::new(status).small());
-        let (Some(l), Some(s)) = (l, s) else {
-            if l.is_none() {
-                self.recent_list(ui, &mut act);
-            }
-            return act;
-        };
-        let t = &l.trace;
-        ui.label(format!(
-            "{} spans · {} threads · {}",
-            t.span_count(),
-            t.threads().len(),
-            format_duration(t.duration_ns())
-        ));
-        if let Some(w) = &l.warnings {
-            ui.colored_label(Color32::from_rgb(200, 120, 0), w);
-        }
-        ui.separator();
+    }
 
-        // Search.
+    /// The search box, its steps, and how many matches.
+    fn search_row(&mut self, ui: &mut Ui, l: &Loaded, s: &mut ViewState, act: &mut Actions) {
         ui.horizontal(|ui| {
             let r = ui.add(
                 TextEdit::singleline(&mut self.search)
@@ -207,140 +214,134 @@ impl Panel {
             };
         }
         ui.separator();
+    }
 
-        ui.horizontal(|ui| {
-            for (mode, text) in [(Mode::Timeline, "Timeline"), (Mode::Flame, "Flame graph")] {
-                if ui
-                    .selectable_label(s.mode == mode, text)
-                    .on_hover_text("G switches")
-                    .clicked()
-                {
-                    s.mode = mode;
+    /// The sections about what is shown: the flame graph's, the selection, the markers.
+    fn view_sections(&mut self, ui: &mut Ui, l: &Loaded, s: &mut ViewState, act: &mut Actions) {
+        if s.mode == Mode::Flame {
+            egui::CollapsingHeader::new(RichText::new("Flame graph").strong())
+                .default_open(true)
+                .show(ui, |ui| {
+                    if crate::flame::panel::ui(ui, l, s) {
+                        act.redraw = true;
+                    }
+                });
+        }
+        if let (Some(p), Mode::Timeline) = (s.selected, s.mode) {
+            egui::CollapsingHeader::new(RichText::new("Selection").strong())
+                .default_open(true)
+                .show(ui, |ui| {
+                    let next = match p {
+                        Pick::Span(r) => details(ui, l, s, r),
+                        p => {
+                            other_details(ui, l, p);
+                            None
+                        }
+                    };
+                    if let Some(next) = next {
+                        s.select(l, Some(next));
+                        s.center_on(l, next);
+                        act.redraw = true;
+                    }
+                });
+        }
+        if !s.markers.is_empty() && s.mode == Mode::Timeline {
+            let title = format!("Markers · {}", s.markers.len());
+            egui::CollapsingHeader::new(RichText::new(title).strong())
+                .default_open(true)
+                .show(ui, |ui| {
+                    let focus = self.focus_marker.take();
+                    if crate::timeline::markers::panel(ui, l, s, focus) {
+                        act.redraw = true;
+                    }
+                });
+        }
+    }
+
+    /// The statistics (of the range, else the whole trace) and one name's durations.
+    fn stats_sections(&mut self, ui: &mut Ui, l: &Loaded, s: &mut ViewState, act: &mut Actions) {
+        let title = match s.range {
+            Some((a, b)) => format!("Range statistics · {}", format_duration(b - a)),
+            None => "Statistics · whole trace".to_string(),
+        };
+        egui::CollapsingHeader::new(RichText::new(title).strong())
+            .default_open(true)
+            .show(ui, |ui| {
+                if s.range.is_some() && ui.small_button("clear range (Esc)").clicked() {
+                    s.range = None;
                     act.redraw = true;
                 }
-            }
-        });
-        ScrollArea::vertical()
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                if s.mode == Mode::Flame {
-                    egui::CollapsingHeader::new(RichText::new("Flame graph").strong())
-                        .default_open(true)
-                        .show(ui, |ui| {
-                            if crate::flame::panel::ui(ui, l, s) {
-                                act.redraw = true;
-                            }
-                        });
-                }
-                if let (Some(p), Mode::Timeline) = (s.selected, s.mode) {
-                    egui::CollapsingHeader::new(RichText::new("Selection").strong())
-                        .default_open(true)
-                        .show(ui, |ui| {
-                            let next = match p {
-                                Pick::Span(r) => details(ui, l, s, r),
-                                p => {
-                                    other_details(ui, l, p);
-                                    None
-                                }
-                            };
-                            if let Some(next) = next {
-                                s.select(l, Some(next));
-                                s.center_on(l, next);
-                                act.redraw = true;
-                            }
-                        });
-                }
-                if !s.markers.is_empty() && s.mode == Mode::Timeline {
-                    let title = format!("Markers · {}", s.markers.len());
-                    egui::CollapsingHeader::new(RichText::new(title).strong())
-                        .default_open(true)
-                        .show(ui, |ui| {
-                            let focus = self.focus_marker.take();
-                            if crate::timeline::markers::panel(ui, l, s, focus) {
-                                act.redraw = true;
-                            }
-                        });
-                }
-                let title = match s.range {
-                    Some((a, b)) => format!("Range statistics · {}", format_duration(b - a)),
-                    None => "Statistics · whole trace".to_string(),
-                };
-                egui::CollapsingHeader::new(RichText::new(title).strong())
-                    .default_open(true)
-                    .show(ui, |ui| {
-                        if s.range.is_some() && ui.small_button("clear range (Esc)").clicked() {
-                            s.range = None;
-                            act.redraw = true;
-                        }
-                        if let Some(name) = self.stats_table(ui, l, s) {
-                            s.highlight_name(l, name);
-                            self.search = l.trace.str(name).to_string();
-                            self.analysis = Some(NameAnalysis::new(l, name, s.range));
-                            act.redraw = true;
-                        }
-                        if let Some((a, b)) = s.range {
-                            let stale = self.range_kinds.as_ref().map(|r| r.0) != Some((a, b));
-                            // While a range is dragged, keep the last figures, as the
-                            // statistics do.
-                            if stale && !(self.hold && self.range_kinds.is_some()) {
-                                self.range_kinds = Some(((a, b), RangeKinds::new(l, a, b)));
-                            }
-                            if let Some((_, k)) = &self.range_kinds {
-                                k.show(ui);
-                            }
-                        }
-                    });
-                // The analysis follows the range, as the table does.
-                let stale = self
-                    .analysis
-                    .as_ref()
-                    .filter(|a| a.range != s.range && !self.hold)
-                    .map(|a| a.name);
-                if let Some(name) = stale {
+                if let Some(name) = self.stats_table(ui, l, s) {
+                    s.highlight_name(l, name);
+                    self.search = l.trace.str(name).to_string();
                     self.analysis = Some(NameAnalysis::new(l, name, s.range));
+                    act.redraw = true;
                 }
-                if let Some(a) = &self.analysis {
-                    egui::CollapsingHeader::new(RichText::new("Durations of one name").strong())
-                        .default_open(true)
-                        .show(ui, |ui| {
-                            if let Some(r) = a.ui(ui, l) {
-                                s.mode = Mode::Timeline;
-                                s.select(l, Some(r));
-                                s.zoom_to(l, r);
-                                act.redraw = true;
-                            }
-                        });
+                if let Some((a, b)) = s.range {
+                    let stale = self.range_kinds.as_ref().map(|r| r.0) != Some((a, b));
+                    // While a range is dragged, keep the last figures, as the
+                    // statistics do.
+                    if stale && !(self.hold && self.range_kinds.is_some()) {
+                        self.range_kinds = Some(((a, b), RangeKinds::new(l, a, b)));
+                    }
+                    if let Some((_, k)) = &self.range_kinds {
+                        k.show(ui);
+                    }
                 }
-                let reveal = std::mem::take(&mut self.query.reveal);
-                egui::CollapsingHeader::new(RichText::new("SQL").strong())
-                    .default_open(false)
-                    .open(reveal.then_some(true))
-                    .show(ui, |ui| {
-                        use crate::panels::query::Show;
-                        match self.query.ui(ui, l) {
-                            Some(Show::Slice(r)) => {
-                                s.mode = Mode::Timeline;
-                                s.select(l, Some(r));
-                                s.zoom_to(l, r);
-                                act.redraw = true;
-                            }
-                            Some(Show::Range(a, b)) => {
-                                s.mode = Mode::Timeline;
-                                s.viewport.show(a, b);
-                                act.redraw = true;
-                            }
-                            None => {}
-                        }
-                    });
-                egui::CollapsingHeader::new(RichText::new("Tracks").strong())
-                    .default_open(false)
-                    .show(ui, |ui| {
-                        if self.track_list(ui, l, s) {
-                            act.redraw = true;
-                        }
-                    });
             });
-        act
+        // The analysis follows the range, as the table does.
+        let stale = self
+            .analysis
+            .as_ref()
+            .filter(|a| a.range != s.range && !self.hold)
+            .map(|a| a.name);
+        if let Some(name) = stale {
+            self.analysis = Some(NameAnalysis::new(l, name, s.range));
+        }
+        if let Some(a) = &self.analysis {
+            egui::CollapsingHeader::new(RichText::new("Durations of one name").strong())
+                .default_open(true)
+                .show(ui, |ui| {
+                    if let Some(r) = a.ui(ui, l) {
+                        s.mode = Mode::Timeline;
+                        s.select(l, Some(r));
+                        s.zoom_to(l, r);
+                        act.redraw = true;
+                    }
+                });
+        }
+    }
+
+    /// The SQL section and the track filter.
+    fn query_and_tracks(&mut self, ui: &mut Ui, l: &Loaded, s: &mut ViewState, act: &mut Actions) {
+        let reveal = std::mem::take(&mut self.query.reveal);
+        egui::CollapsingHeader::new(RichText::new("SQL").strong())
+            .default_open(false)
+            .open(reveal.then_some(true))
+            .show(ui, |ui| {
+                use crate::panels::query::Show;
+                match self.query.ui(ui, l) {
+                    Some(Show::Slice(r)) => {
+                        s.mode = Mode::Timeline;
+                        s.select(l, Some(r));
+                        s.zoom_to(l, r);
+                        act.redraw = true;
+                    }
+                    Some(Show::Range(a, b)) => {
+                        s.mode = Mode::Timeline;
+                        s.viewport.show(a, b);
+                        act.redraw = true;
+                    }
+                    None => {}
+                }
+            });
+        egui::CollapsingHeader::new(RichText::new("Tracks").strong())
+            .default_open(false)
+            .show(ui, |ui| {
+                if self.track_list(ui, l, s) {
+                    act.redraw = true;
+                }
+            });
     }
 
     /// The track filter: a searchable list of processes, threads, counters and async
@@ -608,6 +609,37 @@ impl Panel {
     }
 }
 
+/// The trace's size and length, and its load warnings.
+fn summary(ui: &mut Ui, l: &Loaded) {
+    let t = &l.trace;
+    ui.label(format!(
+        "{} spans · {} threads · {}",
+        t.span_count(),
+        t.threads().len(),
+        format_duration(t.duration_ns())
+    ));
+    if let Some(w) = &l.warnings {
+        ui.colored_label(Color32::from_rgb(200, 120, 0), w);
+    }
+    ui.separator();
+}
+
+/// Timeline or flame graph.
+fn mode_switch(ui: &mut Ui, s: &mut ViewState, act: &mut Actions) {
+    ui.horizontal(|ui| {
+        for (mode, text) in [(Mode::Timeline, "Timeline"), (Mode::Flame, "Flame graph")] {
+            if ui
+                .selectable_label(s.mode == mode, text)
+                .on_hover_text("G switches")
+                .clicked()
+            {
+                s.mode = mode;
+                act.redraw = true;
+            }
+        }
+    });
+}
+
 /// `s` in at most `max` characters: its start and its end around an ellipsis, so names
 /// that share a long prefix still read apart.
 pub fn elide_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
@@ -656,46 +688,21 @@ struct RangeKinds {
 impl RangeKinds {
     fn new(l: &Loaded, a: i64, b: i64) -> RangeKinds {
         let t = &l.trace;
-        let mut out = RangeKinds::default();
-        for c in t.counters().iter().take(100) {
-            let i = c.ts.partition_point(|&x| x < a);
-            let j = c.ts.partition_point(|&x| x <= b);
-            // The value carried in from before the range counts too.
-            let inside = value_at(&c.ts, &c.values, a)
-                .into_iter()
-                .chain(c.values[i..j].iter().copied());
-            let (mut n, mut sum, mut min, mut max) =
-                (0usize, 0.0, f64::INFINITY, f64::NEG_INFINITY);
-            for v in inside {
-                (n, sum, min, max) = (n + 1, sum + v, min.min(v), max.max(v));
-            }
-            if n == 0 {
-                continue;
-            }
-            let at = |x: i64| value_at(&c.ts, &c.values, x);
-            let label = format!("{} {}", t.str(c.name), t.str(c.key));
-            let cols = [Some(min), Some(max), Some(sum / n as f64), at(a), at(b)];
-            out.counters.push((label, cols));
-        }
-        let mut by_name: std::collections::BTreeMap<&str, (u64, i64, i64, i64)> =
-            Default::default();
-        for x in t.async_slices() {
-            let (s0, s1) = (x.start.max(a), x.end.min(b));
-            if s1 < s0 || x.flags & trace_model::async_flags::INSTANT != 0 {
-                continue;
-            }
-            let e = by_name
-                .entry(t.str(x.name))
-                .or_insert((0, 0, i64::MAX, i64::MIN));
-            let d = s1 - s0;
-            *e = (e.0 + 1, e.1 + d, e.2.min(d), e.3.max(d));
-        }
-        out.asyncs = by_name
-            .into_iter()
-            .take(100)
-            .map(|(name, (n, total, min, max))| (name.to_string(), n, total, min, max))
+        let counters = (t.counter_range_stats(a, b).into_iter())
+            .map(|c| {
+                let series = &t.counters()[c.series as usize];
+                let label = format!("{} {}", t.str(series.name), t.str(series.key));
+                let cols = [Some(c.min), Some(c.max), Some(c.mean), c.at_start, c.at_end];
+                (label, cols)
+            })
             .collect();
-        out
+        let asyncs = (t.async_range_stats(a, b).into_iter())
+            .map(|x| {
+                let name = t.str(x.name).to_string();
+                (name, x.count, x.total_ns, x.min_ns, x.max_ns)
+            })
+            .collect();
+        RangeKinds { counters, asyncs }
     }
 
     /// The counters' table as CSV or TSV (full precision; empty where no value).
@@ -751,7 +758,7 @@ impl RangeKinds {
                         ui.label(RichText::new(h).weak());
                     }
                     ui.end_row();
-                    for (label, cols) in &self.counters {
+                    for (label, cols) in self.counters.iter().take(SHOWN_ROWS) {
                         ui.label(label);
                         for c in cols {
                             ui.label(c.map_or("-".into(), format_value));
@@ -759,6 +766,7 @@ impl RangeKinds {
                         ui.end_row();
                     }
                 });
+            more_rows(ui, self.counters.len());
         }
         if !self.asyncs.is_empty() {
             ui.horizontal(|ui| {
@@ -770,7 +778,7 @@ impl RangeKinds {
                     ui.label(RichText::new(h).weak());
                 }
                 ui.end_row();
-                for (name, n, total, min, max) in &self.asyncs {
+                for (name, n, total, min, max) in self.asyncs.iter().take(SHOWN_ROWS) {
                     ui.label(name);
                     ui.label(n.to_string());
                     ui.label(format_duration(*total));
@@ -779,9 +787,22 @@ impl RangeKinds {
                     ui.end_row();
                 }
             });
+            more_rows(ui, self.asyncs.len());
         }
     }
 }
+
+/// Rows a range table shows; the copied CSV holds every row.
+const SHOWN_ROWS: usize = 100;
+
+/// Says how many of a range table's `rows` it leaves out.
+fn more_rows(ui: &mut Ui, rows: usize) {
+    if rows > SHOWN_ROWS {
+        let more = rows - SHOWN_ROWS;
+        ui.label(RichText::new(format!("{more} more rows in the copied CSV")).weak());
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -47,7 +47,7 @@ impl Settings {
     /// directory (`~/.config/spall` on Linux); `None` where there is none (no home directory).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn default_path() -> Option<PathBuf> {
-        trace_model::annotations::settings_path()
+        spall_util::settings_path()
     }
 
     /// Reads settings; a missing file gives the defaults, an unreadable or corrupt one the
@@ -76,13 +76,13 @@ impl Settings {
     }
 
     /// Writes settings atomically, creating the directory.
-    pub fn save(&self, path: &Path) -> Result<(), spall_format::WriteError> {
+    pub fn save(&self, path: &Path) -> Result<(), spall_util::WriteError> {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        spall_format::write_atomically(path, |f| {
+        spall_util::write_atomically(path, |f| {
             let text = serde_json::to_string_pretty(&self.to_json()).unwrap_or_default();
-            std::io::Write::write_all(f, text.as_bytes()).map_err(|e| spall_format::WriteError {
+            std::io::Write::write_all(f, text.as_bytes()).map_err(|e| spall_util::WriteError {
                 path: path.to_path_buf(),
                 action: "write",
                 source: e,

@@ -18,8 +18,12 @@ use render_gl::{Renderer, ShaderVersion};
 use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::window::Window;
 
-use crate::app::UserEvent;
+use super::common::{drawing, Loading, UserEvent};
+use crate::loaded::Loaded;
+use crate::panels::query::{QueryPanel, QueryRunner};
 use crate::persist::reload::FileStamp;
+use crate::persist::settings::Settings;
+use crate::view::state::ViewState;
 use crate::ViewerError;
 
 /// The window and everything drawn on it.
@@ -30,6 +34,10 @@ pub(crate) struct Gl {
     pub(crate) gl: Arc<glow::Context>,
     pub(crate) renderer: Renderer,
     pub(crate) egui: egui_glow::EguiGlow,
+    /// `SPALL_FRAME_DUMP=DIR`: every drawn frame is written to DIR/frame.png (for tests of
+    /// the real window), with DIR/frame.txt saying its number, whether a trace is shown, its
+    /// spans and the visible range.
+    dump: Option<std::path::PathBuf>,
 }
 
 impl Gl {
@@ -58,7 +66,7 @@ pub(crate) fn spawn(f: impl FnOnce() + Send + 'static) {
 /// no zenity, as under Xvfb; or `SPALL_NO_FILE_DIALOG` is set): the caller then prompts
 /// for a path.
 #[cfg(target_os = "linux")]
-pub(crate) fn file_dialog(proxy: &winit::event_loop::EventLoopProxy<UserEvent>) -> bool {
+pub(crate) fn pick_file(proxy: &EventLoopProxy<UserEvent>) -> bool {
     use std::sync::atomic::{AtomicBool, Ordering};
     static OPEN: AtomicBool = AtomicBool::new(false);
     let zenity = std::env::var_os("PATH")
@@ -92,36 +100,58 @@ pub(crate) fn file_dialog(proxy: &winit::event_loop::EventLoopProxy<UserEvent>) 
 
 /// No file dialog here: the caller prompts for a path.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn file_dialog(_proxy: &winit::event_loop::EventLoopProxy<UserEvent>) -> bool {
+pub(crate) fn pick_file(_proxy: &EventLoopProxy<UserEvent>) -> bool {
     false
 }
 
-/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
-pub(crate) fn dump_frame(
-    gl: &glow::Context,
-    dir: &std::path::Path,
-    w: u32,
-    h: u32,
+/// After each frame, before it is shown: with `SPALL_FRAME_DUMP`, the frame dump.
+pub(crate) fn frame_drawn(
+    g: &Gl,
+    (w, h): (u32, u32),
     n: u64,
-    info: &str,
+    l: Option<&Loaded>,
+    s: Option<&ViewState>,
+    _error: Option<&str>,
+    _query: &QueryPanel,
 ) {
+    let Some(dir) = &g.dump else { return };
+    // After the frame number: whether a trace is shown, its spans, the visible range.
+    let info = match (l, s) {
+        (Some(l), Some(s)) => {
+            let (a, b) = s.viewport.visible();
+            format!("true {} {a} {b}", l.trace.span_count())
+        }
+        _ => "false".to_string(),
+    };
+    dump_frame(&g.gl, dir, w, h, n, &info);
+}
+
+/// Writes the back buffer to `dir/frame.png`, then `dir/frame.txt` (both replaced atomically).
+fn dump_frame(gl: &glow::Context, dir: &std::path::Path, w: u32, h: u32, n: u64, info: &str) {
     let px = read_frame(gl, w, h);
     let _ = std::fs::create_dir_all(dir);
     if crate::screenshot::write_png(&dir.join("frame.png"), w, h, &px).is_ok() {
-        let _ = spall_format::write_atomically(&dir.join("frame.txt"), |f| {
+        let _ = spall_util::write_atomically(&dir.join("frame.txt"), |f| {
             std::io::Write::write_all(f, format!("{n} {info}\n").as_bytes())
         });
     }
 }
 
 /// Ctrl+S: saves the window as `NAME-UNIXTIME.png` in the current directory (NAME the
-/// trace file's stem); returns what the status line says.
+/// trace file's stem), says so on stderr, and returns what the status line says.
 pub(crate) fn save_screenshot(
-    gl: &glow::Context,
-    w: u32,
-    h: u32,
+    g: &Gl,
+    (w, h): (u32, u32),
     trace: Option<&std::path::Path>,
+    _name: &str,
 ) -> String {
+    let said = write_screenshot(&g.gl, w, h, trace);
+    eprintln!("spall: {said}");
+    g.window.request_redraw();
+    said
+}
+
+fn write_screenshot(gl: &glow::Context, w: u32, h: u32, trace: Option<&std::path::Path>) -> String {
     let stem = trace
         .and_then(|p| p.file_stem())
         .and_then(|s| s.to_str())
@@ -137,6 +167,22 @@ pub(crate) fn save_screenshot(
         Ok(()) => format!("saved {}", path.display()),
         Err(e) => format!("screenshot not saved: {e}"),
     }
+}
+
+/// A native window keeps its settings in the file the app reads and writes.
+pub(crate) fn stored_settings() -> Settings {
+    Settings::default()
+}
+
+/// Nothing to keep besides the settings file (written by the app).
+pub(crate) fn save_settings(_s: &Settings) {}
+
+/// SQL on a worker thread holding the trace.
+pub(crate) fn query_runner(
+    trace: Arc<trace_model::Trace>,
+    proxy: EventLoopProxy<UserEvent>,
+) -> Box<dyn QueryRunner> {
+    Box::new(ThreadRunner::new(trace, proxy))
 }
 
 /// The window, `size` points large, with its GL context.
@@ -211,7 +257,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop, size: (f32, f32)) -> Result<Gl, Vi
     let gl = Arc::new(unsafe {
         glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s))
     });
-    let (renderer, egui) = crate::app::parts::drawing(el, &gl, &window, version)?;
+    let (renderer, egui) = drawing(el, &gl, &window, version)?;
     Ok(Gl {
         window,
         surface,
@@ -219,6 +265,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop, size: (f32, f32)) -> Result<Gl, Vi
         gl,
         renderer,
         egui,
+        dump: std::env::var_os("SPALL_FRAME_DUMP").map(std::path::PathBuf::from),
     })
 }
 
@@ -242,7 +289,7 @@ pub(crate) fn watch(path: std::path::PathBuf, proxy: EventLoopProxy<UserEvent>) 
 
 /// The query panel's runner in the window: a worker thread owns the SQLite connection, so a
 /// long query never holds up a frame; Cancel interrupts it.
-pub(crate) struct ThreadRunner {
+struct ThreadRunner {
     tx: std::sync::mpsc::Sender<String>,
     rx: std::sync::mpsc::Receiver<Result<trace_sql::QueryResult, String>>,
     interrupt: std::sync::mpsc::Receiver<trace_sql::InterruptHandle>,
@@ -251,7 +298,7 @@ pub(crate) struct ThreadRunner {
 }
 
 impl ThreadRunner {
-    pub(crate) fn new(
+    fn new(
         trace: std::sync::Arc<trace_model::Trace>,
         proxy: EventLoopProxy<UserEvent>,
     ) -> ThreadRunner {
@@ -288,7 +335,7 @@ impl ThreadRunner {
     }
 }
 
-impl crate::panels::query::QueryRunner for ThreadRunner {
+impl QueryRunner for ThreadRunner {
     fn start(&mut self, sql: &str) {
         if self.busy {
             self.cancel();
@@ -319,7 +366,7 @@ impl crate::panels::query::QueryRunner for ThreadRunner {
 pub(crate) fn load(
     path: Option<std::path::PathBuf>,
     decode: &trace_model::DecodeOptions,
-    loading: &crate::app::Loading,
+    loading: &Loading,
     proxy: EventLoopProxy<UserEvent>,
 ) {
     use std::sync::atomic::Ordering;
@@ -340,7 +387,7 @@ pub(crate) fn load(
 }
 
 /// The back buffer as RGBA pixels, rows from the top.
-pub(crate) fn read_frame(gl: &glow::Context, w: u32, h: u32) -> Vec<u8> {
+fn read_frame(gl: &glow::Context, w: u32, h: u32) -> Vec<u8> {
     use glow::HasContext;
     let mut px = vec![0u8; (w * h * 4) as usize];
     // SAFETY: the buffer holds w × h RGBA pixels; the context is current.

@@ -20,8 +20,10 @@ use winit::event_loop::{ActiveEventLoop, EventLoopProxy};
 use winit::platform::web::WindowAttributesExtWebSys;
 use winit::window::Window;
 
-use crate::app::{Loading, UserEvent};
+use super::common::{drawing, Loading, UserEvent};
 use crate::loaded::Loaded;
+use crate::panels::query::{InlineRunner, QueryPanel, QueryRunner};
+use crate::persist::settings::Settings;
 use crate::view::state::ViewState;
 use crate::ViewerError;
 
@@ -140,7 +142,7 @@ pub(crate) fn create_gl(el: &ActiveEventLoop, _size: (f32, f32)) -> Result<Gl, V
     // render-gl and egui_glow take an `Arc`; a page has one thread.
     #[allow(clippy::arc_with_non_send_sync)]
     let gl = Arc::new(glow::Context::from_webgl2_context(ctx));
-    let (renderer, egui) = crate::app::parts::drawing(el, &gl, &window, ShaderVersion::Gles30)?;
+    let (renderer, egui) = drawing(el, &gl, &window, ShaderVersion::Gles30)?;
     let size = window.inner_size();
     let g = Gl {
         window,
@@ -171,8 +173,14 @@ pub(crate) fn step_soon(proxy: &EventLoopProxy<UserEvent>) {
     });
 }
 
-/// Opens the page's file picker (`<input type="file" id="spall-file">`).
-pub(crate) fn pick_file() {
+/// Opens the page's file picker (`<input type="file" id="spall-file">`); there is always
+/// one to try.
+pub(crate) fn pick_file(_proxy: &EventLoopProxy<UserEvent>) -> bool {
+    pick_input();
+    true
+}
+
+fn pick_input() {
     if let Some(input) = document()
         .and_then(|d| d.get_element_by_id("spall-file"))
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
@@ -186,22 +194,22 @@ const SETTINGS_KEY: &str = "spall-settings";
 
 /// The settings this browser kept (theme, keys, panel), or the defaults; a corrupt entry
 /// is the defaults, with a warning on the console.
-pub(crate) fn load_settings() -> crate::persist::settings::Settings {
+pub(crate) fn stored_settings() -> Settings {
     let stored = web_sys::window()
         .and_then(|w| w.local_storage().ok().flatten())
         .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten());
-    match stored.map(|text| crate::persist::settings::Settings::from_json(text.as_bytes())) {
+    match stored.map(|text| Settings::from_json(text.as_bytes())) {
         Some(Ok(s)) => s,
         Some(Err(why)) => {
             web_sys::console::warn_1(&format!("spall: settings ignored ({why})").into());
-            crate::persist::settings::Settings::default()
+            Settings::default()
         }
-        None => crate::persist::settings::Settings::default(),
+        None => Settings::default(),
     }
 }
 
 /// Keeps the settings in `localStorage` (nothing when the page may not store anything).
-pub(crate) fn save_settings(s: &crate::persist::settings::Settings) {
+pub(crate) fn save_settings(s: &Settings) {
     if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
         let _ = storage.set_item(SETTINGS_KEY, &s.to_json().to_string());
     }
@@ -209,7 +217,12 @@ pub(crate) fn save_settings(s: &crate::persist::settings::Settings) {
 
 /// Ctrl+S: downloads the canvas as `NAME.png`. Called after the frame is drawn and before
 /// it is handed to the page, while the WebGL canvas still holds it.
-pub(crate) fn save_screenshot(trace: &str) -> String {
+pub(crate) fn save_screenshot(
+    _g: &Gl,
+    _size: (u32, u32),
+    _path: Option<&std::path::Path>,
+    trace: &str,
+) -> String {
     let stem = trace.rsplit('/').next().unwrap_or(trace);
     let stem = stem
         .split('.')
@@ -292,17 +305,33 @@ impl Stepping {
     }
 }
 
+/// SQL at once (the page has no threads).
+pub(crate) fn query_runner(
+    trace: Arc<trace_model::Trace>,
+    _proxy: EventLoopProxy<UserEvent>,
+) -> Box<dyn QueryRunner> {
+    Box::new(InlineRunner::deferred(trace))
+}
+
+/// After each frame, before it is shown: the page's `data-*` report ([`report`]).
+pub(crate) fn frame_drawn(
+    _g: &Gl,
+    _size: (u32, u32),
+    _n: u64,
+    l: Option<&Loaded>,
+    s: Option<&ViewState>,
+    error: Option<&str>,
+    q: &QueryPanel,
+) {
+    report(l, s, error, q);
+}
+
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
 /// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
 /// (the selection's name), `data-markers` (how many), `data-error`, and for the SQL section `data-sql` (`running`,
 /// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
 /// `data-sql-error`. Scripts and the browser test read them.
-pub(crate) fn report(
-    l: Option<&Loaded>,
-    s: Option<&ViewState>,
-    error: Option<&str>,
-    q: &crate::panels::query::QueryPanel,
-) {
+fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &QueryPanel) {
     let markers = s.map_or(String::new(), |s| s.markers.len().to_string());
     let (state, spans, view, selected) = match (l, s) {
         (Some(l), Some(s)) => {

@@ -5,10 +5,10 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{async_flags, SpanRef, Trace};
 
-use crate::kinds::{first_at_or_after, value_at, Pick};
+use crate::kinds::{first_at_or_after, Pick};
 use crate::loaded::{name_color, reserved_color, Loaded};
-use crate::timeline::scene::LABEL_PX;
-use crate::view::state::{pick_extent, FlowMode, ViewState};
+use crate::view::layout::LABEL_PX;
+use crate::view::state::{FlowMode, ViewState};
 use crate::view::viewport::{format_duration, format_value};
 
 /// Flow arrows drawn per frame at most; the rest are counted on screen.
@@ -159,7 +159,7 @@ pub fn counter(
         .iter()
         .filter_map(|&ci| {
             let c = &t.counters()[ci as usize];
-            value_at(&c.ts, &c.values, t1.min(t.end_ns())).map(format_value)
+            c.value_at(t1.min(t.end_ns())).map(format_value)
         })
         .collect();
     let scale = format!(
@@ -410,46 +410,6 @@ fn bezier_arrow(scene: &mut Scene, a: (f32, f32), b: (f32, f32), scale: f32, col
     );
 }
 
-/// The on-screen box of a pick that is not a span, for the selection outline.
-pub fn pick_box(l: &Loaded, s: &ViewState, p: Pick) -> Option<(f32, f32, f32, f32)> {
-    use crate::view::layout::RowKind;
-    let t = &l.trace;
-    let want = |k: RowKind| -> bool {
-        match (p, k) {
-            (Pick::Instant(i), RowKind::ThreadInstants(th)) => {
-                let e = &t.instants()[i as usize];
-                e.scope == trace_model::InstantScope::Thread && e.thread == th
-            }
-            (Pick::Instant(i), RowKind::ProcessInstants(pr)) => {
-                let e = &t.instants()[i as usize];
-                e.scope == trace_model::InstantScope::Process && e.process == pr
-            }
-            (Pick::Instant(i), RowKind::GlobalInstants) => {
-                t.instants()[i as usize].scope == trace_model::InstantScope::Global
-            }
-            (Pick::Async(i), RowKind::AsyncRow { track, row }) => {
-                l.kinds.async_place[i as usize] == (track, row)
-            }
-            (Pick::Counter { group, .. }, RowKind::Counter(g)) => g == group,
-            (Pick::Sample { track, .. }, RowKind::Samples(th)) => {
-                t.samples()[track as usize].thread == th
-            }
-            _ => false,
-        }
-    };
-    let row = s.layout.rows.iter().find(|r| want(r.kind))?;
-    let (a, b) = pick_extent(l, p)?;
-    let x0 = s.viewport.x(a) as f32;
-    let x1 = s.viewport.x(b) as f32;
-    let y = s.tracks_top() + row.y - s.scroll_y;
-    let w = (x1 - x0).max(1.0);
-    if w <= 2.0 {
-        let r = row.h * 0.4;
-        return Some((x0 - r, y, 2.0 * r, row.h - 1.0));
-    }
-    Some((x0, y, w, row.h - 1.0))
-}
-
 /// A title and lines of detail for a pick (tooltips; the panel adds arguments).
 pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
     let t = &l.trace;
@@ -514,7 +474,7 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
             let mut v = vec![t.str(g.name).to_string(), format!("at        {}", rel(ts))];
             for &ci in &g.series {
                 let c = &t.counters()[ci as usize];
-                if let Some(val) = value_at(&c.ts, &c.values, ts) {
+                if let Some(val) = c.value_at(ts) {
                     v.push(format!("{:<9} {}", t.str(c.key), format_value(val)));
                 }
             }

@@ -1,6 +1,6 @@
 //! The flame graph view's state: which spans it merges (scope), its orientation and order,
 //! the zoomed-in frame, the selection, the sandwich, and hit testing. Drawing is in
-//! `flame_draw`. No GL, no threads: the window may build trees off its UI thread through
+//! `crate::flame`. No GL, no threads: the app may build trees off its UI thread through
 //! [`FlameView::wanted`] and [`FlameView::install`].
 
 use std::sync::Arc;
@@ -8,8 +8,7 @@ use std::sync::Arc;
 use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, SpanRef};
 
 use crate::loaded::Loaded;
-use crate::view::layout::Track;
-use crate::view::state::ViewState;
+use crate::view::layout::{Collapsed, Track};
 
 /// Which view the main area shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -205,15 +204,26 @@ impl Pane {
 }
 
 impl FlameView {
-    /// What the graph should be built from now: `None` when the built one is current.
-    pub fn wanted(&self, l: &Loaded, s: &ViewState) -> Option<(FlameOptions, FlameSort)> {
-        let opts = self.options(l, s);
+    /// What the graph should be built from now, for the tracks shown (`collapsed`) and
+    /// the range selection: `None` when the built one is current.
+    pub fn wanted(
+        &self,
+        l: &Loaded,
+        collapsed: &Collapsed,
+        range: Option<(i64, i64)>,
+    ) -> Option<(FlameOptions, FlameSort)> {
+        let opts = self.options(l, collapsed, range);
         let want = (opts, self.sort);
         (self.built.as_ref() != Some(&want)).then_some(want)
     }
 
     /// The options the current scope asks for.
-    pub fn options(&self, l: &Loaded, s: &ViewState) -> FlameOptions {
+    pub fn options(
+        &self,
+        l: &Loaded,
+        collapsed: &Collapsed,
+        range: Option<(i64, i64)>,
+    ) -> FlameOptions {
         let t = &l.trace;
         let threads = match self.threads {
             FlameThreads::All => None,
@@ -222,15 +232,15 @@ impl FlameView {
                 (0..t.threads().len() as u32)
                     .filter(|&ti| {
                         let p = t.threads()[ti as usize].process;
-                        !s.collapsed.is_hidden(Track::Thread(ti))
-                            && !s.collapsed.is_hidden(Track::Process(p))
+                        !collapsed.is_hidden(Track::Thread(ti))
+                            && !collapsed.is_hidden(Track::Process(p))
                     })
                     .collect(),
             ),
         };
         FlameOptions {
             threads,
-            range: if self.use_range { s.range } else { None },
+            range: if self.use_range { range } else { None },
             per_thread: self.per_thread,
         }
     }
@@ -312,10 +322,10 @@ impl FlameView {
         }
     }
 
-    /// The frame at a point of the area.
-    pub fn hit(&self, s: &ViewState, x: f32, y: f32) -> Option<FlameHit> {
-        let top = HEADER_PX * s.scale;
-        self.regions(top, s.width, s.height, s.scale)
+    /// The frame at a point of a `w × h` area drawn at `scale`.
+    pub fn hit(&self, (w, h): (f32, f32), scale: f32, x: f32, y: f32) -> Option<FlameHit> {
+        let top = HEADER_PX * scale;
+        self.regions(top, w, h, scale)
             .into_iter()
             .find_map(|(which, r)| {
                 let node = self.pane(which)?.hit(&r, x, y)?;

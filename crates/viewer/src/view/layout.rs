@@ -12,6 +12,8 @@ pub const LANE_H: f32 = 20.0;
 pub const GAP_H: f32 = 4.0;
 pub const COUNTER_H: f32 = 44.0;
 pub const MARKS_H: f32 = 16.0;
+/// Text size of the rows' labels, logical pixels.
+pub const LABEL_PX: f32 = 12.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowKind {

@@ -5,8 +5,10 @@
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
 //! - [`state`]: the whole view (selection, hover, range, search, highlights, mode).
+//! - [`geometry`]: the on-screen box of a span or another pick.
 
 pub mod flame;
+pub mod geometry;
 pub mod layout;
 pub mod state;
 pub mod viewport;

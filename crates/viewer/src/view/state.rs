@@ -1,7 +1,7 @@
 //! Everything about what the user is looking at: the view, scroll, selection, range,
 //! search and highlights, and the operations on them. No GL: unit-tested directly.
 
-use trace_model::{InstantScope, NameStats, SpanRef, StatsFilter, StrId};
+use trace_model::{FlameOptions, FlameSort, InstantScope, NameStats, SpanRef, StatsFilter, StrId};
 
 use crate::kinds::{self, Pick};
 use crate::loaded::Loaded;
@@ -141,15 +141,30 @@ impl ViewState {
     /// Builds the flame graph now if its scope changed (the screenshot and tests; the
     /// window builds big ones off its UI thread).
     pub fn ensure_flame(&mut self, l: &Loaded) {
-        if let Some(want) = self.flame.wanted(l, self) {
+        if let Some(want) = self.flame_wanted(l) {
             let tree = l.trace.flame(&want.0, want.1);
             self.flame.install(l, want, tree);
         }
     }
 
+    /// What the flame graph should be built from now: `None` when the built one is current.
+    pub fn flame_wanted(&self, l: &Loaded) -> Option<(FlameOptions, FlameSort)> {
+        self.flame.wanted(l, &self.collapsed, self.range)
+    }
+
+    /// The options the flame graph's scope asks for.
+    pub fn flame_options(&self, l: &Loaded) -> FlameOptions {
+        self.flame.options(l, &self.collapsed, self.range)
+    }
+
+    /// The flame graph frame at a point of the main area.
+    pub fn flame_hit(&self, x: f32, y: f32) -> Option<FlameHit> {
+        self.flame.hit((self.width, self.height), self.scale, x, y)
+    }
+
     /// A click on a flame graph frame: zooms into it and selects it.
     pub fn flame_click(&mut self, l: &Loaded, h: FlameHit) {
-        let opts = self.flame.options(l, self);
+        let opts = self.flame_options(l);
         self.flame.click(l, &opts, h);
     }
 
@@ -425,7 +440,7 @@ impl ViewState {
             }
             _ => {}
         }
-        if let Some((_, y, _, h)) = crate::timeline::kinds::pick_box(l, self, p) {
+        if let Some((_, y, _, h)) = self.pick_box(l, p) {
             let top = self.tracks_top();
             let bottom = top + self.tracks_height();
             if y < top || y + h > bottom {
@@ -570,14 +585,7 @@ impl ViewState {
 
     /// The selected span's ancestors, outermost first, then the span itself.
     pub fn call_stack(&self, l: &Loaded, r: SpanRef) -> Vec<SpanRef> {
-        let mut v = vec![r];
-        let mut cur = r;
-        while let Some(p) = l.trace.parent(cur) {
-            v.push(p);
-            cur = p;
-        }
-        v.reverse();
-        v
+        l.trace.call_stack(r)
     }
 }
 

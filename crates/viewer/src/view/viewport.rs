@@ -135,7 +135,7 @@ pub fn format_time(ns: i64, step: i64) -> String {
     }
 }
 
-pub use spall_format::time::format_duration;
+pub use spall_util::format_duration;
 
 /// A counter value: whole numbers as integers (with thousands separated), others with four
 /// significant digits; large magnitudes with SI suffixes.

@@ -1,64 +1,12 @@
-//! The window's shared pieces (native and web alike): the screen shown before a trace
-//! loads, reading the frame back, and the flame graph view's keys.
-
-#![allow(unsafe_code)] // GL calls are unsafe by signature; the context is ours.
+//! What the app shows besides the main area's scene and the side panel: the screen before
+//! a trace is loaded, the keys overlay, and the right-click menu.
 
 use std::sync::atomic::Ordering;
 
-use render_gl::{Fonts, Renderer, Scene, ShaderVersion, VAlign};
-use winit::keyboard::{Key, NamedKey};
+use render_gl::{Fonts, Scene, VAlign};
 
-use crate::app::Loading;
-use crate::loaded::Loaded;
+use crate::platform::Loading;
 use crate::theme::Theme;
-use crate::view::flame::Which;
-use crate::view::state::ViewState;
-use trace_model::FlameSort;
-
-/// A key in the flame graph view; returns whether anything changed.
-pub(crate) fn flame_key(
-    l: &Loaded,
-    s: &mut ViewState,
-    key: &Key,
-    theme: &mut Option<Theme>,
-) -> bool {
-    let f = &mut s.flame;
-    match key {
-        Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-            "i" => f.icicle = !f.icicle,
-            "o" => {
-                f.sort = match f.sort {
-                    FlameSort::Heaviest => FlameSort::Name,
-                    FlameSort::Name => FlameSort::Heaviest,
-                }
-            }
-            "v" => {
-                if f.sandwich.is_some() {
-                    f.sandwich = None;
-                } else if let Some(label) = f.selected_label() {
-                    f.open_sandwich(l, label);
-                }
-            }
-            "t" => *theme = Some(s.theme.toggled()),
-            _ => return false,
-        },
-        Key::Named(NamedKey::Backspace) => {
-            let which = f.selected.map_or(Which::Main, |h| h.pane);
-            return f.zoom_out(which);
-        }
-        Key::Named(NamedKey::Escape) => {
-            if f.sandwich.take().is_none() {
-                f.selected = None;
-                f.occurrences.clear();
-                if let Some(p) = &mut f.main {
-                    p.zoom = 0;
-                }
-            }
-        }
-        _ => return false,
-    }
-    true
-}
 
 /// The screen shown before a trace is loaded: progress, or an error.
 pub(crate) fn message(
@@ -113,20 +61,6 @@ pub(crate) fn message(
     }
 }
 
-/// The timeline's renderer and the side panel's egui, on a GL context that is current.
-pub(crate) fn drawing(
-    el: &winit::event_loop::ActiveEventLoop,
-    gl: &std::sync::Arc<glow::Context>,
-    window: &winit::window::Window,
-    version: ShaderVersion,
-) -> Result<(Renderer, egui_glow::EguiGlow), crate::ViewerError> {
-    // SAFETY: the caller's context is current, and stays with the renderer.
-    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
-    let scale = Some(window.scale_factor() as f32);
-    let egui = egui_glow::EguiGlow::new(el, gl.clone(), None, scale, true);
-    Ok((renderer, egui))
-}
-
 /// The `?` overlay: every key and mouse action, with the keys as bound now.
 pub(crate) fn help(ctx: &egui::Context, bindings: &crate::persist::keys::Bindings) {
     egui::Window::new("Keys")
@@ -153,24 +87,6 @@ pub(crate) fn help(ctx: &egui::Context, bindings: &crate::persist::keys::Binding
                 .small(),
             );
         });
-}
-
-/// The memory this process uses (resident set), where the platform says.
-pub(crate) fn memory_in_use() -> Option<u64> {
-    #[cfg(target_os = "linux")]
-    {
-        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-        Some(pages * 4096)
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        Some(core::arch::wasm32::memory_size(0) as u64 * 65536)
-    }
-    #[cfg(not(any(target_os = "linux", target_arch = "wasm32")))]
-    {
-        None
-    }
 }
 
 /// A choice in the right-click menu.

@@ -1,51 +1,36 @@
-//! Building one frame's [`Scene`]: minimap, ruler, tracks (through trace-index's level of
-//! detail), labels, selection, search marks, range and tooltip. CPU only.
+//! Drawing the timeline into a render-gl [`Scene`]: minimap, ruler, tracks (through
+//! trace-index's level of detail), labels, selection, search marks, range and tooltip. CPU
+//! only.
 
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_index::{Detail, Item};
-use trace_model::{ExtId, SpanRef};
+use trace_model::ExtId;
 
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
+use crate::overlay::tooltip_box;
 use crate::timeline::kinds as fk;
-use crate::view::flame::Mode;
-use crate::view::layout::RowKind;
+use crate::view::layout::{RowKind, LABEL_PX};
 use crate::view::state::ViewState;
 use crate::view::viewport::{format_duration, format_time, tick_step};
 
-pub const LABEL_PX: f32 = 12.0;
 pub const HEADER_PX: f32 = 12.5;
 
-/// Reused buffers between frames.
+/// Draws the timeline, reusing its buffers between frames.
 #[derive(Debug, Default)]
-pub struct FrameBuilder {
+pub struct TimelineBuilder {
     items: Vec<Item>,
     links: Vec<u32>,
 }
 
-impl FrameBuilder {
-    /// Builds the frame for `state` into `scene`, which is `state.width × state.height` (the
-    /// timeline area; a side panel, if any, is drawn by the caller).
+impl TimelineBuilder {
+    /// Draws the timeline for `s` into a begun `scene` of `s.width × s.height`: tracks,
+    /// ruler, markers and minimap (the tooltip is [`tooltip`], drawn over the banner).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-        let th = s.theme;
-        scene.begin(s.width.ceil() as u32, s.height.ceil() as u32, th.background);
-        if s.mode == Mode::Flame {
-            crate::flame::draw::build(scene, fonts, l, s);
-            if let Some(w) = &l.warnings {
-                banner(scene, fonts, s, w);
-            }
-            return;
-        }
         self.tracks(scene, fonts, l, s);
         ruler(scene, fonts, l, s);
         crate::timeline::markers::draw(scene, fonts, l, s);
         minimap(scene, l, s);
-        if let Some(w) = &l.warnings {
-            banner(scene, fonts, s, w);
-        }
-        if let Some((p, x, y)) = s.hover {
-            tooltip(scene, fonts, l, s, p, x, y);
-        }
     }
 
     fn tracks(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
@@ -210,8 +195,8 @@ impl FrameBuilder {
         }
         fk::flows(scene, fonts, l, s, &mut self.links);
         let boxed = match s.selected {
-            Some(Pick::Span(r)) => span_box(l, s, r),
-            Some(p) => fk::pick_box(l, s, p),
+            Some(Pick::Span(r)) => s.span_box(l, r),
+            Some(p) => s.pick_box(l, p),
             None => None,
         };
         if let Some((x, y, bw, h)) = boxed {
@@ -225,16 +210,6 @@ impl FrameBuilder {
         }
         scene.pop_clip();
     }
-}
-
-/// The on-screen box of a span, if its row is laid out.
-pub fn span_box(l: &Loaded, s: &ViewState, r: SpanRef) -> Option<(f32, f32, f32, f32)> {
-    let row = s.layout.lane_row(r.thread, r.depth)?;
-    let sp = l.trace.span(r);
-    let x0 = s.viewport.x(sp.start) as f32;
-    let x1 = s.viewport.x(sp.end()) as f32;
-    let y = s.tracks_top() + row.y - s.scroll_y;
-    Some((x0, y, (x1 - x0).max(1.0), row.h - 1.0))
 }
 
 /// Marks under every visible match, so matches too small to see as boxes still show.
@@ -254,7 +229,7 @@ fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
         if sp.end() < t0 {
             continue;
         }
-        let Some((x, y, w, h)) = span_box(l, s, r) else {
+        let Some((x, y, w, h)) = s.span_box(l, r) else {
             continue;
         };
         // One mark per pixel column per lane is enough.
@@ -309,27 +284,6 @@ fn row_label(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, y: f32, h: f32
         c,
         text,
     );
-}
-
-/// Height of the warning banner, in logical pixels.
-pub const BANNER_PX: f32 = 20.0;
-
-/// A strip along the bottom of the timeline: the trace loaded, but with warnings.
-fn banner(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, text: &str) {
-    let h = BANNER_PX * s.scale;
-    let y = s.height - h;
-    scene.rect(0.0, y, s.width, h, s.theme.warning);
-    if let Some(fit) = fonts.truncate(text, 12.0 * s.scale, s.width - 16.0) {
-        scene.text(
-            fonts,
-            8.0,
-            y + h / 2.0,
-            12.0 * s.scale,
-            VAlign::Center,
-            s.theme.text,
-            &fit,
-        );
-    }
 }
 
 fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
@@ -424,56 +378,10 @@ pub fn minimap_time(l: &Loaded, s: &ViewState, x: f32) -> i64 {
     t.start_ns() + ((x / s.width.max(1.0)) as f64 * t.duration_ns() as f64) as i64
 }
 
-fn tooltip(
-    scene: &mut Scene,
-    fonts: &mut Fonts,
-    l: &Loaded,
-    s: &ViewState,
-    p: Pick,
-    x: f32,
-    y: f32,
-) {
-    tooltip_box(scene, fonts, s, &fk::describe(l, p), x, y);
-}
-
-/// A box of lines beside the pointer (the first line bright), kept on screen.
-pub(crate) fn tooltip_box(
-    scene: &mut Scene,
-    fonts: &mut Fonts,
-    s: &ViewState,
-    lines: &[String],
-    x: f32,
-    y: f32,
-) {
-    let th = s.theme;
-    let px = 12.0 * s.scale;
-    let lh = fonts.line_height(px) + 2.0;
-    let tw = lines
-        .iter()
-        .map(|s| fonts.measure(s, px))
-        .fold(0.0f32, f32::max)
-        .min(600.0 * s.scale);
-    let (bw, bh) = (tw + 16.0, lh * lines.len() as f32 + 10.0);
-    let bx = (x + 14.0).min(s.width - bw - 2.0).max(2.0);
-    let by = if y + 18.0 + bh < s.height {
-        y + 18.0
-    } else {
-        (y - bh - 8.0).max(2.0)
-    };
-    scene.rect(bx, by, bw, bh, th.tooltip);
-    scene.outline(bx, by, bw, bh, 1.0, th.tick);
-    for (i, line) in lines.iter().enumerate() {
-        let label = fonts.truncate(line, px, tw).unwrap_or_default();
-        let c = if i == 0 { th.text } else { th.text_dim };
-        scene.text(
-            fonts,
-            bx + 8.0,
-            by + 5.0 + i as f32 * lh,
-            px,
-            VAlign::Top,
-            c,
-            &label,
-        );
+/// The hovered pick's tooltip, if any.
+pub fn tooltip(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+    if let Some((p, x, y)) = s.hover {
+        tooltip_box(scene, fonts, s, &fk::describe(l, p), x, y);
     }
 }
 

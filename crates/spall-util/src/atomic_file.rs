@@ -28,6 +28,7 @@ pub struct WriteError {
     pub path: PathBuf,
     /// What was being done: "create a temporary file beside", "write", "replace".
     pub action: &'static str,
+    /// The error the system gave.
     pub source: io::Error,
 }
 
@@ -53,7 +54,7 @@ impl std::error::Error for WriteError {
 ///
 /// ```
 /// use std::io::Write;
-/// use spall_format::AtomicFile;
+/// use spall_util::AtomicFile;
 ///
 /// let dir = std::env::temp_dir().join(format!("spall-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();

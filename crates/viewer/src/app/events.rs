@@ -1,0 +1,194 @@
+//! The event loop's calls into the app: the window (or canvas) is created, events from
+//! other threads arrive, window events (pointer, keys, resizes, redraws), and exit.
+
+use web_time::{Duration, Instant};
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow};
+use winit::window::WindowId;
+
+use super::App;
+use crate::platform::{create_gl, UserEvent};
+
+impl ApplicationHandler<UserEvent> for App {
+    fn resumed(&mut self, el: &ActiveEventLoop) {
+        if self.gl.is_some() {
+            return;
+        }
+        match create_gl(el, self.side.window_start) {
+            Ok(g) => {
+                let proxy = self.proxy.clone();
+                g.egui.egui_ctx.set_request_repaint_callback(move |info| {
+                    let _ = proxy.send_event(UserEvent::Repaint(info.delay));
+                });
+                self.gl = Some(g);
+            }
+            Err(e) => {
+                eprintln!("spall: cannot open a window: {e}");
+                el.exit();
+                return;
+            }
+        }
+        if let Some(path) = self.file.initial.take() {
+            self.open(path, false);
+        }
+    }
+
+    fn user_event(&mut self, _el: &ActiveEventLoop, event: UserEvent) {
+        match event {
+            UserEvent::Progress => self.redraw(),
+            UserEvent::Loaded(r) => self.on_loaded(*r),
+            UserEvent::FileChanged => self.reload(),
+            #[cfg(not(target_arch = "wasm32"))]
+            UserEvent::Picked(path, gave_up) => match path {
+                Some(p) => self.open(Some(p), false),
+                None if gave_up => {
+                    self.side.panel.show_open = true;
+                    self.redraw();
+                }
+                None => {}
+            },
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::Open(name, bytes) => self.open_bytes(name, bytes),
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::OpenFailed(e) => {
+                self.file.steps = None;
+                self.file.loading = None;
+                self.file.error = Some(e);
+                self.redraw();
+            }
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::Step => self.step(),
+            #[cfg(target_arch = "wasm32")]
+            UserEvent::Sql(sql) => {
+                self.side.panel.query.run_text(&sql);
+                self.redraw();
+            }
+            UserEvent::Flame(b) => {
+                let (want, tree) = *b;
+                if self.shown.flame_pending.as_ref() == Some(&want) {
+                    self.shown.flame_pending = None;
+                }
+                if let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) {
+                    if s.flame_wanted(l).as_ref() == Some(&want) {
+                        s.flame.install(l, want, tree);
+                    }
+                }
+                self.redraw();
+            }
+            UserEvent::Repaint(d) => {
+                if d.is_zero() {
+                    self.redraw();
+                } else if d < Duration::from_secs(3600) {
+                    self.drawing.repaint_at = Some(Instant::now() + d);
+                }
+            }
+        }
+    }
+
+    fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(g) = self.gl.as_mut() else { return };
+        if let WindowEvent::Resized(size) = &event {
+            g.resize(size.width, size.height);
+            g.window.request_redraw();
+        }
+        let consumed = match &event {
+            WindowEvent::RedrawRequested | WindowEvent::CloseRequested => false,
+            _ => {
+                let r = g.egui.on_window_event(&g.window, &event);
+                if r.repaint {
+                    g.window.request_redraw();
+                }
+                r.consumed
+            }
+        };
+        // Pointer events over the panel belong to egui.
+        let over_panel = self
+            .shown
+            .state
+            .as_ref()
+            .is_some_and(|s| self.input.cursor.0 > s.width);
+        match event {
+            WindowEvent::CloseRequested => el.exit(),
+            WindowEvent::RedrawRequested => self.draw(),
+            WindowEvent::ModifiersChanged(m) => {
+                self.input.shift = m.state().shift_key();
+                self.input.ctrl = m.state().control_key() || m.state().super_key();
+            }
+            WindowEvent::DroppedFile(path) => self.open(Some(path), false),
+            WindowEvent::CursorMoved { position, .. } => {
+                let (x, y) = (position.x as f32, position.y as f32);
+                if over_panel && self.input.drag.is_none() {
+                    self.input.cursor = (x, y);
+                    if let Some(s) = &mut self.shown.state {
+                        if s.hover.take().is_some() {
+                            self.redraw();
+                        }
+                    }
+                } else {
+                    self.mouse_moved(x, y);
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. }
+                if !consumed || self.input.drag.is_some() =>
+            {
+                self.mouse_button(button, state == ElementState::Pressed)
+            }
+            WindowEvent::MouseWheel { delta, .. } if !consumed && !over_panel => self.wheel(delta),
+            WindowEvent::KeyboardInput { event, .. }
+                if !consumed && event.state == ElementState::Pressed =>
+            {
+                let theme = self.side.theme;
+                let quit = self.input.ctrl
+                    && matches!(&event.logical_key, winit::keyboard::Key::Character(c) if c.eq_ignore_ascii_case("q"));
+                if quit && cfg!(not(target_arch = "wasm32")) {
+                    // Ctrl+Q: as closing the window (a page cannot close itself).
+                    el.exit();
+                    return;
+                }
+                self.key(&event.logical_key);
+                if self.side.theme != theme {
+                    self.save_settings();
+                }
+            }
+            WindowEvent::ThemeChanged(_) | WindowEvent::ScaleFactorChanged { .. } => self.redraw(),
+            // A page going out of sight may never come back (closed tabs send nothing else).
+            WindowEvent::Occluded(true) if cfg!(target_arch = "wasm32") => {
+                self.remember_view();
+                self.save_settings();
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, el: &ActiveEventLoop) {
+        match self.drawing.repaint_at {
+            Some(t) if t <= Instant::now() => {
+                self.drawing.repaint_at = None;
+                self.redraw();
+                el.set_control_flow(ControlFlow::Wait);
+            }
+            Some(t) => el.set_control_flow(ControlFlow::WaitUntil(t)),
+            None => el.set_control_flow(ControlFlow::Wait),
+        }
+        if self.file.loading.is_some() && cfg!(not(target_arch = "wasm32")) {
+            // Keep the elapsed-time display moving while loading, a few times a second
+            // (a page redraws after each step of its load).
+            el.set_control_flow(ControlFlow::WaitUntil(
+                Instant::now() + Duration::from_millis(200),
+            ));
+            self.redraw();
+        }
+    }
+
+    fn exiting(&mut self, _el: &ActiveEventLoop) {
+        self.remember_view();
+        self.remember_layout();
+        self.save_settings();
+        if let Some(g) = &mut self.gl {
+            g.egui.destroy();
+            // SAFETY: the context is still current.
+            unsafe { g.renderer.destroy() };
+        }
+    }
+}

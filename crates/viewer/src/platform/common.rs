@@ -1,0 +1,84 @@
+//! What the app and both platforms share: the events that reach the app's loop, a load
+//! under way, and the renderer and egui set up on a platform's GL context.
+
+#![allow(unsafe_code)] // The renderer's GL calls are unsafe by signature.
+
+#[cfg(not(target_arch = "wasm32"))]
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use render_gl::{Renderer, ShaderVersion};
+use trace_model::{FlameOptions, FlameSort, FlameTree};
+use web_time::{Duration, Instant};
+
+use crate::loaded::Loaded;
+use crate::ViewerError;
+
+/// Events from other threads.
+#[derive(Debug)]
+pub enum UserEvent {
+    Progress,
+    Loaded(Box<Result<Loaded, ViewerError>>),
+    Repaint(Duration),
+    /// A flame graph built off the UI thread, and what it was built for.
+    Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
+    /// `--follow`: the file changed on disk.
+    FileChanged,
+    /// The page gave a trace's bytes (dropped, picked, or fetched for `?trace=`).
+    #[cfg(target_arch = "wasm32")]
+    Open(String, Vec<u8>),
+    /// The page could not get a trace (a failed fetch).
+    #[cfg(target_arch = "wasm32")]
+    OpenFailed(String),
+    /// Time for the next few steps of a load.
+    #[cfg(target_arch = "wasm32")]
+    Step,
+    /// The page's `?sql=`: a query for the SQL section.
+    #[cfg(target_arch = "wasm32")]
+    Sql(String),
+    /// The file dialog closed: the file picked, and whether it gave up at once (no portal
+    /// answered and no zenity), in which case the path prompt is shown instead.
+    #[cfg(not(target_arch = "wasm32"))]
+    Picked(Option<PathBuf>, bool),
+}
+
+/// A load under way: what is loaded, its progress (written by the loader), and when it
+/// started.
+pub(crate) struct Loading {
+    pub(crate) source: String,
+    pub(crate) done: Arc<AtomicU64>,
+    pub(crate) total: Arc<AtomicU64>,
+    pub(crate) started: Instant,
+    /// A reload of the file shown: the view carries over, and it stays on screen meanwhile.
+    pub(crate) reload: bool,
+    /// What is being done ("loading", "decompressing", "indexing").
+    pub(crate) stage: &'static str,
+}
+
+impl Loading {
+    pub(crate) fn new(source: String, reload: bool) -> Loading {
+        Loading {
+            source,
+            done: Arc::default(),
+            total: Arc::default(),
+            started: Instant::now(),
+            reload,
+            stage: "loading",
+        }
+    }
+}
+
+/// The timeline's renderer and the side panel's egui, on a GL context that is current.
+pub(crate) fn drawing(
+    el: &winit::event_loop::ActiveEventLoop,
+    gl: &std::sync::Arc<glow::Context>,
+    window: &winit::window::Window,
+    version: ShaderVersion,
+) -> Result<(Renderer, egui_glow::EguiGlow), crate::ViewerError> {
+    // SAFETY: the caller's context is current, and stays with the renderer.
+    let renderer = unsafe { Renderer::new(gl.clone(), version) }?;
+    let scale = Some(window.scale_factor() as f32);
+    let egui = egui_glow::EguiGlow::new(el, gl.clone(), None, scale, true);
+    Ok((renderer, egui))
+}
