@@ -1,8 +1,9 @@
-//! Bytes in, raw events out: decoders for `.spall` (versions 1 and 3) and Chrome JSON
-//! trace-event files, plus a `.spall` version 3 writer.
+//! Bytes in, raw events out: decoders for `.spall` (versions 1 and 3), Chrome JSON
+//! trace-event files and Perfetto protobuf traces ([`proto`]), plus a `.spall` version 3
+//! writer.
 //!
 //! The format is detected from content, never from the file name: `.spall` magic, gzip
-//! (decompressed, then detected again), else JSON. Decoding streams events to an
+//! (decompressed, then detected again), a protobuf `TracePacket`, else JSON. Decoding streams events to an
 //! [`EventSink`] one at a time, borrowing names and arguments from the input wherever no
 //! unescaping or repair was needed, so no list of events is ever built here.
 //!

@@ -6,7 +6,7 @@
 //! arguments borrow from it. Decoding takes two passes over the packets: the first gathers
 //! what any event may refer to (track descriptors, clock snapshots, process and thread
 //! names), the second walks each packet sequence's incremental state (interned strings,
-//! defaults, incremental clocks) in file order and emits [`RawEvent`]s in the vocabulary of
+//! defaults, incremental clocks) in file order and emits [`RawEvent`](crate::RawEvent)s in the vocabulary of
 //! the JSON decoder: thread-track slices are `B`/`E`, slices on any other track are async
 //! (`b`/`e`, with the track's uuid as id), instants `i` (or `n` on async tracks), counters
 //! `C` with a `value` argument, flows as flow v2 on their slice, names as `M` events.
@@ -42,9 +42,9 @@ pub mod wire;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
 use crate::event::EventSink;
-use wire::{Reader, Value, WireErrorKind};
+use wire::{Reader, Value};
 
-pub use wire::{WireError, WireErrorKind as WireErrorKinds};
+pub use wire::{WireError, WireErrorKind};
 
 /// Whether `b` starts like a `Trace`: a field-1 length-delimited packet whose first fields
 /// parse. JSON cannot pass: its brackets are wire type 3, which no packet field has.
