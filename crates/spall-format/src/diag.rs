@@ -129,9 +129,11 @@ impl fmt::Display for WarningKind {
 /// One recorded warning.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning<K = WarningKind> {
+    /// What sort of problem it is (warnings are counted per kind).
     pub kind: K,
     /// Byte offset in the decoded input of the event (or record) the warning is about.
     pub offset: u64,
+    /// What was wrong and what was done about it, for a person.
     pub message: String,
 }
 
@@ -198,6 +200,7 @@ impl<K: DiagnosticKind> Diagnostics<K> {
         self.counts.values().sum()
     }
 
+    /// Whether no warning was recorded.
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }

@@ -14,28 +14,45 @@ pub enum ErrorKind {
     /// The input is empty (or only whitespace).
     Empty,
     /// A `.spall` header that is shorter than its 32 bytes.
-    TruncatedHeader { len: u64 },
+    TruncatedHeader {
+        /// The input's length, in bytes.
+        len: u64,
+    },
     /// The `0xABADF00D` magic of spall's native auto-tracing format.
     AutoTraceUnsupported,
     /// A `.spall` version this decoder does not know.
-    UnsupportedVersion { version: u64 },
+    UnsupportedVersion {
+        /// The version the header gives.
+        version: u64,
+    },
     /// A `.spall` timestamp unit that is zero, negative, infinite or NaN.
-    BadTimestampUnit { unit: f64 },
+    BadTimestampUnit {
+        /// The unit the header gives.
+        unit: f64,
+    },
     /// The JSON does not start with an array or an object of trace events.
-    NotATrace { found: String },
+    NotATrace {
+        /// What was found instead, for a message (for JSON, its first bytes, quoted).
+        found: String,
+    },
     /// The gzip stream is corrupt.
     Gzip(String),
     /// A protobuf trace whose packet framing breaks before its first packet.
     Protobuf(String),
     /// Decompression would exceed the configured limit (a likely gzip bomb).
-    DecompressedTooLarge { limit: u64 },
+    DecompressedTooLarge {
+        /// The limit, in decompressed bytes.
+        limit: u64,
+    },
     /// The file shrank while it was being read (it is being rewritten or was truncated).
     FileShrank,
     /// The load would need more memory than the limit: stopped before allocating the model.
     NotEnoughMemory {
         /// The estimate, in bytes; `None` when decompressing alone outgrew the limit.
         needed: Option<u64>,
+        /// The limit, in bytes.
         limit: u64,
+        /// Where the limit came from.
         source: LimitSource,
         /// What the estimate rests on ("10.2M spans and 1.1M other events, estimated from
         /// the first 4.0 MB").
@@ -46,6 +63,7 @@ pub enum ErrorKind {
 /// A fatal decode error: the file, the byte offset and what was expected.
 #[derive(Debug)]
 pub struct Error {
+    /// What went wrong.
     pub kind: ErrorKind,
     /// Byte offset into the decoded (decompressed) input where the problem was found.
     pub offset: u64,

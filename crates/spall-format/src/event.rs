@@ -11,30 +11,55 @@ use std::fmt;
 pub struct Phase(pub u8);
 
 impl Phase {
+    /// `B`: a span opens on its thread.
     pub const BEGIN: Phase = Phase(b'B');
+    /// `E`: closes the thread's innermost open `B` span.
     pub const END: Phase = Phase(b'E');
+    /// `X`: a whole span, with its duration in `dur`.
     pub const COMPLETE: Phase = Phase(b'X');
+    /// `i`: an instant event, scoped by `s` to a thread, process or the whole trace.
     pub const INSTANT: Phase = Phase(b'i');
+    /// `I`: the deprecated spelling of [`INSTANT`](Self::INSTANT).
     pub const INSTANT_LEGACY: Phase = Phase(b'I');
+    /// `R`: a mark (User Timing or navigation timing).
     pub const MARK: Phase = Phase(b'R');
+    /// `C`: counter values, one per `args` key, at `ts`.
     pub const COUNTER: Phase = Phase(b'C');
+    /// `b`: a nestable async slice opens (matched by `cat` and `id`).
     pub const ASYNC_BEGIN: Phase = Phase(b'b');
+    /// `n`: an instant inside a nestable async slice.
     pub const ASYNC_INSTANT: Phase = Phase(b'n');
+    /// `e`: a nestable async slice closes.
     pub const ASYNC_END: Phase = Phase(b'e');
+    /// `S`: a legacy async slice opens.
     pub const LEGACY_ASYNC_START: Phase = Phase(b'S');
+    /// `T`: a step into a legacy async slice.
     pub const LEGACY_ASYNC_STEP_INTO: Phase = Phase(b'T');
+    /// `p`: a step past in a legacy async slice.
     pub const LEGACY_ASYNC_STEP_PAST: Phase = Phase(b'p');
+    /// `F`: a legacy async slice closes.
     pub const LEGACY_ASYNC_FINISH: Phase = Phase(b'F');
+    /// `s`: a flow arrow starts (flow events v1, matched by `id`).
     pub const FLOW_START: Phase = Phase(b's');
+    /// `t`: a flow arrow passes through.
     pub const FLOW_STEP: Phase = Phase(b't');
+    /// `f`: a flow arrow ends (see [`RawEvent::bp`]).
     pub const FLOW_END: Phase = Phase(b'f');
+    /// `P`: a sampling profiler's sample.
     pub const SAMPLE: Phase = Phase(b'P');
+    /// `N`: a tracked object is created.
     pub const OBJECT_CREATED: Phase = Phase(b'N');
+    /// `O`: a snapshot of a tracked object's state.
     pub const OBJECT_SNAPSHOT: Phase = Phase(b'O');
+    /// `D`: a tracked object is destroyed.
     pub const OBJECT_DESTROYED: Phase = Phase(b'D');
+    /// `M`: metadata, such as process and thread names and sort indices.
     pub const METADATA: Phase = Phase(b'M');
+    /// `c`: a clock sync marker.
     pub const CLOCK_SYNC: Phase = Phase(b'c');
+    /// `(`: a context is entered.
     pub const CONTEXT_ENTER: Phase = Phase(b'(');
+    /// `)`: a context is left.
     pub const CONTEXT_LEAVE: Phase = Phase(b')');
     /// An event whose `ph` was missing or empty.
     pub const MISSING: Phase = Phase(0);
@@ -68,7 +93,9 @@ impl fmt::Display for Phase {
 /// string ids never collapse into one numeric id (such as 0).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RawId<'a> {
+    /// A numeric id (or a string holding a plain decimal integer).
     Num(i64),
+    /// Any other string id, as written.
     Str(Cow<'a, str>),
 }
 
@@ -100,6 +127,7 @@ impl fmt::Display for RawId<'_> {
 /// An event's arguments, kept undecoded until someone asks for them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Args<'a> {
+    /// No `args` key.
     #[default]
     None,
     /// The raw JSON text of the `args` value (usually an object), exactly as in the file.
@@ -147,7 +175,9 @@ impl Args<'_> {
 /// Chrome's `id2` field: an id explicitly scoped to the process (`local`) or global.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Id2<'a> {
+    /// `id2.local`: the id means something only within the event's process.
     Local(Cow<'a, str>),
+    /// `id2.global`: the id is the same across processes.
     Global(Cow<'a, str>),
 }
 
@@ -157,8 +187,11 @@ pub enum Id2<'a> {
 /// ticks (`.spall`). Text borrows from the input unless it had to be unescaped or repaired.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RawEvent<'a> {
+    /// `ph`: what kind of event this is.
     pub ph: Phase,
+    /// `name` (empty when absent).
     pub name: Cow<'a, str>,
+    /// `cat`: comma-separated categories (empty when absent).
     pub cat: Cow<'a, str>,
     /// `ts` in nanoseconds (0 where the file gave none, as for most `M` events).
     pub ts: i64,
@@ -168,21 +201,28 @@ pub struct RawEvent<'a> {
     pub tts: Option<i64>,
     /// `tdur`: thread duration in nanoseconds.
     pub tdur: Option<i64>,
+    /// `pid`: the process.
     pub pid: RawId<'a>,
+    /// `tid`: the thread, within the process.
     pub tid: RawId<'a>,
     /// `id`, as text (numbers keep their JSON spelling, e.g. `"0x1f"` or `42`).
     pub id: Option<Cow<'a, str>>,
+    /// `id2`: an id with an explicit scope, in place of `id`.
     pub id2: Option<Id2<'a>>,
+    /// `bind_id`: the flow a slice with [`flow_in`](Self::flow_in) or
+    /// [`flow_out`](Self::flow_out) belongs to.
     pub bind_id: Option<Cow<'a, str>>,
     /// `s`: the scope of an instant event (`g`, `p` or `t`), as a byte.
     pub scope: Option<u8>,
     /// `bp`: the binding point of a flow event (`e` binds to the enclosing slice), as a byte.
     pub bp: Option<u8>,
+    /// `cname`: one of Chrome's reserved colour names.
     pub cname: Option<Cow<'a, str>>,
     /// `flow_in: true`: this slice ends the flow `bind_id` (flow events v2).
     pub flow_in: bool,
     /// `flow_out: true`: this slice starts (or continues) the flow `bind_id`.
     pub flow_out: bool,
+    /// `args`, undecoded.
     pub args: Args<'a>,
     /// Byte offset of the event in the decoded (decompressed) input.
     pub offset: u64,
@@ -225,6 +265,7 @@ impl RawEvent<'_> {
 ///
 /// Any `FnMut(&RawEvent<'_>)` closure is a sink.
 pub trait EventSink {
+    /// Receives one event; its borrowed text lives only for the call.
     fn event(&mut self, event: &RawEvent<'_>);
 
     /// Called now and then with the bytes decoded so far and the total, for progress bars.

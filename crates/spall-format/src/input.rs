@@ -73,7 +73,9 @@ impl Default for DecodeOptions {
 /// The bytes of a trace: mapped from a file, or owned (after decompression).
 #[derive(Debug)]
 pub enum Bytes {
+    /// The file itself, memory-mapped.
     Mapped(MappedFile),
+    /// Bytes in memory: decompressed, copied from the caller, or read where mapping failed.
     Owned(Vec<u8>),
 }
 

@@ -36,6 +36,8 @@
 //! assert_eq!(summary.diagnostics.total(), 1);
 //! ```
 
+#![warn(missing_docs)]
+
 mod arch;
 mod diag;
 mod error;
@@ -73,8 +75,11 @@ pub use writer::SpallWriter;
 /// The container format of a decoded trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
+    /// `.spall` version 1 (each event names its thread).
     SpallV1,
+    /// `.spall` version 3 (events in per-thread buffers).
     SpallV3,
+    /// Chrome's trace event JSON, array or object form.
     Json,
     /// A Perfetto protobuf trace.
     Proto,
@@ -107,6 +112,7 @@ impl std::fmt::Display for Format {
 /// What a decode found, besides the events themselves.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// The container format the input was decoded as.
     pub format: Format,
     /// Whether the input was gzip-compressed.
     pub gzip: bool,
@@ -116,6 +122,7 @@ pub struct Summary {
     pub decoded_bytes: u64,
     /// Events passed to the sink.
     pub events: u64,
+    /// Warnings the decode counted (bad events skipped or repaired).
     pub diagnostics: Diagnostics,
     /// The `.spall` header, for `.spall` input.
     pub spall: Option<SpallHeader>,

@@ -53,6 +53,7 @@ pub use spall_layout::{event_type, AUTO_MAGIC, BUFFER_HEADER_LEN, HEADER_LEN, MA
 /// What the header said.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpallHeader {
+    /// The format version: 1 or 3.
     pub version: u64,
     /// As written: microseconds per tick (v1) or nanoseconds per tick (v3).
     pub timestamp_unit: f64,

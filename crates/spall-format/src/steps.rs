@@ -73,6 +73,7 @@ enum Phase {
 /// What the steps produced.
 #[derive(Debug)]
 pub struct Decoded<S> {
+    /// What the decode found: format, sizes, event count, warnings.
     pub summary: Summary,
     /// One sink per chunk, in file order.
     pub sinks: Vec<S>,

@@ -11,7 +11,9 @@ use crate::SpallWriter;
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct Synth {
+    /// Seeds the random walk and the names: the same seed gives the same bytes.
     pub seed: u64,
+    /// How many processes (pids 1, 2, ...).
     pub processes: u32,
     /// Threads per process.
     pub threads: u32,
@@ -42,11 +44,17 @@ impl Default for Synth {
 /// One generated span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// The process id, from 1.
     pub pid: u32,
+    /// The thread id: `1000 * pid` plus the thread's number in its process.
     pub tid: u32,
+    /// Index into [`Synth::name_table`].
     pub name: u32,
+    /// Start time, in nanoseconds.
     pub start_ns: u64,
+    /// End time, in nanoseconds (0 while the span is still open).
     pub end_ns: u64,
+    /// Nesting depth on its thread, 0 at the top.
     pub depth: u32,
 }
 
@@ -55,6 +63,7 @@ pub struct Span {
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// The next number of the stream.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -293,7 +302,9 @@ impl Synth {
 /// Whether a [`Synth::walk`] step opens or closes its span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
+    /// The span starts ([`Span::end_ns`] is not yet known).
     Open,
+    /// The span ends.
     Close,
 }
 

@@ -21,18 +21,21 @@ use serde_json::{json, Map, Value};
 pub struct Marker {
     /// Nanoseconds from the trace's start.
     pub at_ns: i64,
+    /// What the person wrote (may be empty).
     pub note: String,
 }
 
 /// A trace's markers, in time order, and its marked range.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Annotations {
+    /// The markers, in time order.
     pub markers: Vec<Marker>,
     /// Nanoseconds from the trace's start, `start < end`.
     pub range: Option<(i64, i64)>,
 }
 
 impl Annotations {
+    /// Whether there is neither a marker nor a range.
     pub fn is_empty(&self) -> bool {
         self.markers.is_empty() && self.range.is_none()
     }

@@ -5,6 +5,7 @@
 pub struct ArgsId(pub u32);
 
 impl ArgsId {
+    /// No arguments.
     pub const NONE: ArgsId = ArgsId(0);
 }
 
@@ -104,6 +105,7 @@ impl ArgsStore {
         }
     }
 
+    /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         let segments: usize = (self.segments.iter())
             .map(|seg| seg.text.capacity() + seg.ends.capacity() * 8)

@@ -37,11 +37,17 @@ pub const NO_PARENT: u32 = u32::MAX;
 /// One paired async slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AsyncSlice {
+    /// Start, in nanoseconds.
     pub start: i64,
+    /// End, in nanoseconds.
     pub end: i64,
+    /// The opening event's name.
     pub name: StrId,
+    /// The category (empty when none).
     pub cat: StrId,
+    /// The operation's id (`id`, or `id2`'s value), as text.
     pub id: StrId,
+    /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
     /// The thread of the event that opened it.
     pub thread: u32,
@@ -53,10 +59,12 @@ pub struct AsyncSlice {
     pub parent: u32,
     /// Depth below the operation's top-level slice.
     pub depth: u16,
+    /// [`async_flags`] bits.
     pub flags: u8,
 }
 
 impl AsyncSlice {
+    /// Duration, in nanoseconds.
     pub fn dur(&self) -> i64 {
         self.end - self.start
     }
@@ -65,7 +73,9 @@ impl AsyncSlice {
 /// Async slices of one process whose top-level slices share a name, packed into rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsyncTrack {
+    /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
+    /// The name the track's top-level slices share.
     pub name: StrId,
     /// Rows, top to bottom: indices into [`Trace::async_slices`](crate::Trace::async_slices),
     /// sorted by start, never overlapping.

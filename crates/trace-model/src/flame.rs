@@ -58,6 +58,7 @@ pub enum FlameSort {
 /// An aggregated call tree, in preorder. All times in nanoseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlameTree {
+    /// Per node, what it stands for.
     pub label: Vec<FrameLabel>,
     /// The parent's index (`u32::MAX` for the root).
     pub parent: Vec<u32>,
@@ -65,6 +66,7 @@ pub struct FlameTree {
     pub depth: Vec<u32>,
     /// Time of the spans with this stack (the children's totals for synthetic nodes).
     pub total: Vec<i64>,
+    /// Self time of the spans with this stack: their durations less their children's.
     pub self_ns: Vec<i64>,
     /// Spans with this stack (0 for synthetic nodes).
     pub count: Vec<u64>,
@@ -446,10 +448,12 @@ impl Trace {
 }
 
 impl FlameTree {
+    /// The number of nodes, the root included.
     pub fn len(&self) -> usize {
         self.label.len()
     }
 
+    /// Whether the tree has no node besides the root.
     pub fn is_empty(&self) -> bool {
         self.label.len() <= 1
     }

@@ -18,7 +18,9 @@ use crate::span::{SpanRef, Thread};
 /// An arrow from the span a flow leaves to the span it arrives at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FlowLink {
+    /// The span the arrow leaves.
     pub from: SpanRef,
+    /// The span the arrow arrives at.
     pub to: SpanRef,
     /// Index into [`Trace::flows`](crate::Trace::flows).
     pub flow: u32,

@@ -26,6 +26,8 @@
 //! assert_eq!((frame.total_ns, frame.self_ns), (10_000, 8_000));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod annotations;
 mod args;
 mod asyncs;

@@ -27,6 +27,7 @@ const BASE_BYTES: u64 = 16 << 20;
 pub struct MemoryEstimate {
     /// Peak bytes.
     pub bytes: u64,
+    /// Spans expected (counted, or extrapolated from [`sampled`](Self::sampled)).
     pub spans: u64,
     /// Events other than spans (metadata not counted).
     pub other_events: u64,

@@ -6,28 +6,37 @@ use crate::strings::StrId;
 /// Where an instant event applies (`s` field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InstantScope {
+    /// `g`: the whole trace.
     Global,
+    /// `p`: the event's process.
     Process,
+    /// `t` (the default): the event's thread.
     Thread,
 }
 
 /// An instant event: `i`, `I`, `R` (mark).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instant {
+    /// When, in nanoseconds.
     pub ts: i64,
+    /// The event's name.
     pub name: StrId,
+    /// The event's category (empty when none).
     pub cat: StrId,
+    /// What the instant applies to.
     pub scope: InstantScope,
     /// Index into `Trace::processes`.
     pub process: u32,
     /// Index into `Trace::threads`.
     pub thread: u32,
+    /// The event's arguments.
     pub args: ArgsId,
 }
 
 /// One counter series: one per process, counter name and argument key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CounterSeries {
+    /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
     /// The event name (with its `id`, if any, appended as Chrome does: `"name id"`).
     pub name: StrId,
@@ -38,13 +47,16 @@ pub struct CounterSeries {
     pub cname: Option<StrId>,
     /// Sorted by time (stable for equal times).
     pub ts: Vec<i64>,
+    /// The value at each of [`ts`](Self::ts).
     pub values: Vec<f64>,
 }
 
 /// One point of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowPoint {
+    /// When, in nanoseconds.
     pub ts: i64,
+    /// Index into [`Trace::threads`](crate::Trace::threads).
     pub thread: u32,
     /// `b's'`, `b't'` or `b'f'` (for a slice with `flow_out`, both, or `flow_in`).
     pub phase: u8,
@@ -53,6 +65,7 @@ pub struct FlowPoint {
     /// A flow v2 point (`bind_id` with `flow_in`/`flow_out` on a slice): binds to the slice
     /// starting at `ts` whose duration is `span_dur` (any duration when negative).
     pub on_slice: bool,
+    /// The slice's duration in nanoseconds, for an [`on_slice`](Self::on_slice) point.
     pub span_dur: i64,
     /// Byte offset of the event in the decoded input (for warnings).
     pub offset: u64,
@@ -61,25 +74,36 @@ pub struct FlowPoint {
 /// A flow: the points sharing one category and id, in time order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
+    /// The flow's id (`id`, `id2` or `bind_id`), as text.
     pub id: StrId,
+    /// The category the points share.
     pub cat: StrId,
+    /// The name of its first event in the file.
     pub name: StrId,
+    /// The points, in time order.
     pub points: Vec<FlowPoint>,
 }
 
 /// An async event (`b`, `n`, `e`, and the legacy `S`, `T`, `p`, `F`), kept as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsyncEvent {
+    /// The `ph` byte.
     pub phase: u8,
+    /// When, in nanoseconds.
     pub ts: i64,
+    /// The event's name.
     pub name: StrId,
+    /// The event's category (empty when none).
     pub cat: StrId,
     /// `id`, or `id2`'s value, as text.
     pub id: StrId,
     /// The id is `id2: {"local": ..}`: it names an operation of this process only.
     pub local: bool,
+    /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
+    /// Index into [`Trace::threads`](crate::Trace::threads).
     pub thread: u32,
+    /// The event's arguments.
     pub args: ArgsId,
     /// Byte offset of the event in the decoded input (for warnings).
     pub offset: u64,
@@ -99,8 +123,13 @@ pub(crate) struct SampleEvent {
 /// An `M` event the model does not interpret (names and sort indices are applied instead).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Metadata {
+    /// The event's name.
     pub name: StrId,
+    /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
+    /// Index into [`Trace::threads`](crate::Trace::threads) for a thread's record; `None`
+    /// for a process's.
     pub thread: Option<u32>,
+    /// The event's arguments.
     pub args: ArgsId,
 }

@@ -24,6 +24,7 @@ pub const NO_FRAME: u32 = u32::MAX;
 /// One stack frame: a function, and the frame that called it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Frame {
+    /// The function's name.
     pub name: StrId,
     /// Index into [`Trace::frames`](crate::Trace::frames), or [`NO_FRAME`].
     pub parent: u32,
@@ -32,7 +33,9 @@ pub struct Frame {
 /// The samples of one thread, sorted by time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SampleTrack {
+    /// Index into [`Trace::threads`](crate::Trace::threads).
     pub thread: u32,
+    /// Per sample, its time in nanoseconds.
     pub ts: Vec<i64>,
     /// Per sample, its leaf frame.
     pub frame: Vec<u32>,

@@ -6,7 +6,9 @@ use crate::strings::StrId;
 /// A process or thread id as the file gave it: a number, or a string (interned).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ExtId {
+    /// A numeric id.
     Num(i64),
+    /// A string id that is not a plain integer.
     Str(StrId),
 }
 
@@ -24,23 +26,32 @@ pub mod flags {
 /// Struct-of-arrays, so scans touch only the columns they need.
 #[derive(Clone, Debug, Default)]
 pub struct Lane {
+    /// Per span, its start in nanoseconds.
     pub start: Vec<i64>,
+    /// Per span, its duration in nanoseconds.
     pub dur: Vec<i64>,
+    /// Per span, its name.
     pub name: Vec<StrId>,
+    /// Per span, its category (empty when none).
     pub cat: Vec<StrId>,
+    /// Per span, its arguments.
     pub args: Vec<ArgsId>,
+    /// Per span, its [`flags`] bits.
     pub flags: Vec<u8>,
 }
 
 impl Lane {
+    /// The number of spans in the lane.
     pub fn len(&self) -> usize {
         self.start.len()
     }
 
+    /// Whether the lane holds no span.
     pub fn is_empty(&self) -> bool {
         self.start.is_empty()
     }
 
+    /// Span `i`'s end in nanoseconds (start plus duration, saturating).
     #[inline]
     pub fn end(&self, i: usize) -> i64 {
         self.start[i].saturating_add(self.dur[i])
@@ -100,15 +111,22 @@ impl Lane {
 /// One span, copied out of its lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpanData {
+    /// Start, in nanoseconds.
     pub start: i64,
+    /// Duration, in nanoseconds.
     pub dur: i64,
+    /// The span's name.
     pub name: StrId,
+    /// The span's category (empty when none).
     pub cat: StrId,
+    /// The span's arguments.
     pub args: ArgsId,
+    /// [`flags`] bits.
     pub flags: u8,
 }
 
 impl SpanData {
+    /// End, in nanoseconds (start plus duration, saturating).
     pub fn end(&self) -> i64 {
         self.start.saturating_add(self.dur)
     }
@@ -117,28 +135,41 @@ impl SpanData {
 /// Where a span lives: thread index, depth, index within the lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SpanRef {
+    /// Index into [`Trace::threads`](crate::Trace::threads).
     pub thread: u32,
+    /// Index into the thread's [`lanes`](Thread::lanes).
     pub depth: u32,
+    /// Index of the span within its lane.
     pub index: u32,
 }
 
+/// A process: its id, its metadata, and its threads.
 #[derive(Clone, Debug)]
 pub struct Process {
+    /// The process id the file gave.
     pub pid: ExtId,
+    /// From a `process_name` metadata event.
     pub name: Option<StrId>,
+    /// From a `process_sort_index` metadata event: lower sorts first.
     pub sort_index: Option<i64>,
+    /// From `process_labels` metadata events, split at commas.
     pub labels: Vec<StrId>,
     /// Indices into [`Trace::threads`](crate::Trace::threads), in display order.
     pub threads: Vec<u32>,
 }
 
+/// A thread: its ids, its metadata, and its spans by depth.
 #[derive(Clone, Debug)]
 pub struct Thread {
+    /// The id of its process, as the file gave it.
     pub pid: ExtId,
+    /// The thread id the file gave.
     pub tid: ExtId,
     /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
+    /// From a `thread_name` metadata event.
     pub name: Option<StrId>,
+    /// From a `thread_sort_index` metadata event: lower sorts first.
     pub sort_index: Option<i64>,
     /// `lanes[d]` holds the spans at depth `d` (0 is the outermost).
     pub lanes: Vec<Lane>,

@@ -13,11 +13,14 @@ use crate::trace::Trace;
 /// How to match span names.
 #[derive(Clone, Debug)]
 pub enum NameFilter {
+    /// Names containing this text (case-sensitive).
     Substring(String),
+    /// Names the regex matches anywhere in.
     Regex(Regex),
 }
 
 impl NameFilter {
+    /// Whether `name` passes the filter.
     pub fn matches(&self, name: &str) -> bool {
         match self {
             NameFilter::Substring(s) => name.contains(s.as_str()),
@@ -31,6 +34,7 @@ impl NameFilter {
 pub struct StatsFilter {
     /// Thread indices (into `Trace::threads`); `None` means all.
     pub threads: Option<Vec<u32>>,
+    /// Which span names count; `None` means all.
     pub name: Option<NameFilter>,
     /// `[start, end)` in ns. Spans are clipped to it; spans outside are left out.
     pub range: Option<(i64, i64)>,
@@ -39,20 +43,26 @@ pub struct StatsFilter {
 /// Statistics for one name. All times in nanoseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NameStats {
+    /// The span name.
     pub name: StrId,
+    /// Spans of this name that pass the filter.
     pub count: u64,
     /// Sum of (clipped) durations. Recursive calls count once per level, as in spall.
     pub total_ns: i64,
     /// Sum of (clipped) self times: duration minus direct children's duration (children
     /// counted only up to the parent's end).
     pub self_ns: i64,
+    /// The shortest (clipped) duration.
     pub min_ns: i64,
+    /// The longest (clipped) duration.
     pub max_ns: i64,
     /// `total_ns / count`, rounded to nearest.
     pub mean_ns: i64,
     /// Nearest-rank percentiles of the (clipped) durations.
     pub p50_ns: i64,
+    /// 90th percentile, nearest rank.
     pub p90_ns: i64,
+    /// 99th percentile, nearest rank.
     pub p99_ns: i64,
 }
 

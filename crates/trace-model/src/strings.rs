@@ -9,6 +9,7 @@ use hashbrown::DefaultHashBuilder;
 pub struct StrId(pub u32);
 
 impl StrId {
+    /// The empty string, present in every trace.
     pub const EMPTY: StrId = StrId(0);
 }
 
@@ -175,6 +176,7 @@ impl Strings {
         self.ends.len()
     }
 
+    /// Whether there is no string at all (not even the empty one).
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }

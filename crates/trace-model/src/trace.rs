@@ -167,6 +167,7 @@ impl Trace {
             .unwrap_or(0)
     }
 
+    /// From [`start_ns`](Self::start_ns) to [`end_ns`](Self::end_ns), in nanoseconds.
     pub fn duration_ns(&self) -> i64 {
         self.end_ns - self.start_ns
     }

@@ -226,7 +226,21 @@ fn instants_are_diamonds_on_their_tracks() {
 fn overlapping_async_operations_get_their_own_rows() {
     let l = from_fixture("real/catapult_nestable_async.json");
     let t = &l.trace;
-    let (s, img) = shot(&l);
+    let (mut s, _) = shot(&l);
+    // A process's async tracks are folded into one group until it is opened.
+    assert!(s
+        .layout
+        .rows
+        .iter()
+        .any(|r| matches!(r.kind, RowKind::AsyncGroup(_))));
+    s.collapsed.async_groups.fill(false);
+    s.relayout(&l);
+    let (w, h) = (s.width as u32, s.height as u32);
+    let img = Img {
+        px: render(&l, &s).expect("headless rendering works"),
+        w,
+        h,
+    };
     let bar = t
         .async_tracks()
         .iter()

@@ -1,18 +1,18 @@
 //! The side panel laid out by egui with no window, at the window's default size: every
-//! column of the statistics table must be on screen, inside the panel.
+//! column of the statistics table must be on screen, inside the panel, and the names
+//! must get most of the room.
 
 use spall_viewer::app::PANEL_POINTS;
-use spall_viewer::panels::side::Panel;
+use spall_viewer::panels::side::{Panel, SortColumn};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::view::state::ViewState;
 
-#[test]
-fn every_statistics_column_is_visible_at_the_default_size() {
+/// The table's header rectangles and the panel's, laid out as in the default window.
+fn lay_out(panel: &mut Panel) -> (Vec<egui::Rect>, egui::Rect) {
     let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");
     l.whole_stats();
     let (w, h) = (1400.0, 850.0); // the window's default size, in points
     let mut s = ViewState::new(&l, w - PANEL_POINTS, h, Theme::new(ThemeKind::Light));
-    let mut panel = Panel::default();
     let ctx = egui::Context::default();
     let mut panel_rect = egui::Rect::NOTHING;
     // Auto-sized columns settle over a few passes, as in the window.
@@ -35,23 +35,49 @@ fn every_statistics_column_is_visible_at_the_default_size() {
         // No painter here: the font atlas updates are dropped on purpose.
         out.textures_delta.clear();
     }
-    let names: Vec<_> = panel
-        .header_rects
-        .iter()
-        .map(|r| (r.left(), r.right()))
-        .collect();
-    assert_eq!(
-        panel.header_rects.len(),
-        8,
-        "name, count, total, self, mean, p50, p90, max"
-    );
-    for (i, r) in panel.header_rects.iter().enumerate() {
+    (panel.header_rects.clone(), panel_rect)
+}
+
+/// Every column inside the panel and wide enough to read.
+fn assert_inside(rects: &[egui::Rect], panel_rect: egui::Rect) {
+    let spans: Vec<_> = rects.iter().map(|r| (r.left(), r.right())).collect();
+    for (i, r) in rects.iter().enumerate() {
         assert!(
             r.left() >= panel_rect.left() && r.right() <= panel_rect.right() + 0.5,
-            "column {i} at {names:?} leaves the panel {panel_rect:?}"
+            "column {i} at {spans:?} leaves the panel {panel_rect:?}"
         );
         assert!(r.width() >= 30.0, "column {i} is too narrow to read: {r:?}");
     }
+}
+
+#[test]
+fn names_get_the_room_by_default() {
+    let (rects, panel_rect) = lay_out(&mut Panel::default());
+    assert_eq!(rects.len(), 4, "name, count, total, self");
+    assert_inside(&rects, panel_rect);
+    // Most of the table is the name: it used to get about 90 points of 520.
+    let table = rects[3].right() - rects[0].left();
+    assert!(
+        rects[0].width() >= 0.55 * table,
+        "name {:?} of a {table} wide table",
+        rects[0]
+    );
+}
+
+#[test]
+fn every_statistics_column_is_visible_at_the_default_size() {
+    let mut panel = Panel::default();
+    panel.stats_extra = (SortColumn::ALL.iter())
+        .map(|c| c.0)
+        .filter(|c| !c.always_shown())
+        .collect();
+    let (rects, panel_rect) = lay_out(&mut panel);
+    assert_eq!(
+        rects.len(),
+        8,
+        "name, count, total, self, mean, p50, p90, max"
+    );
+    assert_inside(&rects, panel_rect);
     // The name column gets the room the figures leave.
-    assert!(panel.header_rects[0].width() >= 100.0, "{names:?}");
+    assert!(rects[0].width() >= 100.0, "{rects:?}");
 }

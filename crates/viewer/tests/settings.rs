@@ -46,6 +46,7 @@ fn settings_round_trip() {
     s.panel_points = Some(640.0);
     s.panel_hidden = true;
     s.window_points = Some((1920.0, 1080.0));
+    s.stats_columns = vec!["p50".into(), "max".into()];
     s.save(&p).unwrap();
     let (back, warning) = Settings::load(&p);
     assert_eq!(warning, None);

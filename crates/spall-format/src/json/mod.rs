@@ -29,6 +29,7 @@ use scan::{skip_value, skip_ws, string_end, Scan};
 /// A top-level key of an object-form JSON trace, and where its value lies in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopLevelKey {
+    /// The key, unescaped.
     pub name: String,
     /// Byte range of the value in the decoded input.
     pub value: Range<u64>,

@@ -8,7 +8,7 @@ use web_time::Duration;
 
 use super::App;
 use crate::loaded::Loaded;
-use crate::panels::side::Panel;
+use crate::panels::side::{Panel, SortColumn};
 use crate::persist::reload::FileStamp;
 use crate::persist::settings::Settings;
 use crate::platform::{self, Loading, UserEvent};
@@ -148,6 +148,7 @@ impl App {
             self.settings.panel_points = Some(self.side.panel_points.round());
         }
         self.settings.panel_hidden = self.side.panel_hidden;
+        self.settings.stats_columns = SortColumn::labels(&self.side.panel.stats_extra);
     }
 
     /// Writes the settings (atomically); a failure is reported, never fatal.

@@ -21,7 +21,7 @@ use winit::event_loop::{EventLoop, EventLoopProxy};
 
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
-use crate::panels::side::Panel;
+use crate::panels::side::{Panel, SortColumn};
 use crate::persist::keys::Bindings;
 use crate::persist::settings::Settings;
 use crate::platform::{self, Gl, Loading, UserEvent};
@@ -226,7 +226,7 @@ impl App {
                 show_help: false,
             },
             side: Side {
-                panel: Panel::default(),
+                panel: Panel::with_columns(SortColumn::from_labels(&settings.stats_columns)),
                 panel_px: 0.0,
                 panel_hidden: settings.panel_hidden,
                 panel_start: settings.panel_points.unwrap_or(PANEL_POINTS),

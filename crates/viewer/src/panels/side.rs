@@ -27,6 +27,75 @@ pub enum SortColumn {
     Max,
 }
 
+impl SortColumn {
+    /// Every column in table order, with its header and the header's tooltip.
+    pub const ALL: [(SortColumn, &'static str, &'static str); 8] = [
+        (
+            SortColumn::Name,
+            "name",
+            "the span name (hover for all of it)",
+        ),
+        (SortColumn::Count, "count", "spans"),
+        (SortColumn::Total, "total", "sum of durations"),
+        (
+            SortColumn::SelfTime,
+            "self",
+            "sum of self times (duration minus children)",
+        ),
+        (SortColumn::Mean, "mean", "mean duration"),
+        (SortColumn::P50, "p50", "median duration"),
+        (SortColumn::P90, "p90", "90th percentile duration"),
+        (SortColumn::Max, "max", "longest duration"),
+    ];
+
+    /// Whether the table always shows this column; the others are chosen in its menu, so
+    /// that names keep the room.
+    pub fn always_shown(self) -> bool {
+        matches!(
+            self,
+            SortColumn::Name | SortColumn::Count | SortColumn::Total | SortColumn::SelfTime
+        )
+    }
+
+    /// The column's header, which also names it in the settings.
+    pub fn label(self) -> &'static str {
+        SortColumn::ALL
+            .iter()
+            .find(|c| c.0 == self)
+            .map_or("", |c| c.1)
+    }
+
+    /// The optional columns named (by header) in the settings; unknown names are skipped.
+    pub fn from_labels(names: &[String]) -> Vec<SortColumn> {
+        (SortColumn::ALL.iter())
+            .filter(|c| !c.0.always_shown() && names.iter().any(|n| n == c.1))
+            .map(|c| c.0)
+            .collect()
+    }
+
+    /// The headers of `shown` optional columns, in table order, for the settings.
+    pub fn labels(shown: &[SortColumn]) -> Vec<String> {
+        (SortColumn::ALL.iter())
+            .filter(|c| !c.0.always_shown() && shown.contains(&c.0))
+            .map(|c| c.1.to_string())
+            .collect()
+    }
+
+    /// A row's figure in this column, compact (empty for the name).
+    fn cell(self, r: &NameStats) -> String {
+        match self {
+            SortColumn::Name => String::new(),
+            SortColumn::Count => compact_count(r.count),
+            SortColumn::Total => compact_duration(r.total_ns),
+            SortColumn::SelfTime => compact_duration(r.self_ns),
+            SortColumn::Mean => compact_duration(r.mean_ns),
+            SortColumn::P50 => compact_duration(r.p50_ns),
+            SortColumn::P90 => compact_duration(r.p90_ns),
+            SortColumn::Max => compact_duration(r.max_ns),
+        }
+    }
+}
+
 /// Panel state that is not part of the view.
 #[derive(Debug)]
 pub struct Panel {
@@ -48,6 +117,8 @@ pub struct Panel {
     range_kinds: Option<((i64, i64), RangeKinds)>,
     /// The statistics table's name filter.
     pub stats_filter: String,
+    /// The statistics table's optional columns that are shown, in no particular order.
+    pub stats_extra: Vec<SortColumn>,
     /// Where the table's column headers were last drawn (for layout tests).
     pub header_rects: Vec<egui::Rect>,
     resort: bool,
@@ -76,12 +147,23 @@ impl Default for Panel {
             track_filter: String::new(),
             range_kinds: None,
             stats_filter: String::new(),
+            stats_extra: Vec::new(),
             header_rects: Vec::new(),
             resort: false,
             analysis: None,
             query: Default::default(),
             focus_marker: None,
             recent: Vec::new(),
+        }
+    }
+}
+
+impl Panel {
+    /// A panel whose statistics table also shows these optional columns.
+    pub fn with_columns(stats_extra: Vec<SortColumn>) -> Panel {
+        Panel {
+            stats_extra,
+            ..Panel::default()
         }
     }
 }
@@ -474,6 +556,9 @@ impl Panel {
                     .desired_width(140.0),
             );
             ui.label(RichText::new(format!("{} of {}", rows.len(), self.stats.len())).weak());
+            ui.menu_button("columns", |ui| column_menu(ui, &mut self.stats_extra))
+                .response
+                .on_hover_text("show or hide the optional columns");
             for (text, sep) in [("copy CSV", ','), ("copy TSV", '\t')] {
                 if ui
                     .small_button(text)
@@ -486,24 +571,9 @@ impl Panel {
             }
         });
         let mut clicked = None;
-        let cols = [
-            (
-                SortColumn::Name,
-                "name",
-                "the span name (hover for all of it)",
-            ),
-            (SortColumn::Count, "count", "spans"),
-            (SortColumn::Total, "total", "sum of durations"),
-            (
-                SortColumn::SelfTime,
-                "self",
-                "sum of self times (duration minus children)",
-            ),
-            (SortColumn::Mean, "mean", "mean duration"),
-            (SortColumn::P50, "p50", "median duration"),
-            (SortColumn::P90, "p90", "90th percentile duration"),
-            (SortColumn::Max, "max", "longest duration"),
-        ];
+        let cols: Vec<_> = (SortColumn::ALL.into_iter())
+            .filter(|c| c.0.always_shown() || self.stats_extra.contains(&c.0))
+            .collect();
         let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
         self.header_rects.clear();
         // The name column takes what the numbers leave; they are sized to their figures.
@@ -515,7 +585,7 @@ impl Panel {
             .column(Column::remainder().at_least(80.0).clip(true))
             .columns(num, cols.len() - 1)
             .header(row_h, |mut header| {
-                for (col, label, tip) in cols {
+                for &(col, label, tip) in &cols {
                     let (_, r) = header.col(|ui| {
                         let arrow = match (self.sort == col, self.descending) {
                             (true, true) => " v",
@@ -523,11 +593,12 @@ impl Panel {
                             _ => "",
                         };
                         let text = RichText::new(format!("{label}{arrow}")).strong();
-                        if ui
-                            .selectable_label(self.sort == col, text)
-                            .on_hover_text(format!("{tip}; click to sort"))
-                            .clicked()
-                        {
+                        let resp =
+                            ui.selectable_label(self.sort == col, text)
+                                .on_hover_text(format!(
+                                    "{tip}; click to sort, right-click for columns"
+                                ));
+                        if resp.clicked() {
                             if self.sort == col {
                                 self.descending = !self.descending;
                             } else {
@@ -536,6 +607,7 @@ impl Panel {
                             }
                             self.resort = true;
                         }
+                        resp.context_menu(|ui| column_menu(ui, &mut self.stats_extra));
                     });
                     self.header_rects.push(r.rect);
                 }
@@ -565,18 +637,14 @@ impl Panel {
                             }
                         });
                     });
-                    let n = |ui: &mut Ui, v: i64| {
-                        ui.label(compact_duration(v));
-                    };
-                    row.col(|ui| {
-                        ui.label(r.count.to_string());
-                    });
-                    row.col(|ui| n(ui, r.total_ns));
-                    row.col(|ui| n(ui, r.self_ns));
-                    row.col(|ui| n(ui, r.mean_ns));
-                    row.col(|ui| n(ui, r.p50_ns));
-                    row.col(|ui| n(ui, r.p90_ns));
-                    row.col(|ui| n(ui, r.max_ns));
+                    for &(col, ..) in &cols[1..] {
+                        row.col(|ui| {
+                            let resp = ui.label(col.cell(r));
+                            if col == SortColumn::Count && r.count >= 1000 {
+                                resp.on_hover_text(r.count.to_string());
+                            }
+                        });
+                    }
                 });
             });
         if std::mem::take(&mut self.resort) {
@@ -653,6 +721,42 @@ pub fn elide_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     let start: String = s.chars().take(head).collect();
     let end: String = s.chars().skip(n - tail).collect();
     format!("{start}…{end}").into()
+}
+
+/// The menu of the statistics table's optional columns: one checkbox each.
+fn column_menu(ui: &mut Ui, extra: &mut Vec<SortColumn>) {
+    for (col, label, tip) in SortColumn::ALL {
+        if col.always_shown() {
+            continue;
+        }
+        let mut on = extra.contains(&col);
+        if ui.checkbox(&mut on, label).on_hover_text(tip).changed() {
+            extra.retain(|&c| c != col);
+            if on {
+                extra.push(col);
+            }
+        }
+    }
+}
+
+/// A count in at most four characters (`999`, `1.2k`, `34k`, `5.6M`), to keep number
+/// columns narrow; the exact count is in the tooltip and the copied CSV.
+pub fn compact_count(n: u64) -> String {
+    let mut v = n as f64;
+    if n < 1000 {
+        return n.to_string();
+    }
+    for unit in ["k", "M", "G", "T", "P", "E"] {
+        v /= 1e3;
+        // 999.5k would round to a fifth character: it is 1.0M.
+        if v < 9.95 {
+            return format!("{v:.1}{unit}");
+        }
+        if v < 999.5 {
+            return format!("{v:.0}{unit}");
+        }
+    }
+    n.to_string()
 }
 
 /// A duration in three significant figures, to keep number columns narrow.
@@ -803,7 +907,6 @@ fn more_rows(ui: &mut Ui, rows: usize) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -824,6 +927,38 @@ mod tests {
         assert_eq!(compact_duration(1_234), "1.23 µs");
         assert_eq!(compact_duration(45_678_000), "45.7 ms");
         assert_eq!(compact_duration(123_456_789_000), "123 s");
+    }
+
+    #[test]
+    fn compact_counts_fit_four_characters() {
+        let cases = [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1.0k"),
+            (1_234, "1.2k"),
+            (9_949, "9.9k"),
+            (9_950, "10k"),
+            (45_678, "46k"),
+            (999_499, "999k"),
+            (999_500, "1.0M"),
+            (5_600_000, "5.6M"),
+            (u64::MAX, "18E"),
+        ];
+        for (n, text) in cases {
+            assert_eq!(compact_count(n), text, "{n}");
+        }
+    }
+
+    #[test]
+    fn optional_columns_are_the_rarer_ones_and_labels_are_unique() {
+        let always: Vec<&str> = (SortColumn::ALL.iter())
+            .filter(|c| c.0.always_shown())
+            .map(|c| c.0.label())
+            .collect();
+        assert_eq!(always, ["name", "count", "total", "self"]);
+        let labels: std::collections::HashSet<&str> =
+            SortColumn::ALL.iter().map(|c| c.0.label()).collect();
+        assert_eq!(labels.len(), SortColumn::ALL.len());
     }
 
     #[test]

@@ -128,6 +128,9 @@ fn carry_collapsed(old: &Collapsed, map: &Remap, l: &Loaded) -> Collapsed {
     copy(&old.processes, &mut c.processes, &|i| map.processes[i]);
     copy(&old.threads, &mut c.threads, &|i| map.threads[i]);
     copy(&old.asyncs, &mut c.asyncs, &|i| Some(i as u32));
+    copy(&old.async_groups, &mut c.async_groups, &|i| {
+        map.processes[i]
+    });
     let asyncs = c.asyncs.len();
     c.hidden = (old.hidden.iter())
         .filter_map(|&t| map.track(t, asyncs))

@@ -1,6 +1,6 @@
-//! What the viewer remembers between runs: the theme and the recently opened files, in
-//! `settings.json` under the platform's config directory (`~/.config/spall` on Linux;
-//! `SPALL_CONFIG_DIR` overrides it).
+//! What the viewer remembers between runs: the theme, the recently opened files, the panel's
+//! size and statistics columns, in `settings.json` under the platform's config directory
+//! (`~/.config/spall` on Linux; `SPALL_CONFIG_DIR` overrides it).
 //!
 //! The file is written atomically (a complete file or the previous one, even if the viewer
 //! is killed mid-write), and read leniently: a file that is missing is the defaults, one that
@@ -34,6 +34,8 @@ pub struct Settings {
     pub panel_hidden: bool,
     /// The window's size (points), when the user changed it.
     pub window_points: Option<(f32, f32)>,
+    /// The statistics table's optional columns shown, by header (`mean`, `p50`, ...).
+    pub stats_columns: Vec<String>,
 }
 
 impl Settings {
@@ -132,6 +134,9 @@ impl Settings {
         if let Some((w, h)) = self.window_points {
             v["window_size"] = json!([w, h]);
         }
+        if !self.stats_columns.is_empty() {
+            v["stats_columns"] = json!(self.stats_columns);
+        }
         // Views of files still in the recent lists only: the file stays small.
         let views: serde_json::Map<String, Value> = (self.views.iter())
             .filter(|(p, _)| {
@@ -176,6 +181,7 @@ impl Settings {
         };
         let recent = list("recent")?.into_iter().map(PathBuf::from).collect();
         let pages = list("pages")?;
+        let stats_columns = list("stats_columns")?;
         let keys = o.get("keys").cloned();
         let views = match o.get("views") {
             None => Default::default(),
@@ -204,6 +210,7 @@ impl Settings {
             panel_points: points(o.get("panel_width"), 260.0, 1200.0),
             panel_hidden: o.get("panel_hidden").and_then(Value::as_bool) == Some(true),
             window_points,
+            stats_columns,
         })
     }
 }

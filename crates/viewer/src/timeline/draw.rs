@@ -75,6 +75,17 @@ impl TimelineBuilder {
                     fk::instants(scene, l, s, list, y, row.h, None);
                 }
                 RowKind::Counter(g) => fk::counter(scene, fonts, l, s, g, y, row.h),
+                RowKind::AsyncGroup(p) => {
+                    let tracks = &l.kinds.async_by_process[p as usize];
+                    let all = t.async_tracks();
+                    let n: usize = (tracks.iter())
+                        .map(|&a| all[a as usize].rows.iter().map(Vec::len).sum::<usize>())
+                        .sum();
+                    let folded = s.collapsed.async_groups.get(p as usize) == Some(&true);
+                    let k = tracks.len();
+                    let text = format!("{} {k} async tracks, {n} slices", arrow(folded));
+                    header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
+                }
                 RowKind::AsyncHeader(a) => {
                     let tr = &t.async_tracks()[a as usize];
                     let n: usize = tr.rows.iter().map(Vec::len).sum();

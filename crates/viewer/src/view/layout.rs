@@ -1,6 +1,12 @@
 //! Vertical layout: global instants; per process its header, instants, counter and async
 //! tracks; per thread its header, instants, samples, and one row per depth.
+//!
+//! Tracks are ordered as Perfetto orders them, so that the first screen shows the work:
+//! processes by sort index, else the busiest first; in a process its main thread first,
+//! then by sort index, then the busiest; a process's async tracks (often dozens of one
+//! slice each) folded into one group, collapsed until opened.
 
+use std::cmp::Reverse;
 use std::collections::HashSet;
 
 use trace_model::Trace;
@@ -31,6 +37,8 @@ pub enum RowKind {
     ThreadInstants(u32),
     /// One counter group (`Kinds::counters`).
     Counter(u32),
+    /// The header of a process's async tracks, folded into one group.
+    AsyncGroup(u32),
     /// The header of an async track (`Trace::async_tracks`).
     AsyncHeader(u32),
     AsyncRow {
@@ -46,7 +54,10 @@ impl RowKind {
     pub fn is_header(self) -> bool {
         matches!(
             self,
-            RowKind::Process(_) | RowKind::Thread(_) | RowKind::AsyncHeader(_)
+            RowKind::Process(_)
+                | RowKind::Thread(_)
+                | RowKind::AsyncGroup(_)
+                | RowKind::AsyncHeader(_)
         )
     }
 }
@@ -65,6 +76,8 @@ pub struct Collapsed {
     pub processes: Vec<bool>,
     pub threads: Vec<bool>,
     pub asyncs: Vec<bool>,
+    /// Per process, whether its group of async tracks is folded (the default).
+    pub async_groups: Vec<bool>,
     /// Tracks the user hid.
     pub hidden: HashSet<Track>,
     /// Pinned processes and threads come first, in display order, processes before threads.
@@ -77,6 +90,7 @@ impl Collapsed {
             processes: vec![false; trace.processes().len()],
             threads: vec![false; trace.threads().len()],
             asyncs: vec![false; trace.async_tracks().len()],
+            async_groups: vec![true; trace.processes().len()],
             ..Collapsed::default()
         }
     }
@@ -124,7 +138,9 @@ pub enum Track {
 /// process, 1 for what is in it).
 pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
     let mut v = Vec::new();
-    for (pi, p) in trace.processes().iter().enumerate() {
+    let order = Order::new(trace, kinds);
+    for &pi in &order.processes {
+        let (p, pi) = (&trace.processes()[pi as usize], pi as usize);
         let label = match p.name {
             Some(n) => format!("{} ({})", trace.str(n), trace.ext_id(p.pid)),
             None => format!("Process {}", trace.ext_id(p.pid)),
@@ -138,11 +154,72 @@ pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
             let name = trace.str(trace.async_tracks()[a as usize].name);
             v.push((Track::Async(a), format!("async {name}"), 1));
         }
-        for &t in &p.threads {
+        for &t in &order.threads[pi] {
             v.push((Track::Thread(t), trace.thread_label(t), 1));
         }
     }
     v
+}
+
+/// Processes and threads in display order (see the module's overview).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Order {
+    /// Indices into `Trace::processes`.
+    pub processes: Vec<u32>,
+    /// Per process, its threads (indices into `Trace::threads`).
+    pub threads: Vec<Vec<u32>>,
+}
+
+impl Order {
+    pub fn new(trace: &Trace, kinds: &Kinds) -> Order {
+        let spans = |t: u32| trace.threads()[t as usize].span_count();
+        let threads: Vec<Vec<u32>> = (trace.processes().iter())
+            .map(|p| {
+                let mut v = p.threads.clone();
+                // Stable: ties keep the trace's order (sort index, then tid).
+                v.sort_by_cached_key(|&t| {
+                    let th = &trace.threads()[t as usize];
+                    let main = is_main_thread(trace, t);
+                    (!main, th.sort_index.unwrap_or(i64::MAX), Reverse(spans(t)))
+                });
+                v
+            })
+            .collect();
+        let busy = |p: usize| -> u64 {
+            let slices = (kinds.async_by_process[p].iter())
+                .map(|&a| {
+                    trace.async_tracks()[a as usize]
+                        .rows
+                        .iter()
+                        .map(Vec::len)
+                        .sum::<usize>()
+                })
+                .sum::<usize>();
+            trace.processes()[p]
+                .threads
+                .iter()
+                .map(|&t| spans(t))
+                .sum::<u64>()
+                + slices as u64
+        };
+        let mut processes: Vec<u32> = (0..trace.processes().len() as u32).collect();
+        processes.sort_by_cached_key(|&p| {
+            let sort = trace.processes()[p as usize].sort_index;
+            (sort.is_none(), sort, Reverse(busy(p as usize)))
+        });
+        Order { processes, threads }
+    }
+}
+
+/// A process's main thread: its tid is the pid, or Chrome names it `Cr…Main`
+/// (`CrBrowserMain`, `CrRendererMain`, `CrGpuMain`), whatever its tid (not the pid on macOS).
+pub fn is_main_thread(trace: &Trace, t: u32) -> bool {
+    let th = &trace.threads()[t as usize];
+    let chrome = th.name.is_some_and(|n| {
+        let n = trace.str(n);
+        n.starts_with("Cr") && n.ends_with("Main")
+    });
+    chrome || th.tid == th.pid
 }
 
 fn flag(v: &[bool], i: u32) -> bool {
@@ -166,6 +243,7 @@ struct Builder<'a> {
     trace: &'a Trace,
     kinds: &'a Kinds,
     c: &'a Collapsed,
+    order: &'a Order,
     scale: f32,
     y: f32,
     out: Layout,
@@ -192,10 +270,16 @@ impl Builder<'_> {
                     self.push(COUNTER_H * self.scale, RowKind::Counter(g));
                 }
             }
-            for &a in &k.async_by_process[pi as usize] {
-                if c.is_hidden(Track::Async(a)) {
-                    continue;
-                }
+            let asyncs: Vec<u32> = (k.async_by_process[pi as usize].iter().copied())
+                .filter(|&a| !c.is_hidden(Track::Async(a)))
+                .collect();
+            // One track is its own header; more fold into a group.
+            let grouped = asyncs.len() > 1;
+            if grouped {
+                self.push(header_h, RowKind::AsyncGroup(pi));
+            }
+            let folded = grouped && flag(&c.async_groups, pi);
+            for &a in asyncs.iter().filter(|_| !folded) {
                 self.push(header_h, RowKind::AsyncHeader(a));
                 if flag(&c.asyncs, a) {
                     continue;
@@ -208,7 +292,7 @@ impl Builder<'_> {
                     self.push(lane_h, kind);
                 }
             }
-            for &t in &self.trace.processes()[pi as usize].threads {
+            for &t in &self.order.threads[pi as usize] {
                 if !c.is_pinned(Track::Thread(t)) {
                     self.thread(t);
                 }
@@ -253,12 +337,14 @@ impl Builder<'_> {
 
 impl Layout {
     /// Rows in display order: pinned processes and threads, global instants, then processes
-    /// by sort index with their threads; hidden tracks left out.
+    /// with their threads in [`Order`]; hidden tracks left out.
     pub fn new(trace: &Trace, kinds: &Kinds, collapsed: &Collapsed, scale: f32) -> Layout {
+        let order = Order::new(trace, kinds);
         let mut b = Builder {
             trace,
             kinds,
             c: collapsed,
+            order: &order,
             scale,
             y: 0.0,
             out: Layout {
@@ -269,12 +355,15 @@ impl Layout {
             },
         };
         let shown = |p: u32| !collapsed.is_hidden(Track::Process(p));
-        let procs = trace.processes().len() as u32;
-        for p in (0..procs).filter(|&p| shown(p) && collapsed.is_pinned(Track::Process(p))) {
+        let procs = order.processes.iter().copied();
+        for p in procs
+            .clone()
+            .filter(|&p| shown(p) && collapsed.is_pinned(Track::Process(p)))
+        {
             b.process(p);
         }
-        for p in (0..procs).filter(|&p| shown(p)) {
-            for &t in &trace.processes()[p as usize].threads {
+        for p in procs.clone().filter(|&p| shown(p)) {
+            for &t in &order.threads[p as usize] {
                 if collapsed.is_pinned(Track::Thread(t)) {
                     b.thread(t);
                 }
@@ -283,7 +372,7 @@ impl Layout {
         if !kinds.global_instants.is_empty() {
             b.push(MARKS_H * scale, RowKind::GlobalInstants);
         }
-        for p in (0..procs).filter(|&p| shown(p) && !collapsed.is_pinned(Track::Process(p))) {
+        for p in procs.filter(|&p| shown(p) && !collapsed.is_pinned(Track::Process(p))) {
             b.process(p);
         }
         b.out.height = b.y;
@@ -458,5 +547,156 @@ mod tests {
         let names: Vec<String> = track_list(&t, &k).into_iter().map(|x| x.1).collect();
         assert_eq!(names.len(), 5);
         assert!(names[0].starts_with("Process"), "{names:?}");
+    }
+
+    /// `n` one-microsecond spans on a thread, one after the other.
+    fn spans(pid: u32, tid: u32, n: u32) -> String {
+        (0..n)
+            .map(|i| {
+                format!(r#"{{"ph":"X","name":"s","ts":{i},"dur":1,"pid":{pid},"tid":{tid}}},"#)
+            })
+            .collect()
+    }
+
+    fn meta(name: &str, pid: u32, tid: u32, args: &str) -> String {
+        format!(r#"{{"ph":"M","name":"{name}","pid":{pid},"tid":{tid},"args":{{{args}}}}},"#)
+    }
+
+    fn load(events: String) -> Trace {
+        trace_model::load_bytes(format!("[{}]", events.trim_end_matches(',')).as_bytes()).unwrap()
+    }
+
+    fn tids(t: &Trace, threads: &[u32]) -> Vec<String> {
+        (threads.iter())
+            .map(|&i| t.ext_id(t.threads()[i as usize].tid).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn main_threads_come_first_then_sort_index_then_the_busiest() {
+        let t = load(
+            [
+                spans(10, 4, 1),
+                spans(10, 5, 3),
+                spans(10, 7, 1),
+                spans(10, 9, 1),
+                spans(10, 10, 1),
+                meta("thread_name", 10, 7, r#""name":"CrRendererMain""#),
+                meta("thread_sort_index", 10, 9, r#""sort_index":-1"#),
+            ]
+            .concat(),
+        );
+        let order = Order::new(&t, &Kinds::new(&t));
+        // 7 by its Chrome name, 10 as tid == pid; then 9 by its sort index; then the
+        // busier 5 before 4.
+        assert_eq!(tids(&t, &order.threads[0]), ["7", "10", "9", "5", "4"]);
+        let l = Layout::new(&t, &Kinds::new(&t), &Collapsed::for_trace(&t), 1.0);
+        let first = (l.rows.iter()).find_map(|r| match r.kind {
+            RowKind::Thread(th) => Some(th),
+            _ => None,
+        });
+        assert_eq!(
+            first,
+            Some(order.threads[0][0]),
+            "the layout follows the order"
+        );
+    }
+
+    #[test]
+    fn processes_keep_their_sort_index_else_the_busiest_come_first() {
+        let t = load(
+            [
+                spans(10, 1, 6),
+                spans(20, 1, 1),
+                spans(30, 1, 1),
+                spans(40, 1, 1),
+                spans(50, 1, 10),
+                meta("process_sort_index", 30, 0, r#""sort_index":5"#),
+                meta("process_sort_index", 40, 0, r#""sort_index":-2"#),
+            ]
+            .concat(),
+        );
+        let k = Kinds::new(&t);
+        let pids: Vec<String> = (Order::new(&t, &k).processes.iter())
+            .map(|&p| t.ext_id(t.processes()[p as usize].pid).to_string())
+            .collect();
+        assert_eq!(pids, ["40", "30", "50", "10", "20"]);
+        let listed: Vec<String> = (track_list(&t, &k).into_iter())
+            .filter(|x| x.2 == 0)
+            .map(|x| x.1)
+            .collect();
+        assert_eq!(
+            listed[..2],
+            ["Process 40", "Process 30"],
+            "the filter's list agrees"
+        );
+    }
+
+    #[test]
+    fn a_process_async_tracks_fold_into_one_group_collapsed_by_default() {
+        let slice = |pid: u32, name: &str, id: u32| {
+            format!(
+                r#"{{"ph":"b","cat":"c","name":"{name}","id":{id},"ts":0,"pid":{pid},"tid":1}},
+                   {{"ph":"e","cat":"c","name":"{name}","id":{id},"ts":5,"pid":{pid},"tid":1}},"#
+            )
+        };
+        let t = load(
+            [
+                slice(1, "a", 1),
+                slice(1, "b", 2),
+                slice(1, "c", 3),
+                slice(2, "d", 4),
+                spans(1, 1, 1),
+                spans(2, 2, 1),
+            ]
+            .concat(),
+        );
+        let k = Kinds::new(&t);
+        assert_eq!(k.async_by_process[0].len(), 3, "three tracks in pid 1");
+        let kinds = |c: &Collapsed| -> Vec<RowKind> {
+            (Layout::new(&t, &k, c, 1.0).rows.iter())
+                .map(|r| r.kind)
+                .collect()
+        };
+        let mut c = Collapsed::for_trace(&t);
+        let folded = kinds(&c);
+        // pid 1: one group header and no track of its own, then its thread.
+        assert_eq!(
+            folded[..3],
+            [
+                RowKind::Process(0),
+                RowKind::AsyncGroup(0),
+                RowKind::Thread(0)
+            ]
+        );
+        assert!(folded[..3].iter().all(|r| r.is_header()));
+        // pid 2's only track is not grouped.
+        let d = k.async_by_process[1][0];
+        assert_eq!(
+            folded[4..7],
+            [
+                RowKind::Process(1),
+                RowKind::AsyncHeader(d),
+                RowKind::AsyncRow { track: d, row: 0 }
+            ]
+        );
+        c.async_groups[0] = false;
+        let open = kinds(&c);
+        let headers: Vec<u32> = (open.iter())
+            .filter_map(|r| match r {
+                RowKind::AsyncHeader(a) => Some(*a),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            headers.len(),
+            4,
+            "opened, the group shows its three tracks: {open:?}"
+        );
+        assert_eq!(open[1], RowKind::AsyncGroup(0));
+        // Hiding all but one leaves no group.
+        c.set_hidden(Track::Async(k.async_by_process[0][0]), true);
+        c.set_hidden(Track::Async(k.async_by_process[0][1]), true);
+        assert_eq!(kinds(&c)[1], RowKind::AsyncHeader(k.async_by_process[0][2]));
     }
 }

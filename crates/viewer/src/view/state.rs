@@ -313,6 +313,7 @@ impl ViewState {
             RowKind::Process(p) => self.collapsed.processes[p as usize] ^= true,
             RowKind::Thread(t) => self.collapsed.threads[t as usize] ^= true,
             RowKind::AsyncHeader(a) => self.collapsed.asyncs[a as usize] ^= true,
+            RowKind::AsyncGroup(p) => self.collapsed.async_groups[p as usize] ^= true,
             _ => return,
         }
         self.relayout(l);
@@ -462,6 +463,7 @@ impl ViewState {
             c.set_hidden(Track::Thread(th), false);
         }
         if let Some(a) = asyncs {
+            c.async_groups[process as usize] = false;
             c.asyncs[a as usize] = false;
             c.set_hidden(Track::Async(a), false);
         }
