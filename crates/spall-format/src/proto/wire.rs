@@ -14,7 +14,12 @@ pub enum WireErrorKind {
     /// A varint whose tenth byte still has its continuation bit set.
     VarintTooLong,
     /// A length-delimited field longer than what is left of its message.
-    LengthPastEnd { len: u64, left: u64 },
+    LengthPastEnd {
+        /// The length the field gives.
+        len: u64,
+        /// The bytes left of its message after the length.
+        left: u64,
+    },
     /// Wire types 3 and 4 (groups, unused by Perfetto) and 6 and 7 (undefined).
     BadWireType(u8),
     /// Field number 0, which no message defines.
@@ -26,7 +31,9 @@ pub enum WireErrorKind {
 /// A malformed field: what, and where (a byte offset in the decoded input).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WireError {
+    /// What is wrong.
     pub kind: WireErrorKind,
+    /// Byte offset of the field's tag in the decoded input.
     pub offset: u64,
 }
 
@@ -51,9 +58,13 @@ impl fmt::Display for WireError {
 /// A field's value, as the wire type gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Value<'a> {
+    /// Wire type 0: integers, booleans, enums.
     Varint(u64),
+    /// Wire type 1: `fixed64`, `sfixed64`, `double`.
     Fixed64(u64),
+    /// Wire type 2: strings, bytes, sub-messages, packed repeated scalars; borrowed.
     Bytes(&'a [u8]),
+    /// Wire type 5: `fixed32`, `sfixed32`, `float`.
     Fixed32(u32),
 }
 
@@ -97,7 +108,9 @@ impl<'a> Value<'a> {
 /// One field of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field<'a> {
+    /// The field number.
     pub num: u32,
+    /// The value, as its wire type gives it.
     pub value: Value<'a>,
     /// Byte offset of the tag in the decoded input.
     pub offset: u64,
