@@ -17,6 +17,8 @@
 //! - [`platform`]: the native window and the web page.
 //! - [`app`]: the interactive app and its event loop, on either platform.
 
+#![warn(missing_docs)]
+
 pub mod app;
 mod error;
 pub mod flame;
