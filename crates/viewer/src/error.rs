@@ -15,9 +15,19 @@ pub enum ViewerError {
     /// `--thread SPEC` matched no thread.
     NoSuchThread(String),
     /// A flame graph option (`--select`, `--sandwich`) named no frame in the graph.
-    NoSuchFrame { option: &'static str, name: String },
+    NoSuchFrame {
+        /// The option, e.g. `"--sandwich"`.
+        option: &'static str,
+        /// The name it gave.
+        name: String,
+    },
     /// The window system or the window's OpenGL context could not be set up.
-    Window { what: &'static str, detail: String },
+    Window {
+        /// The step that failed.
+        what: &'static str,
+        /// The window system's or GL's message.
+        detail: String,
+    },
     /// A file (a screenshot) could not be written; an existing one is unchanged.
     Write(spall_util::WriteError),
 }

@@ -8,6 +8,7 @@ use trace_model::{SpanRef, Trace};
 /// Something the user can select or hover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {
+    /// A span.
     Span(SpanRef),
     /// Index into `Trace::instants`.
     Instant(u32),
@@ -15,17 +16,22 @@ pub enum Pick {
     Async(u32),
     /// A counter group's value at a time.
     Counter {
+        /// Index into `Kinds::counters`.
         group: u32,
+        /// The time, in nanoseconds.
         ts: i64,
     },
     /// Sample `index` of `Trace::samples()[track]`.
     Sample {
+        /// Index into `Trace::samples`.
         track: u32,
+        /// Index of the sample in the track.
         index: u32,
     },
 }
 
 impl Pick {
+    /// The span, if this is one.
     pub fn span(self) -> Option<SpanRef> {
         match self {
             Pick::Span(r) => Some(r),

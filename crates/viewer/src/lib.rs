@@ -17,6 +17,8 @@
 //! - [`platform`]: the native window and the web page.
 //! - [`app`]: the interactive app and its event loop, on either platform.
 
+#![warn(missing_docs)]
+
 pub mod app;
 mod error;
 pub mod flame;
@@ -39,6 +41,7 @@ pub use loaded::Loaded;
 /// `scripts/make-demo.py`; see tests/fixtures/README.md), shown when no file is given: spans,
 /// counters, instants, async operations and flows.
 pub const DEMO: &[u8] = include_bytes!("../../../tests/fixtures/real/demo_lthi_excerpt.json");
+/// The name the demo is shown under, in place of a file name.
 pub const DEMO_NAME: &str = "demo: a Chrome trace (built in)";
 
 /// Loads a trace file, or the demo when `path` is `None`; `progress` gets (bytes done, total).

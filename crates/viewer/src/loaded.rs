@@ -13,9 +13,11 @@ use trace_model::{NameStats, StatsFilter, Trace};
 /// Columns in the minimap's profile.
 pub const MINIMAP_BINS: usize = 1024;
 
+/// A loaded trace with what the views derive from it once: index, colours, minimap.
 pub struct Loaded {
     /// Shared (`Arc`) so that other threads (the SQL worker, flame builds) can hold it.
     pub trace: std::sync::Arc<Trace>,
+    /// Visible-range queries over the trace's spans.
     pub index: TraceIndex,
     /// Counters, instants, async tracks, samples and flows, arranged for drawing.
     pub kinds: Kinds,
@@ -80,6 +82,7 @@ pub fn reserved_color(cname: &str) -> Option<Color> {
     Some(Color::rgb(r, g, b))
 }
 
+/// The colour of spans named `name`: a hash of the name, the same in every trace.
 pub fn name_color(name: &str) -> Color {
     struct Fnv(u64);
     impl Hasher for Fnv {
@@ -98,6 +101,7 @@ pub fn name_color(name: &str) -> Color {
 }
 
 impl Loaded {
+    /// Indexes `trace` and derives the views' data; `source` names where it came from.
     pub fn new(trace: Trace, source: String) -> Loaded {
         let index = TraceIndex::build(&trace);
         let kinds = Kinds::new(&trace);

@@ -20,7 +20,9 @@ use crate::view::state::{FlowMode, ViewState};
 /// What to show.
 #[derive(Clone, Debug)]
 pub struct Shot {
+    /// Image width, in physical pixels.
     pub width: u32,
+    /// Image height, in physical pixels.
     pub height: u32,
     /// `[start, end]` relative to the trace start, ns; open ends reach the trace's ends.
     pub view: Option<(Option<i64>, Option<i64>)>,
@@ -29,6 +31,7 @@ pub struct Shot {
     pub select: Option<String>,
     /// Which flow arrows to draw.
     pub flows: FlowMode,
+    /// The colours to draw with.
     pub theme: Theme,
     /// HiDPI scale: rows, strips and text are this many pixels per logical pixel.
     pub scale: f32,

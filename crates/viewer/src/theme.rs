@@ -5,28 +5,46 @@ use render_gl::Color;
 /// Which palette.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThemeKind {
+    /// Dark text on a light background.
     Light,
+    /// Light text on a dark background.
     Dark,
 }
 
 /// Every colour the timeline uses.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Theme {
+    /// Which palette this is.
     pub kind: ThemeKind,
+    /// Behind everything.
     pub background: Color,
+    /// Labels and headers.
     pub text: Color,
+    /// Secondary text: times, counts, axis labels.
     pub text_dim: Color,
+    /// The time ruler's background.
     pub ruler: Color,
+    /// Ruler ticks, grid lines and outlines.
     pub tick: Color,
+    /// Process header rows.
     pub process_header: Color,
+    /// Thread header rows.
     pub thread_header: Color,
+    /// The outline of the selected span.
     pub selection: Color,
+    /// Shading over the marked time range.
     pub range: Color,
+    /// The marked range's edges.
     pub range_edge: Color,
+    /// The minimap's background.
     pub minimap: Color,
+    /// The minimap's activity bars.
     pub minimap_bars: Color,
+    /// The minimap's box around the visible time window.
     pub minimap_window: Color,
+    /// Tooltip background.
     pub tooltip: Color,
+    /// The bar under spans that match the search.
     pub match_marker: Color,
     /// Flow arrows.
     pub flow: Color,
@@ -37,6 +55,7 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// The palette of `kind`.
     pub fn new(kind: ThemeKind) -> Theme {
         match kind {
             ThemeKind::Light => Theme {
@@ -84,6 +103,7 @@ impl Theme {
         }
     }
 
+    /// The other palette (light for dark, dark for light).
     pub fn toggled(&self) -> Theme {
         Theme::new(match self.kind {
             ThemeKind::Light => ThemeKind::Dark,

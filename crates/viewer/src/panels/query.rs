@@ -26,6 +26,7 @@ pub trait QueryRunner: Send {
     fn start(&mut self, sql: &str);
     /// The finished query's result, once.
     fn poll(&mut self) -> Option<Result<QueryResult, String>>;
+    /// Stops the running query, if any; its result never arrives.
     fn cancel(&mut self);
 }
 
@@ -37,6 +38,7 @@ pub struct InlineRunner {
 }
 
 impl InlineRunner {
+    /// A runner over `l`'s trace, its database built now.
     pub fn new(l: &Loaded) -> Result<InlineRunner, String> {
         let db = TraceDb::new(l.trace.clone()).map_err(|e| e.to_string())?;
         Ok(InlineRunner {
@@ -106,14 +108,20 @@ impl QueryRunner for InlineRunner {
 /// The panel's SQL state.
 #[derive(Default)]
 pub struct QueryPanel {
+    /// The SQL in the editor.
     pub text: String,
+    /// Queries run, most recent first.
     pub history: Vec<String>,
+    /// What runs the queries; `None` until a trace is loaded.
     pub runner: Option<Box<dyn QueryRunner>>,
+    /// Whether a query is running.
     pub running: bool,
+    /// The last query's rows, or its error message.
     pub result: Option<Result<QueryResult, String>>,
     /// Sort of the result table: column, descending.
     pub sort: Option<(usize, bool)>,
     started: Option<web_time::Instant>,
+    /// How long the last query took.
     pub took: Option<std::time::Duration>,
     /// A query asked for before there was a runner (the page's `?sql=` while the trace
     /// loads): it runs once one is set.
@@ -137,7 +145,9 @@ impl std::fmt::Debug for QueryPanel {
 /// What a click on a result row asks the timeline to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Show {
+    /// Select this span.
     Slice(SpanRef),
+    /// Show this time range: start and end, in nanoseconds.
     Range(i64, i64),
 }
 

@@ -17,13 +17,21 @@ use crate::view::viewport::{format_duration, format_value};
 /// Which statistics column sorts the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortColumn {
+    /// The span name.
     Name,
+    /// How many spans.
     Count,
+    /// Total duration.
     Total,
+    /// Total self time.
     SelfTime,
+    /// Mean duration.
     Mean,
+    /// Median duration.
     P50,
+    /// 90th percentile of the durations.
     P90,
+    /// Longest duration.
     Max,
 }
 
@@ -99,11 +107,17 @@ impl SortColumn {
 /// Panel state that is not part of the view.
 #[derive(Debug)]
 pub struct Panel {
+    /// The name search's text.
     pub search: String,
+    /// Give the search box the keyboard focus at the next frame.
     pub focus_search: bool,
+    /// The path typed in the open prompt.
     pub open_path: String,
+    /// Whether the open prompt (for where there is no file dialog) is shown.
     pub show_open: bool,
+    /// The column the statistics are sorted by.
     pub sort: SortColumn,
+    /// Whether the sort is largest first.
     pub descending: bool,
     /// While a range is being dragged, keep the last statistics (they cost O(spans)).
     pub hold: bool,
@@ -171,14 +185,19 @@ impl Panel {
 /// What the panel asked the app to do.
 #[derive(Debug, Default)]
 pub struct Actions {
+    /// Open this file.
     pub open: Option<std::path::PathBuf>,
     /// Show the page's file picker (the web build has no paths to type).
     pub pick_file: bool,
+    /// Switch between the light and dark themes.
     pub toggle_theme: bool,
+    /// The timeline needs drawing again (the view changed).
     pub redraw: bool,
 }
 
 impl Panel {
+    /// Draws the panel for this frame and returns what it asks of the app; `status` is the
+    /// line shown under the file row.
     pub fn ui(
         &mut self,
         ui: &mut Ui,

@@ -16,25 +16,45 @@ use winit::keyboard::{Key, NamedKey};
 /// What a key does in the timeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
+    /// Zoom in (default `w`).
     ZoomIn,
+    /// Zoom out (default `s`).
     ZoomOut,
+    /// Pan left (default `a`, `ArrowLeft`).
     PanLeft,
+    /// Pan right (default `d`, `ArrowRight`).
     PanRight,
+    /// Scroll the tracks up (default `ArrowUp`).
     ScrollUp,
+    /// Scroll the tracks down (default `ArrowDown`).
     ScrollDown,
+    /// Fit the selection (or range, or trace) (default `f`).
     Fit,
+    /// Show the whole trace (default `Home`).
     FitAll,
+    /// Light / dark theme (default `t`).
     ToggleTheme,
+    /// Search names (default `/`).
     Search,
+    /// Flow arrows: none / selected / all (default `l`).
     Flows,
+    /// Timeline / flame graph (default `g`).
     FlameGraph,
+    /// Previous slice on the lane (default `[`).
     PrevSlice,
+    /// Next slice on the lane (default `]`).
     NextSlice,
+    /// Mark the selection's time range (default `m`).
     MarkRange,
+    /// Add a marker at the mouse (its note is in the panel) (default `n`).
     AddMarker,
+    /// Show / hide the side panel (default `q`).
     TogglePanel,
+    /// This list of keys (default `?`).
     Help,
+    /// Next search match (Shift: previous) (default `Enter`).
     NextMatch,
+    /// Clear selection, range and search (default `Escape`).
     Clear,
 }
 
@@ -155,6 +175,7 @@ pub const FIXED: &[(&str, &str)] = &[
 pub enum KeySpec {
     /// Lower case when it is a letter.
     Char(String),
+    /// A named key (`Home`, `ArrowLeft`, `F1`...).
     Named(NamedKey),
 }
 

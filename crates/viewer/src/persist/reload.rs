@@ -17,7 +17,9 @@ use crate::view::state::ViewState;
 /// What a file looked like when it was loaded: a reload is due when it changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileStamp {
+    /// Size in bytes.
     pub len: u64,
+    /// Modification time, where the file system gives one.
     pub modified: Option<std::time::SystemTime>,
 }
 

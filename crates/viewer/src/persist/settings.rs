@@ -15,6 +15,7 @@ use crate::theme::ThemeKind;
 /// Files kept in the recent list.
 pub const RECENT_MAX: usize = 12;
 
+/// The remembered settings, as in `settings.json`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
     /// The theme chosen with `T`; `None` follows the system.
@@ -112,6 +113,7 @@ impl Settings {
         self.recent.truncate(RECENT_MAX);
     }
 
+    /// The settings as `settings.json` stores them (read by [`from_json`](Self::from_json)).
     pub fn to_json(&self) -> Value {
         let mut v = json!({
             "version": 1,

@@ -18,12 +18,17 @@ use crate::ViewerError;
 /// Events from other threads.
 #[derive(Debug)]
 pub enum UserEvent {
+    /// A load on a native thread advanced (a page's load steps between frames instead).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Progress,
+    /// A native load thread finished.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Loaded(Box<Result<Loaded, ViewerError>>),
     Repaint(Duration),
     /// A flame graph built off the UI thread, and what it was built for.
     Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
     /// `--follow`: the file changed on disk.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     FileChanged,
     /// The page gave a trace's bytes (dropped, picked, or fetched for `?trace=`).
     #[cfg(target_arch = "wasm32")]

@@ -13,8 +13,10 @@ use crate::view::layout::{Collapsed, Track};
 /// Which view the main area shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
+    /// Spans on their threads over time.
     #[default]
     Timeline,
+    /// The flame graph of the spans' call stacks.
     Flame,
 }
 
@@ -33,12 +35,14 @@ pub enum FlameThreads {
 /// One flame graph on screen, zoomed into a frame.
 #[derive(Clone, Debug)]
 pub struct Pane {
+    /// The aggregated call tree shown.
     pub tree: Arc<FlameTree>,
     /// The frame whose subtree fills the width.
     pub zoom: u32,
 }
 
 impl Pane {
+    /// A pane showing the whole of `tree`.
     pub fn new(tree: Arc<FlameTree>) -> Pane {
         Pane { tree, zoom: 0 }
     }
@@ -47,29 +51,38 @@ impl Pane {
 /// Which pane a node is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
+    /// The merged flame graph.
     Main,
+    /// The sandwich's callers of its function.
     Callers,
+    /// The sandwich's callees of its function.
     Callees,
 }
 
 /// A frame under the pointer or selected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlameHit {
+    /// The pane the frame is in.
     pub pane: Which,
+    /// Index of the frame's node in that pane's tree.
     pub node: u32,
 }
 
 /// Speedscope's sandwich for one function.
 #[derive(Clone, Debug)]
 pub struct Sandwich {
+    /// The function the sandwich is about.
     pub label: FrameLabel,
+    /// Who calls it, the function at the root.
     pub callers: Pane,
+    /// What it calls, the function at the root.
     pub callees: Pane,
 }
 
 /// The flame view.
 #[derive(Clone, Debug)]
 pub struct FlameView {
+    /// Which threads are merged.
     pub threads: FlameThreads,
     /// Keep threads apart (process and thread as the first frames).
     pub per_thread: bool,
@@ -77,15 +90,20 @@ pub struct FlameView {
     pub use_range: bool,
     /// Root on top (icicle), else at the bottom (flame).
     pub icicle: bool,
+    /// The order of siblings.
     pub sort: FlameSort,
     /// The merged graph, and what it was built from.
     pub main: Option<Pane>,
     built: Option<(FlameOptions, FlameSort)>,
+    /// The sandwich of the chosen function, when one is open.
     pub sandwich: Option<Sandwich>,
+    /// The selected frame.
     pub selected: Option<FlameHit>,
+    /// The frame under the pointer, and the pointer's position in pixels.
     pub hover: Option<(FlameHit, f32, f32)>,
     /// Spans merged into the selected frame, by start; and the one last stepped to.
     pub occurrences: Vec<SpanRef>,
+    /// Index into [`occurrences`](Self::occurrences) of the span last stepped to.
     pub occurrence: Option<usize>,
 }
 
@@ -128,12 +146,17 @@ pub const ROW_PX: f32 = 18.0;
 /// Where a pane is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Region {
+    /// Left edge, in physical pixels.
     pub x: f32,
+    /// Top edge, in physical pixels.
     pub y: f32,
+    /// Width, in physical pixels.
     pub w: f32,
+    /// Height, in physical pixels.
     pub h: f32,
     /// Rows go down from the top (icicle), else up from the bottom.
     pub down: bool,
+    /// Height of a frame's row, in physical pixels.
     pub row_h: f32,
 }
 
@@ -263,6 +286,7 @@ impl FlameView {
         }
     }
 
+    /// The pane `which`, if it is open.
     pub fn pane(&self, which: Which) -> Option<&Pane> {
         match which {
             Which::Main => self.main.as_ref(),

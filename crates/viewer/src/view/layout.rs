@@ -13,20 +13,32 @@ use trace_model::Trace;
 
 use crate::kinds::Kinds;
 
+/// Height of a header row (process, thread, async), logical pixels.
 pub const HEADER_H: f32 = 22.0;
+/// Height of one depth of spans, logical pixels.
 pub const LANE_H: f32 = 20.0;
+/// Space after each process's tracks, logical pixels.
 pub const GAP_H: f32 = 4.0;
+/// Height of a counter track, logical pixels.
 pub const COUNTER_H: f32 = 44.0;
+/// Height of a row of instants or samples, logical pixels.
 pub const MARKS_H: f32 = 16.0;
 /// Text size of the rows' labels, logical pixels.
 pub const LABEL_PX: f32 = 12.0;
 
+/// What a row of the timeline shows; the numbers are indices into the trace's (or
+/// [`Kinds`]') lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowKind {
+    /// The header of a process (`Trace::processes`).
     Process(u32),
+    /// The header of a thread (`Trace::threads`).
     Thread(u32),
+    /// One depth of a thread's spans.
     Lane {
+        /// Index into `Trace::threads`.
         thread: u32,
+        /// Index into the thread's lanes (0 is the outermost).
         depth: u32,
     },
     /// Global instants: a row above every process.
@@ -41,8 +53,11 @@ pub enum RowKind {
     AsyncGroup(u32),
     /// The header of an async track (`Trace::async_tracks`).
     AsyncHeader(u32),
+    /// One row of an async track's packed slices.
     AsyncRow {
+        /// Index into `Trace::async_tracks`.
         track: u32,
+        /// Index into the track's rows.
         row: u32,
     },
     /// A thread's CPU samples (`Trace::samples`).
@@ -62,19 +77,25 @@ impl RowKind {
     }
 }
 
+/// One row of the timeline: where it is and what it shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Row {
     /// Top of the row, in track coordinates (0 = top of the first track).
     pub y: f32,
+    /// Height, in physical pixels.
     pub h: f32,
+    /// What the row shows.
     pub kind: RowKind,
 }
 
 /// Which tracks are collapsed, hidden (the track filter) or pinned to the top.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Collapsed {
+    /// Per process (`Trace::processes`), whether it is collapsed to its header.
     pub processes: Vec<bool>,
+    /// Per thread (`Trace::threads`), whether it is collapsed to its header.
     pub threads: Vec<bool>,
+    /// Per async track (`Trace::async_tracks`), whether it is collapsed to its header.
     pub asyncs: Vec<bool>,
     /// Per process, whether its group of async tracks is folded (the default).
     pub async_groups: Vec<bool>,
@@ -85,6 +106,7 @@ pub struct Collapsed {
 }
 
 impl Collapsed {
+    /// Everything expanded and shown, except the async groups, which start folded.
     pub fn for_trace(trace: &Trace) -> Collapsed {
         Collapsed {
             processes: vec![false; trace.processes().len()],
@@ -95,10 +117,12 @@ impl Collapsed {
         }
     }
 
+    /// Whether the user hid `t`.
     pub fn is_hidden(&self, t: Track) -> bool {
         self.hidden.contains(&t)
     }
 
+    /// Hides or shows `t`.
     pub fn set_hidden(&mut self, t: Track, hide: bool) {
         set(&mut self.hidden, t, hide);
     }
@@ -108,6 +132,7 @@ impl Collapsed {
         self.pinned.contains(&t)
     }
 
+    /// Pins or unpins a process or thread (other tracks are left as they are).
     pub fn set_pinned(&mut self, t: Track, pin: bool) {
         if matches!(t, Track::Process(_) | Track::Thread(_)) {
             set(&mut self.pinned, t, pin);
@@ -126,7 +151,9 @@ fn set(s: &mut HashSet<Track>, t: Track, on: bool) {
 /// A track the user can hide or pin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Track {
+    /// A process (`Trace::processes`).
     Process(u32),
+    /// A thread (`Trace::threads`).
     Thread(u32),
     /// A counter group (`Kinds::counters`).
     Counter(u32),
@@ -171,6 +198,7 @@ pub struct Order {
 }
 
 impl Order {
+    /// The display order of `trace`'s processes and threads.
     pub fn new(trace: &Trace, kinds: &Kinds) -> Order {
         let spans = |t: u32| trace.threads()[t as usize].span_count();
         let threads: Vec<Vec<u32>> = (trace.processes().iter())
@@ -226,9 +254,12 @@ fn flag(v: &[bool], i: u32) -> bool {
     v.get(i as usize).copied().unwrap_or(false)
 }
 
+/// The timeline's rows, top to bottom, for the current collapsing and filter.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Layout {
+    /// Every row shown, top to bottom.
     pub rows: Vec<Row>,
+    /// Height of all the rows, in physical pixels.
     pub height: f32,
     /// Per thread, the index of its depth-0 row (its lanes follow it in order), if shown.
     first_lane: Vec<Option<usize>>,

@@ -20,6 +20,7 @@ pub const TRACKS_TOP: f32 = MINIMAP_H + RULER_H;
 /// Events whose names match a search or a clicked statistics row.
 #[derive(Clone, Debug, Default)]
 pub struct Matches {
+    /// The search text (empty: no search).
     pub query: String,
     /// Per interned string: whether the name matches.
     pub names: Vec<bool>,
@@ -32,18 +33,22 @@ pub struct Matches {
 }
 
 impl Matches {
+    /// Whether a search is in force.
     pub fn is_active(&self) -> bool {
         !self.query.is_empty()
     }
 
+    /// Whether the name `name` matches.
     pub fn name_matches(&self, name: StrId) -> bool {
         self.names.get(name.0 as usize).copied().unwrap_or(false)
     }
 
+    /// The number of matches, spans and others.
     pub fn len(&self) -> usize {
         self.spans.len() + self.others.len()
     }
 
+    /// Whether nothing matches.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -82,17 +87,26 @@ impl Matches {
     }
 }
 
+/// The state of one trace's view.
 #[derive(Clone, Debug)]
 pub struct ViewState {
+    /// The visible time window and its scale.
     pub viewport: Viewport,
+    /// How far the tracks are scrolled down, in physical pixels.
     pub scroll_y: f32,
+    /// Collapsed, hidden and pinned tracks.
     pub collapsed: Collapsed,
+    /// The rows, for the current [`collapsed`](Self::collapsed).
     pub layout: Layout,
+    /// The colours.
     pub theme: Theme,
     /// Size of the timeline area in pixels (the side panel excluded).
     pub width: f32,
+    /// Height of the timeline area in pixels.
     pub height: f32,
+    /// The selected span or event.
     pub selected: Option<Pick>,
+    /// What is under the pointer, and the pointer's position in pixels.
     pub hover: Option<(Pick, f32, f32)>,
     /// Which flow arrows to draw.
     pub flows: FlowMode,
@@ -100,15 +114,18 @@ pub struct ViewState {
     pub range: Option<(i64, i64)>,
     /// Markers, in time order ([`crate::timeline::markers`]).
     pub markers: Vec<trace_model::Marker>,
+    /// The search's matches.
     pub matches: Matches,
     /// Physical pixels per logical pixel (HiDPI): rows, strips and text scale with it.
     pub scale: f32,
     /// Timeline or flame graph.
     pub mode: Mode,
+    /// The flame graph's state.
     pub flame: FlameView,
 }
 
 impl ViewState {
+    /// A view of the whole trace in a `width × height` area, nothing selected.
     pub fn new(l: &Loaded, width: f32, height: f32, theme: Theme) -> ViewState {
         let t = &l.trace;
         let collapsed = Collapsed::for_trace(t);
@@ -178,10 +195,12 @@ impl ViewState {
         }
     }
 
+    /// Height of the minimap strip, in physical pixels.
     pub fn minimap_h(&self) -> f32 {
         MINIMAP_H * self.scale
     }
 
+    /// Height of the time ruler, in physical pixels.
     pub fn ruler_h(&self) -> f32 {
         RULER_H * self.scale
     }
@@ -191,6 +210,7 @@ impl ViewState {
         TRACKS_TOP * self.scale
     }
 
+    /// Fits the view to a new timeline area size, in pixels.
     pub fn resize(&mut self, width: f32, height: f32) {
         self.width = width.max(1.0);
         self.height = height.max(1.0);
@@ -203,24 +223,30 @@ impl ViewState {
         (l.trace.duration_ns().max(1) as f64 / self.width as f64) * 10.0
     }
 
+    /// Height of the area the tracks scroll in, in physical pixels.
     pub fn tracks_height(&self) -> f32 {
         (self.height - self.tracks_top()).max(0.0)
     }
 
+    /// Keeps the scroll within the rows (and a little past the last).
     pub fn clamp_scroll(&mut self) {
         let max = (self.layout.height - self.tracks_height() + 40.0).max(0.0);
         self.scroll_y = self.scroll_y.clamp(0.0, max);
     }
 
+    /// Zooms by `factor` about pixel column `x`, no further out than
+    /// [`max_ns_per_px`](Self::max_ns_per_px).
     pub fn zoom_at(&mut self, l: &Loaded, x: f32, factor: f64) {
         let max = self.max_ns_per_px(l);
         self.viewport.zoom_at(x as f64, factor, max);
     }
 
+    /// Moves the time window by `dx` pixels.
     pub fn pan(&mut self, dx: f32) {
         self.viewport.pan(dx as f64);
     }
 
+    /// Scrolls the tracks by `dy` pixels.
     pub fn scroll(&mut self, dy: f32) {
         self.scroll_y += dy;
         self.clamp_scroll();
@@ -308,6 +334,7 @@ impl ViewState {
         row.kind.is_header().then_some(row.kind)
     }
 
+    /// Collapses or expands the header row `kind`, and lays the rows out again.
     pub fn toggle_collapse(&mut self, l: &Loaded, kind: RowKind) {
         match kind {
             RowKind::Process(p) => self.collapsed.processes[p as usize] ^= true,
@@ -594,6 +621,7 @@ impl ViewState {
 /// Which flow arrows the timeline draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowMode {
+    /// No flow arrows.
     None,
     /// The flows into and out of the selected span, followed along their chains.
     Selected,
