@@ -44,7 +44,7 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A .spall, .json or .json.gz trace.
+    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its content).
     pub trace: PathBuf,
     /// The directory for the files (created if missing): TABLE.parquet for each table.
     pub outdir: PathBuf,

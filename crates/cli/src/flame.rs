@@ -23,7 +23,7 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A .spall, .json or .json.gz trace.
+    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its content).
     trace: PathBuf,
     #[arg(long, value_enum, default_value_t = Format::Folded)]
     format: Format,

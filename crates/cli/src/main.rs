@@ -40,7 +40,7 @@ enum Command {
         after_help = "Examples:\n  spall-cli info trace.json\n  spall-cli info trace.spall --format json | jq .spans"
     )]
     Info {
-        /// A .spall, .json or .json.gz trace.
+        /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its content).
         trace: PathBuf,
         #[arg(long, value_enum, default_value_t = Table)]
         format: TableOrJson,

@@ -25,7 +25,7 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A .spall, .json or .json.gz trace.
+    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its content).
     pub trace: PathBuf,
     /// The SQL (several statements separated by `;`: each one's rows are printed). With
     /// neither SQL nor -f, an interactive shell.
