@@ -4,7 +4,7 @@
 //! Tracks are ordered as Perfetto orders them, so that the first screen shows the work:
 //! processes by sort index, else the busiest first; in a process its main thread first,
 //! then by sort index, then the busiest; a process's async tracks (often dozens of one
-//! slice each) folded into one group, collapsed until opened.
+//! slice each) under one group header, which folds them into one row.
 
 use std::cmp::Reverse;
 use std::collections::HashSet;
@@ -97,7 +97,7 @@ pub struct Collapsed {
     pub threads: Vec<bool>,
     /// Per async track (`Trace::async_tracks`), whether it is collapsed to its header.
     pub asyncs: Vec<bool>,
-    /// Per process, whether its group of async tracks is folded (the default).
+    /// Per process, whether its group of async tracks is folded (open by default).
     pub async_groups: Vec<bool>,
     /// Tracks the user hid.
     pub hidden: HashSet<Track>,
@@ -106,13 +106,13 @@ pub struct Collapsed {
 }
 
 impl Collapsed {
-    /// Everything expanded and shown, except the async groups, which start folded.
+    /// Everything expanded and shown, async groups included.
     pub fn for_trace(trace: &Trace) -> Collapsed {
         Collapsed {
             processes: vec![false; trace.processes().len()],
             threads: vec![false; trace.threads().len()],
             asyncs: vec![false; trace.async_tracks().len()],
-            async_groups: vec![true; trace.processes().len()],
+            async_groups: vec![false; trace.processes().len()],
             ..Collapsed::default()
         }
     }
@@ -690,6 +690,8 @@ mod tests {
                 .collect()
         };
         let mut c = Collapsed::for_trace(&t);
+        assert!(!c.async_groups[0], "groups start open");
+        c.async_groups[0] = true;
         let folded = kinds(&c);
         // pid 1: one group header and no track of its own, then its thread.
         assert_eq!(
