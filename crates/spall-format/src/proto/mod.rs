@@ -36,7 +36,10 @@ mod annot;
 mod clock;
 mod events;
 mod hash;
+mod kinds;
 mod scan;
+mod seq;
+mod track_event;
 pub mod wire;
 
 use crate::diag::{Diagnostics, WarningKind};

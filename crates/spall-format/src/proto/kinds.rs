@@ -1,0 +1,227 @@
+//! The event kinds beyond slices and instants: flows, counters and `legacy_event`s.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use super::annot::{self, write_f64};
+use super::events::{dec, malformed, Decoder};
+use super::hash::{IdMap, IdSet};
+use super::scan::Track;
+use super::seq::Seq;
+use super::track_event::Te;
+use super::wire::Reader;
+use crate::diag::Diagnostics;
+use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Num {
+    Int(i64),
+    Double(f64),
+}
+
+impl Num {
+    fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Double(x) => x,
+        }
+    }
+}
+
+/// The phase of one point of flow `id`: `s` for its first, `t` after, `f` to terminate.
+pub(super) fn flow_phase(flows: &mut IdSet<u64>, id: u64, terminating: bool) -> u8 {
+    if terminating {
+        flows.remove(&id);
+        b'f'
+    } else if flows.insert(id) {
+        b's'
+    } else {
+        b't'
+    }
+}
+
+/// The event's flow points (after the first `skip`, carried on the slice itself) as flow
+/// events bound to the enclosing slice.
+pub(super) fn flow_events<S: EventSink>(
+    events: &mut u64,
+    sink: &mut S,
+    ev: &RawEvent<'_>,
+    flows: &mut IdSet<u64>,
+    te: &Te<'_>,
+    skip: usize,
+) {
+    let points = te
+        .flow_out
+        .iter()
+        .map(|&i| (i, false))
+        .chain(te.flow_in.iter().map(|&i| (i, true)))
+        .skip(skip);
+    for (id, terminating) in points {
+        let ph = flow_phase(flows, id, terminating);
+        let mut buf = [0u8; 20];
+        let f = RawEvent {
+            ph: Phase(ph),
+            name: ev.name.clone(),
+            ts: ev.ts,
+            pid: ev.pid.clone(),
+            tid: ev.tid.clone(),
+            id: Some(Cow::Borrowed(dec(&mut buf, id))),
+            bp: Some(b'e'),
+            offset: ev.offset,
+            ..RawEvent::default()
+        };
+        Decoder::emit(events, sink, &f);
+    }
+}
+
+/// A counter value on track `t`: a `C` event named after the track, its value the `value`
+/// argument (times the track's unit multiplier; summed, for an incremental track).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn counter<S: EventSink>(
+    events: &mut u64,
+    sink: &mut S,
+    ev: &mut RawEvent<'_>,
+    t: &Track<'_>,
+    uuid: u64,
+    v: Num,
+    sums: &mut IdMap<u64, Num>,
+    args: &mut String,
+) {
+    let info = t.counter;
+    let mult = info.map_or(1, |c| c.multiplier);
+    args.clear();
+    args.push_str("{\"value\":");
+    let v = match v {
+        Num::Int(i) => i
+            .checked_mul(mult)
+            .map_or(Num::Double(i as f64 * mult as f64), Num::Int),
+        Num::Double(x) => Num::Double(x * mult as f64),
+    };
+    let v = if info.is_some_and(|c| c.incremental) {
+        let s = sums.entry(uuid).or_insert(Num::Int(0));
+        *s = match (*s, v) {
+            (Num::Int(a), Num::Int(b)) => a
+                .checked_add(b)
+                .map_or(Num::Double(a as f64 + b as f64), Num::Int),
+            (a, b) => Num::Double(a.as_f64() + b.as_f64()),
+        };
+        *s
+    } else {
+        v
+    };
+    match v {
+        Num::Int(i) => {
+            let _ = write!(args, "{i}");
+        }
+        Num::Double(x) => write_f64(args, x),
+    }
+    args.push('}');
+    let name = match t.name {
+        Some(n) => String::from_utf8_lossy(n),
+        None => Cow::Owned(format!("counter {uuid}")),
+    };
+    // A thread's counter (Chrome's thread_time) is its own series, not its process's:
+    // the model names a counter with an id "NAME ID".
+    let mut buf = [0u8; 20];
+    let id = match t.tid {
+        Some(tid) if tid >= 0 => Some(Cow::Borrowed(dec(&mut buf, tid as u64))),
+        Some(tid) => Some(Cow::Owned(tid.to_string())),
+        None => None,
+    };
+    let c = RawEvent {
+        ph: Phase::COUNTER,
+        name,
+        id,
+        cat: ev.cat.clone(),
+        ts: ev.ts,
+        pid: ev.pid.clone(),
+        tid: ev.tid.clone(),
+        args: Args::Json(Cow::Borrowed(args.as_str())),
+        offset: ev.offset,
+        ..RawEvent::default()
+    };
+    Decoder::emit(events, sink, &c);
+}
+
+pub(super) fn legacy_phase(l: Option<(&[u8], u64)>) -> Option<u8> {
+    let (b, _) = l?;
+    Reader::new(b, 0)
+        .map_while(Result::ok)
+        .find(|f| f.num == 2)
+        .and_then(|f| f.value.uint())
+        .map(|p| p as u8)
+}
+
+/// A `legacy_event`: Chrome's JSON phase and fields, carried inside a TrackEvent.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn legacy<'a, S: EventSink>(
+    events: &mut u64,
+    sink: &mut S,
+    ev: &mut RawEvent<'a>,
+    l: &'a [u8],
+    l_at: u64,
+    seq: &Seq<'a>,
+    flows: &mut IdSet<u64>,
+    te: &Te<'_>,
+    global: bool,
+    d: &mut Diagnostics,
+) {
+    let mut bind = None;
+    let mut direction = 0;
+    for f in Reader::new(l, l_at) {
+        let f = match f {
+            Ok(f) => f,
+            Err(e) => return malformed(d, e, "a legacy event"),
+        };
+        let v = f.value;
+        match f.num {
+            1 => match v.uint().and_then(|i| seq.names.get(&i)) {
+                Some(n) => ev.name = n.clone(),
+                None => annot::undefined(d, f.offset, "event name"),
+            },
+            2 => ev.ph = Phase(v.uint().unwrap_or(0) as u8),
+            3 => ev.dur = v.int().and_then(|us| us.checked_mul(1000)),
+            4 => ev.tdur = v.int().and_then(|us| us.checked_mul(1000)),
+            6 => ev.id = Some(Cow::Owned(format!("0x{:x}", v.uint().unwrap_or(0)))),
+            10 => {
+                ev.id2 = Some(Id2::Local(Cow::Owned(format!(
+                    "0x{:x}",
+                    v.uint().unwrap_or(0)
+                ))))
+            }
+            11 => {
+                ev.id2 = Some(Id2::Global(Cow::Owned(format!(
+                    "0x{:x}",
+                    v.uint().unwrap_or(0)
+                ))))
+            }
+            8 => bind = v.uint(),
+            12 if v.uint().unwrap_or(0) != 0 => ev.bp = Some(b'e'),
+            13 => direction = v.uint().unwrap_or(0),
+            14 => {
+                ev.scope = match v.uint() {
+                    Some(1) => Some(b'g'),
+                    Some(2) => Some(b'p'),
+                    Some(3) => Some(b't'),
+                    _ => None,
+                }
+            }
+            18 => ev.pid = RawId::Num(v.int().unwrap_or(0) as i32 as i64),
+            19 => ev.tid = RawId::Num(v.int().unwrap_or(0) as i32 as i64),
+            _ => {}
+        }
+    }
+    if ev.scope.is_none()
+        && global
+        && matches!(ev.ph, Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK)
+    {
+        ev.scope = Some(b'g');
+    }
+    if let Some(b) = bind {
+        ev.bind_id = Some(Cow::Owned(format!("0x{b:x}")));
+        ev.flow_in = direction & 1 != 0;
+        ev.flow_out = direction & 2 != 0;
+    }
+    Decoder::emit(events, sink, ev);
+    flow_events(events, sink, ev, flows, te, 0);
+}

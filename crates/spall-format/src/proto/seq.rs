@@ -1,0 +1,209 @@
+//! Each packet sequence's incremental state: interned strings, defaults, incremental
+//! clocks, and the event times they give.
+
+use std::borrow::Cow;
+
+use super::clock::{self, ClockKey, BOOTTIME};
+use super::events::{text, Packet};
+use super::hash::IdMap;
+use super::kinds::Num;
+use super::scan::Found;
+use super::track_event::Te;
+use super::wire::{repeated, Reader, Value};
+use crate::diag::{Diagnostics, WarningKind};
+
+/// A clock whose timestamps are deltas from the previous one on its sequence.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct IncClock {
+    pub(super) value: i64,
+    pub(super) multiplier: i64,
+    /// Its value in ns at the snapshot that defined it, and the clock read beside it then
+    /// (with that clock's reading), through which its times convert.
+    pub(super) snap_ns: i64,
+    pub(super) via: Option<(ClockKey, i64)>,
+}
+
+/// One packet sequence's incremental state.
+#[derive(Default)]
+pub(super) struct Seq<'a> {
+    pub(super) valid: bool,
+    pub(super) names: IdMap<u64, Cow<'a, str>>,
+    pub(super) cats: IdMap<u64, Cow<'a, str>>,
+    pub(super) ann_names: IdMap<u64, &'a [u8]>,
+    pub(super) ann_strings: IdMap<u64, &'a [u8]>,
+    pub(super) track_uuid: Option<u64>,
+    pub(super) extra_counters: Vec<u64>,
+    pub(super) extra_double_counters: Vec<u64>,
+    pub(super) clock: Option<u32>,
+    pub(super) inc: IdMap<u32, IncClock>,
+    /// The thread of a legacy `ThreadDescriptor` packet: the default track.
+    pub(super) thread: Option<(i64, i64)>,
+    pub(super) last_us: i64,
+    /// Running totals of incremental counter tracks: integer values summed exactly, any
+    /// double turns the total into one.
+    pub(super) sums: IdMap<u64, Num>,
+}
+
+impl Seq<'_> {
+    pub(super) fn reset(&mut self) {
+        let thread = self.thread;
+        *self = Seq {
+            thread,
+            ..Seq::default()
+        };
+    }
+}
+
+/// The event's time in trace-clock nanoseconds.
+pub(super) fn time(
+    f: &Found<'_>,
+    seq: &mut Seq<'_>,
+    pk: &Packet<'_>,
+    te: &Te<'_>,
+    at: u64,
+    d: &mut Diagnostics,
+) -> i64 {
+    let id = pk.clock.or(seq.clock).unwrap_or(BOOTTIME);
+    let (key, ns): (ClockKey, i128) = if let Some(raw) = pk.ts {
+        if let Some(inc) = seq.inc.get_mut(&id) {
+            inc.value = inc.value.wrapping_add(raw as i64);
+            let ns = inc.value as i128 * inc.multiplier as i128;
+            match inc.via {
+                Some((via, via_ns)) => (via, via_ns as i128 + ns - inc.snap_ns as i128),
+                None => (clock::key(f.clocks.trace_clock, 0), ns),
+            }
+        } else {
+            let key = clock::key(id, pk.seq);
+            (key, raw as i128 * f.clocks.multiplier(key) as i128)
+        }
+    } else if let Some(us) = te.abs_us {
+        seq.last_us = us;
+        (clock::key(id, pk.seq), us as i128 * 1000)
+    } else if let Some(delta) = te.delta_us {
+        seq.last_us = seq.last_us.wrapping_add(delta);
+        (clock::key(id, pk.seq), seq.last_us as i128 * 1000)
+    } else {
+        d.warn(WarningKind::ProtoClock, at, || {
+            "an event with no timestamp; taken as 0".into()
+        });
+        return 0;
+    };
+    let Ok(ns) = i64::try_from(ns) else {
+        d.warn(WarningKind::ProtoClock, at, || {
+            format!("a time of {ns} ns, which does not fit in 64 bits; taken as 0")
+        });
+        return 0;
+    };
+    match f.clocks.to_trace(key, ns) {
+        Some(t) => t,
+        None => {
+            d.warn(WarningKind::ProtoClock, at, || {
+                format!(
+                    "a time on clock {} that no clock snapshot relates to the trace clock {}; taken as it is",
+                    key.0, f.clocks.trace_clock
+                )
+            });
+            ns
+        }
+    }
+}
+
+/// Interned strings of a packet, added to its sequence.
+pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
+    for f in Reader::new(b, 0).map_while(Result::ok) {
+        let Value::Bytes(entry) = f.value else {
+            continue;
+        };
+        let (mut iid, mut s) = (0, None);
+        for g in Reader::new(entry, 0).map_while(Result::ok) {
+            match (g.num, g.value) {
+                (1, v) => iid = v.uint().unwrap_or(0),
+                (2, Value::Bytes(x)) => s = Some(x),
+                _ => {}
+            }
+        }
+        let s = s.unwrap_or(b"");
+        match f.num {
+            1 => {
+                seq.cats.insert(iid, text(s, f.offset, d));
+            }
+            2 => {
+                seq.names.insert(iid, text(s, f.offset, d));
+            }
+            3 => {
+                seq.ann_names.insert(iid, s);
+            }
+            29 => {
+                seq.ann_strings.insert(iid, s);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `TracePacketDefaults`: the sequence's default clock and tracks.
+pub(super) fn defaults(seq: &mut Seq<'_>, b: &[u8]) {
+    for f in Reader::new(b, 0).map_while(Result::ok) {
+        match (f.num, f.value) {
+            (58, v) => seq.clock = v.uint().map(|c| c as u32),
+            (11, Value::Bytes(t)) => {
+                seq.extra_counters.clear();
+                seq.extra_double_counters.clear();
+                for g in Reader::new(t, 0).map_while(Result::ok) {
+                    let _ = match g.num {
+                        11 => {
+                            seq.track_uuid = g.value.uint();
+                            Ok(())
+                        }
+                        31 => repeated(g.value, false, |u| seq.extra_counters.push(u)),
+                        45 => repeated(g.value, false, |u| seq.extra_double_counters.push(u)),
+                        _ => Ok(()),
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The incremental clocks a `ClockSnapshot` on sequence `seq_id` defines.
+pub(super) fn incremental_clocks(seq: &mut Seq<'_>, b: &[u8], seq_id: u32, trace_clock: u32) {
+    let mut clocks: Vec<(u32, u64, bool, i64)> = Vec::new();
+    for f in Reader::new(b, 0).map_while(Result::ok) {
+        let (1, Value::Bytes(c)) = (f.num, f.value) else {
+            continue;
+        };
+        let (mut id, mut ts, mut inc, mut mult) = (0u32, 0u64, false, 1i64);
+        for g in Reader::new(c, 0).map_while(Result::ok) {
+            match g.num {
+                1 => id = g.value.uint().unwrap_or(0) as u32,
+                2 => ts = g.value.uint().unwrap_or(0),
+                3 => inc = g.value.uint().unwrap_or(0) != 0,
+                4 => mult = g.value.int().filter(|&m| m > 0).unwrap_or(1),
+                _ => {}
+            }
+        }
+        clocks.push((id, ts, inc, mult));
+    }
+    let via = clocks
+        .iter()
+        .filter(|c| !c.2)
+        .min_by_key(|c| c.0 != trace_clock)
+        .and_then(|&(id, ts, _, mult)| {
+            let ns = i64::try_from(ts as i128 * mult as i128).ok()?;
+            Some((clock::key(id, seq_id), ns))
+        });
+    for &(id, ts, inc, mult) in &clocks {
+        if inc {
+            seq.inc.insert(
+                id,
+                IncClock {
+                    value: ts as i64,
+                    multiplier: mult,
+                    snap_ns: (ts as i64).wrapping_mul(mult),
+                    via,
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! One `TrackEvent`: its fields, its track, and the events it becomes.
+
+use std::borrow::Cow;
+
+use super::annot::{self, Interned};
+use super::events::{dec, malformed, text, Decoder, Packet};
+use super::kinds::{counter, flow_events, flow_phase, legacy, legacy_phase, Num};
+use super::scan::{Place, Track};
+use super::seq::time;
+use super::wire::{repeated, Reader, Value};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
+
+/// Where an event's track puts it.
+#[derive(Clone, Copy)]
+pub(super) enum Where<'t> {
+    Thread(i64, i64),
+    Process(i64, i64, &'t str, u64),
+    Async(i64, i64, &'t str, u64),
+}
+
+impl Where<'_> {
+    fn ids(self) -> (i64, i64) {
+        match self {
+            Where::Thread(p, t) | Where::Process(p, t, ..) | Where::Async(p, t, ..) => (p, t),
+        }
+    }
+}
+
+/// The fields of one `TrackEvent`, and scratch lists reused from event to event.
+#[derive(Default)]
+pub(super) struct Te<'a> {
+    pub(super) ty: u64,
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) cats: Vec<Cow<'a, str>>,
+    pub(super) track: Option<u64>,
+    pub(super) counter: Option<Num>,
+    pub(super) extra_tracks: Vec<u64>,
+    pub(super) extra_values: Vec<i64>,
+    pub(super) extra_double_tracks: Vec<u64>,
+    pub(super) extra_double_values: Vec<f64>,
+    pub(super) flow_out: Vec<u64>,
+    pub(super) flow_in: Vec<u64>,
+    pub(super) annots: Vec<(&'a [u8], u64)>,
+    pub(super) abs_us: Option<i64>,
+    pub(super) delta_us: Option<i64>,
+    pub(super) legacy: Option<(&'a [u8], u64)>,
+}
+
+impl Te<'_> {
+    fn clear(&mut self) {
+        self.ty = 0;
+        self.name = None;
+        self.cats.clear();
+        self.track = None;
+        self.counter = None;
+        self.extra_tracks.clear();
+        self.extra_values.clear();
+        self.extra_double_tracks.clear();
+        self.extra_double_values.clear();
+        self.flow_out.clear();
+        self.flow_in.clear();
+        self.annots.clear();
+        self.abs_us = None;
+        self.delta_us = None;
+        self.legacy = None;
+    }
+}
+
+impl<'a> Decoder<'a> {
+    pub(super) fn track_event<S: EventSink>(
+        &mut self,
+        b: &'a [u8],
+        te_at: u64,
+        pk: &Packet<'a>,
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) {
+        let Decoder {
+            f,
+            seqs,
+            stacks,
+            flows,
+            events,
+            te,
+            args,
+            cargs,
+            ..
+        } = self;
+        let seq = seqs.get_mut(&pk.seq).expect("the packet's sequence exists");
+        te.clear();
+        let mut r = Reader::new(b, te_at);
+        while let Some(field) = r.next_field() {
+            let field = match field {
+                Ok(x) => x,
+                Err(e) => return malformed(d, e, "a TrackEvent"),
+            };
+            let v = field.value;
+            let rep = match (field.num, v) {
+                (3, v) => repeated(v, false, |i| match seq.cats.get(&i) {
+                    Some(c) => te.cats.push(c.clone()),
+                    None => annot::undefined(d, field.offset, "category"),
+                }),
+                (22, Value::Bytes(s)) => {
+                    te.cats.push(text(s, field.offset, d));
+                    Ok(())
+                }
+                (10, v) => {
+                    match v.uint().and_then(|i| seq.names.get(&i)) {
+                        Some(n) => te.name = Some(n.clone()),
+                        None => annot::undefined(d, field.offset, "event name"),
+                    }
+                    Ok(())
+                }
+                (23, Value::Bytes(s)) => {
+                    te.name = Some(text(s, field.offset, d));
+                    Ok(())
+                }
+                (9, v) => {
+                    te.ty = v.uint().unwrap_or(0);
+                    Ok(())
+                }
+                (11, v) => {
+                    te.track = v.uint();
+                    Ok(())
+                }
+                (30, v) => {
+                    te.counter = v.int().map(Num::Int);
+                    Ok(())
+                }
+                (44, v) => {
+                    te.counter = v.double().map(Num::Double);
+                    Ok(())
+                }
+                (31, v) => repeated(v, false, |x| te.extra_tracks.push(x)),
+                (12, v) => repeated(v, false, |x| te.extra_values.push(x as i64)),
+                (45, v) => repeated(v, false, |x| te.extra_double_tracks.push(x)),
+                (46, v) => repeated(v, true, |x| te.extra_double_values.push(f64::from_bits(x))),
+                (36, v) => repeated(v, false, |x| te.flow_out.push(x)),
+                (47, v) => repeated(v, true, |x| te.flow_out.push(x)),
+                (42, v) => repeated(v, false, |x| te.flow_in.push(x)),
+                (48, v) => repeated(v, true, |x| te.flow_in.push(x)),
+                (4, Value::Bytes(a)) => {
+                    te.annots.push((a, r.offset_of(a)));
+                    Ok(())
+                }
+                (16, v) => {
+                    te.abs_us = v.int();
+                    Ok(())
+                }
+                (1, v) => {
+                    te.delta_us = v.int();
+                    Ok(())
+                }
+                (6, Value::Bytes(l)) => {
+                    te.legacy = Some((l, r.offset_of(l)));
+                    Ok(())
+                }
+                (22 | 23 | 4 | 6, _) => {
+                    annot::wrong_type(d, field.offset);
+                    Ok(())
+                }
+                _ => Ok(()),
+            };
+            if rep.is_err() {
+                annot::wrong_type(d, field.offset);
+            }
+        }
+        let ts = time(f, seq, pk, te, at, d);
+        let name: Cow<'a, str> = te.name.clone().unwrap_or(Cow::Borrowed(""));
+        let cat: Cow<'a, str> = match te.cats.len() {
+            0 => Cow::Borrowed(""),
+            1 => te.cats[0].clone(),
+            _ => Cow::Owned(te.cats.join(",")),
+        };
+
+        // The track: the event's, else the sequence's default, else its thread. Chrome
+        // writes global legacy instants with track 0: they stay on their sequence's thread,
+        // global in scope.
+        let global = te.track == Some(0);
+        let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
+        if let Some(u) = uuid {
+            f.tracks.entry(u).or_insert_with(|| {
+                d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                    format!("an event on track {u}, which no TrackDescriptor defines; taken as a global track")
+                });
+                Track::new(u)
+            });
+        }
+        let track: Option<&Track<'a>> = uuid.and_then(|u| f.tracks.get(&u));
+        let wh = match track {
+            Some(t) => where_of(t, uuid.unwrap_or(0), seq.thread),
+            None => match seq.thread {
+                Some((p, t)) => Where::Thread(p, t),
+                None => {
+                    if te.ty != 4 {
+                        d.warn(WarningKind::ProtoNoTrack, at, || {
+                            "an event with no track, on a sequence with no default track or thread; put on thread 0 of process 0".into()
+                        });
+                    }
+                    Where::Thread(0, 0)
+                }
+            },
+        };
+
+        // Arguments: debug annotations under `debug`.
+        args.clear();
+        let ann = Interned {
+            names: &seq.ann_names,
+            strings: &seq.ann_strings,
+        };
+        let flat = te.legacy.is_some() && legacy_phase(te.legacy) == Some(b'C');
+        if !te.annots.is_empty() {
+            args.push('{');
+            if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
+                malformed(d, e, "a debug annotation");
+            }
+            args.push('}');
+        }
+        let ev_args = if args.is_empty() {
+            Args::None
+        } else {
+            Args::Json(Cow::Borrowed(args.as_str()))
+        };
+        let (pid, tid) = wh.ids();
+        let mut buf = [0u8; 20];
+        let mut ev = RawEvent {
+            ph: Phase::INSTANT,
+            name: name.clone(),
+            cat: cat.clone(),
+            ts,
+            pid: RawId::Num(pid),
+            tid: RawId::Num(tid),
+            args: ev_args,
+            offset: at,
+            ..RawEvent::default()
+        };
+
+        match (te.ty, te.legacy) {
+            (1, _) => match wh {
+                Where::Thread(..) => {
+                    let first = te
+                        .flow_out
+                        .first()
+                        .map(|&i| (i, false))
+                        .or(te.flow_in.first().map(|&i| (i, true)));
+                    if let Some((id, terminating)) = first {
+                        let ph = flow_phase(flows, id, terminating);
+                        ev.bind_id = Some(Cow::Borrowed(dec(&mut buf, id)));
+                        ev.flow_in = ph != b's';
+                        ev.flow_out = ph != b'f';
+                    }
+                    ev.ph = Phase::BEGIN;
+                    Self::emit(events, sink, &ev);
+                    let skip = usize::from(first.is_some());
+                    flow_events(events, sink, &ev, flows, te, skip);
+                }
+                Where::Process(..) | Where::Async(..) => {
+                    let (id, u) = async_id(wh);
+                    ev.ph = Phase::ASYNC_BEGIN;
+                    ev.id = Some(Cow::Borrowed(id));
+                    stacks.entry(u).or_default().push((name, cat));
+                    Self::emit(events, sink, &ev);
+                    flow_events(events, sink, &ev, flows, te, 0);
+                }
+            },
+            (2, _) => match wh {
+                Where::Thread(..) => {
+                    ev.ph = Phase::END;
+                    Self::emit(events, sink, &ev);
+                    flow_events(events, sink, &ev, flows, te, 0);
+                }
+                Where::Process(..) | Where::Async(..) => {
+                    let (id, u) = async_id(wh);
+                    match stacks.get_mut(&u).and_then(Vec::pop) {
+                        Some((n, c)) => {
+                            ev.ph = Phase::ASYNC_END;
+                            ev.id = Some(Cow::Borrowed(id));
+                            ev.name = n;
+                            ev.cat = c;
+                            Self::emit(events, sink, &ev);
+                            flow_events(events, sink, &ev, flows, te, 0);
+                        }
+                        None => d.warn(WarningKind::ProtoUnmatchedEnd, at, || {
+                            format!("a slice end on track {u}, which has no open slice; skipped")
+                        }),
+                    }
+                }
+            },
+            (3, _) => {
+                match wh {
+                    Where::Thread(..) => ev.scope = Some(if global { b'g' } else { b't' }),
+                    Where::Process(..) => ev.scope = Some(b'p'),
+                    Where::Async(..) => {
+                        ev.ph = Phase::ASYNC_INSTANT;
+                        ev.id = Some(Cow::Borrowed(async_id(wh).0));
+                    }
+                }
+                Self::emit(events, sink, &ev);
+                flow_events(events, sink, &ev, flows, te, 0);
+            }
+            (4, _) => {
+                let value = te.counter.unwrap_or(Num::Int(0));
+                match (track, uuid) {
+                    (Some(t), Some(u)) => {
+                        counter(events, sink, &mut ev, t, u, value, &mut seq.sums, cargs)
+                    }
+                    _ => d.warn(WarningKind::ProtoNoTrack, at, || {
+                        "a counter value with no track; skipped".into()
+                    }),
+                }
+            }
+            (0, Some((l, l_at))) => {
+                legacy(events, sink, &mut ev, l, l_at, seq, flows, te, global, d);
+            }
+            (ty, _) => {
+                // Extra counter values may ride on an event of any type.
+                if ty != 0 || (te.extra_values.is_empty() && te.extra_double_values.is_empty()) {
+                    d.warn(
+                        WarningKind::ProtoUnmodelled("proto_unmodelled_event_type"),
+                        at,
+                        || format!("a TrackEvent of type {ty}, which is not modelled; skipped"),
+                    );
+                }
+            }
+        }
+
+        // Extra counter values: on the event's own tracks, else the sequence's defaults.
+        let extra = [
+            (&te.extra_tracks, &seq.extra_counters, false),
+            (&te.extra_double_tracks, &seq.extra_double_counters, true),
+        ];
+        for (own, default, double) in extra {
+            let tracks = if own.is_empty() { default } else { own };
+            let n = if double {
+                te.extra_double_values.len()
+            } else {
+                te.extra_values.len()
+            };
+            for (i, &u) in tracks.iter().enumerate().take(n) {
+                let Some(t) = f.tracks.get(&u) else {
+                    d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                        format!("a counter value on track {u}, which no TrackDescriptor defines; skipped")
+                    });
+                    continue;
+                };
+                let v = if double {
+                    Num::Double(te.extra_double_values[i])
+                } else {
+                    Num::Int(te.extra_values[i])
+                };
+                let (pid, tid) = where_of(t, u, seq.thread).ids();
+                ev.pid = RawId::Num(pid);
+                ev.tid = RawId::Num(tid);
+                counter(events, sink, &mut ev, t, u, v, &mut seq.sums, cargs);
+            }
+        }
+    }
+}
+
+pub(super) fn where_of<'t>(
+    t: &'t Track<'_>,
+    uuid: u64,
+    seq_thread: Option<(i64, i64)>,
+) -> Where<'t> {
+    let tid = t.tid.unwrap_or(match seq_thread {
+        Some((p, th)) if p == t.pid => th,
+        _ => t.pid,
+    });
+    match t.place {
+        Place::Thread => Where::Thread(t.pid, tid),
+        Place::Process => Where::Process(t.pid, tid, &t.id, uuid),
+        Place::Other => Where::Async(t.pid, tid, &t.id, uuid),
+    }
+}
+
+/// The async id and track of a process or other track.
+pub(super) fn async_id<'t>(wh: Where<'t>) -> (&'t str, u64) {
+    match wh {
+        Where::Async(_, _, id, u) | Where::Process(_, _, id, u) => (id, u),
+        Where::Thread(..) => ("", 0),
+    }
+}
