@@ -39,7 +39,16 @@ fn reading(t: &trace_model::Trace) -> Value {
     }
     let mut counters: BTreeMap<String, usize> = BTreeMap::new();
     for c in t.counters() {
-        *counters.entry(t.str(c.name).to_string()).or_default() += c.ts.len();
+        // The reference names a thread's counter "NAME TID".
+        let name = match c.thread {
+            Some(th) => format!(
+                "{} {}",
+                t.str(c.name),
+                t.ext_id(t.threads()[th as usize].tid)
+            ),
+            None => t.str(c.name).to_string(),
+        };
+        *counters.entry(name).or_default() += c.ts.len();
     }
     let points: usize = t.flows().iter().map(|f| f.points.len()).sum();
     let mut threads: Vec<Value> = t

@@ -212,7 +212,8 @@ pub struct RawEvent<'a> {
     /// `bind_id`: the flow a slice with [`flow_in`](Self::flow_in) or
     /// [`flow_out`](Self::flow_out) belongs to.
     pub bind_id: Option<Cow<'a, str>>,
-    /// `s`: the scope of an instant event (`g`, `p` or `t`), as a byte.
+    /// `s`: the scope of an instant event (`g`, `p` or `t`), as a byte. On a counter, `t`
+    /// makes it its thread's own counter rather than its process's.
     pub scope: Option<u8>,
     /// `bp`: the binding point of a flow event (`e` binds to the enclosing slice), as a byte.
     pub bp: Option<u8>,

@@ -12,6 +12,8 @@ use crate::series::SeriesIndex;
 pub struct CounterGroup {
     /// Index into `Trace::processes`.
     pub process: u32,
+    /// Index into `Trace::threads` for a thread's own counter, drawn with its thread.
+    pub thread: Option<u32>,
     /// The counter event's name.
     pub name: StrId,
     /// Indices into `Trace::counters`.
@@ -27,10 +29,13 @@ pub struct CounterGroup {
 /// Per-kind lookups, built once per trace: O(events + links × log links).
 #[derive(Clone, Debug, Default)]
 pub struct EventIndex {
-    /// Counter series grouped by (process, event name), in order of first appearance.
+    /// Counter series grouped by (process, thread, event name), in order of first
+    /// appearance.
     pub counters: Vec<CounterGroup>,
-    /// Per process, its counter groups (indices into `counters`).
+    /// Per process, its process counter groups (indices into `counters`).
     pub counters_by_process: Vec<Vec<u32>>,
+    /// Per thread, its own counter groups (indices into `counters`).
+    pub counters_by_thread: Vec<Vec<u32>>,
     /// Per process, its async tracks (indices into `Trace::async_tracks`).
     pub async_by_process: Vec<Vec<u32>>,
     /// Per async slice, its (track, row).
@@ -58,6 +63,7 @@ impl EventIndex {
         let nt = t.threads().len();
         let mut k = EventIndex {
             counters_by_process: vec![Vec::new(); np],
+            counters_by_thread: vec![Vec::new(); nt],
             async_by_process: vec![Vec::new(); np],
             instants_by_thread: vec![Vec::new(); nt],
             instants_by_process: vec![Vec::new(); np],
@@ -90,22 +96,30 @@ impl EventIndex {
         k
     }
 
-    /// Counter series grouped by (process, event name), in order of first appearance.
+    /// Counter series grouped by (process, thread, event name), in order of first
+    /// appearance.
     fn group_counters(&mut self, t: &Trace) {
         let mut groups = HashMap::new();
         for (i, c) in t.counters().iter().enumerate() {
-            let g = *groups.entry((c.process, c.name)).or_insert_with(|| {
-                self.counters_by_process[c.process as usize].push(self.counters.len() as u32);
-                self.counters.push(CounterGroup {
-                    process: c.process,
-                    name: c.name,
-                    series: Vec::new(),
-                    index: Vec::new(),
-                    min: f64::INFINITY,
-                    max: f64::NEG_INFINITY,
+            let g = *groups
+                .entry((c.process, c.thread, c.name))
+                .or_insert_with(|| {
+                    let owner = match c.thread {
+                        Some(th) => &mut self.counters_by_thread[th as usize],
+                        None => &mut self.counters_by_process[c.process as usize],
+                    };
+                    owner.push(self.counters.len() as u32);
+                    self.counters.push(CounterGroup {
+                        process: c.process,
+                        thread: c.thread,
+                        name: c.name,
+                        series: Vec::new(),
+                        index: Vec::new(),
+                        min: f64::INFINITY,
+                        max: f64::NEG_INFINITY,
+                    });
+                    self.counters.len() - 1
                 });
-                self.counters.len() - 1
-            });
             let g = &mut self.counters[g];
             g.series.push(i as u32);
             let index = SeriesIndex::build(&c.values);

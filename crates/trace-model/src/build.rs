@@ -59,7 +59,7 @@ pub struct TraceBuilder {
     spall_thread: Option<u32>,
     instants: Vec<Instant>,
     counters: Vec<CounterSeries>,
-    counter_ids: HashMap<(u32, StrId, StrId), u32>,
+    counter_ids: HashMap<(u32, Option<u32>, StrId, StrId), u32>,
     flows: Vec<Flow>,
     flow_ids: HashMap<(StrId, StrId), u32>,
     async_events: Vec<AsyncEvent>,
@@ -350,6 +350,7 @@ impl TraceBuilder {
         self.time(ev.ts, ev.ts);
         let thread = self.thread(ev);
         let process = self.threads[thread as usize].process;
+        let own = (ev.scope == Some(b't')).then_some(thread);
         let name = match &ev.id {
             Some(id) => self.strings.intern(&format!("{} {id}", ev.name)),
             None => self.strings.intern(&ev.name),
@@ -382,10 +383,14 @@ impl TraceBuilder {
             };
             let key = self.strings.intern(&k);
             let next = self.counters.len() as u32;
-            let i = *self.counter_ids.entry((process, name, key)).or_insert(next);
+            let i = *self
+                .counter_ids
+                .entry((process, own, name, key))
+                .or_insert(next);
             if i == next {
                 self.counters.push(CounterSeries {
                     process,
+                    thread: own,
                     name,
                     key,
                     cname,

@@ -38,6 +38,10 @@ pub struct Instant {
 pub struct CounterSeries {
     /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
+    /// Index into [`Trace::threads`](crate::Trace::threads) for a thread's own counter
+    /// (Perfetto's thread counter tracks, such as Chrome's `thread_time`; a `C` event with
+    /// `"s": "t"`); `None` for a process counter, as every other `C` event is.
+    pub thread: Option<u32>,
     /// The event name (with its `id`, if any, appended as Chrome does: `"name id"`).
     pub name: StrId,
     /// The argument key (`"value"`, `"bytes"`, ...).

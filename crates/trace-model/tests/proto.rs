@@ -112,3 +112,31 @@ fn clock_snapshots_and_incremental_clocks() {
 fn interning_resets_and_lost_state() {
     check("interning");
 }
+
+/// Chrome gives each thread a `thread_time` counter track whose parent is the thread's
+/// track: the model keeps it the thread's own (drawn with the thread, as in Perfetto), not
+/// one more process counter named after the tid.
+#[test]
+fn chrome_thread_time_counters_belong_to_their_threads() {
+    let gz = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/real/chromium148_startup.pftrace.gz"),
+    )
+    .unwrap();
+    let t = trace_model::load_bytes(&gz).expect("loads");
+    let thread_time: Vec<_> = (t.counters().iter())
+        .filter(|c| t.str(c.name).starts_with("thread_time"))
+        .collect();
+    assert!(thread_time.len() > 20, "{}", thread_time.len());
+    let mut owners = std::collections::HashSet::new();
+    for c in thread_time {
+        assert_eq!(t.str(c.name), "thread_time");
+        let th = c.thread.expect("a thread's own counter");
+        assert_eq!(t.threads()[th as usize].process, c.process);
+        assert!(owners.insert(th), "one thread_time series per thread");
+    }
+    // Counter tracks under a process track stay the process's.
+    let t = trace_model::load(fixture("tracks.pftrace")).expect("loads");
+    assert!(!t.counters().is_empty());
+    assert!(t.counters().iter().all(|c| c.thread.is_none()));
+}

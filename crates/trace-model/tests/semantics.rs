@@ -289,6 +289,30 @@ fn string_pids_stay_distinct_processes() {
 }
 
 #[test]
+fn a_thread_scoped_counter_is_its_threads_own() {
+    // Same name and key on two threads and on the process: three series, not one.
+    let t = load(
+        r#"[{"ph":"C","name":"cpu","ts":1,"pid":1,"tid":1,"s":"t","args":{"value":1}},
+            {"ph":"C","name":"cpu","ts":2,"pid":1,"tid":2,"s":"t","args":{"value":2}},
+            {"ph":"C","name":"cpu","ts":3,"pid":1,"tid":1,"s":"t","args":{"value":3}},
+            {"ph":"C","name":"cpu","ts":4,"pid":1,"tid":2,"args":{"value":4}}]"#,
+    );
+    let tid =
+        |c: &trace_model::CounterSeries| c.thread.map(|th| t.ext_id(t.threads()[th as usize].tid));
+    let got: Vec<_> = (t.counters().iter())
+        .map(|c| (tid(c), c.values.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("1".to_string()), vec![1.0, 3.0]),
+            (Some("2".to_string()), vec![2.0]),
+            (None, vec![4.0])
+        ]
+    );
+}
+
+#[test]
 fn every_phase_is_kept_or_counted() {
     let t = load(
         r#"[{"ph":"i","name":"i","ts":1,"pid":1,"tid":1,"s":"g"},

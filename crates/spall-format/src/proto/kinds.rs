@@ -121,17 +121,11 @@ pub(super) fn counter<S: EventSink>(
         None => Cow::Owned(format!("counter {uuid}")),
     };
     // A thread's counter (Chrome's thread_time) is its own series, not its process's:
-    // the model names a counter with an id "NAME ID".
-    let mut buf = [0u8; 20];
-    let id = match t.tid {
-        Some(tid) if tid >= 0 => Some(Cow::Borrowed(dec(&mut buf, tid as u64))),
-        Some(tid) => Some(Cow::Owned(tid.to_string())),
-        None => None,
-    };
+    // thread-scoped, as a JSON `C` event with `"s": "t"`.
     let c = RawEvent {
         ph: Phase::COUNTER,
         name,
-        id,
+        scope: t.tid.map(|_| b't'),
         cat: ev.cat.clone(),
         ts: ev.ts,
         pid: ev.pid.clone(),

@@ -193,15 +193,16 @@ impl TraceBuilder {
             i
         }));
         for cs in c.counters {
-            let key = (p(cs.process), r.s(cs.name), r.s(cs.key));
+            let key = (p(cs.process), cs.thread.map(t), r.s(cs.name), r.s(cs.key));
             let cname = cs.cname.map(|c| r.s(c));
             let next = self.counters.len() as u32;
             let i = *self.counter_ids.entry(key).or_insert(next);
             if i == next {
                 self.counters.push(CounterSeries {
                     process: key.0,
-                    name: key.1,
-                    key: key.2,
+                    thread: key.1,
+                    name: key.2,
+                    key: key.3,
                     cname,
                     ts: cs.ts,
                     values: cs.values,

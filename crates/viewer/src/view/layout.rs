@@ -162,7 +162,7 @@ pub enum Track {
 }
 
 /// Every track the filter lists, in display order, with its label and its nesting (0 for a
-/// process, 1 for what is in it).
+/// process, 1 for what is in it, 2 for a thread's counters).
 pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
     let mut v = Vec::new();
     let order = Order::new(trace, kinds);
@@ -183,6 +183,10 @@ pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
         }
         for &t in &order.threads[pi] {
             v.push((Track::Thread(t), trace.thread_label(t), 1));
+            for &g in &kinds.counters_by_thread[t as usize] {
+                let name = trace.str(kinds.counters[g as usize].name);
+                v.push((Track::Counter(g), format!("counter {name}"), 2));
+            }
         }
     }
     v
@@ -339,7 +343,9 @@ impl Builder<'_> {
         let lanes = self.trace.threads()[t as usize].lanes.len();
         let marks = !k.instants_by_thread[t as usize].is_empty();
         let samples = k.samples_by_thread[t as usize].is_some();
-        if (lanes == 0 && !marks && !samples) || c.is_hidden(Track::Thread(t)) {
+        let counters = &k.counters_by_thread[t as usize];
+        let empty = lanes == 0 && !marks && !samples && counters.is_empty();
+        if empty || c.is_hidden(Track::Thread(t)) {
             // Named by metadata but with nothing to draw: no track, as in Perfetto.
             return;
         }
@@ -362,6 +368,13 @@ impl Builder<'_> {
                 depth: d as u32,
             };
             self.push(LANE_H * self.scale, kind);
+        }
+        // The thread's own counters (Chrome's thread_time) under its slices, as in Perfetto.
+        for &g in counters
+            .iter()
+            .filter(|&&g| !c.is_hidden(Track::Counter(g)))
+        {
+            self.push(COUNTER_H * self.scale, RowKind::Counter(g));
         }
     }
 }
@@ -731,5 +744,50 @@ mod tests {
         c.set_hidden(Track::Async(k.async_by_process[0][0]), true);
         c.set_hidden(Track::Async(k.async_by_process[0][1]), true);
         assert_eq!(kinds(&c)[1], RowKind::AsyncHeader(k.async_by_process[0][2]));
+    }
+
+    #[test]
+    fn a_threads_own_counters_come_under_its_lanes() {
+        let c = |tid: u32, s: &str| {
+            format!(
+                r#"{{"ph":"C","name":"thread_time","ts":0,"pid":1,"tid":{tid},{s}"args":{{"value":1}}}},"#
+            )
+        };
+        // Thread 2 has only its counter: it still gets a track.
+        let t = load(
+            [
+                spans(1, 1, 1),
+                c(1, r#""s":"t","#),
+                c(2, r#""s":"t","#),
+                c(1, ""),
+            ]
+            .concat(),
+        );
+        let k = Kinds::new(&t);
+        let (th1, th2) = (k.counters_by_thread[0][0], k.counters_by_thread[1][0]);
+        let process = k.counters_by_process[0][0];
+        let rows: Vec<RowKind> = (Layout::new(&t, &k, &Collapsed::for_trace(&t), 1.0).rows)
+            .iter()
+            .map(|r| r.kind)
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                RowKind::Process(0),
+                RowKind::Counter(process),
+                RowKind::Thread(0),
+                RowKind::Lane {
+                    thread: 0,
+                    depth: 0
+                },
+                RowKind::Counter(th1),
+                RowKind::Thread(1),
+                RowKind::Counter(th2),
+            ]
+        );
+        let listed: Vec<(Track, u8)> = (track_list(&t, &k).into_iter())
+            .map(|x| (x.0, x.2))
+            .collect();
+        assert_eq!(listed[3], (Track::Counter(th1), 2), "{listed:?}");
     }
 }
