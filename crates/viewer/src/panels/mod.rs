@@ -4,7 +4,9 @@
 //! - `details`: the selection's details (a span's ancestors and arguments, other kinds).
 //! - `names`: per-name analysis (duration histogram, percentiles, slowest occurrences).
 //! - [`query`]: SQL over the trace, with a sortable result table.
-//! - [`side`]: the panel: trace summary, search, selection, statistics, and its sections.
+//! - [`side`]: the panel: trace summary, search, selection and its sections; in it
+//!   `side/stats.rs` (the statistics table) and `side/range.rs` (counters and async slices
+//!   over a range).
 
 pub(crate) mod csv;
 pub(crate) mod details;

@@ -4,11 +4,13 @@
 //! - [`viewport`]: which time is at which pixel; zoom, pan, fit, ruler ticks.
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
-//! - [`state`]: the whole view (selection, hover, range, search, highlights, mode).
+//! - [`state`]: the whole view (selection, hover, range, highlights, mode).
+//! - [`search`]: the names that match a query, stepped through in time order.
 //! - [`geometry`]: the on-screen box of a span or another pick.
 
 pub mod flame;
 pub mod geometry;
 pub mod layout;
+pub mod search;
 pub mod state;
 pub mod viewport;

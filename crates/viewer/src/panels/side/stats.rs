@@ -1,0 +1,378 @@
+//! The statistics table: its columns (some optional, chosen in a menu), sorting, and the
+//! compact number formats that keep its columns narrow.
+
+use egui::{RichText, TextEdit, Ui};
+use trace_model::NameStats;
+
+use super::Panel;
+use crate::loaded::Loaded;
+use crate::panels::csv::table_text;
+use crate::view::state::ViewState;
+
+/// Which statistics column sorts the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortColumn {
+    /// The span name.
+    Name,
+    /// How many spans.
+    Count,
+    /// Total duration.
+    Total,
+    /// Total self time.
+    SelfTime,
+    /// Mean duration.
+    Mean,
+    /// Median duration.
+    P50,
+    /// 90th percentile of the durations.
+    P90,
+    /// Longest duration.
+    Max,
+}
+
+impl SortColumn {
+    /// Every column in table order, with its header and the header's tooltip.
+    pub const ALL: [(SortColumn, &'static str, &'static str); 8] = [
+        (
+            SortColumn::Name,
+            "name",
+            "the span name (hover for all of it)",
+        ),
+        (SortColumn::Count, "count", "spans"),
+        (SortColumn::Total, "total", "sum of durations"),
+        (
+            SortColumn::SelfTime,
+            "self",
+            "sum of self times (duration minus children)",
+        ),
+        (SortColumn::Mean, "mean", "mean duration"),
+        (SortColumn::P50, "p50", "median duration"),
+        (SortColumn::P90, "p90", "90th percentile duration"),
+        (SortColumn::Max, "max", "longest duration"),
+    ];
+
+    /// Whether the table always shows this column; the others are chosen in its menu, so
+    /// that names keep the room.
+    pub fn always_shown(self) -> bool {
+        matches!(
+            self,
+            SortColumn::Name | SortColumn::Count | SortColumn::Total | SortColumn::SelfTime
+        )
+    }
+
+    /// The column's header, which also names it in the settings.
+    pub fn label(self) -> &'static str {
+        SortColumn::ALL
+            .iter()
+            .find(|c| c.0 == self)
+            .map_or("", |c| c.1)
+    }
+
+    /// The optional columns named (by header) in the settings; unknown names are skipped.
+    pub fn from_labels(names: &[String]) -> Vec<SortColumn> {
+        (SortColumn::ALL.iter())
+            .filter(|c| !c.0.always_shown() && names.iter().any(|n| n == c.1))
+            .map(|c| c.0)
+            .collect()
+    }
+
+    /// The headers of `shown` optional columns, in table order, for the settings.
+    pub fn labels(shown: &[SortColumn]) -> Vec<String> {
+        (SortColumn::ALL.iter())
+            .filter(|c| !c.0.always_shown() && shown.contains(&c.0))
+            .map(|c| c.1.to_string())
+            .collect()
+    }
+
+    /// A row's figure in this column, compact (empty for the name).
+    fn cell(self, r: &NameStats) -> String {
+        match self {
+            SortColumn::Name => String::new(),
+            SortColumn::Count => compact_count(r.count),
+            SortColumn::Total => compact_duration(r.total_ns),
+            SortColumn::SelfTime => compact_duration(r.self_ns),
+            SortColumn::Mean => compact_duration(r.mean_ns),
+            SortColumn::P50 => compact_duration(r.p50_ns),
+            SortColumn::P90 => compact_duration(r.p90_ns),
+            SortColumn::Max => compact_duration(r.max_ns),
+        }
+    }
+}
+
+impl Panel {
+    /// The statistics table; returns a name whose row was clicked.
+    pub(super) fn stats_table(
+        &mut self,
+        ui: &mut Ui,
+        l: &Loaded,
+        s: &ViewState,
+    ) -> Option<trace_model::StrId> {
+        use egui_extras::{Column, TableBuilder};
+        let stale = self.stats_for != Some(s.range) && !(self.hold && self.stats_for.is_some());
+        if stale && s.range.is_none() && l.whole_stats_ready().is_none() {
+            ui.label("computing statistics for the whole trace …");
+            return None;
+        }
+        if stale {
+            self.stats = s.stats(l);
+            self.stats_for = Some(s.range);
+            self.sort_rows(l);
+        }
+        let t = &l.trace;
+        let q = self.stats_filter.to_lowercase();
+        let rows: Vec<usize> = (0..self.stats.len())
+            .filter(|&i| q.is_empty() || t.str(self.stats[i].name).to_lowercase().contains(&q))
+            .collect();
+        ui.horizontal(|ui| {
+            ui.add(
+                TextEdit::singleline(&mut self.stats_filter)
+                    .hint_text("filter names")
+                    .desired_width(140.0),
+            );
+            ui.label(RichText::new(format!("{} of {}", rows.len(), self.stats.len())).weak());
+            ui.menu_button("columns", |ui| column_menu(ui, &mut self.stats_extra))
+                .response
+                .on_hover_text("show or hide the optional columns");
+            for (text, sep) in [("copy CSV", ','), ("copy TSV", '\t')] {
+                if ui
+                    .small_button(text)
+                    .on_hover_text("the listed rows, times in ns, to the clipboard")
+                    .clicked()
+                {
+                    let listed = rows.iter().map(|&i| &self.stats[i]);
+                    ui.ctx().copy_text(table_text(l, listed, sep));
+                }
+            }
+        });
+        let mut clicked = None;
+        let cols: Vec<_> = (SortColumn::ALL.into_iter())
+            .filter(|c| c.0.always_shown() || self.stats_extra.contains(&c.0))
+            .collect();
+        let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+        self.header_rects.clear();
+        // The name column takes what the numbers leave; they are sized to their figures.
+        let num = Column::auto().at_least(34.0).resizable(true);
+        TableBuilder::new(ui)
+            .id_salt("stats")
+            .striped(true)
+            .max_scroll_height(320.0)
+            .column(Column::remainder().at_least(80.0).clip(true))
+            .columns(num, cols.len() - 1)
+            .header(row_h, |mut header| {
+                for &(col, label, tip) in &cols {
+                    let (_, r) = header.col(|ui| {
+                        let arrow = match (self.sort == col, self.descending) {
+                            (true, true) => " v",
+                            (true, false) => " ^",
+                            _ => "",
+                        };
+                        let text = RichText::new(format!("{label}{arrow}")).strong();
+                        let resp =
+                            ui.selectable_label(self.sort == col, text)
+                                .on_hover_text(format!(
+                                    "{tip}; click to sort, right-click for columns"
+                                ));
+                        if resp.clicked() {
+                            if self.sort == col {
+                                self.descending = !self.descending;
+                            } else {
+                                self.sort = col;
+                                self.descending = col != SortColumn::Name;
+                            }
+                            self.resort = true;
+                        }
+                        resp.context_menu(|ui| column_menu(ui, &mut self.stats_extra));
+                    });
+                    self.header_rects.push(r.rect);
+                }
+            })
+            .body(|body| {
+                body.rows(row_h, rows.len(), |mut row| {
+                    let r = &self.stats[rows[row.index()]];
+                    let name = t.str(r.name);
+                    row.col(|ui| {
+                        let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
+                        // Names that share a prefix differ at their ends: keep both.
+                        let room = ui.available_width();
+                        let per_char = ui.text_style_height(&egui::TextStyle::Body) * 0.5;
+                        let shown = elide_middle(name, (room / per_char) as usize);
+                        let resp = ui.selectable_label(highlighted, shown).on_hover_text(name);
+                        if resp.clicked() {
+                            clicked = Some(r.name);
+                        }
+                        resp.context_menu(|ui| {
+                            if ui.button("copy name").clicked() {
+                                ui.ctx().copy_text(name.to_string());
+                                ui.close();
+                            }
+                            if ui.button("copy row (CSV)").clicked() {
+                                ui.ctx().copy_text(table_text(l, [r], ','));
+                                ui.close();
+                            }
+                        });
+                    });
+                    for &(col, ..) in &cols[1..] {
+                        row.col(|ui| {
+                            let resp = ui.label(col.cell(r));
+                            if col == SortColumn::Count && r.count >= 1000 {
+                                resp.on_hover_text(r.count.to_string());
+                            }
+                        });
+                    }
+                });
+            });
+        if std::mem::take(&mut self.resort) {
+            self.sort_rows(l);
+        }
+        clicked
+    }
+
+    fn sort_rows(&mut self, l: &Loaded) {
+        let t = &l.trace;
+        let key = self.sort;
+        self.stats.sort_by(|a, b| {
+            let o = match key {
+                SortColumn::Name => t.str(a.name).cmp(t.str(b.name)),
+                SortColumn::Count => a.count.cmp(&b.count),
+                SortColumn::Total => a.total_ns.cmp(&b.total_ns),
+                SortColumn::SelfTime => a.self_ns.cmp(&b.self_ns),
+                SortColumn::Mean => a.mean_ns.cmp(&b.mean_ns),
+                SortColumn::P50 => a.p50_ns.cmp(&b.p50_ns),
+                SortColumn::P90 => a.p90_ns.cmp(&b.p90_ns),
+                SortColumn::Max => a.max_ns.cmp(&b.max_ns),
+            };
+            let o = o.then_with(|| t.str(a.name).cmp(t.str(b.name)));
+            if self.descending {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+    }
+}
+
+/// `s` in at most `max` characters: its start and its end around an ellipsis, so names
+/// that share a long prefix still read apart.
+pub fn elide_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    let n = s.chars().count();
+    if n <= max.max(4) {
+        return s.into();
+    }
+    let keep = max.max(4) - 1;
+    let head = keep / 3;
+    let tail = keep - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}").into()
+}
+
+/// The menu of the statistics table's optional columns: one checkbox each.
+fn column_menu(ui: &mut Ui, extra: &mut Vec<SortColumn>) {
+    for (col, label, tip) in SortColumn::ALL {
+        if col.always_shown() {
+            continue;
+        }
+        let mut on = extra.contains(&col);
+        if ui.checkbox(&mut on, label).on_hover_text(tip).changed() {
+            extra.retain(|&c| c != col);
+            if on {
+                extra.push(col);
+            }
+        }
+    }
+}
+
+/// A count in at most four characters (`999`, `1.2k`, `34k`, `5.6M`), to keep number
+/// columns narrow; the exact count is in the tooltip and the copied CSV.
+pub fn compact_count(n: u64) -> String {
+    let mut v = n as f64;
+    if n < 1000 {
+        return n.to_string();
+    }
+    for unit in ["k", "M", "G", "T", "P", "E"] {
+        v /= 1e3;
+        // 999.5k would round to a fifth character: it is 1.0M.
+        if v < 9.95 {
+            return format!("{v:.1}{unit}");
+        }
+        if v < 999.5 {
+            return format!("{v:.0}{unit}");
+        }
+    }
+    n.to_string()
+}
+
+/// A duration in three significant figures, to keep number columns narrow.
+pub fn compact_duration(ns: i64) -> String {
+    let a = ns.unsigned_abs() as f64;
+    let (v, unit) = match a {
+        a if a < 1e3 => return format!("{ns} ns"),
+        a if a < 1e6 => (a / 1e3, "µs"),
+        a if a < 1e9 => (a / 1e6, "ms"),
+        a => (a / 1e9, "s"),
+    };
+    let sign = if ns < 0 { "-" } else { "" };
+    let digits = if v < 10.0 {
+        2
+    } else if v < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{sign}{v:.digits$} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_keep_their_ends() {
+        let a = elide_middle("LayerTreeHostImpl::DrawLayers", 16);
+        let b = elide_middle("LayerTreeHostImpl::UpdateLayers", 16);
+        assert_eq!(a.chars().count(), 16);
+        assert_ne!(a, b);
+        assert!(a.ends_with("DrawLayers") && a.starts_with("Layer"), "{a}");
+        assert_eq!(elide_middle("short", 16), "short");
+    }
+
+    #[test]
+    fn compact_durations_have_three_figures() {
+        assert_eq!(compact_duration(999), "999 ns");
+        assert_eq!(compact_duration(1_234), "1.23 µs");
+        assert_eq!(compact_duration(45_678_000), "45.7 ms");
+        assert_eq!(compact_duration(123_456_789_000), "123 s");
+    }
+
+    #[test]
+    fn compact_counts_fit_four_characters() {
+        let cases = [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1.0k"),
+            (1_234, "1.2k"),
+            (9_949, "9.9k"),
+            (9_950, "10k"),
+            (45_678, "46k"),
+            (999_499, "999k"),
+            (999_500, "1.0M"),
+            (5_600_000, "5.6M"),
+            (u64::MAX, "18E"),
+        ];
+        for (n, text) in cases {
+            assert_eq!(compact_count(n), text, "{n}");
+        }
+    }
+
+    #[test]
+    fn optional_columns_are_the_rarer_ones_and_labels_are_unique() {
+        let always: Vec<&str> = (SortColumn::ALL.iter())
+            .filter(|c| c.0.always_shown())
+            .map(|c| c.0.label())
+            .collect();
+        assert_eq!(always, ["name", "count", "total", "self"]);
+        let labels: std::collections::HashSet<&str> =
+            SortColumn::ALL.iter().map(|c| c.0.label()).collect();
+        assert_eq!(labels.len(), SortColumn::ALL.len());
+    }
+}
