@@ -17,8 +17,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "spall-cli",
     version,
-    about = "Query .spall and Chrome JSON trace files: summaries, per-function statistics, validation, conversion, and regression checks for CI.",
-    after_help = "Traces may be .spall (v1, v3), Chrome JSON, or gzip of either; the format is detected from the content.\n\nExit codes: 0 success, 1 a check failed, 2 bad usage or unreadable input."
+    about = "Query .spall, Chrome JSON and Perfetto protobuf trace files: summaries, per-function statistics, validation, conversion, and regression checks for CI.",
+    after_help = "Traces may be .spall (v1, v3), Chrome JSON, Perfetto protobuf (.pftrace, .perfetto-trace), or gzip of any of them; the format is detected from the content.\n\nExit codes: 0 success, 1 a check failed, 2 bad usage or unreadable input."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -98,9 +98,10 @@ enum Command {
         #[arg(long)]
         save: bool,
     },
-    /// Convert between .json / .json.gz and .spall, chosen by the output's extension.
+    /// Convert a trace (.spall, Chrome JSON, Perfetto protobuf) to .json / .json.gz or .spall,
+    /// chosen by the output's extension.
     #[command(
-        after_help = "What the target format cannot hold (for .spall: process- and global-scoped instants, counters, flows, async events, categories, names over 255 bytes; thread instants are kept as spall-rs Instant events, which spall-web does not read) is listed on stderr.\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall"
+        after_help = "What the target format cannot hold (for .spall: process- and global-scoped instants, counters, flows, async events, categories, names over 255 bytes; thread instants are kept as spall-rs Instant events, which spall-web does not read) is listed on stderr.\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall\n  spall-cli convert trace.pftrace trace.json"
     )]
     Convert { input: PathBuf, output: PathBuf },
     /// Compare two traces per function (or call stack): what regressed, improved, appeared

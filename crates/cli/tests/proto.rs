@@ -160,6 +160,26 @@ fn cli_commands_read_the_chromium_trace() {
     cli(&["convert", &path, &json_out]);
     let back: Value =
         serde_json::from_slice(&cli(&["info", "--format", "json", &json_out])).unwrap();
+    // To .spall: the spans kept, what .spall cannot hold listed on stderr.
+    let spall_out = dir.join("chromium.spall").display().to_string();
+    let conv = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .args(["convert", &path, &spall_out])
+        .output()
+        .unwrap();
+    assert!(conv.status.success());
+    let said = String::from_utf8_lossy(&conv.stderr);
+    assert!(said.contains("counter"), "{said}");
+    let spall: Value =
+        serde_json::from_slice(&cli(&["info", "--format", "json", &spall_out])).unwrap();
+    assert_eq!(spall["format"], "spall-v3");
+    assert_eq!(spall["spans"], info["spans"]);
+    // Parquet, one file per table.
+    let parquet = dir.join("parquet");
+    cli(&["export", &path, &parquet.display().to_string()]);
+    for table in ["slice", "thread", "counter"] {
+        let f = parquet.join(format!("{table}.parquet"));
+        assert!(std::fs::metadata(&f).is_ok_and(|m| m.len() > 0), "{f:?}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(back["format"], "json");
     for key in [
@@ -176,6 +196,7 @@ fn cli_commands_read_the_chromium_trace() {
         ["stats", path.as_str()].as_slice(),
         &["flame", &path],
         &["query", &path, "SELECT count(*) FROM slice"],
+        &["diff", &path, &path],
     ] {
         assert!(!cli(args).is_empty(), "{args:?}");
     }

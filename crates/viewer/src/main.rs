@@ -17,7 +17,7 @@ use spall_viewer::view::state::FlowMode;
 #[command(
     name = "spall",
     version,
-    about = "A fast timeline viewer for .spall and Chrome JSON traces",
+    about = "A fast timeline viewer for .spall, Chrome JSON and Perfetto protobuf traces",
     after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render"
 )]
 struct Args {
