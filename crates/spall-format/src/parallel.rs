@@ -13,6 +13,9 @@
 //! args) is thrown away and parsed again from where the previous one stopped. The result is
 //! therefore always that of the sequential parser.
 //!
+//! Perfetto protobuf is cut by packet sequence rather than by bytes (`proto::parts`), with
+//! the same contract.
+//!
 //! `.spall` version 1 files (a flat stream), small inputs and JSON that is not one event
 //! array are decoded sequentially into a single sink.
 
@@ -154,6 +157,7 @@ where
     let result = match detect(b) {
         Detected::Spall if parallel => spall_v3(b, diags.clone(), new_sink, progress, release)?,
         Detected::Json if parallel => Some(json(b, diags.clone(), new_sink, progress, release)?),
+        Detected::Proto if parallel => Some(proto(b, diags.clone(), new_sink, progress)?),
         _ => None,
     };
     match result {
@@ -222,6 +226,37 @@ where
         json: None,
     };
     Ok(Some((summary, sinks)))
+}
+
+/// Perfetto protobuf: packet sequences in parts, each part on its own (see `proto::parts`).
+fn proto<S, F>(
+    b: &[u8],
+    mut diags: Diagnostics,
+    new_sink: &F,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Decoded<S>, Error>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    let progress = Progress {
+        done: AtomicU64::new(0),
+        total: b.len() as u64,
+        report: progress,
+    };
+    let (events, sinks) =
+        crate::proto::decode_parallel(b, &mut diags, new_sink, &|n| progress.add(n))?;
+    let summary = Summary {
+        format: Format::Proto,
+        gzip: false,
+        input_bytes: b.len() as u64,
+        decoded_bytes: b.len() as u64,
+        events,
+        diagnostics: diags,
+        spall: None,
+        json: None,
+    };
+    Ok((summary, sinks))
 }
 
 /// A parsed run of JSON array elements.

@@ -1,13 +1,15 @@
-//! The second pass: packets in file order, dispatched to their sequence's incremental
-//! state ([`seq`](super::seq)), TrackEvents ([`track_event`](super::track_event)) and the
-//! event kinds beyond slices ([`kinds`](super::kinds)).
+//! The second pass: one part's packets (see [`parts`](super::parts)) in file order,
+//! dispatched to their sequence's incremental state ([`seq`](super::seq)), TrackEvents
+//! ([`track_event`](super::track_event)) and the event kinds beyond slices
+//! ([`kinds`](super::kinds)).
 
 use std::borrow::Cow;
 
 use super::annot::{self, escape_bytes, escape_into};
-use super::hash::{IdMap, IdSet};
+use super::hash::IdMap;
 use super::packet_kind;
-use super::scan::{thread_descriptor, Found, Place};
+use super::parts::PendingEnd;
+use super::scan::{thread_descriptor, Found, Track};
 use super::seq::{defaults, incremental_clocks, intern, Seq};
 use super::track_event::Te;
 use super::wire::{Reader, Value, WireError};
@@ -34,19 +36,21 @@ pub(super) struct Packet<'a> {
     pub(super) kind: Option<u32>,
 }
 
-/// An open async slice: its name and category, for its end.
-pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>);
+/// An open async slice: its name, category and start, for its end.
+pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>, i64);
 
+/// Decodes the packets of one part: sequences whose incremental state is all its own.
 pub(super) struct Decoder<'a> {
-    pub(super) f: Found<'a>,
+    pub(super) f: &'a Found<'a>,
     pub(super) seqs: IdMap<u32, Seq<'a>>,
-    /// Open slices of each async track: (name, category), innermost last.
+    /// Tracks events name that no TrackDescriptor defines (global tracks, warned once).
+    pub(super) unknown: IdMap<u64, Track<'a>>,
+    /// Open slices of each async track: innermost last.
     pub(super) stacks: IdMap<u64, Vec<Open<'a>>>,
-    /// Flow ids seen and not terminated: the next point of one continues it.
-    pub(super) flows: IdSet<u64>,
+    /// Slice ends on async tracks where this part has no slice open: paired after every
+    /// part is decoded, with slices other parts left open.
+    pub(super) pending: Vec<PendingEnd>,
     pub(super) events: u64,
-    pub(super) total: u64,
-    pub(super) next_progress: u64,
     pub(super) te: Te<'a>,
     pub(super) args: String,
     /// Counter values' arguments (while `args` holds the event's).
@@ -87,15 +91,14 @@ pub(super) fn malformed(d: &mut Diagnostics, e: WireError, what: &str) {
 }
 
 impl<'a> Decoder<'a> {
-    pub fn new(f: Found<'a>, total: u64) -> Decoder<'a> {
+    pub fn new(f: &'a Found<'a>) -> Decoder<'a> {
         Decoder {
             f,
             seqs: IdMap::default(),
+            unknown: IdMap::default(),
             stacks: IdMap::default(),
-            flows: IdSet::default(),
+            pending: Vec::new(),
             events: 0,
-            total,
-            next_progress: 0,
             te: Te::default(),
             args: String::new(),
             cargs: String::new(),
@@ -107,77 +110,6 @@ impl<'a> Decoder<'a> {
         sink.event(ev);
     }
 
-    /// Process and thread names, sort indices and labels, as `M` events.
-    pub fn names<S: EventSink>(&mut self, sink: &mut S) {
-        let mut d = Diagnostics::default();
-        for t in self.f.tracks.values() {
-            if let (Place::Thread, Some(key), Some(n)) = (t.place, t.thread, t.name) {
-                let th = self.f.threads.entry(key).or_default();
-                th.name = th.name.or(Some(n));
-            }
-        }
-        let mut args = String::new();
-        let mut m = |name: &str, pid: i64, tid: i64, args: &str| {
-            let ev = RawEvent {
-                ph: Phase::METADATA,
-                name: Cow::Borrowed(name),
-                pid: RawId::Num(pid),
-                tid: RawId::Num(tid),
-                args: Args::Json(Cow::Borrowed(args)),
-                ..RawEvent::default()
-            };
-            Self::emit(&mut self.events, sink, &ev);
-        };
-        for (&pid, p) in &self.f.processes {
-            if let Some(n) = p.name {
-                args.clear();
-                args.push_str("{\"name\":");
-                escape_bytes(&mut args, n, 0, &mut d);
-                args.push('}');
-                m("process_name", pid, 0, &args);
-            }
-            if let Some(i) = p.sort_index {
-                m(
-                    "process_sort_index",
-                    pid,
-                    0,
-                    &format!("{{\"sort_index\":{i}}}"),
-                );
-            }
-            if !p.labels.is_empty() {
-                let l: Vec<_> = p
-                    .labels
-                    .iter()
-                    .map(|l| String::from_utf8_lossy(l))
-                    .collect();
-                args.clear();
-                args.push_str("{\"labels\":");
-                escape_into(&mut args, &l.join(","));
-                args.push('}');
-                m("process_labels", pid, 0, &args);
-            }
-        }
-        for (&(pid, tid), t) in &self.f.threads {
-            if let Some(n) = t.name {
-                args.clear();
-                args.push_str("{\"name\":");
-                escape_bytes(&mut args, n, 0, &mut d);
-                args.push('}');
-                m("thread_name", pid, tid, &args);
-            }
-            if let Some(i) = t.sort_index {
-                m(
-                    "thread_sort_index",
-                    pid,
-                    tid,
-                    &format!("{{\"sort_index\":{i}}}"),
-                );
-            }
-        }
-    }
-
-    pub fn finish(&mut self, _d: &mut Diagnostics) {}
-
     /// One packet, at byte `at` of the input.
     pub fn packet<S: EventSink>(
         &mut self,
@@ -186,10 +118,6 @@ impl<'a> Decoder<'a> {
         sink: &mut S,
         d: &mut Diagnostics,
     ) {
-        if at >= self.next_progress {
-            sink.progress(at, self.total);
-            self.next_progress = at + (4 << 20);
-        }
         let mut pk = Packet::default();
         let mut r = Reader::new(p, at);
         while let Some(f) = r.next_field() {
@@ -262,4 +190,69 @@ impl<'a> Decoder<'a> {
             self.track_event(b, te_at, &pk, at, sink, d);
         }
     }
+}
+
+/// Process and thread names, sort indices and labels, as `M` events.
+pub(super) fn names<S: EventSink>(f: &Found<'_>, sink: &mut S) -> u64 {
+    let mut d = Diagnostics::default();
+    let mut events = 0;
+    let mut args = String::new();
+    let mut m = |name: &str, pid: i64, tid: i64, args: &str| {
+        let ev = RawEvent {
+            ph: Phase::METADATA,
+            name: Cow::Borrowed(name),
+            pid: RawId::Num(pid),
+            tid: RawId::Num(tid),
+            args: Args::Json(Cow::Borrowed(args)),
+            ..RawEvent::default()
+        };
+        Decoder::emit(&mut events, sink, &ev);
+    };
+    for (&pid, p) in &f.processes {
+        if let Some(n) = p.name {
+            args.clear();
+            args.push_str("{\"name\":");
+            escape_bytes(&mut args, n, 0, &mut d);
+            args.push('}');
+            m("process_name", pid, 0, &args);
+        }
+        if let Some(i) = p.sort_index {
+            m(
+                "process_sort_index",
+                pid,
+                0,
+                &format!("{{\"sort_index\":{i}}}"),
+            );
+        }
+        if !p.labels.is_empty() {
+            let l: Vec<_> = p
+                .labels
+                .iter()
+                .map(|l| String::from_utf8_lossy(l))
+                .collect();
+            args.clear();
+            args.push_str("{\"labels\":");
+            escape_into(&mut args, &l.join(","));
+            args.push('}');
+            m("process_labels", pid, 0, &args);
+        }
+    }
+    for (&(pid, tid), t) in &f.threads {
+        if let Some(n) = t.name {
+            args.clear();
+            args.push_str("{\"name\":");
+            escape_bytes(&mut args, n, 0, &mut d);
+            args.push('}');
+            m("thread_name", pid, tid, &args);
+        }
+        if let Some(i) = t.sort_index {
+            m(
+                "thread_sort_index",
+                pid,
+                tid,
+                &format!("{{\"sort_index\":{i}}}"),
+            );
+        }
+    }
+    events
 }

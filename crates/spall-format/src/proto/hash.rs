@@ -1,7 +1,7 @@
 //! A hasher for integer keys (interning ids, track uuids): one multiply, not SipHash.
 //! Keys come from the file, but a collision-heavy file only slows its own decode.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Default, Clone, Copy)]
@@ -25,4 +25,3 @@ impl Hasher for IdHasher {
 }
 
 pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
-pub type IdSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::annot::{self, write_f64};
 use super::events::{dec, malformed, Decoder};
-use super::hash::{IdMap, IdSet};
+use super::hash::IdMap;
 use super::scan::Track;
 use super::seq::Seq;
 use super::track_event::Te;
@@ -28,16 +28,21 @@ impl Num {
     }
 }
 
-/// The phase of one point of flow `id`: `s` for its first, `t` after, `f` to terminate.
-pub(super) fn flow_phase(flows: &mut IdSet<u64>, id: u64, terminating: bool) -> u8 {
+/// The phase of one point of a flow: `f` to terminate it, else `t`. Which point starts a
+/// flow is not decided here but by time, where the model sorts each flow's points: the
+/// first carries no arrow in, whatever its phase, and one after an `f` starts anew. So
+/// points need no state shared between sequences, which are decoded apart.
+pub(super) fn flow_phase(terminating: bool) -> u8 {
     if terminating {
-        flows.remove(&id);
         b'f'
-    } else if flows.insert(id) {
-        b's'
     } else {
         b't'
     }
+}
+
+/// The event's flow points: (id, terminating), outgoing first.
+pub(super) fn flow_points<'t>(te: &'t Te<'_>) -> impl Iterator<Item = (u64, bool)> + 't {
+    (te.flow_out.iter().map(|&i| (i, false))).chain(te.flow_in.iter().map(|&i| (i, true)))
 }
 
 /// The event's flow points (after the first `skip`, carried on the slice itself) as flow
@@ -46,21 +51,23 @@ pub(super) fn flow_events<S: EventSink>(
     events: &mut u64,
     sink: &mut S,
     ev: &RawEvent<'_>,
-    flows: &mut IdSet<u64>,
     te: &Te<'_>,
     skip: usize,
 ) {
-    let points = te
-        .flow_out
-        .iter()
-        .map(|&i| (i, false))
-        .chain(te.flow_in.iter().map(|&i| (i, true)))
-        .skip(skip);
+    flow_events_of(events, sink, ev, flow_points(te).skip(skip));
+}
+
+/// Flow events for `points`, bound to the slice `ev` encloses.
+pub(super) fn flow_events_of<S: EventSink>(
+    events: &mut u64,
+    sink: &mut S,
+    ev: &RawEvent<'_>,
+    points: impl Iterator<Item = (u64, bool)>,
+) {
     for (id, terminating) in points {
-        let ph = flow_phase(flows, id, terminating);
         let mut buf = [0u8; 20];
         let f = RawEvent {
-            ph: Phase(ph),
+            ph: Phase(flow_phase(terminating)),
             name: ev.name.clone(),
             ts: ev.ts,
             pid: ev.pid.clone(),
@@ -155,7 +162,6 @@ pub(super) fn legacy<'a, S: EventSink>(
     l: &'a [u8],
     l_at: u64,
     seq: &Seq<'a>,
-    flows: &mut IdSet<u64>,
     te: &Te<'_>,
     global: bool,
     d: &mut Diagnostics,
@@ -217,5 +223,5 @@ pub(super) fn legacy<'a, S: EventSink>(
         ev.flow_out = direction & 2 != 0;
     }
     Decoder::emit(events, sink, ev);
-    flow_events(events, sink, ev, flows, te, 0);
+    flow_events(events, sink, ev, te, 0);
 }

@@ -37,6 +37,7 @@ mod clock;
 mod events;
 mod hash;
 mod kinds;
+mod parts;
 mod scan;
 mod seq;
 mod track_event;
@@ -83,13 +84,13 @@ fn is_truncation(k: WireErrorKind) -> bool {
     )
 }
 
-/// Calls `f` with each packet and its offset; stops at the first framing error, which
+/// Calls `f` with each packet, its offset and the offset of its framing; stops at the first framing error, which
 /// becomes a warning (a trace cut off mid-packet keeps what is complete) or, when no
 /// packet came before it, an error.
 pub(crate) fn packets<'a>(
     b: &'a [u8],
     d: &mut Diagnostics,
-    mut f: impl FnMut(&'a [u8], u64, &mut Diagnostics),
+    mut f: impl FnMut(&'a [u8], u64, u64, &mut Diagnostics),
 ) -> Result<(), Error> {
     let mut r = Reader::new(b, 0);
     let mut n = 0u64;
@@ -98,7 +99,7 @@ pub(crate) fn packets<'a>(
             Ok(field) => match (field.num, field.value) {
                 (1, Value::Bytes(p)) => {
                     n += 1;
-                    f(p, r.offset_of(p), d);
+                    f(p, r.offset_of(p), field.offset, d);
                 }
                 _ => d.warn(WarningKind::ProtoMalformed, field.offset, || {
                     format!(
@@ -128,18 +129,72 @@ pub(crate) fn packets<'a>(
     Ok(())
 }
 
-/// Decodes a whole (uncompressed) trace into `sink`; returns the number of events.
+/// Decodes a whole (uncompressed) trace into `sink`; returns the number of events. The
+/// parts ([`parts`]) are decoded one after the other, as [`decode_parallel`] decodes them
+/// at once: the events are those of its sinks, in order.
 pub(crate) fn decode<S: EventSink>(
     b: &[u8],
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> Result<u64, Error> {
-    let found = scan::scan(b)?;
-    let mut dec = events::Decoder::new(found, b.len() as u64);
-    dec.names(sink);
-    packets(b, d, |p, at, d| dec.packet(p, at, sink, d))?;
-    dec.finish(d);
-    Ok(dec.events)
+    let found = scan::scan(b, d)?;
+    let total = b.len() as u64;
+    let mut events = events::names(&found, sink);
+    let mut lefts = Vec::new();
+    let mut done = 0;
+    for ranges in parts::plan(&found) {
+        let mut dec = events::Decoder::new(&found);
+        dec.run(b, &ranges, sink, d, &mut |n, s: &mut S| {
+            done += n;
+            s.progress(done, total);
+        });
+        events += dec.events;
+        lefts.push(dec.left());
+    }
+    events += parts::resolve(lefts, sink, d);
+    Ok(events)
+}
+
+/// Decodes the parts on every core, each into a sink of its own: returns the number of
+/// events and the sinks (names first, then one per part, then the ends paired across
+/// parts). `add` is called with bytes decoded, from any thread.
+pub(crate) fn decode_parallel<S, F>(
+    b: &[u8],
+    d: &mut Diagnostics,
+    new_sink: &F,
+    add: &(dyn Fn(u64) + Sync),
+) -> Result<(u64, Vec<S>), Error>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    use rayon::prelude::*;
+    let found = scan::scan(b, d)?;
+    spall_util::timing::stage("protobuf first pass");
+    let mut sinks = vec![new_sink()];
+    let mut events = events::names(&found, &mut sinks[0]);
+    let done: Vec<_> = parts::plan(&found)
+        .par_iter()
+        .map(|ranges| {
+            let mut sink = new_sink();
+            let mut pd = Diagnostics::default();
+            let mut dec = events::Decoder::new(&found);
+            dec.run(b, ranges, &mut sink, &mut pd, &mut |n, _| add(n));
+            (sink, pd, dec.events, dec.left())
+        })
+        .collect();
+    spall_util::timing::stage("protobuf parts decoded");
+    let mut lefts = Vec::with_capacity(done.len());
+    for (sink, pd, n, left) in done {
+        sinks.push(sink);
+        d.merge(pd);
+        events += n;
+        lefts.push(left);
+    }
+    let mut last = new_sink();
+    events += parts::resolve(lefts, &mut last, d);
+    sinks.push(last);
+    Ok((events, sinks))
 }
 
 /// The name of a packet kind (a `TracePacket` field) for the count of unmodelled packets.

@@ -69,6 +69,15 @@ pub struct Named<'a> {
     pub labels: Vec<&'a [u8]>,
 }
 
+/// Packets of one sequence next to each other in the file: `b[start..end]`, whole framed
+/// packets.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    pub start: usize,
+    pub end: usize,
+    pub seq: u32,
+}
+
 /// Everything the first pass found.
 #[derive(Debug)]
 pub struct Found<'a> {
@@ -76,17 +85,22 @@ pub struct Found<'a> {
     pub clocks: Clocks,
     pub processes: BTreeMap<i64, Named<'a>>,
     pub threads: BTreeMap<(i64, i64), Named<'a>>,
+    /// Every packet, as runs of one sequence each, in file order.
+    pub runs: Vec<Run>,
 }
 
-pub fn scan(b: &[u8]) -> Result<Found<'_>, Error> {
+/// The first pass; framing errors (a trace cut off mid-packet) are warned about here, once,
+/// and the packets before them are the runs.
+pub fn scan<'a>(b: &'a [u8], d: &mut Diagnostics) -> Result<Found<'a>, Error> {
     let mut f = Found {
         tracks: IdMap::default(),
         clocks: Clocks::new(),
         processes: BTreeMap::new(),
         threads: BTreeMap::new(),
+        runs: Vec::new(),
     };
     let mut primary = None;
-    packets(b, &mut Diagnostics::default(), |p, at, _| {
+    packets(b, d, |p, at, frame, _| {
         let mut seq = 0;
         let mut parts: [Option<&[u8]>; 4] = [None; 4];
         for field in Reader::new(p, at).map_while(Result::ok) {
@@ -113,12 +127,28 @@ pub fn scan(b: &[u8]) -> Result<Found<'_>, Error> {
         if let Some(x) = parts[3] {
             f.thread(x);
         }
+        let end = at as usize + p.len();
+        match f.runs.last_mut() {
+            Some(r) if r.seq == seq && r.end == frame as usize => r.end = end,
+            _ => f.runs.push(Run {
+                start: frame as usize,
+                end,
+                seq,
+            }),
+        }
     })?;
     if let Some(c) = primary {
         f.clocks.trace_clock = c;
     }
     f.clocks.finish();
     f.resolve();
+    // A thread track's name names its thread, unless a ThreadDescriptor did.
+    for t in f.tracks.values() {
+        if let (Place::Thread, Some(key), Some(n)) = (t.place, t.thread, t.name) {
+            let th = f.threads.entry(key).or_default();
+            th.name = th.name.or(Some(n));
+        }
+    }
     Ok(f)
 }
 

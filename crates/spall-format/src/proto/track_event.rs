@@ -4,7 +4,8 @@ use std::borrow::Cow;
 
 use super::annot::{self, Interned};
 use super::events::{dec, malformed, text, Decoder, Packet};
-use super::kinds::{counter, flow_events, flow_phase, legacy, legacy_phase, Num};
+use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase, Num};
+use super::parts::PendingEnd;
 use super::scan::{Place, Track};
 use super::seq::time;
 use super::wire::{repeated, Reader, Value};
@@ -80,8 +81,9 @@ impl<'a> Decoder<'a> {
         let Decoder {
             f,
             seqs,
+            unknown,
             stacks,
-            flows,
+            pending,
             events,
             te,
             args,
@@ -180,15 +182,16 @@ impl<'a> Decoder<'a> {
         // global in scope.
         let global = te.track == Some(0);
         let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
-        if let Some(u) = uuid {
-            f.tracks.entry(u).or_insert_with(|| {
+        if let Some(u) = uuid.filter(|u| !f.tracks.contains_key(u)) {
+            unknown.entry(u).or_insert_with(|| {
                 d.warn(WarningKind::ProtoUnknownTrack, at, || {
                     format!("an event on track {u}, which no TrackDescriptor defines; taken as a global track")
                 });
                 Track::new(u)
             });
         }
-        let track: Option<&Track<'a>> = uuid.and_then(|u| f.tracks.get(&u));
+        let track: Option<&Track<'a>> =
+            uuid.and_then(|u| f.tracks.get(&u).or_else(|| unknown.get(&u)));
         let wh = match track {
             Some(t) => where_of(t, uuid.unwrap_or(0), seq.thread),
             None => match seq.thread {
@@ -246,7 +249,7 @@ impl<'a> Decoder<'a> {
                         .map(|&i| (i, false))
                         .or(te.flow_in.first().map(|&i| (i, true)));
                     if let Some((id, terminating)) = first {
-                        let ph = flow_phase(flows, id, terminating);
+                        let ph = flow_phase(terminating);
                         ev.bind_id = Some(Cow::Borrowed(dec(&mut buf, id)));
                         ev.flow_in = ph != b's';
                         ev.flow_out = ph != b'f';
@@ -254,36 +257,42 @@ impl<'a> Decoder<'a> {
                     ev.ph = Phase::BEGIN;
                     Self::emit(events, sink, &ev);
                     let skip = usize::from(first.is_some());
-                    flow_events(events, sink, &ev, flows, te, skip);
+                    flow_events(events, sink, &ev, te, skip);
                 }
                 Where::Process(..) | Where::Async(..) => {
                     let (id, u) = async_id(wh);
                     ev.ph = Phase::ASYNC_BEGIN;
                     ev.id = Some(Cow::Borrowed(id));
-                    stacks.entry(u).or_default().push((name, cat));
+                    stacks.entry(u).or_default().push((name, cat, ts));
                     Self::emit(events, sink, &ev);
-                    flow_events(events, sink, &ev, flows, te, 0);
+                    flow_events(events, sink, &ev, te, 0);
                 }
             },
             (2, _) => match wh {
                 Where::Thread(..) => {
                     ev.ph = Phase::END;
                     Self::emit(events, sink, &ev);
-                    flow_events(events, sink, &ev, flows, te, 0);
+                    flow_events(events, sink, &ev, te, 0);
                 }
                 Where::Process(..) | Where::Async(..) => {
                     let (id, u) = async_id(wh);
                     match stacks.get_mut(&u).and_then(Vec::pop) {
-                        Some((n, c)) => {
+                        Some((n, c, _)) => {
                             ev.ph = Phase::ASYNC_END;
                             ev.id = Some(Cow::Borrowed(id));
                             ev.name = n;
                             ev.cat = c;
                             Self::emit(events, sink, &ev);
-                            flow_events(events, sink, &ev, flows, te, 0);
+                            flow_events(events, sink, &ev, te, 0);
                         }
-                        None => d.warn(WarningKind::ProtoUnmatchedEnd, at, || {
-                            format!("a slice end on track {u}, which has no open slice; skipped")
+                        None => pending.push(PendingEnd {
+                            track: u,
+                            ts,
+                            pid,
+                            tid,
+                            offset: at,
+                            args: (!args.is_empty()).then(|| args.clone()),
+                            flows: flow_points(te).collect(),
                         }),
                     }
                 }
@@ -298,7 +307,7 @@ impl<'a> Decoder<'a> {
                     }
                 }
                 Self::emit(events, sink, &ev);
-                flow_events(events, sink, &ev, flows, te, 0);
+                flow_events(events, sink, &ev, te, 0);
             }
             (4, _) => {
                 let value = te.counter.unwrap_or(Num::Int(0));
@@ -312,7 +321,7 @@ impl<'a> Decoder<'a> {
                 }
             }
             (0, Some((l, l_at))) => {
-                legacy(events, sink, &mut ev, l, l_at, seq, flows, te, global, d);
+                legacy(events, sink, &mut ev, l, l_at, seq, te, global, d);
             }
             (ty, _) => {
                 // Extra counter values may ride on an event of any type.
