@@ -2,7 +2,8 @@
 // playwright-core): a corpus trace through ?trace=, the canvas showing a timeline, wheel
 // zoom, a click selecting a span and changing the details panel, SQL through ?sql= and the
 // page's spall.run_sql, a hostile file through the file picker and a missing URL both shown
-// as errors, HiDPI, and no console error anywhere.
+// as errors, a dropped .spall and Perfetto protobuf file, HiDPI, and no console error
+// anywhere.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
 //   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
@@ -12,6 +13,7 @@
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { join, resolve, extname, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -279,6 +281,21 @@ async function e2e() {
   await hi.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 }).catch(() => {});
   s = await state(hi);
   check(s.state === "loaded" && Number(s.spans) > 0, `a dropped .spall file loads (${s.spans} spans)`);
+  // Perfetto protobuf, dropped uncompressed as a recorder writes it (Chromium 148's startup
+  // trace: 11,786 spans by spall-cli info).
+  const pf = gunzipSync(await readFile(join(roots.fixtures, "real/chromium148_startup.pftrace.gz")));
+  await hi.evaluate(async (b64) => {
+    const data = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([data], "chromium148_startup.pftrace"));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      document.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  }, pf.toString("base64"));
+  await hi.waitForFunction((before) => ["loaded", "error"].includes(document.body.dataset.state)
+    && document.body.dataset.spans !== before, s.spans, { timeout: 60_000 }).catch(() => {});
+  const p = await state(hi);
+  check(p.state === "loaded" && p.spans === "11786", `a dropped .pftrace loads (${p.spans} spans, ${p.error || "no error"})`);
   check(hi.errors.length === 0, `no console errors (${hi.errors.join(" | ")})`);
   await hi.context().close();
 }
