@@ -149,7 +149,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline(always)]
     fn varint(&mut self) -> Result<u64, WireError> {
+        // Most tags, lengths and small values are one byte.
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u64);
+            }
+        }
+        self.varint_long()
+    }
+
+    #[inline(never)]
+    fn varint_long(&mut self) -> Result<u64, WireError> {
         let start = self.pos;
         match varint(&self.buf[start..]) {
             Ok((v, n)) => {
@@ -171,6 +184,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next field, `None` at the end of the message.
+    #[inline]
     pub fn next_field(&mut self) -> Option<Result<Field<'a>, WireError>> {
         if self.pos >= self.buf.len() {
             return None;
@@ -179,6 +193,7 @@ impl<'a> Reader<'a> {
         Some(self.field(at))
     }
 
+    #[inline(always)]
     fn field(&mut self, at: usize) -> Result<Field<'a>, WireError> {
         let tag = self.varint()?;
         let num = tag >> 3;
