@@ -36,12 +36,8 @@ impl TimelineBuilder {
 
     fn tracks(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         let th = s.theme;
-        let t = &l.trace;
         let (w, top) = (s.width, s.tracks_top());
-        let (label_px, header_px) = (LABEL_PX * s.scale, HEADER_PX * s.scale);
         scene.push_clip(0.0, top, w, s.tracks_height());
-        let (t0, t1) = s.viewport.visible();
-        let detail = Detail::new(s.viewport.ns_per_px);
         let searching = s.matches.is_active();
         let y_of = |row_y: f32| top + row_y - s.scroll_y;
         for ri in s.layout.visible(s.scroll_y, s.scroll_y + s.tracks_height()) {
@@ -76,25 +72,8 @@ impl TimelineBuilder {
                     fk::instants(scene, l, s, list, y, row.h, None);
                 }
                 RowKind::Counter(g) => fk::counter(scene, fonts, l, s, g, y, row.h),
-                RowKind::AsyncGroup(p) => {
-                    let tracks = &l.kinds.async_by_process[p as usize];
-                    let all = t.async_tracks();
-                    let n: usize = (tracks.iter())
-                        .map(|&a| all[a as usize].rows.iter().map(Vec::len).sum::<usize>())
-                        .sum();
-                    let folded = s.collapsed.async_groups.get(p as usize) == Some(&true);
-                    let k = tracks.len();
-                    let text = format!("{} {k} async tracks, {n} slices", arrow(folded));
-                    header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
-                }
-                RowKind::AsyncHeader(a) => {
-                    let tr = &t.async_tracks()[a as usize];
-                    let n: usize = tr.rows.iter().map(Vec::len).sum();
-                    let text = format!(
-                        "{} {}   async, {n} slices",
-                        arrow(s.collapsed.asyncs[a as usize]),
-                        t.str(tr.name)
-                    );
+                RowKind::AsyncGroup(_) | RowKind::AsyncHeader(_) | RowKind::Thread(_) => {
+                    let text = header_text(l, s, row.kind);
                     header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
                 }
                 RowKind::AsyncRow { track, row: r } => {
@@ -106,99 +85,9 @@ impl TimelineBuilder {
                     }
                     row_label(scene, fonts, s, y, row.h, "CPU samples");
                 }
-                RowKind::Process(p) => {
-                    let pr = &t.processes()[p as usize];
-                    scene.rect(0.0, y, w, row.h - 1.0, th.process_header);
-                    let name = pr.name.map(|n| t.str(n).to_string());
-                    let label = match (name, pr.pid) {
-                        (Some(n), ExtId::Num(pid)) => format!("{n}  (pid {pid})"),
-                        (Some(n), _) => n,
-                        (None, id) => format!("Process {}", t.ext_id(id)),
-                    };
-                    let arrow = if s.collapsed.processes[p as usize] {
-                        "+"
-                    } else {
-                        "-"
-                    };
-                    let labels: Vec<&str> = pr.labels.iter().map(|&l| t.str(l)).collect();
-                    let labels = if labels.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", labels.join(", "))
-                    };
-                    let text = format!("{arrow} {label}{labels}   {} threads", pr.threads.len());
-                    scene.text(
-                        fonts,
-                        6.0,
-                        y + row.h / 2.0,
-                        header_px,
-                        VAlign::Center,
-                        th.text,
-                        &text,
-                    );
-                }
-                RowKind::Thread(ti) => {
-                    let thread = &t.threads()[ti as usize];
-                    let label = match thread.name {
-                        Some(n) => format!("{}  (tid {})", t.str(n), t.ext_id(thread.tid)),
-                        None => format!("Thread {}", t.ext_id(thread.tid)),
-                    };
-                    let text = format!(
-                        "{} {label}   {} spans",
-                        arrow(s.collapsed.threads[ti as usize]),
-                        thread.span_count()
-                    );
-                    header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
-                }
+                RowKind::Process(p) => process_header(scene, fonts, l, s, p, y, row.h),
                 RowKind::Lane { thread, depth } => {
-                    self.items.clear();
-                    l.index.query_into(
-                        t,
-                        thread as usize,
-                        depth as usize,
-                        t0,
-                        t1,
-                        detail,
-                        &mut self.items,
-                    );
-                    let h = row.h - 1.0;
-                    for it in &self.items {
-                        let x0 = s.viewport.x(it.start);
-                        let bw = (s.viewport.x(it.end) - x0).max(1.0) as f32;
-                        let x = x0 as f32;
-                        let mut fill = th.span_fill(l.colors[it.name.0 as usize]);
-                        if it.merged {
-                            // A box of spans too narrow to see one by one: no label.
-                            fill = fill.with_alpha(if searching { th.dim_alpha } else { 200 });
-                            scene.rect(x, y, bw, h, fill);
-                            continue;
-                        }
-                        let dim = searching && !s.matches.name_matches(it.name);
-                        if dim {
-                            fill = fill.with_alpha(th.dim_alpha);
-                        }
-                        scene.rect(x, y, bw, h, fill);
-                        if bw > 14.0 {
-                            // Keep labels on screen when the span starts off to the left.
-                            let lx = x.max(0.0) + 4.0;
-                            let room = (x + bw).min(w) - lx - 3.0;
-                            if room > 6.0 {
-                                if let Some(label) = fonts.truncate(t.str(it.name), label_px, room)
-                                {
-                                    let tc = if dim { th.text_dim } else { th.text_on(fill) };
-                                    scene.text(
-                                        fonts,
-                                        lx,
-                                        y + h / 2.0,
-                                        label_px,
-                                        VAlign::Center,
-                                        tc,
-                                        &label,
-                                    );
-                                }
-                            }
-                        }
-                    }
+                    self.lane(scene, fonts, l, s, (thread, depth), y, row.h);
                 }
             }
         }
@@ -206,21 +95,164 @@ impl TimelineBuilder {
             match_marks(scene, l, s);
         }
         fk::flows(scene, fonts, l, s, &mut self.links);
-        let boxed = match s.selected {
-            Some(Pick::Span(r)) => s.span_box(l, r),
-            Some(p) => s.pick_box(l, p),
-            None => None,
-        };
-        if let Some((x, y, bw, h)) = boxed {
-            scene.outline(x - 1.0, y - 1.0, bw + 2.0, h + 2.0, 2.0, th.selection);
-        }
-        if let Some((a, b)) = s.range {
-            let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
-            scene.rect(xa, top, (xb - xa).max(1.0), s.tracks_height(), th.range);
-            scene.rect(xa, top, 1.0, s.tracks_height(), th.range_edge);
-            scene.rect(xb, top, 1.0, s.tracks_height(), th.range_edge);
-        }
+        selection_and_range(scene, l, s);
         scene.pop_clip();
+    }
+}
+
+impl TimelineBuilder {
+    /// One depth of a thread's spans: boxes (merged where too small to see one by one) and
+    /// their labels, dimmed outside a search's matches.
+    #[allow(clippy::too_many_arguments)]
+    fn lane(
+        &mut self,
+        scene: &mut Scene,
+        fonts: &mut Fonts,
+        l: &Loaded,
+        s: &ViewState,
+        (thread, depth): (u32, u32),
+        y: f32,
+        row_h: f32,
+    ) {
+        let (th, t, w) = (s.theme, &l.trace, s.width);
+        let label_px = LABEL_PX * s.scale;
+        let (t0, t1) = s.viewport.visible();
+        let detail = Detail::new(s.viewport.ns_per_px);
+        let searching = s.matches.is_active();
+        self.items.clear();
+        l.index.query_into(
+            t,
+            thread as usize,
+            depth as usize,
+            t0,
+            t1,
+            detail,
+            &mut self.items,
+        );
+        let h = row_h - 1.0;
+        for it in &self.items {
+            let x0 = s.viewport.x(it.start);
+            let bw = (s.viewport.x(it.end) - x0).max(1.0) as f32;
+            let x = x0 as f32;
+            let mut fill = th.span_fill(l.colors[it.name.0 as usize]);
+            if it.merged {
+                // A box of spans too narrow to see one by one: no label.
+                fill = fill.with_alpha(if searching { th.dim_alpha } else { 200 });
+                scene.rect(x, y, bw, h, fill);
+                continue;
+            }
+            let dim = searching && !s.matches.name_matches(it.name);
+            if dim {
+                fill = fill.with_alpha(th.dim_alpha);
+            }
+            scene.rect(x, y, bw, h, fill);
+            if bw > 14.0 {
+                // Keep labels on screen when the span starts off to the left.
+                let lx = x.max(0.0) + 4.0;
+                let room = (x + bw).min(w) - lx - 3.0;
+                if room > 6.0 {
+                    if let Some(label) = fonts.truncate(t.str(it.name), label_px, room) {
+                        let tc = if dim { th.text_dim } else { th.text_on(fill) };
+                        scene.text(fonts, lx, y + h / 2.0, label_px, VAlign::Center, tc, &label);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The text of a thread's, an async group's or an async track's header.
+fn header_text(l: &Loaded, s: &ViewState, kind: RowKind) -> String {
+    let t = &l.trace;
+    match kind {
+        RowKind::AsyncGroup(p) => {
+            let tracks = &l.kinds.async_by_process[p as usize];
+            let all = t.async_tracks();
+            let n: usize = (tracks.iter())
+                .map(|&a| all[a as usize].rows.iter().map(Vec::len).sum::<usize>())
+                .sum();
+            let folded = s.collapsed.async_groups.get(p as usize) == Some(&true);
+            let k = tracks.len();
+            format!("{} {k} async tracks, {n} slices", arrow(folded))
+        }
+        RowKind::AsyncHeader(a) => {
+            let tr = &t.async_tracks()[a as usize];
+            let n: usize = tr.rows.iter().map(Vec::len).sum();
+            let folded = arrow(s.collapsed.asyncs[a as usize]);
+            format!("{folded} {}   async, {n} slices", t.str(tr.name))
+        }
+        RowKind::Thread(ti) => {
+            let thread = &t.threads()[ti as usize];
+            let label = match thread.name {
+                Some(n) => format!("{}  (tid {})", t.str(n), t.ext_id(thread.tid)),
+                None => format!("Thread {}", t.ext_id(thread.tid)),
+            };
+            let folded = arrow(s.collapsed.threads[ti as usize]);
+            format!("{folded} {label}   {} spans", thread.span_count())
+        }
+        _ => String::new(),
+    }
+}
+
+/// A process's header: its name, pid, labels and thread count.
+fn process_header(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    l: &Loaded,
+    s: &ViewState,
+    p: u32,
+    y: f32,
+    h: f32,
+) {
+    let (th, t, w) = (s.theme, &l.trace, s.width);
+    let header_px = HEADER_PX * s.scale;
+    let pr = &t.processes()[p as usize];
+    scene.rect(0.0, y, w, h - 1.0, th.process_header);
+    let name = pr.name.map(|n| t.str(n).to_string());
+    let label = match (name, pr.pid) {
+        (Some(n), ExtId::Num(pid)) => format!("{n}  (pid {pid})"),
+        (Some(n), _) => n,
+        (None, id) => format!("Process {}", t.ext_id(id)),
+    };
+    let arrow = if s.collapsed.processes[p as usize] {
+        "+"
+    } else {
+        "-"
+    };
+    let labels: Vec<&str> = pr.labels.iter().map(|&l| t.str(l)).collect();
+    let labels = if labels.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", labels.join(", "))
+    };
+    let text = format!("{arrow} {label}{labels}   {} threads", pr.threads.len());
+    scene.text(
+        fonts,
+        6.0,
+        y + h / 2.0,
+        header_px,
+        VAlign::Center,
+        th.text,
+        &text,
+    );
+}
+
+/// The selection's outline and the selected range's shading, over every track.
+fn selection_and_range(scene: &mut Scene, l: &Loaded, s: &ViewState) {
+    let (th, top) = (s.theme, s.tracks_top());
+    let boxed = match s.selected {
+        Some(Pick::Span(r)) => s.span_box(l, r),
+        Some(p) => s.pick_box(l, p),
+        None => None,
+    };
+    if let Some((x, y, bw, h)) = boxed {
+        scene.outline(x - 1.0, y - 1.0, bw + 2.0, h + 2.0, 2.0, th.selection);
+    }
+    if let Some((a, b)) = s.range {
+        let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
+        scene.rect(xa, top, (xb - xa).max(1.0), s.tracks_height(), th.range);
+        scene.rect(xa, top, 1.0, s.tracks_height(), th.range_edge);
+        scene.rect(xb, top, 1.0, s.tracks_height(), th.range_edge);
     }
 }
 
