@@ -5,9 +5,10 @@
 //! The wire reader ([`wire`]) hands every field out as a slice of the input, so names and
 //! arguments borrow from it. Decoding takes two passes over the packets: the first gathers
 //! what any event may refer to (track descriptors, clock snapshots, process and thread
-//! names), the second walks each packet sequence's incremental state (interned strings,
-//! defaults, incremental clocks) in file order and emits [`RawEvent`](crate::RawEvent)s in the vocabulary of
-//! the JSON decoder: thread-track slices are `B`/`E`, slices on any other track are async
+//! names) and where each packet sequence's packets lie; the second walks each sequence's
+//! incremental state (interned strings, defaults, incremental clocks), sequences grouped
+//! into parts decoded apart, in parallel when the input is large (the `parts` module), and emits
+//! [`RawEvent`](crate::RawEvent)s in the vocabulary of the JSON decoder: thread-track slices are `B`/`E`, slices on any other track are async
 //! (`b`/`e`, with the track's uuid as id), instants `i` (or `n` on async tracks), counters
 //! `C` with a `value` argument, flows as flow v2 on their slice, names as `M` events.
 //!
