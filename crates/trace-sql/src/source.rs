@@ -67,6 +67,9 @@ impl Bounds {
             let (lo, hi) = match c.value {
                 Value::Integer(v) => (v, v),
                 Value::Real(f) if f.is_finite() => (f.ceil() as i64, f.floor() as i64),
+                // Nothing compares true with NULL: no row (a join on a NULL arg_set_id
+                // would otherwise read every row once per outer row).
+                Value::Null => (i64::MAX, i64::MIN),
                 _ => continue,
             };
             match c.op {
