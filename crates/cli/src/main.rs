@@ -123,7 +123,7 @@ enum Command {
     Export(export::Args),
 }
 
-const QUERY_HELP: &str = "Tables: slice, thread, process, thread_track, counter_track, counter, instant, flow, args, the view thread_slice, and ancestor_slice(id), descendant_slice(id). Times are integer nanoseconds. Columns: docs/SQL.md.
+const QUERY_HELP: &str = "Tables (trace_processor's names and columns): slice, thread, process, track, thread_track, process_track, counter_track, counter, flow, args, and ancestor_slice(id), descendant_slice(id); ours: instant, the views spall_slice (slice with utid, self_dur, unfinished) and thread_slice. slice holds thread spans only for now (instants: the instant table), as stats counts. Times are integer nanoseconds. Columns: docs/SQL.md.
 
 Exit codes: 0 success, 2 a SQL error (the message shows the query and where) or an unreadable trace.
 

@@ -2,13 +2,14 @@
 //! nothing to install) with **virtual tables over the trace**, not a copy of it, under
 //! Perfetto's table and column names, so queries written for Perfetto run here.
 //!
-//! Tables: `slice`, `thread`, `process`, `thread_track`, `counter_track`, `counter`,
-//! `instant`, `flow`, `args` (parsed from each event's raw JSON only when read), the view
-//! `thread_slice`, and the table-valued functions `ancestor_slice(id)` and
-//! `descendant_slice(id)`. Times are integer nanoseconds; an unfinished slice has
-//! `dur = -1` and `unfinished = 1`. Constraints on `slice`'s `id`, `ts`, `utid`, `depth`
-//! and `name` are pushed into the table: `WHERE utid = 3 AND ts BETWEEN a AND b` reads only
-//! that thread's spans in that range. The columns are in `docs/SQL.md`.
+//! Tables: `slice`, `thread`, `process`, `track`, `thread_track`, `process_track`,
+//! `counter_track`, `counter`, `instant`, `flow`, `args` (parsed from each event's raw JSON
+//! only when read), the views `spall_slice` (`slice` with `utid`, `self_dur` and
+//! `unfinished`) and `thread_slice`, and the table-valued functions `ancestor_slice(id)`
+//! and `descendant_slice(id)`. Times are integer nanoseconds; an unfinished slice has
+//! `dur = -1`. Constraints on `slice`'s `id`, `ts`, `track_id`, `depth` and `name` are
+//! pushed into the table: `WHERE track_id = 3 AND ts BETWEEN a AND b` reads only that
+//! thread's spans in that range. The columns are in `docs/SQL.md`.
 //!
 //! # Example
 //!
@@ -46,7 +47,10 @@ use serde_json::Value as Json;
 use trace_model::Trace;
 
 use slices::{Related, SliceIds, Slices};
-use tables::{Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads};
+use tables::{
+    AllTracks, Args, CounterTracks, Counters, Flows, Instants, ProcessTracks, Processes,
+    ThreadTracks, Threads,
+};
 
 /// A query's failure, as SQLite reports it, with where in the SQL when it says.
 #[derive(Debug)]
@@ -130,6 +134,8 @@ impl TraceDb {
         vtab::register(&db, "process", Arc::new(Processes(trace.clone())))?;
         vtab::register(&db, "thread_track", Arc::new(ThreadTracks(trace.clone())))?;
         vtab::register(&db, "counter_track", Arc::new(CounterTracks(trace.clone())))?;
+        vtab::register(&db, "track", Arc::new(AllTracks(trace.clone())))?;
+        vtab::register(&db, "process_track", Arc::new(ProcessTracks))?;
         vtab::register(&db, "counter", Arc::new(Counters::new(trace.clone())))?;
         vtab::register(&db, "instant", Arc::new(Instants(trace.clone())))?;
         let flows = Flows {
@@ -139,10 +145,12 @@ impl TraceDb {
         vtab::register(&db, "flow", Arc::new(flows))?;
         vtab::register(&db, "args", Arc::new(Args(trace.clone())))?;
         db.execute_batch(
-            "CREATE TEMP VIEW thread_slice AS
-               SELECT slice.*, thread.tid AS tid, thread.name AS thread_name,
+            "CREATE TEMP VIEW spall_slice AS
+               SELECT slice.*, spall_utid AS utid, self_dur, unfinished FROM slice;
+             CREATE TEMP VIEW thread_slice AS
+               SELECT spall_slice.*, thread.tid AS tid, thread.name AS thread_name,
                       thread.upid AS upid, process.pid AS pid, process.name AS process_name
-               FROM slice JOIN thread USING (utid) LEFT JOIN process USING (upid);",
+               FROM spall_slice JOIN thread USING (utid) LEFT JOIN process USING (upid);",
         )?;
         Ok(TraceDb { db })
     }

@@ -55,19 +55,24 @@ impl SliceIds {
     }
 }
 
-/// `slice(id, ts, dur, name, category, depth, track_id, parent_id, thread_ts, thread_dur,
-/// arg_set_id, utid, self_dur, unfinished)`.
+/// `slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts,
+/// thread_dur)` in trace_processor's order, plus the hidden columns `spall_utid`,
+/// `self_dur` and `unfinished` (hidden, so that `SELECT *` and joins `USING (utid)` see
+/// trace_processor's columns only; the view `spall_slice` shows them).
 pub(crate) struct Slices {
     pub t: Arc<Trace>,
     pub ids: Arc<SliceIds>,
 }
 
-pub(crate) const SLICE_COLUMNS: &str = "id INTEGER, ts INTEGER, dur INTEGER, name TEXT, category TEXT, depth INTEGER, track_id INTEGER, parent_id INTEGER, thread_ts INTEGER, thread_dur INTEGER, arg_set_id INTEGER, utid INTEGER, self_dur INTEGER, unfinished INTEGER";
+pub(crate) const SLICE_COLUMNS: &str = "id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER, thread_ts INTEGER, thread_dur INTEGER";
+const SLICE_HIDDEN: &str =
+    "spall_utid INTEGER HIDDEN, self_dur INTEGER HIDDEN, unfinished INTEGER HIDDEN";
 const S_ID: usize = 0;
 const S_TS: usize = 1;
 const S_DUR: usize = 2;
-const S_NAME: usize = 3;
-const S_DEPTH: usize = 5;
+const S_TRACK: usize = 3;
+const S_NAME: usize = 5;
+const S_DEPTH: usize = 6;
 const S_UTID: usize = 11;
 
 impl Slices {
@@ -80,17 +85,16 @@ impl Slices {
             0 => Cell::Int(self.ids.id(r) as i64),
             1 => Cell::Int(lane.start[i]),
             2 => Cell::Int(if unfinished { -1 } else { lane.dur[i] }),
-            3 => Cell::Text(self.t.str(lane.name[i])),
+            3 | 11 => Cell::Int(r.thread as i64),
             4 => match self.t.str(lane.cat[i]) {
                 "" => Cell::Null,
                 c => Cell::Text(c),
             },
-            5 => Cell::Int(r.depth as i64),
-            6 => Cell::Int(r.thread as i64),
+            5 => Cell::Text(self.t.str(lane.name[i])),
+            6 => Cell::Int(r.depth as i64),
             7 => opt_int(self.t.parent(r).map(|p| self.ids.id(p) as i64)),
-            8 | 9 => Cell::Null,
-            10 => args_id(lane.args[i]),
-            11 => Cell::Int(r.thread as i64),
+            8 => args_id(lane.args[i]),
+            9 | 10 => Cell::Null,
             12 => Cell::Int(th.self_ns(r.depth as usize, i)),
             13 => Cell::Int(unfinished as i64),
             _ => Cell::Null,
@@ -100,17 +104,25 @@ impl Slices {
 
 impl Source for Slices {
     fn schema(&self) -> String {
-        format!("CREATE TABLE x({SLICE_COLUMNS})")
+        format!("CREATE TABLE x({SLICE_COLUMNS}, {SLICE_HIDDEN})")
     }
 
     fn pushable(&self, col: usize) -> bool {
-        matches!(col, S_ID | S_TS | S_DUR | S_NAME | S_DEPTH | S_UTID)
+        matches!(
+            col,
+            S_ID | S_TS | S_DUR | S_TRACK | S_NAME | S_DEPTH | S_UTID
+        )
     }
 
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
         let id = Bounds::of(cons, S_ID);
+        // A span's track is its thread's: track_id and spall_utid narrow alike.
+        let (t1, t2) = (Bounds::of(cons, S_UTID), Bounds::of(cons, S_TRACK));
         let (utid, depth, ts) = (
-            Bounds::of(cons, S_UTID),
+            Bounds {
+                lo: t1.lo.max(t2.lo),
+                hi: t1.hi.min(t2.hi),
+            },
             Bounds::of(cons, S_DEPTH),
             Bounds::of(cons, S_TS),
         );
@@ -173,7 +185,7 @@ impl Source for Slices {
         for &(col, op) in cons {
             n /= match (col, op) {
                 (S_ID, Op::Eq) => n,
-                (S_UTID, Op::Eq) => self.t.threads().len().max(1) as f64,
+                (S_UTID | S_TRACK, Op::Eq) => self.t.threads().len().max(1) as f64,
                 (S_DEPTH, Op::Eq) => 4.0,
                 (S_TS, _) => 4.0,
                 (S_NAME, Op::Eq) => 20.0,
@@ -389,11 +401,13 @@ pub(crate) struct Related {
     pub ancestors: bool,
 }
 
-const HIDDEN: usize = 14;
+/// The argument: the first hidden column (a table-valued function's arguments go to its
+/// hidden columns in order), before `slice`'s own hidden ones.
+const HIDDEN: usize = 11;
 
 impl Source for Related {
     fn schema(&self) -> String {
-        format!("CREATE TABLE x({SLICE_COLUMNS}, slice_id HIDDEN)")
+        format!("CREATE TABLE x({SLICE_COLUMNS}, slice_id HIDDEN, {SLICE_HIDDEN})")
     }
 
     fn pushable(&self, col: usize) -> bool {
@@ -443,7 +457,11 @@ impl Source for Related {
     }
 
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        self.slices.column(row, col)
+        match col {
+            HIDDEN => Cell::Null,
+            c if c > HIDDEN => self.slices.column(row, c - 1),
+            c => self.slices.column(row, c),
+        }
     }
 
     fn estimate(&self, cons: &[(usize, Op)]) -> f64 {

@@ -114,6 +114,69 @@ impl Source for ThreadTracks {
     }
 }
 
+/// `track(id, name, type)`: every track, the threads' (ids = utids) then the counters'.
+pub(crate) struct AllTracks(pub Arc<Trace>);
+
+impl Source for AllTracks {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, name TEXT, type TEXT)".into()
+    }
+    fn pushable(&self, col: usize) -> bool {
+        col == 0
+    }
+    fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
+        let n = self.0.threads().len() + self.0.counters().len();
+        let r = Bounds::of(cons, 0).clamp(n);
+        only(r.start as u64, r.end as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let t = &self.0;
+        let threads = t.threads().len();
+        let (name, ty) = match t.threads().get(row as usize) {
+            Some(th) => (th.name, "thread_track"),
+            None => (
+                Some(t.counters()[row as usize - threads].name),
+                "process_counter_track",
+            ),
+        };
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
+            2 => Cell::Text(ty),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
+        if cons.contains(&(0, Op::Eq)) {
+            1.0
+        } else {
+            (self.0.threads().len() + self.0.counters().len()).max(1) as f64
+        }
+    }
+}
+
+/// `process_track(id, name, type, upid)`: tracks of a process's instants and async slices,
+/// which `slice` does not hold yet, so none.
+pub(crate) struct ProcessTracks;
+
+impl Source for ProcessTracks {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, upid INTEGER)".into()
+    }
+    fn pushable(&self, _col: usize) -> bool {
+        false
+    }
+    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
+        Vec::new()
+    }
+    fn column(&self, _row: u64, _col: usize) -> Cell<'_> {
+        Cell::Null
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        1.0
+    }
+}
+
 /// `counter_track(id, name, type, upid, key)`: one per counter series; ids follow the
 /// thread tracks'.
 pub(crate) struct CounterTracks(pub Arc<Trace>);
@@ -314,6 +377,19 @@ impl Source for Args {
         let mut out = Vec::new();
         if let Some(v) = self.0.args().json(trace_model::ArgsId(row as u32)) {
             flatten(row, &v, "args", "args", &mut out);
+        }
+        // Perfetto protobuf debug annotations: the decoder keeps them under `args.debug`,
+        // trace_processor names them `debug.NAME`.
+        if self.0.decode_summary().format.name() == "perfetto" {
+            for r in &mut out {
+                for k in &mut r[1..3] {
+                    if let Value::Text(s) = k {
+                        if let Some(rest) = s.strip_prefix("args.debug.") {
+                            *s = format!("debug.{rest}");
+                        }
+                    }
+                }
+            }
         }
         Some(out)
     }
