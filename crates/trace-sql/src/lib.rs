@@ -6,7 +6,7 @@
 //! `counter_track`, `counter`, `instant`, `flow`, `args` (parsed from each event's raw JSON
 //! only when read), the views `spall_slice` (`slice` with `utid`, `self_dur` and
 //! `unfinished`) and `thread_slice`, and the table-valued functions `ancestor_slice(id)`
-//! and `descendant_slice(id)`. Times are integer nanoseconds; an unfinished slice has
+//! and `descendant_slice(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. Times are integer nanoseconds; an unfinished slice has
 //! `dur = -1`. Constraints on `slice`'s `id`, `ts`, `track_id`, `depth` and `name` are
 //! pushed into the table: `WHERE track_id = 3 AND ts BETWEEN a AND b` reads only that
 //! thread's spans in that range. The columns are in `docs/SQL.md`.
@@ -144,6 +144,7 @@ impl TraceDb {
         };
         vtab::register(&db, "flow", Arc::new(flows))?;
         vtab::register(&db, "args", Arc::new(Args(trace.clone())))?;
+        extract_arg(&db, Args(trace.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS
                SELECT slice.*, spall_utid AS utid, self_dur, unfinished FROM slice;
@@ -229,6 +230,21 @@ impl TraceDb {
             }
         }
     }
+}
+
+/// `EXTRACT_ARG(arg_set_id, key)`, as trace_processor defines it: the value of the argument
+/// `key` in the set (an integer, text or real; a bool as 0 or 1), NULL when the set or the
+/// key is absent.
+fn extract_arg(db: &Connection, args: Args) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    use rusqlite::types::Value;
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    db.create_scalar_function("EXTRACT_ARG", 2, flags, move |ctx| {
+        let (Ok(set), Ok(key)) = (ctx.get::<i64>(0), ctx.get::<String>(1)) else {
+            return Ok(Value::Null);
+        };
+        Ok(args.value(set, &key).unwrap_or(Value::Null))
+    })
 }
 
 /// What [`TraceDb::each_statement`] streams.

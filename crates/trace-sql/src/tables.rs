@@ -357,6 +357,17 @@ impl Args {
     fn sets(&self) -> u64 {
         self.0.args().count() as u64 + 1
     }
+
+    /// The value of `key` in set `set` (the first of `int_value`, `string_value`,
+    /// `real_value` that is not NULL), for `EXTRACT_ARG`.
+    pub(crate) fn value(&self, set: i64, key: &str) -> Option<Value> {
+        let set = u32::try_from(set).ok().filter(|&s| s > 0)?;
+        let rows = self.sub_rows(set as u64)?;
+        let row = rows
+            .into_iter()
+            .find(|r| matches!(&r[2], Value::Text(k) if k == key))?;
+        row.into_iter().skip(3).take(3).find(|v| *v != Value::Null)
+    }
 }
 
 impl Source for Args {
