@@ -34,6 +34,7 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
             "processes": set(&c.processes),
             "threads": set(&c.threads),
             "asyncs": set(&c.asyncs),
+            "async_groups": set(&c.async_groups),
         },
         "hidden": tracks(&c.hidden),
         "pinned": tracks(&c.pinned),
@@ -71,6 +72,7 @@ pub fn apply(
         mark(&mut c.processes, "processes");
         mark(&mut c.threads, "threads");
         mark(&mut c.asyncs, "asyncs");
+        mark(&mut c.async_groups, "async_groups");
         c.hidden = tracks(v.get("hidden"), l);
         c.pinned = tracks(v.get("pinned"), l);
         s.collapsed = c;
@@ -183,6 +185,7 @@ mod tests {
         let (t0, t1) = (l.trace.start_ns(), l.trace.end_ns());
         s.viewport.show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
         s.collapsed.threads[1] = true;
+        s.collapsed.async_groups[0] = true;
         s.collapsed.hidden.insert(Track::Thread(2));
         s.collapsed.pinned.insert(Track::Process(0));
         s.range = Some((t0 + 10, t0 + 500));
@@ -200,6 +203,7 @@ mod tests {
         let mut same = ViewState::new(&l, 1000.0, 700.0, theme);
         assert_eq!(apply(&v, &mut same, &l, Some(stamp)), Some(want));
         assert!(same.collapsed.threads[1] && !same.collapsed.threads[0]);
+        assert!(same.collapsed.async_groups[0], "a folded async group stays folded");
         assert!(same.collapsed.hidden.contains(&Track::Thread(2)));
         assert!(same.collapsed.pinned.contains(&Track::Process(0)));
 
