@@ -253,3 +253,44 @@ fn the_binary_writes_a_png_and_reports_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no span"));
 }
+
+#[test]
+fn a_chromium_protobuf_trace_opens_on_its_main_threads_spans() {
+    // Chromium 148's startup trace (Perfetto protobuf): the first screen shows the
+    // browser's main thread with its spans, its thread_time counter under them (not 29
+    // counters stacked above every thread).
+    let l = load("real/chromium148_startup.pftrace.gz");
+    let (s, img) = shot(&l, ThemeKind::Light, None);
+    let t = &l.trace;
+    let main = (t.threads().iter())
+        .position(|th| th.name.is_some_and(|n| t.str(n) == "CrBrowserMain"))
+        .expect("CrBrowserMain") as u32;
+    let lanes = t.threads()[main as usize].lanes.len() as u32;
+    let last = s.layout.lane_row(main, lanes - 1).unwrap();
+    assert!(
+        TRACKS_TOP + last.y + last.h < 500.0,
+        "its lanes are on the first screen"
+    );
+    // The longest top-level span is drawn in its colour.
+    let lane = &t.threads()[main as usize].lanes[0];
+    let i = (0..lane.len()).max_by_key(|&i| lane.dur[i]).unwrap();
+    let r = SpanRef {
+        thread: main,
+        depth: 0,
+        index: i as u32,
+    };
+    let (x, y, w, h) = s.span_box(&l, r).unwrap();
+    assert!(w > 20.0, "{w}");
+    assert_eq!(
+        img.at(x + w - 3.0, y + h / 2.0),
+        fill_for(&l, &s, t.span(r).name)
+    );
+    // Right under the lanes: the thread's own counter.
+    let next = (s.layout.rows.iter())
+        .position(|row| row.y > last.y)
+        .map(|k| s.layout.rows[k].kind);
+    let Some(RowKind::Counter(g)) = next else {
+        panic!("after the lanes: {next:?}");
+    };
+    assert_eq!(t.str(l.kinds.counters[g as usize].name), "thread_time");
+}
