@@ -113,6 +113,13 @@ fn interning_resets_and_lost_state() {
     check("interning");
 }
 
+/// Packets inside zlib-compressed bundles decode in their place, descriptors and interned
+/// names included; a broken bundle is counted.
+#[test]
+fn compressed_packets() {
+    check("compressed");
+}
+
 /// Chrome gives each thread a `thread_time` counter track whose parent is the thread's
 /// track: the model keeps it the thread's own (drawn with the thread, as in Perfetto), not
 /// one more process counter named after the tid.

@@ -35,6 +35,7 @@
 
 mod annot;
 mod clock;
+mod compressed;
 mod events;
 mod hash;
 mod kinds;
@@ -85,11 +86,13 @@ fn is_truncation(k: WireErrorKind) -> bool {
     )
 }
 
-/// Calls `f` with each packet, its offset and the offset of its framing; stops at the first framing error, which
-/// becomes a warning (a trace cut off mid-packet keeps what is complete) or, when no
-/// packet came before it, an error.
+/// Calls `f` with each packet, its offset in `b` and the offset of its framing; stops at the
+/// first framing error, which becomes a warning (a trace cut off mid-packet keeps what is
+/// complete) or, when no packet came before it, an error. Warnings and errors count offsets
+/// from `base`.
 pub(crate) fn packets<'a>(
     b: &'a [u8],
+    base: u64,
     d: &mut Diagnostics,
     mut f: impl FnMut(&'a [u8], u64, u64, &mut Diagnostics),
 ) -> Result<(), Error> {
@@ -102,7 +105,7 @@ pub(crate) fn packets<'a>(
                     n += 1;
                     f(p, r.offset_of(p), field.offset, d);
                 }
-                _ => d.warn(WarningKind::ProtoMalformed, field.offset, || {
+                _ => d.warn(WarningKind::ProtoMalformed, base + field.offset, || {
                     format!(
                         "a top-level field {} that is not a TracePacket; skipped",
                         field.num
@@ -111,15 +114,18 @@ pub(crate) fn packets<'a>(
             },
             Err(e) => {
                 if n == 0 && !is_truncation(e.kind) {
-                    return Err(Error::new(ErrorKind::Protobuf(e.to_string()), e.offset));
+                    return Err(Error::new(
+                        ErrorKind::Protobuf(e.to_string()),
+                        base + e.offset,
+                    ));
                 }
                 let left = b.len() as u64 - e.offset;
                 if is_truncation(e.kind) {
-                    d.warn(WarningKind::ProtoTruncated, e.offset, || {
+                    d.warn(WarningKind::ProtoTruncated, base + e.offset, || {
                         format!("the trace ends inside a packet ({e}); the {left} bytes from there were not decoded, the {n} packets before them were")
                     });
                 } else {
-                    d.warn(WarningKind::ProtoMalformed, e.offset, || {
+                    d.warn(WarningKind::ProtoMalformed, base + e.offset, || {
                         format!("the packet framing breaks ({e}); the {left} bytes from there were not decoded")
                     });
                 }
@@ -138,14 +144,15 @@ pub(crate) fn decode<S: EventSink>(
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> Result<u64, Error> {
-    let found = scan::scan(b, d)?;
+    let mut bundles = Vec::new();
+    let found = first_pass(b, &mut bundles, d)?;
     let total = b.len() as u64;
     let mut events = events::names(&found, sink);
     let mut lefts = Vec::new();
     let mut done = 0;
     for ranges in parts::plan(&found) {
         let mut dec = events::Decoder::new(&found);
-        dec.run(b, &ranges, sink, d, &mut |n, s: &mut S| {
+        dec.run(&ranges, sink, d, &mut |n, s: &mut S| {
             done += n;
             s.progress(done, total);
         });
@@ -170,7 +177,8 @@ where
     F: Fn() -> S + Sync,
 {
     use rayon::prelude::*;
-    let found = scan::scan(b, d)?;
+    let mut bundles = Vec::new();
+    let found = first_pass(b, &mut bundles, d)?;
     spall_util::timing::stage("protobuf first pass");
     let mut sinks = vec![new_sink()];
     let mut events = events::names(&found, &mut sinks[0]);
@@ -180,7 +188,7 @@ where
             let mut sink = new_sink();
             let mut pd = Diagnostics::default();
             let mut dec = events::Decoder::new(&found);
-            dec.run(b, ranges, &mut sink, &mut pd, &mut |n, _| add(n));
+            dec.run(ranges, &mut sink, &mut pd, &mut |n, _| add(n));
             (sink, pd, dec.events, dec.left())
         })
         .collect();
@@ -198,6 +206,27 @@ where
     Ok((events, sinks))
 }
 
+/// The first pass ([`scan`]), over the file and, where it holds compressed packets, over
+/// them too, inflated into `bundles` (see [`compressed`]).
+fn first_pass<'a>(
+    b: &'a [u8],
+    bundles: &'a mut Vec<compressed::Bundle>,
+    d: &mut Diagnostics,
+) -> Result<scan::Found<'a>, Error> {
+    let mut first = Diagnostics::default();
+    let found = scan::scan(b, &[], &mut first)?;
+    if found.compressed.is_empty() {
+        d.merge(first);
+        return Ok(found);
+    }
+    // Walked again with the bundles in their places, so that everything is read in file
+    // order: files that hold compressed packets hold little else, so this pass is short.
+    *bundles = compressed::inflate(&found.compressed, compressed::limit(), d);
+    drop(found);
+    let bundles: &'a [compressed::Bundle] = bundles;
+    scan::scan(b, bundles, d)
+}
+
 /// The name of a packet kind (a `TracePacket` field) for the count of unmodelled packets.
 pub(crate) fn packet_kind(field: u32) -> &'static str {
     match field {
@@ -212,7 +241,6 @@ pub(crate) fn packet_kind(field: u32) -> &'static str {
         37 => "proto_unmodelled_profile_packet",
         39 => "proto_unmodelled_android_log",
         45 => "proto_unmodelled_system_info",
-        50 => "proto_unmodelled_compressed_packets",
         51 => "proto_unmodelled_chrome_metadata",
         54 => "proto_unmodelled_streaming_profile_packet",
         66 => "proto_unmodelled_perf_sample",

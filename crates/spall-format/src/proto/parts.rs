@@ -42,8 +42,11 @@ pub struct Left<'a> {
     open: Vec<(u64, Open<'a>)>,
 }
 
+/// Packets in `bufs[buf][start..end]`: (buf, start, end).
+pub type Range = (u32, usize, usize);
+
 /// Each part's byte ranges of whole packets, in file order.
-pub fn plan(f: &Found<'_>) -> Vec<Vec<(usize, usize)>> {
+pub fn plan(f: &Found<'_>) -> Vec<Vec<Range>> {
     let mut index: IdMap<u32, usize> = IdMap::default();
     let mut bytes: Vec<usize> = Vec::new();
     for r in &f.runs {
@@ -63,38 +66,43 @@ pub fn plan(f: &Found<'_>) -> Vec<Vec<(usize, usize)>> {
         part_of.push(part);
         fill += n;
     }
-    let mut parts: Vec<Vec<(usize, usize)>> = vec![Vec::new(); part_of.last().map_or(0, |p| p + 1)];
+    let mut parts: Vec<Vec<Range>> = vec![Vec::new(); part_of.last().map_or(0, |p| p + 1)];
     for r in &f.runs {
         let p = &mut parts[part_of[index[&r.seq]]];
         match p.last_mut() {
-            Some(last) if last.1 == r.start => last.1 = r.end,
-            _ => p.push((r.start, r.end)),
+            Some(last) if last.0 == r.buf && last.2 == r.start => last.2 = r.end,
+            _ => p.push((r.buf, r.start, r.end)),
         }
     }
     parts
 }
 
 impl<'a> Decoder<'a> {
-    /// Decodes the packets in `ranges` of `b`; `report` is called with the bytes decoded
-    /// since its last call, every few megabytes and at the end.
+    /// Decodes the packets in `ranges`; `report` is called with the bytes decoded since its
+    /// last call (of a bundle of compressed packets, its share of the bundle's size in the
+    /// file), every few megabytes and at the end.
     pub fn run<S: EventSink>(
         &mut self,
-        b: &'a [u8],
-        ranges: &[(usize, usize)],
+        ranges: &[Range],
         sink: &mut S,
         d: &mut Diagnostics,
         report: &mut dyn FnMut(u64, &mut S),
     ) {
         let mut since = 0;
-        for &(start, end) in ranges {
+        for &(buf, start, end) in ranges {
+            let b = self.f.bufs[buf as usize];
             // The first pass checked the framing of these bytes.
-            let mut r = Reader::new(&b[start..end], start as u64);
+            let mut r = Reader::new(&b.bytes[start..end], b.at + start as u64);
             while let Some(Ok(field)) = r.next_field() {
                 if let Value::Bytes(p) = field.value {
                     self.packet(p, r.offset_of(p), sink, d);
                 }
             }
-            since += (end - start) as u64;
+            since += if buf == 0 {
+                (end - start) as u64
+            } else {
+                ((end - start) as u128 * b.packed as u128 / b.bytes.len().max(1) as u128) as u64
+            };
             if since >= 4 << 20 {
                 report(since, sink);
                 since = 0;

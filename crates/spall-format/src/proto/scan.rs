@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 
 use super::clock::{self, Clocks, Reading};
+use super::compressed::Bundle;
 use super::hash::IdMap;
 use super::packets;
 use super::wire::{Reader, Value};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, WarningKind};
 use crate::error::Error;
 
 /// A counter track's unit multiplier and whether its values are deltas.
@@ -69,13 +70,24 @@ pub struct Named<'a> {
     pub labels: Vec<&'a [u8]>,
 }
 
-/// Packets of one sequence next to each other in the file: `b[start..end]`, whole framed
-/// packets.
+/// Packets of one sequence next to each other in one buffer: `bufs[buf][start..end]`,
+/// whole framed packets.
 #[derive(Clone, Copy, Debug)]
 pub struct Run {
+    pub buf: u32,
     pub start: usize,
     pub end: usize,
     pub seq: u32,
+}
+
+/// Bytes packets lie in: the file (the first), or an inflated bundle of compressed packets.
+#[derive(Clone, Copy, Debug)]
+pub struct Buf<'a> {
+    pub bytes: &'a [u8],
+    /// Where its offsets start: 0 for the file, a bundle's packet in it.
+    pub at: u64,
+    /// Its size in the file, for progress.
+    pub packed: usize,
 }
 
 /// Everything the first pass found.
@@ -85,56 +97,61 @@ pub struct Found<'a> {
     pub clocks: Clocks,
     pub processes: BTreeMap<i64, Named<'a>>,
     pub threads: BTreeMap<(i64, i64), Named<'a>>,
-    /// Every packet, as runs of one sequence each, in file order.
+    /// Every packet, as runs of one sequence each, in file order (a bundle's packets in its
+    /// place).
     pub runs: Vec<Run>,
+    pub bufs: Vec<Buf<'a>>,
+    /// The bundles of compressed packets in the file, and their packets' offsets.
+    pub compressed: Vec<(&'a [u8], u64)>,
 }
 
 /// The first pass; framing errors (a trace cut off mid-packet) are warned about here, once,
-/// and the packets before them are the runs.
-pub fn scan<'a>(b: &'a [u8], d: &mut Diagnostics) -> Result<Found<'a>, Error> {
+/// and the packets before them are the runs. `bundles` are the file's compressed packets,
+/// inflated, in order: where there are fewer, the rest are only noted in `compressed`.
+pub fn scan<'a>(
+    b: &'a [u8],
+    bundles: &'a [Bundle],
+    d: &mut Diagnostics,
+) -> Result<Found<'a>, Error> {
     let mut f = Found {
         tracks: IdMap::default(),
         clocks: Clocks::new(),
         processes: BTreeMap::new(),
         threads: BTreeMap::new(),
         runs: Vec::new(),
+        bufs: vec![Buf {
+            bytes: b,
+            at: 0,
+            packed: b.len(),
+        }],
+        compressed: Vec::new(),
     };
     let mut primary = None;
-    packets(b, d, |p, at, frame, _| {
-        let mut seq = 0;
-        let mut parts: [Option<&[u8]>; 4] = [None; 4];
-        for field in Reader::new(p, at).map_while(Result::ok) {
-            match (field.num, field.value) {
-                (10, v) => seq = v.uint().unwrap_or(0) as u32,
-                (60, Value::Bytes(x)) => parts[0] = Some(x),
-                (6, Value::Bytes(x)) => parts[1] = Some(x),
-                (43, Value::Bytes(x)) => parts[2] = Some(x),
-                (44, Value::Bytes(x)) => parts[3] = Some(x),
-                _ => {}
+    packets(b, 0, d, |p, at, frame, d| {
+        let Some(z) = f.packet(p, 0, at, frame, &mut primary) else {
+            return;
+        };
+        f.compressed.push((z, at));
+        let Some(bundle) = bundles.get(f.compressed.len() - 1) else {
+            return;
+        };
+        let buf = f.bufs.len() as u32;
+        f.bufs.push(Buf {
+            bytes: &bundle.bytes,
+            at: bundle.at,
+            packed: bundle.packed,
+        });
+        let walked = packets(&bundle.bytes, bundle.at, d, |p, at, frame, d| {
+            if f.packet(p, buf, at, frame, &mut primary).is_some() {
+                d.warn(WarningKind::ProtoMalformed, bundle.at + at, || {
+                    "compressed packets inside compressed packets; skipped".into()
+                });
             }
-        }
-        if let Some(x) = parts[0] {
-            f.track(x);
-        }
-        if let Some(x) = parts[1] {
-            if let Some(c) = f.snapshot(x, seq) {
-                primary.get_or_insert(c);
-            }
-        }
-        if let Some(x) = parts[2] {
-            f.process(x);
-        }
-        if let Some(x) = parts[3] {
-            f.thread(x);
-        }
-        let end = at as usize + p.len();
-        match f.runs.last_mut() {
-            Some(r) if r.seq == seq && r.end == frame as usize => r.end = end,
-            _ => f.runs.push(Run {
-                start: frame as usize,
-                end,
-                seq,
-            }),
+        });
+        if let Err(e) = walked {
+            d.warn(WarningKind::ProtoMalformed, e.offset, || {
+                format!("compressed packets that inflate to no packet ({e}); skipped")
+            });
         }
     })?;
     if let Some(c) = primary {
@@ -159,6 +176,60 @@ fn fields(b: &[u8]) -> impl Iterator<Item = (u32, Value<'_>)> {
 }
 
 impl<'a> Found<'a> {
+    /// One packet of buffer `buf`, at `at` there, framed from `frame`: what it describes
+    /// noted, and the packet added to its sequence's run. A bundle of compressed packets is
+    /// not: its bytes are returned.
+    fn packet(
+        &mut self,
+        p: &'a [u8],
+        buf: u32,
+        at: u64,
+        frame: u64,
+        primary: &mut Option<u32>,
+    ) -> Option<&'a [u8]> {
+        let mut seq = 0;
+        let mut parts: [Option<&[u8]>; 5] = [None; 5];
+        for field in Reader::new(p, at).map_while(Result::ok) {
+            match (field.num, field.value) {
+                (10, v) => seq = v.uint().unwrap_or(0) as u32,
+                (60, Value::Bytes(x)) => parts[0] = Some(x),
+                (6, Value::Bytes(x)) => parts[1] = Some(x),
+                (43, Value::Bytes(x)) => parts[2] = Some(x),
+                (44, Value::Bytes(x)) => parts[3] = Some(x),
+                (50, Value::Bytes(x)) => parts[4] = Some(x),
+                _ => {}
+            }
+        }
+        if parts[4].is_some() {
+            return parts[4];
+        }
+        if let Some(x) = parts[0] {
+            self.track(x);
+        }
+        if let Some(x) = parts[1] {
+            if let Some(c) = self.snapshot(x, seq) {
+                primary.get_or_insert(c);
+            }
+        }
+        if let Some(x) = parts[2] {
+            self.process(x);
+        }
+        if let Some(x) = parts[3] {
+            self.thread(x);
+        }
+        let end = at as usize + p.len();
+        match self.runs.last_mut() {
+            Some(r) if r.seq == seq && r.buf == buf && r.end == frame as usize => r.end = end,
+            _ => self.runs.push(Run {
+                buf,
+                start: frame as usize,
+                end,
+                seq,
+            }),
+        }
+        None
+    }
+
     fn track(&mut self, b: &'a [u8]) {
         let mut uuid = 0;
         let mut t = Track::new(0);

@@ -363,3 +363,49 @@ fn every_cut_and_byte_flip_of_a_generated_trace_is_survived() {
         }
     }
 }
+
+fn zlib(b: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(b).unwrap();
+    z.finish().unwrap()
+}
+
+#[test]
+fn compressed_packets_decode_in_place_and_never_inflate_past_the_limit() {
+    let inner = trace(&[
+        thread_track(1, 10, 11, "t"),
+        event(100, M::default().v(9, 3).v(11, 1).s(23, "in")),
+    ]);
+    let b = trace(&[
+        M::default().b(50, &zlib(&inner)),
+        event(200, M::default().v(9, 3).v(11, 1).s(23, "out")),
+        // Packets cut short inside a bundle: counted, and the bundle's others kept.
+        M::default().b(50, &zlib(&inner[..inner.len() - 2])),
+    ]);
+    let (evs, s) = run(&b);
+    let names: Vec<_> = not_meta(&evs).iter().map(|e| (&*e.name, e.ts)).collect();
+    assert_eq!(names, [("in", 100), ("out", 200)]);
+    assert_eq!(s.diagnostics.count(WarningKind::ProtoTruncated), 1);
+    assert_eq!(evs.iter().filter(|e| e.name == "thread_name").count(), 1);
+
+    // A bomb: a megabyte of zeros per bundle, against a limit of 1.5 megabytes.
+    let mut d = crate::Diagnostics::default();
+    let bomb = zlib(&vec![0; 1 << 20]);
+    let list = [(&bomb[..], 0), (&bomb[..], 1), (&bomb[..], 2)];
+    let out = super::compressed::inflate(&list, 3 << 19, &mut d);
+    let sizes: Vec<_> = out.iter().map(|x| x.bytes.len()).collect();
+    assert_eq!(sizes, [1 << 20, 0, 0]);
+    assert_eq!(d.count(WarningKind::ProtoMalformed), 2);
+    let b = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/proto/compressed.pftrace"
+    ))
+    .unwrap();
+    for i in 0..b.len() {
+        let _ = decode(&b[..i], &mut Collect::default());
+        let mut c = b.clone();
+        c[i] ^= 0x55;
+        let _ = decode(&c, &mut Collect::default());
+    }
+}
