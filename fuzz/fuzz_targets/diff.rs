@@ -31,6 +31,8 @@ fuzz_target!(|data: &[u8]| {
                 thread: Vec::new(),
                 match_threads: diff::MatchThreads::Name,
                 range,
+                title: String::new(),
+                base_widths: false,
             };
             let lines = diff::compare_csv(&a, &base, &new).expect("no option can fail here");
             assert!(!lines.is_empty(), "the header at least");

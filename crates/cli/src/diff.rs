@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use trace_model::{Group, GroupBy, Trace};
 
-use crate::mwu;
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
 use crate::util::{human_ns, load, Fatal};
+use crate::{diff_flame, flame, mwu};
 
 /// Which number of a function is compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -73,6 +73,12 @@ pub enum Format {
     Json,
     Csv,
     Markdown,
+    /// With --by stack: inferno's differential folded stacks, `STACK BASE_NS NEW_NS` (self
+    /// time, as `flame` counts it), for inferno-flamegraph or flamegraph.pl.
+    Folded,
+    /// With --by stack: the differential flame graph (SVG): NEW's frames, red where NEW
+    /// spends more self time, blue where less.
+    Svg,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -133,6 +139,12 @@ pub struct Args {
     /// Only this time range of each trace, relative to its start: START..END.
     #[arg(long, value_name = "START..END")]
     pub range: Option<String>,
+    /// svg: the title.
+    #[arg(long, default_value = "Differential flame graph")]
+    pub title: String,
+    /// svg: draw BASE's frames instead of NEW's, so that what NEW no longer runs shows.
+    #[arg(long)]
+    pub base_widths: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -330,6 +342,14 @@ pub fn compare_csv(a: &Args, base: &Trace, new: &Trace) -> Result<Vec<String>, F
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     // Check the arguments before the (possibly long) loads.
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+    let stacked = matches!(a.format, Format::Folded | Format::Svg);
+    if stacked && (a.by != By::Stack || a.metric != Metric::SelfTime) {
+        return Err(Fatal(
+            "--format folded and svg compare self time per call stack: use them with \
+             --by stack (and the default --metric self)"
+                .into(),
+        ));
+    }
     // Both traces load at once: a diff takes as long as the larger load.
     let (base, new) = std::thread::scope(|s| {
         let b = s.spawn(|| load(&a.base));
@@ -351,6 +371,14 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         Format::Csv => print_csv(&rows),
         Format::Table => print_table(a.metric, &rows),
         Format::Markdown => print_markdown(a, &rules, &rows),
+        Format::Folded | Format::Svg => {
+            let threads = pick_threads(&base, &new, &sel.threads, a.match_threads)?;
+            let stacks = diff_flame::stacks(&base, &new, &sel, threads);
+            flame::to_stdout(|out| match a.format {
+                Format::Svg => diff_flame::write_svg(out, &stacks, &a.title, a.base_widths),
+                _ => diff_flame::write_folded(out, &stacks),
+            })?;
+        }
     }
     let failed = match a.fail_on {
         FailOn::Regressed => counts(Status::Regressed) > 0,

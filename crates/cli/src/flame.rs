@@ -55,20 +55,7 @@ pub struct Args {
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
     let (trace, _) = load(&a.trace)?;
-    let filter = sel.filter(&trace, threads(&trace, &sel.threads)?);
-    let opts = FlameOptions {
-        threads: filter.threads,
-        range: filter.range,
-        per_thread: a.per_thread,
-    };
-    let mut tree = trace.flame(&opts, FlameSort::Name);
-    if let Some(re) = &sel.name {
-        tree = tree.filtered(
-            &trace,
-            |l| re.is_match(&label_text(&trace, l)),
-            FlameSort::Name,
-        );
-    }
+    let tree = tree(&trace, &sel, threads(&trace, &sel.threads)?, a.per_thread);
     let write = |mut out: &mut dyn Write| match a.format {
         Format::Folded => write_folded(&mut out, &trace, &tree),
         Format::Json => write_json(&mut out, &trace, &tree),
@@ -78,6 +65,12 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         spall_util::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
         return Ok(ExitCode::SUCCESS);
     }
+    to_stdout(write)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `write` on buffered stdout.
+pub(crate) fn to_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Fatal> {
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     write(&mut out).and_then(|()| out.flush()).or_else(|e| {
@@ -87,8 +80,33 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         } else {
             Err(Fatal(format!("cannot write the output: {e}")))
         }
-    })?;
-    Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// The merged tree of `threads` (`None`: all): spans clipped to the selection's range, then
+/// only the stacks through a frame matching its filter. `diff --format folded` compares two
+/// of these, so both commands count self time alike.
+pub(crate) fn tree(
+    trace: &Trace,
+    sel: &Selection,
+    threads: Option<Vec<u32>>,
+    per_thread: bool,
+) -> FlameTree {
+    let filter = sel.filter(trace, threads);
+    let opts = FlameOptions {
+        threads: filter.threads,
+        range: filter.range,
+        per_thread,
+    };
+    let tree = trace.flame(&opts, FlameSort::Name);
+    match &sel.name {
+        Some(re) => tree.filtered(
+            trace,
+            |l| re.is_match(&label_text(trace, l)),
+            FlameSort::Name,
+        ),
+        None => tree,
+    }
 }
 
 fn write_folded(out: &mut impl Write, t: &Trace, tree: &FlameTree) -> io::Result<()> {
@@ -129,7 +147,7 @@ fn write_json(out: &mut impl Write, t: &Trace, tree: &FlameTree) -> io::Result<(
 }
 
 fn write_svg(out: &mut impl Write, t: &Trace, tree: &FlameTree, a: &Args) -> io::Result<()> {
-    use inferno::flamegraph::{self, Direction, Options};
+    use inferno::flamegraph::{Direction, Options};
     let lines: Vec<String> = tree
         .folded(t)
         .into_iter()
@@ -142,12 +160,21 @@ fn write_svg(out: &mut impl Write, t: &Trace, tree: &FlameTree, a: &Args) -> io:
     if a.icicle {
         opts.direction = Direction::Inverted;
     }
+    draw(&mut opts, &lines, "(none) 1", out)
+}
+
+/// inferno's flame graph of folded `lines`; with none, `empty` (a placeholder line) drawn
+/// under a subtitle that says no spans matched, as inferno refuses empty input.
+pub(crate) fn draw(
+    opts: &mut inferno::flamegraph::Options<'_>,
+    lines: &[String],
+    empty: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    use inferno::flamegraph::from_lines;
     if lines.is_empty() {
-        // inferno refuses empty input; an empty graph says what happened instead.
         opts.subtitle = Some("no spans matched".into());
-        return flamegraph::from_lines(&mut opts, ["(none) 1"].iter().copied(), out)
-            .map_err(io::Error::other);
+        return from_lines(opts, [empty], out).map_err(io::Error::other);
     }
-    flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
-        .map_err(io::Error::other)
+    from_lines(opts, lines.iter().map(String::as_str), out).map_err(io::Error::other)
 }

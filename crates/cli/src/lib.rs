@@ -6,6 +6,7 @@
 pub mod check;
 pub mod convert;
 pub mod diff;
+mod diff_flame;
 pub mod export;
 pub mod flame;
 pub mod info;

@@ -1,6 +1,8 @@
 //! Shared by the CLI's integration tests (each uses some of it).
 #![allow(dead_code)]
 
+pub mod pair;
+
 use std::path::PathBuf;
 use std::process::Command;
 
