@@ -69,9 +69,13 @@ pub enum By {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// One line per function, for people.
     Table,
+    /// Every number, and a summary per status.
     Json,
+    /// One row per function, both sides' numbers.
     Csv,
+    /// A pull-request comment: the changes, the unchanged folded away.
     Markdown,
     /// With --by stack: inferno's differential folded stacks, `STACK BASE_NS NEW_NS` (self
     /// time, as `flame` counts it), for inferno-flamegraph or flamegraph.pl.

@@ -151,12 +151,16 @@ Examples:
 
 const DIFF_HELP: &str = "A function regressed when its metric grew by at least --threshold and --min-delta and, when both traces call it 5 or more times, its durations shifted beyond noise (Mann-Whitney U test, p < --alpha). Functions only in NEW are 'added', only in BASE 'removed'.
 
+--by stack --format folded writes the differential folded stacks (STACK BASE_NS NEW_NS, self time as `flame` counts it); --format svg draws them: NEW's frames, red where self time grew, blue where it shrank.
+
 Exit codes: 0 nothing regressed (see --fail-on), 1 something did, 2 bad usage or unreadable input.
 
 Examples:
   spall-cli diff main.json pr.json
   spall-cli diff base.spall new.spall --metric p90 --threshold 10% --format markdown > comment.md
-  spall-cli diff base.json new.json --by stack --thread main --format json | jq '.functions[0]'";
+  spall-cli diff base.json new.json --by stack --thread main --format json | jq '.functions[0]'
+  spall-cli diff base.json new.json --by stack --format svg > diff.svg
+  spall-cli diff base.json new.json --by stack --format folded | inferno-flamegraph > diff.svg";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TableOrJson {

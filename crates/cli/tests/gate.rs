@@ -399,8 +399,11 @@ fn ci_doc_commands_run_as_written() {
         }
         codes.push(o.status.code());
     }
-    // Budgets kept; 20% over the baseline; the comment never fails; the gate does.
-    assert_eq!(codes, [Some(0), Some(1), Some(0), Some(1)]);
+    // Budgets kept; 20% over the baseline; the comment and the picture never fail; the
+    // gate does.
+    assert_eq!(codes, [Some(0), Some(1), Some(0), Some(0), Some(1)]);
+    let svg = std::fs::read_to_string(dir.join("perf-diff.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("render ("), "{svg}");
     let junit = std::fs::read_to_string(dir.join("budgets.xml")).unwrap();
     assert!(
         junit.contains("<testcase") && !junit.contains("<failure"),
