@@ -113,6 +113,12 @@ fn interning_resets_and_lost_state() {
     check("interning");
 }
 
+/// Interned and inline source locations, as arguments under trace_processor's keys.
+#[test]
+fn source_locations() {
+    check("locations");
+}
+
 /// Packets inside zlib-compressed bundles decode in their place, descriptors and interned
 /// names included; a broken bundle is counted.
 #[test]

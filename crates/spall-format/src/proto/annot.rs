@@ -307,6 +307,50 @@ fn nested(
     Ok(())
 }
 
+/// A `SourceLocation` as trace_processor files it: an interned one (`source_location_iid`)
+/// under `source`, every field written, paths with `/` separators; an inline one under
+/// `source_location`, the fields it has.
+pub fn write_location(out: &mut String, l: &[u8], interned: bool, at: u64, d: &mut Diagnostics) {
+    let (mut file, mut function, mut line) = (None, None, None);
+    for f in fields(l, at).map_while(Result::ok) {
+        match (f.num, f.value) {
+            (2, Value::Bytes(s)) => file = Some(s),
+            (3, Value::Bytes(s)) => function = Some(s),
+            (4, v) => line = v.uint().map(|n| n as u32),
+            _ => {}
+        }
+    }
+    out.push_str(if interned {
+        "\"source\":{"
+    } else {
+        "\"source_location\":{"
+    });
+    let mut sep = "";
+    if let Some(b) = file.or(interned.then_some(b"")) {
+        out.push_str("\"file_name\":");
+        if interned && b.contains(&b'\\') {
+            let b: Vec<u8> = b
+                .iter()
+                .map(|&c| if c == b'\\' { b'/' } else { c })
+                .collect();
+            escape_bytes(out, &b, at, d);
+        } else {
+            escape_bytes(out, b, at, d);
+        }
+        sep = ",";
+    }
+    if let Some(b) = function.or(interned.then_some(b"")) {
+        out.push_str(sep);
+        out.push_str("\"function_name\":");
+        escape_bytes(out, b, at, d);
+        sep = ",";
+    }
+    if let Some(n) = line.or(interned.then_some(0)) {
+        let _ = write!(out, "{sep}\"line_number\":{n}");
+    }
+    out.push('}');
+}
+
 pub fn undefined(d: &mut Diagnostics, at: u64, what: &str) {
     d.warn(WarningKind::ProtoUndefinedIid, at, || {
         format!("an interned {what} id its sequence never defined; left empty")

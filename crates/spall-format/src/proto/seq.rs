@@ -31,6 +31,8 @@ pub(super) struct Seq<'a> {
     pub(super) cats: IdMap<u64, Cow<'a, str>>,
     pub(super) ann_names: IdMap<u64, &'a [u8]>,
     pub(super) ann_strings: IdMap<u64, &'a [u8]>,
+    /// Interned `SourceLocation` messages, undecoded.
+    pub(super) locations: IdMap<u64, &'a [u8]>,
     pub(super) track_uuid: Option<u64>,
     pub(super) extra_counters: Vec<u64>,
     pub(super) extra_double_counters: Vec<u64>,
@@ -124,6 +126,9 @@ pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
         }
         let s = s.unwrap_or(b"");
         match f.num {
+            4 => {
+                seq.locations.insert(iid, entry);
+            }
             1 => {
                 seq.cats.insert(iid, text(s, f.offset, d));
             }

@@ -46,6 +46,9 @@ pub(super) struct Te<'a> {
     pub(super) abs_us: Option<i64>,
     pub(super) delta_us: Option<i64>,
     pub(super) legacy: Option<(&'a [u8], u64)>,
+    /// `source_location_iid` and where it was, else an inline `source_location`.
+    pub(super) location_iid: Option<(u64, u64)>,
+    pub(super) location: Option<&'a [u8]>,
 }
 
 impl Te<'_> {
@@ -65,6 +68,8 @@ impl Te<'_> {
         self.abs_us = None;
         self.delta_us = None;
         self.legacy = None;
+        self.location_iid = None;
+        self.location = None;
     }
 }
 
@@ -159,7 +164,15 @@ impl<'a> Decoder<'a> {
                     te.legacy = Some((l, r.offset_of(l)));
                     Ok(())
                 }
-                (22 | 23 | 4 | 6, _) => {
+                (34, v) => {
+                    te.location_iid = v.uint().map(|i| (i, field.offset));
+                    Ok(())
+                }
+                (33, Value::Bytes(l)) => {
+                    te.location = Some(l);
+                    Ok(())
+                }
+                (22 | 23 | 4 | 6 | 33, _) => {
                     annot::wrong_type(d, field.offset);
                     Ok(())
                 }
@@ -207,17 +220,37 @@ impl<'a> Decoder<'a> {
             },
         };
 
-        // Arguments: debug annotations under `debug`.
+        // Arguments: debug annotations under `debug`, the source location under `source`
+        // (interned) or `source_location` (inline), as trace_processor keys them.
         args.clear();
         let ann = Interned {
             names: &seq.ann_names,
             strings: &seq.ann_strings,
         };
         let flat = te.legacy.is_some() && legacy_phase(te.legacy) == Some(b'C');
-        if !te.annots.is_empty() {
+        let location = match te.location_iid {
+            _ if flat => None,
+            Some((iid, at)) => match seq.locations.get(&iid) {
+                Some(&l) => Some((l, true)),
+                None => {
+                    annot::undefined(d, at, "source location");
+                    None
+                }
+            },
+            None => te.location.map(|l| (l, false)),
+        };
+        if !te.annots.is_empty() || location.is_some() {
             args.push('{');
-            if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
-                malformed(d, e, "a debug annotation");
+            if !te.annots.is_empty() {
+                if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
+                    malformed(d, e, "a debug annotation");
+                }
+            }
+            if let Some((l, interned)) = location {
+                if !te.annots.is_empty() {
+                    args.push(',');
+                }
+                annot::write_location(args, l, interned, at, d);
             }
             args.push('}');
         }
