@@ -55,6 +55,16 @@ pub fn find_thread(t: &trace_model::Trace, spec: &str) -> Option<u32> {
 
 /// The state a screenshot shows (separate from GL so tests can inspect it).
 pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
+    prepare_compare(l, shot, None)
+}
+
+/// [`prepare`], in compare mode when `base` is given: the flame graph's frames coloured by
+/// their change against that trace.
+pub fn prepare_compare(
+    l: &Loaded,
+    shot: &Shot,
+    base: Option<std::sync::Arc<trace_model::Trace>>,
+) -> Result<ViewState, ViewerError> {
     let mut s = ViewState::new(l, shot.width as f32, shot.height as f32, shot.theme);
     s.set_scale(l, shot.scale);
     let t = &l.trace;
@@ -64,6 +74,7 @@ pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
         s.viewport.show(start, end.max(start + 1));
     }
     s.flows = shot.flows;
+    s.flame.base = base;
     if shot.mode == Mode::Flame {
         flame(l, shot, &mut s)?;
         return Ok(s);
@@ -154,7 +165,18 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
 /// Loads nothing: renders `l` as `shot` describes and writes the PNG.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
-    let s = prepare(l, shot)?;
+    write_compare(l, shot, None, out)
+}
+
+/// [`write`], in compare mode when `base` is given ([`prepare_compare`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn write_compare(
+    l: &Loaded,
+    shot: &Shot,
+    base: Option<std::sync::Arc<trace_model::Trace>>,
+    out: &Path,
+) -> Result<(), ViewerError> {
+    let s = prepare_compare(l, shot, base)?;
     let px = render(l, &s)?;
     write_png(out, shot.width, shot.height, &px)
 }

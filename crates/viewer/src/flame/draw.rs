@@ -5,6 +5,7 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
+use crate::flame::compare;
 use crate::loaded::Loaded;
 use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
 use crate::view::state::ViewState;
@@ -99,6 +100,9 @@ fn header(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         ),
         None => format!("Flame graph · {scope}{range} · {order}"),
     };
+    if f.base.is_some() {
+        text = format!("{text} · compared: red slower, blue faster, + added");
+    }
     if let (None, Some(p)) = (&f.sandwich, &f.main) {
         if p.zoom != 0 {
             let names: Vec<String> = std::iter::once("all".to_string())
@@ -146,14 +150,27 @@ fn pane(
     let t = &p.tree;
     let th = s.theme;
     let label_px = 12.0 * s.scale;
+    // Compare mode colours the main graph's frames by their change.
+    let change = |n: u32| {
+        (which == Which::Main)
+            .then(|| s.flame.changes.get(n as usize))
+            .flatten()
+    };
     let bar = |scene: &mut Scene, fonts: &mut Fonts, n: u32, x: f32, y: f32, w: f32| {
         let label = t.label[n as usize];
-        let c = fill(l, s, label);
+        let ch = change(n);
+        let c = match ch {
+            Some(ch) => compare::fill(&s.theme, ch),
+            None => fill(l, s, label),
+        };
         scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
         if w > 14.0 {
             let lx = x.max(r.x) + 4.0;
             let room = (x + w).min(r.x + r.w) - lx - 3.0;
-            let text = label_text(&l.trace, label);
+            let mut text = label_text(&l.trace, label);
+            if ch.is_some_and(|c| c.status == compare::Status::Added) {
+                text = format!("+ {text}").into();
+            }
             if let Some(fit) = fonts.truncate(&text, label_px, room) {
                 let y = y + (r.row_h - 1.0) / 2.0;
                 scene.text(fonts, lx, y, label_px, VAlign::Center, th.text_on(c), &fit);
@@ -265,6 +282,11 @@ pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
         share(t.total[0]),
         share(t.total[p.zoom as usize])
     ));
+    if h.pane == Which::Main {
+        if let Some(c) = s.flame.changes.get(n) {
+            lines.extend(compare::describe(c));
+        }
+    }
     let path = t.path(h.node);
     if path.len() > 1 {
         let what = match h.pane {

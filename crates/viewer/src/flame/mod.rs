@@ -3,6 +3,10 @@
 //!
 //! - `draw`: the header strip and the panes, drawn into a render-gl `Scene`.
 //! - `panel`: scope, orientation, order, breadcrumb, occurrences and the sandwich.
+//! - `compare`: compare mode, each frame's change against another trace.
 
+pub mod compare;
 pub(crate) mod draw;
 pub(crate) mod panel;
+
+pub use draw::describe;

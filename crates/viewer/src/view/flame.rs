@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, SpanRef};
+use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, SpanRef, Trace};
+
+use crate::flame::compare::{self, Change};
 
 use crate::loaded::Loaded;
 use crate::view::layout::{Collapsed, Track};
@@ -105,6 +107,10 @@ pub struct FlameView {
     pub occurrences: Vec<SpanRef>,
     /// Index into [`occurrences`](Self::occurrences) of the span last stepped to.
     pub occurrence: Option<usize>,
+    /// Compare mode: the trace (BASE) the graph is compared with.
+    pub base: Option<Arc<Trace>>,
+    /// Compare mode: per frame of the main graph, its change against BASE.
+    pub changes: Vec<Change>,
 }
 
 impl Default for FlameView {
@@ -122,6 +128,8 @@ impl Default for FlameView {
             hover: None,
             occurrences: Vec::new(),
             occurrence: None,
+            base: None,
+            changes: Vec::new(),
         }
     }
 }
@@ -135,6 +143,7 @@ impl FlameView {
         self.use_range = old.use_range;
         self.icicle = old.icicle;
         self.sort = old.sort;
+        self.base = old.base.clone();
     }
 }
 
@@ -274,6 +283,13 @@ impl FlameView {
         let old_path = self.main.as_ref().map(|p| labels(&p.tree, p.zoom));
         let tree = Arc::new(tree);
         let zoom = old_path.map_or(0, |p| find_path(&tree, &p).unwrap_or(0));
+        self.changes = match &self.base {
+            Some(b) => {
+                let bt = b.flame(&base_options(&l.trace, b, &want.0), want.1);
+                compare::changes(&l.trace, &tree, b, &bt)
+            }
+            None => Vec::new(),
+        };
         self.main = Some(Pane { tree, zoom });
         self.built = Some(want);
         self.selected = None;
@@ -449,6 +465,35 @@ impl FlameView {
 }
 
 /// The labels from the root's child down to `n`.
+/// NEW's scope in BASE: the threads of the same names (ids change between runs), the
+/// range at the same offset from the start.
+fn base_options(new: &Trace, base: &Trace, o: &FlameOptions) -> FlameOptions {
+    let threads = o.threads.as_ref().map(|ts| {
+        let mut v: Vec<u32> = ts
+            .iter()
+            .flat_map(|&ti| {
+                let th = &new.threads()[ti as usize];
+                let spec = match th.name {
+                    Some(n) => new.str(n).to_string(),
+                    None => format!("{}:{}", new.ext_id(th.pid), new.ext_id(th.tid)),
+                };
+                base.find_threads(&spec)
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
+    let shift = base.start_ns() - new.start_ns();
+    FlameOptions {
+        threads,
+        range: o
+            .range
+            .map(|(a, b)| (a.saturating_add(shift), b.saturating_add(shift))),
+        per_thread: o.per_thread,
+    }
+}
+
 fn labels(t: &FlameTree, n: u32) -> Vec<FrameLabel> {
     t.path(n).iter().map(|&k| t.label[k as usize]).collect()
 }
