@@ -237,10 +237,11 @@ async function e2e() {
   check(s.view === left.view, `and so is the view (${s.view}; was ${left.view})`);
   await page.context().close();
 
-  // SQL (SQLite compiled to wasm32): ?sql= runs once the trace is loaded; the count of slices
-  // must be the model's own count of spans.
+  // SQL (SQLite compiled to wasm32): ?sql= runs once the trace is loaded; the count of span
+  // slices (kind = 'span': instants and async slices are slices too) must be the model's own
+  // count of spans.
   const q = await newPage();
-  await q.goto(`${base}/?trace=traces/${trace}&sql=${encodeURIComponent("SELECT COUNT(*) AS n FROM slice")}`);
+  await q.goto(`${base}/?trace=traces/${trace}&sql=${encodeURIComponent("SELECT COUNT(*) AS n FROM slice WHERE kind = 'span'")}`);
   s = await waitState(q, "loaded");
   await q.waitForFunction(() => ["done", "error"].includes(document.body.dataset.sql), null, { timeout: 30_000 }).catch(() => {});
   s = await state(q);

@@ -72,7 +72,13 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     let source = a.trace.display().to_string();
     for table in TABLES {
         let out = a.outdir.join(format!("{table}.parquet"));
-        let rows = export_table(&db, table, &source, &hash, &out)?;
+        // `slice` with its hidden columns (utid, self_dur, unfinished, kind).
+        let from = if table == "slice" {
+            "spall_slice"
+        } else {
+            table
+        };
+        let rows = export_table(&db, from, &source, &hash, &out)?;
         eprintln!("spall-cli: wrote {} ({rows} rows)", out.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -76,7 +76,7 @@ fn parquet_files_read_back_in_duckdb_match_info_and_stats() {
         let slice = d.join("slice.parquet").display().to_string();
         let r = duckdb(&format!(
             "SELECT COUNT(*), SUM(dur), SUM(self_dur), COUNT(DISTINCT trace), MIN(trace), \
-             COUNT(DISTINCT trace_fnv64), SUM(unfinished) FROM '{slice}'"
+             COUNT(DISTINCT trace_fnv64), SUM(unfinished) FROM '{slice}' WHERE kind = 'span'"
         ))
         .unwrap();
         let row = &r[0];

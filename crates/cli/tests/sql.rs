@@ -95,7 +95,8 @@ fn names_counters_and_args_match_the_file() {
             &trace,
             "SELECT s.name, COUNT(a.key), COALESCE(SUM(a.int_value), 0),
                     COALESCE(SUM(a.real_value), 0.0)
-             FROM slice s LEFT JOIN args a USING (arg_set_id) GROUP BY s.name",
+             FROM slice s LEFT JOIN args a USING (arg_set_id) WHERE s.kind = 'span'
+             GROUP BY s.name",
         )
         .into_iter()
         .map(|r| (id(&r[0]), r[1..].to_vec()))

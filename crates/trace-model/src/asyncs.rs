@@ -29,6 +29,10 @@ pub mod async_flags {
     pub const INSTANT: u8 = 2;
     /// A step (`T`/`p`) of a legacy operation.
     pub const STEP: u8 = 4;
+    /// Of a legacy operation (`S`/`T`/`p`/`F`), not a nestable one (`b`/`n`/`e`).
+    pub const LEGACY: u8 = 8;
+    /// The operation's id is `id2: {"local": ..}`: scoped to its process.
+    pub const LOCAL: u8 = 16;
 }
 
 /// No parent: a top-level slice.
@@ -99,6 +103,8 @@ pub(crate) fn build(
         let legacy = matches!(e.phase, b'S' | b'T' | b'p' | b'F');
         let key = (legacy, e.cat, e.id, e.local.then_some(e.process));
         let stack = open.entry(key).or_default();
+        let scope = (if legacy { async_flags::LEGACY } else { 0 })
+            | (if e.local { async_flags::LOCAL } else { 0 });
         let push = |slices: &mut Vec<AsyncSlice>, parent: Option<u32>, flags: u8| {
             let (parent, depth) = match parent {
                 Some(p) => (p, slices[p as usize].depth.saturating_add(1)),
@@ -116,7 +122,7 @@ pub(crate) fn build(
                 end_args: ArgsId::NONE,
                 parent,
                 depth,
-                flags,
+                flags: flags | scope,
             });
             slices.len() as u32 - 1
         };

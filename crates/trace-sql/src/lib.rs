@@ -4,10 +4,11 @@
 //!
 //! Tables: `slice`, `thread`, `process`, `track`, `thread_track`, `process_track`,
 //! `counter_track`, `counter`, `instant`, `flow`, `args` (parsed from each event's raw JSON
-//! only when read), the views `spall_slice` (`slice` with `utid`, `self_dur` and
-//! `unfinished`) and `thread_slice`, and the table-valued functions `ancestor_slice(id)`
-//! and `descendant_slice(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. Times are integer nanoseconds; an unfinished slice has
-//! `dur = -1`. Constraints on `slice`'s `id`, `ts`, `track_id`, `depth` and `name` are
+//! only when read), the views `spall_slice` (`slice` with `utid`, `self_dur`, `unfinished`
+//! and `kind`) and `thread_slice`, the table-valued functions `ancestor_slice(id)` and
+//! `descendant_slice(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. `slice` holds
+//! spans, instants (`dur = 0`) and async slices, placed as trace_processor places them.
+//! Times are integer nanoseconds; an unfinished slice has `dur = -1`. Constraints on `slice`'s `id`, `ts`, `track_id`, `depth` and `name` are
 //! pushed into the table: `WHERE track_id = 3 AND ts BETWEEN a AND b` reads only that
 //! thread's spans in that range. The columns are in `docs/SQL.md`.
 //!
@@ -34,6 +35,7 @@
 
 #![warn(missing_docs)]
 
+mod placed;
 mod slices;
 mod source;
 mod tables;
@@ -48,8 +50,7 @@ use trace_model::Trace;
 
 use slices::{Related, SliceIds, Slices};
 use tables::{
-    AllTracks, Args, CounterTracks, Counters, Flows, Instants, ProcessTracks, Processes,
-    ThreadTracks, Threads,
+    AllTracks, Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads,
 };
 
 /// A query's failure, as SQLite reports it, with where in the SQL when it says.
@@ -119,9 +120,11 @@ impl TraceDb {
     pub fn new(trace: Arc<Trace>) -> Result<TraceDb, Error> {
         let db = Connection::open_in_memory()?;
         let ids = Arc::new(SliceIds::new(&trace));
+        let placed = Arc::new(placed::Placed::new(&trace, &ids));
         let slices = || Slices {
             t: trace.clone(),
             ids: ids.clone(),
+            placed: placed.clone(),
         };
         vtab::register(&db, "slice", Arc::new(slices()))?;
         let related = |ancestors| Related {
@@ -134,8 +137,15 @@ impl TraceDb {
         vtab::register(&db, "process", Arc::new(Processes(trace.clone())))?;
         vtab::register(&db, "thread_track", Arc::new(ThreadTracks(trace.clone())))?;
         vtab::register(&db, "counter_track", Arc::new(CounterTracks(trace.clone())))?;
-        vtab::register(&db, "track", Arc::new(AllTracks(trace.clone())))?;
-        vtab::register(&db, "process_track", Arc::new(ProcessTracks))?;
+        let tracks = |process_only| {
+            Arc::new(AllTracks {
+                t: trace.clone(),
+                placed: placed.clone(),
+                process_only,
+            })
+        };
+        vtab::register(&db, "track", tracks(false))?;
+        vtab::register(&db, "process_track", tracks(true))?;
         vtab::register(&db, "counter", Arc::new(Counters::new(trace.clone())))?;
         vtab::register(&db, "instant", Arc::new(Instants(trace.clone())))?;
         let flows = Flows {
@@ -147,7 +157,7 @@ impl TraceDb {
         extract_arg(&db, Args(trace.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS
-               SELECT slice.*, spall_utid AS utid, self_dur, unfinished FROM slice;
+               SELECT slice.*, spall_utid AS utid, self_dur, unfinished, kind FROM slice;
              CREATE TEMP VIEW thread_slice AS
                SELECT spall_slice.*, thread.tid AS tid, thread.name AS thread_name,
                       thread.upid AS upid, process.pid AS pid, process.name AS process_name

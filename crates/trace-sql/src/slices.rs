@@ -5,9 +5,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::types::Value;
-use trace_model::{flags, SpanRef, Trace};
+use trace_model::{async_flags, flags, SpanRef, Trace};
 
-use crate::source::{args_id, opt_int, Bounds, Cell, Constraint, Op, RowIter, Rows, Source};
+use crate::placed::{Placed, Src};
+use crate::source::{args_id, only, opt_int, Bounds, Cell, Constraint, Op, RowIter, Rows, Source};
 
 /// Slice ids: lanes numbered thread by thread, depth by depth; a span's id is its lane's
 /// first id plus its index.
@@ -59,14 +60,16 @@ impl SliceIds {
 /// thread_dur)` in trace_processor's order, plus the hidden columns `spall_utid`,
 /// `self_dur` and `unfinished` (hidden, so that `SELECT *` and joins `USING (utid)` see
 /// trace_processor's columns only; the view `spall_slice` shows them).
+#[derive(Clone)]
 pub(crate) struct Slices {
     pub t: Arc<Trace>,
     pub ids: Arc<SliceIds>,
+    /// The rows after the spans: instants and async slices.
+    pub placed: Arc<Placed>,
 }
 
 pub(crate) const SLICE_COLUMNS: &str = "id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER, thread_ts INTEGER, thread_dur INTEGER";
-const SLICE_HIDDEN: &str =
-    "spall_utid INTEGER HIDDEN, self_dur INTEGER HIDDEN, unfinished INTEGER HIDDEN";
+const SLICE_HIDDEN: &str = "spall_utid INTEGER HIDDEN, self_dur INTEGER HIDDEN, unfinished INTEGER HIDDEN, kind TEXT HIDDEN";
 const S_ID: usize = 0;
 const S_TS: usize = 1;
 const S_DUR: usize = 2;
@@ -74,8 +77,79 @@ const S_TRACK: usize = 3;
 const S_NAME: usize = 5;
 const S_DEPTH: usize = 6;
 const S_UTID: usize = 11;
+const S_KIND: usize = 14;
 
 impl Slices {
+    /// Column `col` of the extra row `row` (an instant or async slice).
+    fn placed_column(&self, id: u64, col: usize) -> Cell<'_> {
+        let Some(row) = self.placed.row(id) else {
+            return Cell::Null;
+        };
+        let t = &self.t;
+        let (ts, dur, cat, name, args, utid, unfinished) = match row.src {
+            Src::ThreadInstant(i) | Src::Instant(i) => {
+                let e = &t.instants()[i as usize];
+                let utid = matches!(row.src, Src::ThreadInstant(_)).then_some(e.thread as i64);
+                (e.ts, 0, e.cat, e.name, e.args, utid, false)
+            }
+            Src::Async(a) => {
+                let s = &t.async_slices()[a as usize];
+                let unfinished = s.flags & async_flags::UNFINISHED != 0;
+                let dur = if unfinished { -1 } else { s.dur() };
+                (s.start, dur, s.cat, s.name, s.args, None, unfinished)
+            }
+        };
+        let track = match row.src {
+            Src::ThreadInstant(_) => row.track as i64,
+            _ => (self.placed.first_track + row.track as u64) as i64,
+        };
+        match col {
+            0 => Cell::Int(id as i64),
+            1 => Cell::Int(ts),
+            2 => Cell::Int(dur),
+            3 => Cell::Int(track),
+            4 => match t.str(cat) {
+                "" => Cell::Null,
+                c => Cell::Text(c),
+            },
+            5 => Cell::Text(t.str(name)),
+            6 => Cell::Int(row.depth as i64),
+            7 => opt_int((row.parent >= 0).then_some(row.parent)),
+            8 => args_id(args),
+            11 => opt_int(utid),
+            12 if dur == 0 => Cell::Int(0),
+            13 => Cell::Int(unfinished as i64),
+            S_KIND => Cell::Text(match row.src {
+                Src::Async(_) => "async",
+                _ => "instant",
+            }),
+            _ => Cell::Null,
+        }
+    }
+
+    /// The name id and duration (-1 unfinished) of slice `id`, for ordering by name.
+    fn name_dur(&self, id: u64) -> Option<(u32, i64)> {
+        if let Some(r) = self.ids.span(id) {
+            let lane = &self.t.threads()[r.thread as usize].lanes[r.depth as usize];
+            let i = r.index as usize;
+            let dur = if lane.flags[i] & flags::UNFINISHED != 0 {
+                -1
+            } else {
+                lane.dur[i]
+            };
+            return Some((lane.name[i].0, dur));
+        }
+        let dur = match self.placed_column(id, S_DUR) {
+            Cell::Int(d) => d,
+            _ => return None,
+        };
+        let name = match self.placed.row(id)?.src {
+            Src::ThreadInstant(i) | Src::Instant(i) => self.t.instants()[i as usize].name,
+            Src::Async(a) => self.t.async_slices()[a as usize].name,
+        };
+        Some((name.0, dur))
+    }
+
     pub(crate) fn slice_column(&self, r: SpanRef, col: usize) -> Cell<'_> {
         let th = &self.t.threads()[r.thread as usize];
         let lane = &th.lanes[r.depth as usize];
@@ -97,6 +171,7 @@ impl Slices {
             9 | 10 => Cell::Null,
             12 => Cell::Int(th.self_ns(r.depth as usize, i)),
             13 => Cell::Int(unfinished as i64),
+            S_KIND => Cell::Text("span"),
             _ => Cell::Null,
         }
     }
@@ -110,7 +185,7 @@ impl Source for Slices {
     fn pushable(&self, col: usize) -> bool {
         matches!(
             col,
-            S_ID | S_TS | S_DUR | S_TRACK | S_NAME | S_DEPTH | S_UTID
+            S_ID | S_TS | S_DUR | S_TRACK | S_NAME | S_DEPTH | S_UTID | S_KIND
         )
     }
 
@@ -126,7 +201,7 @@ impl Source for Slices {
             Bounds::of(cons, S_DEPTH),
             Bounds::of(cons, S_TS),
         );
-        let ids = id.clamp(self.ids.len() as usize);
+        let ids = id.clamp(self.placed.end() as usize);
         let mut out = Vec::new();
         for (k, &(thread, d)) in self.ids.lanes.iter().enumerate() {
             if (thread as i64) < utid.lo || (thread as i64) > utid.hi {
@@ -146,6 +221,20 @@ impl Source for Slices {
                 out.push(a..b);
             }
         }
+        // The instants and async slices: SQLite checks their constraints.
+        let spans_only = cons
+            .iter()
+            .any(|c| c.col == S_KIND && c.op == Op::Eq && c.value == Value::Text("span".into()));
+        if spans_only {
+            return out;
+        }
+        let (a, b) = (
+            self.placed.first.max(ids.start as u64),
+            self.placed.end().min(ids.end as u64),
+        );
+        if a < b {
+            out.push(a..b);
+        }
         out
     }
 
@@ -154,34 +243,29 @@ impl Source for Slices {
     }
 
     fn grouped(&self, cons: &[Constraint], _col: usize, desc: bool) -> RowIter {
-        Box::new(ByName::new(
-            self.t.clone(),
-            self.ids.clone(),
-            self.plan(cons),
-            desc,
-            BATCH,
-        ))
+        Box::new(ByName::new(self.clone(), self.plan(cons), desc, BATCH))
     }
 
     fn keep(&self, row: u64, cons: &[Constraint]) -> bool {
-        let Some(r) = self.ids.span(row) else {
+        let Some((name, _)) = self.name_dur(row) else {
             return false;
         };
-        let lane = &self.t.threads()[r.thread as usize].lanes[r.depth as usize];
+        let name = self.t.str(trace_model::StrId(name));
         cons.iter().all(|c| match (c.col, c.op, &c.value) {
-            (S_NAME, Op::Eq, Value::Text(want)) => self.t.str(lane.name[r.index as usize]) == want,
+            (S_NAME, Op::Eq, Value::Text(want)) => name == want,
             _ => true,
         })
     }
 
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        self.ids
-            .span(row)
-            .map_or(Cell::Null, |r| self.slice_column(r, col))
+        match self.ids.span(row) {
+            Some(r) => self.slice_column(r, col),
+            None => self.placed_column(row, col),
+        }
     }
 
     fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
-        let mut n = self.ids.len().max(1) as f64;
+        let mut n = self.placed.end().max(1) as f64;
         for &(col, op) in cons {
             n /= match (col, op) {
                 (S_ID, Op::Eq) => n,
@@ -203,8 +287,7 @@ impl Source for Slices {
 /// more spans than a batch is streamed by a filtering pass of its own). Memory: 20 bytes per
 /// span of a batch.
 struct ByName {
-    t: Arc<Trace>,
-    ids: Arc<SliceIds>,
+    s: Slices,
     ranges: Vec<Range<u64>>,
     /// Planned spans per name id.
     counts: Vec<u64>,
@@ -228,17 +311,10 @@ struct ByName {
 const BATCH: u64 = 1 << 19;
 
 impl ByName {
-    fn new(
-        t: Arc<Trace>,
-        ids: Arc<SliceIds>,
-        ranges: Vec<Range<u64>>,
-        desc: bool,
-        batch: u64,
-    ) -> ByName {
-        let mut counts = vec![0u64; t.strings().len()];
+    fn new(s: Slices, ranges: Vec<Range<u64>>, desc: bool, batch: u64) -> ByName {
+        let mut counts = vec![0u64; s.t.strings().len()];
         let mut b = ByName {
-            t,
-            ids,
+            s,
             ranges,
             counts: Vec::new(),
             order: Vec::new(),
@@ -257,8 +333,8 @@ impl ByName {
             .collect();
         order.sort_unstable_by(|&x, &y| {
             let (x, y) = (
-                b.t.str(trace_model::StrId(x)),
-                b.t.str(trace_model::StrId(y)),
+                b.s.t.str(trace_model::StrId(x)),
+                b.s.t.str(trace_model::StrId(y)),
             );
             x.as_bytes().cmp(y.as_bytes())
         });
@@ -276,10 +352,15 @@ impl ByName {
     /// Calls `f(id, name, dur)` for every planned span (`dur` -1 when unfinished).
     fn each(&self, mut f: impl FnMut(u64, u32, i64)) {
         for r in &self.ranges {
-            let Some(first) = self.ids.span(r.start) else {
+            let Some(first) = self.s.ids.span(r.start) else {
+                for id in r.clone() {
+                    if let Some((name, dur)) = self.s.name_dur(id) {
+                        f(id, name, dur);
+                    }
+                }
                 continue;
             };
-            let lane = &self.t.threads()[first.thread as usize].lanes[first.depth as usize];
+            let lane = &self.s.t.threads()[first.thread as usize].lanes[first.depth as usize];
             let i0 = first.index as u64;
             for id in r.clone() {
                 let i = (i0 + id - r.start) as usize;
@@ -351,7 +432,7 @@ impl Rows for ByName {
         }
         let k = self.pos - 1;
         match col {
-            S_NAME => Some(Cell::Text(self.t.str(trace_model::StrId(self.names[k])))),
+            S_NAME => Some(Cell::Text(self.s.t.str(trace_model::StrId(self.names[k])))),
             S_DUR => Some(Cell::Int(self.durs[k])),
             _ => None,
         }
@@ -375,9 +456,7 @@ impl Iterator for ByName {
                     }
                     let id = *row;
                     *row += 1;
-                    let s = self.ids.span(id)?;
-                    let lane = &self.t.threads()[s.thread as usize].lanes[s.depth as usize];
-                    if lane.name[s.index as usize].0 == *name {
+                    if self.s.name_dur(id).is_some_and(|(n, _)| n == *name) {
                         return Some(id);
                     }
                 }
@@ -401,6 +480,36 @@ pub(crate) struct Related {
     pub ancestors: bool,
 }
 
+impl Related {
+    /// The plan for an instant or async slice `id`: its parents' chain (a thread instant's
+    /// reaches into the spans), or its async descendants, the ids right after it.
+    fn placed_plan(&self, id: u64) -> Vec<Range<u64>> {
+        let (ids, placed, t) = (&self.slices.ids, &self.slices.placed, &self.slices.t);
+        let Some(row) = placed.row(id) else {
+            return Vec::new();
+        };
+        if !self.ancestors {
+            return match row.src {
+                Src::Async(_) => only(id + 1, row.end),
+                _ => Vec::new(),
+            };
+        }
+        let mut out = Vec::new();
+        let mut p = row.parent;
+        while p >= 0 {
+            let up = p as u64;
+            out.push(up..up + 1);
+            if let Some(span) = ids.span(up) {
+                out.extend(t.ancestors(span).map(|a| ids.id(a)).map(|a| a..a + 1));
+                break;
+            }
+            p = placed.row(up).map_or(-1, |r| r.parent);
+        }
+        out.reverse();
+        out
+    }
+}
+
 /// The argument: the first hidden column (a table-valued function's arguments go to its
 /// hidden columns in order), before `slice`'s own hidden ones.
 const HIDDEN: usize = 11;
@@ -420,14 +529,14 @@ impl Source for Related {
 
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
         let b = Bounds::of(cons, HIDDEN);
-        let ids = &self.slices.ids;
-        let Some(r) = (b.lo == b.hi && b.lo >= 0)
-            .then(|| ids.span(b.lo as u64))
-            .flatten()
-        else {
+        let (ids, placed, t) = (&self.slices.ids, &self.slices.placed, &self.slices.t);
+        if b.lo != b.hi || b.lo < 0 {
             return Vec::new();
+        }
+        let id = b.lo as u64;
+        let Some(r) = ids.span(id) else {
+            return self.placed_plan(id);
         };
-        let t = &self.slices.t;
         if self.ancestors {
             let mut out: Vec<Range<u64>> = (t.ancestors(r).map(|p| ids.id(p)))
                 .map(|id| id..id + 1)
@@ -452,6 +561,10 @@ impl Source for Related {
                 });
                 out.push(first..first + (hi - lo) as u64);
             }
+        }
+        let instants = placed.instants_in(t, r.thread, s, e);
+        if !instants.is_empty() {
+            out.push(instants);
         }
         out
     }
@@ -491,14 +604,15 @@ mod tests {
         .unwrap();
         let t = Arc::new(trace_model::load_bytes(&bytes).unwrap());
         let ids = Arc::new(SliceIds::new(&t));
+        let placed = Arc::new(Placed::new(&t, &ids));
         let slices = Slices {
             t: t.clone(),
             ids: ids.clone(),
+            placed,
         };
         let ranges = slices.plan(&[]);
         for batch in [1, 7, 100, 1 << 20] {
-            let got: Vec<u64> =
-                ByName::new(t.clone(), ids.clone(), ranges.clone(), false, batch).collect();
+            let got: Vec<u64> = ByName::new(slices.clone(), ranges.clone(), false, batch).collect();
             assert_eq!(got.len() as u64, ids.len(), "batch {batch}");
             let mut sorted = got.clone();
             sorted.sort_unstable();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rusqlite::types::Value;
 use trace_model::{InstantScope, Trace};
 
+use crate::placed::Placed;
 use crate::slices::SliceIds;
 use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
 
@@ -114,35 +115,69 @@ impl Source for ThreadTracks {
     }
 }
 
-/// `track(id, name, type)`: every track, the threads' (ids = utids) then the counters'.
-pub(crate) struct AllTracks(pub Arc<Trace>);
+/// `track(id, name, type)`: every track, the threads' (ids = utids), the counters', then
+/// the process and global tracks of instants and async slices; with `process_only`,
+/// `process_track(id, name, type, upid)`: the process ones.
+pub(crate) struct AllTracks {
+    pub t: Arc<Trace>,
+    pub placed: Arc<Placed>,
+    pub process_only: bool,
+}
+
+impl AllTracks {
+    /// Row ids: the track ids (`process_track`'s start at the first placed track).
+    fn ids(&self) -> Range<u64> {
+        let first = self.placed.first_track;
+        if self.process_only {
+            first..first + self.placed.process_tracks as u64
+        } else {
+            0..first + self.placed.tracks.len() as u64
+        }
+    }
+}
 
 impl Source for AllTracks {
     fn schema(&self) -> String {
-        "CREATE TABLE x(id INTEGER, name TEXT, type TEXT)".into()
+        if self.process_only {
+            "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, upid INTEGER)".into()
+        } else {
+            "CREATE TABLE x(id INTEGER, name TEXT, type TEXT)".into()
+        }
     }
     fn pushable(&self, col: usize) -> bool {
         col == 0
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let n = self.0.threads().len() + self.0.counters().len();
-        let r = Bounds::of(cons, 0).clamp(n);
-        only(r.start as u64, r.end as u64)
+        let all = self.ids();
+        let b = Bounds::of(cons, 0);
+        let lo = (b.lo.max(0) as u64).max(all.start);
+        let hi = (b.hi.saturating_add(1).max(0) as u64).min(all.end);
+        only(lo, hi)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let t = &self.0;
-        let threads = t.threads().len();
-        let (name, ty) = match t.threads().get(row as usize) {
-            Some(th) => (th.name, "thread_track"),
-            None => (
+        let t = &self.t;
+        let (threads, first) = (t.threads().len(), self.placed.first_track);
+        let (name, ty, upid) = match t.threads().get(row as usize) {
+            Some(th) => (th.name, "thread_track", None),
+            None if row < first => (
                 Some(t.counters()[row as usize - threads].name),
                 "process_counter_track",
+                None,
             ),
+            None => {
+                let k = &self.placed.tracks[(row - first) as usize];
+                let ty = match k.process {
+                    Some(_) => "process_track",
+                    None => "global_track",
+                };
+                (k.name, ty, k.process)
+            }
         };
         match col {
             0 => Cell::Int(row as i64),
             1 => name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
             2 => Cell::Text(ty),
+            3 => opt_int(upid.map(i64::from)),
             _ => Cell::Null,
         }
     }
@@ -150,30 +185,8 @@ impl Source for AllTracks {
         if cons.contains(&(0, Op::Eq)) {
             1.0
         } else {
-            (self.0.threads().len() + self.0.counters().len()).max(1) as f64
+            (self.ids().end - self.ids().start).max(1) as f64
         }
-    }
-}
-
-/// `process_track(id, name, type, upid)`: tracks of a process's instants and async slices,
-/// which `slice` does not hold yet, so none.
-pub(crate) struct ProcessTracks;
-
-impl Source for ProcessTracks {
-    fn schema(&self) -> String {
-        "CREATE TABLE x(id INTEGER, name TEXT, type TEXT, upid INTEGER)".into()
-    }
-    fn pushable(&self, _col: usize) -> bool {
-        false
-    }
-    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
-        Vec::new()
-    }
-    fn column(&self, _row: u64, _col: usize) -> Cell<'_> {
-        Cell::Null
-    }
-    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
-        1.0
     }
 }
 

@@ -40,13 +40,16 @@ fn counts_and_sums_match_the_model() {
         let spans = t.span_count();
         let t = Arc::new(t);
         let db = TraceDb::new(t.clone()).unwrap();
-        assert_eq!(one(&db, "SELECT COUNT(*) FROM slice"), spans);
+        assert_eq!(
+            one(&db, "SELECT COUNT(*) FROM slice WHERE kind = 'span'"),
+            spans
+        );
         assert_eq!(
             one(&db, "SELECT COUNT(*) FROM thread"),
             t.threads().len() as u64
         );
         let r = db
-            .query("SELECT name, COUNT(*), SUM(dur), SUM(self_dur) FROM slice WHERE dur >= 0 GROUP BY name")
+            .query("SELECT name, COUNT(*), SUM(dur), SUM(self_dur) FROM slice WHERE kind = 'span' AND dur >= 0 GROUP BY name")
             .unwrap();
         assert_eq!(r.rows.len(), stats.len());
         for row in &r.rows {
@@ -313,7 +316,10 @@ fn perfetto_documented_queries_run_unchanged() {
              JOIN thread USING (utid)",
         )
         .unwrap();
-    assert_eq!(r.rows.len() as u64, t.span_count());
+    let thread_instants = (t.instants().iter())
+        .filter(|i| i.scope == trace_model::InstantScope::Thread)
+        .count();
+    assert_eq!(r.rows.len() as u64, t.span_count() + thread_instants as u64);
     assert_eq!(r.columns, ["ts", "dur", "slice_name", "thread_name"]);
     let c = &t.counters()[0];
     let name = t.str(c.name);
@@ -332,7 +338,7 @@ fn perfetto_documented_queries_run_unchanged() {
     let r = db
         .query(
             "SELECT COUNT(*) FROM slice s
-             WHERE s.depth = 2 AND (SELECT COUNT(*) FROM ancestor_slice(s.id)) = 2",
+             WHERE s.depth = 2 AND s.kind = 'span' AND (SELECT COUNT(*) FROM ancestor_slice(s.id)) = 2",
         )
         .unwrap();
     let depth2: usize = t
@@ -341,6 +347,62 @@ fn perfetto_documented_queries_run_unchanged() {
         .map(|th| th.lanes.get(2).map_or(0, |l| l.len()))
         .sum();
     assert_eq!(r.rows[0][0], depth2 as u64);
+}
+
+/// Instants and async slices are slices as trace_processor places them: a thread instant
+/// nested in the deepest span open at its time, an `n` a zero-length child, an unfinished
+/// async slice `dur = -1`, legacy `S`/`T`/`F` left out; the tree functions reach them.
+#[test]
+fn instants_and_async_slices_nest_as_trace_processor_does() {
+    let t = Arc::new(fixture("sql-parity/every_kind_trace.json"));
+    let db = TraceDb::new(t).unwrap();
+    let row = |name: &str| {
+        db.query(&format!(
+            "SELECT s.depth, s.dur, p.name, s.kind FROM slice s LEFT JOIN slice p ON s.parent_id = p.id
+             WHERE s.name = '{name}'"
+        ))
+        .unwrap()
+        .rows
+    };
+    let v = |d: i64, dur: i64, p: Option<&str>, k: &str| {
+        vec![vec![
+            Value::from(d),
+            Value::from(dur),
+            p.map_or(Value::Null, Value::from),
+            Value::from(k),
+        ]]
+    };
+    assert_eq!(row("mark_in_raster"), v(3, 0, Some("raster"), "instant"));
+    assert_eq!(row("mark_default_scope"), v(1, 0, Some("frame"), "instant"));
+    assert_eq!(row("global_mark"), v(0, 0, None, "instant"));
+    assert_eq!(row("progress"), v(2, 0, Some("dns"), "async"));
+    assert_eq!(row("open_async"), v(0, -1, None, "async"));
+    assert!(row("legacy").is_empty());
+    let path = one(
+        &db,
+        "SELECT GROUP_CONCAT(a.name, '/') FROM slice s, ancestor_slice(s.id) a
+         WHERE s.name = 'mark_in_raster'",
+    );
+    assert_eq!(path, "frame/paint/raster");
+    let under = |name: &str| {
+        one(
+            &db,
+            &format!(
+                "SELECT GROUP_CONCAT(d.name, ',') FROM (SELECT id FROM slice WHERE name = '{name}' ORDER BY ts LIMIT 1) s,
+                 descendant_slice(s.id) d"
+            ),
+        )
+    };
+    assert_eq!(under("paint"), "raster,mark_in_raster");
+    assert_eq!(under("load"), "dns,progress");
+    // Process and global instants are on tracks of their own: a process's and the trace's.
+    let on = one(
+        &db,
+        "SELECT GROUP_CONCAT(s.name || ':' || t.type, ',' ORDER BY s.ts)
+         FROM slice s JOIN track t ON s.track_id = t.id
+         WHERE s.name IN ('proc_mark', 'global_mark')",
+    );
+    assert_eq!(on, "proc_mark:process_track,global_mark:global_track");
 }
 
 /// The generator's own numbers, not the model's: every span it produced, by name.

@@ -1,0 +1,302 @@
+//! The rows of `slice` beyond the thread spans, placed as trace_processor places them:
+//! thread instants (`dur = 0`, nested inside the deepest span open at their time), process
+//! and global instants (depth 0 on a process or global track), and nestable async slices
+//! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
+//! global track, or a process track for `id2.local` ids. Legacy async (`S`/`T`/`F`) is left
+//! out, as trace_processor drops it.
+//!
+//! Their ids follow the spans': thread instants thread by thread in time order, then process
+//! and global instants, then async slices operation by operation, each operation's slices in
+//! depth-first order (so a slice's descendants are the ids right after it). Depth, parent
+//! and track are computed once, when the database opens: O(instants × depth + async).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use trace_model::{async_flags, InstantScope, SpanRef, StrId, Trace, NO_PARENT};
+
+use crate::slices::SliceIds;
+
+/// What an extra row is, and where its event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Src {
+    /// Index into [`Trace::instants`], thread-scoped.
+    ThreadInstant(u32),
+    /// Index into [`Trace::instants`], process- or global-scoped.
+    Instant(u32),
+    /// Index into [`Trace::async_slices`].
+    Async(u32),
+}
+
+/// One extra row of `slice`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Row {
+    pub src: Src,
+    pub depth: u32,
+    /// The parent's slice id, or -1.
+    pub parent: i64,
+    pub track: u32,
+    /// Async: one past the id of its last descendant (its descendants are `id + 1..end`).
+    pub end: u64,
+}
+
+/// A track beyond the threads' and counters': a process's or the whole trace's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Track {
+    pub name: Option<StrId>,
+    /// The process (`process_track.upid`); `None` for a global track.
+    pub process: Option<u32>,
+}
+
+/// The extra rows and tracks.
+pub(crate) struct Placed {
+    /// The id of the first extra row (the number of spans).
+    pub first: u64,
+    pub rows: Vec<Row>,
+    /// Per thread, the (local) indices into `rows` of its instants, sorted by time.
+    pub by_thread: Vec<Range<u32>>,
+    /// The id of the first extra track (threads + counter series).
+    pub first_track: u64,
+    /// Process tracks first (`process_track` is `0..process_tracks`), then global ones.
+    pub tracks: Vec<Track>,
+    pub process_tracks: usize,
+}
+
+impl Placed {
+    pub(crate) fn new(t: &Trace, ids: &SliceIds) -> Placed {
+        let first = ids.len();
+        let first_track = (t.threads().len() + t.counters().len()) as u64;
+        let mut rows = Vec::new();
+        let mut by_thread = vec![0..0; t.threads().len()];
+
+        let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
+            .filter(|&i| t.instants()[i as usize].scope == InstantScope::Thread)
+            .collect();
+        thread_instants.sort_by_key(|&i| {
+            let e = &t.instants()[i as usize];
+            (e.thread, e.ts, i)
+        });
+        for &i in &thread_instants {
+            let e = &t.instants()[i as usize];
+            let (depth, parent) = match open_at(t, e.thread, e.ts) {
+                Some(p) => (p.depth + 1, ids.id(p) as i64),
+                None => (0, -1),
+            };
+            let k = rows.len() as u32;
+            let r = &mut by_thread[e.thread as usize];
+            if r.start == r.end {
+                *r = k..k;
+            }
+            r.end = k + 1;
+            rows.push(Row {
+                src: Src::ThreadInstant(i),
+                depth,
+                parent,
+                track: e.thread,
+                end: 0,
+            });
+        }
+
+        // Tracks keyed by (process or none, name, slot), process ones numbered first.
+        let mut keys: Vec<(Option<u32>, Option<StrId>, u32)> = Vec::new();
+        let mut other = Vec::new();
+        let mut instant_track = HashMap::new();
+        for (i, e) in t.instants().iter().enumerate() {
+            let process = match e.scope {
+                InstantScope::Thread => continue,
+                InstantScope::Process => Some(e.process),
+                InstantScope::Global => None,
+            };
+            let key = (process, None, 0);
+            let n = instant_track.len();
+            let k = *instant_track.entry(key).or_insert(n);
+            other.push((Src::Instant(i as u32), k));
+        }
+        keys.resize(instant_track.len(), (None, None, 0));
+        for (key, k) in instant_track {
+            keys[k] = key;
+        }
+        let (order, slots) = async_order(t);
+        let mut async_track = HashMap::new();
+        for (&a, &slot) in order.iter().zip(&slots) {
+            let s = &t.async_slices()[a as usize];
+            if s.parent != NO_PARENT {
+                continue;
+            }
+            let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
+            let key = (process, Some(s.name), slot);
+            let n = keys.len();
+            async_track.entry(key).or_insert_with(|| {
+                keys.push(key);
+                n
+            });
+        }
+        // Process tracks first.
+        let mut rank: Vec<usize> = (0..keys.len()).collect();
+        rank.sort_by_key(|&k| (keys[k].0.is_none(), k));
+        let mut place = vec![0u32; keys.len()];
+        for (p, &k) in rank.iter().enumerate() {
+            place[k] = p as u32;
+        }
+        let tracks: Vec<Track> = rank
+            .iter()
+            .map(|&k| Track {
+                name: keys[k].1,
+                process: keys[k].0,
+            })
+            .collect();
+        let process_tracks = tracks.iter().filter(|k| k.process.is_some()).count();
+
+        for (src, k) in other {
+            rows.push(Row {
+                src,
+                depth: 0,
+                parent: -1,
+                track: place[k],
+                end: 0,
+            });
+        }
+        // Async, in depth-first order: a slice's id by its index, its root's track.
+        let base = rows.len();
+        let mut id_of = vec![0u64; t.async_slices().len()];
+        for (n, &a) in order.iter().enumerate() {
+            id_of[a as usize] = first + (base + n) as u64;
+        }
+        let mut track = 0;
+        for (&a, &slot) in order.iter().zip(&slots) {
+            let s = &t.async_slices()[a as usize];
+            let parent = if s.parent == NO_PARENT {
+                let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
+                track = place[async_track[&(process, Some(s.name), slot)]];
+                -1
+            } else {
+                id_of[s.parent as usize] as i64
+            };
+            rows.push(Row {
+                src: Src::Async(a),
+                depth: s.depth as u32,
+                parent,
+                track,
+                end: 0,
+            });
+        }
+        // Each async slice's subtree ends where the next slice at its depth or above starts.
+        let mut stack: Vec<usize> = Vec::new();
+        for k in base..rows.len() {
+            while let Some(&top) = stack.last() {
+                if rows[top].depth < rows[k].depth {
+                    break;
+                }
+                rows[top].end = first + k as u64;
+                stack.pop();
+            }
+            stack.push(k);
+        }
+        for k in stack {
+            rows[k].end = first + rows.len() as u64;
+        }
+        Placed {
+            first,
+            rows,
+            by_thread,
+            first_track,
+            tracks,
+            process_tracks,
+        }
+    }
+
+    /// The extra row with slice id `id`.
+    pub(crate) fn row(&self, id: u64) -> Option<&Row> {
+        self.rows
+            .get(usize::try_from(id.checked_sub(self.first)?).ok()?)
+    }
+
+    /// Every id, spans' and extra rows'.
+    pub(crate) fn end(&self) -> u64 {
+        self.first + self.rows.len() as u64
+    }
+
+    /// The ids of the instants on `thread` in `[start, end)`.
+    pub(crate) fn instants_in(&self, t: &Trace, thread: u32, start: i64, end: i64) -> Range<u64> {
+        let Some(r) = self.by_thread.get(thread as usize) else {
+            return 0..0;
+        };
+        let rows = &self.rows[r.start as usize..r.end as usize];
+        let ts = |row: &Row| match row.src {
+            Src::ThreadInstant(i) => t.instants()[i as usize].ts,
+            _ => i64::MAX,
+        };
+        let lo = rows.partition_point(|x| ts(x) < start) as u64;
+        let hi = rows.partition_point(|x| ts(x) < end) as u64;
+        let at = self.first + r.start as u64;
+        at + lo..at + hi.max(lo)
+    }
+}
+
+/// The deepest span on `thread` open at `ts` (started at or before it, ending after it).
+fn open_at(t: &Trace, thread: u32, ts: i64) -> Option<SpanRef> {
+    let th = t.threads().get(thread as usize)?;
+    let mut out = None;
+    for (d, lane) in th.lanes.iter().enumerate() {
+        let Some(i) = lane.start.partition_point(|&s| s <= ts).checked_sub(1) else {
+            break;
+        };
+        if lane.end(i) <= ts && lane.flags[i] & trace_model::flags::UNFINISHED == 0 {
+            break;
+        }
+        out = Some(SpanRef {
+            thread,
+            depth: d as u32,
+            index: i as u32,
+        });
+    }
+    out
+}
+
+/// The nestable async slices in depth-first order, operation by operation in start order,
+/// with each slice's slot: its operation's place among those overlapping it on the same
+/// track (same scope and top-level name), the first slot free at its start.
+fn async_order(t: &Trace) -> (Vec<u32>, Vec<u32>) {
+    let slices = t.async_slices();
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); slices.len()];
+    let mut roots = Vec::new();
+    for (i, s) in slices.iter().enumerate() {
+        if s.flags & async_flags::LEGACY != 0 {
+            continue;
+        }
+        match s.parent {
+            NO_PARENT => roots.push(i as u32),
+            p => children[p as usize].push(i as u32),
+        }
+    }
+    roots.sort_by_key(|&r| (slices[r as usize].start, r));
+    let mut busy: HashMap<(Option<u32>, StrId), Vec<i64>> = HashMap::new();
+    let (mut order, mut slots) = (Vec::new(), Vec::new());
+    for r in roots {
+        let s = &slices[r as usize];
+        let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
+        let ends = busy.entry((process, s.name)).or_default();
+        let end = if s.flags & async_flags::UNFINISHED != 0 {
+            i64::MAX
+        } else {
+            s.end
+        };
+        let slot = match ends.iter().position(|&e| e <= s.start) {
+            Some(k) => {
+                ends[k] = end;
+                k
+            }
+            None => {
+                ends.push(end);
+                ends.len() - 1
+            }
+        };
+        let mut stack = vec![r];
+        while let Some(x) = stack.pop() {
+            order.push(x);
+            slots.push(slot as u32);
+            stack.extend(children[x as usize].iter().rev());
+        }
+    }
+    (order, slots)
+}
