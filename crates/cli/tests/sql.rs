@@ -80,7 +80,10 @@ fn names_counters_and_args_match_the_file() {
         let want_counters = want["counters"].as_object().unwrap();
         assert_eq!(counters.len(), want_counters.len(), "{rel}: counter series");
         for r in &counters {
-            let key = format!("{}|{}|{}", id(&r[0]), id(&r[1]), id(&r[2]));
+            // The track is named `NAME KEY`, as trace_processor names it.
+            let (name, k) = (id(&r[1]), id(&r[2]));
+            let name = name.strip_suffix(&format!(" {k}")).unwrap_or(&name);
+            let key = format!("{}|{name}|{k}", id(&r[0]));
             let w = &want_counters[&key];
             assert_eq!(r[3], w[0], "{rel}: {key} samples");
             assert!(

@@ -159,11 +159,15 @@ impl Source for AllTracks {
         let (threads, first) = (t.threads().len(), self.placed.first_track);
         let (name, ty, upid) = match t.threads().get(row as usize) {
             Some(th) => (th.name, "thread_track", None),
-            None if row < first => (
-                Some(t.counters()[row as usize - threads].name),
-                "process_counter_track",
-                None,
-            ),
+            None if row < first => {
+                let c = &t.counters()[row as usize - threads];
+                return match col {
+                    0 => Cell::Int(row as i64),
+                    1 => counter_name(t, c),
+                    2 => Cell::Text("process_counter_track"),
+                    _ => Cell::Null,
+                };
+            }
             None => {
                 let k = &self.placed.tracks[(row - first) as usize];
                 let ty = match k.process {
@@ -209,7 +213,7 @@ impl Source for CounterTracks {
         let c = &t.counters()[row as usize];
         match col {
             0 => Cell::Int((t.threads().len() as u64 + row) as i64),
-            1 => Cell::Text(t.str(c.name)),
+            1 => counter_name(t, c),
             2 => Cell::Text("process_counter_track"),
             3 => Cell::Int(c.process as i64),
             4 => Cell::Text(t.str(c.key)),
@@ -218,6 +222,16 @@ impl Source for CounterTracks {
     }
     fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
         self.0.counters().len().max(1) as f64
+    }
+}
+
+/// A counter track's name as trace_processor gives it: a JSON `C` event's series are
+/// `NAME KEY` (`memory heap`, `fps value`); a Perfetto protobuf counter track keeps its name.
+fn counter_name<'a>(t: &'a Trace, c: &trace_model::CounterSeries) -> Cell<'a> {
+    if t.decode_summary().format.name() == "perfetto" {
+        Cell::Text(t.str(c.name))
+    } else {
+        Cell::Owned(format!("{} {}", t.str(c.name), t.str(c.key)))
     }
 }
 

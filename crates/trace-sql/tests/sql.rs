@@ -322,7 +322,8 @@ fn perfetto_documented_queries_run_unchanged() {
     assert_eq!(r.rows.len() as u64, t.span_count() + thread_instants as u64);
     assert_eq!(r.columns, ["ts", "dur", "slice_name", "thread_name"]);
     let c = &t.counters()[0];
-    let name = t.str(c.name);
+    // A JSON counter's track is named `NAME KEY`, as trace_processor names it.
+    let name = format!("{} {}", t.str(c.name), t.str(c.key));
     let r = db
         .query(&format!(
             "SELECT ts, value FROM counter JOIN counter_track ON counter.track_id = counter_track.id
@@ -331,7 +332,7 @@ fn perfetto_documented_queries_run_unchanged() {
         ))
         .unwrap();
     let same_name: usize = (t.counters().iter())
-        .filter(|s| t.str(s.name) == name)
+        .filter(|s| (s.name, s.key) == (c.name, c.key))
         .map(|s| s.ts.len())
         .sum();
     assert_eq!(r.rows.len(), same_name);
