@@ -34,6 +34,8 @@ pub(super) struct Packet<'a> {
     pub(super) snapshot: Option<&'a [u8]>,
     pub(super) thread: Option<&'a [u8]>,
     pub(super) kind: Option<u32>,
+    /// Its sequence's index in [`Decoder::seqs`].
+    pub(super) slot: usize,
 }
 
 /// An open async slice: its name, category and start, for its end.
@@ -42,7 +44,11 @@ pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>, i64);
 /// Decodes the packets of one part: sequences whose incremental state is all its own.
 pub(super) struct Decoder<'a> {
     pub(super) f: &'a Found<'a>,
-    pub(super) seqs: IdMap<u32, Seq<'a>>,
+    /// The part's sequences' state, found by id through `slots`; packets come in runs of
+    /// one sequence, so the last one found is kept at hand.
+    pub(super) seqs: Vec<Seq<'a>>,
+    slots: IdMap<u32, usize>,
+    last: Option<(u32, usize)>,
     /// Tracks events name that no TrackDescriptor defines (global tracks, warned once).
     pub(super) unknown: IdMap<u64, Track<'a>>,
     /// Open slices of each async track: innermost last.
@@ -94,7 +100,9 @@ impl<'a> Decoder<'a> {
     pub fn new(f: &'a Found<'a>) -> Decoder<'a> {
         Decoder {
             f,
-            seqs: IdMap::default(),
+            seqs: Vec::new(),
+            slots: IdMap::default(),
+            last: None,
             unknown: IdMap::default(),
             stacks: IdMap::default(),
             pending: Vec::new(),
@@ -102,6 +110,21 @@ impl<'a> Decoder<'a> {
             te: Te::default(),
             args: String::new(),
             cargs: String::new(),
+        }
+    }
+
+    fn slot(&mut self, id: u32) -> usize {
+        match self.last {
+            Some((last, i)) if last == id => i,
+            _ => {
+                let seqs = &mut self.seqs;
+                let i = *self.slots.entry(id).or_insert_with(|| {
+                    seqs.push(Seq::default());
+                    seqs.len() - 1
+                });
+                self.last = Some((id, i));
+                i
+            }
         }
     }
 
@@ -149,7 +172,8 @@ impl<'a> Decoder<'a> {
                 format!("a packet of kind {k} ({kind}), which is not modelled; counted and skipped")
             });
         }
-        let seq = self.seqs.entry(pk.seq).or_default();
+        pk.slot = self.slot(pk.seq);
+        let seq = &mut self.seqs[pk.slot];
         if pk.dropped {
             seq.valid = false;
         }

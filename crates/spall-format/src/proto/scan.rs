@@ -8,7 +8,7 @@ use super::clock::{self, Clocks, Reading};
 use super::compressed::Bundle;
 use super::hash::IdMap;
 use super::packets;
-use super::wire::{Reader, Value};
+use super::wire::{skim, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::Error;
 
@@ -187,19 +187,25 @@ impl<'a> Found<'a> {
         frame: u64,
         primary: &mut Option<u32>,
     ) -> Option<&'a [u8]> {
+        // Only the sequence and the rare descriptor, snapshot and bundle fields are read.
         let mut seq = 0;
         let mut parts: [Option<&[u8]>; 5] = [None; 5];
-        for field in Reader::new(p, at).map_while(Result::ok) {
-            match (field.num, field.value) {
-                (10, v) => seq = v.uint().unwrap_or(0) as u32,
-                (60, Value::Bytes(x)) => parts[0] = Some(x),
-                (6, Value::Bytes(x)) => parts[1] = Some(x),
-                (43, Value::Bytes(x)) => parts[2] = Some(x),
-                (44, Value::Bytes(x)) => parts[3] = Some(x),
-                (50, Value::Bytes(x)) => parts[4] = Some(x),
-                _ => {}
-            }
-        }
+        skim(
+            p,
+            10,
+            |n| matches!(n, 60 | 6 | 43 | 44 | 50),
+            |v| seq = v as u32,
+            |n, x| {
+                let i = match n {
+                    60 => 0,
+                    6 => 1,
+                    43 => 2,
+                    44 => 3,
+                    _ => 4,
+                };
+                parts[i] = Some(x);
+            },
+        );
         if parts[4].is_some() {
             return parts[4];
         }

@@ -95,7 +95,7 @@ impl<'a> Decoder<'a> {
             cargs,
             ..
         } = self;
-        let seq = seqs.get_mut(&pk.seq).expect("the packet's sequence exists");
+        let seq = &mut seqs[pk.slot];
         te.clear();
         let mut r = Reader::new(b, te_at);
         while let Some(field) = r.next_field() {

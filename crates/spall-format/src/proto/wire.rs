@@ -231,6 +231,70 @@ impl<'a> Iterator for Reader<'a> {
     }
 }
 
+/// Walks the top-level fields of a message the fast way, for a pass that needs few of
+/// them: calls `varint` with each varint field's number and value only for `want_varint`,
+/// and `bytes` with each length-delimited field's number and bytes only for
+/// `want_bytes(num)`; every other field is skipped without decoding its value. Stops
+/// quietly at the first malformed field (the full decode counts it).
+#[inline]
+pub fn skim<'a>(
+    b: &'a [u8],
+    want_varint: u32,
+    want_bytes: impl Fn(u32) -> bool,
+    mut varint_of: impl FnMut(u64),
+    mut bytes: impl FnMut(u32, &'a [u8]),
+) {
+    let mut i = 0;
+    while i < b.len() {
+        let (tag, n) = match b[i] {
+            t if t < 0x80 => (t as u64, 1),
+            _ => match varint(&b[i..]) {
+                Ok(x) => x,
+                Err(_) => return,
+            },
+        };
+        i += n;
+        let num = (tag >> 3) as u32;
+        match tag & 7 {
+            0 if num == want_varint => match varint(&b[i..]) {
+                Ok((v, n)) => {
+                    varint_of(v);
+                    i += n;
+                }
+                Err(_) => return,
+            },
+            0 => {
+                // A varint ends at its first byte under 0x80.
+                match b[i.min(b.len())..].iter().take(10).position(|&c| c < 0x80) {
+                    Some(k) => i += k + 1,
+                    None => return,
+                }
+            }
+            1 => i += 8,
+            2 => {
+                let (len, n) = match b.get(i) {
+                    Some(&l) if l < 0x80 => (l as u64, 1),
+                    _ => match varint(&b[i.min(b.len())..]) {
+                        Ok(x) => x,
+                        Err(_) => return,
+                    },
+                };
+                i += n;
+                if len > (b.len() - i) as u64 {
+                    return;
+                }
+                let end = i + len as usize;
+                if want_bytes(num) {
+                    bytes(num, &b[i..end]);
+                }
+                i = end;
+            }
+            5 => i += 4,
+            _ => return,
+        }
+    }
+}
+
 /// Decodes a varint at the start of `b`: its value and length.
 #[inline]
 pub fn varint(b: &[u8]) -> Result<(u64, usize), WireErrorKind> {
@@ -378,5 +442,35 @@ mod tests {
             repeated(Value::Bytes(&b), true, |_| {}),
             Err(WireErrorKind::Truncated)
         );
+    }
+
+    #[test]
+    fn skim_reads_only_what_it_is_asked_for() {
+        // 8: varint 300 (two bytes); 10: varint 7; 1: fixed64; 60: "ab"; 5: fixed32;
+        // 11: "xyz"; then a tag of wire type 3, where it stops.
+        let b = [
+            0x40, 0xac, 0x02, 0x50, 7, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 0xe2, 0x03, 2, b'a', b'b',
+            0x2d, 1, 2, 3, 4, 0x5a, 3, b'x', b'y', b'z', 0x0b, 0x50, 9,
+        ];
+        let (mut seq, mut got) = (Vec::new(), Vec::new());
+        skim(
+            &b,
+            10,
+            |n| n == 60,
+            |v| seq.push(v),
+            |n, x| got.push((n, x)),
+        );
+        assert_eq!(seq, [7]);
+        assert_eq!(got, [(60, &b"ab"[..])]);
+        // A length past the end stops it too.
+        let (mut seq, mut got) = (Vec::new(), Vec::new());
+        skim(
+            &[0x50, 1, 0xe2, 0x03, 9, b'a', 0x50, 2],
+            10,
+            |_| true,
+            |v| seq.push(v),
+            |n, x| got.push((n, x)),
+        );
+        assert_eq!((seq, got.len()), (vec![1], 0));
     }
 }
