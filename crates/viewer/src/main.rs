@@ -18,7 +18,7 @@ use spall_viewer::view::state::FlowMode;
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall, Chrome JSON and Perfetto protobuf traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json --screenshot diff.png --mode flame"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json\n  spall new.json --compare base.json --screenshot diff.png --mode flame"
 )]
 struct Args {
     /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (a built-in demo when omitted).
@@ -56,9 +56,10 @@ struct Args {
     /// Flame graph: the root at the bottom (a flame), not at the top (an icicle).
     #[arg(long)]
     flame_up: bool,
-    /// Compare with this trace (BASE): the flame graph's frames red where TRACE spends more
-    /// self time, blue where less, grey within noise, `+` marking stacks BASE lacks. For now
-    /// with --screenshot --mode flame.
+    /// Compare with this trace (BASE): the window opens on the flame graph, its frames red
+    /// where TRACE spends more self time, blue where less, grey within noise, `+` marking
+    /// stacks BASE lacks (also "Compare with…" in the side panel). With --screenshot, only
+    /// --mode flame for now.
     #[arg(long, value_name = "BASE")]
     compare: Option<PathBuf>,
     /// Colour theme (the window follows the system by default).
@@ -124,9 +125,8 @@ fn main() -> ExitCode {
         max_memory: args.max_memory,
         ..Default::default()
     };
-    if args.compare.is_some() && (args.screenshot.is_none() || !matches!(args.mode, ModeArg::Flame))
-    {
-        eprintln!("spall: --compare works with --screenshot and --mode flame for now");
+    if args.compare.is_some() && args.screenshot.is_some() && !matches!(args.mode, ModeArg::Flame) {
+        eprintln!("spall: --compare with --screenshot needs --mode flame for now");
         return ExitCode::from(2);
     }
     if let Some(out) = &args.screenshot {
@@ -190,6 +190,7 @@ fn main() -> ExitCode {
         decode,
         follow: args.follow,
         start_empty: false,
+        compare: args.compare,
     };
     match spall_viewer::app::run(options) {
         Ok(()) => ExitCode::SUCCESS,

@@ -135,6 +135,12 @@ fn frames_are_coloured_by_their_change() {
     assert!(tip.contains("added"), "{tip}");
     let tip = spall_viewer::flame::describe(&l, &s, hit("slow_fn")).join("\n");
     assert!(tip.contains("+30.0%") && tip.contains("slower"), "{tip}");
+    // 20 calls each side: 100 µs a call became 130 µs.
+    assert!(tip.contains("per call: 100"), "{tip}");
+    assert!(
+        tip.contains("→ 130") && tip.contains("calls 20 → 20"),
+        "{tip}"
+    );
     // Removed work is not in NEW's graph.
     assert!(s.flame.find(&l, "gone_fn").is_none());
 

@@ -634,3 +634,87 @@ fn opening_a_file_through_the_recent_list() {
     assert!(spans > 100, "catapult_flow.json has {spans} spans");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `spall NEW --compare BASE` opens the window on NEW's flame graph coloured by its
+/// changes: the frame that got slower in compare mode's red, the faster one in its blue
+/// (exactly the colours the headless renderer gives those changes).
+#[test]
+fn compare_opens_on_the_coloured_flame_graph() {
+    use spall_viewer::flame::compare::{fill, Status};
+    let Some((display, _xvfb)) = display_for("the compare mode test", false) else {
+        return;
+    };
+    let _one = one_window();
+    let dir = std::env::temp_dir().join(format!("spall-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // 20 frames calling grows and shrinks: +50% and -50% from BASE to NEW.
+    let trace = |grows: f64, shrinks: f64| {
+        let mut ev = Vec::new();
+        for i in 0..20 {
+            let t = i as f64 * 1000.0;
+            ev.push(format!(
+                r#"{{"ph":"X","name":"frame","ts":{t},"dur":900,"pid":1,"tid":1}}"#
+            ));
+            ev.push(format!(
+                r#"{{"ph":"X","name":"grows","ts":{},"dur":{grows},"pid":1,"tid":1}}"#,
+                t + 10.0
+            ));
+            ev.push(format!(
+                r#"{{"ph":"X","name":"shrinks","ts":{},"dur":{shrinks},"pid":1,"tid":1}}"#,
+                t + 450.0
+            ));
+        }
+        format!("[{}]", ev.join(",\n"))
+    };
+    let (base, new) = (dir.join("base.json"), dir.join("new.json"));
+    std::fs::write(&base, trace(200.0, 400.0)).unwrap();
+    std::fs::write(&new, trace(300.0, 200.0)).unwrap();
+
+    // The colours compare mode gives the two changes.
+    let l = spall_viewer::Loaded::new(
+        trace_model::load_bytes(&std::fs::read(&new).unwrap()).unwrap(),
+        "new".into(),
+    );
+    let b = std::sync::Arc::new(trace_model::load_bytes(&std::fs::read(&base).unwrap()).unwrap());
+    let shot = spall_viewer::screenshot::Shot {
+        width: 800,
+        height: 400,
+        view: None,
+        select: None,
+        flows: spall_viewer::view::state::FlowMode::Selected,
+        theme: spall_viewer::theme::Theme::new(spall_viewer::theme::ThemeKind::Light),
+        scale: 1.0,
+        mode: spall_viewer::view::flame::Mode::Flame,
+        thread: None,
+        sandwich: None,
+        flame_up: false,
+    };
+    let s = spall_viewer::screenshot::prepare_compare(&l, &shot, Some(b)).unwrap();
+    let colour = |status| {
+        let c = s.flame.changes.iter().find(|c| c.status == status).unwrap();
+        fill(&shot.theme, c).0
+    };
+    let (slower, faster) = (colour(Status::Slower), colour(Status::Faster));
+
+    let frames = dir.join("frames");
+    let base_arg = base.to_str().unwrap();
+    let _viewer = spawn_viewer(&display, &new, &frames, &dir, &["--compare", base_arg]);
+    // The graph is built, and BASE loaded, off the UI thread: wait for both colours.
+    let t = Instant::now();
+    let count = |px: &[u8], c: [u8; 4]| px.chunks(4).filter(|p| p[..3] == c[..3]).count();
+    let mut after = 0;
+    loop {
+        let (n, px, _) = next_frame(&frames, after);
+        let (red, blue) = (count(&px, slower), count(&px, faster));
+        if red > 200 && blue > 200 {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "compare colours not drawn: {red} slower and {blue} faster pixels"
+        );
+        after = n;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -12,7 +12,7 @@ use crate::app::overlays::message;
 use crate::panels::side::Actions;
 use crate::platform::{self, UserEvent};
 use crate::theme::{Theme, ThemeKind};
-use crate::view::flame::Mode;
+use crate::view::flame::{compare_tree, Mode};
 
 impl App {
     pub(super) fn timeline_size(&self) -> (f32, f32) {
@@ -130,6 +130,11 @@ impl App {
         let mut actions = Actions::default();
         self.side.panel.hold = matches!(self.input.drag, Some(Drag::Range { .. }));
         self.side.panel.recent.clone_from(&self.settings.recent);
+        self.side.panel.comparing = match (&self.shown.base_loading, &self.shown.base) {
+            (Some(p), _) => Some(format!("{} (loading …)", p.display())),
+            (None, Some((name, _))) => Some(name.clone()),
+            (None, None) => None,
+        };
         let (loaded, mut state, panel) = (
             self.shown.loaded.as_deref(),
             self.shown.state.as_mut(),
@@ -223,9 +228,12 @@ impl App {
                     // Merging costs O(spans): off the UI thread, as loading is.
                     self.shown.flame_pending = Some(want.clone());
                     let (bg, proxy) = (l.clone(), self.proxy.clone());
+                    let base = s.flame.base.clone();
                     platform::spawn(move || {
                         let tree = bg.trace.flame(&want.0, want.1);
-                        let _ = proxy.send_event(UserEvent::Flame(Box::new((want, tree))));
+                        let changes = compare_tree(&bg.trace, base.as_deref(), &want, &tree);
+                        let built = (want, tree, base, changes);
+                        let _ = proxy.send_event(UserEvent::Flame(Box::new(built)));
                     });
                 }
             }
@@ -292,6 +300,18 @@ impl App {
         }
         if actions.pick_file {
             self.pick_file();
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            if actions.pick_base {
+                self.pick_base();
+            }
+            if let Some(p) = actions.compare {
+                self.compare_with(p);
+            }
+        }
+        if actions.stop_comparing {
+            self.stop_comparing();
         }
         if actions.toggle_theme {
             self.side.theme = Some(theme.toggled());

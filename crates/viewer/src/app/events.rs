@@ -32,6 +32,10 @@ impl ApplicationHandler<UserEvent> for App {
         if let Some(path) = self.file.initial.take() {
             self.open(path, false);
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(base) = self.file.initial_base.clone() {
+            self.compare_with(base);
+        }
     }
 
     fn user_event(&mut self, _el: &ActiveEventLoop, event: UserEvent) {
@@ -40,14 +44,19 @@ impl ApplicationHandler<UserEvent> for App {
             UserEvent::Loaded(r) => self.on_loaded(*r),
             UserEvent::FileChanged => self.reload(),
             #[cfg(not(target_arch = "wasm32"))]
-            UserEvent::Picked(path, gave_up) => match path {
-                Some(p) => self.open(Some(p), false),
-                None if gave_up => {
-                    self.side.panel.show_open = true;
-                    self.redraw();
+            UserEvent::Picked(path, gave_up) => {
+                let for_base = std::mem::take(&mut self.file.picking_base);
+                match path {
+                    Some(p) if for_base => self.compare_with(p),
+                    Some(p) => self.open(Some(p), false),
+                    None if gave_up => {
+                        self.side.panel.show_open = true;
+                        self.side.panel.open_for_base = for_base;
+                        self.redraw();
+                    }
+                    None => {}
                 }
-                None => {}
-            },
+            }
             #[cfg(target_arch = "wasm32")]
             UserEvent::Open(name, bytes) => self.open_bytes(name, bytes),
             #[cfg(target_arch = "wasm32")]
@@ -65,17 +74,25 @@ impl ApplicationHandler<UserEvent> for App {
                 self.redraw();
             }
             UserEvent::Flame(b) => {
-                let (want, tree) = *b;
+                let (want, tree, base, changes) = *b;
                 if self.shown.flame_pending.as_ref() == Some(&want) {
                     self.shown.flame_pending = None;
                 }
                 if let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) {
-                    if s.flame_wanted(l).as_ref() == Some(&want) {
-                        s.flame.install(l, want, tree);
+                    // A graph compared with another BASE than the one now chosen is stale.
+                    let same_base = match (&base, &s.flame.base) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                        _ => false,
+                    };
+                    if same_base && s.flame_wanted(l).as_ref() == Some(&want) {
+                        s.flame.install_compared(l, want, tree, changes);
                     }
                 }
                 self.redraw();
             }
+            #[cfg(not(target_arch = "wasm32"))]
+            UserEvent::Base(b) => self.on_base_loaded(*b),
             UserEvent::Repaint(d) => {
                 if d.is_zero() {
                     self.redraw();

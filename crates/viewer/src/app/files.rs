@@ -102,7 +102,66 @@ impl App {
     pub(super) fn pick_file(&mut self) {
         if !platform::pick_file(&self.proxy) {
             self.side.panel.show_open = true;
+            self.side.panel.open_for_base = false;
         }
+    }
+
+    /// "Compare with…": the file dialog, picking compare mode's BASE (or the path prompt).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn pick_base(&mut self) {
+        self.file.picking_base = platform::pick_file(&self.proxy);
+        if !self.file.picking_base {
+            self.side.panel.show_open = true;
+            self.side.panel.open_for_base = true;
+        }
+    }
+
+    /// Compare mode: loads BASE on a thread; once it is there the flame graph is
+    /// coloured by each frame's change against it.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn compare_with(&mut self, path: PathBuf) {
+        let (proxy, decode) = (self.proxy.clone(), self.file.decode.clone());
+        self.shown.base_loading = Some(path.clone());
+        std::thread::spawn(move || {
+            let r = trace_model::load_with(&path, &decode, |_, _| {}).map_err(|e| e.to_string());
+            let _ = proxy.send_event(UserEvent::Base(Box::new((path, r))));
+        });
+        self.redraw();
+    }
+
+    /// BASE loaded (or failed to): compare mode starts, on the flame graph.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn on_base_loaded(
+        &mut self,
+        (path, r): (PathBuf, Result<trace_model::Trace, String>),
+    ) {
+        // A BASE chosen since replaces this one.
+        if self.shown.base_loading.as_ref() != Some(&path) {
+            return;
+        }
+        self.shown.base_loading = None;
+        match r {
+            Ok(t) => {
+                let t = Arc::new(t);
+                self.shown.base = Some((path.display().to_string(), t.clone()));
+                if let Some(s) = &mut self.shown.state {
+                    s.flame.set_base(Some(t));
+                    s.mode = crate::view::flame::Mode::Flame;
+                }
+            }
+            Err(e) => self.file.error = Some(format!("compare with {}: {e}", path.display())),
+        }
+        self.redraw();
+    }
+
+    /// Compare mode off: the flame graph in its usual colours.
+    pub(super) fn stop_comparing(&mut self) {
+        self.shown.base = None;
+        self.shown.base_loading = None;
+        if let Some(s) = &mut self.shown.state {
+            s.flame.set_base(None);
+        }
+        self.redraw();
     }
 
     /// Where the trace shown keeps its view in the settings, and the file's stamp: its
@@ -235,6 +294,12 @@ impl App {
                     .panel
                     .query
                     .set_runner(platform::query_runner(l.trace.clone(), self.proxy.clone()));
+                // Compare mode outlives the trace compared; `--compare` opens on its graph.
+                s.flame
+                    .set_base(self.shown.base.as_ref().map(|b| b.1.clone()));
+                if self.file.initial_base.take().is_some() {
+                    s.mode = crate::view::flame::Mode::Flame;
+                }
                 self.shown.loaded = Some(l);
                 self.shown.state = Some(s);
             }

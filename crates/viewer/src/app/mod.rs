@@ -56,6 +56,9 @@ pub struct Options {
     pub follow: bool,
     /// Open nothing at first, not even the demo (a page about to fetch `?trace=`).
     pub start_empty: bool,
+    /// Compare mode: the trace (BASE) the one opened is compared with; the window opens
+    /// on the flame graph, coloured by the changes.
+    pub compare: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -95,6 +98,11 @@ struct Shown {
     /// again when the timeline's width changes (the side panel settles its width as its
     /// contents arrive), until the user moves the view.
     restore: Option<((i64, i64), Option<crate::view::viewport::Viewport>)>,
+    /// Compare mode: BASE's name and trace, kept for every trace opened until stopped.
+    base: Option<(String, Arc<trace_model::Trace>)>,
+    /// Compare mode: BASE being loaded (a later choice replaces it).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // The page has no BASE to load.
+    base_loading: Option<PathBuf>,
 }
 
 /// Which file is shown or being opened, and the load under way.
@@ -114,6 +122,12 @@ struct Opening {
     follow: bool,
     /// The file changed while it was loading: load it again when that finishes.
     reload_pending: bool,
+    /// The file dialog open now picks compare mode's BASE.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // The page has no BASE to load.
+    picking_base: bool,
+    /// Compare mode from the command line: BASE to load, and the flame graph to show
+    /// first.
+    initial_base: Option<PathBuf>,
     loading: Option<Loading>,
     error: Option<String>,
     /// How long the trace shown took to load (the status bar).
@@ -200,6 +214,8 @@ impl App {
                 fit_pending: false,
                 flame_pending: None,
                 restore: None,
+                base: None,
+                base_loading: None,
             },
             file: Opening {
                 initial: (!o.start_empty).then_some(o.trace),
@@ -209,6 +225,8 @@ impl App {
                 decode: o.decode,
                 follow: o.follow,
                 reload_pending: false,
+                picking_base: false,
+                initial_base: o.compare,
                 loading: None,
                 error: None,
                 load_time: None,

@@ -33,6 +33,10 @@ pub struct Change {
     pub base_self: Option<i64>,
     /// NEW's self time.
     pub new_self: i64,
+    /// Spans on the stack in BASE (0 without it), for the change per call.
+    pub base_count: u64,
+    /// Spans on the stack in NEW.
+    pub new_count: u64,
     /// The verdict.
     pub status: Status,
     /// The change's size against the largest change in the graph, 0..=1.
@@ -81,6 +85,8 @@ pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec
         out.push(Change {
             base_self,
             new_self: n,
+            base_count: b.map_or(0, |b| base.count[b as usize]),
+            new_count: new.count[i],
             status,
             intensity: 0.0,
         });
@@ -135,11 +141,27 @@ pub fn describe(c: &Change) -> Vec<String> {
         Status::Faster => "faster",
         _ => "unchanged",
     };
-    vec![format!(
+    let mut lines = vec![format!(
         "self: base {} → new {} · {}{}{pct} · {what}",
         format_duration(b),
         format_duration(c.new_self),
         if d > 0 { "+" } else { "" },
         format_duration(d)
-    )]
+    )];
+    if c.base_count > 0 && c.new_count > 0 {
+        let (pb, pn) = (b / c.base_count as i64, c.new_self / c.new_count as i64);
+        let pct = if pb > 0 {
+            format!(" ({:+.1}%)", (pn - pb) as f64 * 100.0 / pb as f64)
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "per call: {} → {}{pct} · calls {} → {}",
+            format_duration(pb),
+            format_duration(pn),
+            c.base_count,
+            c.new_count
+        ));
+    }
+    lines
 }

@@ -30,6 +30,11 @@ pub struct Panel {
     pub open_path: String,
     /// Whether the open prompt (for where there is no file dialog) is shown.
     pub show_open: bool,
+    /// The open prompt picks compare mode's BASE, not the trace to show.
+    pub open_for_base: bool,
+    /// Compare mode: the name of the trace (BASE) the one shown is compared with, or that
+    /// it is loading.
+    pub comparing: Option<String>,
     /// The column the statistics are sorted by.
     pub sort: SortColumn,
     /// Whether the sort is largest first.
@@ -68,6 +73,8 @@ impl Default for Panel {
             focus_search: false,
             open_path: String::new(),
             show_open: false,
+            open_for_base: false,
+            comparing: None,
             sort: SortColumn::SelfTime,
             descending: true,
             hold: false,
@@ -104,6 +111,12 @@ pub struct Actions {
     pub open: Option<std::path::PathBuf>,
     /// Show the page's file picker (the web build has no paths to type).
     pub pick_file: bool,
+    /// Compare with this file (BASE).
+    pub compare: Option<std::path::PathBuf>,
+    /// Show the file dialog for compare mode's BASE.
+    pub pick_base: bool,
+    /// Leave compare mode.
+    pub stop_comparing: bool,
     /// Switch between the light and dark themes.
     pub toggle_theme: bool,
     /// The timeline needs drawing again (the view changed).
@@ -171,16 +184,47 @@ impl Panel {
                     }
                 });
             }
+            // A page has no paths to load a second trace from (yet).
+            #[cfg(not(target_arch = "wasm32"))]
+            if ui
+                .button("Compare with…")
+                .on_hover_text(
+                    "colour the flame graph by each frame's change against another trace (BASE)",
+                )
+                .clicked()
+            {
+                act.pick_base = true;
+            }
         });
         if self.show_open {
             ui.horizontal(|ui| {
-                let r =
-                    ui.add(TextEdit::singleline(&mut self.open_path).hint_text("path to a trace"));
+                let hint = if self.open_for_base {
+                    "path to the trace to compare with"
+                } else {
+                    "path to a trace"
+                };
+                let r = ui.add(TextEdit::singleline(&mut self.open_path).hint_text(hint));
                 let go = ui.button("Load").clicked()
                     || (r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)));
                 if go && !self.open_path.trim().is_empty() {
-                    act.open = Some(self.open_path.trim().into());
+                    let path = Some(self.open_path.trim().into());
+                    if std::mem::take(&mut self.open_for_base) {
+                        act.compare = path;
+                    } else {
+                        act.open = path;
+                    }
                     self.show_open = false;
+                }
+            });
+        }
+        if let Some(base) = &self.comparing {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(format!("compared with {base}")).small())
+                    .on_hover_text(
+                        "flame graph: red slower, blue faster than BASE, grey unchanged",
+                    );
+                if ui.small_button("Stop").clicked() {
+                    act.stop_comparing = true;
                 }
             });
         }

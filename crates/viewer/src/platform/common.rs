@@ -25,8 +25,12 @@ pub enum UserEvent {
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Loaded(Box<Result<Loaded, ViewerError>>),
     Repaint(Duration),
-    /// A flame graph built off the UI thread, and what it was built for.
-    Flame(Box<((FlameOptions, FlameSort), FlameTree)>),
+    /// A flame graph built off the UI thread, what it was built for, and in compare mode
+    /// the trace compared with and each frame's change.
+    Flame(Box<FlameBuilt>),
+    /// Compare mode's BASE trace finished loading: its path and the trace, or the error.
+    #[cfg(not(target_arch = "wasm32"))]
+    Base(Box<(PathBuf, Result<trace_model::Trace, String>)>),
     /// `--follow`: the file changed on disk.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     FileChanged,
@@ -47,6 +51,15 @@ pub enum UserEvent {
     #[cfg(not(target_arch = "wasm32"))]
     Picked(Option<PathBuf>, bool),
 }
+
+/// A flame graph built off the UI thread: what for, the tree, and in compare mode the
+/// BASE it was compared with and each frame's change.
+pub(crate) type FlameBuilt = (
+    (FlameOptions, FlameSort),
+    FlameTree,
+    Option<Arc<trace_model::Trace>>,
+    Vec<crate::flame::compare::Change>,
+);
 
 /// A load under way: what is loaded, its progress (written by the loader), and when it
 /// started.

@@ -147,6 +147,30 @@ impl FlameView {
     }
 }
 
+impl FlameView {
+    /// Compare mode on (`Some(BASE)`) or off: the graph is built again, coloured by
+    /// its changes against BASE.
+    pub fn set_base(&mut self, base: Option<Arc<Trace>>) {
+        self.base = base;
+        self.built = None;
+        self.changes.clear();
+    }
+}
+
+/// Per frame of `tree` (NEW's graph, built for `want`), its change against `base` (its
+/// graph built with the same scope: threads matched by name, the range shifted by the
+/// traces' starts); empty when there is no base.
+pub fn compare_tree(
+    new: &Trace,
+    base: Option<&Trace>,
+    want: &(FlameOptions, FlameSort),
+    tree: &FlameTree,
+) -> Vec<Change> {
+    let Some(b) = base else { return Vec::new() };
+    let bt = b.flame(&base_options(new, b, &want.0), want.1);
+    compare::changes(new, tree, b, &bt)
+}
+
 /// Height of the strip above the graph (scope and breadcrumb), logical pixels.
 pub const HEADER_PX: f32 = 24.0;
 /// Height of a frame's row, logical pixels.
@@ -280,16 +304,23 @@ impl FlameView {
     /// Puts a tree built for `want` in place (keeping the zoom on the same stack when it is
     /// still there).
     pub fn install(&mut self, l: &Loaded, want: (FlameOptions, FlameSort), tree: FlameTree) {
+        let changes = compare_tree(&l.trace, self.base.as_deref(), &want, &tree);
+        self.install_compared(l, want, tree, changes);
+    }
+
+    /// [`install`](Self::install) with the changes against BASE already worked out (off
+    /// the UI thread, by [`compare_tree`] for the base in [`base`](Self::base)).
+    pub fn install_compared(
+        &mut self,
+        l: &Loaded,
+        want: (FlameOptions, FlameSort),
+        tree: FlameTree,
+        changes: Vec<Change>,
+    ) {
         let old_path = self.main.as_ref().map(|p| labels(&p.tree, p.zoom));
         let tree = Arc::new(tree);
         let zoom = old_path.map_or(0, |p| find_path(&tree, &p).unwrap_or(0));
-        self.changes = match &self.base {
-            Some(b) => {
-                let bt = b.flame(&base_options(&l.trace, b, &want.0), want.1);
-                compare::changes(&l.trace, &tree, b, &bt)
-            }
-            None => Vec::new(),
-        };
+        self.changes = changes;
         self.main = Some(Pane { tree, zoom });
         self.built = Some(want);
         self.selected = None;
