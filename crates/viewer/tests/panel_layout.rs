@@ -10,9 +10,19 @@ use spall_viewer::view::state::ViewState;
 /// The table's header rectangles and the panel's, laid out as in the default window.
 fn lay_out(panel: &mut Panel) -> (Vec<egui::Rect>, egui::Rect) {
     let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");
+    lay_out_with(panel, &l, None)
+}
+
+/// [`lay_out`] for the trace `l`, compared with `base` when given.
+fn lay_out_with(
+    panel: &mut Panel,
+    l: &spall_viewer::Loaded,
+    base: Option<std::sync::Arc<trace_model::Trace>>,
+) -> (Vec<egui::Rect>, egui::Rect) {
     l.whole_stats();
     let (w, h) = (1400.0, 850.0); // the window's default size, in points
-    let mut s = ViewState::new(&l, w - PANEL_POINTS, h, Theme::new(ThemeKind::Light));
+    let mut s = ViewState::new(l, w - PANEL_POINTS, h, Theme::new(ThemeKind::Light));
+    s.flame.set_base(base);
     let ctx = egui::Context::default();
     let mut panel_rect = egui::Rect::NOTHING;
     // Auto-sized columns settle over a few passes, as in the window.
@@ -28,7 +38,7 @@ fn lay_out(panel: &mut Panel) -> (Vec<egui::Rect>, egui::Rect) {
             let r = egui::Panel::right("side")
                 .default_size(PANEL_POINTS)
                 .show(ui, |ui| {
-                    panel.ui(ui, Some(&l), Some(&mut s), "demo");
+                    panel.ui(ui, Some(l), Some(&mut s), "demo");
                 });
             panel_rect = r.response.rect;
         });
@@ -80,4 +90,50 @@ fn every_statistics_column_is_visible_at_the_default_size() {
     assert_inside(&rects, panel_rect);
     // The name column gets the room the figures leave.
     assert!(rects[0].width() >= 100.0, "{rects:?}");
+}
+
+/// Compare mode: base and Δ self columns, inside the panel, the rows sorted by how much
+/// self time each name gained (not by NEW's self time, which orders them otherwise).
+#[test]
+fn compare_mode_adds_base_and_delta_sorted_by_regression() {
+    // 20 frames of 1 ms calling grows then shrinks.
+    let trace = |grows: f64, shrinks: f64| {
+        let ev: Vec<String> = (0..20)
+            .flat_map(|i| {
+                let t = i as f64 * 2000.0;
+                [
+                    format!(r#"{{"ph":"X","name":"frame","ts":{t},"dur":1000,"pid":1,"tid":1}}"#),
+                    format!(
+                        r#"{{"ph":"X","name":"grows","ts":{t},"dur":{grows},"pid":1,"tid":1}}"#
+                    ),
+                    format!(
+                        r#"{{"ph":"X","name":"shrinks","ts":{},"dur":{shrinks},"pid":1,"tid":1}}"#,
+                        t + 500.0
+                    ),
+                ]
+            })
+            .collect();
+        trace_model::load_bytes(format!("[{}]", ev.join(",")).as_bytes()).unwrap()
+    };
+    // Self time from BASE to NEW: grows 200 -> 350 µs, frame 400 -> 450, shrinks 400 -> 200.
+    let new = spall_viewer::Loaded::new(trace(350.0, 200.0), "new".into());
+    let base = std::sync::Arc::new(trace(200.0, 400.0));
+    let names = |p: &Panel| -> Vec<String> {
+        (p.stats_rows().iter())
+            .map(|r| new.trace.str(r.name).to_string())
+            .collect()
+    };
+    let mut plain = Panel::default();
+    lay_out_with(&mut plain, &new, None);
+    assert_eq!(names(&plain), ["frame", "grows", "shrinks"], "by self time");
+
+    let mut panel = Panel::default();
+    let (rects, panel_rect) = lay_out_with(&mut panel, &new, Some(base));
+    assert_eq!(rects.len(), 6, "name, count, total, self, base, Δ self");
+    assert_inside(&rects, panel_rect);
+    assert_eq!(
+        names(&panel),
+        ["grows", "frame", "shrinks"],
+        "by regression"
+    );
 }

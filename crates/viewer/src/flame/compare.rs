@@ -52,7 +52,7 @@ pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec
         let name = label_text(bt, base.label[i]).into_owned();
         by_name.insert((base.parent[i], name), i as u32);
     }
-    let min_delta = (bt.duration_ns() / 1000).max(1);
+    let min_delta = min_delta(bt);
     // NEW's node -> BASE's node.
     let mut twin: Vec<Option<u32>> = vec![None; new.len()];
     let mut out = Vec::with_capacity(new.len());
@@ -68,20 +68,7 @@ pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec
         twin[i] = b;
         let n = new.self_ns[i];
         let base_self = b.map(|b| base.self_ns[b as usize]);
-        let status = match base_self {
-            None => Status::Added,
-            Some(v) => {
-                let d = n - v;
-                let big = d != 0
-                    && d.unsigned_abs() >= min_delta.unsigned_abs()
-                    && (v == 0 || d.unsigned_abs() as f64 * 100.0 >= THRESHOLD_PCT * v as f64);
-                match (big, d > 0) {
-                    (false, _) => Status::Unchanged,
-                    (true, true) => Status::Slower,
-                    (true, false) => Status::Faster,
-                }
-            }
-        };
+        let status = judge(base_self, n, min_delta);
         out.push(Change {
             base_self,
             new_self: n,
@@ -102,6 +89,29 @@ pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec
         c.intensity = (size(c) as f64 / max as f64) as f32;
     }
     out
+}
+
+/// The verdict on a self time of `new` against BASE's `base` (`None`: BASE has none): a
+/// change counts from 5% of BASE's value and from `min_delta`.
+pub fn judge(base: Option<i64>, new: i64, min_delta: i64) -> Status {
+    let Some(v) = base else {
+        return Status::Added;
+    };
+    let d = new - v;
+    let big = d != 0
+        && d.unsigned_abs() >= min_delta.unsigned_abs()
+        && (v == 0 || d.unsigned_abs() as f64 * 100.0 >= THRESHOLD_PCT * v as f64);
+    match (big, d > 0) {
+        (false, _) => Status::Unchanged,
+        (true, true) => Status::Slower,
+        (true, false) => Status::Faster,
+    }
+}
+
+/// The smallest change that counts in a comparison with `base`: 0.1% of its duration
+/// (`diff --min-delta`'s default).
+pub fn min_delta(base: &Trace) -> i64 {
+    (base.duration_ns() / 1000).max(1)
 }
 
 /// The fill of a frame in compare mode.

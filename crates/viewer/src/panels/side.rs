@@ -56,6 +56,8 @@ pub struct Panel {
     /// Where the table's column headers were last drawn (for layout tests).
     pub header_rects: Vec<egui::Rect>,
     resort: bool,
+    /// Compare mode: BASE's figures for the table's base and Δ columns.
+    base_self: Option<stats::BaseSelf>,
     /// The analysis of the name last clicked in the table.
     pub analysis: Option<NameAnalysis>,
     /// The SQL section.
@@ -86,6 +88,7 @@ impl Default for Panel {
             stats_extra: Vec::new(),
             header_rects: Vec::new(),
             resort: false,
+            base_self: None,
             analysis: None,
             query: Default::default(),
             focus_marker: None,

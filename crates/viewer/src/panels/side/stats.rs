@@ -1,10 +1,14 @@
 //! The statistics table: its columns (some optional, chosen in a menu), sorting, and the
 //! compact number formats that keep its columns narrow.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use egui::{RichText, TextEdit, Ui};
-use trace_model::NameStats;
+use trace_model::{NameStats, StatsFilter, Trace};
 
 use super::Panel;
+use crate::flame::compare;
 use crate::loaded::Loaded;
 use crate::panels::csv::table_text;
 use crate::view::state::ViewState;
@@ -28,6 +32,8 @@ pub enum SortColumn {
     P90,
     /// Longest duration.
     Max,
+    /// Compare mode: the change of the self time from BASE (not in the columns menu).
+    Delta,
 }
 
 impl SortColumn {
@@ -95,6 +101,7 @@ impl SortColumn {
             SortColumn::P50 => compact_duration(r.p50_ns),
             SortColumn::P90 => compact_duration(r.p90_ns),
             SortColumn::Max => compact_duration(r.max_ns),
+            SortColumn::Delta => String::new(),
         }
     }
 }
@@ -116,6 +123,16 @@ impl Panel {
         if stale {
             self.stats = s.stats(l);
             self.stats_for = Some(s.range);
+            self.resort = true;
+        }
+        // Compare mode's columns are for the whole traces.
+        let base = s
+            .flame
+            .base
+            .as_ref()
+            .filter(|_| self.stats_for == Some(None));
+        self.compare_with(base);
+        if std::mem::take(&mut self.resort) {
             self.sort_rows(l);
         }
         let t = &l.trace;
@@ -157,7 +174,7 @@ impl Panel {
             .striped(true)
             .max_scroll_height(320.0)
             .column(Column::remainder().at_least(80.0).clip(true))
-            .columns(num, cols.len() - 1)
+            .columns(num, cols.len() - 1 + 2 * self.base_self.is_some() as usize)
             .header(row_h, |mut header| {
                 for &(col, label, tip) in &cols {
                     let (_, r) = header.col(|ui| {
@@ -182,6 +199,34 @@ impl Panel {
                             self.resort = true;
                         }
                         resp.context_menu(|ui| column_menu(ui, &mut self.stats_extra));
+                    });
+                    self.header_rects.push(r.rect);
+                }
+                if self.base_self.is_some() {
+                    let (_, r) = header.col(|ui| {
+                        ui.label(RichText::new("base").strong())
+                            .on_hover_text("self time in the trace compared with (BASE)");
+                    });
+                    self.header_rects.push(r.rect);
+                    let (_, r) = header.col(|ui| {
+                        let col = SortColumn::Delta;
+                        let arrow = match (self.sort == col, self.descending) {
+                            (true, true) => " v",
+                            (true, false) => " ^",
+                            _ => "",
+                        };
+                        let text = RichText::new(format!("Δ self{arrow}")).strong();
+                        let tip = "the change of the self time from BASE: red slower, blue \
+                                   faster (as the flame graph judges it); click to sort";
+                        if ui
+                            .selectable_label(self.sort == col, text)
+                            .on_hover_text(tip)
+                            .clicked()
+                        {
+                            self.descending = self.sort != col || !self.descending;
+                            self.sort = col;
+                            self.resort = true;
+                        }
                     });
                     self.header_rects.push(r.rect);
                 }
@@ -219,6 +264,31 @@ impl Panel {
                             }
                         });
                     }
+                    if let Some(b) = &self.base_self {
+                        let was = b.self_ns.get(name).copied();
+                        row.col(|ui| {
+                            ui.label(was.map_or("—".into(), compact_duration));
+                        });
+                        row.col(|ui| {
+                            let d = r.self_ns - was.unwrap_or(0);
+                            let text =
+                                format!("{}{}", if d > 0 { "+" } else { "" }, compact_duration(d));
+                            let colour = match compare::judge(was, r.self_ns, b.min_delta) {
+                                compare::Status::Slower | compare::Status::Added => {
+                                    Some(egui::Color32::from_rgb(214, 48, 44))
+                                }
+                                compare::Status::Faster => {
+                                    Some(egui::Color32::from_rgb(44, 108, 224))
+                                }
+                                compare::Status::Unchanged => None,
+                            };
+                            let text = match colour {
+                                Some(c) => RichText::new(text).color(c),
+                                None => RichText::new(text),
+                            };
+                            ui.label(text);
+                        });
+                    }
                 });
             });
         if std::mem::take(&mut self.resort) {
@@ -227,9 +297,39 @@ impl Panel {
         clicked
     }
 
+    /// The statistics table's rows, in their order (unfiltered).
+    pub fn stats_rows(&self) -> &[NameStats] {
+        &self.stats
+    }
+
+    /// Compare mode's columns against `base` (none without it): BASE's self time per name,
+    /// worked out once per BASE; a new BASE sorts the table by regression.
+    fn compare_with(&mut self, base: Option<&Arc<Trace>>) {
+        let same = match (base, &self.base_self) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, &b.trace),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        self.base_self = base.map(|bt| BaseSelf::of(bt.clone()));
+        if self.base_self.is_some() {
+            (self.sort, self.descending) = (SortColumn::Delta, true);
+        } else if self.sort == SortColumn::Delta {
+            self.sort = SortColumn::SelfTime;
+        }
+        self.resort = true;
+    }
+
     fn sort_rows(&mut self, l: &Loaded) {
         let t = &l.trace;
         let key = self.sort;
+        let base = self.base_self.as_ref();
+        let delta = |r: &NameStats| {
+            let was = base.and_then(|b| b.self_ns.get(t.str(r.name)).copied());
+            r.self_ns - was.unwrap_or(0)
+        };
         self.stats.sort_by(|a, b| {
             let o = match key {
                 SortColumn::Name => t.str(a.name).cmp(t.str(b.name)),
@@ -240,6 +340,7 @@ impl Panel {
                 SortColumn::P50 => a.p50_ns.cmp(&b.p50_ns),
                 SortColumn::P90 => a.p90_ns.cmp(&b.p90_ns),
                 SortColumn::Max => a.max_ns.cmp(&b.max_ns),
+                SortColumn::Delta => delta(a).cmp(&delta(b)),
             };
             let o = o.then_with(|| t.str(a.name).cmp(t.str(b.name)));
             if self.descending {
@@ -248,6 +349,31 @@ impl Panel {
                 o
             }
         });
+    }
+}
+
+/// Compare mode's figures from BASE for the statistics table.
+#[derive(Debug)]
+pub(super) struct BaseSelf {
+    /// The trace compared with (which these figures are of).
+    trace: Arc<Trace>,
+    /// Self time per span name over the whole trace.
+    self_ns: HashMap<String, i64>,
+    /// The smallest change that counts ([`compare::min_delta`]).
+    min_delta: i64,
+}
+
+impl BaseSelf {
+    fn of(trace: Arc<Trace>) -> BaseSelf {
+        let self_ns = (trace.stats(&StatsFilter::default()).iter())
+            .map(|r| (trace.str(r.name).to_string(), r.self_ns))
+            .collect();
+        let min_delta = compare::min_delta(&trace);
+        BaseSelf {
+            trace,
+            self_ns,
+            min_delta,
+        }
     }
 }
 
