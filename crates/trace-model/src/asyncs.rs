@@ -79,7 +79,7 @@ impl AsyncSlice {
 pub struct AsyncTrack {
     /// Index into [`Trace::processes`](crate::Trace::processes).
     pub process: u32,
-    /// The name the track's top-level slices share.
+    /// The track's name: a Perfetto track's own, else the name its top-level slices share.
     pub name: StrId,
     /// Rows, top to bottom: indices into [`Trace::async_slices`](crate::Trace::async_slices),
     /// sorted by start, never overlapping.
@@ -88,9 +88,13 @@ pub struct AsyncTrack {
 
 type Key = (bool, StrId, StrId, Option<u32>);
 
+/// Named tracks (Perfetto's): (process, operation id) to the track's name.
+pub(crate) type TrackNames = HashMap<(u32, StrId), StrId>;
+
 /// Pairs `events` (sorted by time) into slices and tracks.
 pub(crate) fn build(
     events: &[AsyncEvent],
+    track_names: &TrackNames,
     end_ns: i64,
     diags: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<AsyncSlice>, Vec<AsyncTrack>) {
@@ -177,7 +181,7 @@ pub(crate) fn build(
             format!("{unfinished} async operation(s) never ended; drawn to the trace's end")
         });
     }
-    let tracks = pack(&slices);
+    let tracks = pack(&slices, track_names);
     (slices, tracks)
 }
 
@@ -196,8 +200,9 @@ fn warn_unmatched(diags: &mut Diagnostics<ModelWarning>, e: &AsyncEvent) {
     });
 }
 
-/// Groups operations into tracks by (process, top-level name) and packs them into rows.
-fn pack(slices: &[AsyncSlice]) -> Vec<AsyncTrack> {
+/// Groups operations into tracks by (process, the named track of their id, else their
+/// top-level name) and packs them into rows.
+fn pack(slices: &[AsyncSlice], track_names: &TrackNames) -> Vec<AsyncTrack> {
     // Each slice's top-level slice: parents come before children.
     let mut root = vec![0u32; slices.len()];
     let mut height = vec![0u16; slices.len()];
@@ -224,10 +229,12 @@ fn pack(slices: &[AsyncSlice]) -> Vec<AsyncTrack> {
         if s.parent != NO_PARENT {
             continue;
         }
-        let t = *track_of.entry((s.process, s.name)).or_insert_with(|| {
+        let name = track_names.get(&(s.process, s.id)).copied();
+        let name = name.unwrap_or(s.name);
+        let t = *track_of.entry((s.process, name)).or_insert_with(|| {
             tracks.push(AsyncTrack {
                 process: s.process,
-                name: s.name,
+                name,
                 rows: Vec::new(),
             });
             row_end.push(Vec::new());

@@ -65,6 +65,8 @@ pub struct TraceBuilder {
     async_events: Vec<AsyncEvent>,
     samples: Vec<SampleEvent>,
     metadata: Vec<Metadata>,
+    /// Named async tracks (`M` `track_name` with an `id`): (process, id, name).
+    pub(super) track_names: Vec<(u32, StrId, StrId)>,
     diags: Diagnostics<ModelWarning>,
     start: i64,
     end: i64,
@@ -102,6 +104,7 @@ impl Default for TraceBuilder {
             async_events: Vec::new(),
             samples: Vec::new(),
             metadata: Vec::new(),
+            track_names: Vec::new(),
             diags: Diagnostics::default(),
             start: i64::MAX,
             end: i64::MIN,
@@ -526,6 +529,17 @@ impl TraceBuilder {
                         Some(i) => self.threads[t].sort_index = Some(i),
                         None => bad(&mut self.diags),
                     }
+                }
+            }
+            "track_name" if ev.id.is_some() => {
+                let pid = self.ext_id(&ev.pid);
+                let process = self.process(pid);
+                match (as_text(field("name")), ev.id.as_deref()) {
+                    (Some(n), Some(id)) => {
+                        let (id, n) = (self.strings.intern(id), self.strings.intern(&n));
+                        self.track_names.push((process, id, n));
+                    }
+                    _ => bad(&mut self.diags),
                 }
             }
             _ => {

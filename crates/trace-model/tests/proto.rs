@@ -153,3 +153,24 @@ fn chrome_thread_time_counters_belong_to_their_threads() {
     assert!(!t.counters().is_empty());
     assert!(t.counters().iter().all(|c| c.thread.is_none()));
 }
+
+/// A named async track keeps its operations together under its own name, as Perfetto
+/// shows it ("Requests" holds "fetch A", with "dns" in it, then "fetch B").
+#[test]
+fn a_named_async_track_is_one_track() {
+    let t = trace_model::load(fixture("tracks.pftrace")).expect("loads");
+    let tracks: Vec<(&str, Vec<&str>)> = (t.async_tracks().iter())
+        .map(|a| {
+            let mut names: Vec<&str> = (a.rows.iter().flatten())
+                .map(|&s| t.str(t.async_slices()[s as usize].name))
+                .collect();
+            names.sort();
+            (t.str(a.name), names)
+        })
+        .collect();
+    assert_eq!(
+        tracks,
+        [("Requests", vec!["dns", "fetch A", "fetch B"])],
+        "{tracks:?}"
+    );
+}

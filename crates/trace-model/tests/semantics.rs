@@ -289,6 +289,26 @@ fn string_pids_stay_distinct_processes() {
 }
 
 #[test]
+fn a_named_track_holds_its_operations_whatever_their_names() {
+    // Perfetto's named async tracks, as the protobuf decoder hands them over: operations of
+    // one id under an `M` `track_name`. Without the name each would be its own track.
+    let t = load(
+        r#"[{"ph":"M","name":"track_name","pid":1,"tid":1,"id":"20","args":{"name":"Requests"}},
+            {"ph":"b","name":"fetch A","id":"20","ts":1,"pid":1,"tid":1},
+            {"ph":"e","name":"fetch A","id":"20","ts":3,"pid":1,"tid":1},
+            {"ph":"b","name":"fetch B","id":"20","ts":4,"pid":1,"tid":1},
+            {"ph":"e","name":"fetch B","id":"20","ts":5,"pid":1,"tid":1},
+            {"ph":"b","name":"other","id":"21","ts":1,"pid":1,"tid":1},
+            {"ph":"e","name":"other","id":"21","ts":2,"pid":1,"tid":1}]"#,
+    );
+    let tracks: Vec<(&str, usize)> = (t.async_tracks().iter())
+        .map(|a| (t.str(a.name), a.rows.iter().map(Vec::len).sum()))
+        .collect();
+    assert_eq!(tracks, [("Requests", 2), ("other", 1)]);
+    assert!(t.diagnostics().is_empty(), "{:?}", t.warning_counts());
+}
+
+#[test]
 fn a_thread_scoped_counter_is_its_threads_own() {
     // Same name and key on two threads and on the process: three series, not one.
     let t = load(

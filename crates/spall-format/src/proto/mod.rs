@@ -39,6 +39,7 @@ mod compressed;
 mod events;
 mod hash;
 mod kinds;
+mod named;
 mod parts;
 mod scan;
 mod seq;
@@ -147,7 +148,7 @@ pub(crate) fn decode<S: EventSink>(
     let mut bundles = Vec::new();
     let found = first_pass(b, &mut bundles, d)?;
     let total = b.len() as u64;
-    let mut events = events::names(&found, sink);
+    let mut events = events::names(&found, sink) + named::track_names(&found, sink);
     let mut lefts = Vec::new();
     let mut done = 0;
     for ranges in parts::plan(&found) {
@@ -181,7 +182,8 @@ where
     let found = first_pass(b, &mut bundles, d)?;
     spall_util::timing::stage("protobuf first pass");
     let mut sinks = vec![new_sink()];
-    let mut events = events::names(&found, &mut sinks[0]);
+    let mut events =
+        events::names(&found, &mut sinks[0]) + named::track_names(&found, &mut sinks[0]);
     let done: Vec<_> = parts::plan(&found)
         .par_iter()
         .map(|ranges| {

@@ -35,6 +35,8 @@ struct OtherEvents {
     flows: Vec<Flow>,
     async_events: Vec<AsyncEvent>,
     samples: Vec<SampleTrack>,
+    /// Named async tracks: (process, id, name).
+    track_names: Vec<(u32, StrId, StrId)>,
 }
 
 /// Async slices and tracks, and the warnings of pairing them.
@@ -53,6 +55,7 @@ impl TraceBuilder {
             async_events,
             samples,
             metadata,
+            track_names,
             mut diags,
             start,
             end,
@@ -76,6 +79,7 @@ impl TraceBuilder {
             flows,
             async_events,
             samples,
+            track_names,
         };
         // Threads are independent of each other and of the other events, which need only
         // the new thread order.
@@ -272,7 +276,11 @@ impl OtherEvents {
             a.process = new_process[a.process as usize];
         }
         self.async_events.sort_by_key(|a| a.ts);
-        let (async_slices, mut async_tracks) = asyncs::build(&self.async_events, end, &mut d);
+        let names = (self.track_names.iter())
+            .map(|&(p, id, n)| ((new_process[p as usize], id), n))
+            .collect();
+        let (async_slices, mut async_tracks) =
+            asyncs::build(&self.async_events, &names, end, &mut d);
         async_tracks.sort_by_key(|t| t.process);
         for s in &mut self.samples {
             s.thread = new_thread[s.thread as usize];

@@ -245,6 +245,8 @@ impl TraceBuilder {
             (e.name, e.id, e.args, e.thread) = (r.s(e.name), r.s(e.id), r.a(e.args), t(e.thread));
             e
         }));
+        (self.track_names)
+            .extend((c.track_names.into_iter()).map(|(pr, id, n)| (p(pr), r.s(id), r.s(n))));
         self.metadata.extend(c.metadata.into_iter().map(|mut m| {
             (m.name, m.args, m.process) = (r.s(m.name), r.a(m.args), p(m.process));
             m.thread = m.thread.map(t);
