@@ -168,7 +168,7 @@ pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
     write_compare(l, shot, None, out)
 }
 
-/// [`write`], in compare mode when `base` is given ([`prepare_compare`]).
+/// [`write()`], in compare mode when `base` is given ([`prepare_compare`]).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write_compare(
     l: &Loaded,
