@@ -137,6 +137,8 @@ pub struct Input {
     gzip: bool,
     input_bytes: u64,
     diagnostics: Diagnostics,
+    /// `DecodeOptions::max_decompressed`: also bounds protobuf's compressed packets.
+    max_decompressed: u64,
 }
 
 impl Input {
@@ -170,6 +172,7 @@ impl Input {
             gzip,
             input_bytes,
             diagnostics,
+            max_decompressed: opts.max_decompressed,
         })
     }
 
@@ -178,12 +181,14 @@ impl Input {
         gzip: bool,
         input_bytes: u64,
         diagnostics: Diagnostics,
+        max_decompressed: u64,
     ) -> Input {
         Input {
             bytes,
             gzip,
             input_bytes,
             diagnostics,
+            max_decompressed,
         }
     }
 
@@ -205,6 +210,7 @@ impl Input {
             self.gzip,
             self.input_bytes,
             self.diagnostics.clone(),
+            self.max_decompressed,
             sink,
         );
         // Zeros read past a shrunken file's end decode to anything: the error comes first.
@@ -234,15 +240,18 @@ pub fn decode_with<S: EventSink>(
     }
     // Uncompressed input is decoded in place, with no copy.
     let len = bytes.len() as u64;
-    decode_plain(bytes, false, len, Diagnostics::default(), sink)
+    let limit = opts.max_decompressed;
+    decode_plain(bytes, false, len, Diagnostics::default(), limit, sink)
 }
 
-/// Decodes uncompressed bytes; `diagnostics` may already hold decompression warnings.
+/// Decodes uncompressed bytes; `diagnostics` may already hold decompression warnings;
+/// `max_decompressed` bounds what protobuf's compressed packets may inflate to.
 pub(crate) fn decode_plain<S: EventSink>(
     b: &[u8],
     gzip: bool,
     input_bytes: u64,
     mut diagnostics: Diagnostics,
+    max_decompressed: u64,
     sink: &mut S,
 ) -> Result<Summary, Error> {
     let (format, events, spall, json) = match detect(b) {
@@ -267,7 +276,7 @@ pub(crate) fn decode_plain<S: EventSink>(
             (Format::Json, n, None, Some(info))
         }
         Detected::Proto => {
-            let n = proto::decode(b, sink, &mut diagnostics)?;
+            let n = proto::decode(b, sink, &mut diagnostics, max_decompressed)?;
             (Format::Proto, n, None, None)
         }
     };

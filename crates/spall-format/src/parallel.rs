@@ -103,6 +103,7 @@ impl Input {
         let r = decode_plain_parallel(
             self.bytes(),
             self.diagnostics.clone(),
+            self.max_decompressed,
             &new_sink,
             progress,
             &release,
@@ -133,6 +134,7 @@ where
     decode_plain_parallel(
         bytes,
         Diagnostics::default(),
+        opts.max_decompressed,
         &new_sink,
         progress,
         &|_, _| {},
@@ -145,6 +147,7 @@ type Release<'r> = &'r (dyn Fn(usize, usize) + Sync);
 fn decode_plain_parallel<S, F>(
     b: &[u8],
     diags: Diagnostics,
+    max_decompressed: u64,
     new_sink: &F,
     progress: &(dyn Fn(u64, u64) + Sync),
     release: Release<'_>,
@@ -157,7 +160,13 @@ where
     let result = match detect(b) {
         Detected::Spall if parallel => spall_v3(b, diags.clone(), new_sink, progress, release)?,
         Detected::Json if parallel => Some(json(b, diags.clone(), new_sink, progress, release)?),
-        Detected::Proto if parallel => Some(proto(b, diags.clone(), new_sink, progress)?),
+        Detected::Proto if parallel => Some(proto(
+            b,
+            diags.clone(),
+            max_decompressed,
+            new_sink,
+            progress,
+        )?),
         _ => None,
     };
     match result {
@@ -167,7 +176,7 @@ where
                 sink: new_sink(),
                 progress,
             };
-            let summary = decode_plain(b, false, b.len() as u64, diags, &mut f)?;
+            let summary = decode_plain(b, false, b.len() as u64, diags, max_decompressed, &mut f)?;
             Ok((summary, vec![f.sink]))
         }
     }
@@ -232,6 +241,7 @@ where
 fn proto<S, F>(
     b: &[u8],
     mut diags: Diagnostics,
+    max_decompressed: u64,
     new_sink: &F,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Decoded<S>, Error>
@@ -245,7 +255,9 @@ where
         report: progress,
     };
     let (events, sinks) =
-        crate::proto::decode_parallel(b, &mut diags, new_sink, &|n| progress.add(n))?;
+        crate::proto::decode_parallel(b, &mut diags, max_decompressed, new_sink, &|n| {
+            progress.add(n)
+        })?;
     let summary = Summary {
         format: Format::Proto,
         gzip: false,

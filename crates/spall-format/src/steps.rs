@@ -212,7 +212,8 @@ impl<S: EventSink> Steps<S> {
             Phase::Whole => {
                 let mut sink = (self.new_sink)();
                 let diags = std::mem::take(&mut self.diags);
-                let s = decode_plain(b, self.gzip, self.input_bytes, diags, &mut sink)?;
+                let limit = self.opts.max_decompressed;
+                let s = decode_plain(b, self.gzip, self.input_bytes, diags, limit, &mut sink)?;
                 self.diags = s.diagnostics;
                 self.events = s.events;
                 self.format = Some((s.format, s.spall, s.json));
@@ -328,6 +329,7 @@ impl<S: EventSink> Steps<S> {
             self.gzip,
             self.input_bytes,
             self.input_diags,
+            self.opts.max_decompressed,
         );
         Ok(Decoded {
             summary,

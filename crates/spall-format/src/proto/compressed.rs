@@ -11,10 +11,9 @@ use std::io::Read;
 
 use crate::diag::{Diagnostics, WarningKind};
 
-/// The most bytes all of a trace's bundles may inflate to, together: the default limit on
-/// gzip input, lowered to the memory available.
-pub fn limit() -> u64 {
-    let cap = crate::DecodeOptions::default().max_decompressed;
+/// The most bytes all of a trace's bundles may inflate to, together: `cap` (the limit on
+/// gzip input, `--max-decompressed`), lowered to the memory available.
+pub fn limit(cap: u64) -> u64 {
     match spall_util::MemoryLimit::Available.resolve() {
         Some((m, _)) => cap.min(m),
         None => cap,

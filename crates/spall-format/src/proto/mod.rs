@@ -144,9 +144,10 @@ pub(crate) fn decode<S: EventSink>(
     b: &[u8],
     sink: &mut S,
     d: &mut Diagnostics,
+    max_decompressed: u64,
 ) -> Result<u64, Error> {
     let mut bundles = Vec::new();
-    let found = first_pass(b, &mut bundles, d)?;
+    let found = first_pass(b, &mut bundles, d, max_decompressed)?;
     let total = b.len() as u64;
     let mut events = events::names(&found, sink) + named::track_names(&found, sink);
     let mut lefts = Vec::new();
@@ -170,6 +171,7 @@ pub(crate) fn decode<S: EventSink>(
 pub(crate) fn decode_parallel<S, F>(
     b: &[u8],
     d: &mut Diagnostics,
+    max_decompressed: u64,
     new_sink: &F,
     add: &(dyn Fn(u64) + Sync),
 ) -> Result<(u64, Vec<S>), Error>
@@ -179,7 +181,7 @@ where
 {
     use rayon::prelude::*;
     let mut bundles = Vec::new();
-    let found = first_pass(b, &mut bundles, d)?;
+    let found = first_pass(b, &mut bundles, d, max_decompressed)?;
     spall_util::timing::stage("protobuf first pass");
     let mut sinks = vec![new_sink()];
     let mut events =
@@ -214,6 +216,7 @@ fn first_pass<'a>(
     b: &'a [u8],
     bundles: &'a mut Vec<compressed::Bundle>,
     d: &mut Diagnostics,
+    max_decompressed: u64,
 ) -> Result<scan::Found<'a>, Error> {
     let mut first = Diagnostics::default();
     let found = scan::scan(b, &[], &mut first)?;
@@ -223,7 +226,7 @@ fn first_pass<'a>(
     }
     // Walked again with the bundles in their places, so that everything is read in file
     // order: files that hold compressed packets hold little else, so this pass is short.
-    *bundles = compressed::inflate(&found.compressed, compressed::limit(), d);
+    *bundles = compressed::inflate(&found.compressed, compressed::limit(max_decompressed), d);
     drop(found);
     let bundles: &'a [compressed::Bundle] = bundles;
     scan::scan(b, bundles, d)

@@ -397,6 +397,26 @@ fn compressed_packets_decode_in_place_and_never_inflate_past_the_limit() {
     let sizes: Vec<_> = out.iter().map(|x| x.bytes.len()).collect();
     assert_eq!(sizes, [1 << 20, 0, 0]);
     assert_eq!(d.count(WarningKind::ProtoMalformed), 2);
+    // The same through the decoder: `--max-decompressed` bounds bundles as it bounds gzip.
+    let b = trace(&[M::default().b(50, &zlib(&inner)), M::default().b(50, &bomb)]);
+    for parallel in [false, true] {
+        let opts = crate::DecodeOptions {
+            max_decompressed: 1 << 19,
+            ..crate::DecodeOptions::default()
+        };
+        let s = if parallel {
+            crate::decode_parallel(&b, &opts, Collect::default, &|_, _| {})
+                .unwrap()
+                .0
+        } else {
+            crate::decode_with(&b, &opts, &mut Collect::default()).unwrap()
+        };
+        assert_eq!(
+            s.diagnostics.count(WarningKind::ProtoMalformed),
+            1,
+            "{parallel}"
+        );
+    }
     let b = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/fixtures/proto/compressed.pftrace"
