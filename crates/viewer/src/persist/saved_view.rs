@@ -203,7 +203,10 @@ mod tests {
         let mut same = ViewState::new(&l, 1000.0, 700.0, theme);
         assert_eq!(apply(&v, &mut same, &l, Some(stamp)), Some(want));
         assert!(same.collapsed.threads[1] && !same.collapsed.threads[0]);
-        assert!(same.collapsed.async_groups[0], "a folded async group stays folded");
+        assert!(
+            same.collapsed.async_groups[0],
+            "a folded async group stays folded"
+        );
         assert!(same.collapsed.hidden.contains(&Track::Thread(2)));
         assert!(same.collapsed.pinned.contains(&Track::Process(0)));
 
