@@ -133,7 +133,7 @@ impl TraceDb {
         };
         vtab::register(&db, "ancestor_slice", Arc::new(related(true)))?;
         vtab::register(&db, "descendant_slice", Arc::new(related(false)))?;
-        vtab::register(&db, "thread", Arc::new(Threads(trace.clone())))?;
+        vtab::register(&db, "thread", Arc::new(Threads::new(trace.clone())))?;
         vtab::register(&db, "process", Arc::new(Processes(trace.clone())))?;
         vtab::register(&db, "thread_track", Arc::new(ThreadTracks(trace.clone())))?;
         vtab::register(&db, "counter_track", Arc::new(CounterTracks(trace.clone())))?;

@@ -5,14 +5,55 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::types::Value;
-use trace_model::{InstantScope, Trace};
+use trace_model::{ExtId, InstantScope, Trace};
 
 use crate::placed::Placed;
 use crate::slices::SliceIds;
 use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
 
-/// `thread(utid, tid, name, upid, sort_index, pid)`.
-pub(crate) struct Threads(pub Arc<Trace>);
+/// `thread(utid, tid, name, upid, sort_index, pid)`: the model's threads, then, as
+/// trace_processor does, a main thread (tid = pid, no name) for each process that has
+/// none. Like trace_processor, a thread whose tid is 0 in a process whose pid is not (a
+/// Bazel profile's "Critical Path", events without a tid) is that process's main thread.
+pub(crate) struct Threads {
+    pub t: Arc<Trace>,
+    /// By process: whether a thread of its own has tid = pid.
+    has_main: Vec<bool>,
+    /// The processes given a main thread, in order: utids from `threads().len()` on.
+    mains: Vec<u32>,
+}
+
+impl Threads {
+    pub(crate) fn new(t: Arc<Trace>) -> Threads {
+        let has = |p: &trace_model::Process, tid: ExtId| {
+            p.threads
+                .iter()
+                .any(|&i| t.threads()[i as usize].tid == tid)
+        };
+        let has_main: Vec<bool> = t.processes().iter().map(|p| has(p, p.pid)).collect();
+        let mains = (0..t.processes().len() as u32)
+            .filter(|&i| {
+                let p = &t.processes()[i as usize];
+                !has_main[i as usize] && (p.pid == ExtId::Num(0) || !has(p, ExtId::Num(0)))
+            })
+            .collect();
+        Threads { t, has_main, mains }
+    }
+
+    fn len(&self) -> usize {
+        self.t.threads().len() + self.mains.len()
+    }
+
+    /// The tid trace_processor gives a thread of the model.
+    fn tid(&self, th: &trace_model::Thread) -> ExtId {
+        match th.tid {
+            ExtId::Num(0) if th.pid != ExtId::Num(0) && !self.has_main[th.process as usize] => {
+                th.pid
+            }
+            tid => tid,
+        }
+    }
+}
 
 impl Source for Threads {
     fn schema(&self) -> String {
@@ -22,16 +63,28 @@ impl Source for Threads {
         col == 0
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let r = Bounds::of(cons, 0).clamp(self.0.threads().len());
+        let r = Bounds::of(cons, 0).clamp(self.len());
         only(r.start as u64, r.end as u64)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let t = &self.0;
-        let th = &t.threads()[row as usize];
+        let t = &self.t;
+        let Some(th) = t.threads().get(row as usize) else {
+            let upid = self.mains[row as usize - t.threads().len()];
+            return match col {
+                0 => Cell::Int(row as i64),
+                1 | 5 => ext(t, t.processes()[upid as usize].pid),
+                3 => Cell::Int(upid as i64),
+                _ => Cell::Null,
+            };
+        };
         match col {
             0 => Cell::Int(row as i64),
-            1 => ext(t, th.tid),
-            2 => th.name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
+            1 => ext(t, self.tid(th)),
+            // trace_processor keeps no empty thread name (`thread_name` with `""`).
+            2 => match th.name.map(|n| t.str(n)) {
+                None | Some("") => Cell::Null,
+                Some(n) => Cell::Text(n),
+            },
             3 => Cell::Int(th.process as i64),
             4 => opt_int(th.sort_index),
             5 => ext(t, th.pid),
@@ -42,7 +95,7 @@ impl Source for Threads {
         if cons.contains(&(0, Op::Eq)) {
             1.0
         } else {
-            self.0.threads().len().max(1) as f64
+            self.len().max(1) as f64
         }
     }
 }

@@ -45,8 +45,13 @@ fn counts_and_sums_match_the_model() {
             spans
         );
         assert_eq!(
-            one(&db, "SELECT COUNT(*) FROM thread"),
+            one(&db, "SELECT COUNT(*) FROM thread_track"),
             t.threads().len() as u64
+        );
+        // Every process has its main thread, as in trace_processor, and only one.
+        assert_eq!(
+            one(&db, "SELECT COUNT(*) FROM process p WHERE (SELECT COUNT(*) FROM thread WHERE upid = p.upid AND tid = p.pid) != 1"),
+            0
         );
         let r = db
             .query("SELECT name, COUNT(*), SUM(dur), SUM(self_dur) FROM slice WHERE kind = 'span' AND dur >= 0 GROUP BY name")
