@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use trace_model::{Group, GroupBy, Trace};
+use trace_model::{Group, GroupBy, Measure, NoiseRules, Side, Trace, Verdict};
 
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
 use crate::util::{human_ns, load, Fatal};
-use crate::{diff_flame, flame, mwu};
+use crate::{diff_flame, flame};
 
 /// Which number of a function is compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -172,9 +172,6 @@ impl Status {
     }
 }
 
-/// Fewer occurrences than this on either side: no test for noise, the numbers decide.
-const MIN_SAMPLES: usize = 5;
-
 /// One row of the comparison.
 struct Row<'a> {
     key: String,
@@ -186,74 +183,42 @@ struct Row<'a> {
     p_value: Option<f64>,
 }
 
-/// The rules that turn two numbers into a status.
+/// The rules that turn two numbers into a status: the metric, and the noise rules the
+/// viewer's compare mode shares.
 struct Rules {
     metric: Metric,
-    threshold: f64,
-    min_delta: i64,
-    alpha: f64,
+    noise: NoiseRules,
 }
 
 impl Rules {
     fn judge(&self, b: &Group, n: &Group) -> (Status, i64, Option<f64>, Option<f64>) {
         let m = self.metric;
         let (bv, nv) = (m.of(b), m.of(n));
-        let delta = nv - bv;
         let ratio = (bv != 0).then(|| nv as f64 / bv as f64);
-        let rel = |d: i64, base: i64| {
-            if base == 0 {
-                if d == 0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                }
-            } else {
-                d.unsigned_abs() as f64 / base.unsigned_abs() as f64
-            }
+        let measure = match m {
+            Metric::Count => Measure::Count,
+            Metric::Total | Metric::SelfTime => Measure::Sum,
+            _ => Measure::PerCall,
         };
-        // The absolute test is on time over the whole trace: a per-call metric's change
-        // counts once per call.
-        let impact = match m {
-            Metric::Count => None,
-            Metric::Total | Metric::SelfTime => Some(delta.unsigned_abs()),
-            _ => Some(
-                delta
-                    .unsigned_abs()
-                    .saturating_mul(b.stats.count.max(n.stats.count)),
-            ),
-        };
-        let big = delta != 0
-            && rel(delta, bv) * 100.0 >= self.threshold
-            && impact.is_none_or(|d| d >= self.min_delta.unsigned_abs());
         // Per-occurrence values: is their distribution shifted, or is it noise?
-        fn samples(m: Metric, g: &Group) -> &[i64] {
-            if m == Metric::SelfTime {
-                &g.self_times
-            } else {
-                &g.durations
+        fn side(m: Metric, g: &Group, value: i64) -> Side<'_> {
+            Side {
+                value,
+                count: g.stats.count,
+                samples: if m == Metric::SelfTime {
+                    &g.self_times
+                } else {
+                    &g.durations
+                },
             }
         }
-        let p_value = (m != Metric::Count
-            && b.durations.len() >= MIN_SAMPLES
-            && n.durations.len() >= MIN_SAMPLES)
-            .then(|| mwu::p_value(samples(m, b), samples(m, n)))
-            .flatten();
-        // A total or self time can change because the count did; then no shift in the
-        // per-occurrence values is needed for the change to be real.
-        let count_delta = n.stats.count as i64 - b.stats.count as i64;
-        let count_changed = rel(count_delta, b.stats.count as i64) * 100.0 >= self.threshold;
-        let gated = match m {
-            Metric::Count => false,
-            Metric::Total | Metric::SelfTime => !count_changed,
-            _ => true,
+        let j = self.noise.judge(measure, side(m, b, bv), side(m, n, nv));
+        let status = match j.verdict {
+            Verdict::Slower => Status::Regressed,
+            Verdict::Faster => Status::Improved,
+            Verdict::Unchanged => Status::Unchanged,
         };
-        let real = !gated || p_value.is_none_or(|p| p < self.alpha);
-        let status = match (big && real, delta > 0) {
-            (true, true) => Status::Regressed,
-            (true, false) => Status::Improved,
-            (false, _) => Status::Unchanged,
-        };
-        (status, delta, ratio, p_value)
+        (status, j.delta, ratio, j.p_value)
     }
 }
 
@@ -326,11 +291,13 @@ fn prepare(
     let gn = new.groups(&sel.filter(new, tn), by);
     let rules = Rules {
         metric: a.metric,
-        threshold: a.threshold,
-        min_delta: a
-            .min_delta
-            .unwrap_or_else(|| (base.duration_ns() / 1000).max(1)),
-        alpha: a.alpha,
+        noise: NoiseRules {
+            threshold_pct: a.threshold,
+            min_delta: a
+                .min_delta
+                .unwrap_or_else(|| NoiseRules::for_base(base).min_delta),
+            alpha: a.alpha,
+        },
     };
     Ok((rules, gb, gn))
 }
@@ -514,9 +481,9 @@ fn print_json(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
         "new": a.new.display().to_string(),
         "metric": a.metric.name(),
         "by": if a.by == By::Stack { "stack" } else { "name" },
-        "threshold_pct": rules.threshold,
-        "min_delta_ns": rules.min_delta,
-        "alpha": rules.alpha,
+        "threshold_pct": rules.noise.threshold_pct,
+        "min_delta_ns": rules.noise.min_delta,
+        "alpha": rules.noise.alpha,
         "summary": summary,
         "functions": functions,
     });
@@ -641,16 +608,16 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
         } else {
             "function"
         },
-        rules.threshold,
+        rules.noise.threshold_pct,
         m.show(if m == Metric::Count {
             0
         } else {
-            rules.min_delta
+            rules.noise.min_delta
         }),
         if m == Metric::Count {
             String::new()
         } else {
-            format!(", beyond noise (Mann-Whitney p < {})", rules.alpha)
+            format!(", beyond noise (Mann-Whitney p < {})", rules.noise.alpha)
         }
     );
     let md = |s: &str| s.replace('|', "\\|").replace('`', "'");

@@ -11,7 +11,6 @@ pub mod export;
 pub mod flame;
 pub mod info;
 pub mod markers;
-mod mwu;
 pub mod query;
 pub mod select;
 pub mod stats;
