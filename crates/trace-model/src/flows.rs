@@ -64,7 +64,7 @@ pub(crate) fn bind(
     links
 }
 
-fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
+pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
     let th = threads.get(p.thread as usize)?;
     let at = |depth: usize, index: usize| SpanRef {
         thread: p.thread,

@@ -96,6 +96,13 @@ impl Trace {
         &self.flow_links
     }
 
+    /// The span a flow point binds to by the rules [`flow_links`](Trace::flow_links)
+    /// follows (enclosing, next, or the slice that carried it), for a consumer that chains
+    /// points its own way (SQL, as trace_processor does). O(depth × log spans).
+    pub fn flow_point_span(&self, p: &crate::FlowPoint) -> Option<SpanRef> {
+        crate::flows::bind_point(&self.threads, p)
+    }
+
     /// The flow arrows leaving a span. O(log links).
     pub fn flows_from(&self, r: SpanRef) -> impl Iterator<Item = &FlowLink> {
         let i = self.flow_links.partition_point(|l| l.from < r);

@@ -148,10 +148,7 @@ impl TraceDb {
         vtab::register(&db, "process_track", tracks(true))?;
         vtab::register(&db, "counter", Arc::new(Counters::new(trace.clone())))?;
         vtab::register(&db, "instant", Arc::new(Instants(trace.clone())))?;
-        let flows = Flows {
-            t: trace.clone(),
-            ids: ids.clone(),
-        };
+        let flows = Flows::new(trace.clone(), &ids, &placed);
         vtab::register(&db, "flow", Arc::new(flows))?;
         vtab::register(&db, "args", Arc::new(Args(trace.clone())))?;
         extract_arg(&db, Args(trace.clone()))?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rusqlite::types::Value;
 use trace_model::{ExtId, InstantScope, Trace};
 
-use crate::placed::Placed;
+use crate::placed::{Placed, Src};
 use crate::slices::SliceIds;
 use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
 
@@ -394,10 +394,83 @@ impl Source for Instants {
     }
 }
 
-/// `flow(id, slice_out, slice_in, name, category)`: flows bound to spans.
+/// `flow(id, slice_out, slice_in, name, category)`: the arrows between slices, chained as
+/// trace_processor chains them. A JSON `s` or `t` leaves the deepest slice open at its
+/// time, a thread instant at that very time included; an `f` arrives at the enclosing
+/// slice (`bp: "e"`) or the next one to begin, an instant included, and, unlike
+/// chrome://tracing (and the viewer), does not end the flow: every later `f` of the id
+/// leaves from the same `s` until another `s`. Flow v2 (`bind_id`) and protobuf flows keep
+/// the model's links.
 pub(crate) struct Flows {
     pub t: Arc<Trace>,
-    pub ids: Arc<SliceIds>,
+    /// (slice_out, slice_in, index into `flows()`), in the order of the flows.
+    links: Vec<(u64, u64, u32)>,
+}
+
+impl Flows {
+    pub(crate) fn new(t: Arc<Trace>, ids: &SliceIds, placed: &Placed) -> Flows {
+        // Protobuf flows keep the model's chaining and binding (their ids end flows).
+        if t.decode_summary().format.name() == "perfetto" {
+            let links = t.flow_links().iter();
+            let links = links
+                .map(|l| (ids.id(l.from), ids.id(l.to), l.flow))
+                .collect();
+            return Flows { t, links };
+        }
+        let mut links = Vec::new();
+        for (fi, f) in t.flows().iter().enumerate() {
+            let mut prev: Option<u64> = None;
+            for p in &f.points {
+                let r = bind_point(&t, ids, placed, p);
+                if p.phase != b's' {
+                    if let (Some(from), Some(to)) = (prev, r) {
+                        if from != to {
+                            links.push((from, to, fi as u32));
+                        }
+                    }
+                }
+                if p.phase != b'f' {
+                    prev = r.or(prev);
+                } else if p.on_slice {
+                    prev = None;
+                }
+            }
+        }
+        Flows { t, links }
+    }
+}
+
+/// The slice id a flow point binds to: the model's span, or a thread instant where
+/// trace_processor would take it instead.
+fn bind_point(
+    t: &Trace,
+    ids: &SliceIds,
+    placed: &Placed,
+    p: &trace_model::FlowPoint,
+) -> Option<u64> {
+    let span = t.flow_point_span(p);
+    if p.on_slice {
+        return span.map(|r| ids.id(r));
+    }
+    let instant_ts = |id: u64| match placed.row(id).map(|r| r.src) {
+        Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
+        _ => i64::MAX,
+    };
+    if p.phase == b'f' && !p.bind_enclosing {
+        let next = placed.instants_in(t, p.thread, p.ts, i64::MAX).next();
+        let span_start = span.map_or(i64::MAX, |r| t.span(r).start);
+        return match next {
+            Some(i) if instant_ts(i) < span_start => Some(i),
+            _ => span.map(|r| ids.id(r)),
+        };
+    }
+    match placed
+        .instants_in(t, p.thread, p.ts, p.ts.saturating_add(1))
+        .last()
+    {
+        Some(i) => Some(i),
+        None => span.map(|r| ids.id(r)),
+    }
 }
 
 impl Source for Flows {
@@ -409,22 +482,22 @@ impl Source for Flows {
         false
     }
     fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
-        only(0, self.t.flow_links().len() as u64)
+        only(0, self.links.len() as u64)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let l = &self.t.flow_links()[row as usize];
-        let f = &self.t.flows()[l.flow as usize];
+        let (from, to, fi) = self.links[row as usize];
+        let f = &self.t.flows()[fi as usize];
         match col {
             0 => Cell::Int(row as i64),
-            1 => Cell::Int(self.ids.id(l.from) as i64),
-            2 => Cell::Int(self.ids.id(l.to) as i64),
+            1 => Cell::Int(from as i64),
+            2 => Cell::Int(to as i64),
             3 => Cell::Text(self.t.str(f.name)),
             4 => Cell::Text(self.t.str(f.cat)),
             _ => Cell::Null,
         }
     }
     fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
-        self.t.flow_links().len().max(1) as f64
+        self.links.len().max(1) as f64
     }
 }
 
