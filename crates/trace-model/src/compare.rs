@@ -45,9 +45,14 @@ pub struct NoiseRules {
 impl NoiseRules {
     /// `spall-cli diff`'s defaults against `base`: 5%, 0.1% of its duration, p < 0.05.
     pub fn for_base(base: &crate::Trace) -> NoiseRules {
+        NoiseRules::new((base.duration_ns() / 1000).max(1))
+    }
+
+    /// `spall-cli diff`'s defaults (5%, p < 0.05) with this minimum change, in ns.
+    pub fn new(min_delta: i64) -> NoiseRules {
         NoiseRules {
             threshold_pct: 5.0,
-            min_delta: (base.duration_ns() / 1000).max(1),
+            min_delta,
             alpha: 0.05,
         }
     }

@@ -16,12 +16,17 @@ const H: u32 = 300;
 
 /// 20 frames, each calling `calls` (name, µs) in order, on one thread.
 fn trace(calls: &[(&str, f64)]) -> Vec<u8> {
+    trace_by(|_| calls.to_vec())
+}
+
+/// 20 frames, frame `i` calling `calls(i)` (name, µs) in order, on one thread.
+fn trace_by<'a>(calls: impl Fn(usize) -> Vec<(&'a str, f64)>) -> Vec<u8> {
     let mut ev = Vec::new();
     let mut ts = 0.0;
-    for _ in 0..20 {
+    for i in 0..20 {
         let start = ts;
         ts += 2.0;
-        for (name, us) in calls {
+        for (name, us) in calls(i) {
             ev.push(format!(
                 r#"{{"ph":"X","name":"{name}","ts":{ts:.3},"dur":{us:.3},"pid":1,"tid":1}}"#
             ));
@@ -149,4 +154,77 @@ fn frames_are_coloured_by_their_change() {
     let px = render(&l, &plain).unwrap();
     assert!(plain.flame.changes.is_empty());
     assert_ne!(colour_of(&l, &plain, &px, "slow_fn"), c("slow_fn"));
+}
+
+/// The tooltip of the frame `name` in compare mode.
+fn tip(l: &Loaded, s: &ViewState, name: &str) -> String {
+    let hit = spall_viewer::view::flame::FlameHit {
+        pane: Which::Main,
+        node: s.flame.find(l, name).unwrap(),
+    };
+    spall_viewer::flame::describe(l, s, hit).join("\n")
+}
+
+#[test]
+fn a_noisy_change_draws_unchanged_and_a_clean_shift_red() {
+    // noisy_fn: widely spread per-call times; in NEW its longest call is 700 µs longer,
+    // +16% in all, but every other call is as before: the Mann-Whitney test sees no shift.
+    // clean_fn: every call 20% longer.
+    let noisy = |i: usize| 20.0 + ((i * 53) % 97) as f64 * 4.0;
+    let longest = (0..20).map(noisy).fold(0.0, f64::max);
+    let base = trace_by(|i| vec![("noisy_fn", noisy(i)), ("clean_fn", 100.0 + (i % 3) as f64)]);
+    let new = trace_by(|i| {
+        let n = noisy(i);
+        let n = if n == longest { n + 700.0 } else { n };
+        vec![("noisy_fn", n), ("clean_fn", 120.0 + (i % 3) as f64)]
+    });
+    let l = Loaded::new(trace_model::load_bytes(&new).unwrap(), "new".into());
+    let base = Arc::new(trace_model::load_bytes(&base).unwrap());
+    let s = prepare_compare(&l, &shot(), Some(base)).unwrap();
+    let px = render(&l, &s).unwrap();
+    let c = |n| colour_of(&l, &s, &px, n);
+    assert!(grey(c("noisy_fn")), "noisy_fn {:?}", c("noisy_fn"));
+    assert!(reddish(c("clean_fn")), "clean_fn {:?}", c("clean_fn"));
+    let t = tip(&l, &s, "noisy_fn");
+    assert!(
+        t.contains("Mann-Whitney p = ") && t.contains("noise"),
+        "{t}"
+    );
+    assert!(t.contains("unchanged") && t.contains("(+1"), "{t}");
+    let t = tip(&l, &s, "clean_fn");
+    assert!(t.contains("Mann-Whitney p = 0.000 (a shift)"), "{t}");
+    assert!(t.contains("slower"), "{t}");
+}
+
+#[test]
+fn removed_stacks_are_marked_on_the_frame_they_left() {
+    let (l, base) = pair();
+    let s = prepare_compare(&l, &shot(), Some(base)).unwrap();
+    let px = render(&l, &s).unwrap();
+    let frame = s.flame.find(&l, "frame").unwrap();
+    let ch = &s.flame.changes[frame as usize];
+    let names: Vec<&str> = ch.removed.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["gone_fn"]);
+    // 20 calls of 50 µs.
+    assert_eq!(ch.removed[0].base_total, 1_000_000);
+    let t = tip(&l, &s, "frame");
+    assert!(t.contains("removed here (only in BASE): 1"), "{t}");
+    assert!(t.contains("− gone_fn · base 1"), "{t}");
+    // The notch at the frame's right end is blue; frames without removed work have none.
+    let (_, r) = s
+        .flame
+        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
+        .into_iter()
+        .find(|(w, _)| *w == Which::Main)
+        .unwrap();
+    let right_end = |node| {
+        let (x, y, w, _) = s.flame.main.as_ref().unwrap().node_box(&r, node).unwrap();
+        let (x, y) = ((x + w - 2.0) as u32, (y + 1.0) as u32);
+        let i = ((y * W + x) * 4) as usize;
+        Color([px[i], px[i + 1], px[i + 2], px[i + 3]])
+    };
+    assert!(bluish(right_end(frame)), "{:?}", right_end(frame));
+    let steady = s.flame.find(&l, "steady_a").unwrap();
+    assert!(grey(right_end(steady)), "{:?}", right_end(steady));
+    assert!(s.flame.changes[steady as usize].removed.is_empty());
 }

@@ -1,24 +1,26 @@
 //! Compare mode: each frame of NEW's flame graph matched by call stack with BASE's, its
-//! self time judged as `spall-cli diff --by stack` judges it (a change counts from 5% of
-//! BASE's value and from 0.1% of BASE's duration), and the colour that shows the change:
-//! red slower, blue faster, the deeper the larger, neutral grey when unchanged.
+//! self time judged by the rules `spall-cli diff --by stack` gates on ([`NoiseRules`]: a
+//! change counts from 5% of BASE's value, from 0.1% of BASE's duration, and, with enough
+//! calls on each side, when the Mann-Whitney test finds the per-call self times shifted),
+//! and the colour that shows the change: red slower, blue faster, the deeper the larger,
+//! neutral grey when unchanged. Stacks only in BASE are listed on the frame they left.
 
 use std::collections::HashMap;
 
 use render_gl::Color;
-use trace_model::{label_text, FlameTree, Trace};
+use trace_model::{
+    label_text, FlameOptions, FlameTree, FrameLabel, GroupBy, Measure, NoiseRules, Side,
+    StatsFilter, StrId, Trace, Verdict, MIN_SAMPLES,
+};
 
 use crate::theme::{Theme, ThemeKind};
-
-/// A change counts from this many percent of BASE's self time (`diff --threshold`).
-const THRESHOLD_PCT: f64 = 5.0;
 
 /// How a frame changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
-    /// More self time in NEW, past the thresholds.
+    /// More self time in NEW, past the rules.
     Slower,
-    /// Less self time in NEW, past the thresholds.
+    /// Less self time in NEW, past the rules.
     Faster,
     /// Within what counts as noise.
     Unchanged,
@@ -26,8 +28,17 @@ pub enum Status {
     Added,
 }
 
+/// A call stack only in BASE, under a frame NEW still has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Removed {
+    /// The frame's name.
+    pub name: String,
+    /// Its total time in BASE.
+    pub base_total: i64,
+}
+
 /// One frame of NEW against BASE.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Change {
     /// BASE's self time on the same stack (`None`: BASE has no such stack).
     pub base_self: Option<i64>,
@@ -39,22 +50,34 @@ pub struct Change {
     pub new_count: u64,
     /// The verdict.
     pub status: Status,
+    /// The Mann-Whitney p-value of the per-call self times, when the change was large
+    /// enough to test and both sides have enough calls.
+    pub p_value: Option<f64>,
     /// The change's size against the largest change in the graph, 0..=1.
     pub intensity: f32,
+    /// BASE's children of this frame that NEW no longer has, largest first.
+    pub removed: Vec<Removed>,
 }
 
-/// Per node of `new` (NEW's tree), its change against `base` (BASE's tree, built with the
-/// same scope). Stacks match by their frames' names from the root.
-pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec<Change> {
+/// Per node of `new` (NEW's tree, built with `new_opts`), its change against `base`
+/// (BASE's tree, built with `base_opts`, the same scope). Stacks match by their frames'
+/// names from the root.
+pub fn changes(
+    (nt, new, new_opts): (&Trace, &FlameTree, &FlameOptions),
+    (bt, base, base_opts): (&Trace, &FlameTree, &FlameOptions),
+) -> Vec<Change> {
     // BASE's nodes by (parent's key, name); a node's key is its index.
     let mut by_name: HashMap<(u32, String), u32> = HashMap::new();
     for i in 1..base.len() {
         let name = label_text(bt, base.label[i]).into_owned();
         by_name.insert((base.parent[i], name), i as u32);
     }
-    let min_delta = min_delta(bt);
-    // NEW's node -> BASE's node.
+    let rules = NoiseRules::for_base(bt);
+    // Per-call self times, gathered only if some frame needs the test.
+    let mut calls: Option<(PerCall, PerCall)> = None;
+    // NEW's node -> BASE's node, and back.
     let mut twin: Vec<Option<u32>> = vec![None; new.len()];
+    let mut seen = vec![false; base.len()];
     let mut out = Vec::with_capacity(new.len());
     for i in 0..new.len() {
         let b = if i == 0 {
@@ -66,17 +89,80 @@ pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec
             })
         };
         twin[i] = b;
+        if let Some(b) = b {
+            seen[b as usize] = true;
+        }
         let n = new.self_ns[i];
-        let base_self = b.map(|b| base.self_ns[b as usize]);
-        let status = judge(base_self, n, min_delta);
+        let (base_count, new_count) = (b.map_or(0, |b| base.count[b as usize]), new.count[i]);
+        let side = |value, count, samples| Side {
+            value,
+            count,
+            samples,
+        };
+        let (status, p_value) = match b.map(|b| base.self_ns[b as usize]) {
+            None => (Status::Added, None),
+            Some(v) => {
+                // The numbers first: the test only decides changes they call large.
+                let mut j = rules.judge(
+                    Measure::Sum,
+                    side(v, base_count, &[]),
+                    side(n, new_count, &[]),
+                );
+                let enough =
+                    base_count as usize >= MIN_SAMPLES && new_count as usize >= MIN_SAMPLES;
+                if j.verdict != Verdict::Unchanged && enough {
+                    let (pb, pn) = calls
+                        .get_or_insert_with(|| (per_call(bt, base_opts), per_call(nt, new_opts)));
+                    let sb = stack_key(base, b.unwrap_or(0)).and_then(|k| pb.get(&k));
+                    let sn = stack_key(new, i as u32).and_then(|k| pn.get(&k));
+                    if let (Some(sb), Some(sn)) = (sb, sn) {
+                        j = rules.judge(
+                            Measure::Sum,
+                            side(v, base_count, sb),
+                            side(n, new_count, sn),
+                        );
+                    }
+                }
+                let status = match j.verdict {
+                    Verdict::Slower => Status::Slower,
+                    Verdict::Faster => Status::Faster,
+                    Verdict::Unchanged => Status::Unchanged,
+                };
+                (status, j.p_value)
+            }
+        };
         out.push(Change {
-            base_self,
+            base_self: b.map(|b| base.self_ns[b as usize]),
             new_self: n,
-            base_count: b.map_or(0, |b| base.count[b as usize]),
-            new_count: new.count[i],
+            base_count,
+            new_count,
             status,
+            p_value,
             intensity: 0.0,
+            removed: Vec::new(),
         });
+    }
+    // BASE's frames without a twin whose parent has one: removed under that parent.
+    let new_of: HashMap<u32, u32> = twin
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| b.map(|b| (b, i as u32)))
+        .collect();
+    for j in 1..base.len() {
+        let parent = base.parent[j];
+        if seen[j] || !seen[parent as usize] {
+            continue;
+        }
+        if let Some(&n) = new_of.get(&parent) {
+            out[n as usize].removed.push(Removed {
+                name: label_text(bt, base.label[j]).into_owned(),
+                base_total: base.total[j],
+            });
+        }
+    }
+    for c in &mut out {
+        c.removed
+            .sort_by(|a, b| b.base_total.cmp(&a.base_total).then(a.name.cmp(&b.name)));
     }
     let size = |c: &Change| match c.status {
         Status::Slower | Status::Faster | Status::Added => {
@@ -91,28 +177,75 @@ pub fn changes(nt: &Trace, new: &FlameTree, bt: &Trace, base: &FlameTree) -> Vec
     out
 }
 
-/// The verdict on a self time of `new` against BASE's `base` (`None`: BASE has none): a
-/// change counts from 5% of BASE's value and from `min_delta`.
+/// Per call stack (with the thread when the graph keeps threads apart), the self time of
+/// each of its spans, sorted.
+type PerCall = HashMap<(u32, Vec<StrId>), Vec<i64>>;
+
+/// The per-call self times of the spans a flame graph built with `o` merges.
+fn per_call(t: &Trace, o: &FlameOptions) -> PerCall {
+    let filter = |threads| StatsFilter {
+        threads,
+        name: None,
+        range: o.range,
+    };
+    let mut out = PerCall::new();
+    if o.per_thread {
+        let all = || (0..t.threads().len() as u32).collect();
+        for ti in o.threads.clone().unwrap_or_else(all) {
+            for g in t.groups(&filter(Some(vec![ti])), GroupBy::Stack) {
+                out.insert((ti, g.stack), g.self_times);
+            }
+        }
+    } else {
+        for g in t.groups(&filter(o.threads.clone()), GroupBy::Stack) {
+            out.insert((u32::MAX, g.stack), g.self_times);
+        }
+    }
+    out
+}
+
+/// The key of node `n` in a [`PerCall`]: its thread (`u32::MAX` when threads merge) and
+/// its names from the root; `None` for synthetic frames.
+fn stack_key(t: &FlameTree, n: u32) -> Option<(u32, Vec<StrId>)> {
+    let mut thread = u32::MAX;
+    let mut names = Vec::new();
+    for k in t.path(n) {
+        match t.label[k as usize] {
+            FrameLabel::Name(s) => names.push(s),
+            FrameLabel::Thread(ti) => thread = ti,
+            _ => {}
+        }
+    }
+    (!names.is_empty()).then_some((thread, names))
+}
+
+/// The verdict on a self time of `new` against BASE's `base` (`None`: BASE has none) by
+/// the numbers alone: a change counts from 5% of BASE's value and from `min_delta`.
 pub fn judge(base: Option<i64>, new: i64, min_delta: i64) -> Status {
     let Some(v) = base else {
         return Status::Added;
     };
-    let d = new - v;
-    let big = d != 0
-        && d.unsigned_abs() >= min_delta.unsigned_abs()
-        && (v == 0 || d.unsigned_abs() as f64 * 100.0 >= THRESHOLD_PCT * v as f64);
-    match (big, d > 0) {
-        (false, _) => Status::Unchanged,
-        (true, true) => Status::Slower,
-        (true, false) => Status::Faster,
+    let rules = NoiseRules::new(min_delta);
+    let none = |value| Side {
+        value,
+        count: 0,
+        samples: &[],
+    };
+    match rules.judge(Measure::Sum, none(v), none(new)).verdict {
+        Verdict::Slower => Status::Slower,
+        Verdict::Faster => Status::Faster,
+        Verdict::Unchanged => Status::Unchanged,
     }
 }
 
 /// The smallest change that counts in a comparison with `base`: 0.1% of its duration
 /// (`diff --min-delta`'s default).
 pub fn min_delta(base: &Trace) -> i64 {
-    (base.duration_ns() / 1000).max(1)
+    NoiseRules::for_base(base).min_delta
 }
+
+/// The notch on a frame under which BASE ran stacks NEW no longer has.
+pub const REMOVED: Color = Color::rgb(44, 108, 224);
 
 /// The fill of a frame in compare mode.
 pub fn fill(theme: &Theme, c: &Change) -> Color {
@@ -172,6 +305,35 @@ pub fn describe(c: &Change) -> Vec<String> {
             c.base_count,
             c.new_count
         ));
+    }
+    if let Some(p) = c.p_value {
+        let verdict = if p < NoiseRules::new(0).alpha {
+            "a shift"
+        } else {
+            "noise: drawn unchanged"
+        };
+        lines.push(format!("Mann-Whitney p = {p:.3} ({verdict})"));
+    }
+    lines.extend(describe_removed(c));
+    lines
+}
+
+/// The tooltip's lines for the stacks only in BASE under a frame.
+fn describe_removed(c: &Change) -> Vec<String> {
+    use crate::view::viewport::format_duration;
+    if c.removed.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!("removed here (only in BASE): {}", c.removed.len())];
+    for r in c.removed.iter().take(6) {
+        lines.push(format!(
+            "  − {} · base {}",
+            r.name,
+            format_duration(r.base_total)
+        ));
+    }
+    if c.removed.len() > 6 {
+        lines.push(format!("  … {} more", c.removed.len() - 6));
     }
     lines
 }

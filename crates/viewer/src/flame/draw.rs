@@ -164,6 +164,11 @@ fn pane(
             None => fill(l, s, label),
         };
         scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
+        // Work only BASE ran under this frame: a blue notch at its right end.
+        if ch.is_some_and(|c| !c.removed.is_empty()) && w > 8.0 * s.scale {
+            let nw = 3.0 * s.scale;
+            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, compare::REMOVED);
+        }
         if w > 14.0 {
             let lx = x.max(r.x) + 4.0;
             let room = (x + w).min(r.x + r.w) - lx - 3.0;

@@ -167,8 +167,9 @@ pub fn compare_tree(
     tree: &FlameTree,
 ) -> Vec<Change> {
     let Some(b) = base else { return Vec::new() };
-    let bt = b.flame(&base_options(new, b, &want.0), want.1);
-    compare::changes(new, tree, b, &bt)
+    let bo = base_options(new, b, &want.0);
+    let bt = b.flame(&bo, want.1);
+    compare::changes((new, tree, &want.0), (b, &bt, &bo))
 }
 
 /// Height of the strip above the graph (scope and breadcrumb), logical pixels.
