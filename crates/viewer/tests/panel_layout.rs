@@ -137,3 +137,48 @@ fn compare_mode_adds_base_and_delta_sorted_by_regression() {
         "by regression"
     );
 }
+
+/// Compare mode: a name only BASE has gets a row after NEW's (BASE's self time, NEW's 0),
+/// and the filter applies to it as to the others.
+#[test]
+fn compare_mode_lists_names_only_in_base() {
+    let trace = |names: &[&str]| {
+        let ev: Vec<String> = (0..10)
+            .flat_map(|i| {
+                let t = i as f64 * 2000.0;
+                let mut v = vec![format!(
+                    r#"{{"ph":"X","name":"frame","ts":{t},"dur":1000,"pid":1,"tid":1}}"#
+                )];
+                for (k, n) in names.iter().enumerate() {
+                    let ts = t + 100.0 + k as f64 * 300.0;
+                    v.push(format!(
+                        r#"{{"ph":"X","name":"{n}","ts":{ts},"dur":200,"pid":1,"tid":1}}"#
+                    ));
+                }
+                v
+            })
+            .collect();
+        trace_model::load_bytes(format!("[{}]", ev.join(",")).as_bytes()).unwrap()
+    };
+    let new = spall_viewer::Loaded::new(trace(&["kept"]), "new".into());
+    let base = std::sync::Arc::new(trace(&["kept", "gone", "gone_too"]));
+    let mut plain = Panel::default();
+    lay_out_with(&mut plain, &new, None);
+    assert!(plain.base_only_rows().is_empty());
+
+    let mut panel = Panel::default();
+    let (rects, panel_rect) = lay_out_with(&mut panel, &new, Some(base));
+    assert_inside(&rects, panel_rect);
+    // 10 calls of 200 µs each.
+    assert_eq!(
+        panel.base_only_rows(),
+        [
+            ("gone".to_string(), 2_000_000),
+            ("gone_too".to_string(), 2_000_000)
+        ]
+    );
+    let names: Vec<&str> = (panel.stats_rows().iter())
+        .map(|r| new.trace.str(r.name))
+        .collect();
+    assert!(!names.contains(&"gone"), "{names:?}");
+}

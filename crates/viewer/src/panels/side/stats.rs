@@ -131,7 +131,10 @@ impl Panel {
             .base
             .as_ref()
             .filter(|_| self.stats_for == Some(None));
-        self.compare_with(base);
+        let compared = self.compare_with(base);
+        if let Some(b) = self.base_self.as_mut().filter(|_| stale || compared) {
+            b.list_base_only(&self.stats, &l.trace);
+        }
         if std::mem::take(&mut self.resort) {
             self.sort_rows(l);
         }
@@ -139,6 +142,11 @@ impl Panel {
         let q = self.stats_filter.to_lowercase();
         let rows: Vec<usize> = (0..self.stats.len())
             .filter(|&i| q.is_empty() || t.str(self.stats[i].name).to_lowercase().contains(&q))
+            .collect();
+        // Compare mode: names only BASE has, after NEW's rows.
+        let base_only: Vec<&(String, i64)> = (self.base_self.iter())
+            .flat_map(|b| &b.base_only)
+            .filter(|(name, _)| q.is_empty() || name.to_lowercase().contains(&q))
             .collect();
         ui.horizontal(|ui| {
             ui.add(
@@ -232,8 +240,14 @@ impl Panel {
                 }
             })
             .body(|body| {
-                body.rows(row_h, rows.len(), |mut row| {
-                    let r = &self.stats[rows[row.index()]];
+                body.rows(row_h, rows.len() + base_only.len(), |mut row| {
+                    let Some(&i) = rows.get(row.index()) else {
+                        let (name, was) = base_only[row.index() - rows.len()];
+                        let min_delta = self.base_self.as_ref().map_or(1, |b| b.min_delta);
+                        base_only_row(&mut row, name, *was, &cols, min_delta);
+                        return;
+                    };
+                    let r = &self.stats[i];
                     let name = t.str(r.name);
                     row.col(|ui| {
                         let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
@@ -270,23 +284,7 @@ impl Panel {
                             ui.label(was.map_or("—".into(), compact_duration));
                         });
                         row.col(|ui| {
-                            let d = r.self_ns - was.unwrap_or(0);
-                            let text =
-                                format!("{}{}", if d > 0 { "+" } else { "" }, compact_duration(d));
-                            let colour = match compare::judge(was, r.self_ns, b.min_delta) {
-                                compare::Status::Slower | compare::Status::Added => {
-                                    Some(egui::Color32::from_rgb(214, 48, 44))
-                                }
-                                compare::Status::Faster => {
-                                    Some(egui::Color32::from_rgb(44, 108, 224))
-                                }
-                                compare::Status::Unchanged => None,
-                            };
-                            let text = match colour {
-                                Some(c) => RichText::new(text).color(c),
-                                None => RichText::new(text),
-                            };
-                            ui.label(text);
+                            ui.label(delta_text(was, r.self_ns, b.min_delta));
                         });
                     }
                 });
@@ -297,21 +295,28 @@ impl Panel {
         clicked
     }
 
+    /// Compare mode: the names only BASE has, with BASE's self time, largest first; the
+    /// table lists them after NEW's rows.
+    pub fn base_only_rows(&self) -> &[(String, i64)] {
+        self.base_self.as_ref().map_or(&[], |b| &b.base_only)
+    }
+
     /// The statistics table's rows, in their order (unfiltered).
     pub fn stats_rows(&self) -> &[NameStats] {
         &self.stats
     }
 
     /// Compare mode's columns against `base` (none without it): BASE's self time per name,
-    /// worked out once per BASE; a new BASE sorts the table by regression.
-    fn compare_with(&mut self, base: Option<&Arc<Trace>>) {
+    /// worked out once per BASE; a new BASE sorts the table by regression. Whether BASE
+    /// changed.
+    fn compare_with(&mut self, base: Option<&Arc<Trace>>) -> bool {
         let same = match (base, &self.base_self) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, &b.trace),
             (None, None) => true,
             _ => false,
         };
         if same {
-            return;
+            return false;
         }
         self.base_self = base.map(|bt| BaseSelf::of(bt.clone()));
         if self.base_self.is_some() {
@@ -320,6 +325,7 @@ impl Panel {
             self.sort = SortColumn::SelfTime;
         }
         self.resort = true;
+        true
     }
 
     fn sort_rows(&mut self, l: &Loaded) {
@@ -361,6 +367,8 @@ pub(super) struct BaseSelf {
     self_ns: HashMap<String, i64>,
     /// The smallest change that counts ([`compare::min_delta`]).
     min_delta: i64,
+    /// Names NEW's rows lack, with BASE's self time, largest first.
+    base_only: Vec<(String, i64)>,
 }
 
 impl BaseSelf {
@@ -373,8 +381,64 @@ impl BaseSelf {
             trace,
             self_ns,
             min_delta,
+            base_only: Vec::new(),
         }
     }
+
+    /// Finds the names BASE has and `rows` (NEW's, of trace `t`) lack.
+    fn list_base_only(&mut self, rows: &[NameStats], t: &Trace) {
+        let in_new: std::collections::HashSet<&str> = rows.iter().map(|r| t.str(r.name)).collect();
+        self.base_only = (self.self_ns.iter())
+            .filter(|(name, _)| !in_new.contains(name.as_str()))
+            .map(|(name, &v)| (name.clone(), v))
+            .collect();
+        self.base_only
+            .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    }
+}
+
+/// The Δ self cell: the change, red slower, blue faster, plain when it is noise.
+fn delta_text(was: Option<i64>, now: i64, min_delta: i64) -> RichText {
+    let d = now - was.unwrap_or(0);
+    let text = format!("{}{}", if d > 0 { "+" } else { "" }, compact_duration(d));
+    match compare::judge(was, now, min_delta) {
+        compare::Status::Slower | compare::Status::Added => {
+            RichText::new(text).color(egui::Color32::from_rgb(214, 48, 44))
+        }
+        compare::Status::Faster => RichText::new(text).color(egui::Color32::from_rgb(44, 108, 224)),
+        compare::Status::Unchanged => RichText::new(text),
+    }
+}
+
+/// A row for a name only BASE has: NEW's figures empty (its self time 0), then BASE's
+/// self time and the change.
+fn base_only_row(
+    row: &mut egui_extras::TableRow<'_, '_>,
+    name: &str,
+    was: i64,
+    cols: &[(SortColumn, &str, &str)],
+    min_delta: i64,
+) {
+    row.col(|ui| {
+        let text = RichText::new(format!("− {name}")).italics();
+        ui.label(text)
+            .on_hover_text(format!("{name}: only in BASE (removed)"));
+    });
+    for &(col, ..) in &cols[1..] {
+        row.col(|ui| {
+            ui.label(if col == SortColumn::SelfTime {
+                "0"
+            } else {
+                "—"
+            });
+        });
+    }
+    row.col(|ui| {
+        ui.label(compact_duration(was));
+    });
+    row.col(|ui| {
+        ui.label(delta_text(Some(was), 0, min_delta));
+    });
 }
 
 /// `s` in at most `max` characters: its start and its end around an ellipsis, so names
