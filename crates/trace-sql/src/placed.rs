@@ -2,7 +2,8 @@
 //! thread instants (`dur = 0`, nested inside the deepest span open at their time), process
 //! and global instants (depth 0 on a process or global track), and nestable async slices
 //! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
-//! global track, or a process track for `id2.local` ids. Legacy async (`S`/`T`/`F`) is left
+//! global track, or a process track for `id2.local` ids; a protobuf trace's on its
+//! descriptor's track (one per process and uuid). Legacy async (`S`/`T`/`F`) is left
 //! out, as trace_processor drops it.
 //!
 //! Their ids follow the spans': thread instants thread by thread in time order, then process
@@ -117,17 +118,42 @@ impl Placed {
             keys[k] = key;
         }
         let (order, slots) = async_order(t);
+        let proto = t.decode_summary().format.name() == "perfetto";
+        // A protobuf slice's track is its descriptor's: one per (process, uuid), named as
+        // the model names it (the descriptor's name, else its slices').
+        let mut proto_name: HashMap<u32, StrId> = HashMap::new();
+        if proto {
+            for tr in t.async_tracks() {
+                for &a in tr.rows.iter().flatten() {
+                    proto_name.insert(a, tr.name);
+                }
+            }
+        }
+        let async_key = |a: u32, slot: u32| {
+            let s = &t.async_slices()[a as usize];
+            let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
+            if proto {
+                (process, s.process, Some(s.id))
+            } else {
+                (process, slot, Some(s.name))
+            }
+        };
+        let mut names = vec![None; keys.len()];
         let mut async_track = HashMap::new();
         for (&a, &slot) in order.iter().zip(&slots) {
             let s = &t.async_slices()[a as usize];
             if s.parent != NO_PARENT {
                 continue;
             }
-            let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
-            let key = (process, Some(s.name), slot);
+            let key = async_key(a, slot);
             let n = keys.len();
             async_track.entry(key).or_insert_with(|| {
-                keys.push(key);
+                keys.push((key.0, key.2, key.1));
+                names.push(if proto {
+                    proto_name.get(&a).copied()
+                } else {
+                    Some(s.name)
+                });
                 n
             });
         }
@@ -141,7 +167,7 @@ impl Placed {
         let tracks: Vec<Track> = rank
             .iter()
             .map(|&k| Track {
-                name: keys[k].1,
+                name: names[k],
                 process: keys[k].0,
             })
             .collect();
@@ -166,8 +192,7 @@ impl Placed {
         for (&a, &slot) in order.iter().zip(&slots) {
             let s = &t.async_slices()[a as usize];
             let parent = if s.parent == NO_PARENT {
-                let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
-                track = place[async_track[&(process, Some(s.name), slot)]];
+                track = place[async_track[&async_key(a, slot)]];
                 -1
             } else {
                 id_of[s.parent as usize] as i64

@@ -30,6 +30,8 @@ pub struct PendingEnd {
     pub ts: i64,
     pub pid: i64,
     pub tid: i64,
+    /// Its id is process-local (see [`set_async_id`](super::track_event::set_async_id)).
+    pub local: bool,
     pub offset: u64,
     pub args: Option<String>,
     /// Its flow points: (id, terminating).
@@ -167,14 +169,13 @@ pub fn resolve<S: EventSink>(lefts: Vec<Left<'_>>, sink: &mut S, d: &mut Diagnos
             continue;
         };
         let mut buf = [0u8; 20];
-        let ev = RawEvent {
+        let mut ev = RawEvent {
             ph: Phase::ASYNC_END,
             name,
             cat,
             ts: e.ts,
             pid: RawId::Num(e.pid),
             tid: RawId::Num(e.tid),
-            id: Some(Cow::Borrowed(dec(&mut buf, u))),
             args: match &e.args {
                 Some(a) => Args::Json(Cow::Borrowed(a)),
                 None => Args::None,
@@ -182,6 +183,7 @@ pub fn resolve<S: EventSink>(lefts: Vec<Left<'_>>, sink: &mut S, d: &mut Diagnos
             offset: e.offset,
             ..RawEvent::default()
         };
+        super::track_event::set_async_id(&mut ev, dec(&mut buf, u), e.local);
         Decoder::emit(&mut events, sink, &ev);
         flow_events_of(&mut events, sink, &ev, e.flows.iter().copied());
     }

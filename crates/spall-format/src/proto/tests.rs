@@ -202,7 +202,11 @@ fn async_tracks_pair_ends_with_their_begins_and_count_strays() {
                 e.ph,
                 e.name.to_string(),
                 e.cat.to_string(),
-                e.id.as_deref().unwrap_or("").to_string(),
+                // A process's track: its id is process-local, as trace_processor's track.
+                match &e.id2 {
+                    Some(crate::event::Id2::Local(id)) if e.id.is_none() => id.to_string(),
+                    _ => String::new(),
+                },
             )
         })
         .collect();

@@ -10,14 +10,16 @@ use super::scan::{Place, Track};
 use super::seq::time;
 use super::wire::{repeated, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
+use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
 
 /// Where an event's track puts it.
 #[derive(Clone, Copy)]
 pub(super) enum Where<'t> {
     Thread(i64, i64),
     Process(i64, i64, &'t str, u64),
-    Async(i64, i64, &'t str, u64),
+    /// The last field: the track is a process's (no thread among its ancestors), so its
+    /// id is process-local (`id2.local`), as trace_processor puts it on a process track.
+    Async(i64, i64, &'t str, u64, bool),
 }
 
 impl Where<'_> {
@@ -293,9 +295,9 @@ impl<'a> Decoder<'a> {
                     flow_events(events, sink, &ev, te, skip);
                 }
                 Where::Process(..) | Where::Async(..) => {
-                    let (id, u) = async_id(wh);
+                    let (id, u, local) = async_id(wh);
                     ev.ph = Phase::ASYNC_BEGIN;
-                    ev.id = Some(Cow::Borrowed(id));
+                    set_async_id(&mut ev, id, local);
                     stacks.entry(u).or_default().push((name, cat, ts));
                     Self::emit(events, sink, &ev);
                     flow_events(events, sink, &ev, te, 0);
@@ -308,11 +310,11 @@ impl<'a> Decoder<'a> {
                     flow_events(events, sink, &ev, te, 0);
                 }
                 Where::Process(..) | Where::Async(..) => {
-                    let (id, u) = async_id(wh);
+                    let (id, u, local) = async_id(wh);
                     match stacks.get_mut(&u).and_then(Vec::pop) {
                         Some((n, c, _)) => {
                             ev.ph = Phase::ASYNC_END;
-                            ev.id = Some(Cow::Borrowed(id));
+                            set_async_id(&mut ev, id, local);
                             ev.name = n;
                             ev.cat = c;
                             Self::emit(events, sink, &ev);
@@ -323,6 +325,7 @@ impl<'a> Decoder<'a> {
                             ts,
                             pid,
                             tid,
+                            local,
                             offset: at,
                             args: (!args.is_empty()).then(|| args.clone()),
                             flows: flow_points(te).collect(),
@@ -336,7 +339,8 @@ impl<'a> Decoder<'a> {
                     Where::Process(..) => ev.scope = Some(b'p'),
                     Where::Async(..) => {
                         ev.ph = Phase::ASYNC_INSTANT;
-                        ev.id = Some(Cow::Borrowed(async_id(wh).0));
+                        let (id, _, local) = async_id(wh);
+                        set_async_id(&mut ev, id, local);
                     }
                 }
                 Self::emit(events, sink, &ev);
@@ -413,14 +417,27 @@ pub(super) fn where_of<'t>(
     match t.place {
         Place::Thread => Where::Thread(t.pid, tid),
         Place::Process => Where::Process(t.pid, tid, &t.id, uuid),
-        Place::Other => Where::Async(t.pid, tid, &t.id, uuid),
+        Place::Other => Where::Async(t.pid, tid, &t.id, uuid, t.tid.is_none() && t.pid != 0),
     }
 }
 
-/// The async id and track of a process or other track.
-pub(super) fn async_id<'t>(wh: Where<'t>) -> (&'t str, u64) {
+/// The async id and track of a process or other track, and whether the id is
+/// process-local.
+pub(super) fn async_id<'t>(wh: Where<'t>) -> (&'t str, u64, bool) {
     match wh {
-        Where::Async(_, _, id, u) | Where::Process(_, _, id, u) => (id, u),
-        Where::Thread(..) => ("", 0),
+        Where::Async(_, _, id, u, local) => (id, u, local),
+        Where::Process(_, _, id, u) => (id, u, true),
+        Where::Thread(..) => ("", 0, false),
+    }
+}
+
+/// Sets an async event's id: `id2.local` for a process's track, `id` otherwise.
+pub(super) fn set_async_id<'a>(ev: &mut RawEvent<'a>, id: &'a str, local: bool) {
+    if local {
+        ev.id = None;
+        ev.id2 = Some(Id2::Local(Cow::Borrowed(id)));
+    } else {
+        ev.id = Some(Cow::Borrowed(id));
+        ev.id2 = None;
     }
 }
