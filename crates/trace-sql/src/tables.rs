@@ -553,6 +553,17 @@ impl Source for Args {
                         }
                     }
                 }
+                // The decoder writes a pointer annotation as `"0x..."` text; trace_processor
+                // answers it as an integer of type `pointer`.
+                let ptr = match &r[4] {
+                    Value::Text(v) => pointer(v),
+                    _ => None,
+                };
+                if let Some(p) = ptr {
+                    r[3] = Value::Integer(p as i64);
+                    r[4] = Value::Null;
+                    r[6] = text("pointer");
+                }
             }
         }
         Some(out)
@@ -564,6 +575,16 @@ impl Source for Args {
             self.sets() as f64 * 4.0
         }
     }
+}
+
+/// The value of `0x` and lowercase hex digits as the protobuf decoder writes a pointer
+/// (no leading zeros, at most 64 bits).
+fn pointer(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x")?;
+    let ok = (1..=16).contains(&h.len())
+        && (h == "0" || !h.starts_with('0'))
+        && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    ok.then(|| u64::from_str_radix(h, 16).ok()).flatten()
 }
 
 /// One row per leaf value: `flat_key` without array indices, `key` with them (Perfetto's
