@@ -94,9 +94,17 @@ fn parquet_files_read_back_in_duckdb_match_info_and_stats() {
             (Some(1), Some(t.as_str()))
         );
         assert_eq!(row[5].as_i64(), Some(1));
+        // One thread track per thread of the trace; `thread` adds, as trace_processor's
+        // does, each process's main thread (tid = pid) where the trace has none.
+        let tracks = d.join("thread_track.parquet").display().to_string();
+        let n = duckdb(&format!("SELECT COUNT(*) FROM '{tracks}'")).unwrap();
+        assert_eq!(n[0][0], info["threads"], "{t}: thread tracks");
         let threads = d.join("thread.parquet").display().to_string();
-        let n = duckdb(&format!("SELECT COUNT(*) FROM '{threads}'")).unwrap();
-        assert_eq!(n[0][0], info["threads"], "{t}: threads");
+        let n = duckdb(&format!(
+            "SELECT COUNT(*) FROM '{threads}' WHERE utid IN (SELECT utid FROM '{tracks}')"
+        ))
+        .unwrap();
+        assert_eq!(n[0][0], info["threads"], "{t}: threads with a track");
     }
     // Both traces' slices in one query, told apart by their tags.
     let all = out.join("*").join("slice.parquet").display().to_string();
