@@ -8,6 +8,20 @@ port=${1:-8000}
 traces=${2:-}
 root="$(cd "$(dirname "$0")/.." && pwd)"
 site="$root/target/web-site"
+cd "$root"
+# What a fresh machine lacks, installed here (build-web.sh only says what is missing): the
+# wasm32 target and wasm-bindgen-cli at the version of the wasm-bindgen crate in
+# Cargo.lock. Only a C compiler for SQLite is left to the user (scripts/wasm-cc.sh names it).
+if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  echo "serve-web: installing the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+if [ "$have" != "$want" ]; then
+  echo "serve-web: installing wasm-bindgen-cli $want (found: ${have:-none}); a few minutes, once"
+  cargo install --locked wasm-bindgen-cli --version "$want"
+fi
 "$root/scripts/build-web.sh" "$site"
 if [ -n "$traces" ]; then
   ln -sfn "$(cd "$traces" && pwd)" "$site/traces"
