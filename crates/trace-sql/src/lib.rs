@@ -135,7 +135,11 @@ impl TraceDb {
         vtab::register(&db, "descendant_slice", Arc::new(related(false)))?;
         vtab::register(&db, "thread", Arc::new(Threads::new(trace.clone())))?;
         vtab::register(&db, "process", Arc::new(Processes(trace.clone())))?;
-        vtab::register(&db, "thread_track", Arc::new(ThreadTracks(trace.clone())))?;
+        let thread_tracks = ThreadTracks {
+            t: trace.clone(),
+            placed: placed.clone(),
+        };
+        vtab::register(&db, "thread_track", Arc::new(thread_tracks))?;
         vtab::register(&db, "counter_track", Arc::new(CounterTracks(trace.clone())))?;
         let tracks = |process_only| {
             Arc::new(AllTracks {

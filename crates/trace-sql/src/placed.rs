@@ -3,8 +3,10 @@
 //! and global instants (depth 0 on a process or global track), and nestable async slices
 //! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
 //! global track, or a process track for `id2.local` ids; a protobuf trace's on its
-//! descriptor's track (one per process and uuid). Legacy async (`S`/`T`/`F`) is left
-//! out, as trace_processor drops it.
+//! descriptor's track (one per process and uuid), except that a descriptor below a thread's
+//! track gives a thread track of that thread, shared by its siblings of the same name
+//! whose slices do not overlap. Legacy async (`S`/`T`/`F`) is left out, as
+//! trace_processor drops it.
 //!
 //! Their ids follow the spans': thread instants thread by thread in time order, then process
 //! and global instants, then async slices operation by operation, each operation's slices in
@@ -14,7 +16,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use trace_model::{async_flags, InstantScope, SpanRef, StrId, Trace, NO_PARENT};
+use trace_model::{async_flags, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Trace, NO_PARENT};
 
 use crate::slices::SliceIds;
 
@@ -41,12 +43,22 @@ pub(crate) struct Row {
     pub end: u64,
 }
 
-/// A track beyond the threads' and counters': a process's or the whole trace's.
+/// A track beyond the threads' and counters': a process's, a thread's second one, or the
+/// whole trace's.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Track {
     pub name: Option<StrId>,
-    /// The process (`process_track.upid`); `None` for a global track.
-    pub process: Option<u32>,
+    pub scope: Scope,
+}
+
+/// What a placed track belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Scope {
+    /// `process_track.upid`.
+    Process(u32),
+    /// `thread_track.utid`.
+    Thread(u32),
+    Global,
 }
 
 /// The extra rows and tracks.
@@ -58,9 +70,11 @@ pub(crate) struct Placed {
     pub by_thread: Vec<Range<u32>>,
     /// The id of the first extra track (threads + counter series).
     pub first_track: u64,
-    /// Process tracks first (`process_track` is `0..process_tracks`), then global ones.
+    /// Process tracks first (`process_track` is `0..process_tracks`), then thread tracks
+    /// (`process_tracks..process_tracks + thread_tracks`), then global ones.
     pub tracks: Vec<Track>,
     pub process_tracks: usize,
+    pub thread_tracks: usize,
 }
 
 impl Placed {
@@ -98,22 +112,22 @@ impl Placed {
             });
         }
 
-        // Tracks keyed by (process or none, name, slot), process ones numbered first.
-        let mut keys: Vec<(Option<u32>, Option<StrId>, u32)> = Vec::new();
+        // Tracks keyed by (scope, name, slot), process ones numbered first, then threads'.
+        let mut keys: Vec<(Scope, Option<StrId>, u32)> = Vec::new();
         let mut other = Vec::new();
         let mut instant_track = HashMap::new();
         for (i, e) in t.instants().iter().enumerate() {
-            let process = match e.scope {
+            let scope = match e.scope {
                 InstantScope::Thread => continue,
-                InstantScope::Process => Some(e.process),
-                InstantScope::Global => None,
+                InstantScope::Process => Scope::Process(e.process),
+                InstantScope::Global => Scope::Global,
             };
-            let key = (process, None, 0);
+            let key = (scope, None, 0);
             let n = instant_track.len();
             let k = *instant_track.entry(key).or_insert(n);
             other.push((Src::Instant(i as u32), k));
         }
-        keys.resize(instant_track.len(), (None, None, 0));
+        keys.resize(instant_track.len(), (Scope::Global, None, 0));
         for (key, k) in instant_track {
             keys[k] = key;
         }
@@ -129,10 +143,21 @@ impl Placed {
                 }
             }
         }
+        let below_thread = |s: &AsyncSlice| {
+            proto
+                && s.flags & async_flags::LOCAL == 0
+                && t.processes()[s.process as usize].pid != ExtId::Num(0)
+        };
+        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
         let async_key = |a: u32, slot: u32| {
             let s = &t.async_slices()[a as usize];
-            let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
-            if proto {
+            let process = match s.flags & async_flags::LOCAL {
+                0 => Scope::Global,
+                _ => Scope::Process(s.process),
+            };
+            if let Some(&slot) = thread_slots.get(&a) {
+                (Scope::Thread(s.thread), slot, proto_name.get(&a).copied())
+            } else if proto {
                 (process, s.process, Some(s.id))
             } else {
                 (process, slot, Some(s.name))
@@ -159,7 +184,12 @@ impl Placed {
         }
         // Process tracks first.
         let mut rank: Vec<usize> = (0..keys.len()).collect();
-        rank.sort_by_key(|&k| (keys[k].0.is_none(), k));
+        let class = |s: Scope| match s {
+            Scope::Process(_) => 0,
+            Scope::Thread(_) => 1,
+            Scope::Global => 2,
+        };
+        rank.sort_by_key(|&k| (class(keys[k].0), k));
         let mut place = vec![0u32; keys.len()];
         for (p, &k) in rank.iter().enumerate() {
             place[k] = p as u32;
@@ -168,10 +198,11 @@ impl Placed {
             .iter()
             .map(|&k| Track {
                 name: names[k],
-                process: keys[k].0,
+                scope: keys[k].0,
             })
             .collect();
-        let process_tracks = tracks.iter().filter(|k| k.process.is_some()).count();
+        let count = |c| tracks.iter().filter(|k| class(k.scope) == c).count();
+        let (process_tracks, thread_tracks) = (count(0), count(1));
 
         for (src, k) in other {
             rows.push(Row {
@@ -227,6 +258,7 @@ impl Placed {
             first_track,
             tracks,
             process_tracks,
+            thread_tracks,
         }
     }
 
@@ -274,6 +306,47 @@ fn open_at(t: &Trace, thread: u32, ts: i64) -> Option<SpanRef> {
             depth: d as u32,
             index: i as u32,
         });
+    }
+    out
+}
+
+/// The slot of each top-level async slice below a thread's descriptor track among its
+/// siblings of the same name on that thread, packed as trace_processor packs them: a
+/// descriptor keeps the slot it took while any of its slices is open, and takes the first
+/// slot free at its next start.
+fn thread_slots(
+    t: &Trace,
+    order: &[u32],
+    names: &HashMap<u32, StrId>,
+    below_thread: impl Fn(&AsyncSlice) -> bool,
+) -> HashMap<u32, u32> {
+    // Per (thread, name), each slot's descriptor (its uuid) and when it frees.
+    type Slots = Vec<(StrId, i64)>;
+    let mut busy: HashMap<(u32, Option<StrId>), Slots> = HashMap::new();
+    let mut out = HashMap::new();
+    for &a in order {
+        let s = &t.async_slices()[a as usize];
+        if s.parent != NO_PARENT || !below_thread(s) {
+            continue;
+        }
+        let end = if s.flags & async_flags::UNFINISHED != 0 {
+            i64::MAX
+        } else {
+            s.end
+        };
+        let slots = busy.entry((s.thread, names.get(&a).copied())).or_default();
+        let k = match slots.iter().position(|&(id, _)| id == s.id) {
+            Some(k) => k,
+            None => match slots.iter().position(|&(_, e)| e <= s.start) {
+                Some(k) => k,
+                None => {
+                    slots.push((s.id, end));
+                    slots.len() - 1
+                }
+            },
+        };
+        slots[k] = (s.id, slots[k].1.max(end));
+        out.insert(a, k as u32);
     }
     out
 }

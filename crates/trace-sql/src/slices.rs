@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rusqlite::types::Value;
 use trace_model::{async_flags, flags, SpanRef, Trace};
 
-use crate::placed::{Placed, Src};
+use crate::placed::{Placed, Scope, Src};
 use crate::source::{args_id, only, opt_int, Bounds, Cell, Constraint, Op, RowIter, Rows, Source};
 
 /// Slice ids: lanes numbered thread by thread, depth by depth; a span's id is its lane's
@@ -96,7 +96,12 @@ impl Slices {
                 let s = &t.async_slices()[a as usize];
                 let unfinished = s.flags & async_flags::UNFINISHED != 0;
                 let dur = if unfinished { -1 } else { s.dur() };
-                (s.start, dur, s.cat, s.name, s.args, None, unfinished)
+                // On a thread's second track: that thread's.
+                let utid = match self.placed.tracks.get(row.track as usize).map(|k| k.scope) {
+                    Some(Scope::Thread(u)) => Some(u as i64),
+                    _ => None,
+                };
+                (s.start, dur, s.cat, s.name, s.args, utid, unfinished)
             }
         };
         let track = match row.src {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rusqlite::types::Value;
 use trace_model::{ExtId, InstantScope, Trace};
 
-use crate::placed::{Placed, Src};
+use crate::placed::{Placed, Scope, Src};
 use crate::slices::SliceIds;
 use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
 
@@ -138,8 +138,20 @@ impl Source for Processes {
     }
 }
 
-/// `thread_track(id, name, type, utid)`: one track per thread, its id the thread's utid.
-pub(crate) struct ThreadTracks(pub Arc<Trace>);
+/// `thread_track(id, name, type, utid)`: one track per thread, its id the thread's utid,
+/// then the threads' second tracks (a protobuf descriptor's below a thread's track).
+pub(crate) struct ThreadTracks {
+    pub t: Arc<Trace>,
+    pub placed: Arc<Placed>,
+}
+
+impl ThreadTracks {
+    /// The ids of the second tracks.
+    fn extra(&self) -> Range<u64> {
+        let first = self.placed.first_track + self.placed.process_tracks as u64;
+        first..first + self.placed.thread_tracks as u64
+    }
+}
 
 impl Source for ThreadTracks {
     fn schema(&self) -> String {
@@ -149,27 +161,44 @@ impl Source for ThreadTracks {
         col == 0 || col == 3
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let n = self.0.threads().len();
+        let n = self.t.threads().len();
         let (a, b) = (Bounds::of(cons, 0).clamp(n), Bounds::of(cons, 3).clamp(n));
         let (lo, hi) = (a.start.max(b.start), a.end.min(b.end));
-        only(lo as u64, hi.max(lo) as u64)
+        let mut out = only(lo as u64, hi.max(lo) as u64);
+        // The second tracks' ids are not their utids: bounded by id only.
+        let (extra, id) = (self.extra(), Bounds::of(cons, 0));
+        let lo = (id.lo.max(0) as u64).max(extra.start);
+        let hi = (id.hi.saturating_add(1).max(0) as u64).min(extra.end);
+        out.extend(only(lo, hi));
+        out
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let th = &self.0.threads()[row as usize];
+        let (name, utid) = match self.t.threads().get(row as usize) {
+            Some(th) => (th.name, row as u32),
+            None => {
+                let k = &self.placed.tracks[(row - self.placed.first_track) as usize];
+                let Scope::Thread(utid) = k.scope else {
+                    return Cell::Null;
+                };
+                (k.name, utid)
+            }
+        };
         match col {
-            0 | 3 => Cell::Int(row as i64),
-            1 => th.name.map_or(Cell::Null, |n| Cell::Text(self.0.str(n))),
+            0 => Cell::Int(row as i64),
+            1 => name.map_or(Cell::Null, |n| Cell::Text(self.t.str(n))),
             2 => Cell::Text("thread_track"),
+            3 => Cell::Int(utid as i64),
             _ => Cell::Null,
         }
     }
     fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
-        self.0.threads().len().max(1) as f64
+        (self.t.threads().len() + self.placed.thread_tracks).max(1) as f64
     }
 }
 
 /// `track(id, name, type)`: every track, the threads' (ids = utids), the counters', then
-/// the process and global tracks of instants and async slices; with `process_only`,
+/// the process, second thread and global tracks of instants and async slices; with
+/// `process_only`,
 /// `process_track(id, name, type, upid)`: the process ones.
 pub(crate) struct AllTracks {
     pub t: Arc<Trace>,
@@ -223,11 +252,11 @@ impl Source for AllTracks {
             }
             None => {
                 let k = &self.placed.tracks[(row - first) as usize];
-                let ty = match k.process {
-                    Some(_) => "process_track",
-                    None => "global_track",
-                };
-                (k.name, ty, k.process)
+                match k.scope {
+                    Scope::Process(p) => (k.name, "process_track", Some(p)),
+                    Scope::Thread(_) => (k.name, "thread_track", None),
+                    Scope::Global => (k.name, "global_track", None),
+                }
             }
         };
         match col {

@@ -411,6 +411,69 @@ fn instants_and_async_slices_nest_as_trace_processor_does() {
     assert_eq!(on, "proc_mark:process_track,global_mark:global_track");
 }
 
+/// A Chromium protobuf trace's descriptors below a thread's track (`AnimationFrame`,
+/// `performance.measure`) give that thread second tracks, as trace_processor's do.
+#[test]
+fn descriptors_below_a_thread_give_it_thread_tracks() {
+    let t = Arc::new(fixture("real/chromium148_startup.pftrace.gz"));
+    let db = TraceDb::new(t.clone()).unwrap();
+    // The model's slices of such descriptors: a global (not `id2.local`) id in a process.
+    let below: Vec<_> = t
+        .async_slices()
+        .iter()
+        .filter(|s| s.flags & trace_model::async_flags::LOCAL == 0)
+        .filter(|s| t.processes()[s.process as usize].pid != trace_model::ExtId::Num(0))
+        .collect();
+    assert_eq!(below.len(), 35);
+    let on_threads = db
+        .query(
+            "SELECT s.name, tt.utid, s.spall_utid, tt.id != tt.utid FROM slice s
+             JOIN thread_track tt ON s.track_id = tt.id WHERE s.kind = 'async' ORDER BY s.id",
+        )
+        .unwrap()
+        .rows;
+    assert_eq!(on_threads.len(), below.len());
+    for (row, s) in on_threads.iter().zip(&below) {
+        assert_eq!(row[1], Value::from(s.thread as i64), "{row:?}");
+        assert_eq!(row[1], row[2], "{row:?}");
+        assert_eq!(
+            row[3],
+            Value::from(1),
+            "{row:?}: not the thread's own track"
+        );
+    }
+    // One track per name on that thread: their slices never overlap.
+    let tracks = db
+        .query(
+            "SELECT tt.name, tt.utid FROM thread_track tt
+             WHERE tt.id IN (SELECT track_id FROM slice WHERE kind = 'async') ORDER BY tt.id",
+        )
+        .unwrap()
+        .rows;
+    let names: Vec<_> = tracks.iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "AnimationFrame",
+            "AnimationFrame::Presentation",
+            "performance.measure"
+        ]
+    );
+    // Looked up by id, through `track` as through `thread_track`.
+    let id = one(
+        &db,
+        "SELECT MIN(track_id) FROM slice WHERE kind = 'async' AND name = 'AnimationFrame'",
+    );
+    let sql = format!(
+        "SELECT t.type, tt.utid FROM track t, thread_track tt WHERE t.id = {id} AND tt.id = {id}"
+    );
+    let r = db.query(&sql).unwrap().rows;
+    assert_eq!(
+        r,
+        vec![vec![Value::from("thread_track"), tracks[0][1].clone()]]
+    );
+}
+
 /// The generator's own numbers, not the model's: every span it produced, by name.
 #[test]
 fn group_by_name_equals_the_generators_statistics() {
