@@ -155,8 +155,8 @@ impl Placed {
                 0 => Scope::Global,
                 _ => Scope::Process(s.process),
             };
-            if let Some(&slot) = thread_slots.get(&a) {
-                (Scope::Thread(s.thread), slot, proto_name.get(&a).copied())
+            if let Some(&(slot, name)) = thread_slots.get(&a) {
+                (Scope::Thread(s.thread), slot, name)
             } else if proto {
                 (process, s.process, Some(s.id))
             } else {
@@ -174,10 +174,10 @@ impl Placed {
             let n = keys.len();
             async_track.entry(key).or_insert_with(|| {
                 keys.push((key.0, key.2, key.1));
-                names.push(if proto {
-                    proto_name.get(&a).copied()
-                } else {
-                    Some(s.name)
+                names.push(match key.0 {
+                    Scope::Thread(_) => key.2,
+                    _ if proto => proto_name.get(&a).copied(),
+                    _ => Some(s.name),
                 });
                 n
             });
@@ -310,19 +310,22 @@ fn open_at(t: &Trace, thread: u32, ts: i64) -> Option<SpanRef> {
     out
 }
 
-/// The slot of each top-level async slice below a thread's descriptor track among its
-/// siblings of the same name on that thread, packed as trace_processor packs them: a
-/// descriptor keeps the slot it took while any of its slices is open, and takes the first
-/// slot free at its next start.
+/// The track name and slot of each top-level async slice below a thread's descriptor
+/// track, packed as trace_processor packs such tracks: siblings on a thread that share a
+/// name share tracks; a descriptor keeps the slot it took while any of its slices is open,
+/// and takes the first slot free at its next start. A descriptor's name is the model's
+/// name of its first slice's track (an unnamed descriptor's: that slice's name), all its
+/// slices on it.
 fn thread_slots(
     t: &Trace,
     order: &[u32],
     names: &HashMap<u32, StrId>,
     below_thread: impl Fn(&AsyncSlice) -> bool,
-) -> HashMap<u32, u32> {
+) -> HashMap<u32, (u32, Option<StrId>)> {
     // Per (thread, name), each slot's descriptor (its uuid) and when it frees.
     type Slots = Vec<(StrId, i64)>;
     let mut busy: HashMap<(u32, Option<StrId>), Slots> = HashMap::new();
+    let mut named: HashMap<StrId, Option<StrId>> = HashMap::new();
     let mut out = HashMap::new();
     for &a in order {
         let s = &t.async_slices()[a as usize];
@@ -334,7 +337,8 @@ fn thread_slots(
         } else {
             s.end
         };
-        let slots = busy.entry((s.thread, names.get(&a).copied())).or_default();
+        let name = *named.entry(s.id).or_insert(names.get(&a).copied());
+        let slots = busy.entry((s.thread, name)).or_default();
         let k = match slots.iter().position(|&(id, _)| id == s.id) {
             Some(k) => k,
             None => match slots.iter().position(|&(_, e)| e <= s.start) {
@@ -346,7 +350,7 @@ fn thread_slots(
             },
         };
         slots[k] = (s.id, slots[k].1.max(end));
-        out.insert(a, k as u32);
+        out.insert(a, (k as u32, name));
     }
     out
 }
