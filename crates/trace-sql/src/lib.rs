@@ -35,6 +35,7 @@
 
 #![warn(missing_docs)]
 
+mod ids;
 mod placed;
 mod slices;
 mod source;
@@ -48,7 +49,8 @@ use rusqlite::Connection;
 use serde_json::Value as Json;
 use trace_model::Trace;
 
-use slices::{Related, SliceIds, Slices};
+use ids::SliceIds;
+use slices::{Related, Slices};
 use tables::{
     AllTracks, Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads,
 };

@@ -18,7 +18,7 @@ use std::ops::Range;
 
 use trace_model::{async_flags, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Trace, NO_PARENT};
 
-use crate::slices::SliceIds;
+use crate::ids::SliceIds;
 
 /// What an extra row is, and where its event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rusqlite::types::Value;
 use trace_model::{ExtId, InstantScope, Trace};
 
+use crate::ids::SliceIds;
 use crate::placed::{Placed, Scope, Src};
-use crate::slices::SliceIds;
 use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
 
 /// `thread(utid, tid, name, upid, sort_index, pid)`: the model's threads, then, as

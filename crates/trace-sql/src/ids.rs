@@ -1,0 +1,49 @@
+//! Slice ids for spans: stable, dense, and found again from a `SpanRef` without a map.
+
+use trace_model::{SpanRef, Trace};
+
+/// Slice ids: lanes numbered thread by thread, depth by depth; a span's id is its lane's
+/// first id plus its index.
+pub(crate) struct SliceIds {
+    /// (thread, depth) of each non-empty lane.
+    pub(crate) lanes: Vec<(u32, u32)>,
+    /// First id of each lane, and the total at the end.
+    pub(crate) base: Vec<u64>,
+}
+
+impl SliceIds {
+    pub(crate) fn new(t: &Trace) -> SliceIds {
+        let (mut lanes, mut base) = (Vec::new(), vec![0u64]);
+        for (ti, th) in t.threads().iter().enumerate() {
+            for (d, lane) in th.lanes.iter().enumerate() {
+                if !lane.is_empty() {
+                    lanes.push((ti as u32, d as u32));
+                    base.push(base.last().unwrap() + lane.len() as u64);
+                }
+            }
+        }
+        SliceIds { lanes, base }
+    }
+
+    pub(crate) fn len(&self) -> u64 {
+        *self.base.last().unwrap()
+    }
+
+    pub(crate) fn span(&self, id: u64) -> Option<SpanRef> {
+        if id >= self.len() {
+            return None;
+        }
+        let k = self.base.partition_point(|&b| b <= id) - 1;
+        let (thread, depth) = self.lanes[k];
+        Some(SpanRef {
+            thread,
+            depth,
+            index: (id - self.base[k]) as u32,
+        })
+    }
+
+    pub(crate) fn id(&self, r: SpanRef) -> u64 {
+        let k = self.lanes.partition_point(|&l| l < (r.thread, r.depth));
+        self.base[k] + r.index as u64
+    }
+}
