@@ -1,7 +1,7 @@
 //! Everything about what the user is looking at: the view, scroll, selection, range,
 //! search and highlights, and the operations on them. No GL: unit-tested directly.
 
-use trace_model::{FlameOptions, FlameSort, InstantScope, NameStats, SpanRef, StatsFilter};
+use trace_model::{FlameOptions, FlameSort, InstantScope, NameStats, SpanRef, StatsFilter, StrId};
 
 use crate::kinds::{self, Pick};
 use crate::loaded::Loaded;
@@ -385,7 +385,7 @@ impl ViewState {
 
     /// Scrolls the row of an instant, async slice, counter value or sample into view,
     /// expanding and showing its tracks if needed.
-    pub(super) fn reveal_pick(&mut self, l: &Loaded, p: Pick) {
+    fn reveal_pick(&mut self, l: &Loaded, p: Pick) {
         let t = &l.trace;
         match p {
             Pick::Async(i) => {
@@ -451,6 +451,35 @@ impl ViewState {
         }
     }
 
+    /// Sets the search text (a case-insensitive substring; case-sensitive when it has
+    /// capitals). An empty query clears the highlights.
+    pub fn search(&mut self, l: &Loaded, query: &str) {
+        self.matches = Matches::for_query(l, query);
+    }
+
+    /// Highlights every span of one name (a click on a statistics row).
+    pub fn highlight_name(&mut self, l: &Loaded, name: StrId) {
+        self.matches = Matches::for_name(l, name);
+    }
+
+    /// Steps to the next (or previous) match after the current one (else the first after
+    /// the view's middle), selects and centres it. Returns its position among the matches.
+    pub fn step_match(&mut self, l: &Loaded, forward: bool) -> Option<usize> {
+        let (a, b) = self.viewport.visible();
+        let (next, pick) = self.matches.step(l, forward, a + (b - a) / 2)?;
+        self.selected = Some(pick);
+        match pick {
+            Pick::Span(r) => self.center_on(l, r),
+            p => {
+                if let Some((a, b)) = pick_extent(l, p) {
+                    self.center_range(a, b);
+                }
+                self.reveal_pick(l, p);
+            }
+        }
+        Some(next)
+    }
+
     /// Statistics per name for the selected range, or the whole trace (computed once).
     pub fn stats(&self, l: &Loaded) -> Vec<NameStats> {
         match self.range {
@@ -509,12 +538,12 @@ pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::theme::ThemeKind;
     use crate::view::layout::{HEADER_H, LANE_H};
 
-    pub(crate) fn loaded() -> Loaded {
+    fn loaded() -> Loaded {
         let t = trace_model::load_bytes(
             br#"[{"ph":"X","name":"main","ts":0,"dur":1000,"pid":1,"tid":1},
                  {"ph":"X","name":"render","ts":100,"dur":300,"pid":1,"tid":1},
@@ -527,7 +556,7 @@ pub(crate) mod tests {
         Loaded::new(t, "test".into())
     }
 
-    pub(crate) fn state(l: &Loaded) -> ViewState {
+    fn state(l: &Loaded) -> ViewState {
         ViewState::new(l, 1000.0, 600.0, Theme::new(ThemeKind::Light))
     }
 
@@ -624,5 +653,107 @@ pub(crate) mod tests {
             s.layout.lane_row(0, 1).is_some(),
             "selecting expands the track"
         );
+    }
+
+    #[test]
+    fn search_steps_through_matches_in_time_order() {
+        let l = loaded();
+        let mut s = state(&l);
+        s.search(&l, "REN"); // capitals: case-sensitive, no match
+        assert!(s.matches.spans.is_empty());
+        s.search(&l, "ren");
+        assert_eq!(s.matches.spans.len(), 2);
+        s.viewport.show(0, 200_000);
+        assert_eq!(s.step_match(&l, true), Some(0));
+        assert_eq!(s.step_match(&l, true), Some(1));
+        assert_eq!(l.trace.span(s.selected_span().unwrap()).start, 500_000);
+        let (a, b) = s.viewport.visible();
+        assert!(a < 650_000 && b > 650_000, "centred on the match");
+        assert_eq!(s.step_match(&l, true), Some(0), "wraps around");
+        assert_eq!(s.step_match(&l, false), Some(1));
+        s.search(&l, "");
+        assert!(!s.matches.is_active());
+    }
+
+    #[test]
+    fn search_steps_through_spans_instants_and_async_slices_in_time_order() {
+        let t = trace_model::load_bytes(
+            br#"[{"ph":"X","name":"load page","ts":0,"dur":100,"pid":1,"tid":1},
+                 {"ph":"i","name":"load done","ts":50,"pid":1,"tid":1,"s":"t"},
+                 {"ph":"b","name":"load image","cat":"c","id":"1","ts":20,"pid":1,"tid":1},
+                 {"ph":"e","name":"load image","cat":"c","id":"1","ts":70,"pid":1,"tid":1},
+                 {"ph":"X","name":"load page","ts":50,"dur":10,"pid":1,"tid":2},
+                 {"ph":"i","name":"other","ts":60,"pid":1,"tid":1,"s":"t"}]"#,
+        )
+        .unwrap();
+        let l = Loaded::new(t, "test".into());
+        let mut s = state(&l);
+        s.search(&l, "load");
+        assert_eq!(s.matches.len(), 4);
+        s.viewport
+            .show(l.trace.start_ns() - 1000, l.trace.start_ns());
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            s.step_match(&l, true);
+            let p = s.selected.unwrap();
+            let (a, _) = pick_extent(&l, p).unwrap();
+            let kind = match p {
+                Pick::Span(_) => "span",
+                Pick::Instant(_) => "instant",
+                Pick::Async(_) => "async",
+                _ => "other",
+            };
+            seen.push((a / 1000, kind));
+        }
+        // Time order, a span before an instant at the same time, then around again.
+        assert_eq!(
+            seen,
+            [
+                (0, "span"),
+                (20, "async"),
+                (50, "span"),
+                (50, "instant"),
+                (0, "span")
+            ]
+        );
+        // The view follows the match.
+        let (a, b) = s.viewport.visible();
+        assert!(a <= 0 && b >= 0);
+    }
+
+    #[test]
+    fn nth_match_agrees_with_a_merge() {
+        let l = loaded();
+        let spans = l.trace.occurrences(|_| true);
+        let starts: Vec<i64> = spans.iter().map(|&r| l.trace.span(r).start).collect();
+        // Others at times between, before, after and equal to span starts.
+        for others in [
+            vec![],
+            vec![-5],
+            vec![0, 100_000, 2_000_000],
+            vec![0, 0, 150_000, 900_000, 900_000],
+        ] {
+            let m = Matches {
+                query: "x".into(),
+                spans: spans.clone(),
+                others: others
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| (t, Pick::Instant(i as u32)))
+                    .collect(),
+                ..Matches::default()
+            };
+            let mut merged: Vec<(i64, u8, Pick)> = starts
+                .iter()
+                .zip(&spans)
+                .map(|(&t, &r)| (t, 0, Pick::Span(r)))
+                .collect();
+            merged.extend(m.others.iter().map(|&(t, p)| (t, 1, p)));
+            merged.sort_by_key(|x| (x.0, x.1));
+            for (k, want) in merged.iter().enumerate() {
+                assert_eq!(m.nth(&l, k), Some(want.2), "k {k} others {others:?}");
+            }
+            assert_eq!(m.nth(&l, merged.len()), None);
+        }
     }
 }
