@@ -1,45 +1,23 @@
 //! The second pass: one part's packets (see [`parts`](super::parts)) in file order,
 //! dispatched to their sequence's incremental state ([`seq`](super::seq)), TrackEvents
 //! ([`track_event`](super::track_event)) and the event kinds beyond slices
-//! ([`kinds`](super::kinds)).
+//! ([`kinds`](super::kinds)). What these files share is in [`base`](super::base), below
+//! them all.
 
 use std::borrow::Cow;
 
 use super::annot::{self, escape_bytes, escape_into};
+use super::base::{emit, malformed, Open, Packet, PendingEnd, Te};
 use super::hash::IdMap;
 use super::packet_kind;
-use super::parts::PendingEnd;
 use super::scan::{thread_descriptor, Found, Track};
 use super::seq::{defaults, incremental_clocks, intern, Seq};
-use super::track_event::Te;
-use super::wire::{Reader, Value, WireError};
+use super::wire::{Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 
 pub(super) const CLEARED: u64 = 1;
 pub(super) const NEEDS_STATE: u64 = 2;
-
-/// The fields of one packet that decoding needs.
-#[derive(Default)]
-pub(super) struct Packet<'a> {
-    pub(super) ts: Option<u64>,
-    pub(super) clock: Option<u32>,
-    pub(super) seq: u32,
-    pub(super) flags: u64,
-    pub(super) cleared: bool,
-    pub(super) dropped: bool,
-    pub(super) te: Option<(&'a [u8], u64)>,
-    pub(super) interned: Option<&'a [u8]>,
-    pub(super) defaults: Option<&'a [u8]>,
-    pub(super) snapshot: Option<&'a [u8]>,
-    pub(super) thread: Option<&'a [u8]>,
-    pub(super) kind: Option<u32>,
-    /// Its sequence's index in [`Decoder::seqs`].
-    pub(super) slot: usize,
-}
-
-/// An open async slice: its name, category and start, for its end.
-pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>, i64);
 
 /// Decodes the packets of one part: sequences whose incremental state is all its own.
 pub(super) struct Decoder<'a> {
@@ -61,39 +39,6 @@ pub(super) struct Decoder<'a> {
     pub(super) args: String,
     /// Counter values' arguments (while `args` holds the event's).
     pub(super) cargs: String,
-}
-
-/// Formats `v` in decimal into `buf`, without allocating.
-pub(super) fn dec(buf: &mut [u8; 20], v: u64) -> &str {
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
-}
-
-pub(super) fn text<'a>(b: &'a [u8], at: u64, d: &mut Diagnostics) -> Cow<'a, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => {
-            d.warn(WarningKind::InvalidUtf8, at, || {
-                "a protobuf string that is not UTF-8, decoded with U+FFFD replacements".into()
-            });
-            Cow::Owned(String::from_utf8_lossy(b).into_owned())
-        }
-    }
-}
-
-pub(super) fn malformed(d: &mut Diagnostics, e: WireError, what: &str) {
-    d.warn(WarningKind::ProtoMalformed, e.offset, || {
-        format!("{what} with a broken field ({e}); skipped")
-    });
 }
 
 impl<'a> Decoder<'a> {
@@ -126,11 +71,6 @@ impl<'a> Decoder<'a> {
                 i
             }
         }
-    }
-
-    pub(super) fn emit<S: EventSink>(events: &mut u64, sink: &mut S, ev: &RawEvent<'_>) {
-        *events += 1;
-        sink.event(ev);
     }
 
     /// One packet, at byte `at` of the input.
@@ -230,7 +170,7 @@ pub(super) fn names<S: EventSink>(f: &Found<'_>, sink: &mut S) -> u64 {
             args: Args::Json(Cow::Borrowed(args)),
             ..RawEvent::default()
         };
-        Decoder::emit(&mut events, sink, &ev);
+        emit(&mut events, sink, &ev);
     };
     for (&pid, p) in &f.processes {
         if let Some(n) = p.name {

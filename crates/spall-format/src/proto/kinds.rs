@@ -4,29 +4,13 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 use super::annot::{self, write_f64};
-use super::events::{dec, malformed, Decoder};
+use super::base::{dec, emit, malformed, Num, Te};
 use super::hash::IdMap;
 use super::scan::Track;
 use super::seq::Seq;
-use super::track_event::Te;
 use super::wire::Reader;
 use crate::diag::Diagnostics;
 use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
-
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Num {
-    Int(i64),
-    Double(f64),
-}
-
-impl Num {
-    fn as_f64(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::Double(x) => x,
-        }
-    }
-}
 
 /// The phase of one point of a flow: `f` to terminate it, else `t`. Which point starts a
 /// flow is not decided here but by time, where the model sorts each flow's points: the
@@ -77,7 +61,7 @@ pub(super) fn flow_events_of<S: EventSink>(
             offset: ev.offset,
             ..RawEvent::default()
         };
-        Decoder::emit(events, sink, &f);
+        emit(events, sink, &f);
     }
 }
 
@@ -141,7 +125,7 @@ pub(super) fn counter<S: EventSink>(
         offset: ev.offset,
         ..RawEvent::default()
     };
-    Decoder::emit(events, sink, &c);
+    emit(events, sink, &c);
 }
 
 pub(super) fn legacy_phase(l: Option<(&[u8], u64)>) -> Option<u8> {
@@ -222,6 +206,6 @@ pub(super) fn legacy<'a, S: EventSink>(
         ev.flow_in = direction & 1 != 0;
         ev.flow_out = direction & 2 != 0;
     }
-    Decoder::emit(events, sink, ev);
+    emit(events, sink, ev);
     flow_events(events, sink, ev, te, 0);
 }

@@ -34,6 +34,7 @@
 //! ```
 
 mod annot;
+mod base;
 mod clock;
 mod compressed;
 mod events;

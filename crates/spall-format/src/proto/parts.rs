@@ -13,7 +13,8 @@
 
 use std::borrow::Cow;
 
-use super::events::{dec, Decoder, Open};
+use super::base::{dec, emit, Open, PendingEnd};
+use super::events::Decoder;
 use super::hash::IdMap;
 use super::kinds::flow_events_of;
 use super::scan::Found;
@@ -23,20 +24,6 @@ use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 
 /// A part is closed once its sequences hold this many bytes.
 pub const PART_BYTES: usize = 4 << 20;
-
-/// A slice end on an async track with no slice open in its own part.
-pub struct PendingEnd {
-    pub track: u64,
-    pub ts: i64,
-    pub pid: i64,
-    pub tid: i64,
-    /// Its id is process-local (see [`set_async_id`](super::track_event::set_async_id)).
-    pub local: bool,
-    pub offset: u64,
-    pub args: Option<String>,
-    /// Its flow points: (id, terminating).
-    pub flows: Vec<(u64, bool)>,
-}
 
 /// What a part leaves to the others: its unpaired ends and its slices still open.
 pub struct Left<'a> {
@@ -184,7 +171,7 @@ pub fn resolve<S: EventSink>(lefts: Vec<Left<'_>>, sink: &mut S, d: &mut Diagnos
             ..RawEvent::default()
         };
         super::track_event::set_async_id(&mut ev, dec(&mut buf, u), e.local);
-        Decoder::emit(&mut events, sink, &ev);
+        emit(&mut events, sink, &ev);
         flow_events_of(&mut events, sink, &ev, e.flows.iter().copied());
     }
     events

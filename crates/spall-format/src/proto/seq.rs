@@ -3,12 +3,10 @@
 
 use std::borrow::Cow;
 
+use super::base::{text, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
-use super::events::{text, Packet};
 use super::hash::IdMap;
-use super::kinds::Num;
 use super::scan::Found;
-use super::track_event::Te;
 use super::wire::{repeated, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 

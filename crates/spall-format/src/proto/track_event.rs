@@ -3,9 +3,9 @@
 use std::borrow::Cow;
 
 use super::annot::{self, Interned};
-use super::events::{dec, malformed, text, Decoder, Packet};
-use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase, Num};
-use super::parts::PendingEnd;
+use super::base::{dec, emit, malformed, text, Num, Packet, PendingEnd};
+use super::events::Decoder;
+use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase};
 use super::scan::{Place, Track};
 use super::seq::time;
 use super::wire::{repeated, Reader, Value};
@@ -27,51 +27,6 @@ impl Where<'_> {
         match self {
             Where::Thread(p, t) | Where::Process(p, t, ..) | Where::Async(p, t, ..) => (p, t),
         }
-    }
-}
-
-/// The fields of one `TrackEvent`, and scratch lists reused from event to event.
-#[derive(Default)]
-pub(super) struct Te<'a> {
-    pub(super) ty: u64,
-    pub(super) name: Option<Cow<'a, str>>,
-    pub(super) cats: Vec<Cow<'a, str>>,
-    pub(super) track: Option<u64>,
-    pub(super) counter: Option<Num>,
-    pub(super) extra_tracks: Vec<u64>,
-    pub(super) extra_values: Vec<i64>,
-    pub(super) extra_double_tracks: Vec<u64>,
-    pub(super) extra_double_values: Vec<f64>,
-    pub(super) flow_out: Vec<u64>,
-    pub(super) flow_in: Vec<u64>,
-    pub(super) annots: Vec<(&'a [u8], u64)>,
-    pub(super) abs_us: Option<i64>,
-    pub(super) delta_us: Option<i64>,
-    pub(super) legacy: Option<(&'a [u8], u64)>,
-    /// `source_location_iid` and where it was, else an inline `source_location`.
-    pub(super) location_iid: Option<(u64, u64)>,
-    pub(super) location: Option<&'a [u8]>,
-}
-
-impl Te<'_> {
-    fn clear(&mut self) {
-        self.ty = 0;
-        self.name = None;
-        self.cats.clear();
-        self.track = None;
-        self.counter = None;
-        self.extra_tracks.clear();
-        self.extra_values.clear();
-        self.extra_double_tracks.clear();
-        self.extra_double_values.clear();
-        self.flow_out.clear();
-        self.flow_in.clear();
-        self.annots.clear();
-        self.abs_us = None;
-        self.delta_us = None;
-        self.legacy = None;
-        self.location_iid = None;
-        self.location = None;
     }
 }
 
@@ -290,7 +245,7 @@ impl<'a> Decoder<'a> {
                         ev.flow_out = ph != b'f';
                     }
                     ev.ph = Phase::BEGIN;
-                    Self::emit(events, sink, &ev);
+                    emit(events, sink, &ev);
                     let skip = usize::from(first.is_some());
                     flow_events(events, sink, &ev, te, skip);
                 }
@@ -299,14 +254,14 @@ impl<'a> Decoder<'a> {
                     ev.ph = Phase::ASYNC_BEGIN;
                     set_async_id(&mut ev, id, local);
                     stacks.entry(u).or_default().push((name, cat, ts));
-                    Self::emit(events, sink, &ev);
+                    emit(events, sink, &ev);
                     flow_events(events, sink, &ev, te, 0);
                 }
             },
             (2, _) => match wh {
                 Where::Thread(..) => {
                     ev.ph = Phase::END;
-                    Self::emit(events, sink, &ev);
+                    emit(events, sink, &ev);
                     flow_events(events, sink, &ev, te, 0);
                 }
                 Where::Process(..) | Where::Async(..) => {
@@ -317,7 +272,7 @@ impl<'a> Decoder<'a> {
                             set_async_id(&mut ev, id, local);
                             ev.name = n;
                             ev.cat = c;
-                            Self::emit(events, sink, &ev);
+                            emit(events, sink, &ev);
                             flow_events(events, sink, &ev, te, 0);
                         }
                         None => pending.push(PendingEnd {
@@ -343,7 +298,7 @@ impl<'a> Decoder<'a> {
                         set_async_id(&mut ev, id, local);
                     }
                 }
-                Self::emit(events, sink, &ev);
+                emit(events, sink, &ev);
                 flow_events(events, sink, &ev, te, 0);
             }
             (4, _) => {

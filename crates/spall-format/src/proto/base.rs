@@ -1,0 +1,143 @@
+//! What the second pass's files share, below all of them: a packet's fields, a TrackEvent's,
+//! counter values, open and pending async slices, and small helpers.
+
+use std::borrow::Cow;
+
+use super::wire::WireError;
+use crate::diag::{Diagnostics, WarningKind};
+use crate::event::{EventSink, RawEvent};
+
+/// The fields of one packet that decoding needs.
+#[derive(Default)]
+pub(super) struct Packet<'a> {
+    pub(super) ts: Option<u64>,
+    pub(super) clock: Option<u32>,
+    pub(super) seq: u32,
+    pub(super) flags: u64,
+    pub(super) cleared: bool,
+    pub(super) dropped: bool,
+    pub(super) te: Option<(&'a [u8], u64)>,
+    pub(super) interned: Option<&'a [u8]>,
+    pub(super) defaults: Option<&'a [u8]>,
+    pub(super) snapshot: Option<&'a [u8]>,
+    pub(super) thread: Option<&'a [u8]>,
+    pub(super) kind: Option<u32>,
+    /// Its sequence's index in [`Decoder::seqs`].
+    pub(super) slot: usize,
+}
+
+/// An open async slice: its name, category and start, for its end.
+pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>, i64);
+
+/// Formats `v` in decimal into `buf`, without allocating.
+pub(super) fn dec(buf: &mut [u8; 20], v: u64) -> &str {
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
+pub(super) fn text<'a>(b: &'a [u8], at: u64, d: &mut Diagnostics) -> Cow<'a, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            d.warn(WarningKind::InvalidUtf8, at, || {
+                "a protobuf string that is not UTF-8, decoded with U+FFFD replacements".into()
+            });
+            Cow::Owned(String::from_utf8_lossy(b).into_owned())
+        }
+    }
+}
+
+pub(super) fn malformed(d: &mut Diagnostics, e: WireError, what: &str) {
+    d.warn(WarningKind::ProtoMalformed, e.offset, || {
+        format!("{what} with a broken field ({e}); skipped")
+    });
+}
+
+/// Hands `ev` to `sink`, counting it.
+pub(super) fn emit<S: EventSink>(events: &mut u64, sink: &mut S, ev: &RawEvent<'_>) {
+    *events += 1;
+    sink.event(ev);
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Num {
+    Int(i64),
+    Double(f64),
+}
+
+impl Num {
+    pub(super) fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Double(x) => x,
+        }
+    }
+}
+
+/// The fields of one `TrackEvent`, and scratch lists reused from event to event.
+#[derive(Default)]
+pub(super) struct Te<'a> {
+    pub(super) ty: u64,
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) cats: Vec<Cow<'a, str>>,
+    pub(super) track: Option<u64>,
+    pub(super) counter: Option<Num>,
+    pub(super) extra_tracks: Vec<u64>,
+    pub(super) extra_values: Vec<i64>,
+    pub(super) extra_double_tracks: Vec<u64>,
+    pub(super) extra_double_values: Vec<f64>,
+    pub(super) flow_out: Vec<u64>,
+    pub(super) flow_in: Vec<u64>,
+    pub(super) annots: Vec<(&'a [u8], u64)>,
+    pub(super) abs_us: Option<i64>,
+    pub(super) delta_us: Option<i64>,
+    pub(super) legacy: Option<(&'a [u8], u64)>,
+    /// `source_location_iid` and where it was, else an inline `source_location`.
+    pub(super) location_iid: Option<(u64, u64)>,
+    pub(super) location: Option<&'a [u8]>,
+}
+
+impl Te<'_> {
+    pub(super) fn clear(&mut self) {
+        self.ty = 0;
+        self.name = None;
+        self.cats.clear();
+        self.track = None;
+        self.counter = None;
+        self.extra_tracks.clear();
+        self.extra_values.clear();
+        self.extra_double_tracks.clear();
+        self.extra_double_values.clear();
+        self.flow_out.clear();
+        self.flow_in.clear();
+        self.annots.clear();
+        self.abs_us = None;
+        self.delta_us = None;
+        self.legacy = None;
+        self.location_iid = None;
+        self.location = None;
+    }
+}
+
+/// A slice end on an async track with no slice open in its own part.
+pub(super) struct PendingEnd {
+    pub(super) track: u64,
+    pub(super) ts: i64,
+    pub(super) pid: i64,
+    pub(super) tid: i64,
+    /// Its id is process-local (see [`set_async_id`](super::track_event::set_async_id)).
+    pub(super) local: bool,
+    pub(super) offset: u64,
+    pub(super) args: Option<String>,
+    /// Its flow points: (id, terminating).
+    pub(super) flows: Vec<(u64, bool)>,
+}
