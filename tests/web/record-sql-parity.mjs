@@ -9,8 +9,7 @@
 //   (cd tests/web && npm ci)
 //   node tests/web/record-sql-parity.mjs NAME=tests/fixtures/real/catapult_flow.json ...
 import { readFileSync, writeFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
-import { servePerfetto } from './perfetto-ui.mjs';
+import { launchChromium, servePerfetto } from './perfetto-ui.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const dir = `${root}tests/fixtures/sql-parity/`;
@@ -36,12 +35,7 @@ const json = ({ trace, recorded_with, queries }) => [
   ' ]}',
 ].join('\n');
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--enable-unsafe-swiftshader'],
-});
+const browser = await launchChromium();
 for (const arg of process.argv.slice(2)) {
   const [name, trace] = arg.split('=');
   const server = await servePerfetto(`${root}${trace}`, port);
