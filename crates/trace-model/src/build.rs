@@ -532,14 +532,15 @@ impl TraceBuilder {
                 }
             }
             "track_name" if ev.id.is_some() => {
+                let id = ev.id.as_deref().unwrap_or_default();
                 let pid = self.ext_id(&ev.pid);
                 let process = self.process(pid);
-                match (as_text(field("name")), ev.id.as_deref()) {
-                    (Some(n), Some(id)) => {
+                match as_text(field("name")) {
+                    Some(n) => {
                         let (id, n) = (self.strings.intern(id), self.strings.intern(&n));
                         self.track_names.push((process, id, n));
                     }
-                    _ => bad(&mut self.diags),
+                    None => bad(&mut self.diags),
                 }
             }
             _ => {
