@@ -84,6 +84,42 @@ impl DiagnosticKind for WarningKind {
 }
 
 impl WarningKind {
+    /// The kind whose [`as_str`](Self::as_str) is `name`, except `ProtoUnmodelled`'s
+    /// (its names are the packets'); `None` for any other name.
+    pub fn from_name(name: &str) -> Option<WarningKind> {
+        use WarningKind::*;
+        const FIXED: [WarningKind; 27] = [
+            JsonTruncatedEvent,
+            JsonUnterminated,
+            JsonMissingComma,
+            JsonExtraComma,
+            JsonNotAnObject,
+            JsonMalformedEvent,
+            BadNumber,
+            TrailingData,
+            NoTraceEvents,
+            InvalidUtf8,
+            JsonBadEscape,
+            GzipTruncated,
+            SpallTruncatedEvent,
+            SpallTruncatedBuffer,
+            SpallUnsupportedEvent,
+            SpallBadTimestamp,
+            SpallHeaderNotZero,
+            ProtoTruncated,
+            ProtoMalformed,
+            ProtoWrongWireType,
+            ProtoUndefinedIid,
+            ProtoDeepNesting,
+            ProtoIncrementalStateLost,
+            ProtoUnknownTrack,
+            ProtoNoTrack,
+            ProtoUnmatchedEnd,
+            ProtoClock,
+        ];
+        FIXED.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The stable snake_case name of the kind.
     pub fn as_str(self) -> &'static str {
         use WarningKind::*;
@@ -208,6 +244,12 @@ impl<K: DiagnosticKind> Diagnostics<K> {
     /// The detailed examples, in the order they were found.
     pub fn examples(&self) -> &[Warning<K>] {
         &self.examples
+    }
+
+    /// Diagnostics as [`counts`](Self::counts) and [`examples`](Self::examples) gave them
+    /// (a trace handed from one memory to another).
+    pub fn from_parts(counts: BTreeMap<K, u64>, examples: Vec<Warning<K>>) -> Self {
+        Diagnostics { counts, examples }
     }
 
     /// Adds another set of diagnostics (for example, from a parallel chunk).

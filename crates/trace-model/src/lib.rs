@@ -51,6 +51,7 @@ mod stack;
 mod stats;
 mod strings;
 mod trace;
+mod transfer;
 
 pub use annotations::{Annotations, Marker};
 pub use args::{ArgsId, ArgsStore};
@@ -73,3 +74,4 @@ pub use span::{flags, ExtId, Lane, Process, SpanData, SpanRef, Thread};
 pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};
 pub use strings::{StrId, Strings};
 pub use trace::Trace;
+pub use transfer::TransferError;

@@ -1,0 +1,907 @@
+//! A built [`Trace`] as one flat byte buffer and back, for handing a trace between two
+//! memories that share nothing: a browser's worker builds the model, and the page, which
+//! draws it, takes the buffer (a transfer, not a copy) and rebuilds the trace from it with
+//! little more than copies of its columns. Nothing is decoded or nested again.
+//!
+//! The buffer is little-endian, tagged with [`MAGIC`], and read back only by this build of
+//! the crate (both halves of a page are one module). Reading checks every length against
+//! the bytes left, so a damaged buffer is an error, never a panic or an unbounded
+//! allocation.
+//!
+//! ```
+//! let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}]"#;
+//! let trace = trace_model::load_bytes(json).unwrap();
+//! let bytes = trace.to_transfer();
+//! let back = trace_model::Trace::from_transfer(&bytes).unwrap();
+//! assert_eq!(back.span_count(), 1);
+//! assert_eq!(back.str(back.span(trace_model::SpanRef { thread: 0, depth: 0, index: 0 }).name), "a");
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use spall_format::{
+    DiagnosticKind, Diagnostics, Format, JsonInfo, Phase, SpallHeader, Summary, TopLevelKey,
+    Warning, WarningKind,
+};
+
+use crate::args::{ArgsId, ArgsStore};
+use crate::asyncs::{AsyncSlice, AsyncTrack};
+use crate::diag::ModelWarning;
+use crate::flows::FlowLink;
+use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
+use crate::samples::{Frame, SampleTrack};
+use crate::span::{ExtId, Lane, Process, SpanRef, Thread};
+use crate::strings::{StrId, Strings};
+use crate::trace::Trace;
+
+/// The first bytes of a transferred trace (its layout's version is the last digit).
+pub const MAGIC: &[u8; 8] = b"SPALLTM1";
+
+/// Why a buffer is not a transferred trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransferError {
+    /// Byte offset where reading stopped.
+    pub offset: usize,
+    /// What was expected there.
+    pub expected: &'static str,
+}
+
+impl std::fmt::Display for TransferError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "transferred trace damaged at byte {}: expected {}",
+            self.offset, self.expected
+        )
+    }
+}
+
+impl std::error::Error for TransferError {}
+
+impl Trace {
+    /// The trace as one buffer for [`Trace::from_transfer`] (about the model's own size).
+    pub fn to_transfer(&self) -> Vec<u8> {
+        let mut w = W(Vec::with_capacity(self.heap_estimate()));
+        w.0.extend_from_slice(MAGIC);
+        self.write(&mut w);
+        w.0
+    }
+
+    /// The trace [`Trace::to_transfer`] wrote.
+    pub fn from_transfer(bytes: &[u8]) -> Result<Trace, TransferError> {
+        let mut r = R { b: bytes, at: 0 };
+        if r.take(8, "the magic SPALLTM1")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM1"));
+        }
+        let t = Trace::read(&mut r)?;
+        if r.at != bytes.len() {
+            return Err(r.fail("the end of the buffer"));
+        }
+        Ok(t)
+    }
+
+    fn heap_estimate(&self) -> usize {
+        let spans = self.span_count() as usize;
+        1024 + spans * 29 + self.strings.heap_bytes() + self.args.heap_bytes()
+    }
+
+    fn write(&self, w: &mut W) {
+        w.u64(self.strings.len() as u64);
+        for (_, s) in self.strings.iter() {
+            w.str(s);
+        }
+        w.u64(self.args.count() as u64);
+        for id in 1..=self.args.count() {
+            let (text, json) = self.args.get(ArgsId(id)).unwrap_or(("", false));
+            w.str(text);
+            w.u8(json as u8);
+        }
+        w.list(&self.processes, |w, p| {
+            w.ext(p.pid);
+            w.opt_str(p.name);
+            w.opt_i64(p.sort_index);
+            w.ids(&p.labels);
+            w.u32s(&p.threads);
+        });
+        w.list(&self.threads, |w, t| {
+            w.ext(t.pid);
+            w.ext(t.tid);
+            w.u32(t.process);
+            w.opt_str(t.name);
+            w.opt_i64(t.sort_index);
+            w.list(&t.lanes, |w, l| {
+                w.i64s(&l.start);
+                w.i64s(&l.dur);
+                w.ids(&l.name);
+                w.ids(&l.cat);
+                w.u32s_by(&l.args, |a| a.0);
+                w.bytes(&l.flags);
+            });
+        });
+        w.list(&self.instants, |w, i| {
+            w.i64(i.ts);
+            w.u32(i.name.0);
+            w.u32(i.cat.0);
+            w.u8(match i.scope {
+                InstantScope::Global => 0,
+                InstantScope::Process => 1,
+                InstantScope::Thread => 2,
+            });
+            w.u32(i.process);
+            w.u32(i.thread);
+            w.u32(i.args.0);
+        });
+        w.list(&self.counters, |w, c| {
+            w.u32(c.process);
+            w.opt_u32(c.thread);
+            w.u32(c.name.0);
+            w.u32(c.key.0);
+            w.opt_str(c.cname);
+            w.i64s(&c.ts);
+            w.u64(c.values.len() as u64);
+            for v in &c.values {
+                w.u64(v.to_bits());
+            }
+        });
+        w.list(&self.flows, |w, f| {
+            w.u32(f.id.0);
+            w.u32(f.cat.0);
+            w.u32(f.name.0);
+            w.list(&f.points, |w, p| {
+                w.i64(p.ts);
+                w.u32(p.thread);
+                w.u8(p.phase);
+                w.u8(p.bind_enclosing as u8);
+                w.u8(p.on_slice as u8);
+                w.i64(p.span_dur);
+                w.u64(p.offset);
+            });
+        });
+        w.list(&self.async_events, |w, e| {
+            w.u8(e.phase);
+            w.i64(e.ts);
+            w.u32(e.name.0);
+            w.u32(e.cat.0);
+            w.u32(e.id.0);
+            w.u8(e.local as u8);
+            w.u32(e.process);
+            w.u32(e.thread);
+            w.u32(e.args.0);
+            w.u64(e.offset);
+        });
+        w.list(&self.metadata, |w, m| {
+            w.u32(m.name.0);
+            w.u32(m.process);
+            w.opt_u32(m.thread);
+            w.u32(m.args.0);
+        });
+        w.list(&self.async_slices, |w, s| {
+            w.i64(s.start);
+            w.i64(s.end);
+            w.u32(s.name.0);
+            w.u32(s.cat.0);
+            w.u32(s.id.0);
+            w.u32(s.process);
+            w.u32(s.thread);
+            w.u32(s.args.0);
+            w.u32(s.end_args.0);
+            w.u32(s.parent);
+            w.u32(s.depth as u32);
+            w.u8(s.flags);
+        });
+        w.list(&self.async_tracks, |w, t| {
+            w.u32(t.process);
+            w.u32(t.name.0);
+            w.list(&t.rows, |w, row| w.u32s(row));
+        });
+        w.list(&self.flow_links, |w, l| {
+            for r in [l.from, l.to] {
+                w.u32(r.thread);
+                w.u32(r.depth);
+                w.u32(r.index);
+            }
+            w.u32(l.flow);
+        });
+        w.u32s(&self.flow_links_by_to);
+        w.list(&self.samples, |w, s| {
+            w.u32(s.thread);
+            w.i64s(&s.ts);
+            w.u32s(&s.frame);
+        });
+        w.list(&self.frames, |w, f| {
+            w.u32(f.name.0);
+            w.u32(f.parent);
+        });
+        w.i64(self.start_ns);
+        w.i64(self.end_ns);
+        w.diags(&self.diagnostics, |w, k| {
+            let (tag, phase) = model_tag(k);
+            w.u8(tag);
+            w.u8(phase);
+        });
+        w.summary(&self.decode);
+    }
+
+    fn read(r: &mut R<'_>) -> Result<Trace, TransferError> {
+        let mut strings = Strings::default();
+        let n = r.len(1)?;
+        for i in 0..n {
+            let s = r.str()?;
+            if strings.intern(s).0 as usize != i {
+                return Err(r.fail("distinct strings"));
+            }
+        }
+        let mut args = ArgsStore::default();
+        let n = r.len(2)?;
+        for i in 0..n {
+            let text = r.str()?;
+            let json = r.bool()?;
+            if args.add(text, json).0 as usize != i + 1 {
+                return Err(r.fail("a non-empty argument text"));
+            }
+        }
+        let processes = r.list(|r| {
+            Ok(Process {
+                pid: r.ext()?,
+                name: r.opt_str()?,
+                sort_index: r.opt_i64()?,
+                labels: r.ids()?,
+                threads: r.u32s()?,
+            })
+        })?;
+        let threads = r.list(|r| {
+            Ok(Thread {
+                pid: r.ext()?,
+                tid: r.ext()?,
+                process: r.u32()?,
+                name: r.opt_str()?,
+                sort_index: r.opt_i64()?,
+                lanes: r.list(|r| {
+                    let lane = Lane {
+                        start: r.i64s()?,
+                        dur: r.i64s()?,
+                        name: r.ids()?,
+                        cat: r.ids()?,
+                        args: r.u32s()?.into_iter().map(ArgsId).collect(),
+                        flags: r.take_len(1, "span flags")?.to_vec(),
+                    };
+                    let n = lane.start.len();
+                    let same = [lane.dur.len(), lane.name.len(), lane.cat.len()]
+                        .into_iter()
+                        .chain([lane.args.len(), lane.flags.len()])
+                        .all(|m| m == n);
+                    if !same {
+                        return Err(r.fail("columns of one length"));
+                    }
+                    Ok(lane)
+                })?,
+            })
+        })?;
+        let instants = r.list(|r| {
+            Ok(Instant {
+                ts: r.i64()?,
+                name: StrId(r.u32()?),
+                cat: StrId(r.u32()?),
+                scope: match r.u8()? {
+                    0 => InstantScope::Global,
+                    1 => InstantScope::Process,
+                    2 => InstantScope::Thread,
+                    _ => return Err(r.fail("an instant scope")),
+                },
+                process: r.u32()?,
+                thread: r.u32()?,
+                args: ArgsId(r.u32()?),
+            })
+        })?;
+        let counters = r.list(|r| {
+            Ok(CounterSeries {
+                process: r.u32()?,
+                thread: r.opt_u32()?,
+                name: StrId(r.u32()?),
+                key: StrId(r.u32()?),
+                cname: r.opt_str()?,
+                ts: r.i64s()?,
+                values: r
+                    .i64s()?
+                    .into_iter()
+                    .map(|b| f64::from_bits(b as u64))
+                    .collect(),
+            })
+        })?;
+        let flows = r.list(|r| {
+            Ok(Flow {
+                id: StrId(r.u32()?),
+                cat: StrId(r.u32()?),
+                name: StrId(r.u32()?),
+                points: r.list(|r| {
+                    Ok(FlowPoint {
+                        ts: r.i64()?,
+                        thread: r.u32()?,
+                        phase: r.u8()?,
+                        bind_enclosing: r.bool()?,
+                        on_slice: r.bool()?,
+                        span_dur: r.i64()?,
+                        offset: r.u64()?,
+                    })
+                })?,
+            })
+        })?;
+        let async_events = r.list(|r| {
+            Ok(AsyncEvent {
+                phase: r.u8()?,
+                ts: r.i64()?,
+                name: StrId(r.u32()?),
+                cat: StrId(r.u32()?),
+                id: StrId(r.u32()?),
+                local: r.bool()?,
+                process: r.u32()?,
+                thread: r.u32()?,
+                args: ArgsId(r.u32()?),
+                offset: r.u64()?,
+            })
+        })?;
+        let metadata = r.list(|r| {
+            Ok(Metadata {
+                name: StrId(r.u32()?),
+                process: r.u32()?,
+                thread: r.opt_u32()?,
+                args: ArgsId(r.u32()?),
+            })
+        })?;
+        let async_slices = r.list(|r| {
+            Ok(AsyncSlice {
+                start: r.i64()?,
+                end: r.i64()?,
+                name: StrId(r.u32()?),
+                cat: StrId(r.u32()?),
+                id: StrId(r.u32()?),
+                process: r.u32()?,
+                thread: r.u32()?,
+                args: ArgsId(r.u32()?),
+                end_args: ArgsId(r.u32()?),
+                parent: r.u32()?,
+                depth: u16::try_from(r.u32()?).map_err(|_| r.fail("a 16-bit depth"))?,
+                flags: r.u8()?,
+            })
+        })?;
+        let async_tracks = r.list(|r| {
+            Ok(AsyncTrack {
+                process: r.u32()?,
+                name: StrId(r.u32()?),
+                rows: r.list(|r| r.u32s())?,
+            })
+        })?;
+        let flow_links = r.list(|r| {
+            let mut refs = [SpanRef {
+                thread: 0,
+                depth: 0,
+                index: 0,
+            }; 2];
+            for s in &mut refs {
+                *s = SpanRef {
+                    thread: r.u32()?,
+                    depth: r.u32()?,
+                    index: r.u32()?,
+                };
+            }
+            Ok(FlowLink {
+                from: refs[0],
+                to: refs[1],
+                flow: r.u32()?,
+            })
+        })?;
+        let flow_links_by_to = r.u32s()?;
+        let samples = r.list(|r| {
+            Ok(SampleTrack {
+                thread: r.u32()?,
+                ts: r.i64s()?,
+                frame: r.u32s()?,
+            })
+        })?;
+        let frames = r.list(|r| {
+            Ok(Frame {
+                name: StrId(r.u32()?),
+                parent: r.u32()?,
+            })
+        })?;
+        let start_ns = r.i64()?;
+        let end_ns = r.i64()?;
+        let diagnostics = r.diags(|r| model_kind(r.u8()?, r.u8()?).ok_or(r.fail("a kind")))?;
+        let decode = r.summary()?;
+        let t = Trace {
+            strings,
+            processes,
+            threads,
+            args,
+            instants,
+            counters,
+            flows,
+            async_events,
+            metadata,
+            async_slices,
+            async_tracks,
+            flow_links,
+            flow_links_by_to,
+            samples,
+            frames,
+            start_ns,
+            end_ns,
+            diagnostics,
+            decode,
+        };
+        t.check_ids().map_err(|expected| r.fail(expected))?;
+        Ok(t)
+    }
+
+    /// Every index the accessors follow points inside its table: a damaged buffer is an
+    /// error here, not a panic in a drawing loop later.
+    fn check_ids(&self) -> Result<(), &'static str> {
+        let n_str = self.strings.len() as u32;
+        let n_args = self.args.count();
+        let (n_proc, n_thread) = (self.processes.len() as u32, self.threads.len() as u32);
+        let str_ok = |s: StrId| s.0 < n_str;
+        let ext_ok =
+            |e: ExtId| matches!(e, ExtId::Num(_)) || matches!(e, ExtId::Str(s) if str_ok(s));
+        for p in &self.processes {
+            let names = p.name.iter().chain(&p.labels).all(|&s| str_ok(s));
+            if !ext_ok(p.pid) || !names || p.threads.iter().any(|&t| t >= n_thread) {
+                return Err("a process's ids in range");
+            }
+        }
+        for t in &self.threads {
+            let lanes = t.lanes.iter().all(|l| {
+                l.name.iter().chain(&l.cat).all(|&s| str_ok(s))
+                    && l.args.iter().all(|a| a.0 <= n_args)
+            });
+            let ids = ext_ok(t.pid) && ext_ok(t.tid) && t.name.is_none_or(str_ok);
+            if !ids || t.process >= n_proc || !lanes {
+                return Err("a thread's ids in range");
+            }
+        }
+        let links = self.flow_links.iter().all(|l| {
+            [l.from, l.to].iter().all(|r| {
+                self.threads
+                    .get(r.thread as usize)
+                    .and_then(|t| t.lanes.get(r.depth as usize))
+                    .is_some_and(|lane| (r.index as usize) < lane.len())
+            }) && (l.flow as usize) < self.flows.len()
+        });
+        let by_to = self.flow_links_by_to.len() == self.flow_links.len()
+            && self
+                .flow_links_by_to
+                .iter()
+                .all(|&i| (i as usize) < self.flow_links.len());
+        if !links || !by_to {
+            return Err("flow links in range");
+        }
+        let n_frames = self.frames.len() as u32;
+        let frames = self.frames.iter().all(|f| str_ok(f.name))
+            && self.samples.iter().all(|s| {
+                s.thread < n_thread
+                    && s.ts.len() == s.frame.len()
+                    && s.frame.iter().all(|&f| f < n_frames)
+            });
+        if !frames {
+            return Err("samples and frames in range");
+        }
+        Ok(())
+    }
+}
+
+fn model_tag(k: ModelWarning) -> (u8, u8) {
+    use ModelWarning::*;
+    match k {
+        EndNameMismatch => (0, 0),
+        EndWithoutBegin => (1, 0),
+        UnclosedBegin => (2, 0),
+        PartialOverlap => (3, 0),
+        BadDuration => (4, 0),
+        CounterNotNumeric => (5, 0),
+        CounterWithoutValues => (6, 0),
+        BadMetadata => (7, 0),
+        FlowWithoutId => (8, 0),
+        FlowUnbound => (9, 0),
+        AsyncEndWithoutBegin => (10, 0),
+        UnfinishedAsync => (11, 0),
+        BadSamples => (12, 0),
+        UnmodelledPhase(p) => (13, p.0),
+    }
+}
+
+fn model_kind(tag: u8, phase: u8) -> Option<ModelWarning> {
+    use ModelWarning::*;
+    Some(match tag {
+        0 => EndNameMismatch,
+        1 => EndWithoutBegin,
+        2 => UnclosedBegin,
+        3 => PartialOverlap,
+        4 => BadDuration,
+        5 => CounterNotNumeric,
+        6 => CounterWithoutValues,
+        7 => BadMetadata,
+        8 => FlowWithoutId,
+        9 => FlowUnbound,
+        10 => AsyncEndWithoutBegin,
+        11 => UnfinishedAsync,
+        12 => BadSamples,
+        13 => UnmodelledPhase(Phase(phase)),
+        _ => return None,
+    })
+}
+
+/// The kind named `name`; any other name is an unmodelled protobuf packet kind, whose
+/// `&'static` name is kept once per distinct name (a handful per run of the program).
+fn decode_kind(name: &str) -> WarningKind {
+    if let Some(k) = WarningKind::from_name(name) {
+        return k;
+    }
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let kept = match names.iter().find(|n| **n == name) {
+        Some(n) => n,
+        None => {
+            let n: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            names.push(n);
+            n
+        }
+    };
+    WarningKind::ProtoUnmodelled(kept)
+}
+
+/// The writer: appends little-endian values.
+struct W(Vec<u8>);
+
+impl W {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+    fn opt_u32(&mut self, v: Option<u32>) {
+        self.u8(v.is_some() as u8);
+        self.u32(v.unwrap_or(0));
+    }
+    fn opt_str(&mut self, v: Option<StrId>) {
+        self.opt_u32(v.map(|s| s.0));
+    }
+    fn opt_i64(&mut self, v: Option<i64>) {
+        self.u8(v.is_some() as u8);
+        self.i64(v.unwrap_or(0));
+    }
+    fn ext(&mut self, e: ExtId) {
+        match e {
+            ExtId::Num(n) => {
+                self.u8(0);
+                self.i64(n);
+            }
+            ExtId::Str(s) => {
+                self.u8(1);
+                self.i64(s.0 as i64);
+            }
+        }
+    }
+    fn i64s(&mut self, v: &[i64]) {
+        self.u64(v.len() as u64);
+        self.0.reserve(v.len() * 8);
+        for x in v {
+            self.0.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    fn u32s_by<T>(&mut self, v: &[T], f: impl Fn(&T) -> u32) {
+        self.u64(v.len() as u64);
+        self.0.reserve(v.len() * 4);
+        for x in v {
+            self.0.extend_from_slice(&f(x).to_le_bytes());
+        }
+    }
+    fn u32s(&mut self, v: &[u32]) {
+        self.u32s_by(v, |x| *x);
+    }
+    fn ids(&mut self, v: &[StrId]) {
+        self.u32s_by(v, |s| s.0);
+    }
+    fn list<T>(&mut self, v: &[T], mut f: impl FnMut(&mut W, &T)) {
+        self.u64(v.len() as u64);
+        for x in v {
+            f(self, x);
+        }
+    }
+    fn diags<K: DiagnosticKind>(&mut self, d: &Diagnostics<K>, kind: impl Fn(&mut W, K)) {
+        let counts: Vec<_> = d.counts().collect();
+        self.list(&counts, |w, &(k, n)| {
+            kind(w, k);
+            w.u64(n);
+        });
+        self.list(d.examples(), |w, e| {
+            kind(w, e.kind);
+            w.u64(e.offset);
+            w.str(&e.message);
+        });
+    }
+    fn summary(&mut self, s: &Summary) {
+        self.u8(match s.format {
+            Format::SpallV1 => 0,
+            Format::SpallV3 => 1,
+            Format::Json => 2,
+            Format::Proto => 3,
+        });
+        self.u8(s.gzip as u8);
+        self.u64(s.input_bytes);
+        self.u64(s.decoded_bytes);
+        self.u64(s.events);
+        self.diags(&s.diagnostics, |w, k| w.str(k.as_str()));
+        self.u8(s.spall.is_some() as u8);
+        if let Some(h) = &s.spall {
+            self.u64(h.version);
+            self.u64(h.timestamp_unit.to_bits());
+        }
+        self.u8(s.json.is_some() as u8);
+        if let Some(j) = &s.json {
+            self.u8(j.object_form as u8);
+            self.u8(j.display_time_unit.is_some() as u8);
+            self.str(j.display_time_unit.as_deref().unwrap_or(""));
+            self.list(&j.other_keys, |w, k| {
+                w.str(&k.name);
+                w.u64(k.value.start);
+                w.u64(k.value.end);
+            });
+        }
+    }
+}
+
+/// The reader: every length is checked against the bytes left before anything is
+/// allocated for it.
+struct R<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> R<'a> {
+    fn fail(&self, expected: &'static str) -> TransferError {
+        TransferError {
+            offset: self.at,
+            expected,
+        }
+    }
+    fn take(&mut self, n: usize, expected: &'static str) -> Result<&'a [u8], TransferError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.b.len());
+        let end = end.ok_or_else(|| self.fail(expected))?;
+        let s = &self.b[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn arr<const N: usize>(&mut self) -> Result<[u8; N], TransferError> {
+        let s = self.take(N, "a number")?;
+        Ok(s.try_into().expect("N bytes"))
+    }
+    fn u8(&mut self) -> Result<u8, TransferError> {
+        Ok(self.arr::<1>()?[0])
+    }
+    fn bool(&mut self) -> Result<bool, TransferError> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.fail("0 or 1")),
+        }
+    }
+    fn u32(&mut self) -> Result<u32, TransferError> {
+        Ok(u32::from_le_bytes(self.arr()?))
+    }
+    fn u64(&mut self) -> Result<u64, TransferError> {
+        Ok(u64::from_le_bytes(self.arr()?))
+    }
+    fn i64(&mut self) -> Result<i64, TransferError> {
+        Ok(i64::from_le_bytes(self.arr()?))
+    }
+    /// A count of items of at least `min_bytes` each, no more than the bytes left hold.
+    fn len(&mut self, min_bytes: usize) -> Result<usize, TransferError> {
+        let n = self.u64()?;
+        let left = (self.b.len() - self.at) as u64;
+        if n.saturating_mul(min_bytes.max(1) as u64) > left {
+            return Err(self.fail("a length within the buffer"));
+        }
+        Ok(n as usize)
+    }
+    fn take_len(&mut self, size: usize, what: &'static str) -> Result<&'a [u8], TransferError> {
+        let n = self.len(size)?;
+        self.take(n * size, what)
+    }
+    fn str(&mut self) -> Result<&'a str, TransferError> {
+        let b = self.take_len(1, "text")?;
+        std::str::from_utf8(b).map_err(|_| self.fail("UTF-8 text"))
+    }
+    fn opt_u32(&mut self) -> Result<Option<u32>, TransferError> {
+        let some = self.bool()?;
+        let v = self.u32()?;
+        Ok(some.then_some(v))
+    }
+    fn opt_str(&mut self) -> Result<Option<StrId>, TransferError> {
+        Ok(self.opt_u32()?.map(StrId))
+    }
+    fn opt_i64(&mut self) -> Result<Option<i64>, TransferError> {
+        let some = self.bool()?;
+        let v = self.i64()?;
+        Ok(some.then_some(v))
+    }
+    fn ext(&mut self) -> Result<ExtId, TransferError> {
+        let tag = self.u8()?;
+        let v = self.i64()?;
+        match (tag, u32::try_from(v)) {
+            (0, _) => Ok(ExtId::Num(v)),
+            (1, Ok(s)) => Ok(ExtId::Str(StrId(s))),
+            _ => Err(self.fail("a process or thread id")),
+        }
+    }
+    fn i64s(&mut self) -> Result<Vec<i64>, TransferError> {
+        let b = self.take_len(8, "a column of 64-bit numbers")?;
+        Ok(b.chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+    fn u32s(&mut self) -> Result<Vec<u32>, TransferError> {
+        let b = self.take_len(4, "a column of 32-bit numbers")?;
+        Ok(b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect())
+    }
+    fn ids(&mut self) -> Result<Vec<StrId>, TransferError> {
+        Ok(self.u32s()?.into_iter().map(StrId).collect())
+    }
+    fn list<T>(
+        &mut self,
+        mut f: impl FnMut(&mut R<'a>) -> Result<T, TransferError>,
+    ) -> Result<Vec<T>, TransferError> {
+        let n = self.len(1)?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(f(self)?);
+        }
+        Ok(v)
+    }
+    fn diags<K: DiagnosticKind>(
+        &mut self,
+        kind: impl Fn(&mut R<'a>) -> Result<K, TransferError>,
+    ) -> Result<Diagnostics<K>, TransferError> {
+        let counts = self.list(|r| Ok((kind(r)?, r.u64()?)))?;
+        let examples = self.list(|r| {
+            Ok(Warning {
+                kind: kind(r)?,
+                offset: r.u64()?,
+                message: r.str()?.to_owned(),
+            })
+        })?;
+        let counts: BTreeMap<K, u64> = counts.into_iter().collect();
+        Ok(Diagnostics::from_parts(counts, examples))
+    }
+    fn summary(&mut self) -> Result<Summary, TransferError> {
+        let format = match self.u8()? {
+            0 => Format::SpallV1,
+            1 => Format::SpallV3,
+            2 => Format::Json,
+            3 => Format::Proto,
+            _ => return Err(self.fail("a format")),
+        };
+        let gzip = self.bool()?;
+        let (input_bytes, decoded_bytes, events) = (self.u64()?, self.u64()?, self.u64()?);
+        let diagnostics = self.diags(|r| Ok(decode_kind(r.str()?)))?;
+        let spall = match self.bool()? {
+            true => Some(SpallHeader {
+                version: self.u64()?,
+                timestamp_unit: f64::from_bits(self.u64()?),
+            }),
+            false => None,
+        };
+        let json = match self.bool()? {
+            true => {
+                let object_form = self.bool()?;
+                let has_unit = self.bool()?;
+                let unit = self.str()?;
+                Some(JsonInfo {
+                    object_form,
+                    display_time_unit: has_unit.then(|| unit.to_owned()),
+                    other_keys: self.list(|r| {
+                        Ok(TopLevelKey {
+                            name: r.str()?.to_owned(),
+                            value: r.u64()?..r.u64()?,
+                        })
+                    })?,
+                })
+            }
+            false => None,
+        };
+        Ok(Summary {
+            format,
+            gzip,
+            input_bytes,
+            decoded_bytes,
+            events,
+            diagnostics,
+            spall,
+            json,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field, as text (the string table by its strings, not its hash slots).
+    fn fields(t: &Trace) -> Vec<String> {
+        let strings: Vec<&str> = t.strings.iter().map(|(_, s)| s).collect();
+        let args: Vec<_> = (1..=t.args.count())
+            .map(|i| t.args.get(ArgsId(i)))
+            .collect();
+        vec![
+            format!("{strings:?}"),
+            format!("{args:?}"),
+            format!("{:?}", t.processes),
+            format!("{:?}", t.threads),
+            format!("{:?}", t.instants),
+            format!("{:?}", t.counters),
+            format!("{:?}", t.flows),
+            format!("{:?}", t.async_events),
+            format!("{:?}", t.metadata),
+            format!("{:?}", t.async_slices),
+            format!("{:?}", t.async_tracks),
+            format!("{:?}", t.flow_links),
+            format!("{:?}", t.flow_links_by_to),
+            format!("{:?}", t.samples),
+            format!("{:?}", t.frames),
+            format!("{} {}", t.start_ns, t.end_ns),
+            format!("{:?}", t.diagnostics),
+            format!("{:?}", t.decode),
+        ]
+    }
+
+    #[test]
+    fn every_kind_of_trace_comes_back_the_same() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+        let (mut todo, mut seen) = (vec![std::path::PathBuf::from(dir)], 0);
+        while let Some(p) = todo.pop() {
+            if p.is_dir() {
+                todo.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+                continue;
+            }
+            let Ok(t) = crate::load_bytes(&std::fs::read(&p).unwrap()) else {
+                continue;
+            };
+            let back = Trace::from_transfer(&t.to_transfer()).unwrap();
+            assert_eq!(fields(&t), fields(&back), "{}", p.display());
+            seen += 1;
+        }
+        assert!(seen >= 20, "only {seen} fixtures loaded");
+    }
+
+    #[test]
+    fn a_damaged_buffer_is_an_error() {
+        let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"k":1}},
+            {"ph":"s","id":1,"name":"f","ts":1,"pid":1,"tid":1},
+            {"ph":"f","bp":"e","id":1,"name":"f","ts":2,"pid":1,"tid":1}]"#;
+        let bytes = crate::load_bytes(json).unwrap().to_transfer();
+        // Cut anywhere: an error. Any one byte changed: an error or a trace, never a panic.
+        for n in 0..bytes.len() {
+            assert!(Trace::from_transfer(&bytes[..n]).is_err(), "cut at {n}");
+            for flip in [0x01, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[n] ^= flip;
+                let _ = Trace::from_transfer(&b);
+            }
+        }
+    }
+}
