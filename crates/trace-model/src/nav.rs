@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::span::{Lane, SpanRef};
+use crate::span::{Lane, SpanRef, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -62,18 +62,25 @@ impl Lane {
     }
 }
 
+impl Thread {
+    /// The index, in the lane one level up, of the span that contains the start of span
+    /// `index` at `depth`. O(log n).
+    pub fn parent_index(&self, depth: u32, index: u32) -> Option<u32> {
+        let up = &self.lanes[depth.checked_sub(1)? as usize];
+        let start = self.lanes[depth as usize].start[index as usize];
+        let i = up.start.partition_point(|&s| s <= start).checked_sub(1)?;
+        (up.end(i) >= start).then_some(i as u32)
+    }
+}
+
 impl Trace {
     /// The span one level up that contains the start of `r`. O(log n).
     pub fn parent(&self, r: SpanRef) -> Option<SpanRef> {
-        let d = r.depth.checked_sub(1)?;
-        let thread = &self.threads[r.thread as usize];
-        let start = thread.lanes[r.depth as usize].start[r.index as usize];
-        let up = &thread.lanes[d as usize];
-        let i = up.start.partition_point(|&s| s <= start).checked_sub(1)?;
-        (up.end(i) >= start).then_some(SpanRef {
+        let index = self.threads[r.thread as usize].parent_index(r.depth, r.index)?;
+        Some(SpanRef {
             thread: r.thread,
-            depth: d,
-            index: i as u32,
+            depth: r.depth - 1,
+            index,
         })
     }
 

@@ -1,28 +1,33 @@
 //! Slice ids for spans: stable, dense, and found again from a `SpanRef` without a map.
 
-use trace_model::{SpanRef, Trace};
+use trace_model::{SpanRef, Thread, Trace};
+
+use crate::nesting::Nesting;
 
 /// Slice ids: lanes numbered thread by thread, depth by depth; a span's id is its lane's
-/// first id plus its index.
+/// first id plus its index. The lanes are `slice`'s, nested as trace_processor nests them
+/// ([`Nesting`]); a `SpanRef` here is into those lanes, not the model's.
 pub(crate) struct SliceIds {
     /// (thread, depth) of each non-empty lane.
     pub(crate) lanes: Vec<(u32, u32)>,
     /// First id of each lane, and the total at the end.
     pub(crate) base: Vec<u64>,
+    pub(crate) nest: Nesting,
 }
 
 impl SliceIds {
     pub(crate) fn new(t: &Trace) -> SliceIds {
+        let nest = Nesting::new(t);
         let (mut lanes, mut base) = (Vec::new(), vec![0u64]);
-        for (ti, th) in t.threads().iter().enumerate() {
-            for (d, lane) in th.lanes.iter().enumerate() {
+        for ti in 0..t.threads().len() as u32 {
+            for (d, lane) in nest.thread(t, ti).lanes.iter().enumerate() {
                 if !lane.is_empty() {
-                    lanes.push((ti as u32, d as u32));
+                    lanes.push((ti, d as u32));
                     base.push(base.last().unwrap() + lane.len() as u64);
                 }
             }
         }
-        SliceIds { lanes, base }
+        SliceIds { lanes, base, nest }
     }
 
     pub(crate) fn len(&self) -> u64 {
@@ -45,5 +50,15 @@ impl SliceIds {
     pub(crate) fn id(&self, r: SpanRef) -> u64 {
         let k = self.lanes.partition_point(|&l| l < (r.thread, r.depth));
         self.base[k] + r.index as u64
+    }
+
+    /// The id of the model's span `r`, if `slice` holds it.
+    pub(crate) fn of_model(&self, r: SpanRef) -> Option<u64> {
+        self.nest.here(r).map(|r| self.id(r))
+    }
+
+    /// Thread `i` with `slice`'s lanes.
+    pub(crate) fn thread<'a>(&'a self, t: &'a Trace, i: u32) -> &'a Thread {
+        self.nest.thread(t, i)
     }
 }

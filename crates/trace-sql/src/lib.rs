@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod ids;
+mod nesting;
 mod placed;
 mod slices;
 mod source;
@@ -102,7 +103,8 @@ pub use rusqlite::InterruptHandle;
 
 /// The span of slice `id` (as the `slice` table numbers them), for a UI that shows a row.
 pub fn slice_span(trace: &Trace, id: i64) -> Option<trace_model::SpanRef> {
-    SliceIds::new(trace).span(u64::try_from(id).ok()?)
+    let ids = SliceIds::new(trace);
+    Some(ids.nest.to_model(ids.span(u64::try_from(id).ok()?)?))
 }
 
 /// A SQLite connection whose tables are the trace.

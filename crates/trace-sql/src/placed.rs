@@ -93,7 +93,7 @@ impl Placed {
         });
         for &i in &thread_instants {
             let e = &t.instants()[i as usize];
-            let (depth, parent) = match open_at(t, e.thread, e.ts) {
+            let (depth, parent) = match open_at(t, ids, e.thread, e.ts) {
                 Some(p) => (p.depth + 1, ids.id(p) as i64),
                 None => (0, -1),
             };
@@ -291,8 +291,11 @@ impl Placed {
 }
 
 /// The deepest span on `thread` open at `ts` (started at or before it, ending after it).
-fn open_at(t: &Trace, thread: u32, ts: i64) -> Option<SpanRef> {
-    let th = t.threads().get(thread as usize)?;
+fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
+    if thread as usize >= t.threads().len() {
+        return None;
+    }
+    let th = ids.thread(t, thread);
     let mut out = None;
     for (d, lane) in th.lanes.iter().enumerate() {
         let Some(i) = lane.start.partition_point(|&s| s <= ts).checked_sub(1) else {

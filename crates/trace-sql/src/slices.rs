@@ -90,7 +90,7 @@ impl Slices {
     /// The name id and duration (-1 unfinished) of slice `id`, for ordering by name.
     fn name_dur(&self, id: u64) -> Option<(u32, i64)> {
         if let Some(r) = self.ids.span(id) {
-            let lane = &self.t.threads()[r.thread as usize].lanes[r.depth as usize];
+            let lane = &self.ids.thread(&self.t, r.thread).lanes[r.depth as usize];
             let i = r.index as usize;
             let dur = if lane.flags[i] & flags::UNFINISHED != 0 {
                 -1
@@ -111,7 +111,7 @@ impl Slices {
     }
 
     pub(crate) fn slice_column(&self, r: SpanRef, col: usize) -> Cell<'_> {
-        let th = &self.t.threads()[r.thread as usize];
+        let th = self.ids.thread(&self.t, r.thread);
         let lane = &th.lanes[r.depth as usize];
         let i = r.index as usize;
         let unfinished = lane.flags[i] & flags::UNFINISHED != 0;
@@ -126,7 +126,12 @@ impl Slices {
             },
             5 => Cell::Text(self.t.str(lane.name[i])),
             6 => Cell::Int(r.depth as i64),
-            7 => opt_int(self.t.parent(r).map(|p| self.ids.id(p) as i64)),
+            7 => opt_int(
+                self.ids
+                    .nest
+                    .parent(&self.t, r)
+                    .map(|p| self.ids.id(p) as i64),
+            ),
             8 => args_id(lane.args[i]),
             9 | 10 => Cell::Null,
             12 => Cell::Int(th.self_ns(r.depth as usize, i)),
@@ -170,7 +175,7 @@ impl Source for Slices {
             if (d as i64) < depth.lo || (d as i64) > depth.hi {
                 continue;
             }
-            let lane = &self.t.threads()[thread as usize].lanes[d as usize];
+            let lane = &self.ids.thread(&self.t, thread).lanes[d as usize];
             let lo = lane.start.partition_point(|&s| s < ts.lo) as u64;
             let hi = lane.start.partition_point(|&s| s <= ts.hi) as u64;
             let (a, b) = (
@@ -320,7 +325,7 @@ impl ByName {
                 }
                 continue;
             };
-            let lane = &self.s.t.threads()[first.thread as usize].lanes[first.depth as usize];
+            let lane = &self.s.ids.thread(&self.s.t, first.thread).lanes[first.depth as usize];
             let i0 = first.index as u64;
             for id in r.clone() {
                 let i = (i0 + id - r.start) as usize;
@@ -460,7 +465,8 @@ impl Related {
             let up = p as u64;
             out.push(up..up + 1);
             if let Some(span) = ids.span(up) {
-                out.extend(t.ancestors(span).map(|a| ids.id(a)).map(|a| a..a + 1));
+                let up = ids.nest.ancestors(t, span).map(|a| ids.id(a));
+                out.extend(up.map(|a| a..a + 1));
                 break;
             }
             p = placed.row(up).map_or(-1, |r| r.parent);
@@ -498,14 +504,14 @@ impl Source for Related {
             return self.placed_plan(id);
         };
         if self.ancestors {
-            let mut out: Vec<Range<u64>> = (t.ancestors(r).map(|p| ids.id(p)))
+            let mut out: Vec<Range<u64>> = (ids.nest.ancestors(t, r).map(|p| ids.id(p)))
                 .map(|id| id..id + 1)
                 .collect();
             out.reverse();
             return out;
         }
         // Descendants are, lane by lane below, the spans starting inside this one.
-        let th = &t.threads()[r.thread as usize];
+        let th = ids.thread(t, r.thread);
         let lane = &th.lanes[r.depth as usize];
         let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
         let mut out = Vec::new();

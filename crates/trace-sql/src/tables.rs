@@ -442,7 +442,7 @@ impl Flows {
         if t.decode_summary().format.name() == "perfetto" {
             let links = t.flow_links().iter();
             let links = links
-                .map(|l| (ids.id(l.from), ids.id(l.to), l.flow))
+                .filter_map(|l| Some((ids.of_model(l.from)?, ids.of_model(l.to)?, l.flow)))
                 .collect();
             return Flows { t, links };
         }
@@ -477,9 +477,17 @@ fn bind_point(
     placed: &Placed,
     p: &trace_model::FlowPoint,
 ) -> Option<u64> {
-    let span = t.flow_point_span(p);
+    let model = t.flow_point_span(p);
+    // A span `slice` leaves out gives the point to the nearest ancestor it holds, the
+    // slice trace_processor finds open there.
+    let id = model.and_then(|r| {
+        std::iter::once(r)
+            .chain(t.ancestors(r))
+            .find_map(|a| ids.of_model(a))
+    });
+    let span_start = model.map_or(i64::MAX, |r| t.span(r).start);
     if p.on_slice {
-        return span.map(|r| ids.id(r));
+        return id;
     }
     let instant_ts = |id: u64| match placed.row(id).map(|r| r.src) {
         Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
@@ -487,10 +495,9 @@ fn bind_point(
     };
     if p.phase == b'f' && !p.bind_enclosing {
         let next = placed.instants_in(t, p.thread, p.ts, i64::MAX).next();
-        let span_start = span.map_or(i64::MAX, |r| t.span(r).start);
         return match next {
             Some(i) if instant_ts(i) < span_start => Some(i),
-            _ => span.map(|r| ids.id(r)),
+            _ => id,
         };
     }
     match placed
@@ -498,7 +505,7 @@ fn bind_point(
         .last()
     {
         Some(i) => Some(i),
-        None => span.map(|r| ids.id(r)),
+        None => id,
     }
 }
 
