@@ -4,39 +4,65 @@
 //! ends after it (its `slice_drop_overlapping_complete_event`), and every event before time
 //! 0 (its sorter's negative timestamps); the slices after a dropped one nest as if it were
 //! not there. The model keeps such spans whole, one level deeper and flagged
-//! `PARTIAL_OVERLAP`, so that the viewer and the statistics show them. This view renests
-//! only the threads that hold one, and maps span references between the model's lanes and
-//! its own both ways. Every other thread is the model's, untouched.
+//! `PARTIAL_OVERLAP`, so that the viewer and the statistics show them. trace_processor also
+//! reads a JSON tid that is no 32-bit unsigned number (a negative one: PyTorch's CUDA
+//! runtime threads) as absent, so the events go to their process's main thread; here such a
+//! thread's spans join the main thread's, when the process has one, and the thread is left
+//! out of `thread`.
+//!
+//! This view renests only the threads that need it, and maps span references between the
+//! model's lanes and its own both ways. Every other thread is the model's, untouched.
 
 use std::collections::HashMap;
 
-use trace_model::{flags, Lane, SpanRef, Thread, Trace};
+use trace_model::{flags, ExtId, Lane, SpanRef, Thread, Trace};
 
 /// The threads as `slice` nests them.
 #[derive(Default)]
 pub(crate) struct Nesting {
+    /// By thread: its lanes as `slice` holds them, where they are not the model's (none
+    /// for a thread merged into its main thread).
     renested: HashMap<u32, Renested>,
+    /// By model thread renested or merged: each lane's spans' places here, `None` if left
+    /// out.
+    from_model: HashMap<u32, Vec<Vec<Option<SpanRef>>>>,
+    /// The threads merged into their main thread, and that thread.
+    merged: HashMap<u32, u32>,
 }
 
 /// One thread renested.
 struct Renested {
     thread: Thread,
-    /// For each of the model's lanes, each span's (depth, index) here; `None` if dropped.
-    from_model: Vec<Vec<Option<(u32, u32)>>>,
-    /// For each lane here, each span's (depth, index) in the model.
-    to_model: Vec<Vec<(u32, u32)>>,
+    /// For each lane here, each span's place in the model.
+    to_model: Vec<Vec<SpanRef>>,
 }
 
 impl Nesting {
     /// O(spans) to find the threads to renest; O(n log n) in the spans of those.
     pub(crate) fn new(t: &Trace) -> Nesting {
-        let mut renested = HashMap::new();
+        let merged = merged_threads(t);
+        let mut groups: HashMap<u32, Vec<u32>> = HashMap::new();
         for (i, th) in t.threads().iter().enumerate() {
-            if needs_renesting(th) {
-                renested.insert(i as u32, renest(th));
+            let i = i as u32;
+            if let Some(&main) = merged.get(&i) {
+                groups.entry(main).or_insert_with(|| vec![main]).push(i);
+            } else if needs_renesting(th) {
+                groups.entry(i).or_insert_with(|| vec![i]);
             }
         }
-        Nesting { renested }
+        let mut n = Nesting {
+            merged,
+            ..Nesting::default()
+        };
+        for (main, members) in groups {
+            n.renest(t, main, &members);
+        }
+        n
+    }
+
+    /// Whether `slice` holds thread `i`'s events on its main thread instead.
+    pub(crate) fn is_merged(&self, i: u32) -> bool {
+        self.merged.contains_key(&i)
     }
 
     /// Thread `i` as `slice` holds it.
@@ -49,20 +75,16 @@ impl Nesting {
 
     /// Where the model's span `r` is here: `None` if `slice` leaves it out.
     pub(crate) fn here(&self, r: SpanRef) -> Option<SpanRef> {
-        let Some(n) = self.renested.get(&r.thread) else {
-            return Some(r);
-        };
-        let (depth, index) = n.from_model[r.depth as usize][r.index as usize]?;
-        Some(SpanRef { depth, index, ..r })
+        match self.from_model.get(&r.thread) {
+            Some(lanes) => lanes[r.depth as usize][r.index as usize],
+            None => Some(r),
+        }
     }
 
     /// The model's span for span `r` here.
     pub(crate) fn to_model(&self, r: SpanRef) -> SpanRef {
         match self.renested.get(&r.thread) {
-            Some(n) => {
-                let (depth, index) = n.to_model[r.depth as usize][r.index as usize];
-                SpanRef { depth, index, ..r }
-            }
+            Some(n) => n.to_model[r.depth as usize][r.index as usize],
             None => r,
         }
     }
@@ -85,84 +107,143 @@ impl Nesting {
     ) -> impl Iterator<Item = SpanRef> + 'a {
         std::iter::successors(self.parent(t, r), move |&p| self.parent(t, p))
     }
-}
 
-fn needs_renesting(th: &Thread) -> bool {
-    th.lanes.iter().any(|l| {
-        l.start.first().is_some_and(|&s| s < 0)
-            || l.flags.iter().any(|&f| f & flags::PARTIAL_OVERLAP != 0)
-    })
-}
-
-/// trace_processor's stack over the thread's spans in order of start (longer first at equal
-/// starts): a span is dropped when it starts before time 0 or outlives the innermost open
-/// slice; a slice is closed by a span starting at or after its end (two zero-length slices
-/// at one time stack, as trace_processor's instants do).
-fn renest(th: &Thread) -> Renested {
-    let mut order: Vec<(i64, std::cmp::Reverse<i64>, u32, u32)> = Vec::new();
-    for (d, lane) in th.lanes.iter().enumerate() {
-        for i in 0..lane.len() {
-            order.push((
-                lane.start[i],
-                std::cmp::Reverse(lane.dur[i]),
-                d as u32,
-                i as u32,
-            ));
-        }
-    }
-    order.sort_unstable();
-    let mut from_model: Vec<Vec<Option<(u32, u32)>>> =
-        th.lanes.iter().map(|l| vec![None; l.len()]).collect();
-    let mut lanes: Vec<Lane> = Vec::new();
-    let mut to_model: Vec<Vec<(u32, u32)>> = Vec::new();
-    // The end of each open slice, and whether it is zero-length.
-    let mut stack: Vec<(i64, bool)> = Vec::new();
-    for (start, std::cmp::Reverse(dur), d, i) in order {
-        if start < 0 {
-            continue;
-        }
-        while let Some(&(end, zero)) = stack.last() {
-            if end < start || (end == start && !(zero && dur == 0)) {
-                stack.pop();
-            } else {
-                break;
+    /// trace_processor's stack over the spans of `members` (the thread `main` first) in
+    /// order of start (longer first at equal starts): a span is dropped when it starts
+    /// before time 0 or outlives the innermost open slice; a slice is closed by a span
+    /// starting at or after its end (two zero-length slices at one time stack, as
+    /// trace_processor's instants do).
+    fn renest(&mut self, t: &Trace, main: u32, members: &[u32]) {
+        let mut order: Vec<(i64, std::cmp::Reverse<i64>, u32, u32, u32)> = Vec::new();
+        for (m, &ti) in members.iter().enumerate() {
+            let th = &t.threads()[ti as usize];
+            for (d, lane) in th.lanes.iter().enumerate() {
+                for i in 0..lane.len() {
+                    let key = (lane.start[i], std::cmp::Reverse(lane.dur[i]));
+                    order.push((key.0, key.1, m as u32, d as u32, i as u32));
+                }
             }
+            let places = th.lanes.iter().map(|l| vec![None; l.len()]).collect();
+            self.from_model.insert(ti, places);
         }
-        if let Some(&(end, _)) = stack.last() {
-            if start < end && start.saturating_add(dur) > end {
+        order.sort_unstable();
+        let mut lanes: Vec<Lane> = Vec::new();
+        let mut to_model: Vec<Vec<SpanRef>> = Vec::new();
+        // The end of each open slice, and whether it is zero-length.
+        let mut stack: Vec<(i64, bool)> = Vec::new();
+        for (start, std::cmp::Reverse(dur), m, d, i) in order {
+            if start < 0 {
                 continue;
             }
+            while let Some(&(end, zero)) = stack.last() {
+                if end < start || (end == start && !(zero && dur == 0)) {
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            if let Some(&(end, _)) = stack.last() {
+                if start < end && start.saturating_add(dur) > end {
+                    continue;
+                }
+            }
+            let depth = stack.len();
+            if lanes.len() == depth {
+                lanes.push(Lane::default());
+                to_model.push(Vec::new());
+            }
+            let ti = members[m as usize];
+            let (lane, src) = (
+                &mut lanes[depth],
+                &t.threads()[ti as usize].lanes[d as usize],
+            );
+            let i = i as usize;
+            lane.start.push(src.start[i]);
+            lane.dur.push(src.dur[i]);
+            lane.name.push(src.name[i]);
+            lane.cat.push(src.cat[i]);
+            lane.args.push(src.args[i]);
+            lane.flags.push(src.flags[i] & !flags::PARTIAL_OVERLAP);
+            let here = SpanRef {
+                thread: main,
+                depth: depth as u32,
+                index: to_model[depth].len() as u32,
+            };
+            self.from_model.get_mut(&ti).unwrap()[d as usize][i] = Some(here);
+            to_model[depth].push(SpanRef {
+                thread: ti,
+                depth: d,
+                index: i as u32,
+            });
+            stack.push((start.saturating_add(dur), dur == 0));
         }
-        let depth = stack.len();
-        if lanes.len() == depth {
-            lanes.push(Lane::default());
-            to_model.push(Vec::new());
+        for &ti in members {
+            let th = &t.threads()[ti as usize];
+            let thread = Thread {
+                lanes: if ti == main {
+                    std::mem::take(&mut lanes)
+                } else {
+                    Vec::new()
+                },
+                ..metadata(th)
+            };
+            let to_model = if ti == main {
+                std::mem::take(&mut to_model)
+            } else {
+                Vec::new()
+            };
+            self.renested.insert(ti, Renested { thread, to_model });
         }
-        let (lane, src) = (&mut lanes[depth], &th.lanes[d as usize]);
-        let i = i as usize;
-        lane.start.push(src.start[i]);
-        lane.dur.push(src.dur[i]);
-        lane.name.push(src.name[i]);
-        lane.cat.push(src.cat[i]);
-        lane.args.push(src.args[i]);
-        lane.flags.push(src.flags[i] & !flags::PARTIAL_OVERLAP);
-        from_model[d as usize][i] = Some((depth as u32, to_model[depth].len() as u32));
-        to_model[depth].push((d, i as u32));
-        stack.push((start.saturating_add(dur), dur == 0));
     }
-    let thread = Thread {
+}
+
+/// A thread's ids and names, without its spans.
+fn metadata(th: &Thread) -> Thread {
+    Thread {
         pid: th.pid,
         tid: th.tid,
         process: th.process,
         name: th.name,
         sort_index: th.sort_index,
-        lanes,
-    };
-    Renested {
-        thread,
-        from_model,
-        to_model,
+        lanes: Vec::new(),
     }
+}
+
+/// Whether trace_processor nests the thread's spans differently from the model: a partial
+/// overlap, a span before time 0, or two zero-length spans at one time (siblings in the
+/// model, one inside the other in trace_processor).
+fn needs_renesting(th: &Thread) -> bool {
+    th.lanes.iter().any(|l| {
+        l.start.first().is_some_and(|&s| s < 0)
+            || l.flags.iter().any(|&f| f & flags::PARTIAL_OVERLAP != 0)
+            || (1..l.len())
+                .any(|i| l.dur[i] == 0 && l.dur[i - 1] == 0 && l.start[i] == l.start[i - 1])
+    })
+}
+
+/// The threads trace_processor reads as their process's main thread, by the model's
+/// thread index: a numeric tid that is no `u32` in a process that has a main thread (tid =
+/// pid). O(threads).
+pub(crate) fn merged_threads(t: &Trace) -> HashMap<u32, u32> {
+    let mut out = HashMap::new();
+    for p in t.processes() {
+        let ExtId::Num(pid) = p.pid else { continue };
+        let Some(&main) = p
+            .threads
+            .iter()
+            .find(|&&i| t.threads()[i as usize].tid == ExtId::Num(pid))
+        else {
+            continue;
+        };
+        for &i in &p.threads {
+            if let ExtId::Num(tid) = t.threads()[i as usize].tid {
+                if u32::try_from(tid).is_err() {
+                    out.insert(i, main);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -222,6 +303,39 @@ mod tests {
             index: 0,
         };
         assert_eq!(n.parent(&t, in_a).map(|p| p.index), Some(0));
+    }
+
+    /// A negative tid's spans join their process's main thread, nested with its spans.
+    #[test]
+    fn negative_tids_join_the_main_thread() {
+        let t = trace(
+            r#"[{"ph":"X","name":"main","ts":0,"dur":10,"pid":7,"tid":7},
+                {"ph":"X","name":"neg","ts":2,"dur":3,"pid":7,"tid":-5},
+                {"ph":"X","name":"other","ts":2,"dur":3,"pid":7,"tid":8}]"#,
+        );
+        let n = Nesting::new(&t);
+        let idx = |tid: i64| {
+            let i = t.threads().iter().position(|th| th.tid == ExtId::Num(tid));
+            i.unwrap() as u32
+        };
+        let (main, neg, other) = (idx(7), idx(-5), idx(8));
+        assert!(n.is_merged(neg) && !n.is_merged(other) && !n.is_merged(main));
+        assert!(n.thread(&t, neg).lanes.is_empty());
+        let m = n.thread(&t, main);
+        assert_eq!(m.lanes.len(), 2);
+        assert_eq!(t.str(m.lanes[1].name[0]), "neg");
+        let r = SpanRef {
+            thread: neg,
+            depth: 0,
+            index: 0,
+        };
+        let here = n.here(r).unwrap();
+        assert_eq!((here.thread, here.depth), (main, 1));
+        assert_eq!(n.to_model(here), r);
+        assert!(std::ptr::eq(
+            n.thread(&t, other),
+            &t.threads()[other as usize]
+        ));
     }
 
     /// A thread whose spans nest is the model's own.

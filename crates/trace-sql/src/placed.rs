@@ -85,7 +85,11 @@ impl Placed {
         let mut by_thread = vec![0..0; t.threads().len()];
 
         let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
-            .filter(|&i| t.instants()[i as usize].scope == InstantScope::Thread)
+            .filter(|&i| {
+                let e = &t.instants()[i as usize];
+                // trace_processor drops a thread instant whose tid it cannot read.
+                e.scope == InstantScope::Thread && !ids.nest.is_merged(e.thread)
+            })
             .collect();
         thread_instants.sort_by_key(|&i| {
             let e = &t.instants()[i as usize];

@@ -21,6 +21,8 @@ pub(crate) struct Threads {
     has_main: Vec<bool>,
     /// The processes given a main thread, in order: utids from `threads().len()` on.
     mains: Vec<u32>,
+    /// The threads merged into their main thread (see `nesting`), sorted.
+    merged: Vec<u64>,
 }
 
 impl Threads {
@@ -37,7 +39,17 @@ impl Threads {
                 !has_main[i as usize] && (p.pid == ExtId::Num(0) || !has(p, ExtId::Num(0)))
             })
             .collect();
-        Threads { t, has_main, mains }
+        let mut merged: Vec<u64> = crate::nesting::merged_threads(&t)
+            .into_keys()
+            .map(u64::from)
+            .collect();
+        merged.sort_unstable();
+        Threads {
+            t,
+            has_main,
+            mains,
+            merged,
+        }
     }
 
     fn len(&self) -> usize {
@@ -64,7 +76,7 @@ impl Source for Threads {
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
         let r = Bounds::of(cons, 0).clamp(self.len());
-        only(r.start as u64, r.end as u64)
+        without(r.start as u64..r.end as u64, &self.merged)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
         let t = &self.t;
@@ -98,6 +110,22 @@ impl Source for Threads {
             self.len().max(1) as f64
         }
     }
+}
+
+/// `rows` without the sorted rows `gone`.
+fn without(rows: Range<u64>, gone: &[u64]) -> Vec<Range<u64>> {
+    let mut out = Vec::new();
+    let mut at = rows.start;
+    for &g in gone.iter().filter(|&&g| rows.contains(&g)) {
+        if at < g {
+            out.push(at..g);
+        }
+        at = g + 1;
+    }
+    if at < rows.end {
+        out.push(at..rows.end);
+    }
+    out
 }
 
 /// `process(upid, pid, name, sort_index, labels)`.
