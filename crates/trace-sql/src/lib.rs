@@ -35,6 +35,9 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
+mod catalog;
 mod ids;
 mod nesting;
 mod placed;
@@ -51,10 +54,8 @@ use serde_json::Value as Json;
 use trace_model::Trace;
 
 use ids::SliceIds;
-use slices::{Related, Slices};
-use tables::{
-    AllTracks, Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads,
-};
+use slices::Related;
+use tables::Args;
 
 /// A query's failure, as SQLite reports it, with where in the SQL when it says.
 #[derive(Debug)]
@@ -123,42 +124,16 @@ impl TraceDb {
     /// copied.
     pub fn new(trace: Arc<Trace>) -> Result<TraceDb, Error> {
         let db = Connection::open_in_memory()?;
-        let ids = Arc::new(SliceIds::new(&trace));
-        let placed = Arc::new(placed::Placed::new(&trace, &ids));
-        let slices = || Slices {
-            t: trace.clone(),
-            ids: ids.clone(),
-            placed: placed.clone(),
-        };
-        vtab::register(&db, "slice", Arc::new(slices()))?;
+        let catalog = catalog::Catalog::new(trace.clone());
+        for (name, source) in &catalog.tables {
+            vtab::register(&db, name, source.clone())?;
+        }
         let related = |ancestors| Related {
-            slices: slices(),
+            slices: catalog.slices.clone(),
             ancestors,
         };
         vtab::register(&db, "ancestor_slice", Arc::new(related(true)))?;
         vtab::register(&db, "descendant_slice", Arc::new(related(false)))?;
-        vtab::register(&db, "thread", Arc::new(Threads::new(trace.clone())))?;
-        vtab::register(&db, "process", Arc::new(Processes(trace.clone())))?;
-        let thread_tracks = ThreadTracks {
-            t: trace.clone(),
-            placed: placed.clone(),
-        };
-        vtab::register(&db, "thread_track", Arc::new(thread_tracks))?;
-        vtab::register(&db, "counter_track", Arc::new(CounterTracks(trace.clone())))?;
-        let tracks = |process_only| {
-            Arc::new(AllTracks {
-                t: trace.clone(),
-                placed: placed.clone(),
-                process_only,
-            })
-        };
-        vtab::register(&db, "track", tracks(false))?;
-        vtab::register(&db, "process_track", tracks(true))?;
-        vtab::register(&db, "counter", Arc::new(Counters::new(trace.clone())))?;
-        vtab::register(&db, "instant", Arc::new(Instants(trace.clone())))?;
-        let flows = Flows::new(trace.clone(), &ids, &placed);
-        vtab::register(&db, "flow", Arc::new(flows))?;
-        vtab::register(&db, "args", Arc::new(Args(trace.clone())))?;
         extract_arg(&db, Args(trace.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS

@@ -1,0 +1,318 @@
+//! Every SQL table of a trace as Arrow record batches (feature `arrow`), for Parquet files,
+//! pandas, Polars or DuckDB: the same columns as the SQLite tables (docs/SQL.md), read from
+//! the same sources, filled straight from the trace's columns into typed arrays (no value
+//! per cell).
+//!
+//! - [`tables`]: the table names, in export order.
+//! - [`Tables::new`]: places a trace's slices once (as [`TraceDb::new`](crate::TraceDb::new)
+//!   does); [`Tables::schema`] and [`Tables::batches`] then give any table.
+//!
+//! Types: an `INTEGER` column is `Int64`, `REAL` `Float64`, `TEXT` `Utf8`, and the untyped
+//! `tid` and `pid` (a trace may name a thread by text) are `Int64`, NULL for a textual id.
+//! Every column is nullable. `slice` also has its hidden columns, as the view `spall_slice`
+//! names them: `utid`, `self_dur`, `unfinished` and `kind`.
+//!
+//! Row order: `slice` gives the spans thread by thread, each thread's in time order (outer
+//! first at equal times), then the instants and async slices in id order; the other tables
+//! give rows in id order (`counter`: series by series, each in time order).
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! let json = br#"[
+//!   {"name": "frame", "ph": "X", "ts": 0, "dur": 10, "pid": 1, "tid": 1},
+//!   {"name": "draw", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}
+//! ]"#;
+//! let trace = Arc::new(trace_model::load_bytes(json).unwrap());
+//! let tables = trace_sql::arrow::Tables::new(trace);
+//! assert!(trace_sql::arrow::tables().contains(&"slice"));
+//! let mut rows = 0;
+//! for batch in tables.batches("slice", 65536).unwrap() {
+//!     let batch = batch.unwrap();
+//!     assert_eq!(batch.schema().field(0).name(), "id");
+//!     rows += batch.num_rows();
+//! }
+//! assert_eq!(rows, 2);
+//! ```
+
+mod spans;
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use rusqlite::types::Value;
+use trace_model::Trace;
+
+use crate::catalog::{columns, Catalog};
+use crate::source::{Cell, Source};
+
+/// The tables [`Tables::batches`] gives, in the order an export writes them.
+pub const TABLES: [&str; 11] = [
+    "slice",
+    "thread",
+    "process",
+    "track",
+    "thread_track",
+    "process_track",
+    "counter_track",
+    "counter",
+    "instant",
+    "flow",
+    "args",
+];
+
+/// The table names, in export order.
+pub fn tables() -> &'static [&'static str] {
+    &TABLES
+}
+
+/// A trace's tables, ready to be read as Arrow batches any number of times.
+#[derive(Clone)]
+pub struct Tables {
+    catalog: Catalog,
+}
+
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tables")
+    }
+}
+
+/// How a column is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Int,
+    Real,
+    Text,
+}
+
+impl Kind {
+    fn of(sql_type: &str) -> Kind {
+        match sql_type {
+            "REAL" => Kind::Real,
+            "TEXT" => Kind::Text,
+            _ => Kind::Int,
+        }
+    }
+
+    fn of_arrow(t: &DataType) -> Kind {
+        match t {
+            DataType::Float64 => Kind::Real,
+            DataType::Utf8 => Kind::Text,
+            _ => Kind::Int,
+        }
+    }
+
+    fn data_type(self) -> DataType {
+        match self {
+            Kind::Int => DataType::Int64,
+            Kind::Real => DataType::Float64,
+            Kind::Text => DataType::Utf8,
+        }
+    }
+}
+
+impl Tables {
+    /// Places `trace`'s slices and tracks (as [`TraceDb::new`](crate::TraceDb::new) does).
+    pub fn new(trace: Arc<Trace>) -> Tables {
+        Tables {
+            catalog: Catalog::new(trace),
+        }
+    }
+
+    /// The Arrow schema of `table`, or `None` for a table not in [`tables`].
+    pub fn schema(&self, table: &str) -> Option<SchemaRef> {
+        Some(self.layout(table)?.0)
+    }
+
+    fn layout(&self, table: &str) -> Option<(SchemaRef, Vec<Kind>, Arc<dyn Source>)> {
+        if !TABLES.contains(&table) {
+            return None;
+        }
+        let source = self.catalog.get(table)?.clone();
+        let cols = columns(&source.schema());
+        let kinds: Vec<Kind> = cols.iter().map(|c| Kind::of(&c.ty)).collect();
+        let fields: Vec<Field> = cols
+            .iter()
+            .zip(&kinds)
+            .map(|(c, k)| {
+                // The view `spall_slice` names the hidden `spall_utid` `utid`.
+                let name = c.name.strip_prefix("spall_").unwrap_or(&c.name);
+                Field::new(name, k.data_type(), true)
+            })
+            .collect();
+        Some((Arc::new(Schema::new(fields)), kinds, source))
+    }
+
+    /// The rows of `table` in batches of at most `rows_per_batch` rows (`args` may go a few
+    /// rows over, to keep an argument set in one batch); `None` for a table not in
+    /// [`tables`]. Memory: one batch at a time.
+    pub fn batches(&self, table: &str, rows_per_batch: usize) -> Option<Batches> {
+        let (schema, kinds, source) = self.layout(table)?;
+        let (spans, rows) = if table == "slice" {
+            let s = &self.catalog.slices;
+            let walk = spans::Walk::new(s.clone(), &schema);
+            (Some(walk), s.placed.first..s.placed.end())
+        } else {
+            (None, 0..0)
+        };
+        let ranges = if table == "slice" {
+            vec![rows]
+        } else {
+            source.plan(&[])
+        };
+        Some(Batches {
+            schema,
+            kinds,
+            source,
+            rows: rows_per_batch.max(1),
+            spans,
+            ranges: ranges.into_iter(),
+            current: 0..0,
+            pending: VecDeque::new(),
+        })
+    }
+}
+
+/// The batches of one table ([`Tables::batches`]).
+pub struct Batches {
+    schema: SchemaRef,
+    kinds: Vec<Kind>,
+    source: Arc<dyn Source>,
+    rows: usize,
+    /// `slice`'s spans, first.
+    spans: Option<spans::Walk>,
+    /// Then the rows read through the table's source.
+    ranges: std::vec::IntoIter<Range<u64>>,
+    current: Range<u64>,
+    /// Rows of an expanded row (`args`) not yet given.
+    pending: VecDeque<Vec<Value>>,
+}
+
+impl std::fmt::Debug for Batches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Batches")
+    }
+}
+
+impl Batches {
+    /// The schema of every batch.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn next_row(&mut self) -> Option<u64> {
+        loop {
+            if let Some(r) = self.current.next() {
+                return Some(r);
+            }
+            self.current = self.ranges.next()?;
+        }
+    }
+
+    /// Up to `rows` rows read through the source, column by column of each row.
+    fn source_batch(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
+        let mut cols: Vec<Col> = self.kinds.iter().map(|&k| Col::new(k, self.rows)).collect();
+        let mut n = 0;
+        while n < self.rows || !self.pending.is_empty() {
+            if let Some(sub) = self.pending.pop_front() {
+                for (c, v) in cols.iter_mut().zip(&sub) {
+                    c.push(&value_cell(v));
+                }
+                n += 1;
+                continue;
+            }
+            let Some(row) = self.next_row() else {
+                break;
+            };
+            match self.source.sub_rows(row) {
+                Some(sub) => self.pending.extend(sub),
+                None => {
+                    for (k, c) in cols.iter_mut().enumerate() {
+                        c.push(&self.source.column(row, k));
+                    }
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            return None;
+        }
+        let arrays = cols.iter_mut().map(Col::finish).collect();
+        Some(RecordBatch::try_new(self.schema.clone(), arrays))
+    }
+}
+
+impl Iterator for Batches {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(walk) = &mut self.spans {
+            match walk.batch(self.rows, &self.schema) {
+                Some(b) => return Some(b),
+                None => self.spans = None,
+            }
+        }
+        self.source_batch()
+    }
+}
+
+/// A builder for a column of any [`Kind`].
+pub(crate) enum Col {
+    Int(Int64Builder),
+    Real(Float64Builder),
+    Text(StringBuilder),
+}
+
+impl Col {
+    fn new(kind: Kind, rows: usize) -> Col {
+        match kind {
+            Kind::Int => Col::Int(Int64Builder::with_capacity(rows)),
+            Kind::Real => Col::Real(Float64Builder::with_capacity(rows)),
+            Kind::Text => Col::Text(StringBuilder::with_capacity(rows, rows * 16)),
+        }
+    }
+
+    /// Appends `c`, converted to the column's kind (NULL where it cannot be: a textual id in
+    /// an integer column).
+    pub(crate) fn push(&mut self, c: &Cell<'_>) {
+        match (self, c) {
+            (Col::Int(b), Cell::Int(v)) => b.append_value(*v),
+            (Col::Int(b), _) => b.append_null(),
+            (Col::Real(b), Cell::Real(v)) => b.append_value(*v),
+            (Col::Real(b), Cell::Int(v)) => b.append_value(*v as f64),
+            (Col::Real(b), _) => b.append_null(),
+            (Col::Text(b), Cell::Text(s)) => b.append_value(s),
+            (Col::Text(b), Cell::Owned(s)) => b.append_value(s),
+            (Col::Text(b), Cell::Int(v)) => b.append_value(v.to_string()),
+            (Col::Text(b), Cell::Real(v)) => b.append_value(v.to_string()),
+            (Col::Text(b), Cell::Null) => b.append_null(),
+        }
+    }
+
+    pub(crate) fn finish(&mut self) -> ArrayRef {
+        match self {
+            Col::Int(b) => Arc::new(b.finish()),
+            Col::Real(b) => Arc::new(b.finish()),
+            Col::Text(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+fn value_cell(v: &Value) -> Cell<'_> {
+    match v {
+        Value::Integer(i) => Cell::Int(*i),
+        Value::Real(r) => Cell::Real(*r),
+        Value::Text(s) => Cell::Text(s),
+        Value::Null | Value::Blob(_) => Cell::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,250 @@
+//! `slice`'s spans straight from the lanes: thread by thread, each thread's lanes merged in
+//! time order (the outer span first at equal times), which also finds each span's parent
+//! and direct children without a search. A batch gathers its spans' fields in one pass,
+//! then fills each column in a loop of its own.
+
+use std::sync::Arc;
+
+use arrow_array::builder::StringBuilder;
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use arrow_schema::{ArrowError, SchemaRef};
+use trace_model::{flags, SpanRef, Trace};
+
+use super::{Col, Kind};
+use crate::slices::Slices;
+
+/// One gathered span.
+#[derive(Clone, Copy)]
+struct Span {
+    id: u64,
+    ts: i64,
+    /// -1 when unfinished.
+    dur: i64,
+    self_ns: i64,
+    /// The parent's slice id, or -1.
+    parent: i64,
+    thread: u32,
+    depth: u32,
+    index: u32,
+    name: u32,
+    cat: u32,
+    args: u32,
+    unfinished: bool,
+}
+
+/// What a column of `slice` is, for a span.
+#[derive(Clone, Copy)]
+enum Field {
+    Id,
+    Ts,
+    Dur,
+    Thread,
+    Category,
+    Name,
+    Depth,
+    Parent,
+    Args,
+    SelfDur,
+    Unfinished,
+    Kind,
+    /// Any other column: read through the table's source.
+    Other(usize, Kind),
+}
+
+pub(super) struct Walk {
+    s: Slices,
+    fields: Vec<Field>,
+    thread: usize,
+    /// Per depth of the current thread: the next span's index, its start (i64::MAX when
+    /// the lane is done), and the lane's first slice id.
+    next: Vec<usize>,
+    heads: Vec<i64>,
+    base: Vec<u64>,
+    buf: Vec<Span>,
+}
+
+impl Walk {
+    pub(super) fn new(s: Slices, schema: &SchemaRef) -> Walk {
+        let fields = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(k, f)| match f.name().as_str() {
+                "id" => Field::Id,
+                "ts" => Field::Ts,
+                "dur" => Field::Dur,
+                "track_id" | "utid" => Field::Thread,
+                "category" => Field::Category,
+                "name" => Field::Name,
+                "depth" => Field::Depth,
+                "parent_id" => Field::Parent,
+                "arg_set_id" => Field::Args,
+                "self_dur" => Field::SelfDur,
+                "unfinished" => Field::Unfinished,
+                "kind" => Field::Kind,
+                _ => Field::Other(k, Kind::of_arrow(f.data_type())),
+            })
+            .collect();
+        let mut w = Walk {
+            s,
+            fields,
+            thread: 0,
+            next: Vec::new(),
+            heads: Vec::new(),
+            base: Vec::new(),
+            buf: Vec::new(),
+        };
+        w.enter(0);
+        w
+    }
+
+    /// Starts thread `ti` (past the last: the walk is done).
+    fn enter(&mut self, ti: usize) {
+        self.thread = ti;
+        let t = self.s.t.clone();
+        if ti >= t.threads().len() {
+            self.heads.clear();
+            return;
+        }
+        // `slice`'s lanes: a thread whose spans overlap is renested as trace_processor's.
+        let th = self.s.ids.thread(&t, ti as u32);
+        let n = th.lanes.len();
+        self.next = vec![0; n];
+        self.heads = th
+            .lanes
+            .iter()
+            .map(|l| l.start.first().copied().unwrap_or(i64::MAX))
+            .collect();
+        self.base = (0..n)
+            .map(|d| {
+                self.s.ids.id(SpanRef {
+                    thread: ti as u32,
+                    depth: d as u32,
+                    index: 0,
+                })
+            })
+            .collect();
+    }
+
+    /// Gathers up to `max` spans into `buf`.
+    fn gather(&mut self, max: usize) {
+        self.buf.clear();
+        let t: Arc<Trace> = self.s.t.clone();
+        while self.buf.len() < max && self.thread < t.threads().len() {
+            let th = self.s.ids.thread(&t, self.thread as u32);
+            // The lane whose next span starts first; the outer one at equal starts.
+            let mut d = usize::MAX;
+            let mut best = i64::MAX;
+            for (k, &h) in self.heads.iter().enumerate() {
+                if h < best || (h == best && d == usize::MAX && self.next[k] < th.lanes[k].len()) {
+                    (d, best) = (k, h);
+                }
+            }
+            if d == usize::MAX {
+                self.enter(self.thread + 1);
+                continue;
+            }
+            let lane = &th.lanes[d];
+            let i = self.next[d];
+            let (s, e) = (lane.start[i], lane.end(i));
+            // Every span of the lane above starting at or before `s` is already out: the
+            // last one is the parent if it reaches `s` (as `Trace::parent`).
+            let parent = match d.checked_sub(1) {
+                Some(u) if self.next[u] > 0 && th.lanes[u].end(self.next[u] - 1) >= s => {
+                    (self.base[u] + self.next[u] as u64 - 1) as i64
+                }
+                _ => -1,
+            };
+            // The direct children (as `Thread::self_ns`): the lane below's spans starting in
+            // [s, e), which begin at its next span since none there starting at or after
+            // `s` is out yet.
+            let mut children = 0;
+            if let Some(down) = th.lanes.get(d + 1) {
+                let mut j = self.next[d + 1];
+                while j < down.len() && down.start[j] < e {
+                    children += down.end(j).min(e) - down.start[j];
+                    j += 1;
+                }
+            }
+            let unfinished = lane.flags[i] & flags::UNFINISHED != 0;
+            self.buf.push(Span {
+                id: self.base[d] + i as u64,
+                ts: s,
+                dur: if unfinished { -1 } else { lane.dur[i] },
+                self_ns: lane.dur[i] - children,
+                parent,
+                thread: self.thread as u32,
+                depth: d as u32,
+                index: i as u32,
+                name: lane.name[i].0,
+                cat: lane.cat[i].0,
+                args: lane.args[i].0,
+                unfinished,
+            });
+            self.next[d] = i + 1;
+            self.heads[d] = lane.start.get(i + 1).copied().unwrap_or(i64::MAX);
+        }
+    }
+
+    /// The next batch of at most `rows` spans; `None` when every span is out.
+    pub(super) fn batch(
+        &mut self,
+        rows: usize,
+        schema: &SchemaRef,
+    ) -> Option<Result<RecordBatch, ArrowError>> {
+        self.gather(rows);
+        if self.buf.is_empty() {
+            return None;
+        }
+        let arrays = (0..self.fields.len()).map(|k| self.column(k)).collect();
+        Some(RecordBatch::try_new(schema.clone(), arrays))
+    }
+
+    fn column(&self, k: usize) -> ArrayRef {
+        let (buf, t) = (&self.buf, &self.s.t);
+        let str_of = |id: u32| t.str(trace_model::StrId(id));
+        match self.fields[k] {
+            Field::Id => ints(buf, |s| s.id as i64),
+            Field::Ts => ints(buf, |s| s.ts),
+            Field::Dur => ints(buf, |s| s.dur),
+            Field::Thread => ints(buf, |s| s.thread as i64),
+            Field::Depth => ints(buf, |s| s.depth as i64),
+            Field::Parent => opt_ints(buf, |s| (s.parent >= 0).then_some(s.parent)),
+            Field::Args => opt_ints(buf, |s| (s.args != 0).then_some(s.args as i64)),
+            Field::SelfDur => ints(buf, |s| s.self_ns),
+            Field::Unfinished => ints(buf, |s| s.unfinished as i64),
+            Field::Name => texts(buf, |s| Some(str_of(s.name))),
+            Field::Category => texts(buf, |s| Some(str_of(s.cat)).filter(|c| !c.is_empty())),
+            Field::Kind => texts(buf, |_| Some("span")),
+            Field::Other(k, kind) => {
+                let mut c = Col::new(kind, buf.len());
+                for s in buf {
+                    let r = SpanRef {
+                        thread: s.thread,
+                        depth: s.depth,
+                        index: s.index,
+                    };
+                    c.push(&self.s.slice_column(r, k));
+                }
+                c.finish()
+            }
+        }
+    }
+}
+
+fn ints(buf: &[Span], f: impl Fn(&Span) -> i64) -> ArrayRef {
+    Arc::new(Int64Array::from_iter_values(buf.iter().map(f)))
+}
+
+fn opt_ints(buf: &[Span], f: impl Fn(&Span) -> Option<i64>) -> ArrayRef {
+    Arc::new(buf.iter().map(f).collect::<Int64Array>())
+}
+
+fn texts<'a>(buf: &[Span], f: impl Fn(&Span) -> Option<&'a str>) -> ArrayRef {
+    let bytes = buf.iter().map(|s| f(s).map_or(0, str::len)).sum();
+    let mut b = StringBuilder::with_capacity(buf.len(), bytes);
+    for s in buf {
+        b.append_option(f(s));
+    }
+    Arc::new(b.finish())
+}
