@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the viewer as a static web site in OUTDIR: index.html, spall_web.js (the
-# wasm-bindgen glue) and spall_web_bg.wasm. Serve OUTDIR with any static file server.
+# Builds the viewer as a static web site in OUTDIR: index.html, worker.js (the load
+# worker), spall_web.js (the wasm-bindgen glue) and spall_web_bg.wasm. Serve OUTDIR with any static file server.
 #
 # Needs the wasm32-unknown-unknown target (installed with rustup if missing), clang 16 or
 # newer for SQLite's C (scripts/wasm-cc.sh) and wasm-bindgen-cli at the version of the wasm-bindgen crate in Cargo.lock (the command to
@@ -34,7 +34,7 @@ target=$(cargo metadata --locked --no-deps --format-version 1 |
 wasm="$target/wasm32-unknown-unknown/web/spall_web.wasm"
 [ -f "$wasm" ] || { echo "build-web: $wasm not found after the build" >&2; exit 1; }
 wasm-bindgen --target web --no-typescript --out-dir "$out" "$wasm"
-cp web/index.html "$out/index.html"
+cp web/index.html web/worker.js "$out/"
 size=$(stat -c %s "$out/spall_web_bg.wasm")
 gz=$(gzip -9 -c "$out/spall_web_bg.wasm" | wc -c)
 echo "build-web: $out (spall_web_bg.wasm: $size bytes, $gz gzipped)"

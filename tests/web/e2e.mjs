@@ -158,6 +158,7 @@ async function e2e() {
   let s = await waitState(page, "loaded");
   check(s.state === "loaded", `?trace=${trace} loads (state ${s.state} ${s.error || ""})`);
   check(Number(s.spans) > 1000, `it has spans (${s.spans})`);
+  check(s.loader === "worker", `it was loaded by the worker (loader ${s.loader})`);
   const panelX = 1280 - 530; // the side panel takes about 520 points on the right
   // egui may still be laying out on the first frames: let it settle.
   await page.waitForTimeout(500);

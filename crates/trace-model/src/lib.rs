@@ -64,7 +64,9 @@ pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
 pub use load::{load, load_bytes, load_with, LoadSteps};
-pub use memory::{check_memory, estimate_memory, MemoryEstimate};
+pub use memory::{
+    check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
+};
 pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};

@@ -82,7 +82,18 @@ pub fn estimate_memory(input: &Input) -> MemoryEstimate {
 /// [`estimate_memory`] for decoded bytes; `held`: count them as memory the load takes (they
 /// are not mapped from a file, nor allocated already).
 pub(crate) fn estimate_bytes(bytes: &[u8], held: bool) -> MemoryEstimate {
-    let sample = &bytes[..bytes.len().min(SAMPLE_BYTES)];
+    estimate_sample(
+        &bytes[..bytes.len().min(SAMPLE_BYTES)],
+        bytes.len() as u64,
+        held,
+    )
+}
+
+/// [`estimate_memory`] before the whole input is there (a file read in chunks): the events
+/// of `sample`, its first bytes (up to [`SAMPLE_BYTES`] are used), scaled to `total` bytes;
+/// `held`: the input's bytes will be held in memory as well.
+pub fn estimate_sample(sample: &[u8], total: u64, held: bool) -> MemoryEstimate {
+    let sample = &sample[..sample.len().min(SAMPLE_BYTES)];
     let mut count = Count::default();
     // A cut-off sample decodes like a live trace: what is complete, the rest warned about.
     let _ = spall_format::decode(sample, &mut count);
@@ -90,15 +101,15 @@ pub(crate) fn estimate_bytes(bytes: &[u8], held: bool) -> MemoryEstimate {
         if sample.is_empty() {
             0
         } else {
-            (n as u128 * bytes.len() as u128 / sample.len() as u128) as u64
+            (n as u128 * total as u128 / sample.len() as u128) as u64
         }
     };
     let (spans, other_events) = (scale(count.spans), scale(count.other));
-    let span_bytes = match spall_format::detect(bytes) {
+    let span_bytes = match spall_format::detect(sample) {
         spall_format::Detected::Json | spall_format::Detected::Proto => JSON_SPAN_BYTES,
         _ => SPALL_SPAN_BYTES,
     };
-    let held = if held { bytes.len() as u64 } else { 0 };
+    let held = if held { total } else { 0 };
     MemoryEstimate {
         bytes: BASE_BYTES + held + spans * span_bytes + other_events * EVENT_BYTES,
         spans,
@@ -115,10 +126,17 @@ pub fn check_memory(input: &Input, limit: MemoryLimit) -> Result<(), Error> {
 
 /// [`check_memory`] for decoded bytes (`held` as in [`estimate_bytes`]).
 pub(crate) fn check_bytes(bytes: &[u8], held: bool, limit: MemoryLimit) -> Result<(), Error> {
+    if limit.resolve().is_none() {
+        return Ok(());
+    }
+    check_estimate(&estimate_bytes(bytes, held), limit)
+}
+
+/// Fails with [`ErrorKind::NotEnoughMemory`] when `e` exceeds the limit.
+pub fn check_estimate(e: &MemoryEstimate, limit: MemoryLimit) -> Result<(), Error> {
     let Some((limit, source)) = limit.resolve() else {
         return Ok(());
     };
-    let e = estimate_bytes(bytes, held);
     if e.bytes <= limit {
         return Ok(());
     }

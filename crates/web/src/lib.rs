@@ -2,11 +2,20 @@
 //! WebAssembly and writes a static site (`index.html`, the `.wasm` and its JavaScript glue).
 //! Nothing runs on a server: traces are read by the page and never leave the machine.
 //!
-//! The page (`web/index.html`) calls `start` once, then `open_bytes` with each trace's
-//! bytes (dropped on the page, picked, or fetched for `?trace=URL`), or `open_failed` with
-//! why it could not get them, and `run_sql` for `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
+//! The page (`web/index.html`) calls `start` once. Each trace (dropped on the page, picked,
+//! or `?trace=URL`) is loaded by a Web Worker (`web/worker.js`), a second instance of this
+//! module that reads the file, builds the trace with [`Loader`] and hands it over as one
+//! buffer: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
+//! buffer, or `open_failed` with why there is none. Where no worker can start, the page
+//! gives the bytes to `open_bytes`, which loads them in steps on the page's thread.
+//! `run_sql` serves `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
 //!
 //! On other targets this crate is empty.
+
+#[cfg(target_arch = "wasm32")]
+mod worker;
+#[cfg(target_arch = "wasm32")]
+pub use worker::Loader;
 
 #[cfg(target_arch = "wasm32")]
 mod page {
@@ -35,7 +44,27 @@ mod page {
         spall_viewer::app::start(options).map_err(|e| JsValue::from_str(&e.to_string()))
     }
 
-    /// Opens a trace from its bytes; `name` is shown as its source.
+    /// A load began in the page's worker (the page ended any other worker first).
+    #[wasm_bindgen]
+    pub fn load_begun(name: String) {
+        spall_viewer::platform::web::load_begun(name);
+    }
+
+    /// The worker's progress: `done` of `total` bytes, in `stage` ("reading",
+    /// "decompressing", "loading", "building", "indexing").
+    #[wasm_bindgen]
+    pub fn load_progress(done: f64, total: f64, stage: &str) {
+        spall_viewer::platform::web::load_progress(done, total, stage);
+    }
+
+    /// The worker's trace, as `Loader::finish` returned it: indexed and shown.
+    #[wasm_bindgen]
+    pub fn open_model(name: String, bytes: Vec<u8>) {
+        spall_viewer::platform::web::open_model(name, bytes);
+    }
+
+    /// Opens a trace from its bytes, in steps on the page's thread (no worker); `name` is
+    /// shown as its source.
     #[wasm_bindgen]
     pub fn open_bytes(name: String, bytes: Vec<u8>) {
         spall_viewer::platform::web::open_bytes(name, bytes);

@@ -69,6 +69,8 @@ impl ApplicationHandler<UserEvent> for App {
             #[cfg(target_arch = "wasm32")]
             UserEvent::Step => self.step(),
             #[cfg(target_arch = "wasm32")]
+            UserEvent::Page(p) => self.page_load(p),
+            #[cfg(target_arch = "wasm32")]
             UserEvent::Sql(sql) => {
                 self.side.panel.query.run_text(&sql);
                 self.redraw();

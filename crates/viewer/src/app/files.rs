@@ -80,6 +80,44 @@ impl App {
         self.redraw();
     }
 
+    /// The page's load worker: a load began (replacing any under way), advanced, or
+    /// built its trace, which is taken from the worker's buffer and indexed here.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn page_load(&mut self, p: crate::platform::web::PageLoad) {
+        use crate::platform::web::PageLoad;
+        use std::sync::atomic::Ordering;
+        match p {
+            PageLoad::Begun(name) => {
+                self.remember_view();
+                self.file.steps = None;
+                self.file.path = None;
+                self.file.page_pending = None;
+                self.file.loading = Some(Loading::new(name, false));
+                self.file.error = None;
+            }
+            PageLoad::Progress { done, total, stage } => {
+                if let Some(l) = &mut self.file.loading {
+                    l.done.store(done, Ordering::Relaxed);
+                    l.total.store(total, Ordering::Relaxed);
+                    l.stage = stage;
+                }
+            }
+            PageLoad::Built(name, bytes) => match trace_model::Trace::from_transfer(&bytes) {
+                Ok(t) => {
+                    drop(bytes);
+                    let size = t.decode_summary().input_bytes;
+                    self.file.page_pending = Some((name.clone(), size));
+                    self.on_loaded(Ok(Loaded::new(t, name)));
+                }
+                Err(e) => {
+                    self.file.loading = None;
+                    self.file.error = Some(format!("{name}: {e}"));
+                }
+            },
+        }
+        self.redraw();
+    }
+
     /// The next steps of a load in a page, for about a frame's time; then the page gets
     /// to draw the progress and handle input before the next.
     #[cfg(target_arch = "wasm32")]

@@ -43,6 +43,9 @@ pub enum UserEvent {
     /// Time for the next few steps of a load.
     #[cfg(target_arch = "wasm32")]
     Step,
+    /// The page's load worker began, advanced, or built its trace.
+    #[cfg(target_arch = "wasm32")]
+    Page(crate::platform::web::PageLoad),
     /// The page's `?sql=`: a query for the SQL section.
     #[cfg(target_arch = "wasm32")]
     Sql(String),

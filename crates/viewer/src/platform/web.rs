@@ -73,6 +73,48 @@ pub fn run_sql(sql: String) {
     send(UserEvent::Sql(sql));
 }
 
+/// What the page's load worker reports (`web/worker.js`): the page's thread only draws.
+#[derive(Debug)]
+pub enum PageLoad {
+    /// A load began: it replaces any under way (whose worker the page ended).
+    Begun(String),
+    /// Bytes done of the stage's total.
+    Progress {
+        /// Bytes done.
+        done: u64,
+        /// Bytes in all (0: not known yet).
+        total: u64,
+        /// What is being done: "reading", "decompressing", "loading", "building",
+        /// "indexing".
+        stage: &'static str,
+    },
+    /// The worker built the trace: its name and [`trace_model::Trace::to_transfer`]'s bytes.
+    Built(String, Vec<u8>),
+}
+
+/// A load began in the page's worker (the page ended any other first).
+pub fn load_begun(name: String) {
+    send(UserEvent::Page(PageLoad::Begun(name)));
+}
+
+/// The worker's progress: `done` of `total` bytes in `stage`.
+pub fn load_progress(done: f64, total: f64, stage: &str) {
+    let stage = match stage {
+        "reading" => "reading",
+        "decompressing" => "decompressing",
+        "building" => "building",
+        "indexing" => "indexing",
+        _ => "loading",
+    };
+    let (done, total) = (done as u64, total as u64);
+    send(UserEvent::Page(PageLoad::Progress { done, total, stage }));
+}
+
+/// The worker's trace, as [`trace_model::Trace::to_transfer`] wrote it.
+pub fn open_model(name: String, bytes: Vec<u8>) {
+    send(UserEvent::Page(PageLoad::Built(name, bytes)));
+}
+
 /// The canvas and everything drawn on it.
 pub(crate) struct Gl {
     pub(crate) window: Window,
