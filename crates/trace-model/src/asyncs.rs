@@ -3,8 +3,9 @@
 //!
 //! An operation is the set of events sharing a category, an id and an id scope (the process,
 //! for `id2: {"local": ..}`; else global). Within it, `b` opens a slice one level below the
-//! innermost open one and `e` closes the innermost open slice of its name (or the innermost
-//! one, when none has that name); `n` is a zero-length slice. Legacy `S` opens, `T`/`p` start
+//! innermost open one and `e` closes the innermost open slice of its name (an `e` without a
+//! name, the innermost one; an `e` whose name no open slice has is unmatched, counted and
+//! ignored, as chrome://tracing and trace_processor do); `n` is a zero-length slice. Legacy `S` opens, `T`/`p` start
 //! a step (a child slice lasting to the next step or the `F`), `F` closes. Slices still open
 //! at the end last to the trace's end, flagged [`async_flags::UNFINISHED`].
 //!
@@ -154,11 +155,16 @@ pub(crate) fn build(
                 steps.insert(op, s);
             }
             _ => {
-                // `e` or `F`: the innermost open slice of this name, else the innermost.
-                let at = stack
+                // `e`: the innermost open slice of its name (any, for an `e` without a
+                // name); an `e` naming no open slice is unmatched, as in chrome://tracing
+                // and trace_processor. `F` closes the innermost slice whatever its name.
+                let named = stack
                     .iter()
-                    .rposition(|&s| slices[s as usize].name == e.name)
-                    .or(stack.len().checked_sub(1));
+                    .rposition(|&s| slices[s as usize].name == e.name);
+                let at = match e.phase {
+                    b'e' if e.name != StrId::EMPTY => named,
+                    _ => named.or(stack.len().checked_sub(1)),
+                };
                 let Some(at) = at else {
                     warn_unmatched(diags, e);
                     continue;
@@ -314,6 +320,29 @@ mod tests {
             vec![vec![l1, l3], vec![fetch], vec![mark], vec![l2]]
         );
         assert_eq!(t.diagnostics().count(ModelWarning::UnfinishedAsync), 1);
+    }
+
+    /// An `e` naming no open slice closes nothing (catapult's own test trace: the
+    /// operation goes on to its real end); an `e` without a name closes the innermost.
+    #[test]
+    fn an_end_of_another_name_is_unmatched() {
+        let t = load_bytes(
+            br#"[
+            {"ph":"b","name":"req","cat":"c","id":"1","ts":0,"pid":1,"tid":1},
+            {"ph":"e","name":"other","cat":"c","id":"1","ts":1,"pid":1,"tid":1},
+            {"ph":"b","name":"job","cat":"c","id":"1","ts":2,"pid":1,"tid":1},
+            {"ph":"e","cat":"c","id":"1","ts":3,"pid":1,"tid":1},
+            {"ph":"e","name":"req","cat":"c","id":"1","ts":4,"pid":1,"tid":1}
+        ]"#,
+        )
+        .unwrap();
+        let s = t.async_slices();
+        let ends: Vec<(&str, i64, u32)> = s
+            .iter()
+            .map(|x| (t.str(x.name), x.end, x.parent))
+            .collect();
+        assert_eq!(ends, [("req", 4000, NO_PARENT), ("job", 3000, 0)]);
+        assert_eq!(t.diagnostics().count(ModelWarning::AsyncEndWithoutBegin), 1);
     }
 
     #[test]
