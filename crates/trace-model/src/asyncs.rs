@@ -337,10 +337,8 @@ mod tests {
         )
         .unwrap();
         let s = t.async_slices();
-        let ends: Vec<(&str, i64, u32)> = s
-            .iter()
-            .map(|x| (t.str(x.name), x.end, x.parent))
-            .collect();
+        let ends: Vec<(&str, i64, u32)> =
+            s.iter().map(|x| (t.str(x.name), x.end, x.parent)).collect();
         assert_eq!(ends, [("req", 4000, NO_PARENT), ("job", 3000, 0)]);
         assert_eq!(t.diagnostics().count(ModelWarning::AsyncEndWithoutBegin), 1);
     }

@@ -60,6 +60,11 @@ impl Nesting {
         n
     }
 
+    /// The thread whose track holds thread `i`'s events: its main thread if merged.
+    pub(crate) fn main_of(&self, i: u32) -> u32 {
+        self.merged.get(&i).copied().unwrap_or(i)
+    }
+
     /// Whether `slice` holds thread `i`'s events on its main thread instead.
     pub(crate) fn is_merged(&self, i: u32) -> bool {
         self.merged.contains_key(&i)

@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::types::Value;
-use trace_model::{ExtId, InstantScope, Trace};
+use trace_model::{flags, ExtId, InstantScope, SpanRef, Trace};
 
 use crate::ids::SliceIds;
 use crate::placed::{Placed, Scope, Src};
@@ -452,9 +452,9 @@ impl Source for Instants {
 }
 
 /// `flow(id, slice_out, slice_in, name, category)`: the arrows between slices, chained as
-/// trace_processor chains them. A JSON `s` or `t` leaves the deepest slice open at its
-/// time, a thread instant at that very time included; an `f` arrives at the enclosing
-/// slice (`bp: "e"`) or the next one to begin, an instant included, and, unlike
+/// trace_processor chains them. A JSON `s` or `t` leaves the slice on top of its thread's
+/// stack (see [`topmost`]); an `f` arrives there too (`bp: "e"`) or at the next slice to
+/// begin, an instant included, and, unlike
 /// chrome://tracing (and the viewer), does not end the flow: every later `f` of the id
 /// leaves from the same `s` until another `s`. Flow v2 (`bind_id`) and protobuf flows keep
 /// the model's links.
@@ -528,13 +528,67 @@ fn bind_point(
             _ => id,
         };
     }
-    match placed
-        .instants_in(t, p.thread, p.ts, p.ts.saturating_add(1))
-        .last()
-    {
-        Some(i) => Some(i),
-        None => id,
+    topmost(t, ids, placed, ids.nest.main_of(p.thread), p.ts)
+}
+
+/// The slice on top of trace_processor's stack for `thread` at `ts`: the slice that began
+/// last at or before `ts` (the deepest of those beginning together; a thread instant too),
+/// unless a `B`/`E` span holding it has ended by then, whose `E` popped it: then that span's
+/// parent. A complete event or an instant stays on the stack after its end, until the next
+/// slice begins.
+fn topmost(t: &Trace, ids: &SliceIds, placed: &Placed, thread: u32, ts: i64) -> Option<u64> {
+    if thread as usize >= t.threads().len() {
+        return None;
     }
+    let th = ids.thread(t, thread);
+    let mut span: Option<(i64, SpanRef)> = None;
+    for (d, lane) in th.lanes.iter().enumerate() {
+        let Some(i) = lane.start.partition_point(|&s| s <= ts).checked_sub(1) else {
+            break;
+        };
+        if span.is_none_or(|(start, _)| lane.start[i] >= start) {
+            let r = SpanRef {
+                thread,
+                depth: d as u32,
+                index: i as u32,
+            };
+            span = Some((lane.start[i], r));
+        }
+    }
+    let instant = placed
+        .instants_in(t, thread, i64::MIN, ts.saturating_add(1))
+        .last()
+        .and_then(|id| match placed.row(id)?.src {
+            Src::ThreadInstant(i) => Some((t.instants()[i as usize].ts, id)),
+            _ => None,
+        });
+    // The top: an instant at or after the last span's start is inside it (or later).
+    let (top, mut up) = match (span, instant) {
+        (_, Some((its, id))) if span.is_none_or(|(start, _)| its >= start) => {
+            let parent = placed.row(id).map_or(-1, |r| r.parent);
+            (
+                Some(id),
+                u64::try_from(parent).ok().and_then(|p| ids.span(p)),
+            )
+        }
+        (Some((_, r)), _) => (Some(ids.id(r)), Some(r)),
+        _ => (None, None),
+    };
+    // Below an ended B/E span nothing is left: the outermost such span's parent is the top.
+    let mut bound = top;
+    while let Some(r) = up {
+        let lane = &th.lanes[r.depth as usize];
+        let i = r.index as usize;
+        let parent = ids.nest.parent(t, r);
+        let popped = lane.flags[i] & flags::FROM_BEGIN_END != 0
+            && lane.flags[i] & flags::UNFINISHED == 0
+            && lane.end(i) <= ts;
+        if popped {
+            bound = parent.map(|p| ids.id(p));
+        }
+        up = parent;
+    }
+    bound
 }
 
 impl Source for Flows {
