@@ -1,6 +1,7 @@
 //! The tables other than `slice`: threads, processes, tracks, counters, instants, flows
 //! and args.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -475,26 +476,107 @@ impl Flows {
             return Flows { t, links };
         }
         let mut links = Vec::new();
-        for (fi, f) in t.flows().iter().enumerate() {
-            let mut prev: Option<u64> = None;
-            for p in &f.points {
-                let r = bind_point(&t, ids, placed, p);
-                if p.phase != b's' {
-                    if let (Some(from), Some(to)) = (prev, r) {
-                        if from != to {
-                            links.push((from, to, fi as u32));
-                        }
-                    }
-                }
-                if p.phase != b'f' {
-                    prev = r.or(prev);
-                } else if p.on_slice {
-                    prev = None;
+        for (fi, points) in chains(&t) {
+            let bound: Vec<Option<u64>> = points
+                .iter()
+                .map(|p| bind_point(&t, ids, placed, p))
+                .collect();
+            if points.iter().any(|p| p.on_slice) {
+                v2_links(&points, &bound, fi, &mut links);
+                continue;
+            }
+            // Where the flow last left from, as of each time: an `s` or `t` sets it.
+            let from: Vec<(i64, u64)> = points
+                .iter()
+                .zip(&bound)
+                .filter(|(p, _)| p.phase != b'f')
+                .filter_map(|(p, r)| Some((p.ts, (*r)?)))
+                .collect();
+            let from_at = |ts: i64, before: bool| {
+                let n = from.partition_point(|&(x, _)| if before { x < ts } else { x <= ts });
+                n.checked_sub(1).map(|k| from[k].1)
+            };
+            for (p, &r) in points.iter().zip(&bound) {
+                let Some(to) = r else { continue };
+                // An `f` waiting for the next slice takes its origin when that slice begins.
+                let out = match p.phase {
+                    b's' => continue,
+                    b'f' if !p.bind_enclosing => from_at(slice_ts(&t, ids, placed, to), false),
+                    b'f' => from_at(p.ts, false),
+                    _ => from_at(p.ts, true),
+                };
+                if let Some(out) = out.filter(|&o| o != to) {
+                    links.push((out, to, fi));
                 }
             }
         }
         Flows { t, links }
     }
+}
+
+/// Flow v2 (`bind_id`, `flow_in` / `flow_out` on slices): each arrow from the slice before.
+fn v2_links(
+    points: &[trace_model::FlowPoint],
+    bound: &[Option<u64>],
+    fi: u32,
+    links: &mut Vec<(u64, u64, u32)>,
+) {
+    let mut prev: Option<u64> = None;
+    for (p, &r) in points.iter().zip(bound) {
+        if p.phase != b's' {
+            if let (Some(from), Some(to)) = (prev, r) {
+                if from != to {
+                    links.push((from, to, fi));
+                }
+            }
+        }
+        if p.phase != b'f' {
+            prev = r.or(prev);
+        } else {
+            prev = None;
+        }
+    }
+}
+
+/// The start of slice `id`.
+fn slice_ts(t: &Trace, ids: &SliceIds, placed: &Placed, id: u64) -> i64 {
+    if let Some(r) = ids.span(id) {
+        return ids.thread(t, r.thread).lanes[r.depth as usize].start[r.index as usize];
+    }
+    match placed.row(id).map(|r| r.src) {
+        Some(Src::ThreadInstant(i) | Src::Instant(i)) => t.instants()[i as usize].ts,
+        Some(Src::Async(a)) => t.async_slices()[a as usize].start,
+        None => i64::MAX,
+    }
+}
+
+/// The flows' points as trace_processor chains them, each with the index of its flow:
+/// v1 hex ids past `i64::MAX`, which it chains as if they were one id (so every `f` of
+/// `catapult_flow` finds an origin), chain together by category and name, in time order.
+fn chains(t: &Trace) -> Vec<(u32, Vec<trace_model::FlowPoint>)> {
+    let saturated = |id: &str| {
+        id.strip_prefix("0x")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+            .is_some_and(|v| v > i64::MAX as u64)
+    };
+    let mut out: Vec<(u32, Vec<trace_model::FlowPoint>)> = Vec::new();
+    let mut joined: HashMap<(trace_model::StrId, trace_model::StrId), usize> = HashMap::new();
+    for (fi, f) in t.flows().iter().enumerate() {
+        let v1 = f.points.iter().all(|p| !p.on_slice);
+        if v1 && saturated(t.str(f.id)) {
+            let k = *joined.entry((f.cat, f.name)).or_insert_with(|| {
+                out.push((fi as u32, Vec::new()));
+                out.len() - 1
+            });
+            out[k].1.extend_from_slice(&f.points);
+        } else {
+            out.push((fi as u32, f.points.clone()));
+        }
+    }
+    for &k in joined.values() {
+        out[k].1.sort_by_key(|p| p.ts);
+    }
+    out
 }
 
 /// The slice id a flow point binds to: the model's span, or a thread instant where
