@@ -11,7 +11,7 @@ use super::base::{emit, malformed, Open, Packet, PendingEnd, Te};
 use super::hash::IdMap;
 use super::packet_kind;
 use super::scan::{thread_descriptor, Found, Track};
-use super::seq::{defaults, incremental_clocks, intern, Seq};
+use super::seq::{advance, defaults, incremental_clocks, intern, Seq};
 use super::wire::{Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
@@ -150,8 +150,9 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
-        if let Some((b, te_at)) = pk.te {
-            self.track_event(b, te_at, &pk, at, sink, d);
+        match pk.te {
+            Some((b, te_at)) => self.track_event(b, te_at, &pk, at, sink, d),
+            None => advance(seq, &pk),
         }
     }
 }

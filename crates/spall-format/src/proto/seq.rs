@@ -54,6 +54,16 @@ impl Seq<'_> {
     }
 }
 
+/// Moves the sequence's incremental clock by the timestamp of a packet that is no
+/// TrackEvent (a track descriptor, say): trace_processor reads every packet's time, so the
+/// deltas of later events count from it.
+pub(super) fn advance(seq: &mut Seq<'_>, pk: &Packet<'_>) {
+    let id = pk.clock.or(seq.clock).unwrap_or(BOOTTIME);
+    if let (Some(raw), Some(inc)) = (pk.ts, seq.inc.get_mut(&id)) {
+        inc.value = inc.value.wrapping_add(raw as i64);
+    }
+}
+
 /// The event's time in trace-clock nanoseconds.
 pub(super) fn time(
     f: &Found<'_>,

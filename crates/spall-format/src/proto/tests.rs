@@ -338,6 +338,8 @@ fn clocks_convert_to_boottime_and_incremental_clocks_add_up() {
         M::default().v(10, SEQ as u64).v(13, 1).m(6, inc),
         event(1500, M::default().v(9, 3).v(11, 1).s(23, "mono")).v(58, 3),
         event(5, M::default().v(9, 3).v(11, 1).s(23, "inc1")).v(58, 64),
+        // A descriptor's time moves the incremental clock too, as in trace_processor.
+        thread_track(2, 10, 12, "u").v(8, 4).v(58, 64),
         event(2, M::default().v(9, 3).v(11, 1).s(23, "inc2")).v(58, 64),
     ]);
     let (evs, s) = run(&b);
@@ -346,7 +348,7 @@ fn clocks_convert_to_boottime_and_incremental_clocks_add_up() {
         .iter()
         .map(|e| (e.name.to_string(), e.ts))
         .collect();
-    let want = [("mono", 51_500), ("inc1", 65_000), ("inc2", 67_000)];
+    let want = [("mono", 51_500), ("inc1", 65_000), ("inc2", 71_000)];
     assert_eq!(got, want.map(|(n, t)| (n.to_string(), t)));
 }
 
