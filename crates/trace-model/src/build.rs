@@ -282,6 +282,7 @@ impl TraceBuilder {
                     process: self.threads[thread as usize].process,
                     thread,
                     args: self.args_of(ev),
+                    mark: ev.ph == Phase::MARK,
                 };
                 self.instants.push(inst);
             }

@@ -31,6 +31,8 @@ pub struct Instant {
     pub thread: u32,
     /// The event's arguments.
     pub args: ArgsId,
+    /// An `R` event: a mark (Chrome's navigation timing writes them: `navigationStart`).
+    pub mark: bool,
 }
 
 /// One counter series: one per process, counter name and argument key.

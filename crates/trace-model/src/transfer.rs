@@ -123,11 +123,13 @@ impl Trace {
             w.i64(i.ts);
             w.u32(i.name.0);
             w.u32(i.cat.0);
-            w.u8(match i.scope {
-                InstantScope::Global => 0,
-                InstantScope::Process => 1,
-                InstantScope::Thread => 2,
-            });
+            // The scope in the low bits, a mark in bit 4.
+            w.u8(u8::from(i.mark) << 4
+                | match i.scope {
+                    InstantScope::Global => 0,
+                    InstantScope::Process => 1,
+                    InstantScope::Thread => 2,
+                });
             w.u32(i.process);
             w.u32(i.thread);
             w.u32(i.args.0);
@@ -279,11 +281,12 @@ impl Trace {
             })
         })?;
         let instants = r.list(|r| {
+            let (ts, name, cat, scope) = (r.i64()?, StrId(r.u32()?), StrId(r.u32()?), r.u8()?);
             Ok(Instant {
-                ts: r.i64()?,
-                name: StrId(r.u32()?),
-                cat: StrId(r.u32()?),
-                scope: match r.u8()? {
+                ts,
+                name,
+                cat,
+                scope: match scope & 0xf {
                     0 => InstantScope::Global,
                     1 => InstantScope::Process,
                     2 => InstantScope::Thread,
@@ -292,6 +295,7 @@ impl Trace {
                 process: r.u32()?,
                 thread: r.u32()?,
                 args: ArgsId(r.u32()?),
+                mark: scope & 0x10 != 0,
             })
         })?;
         let counters = r.list(|r| {

@@ -1,6 +1,7 @@
 //! The rows of `slice` beyond the thread spans, placed as trace_processor places them:
 //! thread instants (`dur = 0`, nested inside the deepest span open at their time), process
-//! and global instants (depth 0 on a process or global track), and nestable async slices
+//! and global instants (depth 0 on a process or global track; a protobuf trace's marks on
+//! a track of their own beside their thread's), and nestable async slices
 //! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
 //! global track, or a process track for `id2.local` ids; a protobuf trace's on its
 //! descriptor's track (one per process and uuid), except that a descriptor below a thread's
@@ -19,6 +20,9 @@ use std::ops::Range;
 use trace_model::{async_flags, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Trace, NO_PARENT};
 
 use crate::ids::SliceIds;
+
+/// The slot of a thread's track of marks, apart from its async tracks' slots.
+const MARKS: u32 = u32::MAX;
 
 /// What an extra row is, and where its event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +85,7 @@ impl Placed {
     pub(crate) fn new(t: &Trace, ids: &SliceIds) -> Placed {
         let first = ids.len();
         let first_track = (t.threads().len() + t.counters().len()) as u64;
+        let proto = t.decode_summary().format.name() == "perfetto";
         let mut rows = Vec::new();
         let mut by_thread = vec![0..0; t.threads().len()];
 
@@ -88,7 +93,9 @@ impl Placed {
             .filter(|&i| {
                 let e = &t.instants()[i as usize];
                 // trace_processor drops a thread instant whose tid it cannot read.
-                e.scope == InstantScope::Thread && !ids.nest.is_merged(e.thread)
+                e.scope == InstantScope::Thread
+                    && !ids.nest.is_merged(e.thread)
+                    && !(proto && e.mark)
             })
             .collect();
         thread_instants.sort_by_key(|&i| {
@@ -121,12 +128,13 @@ impl Placed {
         let mut other = Vec::new();
         let mut instant_track = HashMap::new();
         for (i, e) in t.instants().iter().enumerate() {
-            let scope = match e.scope {
+            let key = match e.scope {
+                // A protobuf trace's marks: a track of their own beside the thread's.
+                InstantScope::Thread if proto && e.mark => (Scope::Thread(e.thread), None, MARKS),
                 InstantScope::Thread => continue,
-                InstantScope::Process => Scope::Process(e.process),
-                InstantScope::Global => Scope::Global,
+                InstantScope::Process => (Scope::Process(e.process), None, 0),
+                InstantScope::Global => (Scope::Global, None, 0),
             };
-            let key = (scope, None, 0);
             let n = instant_track.len();
             let k = *instant_track.entry(key).or_insert(n);
             other.push((Src::Instant(i as u32), k));
@@ -136,7 +144,6 @@ impl Placed {
             keys[k] = key;
         }
         let (order, slots) = async_order(t);
-        let proto = t.decode_summary().format.name() == "perfetto";
         // A protobuf slice's track is its descriptor's: one per (process, uuid), named as
         // the model names it (the descriptor's name, else its slices').
         let mut proto_name: HashMap<u32, StrId> = HashMap::new();

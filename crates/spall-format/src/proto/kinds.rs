@@ -195,10 +195,9 @@ pub(super) fn legacy<'a, S: EventSink>(
             _ => {}
         }
     }
-    if ev.scope.is_none()
-        && global
-        && matches!(ev.ph, Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK)
-    {
+    // Chrome's legacy instants on track 0 are global; its marks (`navigationStart`) stay
+    // on their sequence's thread, as trace_processor keeps them.
+    if ev.scope.is_none() && global && matches!(ev.ph, Phase::INSTANT | Phase::INSTANT_LEGACY) {
         ev.scope = Some(b'g');
     }
     if let Some(b) = bind {

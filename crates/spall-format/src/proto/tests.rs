@@ -1,6 +1,6 @@
 //! Hand-built packets: the decoder's mapping, and hostile input.
 
-use crate::{decode, Collect, Format, Phase, RawEvent, WarningKind};
+use crate::{decode, Collect, Format, Phase, RawEvent, RawId, WarningKind};
 
 /// A message under construction.
 #[derive(Clone, Default)]
@@ -95,10 +95,44 @@ fn slices_instants_names_on_a_thread_track() {
     );
     assert_eq!(
         (e[0].pid.clone(), e[0].tid.clone()),
-        (crate::RawId::Num(10), crate::RawId::Num(11))
+        (RawId::Num(10), RawId::Num(11))
     );
     assert_eq!((e[1].ph, e[1].scope), (Phase::INSTANT, Some(b't')));
     assert_eq!((e[2].ph, e[2].ts), (Phase::END, 200));
+}
+
+/// Chrome's legacy events on track 0: an instant is global, a mark (`navigationStart`)
+/// stays on the sequence's thread.
+#[test]
+fn legacy_marks_on_track_zero_stay_on_their_thread() {
+    let legacy = |ph: u64, name: &str| {
+        M::default()
+            .v(11, 0)
+            .s(23, name)
+            .m(6, M::default().v(2, ph))
+    };
+    let b = trace(&[
+        thread_track(1, 10, 11, "main"),
+        M::default()
+            .v(10, SEQ as u64)
+            .m(59, M::default().m(11, M::default().v(11, 1))),
+        event(100, legacy(b'R' as u64, "navigationStart")),
+        event(200, legacy(b'I' as u64, "global")),
+    ]);
+    let (evs, s) = run(&b);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let e = not_meta(&evs);
+    let got: Vec<(&str, Option<u8>, RawId)> = e
+        .iter()
+        .map(|e| (&*e.name, e.scope, e.tid.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("navigationStart", None, RawId::Num(11)),
+            ("global", Some(b'g'), RawId::Num(11))
+        ]
+    );
 }
 
 #[test]
