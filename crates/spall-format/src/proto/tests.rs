@@ -122,7 +122,7 @@ fn legacy_marks_on_track_zero_stay_on_their_thread() {
     let (evs, s) = run(&b);
     assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
     let e = not_meta(&evs);
-    let got: Vec<(&str, Option<u8>, RawId)> = e
+    let got: Vec<(&str, Option<u8>, RawId<'_>)> = e
         .iter()
         .map(|e| (&*e.name, e.scope, e.tid.clone()))
         .collect();
