@@ -1,27 +1,41 @@
 // The load worker: a second instance of the viewer's WebAssembly module (the page sends the
-// module it compiled) that reads a trace, decodes it and builds the model, and hands the
-// model to the page as one transferred buffer. The page's thread only draws meanwhile.
+// module it compiled) that reads a trace in chunks, decodes it (a .spall file as the chunks
+// arrive) and builds the model, and hands the model to the page as one transferred buffer.
+// The page's thread only draws meanwhile.
 //
 // Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
-// {error: message}. The page ends the worker (terminate) to cancel a load.
+// {error: message}, {startFailed: message} (the page then loads without a worker). The
+// page ends the worker (terminate) to cancel a load.
 import init, { Loader } from "./spall_web.js";
 
 // How much of a File is read at a time.
 const CHUNK = 8 << 20;
-// Progress is posted every this many bytes read.
+// Progress is posted every this many bytes of a fetch.
 const REPORT = 4 << 20;
 
 const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e));
 
-const readFile = async (loader, file) => {
-  for (let at = 0; at < file.size; at += CHUNK) {
-    const chunk = new Uint8Array(await file.slice(at, at + CHUNK).arrayBuffer());
+const report = (loader) =>
+  postMessage({ progress: [...loader.progress(), loader.streaming() ? "loading" : "reading"] });
+
+// Feeds a File to a new Loader, a slice of `size` bytes at a time.
+const readFile = async (name, file, stream, size) => {
+  const loader = new Loader(name, file.size, stream);
+  for (let at = 0; at < file.size; at += size) {
+    let chunk;
+    try {
+      chunk = new Uint8Array(await file.slice(at, at + size).arrayBuffer());
+    } catch (e) {
+      throw `${name}: cannot be read: ${message(e)}`;
+    }
     loader.push(chunk);
-    postMessage({ progress: [at + chunk.length, file.size, "reading"] });
+    report(loader);
   }
+  return loader;
 };
 
-const readUrl = async (url, name) => {
+// Feeds a fetch body to a new Loader as it arrives.
+const readUrl = async (name, url, stream) => {
   let r;
   try {
     r = await fetch(url);
@@ -30,8 +44,7 @@ const readUrl = async (url, name) => {
   }
   if (!r.ok) throw `${name}: the server answered ${r.status} ${r.statusText}`;
   // Compressed in transit, the length is the compressed one: progress stops short.
-  const size = Number(r.headers.get("content-length")) || 0;
-  const loader = new Loader(name, size);
+  const loader = new Loader(name, Number(r.headers.get("content-length")) || 0, stream);
   const reader = r.body.getReader();
   let done = 0, reported = 0;
   for (;;) {
@@ -41,14 +54,14 @@ const readUrl = async (url, name) => {
     done += value.length;
     if (done - reported >= REPORT) {
       reported = done;
-      postMessage({ progress: [done, Math.max(size, done), "reading"] });
+      report(loader);
     }
   }
   return loader;
 };
 
 onmessage = async ({ data }) => {
-  const { module, name, file, url } = data;
+  const { module, name, file, url, chunk } = data;
   try {
     await init({ module_or_path: module });
   } catch (e) {
@@ -56,15 +69,13 @@ onmessage = async ({ data }) => {
     return;
   }
   postMessage({ started: true });
+  const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
+  const read = (stream) =>
+    file ? readFile(name, file, stream, chunk || CHUNK) : readUrl(name, url, stream);
   try {
-    let loader;
-    if (file) {
-      loader = new Loader(name, file.size);
-      await readFile(loader, file);
-    } else {
-      loader = await readUrl(url, name);
-    }
-    const model = loader.finish((done, total, stage) => postMessage({ progress: [done, total, stage] }));
+    let model = (await read(true)).finish(progress);
+    // A streamed .spall whose events go back in time is decoded again, whole.
+    if (model.length === 0) model = (await read(false)).finish(progress);
     postMessage({ model }, [model.buffer]);
   } catch (e) {
     postMessage({ error: message(e) });

@@ -2,8 +2,9 @@
 // playwright-core): a corpus trace through ?trace=, the canvas showing a timeline, wheel
 // zoom, a click selecting a span and changing the details panel, SQL through ?sql= and the
 // page's spall.run_sql, a hostile file through the file picker and a missing URL both shown
-// as errors, a dropped .spall and Perfetto protobuf file, HiDPI, and no console error
-// anywhere.
+// as errors, a dropped .spall and Perfetto protobuf file, HiDPI, the load worker (files
+// read in slices that records straddle, cancelling a load by opening another), and no
+// console error anywhere.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
 //   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
@@ -300,6 +301,42 @@ async function e2e() {
   check(p.state === "loaded" && p.spans === "11786", `a dropped .pftrace loads (${p.spans} spans, ${p.error || "no error"})`);
   check(hi.errors.length === 0, `no console errors (${hi.errors.join(" | ")})`);
   await hi.context().close();
+
+  // The load worker reads a picked file in slices (?chunk= makes them 4,099 bytes, so
+  // records straddle them): a .spall streamed as it arrives and a JSON, each with the
+  // spans spall-cli info counts.
+  const c = await newPage();
+  await c.goto(`${base}/?chunk=4099`);
+  await waitState(c, "loaded");
+  const pick = async (file, spans) => {
+    const before = (await state(c)).spans;
+    await c.setInputFiles("#spall-file", file);
+    await c.waitForFunction((b) => ["loaded", "error"].includes(document.body.dataset.state)
+      && document.body.dataset.spans !== b, before, { timeout: 60_000 }).catch(() => {});
+    await c.waitForFunction((n) => document.body.dataset.spans === n, spans, { timeout: 5_000 }).catch(() => {});
+    return state(c);
+  };
+  for (const [file, spans] of [["spall/odingengine_v3.spall", "91542"],
+    ["real/chrome116_devtools_export.json", "2456"]]) {
+    s = await pick(join(roots.fixtures, file), spans);
+    check(s.spans === spans && s.loader === "worker",
+      `${file} in 4,099-byte slices by the ${s.loader}: ${s.spans} spans (spall-cli info: ${spans})`);
+  }
+  // Cancel: a 40 MB JSON, then at once a small file: the first load's worker is ended, the
+  // small trace is shown, and stays.
+  const events = [];
+  for (let i = 0; i < 400_000; i++) {
+    events.push(`{"ph":"X","name":"big ${i % 977}","ts":${i * 10},"dur":5,"pid":1,"tid":${i % 7},"args":{"i":${i}}}`);
+  }
+  await c.setInputFiles("#spall-file", { name: "big.json", mimeType: "application/json",
+    buffer: Buffer.from(`[${events.join(",\n")}]`) });
+  s = await pick(join(roots.fixtures, "real/demo_lthi_excerpt.json"), "2318");
+  await c.waitForTimeout(3_000);
+  const after = await state(c);
+  check(after.spans === "2318" && after.state === "loaded" && Number(after.cancelled) >= 1,
+    `opening a second file cancels the first (${after.spans} spans, ${after.cancelled} cancelled)`);
+  check(c.errors.length === 0, `no console errors (${c.errors.join(" | ")})`);
+  await c.context().close();
 }
 
 // Load times: from navigation to the first frame of the loaded trace, median of 3.

@@ -50,6 +50,7 @@ mod parallel;
 pub mod proto;
 pub mod spall;
 mod steps;
+mod stream;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod time;
@@ -70,6 +71,7 @@ pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use spall::SpallHeader;
 pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};
+pub use stream::SpallStream;
 pub use writer::SpallWriter;
 
 /// The container format of a decoded trace.

@@ -137,6 +137,8 @@ struct Ctx<'s, S: EventSink> {
     sink: &'s mut S,
     diags: &'s mut Diagnostics,
     events: u64,
+    /// The input's offset of `b[0]` (a streamed file's window), added to every offset.
+    base: u64,
 }
 
 impl<S: EventSink> Ctx<'_, S> {
@@ -160,7 +162,7 @@ impl<S: EventSink> Ctx<'_, S> {
             Ok(s) => Cow::Borrowed(s),
             Err(_) => {
                 self.diags
-                    .warn(WarningKind::InvalidUtf8, offset as u64, || {
+                    .warn(WarningKind::InvalidUtf8, self.base + offset as u64, || {
                         "a .spall name or args string is not valid UTF-8".into()
                     });
                 String::from_utf8_lossy(bytes)
@@ -175,13 +177,13 @@ impl<S: EventSink> Ctx<'_, S> {
     }
 
     fn truncated(&mut self, at: usize, what: &str, left: usize) {
-        self.diags.warn(WarningKind::SpallTruncatedEvent, at as u64, || {
+        self.diags.warn(WarningKind::SpallTruncatedEvent, self.base + at as u64, || {
             format!("the input ends inside a {what} event ({left} bytes left); the partial event was dropped")
         });
     }
 
     fn unsupported(&mut self, at: usize, t: u8, skipped: usize, scope: &str) {
-        self.diags.warn(WarningKind::SpallUnsupportedEvent, at as u64, || {
+        self.diags.warn(WarningKind::SpallUnsupportedEvent, self.base + at as u64, || {
             let what = match t {
                 ty::CUSTOM_DATA => "custom data (1)".to_string(),
                 ty::STREAM_OVER => "stream over (2)".to_string(),
@@ -205,6 +207,7 @@ pub(crate) fn decode<S: EventSink>(
         sink,
         diags,
         events: 0,
+        base: 0,
     };
     if header.version == 1 {
         decode_v1(b, &scale, &mut ctx);
@@ -255,10 +258,13 @@ pub(crate) fn v3_chunks(b: &[u8], target: usize) -> Vec<(usize, usize)> {
     chunks
 }
 
-/// Decodes the buffers in `b[from..to]` (a range from [`v3_chunks`]). Returns the event count.
+/// Decodes the buffers in `b[from..to]` (a range from [`v3_chunks`]). `base` is the file's
+/// offset of `b[0]`, added to every offset: 0 for a whole file, a window's start for a
+/// streamed one ([`SpallStream`](crate::SpallStream)). Returns the event count.
 pub(crate) fn decode_v3_chunk<S: EventSink>(
     b: &[u8],
     (from, to): (usize, usize),
+    base: u64,
     scale: &TickScale,
     sink: &mut S,
     diags: &mut Diagnostics,
@@ -267,6 +273,7 @@ pub(crate) fn decode_v3_chunk<S: EventSink>(
         sink,
         diags,
         events: 0,
+        base,
     };
     decode_v3_range(b, from, to, scale, &mut ctx);
     ctx.events
@@ -288,7 +295,7 @@ fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
                 if let Some(ts) = v1_time(ctx, scale, time, p) {
                     ev.ph = Phase::BEGIN;
                     ev.ts = ts;
-                    ev.offset = p as u64;
+                    ev.offset = ctx.base + p as u64;
                     ev.pid = RawId::Num(u32_at(b, p + 2) as i64);
                     ev.tid = RawId::Num(u32_at(b, p + 6) as i64);
                     ev.name = ctx.text(&b[p + 20..p + 20 + nl], p);
@@ -309,7 +316,7 @@ fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
                 if let Some(ts) = v1_time(ctx, scale, time, p) {
                     ev.ph = Phase::END;
                     ev.ts = ts;
-                    ev.offset = p as u64;
+                    ev.offset = ctx.base + p as u64;
                     ev.pid = RawId::Num(u32_at(b, p + 1) as i64);
                     ev.tid = RawId::Num(u32_at(b, p + 5) as i64);
                     ev.name = Cow::Borrowed("");
@@ -343,7 +350,7 @@ fn v1_time<S: EventSink>(
 ) -> Option<i64> {
     let ts = scale.float_ticks_to_ns(time);
     if ts.is_none() {
-        ctx.diags.warn(WarningKind::SpallBadTimestamp, p as u64, || {
+        ctx.diags.warn(WarningKind::SpallBadTimestamp, ctx.base + p as u64, || {
             format!("timestamp {time} ticks is not a finite time within ±292 years; the event was dropped")
         });
     }
@@ -361,13 +368,16 @@ fn decode_v3_range<S: EventSink>(
     let mut p = from;
     while p < to {
         if b.len() - p < BUFFER_HEADER_LEN {
-            ctx.diags
-                .warn(WarningKind::SpallTruncatedBuffer, p as u64, || {
+            ctx.diags.warn(
+                WarningKind::SpallTruncatedBuffer,
+                ctx.base + p as u64,
+                || {
                     format!(
                         "the input ends inside a buffer header ({} of {BUFFER_HEADER_LEN} bytes)",
                         b.len() - p
                     )
-                });
+                },
+            );
             return;
         }
         let size = u32_at(b, p) as usize;
@@ -376,7 +386,7 @@ fn decode_v3_range<S: EventSink>(
         let start = p + BUFFER_HEADER_LEN;
         let mut end = start.saturating_add(size);
         if end > b.len() {
-            ctx.diags.warn(WarningKind::SpallTruncatedBuffer, p as u64, || {
+            ctx.diags.warn(WarningKind::SpallTruncatedBuffer, ctx.base + p as u64, || {
                 format!(
                     "a buffer claims {size} bytes but only {} remain; its complete events were kept",
                     b.len() - start
@@ -430,7 +440,7 @@ fn decode_v3_buffer<S: EventSink>(
                         Phase::INSTANT
                     };
                     ev.ts = ts;
-                    ev.offset = p as u64;
+                    ev.offset = ctx.base + p as u64;
                     match plain_text(&text[..nl]) {
                         Some(s) => ev.name = Cow::Borrowed(s),
                         None => ev.name = ctx.text_slow(&text[..nl], p),
@@ -457,7 +467,7 @@ fn decode_v3_buffer<S: EventSink>(
                 if let Some(ts) = v3_time(ctx, scale, ticks, p) {
                     ev.ph = Phase::END;
                     ev.ts = ts;
-                    ev.offset = p as u64;
+                    ev.offset = ctx.base + p as u64;
                     ev.name = Cow::Borrowed("");
                     ev.args = Args::None;
                     ctx.events += 1;
@@ -479,7 +489,7 @@ fn decode_v3_buffer<S: EventSink>(
                 let name = ctx.text(&b[p + 2..p + 2 + len], p);
                 ev.ph = Phase::METADATA;
                 ev.ts = 0;
-                ev.offset = p as u64;
+                ev.offset = ctx.base + p as u64;
                 ev.name = Cow::Borrowed(if t == ty::NAME_PROCESS {
                     "process_name"
                 } else {
@@ -511,7 +521,7 @@ fn v3_time<S: EventSink>(
 ) -> Option<i64> {
     let ts = scale.ticks_to_ns(ticks);
     if ts.is_none() {
-        ctx.diags.warn(WarningKind::SpallBadTimestamp, p as u64, || {
+        ctx.diags.warn(WarningKind::SpallBadTimestamp, ctx.base + p as u64, || {
             format!("timestamp {ticks} ticks does not fit in 64-bit nanoseconds; the event was dropped")
         });
     }

@@ -63,7 +63,7 @@ pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
-pub use load::{load, load_bytes, load_with, LoadSteps};
+pub use load::{load, load_bytes, load_with, LoadSteps, LoadStream};
 pub use memory::{
     check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
 };

@@ -4,16 +4,36 @@
 //! ([`trace_model::Trace::to_transfer`]), which the page takes without a copy and rebuilds
 //! with copies of its columns. The page's thread only draws and handles input meanwhile.
 //!
+//! A `.spall` version 3 file is decoded as its chunks arrive ([`trace_model::LoadStream`]):
+//! the worker holds the model and about one chunk of the file, never the whole file. Other
+//! formats are gathered whole, then decoded.
+//!
 //! Before anything is decoded, the memory the trace will take is estimated from the first
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
 //! message (the same as the desktop's).
 
-use trace_model::{DecodeOptions, LoadSteps, MemoryLimit, SAMPLE_BYTES};
+use trace_model::{DecodeOptions, LoadSteps, LoadStream, MemoryLimit, SAMPLE_BYTES};
 use wasm_bindgen::prelude::*;
 use web_time::{Duration, Instant};
 
-/// How often progress is posted to the page.
+/// How often progress is posted to the page while decoding gathered bytes.
 const REPORT_EVERY: Duration = Duration::from_millis(50);
+
+/// A span's bytes in the transfer buffer (its columns: start, duration, name, category,
+/// arguments, flags).
+const TRANSFER_SPAN_BYTES: u64 = 29;
+/// Another event's, at most.
+const TRANSFER_EVENT_BYTES: u64 = 48;
+
+#[derive(Debug)]
+enum Mode {
+    /// The first bytes, kept until the memory guard has seen enough of them.
+    Start(Vec<u8>),
+    /// `.spall` version 3, decoded as it arrives.
+    Stream(Box<LoadStream>),
+    /// Anything else: gathered, then decoded.
+    Whole(Vec<u8>),
+}
 
 /// A load in the worker: [`push`](Self::push) each chunk of the file in order, then
 /// [`finish`](Self::finish).
@@ -23,92 +43,127 @@ pub struct Loader {
     name: String,
     /// The file's size as the page knows it (0: not known, as for a fetch with no length).
     size: u64,
-    bytes: Vec<u8>,
-    checked: bool,
+    /// Whether a `.spall` v3 file may be streamed (not when reading it again, whole).
+    may_stream: bool,
+    mode: Mode,
 }
 
 #[wasm_bindgen]
 impl Loader {
-    /// A load of `name`, `size` bytes long (0 if not known).
+    /// A load of `name`, `size` bytes long (0 if not known); `stream`: decode `.spall`
+    /// version 3 as it arrives.
     #[wasm_bindgen(constructor)]
-    pub fn new(name: String, size: f64) -> Loader {
-        let size = size as u64;
+    pub fn new(name: String, size: f64, stream: bool) -> Loader {
         Loader {
             name,
-            size,
-            bytes: Vec::new(),
-            checked: false,
+            size: size as u64,
+            may_stream: stream,
+            mode: Mode::Start(Vec::new()),
         }
     }
 
     /// Takes the next chunk of the file. Once the first few megabytes are in, the memory
     /// guard runs: an error (its message) ends the load before any decoding.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), String> {
-        self.bytes.extend_from_slice(chunk);
-        if !self.checked && self.bytes.len() >= SAMPLE_BYTES {
-            self.check()?;
-            // Room for the rest at once, now that it is known to fit.
-            let rest = self.size.saturating_sub(self.bytes.len() as u64);
-            self.bytes.reserve_exact(rest as usize);
+        match &mut self.mode {
+            Mode::Start(b) => {
+                b.extend_from_slice(chunk);
+                if b.len() >= SAMPLE_BYTES {
+                    self.begin()?;
+                }
+            }
+            Mode::Stream(s) => s.push(chunk).map_err(|e| failed(&self.name, e))?,
+            Mode::Whole(b) => b.extend_from_slice(chunk),
         }
         Ok(())
     }
 
-    /// Decodes and builds the trace, calling `progress(done, total, stage)` a few times a
-    /// second, and returns the trace as [`trace_model::Trace::to_transfer`]'s bytes.
+    /// `[done, total]` bytes: decoded while streaming, read while gathering.
+    pub fn progress(&self) -> Vec<f64> {
+        let (done, total) = match &self.mode {
+            Mode::Start(b) | Mode::Whole(b) => (b.len() as u64, self.size),
+            Mode::Stream(s) => (s.progress().1, self.size.max(s.progress().0)),
+        };
+        vec![done as f64, total as f64]
+    }
+
+    /// Whether the file is being decoded as it arrives.
+    pub fn streaming(&self) -> bool {
+        matches!(self.mode, Mode::Stream(_))
+    }
+
+    /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
+    /// few times a second, and returns the trace as [`trace_model::Trace::to_transfer`]'s
+    /// bytes. Empty when a streamed file must be read again, whole (some thread's events go
+    /// back in time): the page reads it again with `stream` false.
     pub fn finish(&mut self, progress: &js_sys::Function) -> Result<Vec<u8>, String> {
-        if !self.checked {
-            self.check()?;
+        if let Mode::Start(_) = self.mode {
+            self.begin()?;
         }
         let report = |done: u64, total: u64, stage: &str| {
             let args = [done as f64, total as f64].map(JsValue::from);
             let _ = progress.call3(&JsValue::NULL, &args[0], &args[1], &stage.into());
         };
-        let bytes = std::mem::take(&mut self.bytes);
-        let mut load = LoadSteps::new(bytes, &DecodeOptions::default());
-        let mut last = Instant::now();
-        loop {
-            let done = load.step().map_err(|e| self.failed(e))?;
-            if done {
-                break;
+        let name = self.name.clone();
+        let trace = match std::mem::replace(&mut self.mode, Mode::Whole(Vec::new())) {
+            Mode::Stream(s) => {
+                let (read, _) = s.progress();
+                report(read, read, "building");
+                match s.finish().map_err(|e| failed(&name, e))? {
+                    Some(t) => t,
+                    None => return Ok(Vec::new()),
+                }
             }
-            if last.elapsed() >= REPORT_EVERY {
-                last = Instant::now();
-                let (d, t) = load.progress();
-                report(
-                    d,
-                    t,
-                    if load.decompressing() {
-                        "decompressing"
-                    } else {
-                        "loading"
-                    },
-                );
+            Mode::Whole(bytes) | Mode::Start(bytes) => {
+                let mut load = LoadSteps::new(bytes, &DecodeOptions::default());
+                let mut last = Instant::now();
+                while !load.step().map_err(|e| failed(&name, e))? {
+                    if last.elapsed() >= REPORT_EVERY {
+                        last = Instant::now();
+                        let (d, t) = load.progress();
+                        let stage = if load.decompressing() {
+                            "decompressing"
+                        } else {
+                            "loading"
+                        };
+                        report(d, t, stage);
+                    }
+                }
+                let (_, t) = load.progress();
+                report(t, t, "building");
+                load.finish().map_err(|e| failed(&name, e))?
             }
-        }
-        let (_, t) = load.progress();
-        report(t, t, "building");
-        let trace = load.finish().map_err(|e| self.failed(e))?;
+        };
         Ok(trace.to_transfer())
     }
 
-    fn failed(&self, e: trace_model::Error) -> String {
-        e.with_path(&self.name).to_string()
-    }
-
-    /// The memory guard: the model and its transfer buffer must fit (in the worker, and
-    /// again in the page), with the file's bytes while they are held.
-    fn check(&mut self) -> Result<(), String> {
-        self.checked = true;
-        let total = self.size.max(self.bytes.len() as u64);
-        let mut e = trace_model::estimate_sample(&self.bytes, total, true);
+    /// The memory guard on the first bytes, then the mode: streamed or gathered.
+    fn begin(&mut self) -> Result<(), String> {
+        let Mode::Start(head) = std::mem::replace(&mut self.mode, Mode::Whole(Vec::new())) else {
+            return Ok(());
+        };
+        let stream = self.may_stream && LoadStream::accepts(&head);
+        // The model and its transfer buffer must fit (in the worker, and again in the
+        // page), with the file's bytes when they are gathered.
+        let total = self.size.max(head.len() as u64);
+        let mut e = trace_model::estimate_sample(&head, total, !stream);
         e.bytes += e.spans * TRANSFER_SPAN_BYTES + e.other_events * TRANSFER_EVENT_BYTES;
-        trace_model::check_estimate(&e, MemoryLimit::Available).map_err(|e| self.failed(e))
+        trace_model::check_estimate(&e, MemoryLimit::Available)
+            .map_err(|e| failed(&self.name, e))?;
+        self.mode = if stream {
+            let mut s = Box::new(LoadStream::new());
+            s.push(&head).map_err(|e| failed(&self.name, e))?;
+            Mode::Stream(s)
+        } else {
+            let mut head = head;
+            // Room for the rest at once, now that it is known to fit.
+            head.reserve_exact(total.saturating_sub(head.len() as u64) as usize);
+            Mode::Whole(head)
+        };
+        Ok(())
     }
 }
 
-/// A span's bytes in the transfer buffer (its columns: start, duration, name, category,
-/// arguments, flags).
-const TRANSFER_SPAN_BYTES: u64 = 29;
-/// Another event's, at most.
-const TRANSFER_EVENT_BYTES: u64 = 48;
+fn failed(name: &str, e: trace_model::Error) -> String {
+    e.with_path(name).to_string()
+}

@@ -1,0 +1,84 @@
+// How fast the web page opens a trace picked with its file picker, and how well it keeps
+// drawing meanwhile: from the picker's change to the first frame of the loaded trace
+// (`data-state="loaded"` with the file's spans), in Debian's Chromium, the median of RUNS
+// (default 3) fresh pages. While loading, a requestAnimationFrame counter on the page
+// gives the frames per second and the longest gap between two frames (the page's thread
+// blocked for that long).
+//
+//   scripts/build-web.sh target/web-site
+//   node tests/web/load-bench.mjs target/web-site FILE...
+//   NO_WORKER=1 node tests/web/load-bench.mjs ...   (the page's own thread: ?worker=0)
+//
+// Prints one line per file: MB/s, the time, the frame rate while loading, and the path the
+// page used (`worker`, or `page` for the fallback).
+import { createServer } from "node:http";
+import { createReadStream, statSync } from "node:fs";
+import { join, extname, resolve } from "node:path";
+import { launchChromium } from "./perfetto-ui.mjs";
+
+const runs = Number(process.env.RUNS || 3);
+const site = resolve(process.argv[2]);
+const files = process.argv.slice(3);
+const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+
+const server = createServer((req, res) => {
+  const path = new URL(req.url, "http://x").pathname;
+  const file = join(site, path === "/" ? "index.html" : path);
+  try {
+    if (!statSync(file).isFile()) throw new Error("not a file");
+  } catch {
+    res.writeHead(404);
+    return res.end();
+  }
+  res.writeHead(200, { "content-type": types[extname(file)] || "application/octet-stream" });
+  createReadStream(file).pipe(res);
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+const browser = await launchChromium();
+const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+try {
+  for (const file of files) {
+    const size = statSync(file).size;
+    const results = [];
+    for (let i = 0; i < runs; i++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+      page.on("pageerror", (e) => console.log(`page error: ${e}`));
+      // The demo first: the module is compiled and the page drawing before the clock starts.
+      await page.goto(process.env.NO_WORKER ? `${base}?worker=0` : base);
+      await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
+      const demo = await page.evaluate(() => document.body.dataset.spans);
+      await page.evaluate(() => {
+        globalThis.frames_ = [];
+        const tick = (t) => { frames_.push(t); requestAnimationFrame(tick); };
+        requestAnimationFrame(tick);
+      });
+      const t0 = await page.evaluate(() => performance.now());
+      await page.setInputFiles("#spall-file", file);
+      await page.waitForFunction((d) => ["loaded", "error"].includes(document.body.dataset.state)
+        && document.body.dataset.spans !== d, demo, { timeout: 600_000, polling: 20 });
+      const r = await page.evaluate((t0) => {
+        const end = performance.now();
+        const f = frames_.filter((t) => t >= t0 && t <= end);
+        let gap = 0;
+        for (let i = 1; i < f.length; i++) gap = Math.max(gap, f[i] - f[i - 1]);
+        const d = document.body.dataset;
+        return { ms: end - t0, fps: f.length / ((end - t0) / 1000), gap, spans: d.spans,
+          state: d.state, loader: d.loader, error: d.error };
+      }, t0);
+      if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
+      results.push(r);
+      await page.close();
+    }
+    const ms = median(results.map((r) => r.ms));
+    const fps = median(results.map((r) => r.fps));
+    const gap = median(results.map((r) => r.gap));
+    console.log(`${file}: ${(size / 1e6 / (ms / 1000)).toFixed(0)} MB/s, ${ms.toFixed(0)} ms ` +
+      `(${results.map((r) => r.ms.toFixed(0)).join(", ")}), ${fps.toFixed(0)} frames/s while loading, ` +
+      `longest frame gap ${gap.toFixed(0)} ms, ${results[0].spans} spans, loader ${results[0].loader}`);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
