@@ -52,7 +52,7 @@ impl Catalog {
             ("counter", Arc::new(Counters::new(trace.clone()))),
             ("instant", Arc::new(Instants(trace.clone()))),
             ("flow", Arc::new(Flows::new(trace.clone(), &ids, &placed))),
-            ("args", Arc::new(Args(trace.clone()))),
+            ("args", Arc::new(Args(trace.clone(), placed.clone()))),
         ];
         Catalog { slices, tables }
     }

@@ -134,7 +134,7 @@ impl TraceDb {
         };
         vtab::register(&db, "ancestor_slice", Arc::new(related(true)))?;
         vtab::register(&db, "descendant_slice", Arc::new(related(false)))?;
-        extract_arg(&db, Args(trace.clone()))?;
+        extract_arg(&db, Args(trace.clone(), catalog.slices.placed.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS
                SELECT slice.*, spall_utid AS utid, self_dur, unfinished, kind FROM slice;

@@ -17,7 +17,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use trace_model::{async_flags, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Trace, NO_PARENT};
+use trace_model::{
+    async_flags, ArgsId, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Trace, NO_PARENT,
+};
 
 use crate::ids::SliceIds;
 
@@ -79,6 +81,9 @@ pub(crate) struct Placed {
     pub tracks: Vec<Track>,
     pub process_tracks: usize,
     pub thread_tracks: usize,
+    /// The async slices whose `b` and `e` both had args, sorted: one merged arg set each,
+    /// numbered after the model's (see [`Placed::arg_set`]).
+    pub merged_args: Vec<u32>,
 }
 
 impl Placed {
@@ -262,6 +267,12 @@ impl Placed {
         for k in stack {
             rows[k].end = first + rows.len() as u64;
         }
+        let merged_args = (0..t.async_slices().len() as u32)
+            .filter(|&a| {
+                let s = &t.async_slices()[a as usize];
+                s.args != ArgsId::NONE && s.end_args != ArgsId::NONE
+            })
+            .collect();
         Placed {
             first,
             rows,
@@ -270,6 +281,21 @@ impl Placed {
             tracks,
             process_tracks,
             thread_tracks,
+            merged_args,
+        }
+    }
+
+    /// The arg set of async slice `a`, as trace_processor gives one: its `b`'s args and its
+    /// `e`'s together. A merged set's id follows the model's last.
+    pub(crate) fn arg_set(&self, t: &Trace, a: u32) -> i64 {
+        let s = &t.async_slices()[a as usize];
+        match (s.args, s.end_args) {
+            (b, ArgsId::NONE) => b.0 as i64,
+            (ArgsId::NONE, e) => e.0 as i64,
+            _ => {
+                let k = self.merged_args.partition_point(|&x| x < a);
+                t.args().count() as i64 + 1 + k as i64
+            }
         }
     }
 

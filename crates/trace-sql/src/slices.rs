@@ -45,7 +45,7 @@ impl Slices {
             Src::ThreadInstant(i) | Src::Instant(i) => {
                 let e = &t.instants()[i as usize];
                 let utid = matches!(row.src, Src::ThreadInstant(_)).then_some(e.thread as i64);
-                (e.ts, 0, e.cat, e.name, e.args, utid, false)
+                (e.ts, 0, e.cat, e.name, e.args.0 as i64, utid, false)
             }
             Src::Async(a) => {
                 let s = &t.async_slices()[a as usize];
@@ -56,7 +56,8 @@ impl Slices {
                     Some(Scope::Thread(u)) => Some(u as i64),
                     _ => None,
                 };
-                (s.start, dur, s.cat, s.name, s.args, utid, unfinished)
+                let args = self.placed.arg_set(t, a);
+                (s.start, dur, s.cat, s.name, args, utid, unfinished)
             }
         };
         let track = match row.src {
@@ -75,7 +76,7 @@ impl Slices {
             5 => Cell::Text(t.str(name)),
             6 => Cell::Int(row.depth as i64),
             7 => opt_int((row.parent >= 0).then_some(row.parent)),
-            8 => args_id(args),
+            8 => opt_int((args > 0).then_some(args)),
             11 => opt_int(utid),
             12 if dur == 0 => Cell::Int(0),
             13 => Cell::Int(unfinished as i64),

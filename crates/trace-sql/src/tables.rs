@@ -702,13 +702,43 @@ impl Source for Flows {
 }
 
 /// `args(arg_set_id, flat_key, key, int_value, string_value, real_value, value_type)`:
-/// parsed from the raw JSON of each argument set only when read.
-pub(crate) struct Args(pub Arc<Trace>);
+/// parsed from the raw JSON of each argument set only when read. After the model's sets
+/// come the merged ones of async slices whose `b` and `e` both had args
+/// ([`Placed::arg_set`]): the `b`'s keys, then the `e`'s, an `e`'s value replacing the
+/// `b`'s of the same key.
+pub(crate) struct Args(pub Arc<Trace>, pub Arc<Placed>);
 
 impl Args {
     /// One past the last argument set id.
     fn sets(&self) -> u64 {
-        self.0.args().count() as u64 + 1
+        self.0.args().count() as u64 + 1 + self.1.merged_args.len() as u64
+    }
+
+    /// Set `set`'s rows, flattened from the JSON of the model's set or sets.
+    fn flat(&self, set: u64) -> Vec<Vec<Value>> {
+        let json = |id: trace_model::ArgsId| self.0.args().json(id);
+        let mut out = Vec::new();
+        let count = self.0.args().count() as u64;
+        if set <= count {
+            if let Some(v) = json(trace_model::ArgsId(set as u32)) {
+                flatten(set, &v, "args", "args", &mut out);
+            }
+            return out;
+        }
+        let Some(&a) = self.1.merged_args.get((set - count - 1) as usize) else {
+            return out;
+        };
+        let s = &self.0.async_slices()[a as usize];
+        if let Some(v) = json(s.args) {
+            flatten(set, &v, "args", "args", &mut out);
+        }
+        let mut end = Vec::new();
+        if let Some(v) = json(s.end_args) {
+            flatten(set, &v, "args", "args", &mut end);
+        }
+        out.retain(|r| !end.iter().any(|e| e[2] == r[2]));
+        out.extend(end);
+        out
     }
 
     /// The value of `key` in set `set` (the first of `int_value`, `string_value`,
@@ -738,10 +768,7 @@ impl Source for Args {
         Cell::Null
     }
     fn sub_rows(&self, row: u64) -> Option<Vec<Vec<Value>>> {
-        let mut out = Vec::new();
-        if let Some(v) = self.0.args().json(trace_model::ArgsId(row as u32)) {
-            flatten(row, &v, "args", "args", &mut out);
-        }
+        let mut out = self.flat(row);
         // Perfetto protobuf debug annotations: the decoder keeps them under `args.debug`,
         // trace_processor names them `debug.NAME`.
         if self.0.decode_summary().format.name() == "perfetto" {
