@@ -18,7 +18,7 @@ use spall_viewer::view::state::FlowMode;
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall, Chrome JSON and Perfetto protobuf traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json\n  spall new.json --compare base.json --screenshot diff.png --mode flame"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match, L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json\n  spall new.json --compare base.json --screenshot diff.png --mode flame\n  spall new.json --compare base.json --screenshot both.png --select render"
 )]
 struct Args {
     /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (a built-in demo when omitted).
@@ -58,8 +58,9 @@ struct Args {
     flame_up: bool,
     /// Compare with this trace (BASE): the window opens on the flame graph, its frames red
     /// where TRACE spends more self time, blue where less, grey within noise, `+` marking
-    /// stacks BASE lacks (also "Compare with…" in the side panel). With --screenshot, only
-    /// --mode flame for now.
+    /// stacks BASE lacks (also "Compare with…" in the side panel); the timeline shows
+    /// BASE's tracks under TRACE's, aligned at their starts (with --select, at the first
+    /// span of that name in each).
     #[arg(long, value_name = "BASE")]
     compare: Option<PathBuf>,
     /// Colour theme (the window follows the system by default).
@@ -125,10 +126,6 @@ fn main() -> ExitCode {
         max_memory: args.max_memory,
         ..Default::default()
     };
-    if args.compare.is_some() && args.screenshot.is_some() && !matches!(args.mode, ModeArg::Flame) {
-        eprintln!("spall: --compare with --screenshot needs --mode flame for now");
-        return ExitCode::from(2);
-    }
     if let Some(out) = &args.screenshot {
         let l = match load(args.trace.as_deref(), &decode, |_, _| {}) {
             Ok(l) => l,
@@ -140,10 +137,10 @@ fn main() -> ExitCode {
         let base = match args
             .compare
             .as_deref()
-            .map(|p| trace_model::load_with(p, &decode, |_, _| {}))
+            .map(|p| load(Some(p), &decode, |_, _| {}))
         {
             None => None,
-            Some(Ok(t)) => Some(std::sync::Arc::new(t)),
+            Some(Ok(b)) => Some(std::sync::Arc::new(b)),
             Some(Err(e)) => {
                 eprintln!("spall: --compare: {e}");
                 return ExitCode::from(2);

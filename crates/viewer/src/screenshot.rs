@@ -59,11 +59,12 @@ pub fn prepare(l: &Loaded, shot: &Shot) -> Result<ViewState, ViewerError> {
 }
 
 /// [`prepare`], in compare mode when `base` is given: the flame graph's frames coloured by
-/// their change against that trace.
+/// their change against that trace; the timeline with BASE's tracks under NEW's, aligned
+/// at the starts, or with `select` at the first span of that name in each.
 pub fn prepare_compare(
     l: &Loaded,
     shot: &Shot,
-    base: Option<std::sync::Arc<trace_model::Trace>>,
+    base: Option<std::sync::Arc<Loaded>>,
 ) -> Result<ViewState, ViewerError> {
     let mut s = ViewState::new(l, shot.width as f32, shot.height as f32, shot.theme);
     s.set_scale(l, shot.scale);
@@ -74,7 +75,11 @@ pub fn prepare_compare(
         s.viewport.show(start, end.max(start + 1));
     }
     s.flows = shot.flows;
-    s.flame.base = base;
+    s.set_base(l, base);
+    if shot.view.is_none() && s.compare.is_some() {
+        // Both traces, the longer one whole.
+        s.fit_all(l);
+    }
     if shot.mode == Mode::Flame {
         flame(l, shot, &mut s)?;
         return Ok(s);
@@ -100,7 +105,9 @@ pub fn prepare_compare(
             Some(p) => s.selected = Some(p),
             None => return Err(ViewerError::NoSuchSpan(name.clone())),
         }
+        s.align_at_selection(l);
     }
+    s.sync_compare();
     Ok(s)
 }
 
@@ -173,7 +180,7 @@ pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
 pub fn write_compare(
     l: &Loaded,
     shot: &Shot,
-    base: Option<std::sync::Arc<trace_model::Trace>>,
+    base: Option<std::sync::Arc<Loaded>>,
     out: &Path,
 ) -> Result<(), ViewerError> {
     let s = prepare_compare(l, shot, base)?;

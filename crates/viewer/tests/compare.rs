@@ -1,6 +1,8 @@
-//! Compare mode's flame graph, rendered headless on a generated pair of traces: the frame
-//! that got slower is red, the faster one blue, the added one red and marked, and frames
-//! whose change is within what `spall-cli diff` calls noise neutral grey.
+//! Compare mode, rendered headless on generated pairs of traces. The flame graph: the
+//! frame that got slower is red, the faster one blue, the added one red and marked, and
+//! frames whose change is within what `spall-cli diff` calls noise neutral grey. The
+//! timeline: BASE's tracks under NEW's, aligned at their starts or at a span in each, and
+//! a statistics row's name found in both.
 
 use std::sync::Arc;
 
@@ -21,8 +23,13 @@ fn trace(calls: &[(&str, f64)]) -> Vec<u8> {
 
 /// 20 frames, frame `i` calling `calls(i)` (name, µs) in order, on one thread.
 fn trace_by<'a>(calls: impl Fn(usize) -> Vec<(&'a str, f64)>) -> Vec<u8> {
+    trace_from(0.0, calls)
+}
+
+/// [`trace_by`], its first frame at `t0` µs.
+fn trace_from<'a>(t0: f64, calls: impl Fn(usize) -> Vec<(&'a str, f64)>) -> Vec<u8> {
     let mut ev = Vec::new();
-    let mut ts = 0.0;
+    let mut ts = t0;
     for i in 0..20 {
         let start = ts;
         ts += 2.0;
@@ -45,7 +52,7 @@ fn trace_by<'a>(calls: impl Fn(usize) -> Vec<(&'a str, f64)>) -> Vec<u8> {
 /// BASE and NEW: slow_fn +30%, fast_fn -30%, gone_fn removed, new_fn added; steady_b
 /// +1.25% (under the 5% threshold), tiny_fn +50% but 2 µs in all (under the minimum
 /// change, 0.1% of BASE's ~9 ms).
-fn pair() -> (Loaded, Arc<trace_model::Trace>) {
+fn pair() -> (Loaded, Arc<Loaded>) {
     let base = trace(&[
         ("slow_fn", 100.0),
         ("fast_fn", 100.0),
@@ -62,10 +69,11 @@ fn pair() -> (Loaded, Arc<trace_model::Trace>) {
         ("steady_b", 81.0),
         ("tiny_fn", 0.3),
     ]);
-    (
-        Loaded::new(trace_model::load_bytes(&new).unwrap(), "new".into()),
-        Arc::new(trace_model::load_bytes(&base).unwrap()),
-    )
+    (loaded(&new, "new"), Arc::new(loaded(&base, "base")))
+}
+
+fn loaded(json: &[u8], name: &str) -> Loaded {
+    Loaded::new(trace_model::load_bytes(json).unwrap(), name.into())
 }
 
 fn shot() -> Shot {
@@ -178,8 +186,8 @@ fn a_noisy_change_draws_unchanged_and_a_clean_shift_red() {
         let n = if n == longest { n + 700.0 } else { n };
         vec![("noisy_fn", n), ("clean_fn", 120.0 + (i % 3) as f64)]
     });
-    let l = Loaded::new(trace_model::load_bytes(&new).unwrap(), "new".into());
-    let base = Arc::new(trace_model::load_bytes(&base).unwrap());
+    let l = loaded(&new, "new");
+    let base = Arc::new(loaded(&base, "base"));
     let s = prepare_compare(&l, &shot(), Some(base)).unwrap();
     let px = render(&l, &s).unwrap();
     let c = |n| colour_of(&l, &s, &px, n);
@@ -227,4 +235,196 @@ fn removed_stacks_are_marked_on_the_frame_they_left() {
     let steady = s.flame.find(&l, "steady_a").unwrap();
     assert!(grey(right_end(steady)), "{:?}", right_end(steady));
     assert!(s.flame.changes[steady as usize].removed.is_empty());
+}
+
+/// The pair's calls (gone_fn only in BASE, new_fn only in NEW), BASE recorded from 5 s
+/// on its clock and NEW from 0.
+fn shifted_pair() -> (Loaded, Arc<Loaded>) {
+    let base = trace_from(5e6, |_| {
+        vec![("slow_fn", 100.0), ("fast_fn", 100.0), ("gone_fn", 50.0)]
+    });
+    let new = trace_from(0.0, |_| {
+        vec![("slow_fn", 130.0), ("fast_fn", 70.0), ("new_fn", 40.0)]
+    });
+    (loaded(&new, "new"), Arc::new(loaded(&base, "base")))
+}
+
+fn timeline_shot() -> Shot {
+    Shot {
+        height: 500,
+        mode: Mode::Timeline,
+        ..shot()
+    }
+}
+
+fn pixel(px: &[u8], x: f32, y: f32) -> Color {
+    let i = ((y as u32 * W + x as u32) * 4) as usize;
+    Color([px[i], px[i + 1], px[i + 2], px[i + 3]])
+}
+
+fn near(a: Color, b: Color) -> bool {
+    a.0.iter().zip(b.0).all(|(&x, y)| x.abs_diff(y) <= 3)
+}
+
+/// The first span named `name` in `l`.
+fn first(l: &Loaded, name: &str) -> trace_model::SpanRef {
+    spall_viewer::view::compare::first_named(&l.trace, name, None).unwrap()
+}
+
+#[test]
+fn the_timeline_draws_bases_tracks_under_news_aligned_at_their_starts() {
+    use spall_viewer::timeline::draw::fill_for;
+    let (l, b) = shifted_pair();
+    let s = prepare_compare(&l, &timeline_shot(), Some(b)).unwrap();
+    let px = render(&l, &s).unwrap();
+    let c = s.compare.as_deref().expect("compare mode's BASE pane");
+    // The divider between the panes, in the ruler's colour, and BASE's pane under it.
+    let divider = s.tracks_top() + s.tracks_height();
+    assert!(
+        divider > s.tracks_top() + 100.0 && divider < 400.0,
+        "{divider}"
+    );
+    assert!(near(
+        pixel(&px, W as f32 - 3.0, divider + 8.0),
+        s.theme.ruler
+    ));
+    assert!(c.view.tracks_top() > divider);
+    // A span only BASE has is drawn in BASE's pane, in its colour; one only NEW has, in
+    // NEW's pane.
+    let gone = c
+        .view
+        .span_box(&c.loaded, first(&c.loaded, "gone_fn"))
+        .unwrap();
+    assert!(
+        gone.1 > divider,
+        "BASE's span at y {} under {divider}",
+        gone.1
+    );
+    let want = fill_for(
+        &c.loaded,
+        &c.view,
+        c.loaded.trace.span(first(&c.loaded, "gone_fn")).name,
+    );
+    let got = pixel(&px, gone.0 + 1.0, gone.1 + 1.0);
+    assert!(near(got, want), "gone_fn drawn {got:?}, wants {want:?}");
+    let added = s.span_box(&l, first(&l, "new_fn")).unwrap();
+    assert!(added.1 > s.tracks_top() && added.1 + added.3 < divider);
+    let want = fill_for(&l, &s, l.trace.span(first(&l, "new_fn")).name);
+    assert!(near(pixel(&px, added.0 + 1.0, added.1 + 1.0), want));
+    // BASE started 5 s later on its clock, yet its first frame is drawn where NEW's is.
+    let nf = s.span_box(&l, first(&l, "frame")).unwrap();
+    let bf = c
+        .view
+        .span_box(&c.loaded, first(&c.loaded, "frame"))
+        .unwrap();
+    assert!(
+        (nf.0 - bf.0).abs() < 1.0,
+        "NEW's first frame at {}, BASE's at {}",
+        nf.0,
+        bf.0
+    );
+    let frame = fill_for(
+        &c.loaded,
+        &c.view,
+        c.loaded.trace.span(first(&c.loaded, "frame")).name,
+    );
+    assert!(near(pixel(&px, bf.0 + 2.0, bf.1 + 1.0), frame));
+    // Both traces' frames fill the width: the last of BASE's (it is longer) is on screen.
+    let last = c.loaded.trace.occurrences(|n| n == "frame").pop().unwrap();
+    let lb = c.view.span_box(&c.loaded, last).unwrap();
+    assert!(lb.0 + lb.2 <= W as f32 && lb.0 > W as f32 / 2.0, "{lb:?}");
+}
+
+#[test]
+fn a_statistics_row_jumps_to_the_function_in_both_timelines() {
+    let (l, b) = shifted_pair();
+    let mut s = ViewState::new(&l, W as f32, 500.0, Theme::new(ThemeKind::Light));
+    s.set_base(&l, Some(b.clone()));
+    let name_of = |l: &Loaded, r| l.trace.str(l.trace.span(r).name).to_string();
+    assert!(s.jump_to_name(&l, "fast_fn"));
+    let r = s.selected_span().expect("NEW's fast_fn selected");
+    assert_eq!(r, first(&l, "fast_fn"));
+    let c = s.compare.as_deref().unwrap();
+    let br = c.view.selected_span().expect("BASE's fast_fn selected");
+    assert_eq!(br, first(&b, "fast_fn"));
+    // Lined up on the shared axis, and on screen.
+    let (nb, bb) = (s.span_box(&l, r).unwrap(), c.view.span_box(&b, br).unwrap());
+    assert!((nb.0 - bb.0).abs() < 1.0, "{nb:?} {bb:?}");
+    assert!(nb.0 >= 0.0 && nb.0 + nb.2 <= W as f32, "{nb:?}");
+    assert!(
+        c.label(&l.trace).contains("aligned at fast_fn"),
+        "{}",
+        c.label(&l.trace)
+    );
+    // With a range selected, the first call in it (BASE's range shifted with it).
+    let tenth = l.trace.occurrences(|n| n == "frame")[10];
+    let f = l.trace.span(tenth);
+    s.range = Some((f.start, f.end()));
+    assert!(s.jump_to_name(&l, "slow_fn"));
+    let r = s.selected_span().unwrap();
+    assert_eq!(name_of(&l, r), "slow_fn");
+    assert!(
+        l.trace.span(r).start >= f.start,
+        "the first slow_fn in the range"
+    );
+    let c = s.compare.as_deref().unwrap();
+    let br = c.view.selected_span().unwrap();
+    assert_eq!(name_of(&b, br), "slow_fn");
+    assert!(b.trace.span(br).start > b.trace.span(first(&b, "slow_fn")).start);
+    s.range = None;
+    // A name only BASE has: nothing in NEW, BASE's first call brought on screen.
+    assert!(s.jump_to_name(&l, "gone_fn"));
+    assert_eq!(s.selected_span(), None);
+    let c = s.compare.as_deref().unwrap();
+    let br = c.view.selected_span().unwrap();
+    assert_eq!(name_of(&b, br), "gone_fn");
+    let bb = c.view.span_box(&b, br).unwrap();
+    assert!(bb.0 >= 0.0 && bb.0 <= W as f32, "{bb:?}");
+    assert!(!s.jump_to_name(&l, "no_such_fn"));
+}
+
+#[test]
+fn base_aligns_at_a_span_chosen_in_each_and_back_at_the_starts() {
+    let (l, b) = shifted_pair();
+    let mut s = ViewState::new(&l, W as f32, 500.0, Theme::new(ThemeKind::Light));
+    s.set_base(&l, Some(b.clone()));
+    assert!(!s.align_at_selection(&l), "nothing selected in NEW");
+    // NEW's 3rd slow_fn with BASE's 7th, picked with a click in BASE's pane.
+    let news = l.trace.occurrences(|n| n == "slow_fn");
+    let bases = b.trace.occurrences(|n| n == "slow_fn");
+    s.select(&l, Some(news[2]));
+    let c = s.compare.as_deref().unwrap();
+    let (x, y, w, h) = c
+        .view
+        .span_box(&b, bases[6])
+        .unwrap_or((-1.0, -1.0, 0.0, 0.0));
+    assert!(s.in_base(y + h / 2.0) && !s.in_base(s.tracks_top() + 1.0));
+    s.click_base(x + w / 2.0, y + h / 2.0, false);
+    assert_eq!(
+        s.compare.as_deref().unwrap().view.selected_span(),
+        Some(bases[6])
+    );
+    assert_eq!(s.selected_span(), Some(news[2]), "NEW's selection stays");
+    assert!(s.align_at_selection(&l));
+    let c = s.compare.as_deref().unwrap();
+    let (nb, bb) = (
+        s.span_box(&l, news[2]).unwrap(),
+        c.view.span_box(&b, bases[6]).unwrap(),
+    );
+    assert!((nb.0 - bb.0).abs() < 1.0, "{nb:?} {bb:?}");
+    // Hovering BASE's pane describes BASE's span, and NEW's hover is cleared.
+    assert!(s.hover_base(bb.0 + 1.0, bb.1 + 1.0));
+    let c = s.compare.as_deref().unwrap();
+    assert!(c.view.hover.is_some() && s.hover.is_none());
+    s.align_at_starts(&l);
+    let c = s.compare.as_deref().unwrap();
+    let (nf, bf) = (
+        s.span_box(&l, first(&l, "frame")).unwrap(),
+        c.view.span_box(&b, first(&b, "frame")).unwrap(),
+    );
+    assert!((nf.0 - bf.0).abs() < 1.0, "{nf:?} {bf:?}");
+    // Compare mode off: one timeline again, the tracks area whole.
+    s.set_base(&l, None);
+    assert!(s.compare.is_none() && !s.in_base(499.0));
+    assert_eq!(s.tracks_height(), 500.0 - s.tracks_top());
 }

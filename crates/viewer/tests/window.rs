@@ -676,7 +676,8 @@ fn compare_opens_on_the_coloured_flame_graph() {
         trace_model::load_bytes(&std::fs::read(&new).unwrap()).unwrap(),
         "new".into(),
     );
-    let b = std::sync::Arc::new(trace_model::load_bytes(&std::fs::read(&base).unwrap()).unwrap());
+    let b = trace_model::load_bytes(&std::fs::read(&base).unwrap()).unwrap();
+    let b = std::sync::Arc::new(spall_viewer::Loaded::new(b, "base".into()));
     let shot = spall_viewer::screenshot::Shot {
         width: 800,
         height: 400,

@@ -132,7 +132,7 @@ impl App {
         self.side.panel.recent.clone_from(&self.settings.recent);
         self.side.panel.comparing = match (&self.shown.base_loading, &self.shown.base) {
             (Some(p), _) => Some(format!("{} (loading …)", p.display())),
-            (None, Some((name, _))) => Some(name.clone()),
+            (None, Some(b)) => Some(b.source.clone()),
             (None, None) => None,
         };
         let (loaded, mut state, panel) = (
@@ -238,6 +238,7 @@ impl App {
                 }
             }
         }
+        s.sync_compare();
         let d = &mut self.drawing;
         d.builder.build(&mut d.scene, &mut d.fonts, l, s);
     }

@@ -161,7 +161,9 @@ impl App {
         let (proxy, decode) = (self.proxy.clone(), self.file.decode.clone());
         self.shown.base_loading = Some(path.clone());
         std::thread::spawn(move || {
-            let r = trace_model::load_with(&path, &decode, |_, _| {}).map_err(|e| e.to_string());
+            let r = trace_model::load_with(&path, &decode, |_, _| {})
+                .map(|t| Loaded::new(t, path.display().to_string()))
+                .map_err(|e| e.to_string());
             let _ = proxy.send_event(UserEvent::Base(Box::new((path, r))));
         });
         self.redraw();
@@ -169,21 +171,18 @@ impl App {
 
     /// BASE loaded (or failed to): compare mode starts, on the flame graph.
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) fn on_base_loaded(
-        &mut self,
-        (path, r): (PathBuf, Result<trace_model::Trace, String>),
-    ) {
+    pub(super) fn on_base_loaded(&mut self, (path, r): (PathBuf, Result<Loaded, String>)) {
         // A BASE chosen since replaces this one.
         if self.shown.base_loading.as_ref() != Some(&path) {
             return;
         }
         self.shown.base_loading = None;
         match r {
-            Ok(t) => {
-                let t = Arc::new(t);
-                self.shown.base = Some((path.display().to_string(), t.clone()));
-                if let Some(s) = &mut self.shown.state {
-                    s.flame.set_base(Some(t));
+            Ok(b) => {
+                let b = Arc::new(b);
+                self.shown.base = Some(b.clone());
+                if let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) {
+                    s.set_base(l, Some(b));
                     s.mode = crate::view::flame::Mode::Flame;
                 }
             }
@@ -196,8 +195,8 @@ impl App {
     pub(super) fn stop_comparing(&mut self) {
         self.shown.base = None;
         self.shown.base_loading = None;
-        if let Some(s) = &mut self.shown.state {
-            s.flame.set_base(None);
+        if let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) {
+            s.set_base(l, None);
         }
         self.redraw();
     }
@@ -333,8 +332,7 @@ impl App {
                     .query
                     .set_runner(platform::query_runner(l.trace.clone(), self.proxy.clone()));
                 // Compare mode outlives the trace compared; `--compare` opens on its graph.
-                s.flame
-                    .set_base(self.shown.base.as_ref().map(|b| b.1.clone()));
+                s.set_base(&l, self.shown.base.clone());
                 if self.file.initial_base.take().is_some() {
                     s.mode = crate::view::flame::Mode::Flame;
                 }

@@ -64,8 +64,10 @@ impl App {
                     *moved = true;
                 }
                 s.pan(-dx);
-                s.scroll(-dy);
-                s.hover = None;
+                // In compare mode, the pane the drag started in scrolls.
+                s.scroll_at(*y0, -dy);
+                s.clear_hover();
+                s.sync_compare();
             }
             Some(Drag::Range { from }) => {
                 // Statistics are recomputed when the drag ends, not on every move.
@@ -84,6 +86,7 @@ impl App {
                 }
                 s.flame.hover = hit;
             }
+            None if s.hover_base(x, y) => {}
             None => {
                 let hit = s.hit(l, x, y);
                 let new = hit.map(|r| (r, x, y));
@@ -149,7 +152,9 @@ impl App {
                             && (py - y).abs() < 4.0
                     });
                     self.input.last_click = Some((now, x, y));
-                    if let Some(kind) = s.header_at(y) {
+                    if s.in_base(y) {
+                        s.click_base(x, y, double);
+                    } else if let Some(kind) = s.header_at(y) {
                         s.toggle_collapse(l, kind);
                     } else {
                         let hit = s.hit(l, x, y);
@@ -186,13 +191,13 @@ impl App {
             MouseScrollDelta::PixelDelta(p) => (p.x as f32, p.y as f32),
         };
         if self.input.shift {
-            s.scroll(-(dy + dx));
+            s.scroll_at(self.input.cursor.1, -(dy + dx));
         } else if dx.abs() > dy.abs() {
             s.pan(-dx);
         } else {
             s.zoom_at(l, x, 1.0015f64.powf(dy as f64));
         }
-        s.hover = None;
+        s.clear_hover();
         self.redraw();
     }
 

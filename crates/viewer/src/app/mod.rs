@@ -98,8 +98,8 @@ struct Shown {
     /// again when the timeline's width changes (the side panel settles its width as its
     /// contents arrive), until the user moves the view.
     restore: Option<((i64, i64), Option<crate::view::viewport::Viewport>)>,
-    /// Compare mode: BASE's name and trace, kept for every trace opened until stopped.
-    base: Option<(String, Arc<trace_model::Trace>)>,
+    /// Compare mode: BASE, kept for every trace opened until stopped.
+    base: Option<Arc<Loaded>>,
     /// Compare mode: BASE being loaded (a later choice replaces it).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // The page has no BASE to load.
     base_loading: Option<PathBuf>,

@@ -12,6 +12,7 @@ use crate::view::flame::Mode;
 use crate::view::layout::{track_list, Track};
 use crate::view::state::ViewState;
 
+mod compare;
 mod range;
 mod stats;
 
@@ -148,6 +149,7 @@ impl Panel {
         summary(ui, l);
         self.search_row(ui, l, s, &mut act);
         mode_switch(ui, s, &mut act);
+        compare::align_row(ui, l, s, &mut act);
         ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
@@ -336,6 +338,10 @@ impl Panel {
                 }
                 if let Some(name) = self.stats_table(ui, l, s) {
                     s.highlight_name(l, name);
+                    // Compare mode: the first call in each timeline, lined up.
+                    if s.compare.is_some() {
+                        s.jump_to_name(l, l.trace.str(name));
+                    }
                     self.search = l.trace.str(name).to_string();
                     self.analysis = Some(NameAnalysis::new(l, name, s.range));
                     act.redraw = true;

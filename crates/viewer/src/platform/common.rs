@@ -30,7 +30,7 @@ pub enum UserEvent {
     Flame(Box<FlameBuilt>),
     /// Compare mode's BASE trace finished loading: its path and the trace, or the error.
     #[cfg(not(target_arch = "wasm32"))]
-    Base(Box<(PathBuf, Result<trace_model::Trace, String>)>),
+    Base(Box<(PathBuf, Result<Loaded, String>)>),
     /// `--follow`: the file changed on disk.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     FileChanged,

@@ -29,12 +29,19 @@ impl TimelineBuilder {
     /// ruler, markers and minimap (the tooltip is [`tooltip`], drawn over the banner).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         self.tracks(scene, fonts, l, s);
+        crate::timeline::compare::base_pane(self, scene, fonts, l, s);
         ruler(scene, fonts, l, s);
         crate::timeline::markers::draw(scene, fonts, l, s);
         minimap(scene, l, s);
     }
 
-    fn tracks(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
+    pub(crate) fn tracks(
+        &mut self,
+        scene: &mut Scene,
+        fonts: &mut Fonts,
+        l: &Loaded,
+        s: &ViewState,
+    ) {
         let th = s.theme;
         let (w, top) = (s.width, s.tracks_top());
         scene.push_clip(0.0, top, w, s.tracks_height());
@@ -345,13 +352,12 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     while t <= t1 && n < 200 {
         let x = s.viewport.x(t) as f32;
         scene.rect(x, y, 1.0, ruler_h, th.tick);
-        scene.rect(
-            x,
-            s.tracks_top(),
-            1.0,
-            s.tracks_height(),
-            th.tick.with_alpha(70),
-        );
+        // In compare mode the grid runs on through BASE's pane: one time axis.
+        let grid_h = match s.compare {
+            Some(_) => s.height - s.tracks_top(),
+            None => s.tracks_height(),
+        };
+        scene.rect(x, s.tracks_top(), 1.0, grid_h, th.tick.with_alpha(70));
         let label = format_time(t - origin, step);
         scene.text(
             fonts,
@@ -427,6 +433,7 @@ pub fn tooltip(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) 
     if let Some((p, x, y)) = s.hover {
         tooltip_box(scene, fonts, s, &fk::describe(l, p), x, y);
     }
+    crate::timeline::compare::base_tooltip(scene, fonts, s);
 }
 
 /// Colour used for spans of `name` (for legends and tests).

@@ -4,8 +4,10 @@
 //!
 //! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
 //! - [`markers`]: flags at a time, with a note.
+//! - `compare`: compare mode's divider and BASE's tracks under NEW's.
 //! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
 
+pub(crate) mod compare;
 pub mod draw;
 pub(crate) mod kinds;
 pub mod markers;

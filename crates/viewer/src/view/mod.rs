@@ -5,9 +5,11 @@
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
 //! - [`state`]: the whole view (selection, hover, range, highlights, mode).
+//! - [`compare`]: compare mode's timeline: BASE's tracks under NEW's, on one time axis.
 //! - [`search`]: the names that match a query, stepped through in time order.
 //! - [`geometry`]: the on-screen box of a span or another pick.
 
+pub mod compare;
 pub mod flame;
 pub mod geometry;
 pub mod layout;

@@ -6,6 +6,7 @@ use trace_model::{FlameOptions, FlameSort, InstantScope, NameStats, SpanRef, Sta
 use crate::kinds::{self, Pick};
 use crate::loaded::Loaded;
 use crate::theme::Theme;
+use crate::view::compare::BaseTimeline;
 use crate::view::flame::{FlameHit, FlameView, Mode};
 use crate::view::layout::{Collapsed, Layout, RowKind, Track};
 use crate::view::viewport::Viewport;
@@ -54,6 +55,10 @@ pub struct ViewState {
     pub mode: Mode,
     /// The flame graph's state.
     pub flame: FlameView,
+    /// Compare mode: BASE's tracks, drawn under NEW's ([`crate::view::compare`]).
+    pub compare: Option<Box<BaseTimeline>>,
+    /// Pixels between the ruler and the tracks: BASE's pane sits below NEW's.
+    pub pane_top: f32,
 }
 
 impl ViewState {
@@ -84,6 +89,8 @@ impl ViewState {
             scale: 1.0,
             mode: Mode::Timeline,
             flame: FlameView::default(),
+            compare: None,
+            pane_top: 0.0,
         }
     }
 
@@ -139,7 +146,7 @@ impl ViewState {
 
     /// Where the tracks start, below the minimap and the ruler.
     pub fn tracks_top(&self) -> f32 {
-        TRACKS_TOP * self.scale
+        TRACKS_TOP * self.scale + self.pane_top
     }
 
     /// Fits the view to a new timeline area size, in pixels.
@@ -152,11 +159,16 @@ impl ViewState {
 
     /// The most zoomed-out scale: the whole trace fits in a tenth of the width.
     pub fn max_ns_per_px(&self, l: &Loaded) -> f64 {
-        (l.trace.duration_ns().max(1) as f64 / self.width as f64) * 10.0
+        let (a, b) = self.extent(l);
+        ((b - a).max(1) as f64 / self.width as f64) * 10.0
     }
 
     /// Height of the area the tracks scroll in, in physical pixels.
+    /// In compare mode, NEW's pane: BASE's follows it.
     pub fn tracks_height(&self) -> f32 {
+        if self.compare.is_some() {
+            return self.split_h();
+        }
         (self.height - self.tracks_top()).max(0.0)
     }
 
@@ -187,7 +199,8 @@ impl ViewState {
     /// What is under a point of the timeline area, with a tolerance of a few pixels so
     /// that sub-pixel spans and markers can be picked.
     pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<Pick> {
-        if y < self.tracks_top() || x < 0.0 || x > self.width {
+        let bottom = self.tracks_top() + self.tracks_height();
+        if y < self.tracks_top() || y >= bottom || x < 0.0 || x > self.width {
             return None;
         }
         let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
@@ -259,7 +272,7 @@ impl ViewState {
 
     /// The header row (process or thread) under a point, for collapsing.
     pub fn header_at(&self, y: f32) -> Option<RowKind> {
-        if y < self.tracks_top() {
+        if y < self.tracks_top() || y >= self.tracks_top() + self.tracks_height() {
             return None;
         }
         let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
@@ -278,11 +291,26 @@ impl ViewState {
         self.relayout(l);
     }
 
-    /// Shows the whole trace.
+    /// Shows the whole trace (in compare mode, BASE's too).
     pub fn fit_all(&mut self, l: &Loaded) {
+        let (a, b) = self.extent(l);
+        self.viewport.show(a, b.max(a + 1));
+    }
+
+    /// The times the view can show: the trace's, and in compare mode BASE's, shifted.
+    fn extent(&self, l: &Loaded) -> (i64, i64) {
         let t = &l.trace;
-        self.viewport
-            .show(t.start_ns(), t.end_ns().max(t.start_ns() + 1));
+        let (a, b) = (t.start_ns(), t.end_ns());
+        match self.compare.as_deref() {
+            None => (a, b),
+            Some(c) => {
+                let bt = &c.loaded.trace;
+                (
+                    a.min(bt.start_ns() - c.offset),
+                    b.max(bt.end_ns() - c.offset),
+                )
+            }
+        }
     }
 
     /// Fits the selection (a span, else the range), or the whole trace (F / Home).

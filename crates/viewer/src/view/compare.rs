@@ -1,0 +1,270 @@
+//! Compare mode's timeline: BASE's tracks under NEW's, on one time axis, to look at the
+//! same work in both runs.
+//!
+//! The tracks area splits in two panes: NEW's tracks above, a labelled divider, BASE's
+//! tracks below. Each pane scrolls, collapses and selects on its own; the time axis is
+//! NEW's, with BASE shifted by an offset so that both start at 0, or so that a span
+//! chosen in each starts at the same x ([`Alignment`]). BASE's pane is a [`ViewState`]
+//! of its own whose viewport follows NEW's ([`ViewState::sync_compare`]), so the
+//! timeline's drawing and hit testing serve both panes unchanged.
+//!
+//! ```no_run
+//! # fn f(new: &spall_viewer::Loaded, base: std::sync::Arc<spall_viewer::Loaded>,
+//! #      s: &mut spall_viewer::view::state::ViewState) {
+//! s.set_base(new, Some(base));
+//! s.jump_to_name(new, "render"); // the first `render` in each, aligned
+//! # }
+//! ```
+
+use std::sync::Arc;
+
+use trace_model::{SpanRef, Trace};
+
+use crate::loaded::Loaded;
+use crate::view::state::ViewState;
+
+/// Height of the divider between NEW's and BASE's panes, logical pixels.
+pub const DIVIDER_H: f32 = 22.0;
+
+/// How BASE's times are lined up with NEW's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alignment {
+    /// Both traces start at 0.
+    Starts,
+    /// A span chosen in each starts at the same time: its name (NEW's).
+    Span(String),
+}
+
+/// BASE's pane: the trace, its own view of its tracks, and where it sits in time.
+#[derive(Clone, Debug)]
+pub struct BaseTimeline {
+    /// BASE, loaded (its index, colours, kinds).
+    pub loaded: Arc<Loaded>,
+    /// BASE's tracks: scroll, collapsing, selection and hover of their own; the viewport
+    /// and size follow NEW's view.
+    pub view: ViewState,
+    /// BASE's time at NEW's time 0: a BASE time `b` is drawn where NEW's `b - offset` is.
+    pub offset: i64,
+    /// What the offset lines up.
+    pub aligned: Alignment,
+}
+
+impl BaseTimeline {
+    fn new(new: &Trace, loaded: Arc<Loaded>, s: &ViewState) -> BaseTimeline {
+        let mut view = ViewState::new(&loaded, s.width, s.height, s.theme);
+        view.set_scale(&loaded, s.scale);
+        let offset = loaded.trace.start_ns() - new.start_ns();
+        BaseTimeline {
+            loaded,
+            view,
+            offset,
+            aligned: Alignment::Starts,
+        }
+    }
+
+    /// What the divider says: BASE's name and how it is aligned.
+    pub fn label(&self, new: &Trace) -> String {
+        let how = match &self.aligned {
+            Alignment::Starts => "aligned at the starts".to_string(),
+            Alignment::Span(name) => {
+                let shift = self.offset - (self.loaded.trace.start_ns() - new.start_ns());
+                // BASE's start is drawn at NEW's time -shift.
+                let sign = if shift > 0 { "-" } else { "+" };
+                let d = spall_util::format_duration(shift.abs());
+                format!("aligned at {name} (BASE starts at {sign}{d})")
+            }
+        };
+        format!("BASE  {}  ·  {how}", self.loaded.source)
+    }
+}
+
+impl ViewState {
+    /// Compare mode on (`Some(BASE)`) or off: the flame graph is coloured by the changes
+    /// against BASE, and the timeline shows BASE's tracks under NEW's, aligned at the
+    /// starts.
+    pub fn set_base(&mut self, l: &Loaded, base: Option<Arc<Loaded>>) {
+        self.flame.set_base(base.as_ref().map(|b| b.trace.clone()));
+        self.compare = base.map(|b| Box::new(BaseTimeline::new(&l.trace, b, self)));
+        self.sync_compare();
+        self.clamp_scroll();
+    }
+
+    /// Where BASE's pane starts below NEW's tracks' top: NEW's pane and the divider.
+    pub(crate) fn split_h(&self) -> f32 {
+        let avail = (self.height - self.tracks_top()).max(0.0);
+        ((avail - DIVIDER_H * self.scale) / 2.0).max(0.0).floor()
+    }
+
+    /// Brings BASE's pane to NEW's view: size, scale, theme, and the time axis shifted by
+    /// the offset. Call after NEW's view changed and before drawing or hit testing BASE.
+    pub fn sync_compare(&mut self) {
+        let top = self.tracks_top() + self.split_h() + DIVIDER_H * self.scale;
+        let (vp, (w, h), scale, theme) = (
+            self.viewport,
+            (self.width, self.height),
+            self.scale,
+            self.theme,
+        );
+        let Some(c) = self.compare.as_deref_mut() else {
+            return;
+        };
+        let v = &mut c.view;
+        v.set_scale(&c.loaded, scale);
+        // BASE's pane starts below NEW's and the divider.
+        v.pane_top = top - crate::view::state::TRACKS_TOP * scale;
+        (v.width, v.height, v.theme) = (w, h, theme);
+        v.viewport = vp;
+        v.viewport.origin = vp.origin + c.offset;
+        v.clamp_scroll();
+    }
+
+    /// Whether pixel row `y` is in BASE's pane (or its divider) in compare mode.
+    pub fn in_base(&self, y: f32) -> bool {
+        self.compare.is_some() && y >= self.tracks_top() + self.tracks_height()
+    }
+
+    /// No hover in either pane (the view moved under the pointer).
+    pub fn clear_hover(&mut self) {
+        self.hover = None;
+        if let Some(c) = self.compare.as_deref_mut() {
+            c.view.hover = None;
+        }
+    }
+
+    /// Scrolls the pane under pixel row `y` by `dy` pixels.
+    pub fn scroll_at(&mut self, y: f32, dy: f32) {
+        if self.in_base(y) {
+            if let Some(c) = self.compare.as_deref_mut() {
+                c.view.scroll(dy);
+            }
+        } else {
+            self.scroll(dy);
+        }
+    }
+
+    /// Hover at a point of BASE's pane (`None` over NEW's, which keeps its own hover):
+    /// sets BASE's hover and clears NEW's. Returns whether the point is in BASE's pane.
+    pub fn hover_base(&mut self, x: f32, y: f32) -> bool {
+        let inside = self.in_base(y);
+        let Some(c) = self.compare.as_deref_mut() else {
+            return false;
+        };
+        c.view.hover = if inside {
+            c.view.hit(&c.loaded, x, y).map(|p| (p, x, y))
+        } else {
+            None
+        };
+        if inside {
+            self.hover = None;
+        }
+        inside
+    }
+
+    /// A click in BASE's pane: a header collapses, a span or event is selected; a double
+    /// click zooms the shared axis to it.
+    pub fn click_base(&mut self, x: f32, y: f32, double: bool) {
+        let Some(c) = self.compare.as_deref_mut() else {
+            return;
+        };
+        let b = c.loaded.clone();
+        if let Some(kind) = c.view.header_at(y) {
+            c.view.toggle_collapse(&b, kind);
+            return;
+        }
+        let hit = c.view.hit(&b, x, y);
+        c.view.selected = hit;
+        if let (true, Some(p)) = (double, hit) {
+            if let Some((a, e)) = crate::view::state::pick_extent(&b, p) {
+                let off = c.offset;
+                self.viewport.show(a - off, (e - off).max(a - off + 1));
+                self.sync_compare();
+            }
+        }
+    }
+
+    /// Lines BASE up with NEW again at their starts.
+    pub fn align_at_starts(&mut self, l: &Loaded) {
+        if let Some(c) = self.compare.as_deref_mut() {
+            c.offset = c.loaded.trace.start_ns() - l.trace.start_ns();
+            c.aligned = Alignment::Starts;
+        }
+        self.sync_compare();
+    }
+
+    /// Lines BASE up at the span selected in NEW: with the span selected in BASE, else
+    /// BASE's first span of the same name (selected). Returns whether it could.
+    pub fn align_at_selection(&mut self, l: &Loaded) -> bool {
+        let Some(r) = self.selected_span() else {
+            return false;
+        };
+        let Some(c) = self.compare.as_deref_mut() else {
+            return false;
+        };
+        let name = l.trace.str(l.trace.span(r).name).to_string();
+        let b = c.loaded.clone();
+        let chosen = c
+            .view
+            .selected_span()
+            .or_else(|| first_named(&b.trace, &name, None));
+        let Some(br) = chosen else {
+            return false;
+        };
+        c.view.select(&b, Some(br));
+        c.offset = b.trace.span(br).start - l.trace.span(r).start;
+        c.aligned = Alignment::Span(name);
+        self.sync_compare();
+        true
+    }
+
+    /// Jumps to the function `name` in both timelines (a click on a statistics row in
+    /// compare mode): its first span in each (within the selected range, if any) is
+    /// selected and shown, and BASE is aligned at it. Returns whether either has it.
+    pub fn jump_to_name(&mut self, l: &Loaded, name: &str) -> bool {
+        let range = self.range;
+        let new = first_named(&l.trace, name, range);
+        self.select(l, new);
+        if let Some(r) = new {
+            let sp = l.trace.span(r);
+            self.center_range(sp.start, sp.end());
+        }
+        let Some(c) = self.compare.as_deref_mut() else {
+            return new.is_some();
+        };
+        let b = c.loaded.clone();
+        let base_range = range.map(|(a, e)| (a + c.offset, e + c.offset));
+        let base =
+            first_named(&b.trace, name, base_range).or_else(|| first_named(&b.trace, name, None));
+        let Some(br) = base else {
+            c.view.selected = None;
+            return new.is_some();
+        };
+        c.view.select(&b, Some(br));
+        let bs = b.trace.span(br);
+        match new {
+            Some(r) => {
+                c.offset = bs.start - l.trace.span(r).start;
+                c.aligned = Alignment::Span(name.to_string());
+            }
+            // Only BASE has it: show it where it is.
+            None => {
+                let off = c.offset;
+                self.center_range(bs.start - off, bs.end() - off);
+            }
+        }
+        self.sync_compare();
+        true
+    }
+}
+
+/// The first span (by start) named exactly `name`, starting in `range` if one is given.
+pub fn first_named(t: &Trace, name: &str, range: Option<(i64, i64)>) -> Option<SpanRef> {
+    t.strings().lookup(name)?;
+    let all = t.occurrences(|n| n == name);
+    match range {
+        None => all.first().copied(),
+        Some((a, b)) => all.into_iter().find(|&r| {
+            let s = t.span(r);
+            s.end() >= a && s.start <= b
+        }),
+    }
+}
