@@ -355,6 +355,7 @@ impl TraceBuilder {
         let thread = self.thread(ev);
         let process = self.threads[thread as usize].process;
         let own = (ev.scope == Some(b't')).then_some(thread);
+        let id = ev.id.as_deref().map(|id| self.strings.intern(id));
         let name = match &ev.id {
             Some(id) => self.strings.intern(&format!("{} {id}", ev.name)),
             None => self.strings.intern(&ev.name),
@@ -396,6 +397,7 @@ impl TraceBuilder {
                     process,
                     thread: own,
                     name,
+                    id,
                     key,
                     cname,
                     ts: Vec::new(),

@@ -46,6 +46,8 @@ pub struct CounterSeries {
     pub thread: Option<u32>,
     /// The event name (with its `id`, if any, appended as Chrome does: `"name id"`).
     pub name: StrId,
+    /// The event's `id`, which [`name`](Self::name) ends with.
+    pub id: Option<StrId>,
     /// The argument key (`"value"`, `"bytes"`, ...).
     pub key: StrId,
     /// The colour the file asks for (`cname`, one of chrome://tracing's reserved colour

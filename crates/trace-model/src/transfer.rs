@@ -138,6 +138,7 @@ impl Trace {
             w.u32(c.process);
             w.opt_u32(c.thread);
             w.u32(c.name.0);
+            w.opt_str(c.id);
             w.u32(c.key.0);
             w.opt_str(c.cname);
             w.i64s(&c.ts);
@@ -303,6 +304,7 @@ impl Trace {
                 process: r.u32()?,
                 thread: r.opt_u32()?,
                 name: StrId(r.u32()?),
+                id: r.opt_str()?,
                 key: StrId(r.u32()?),
                 cname: r.opt_str()?,
                 ts: r.i64s()?,

@@ -337,13 +337,19 @@ impl Source for CounterTracks {
 }
 
 /// A counter track's name as trace_processor gives it: a JSON `C` event's series are
-/// `NAME KEY` (`memory heap`, `fps value`); a Perfetto protobuf counter track keeps its name.
+/// `NAME KEY` (`memory heap`, `fps value`), `NAME id: ID KEY` for an event with an `id`; a
+/// Perfetto protobuf counter track keeps its name.
 fn counter_name<'a>(t: &'a Trace, c: &trace_model::CounterSeries) -> Cell<'a> {
+    let (name, key) = (t.str(c.name), t.str(c.key));
     if t.decode_summary().format.name() == "perfetto" {
-        Cell::Text(t.str(c.name))
-    } else {
-        Cell::Owned(format!("{} {}", t.str(c.name), t.str(c.key)))
+        return Cell::Text(name);
     }
+    // The model's name is Chrome's, `NAME ID`.
+    let with_id = c.id.map(|id| t.str(id)).and_then(|id| {
+        let base = name.strip_suffix(id)?.strip_suffix(' ')?;
+        Some(format!("{base} id: {id} {key}"))
+    });
+    Cell::Owned(with_id.unwrap_or_else(|| format!("{name} {key}")))
 }
 
 /// `counter(id, ts, value, track_id)`: every sample of every series, series by series.

@@ -202,6 +202,7 @@ impl TraceBuilder {
                     process: key.0,
                     thread: key.1,
                     name: key.2,
+                    id: cs.id.map(|i| r.s(i)),
                     key: key.3,
                     cname,
                     ts: cs.ts,
