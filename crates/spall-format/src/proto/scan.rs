@@ -287,7 +287,9 @@ impl<'a> Found<'a> {
         for (num, v) in fields(b) {
             match (num, v) {
                 (1, v) => pid = v.int().unwrap_or(0) as i32 as i64,
-                (6, Value::Bytes(s)) => name = Some(s),
+                // An empty name names nothing: Chrome repeats a process's descriptor on
+                // every sequence, some without the name.
+                (6, Value::Bytes(s)) if !s.is_empty() => name = Some(s),
                 (2, Value::Bytes(s)) => {
                     cmdline.get_or_insert(s);
                 }
@@ -400,7 +402,7 @@ pub fn thread_descriptor(b: &[u8]) -> ((i64, i64), Option<&[u8]>, Option<i64>) {
         match (num, v) {
             (1, v) => pid = v.int().unwrap_or(0) as i32 as i64,
             (2, v) => tid = v.int().unwrap_or(0),
-            (5, Value::Bytes(s)) => name = Some(s),
+            (5, Value::Bytes(s)) if !s.is_empty() => name = Some(s),
             (3, v) => sort = v.int().map(|i| i as i32 as i64),
             _ => {}
         }

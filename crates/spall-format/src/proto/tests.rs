@@ -135,6 +135,31 @@ fn legacy_marks_on_track_zero_stay_on_their_thread() {
     );
 }
 
+/// Chrome repeats a process's descriptor on every sequence, some with an empty name: the
+/// name given once stays.
+#[test]
+fn an_empty_process_name_names_nothing() {
+    let process = |name: &str| {
+        M::default().v(10, SEQ as u64).m(
+            60,
+            M::default().v(1, 9).m(3, M::default().v(1, 10).s(6, name)),
+        )
+    };
+    let b = trace(&[
+        process("Browser"),
+        process(""),
+        thread_track(1, 10, 11, "main"),
+        event(100, M::default().v(9, 3).v(11, 1).s(23, "tick")),
+    ]);
+    let (evs, _) = run(&b);
+    let names: Vec<_> = evs
+        .iter()
+        .filter(|e| e.name == "process_name")
+        .map(|e| e.args.raw())
+        .collect();
+    assert_eq!(names, [Some(r#"{"name":"Browser"}"#)]);
+}
+
 #[test]
 fn truncated_mid_packet_keeps_the_complete_ones() {
     let packets = [
