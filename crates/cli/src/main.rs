@@ -115,10 +115,12 @@ enum Command {
     /// args, ...); with no SQL, an interactive shell.
     #[command(after_help = QUERY_HELP)]
     Query(query::Args),
-    /// Write the SQL tables as Parquet files (slice.parquet, thread.parquet, ...), each row
-    /// tagged with the trace's path and hash, for querying many traces together.
+    /// Write the SQL tables of many traces as Parquet datasets: OUTDIR/slice/,
+    /// OUTDIR/thread/, ..., one file per trace in each, every row tagged with the trace's
+    /// path and hash. Exporting a trace again replaces its files; a trace that fails to
+    /// load is skipped (exit 1 at the end).
     #[command(
-        after_help = "Examples:\n  spall-cli export run1.json out/run1\n  duckdb -c \"SELECT trace, name, SUM(dur) FROM 'out/*/slice.parquet' GROUP BY ALL\""
+        after_help = "Examples:\n  spall-cli export run1.json out\n  spall-cli export --jobs 2 runs/*.json out\n  duckdb -c \"SELECT trace, name, SUM(dur) FROM 'out/slice/*.parquet' GROUP BY ALL\"\n\nThe tables and their columns: docs/FLEET.md."
     )]
     Export(export::Args),
 }

@@ -33,3 +33,27 @@ pub fn python() -> Option<&'static str> {
     }
     Some("python3")
 }
+
+/// Runs `spall-cli ARGS`, which must succeed; its stdout as JSON (`Null` if it is not).
+pub fn spall_json(args: &[&str]) -> serde_json::Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null)
+}
+
+/// A document of `docs/`, as text.
+pub fn doc(name: &str) -> String {
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs")
+            .join(name),
+    )
+    .unwrap()
+}

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
-use arrow_schema::{ArrowError, SchemaRef};
-use trace_model::{flags, SpanRef, Trace};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
+use trace_model::{flags, SpanRef, Thread};
 
 use super::{Col, Kind};
 use crate::slices::Slices;
@@ -33,7 +33,7 @@ struct Span {
 }
 
 /// What a column of `slice` is, for a span.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Field {
     Id,
     Ts,
@@ -47,6 +47,8 @@ enum Field {
     SelfDur,
     Unfinished,
     Kind,
+    /// Always NULL for a span (`thread_ts`, `thread_dur`: not modelled).
+    Null(DataType),
     /// Any other column: read through the table's source.
     Other(usize, Kind),
 }
@@ -82,6 +84,7 @@ impl Walk {
                 "self_dur" => Field::SelfDur,
                 "unfinished" => Field::Unfinished,
                 "kind" => Field::Kind,
+                "thread_ts" | "thread_dur" => Field::Null(f.data_type().clone()),
                 _ => Field::Other(k, Kind::of_arrow(f.data_type())),
             })
             .collect();
@@ -129,20 +132,32 @@ impl Walk {
     /// Gathers up to `max` spans into `buf`.
     fn gather(&mut self, max: usize) {
         self.buf.clear();
-        let t: Arc<Trace> = self.s.t.clone();
+        let (t, ids) = (self.s.t.clone(), self.s.ids.clone());
         while self.buf.len() < max && self.thread < t.threads().len() {
-            let th = self.s.ids.thread(&t, self.thread as u32);
-            // The lane whose next span starts first; the outer one at equal starts.
-            let mut d = usize::MAX;
-            let mut best = i64::MAX;
+            let th = ids.thread(&t, self.thread as u32);
+            if !self.thread_spans(th, max) {
+                self.enter(self.thread + 1);
+            }
+        }
+    }
+
+    /// Gathers the current thread's next spans until `buf` holds `max`; false once the
+    /// thread has none left.
+    fn thread_spans(&mut self, th: &Thread, max: usize) -> bool {
+        while self.buf.len() < max {
+            // The lane whose next span starts first; the outer one at equal starts. A done
+            // lane's head is i64::MAX: a span starting there is taken by the slow path.
+            let (mut d, mut best) = (usize::MAX, i64::MAX);
             for (k, &h) in self.heads.iter().enumerate() {
-                if h < best || (h == best && d == usize::MAX && self.next[k] < th.lanes[k].len()) {
+                if h < best {
                     (d, best) = (k, h);
                 }
             }
             if d == usize::MAX {
-                self.enter(self.thread + 1);
-                continue;
+                match (0..self.next.len()).find(|&k| self.next[k] < th.lanes[k].len()) {
+                    Some(k) => d = k,
+                    None => return false,
+                }
             }
             let lane = &th.lanes[d];
             let i = self.next[d];
@@ -184,6 +199,7 @@ impl Walk {
             self.next[d] = i + 1;
             self.heads[d] = lane.start.get(i + 1).copied().unwrap_or(i64::MAX);
         }
+        true
     }
 
     /// The next batch of at most `rows` spans; `None` when every span is out.
@@ -203,7 +219,7 @@ impl Walk {
     fn column(&self, k: usize) -> ArrayRef {
         let (buf, t) = (&self.buf, &self.s.t);
         let str_of = |id: u32| t.str(trace_model::StrId(id));
-        match self.fields[k] {
+        match &self.fields[k] {
             Field::Id => ints(buf, |s| s.id as i64),
             Field::Ts => ints(buf, |s| s.ts),
             Field::Dur => ints(buf, |s| s.dur),
@@ -216,7 +232,8 @@ impl Walk {
             Field::Name => texts(buf, |s| Some(str_of(s.name))),
             Field::Category => texts(buf, |s| Some(str_of(s.cat)).filter(|c| !c.is_empty())),
             Field::Kind => texts(buf, |_| Some("span")),
-            Field::Other(k, kind) => {
+            Field::Null(t) => arrow_array::new_null_array(t, buf.len()),
+            &Field::Other(k, kind) => {
                 let mut c = Col::new(kind, buf.len());
                 for s in buf {
                     let r = SpanRef {
