@@ -428,3 +428,98 @@ fn base_aligns_at_a_span_chosen_in_each_and_back_at_the_starts() {
     assert!(s.compare.is_none() && !s.in_base(499.0));
     assert_eq!(s.tracks_height(), 500.0 - s.tracks_top());
 }
+
+/// 20 frames, each with `work` calling `calls` (name, µs) in order, on one thread.
+fn nested(calls: &[(&str, f64)]) -> Vec<u8> {
+    let mut ev = Vec::new();
+    let mut ts = 0.0;
+    for _ in 0..20 {
+        let start = ts;
+        ts += 2.0;
+        for (name, us) in calls {
+            ev.push(format!(
+                r#"{{"ph":"X","name":"{name}","ts":{ts:.3},"dur":{us:.3},"pid":1,"tid":1}}"#
+            ));
+            ts += us + 1.0;
+        }
+        ts += 2.0;
+        for (name, a, b) in [("work", start, ts), ("frame", start - 1.0, ts + 1.0)] {
+            ev.push(format!(
+                r#"{{"ph":"X","name":"{name}","ts":{a:.3},"dur":{:.3},"pid":1,"tid":1}}"#,
+                b - a
+            ));
+        }
+        ts += 10.0;
+    }
+    format!("[{}]", ev.join(",\n")).into_bytes()
+}
+
+#[test]
+fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
+    use spall_viewer::flame::compare::Status;
+    let base = nested(&[
+        ("inner_slow", 100.0),
+        ("inner_same", 80.0),
+        ("inner_gone", 60.0),
+    ]);
+    let new = nested(&[
+        ("inner_slow", 150.0),
+        ("inner_same", 80.0),
+        ("inner_new", 60.0),
+    ]);
+    let (l, b) = (loaded(&new, "new"), Arc::new(loaded(&base, "base")));
+    let sh = Shot {
+        sandwich: Some("work".into()),
+        height: 500,
+        ..shot()
+    };
+    let s = prepare_compare(&l, &sh, Some(b)).unwrap();
+    let px = render(&l, &s).unwrap();
+    let sw = s.flame.sandwich.as_ref().expect("the sandwich of work");
+    let t = &sw.callees.tree;
+    let node = |name: &str| {
+        (0..t.len() as u32)
+            .find(|&n| trace_model::label_text(&l.trace, t.label[n as usize]) == name)
+            .unwrap_or_else(|| panic!("{name} among work's callees"))
+    };
+    let status = |name| sw.callees_changes[node(name) as usize].status;
+    assert_eq!(status("inner_slow"), Status::Slower);
+    assert_eq!(status("inner_same"), Status::Unchanged);
+    assert_eq!(status("inner_new"), Status::Added);
+    let frame = |name| {
+        let c = &sw.callers_changes;
+        let t = &sw.callers.tree;
+        (0..t.len())
+            .find(|&n| trace_model::label_text(&l.trace, t.label[n]) == name)
+            .map(|n| c[n].status)
+    };
+    // A caller's frame holds the function's time through it: work's grew.
+    assert_eq!(frame("frame"), Some(Status::Slower), "work's caller");
+    // BASE's callee NEW lost is listed on the sandwich's root.
+    let removed: Vec<&str> = (sw.callees_changes[0].removed.iter())
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(removed, ["inner_gone"]);
+    // Drawn: the slower callee red, the unchanged one grey.
+    let (_, r) = s
+        .flame
+        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
+        .into_iter()
+        .find(|(w, _)| *w == Which::Callees)
+        .expect("the callees pane");
+    let colour = |name| {
+        let (x, y, w, _) = sw.callees.node_box(&r, node(name)).unwrap();
+        pixel(&px, x + w / 2.0, y + 1.0)
+    };
+    assert!(reddish(colour("inner_slow")), "{:?}", colour("inner_slow"));
+    assert!(grey(colour("inner_same")), "{:?}", colour("inner_same"));
+    let hit = spall_viewer::view::flame::FlameHit {
+        pane: Which::Callees,
+        node: node("inner_slow"),
+    };
+    let tip = spall_viewer::flame::describe(&l, &s, hit).join("\n");
+    assert!(tip.contains("+50.0%") && tip.contains("slower"), "{tip}");
+    // Without BASE, the sandwich has its usual colours.
+    let plain = prepare(&l, &sh).unwrap();
+    assert!(plain.flame.sandwich.unwrap().callees_changes.is_empty());
+}

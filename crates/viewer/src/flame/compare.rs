@@ -66,6 +66,25 @@ pub fn changes(
     (nt, new, new_opts): (&Trace, &FlameTree, &FlameOptions),
     (bt, base, base_opts): (&Trace, &FlameTree, &FlameOptions),
 ) -> Vec<Change> {
+    compare_trees((nt, new), (bt, base), Some((new_opts, base_opts)))
+}
+
+/// [`changes`] for trees whose paths are no call stacks (a sandwich's callers, inverted;
+/// its callees, merged from every stack): judged by the thresholds alone, since the
+/// per-call self times are gathered by stack.
+pub fn changes_by_totals(
+    (nt, new): (&Trace, &FlameTree),
+    (bt, base): (&Trace, &FlameTree),
+) -> Vec<Change> {
+    compare_trees((nt, new), (bt, base), None)
+}
+
+/// [`changes`], with the Mann-Whitney test where `test` gives the trees' options.
+fn compare_trees(
+    (nt, new): (&Trace, &FlameTree),
+    (bt, base): (&Trace, &FlameTree),
+    test: Option<(&FlameOptions, &FlameOptions)>,
+) -> Vec<Change> {
     // BASE's nodes by (parent's key, name); a node's key is its index.
     let mut by_name: HashMap<(u32, String), u32> = HashMap::new();
     for i in 1..base.len() {
@@ -110,7 +129,9 @@ pub fn changes(
                 );
                 let enough =
                     base_count as usize >= MIN_SAMPLES && new_count as usize >= MIN_SAMPLES;
-                if j.verdict != Verdict::Unchanged && enough {
+                if let (true, true, Some((new_opts, base_opts))) =
+                    (j.verdict != Verdict::Unchanged, enough, test)
+                {
                     let (pb, pn) = calls
                         .get_or_insert_with(|| (per_call(bt, base_opts), per_call(nt, new_opts)));
                     let sb = stack_key(base, b.unwrap_or(0)).and_then(|k| pb.get(&k));

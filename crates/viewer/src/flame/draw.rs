@@ -150,12 +150,9 @@ fn pane(
     let t = &p.tree;
     let th = s.theme;
     let label_px = 12.0 * s.scale;
-    // Compare mode colours the main graph's frames by their change.
-    let change = |n: u32| {
-        (which == Which::Main)
-            .then(|| s.flame.changes.get(n as usize))
-            .flatten()
-    };
+    // Compare mode colours each pane's frames by their change.
+    let changes = s.flame.changes_of(which);
+    let change = |n: u32| changes.get(n as usize);
     let bar = |scene: &mut Scene, fonts: &mut Fonts, n: u32, x: f32, y: f32, w: f32| {
         let label = t.label[n as usize];
         let ch = change(n);
@@ -287,10 +284,8 @@ pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
         share(t.total[0]),
         share(t.total[p.zoom as usize])
     ));
-    if h.pane == Which::Main {
-        if let Some(c) = s.flame.changes.get(n) {
-            lines.extend(compare::describe(c));
-        }
+    if let Some(c) = s.flame.changes_of(h.pane).get(n) {
+        lines.extend(compare::describe(c));
     }
     let path = t.path(h.node);
     if path.len() > 1 {

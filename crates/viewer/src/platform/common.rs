@@ -61,7 +61,7 @@ pub(crate) type FlameBuilt = (
     (FlameOptions, FlameSort),
     FlameTree,
     Option<Arc<trace_model::Trace>>,
-    Vec<crate::flame::compare::Change>,
+    crate::view::flame::Compared,
 );
 
 /// A load under way: what is loaded, its progress (written by the loader), and when it

@@ -79,6 +79,21 @@ pub struct Sandwich {
     pub callers: Pane,
     /// What it calls, the function at the root.
     pub callees: Pane,
+    /// Compare mode: per frame of [`callers`](Self::callers), its change against BASE's
+    /// sandwich of the same function (empty otherwise).
+    pub callers_changes: Vec<Change>,
+    /// Compare mode: the same for [`callees`](Self::callees).
+    pub callees_changes: Vec<Change>,
+}
+
+/// Compare mode's results for a graph built off the UI thread: each frame's change, and
+/// BASE's graph of the same scope (kept for the sandwich).
+#[derive(Clone, Debug, Default)]
+pub struct Compared {
+    /// Per frame of NEW's graph, its change against BASE.
+    pub changes: Vec<Change>,
+    /// BASE's graph, built with NEW's scope.
+    pub base_tree: Option<Arc<FlameTree>>,
 }
 
 /// The flame view.
@@ -111,6 +126,8 @@ pub struct FlameView {
     pub base: Option<Arc<Trace>>,
     /// Compare mode: per frame of the main graph, its change against BASE.
     pub changes: Vec<Change>,
+    /// Compare mode: BASE's graph of the main graph's scope.
+    pub base_tree: Option<Arc<FlameTree>>,
 }
 
 impl Default for FlameView {
@@ -130,6 +147,7 @@ impl Default for FlameView {
             occurrence: None,
             base: None,
             changes: Vec::new(),
+            base_tree: None,
         }
     }
 }
@@ -154,22 +172,38 @@ impl FlameView {
         self.base = base;
         self.built = None;
         self.changes.clear();
+        self.base_tree = None;
+    }
+
+    /// Compare mode: the changes of a pane's frames (empty without BASE).
+    pub fn changes_of(&self, which: Which) -> &[Change] {
+        match (which, &self.sandwich) {
+            (Which::Main, _) => &self.changes,
+            (Which::Callers, Some(sw)) => &sw.callers_changes,
+            (Which::Callees, Some(sw)) => &sw.callees_changes,
+            _ => &[],
+        }
     }
 }
 
 /// Per frame of `tree` (NEW's graph, built for `want`), its change against `base` (its
 /// graph built with the same scope: threads matched by name, the range shifted by the
-/// traces' starts); empty when there is no base.
+/// traces' starts), and that graph; nothing when there is no base.
 pub fn compare_tree(
     new: &Trace,
     base: Option<&Trace>,
     want: &(FlameOptions, FlameSort),
     tree: &FlameTree,
-) -> Vec<Change> {
-    let Some(b) = base else { return Vec::new() };
+) -> Compared {
+    let Some(b) = base else {
+        return Compared::default();
+    };
     let bo = base_options(new, b, &want.0);
     let bt = b.flame(&bo, want.1);
-    compare::changes((new, tree, &want.0), (b, &bt, &bo))
+    Compared {
+        changes: compare::changes((new, tree, &want.0), (b, &bt, &bo)),
+        base_tree: Some(Arc::new(bt)),
+    }
 }
 
 /// Height of the strip above the graph (scope and breadcrumb), logical pixels.
@@ -305,8 +339,8 @@ impl FlameView {
     /// Puts a tree built for `want` in place (keeping the zoom on the same stack when it is
     /// still there).
     pub fn install(&mut self, l: &Loaded, want: (FlameOptions, FlameSort), tree: FlameTree) {
-        let changes = compare_tree(&l.trace, self.base.as_deref(), &want, &tree);
-        self.install_compared(l, want, tree, changes);
+        let compared = compare_tree(&l.trace, self.base.as_deref(), &want, &tree);
+        self.install_compared(l, want, tree, compared);
     }
 
     /// [`install`](Self::install) with the changes against BASE already worked out (off
@@ -316,12 +350,13 @@ impl FlameView {
         l: &Loaded,
         want: (FlameOptions, FlameSort),
         tree: FlameTree,
-        changes: Vec<Change>,
+        compared: Compared,
     ) {
         let old_path = self.main.as_ref().map(|p| labels(&p.tree, p.zoom));
         let tree = Arc::new(tree);
         let zoom = old_path.map_or(0, |p| find_path(&tree, &p).unwrap_or(0));
-        self.changes = changes;
+        self.changes = compared.changes;
+        self.base_tree = compared.base_tree;
         self.main = Some(Pane { tree, zoom });
         self.built = Some(want);
         self.selected = None;
@@ -456,13 +491,44 @@ impl FlameView {
     pub fn open_sandwich(&mut self, l: &Loaded, label: FrameLabel) {
         let Some(main) = &self.main else { return };
         let (callers, callees) = main.tree.sandwich(&l.trace, label, self.sort);
+        let (callers_changes, callees_changes) =
+            self.compare_sandwich(l, label, (&callers, &callees));
         self.sandwich = Some(Sandwich {
             label,
             callers: Pane::new(Arc::new(callers)),
             callees: Pane::new(Arc::new(callees)),
+            callers_changes,
+            callees_changes,
         });
         self.selected = None;
         self.hover = None;
+    }
+
+    /// Compare mode: the changes of NEW's sandwich of `label` against BASE's sandwich of
+    /// the function of the same name (all added when BASE has none); empty without BASE.
+    fn compare_sandwich(
+        &self,
+        l: &Loaded,
+        label: FrameLabel,
+        (callers, callees): (&FlameTree, &FlameTree),
+    ) -> (Vec<Change>, Vec<Change>) {
+        let (Some(b), Some(bt)) = (&self.base, &self.base_tree) else {
+            return (Vec::new(), Vec::new());
+        };
+        let name = label_text(&l.trace, label);
+        let theirs = match label {
+            FrameLabel::Name(_) => b.strings().lookup(&name).map(FrameLabel::Name),
+            _ => None,
+        };
+        let (bc, be) = match theirs {
+            Some(bl) => bt.sandwich(b, bl, self.sort),
+            None => (FlameTree::default(), FlameTree::default()),
+        };
+        let nt = &l.trace;
+        (
+            compare::changes_by_totals((nt, callers), (b, &bc)),
+            compare::changes_by_totals((nt, callees), (b, &be)),
+        )
     }
 
     /// The heaviest frame labelled with exactly `name`, else one containing it.
