@@ -142,7 +142,7 @@ impl Placed {
             };
             let n = instant_track.len();
             let k = *instant_track.entry(key).or_insert(n);
-            other.push((Src::Instant(i as u32), k));
+            other.push((i as u32, k));
         }
         keys.resize(instant_track.len(), (Scope::Global, None, 0));
         for (key, k) in instant_track {
@@ -220,11 +220,21 @@ impl Placed {
         let count = |c| tracks.iter().filter(|k| class(k.scope) == c).count();
         let (process_tracks, thread_tracks) = (count(0), count(1));
 
-        for (src, k) in other {
+        // Instants at one time on one track stack, each inside the one before, as
+        // trace_processor's do (`firstPaint`, `firstContentfulPaint`, ... at one time).
+        let mut last: HashMap<usize, (i64, u32, i64)> = HashMap::new();
+        for (i, k) in other {
+            let ts = t.instants()[i as usize].ts;
+            let id = (first + rows.len() as u64) as i64;
+            let (depth, parent) = match last.get(&k) {
+                Some(&(at, depth, prev)) if at == ts => (depth + 1, prev),
+                _ => (0, -1),
+            };
+            last.insert(k, (ts, depth, id));
             rows.push(Row {
-                src,
-                depth: 0,
-                parent: -1,
+                src: Src::Instant(i),
+                depth,
+                parent,
                 track: place[k],
                 end: 0,
             });
