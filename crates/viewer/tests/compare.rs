@@ -523,3 +523,40 @@ fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
     let plain = prepare(&l, &sh).unwrap();
     assert!(plain.flame.sandwich.unwrap().callees_changes.is_empty());
 }
+
+#[test]
+fn the_statistics_table_tests_each_names_per_call_self_times() {
+    use spall_viewer::flame::compare::{judge_names, Status};
+    use std::collections::HashMap;
+    // As in the flame graph's test: noisy_fn +16% from one call, clean_fn every call +20%.
+    let noisy = |i: usize| 20.0 + ((i * 53) % 97) as f64 * 4.0;
+    let longest = (0..20).map(noisy).fold(0.0, f64::max);
+    let base = trace_by(|i| vec![("noisy_fn", noisy(i)), ("clean_fn", 100.0 + (i % 3) as f64)]);
+    let new = trace_by(|i| {
+        let n = noisy(i);
+        let n = if n == longest { n + 700.0 } else { n };
+        let mut v = vec![("noisy_fn", n), ("clean_fn", 120.0 + (i % 3) as f64)];
+        if i == 0 {
+            v.push(("new_fn", 5.0));
+        }
+        v
+    });
+    let (l, b) = (loaded(&new, "new"), loaded(&base, "base"));
+    let base_rows: HashMap<String, (i64, u64)> = (b.whole_stats().iter())
+        .map(|r| (b.trace.str(r.name).to_string(), (r.self_ns, r.count)))
+        .collect();
+    let v = judge_names((&l.trace, l.whole_stats()), (&b.trace, &base_rows));
+    let noisy = v["noisy_fn"];
+    assert_eq!(noisy.status, Status::Unchanged, "{noisy:?}");
+    assert!(
+        noisy.p_value.is_some_and(|p| p >= 0.05),
+        "tested: {noisy:?}"
+    );
+    let clean = v["clean_fn"];
+    assert_eq!(clean.status, Status::Slower, "{clean:?}");
+    assert!(clean.p_value.is_some_and(|p| p < 0.001), "{clean:?}");
+    assert_eq!(v["new_fn"].status, Status::Added);
+    // frame's self time did not change: no test needed.
+    assert_eq!(v["frame"].status, Status::Unchanged);
+    assert_eq!(v["frame"].p_value, None);
+}

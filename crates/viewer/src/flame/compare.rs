@@ -259,6 +259,85 @@ pub fn judge(base: Option<i64>, new: i64, min_delta: i64) -> Status {
     }
 }
 
+/// One name's self time in NEW against BASE, over the whole traces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NameVerdict {
+    /// The verdict.
+    pub status: Status,
+    /// The Mann-Whitney p-value of the per-call self times, when the thresholds counted
+    /// the change and both sides have enough calls.
+    pub p_value: Option<f64>,
+}
+
+/// Per name of NEW's statistics `rows` (of the whole trace `nt`), its self time judged
+/// against BASE's (`base`: self time and calls per name, of the whole trace `bt`) as
+/// the flame graph judges a frame: the thresholds, then, where they count the change and
+/// each side has [`MIN_SAMPLES`] calls, the Mann-Whitney test on the per-call self times.
+/// Those are gathered (one pass over each trace) only when some name needs the test.
+pub fn judge_names(
+    (nt, rows): (&Trace, &[trace_model::NameStats]),
+    (bt, base): (&Trace, &HashMap<String, (i64, u64)>),
+) -> HashMap<String, NameVerdict> {
+    let rules = NoiseRules::for_base(bt);
+    let side = |value, count, samples| Side {
+        value,
+        count,
+        samples,
+    };
+    let mut out = HashMap::with_capacity(rows.len());
+    let mut tested = Vec::new();
+    for r in rows {
+        let name = nt.str(r.name);
+        let Some(&(v, bc)) = base.get(name) else {
+            let verdict = NameVerdict {
+                status: Status::Added,
+                p_value: None,
+            };
+            out.insert(name.to_string(), verdict);
+            continue;
+        };
+        let j = rules.judge(
+            Measure::Sum,
+            side(v, bc, &[]),
+            side(r.self_ns, r.count, &[]),
+        );
+        let enough = bc as usize >= MIN_SAMPLES && r.count as usize >= MIN_SAMPLES;
+        if j.verdict != Verdict::Unchanged && enough {
+            tested.push((name, v, bc, r.self_ns, r.count));
+        }
+        out.insert(name.to_string(), verdict_of(j));
+    }
+    if tested.is_empty() {
+        return out;
+    }
+    let per_call = |t: &Trace| -> HashMap<String, Vec<i64>> {
+        let wanted: std::collections::HashSet<&str> = tested.iter().map(|x| x.0).collect();
+        (t.groups(&StatsFilter::default(), GroupBy::Name).into_iter())
+            .filter(|g| wanted.contains(t.str(g.stats.name)))
+            .map(|g| (t.str(g.stats.name).to_string(), g.self_times))
+            .collect()
+    };
+    let (pb, pn) = (per_call(bt), per_call(nt));
+    for (name, v, bc, n, nc) in tested {
+        if let (Some(sb), Some(sn)) = (pb.get(name), pn.get(name)) {
+            let j = rules.judge(Measure::Sum, side(v, bc, sb), side(n, nc, sn));
+            out.insert(name.to_string(), verdict_of(j));
+        }
+    }
+    out
+}
+
+fn verdict_of(j: trace_model::Judgement) -> NameVerdict {
+    NameVerdict {
+        status: match j.verdict {
+            Verdict::Slower => Status::Slower,
+            Verdict::Faster => Status::Faster,
+            Verdict::Unchanged => Status::Unchanged,
+        },
+        p_value: j.p_value,
+    }
+}
+
 /// The smallest change that counts in a comparison with `base`: 0.1% of its duration
 /// (`diff --min-delta`'s default).
 pub fn min_delta(base: &Trace) -> i64 {

@@ -1,17 +1,19 @@
 //! The statistics table: its columns (some optional, chosen in a menu), sorting, and the
 //! compact number formats that keep its columns narrow.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use egui::{RichText, TextEdit, Ui};
-use trace_model::{NameStats, StatsFilter, Trace};
+use trace_model::{NameStats, Trace};
 
 use super::Panel;
-use crate::flame::compare;
 use crate::loaded::Loaded;
 use crate::panels::csv::table_text;
 use crate::view::state::ViewState;
+
+mod compare;
+pub(super) use compare::BaseSelf;
+use compare::{base_only_row, delta_cell};
 
 /// Which statistics column sorts the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +135,7 @@ impl Panel {
             .filter(|_| self.stats_for == Some(None));
         let compared = self.compare_with(base);
         if let Some(b) = self.base_self.as_mut().filter(|_| stale || compared) {
-            b.list_base_only(&self.stats, &l.trace);
+            b.compare_rows(&self.stats, &l.trace);
         }
         if std::mem::take(&mut self.resort) {
             self.sort_rows(l);
@@ -225,7 +227,9 @@ impl Panel {
                         };
                         let text = RichText::new(format!("Δ self{arrow}")).strong();
                         let tip = "the change of the self time from BASE: red slower, blue \
-                                   faster (as the flame graph judges it); click to sort";
+                                   faster (the thresholds, then the Mann-Whitney test on the \
+                                   per-call self times, as the flame graph judges a frame; \
+                                   hover a cell for its p-value); click to sort";
                         if ui
                             .selectable_label(self.sort == col, text)
                             .on_hover_text(tip)
@@ -243,8 +247,9 @@ impl Panel {
                 body.rows(row_h, rows.len() + base_only.len(), |mut row| {
                     let Some(&i) = rows.get(row.index()) else {
                         let (name, was) = base_only[row.index() - rows.len()];
-                        let min_delta = self.base_self.as_ref().map_or(1, |b| b.min_delta);
-                        base_only_row(&mut row, name, *was, &cols, min_delta);
+                        if let Some(b) = &self.base_self {
+                            base_only_row(&mut row, b, name, *was, &cols);
+                        }
                         return;
                     };
                     let r = &self.stats[i];
@@ -279,13 +284,11 @@ impl Panel {
                         });
                     }
                     if let Some(b) = &self.base_self {
-                        let was = b.self_ns.get(name).copied();
+                        let was = b.self_ns.get(name).map(|x| x.0);
                         row.col(|ui| {
                             ui.label(was.map_or("—".into(), compact_duration));
                         });
-                        row.col(|ui| {
-                            ui.label(delta_text(was, r.self_ns, b.min_delta));
-                        });
+                        row.col(|ui| delta_cell(ui, b, name, was, r.self_ns));
                     }
                 });
             });
@@ -333,7 +336,7 @@ impl Panel {
         let key = self.sort;
         let base = self.base_self.as_ref();
         let delta = |r: &NameStats| {
-            let was = base.and_then(|b| b.self_ns.get(t.str(r.name)).copied());
+            let was = base.and_then(|b| b.self_ns.get(t.str(r.name)).map(|x| x.0));
             r.self_ns - was.unwrap_or(0)
         };
         self.stats.sort_by(|a, b| {
@@ -356,89 +359,6 @@ impl Panel {
             }
         });
     }
-}
-
-/// Compare mode's figures from BASE for the statistics table.
-#[derive(Debug)]
-pub(super) struct BaseSelf {
-    /// The trace compared with (which these figures are of).
-    trace: Arc<Trace>,
-    /// Self time per span name over the whole trace.
-    self_ns: HashMap<String, i64>,
-    /// The smallest change that counts ([`compare::min_delta`]).
-    min_delta: i64,
-    /// Names NEW's rows lack, with BASE's self time, largest first.
-    base_only: Vec<(String, i64)>,
-}
-
-impl BaseSelf {
-    fn of(trace: Arc<Trace>) -> BaseSelf {
-        let self_ns = (trace.stats(&StatsFilter::default()).iter())
-            .map(|r| (trace.str(r.name).to_string(), r.self_ns))
-            .collect();
-        let min_delta = compare::min_delta(&trace);
-        BaseSelf {
-            trace,
-            self_ns,
-            min_delta,
-            base_only: Vec::new(),
-        }
-    }
-
-    /// Finds the names BASE has and `rows` (NEW's, of trace `t`) lack.
-    fn list_base_only(&mut self, rows: &[NameStats], t: &Trace) {
-        let in_new: std::collections::HashSet<&str> = rows.iter().map(|r| t.str(r.name)).collect();
-        self.base_only = (self.self_ns.iter())
-            .filter(|(name, _)| !in_new.contains(name.as_str()))
-            .map(|(name, &v)| (name.clone(), v))
-            .collect();
-        self.base_only
-            .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    }
-}
-
-/// The Δ self cell: the change, red slower, blue faster, plain when it is noise.
-fn delta_text(was: Option<i64>, now: i64, min_delta: i64) -> RichText {
-    let d = now - was.unwrap_or(0);
-    let text = format!("{}{}", if d > 0 { "+" } else { "" }, compact_duration(d));
-    match compare::judge(was, now, min_delta) {
-        compare::Status::Slower | compare::Status::Added => {
-            RichText::new(text).color(egui::Color32::from_rgb(214, 48, 44))
-        }
-        compare::Status::Faster => RichText::new(text).color(egui::Color32::from_rgb(44, 108, 224)),
-        compare::Status::Unchanged => RichText::new(text),
-    }
-}
-
-/// A row for a name only BASE has: NEW's figures empty (its self time 0), then BASE's
-/// self time and the change.
-fn base_only_row(
-    row: &mut egui_extras::TableRow<'_, '_>,
-    name: &str,
-    was: i64,
-    cols: &[(SortColumn, &str, &str)],
-    min_delta: i64,
-) {
-    row.col(|ui| {
-        let text = RichText::new(format!("− {name}")).italics();
-        ui.label(text)
-            .on_hover_text(format!("{name}: only in BASE (removed)"));
-    });
-    for &(col, ..) in &cols[1..] {
-        row.col(|ui| {
-            ui.label(if col == SortColumn::SelfTime {
-                "0"
-            } else {
-                "—"
-            });
-        });
-    }
-    row.col(|ui| {
-        ui.label(compact_duration(was));
-    });
-    row.col(|ui| {
-        ui.label(delta_text(Some(was), 0, min_delta));
-    });
 }
 
 /// `s` in at most `max` characters: its start and its end around an ellipsis, so names
