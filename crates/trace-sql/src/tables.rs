@@ -463,8 +463,8 @@ impl Source for Instants {
 /// stack (see [`topmost`]); an `f` arrives there too (`bp: "e"`) or at the next slice to
 /// begin, an instant included, and, unlike
 /// chrome://tracing (and the viewer), does not end the flow: every later `f` of the id
-/// leaves from the same `s` until another `s`. Flow v2 (`bind_id`) and protobuf flows keep
-/// the model's links.
+/// leaves from the same `s` until another `s`. Flow v2 (`bind_id`) and protobuf flows chain
+/// each arrow from the point before, an `f` (a terminating flow id) ending the flow.
 pub(crate) struct Flows {
     pub t: Arc<Trace>,
     /// (slice_out, slice_in, index into `flows()`), in the order of the flows.
@@ -473,22 +473,31 @@ pub(crate) struct Flows {
 
 impl Flows {
     pub(crate) fn new(t: Arc<Trace>, ids: &SliceIds, placed: &Placed) -> Flows {
-        // Protobuf flows keep the model's chaining and binding (their ids end flows).
-        if t.decode_summary().format.name() == "perfetto" {
-            let links = t.flow_links().iter();
-            let links = links
-                .filter_map(|l| Some((ids.of_model(l.from)?, ids.of_model(l.to)?, l.flow)))
-                .collect();
-            return Flows { t, links };
+        let proto = t.decode_summary().format.name() == "perfetto";
+        // A protobuf event on an async track gives its flow points its thread and time:
+        // they bind to the async slice that thread began then.
+        let mut async_at: HashMap<(u32, i64), u64> = HashMap::new();
+        if proto {
+            for (k, row) in placed.rows.iter().enumerate() {
+                if let Src::Async(a) = row.src {
+                    let s = &t.async_slices()[a as usize];
+                    async_at.insert((s.thread, s.start), placed.first + k as u64);
+                }
+            }
         }
         let mut links = Vec::new();
         for (fi, points) in chains(&t) {
             let bound: Vec<Option<u64>> = points
                 .iter()
-                .map(|p| bind_point(&t, ids, placed, p))
+                .map(|p| match async_at.get(&(p.thread, p.ts)) {
+                    Some(&a) => Some(a),
+                    None => bind_point(&t, ids, placed, p),
+                })
                 .collect();
-            if points.iter().any(|p| p.on_slice) {
-                v2_links(&points, &bound, fi, &mut links);
+            // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
+            // the point before.
+            if proto || points.iter().any(|p| p.on_slice) {
+                chain_links(&points, &bound, fi, &mut links);
                 continue;
             }
             // Where the flow last left from, as of each time: an `s` or `t` sets it.
@@ -520,8 +529,8 @@ impl Flows {
     }
 }
 
-/// Flow v2 (`bind_id`, `flow_in` / `flow_out` on slices): each arrow from the slice before.
-fn v2_links(
+/// Each arrow from the slice of the point before; an `f` ends the flow.
+fn chain_links(
     points: &[trace_model::FlowPoint],
     bound: &[Option<u64>],
     fi: u32,
