@@ -25,6 +25,19 @@ fi
 echo "== cargo test"
 cargo test --workspace --locked
 
+echo "== the Python package (crates/spall-py, pytest in a venv)"
+# Needs python3 with venv (Debian: python3-venv) and PyPI for maturin, pandas and pyarrow.
+venv_check=$(mktemp -d)
+if python3 -m venv "$venv_check/v" >/dev/null 2>&1; then
+  rm -rf "$venv_check"
+  scripts/test-python.sh
+elif [ -n "${SPALL_REQUIRE_PYTHON_PKG:-}" ]; then
+  echo "the Python package's tests need python3 with venv (SPALL_REQUIRE_PYTHON_PKG)" >&2
+  exit 1
+else
+  echo "SKIPPED: the Python package's tests need python3 with venv (Debian: python3-venv)"
+fi
+
 echo "== hostile input at full size (release build)"
 cargo test --release --locked -p trace-model --test hostile_full -- --ignored --test-threads=1
 

@@ -310,9 +310,8 @@ pub fn compare_csv(a: &Args, base: &Trace, new: &Trace) -> Result<Vec<String>, F
     Ok(csv_lines(&compare(base, new, &gb, &gn, &rules)))
 }
 
-pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
-    // Check the arguments before the (possibly long) loads.
-    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+/// Refuses a `--format` that the other options do not allow (before any load).
+pub fn check_format(a: &Args) -> Result<(), Fatal> {
     let stacked = matches!(a.format, Format::Folded | Format::Svg);
     if stacked && (a.by != By::Stack || a.metric != Metric::SelfTime) {
         return Err(Fatal(
@@ -321,6 +320,57 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
                 .into(),
         ));
     }
+    Ok(())
+}
+
+/// The comparison `run --format json` prints, for traces already loaded.
+pub fn report(a: &Args, base: &Trace, new: &Trace) -> Result<Value, Fatal> {
+    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+    let (rules, gb, gn) = prepare(a, &sel, base, new)?;
+    Ok(json_report(
+        a,
+        &rules,
+        &compare(base, new, &gb, &gn, &rules),
+    ))
+}
+
+/// What `--by stack --format folded` (or `svg`) writes, for traces already loaded.
+pub fn write_stacked(
+    a: &Args,
+    base: &Trace,
+    new: &Trace,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Fatal> {
+    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+    let stacks = stacks(a, &sel, base, new)?;
+    Ok(write_stacks(a, &stacks, out)?)
+}
+
+fn stacks(
+    a: &Args,
+    sel: &Selection,
+    base: &Trace,
+    new: &Trace,
+) -> Result<Vec<diff_flame::StackPair>, Fatal> {
+    let threads = pick_threads(base, new, &sel.threads, a.match_threads)?;
+    Ok(diff_flame::stacks(base, new, sel, threads))
+}
+
+fn write_stacks(
+    a: &Args,
+    stacks: &[diff_flame::StackPair],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match a.format {
+        Format::Svg => diff_flame::write_svg(out, stacks, &a.title, a.base_widths),
+        _ => diff_flame::write_folded(out, stacks),
+    }
+}
+
+pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    // Check the arguments before the (possibly long) loads.
+    let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
+    check_format(a)?;
     // Both traces load at once: a diff takes as long as the larger load.
     let (base, new) = std::thread::scope(|s| {
         let b = s.spawn(|| load(&a.base));
@@ -338,17 +388,13 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     let rows = compare(&base, &new, &gb, &gn, &rules);
     let counts = |s: Status| rows.iter().filter(|r| r.status == s).count();
     match a.format {
-        Format::Json => print_json(a, &rules, &rows),
+        Format::Json => println!("{:#}", json_report(a, &rules, &rows)),
         Format::Csv => print_csv(&rows),
         Format::Table => print_table(a.metric, &rows),
         Format::Markdown => print_markdown(a, &rules, &rows),
         Format::Folded | Format::Svg => {
-            let threads = pick_threads(&base, &new, &sel.threads, a.match_threads)?;
-            let stacks = diff_flame::stacks(&base, &new, &sel, threads);
-            flame::to_stdout(|out| match a.format {
-                Format::Svg => diff_flame::write_svg(out, &stacks, &a.title, a.base_widths),
-                _ => diff_flame::write_folded(out, &stacks),
-            })?;
+            let stacks = stacks(a, &sel, &base, &new)?;
+            flame::to_stdout(|out| write_stacks(a, &stacks, out))?;
         }
     }
     let failed = match a.fail_on {
@@ -448,7 +494,7 @@ fn side(g: Option<&Group>) -> Value {
     }
 }
 
-fn print_json(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
+fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
     let functions: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -476,7 +522,7 @@ fn print_json(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
             json!(rows.iter().filter(|r| r.status == s).count()),
         );
     }
-    let v = json!({
+    json!({
         "base": a.base.display().to_string(),
         "new": a.new.display().to_string(),
         "metric": a.metric.name(),
@@ -486,8 +532,7 @@ fn print_json(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
         "alpha": rules.noise.alpha,
         "summary": summary,
         "functions": functions,
-    });
-    println!("{v:#}");
+    })
 }
 
 fn print_csv(rows: &[Row<'_>]) {

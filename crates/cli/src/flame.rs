@@ -56,11 +56,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
     let (trace, _) = load(&a.trace)?;
     let tree = tree(&trace, &sel, threads(&trace, &sel.threads)?, a.per_thread);
-    let write = |mut out: &mut dyn Write| match a.format {
-        Format::Folded => write_folded(&mut out, &trace, &tree),
-        Format::Json => write_json(&mut out, &trace, &tree),
-        Format::Svg => write_svg(&mut out, &trace, &tree, a),
-    };
+    let write = |out: &mut dyn Write| write(out, &trace, &tree, a.format, &a.title, a.icicle);
     if let Some(path) = &a.output {
         spall_util::write_atomically(path, |f| write(f).map_err(Fatal::from))?;
         return Ok(ExitCode::SUCCESS);
@@ -86,7 +82,7 @@ pub(crate) fn to_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) ->
 /// The merged tree of `threads` (`None`: all): spans clipped to the selection's range, then
 /// only the stacks through a frame matching its filter. `diff --format folded` compares two
 /// of these, so both commands count self time alike.
-pub(crate) fn tree(
+pub fn tree(
     trace: &Trace,
     sel: &Selection,
     threads: Option<Vec<u32>>,
@@ -106,6 +102,22 @@ pub(crate) fn tree(
             FlameSort::Name,
         ),
         None => tree,
+    }
+}
+
+/// Writes `tree` as `format`; `title` and `icicle` are the SVG's (`--title`, `--icicle`).
+pub fn write(
+    mut out: &mut dyn Write,
+    t: &Trace,
+    tree: &FlameTree,
+    format: Format,
+    title: &str,
+    icicle: bool,
+) -> io::Result<()> {
+    match format {
+        Format::Folded => write_folded(&mut out, t, tree),
+        Format::Json => write_json(&mut out, t, tree),
+        Format::Svg => write_svg(&mut out, t, tree, title, icicle),
     }
 }
 
@@ -146,7 +158,13 @@ fn write_json(out: &mut impl Write, t: &Trace, tree: &FlameTree) -> io::Result<(
     out.write_all(b"\n")
 }
 
-fn write_svg(out: &mut impl Write, t: &Trace, tree: &FlameTree, a: &Args) -> io::Result<()> {
+fn write_svg(
+    out: &mut impl Write,
+    t: &Trace,
+    tree: &FlameTree,
+    title: &str,
+    icicle: bool,
+) -> io::Result<()> {
     use inferno::flamegraph::{Direction, Options};
     let lines: Vec<String> = tree
         .folded(t)
@@ -154,10 +172,10 @@ fn write_svg(out: &mut impl Write, t: &Trace, tree: &FlameTree, a: &Args) -> io:
         .map(|(s, n)| format!("{s} {n}"))
         .collect();
     let mut opts = Options::default();
-    opts.title = a.title.clone();
+    opts.title = title.to_string();
     opts.count_name = "ns".into();
     opts.name_type = "Span:".into();
-    if a.icicle {
+    if icicle {
         opts.direction = Direction::Inverted;
     }
     draw(&mut opts, &lines, "(none) 1", out)

@@ -3,58 +3,28 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use spall_util::human_bytes;
+use trace_model::Trace;
 
 use crate::util::{human_ns, load, Fatal};
 
 pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     let (trace, load_secs) = load(path)?;
     spall_util::timing::stage("loaded");
-    // Everything the viewer needs before its first full frame: the index too.
-    let started = std::time::Instant::now();
-    let index = trace_index::TraceIndex::build(&trace);
-    let index_secs = started.elapsed().as_secs_f64();
+    let (index_secs, index_bytes) = index(&trace);
     spall_util::timing::stage("indexed");
+    if as_json {
+        println!(
+            "{:#}",
+            json(path, &trace, load_secs, (index_secs, index_bytes))
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let secs = load_secs + index_secs;
     let d = &trace.decode_summary();
     let diagnostics = trace.warning_counts();
-    let cpu_samples: usize = trace.samples().iter().map(|s| s.ts.len()).sum();
-    if as_json {
-        let diag: serde_json::Map<String, serde_json::Value> = diagnostics
-            .iter()
-            .map(|(k, n)| (k.clone(), json!(n)))
-            .collect();
-        let v = json!({
-            "file": path.display().to_string(),
-            "format": d.format.name(),
-            "gzip": d.gzip,
-            "bytes": d.input_bytes,
-            "events": d.events,
-            "spans": trace.span_count(),
-            "instants": trace.instants().len(),
-            "counter_samples": trace.counter_samples(),
-            "counter_series": trace.counters().len(),
-            "flows": trace.flows().len(),
-            "flow_links": trace.flow_links().len(),
-            "async_events": trace.async_events().len(),
-            "async_slices": trace.async_slices().len(),
-            "cpu_samples": cpu_samples,
-            "processes": trace.processes().len(),
-            "threads": trace.threads().len(),
-            "start_ns": trace.start_ns(),
-            "end_ns": trace.end_ns(),
-            "duration_ns": trace.duration_ns(),
-            "max_depth": trace.max_depth(),
-            "diagnostics": diag,
-            "load_ms": (secs * 1000.0).round() as u64,
-            "index_ms": (index_secs * 1000.0).round() as u64,
-            "model_bytes": trace.heap_bytes(),
-            "index_bytes": index.heap_bytes(),
-        });
-        println!("{v:#}");
-        return Ok(ExitCode::SUCCESS);
-    }
+    let cpu_samples = cpu_samples(&trace);
     let version = match d.spall {
         Some(h) => format!(
             " (timestamp unit {} {} per tick)",
@@ -125,7 +95,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
                 "{} for the model ({:.1} bytes per span), {} for the index",
                 human_bytes(trace.heap_bytes() as u64),
                 trace.heap_bytes() as f64 / trace.span_count().max(1) as f64,
-                human_bytes(index.heap_bytes() as u64),
+                human_bytes(index_bytes as u64),
             ),
         ),
     ];
@@ -141,4 +111,56 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         println!("(details: spall-cli validate {})", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Builds the index, as the viewer does before its first full frame: the seconds it took
+/// and its heap bytes.
+pub fn index(trace: &Trace) -> (f64, usize) {
+    let started = std::time::Instant::now();
+    let index = trace_index::TraceIndex::build(trace);
+    (started.elapsed().as_secs_f64(), index.heap_bytes())
+}
+
+fn cpu_samples(trace: &Trace) -> usize {
+    trace.samples().iter().map(|s| s.ts.len()).sum()
+}
+
+/// What `info --format json` prints (docs/CLI.md): `load_secs` is the load's time and
+/// `index` what [`index`] returned; `load_ms` counts both, as the table's load time does.
+pub fn json(path: &Path, trace: &Trace, load_secs: f64, index: (f64, usize)) -> Value {
+    let (index_secs, index_bytes) = index;
+    let secs = load_secs + index_secs;
+    let d = &trace.decode_summary();
+    let diag: serde_json::Map<String, Value> = trace
+        .warning_counts()
+        .iter()
+        .map(|(k, n)| (k.clone(), json!(n)))
+        .collect();
+    json!({
+        "file": path.display().to_string(),
+        "format": d.format.name(),
+        "gzip": d.gzip,
+        "bytes": d.input_bytes,
+        "events": d.events,
+        "spans": trace.span_count(),
+        "instants": trace.instants().len(),
+        "counter_samples": trace.counter_samples(),
+        "counter_series": trace.counters().len(),
+        "flows": trace.flows().len(),
+        "flow_links": trace.flow_links().len(),
+        "async_events": trace.async_events().len(),
+        "async_slices": trace.async_slices().len(),
+        "cpu_samples": cpu_samples(trace),
+        "processes": trace.processes().len(),
+        "threads": trace.threads().len(),
+        "start_ns": trace.start_ns(),
+        "end_ns": trace.end_ns(),
+        "duration_ns": trace.duration_ns(),
+        "max_depth": trace.max_depth(),
+        "diagnostics": diag,
+        "load_ms": (secs * 1000.0).round() as u64,
+        "index_ms": (index_secs * 1000.0).round() as u64,
+        "model_bytes": trace.heap_bytes(),
+        "index_bytes": index_bytes,
+    })
 }

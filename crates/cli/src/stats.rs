@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::json;
-use trace_model::NameStats;
+use trace_model::{NameStats, Trace};
 
 use crate::select::{threads, Selection};
 use crate::util::{human_ns, load, Fatal};
@@ -25,24 +25,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     // Check the arguments before the (possibly long) load.
     let sel = Selection::parse(&a.threads, a.filter.as_deref(), a.range.as_deref())?;
     let (trace, _) = load(&a.trace)?;
-    let filter = sel.filter(&trace, threads(&trace, &sel.threads)?);
-    let mut rows = trace.stats(&filter);
-    let by_name = |a: &NameStats, b: &NameStats| trace.str(a.name).cmp(trace.str(b.name));
-    match a.sort {
-        SortBy::SelfTime => {
-            rows.sort_by(|x, y| y.self_ns.cmp(&x.self_ns).then_with(|| by_name(x, y)))
-        }
-        SortBy::Total => {
-            rows.sort_by(|x, y| y.total_ns.cmp(&x.total_ns).then_with(|| by_name(x, y)))
-        }
-        SortBy::Count => rows.sort_by(|x, y| y.count.cmp(&x.count).then_with(|| by_name(x, y))),
-        SortBy::Mean => rows.sort_by(|x, y| y.mean_ns.cmp(&x.mean_ns).then_with(|| by_name(x, y))),
-        SortBy::Max => rows.sort_by(|x, y| y.max_ns.cmp(&x.max_ns).then_with(|| by_name(x, y))),
-        SortBy::Name => rows.sort_by(by_name),
-    }
-    if let Some(n) = a.top {
-        rows.truncate(n);
-    }
+    let rows = rows(&trace, &sel, a.sort, a.top)?;
     match a.format {
         StatsFormat::Json => {
             let functions: Vec<serde_json::Value> = rows
@@ -107,6 +90,35 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rows `stats` reports: the selected spans' statistics per name, sorted by `sort`
+/// (ties by name), the first `top` of them.
+pub fn rows(
+    trace: &Trace,
+    sel: &Selection,
+    sort: SortBy,
+    top: Option<usize>,
+) -> Result<Vec<NameStats>, Fatal> {
+    let filter = sel.filter(trace, threads(trace, &sel.threads)?);
+    let mut rows = trace.stats(&filter);
+    let by_name = |a: &NameStats, b: &NameStats| trace.str(a.name).cmp(trace.str(b.name));
+    match sort {
+        SortBy::SelfTime => {
+            rows.sort_by(|x, y| y.self_ns.cmp(&x.self_ns).then_with(|| by_name(x, y)))
+        }
+        SortBy::Total => {
+            rows.sort_by(|x, y| y.total_ns.cmp(&x.total_ns).then_with(|| by_name(x, y)))
+        }
+        SortBy::Count => rows.sort_by(|x, y| y.count.cmp(&x.count).then_with(|| by_name(x, y))),
+        SortBy::Mean => rows.sort_by(|x, y| y.mean_ns.cmp(&x.mean_ns).then_with(|| by_name(x, y))),
+        SortBy::Max => rows.sort_by(|x, y| y.max_ns.cmp(&x.max_ns).then_with(|| by_name(x, y))),
+        SortBy::Name => rows.sort_by(by_name),
+    }
+    if let Some(n) = top {
+        rows.truncate(n);
+    }
+    Ok(rows)
 }
 
 /// RFC 4180: quote fields holding commas, quotes or line breaks; double inner quotes.
