@@ -4,8 +4,9 @@
 // The page's thread only draws meanwhile.
 //
 // Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
-// {error: message}, {startFailed: message} (the page then loads without a worker). The
-// page ends the worker (terminate) to cancel a load.
+// {stats: Uint8Array} (the whole-trace statistics, after the model), {error: message},
+// {startFailed: message} (the page then loads without a worker). The page ends the worker
+// (terminate) to cancel a load, and once the statistics are in.
 import init, { Loader } from "./spall_web.js";
 
 // How much of a File is read at a time.
@@ -73,10 +74,17 @@ onmessage = async ({ data }) => {
   const read = (stream) =>
     file ? readFile(name, file, stream, chunk || CHUNK) : readUrl(name, url, stream);
   try {
-    let model = (await read(true)).finish(progress);
+    let loader = await read(true);
+    let model = loader.finish(progress);
     // A streamed .spall whose events go back in time is decoded again, whole.
-    if (model.length === 0) model = (await read(false)).finish(progress);
+    if (model.length === 0) {
+      loader = await read(false);
+      model = loader.finish(progress);
+    }
     postMessage({ model }, [model.buffer]);
+    // The side panel's statistics, while the page shows the trace.
+    const stats = loader.stats();
+    postMessage({ stats }, [stats.buffer]);
   } catch (e) {
     postMessage({ error: message(e) });
   }

@@ -322,6 +322,9 @@ async function e2e() {
     check(s.spans === spans && s.loader === "worker",
       `${file} in 4,099-byte slices by the ${s.loader}: ${s.spans} spans (spall-cli info: ${spans})`);
   }
+  // The whole-trace statistics come from the worker after the trace.
+  await c.waitForFunction(() => document.body.dataset.stats === "ready", null, { timeout: 30_000 }).catch(() => {});
+  check((await state(c)).stats === "ready", `the worker's statistics arrive (${(await state(c)).stats})`);
   // Cancel: a 40 MB JSON, then at once a small file: the first load's worker is ended, the
   // small trace is shown, and stays.
   const events = [];

@@ -11,11 +11,11 @@ use crate::walk::walk;
 /// The index of one lane: its pyramid, and the levels it keeps.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LaneIndex {
-    pyramid: Pyramid,
-    levels: Option<Box<Levels>>,
+    pub(crate) pyramid: Pyramid,
+    pub(crate) levels: Option<Box<Levels>>,
     /// Bit `k` set when level `k` is stored: the plan is made without reading the boxed
     /// levels (a cache miss per lane).
-    stored: u128,
+    pub(crate) stored: u128,
 }
 
 /// How a lane answers a query.

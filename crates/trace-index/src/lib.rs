@@ -37,6 +37,7 @@ mod lane;
 mod levels;
 mod pyramid;
 mod series;
+mod transfer;
 mod walk;
 
 #[cfg(test)]

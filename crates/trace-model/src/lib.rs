@@ -76,4 +76,4 @@ pub use span::{flags, ExtId, Lane, Process, SpanData, SpanRef, Thread};
 pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};
 pub use strings::{StrId, Strings};
 pub use trace::Trace;
-pub use transfer::TransferError;
+pub use transfer::{TransferError, TransferReader, TransferWriter};

@@ -104,6 +104,11 @@ impl Loaded {
     /// Indexes `trace` and derives the views' data; `source` names where it came from.
     pub fn new(trace: Trace, source: String) -> Loaded {
         let index = TraceIndex::build(&trace);
+        Loaded::with_index(trace, index, source)
+    }
+
+    /// [`new`](Self::new) with the index already built (a page's worker built both).
+    pub fn with_index(trace: Trace, index: TraceIndex, source: String) -> Loaded {
         let kinds = Kinds::new(&trace);
         let colors = trace.strings().iter().map(|(_, s)| name_color(s)).collect();
         let minimap = trace.activity(MINIMAP_BINS);
@@ -123,6 +128,12 @@ impl Loaded {
     /// The whole-trace statistics, if they have been computed.
     pub fn whole_stats_ready(&self) -> Option<&[NameStats]> {
         self.stats.get().map(Vec::as_slice)
+    }
+
+    /// Takes the whole-trace statistics computed elsewhere (a page's load worker).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn set_whole_stats(&self, stats: Vec<NameStats>) {
+        let _ = self.stats.set(stats);
     }
 
     /// Per-name statistics of the whole trace, computed on first use (and waited for, if

@@ -6,7 +6,8 @@
 //! or `?trace=URL`) is loaded by a Web Worker (`web/worker.js`), a second instance of this
 //! module that reads the file, builds the trace with [`Loader`] and hands it over as one
 //! buffer: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
-//! buffer, or `open_failed` with why there is none. Where no worker can start, the page
+//! buffer (and `open_stats` with the statistics the worker computes after it), or
+//! `open_failed` with why there is none. Where no worker can start, the page
 //! gives the bytes to `open_bytes`, which loads them in steps on the page's thread.
 //! `run_sql` serves `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
 //!
@@ -61,6 +62,13 @@ mod page {
     #[wasm_bindgen]
     pub fn open_model(name: String, bytes: Vec<u8>) {
         spall_viewer::platform::web::open_model(name, bytes);
+    }
+
+    /// The worker's whole-trace statistics of the trace it built (`Loader::stats`); empty:
+    /// the page computes them.
+    #[wasm_bindgen]
+    pub fn open_stats(name: String, bytes: Vec<u8>) {
+        spall_viewer::platform::web::open_stats(name, bytes);
     }
 
     /// Opens a trace from its bytes, in steps on the page's thread (no worker); `name` is

@@ -1,8 +1,9 @@
 //! The load worker's half (`web/worker.js` runs a second instance of this module in a Web
-//! Worker): the file's bytes come in as they are read, the worker decodes them and builds
-//! the trace, and hands the page the trace as one buffer
-//! ([`trace_model::Trace::to_transfer`]), which the page takes without a copy and rebuilds
-//! with copies of its columns. The page's thread only draws and handles input meanwhile.
+//! Worker): the file's bytes come in as they are read, the worker decodes them, builds the
+//! trace and its index, and hands the page both as one buffer
+//! ([`spall_viewer::platform::web::pack`]), which the page takes without a copy and
+//! rebuilds with copies of their columns. The page's thread only draws and handles input
+//! meanwhile.
 //!
 //! A `.spall` version 3 file is decoded as its chunks arrive ([`trace_model::LoadStream`]):
 //! the worker holds the model and about one chunk of the file, never the whole file. Other
@@ -46,6 +47,8 @@ pub struct Loader {
     /// Whether a `.spall` v3 file may be streamed (not when reading it again, whole).
     may_stream: bool,
     mode: Mode,
+    /// The trace handed over, kept for its statistics.
+    built: Option<trace_model::Trace>,
 }
 
 #[wasm_bindgen]
@@ -59,6 +62,7 @@ impl Loader {
             size: size as u64,
             may_stream: stream,
             mode: Mode::Start(Vec::new()),
+            built: None,
         }
     }
 
@@ -93,8 +97,8 @@ impl Loader {
     }
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
-    /// few times a second, and returns the trace as [`trace_model::Trace::to_transfer`]'s
-    /// bytes. Empty when a streamed file must be read again, whole (some thread's events go
+    /// few times a second, and returns the trace and its index as
+    /// [`spall_viewer::platform::web::pack`] packs them. Empty when a streamed file must be read again, whole (some thread's events go
     /// back in time): the page reads it again with `stream` false.
     pub fn finish(&mut self, progress: &js_sys::Function) -> Result<Vec<u8>, String> {
         if let Mode::Start(_) = self.mode {
@@ -134,7 +138,22 @@ impl Loader {
                 load.finish().map_err(|e| failed(&name, e))?
             }
         };
-        Ok(trace.to_transfer())
+        report(0, 0, "indexing");
+        let index = trace_index::TraceIndex::build(&trace);
+        let packed = spall_viewer::platform::web::pack(&trace, &index);
+        self.built = Some(trace);
+        Ok(packed)
+    }
+
+    /// The whole-trace statistics of the trace [`finish`](Self::finish) returned (the side
+    /// panel's first table: O(spans), so they are computed here, after the page has the
+    /// trace), as `spall_viewer::platform::web::pack_stats` packs them; empty if none.
+    pub fn stats(&mut self) -> Vec<u8> {
+        let Some(trace) = self.built.take() else {
+            return Vec::new();
+        };
+        let stats = trace.stats(&trace_model::StatsFilter::default());
+        spall_viewer::platform::web::pack_stats(&stats)
     }
 
     /// The memory guard on the first bytes, then the mode: streamed or gathered.

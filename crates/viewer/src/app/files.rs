@@ -80,8 +80,9 @@ impl App {
         self.redraw();
     }
 
-    /// The page's load worker: a load began (replacing any under way), advanced, or
-    /// built its trace, which is taken from the worker's buffer and indexed here.
+    /// The page's load worker: a load began (replacing any under way), advanced, built
+    /// its trace and index (taken from the worker's buffer), or sent the whole-trace
+    /// statistics of the trace shown.
     #[cfg(target_arch = "wasm32")]
     pub(super) fn page_load(&mut self, p: crate::platform::web::PageLoad) {
         use crate::platform::web::PageLoad;
@@ -102,18 +103,29 @@ impl App {
                     l.stage = stage;
                 }
             }
-            PageLoad::Built(name, bytes) => match trace_model::Trace::from_transfer(&bytes) {
-                Ok(t) => {
+            PageLoad::Built(name, bytes) => match crate::platform::web::rebuild(&bytes, &name) {
+                Ok(l) => {
                     drop(bytes);
-                    let size = t.decode_summary().input_bytes;
-                    self.file.page_pending = Some((name.clone(), size));
-                    self.on_loaded(Ok(Loaded::new(t, name)));
+                    let size = l.trace.decode_summary().input_bytes;
+                    self.file.page_pending = Some((name, size));
+                    self.file.stats_coming = true;
+                    self.on_loaded(Ok(l));
                 }
                 Err(e) => {
                     self.file.loading = None;
                     self.file.error = Some(format!("{name}: {e}"));
                 }
             },
+            PageLoad::Stats(name, bytes) => {
+                let shown = self.shown.loaded.as_ref().filter(|l| l.source == name);
+                if let Some(l) = shown.cloned() {
+                    // None: the worker had none to send; the page computes them.
+                    match crate::platform::web::read_stats(&bytes, &l.trace) {
+                        Some(stats) => l.set_whole_stats(stats),
+                        None => self.stats_in_background(&l),
+                    }
+                }
+            }
         }
         self.redraw();
     }
@@ -258,6 +270,17 @@ impl App {
         platform::save_settings(&self.settings);
     }
 
+    /// The whole-trace statistics the side panel shows first are O(spans): they are
+    /// computed on a thread of their own (a page's: after a frame), and the panel says so
+    /// meanwhile.
+    fn stats_in_background(&self, l: &Arc<Loaded>) {
+        let (bg, proxy) = (l.clone(), self.proxy.clone());
+        platform::spawn(move || {
+            bg.whole_stats();
+            let _ = proxy.send_event(UserEvent::Repaint(Duration::ZERO));
+        });
+    }
+
     /// F5, Ctrl+R, or `--follow` seeing the file change: load the file shown again.
     pub(super) fn reload(&mut self) {
         if self.file.path.is_some() {
@@ -284,14 +307,14 @@ impl App {
                 if page_file.is_some() {
                     self.file.page_file = page_file;
                 }
-                // The whole-trace statistics the side panel shows first are O(spans): they
-                // are computed on a thread of their own, and the panel says so meanwhile.
                 let l = Arc::new(l);
-                let (bg, proxy) = (l.clone(), self.proxy.clone());
-                platform::spawn(move || {
-                    bg.whole_stats();
-                    let _ = proxy.send_event(UserEvent::Repaint(Duration::ZERO));
-                });
+                #[cfg(target_arch = "wasm32")]
+                let stats_coming = std::mem::take(&mut self.file.stats_coming);
+                #[cfg(not(target_arch = "wasm32"))]
+                let stats_coming = false;
+                if !stats_coming {
+                    self.stats_in_background(&l);
+                }
                 let (w, h) = self.timeline_size();
                 let mut s = ViewState::new(&l, w, h, self.theme());
                 if let Some(g) = &self.gl {

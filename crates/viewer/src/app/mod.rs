@@ -135,6 +135,10 @@ struct Opening {
     /// A load in steps (the web has no threads).
     #[cfg(target_arch = "wasm32")]
     steps: Option<crate::platform::web::Stepping>,
+    /// The page's load worker sends the whole-trace statistics of the trace being shown:
+    /// the page does not compute them.
+    #[cfg(target_arch = "wasm32")]
+    stats_coming: bool,
 }
 
 /// The pointer and the keyboard over the main area.
@@ -232,6 +236,8 @@ impl App {
                 load_time: None,
                 #[cfg(target_arch = "wasm32")]
                 steps: None,
+                #[cfg(target_arch = "wasm32")]
+                stats_coming: false,
             },
             input: Input {
                 cursor: (0.0, 0.0),

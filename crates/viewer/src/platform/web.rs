@@ -88,8 +88,11 @@ pub enum PageLoad {
         /// "indexing".
         stage: &'static str,
     },
-    /// The worker built the trace: its name and [`trace_model::Trace::to_transfer`]'s bytes.
+    /// The worker built the trace: its name and [`pack`]'s bytes.
     Built(String, Vec<u8>),
+    /// The worker's whole-trace statistics of the trace it built ([`pack_stats`]; empty:
+    /// none, the page computes them).
+    Stats(String, Vec<u8>),
 }
 
 /// A load began in the page's worker (the page ended any other first).
@@ -110,9 +113,81 @@ pub fn load_progress(done: f64, total: f64, stage: &str) {
     send(UserEvent::Page(PageLoad::Progress { done, total, stage }));
 }
 
-/// The worker's trace, as [`trace_model::Trace::to_transfer`] wrote it.
+/// The worker's trace and index, as [`pack`] wrote them.
 pub fn open_model(name: String, bytes: Vec<u8>) {
     send(UserEvent::Page(PageLoad::Built(name, bytes)));
+}
+
+/// A trace and its index in one buffer for the page: the trace's bytes
+/// ([`trace_model::Trace::to_transfer`]), the index's ([`trace_index::TraceIndex::to_transfer`]),
+/// then the length of the trace's as a little-endian `u64`.
+pub fn pack(trace: &trace_model::Trace, index: &trace_index::TraceIndex) -> Vec<u8> {
+    let index = index.to_transfer();
+    let mut out = trace.to_transfer();
+    let n = out.len() as u64;
+    out.extend_from_slice(&index);
+    out.extend_from_slice(&n.to_le_bytes());
+    out
+}
+
+/// The worker's whole-trace statistics ([`pack_stats`]) of the trace it built.
+pub fn open_stats(name: String, bytes: Vec<u8>) {
+    send(UserEvent::Page(PageLoad::Stats(name, bytes)));
+}
+
+/// Whole-trace statistics as bytes, for [`open_stats`].
+pub fn pack_stats(stats: &[trace_model::NameStats]) -> Vec<u8> {
+    let mut w = trace_model::TransferWriter::with_capacity(stats.len() * 76 + 8);
+    w.list(stats, |w, s| {
+        w.u32(s.name.0);
+        w.u64(s.count);
+        let times = [s.total_ns, s.self_ns, s.min_ns, s.max_ns, s.mean_ns];
+        for t in times.into_iter().chain([s.p50_ns, s.p90_ns, s.p99_ns]) {
+            w.i64(t);
+        }
+    });
+    w.into_bytes()
+}
+
+/// The statistics [`pack_stats`] packed for `trace`; `None` if there are none or they do
+/// not fit it.
+pub(crate) fn read_stats(
+    bytes: &[u8],
+    trace: &trace_model::Trace,
+) -> Option<Vec<trace_model::NameStats>> {
+    let mut r = trace_model::TransferReader::new(bytes);
+    let names = trace.strings().len() as u32;
+    let stats = r.list(|r| {
+        let name = r.u32()?;
+        if name >= names {
+            return Err(r.fail("a name of the trace"));
+        }
+        Ok(trace_model::NameStats {
+            name: trace_model::StrId(name),
+            count: r.u64()?,
+            total_ns: r.i64()?,
+            self_ns: r.i64()?,
+            min_ns: r.i64()?,
+            max_ns: r.i64()?,
+            mean_ns: r.i64()?,
+            p50_ns: r.i64()?,
+            p90_ns: r.i64()?,
+            p99_ns: r.i64()?,
+        })
+    });
+    stats.ok().filter(|_| r.at_end())
+}
+
+/// The trace [`pack`] packed, ready to show; the error says where the buffer is damaged.
+pub(crate) fn rebuild(bytes: &[u8], name: &str) -> Result<Loaded, String> {
+    let damaged = || "the worker's buffer is damaged (no trace length at its end)".to_string();
+    let (rest, n) = bytes.split_last_chunk::<8>().ok_or_else(damaged)?;
+    let n = usize::try_from(u64::from_le_bytes(*n)).map_err(|_| damaged())?;
+    let (trace, index) = (rest.get(..n), rest.get(n..));
+    let (trace, index) = trace.zip(index).ok_or_else(damaged)?;
+    let trace = trace_model::Trace::from_transfer(trace).map_err(|e| e.to_string())?;
+    let index = trace_index::TraceIndex::from_transfer(index, &trace).map_err(|e| e.to_string())?;
+    Ok(Loaded::with_index(trace, index, name.to_string()))
 }
 
 /// The canvas and everything drawn on it.
@@ -370,11 +445,17 @@ pub(crate) fn frame_drawn(
 
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
 /// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
-/// (the selection's name), `data-markers` (how many), `data-error`, and for the SQL section `data-sql` (`running`,
+/// (the selection's name), `data-markers` (how many), `data-stats` (the whole-trace
+/// statistics: `computing`, `ready`), `data-error`, and for the SQL section `data-sql` (`running`,
 /// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
 /// `data-sql-error`. Scripts and the browser test read them.
 fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &QueryPanel) {
     let markers = s.map_or(String::new(), |s| s.markers.len().to_string());
+    let stats = match l.map(|l| l.whole_stats_ready().is_some()) {
+        Some(true) => "ready",
+        Some(false) => "computing",
+        None => "",
+    };
     let (state, spans, view, selected) = match (l, s) {
         (Some(l), Some(s)) => {
             let (a, b) = s.viewport.visible();
@@ -407,7 +488,7 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         Some(Err(e)) => ("error", String::new(), String::new(), e.clone()),
     };
     let key = format!(
-        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
+        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{stats}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
     );
     let changed = REPORTED.with(|r| {
         let mut r = r.borrow_mut();
@@ -426,6 +507,7 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         ("view", &view),
         ("selected", &selected),
         ("markers", &markers),
+        ("stats", stats),
         ("error", error),
         ("sql", sql),
         ("sqlRows", &sql_rows),

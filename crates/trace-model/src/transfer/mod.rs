@@ -35,6 +35,11 @@ use crate::span::{ExtId, Lane, Process, SpanRef, Thread};
 use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
 
+mod bytes;
+
+pub use bytes::{TransferReader, TransferWriter};
+use bytes::{TransferReader as R, TransferWriter as W};
+
 /// The first bytes of a transferred trace (its layout's version is the last digit).
 pub const MAGIC: &[u8; 8] = b"SPALLTM1";
 
@@ -62,20 +67,22 @@ impl std::error::Error for TransferError {}
 impl Trace {
     /// The trace as one buffer for [`Trace::from_transfer`] (about the model's own size).
     pub fn to_transfer(&self) -> Vec<u8> {
-        let mut w = W(Vec::with_capacity(self.heap_estimate()));
-        w.0.extend_from_slice(MAGIC);
+        let mut w = W::with_capacity(self.heap_estimate());
+        for &b in MAGIC {
+            w.u8(b);
+        }
         self.write(&mut w);
-        w.0
+        w.into_bytes()
     }
 
     /// The trace [`Trace::to_transfer`] wrote.
     pub fn from_transfer(bytes: &[u8]) -> Result<Trace, TransferError> {
-        let mut r = R { b: bytes, at: 0 };
+        let mut r = R::new(bytes);
         if r.take(8, "the magic SPALLTM1")? != MAGIC {
             return Err(r.fail("the magic SPALLTM1"));
         }
         let t = Trace::read(&mut r)?;
-        if r.at != bytes.len() {
+        if !r.at_end() {
             return Err(r.fail("the end of the buffer"));
         }
         Ok(t)
@@ -555,41 +562,13 @@ fn decode_kind(name: &str) -> WarningKind {
     WarningKind::ProtoUnmodelled(kept)
 }
 
-/// The writer: appends little-endian values.
-struct W(Vec<u8>);
-
+/// What only a trace's buffer holds: ids, diagnostics, the decode's summary.
 impl W {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn i64(&mut self, v: i64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        self.u64(b.len() as u64);
-        self.0.extend_from_slice(b);
-    }
-    fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
-    }
-    fn opt_u32(&mut self, v: Option<u32>) {
-        self.u8(v.is_some() as u8);
-        self.u32(v.unwrap_or(0));
-    }
-    fn opt_str(&mut self, v: Option<StrId>) {
+    pub(crate) fn opt_str(&mut self, v: Option<StrId>) {
         self.opt_u32(v.map(|s| s.0));
     }
-    fn opt_i64(&mut self, v: Option<i64>) {
-        self.u8(v.is_some() as u8);
-        self.i64(v.unwrap_or(0));
-    }
-    fn ext(&mut self, e: ExtId) {
+
+    pub(crate) fn ext(&mut self, e: ExtId) {
         match e {
             ExtId::Num(n) => {
                 self.u8(0);
@@ -601,33 +580,16 @@ impl W {
             }
         }
     }
-    fn i64s(&mut self, v: &[i64]) {
-        self.u64(v.len() as u64);
-        self.0.reserve(v.len() * 8);
-        for x in v {
-            self.0.extend_from_slice(&x.to_le_bytes());
-        }
-    }
-    fn u32s_by<T>(&mut self, v: &[T], f: impl Fn(&T) -> u32) {
-        self.u64(v.len() as u64);
-        self.0.reserve(v.len() * 4);
-        for x in v {
-            self.0.extend_from_slice(&f(x).to_le_bytes());
-        }
-    }
-    fn u32s(&mut self, v: &[u32]) {
-        self.u32s_by(v, |x| *x);
-    }
-    fn ids(&mut self, v: &[StrId]) {
+
+    pub(crate) fn ids(&mut self, v: &[StrId]) {
         self.u32s_by(v, |s| s.0);
     }
-    fn list<T>(&mut self, v: &[T], mut f: impl FnMut(&mut W, &T)) {
-        self.u64(v.len() as u64);
-        for x in v {
-            f(self, x);
-        }
-    }
-    fn diags<K: DiagnosticKind>(&mut self, d: &Diagnostics<K>, kind: impl Fn(&mut W, K)) {
+
+    pub(crate) fn diags<K: DiagnosticKind>(
+        &mut self,
+        d: &Diagnostics<K>,
+        kind: impl Fn(&mut W, K),
+    ) {
         let counts: Vec<_> = d.counts().collect();
         self.list(&counts, |w, &(k, n)| {
             kind(w, k);
@@ -639,7 +601,8 @@ impl W {
             w.str(&e.message);
         });
     }
-    fn summary(&mut self, s: &Summary) {
+
+    pub(crate) fn summary(&mut self, s: &Summary) {
         self.u8(match s.format {
             Format::SpallV1 => 0,
             Format::SpallV3 => 1,
@@ -670,81 +633,12 @@ impl W {
     }
 }
 
-/// The reader: every length is checked against the bytes left before anything is
-/// allocated for it.
-struct R<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
 impl<'a> R<'a> {
-    fn fail(&self, expected: &'static str) -> TransferError {
-        TransferError {
-            offset: self.at,
-            expected,
-        }
-    }
-    fn take(&mut self, n: usize, expected: &'static str) -> Result<&'a [u8], TransferError> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.b.len());
-        let end = end.ok_or_else(|| self.fail(expected))?;
-        let s = &self.b[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-    fn arr<const N: usize>(&mut self) -> Result<[u8; N], TransferError> {
-        let s = self.take(N, "a number")?;
-        Ok(s.try_into().expect("N bytes"))
-    }
-    fn u8(&mut self) -> Result<u8, TransferError> {
-        Ok(self.arr::<1>()?[0])
-    }
-    fn bool(&mut self) -> Result<bool, TransferError> {
-        match self.u8()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err(self.fail("0 or 1")),
-        }
-    }
-    fn u32(&mut self) -> Result<u32, TransferError> {
-        Ok(u32::from_le_bytes(self.arr()?))
-    }
-    fn u64(&mut self) -> Result<u64, TransferError> {
-        Ok(u64::from_le_bytes(self.arr()?))
-    }
-    fn i64(&mut self) -> Result<i64, TransferError> {
-        Ok(i64::from_le_bytes(self.arr()?))
-    }
-    /// A count of items of at least `min_bytes` each, no more than the bytes left hold.
-    fn len(&mut self, min_bytes: usize) -> Result<usize, TransferError> {
-        let n = self.u64()?;
-        let left = (self.b.len() - self.at) as u64;
-        if n.saturating_mul(min_bytes.max(1) as u64) > left {
-            return Err(self.fail("a length within the buffer"));
-        }
-        Ok(n as usize)
-    }
-    fn take_len(&mut self, size: usize, what: &'static str) -> Result<&'a [u8], TransferError> {
-        let n = self.len(size)?;
-        self.take(n * size, what)
-    }
-    fn str(&mut self) -> Result<&'a str, TransferError> {
-        let b = self.take_len(1, "text")?;
-        std::str::from_utf8(b).map_err(|_| self.fail("UTF-8 text"))
-    }
-    fn opt_u32(&mut self) -> Result<Option<u32>, TransferError> {
-        let some = self.bool()?;
-        let v = self.u32()?;
-        Ok(some.then_some(v))
-    }
-    fn opt_str(&mut self) -> Result<Option<StrId>, TransferError> {
+    pub(crate) fn opt_str(&mut self) -> Result<Option<StrId>, TransferError> {
         Ok(self.opt_u32()?.map(StrId))
     }
-    fn opt_i64(&mut self) -> Result<Option<i64>, TransferError> {
-        let some = self.bool()?;
-        let v = self.i64()?;
-        Ok(some.then_some(v))
-    }
-    fn ext(&mut self) -> Result<ExtId, TransferError> {
+
+    pub(crate) fn ext(&mut self) -> Result<ExtId, TransferError> {
         let tag = self.u8()?;
         let v = self.i64()?;
         match (tag, u32::try_from(v)) {
@@ -753,33 +647,12 @@ impl<'a> R<'a> {
             _ => Err(self.fail("a process or thread id")),
         }
     }
-    fn i64s(&mut self) -> Result<Vec<i64>, TransferError> {
-        let b = self.take_len(8, "a column of 64-bit numbers")?;
-        Ok(b.chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect())
-    }
-    fn u32s(&mut self) -> Result<Vec<u32>, TransferError> {
-        let b = self.take_len(4, "a column of 32-bit numbers")?;
-        Ok(b.chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect())
-    }
-    fn ids(&mut self) -> Result<Vec<StrId>, TransferError> {
+
+    pub(crate) fn ids(&mut self) -> Result<Vec<StrId>, TransferError> {
         Ok(self.u32s()?.into_iter().map(StrId).collect())
     }
-    fn list<T>(
-        &mut self,
-        mut f: impl FnMut(&mut R<'a>) -> Result<T, TransferError>,
-    ) -> Result<Vec<T>, TransferError> {
-        let n = self.len(1)?;
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(f(self)?);
-        }
-        Ok(v)
-    }
-    fn diags<K: DiagnosticKind>(
+
+    pub(crate) fn diags<K: DiagnosticKind>(
         &mut self,
         kind: impl Fn(&mut R<'a>) -> Result<K, TransferError>,
     ) -> Result<Diagnostics<K>, TransferError> {
@@ -794,7 +667,8 @@ impl<'a> R<'a> {
         let counts: BTreeMap<K, u64> = counts.into_iter().collect();
         Ok(Diagnostics::from_parts(counts, examples))
     }
-    fn summary(&mut self) -> Result<Summary, TransferError> {
+
+    pub(crate) fn summary(&mut self) -> Result<Summary, TransferError> {
         let format = match self.u8()? {
             0 => Format::SpallV1,
             1 => Format::SpallV3,
