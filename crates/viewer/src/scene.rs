@@ -26,13 +26,17 @@ impl SceneBuilder {
         );
         match s.mode {
             Mode::Flame => crate::flame::draw::build(scene, fonts, l, s),
-            Mode::Timeline => self.timeline.build(scene, fonts, l, s),
+            Mode::Timeline => {
+                self.timeline.build(scene, fonts, l, s);
+                crate::timeline::compare::base_pane(&mut self.timeline, scene, fonts, l, s);
+            }
         }
         if let Some(w) = &l.warnings {
             banner(scene, fonts, s, w);
         }
         if s.mode == Mode::Timeline {
             tooltip(scene, fonts, l, s);
+            crate::timeline::compare::base_tooltip(scene, fonts, s);
         }
     }
 }

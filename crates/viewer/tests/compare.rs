@@ -173,19 +173,29 @@ fn tip(l: &Loaded, s: &ViewState, name: &str) -> String {
     spall_viewer::flame::describe(l, s, hit).join("\n")
 }
 
-#[test]
-fn a_noisy_change_draws_unchanged_and_a_clean_shift_red() {
-    // noisy_fn: widely spread per-call times; in NEW its longest call is 700 µs longer,
-    // +16% in all, but every other call is as before: the Mann-Whitney test sees no shift.
-    // clean_fn: every call 20% longer.
+/// BASE and NEW. noisy_fn: widely spread per-call times; in NEW its longest call is
+/// 700 µs longer, +16% in all, but every other call is as before: the Mann-Whitney test
+/// sees no shift. clean_fn: every call 20% longer. With `added`, NEW's first frame also
+/// calls new_fn.
+fn noisy_pair(added: bool) -> (Vec<u8>, Vec<u8>) {
     let noisy = |i: usize| 20.0 + ((i * 53) % 97) as f64 * 4.0;
     let longest = (0..20).map(noisy).fold(0.0, f64::max);
     let base = trace_by(|i| vec![("noisy_fn", noisy(i)), ("clean_fn", 100.0 + (i % 3) as f64)]);
     let new = trace_by(|i| {
         let n = noisy(i);
         let n = if n == longest { n + 700.0 } else { n };
-        vec![("noisy_fn", n), ("clean_fn", 120.0 + (i % 3) as f64)]
+        let mut v = vec![("noisy_fn", n), ("clean_fn", 120.0 + (i % 3) as f64)];
+        if added && i == 0 {
+            v.push(("new_fn", 5.0));
+        }
+        v
     });
+    (base, new)
+}
+
+#[test]
+fn a_noisy_change_draws_unchanged_and_a_clean_shift_red() {
+    let (base, new) = noisy_pair(false);
     let l = loaded(&new, "new");
     let base = Arc::new(loaded(&base, "base"));
     let s = prepare_compare(&l, &shot(), Some(base)).unwrap();
@@ -528,19 +538,7 @@ fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
 fn the_statistics_table_tests_each_names_per_call_self_times() {
     use spall_viewer::flame::compare::{judge_names, Status};
     use std::collections::HashMap;
-    // As in the flame graph's test: noisy_fn +16% from one call, clean_fn every call +20%.
-    let noisy = |i: usize| 20.0 + ((i * 53) % 97) as f64 * 4.0;
-    let longest = (0..20).map(noisy).fold(0.0, f64::max);
-    let base = trace_by(|i| vec![("noisy_fn", noisy(i)), ("clean_fn", 100.0 + (i % 3) as f64)]);
-    let new = trace_by(|i| {
-        let n = noisy(i);
-        let n = if n == longest { n + 700.0 } else { n };
-        let mut v = vec![("noisy_fn", n), ("clean_fn", 120.0 + (i % 3) as f64)];
-        if i == 0 {
-            v.push(("new_fn", 5.0));
-        }
-        v
-    });
+    let (base, new) = noisy_pair(true);
     let (l, b) = (loaded(&new, "new"), loaded(&base, "base"));
     let base_rows: HashMap<String, (i64, u64)> = (b.whole_stats().iter())
         .map(|r| (b.trace.str(r.name).to_string(), (r.self_ns, r.count)))
@@ -559,4 +557,48 @@ fn the_statistics_table_tests_each_names_per_call_self_times() {
     // frame's self time did not change: no test needed.
     assert_eq!(v["frame"].status, Status::Unchanged);
     assert_eq!(v["frame"].p_value, None);
+}
+
+/// The lines docs/CI.md gives a job for the compare screenshots, run as written on a
+/// generated pair: each writes a PNG of the size asked.
+#[test]
+fn ci_doc_screenshot_lines_run_as_written() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/CI.md"),
+    )
+    .unwrap();
+    let from = doc.find("## The compare screenshots").expect("the section");
+    let start = from + doc[from..].find("```sh\n").unwrap() + 6;
+    let block = &doc[start..start + doc[start..].find("```").unwrap()];
+    let dir = std::env::temp_dir().join(format!("spall-cidoc-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("baseline")).unwrap();
+    let (base, new) = (
+        trace_from(5e6, |_| vec![("slow_fn", 100.0), ("gone_fn", 50.0)]),
+        trace_from(0.0, |_| vec![("slow_fn", 130.0), ("new_fn", 40.0)]),
+    );
+    std::fs::write(dir.join("baseline/trace.json"), base).unwrap();
+    std::fs::write(dir.join("trace.json"), new).unwrap();
+    let mut pngs = 0;
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[0], "spall", "{line}");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_spall"))
+            .args(&words[1..])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = words[words.iter().position(|&w| w == "--screenshot").unwrap() + 1];
+        let png = std::fs::read(dir.join(out)).unwrap();
+        assert_eq!(&png[1..4], b"PNG", "{out}");
+        let be = |i: usize| u32::from_be_bytes(png[i..i + 4].try_into().unwrap());
+        assert_eq!((be(16), be(20)), (1600, 900), "{out}'s size");
+        pngs += 1;
+    }
+    assert_eq!(pngs, 2, "the timeline and the flame graph");
+    let _ = std::fs::remove_dir_all(&dir);
 }

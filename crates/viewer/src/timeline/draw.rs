@@ -29,7 +29,6 @@ impl TimelineBuilder {
     /// ruler, markers and minimap (the tooltip is [`tooltip`], drawn over the banner).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         self.tracks(scene, fonts, l, s);
-        crate::timeline::compare::base_pane(self, scene, fonts, l, s);
         ruler(scene, fonts, l, s);
         crate::timeline::markers::draw(scene, fonts, l, s);
         minimap(scene, l, s);
@@ -433,7 +432,6 @@ pub fn tooltip(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) 
     if let Some((p, x, y)) = s.hover {
         tooltip_box(scene, fonts, s, &fk::describe(l, p), x, y);
     }
-    crate::timeline::compare::base_tooltip(scene, fonts, s);
 }
 
 /// Colour used for spans of `name` (for legends and tests).

@@ -4,8 +4,9 @@
 //!
 //! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
 //! - [`markers`]: flags at a time, with a note.
-//! - `compare`: compare mode's divider and BASE's tracks under NEW's.
 //! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
+//! - `compare`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
+//!   code through BASE's own view.
 
 pub(crate) mod compare;
 pub mod draw;

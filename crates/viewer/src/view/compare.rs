@@ -6,7 +6,8 @@
 //! NEW's, with BASE shifted by an offset so that both start at 0, or so that a span
 //! chosen in each starts at the same x ([`Alignment`]). BASE's pane is a [`ViewState`]
 //! of its own whose viewport follows NEW's ([`ViewState::sync_compare`]), so the
-//! timeline's drawing and hit testing serve both panes unchanged.
+//! timeline's drawing and hit testing serve both panes unchanged. The types live in
+//! `state` (a [`ViewState`] holds its BASE); the operations are here.
 //!
 //! ```no_run
 //! # fn f(new: &spall_viewer::Loaded, base: std::sync::Arc<spall_viewer::Loaded>,
@@ -21,33 +22,7 @@ use std::sync::Arc;
 use trace_model::{SpanRef, Trace};
 
 use crate::loaded::Loaded;
-use crate::view::state::ViewState;
-
-/// Height of the divider between NEW's and BASE's panes, logical pixels.
-pub const DIVIDER_H: f32 = 22.0;
-
-/// How BASE's times are lined up with NEW's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Alignment {
-    /// Both traces start at 0.
-    Starts,
-    /// A span chosen in each starts at the same time: its name (NEW's).
-    Span(String),
-}
-
-/// BASE's pane: the trace, its own view of its tracks, and where it sits in time.
-#[derive(Clone, Debug)]
-pub struct BaseTimeline {
-    /// BASE, loaded (its index, colours, kinds).
-    pub loaded: Arc<Loaded>,
-    /// BASE's tracks: scroll, collapsing, selection and hover of their own; the viewport
-    /// and size follow NEW's view.
-    pub view: ViewState,
-    /// BASE's time at NEW's time 0: a BASE time `b` is drawn where NEW's `b - offset` is.
-    pub offset: i64,
-    /// What the offset lines up.
-    pub aligned: Alignment,
-}
+use crate::view::state::{Alignment, BaseTimeline, ViewState, DIVIDER_H};
 
 impl BaseTimeline {
     fn new(new: &Trace, loaded: Arc<Loaded>, s: &ViewState) -> BaseTimeline {
@@ -87,12 +62,6 @@ impl ViewState {
         self.compare = base.map(|b| Box::new(BaseTimeline::new(&l.trace, b, self)));
         self.sync_compare();
         self.clamp_scroll();
-    }
-
-    /// Where BASE's pane starts below NEW's tracks' top: NEW's pane and the divider.
-    pub(crate) fn split_h(&self) -> f32 {
-        let avail = (self.height - self.tracks_top()).max(0.0);
-        ((avail - DIVIDER_H * self.scale) / 2.0).max(0.0).floor()
     }
 
     /// Brings BASE's pane to NEW's view: size, scale, theme, and the time axis shifted by

@@ -1,14 +1,84 @@
-//! Where things are on the timeline: the on-screen box of a span, or of another pick, in
-//! the rows laid out for a view. Pure arithmetic over the layout and viewport.
+//! Where things are on the timeline: what is under a point, and the on-screen box of a
+//! span or of another pick, in the rows laid out for a view. Arithmetic over the layout
+//! and viewport.
 
 use trace_model::{InstantScope, SpanRef};
 
-use crate::kinds::Pick;
+use crate::kinds::{self, Pick};
 use crate::loaded::Loaded;
 use crate::view::layout::RowKind;
 use crate::view::state::{pick_extent, ViewState};
 
 impl ViewState {
+    /// What is under a point of the timeline area, with a tolerance of a few pixels so
+    /// that sub-pixel spans and markers can be picked.
+    pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<Pick> {
+        let bottom = self.tracks_top() + self.tracks_height();
+        if y < self.tracks_top() || y >= bottom || x < 0.0 || x > self.width {
+            return None;
+        }
+        let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
+        let t = self.viewport.time_at(x as f64);
+        let tol = (self.viewport.ns_per_px * 3.0 * self.scale as f64).ceil() as i64;
+        let k = &l.kinds;
+        let tr = &l.trace;
+        let instant =
+            |list: &[u32]| kinds::instant_near(tr, list, t, tol).map(|h| Pick::Instant(h.0));
+        match row.kind {
+            RowKind::Lane { thread, depth } => {
+                let lane = &tr.threads()[thread as usize].lanes[depth as usize];
+                let h = lane.hit_test(t, tol)?;
+                Some(Pick::Span(SpanRef {
+                    thread,
+                    depth,
+                    index: h.index as u32,
+                }))
+            }
+            RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),
+            RowKind::ProcessInstants(p) => instant(&k.instants_by_process[p as usize]),
+            RowKind::GlobalInstants => instant(&k.global_instants),
+            RowKind::Counter(group) => {
+                let g = &k.counters[group as usize];
+                let any = g.series.iter().any(|&c| {
+                    let c = &tr.counters()[c as usize];
+                    c.ts.first().is_some_and(|&f| f <= t) && t <= tr.end_ns()
+                });
+                any.then_some(Pick::Counter { group, ts: t })
+            }
+            RowKind::AsyncRow { track, row } => {
+                let slices = tr.async_slices();
+                let ids = &tr.async_tracks()[track as usize].rows[row as usize];
+                let i = ids.partition_point(|&s| slices[s as usize].end < t - tol);
+                ids[i..]
+                    .iter()
+                    .take(3)
+                    .map(|&s| (s, &slices[s as usize]))
+                    .filter(|(_, s)| s.start <= t + tol)
+                    .min_by_key(|(_, s)| {
+                        if t < s.start {
+                            s.start - t
+                        } else {
+                            (t - s.end).max(0)
+                        }
+                    })
+                    .map(|(s, _)| Pick::Async(s))
+            }
+            RowKind::Samples(th) => {
+                let track = k.samples_by_thread[th as usize]?;
+                let st = &tr.samples()[track as usize];
+                let a = st.ts.partition_point(|&x| x < t - tol);
+                let b = st.ts.partition_point(|&x| x <= t + tol);
+                (a..b)
+                    .min_by_key(|&i| (st.ts[i] - t).abs())
+                    .map(|i| Pick::Sample {
+                        track,
+                        index: i as u32,
+                    })
+            }
+            _ => None,
+        }
+    }
+
     /// The on-screen box of a span, if its row is laid out.
     pub fn span_box(&self, l: &Loaded, r: SpanRef) -> Option<(f32, f32, f32, f32)> {
         let row = self.layout.lane_row(r.thread, r.depth)?;

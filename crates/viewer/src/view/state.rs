@@ -1,12 +1,13 @@
 //! Everything about what the user is looking at: the view, scroll, selection, range,
 //! search and highlights, and the operations on them. No GL: unit-tested directly.
 
+use std::sync::Arc;
+
 use trace_model::{FlameOptions, FlameSort, InstantScope, NameStats, SpanRef, StatsFilter, StrId};
 
-use crate::kinds::{self, Pick};
+use crate::kinds::Pick;
 use crate::loaded::Loaded;
 use crate::theme::Theme;
-use crate::view::compare::BaseTimeline;
 use crate::view::flame::{FlameHit, FlameView, Mode};
 use crate::view::layout::{Collapsed, Layout, RowKind, Track};
 use crate::view::viewport::Viewport;
@@ -172,6 +173,12 @@ impl ViewState {
         (self.height - self.tracks_top()).max(0.0)
     }
 
+    /// Where BASE's pane starts below NEW's tracks' top: NEW's pane and the divider.
+    pub(crate) fn split_h(&self) -> f32 {
+        let avail = (self.height - self.tracks_top()).max(0.0);
+        ((avail - DIVIDER_H * self.scale) / 2.0).max(0.0).floor()
+    }
+
     /// Keeps the scroll within the rows (and a little past the last).
     pub fn clamp_scroll(&mut self) {
         let max = (self.layout.height - self.tracks_height() + 40.0).max(0.0);
@@ -194,75 +201,6 @@ impl ViewState {
     pub fn scroll(&mut self, dy: f32) {
         self.scroll_y += dy;
         self.clamp_scroll();
-    }
-
-    /// What is under a point of the timeline area, with a tolerance of a few pixels so
-    /// that sub-pixel spans and markers can be picked.
-    pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<Pick> {
-        let bottom = self.tracks_top() + self.tracks_height();
-        if y < self.tracks_top() || y >= bottom || x < 0.0 || x > self.width {
-            return None;
-        }
-        let row = self.layout.row_at(y - self.tracks_top() + self.scroll_y)?;
-        let t = self.viewport.time_at(x as f64);
-        let tol = (self.viewport.ns_per_px * 3.0 * self.scale as f64).ceil() as i64;
-        let k = &l.kinds;
-        let tr = &l.trace;
-        let instant =
-            |list: &[u32]| kinds::instant_near(tr, list, t, tol).map(|h| Pick::Instant(h.0));
-        match row.kind {
-            RowKind::Lane { thread, depth } => {
-                let lane = &tr.threads()[thread as usize].lanes[depth as usize];
-                let h = lane.hit_test(t, tol)?;
-                Some(Pick::Span(SpanRef {
-                    thread,
-                    depth,
-                    index: h.index as u32,
-                }))
-            }
-            RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),
-            RowKind::ProcessInstants(p) => instant(&k.instants_by_process[p as usize]),
-            RowKind::GlobalInstants => instant(&k.global_instants),
-            RowKind::Counter(group) => {
-                let g = &k.counters[group as usize];
-                let any = g.series.iter().any(|&c| {
-                    let c = &tr.counters()[c as usize];
-                    c.ts.first().is_some_and(|&f| f <= t) && t <= tr.end_ns()
-                });
-                any.then_some(Pick::Counter { group, ts: t })
-            }
-            RowKind::AsyncRow { track, row } => {
-                let slices = tr.async_slices();
-                let ids = &tr.async_tracks()[track as usize].rows[row as usize];
-                let i = ids.partition_point(|&s| slices[s as usize].end < t - tol);
-                ids[i..]
-                    .iter()
-                    .take(3)
-                    .map(|&s| (s, &slices[s as usize]))
-                    .filter(|(_, s)| s.start <= t + tol)
-                    .min_by_key(|(_, s)| {
-                        if t < s.start {
-                            s.start - t
-                        } else {
-                            (t - s.end).max(0)
-                        }
-                    })
-                    .map(|(s, _)| Pick::Async(s))
-            }
-            RowKind::Samples(th) => {
-                let track = k.samples_by_thread[th as usize]?;
-                let st = &tr.samples()[track as usize];
-                let a = st.ts.partition_point(|&x| x < t - tol);
-                let b = st.ts.partition_point(|&x| x <= t + tol);
-                (a..b)
-                    .min_by_key(|&i| (st.ts[i] - t).abs())
-                    .map(|i| Pick::Sample {
-                        track,
-                        index: i as u32,
-                    })
-            }
-            _ => None,
-        }
     }
 
     /// The selected span, if a span is selected.
@@ -523,6 +461,33 @@ impl ViewState {
     pub fn call_stack(&self, l: &Loaded, r: SpanRef) -> Vec<SpanRef> {
         l.trace.call_stack(r)
     }
+}
+
+/// Height of the divider between NEW's and BASE's panes, logical pixels.
+pub const DIVIDER_H: f32 = 22.0;
+
+/// How BASE's times are lined up with NEW's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alignment {
+    /// Both traces start at 0.
+    Starts,
+    /// A span chosen in each starts at the same time: its name (NEW's).
+    Span(String),
+}
+
+/// BASE's pane: the trace, its own view of its tracks, and where it sits in time.
+/// ([`crate::view::compare`] has its operations.)
+#[derive(Clone, Debug)]
+pub struct BaseTimeline {
+    /// BASE, loaded (its index, colours, kinds).
+    pub loaded: Arc<Loaded>,
+    /// BASE's tracks: scroll, collapsing, selection and hover of their own; the viewport
+    /// and size follow NEW's view.
+    pub view: ViewState,
+    /// BASE's time at NEW's time 0: a BASE time `b` is drawn where NEW's `b - offset` is.
+    pub offset: i64,
+    /// What the offset lines up.
+    pub aligned: Alignment,
 }
 
 /// Which flow arrows the timeline draws.
