@@ -150,9 +150,8 @@ impl Tables {
         Some((Arc::new(Schema::new(fields)), kinds, source))
     }
 
-    /// The rows of `table` in batches of at most `rows_per_batch` rows (`args` may go a few
-    /// rows over, to keep an argument set in one batch); `None` for a table not in
-    /// [`tables`]. Memory: one batch at a time.
+    /// The rows of `table` in batches of at most `rows_per_batch` rows; `None` for a table
+    /// not in [`tables`]. Memory: one batch at a time.
     pub fn batches(&self, table: &str, rows_per_batch: usize) -> Option<Batches> {
         let (schema, kinds, source) = self.layout(table)?;
         let (spans, rows) = if table == "slice" {
@@ -220,7 +219,7 @@ impl Batches {
     fn source_batch(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
         let mut cols: Vec<Col> = self.kinds.iter().map(|&k| Col::new(k, self.rows)).collect();
         let mut n = 0;
-        while n < self.rows || !self.pending.is_empty() {
+        while n < self.rows {
             if let Some(sub) = self.pending.pop_front() {
                 for (c, v) in cols.iter_mut().zip(&sub) {
                     c.push(&value_cell(v));

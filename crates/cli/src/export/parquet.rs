@@ -101,15 +101,21 @@ pub fn write(
         .map_err(|e| err(&e))?;
     let (mut writer, factory) = w.into_serialized_writer().map_err(|e| err(&e))?;
     // The tags: one array of BATCH copies, sliced for each batch.
-    let repeat = |s: &str| -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(s, BATCH)))
+    let repeat = |s: &str, n: usize| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(s, n)))
     };
-    let (trace, hash) = (repeat(&tag.trace), repeat(&tag.hash));
+    let (trace, hash) = (repeat(&tag.trace, BATCH), repeat(&tag.hash, BATCH));
     let tagged = |b: RecordBatch| -> Result<RecordBatch, Fatal> {
         let n = b.num_rows();
         let mut cols = b.columns().to_vec();
-        cols.push(trace.slice(0, n));
-        cols.push(hash.slice(0, n));
+        // (Batches are at most BATCH rows; a longer one gets arrays of its own.)
+        for (a, s) in [(&trace, &tag.trace), (&hash, &tag.hash)] {
+            cols.push(if n <= a.len() {
+                a.slice(0, n)
+            } else {
+                repeat(s, n)
+            });
+        }
         RecordBatch::try_new(schema.clone(), cols).map_err(|e| err(&e))
     };
     let mut next = batches.next();

@@ -57,10 +57,10 @@ pub(super) struct Walk {
     s: Slices,
     fields: Vec<Field>,
     thread: usize,
-    /// Per depth of the current thread: the next span's index, its start (i64::MAX when
-    /// the lane is done), and the lane's first slice id.
+    /// Per depth of the current thread: the next span's index, its [`head`], and the
+    /// lane's first slice id.
     next: Vec<usize>,
-    heads: Vec<i64>,
+    heads: Vec<u128>,
     base: Vec<u64>,
     buf: Vec<Span>,
 }
@@ -113,10 +113,8 @@ impl Walk {
         let th = self.s.ids.thread(&t, ti as u32);
         let n = th.lanes.len();
         self.next = vec![0; n];
-        self.heads = th
-            .lanes
-            .iter()
-            .map(|l| l.start.first().copied().unwrap_or(i64::MAX))
+        self.heads = (th.lanes.iter().enumerate())
+            .map(|(d, l)| head(l.start.first(), d))
             .collect();
         self.base = (0..n)
             .map(|d| {
@@ -145,20 +143,12 @@ impl Walk {
     /// thread has none left.
     fn thread_spans(&mut self, th: &Thread, max: usize) -> bool {
         while self.buf.len() < max {
-            // The lane whose next span starts first; the outer one at equal starts. A done
-            // lane's head is i64::MAX: a span starting there is taken by the slow path.
-            let (mut d, mut best) = (usize::MAX, i64::MAX);
-            for (k, &h) in self.heads.iter().enumerate() {
-                if h < best {
-                    (d, best) = (k, h);
-                }
+            // The lane whose next span starts first; the outer one at equal starts.
+            let key = self.heads.iter().copied().min().unwrap_or(u128::MAX);
+            if key == u128::MAX {
+                return false;
             }
-            if d == usize::MAX {
-                match (0..self.next.len()).find(|&k| self.next[k] < th.lanes[k].len()) {
-                    Some(k) => d = k,
-                    None => return false,
-                }
-            }
+            let d = (key & 0xffff_ffff) as usize;
             let lane = &th.lanes[d];
             let i = self.next[d];
             let (s, e) = (lane.start[i], lane.end(i));
@@ -197,7 +187,7 @@ impl Walk {
                 unfinished,
             });
             self.next[d] = i + 1;
-            self.heads[d] = lane.start.get(i + 1).copied().unwrap_or(i64::MAX);
+            self.heads[d] = head(lane.start.get(i + 1), d);
         }
         true
     }
@@ -246,6 +236,15 @@ impl Walk {
                 c.finish()
             }
         }
+    }
+}
+
+/// A lane's next span as one number ordered by (start, depth), so that the next span of the
+/// thread is a branchless minimum; `u128::MAX` for a lane with none left.
+fn head(start: Option<&i64>, depth: usize) -> u128 {
+    match start {
+        Some(&s) => ((s as u64 ^ 1 << 63) as u128) << 32 | depth as u128,
+        None => u128::MAX,
     }
 }
 
