@@ -61,7 +61,7 @@ for (const arg of process.argv.slice(2)) {
         }
       }, q.sql);
       if (q === stats) {
-        console.log(`${name}: trace_processor's import errors: ${JSON.stringify(r.rows)}`);
+        console.log(`${name}: trace_processor's import errors: ${one(r.rows)}`);
         continue;
       }
       results.push({ name: q.name, sql: q.sql, ...r });

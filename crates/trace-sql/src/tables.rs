@@ -784,14 +784,14 @@ impl Source for Args {
     }
     fn sub_rows(&self, row: u64) -> Option<Vec<Vec<Value>>> {
         let mut out = self.flat(row);
-        // Perfetto protobuf debug annotations: the decoder keeps them under `args.debug`,
-        // trace_processor names them `debug.NAME`.
+        // A Perfetto protobuf event's args: the decoder keys them as trace_processor does
+        // (`debug.NAME`, `task.posted_from.file_name`, `source.line_number`), under `args`.
         if self.0.decode_summary().format.name() == "perfetto" {
             for r in &mut out {
                 for k in &mut r[1..3] {
                     if let Value::Text(s) = k {
-                        if let Some(rest) = s.strip_prefix("args.debug.") {
-                            *s = format!("debug.{rest}");
+                        if let Some(rest) = s.strip_prefix("args.") {
+                            *s = rest.to_string();
                         }
                     }
                 }

@@ -307,10 +307,17 @@ fn nested(
     Ok(())
 }
 
-/// A `SourceLocation` as trace_processor files it: an interned one (`source_location_iid`)
-/// under `source`, every field written, paths with `/` separators; an inline one under
-/// `source_location`, the fields it has.
-pub fn write_location(out: &mut String, l: &[u8], interned: bool, at: u64, d: &mut Diagnostics) {
+/// A `SourceLocation` under `key` as trace_processor files it: an interned one (the event's
+/// `source_location_iid` under `source`, a task's `posted_from` under `task`) every field
+/// written, paths with `/` separators; an inline one (`source_location`) the fields it has.
+pub fn write_location(
+    out: &mut String,
+    key: &str,
+    l: &[u8],
+    interned: bool,
+    at: u64,
+    d: &mut Diagnostics,
+) {
     let (mut file, mut function, mut line) = (None, None, None);
     for f in fields(l, at).map_while(Result::ok) {
         match (f.num, f.value) {
@@ -320,11 +327,9 @@ pub fn write_location(out: &mut String, l: &[u8], interned: bool, at: u64, d: &m
             _ => {}
         }
     }
-    out.push_str(if interned {
-        "\"source\":{"
-    } else {
-        "\"source_location\":{"
-    });
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":{");
     let mut sep = "";
     if let Some(b) = file.or(interned.then_some(b"")) {
         out.push_str("\"file_name\":");

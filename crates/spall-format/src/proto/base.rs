@@ -104,6 +104,8 @@ pub(super) struct Te<'a> {
     /// `source_location_iid` and where it was, else an inline `source_location`.
     pub(super) location_iid: Option<(u64, u64)>,
     pub(super) location: Option<&'a [u8]>,
+    /// `task_execution.posted_from_iid` (Chrome's posted-from location) and where it was.
+    pub(super) task_iid: Option<(u64, u64)>,
 }
 
 impl Te<'_> {
@@ -125,6 +127,7 @@ impl Te<'_> {
         self.legacy = None;
         self.location_iid = None;
         self.location = None;
+        self.task_iid = None;
     }
 }
 

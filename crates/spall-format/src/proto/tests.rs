@@ -135,6 +135,41 @@ fn legacy_marks_on_track_zero_stay_on_their_thread() {
     );
 }
 
+/// Chrome's tasks say where they were posted from: an interned location, written under
+/// `task.posted_from` as trace_processor keys it.
+#[test]
+fn a_task_keeps_where_it_was_posted_from() {
+    let location = M::default()
+        .v(1, 5)
+        .s(2, "base/task.cc")
+        .s(3, "Post")
+        .v(4, 42);
+    let b = trace(&[
+        thread_track(1, 10, 11, "main"),
+        M::default()
+            .v(10, SEQ as u64)
+            .v(13, 1)
+            .m(12, M::default().m(4, location)),
+        event(
+            100,
+            M::default()
+                .v(9, 3)
+                .v(11, 1)
+                .s(23, "RunTask")
+                .m(5, M::default().v(1, 5)),
+        ),
+    ]);
+    let (evs, s) = run(&b);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let e = not_meta(&evs);
+    assert_eq!(
+        e[0].args.raw(),
+        Some(
+            r#"{"task":{"posted_from":{"file_name":"base/task.cc","function_name":"Post","line_number":42}}}"#
+        )
+    );
+}
+
 /// Chrome repeats a process's descriptor on every sequence, some with an empty name: the
 /// name given once stays.
 #[test]

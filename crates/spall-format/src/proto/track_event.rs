@@ -129,6 +129,15 @@ impl<'a> Decoder<'a> {
                     te.location = Some(l);
                     Ok(())
                 }
+                (5, Value::Bytes(task)) => {
+                    let at = r.offset_of(task);
+                    for f in Reader::new(task, at).map_while(Result::ok) {
+                        if f.num == 1 {
+                            te.task_iid = f.value.uint().map(|i| (i, f.offset));
+                        }
+                    }
+                    Ok(())
+                }
                 (22 | 23 | 4 | 6 | 33, _) => {
                     annot::wrong_type(d, field.offset);
                     Ok(())
@@ -196,7 +205,20 @@ impl<'a> Decoder<'a> {
             },
             None => te.location.map(|l| (l, false)),
         };
-        if !te.annots.is_empty() || location.is_some() {
+        // Chrome's task: where it was posted from, an interned location, as
+        // trace_processor names it (`task.posted_from.file_name`, ...).
+        let posted_from = match te.task_iid {
+            _ if flat => None,
+            Some((iid, at)) => match seq.locations.get(&iid) {
+                Some(&l) => Some(l),
+                None => {
+                    annot::undefined(d, at, "task source location");
+                    None
+                }
+            },
+            None => None,
+        };
+        if !te.annots.is_empty() || location.is_some() || posted_from.is_some() {
             args.push('{');
             if !te.annots.is_empty() {
                 if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
@@ -204,10 +226,23 @@ impl<'a> Decoder<'a> {
                 }
             }
             if let Some((l, interned)) = location {
-                if !te.annots.is_empty() {
+                if args.len() > 1 {
                     args.push(',');
                 }
-                annot::write_location(args, l, interned, at, d);
+                let key = if interned {
+                    "source"
+                } else {
+                    "source_location"
+                };
+                annot::write_location(args, key, l, interned, at, d);
+            }
+            if let Some(l) = posted_from {
+                if args.len() > 1 {
+                    args.push(',');
+                }
+                args.push_str("\"task\":{");
+                annot::write_location(args, "posted_from", l, true, at, d);
+                args.push('}');
             }
             args.push('}');
         }
