@@ -8,6 +8,8 @@
 //! Baseline in the same run: the same frame for a 1,000-span trace, the fixed cost of a
 //! frame (ruler, minimap, headers). Then `all_*`: the 10M spans plus 1M counter samples
 //! (4 groups of 2 series), 1M instants, 100k async operations and 100k flows (all drawn).
+//! Then `compare_*`: compare mode's timeline, BASE's 10M spans (another seed) under NEW's,
+//! beside `single_*`, NEW alone, in the same run.
 
 use std::hint::black_box;
 
@@ -21,8 +23,12 @@ use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
 
 fn synth(spans: u64) -> Synth {
+    synth_seeded(spans, 11)
+}
+
+fn synth_seeded(spans: u64, seed: u64) -> Synth {
     Synth {
-        seed: 11,
+        seed,
         processes: 4,
         threads: 16,
         spans,
@@ -136,13 +142,7 @@ fn bench(c: &mut Criterion) {
         l.trace.async_slices().len(),
         l.trace.flow_links().len()
     );
-    let t = &l.trace;
-    let mid = t.start_ns() + t.duration_ns() / 2;
-    for (zoom, a, b) in [
-        ("full", t.start_ns(), t.end_ns()),
-        ("1_100", mid, mid + t.duration_ns() / 100),
-        ("1_100000", mid, mid + (t.duration_ns() / 100_000).max(1)),
-    ] {
+    for (zoom, a, b) in three_zooms(&l.trace) {
         let mut s = ViewState::new(&l, 1600.0, 900.0, Theme::new(ThemeKind::Light));
         s.viewport.show(a, b);
         s.flows = FlowMode::All;
@@ -158,5 +158,48 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// The whole trace, 1/100 and 1/100,000 of it (from the middle): (label, start, end).
+fn three_zooms(t: &trace_model::Trace) -> [(&'static str, i64, i64); 3] {
+    let mid = t.start_ns() + t.duration_ns() / 2;
+    [
+        ("full", t.start_ns(), t.end_ns()),
+        ("1_100", mid, mid + t.duration_ns() / 100),
+        ("1_100000", mid, mid + (t.duration_ns() / 100_000).max(1)),
+    ]
+}
+
+/// Compare mode's stacked timeline against the single one, for two 10M-span traces.
+fn compare(c: &mut Criterion) {
+    let mut g = c.benchmark_group("frame");
+    g.sample_size(30);
+    let (mut fonts, mut scene, mut fb) = (Fonts::new(), Scene::new(), SceneBuilder::default());
+    let l = loaded(10_000_000);
+    let mut b = Vec::new();
+    synth_seeded(10_000_000, 12).write_spall(&mut b).unwrap();
+    let base = Loaded::new(trace_model::load_bytes(&b).unwrap(), "base".into());
+    drop(b);
+    let base = std::sync::Arc::new(base);
+    for (zoom, a, b) in three_zooms(&l.trace) {
+        for stacked in [false, true] {
+            let mut s = ViewState::new(&l, 1600.0, 900.0, Theme::new(ThemeKind::Light));
+            if stacked {
+                s.set_base(&l, Some(base.clone()));
+            }
+            s.viewport.show(a, b);
+            s.sync_compare();
+            fb.build(&mut scene, &mut fonts, &l, &s);
+            let name = format!("{}_{zoom}", if stacked { "compare" } else { "single" });
+            eprintln!("{name}: {} instances", scene.instance_count());
+            g.bench_function(name, |bch| {
+                bch.iter(|| {
+                    fb.build(&mut scene, &mut fonts, &l, black_box(&s));
+                    black_box(scene.instance_count())
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, compare);
 criterion_main!(benches);

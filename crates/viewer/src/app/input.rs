@@ -311,6 +311,9 @@ impl App {
             }
             Action::Clear => {
                 s.selected = None;
+                if let Some(c) = s.compare.as_deref_mut() {
+                    c.view.selected = None;
+                }
                 s.range = None;
                 s.search(l, "");
                 self.side.panel.search.clear();

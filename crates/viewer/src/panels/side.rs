@@ -194,7 +194,8 @@ impl Panel {
             if ui
                 .button("Compare with…")
                 .on_hover_text(
-                    "colour the flame graph by each frame's change against another trace (BASE)",
+                    "compare with another trace (BASE): the flame graph coloured by each \
+                     frame's change, BASE's timeline under this one's",
                 )
                 .clicked()
             {
