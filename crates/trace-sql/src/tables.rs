@@ -566,8 +566,8 @@ fn slice_ts(t: &Trace, ids: &SliceIds, placed: &Placed, id: u64) -> i64 {
 }
 
 /// The flows' points as trace_processor chains them, each with the index of its flow:
-/// v1 hex ids past `i64::MAX`, which it chains as if they were one id (so every `f` of
-/// `catapult_flow` finds an origin), chain together by category and name, in time order.
+/// v1 hex ids past `i64::MAX` chain together by category and name, in time order (which
+/// gives `catapult_flow`, whose ids are all such, trace_processor's count of flows).
 fn chains(t: &Trace) -> Vec<(u32, Vec<trace_model::FlowPoint>)> {
     let saturated = |id: &str| {
         id.strip_prefix("0x")
