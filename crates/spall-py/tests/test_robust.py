@@ -152,7 +152,7 @@ def test_memory_goes_back_when_the_trace_is_dropped(big_trace):
     base = rss_bytes()
     model, held = cycle()
     after = rss_bytes()
-    for _ in range(4):
+    for _ in range(3):
         cycle()
     gc.collect()
     end = rss_bytes()
