@@ -4,7 +4,7 @@
 // The page's thread only draws meanwhile.
 //
 // Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
-// {stats: Uint8Array} (the whole-trace statistics, after the model), {error: message},
+// {stats: Uint8Array} (the whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). The page ends the worker
 // (terminate) to cancel a load, and once the statistics are in.
 import init, { Loader } from "./spall_web.js";
@@ -81,8 +81,11 @@ onmessage = async ({ data }) => {
       loader = await read(false);
       model = loader.finish(progress);
     }
+    // The side panel's statistics, once the page has taken the trace (not competing with
+    // it for a core meanwhile).
+    const taken = new Promise((resolve) => { onmessage = resolve; });
     postMessage({ model }, [model.buffer]);
-    // The side panel's statistics, while the page shows the trace.
+    await taken;
     const stats = loader.stats();
     postMessage({ stats }, [stats.buffer]);
   } catch (e) {

@@ -81,8 +81,8 @@ impl App {
     }
 
     /// The page's load worker: a load began (replacing any under way), advanced, built
-    /// its trace and index (taken from the worker's buffer), or sent the whole-trace
-    /// statistics of the trace shown.
+    /// its trace and index (taken from the worker's buffer in steps), or sent the
+    /// whole-trace statistics of the trace shown.
     #[cfg(target_arch = "wasm32")]
     pub(super) fn page_load(&mut self, p: crate::platform::web::PageLoad) {
         use crate::platform::web::PageLoad;
@@ -91,6 +91,8 @@ impl App {
             PageLoad::Begun(name) => {
                 self.remember_view();
                 self.file.steps = None;
+                self.file.taking = None;
+                self.file.early_stats = None;
                 self.file.path = None;
                 self.file.page_pending = None;
                 self.file.loading = Some(Loading::new(name, false));
@@ -103,19 +105,13 @@ impl App {
                     l.stage = stage;
                 }
             }
-            PageLoad::Built(name, bytes) => match crate::platform::web::rebuild(&bytes, &name) {
-                Ok(l) => {
-                    drop(bytes);
-                    let size = l.trace.decode_summary().input_bytes;
-                    self.file.page_pending = Some((name, size));
-                    self.file.stats_coming = true;
-                    self.on_loaded(Ok(l));
-                }
-                Err(e) => {
-                    self.file.loading = None;
-                    self.file.error = Some(format!("{name}: {e}"));
-                }
-            },
+            PageLoad::Built(_, bytes) => {
+                self.file.taking = Some(crate::platform::web::Taking::new(bytes));
+                crate::platform::web::step_soon(&self.proxy);
+            }
+            PageLoad::Stats(name, bytes) if self.file.taking.is_some() => {
+                self.file.early_stats = Some((name, bytes));
+            }
             PageLoad::Stats(name, bytes) => {
                 let shown = self.shown.loaded.as_ref().filter(|l| l.source == name);
                 if let Some(l) = shown.cloned() {
@@ -134,6 +130,29 @@ impl App {
     /// to draw the progress and handle input before the next.
     #[cfg(target_arch = "wasm32")]
     pub(super) fn step(&mut self) {
+        if let (Some(taking), Some(loading)) = (&mut self.file.taking, &self.file.loading) {
+            let name = loading.source.clone();
+            match taking.run(&name) {
+                None => crate::platform::web::step_soon(&self.proxy),
+                Some(Ok(l)) => {
+                    self.file.taking = None;
+                    let size = l.trace.decode_summary().input_bytes;
+                    self.file.page_pending = Some((name, size));
+                    self.file.stats_coming = true;
+                    self.on_loaded(Ok(l));
+                    if let Some((name, bytes)) = self.file.early_stats.take() {
+                        self.page_load(crate::platform::web::PageLoad::Stats(name, bytes));
+                    }
+                }
+                Some(Err(e)) => {
+                    self.file.taking = None;
+                    self.file.loading = None;
+                    self.file.error = Some(format!("{name}: {e}"));
+                }
+            }
+            self.redraw();
+            return;
+        }
         let (Some(steps), Some(loading)) = (&mut self.file.steps, &mut self.file.loading) else {
             return;
         };

@@ -139,6 +139,12 @@ struct Opening {
     /// the page does not compute them.
     #[cfg(target_arch = "wasm32")]
     stats_coming: bool,
+    /// The worker's trace being taken, in steps.
+    #[cfg(target_arch = "wasm32")]
+    taking: Option<crate::platform::web::Taking>,
+    /// The worker's statistics, come while its trace was still being taken.
+    #[cfg(target_arch = "wasm32")]
+    early_stats: Option<(String, Vec<u8>)>,
 }
 
 /// The pointer and the keyboard over the main area.
@@ -238,6 +244,10 @@ impl App {
                 steps: None,
                 #[cfg(target_arch = "wasm32")]
                 stats_coming: false,
+                #[cfg(target_arch = "wasm32")]
+                taking: None,
+                #[cfg(target_arch = "wasm32")]
+                early_stats: None,
             },
             input: Input {
                 cursor: (0.0, 0.0),

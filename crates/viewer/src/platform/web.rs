@@ -178,16 +178,56 @@ pub(crate) fn read_stats(
     stats.ok().filter(|_| r.at_end())
 }
 
-/// The trace [`pack`] packed, ready to show; the error says where the buffer is damaged.
-pub(crate) fn rebuild(bytes: &[u8], name: &str) -> Result<Loaded, String> {
-    let damaged = || "the worker's buffer is damaged (no trace length at its end)".to_string();
-    let (rest, n) = bytes.split_last_chunk::<8>().ok_or_else(damaged)?;
-    let n = usize::try_from(u64::from_le_bytes(*n)).map_err(|_| damaged())?;
-    let (trace, index) = (rest.get(..n), rest.get(n..));
-    let (trace, index) = trace.zip(index).ok_or_else(damaged)?;
-    let trace = trace_model::Trace::from_transfer(trace).map_err(|e| e.to_string())?;
-    let index = trace_index::TraceIndex::from_transfer(index, &trace).map_err(|e| e.to_string())?;
-    Ok(Loaded::with_index(trace, index, name.to_string()))
+/// The worker's buffer ([`pack`]) taken in steps, the page drawing a frame between them:
+/// the trace, its index, then the views' data. Each is copies of columns, but for tens of
+/// millions of spans each is a few hundred milliseconds of the page's thread.
+pub(crate) struct Taking {
+    bytes: Vec<u8>,
+    /// Where the index's bytes start, once the trace is taken.
+    index_at: usize,
+    trace: Option<trace_model::Trace>,
+    index: Option<trace_index::TraceIndex>,
+}
+
+impl Taking {
+    pub(crate) fn new(bytes: Vec<u8>) -> Taking {
+        Taking {
+            bytes,
+            index_at: 0,
+            trace: None,
+            index: None,
+        }
+    }
+
+    /// The next step; the trace, ready to show, after the last. The error says where the
+    /// buffer is damaged.
+    pub(crate) fn run(&mut self, source: &str) -> Option<Result<Loaded, String>> {
+        let step = match (self.trace.take(), self.index.take()) {
+            (None, _) => self.take_trace().map(|()| None),
+            (Some(t), None) => self.take_index(t).map(|()| None),
+            (Some(t), Some(i)) => Ok(Some(Loaded::with_index(t, i, source.to_string()))),
+        };
+        step.transpose()
+    }
+
+    fn take_trace(&mut self) -> Result<(), String> {
+        let damaged = || "the worker's buffer is damaged (no trace length at its end)".to_string();
+        let (rest, n) = self.bytes.split_last_chunk::<8>().ok_or_else(damaged)?;
+        let n = usize::try_from(u64::from_le_bytes(*n)).map_err(|_| damaged())?;
+        let trace = rest.get(..n).ok_or_else(damaged)?;
+        self.trace = Some(trace_model::Trace::from_transfer(trace).map_err(|e| e.to_string())?);
+        self.index_at = n;
+        Ok(())
+    }
+
+    fn take_index(&mut self, trace: trace_model::Trace) -> Result<(), String> {
+        let bytes = std::mem::take(&mut self.bytes);
+        let index = &bytes[self.index_at..bytes.len() - 8];
+        let index = trace_index::TraceIndex::from_transfer(index, &trace);
+        self.index = Some(index.map_err(|e| e.to_string())?);
+        self.trace = Some(trace);
+        Ok(())
+    }
 }
 
 /// The canvas and everything drawn on it.
