@@ -173,12 +173,19 @@ fn cli_commands_read_the_chromium_trace() {
         serde_json::from_slice(&cli(&["info", "--format", "json", &spall_out])).unwrap();
     assert_eq!(spall["format"], "spall-v3");
     assert_eq!(spall["spans"], info["spans"]);
-    // Parquet, one file per table.
+    // Parquet, a dataset directory per table with one file for the trace in each.
     let parquet = dir.join("parquet");
     cli(&["export", &path, &parquet.display().to_string()]);
     for table in ["slice", "thread", "counter"] {
-        let f = parquet.join(format!("{table}.parquet"));
-        assert!(std::fs::metadata(&f).is_ok_and(|m| m.len() > 0), "{f:?}");
+        let files: Vec<std::path::PathBuf> = std::fs::read_dir(parquet.join(table))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let whole = |f: &std::path::PathBuf| {
+            f.extension().is_some_and(|e| e == "parquet")
+                && std::fs::metadata(f).is_ok_and(|m| m.len() > 0)
+        };
+        assert!(matches!(&files[..], [f] if whole(f)), "{table}: {files:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(back["format"], "json");
