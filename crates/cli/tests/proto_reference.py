@@ -114,15 +114,18 @@ def main(path):
                     m = x.unit_multiplier_ns or 1
                     via = (other[0].clock_id, other[0].timestamp * (other[0].unit_multiplier_ns or 1)) if other else None
                     inc[x.clock_id] = [x.timestamp, m, x.timestamp * m, via]
-        if not p.HasField("track_event"):
-            continue
-        te = p.track_event
         defaults = s.get("defaults")
         clock = p.timestamp_clock_id if p.HasField("timestamp_clock_id") else (
             defaults.timestamp_clock_id if defaults is not None and defaults.HasField("timestamp_clock_id") else BOOTTIME)
+        # Every packet's time moves its sequence's incremental clock (a track descriptor's
+        # too), as trace_processor reads them.
+        if clock in inc:
+            inc[clock][0] += p.timestamp
+        if not p.HasField("track_event"):
+            continue
+        te = p.track_event
         if clock in inc:
             c = inc[clock]
-            c[0] += p.timestamp
             ns = c[0] * c[1]
             ts = to_trace(c[3][0], c[3][1] + ns - c[2]) if c[3] else ns
         else:
