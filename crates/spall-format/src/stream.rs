@@ -278,6 +278,31 @@ mod tests {
     }
 
     #[test]
+    fn random_cuts_of_random_prefixes() {
+        // Several cuts at once, in files cut short anywhere: a fixed-seed xorshift.
+        let b = small();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..2_000 {
+            let len = HEADER_LEN + next(b.len() - HEADER_LEN + 1);
+            let b = &b[..len];
+            let mut cuts: Vec<usize> = (0..1 + next(6)).map(|_| next(len + 1)).collect();
+            cuts.sort_unstable();
+            let target = [1, 30, 100, 1 << 20][next(4)];
+            assert_eq!(
+                streamed(b, &cuts, target),
+                whole(b),
+                "{len} bytes, cuts {cuts:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_real_file_in_odd_pieces() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
