@@ -6,8 +6,8 @@ Usage: sql_reference.py TRACE.json[.gz]
 Prints one JSON object:
   threads:   {"PID:TID": name} from thread_name metadata
   processes: {"PID": name} from process_name metadata
-  counters:  {"PID|NAME|KEY": [samples, sum]} from C events' numeric args ("NAME ID" when
-             the event has an id, as chrome://tracing names such series)
+  counters:  {"PID|NAME|KEY": [samples, sum]} from C events' numeric args ("NAME id: ID"
+             when the event has an id, as trace_processor names such tracks)
   args:      {NAME: [leaves, int_sum, real_sum]} over X events' args, for names that occur
              only in X events; leaves are the scalar values reached through objects and
              arrays, booleans counting as integers 0/1.
@@ -51,7 +51,7 @@ def main():
         elif ph == "M" and name == "process_name":
             processes[str(e["pid"])] = e["args"]["name"]
         elif ph == "C":
-            series = f"{name} {e['id']}" if "id" in e else name
+            series = f"{name} id: {e['id']}" if "id" in e else name
             for k, v in (e.get("args") or {}).items():
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     c = counters[f"{e['pid']}|{series}|{k}"]

@@ -4,8 +4,8 @@
 //!
 //! The page (`web/index.html`) calls `start` once. Each trace (dropped on the page, picked,
 //! or `?trace=URL`) is loaded by a Web Worker (`web/worker.js`), a second instance of this
-//! module that reads the file, builds the trace with [`Loader`] and hands it over as one
-//! buffer: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
+//! module that reads the file, builds the trace with `Loader` (wasm32 only) and hands it
+//! over as one buffer: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
 //! buffer (and `open_stats` with the statistics the worker computes after it), or
 //! `open_failed` with why there is none. Where no worker can start, the page
 //! gives the bytes to `open_bytes`, which loads them in steps on the page's thread.
