@@ -232,9 +232,10 @@ async function e2e() {
   await page.goto(`${base}/?trace=traces/${trace}`);
   s = await waitState(page, "loaded");
   check(s.markers === "1", `the marker is back when the trace is opened again (${s.markers} marker(s))`);
-  // (The side panel settles its width over the first frames; the view is shown again
-  // until then.)
-  await page.waitForFunction((v) => document.body.dataset.view === v, left.view, { timeout: 5_000 }).catch(() => {});
+  // (The side panel settles its width over the first frames, and again when the worker's
+  // statistics arrive; the view is shown again once it has.)
+  await page.waitForFunction(() => document.body.dataset.stats === "ready", null, { timeout: 30_000 }).catch(() => {});
+  await page.waitForFunction((v) => document.body.dataset.view === v, left.view, { timeout: 15_000 }).catch(() => {});
   s = await state(page);
   check(s.view === left.view, `and so is the view (${s.view}; was ${left.view})`);
   await page.context().close();

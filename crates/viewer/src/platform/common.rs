@@ -45,7 +45,7 @@ pub enum UserEvent {
     Step,
     /// The page's load worker began, advanced, or built its trace.
     #[cfg(target_arch = "wasm32")]
-    Page(crate::platform::web::PageLoad),
+    Page(PageLoad),
     /// The page's `?sql=`: a query for the SQL section.
     #[cfg(target_arch = "wasm32")]
     Sql(String),
@@ -102,4 +102,27 @@ pub(crate) fn drawing(
     let scale = Some(window.scale_factor() as f32);
     let egui = egui_glow::EguiGlow::new(el, gl.clone(), None, scale, true);
     Ok((renderer, egui))
+}
+
+/// What the page's load worker reports (`web/worker.js`): the page's thread only draws.
+#[cfg(target_arch = "wasm32")]
+#[derive(Debug)]
+pub enum PageLoad {
+    /// A load began: it replaces any under way (whose worker the page ended).
+    Begun(String),
+    /// Bytes done of the stage's total.
+    Progress {
+        /// Bytes done.
+        done: u64,
+        /// Bytes in all (0: not known yet).
+        total: u64,
+        /// What is being done: "reading", "decompressing", "loading", "building",
+        /// "indexing".
+        stage: &'static str,
+    },
+    /// The worker built the trace: its name and `web::pack`'s bytes.
+    Built(String, Vec<u8>),
+    /// The worker's whole-trace statistics of the trace it built (`web::pack_stats`; empty:
+    /// none, the page computes them).
+    Stats(String, Vec<u8>),
 }

@@ -73,27 +73,7 @@ pub fn run_sql(sql: String) {
     send(UserEvent::Sql(sql));
 }
 
-/// What the page's load worker reports (`web/worker.js`): the page's thread only draws.
-#[derive(Debug)]
-pub enum PageLoad {
-    /// A load began: it replaces any under way (whose worker the page ended).
-    Begun(String),
-    /// Bytes done of the stage's total.
-    Progress {
-        /// Bytes done.
-        done: u64,
-        /// Bytes in all (0: not known yet).
-        total: u64,
-        /// What is being done: "reading", "decompressing", "loading", "building",
-        /// "indexing".
-        stage: &'static str,
-    },
-    /// The worker built the trace: its name and [`pack`]'s bytes.
-    Built(String, Vec<u8>),
-    /// The worker's whole-trace statistics of the trace it built ([`pack_stats`]; empty:
-    /// none, the page computes them).
-    Stats(String, Vec<u8>),
-}
+pub use super::common::PageLoad;
 
 /// A load began in the page's worker (the page ended any other first).
 pub fn load_begun(name: String) {
