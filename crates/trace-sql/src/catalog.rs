@@ -43,7 +43,7 @@ impl Catalog {
         };
         let tables: Vec<(&'static str, Arc<dyn Source>)> = vec![
             ("slice", Arc::new(slices.clone())),
-            ("thread", Arc::new(Threads::new(trace.clone()))),
+            ("thread", Arc::new(Threads::new(trace.clone(), &ids))),
             ("process", Arc::new(Processes(trace.clone()))),
             ("track", tracks(false)),
             ("thread_track", Arc::new(thread_tracks)),

@@ -229,7 +229,7 @@ fn needs_renesting(th: &Thread) -> bool {
 /// The threads trace_processor reads as their process's main thread, by the model's
 /// thread index: a numeric tid that is no `u32` in a process that has a main thread (tid =
 /// pid). O(threads).
-pub(crate) fn merged_threads(t: &Trace) -> HashMap<u32, u32> {
+fn merged_threads(t: &Trace) -> HashMap<u32, u32> {
     let mut out = HashMap::new();
     for p in t.processes() {
         let ExtId::Num(pid) = p.pid else { continue };

@@ -1,6 +1,7 @@
 //! The tables other than `slice`: threads, processes, tracks, counters, instants, flows
 //! and args.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ pub(crate) struct Threads {
 }
 
 impl Threads {
-    pub(crate) fn new(t: Arc<Trace>) -> Threads {
+    pub(crate) fn new(t: Arc<Trace>, ids: &SliceIds) -> Threads {
         let has = |p: &trace_model::Process, tid: ExtId| {
             p.threads
                 .iter()
@@ -40,11 +41,10 @@ impl Threads {
                 !has_main[i as usize] && (p.pid == ExtId::Num(0) || !has(p, ExtId::Num(0)))
             })
             .collect();
-        let mut merged: Vec<u64> = crate::nesting::merged_threads(&t)
-            .into_keys()
+        let merged: Vec<u64> = (0..t.threads().len() as u32)
+            .filter(|&i| ids.nest.is_merged(i))
             .map(u64::from)
             .collect();
-        merged.sort_unstable();
         Threads {
             t,
             has_main,
@@ -568,28 +568,28 @@ fn slice_ts(t: &Trace, ids: &SliceIds, placed: &Placed, id: u64) -> i64 {
 /// The flows' points as trace_processor chains them, each with the index of its flow:
 /// v1 hex ids past `i64::MAX` chain together by category and name, in time order (which
 /// gives `catapult_flow`, whose ids are all such, trace_processor's count of flows).
-fn chains(t: &Trace) -> Vec<(u32, Vec<trace_model::FlowPoint>)> {
+fn chains(t: &Trace) -> Vec<(u32, Cow<'_, [trace_model::FlowPoint]>)> {
     let saturated = |id: &str| {
         id.strip_prefix("0x")
             .and_then(|h| u64::from_str_radix(h, 16).ok())
             .is_some_and(|v| v > i64::MAX as u64)
     };
-    let mut out: Vec<(u32, Vec<trace_model::FlowPoint>)> = Vec::new();
+    let mut out: Vec<(u32, Cow<'_, [trace_model::FlowPoint]>)> = Vec::new();
     let mut joined: HashMap<(trace_model::StrId, trace_model::StrId), usize> = HashMap::new();
     for (fi, f) in t.flows().iter().enumerate() {
         let v1 = f.points.iter().all(|p| !p.on_slice);
         if v1 && saturated(t.str(f.id)) {
             let k = *joined.entry((f.cat, f.name)).or_insert_with(|| {
-                out.push((fi as u32, Vec::new()));
+                out.push((fi as u32, Cow::Owned(Vec::new())));
                 out.len() - 1
             });
-            out[k].1.extend_from_slice(&f.points);
+            out[k].1.to_mut().extend_from_slice(&f.points);
         } else {
-            out.push((fi as u32, f.points.clone()));
+            out.push((fi as u32, Cow::Borrowed(&f.points)));
         }
     }
     for &k in joined.values() {
-        out[k].1.sort_by_key(|p| p.ts);
+        out[k].1.to_mut().sort_by_key(|p| p.ts);
     }
     out
 }
