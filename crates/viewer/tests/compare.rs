@@ -214,8 +214,43 @@ fn a_noisy_change_draws_unchanged_and_a_clean_shift_red() {
     assert!(t.contains("slower"), "{t}");
 }
 
+/// The main pane's region and the on-screen box of NEW's frame `name`.
+fn main_box(l: &Loaded, s: &ViewState, name: &str) -> (f32, f32, f32, f32) {
+    let (_, r) = s
+        .flame
+        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
+        .into_iter()
+        .find(|(w, _)| *w == Which::Main)
+        .unwrap();
+    let node = s
+        .flame
+        .find(l, name)
+        .unwrap_or_else(|| panic!("{name} drawn"));
+    s.flame.main.as_ref().unwrap().node_box(&r, node).unwrap()
+}
+
+/// The pixels of the row at `y` on which a frame only BASE has is hit, with BASE's node.
+fn removed_at(s: &ViewState, y: f32) -> Vec<(f32, u32)> {
+    (0..W)
+        .map(|x| x as f32 + 0.5)
+        .filter_map(|x| {
+            let k = s.flame.hit_removed((s.width, s.height), s.scale, x, y)?;
+            Some((x, k))
+        })
+        .collect()
+}
+
+/// The name of BASE's node `k` in its graph.
+fn base_name(s: &ViewState, k: u32) -> String {
+    let (b, t) = (
+        s.flame.base.as_ref().unwrap(),
+        s.flame.base_tree.as_ref().unwrap(),
+    );
+    trace_model::label_text(b, t.label[k as usize]).into_owned()
+}
+
 #[test]
-fn removed_stacks_are_marked_on_the_frame_they_left() {
+fn removed_stacks_are_drawn_from_bases_graph_in_the_frame_they_left() {
     let (l, base) = pair();
     let s = prepare_compare(&l, &shot(), Some(base)).unwrap();
     let px = render(&l, &s).unwrap();
@@ -228,23 +263,99 @@ fn removed_stacks_are_marked_on_the_frame_they_left() {
     let t = tip(&l, &s, "frame");
     assert!(t.contains("removed here (only in BASE): 1"), "{t}");
     assert!(t.contains("− gone_fn · base 1"), "{t}");
-    // The notch at the frame's right end is blue; frames without removed work have none.
-    let (_, r) = s
-        .flame
-        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
-        .into_iter()
-        .find(|(w, _)| *w == Which::Main)
-        .unwrap();
-    let right_end = |node| {
-        let (x, y, w, _) = s.flame.main.as_ref().unwrap().node_box(&r, node).unwrap();
-        let (x, y) = ((x + w - 2.0) as u32, (y + 1.0) as u32);
-        let i = ((y * W + x) * 4) as usize;
-        Color([px[i], px[i + 1], px[i + 2], px[i + 3]])
-    };
-    assert!(bluish(right_end(frame)), "{:?}", right_end(frame));
-    let steady = s.flame.find(&l, "steady_a").unwrap();
-    assert!(grey(right_end(steady)), "{:?}", right_end(steady));
-    assert!(s.flame.changes[steady as usize].removed.is_empty());
+    // NEW's frames keep their sizes against each other: 130 µs a call against 80.
+    let bx = |n| main_box(&l, &s, n);
+    let (slow, steady) = (bx("slow_fn"), bx("steady_a"));
+    assert!(
+        (slow.2 / steady.2 - 130.0 / 80.0).abs() < 0.01,
+        "{slow:?} {steady:?}"
+    );
+    // gone_fn, in the row of frame's children, after all of them, at BASE's width
+    // (50 µs a call against steady_a's 80).
+    let y = slow.1 + 3.0;
+    let hits = removed_at(&s, y);
+    assert!(!hits.is_empty(), "gone_fn drawn");
+    assert!(
+        hits.iter().all(|h| base_name(&s, h.1) == "gone_fn"),
+        "{hits:?}"
+    );
+    let (x0, x1) = (hits[0].0, hits[hits.len() - 1].0);
+    let width = x1 - x0 + 1.0;
+    assert!(
+        (width / steady.2 - 50.0 / 80.0).abs() < 0.03,
+        "{width} {steady:?}"
+    );
+    for n in [
+        "slow_fn", "fast_fn", "new_fn", "steady_a", "steady_b", "tiny_fn",
+    ] {
+        let b = bx(n);
+        assert!(
+            b.0 + b.2 <= x0 + 1.0,
+            "{n} {b:?} ends before gone_fn at {x0}"
+        );
+    }
+    let (fx, _, fw, _) = bx("frame");
+    assert!(x1 < fx + fw, "gone_fn inside frame");
+    let mid = (x0 + x1) / 2.0;
+    assert!(s.flame_hit(mid, y).is_none(), "no frame of NEW's there");
+    // Outlined in blue, filled pale blue (hatched a deeper blue).
+    let top = pixel(&px, mid, slow.1);
+    assert!(bluish(top), "outline {top:?}");
+    for x in [x0 + 4.0, mid, x1 - 4.0] {
+        let [r, g, b, _] = pixel(&px, x, y + 1.0).0.map(i32::from);
+        assert!(
+            b > r + 20 && b > g + 10 && r > 120,
+            "fill at {x}: {r} {g} {b}"
+        );
+    }
+    // The tooltip says it is BASE's, with BASE's numbers and stack.
+    let tip = spall_viewer::flame::describe_removed(&s, hits[0].1).join("\n");
+    for want in [
+        "− gone_fn",
+        "only in BASE",
+        "base: total 1",
+        "20 spans",
+        "  frame",
+    ] {
+        assert!(tip.contains(want), "{want} in {tip}");
+    }
+    // Frames without removed work below them are drawn as they were.
+    let steady_n = s.flame.find(&l, "steady_a").unwrap();
+    assert!(s.flame.changes[steady_n as usize].removed.is_empty());
+    let c = |n| colour_of(&l, &s, &px, n);
+    assert!(grey(c("steady_a")) && grey(c("frame")), "{:?}", c("frame"));
+}
+
+#[test]
+fn a_removed_stack_brings_its_subtree_from_base() {
+    // BASE: frame › work › (inner_slow, inner_same, inner_gone); NEW: frame › inner_same.
+    let base = nested(&[
+        ("inner_slow", 100.0),
+        ("inner_same", 80.0),
+        ("inner_gone", 60.0),
+    ]);
+    let new = trace(&[("inner_same", 80.0)]);
+    let (l, b) = (loaded(&new, "new"), Arc::new(loaded(&base, "base")));
+    let s = prepare_compare(&l, &shot(), Some(b)).unwrap();
+    let px = render(&l, &s).unwrap();
+    let same = main_box(&l, &s, "inner_same");
+    let row = |d: f32| removed_at(&s, same.1 + 3.0 + d * same.3.ceil());
+    let work = row(0.0);
+    assert!(
+        work.iter().all(|h| base_name(&s, h.1) == "work"),
+        "{work:?}"
+    );
+    // work's callees, one row further, inside work's span, BASE's order (heaviest first).
+    let below = row(1.0);
+    let mut names: Vec<String> = below.iter().map(|h| base_name(&s, h.1)).collect();
+    names.dedup();
+    assert_eq!(names, ["inner_slow", "inner_same", "inner_gone"]);
+    assert!(below[0].0 >= work[0].0 && below[below.len() - 1].0 <= work[work.len() - 1].0);
+    // NEW's inner_same, called from frame itself, is a stack BASE lacks: added.
+    let c = colour_of(&l, &s, &px, "inner_same");
+    assert!(reddish(c), "{c:?}");
+    // work's row, drawn: its outline blue.
+    assert!(bluish(pixel(&px, work[work.len() / 2].0, same.1)));
 }
 
 /// The pair's calls (gone_fn only in BASE, new_fn only in NEW), BASE recorded from 5 s

@@ -80,11 +80,9 @@ impl App {
                 s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
             }
             None if s.mode == Mode::Flame => {
-                let hit = s.flame_hit(x, y).map(|h| (h, x, y));
-                if hit.is_none() && s.flame.hover.is_none() {
+                if !s.flame_hover(x, y) {
                     return;
                 }
-                s.flame.hover = hit;
             }
             None if s.hover_base(x, y) => {}
             None => {
@@ -260,6 +258,7 @@ impl App {
                 Mode::Flame => Mode::Timeline,
             };
             s.flame.hover = None;
+            s.flame.hover_removed = None;
             self.redraw();
             return;
         }

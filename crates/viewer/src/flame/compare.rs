@@ -3,7 +3,8 @@
 //! change counts from 5% of BASE's value, from 0.1% of BASE's duration, and, with enough
 //! calls on each side, when the Mann-Whitney test finds the per-call self times shifted),
 //! and the colour that shows the change: red slower, blue faster, the deeper the larger,
-//! neutral grey when unchanged. Stacks only in BASE are listed on the frame they left.
+//! neutral grey when unchanged. Stacks only in BASE are listed on the frame they left
+//! (which the graph widens to draw them: `view::room`).
 
 use std::collections::HashMap;
 
@@ -35,6 +36,8 @@ pub struct Removed {
     pub name: String,
     /// Its total time in BASE.
     pub base_total: i64,
+    /// Its node in BASE's tree, whose subtree the graph draws in the room it is given.
+    pub node: u32,
 }
 
 /// One frame of NEW against BASE.
@@ -178,6 +181,7 @@ fn compare_trees(
             out[n as usize].removed.push(Removed {
                 name: label_text(bt, base.label[j]).into_owned(),
                 base_total: base.total[j],
+                node: j as u32,
             });
         }
     }
@@ -344,8 +348,18 @@ pub fn min_delta(base: &Trace) -> i64 {
     NoiseRules::for_base(base).min_delta
 }
 
-/// The notch on a frame under which BASE ran stacks NEW no longer has.
+/// The notch on a frame under which BASE ran stacks NEW no longer has, and the outline of
+/// those stacks' own frames.
 pub const REMOVED: Color = Color::rgb(44, 108, 224);
+
+/// The fill of a frame only BASE has: a pale blue, so the outline and the label read as
+/// BASE's work, not NEW's.
+pub fn removed_fill(theme: &Theme) -> Color {
+    match theme.kind {
+        ThemeKind::Light => Color::rgb(214, 226, 248),
+        ThemeKind::Dark => Color::rgb(40, 52, 82),
+    }
+}
 
 /// The fill of a frame in compare mode.
 pub fn fill(theme: &Theme, c: &Change) -> Color {

@@ -8,6 +8,7 @@ use trace_model::{label_text, FlameSort, FrameLabel};
 use crate::flame::compare;
 use crate::loaded::Loaded;
 use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
+use crate::view::room::{Ghost, Room};
 use crate::view::state::ViewState;
 use crate::view::viewport::format_duration;
 
@@ -56,6 +57,10 @@ pub fn build(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     if let Some((h, x, y)) = f.hover {
         tooltip(scene, fonts, l, s, h, x, y);
     }
+    if let Some((k, x, y)) = f.hover_removed {
+        let lines = describe_removed(s, k);
+        crate::overlay::tooltip_box(scene, fonts, s, &lines, x, y);
+    }
 }
 
 fn message(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, top: f32, text: &str) {
@@ -101,7 +106,7 @@ fn header(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         None => format!("Flame graph · {scope}{range} · {order}"),
     };
     if f.base.is_some() {
-        text = format!("{text} · compared: red slower, blue faster, + added");
+        text = format!("{text} · compared: red slower, blue faster, + added, − removed");
     }
     if let (None, Some(p)) = (&f.sandwich, &f.main) {
         if p.zoom != 0 {
@@ -161,8 +166,10 @@ fn pane(
             None => fill(l, s, label),
         };
         scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
-        // Work only BASE ran under this frame: a blue notch at its right end.
-        if ch.is_some_and(|c| !c.removed.is_empty()) && w > 8.0 * s.scale {
+        // Work only BASE ran under this frame, where the pane has no room to draw it: a
+        // blue notch at its right end.
+        let notch = p.room.is_none() && ch.is_some_and(|c| !c.removed.is_empty());
+        if notch && w > 8.0 * s.scale {
             let nw = 3.0 * s.scale;
             scene.rect(x + w - nw, y, nw, r.row_h - 1.0, compare::REMOVED);
         }
@@ -191,15 +198,15 @@ fn pane(
             scene.rect(r.x, y, r.w, r.row_h - 1.0, th.background.with_alpha(110));
         }
     }
-    let z = p.zoom as usize;
-    let scale = r.w as f64 / t.total[z].max(1) as f64;
-    let x_of = |n: u32| r.x + ((t.x[n as usize] - t.x[z]) as f64 * scale) as f32;
+    let z = p.zoom;
+    let scale = r.w as f64 / p.w(z).max(1) as f64;
+    let x_of = |n: u32| r.x + ((p.x(n) - p.x(z)) as f64 * scale) as f32;
     let merged = th.text_dim.with_alpha(120);
     let mut stack = vec![p.zoom];
     while let Some(n) = stack.pop() {
         let depth = t.depth[n as usize];
         let y = r.row_y(depth);
-        let w = (t.total[n as usize] as f64 * scale) as f32;
+        let w = (p.w(n) as f64 * scale) as f32;
         bar(scene, fonts, n, x_of(n), y, w);
         // Children one row further; stop once rows leave the pane.
         let cy = r.row_y(depth + 1);
@@ -215,18 +222,22 @@ fn pane(
                 }
             }
         };
+        // Removed stacks widen frames, so their widths may leave the heaviest-first order.
+        let ordered = p.room.as_ref().is_none_or(|m| !m.reordered[n as usize]);
         for c in t.children(n) {
-            let cw = (t.total[c as usize] as f64 * scale) as f32;
+            let cw = (p.w(c) as f64 * scale) as f32;
             let cx = x_of(c);
             if cw >= MIN_PX {
                 flush(scene, &mut run);
                 stack.push(c);
                 continue;
             }
-            if s.flame.sort == FlameSort::Heaviest {
+            if s.flame.sort == FlameSort::Heaviest && ordered {
                 // Every later sibling is lighter still: one box for the rest, which ends
-                // where the children's time ends (the rest of the parent is self time).
-                let kids = (t.total[n as usize] - t.self_ns[n as usize]).max(0);
+                // where the children's time ends (the rest of the parent is removed
+                // stacks, then self time).
+                let direct = p.room.as_ref().map_or(0, |m| m.direct[n as usize]);
+                let kids = (p.w(n) - t.self_ns[n as usize] - direct).max(0);
                 let end = x_of(n) + ((kids as f64 * scale) as f32).min(w);
                 run = Some((run.map_or(cx, |r| r.0), end.max(cx)));
                 break;
@@ -240,6 +251,12 @@ fn pane(
             });
         }
         flush(scene, &mut run);
+        if let Some(room) = &p.room {
+            for &g in room.ghosts_of(n) {
+                let at = |k: u32| r.x + ((room.x_in(g, k) - p.x(z)) as f64 * scale) as f32;
+                removed(scene, fonts, s, (room, g), r, (&at, scale));
+            }
+        }
     }
     // The selection, outlined.
     if let Some(h) = s.flame.selected.filter(|h| h.pane == which) {
@@ -254,6 +271,82 @@ fn pane(
             );
         }
     }
+}
+
+/// A removed stack, from BASE's graph: each frame of its subtree at least a pixel wide,
+/// pale, hatched and outlined in blue, its name after a `−`.
+fn removed(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    s: &ViewState,
+    (room, g): (&Room, Ghost),
+    r: &Region,
+    (x_of, scale): (&dyn Fn(u32) -> f32, f64),
+) {
+    let Some(bt) = s.flame.base.as_deref() else {
+        return;
+    };
+    let b = &room.base;
+    let fill = compare::removed_fill(&s.theme);
+    let (h, px) = (r.row_h - 1.0, 12.0 * s.scale);
+    let step = 6.0 * s.scale;
+    let mut stack = vec![g.node];
+    while let Some(k) = stack.pop() {
+        let (x, w) = (x_of(k), (b.total[k as usize] as f64 * scale) as f32);
+        let y = r.row_y(b.depth[k as usize]);
+        if w < MIN_PX || y + r.row_h <= r.y || y >= r.y + r.h || x >= r.x + r.w {
+            continue;
+        }
+        scene.rect(x, y, w, h, fill);
+        if w > step {
+            scene.push_clip(x, y, w, h);
+            let mut hx = x - h;
+            while hx < x + w {
+                scene.line(hx, y + h, hx + h, y, 1.0, compare::REMOVED.with_alpha(70));
+                hx += step;
+            }
+            scene.pop_clip();
+        }
+        scene.outline(x, y, w, h, 1.0, compare::REMOVED);
+        if w > 14.0 {
+            let lx = x.max(r.x) + 4.0;
+            let room = (x + w).min(r.x + r.w) - lx - 3.0;
+            let text = format!("− {}", label_text(bt, b.label[k as usize]));
+            if let Some(fit) = fonts.truncate(&text, px, room) {
+                let c = s.theme.text_on(fill);
+                scene.text(fonts, lx, y + h / 2.0, px, VAlign::Center, c, &fit);
+            }
+        }
+        stack.extend(b.children(k));
+    }
+}
+
+/// Lines describing a frame only BASE has (node `k` of BASE's graph): that it was
+/// removed, BASE's times, and its stack in BASE.
+pub fn describe_removed(s: &ViewState, k: u32) -> Vec<String> {
+    let (Some(bt), Some(b)) = (s.flame.base.as_deref(), s.flame.base_tree.as_deref()) else {
+        return Vec::new();
+    };
+    let n = k as usize;
+    let name = |k: u32| label_text(bt, b.label[k as usize]).into_owned();
+    let mut lines = vec![
+        format!("− {}", name(k)),
+        "removed: only in BASE (drawn at BASE's width)".to_string(),
+        format!(
+            "base: total {} · self {} · {} spans",
+            format_duration(b.total[n]),
+            format_duration(b.self_ns[n]),
+            b.count[n]
+        ),
+        "stack in BASE:".to_string(),
+    ];
+    let path = b.path(k);
+    let skip = path.len().saturating_sub(12);
+    if skip > 0 {
+        lines.push(format!("  … {skip} more"));
+    }
+    lines.extend(path[skip..].iter().map(|&k| format!("  {}", name(k))));
+    lines
 }
 
 /// Lines describing a frame: its stack (innermost last), total, self, count and shares.

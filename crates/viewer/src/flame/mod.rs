@@ -9,4 +9,4 @@ pub mod compare;
 pub(crate) mod draw;
 pub(crate) mod panel;
 
-pub use draw::describe;
+pub use draw::{describe, describe_removed};

@@ -11,6 +11,7 @@ use crate::flame::compare::{self, Change};
 
 use crate::loaded::Loaded;
 use crate::view::layout::{Collapsed, Track};
+use crate::view::room::Room;
 
 /// Which view the main area shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,12 +42,34 @@ pub struct Pane {
     pub tree: Arc<FlameTree>,
     /// The frame whose subtree fills the width.
     pub zoom: u32,
+    /// Compare mode: the layout widened for the stacks only BASE has, when there are any.
+    pub room: Option<Arc<Room>>,
 }
 
 impl Pane {
     /// A pane showing the whole of `tree`.
     pub fn new(tree: Arc<FlameTree>) -> Pane {
-        Pane { tree, zoom: 0 }
+        Pane {
+            tree,
+            zoom: 0,
+            room: None,
+        }
+    }
+
+    /// Where node `n`'s bar starts, in the layout's nanoseconds.
+    pub fn x(&self, n: u32) -> i64 {
+        match &self.room {
+            Some(r) => r.x[n as usize],
+            None => self.tree.x[n as usize],
+        }
+    }
+
+    /// Node `n`'s width, in the layout's nanoseconds.
+    pub fn w(&self, n: u32) -> i64 {
+        match &self.room {
+            Some(r) => r.w[n as usize],
+            None => self.tree.total[n as usize],
+        }
     }
 }
 
@@ -118,6 +141,9 @@ pub struct FlameView {
     pub selected: Option<FlameHit>,
     /// The frame under the pointer, and the pointer's position in pixels.
     pub hover: Option<(FlameHit, f32, f32)>,
+    /// Compare mode: the frame only BASE has under the pointer (its node in BASE's
+    /// graph), and the pointer's position.
+    pub hover_removed: Option<(u32, f32, f32)>,
     /// Spans merged into the selected frame, by start; and the one last stepped to.
     pub occurrences: Vec<SpanRef>,
     /// Index into [`occurrences`](Self::occurrences) of the span last stepped to.
@@ -143,6 +169,7 @@ impl Default for FlameView {
             sandwich: None,
             selected: None,
             hover: None,
+            hover_removed: None,
             occurrences: Vec::new(),
             occurrence: None,
             base: None,
@@ -263,32 +290,56 @@ impl Pane {
             let ancestor = self.zoom == node || t.path(self.zoom).contains(&node) || node == 0;
             return ancestor.then_some((r.x, y, r.w, r.row_h - 1.0));
         }
-        let scale = r.w as f64 / t.total[z].max(1) as f64;
-        let x = r.x + ((t.x[n] - t.x[z]) as f64 * scale) as f32;
-        let w = (t.total[n] as f64 * scale) as f32;
+        let scale = r.w as f64 / self.w(self.zoom).max(1) as f64;
+        let x = r.x + ((self.x(node) - self.x(self.zoom)) as f64 * scale) as f32;
+        let w = (self.w(node) as f64 * scale) as f32;
         Some((x, y, w, r.row_h - 1.0))
+    }
+
+    /// The frame only BASE has at a point (compare mode): its node in BASE's tree.
+    pub fn hit_removed(&self, r: &Region, x: f32, y: f32) -> Option<u32> {
+        let room = self.room.as_ref()?;
+        let (row, at) = self.row_and_time(r, x, y)?;
+        let t = &self.tree;
+        let mut n = self.zoom;
+        while t.depth[n as usize] < row {
+            match self.child_at(n, at) {
+                Some(c) => n = c,
+                None => return room.hit(n, row, at),
+            }
+        }
+        None
+    }
+
+    /// The row at `y` below the zoomed frame, and the layout's time at `x`.
+    fn row_and_time(&self, r: &Region, x: f32, y: f32) -> Option<(u32, f64)> {
+        if self.tree.is_empty() || x < r.x || x >= r.x + r.w {
+            return None;
+        }
+        let row = r.row_at(y)?;
+        let zw = self.w(self.zoom) as f64;
+        let at = self.x(self.zoom) as f64 + (x - r.x) as f64 / r.w as f64 * zw;
+        Some((row, at))
+    }
+
+    /// The child of `n` whose bar covers the layout's time `at`.
+    fn child_at(&self, n: u32, at: f64) -> Option<u32> {
+        (self.tree.children(n))
+            .find(|&c| (self.x(c) as f64) <= at && at < (self.x(c) + self.w(c)) as f64)
     }
 
     /// The frame at a point.
     pub fn hit(&self, r: &Region, x: f32, y: f32) -> Option<u32> {
         let t = &self.tree;
-        if t.is_empty() || x < r.x || x >= r.x + r.w {
-            return None;
-        }
-        let row = r.row_at(y)?;
-        let z = self.zoom as usize;
-        if row <= t.depth[z] {
+        let (row, at) = self.row_and_time(r, x, y)?;
+        if row <= t.depth[self.zoom as usize] {
             let mut chain = vec![0];
             chain.extend(t.path(self.zoom));
             return chain.get(row as usize).copied();
         }
-        let at = t.x[z] as f64 + (x - r.x) as f64 / r.w as f64 * t.total[z] as f64;
         let mut n = self.zoom;
         while t.depth[n as usize] < row {
-            n = t.children(n).find(|&c| {
-                (t.x[c as usize] as f64) <= at
-                    && at < (t.x[c as usize] + t.total[c as usize]) as f64
-            })?;
+            n = self.child_at(n, at)?;
         }
         Some(n)
     }
@@ -355,12 +406,16 @@ impl FlameView {
         let old_path = self.main.as_ref().map(|p| labels(&p.tree, p.zoom));
         let tree = Arc::new(tree);
         let zoom = old_path.map_or(0, |p| find_path(&tree, &p).unwrap_or(0));
+        let room = (compared.base_tree.clone())
+            .and_then(|b| Room::new(&tree, &compared.changes, b))
+            .map(Arc::new);
         self.changes = compared.changes;
         self.base_tree = compared.base_tree;
-        self.main = Some(Pane { tree, zoom });
+        self.main = Some(Pane { tree, zoom, room });
         self.built = Some(want);
         self.selected = None;
         self.hover = None;
+        self.hover_removed = None;
         self.occurrences.clear();
         self.occurrence = None;
         if let Some(sw) = &self.sandwich {
@@ -440,6 +495,14 @@ impl FlameView {
             })
     }
 
+    /// The frame only BASE has at a point (compare mode): its node in BASE's graph.
+    pub fn hit_removed(&self, (w, h): (f32, f32), scale: f32, x: f32, y: f32) -> Option<u32> {
+        let top = HEADER_PX * scale;
+        let (_, r) =
+            (self.regions(top, w, h, scale).into_iter()).find(|(w, _)| *w == Which::Main)?;
+        self.main.as_ref()?.hit_removed(&r, x, y)
+    }
+
     /// A click: zooms into the frame (or back out to an ancestor) and selects it; the
     /// main graph's frames list their occurrences.
     pub fn click(&mut self, l: &Loaded, opts: &FlameOptions, h: FlameHit) {
@@ -502,6 +565,7 @@ impl FlameView {
         });
         self.selected = None;
         self.hover = None;
+        self.hover_removed = None;
     }
 
     /// Compare mode: the changes of NEW's sandwich of `label` against BASE's sandwich of

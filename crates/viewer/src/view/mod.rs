@@ -4,6 +4,7 @@
 //! - [`viewport`]: which time is at which pixel; zoom, pan, fit, ruler ticks.
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
+//! - [`room`]: compare mode's flame graph, widened for the stacks only BASE has.
 //! - [`state`]: the whole view (selection, hover, range, highlights, mode).
 //! - [`compare`]: compare mode's timeline: BASE's tracks under NEW's, on one time axis.
 //! - [`search`]: the names that match a query, stepped through in time order.
@@ -13,6 +14,7 @@ pub mod compare;
 pub mod flame;
 pub mod geometry;
 pub mod layout;
+pub mod room;
 pub mod search;
 pub mod state;
 pub mod viewport;

@@ -119,6 +119,24 @@ impl ViewState {
         self.flame.hit((self.width, self.height), self.scale, x, y)
     }
 
+    /// The pointer moved to `(x, y)` over the flame graph: the frame under it (NEW's, or
+    /// in compare mode one only BASE has); false when nothing was and nothing is.
+    pub fn flame_hover(&mut self, x: f32, y: f32) -> bool {
+        let hit = self.flame_hit(x, y).map(|h| (h, x, y));
+        let size = (self.width, self.height);
+        let removed = (hit.is_none())
+            .then(|| self.flame.hit_removed(size, self.scale, x, y))
+            .flatten()
+            .map(|k| (k, x, y));
+        let idle = hit.is_none() && removed.is_none();
+        if idle && self.flame.hover.is_none() && self.flame.hover_removed.is_none() {
+            return false;
+        }
+        self.flame.hover = hit;
+        self.flame.hover_removed = removed;
+        true
+    }
+
     /// A click on a flame graph frame: zooms into it and selects it.
     pub fn flame_click(&mut self, l: &Loaded, h: FlameHit) {
         let opts = self.flame_options(l);
