@@ -45,6 +45,21 @@ impl ArgsStore {
         ArgsId(id)
     }
 
+    /// A new set holding `b`'s arguments and `e`'s (a key of `e` replaces `b`'s), when both
+    /// are JSON objects; else `b`.
+    pub(crate) fn merged(&mut self, b: ArgsId, e: ArgsId) -> ArgsId {
+        let object = |id| match self.json(id) {
+            Some(serde_json::Value::Object(m)) if self.get(id).is_some_and(|g| g.1) => Some(m),
+            _ => None,
+        };
+        let (Some(mut m), Some(end)) = (object(b), object(e)) else {
+            return b;
+        };
+        m.extend(end);
+        let text = serde_json::Value::Object(m).to_string();
+        self.add(&text, true)
+    }
+
     /// Appends every entry of `other`, taking its segments without copying them; its id
     /// `i` becomes `i + offset` (the return value).
     pub(crate) fn append(&mut self, other: ArgsStore) -> u32 {

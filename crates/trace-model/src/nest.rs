@@ -4,7 +4,7 @@
 
 use spall_format::{Diagnostics, Phase};
 
-use crate::args::ArgsId;
+use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
 use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
@@ -26,6 +26,16 @@ pub(crate) struct Pending {
 /// Where a span is: (segment, index in it).
 type Slot = (u32, usize);
 
+/// The top bit of a span's [`ArgsId`] between matching and the end of the build: the low
+/// bits index the thread's [`EndArgs`], whose merged set replaces it (see
+/// [`merge_end_args`]).
+pub(crate) const MERGED_ARGS: u32 = 1 << 31;
+
+/// Per span whose `B` and `E` both carry arguments: (the `B`'s, the `E`'s). The thread's
+/// spans hold `ArgsId(MERGED_ARGS | index)` until the argument store can take the merged
+/// set (threads match in parallel; the store is built on one thread).
+pub(crate) type EndArgs = Vec<(ArgsId, ArgsId)>;
+
 /// B/E matching for one thread, fed events in time order (for B and E; X events may come
 /// in any order). Spans are kept in the order they open (a B reserves its slot, filled in
 /// by its E), so that nesting breaks ties between equal spans by file order.
@@ -42,6 +52,8 @@ pub(crate) struct Matcher {
     /// A chunk of a parallel decode: E events that found no open B, kept (in order) for
     /// [`append`](Matcher::append) to match against earlier chunks instead of reported.
     orphans: Option<Vec<Pending>>,
+    /// E events with arguments that closed a B with arguments: (the B's slot, the E).
+    ends: Vec<(Slot, Pending)>,
 }
 
 impl Matcher {
@@ -98,6 +110,11 @@ impl Matcher {
             fix_span(s);
         }
         let base = self.spans.len() as u32;
+        self.ends
+            .extend(next.ends.drain(..).map(|((seg, i), mut x)| {
+                fix_event(&mut x);
+                ((seg + base, i), x)
+            }));
         self.spans.append(&mut next.spans);
         self.open
             .extend(next.open.into_iter().map(|((seg, i), mut b)| {
@@ -225,17 +242,19 @@ impl Matcher {
         s.dur = x.ts - b.ts;
         if s.args == ArgsId::NONE {
             s.args = x.args;
+        } else if x.args != ArgsId::NONE {
+            self.ends.push(((seg, i), *x));
         }
     }
 
     /// Ends matching: unclosed B events end at `trace_end`, flagged unfinished. Returns the
-    /// spans for [`nest`].
+    /// spans for [`nest`], and the argument sets to merge for [`merge_end_args`].
     pub(crate) fn finish(
         mut self,
         trace_end: i64,
         names: &dyn Fn(StrId) -> String,
         d: &mut Diagnostics<ModelWarning>,
-    ) -> Vec<Vec<(SpanData, u64)>> {
+    ) -> (Vec<Vec<(SpanData, u64)>>, EndArgs) {
         self.flush_run(names, d);
         let unclosed = self.open.len() as u64;
         if unclosed > 0 {
@@ -253,7 +272,17 @@ impl Matcher {
             s.dur = (trace_end - b.ts).max(0);
             s.flags |= flags::UNFINISHED;
         }
-        self.spans
+        let mut merges = EndArgs::with_capacity(self.ends.len());
+        for ((seg, i), x) in self.ends {
+            let s = &mut self.spans[seg as usize][i].0;
+            let k = u32::try_from(merges.len())
+                .ok()
+                .filter(|k| k & MERGED_ARGS == 0)
+                .expect("fewer than 2^31 spans with end arguments on a thread");
+            merges.push((s.args, x.args));
+            s.args = ArgsId(MERGED_ARGS | k);
+        }
+        (self.spans, merges)
     }
 }
 
@@ -290,7 +319,7 @@ pub(crate) fn build_lanes(
     from_spall: bool,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
-) -> Vec<Lane> {
+) -> (Vec<Lane>, EndArgs) {
     if !events.windows(2).all(|w| w[0].ts <= w[1].ts) {
         events.sort_by_key(|e| e.ts);
     }
@@ -298,7 +327,27 @@ pub(crate) fn build_lanes(
     for e in events {
         m.push(e, names, d);
     }
-    nest(m.finish(trace_end, names, d), names, d)
+    let (spans, merges) = m.finish(trace_end, names, d);
+    (nest(spans, names, d), merges)
+}
+
+/// Gives each span that holds `ArgsId(MERGED_ARGS | k)` the merged set of `merges[k]`: its
+/// `B`'s arguments with its `E`'s added (an `E` key replaces the `B`'s), as Chrome's
+/// trace viewer and trace_processor show them.
+pub(crate) fn merge_end_args(
+    lanes: &mut [Lane],
+    merges: &[(ArgsId, ArgsId)],
+    args: &mut ArgsStore,
+) {
+    if merges.is_empty() {
+        return;
+    }
+    let ids: Vec<ArgsId> = (merges.iter()).map(|&(b, e)| args.merged(b, e)).collect();
+    for a in lanes.iter_mut().flat_map(|l| l.args.iter_mut()) {
+        if a.0 & MERGED_ARGS != 0 {
+            *a = ids[(a.0 & !MERGED_ARGS) as usize];
+        }
+    }
 }
 
 /// Assigns depths by containment: sort by (start ascending, duration descending), then a

@@ -315,3 +315,48 @@ fn real_spall_file_across_chunks_equals_nesting() {
     assert_eq!(par.span_count(), 5 * 91_542);
     assert_same(&par, &buffered(&bytes), "odingengine x5");
 }
+
+/// A span whose `B` and `E` both carry arguments holds both sets merged (an `E` key wins,
+/// as in trace_processor and Chrome's trace viewer), whether the pair is in one chunk or
+/// its `E` is chunks after its `B`; a `B` without arguments takes its `E`'s.
+#[test]
+fn end_arguments_merge_into_the_begins() {
+    let mut s = String::from("[\n");
+    s.push_str("{\"name\":\"outer\",\"ph\":\"B\",\"ts\":0,\"pid\":1,\"tid\":1,\"args\":{\"a\":1,\"kept\":\"b\"}},\n");
+    s.push_str(
+        "{\"name\":\"near\",\"ph\":\"B\",\"ts\":1,\"pid\":1,\"tid\":1,\"args\":{\"x\":1}},\n",
+    );
+    s.push_str(
+        "{\"name\":\"near\",\"ph\":\"E\",\"ts\":2,\"pid\":1,\"tid\":1,\"args\":{\"y\":[2]}},\n",
+    );
+    s.push_str("{\"name\":\"bare\",\"ph\":\"B\",\"ts\":3,\"pid\":1,\"tid\":1},\n");
+    s.push_str("{\"name\":\"bare\",\"ph\":\"E\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{\"only\":\"end\"}},\n");
+    let pad = "z".repeat(200);
+    for i in 0..3 * CHUNK_BYTES as u64 / 100 {
+        s.push_str(&format!(
+            "{{\"name\":\"i{pad}\",\"ph\":\"i\",\"ts\":{},\"pid\":1,\"tid\":2}},\n",
+            10 + i
+        ));
+    }
+    s.push_str("{\"name\":\"outer\",\"ph\":\"E\",\"ts\":99999999,\"pid\":1,\"tid\":1,\"args\":{\"a\":2,\"e\":true}}]\n");
+    let bytes = s.into_bytes();
+    assert!(bytes.len() > 3 * CHUNK_BYTES);
+    let args = |t: &Trace, name: &str| -> serde_json::Value {
+        let th = &t.threads()[0];
+        let l = th
+            .lanes
+            .iter()
+            .flat_map(|l| (0..l.len()).map(move |i| (l, i)));
+        let (l, i) = l.find(|(l, i)| t.str(l.name[*i]) == name).unwrap();
+        t.args().json(l.args[i]).unwrap()
+    };
+    let par = load_bytes(&bytes).unwrap();
+    let want = serde_json::json!({"a": 2, "kept": "b", "e": true});
+    assert_eq!(args(&par, "outer"), want, "across chunks");
+    assert_eq!(args(&par, "near"), serde_json::json!({"x": 1, "y": [2]}));
+    assert_eq!(args(&par, "bare"), serde_json::json!({"only": "end"}));
+    let seq = buffered(&bytes);
+    assert_eq!(args(&seq, "outer"), want, "buffered");
+    assert_same(&seq, &par, "end arguments");
+    assert_same(&stepped(&bytes), &par, "end arguments, stepped");
+}

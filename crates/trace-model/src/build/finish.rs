@@ -12,7 +12,7 @@ use super::{ProcessBuild, ThreadBuild, TraceBuilder};
 use crate::asyncs::{self, AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
 use crate::flows;
-use crate::nest::{build_lanes, nest};
+use crate::nest::{build_lanes, merge_end_args, nest, EndArgs};
 use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
 use crate::samples::{self, SampleTrack};
 use crate::span::{ExtId, Process, Thread};
@@ -88,6 +88,12 @@ impl TraceBuilder {
             || other.renumber_and_sort(&order, end),
         );
         spall_util::timing::stage("threads nested, other events sorted");
+        let per_thread = (per_thread.into_iter())
+            .map(|(mut t, d, merges)| {
+                merge_end_args(&mut t.lanes, &merges, &mut args);
+                (t, d)
+            })
+            .collect();
         let threads = order.place_threads(per_thread, &mut diags);
         diags.merge(async_diags);
         let processes = order.processes_with_threads(&processes, &threads);
@@ -211,23 +217,23 @@ fn inverse(order: &[u32]) -> Vec<u32> {
 }
 
 /// Each thread's spans matched and nested into lanes, threads in parallel, each with its
-/// own warnings; in the threads' old order.
+/// own warnings and the argument sets its spans' `E` events add; in the threads' old order.
 fn nest_threads(
     threads: Vec<ThreadBuild>,
     end: i64,
     from_spall: bool,
     strings: &Strings,
-) -> Vec<(Thread, Diagnostics<ModelWarning>)> {
+) -> Vec<(Thread, Diagnostics<ModelWarning>, EndArgs)> {
     let names = |id: StrId| strings.get(id).to_string();
     threads
         .into_par_iter()
         .map(|t| {
             let mut d = Diagnostics::default();
-            let lanes = match (t.joined, t.stream) {
-                (Some(j), _) => j.finish(end, &names, &mut d),
+            let (lanes, merges) = match (t.joined, t.stream) {
+                (Some(j), _) => (j.finish(end, &names, &mut d), EndArgs::new()),
                 (None, Some(m)) => {
-                    let spans = m.finish(end, &names, &mut d);
-                    nest(spans, &names, &mut d)
+                    let (spans, merges) = m.finish(end, &names, &mut d);
+                    (nest(spans, &names, &mut d), merges)
                 }
                 (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
             };
@@ -239,7 +245,7 @@ fn nest_threads(
                 sort_index: t.sort_index,
                 lanes,
             };
-            (thread, d)
+            (thread, d, merges)
         })
         .collect()
 }
