@@ -202,6 +202,7 @@ impl TraceBuilder {
         }
     }
 
+    #[inline(always)]
     fn time(&mut self, ts: i64, end: i64) {
         self.start = self.start.min(ts);
         self.end = self.end.max(end);
@@ -580,7 +581,7 @@ impl TraceBuilder {
 impl TraceBuilder {
     /// A `.spall` v3 Begin or End (`name` is `None`) of a streaming builder: its time
     /// checked and recorded, then onto the thread's stack.
-    #[inline]
+    #[inline(always)]
     fn spall_event(&mut self, ev: &RawEvent<'_>, name: Option<StrId>, args: ArgsId) {
         self.time(ev.ts, ev.ts);
         let t = match self.spall_thread {

@@ -343,7 +343,7 @@ fn end_arguments_merge_into_the_begins() {
     assert!(bytes.len() > 3 * CHUNK_BYTES);
     let args = |t: &Trace, name: &str| -> serde_json::Value {
         let th = &t.threads()[0];
-        let l = th
+        let mut l = th
             .lanes
             .iter()
             .flat_map(|l| (0..l.len()).map(move |i| (l, i)));
