@@ -1,6 +1,6 @@
 // The load worker: a second instance of the viewer's WebAssembly module (the page sends the
-// module it compiled) that reads a trace in chunks, decodes it (a .spall file as the chunks
-// arrive) and builds the model, and hands the model to the page as one transferred buffer.
+// module it compiled) that reads a trace in chunks, decodes it (a .spall or JSON file as the
+// chunks arrive) and builds the model, and hands the model to the page as one transferred buffer.
 // The page's thread only draws meanwhile.
 //
 // Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
@@ -19,9 +19,10 @@ const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e
 const report = (loader) =>
   postMessage({ progress: [...loader.progress(), loader.streaming() ? "loading" : "reading"] });
 
-// Feeds a File to a new Loader, a slice of `size` bytes at a time.
-const readFile = async (name, file, stream, size) => {
-  const loader = new Loader(name, file.size, stream);
+// Feeds a File to a new Loader, a slice of `size` bytes at a time; `runs`: the stream's runs
+// (0: as natively).
+const readFile = async (name, file, stream, size, runs) => {
+  const loader = new Loader(name, file.size, stream, runs);
   for (let at = 0; at < file.size; at += size) {
     let chunk;
     try {
@@ -45,7 +46,7 @@ const readUrl = async (name, url, stream) => {
   }
   if (!r.ok) throw `${name}: the server answered ${r.status} ${r.statusText}`;
   // Compressed in transit, the length is the compressed one: progress stops short.
-  const loader = new Loader(name, Number(r.headers.get("content-length")) || 0, stream);
+  const loader = new Loader(name, Number(r.headers.get("content-length")) || 0, stream, 0);
   const reader = r.body.getReader();
   let done = 0, reported = 0;
   for (;;) {
@@ -71,12 +72,13 @@ onmessage = async ({ data }) => {
   }
   postMessage({ started: true });
   const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
+  // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
   const read = (stream) =>
-    file ? readFile(name, file, stream, chunk || CHUNK) : readUrl(name, url, stream);
+    file ? readFile(name, file, stream, chunk || CHUNK, chunk || 0) : readUrl(name, url, stream);
   try {
     let loader = await read(true);
     let model = loader.finish(progress);
-    // A streamed .spall whose events go back in time is decoded again, whole.
+    // A streamed file whose events go back in time is decoded again, whole.
     if (model.length === 0) {
       loader = await read(false);
       model = loader.finish(progress);

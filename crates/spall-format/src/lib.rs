@@ -62,7 +62,7 @@ pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_K
 pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
-pub use json::{JsonInfo, TopLevelKey};
+pub use json::{JsonInfo, JsonStream, TopLevelKey};
 pub use json_writer::JsonWriter;
 pub use mapped::MappedFile;
 // The memory limit is part of DecodeOptions and of an ErrorKind: re-exported so

@@ -34,6 +34,9 @@ use crate::{decode_plain, spall, Format, Input, Summary};
 /// cores share even a 50 MB input evenly.
 pub const CHUNK_BYTES: usize = 4 << 20;
 
+/// How far past a chunk's size the start of the next JSON chunk is looked for.
+pub(crate) const GUESS_AHEAD: usize = 1 << 20;
+
 /// Inputs below this size are decoded in one piece.
 pub(crate) const PARALLEL_MIN: usize = 2 * CHUNK_BYTES;
 
@@ -303,11 +306,10 @@ fn run<S: EventSink>(
 /// Guesses where an array element starts at or after `from`: a `{` whose previous
 /// non-blank bytes are `,` and then `}`, preferring one whose object has a `ph` member (a
 /// trace event rather than an object inside an event's args: Chromium's snapshots hold
-/// arrays of objects). Looks at most 1 MiB ahead, and reads at most that much more to check
-/// candidates. A wrong guess costs a chunk parsed twice.
-fn guess_element(b: &[u8], from: usize) -> Option<usize> {
-    const AHEAD: usize = 1 << 20;
-    let window = &b[..b.len().min(from.saturating_add(AHEAD))];
+/// arrays of objects). Looks at most `ahead` bytes ahead ([`GUESS_AHEAD`]), and reads no
+/// further to check candidates. A wrong guess costs a chunk parsed twice.
+pub(crate) fn guess_element(b: &[u8], from: usize, ahead: usize) -> Option<usize> {
+    let window = &b[..b.len().min(from.saturating_add(ahead))];
     let mut candidates = memchr::memchr_iter(b'{', &window[from.min(window.len())..])
         .map(|j| from + j)
         .filter(|&i| {
@@ -323,7 +325,7 @@ fn guess_element(b: &[u8], from: usize) -> Option<usize> {
             }
         });
     let first = candidates.next()?;
-    let mut budget = AHEAD;
+    let mut budget = ahead;
     let mut i = first;
     loop {
         let (event, stop) = json::scan::object_has_key(window, i, b"ph");
@@ -363,7 +365,7 @@ where
     let mut events = 0u64;
     let mut hook = |start: usize, d: &mut Diagnostics| -> (usize, bool) {
         let mut starts = vec![start];
-        while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES) {
+        while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES, GUESS_AHEAD) {
             starts.push(g);
         }
         spall_util::timing::stage("JSON chunk starts guessed");
@@ -471,7 +473,7 @@ fn utf8_parallel(b: &[u8]) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::guess_element;
+    use super::{guess_element, GUESS_AHEAD};
 
     #[test]
     fn guess_skips_objects_inside_args() {
@@ -480,13 +482,13 @@ mod tests {
 {"name":"a","ph":"X","ts":1,"dur":1,"pid":1,"tid":1}]"#;
         let inside = b.windows(5).position(|w| w == b"tiles").unwrap();
         let next = b.windows(8).position(|w| w == br#"{"name":"#).unwrap();
-        assert_eq!(guess_element(b, inside), Some(next));
+        assert_eq!(guess_element(b, inside, GUESS_AHEAD), Some(next));
     }
 
     #[test]
     fn guess_without_ph_keeps_the_first_candidate() {
         let b = br#"[{"a":1},{"b":2},{"c":3}]"#;
-        assert_eq!(guess_element(b, 2), Some(9));
-        assert_eq!(guess_element(b, 20), None);
+        assert_eq!(guess_element(b, 2, GUESS_AHEAD), Some(9));
+        assert_eq!(guess_element(b, 20, GUESS_AHEAD), None);
     }
 }

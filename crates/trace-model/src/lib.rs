@@ -49,6 +49,7 @@ mod samples;
 mod span;
 mod stack;
 mod stats;
+mod stream;
 mod strings;
 mod trace;
 mod transfer;
@@ -63,7 +64,7 @@ pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
-pub use load::{load, load_bytes, load_with, LoadSteps, LoadStream};
+pub use load::{load, load_bytes, load_with, LoadSteps};
 pub use memory::{
     check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
 };
@@ -74,6 +75,7 @@ pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, MemoryLimit, Summary};
 pub use span::{flags, ExtId, Lane, Process, SpanData, SpanRef, Thread};
 pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};
+pub use stream::LoadStream;
 pub use strings::{StrId, Strings};
 pub use trace::Trace;
 pub use transfer::{TransferError, TransferReader, TransferWriter};

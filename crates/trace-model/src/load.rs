@@ -114,62 +114,6 @@ fn load_parts(
     Ok(builder.finish(summary))
 }
 
-/// A `.spall` version 3 file loaded as its bytes arrive (a browser's worker reading the
-/// file in chunks): [`push`](Self::push) the bytes, then [`finish`](Self::finish). Only
-/// the model and about one chunk of the file are held. The result is [`load_bytes`]'s.
-///
-/// ```
-/// # let file = {
-/// #     let mut w = spall_format::SpallWriter::new(Vec::new(), 1.0).unwrap();
-/// #     w.begin(1, 1, 10, "main", "").unwrap();
-/// #     w.end(1, 1, 20).unwrap();
-/// #     w.finish().unwrap()
-/// # };
-/// assert!(trace_model::LoadStream::accepts(&file));
-/// let mut load = trace_model::LoadStream::new();
-/// for piece in file.chunks(5) {
-///     load.push(piece).unwrap();
-/// }
-/// assert_eq!(load.finish().unwrap().unwrap().span_count(), 1);
-/// ```
-#[derive(Debug)]
-pub struct LoadStream {
-    stream: spall_format::SpallStream<TraceBuilder>,
-}
-
-impl LoadStream {
-    /// Whether a file starting with `head` (its first 32 bytes at least) can be loaded so.
-    pub fn accepts(head: &[u8]) -> bool {
-        spall_format::SpallStream::<TraceBuilder>::accepts(head)
-    }
-
-    /// A load with nothing read yet.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> LoadStream {
-        LoadStream {
-            stream: spall_format::SpallStream::new(TraceBuilder::streaming),
-        }
-    }
-
-    /// `(read, decoded)` bytes.
-    pub fn progress(&self) -> (u64, u64) {
-        self.stream.progress()
-    }
-
-    /// The file's next bytes: the buffers they complete are decoded.
-    pub fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
-        self.stream.push(chunk)
-    }
-
-    /// Merges the chunks and nests the spans. `None` when some thread's events go back in
-    /// time: that needs the whole file decoded again, buffered ([`load_bytes`]), and the
-    /// stream no longer has it.
-    pub fn finish(self) -> Result<Option<Trace>, Error> {
-        let (summary, chunks) = self.stream.finish()?;
-        Ok(TraceBuilder::finish_chunks(chunks, summary))
-    }
-}
-
 /// A load a step at a time, for a caller with no threads that may not block (a browser's
 /// main thread): [`step`](Self::step) decodes a few megabytes and returns; the page yields
 /// between steps and draws [`progress`](Self::progress). The result is [`load_bytes`]'s.

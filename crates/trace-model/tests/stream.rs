@@ -1,14 +1,16 @@
-//! A `.spall` file loaded as its bytes arrive (`LoadStream`, a browser's worker reading the
-//! file in chunks) must give the trace `load_bytes` gives, whatever the chunks, and the
+//! A `.spall` or JSON file loaded as its bytes arrive (`LoadStream`, a browser's worker reading
+//! the file in chunks) must give the trace `load_bytes` gives, whatever the chunks, and the
 //! trace must come back whole through `to_transfer` / `from_transfer`.
 
+use std::io::Write;
+
 use spall_format::synth::Synth;
-use spall_format::CHUNK_BYTES;
+use spall_format::{EventSink, RawEvent, RawId, CHUNK_BYTES};
 use trace_model::{load_bytes, LoadStream, Trace};
 
 fn streamed(bytes: &[u8], piece: usize) -> Trace {
     assert!(LoadStream::accepts(bytes));
-    let mut load = LoadStream::new();
+    let mut load = LoadStream::new(bytes).unwrap();
     for p in bytes.chunks(piece) {
         load.push(p).unwrap();
     }
@@ -42,9 +44,17 @@ fn streamed_spall_is_load_bytes_trace_in_any_pieces() {
 }
 
 #[test]
-fn only_spall_version_3_is_streamed() {
+fn spall_version_3_and_json_are_streamed() {
     let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}]"#;
-    assert!(!LoadStream::accepts(json));
+    assert!(LoadStream::accepts(json));
+    assert!(LoadStream::accepts(b"\xEF\xBB\xBF {"));
+    assert!(!LoadStream::accepts(b"x["));
+    assert!(!LoadStream::accepts(b"  "));
+    let mut gz = Vec::new();
+    flate2::write::GzEncoder::new(&mut gz, flate2::Compression::fast())
+        .write_all(json)
+        .unwrap();
+    assert!(!LoadStream::accepts(&gz));
     let v1 = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/fixtures/spall/crux_v1.spall"
@@ -52,4 +62,126 @@ fn only_spall_version_3_is_streamed() {
     .unwrap();
     assert!(!LoadStream::accepts(&v1));
     assert!(!LoadStream::accepts(&v1[..10]));
+}
+
+/// `bytes` streamed in pieces of `piece` bytes, runs of `target` (`None`: decode again).
+fn streamed_json(bytes: &[u8], piece: usize, target: usize) -> Option<Trace> {
+    assert!(LoadStream::accepts(bytes));
+    let mut load = LoadStream::with_target(bytes, target).unwrap();
+    for p in bytes.chunks(piece.max(1)) {
+        load.push(p).unwrap();
+    }
+    load.finish().unwrap()
+}
+
+fn json_fixtures() -> Vec<(String, Vec<u8>)> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+    let mut out = Vec::new();
+    for dir in ["edge", "fuzz", "real"] {
+        let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        paths.sort();
+        out.extend(
+            paths
+                .into_iter()
+                .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap())),
+        );
+    }
+    out
+}
+
+/// `want`, or `None` when the file needs the buffered decode (B/E going back in time),
+/// which a stream cannot do: then a single run must say so too.
+fn check(name: &str, bytes: &[u8], got: Option<Trace>, want: &[u8], what: &str) {
+    match got {
+        Some(got) => assert!(
+            got.to_transfer() == want,
+            "{name}, {what}: the traces differ"
+        ),
+        None => assert!(
+            streamed_json(bytes, bytes.len(), usize::MAX / 4).is_none(),
+            "{name}, {what}: decode again, where one run does not"
+        ),
+    }
+}
+
+#[test]
+fn streamed_json_is_load_bytes_trace_at_every_cut() {
+    let mut small = 0;
+    for (name, bytes) in json_fixtures().into_iter().filter(|f| f.1.len() < 8_000) {
+        let want = load_bytes(&bytes).unwrap().to_transfer();
+        for cut in 0..=bytes.len() {
+            let mut load = LoadStream::new(&bytes).unwrap();
+            load.push(&bytes[..cut]).unwrap();
+            load.push(&bytes[cut..]).unwrap();
+            let got = load.finish().unwrap();
+            check(&name, &bytes, got, &want, &format!("cut at {cut}"));
+        }
+        small += 1;
+    }
+    assert!(small > 20, "{small} small JSON fixtures");
+}
+
+/// A file larger than two runs, so that `load_bytes` decodes it in parallel chunks: the
+/// synthetic one, and the corpus's JSON files one after another in one event array.
+fn large_json() -> Vec<(String, Vec<u8>)> {
+    let mut json = Vec::new();
+    Synth {
+        spans: 150_000,
+        exotic_names: true,
+        ..Synth::default()
+    }
+    .write_json(&mut json, true)
+    .unwrap();
+    // The corpus's events five times over, so it is cut in chunks too, each file's
+    // processes renumbered so that no two files share a thread; not the files whose B/E
+    // events go back in time (loaded with a second, buffered decode, which no stream does).
+    let mut w = spall_format::JsonWriter::new(Vec::new()).unwrap();
+    let mut pid = 0;
+    for _ in 0..5 {
+        for (_, bytes) in json_fixtures() {
+            if streamed_json(&bytes, bytes.len(), usize::MAX / 4).is_none() {
+                continue;
+            }
+            pid += 1;
+            let _ = spall_format::decode(&bytes, &mut |e: &RawEvent<'_>| {
+                let own = match &e.pid {
+                    RawId::Num(n) => pid * 1_000_000 + n,
+                    RawId::Str(_) => pid * 1_000_000,
+                };
+                w.event(&RawEvent {
+                    pid: RawId::Num(own),
+                    ..e.clone()
+                });
+            });
+        }
+    }
+    let extra = [("otherData", r#"{"a": [1, "]"]}"#), ("stackFrames", "{}")];
+    let (all, _) = w.finish(&extra).unwrap();
+    assert!(all.len() > 2 * CHUNK_BYTES, "{} bytes", all.len());
+    vec![("synthetic".to_string(), json), ("corpus".to_string(), all)]
+}
+#[test]
+fn streamed_json_is_load_bytes_trace_in_any_pieces() {
+    let mut files = large_json();
+    files.extend(json_fixtures().into_iter().filter(|f| f.1.len() >= 8_000));
+    for (name, bytes) in files {
+        let want = load_bytes(&bytes).unwrap().to_transfer();
+        for piece in [8 << 20, 65_521, 4_099] {
+            let got = streamed_json(&bytes, piece, CHUNK_BYTES);
+            if bytes.len() > 2 * CHUNK_BYTES {
+                assert!(got.is_some(), "{name}: decode again");
+            }
+            check(
+                &name,
+                &bytes,
+                got,
+                &want,
+                &format!("pieces of {piece} bytes"),
+            );
+        }
+    }
 }

@@ -5,9 +5,10 @@
 //! rebuilds with copies of their columns. The page's thread only draws and handles input
 //! meanwhile.
 //!
-//! A `.spall` version 3 file is decoded as its chunks arrive ([`trace_model::LoadStream`]):
-//! the worker holds the model and about one chunk of the file, never the whole file. Other
-//! formats are gathered whole, then decoded.
+//! A `.spall` version 3 or Chrome JSON file is decoded as its chunks arrive
+//! ([`trace_model::LoadStream`]): the worker holds the model and a few megabytes of the
+//! file, never the whole file. Other formats (gzip, protobuf, `.spall` version 1) are
+//! gathered whole, then decoded.
 //!
 //! Before anything is decoded, the memory the trace will take is estimated from the first
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
@@ -30,7 +31,7 @@ const TRANSFER_EVENT_BYTES: u64 = 48;
 enum Mode {
     /// The first bytes, kept until the memory guard has seen enough of them.
     Start(Vec<u8>),
-    /// `.spall` version 3, decoded as it arrives.
+    /// `.spall` version 3 or JSON, decoded as it arrives.
     Stream(Box<LoadStream>),
     /// Anything else: gathered, then decoded.
     Whole(Vec<u8>),
@@ -44,8 +45,10 @@ pub struct Loader {
     name: String,
     /// The file's size as the page knows it (0: not known, as for a fetch with no length).
     size: u64,
-    /// Whether a `.spall` v3 file may be streamed (not when reading it again, whole).
+    /// Whether the file may be streamed (not when reading it again, whole).
     may_stream: bool,
+    /// The stream's runs, in bytes (0: the parallel decoder's chunks, as natively).
+    runs: usize,
     mode: Mode,
     /// The trace handed over, kept for its statistics.
     built: Option<trace_model::Trace>,
@@ -54,13 +57,15 @@ pub struct Loader {
 #[wasm_bindgen]
 impl Loader {
     /// A load of `name`, `size` bytes long (0 if not known); `stream`: decode `.spall`
-    /// version 3 as it arrives.
+    /// version 3 and JSON as they arrive, in runs of `runs` bytes (0: as natively; tests
+    /// make small files cross many runs).
     #[wasm_bindgen(constructor)]
-    pub fn new(name: String, size: f64, stream: bool) -> Loader {
+    pub fn new(name: String, size: f64, stream: bool, runs: f64) -> Loader {
         Loader {
             name,
             size: size as u64,
             may_stream: stream,
+            runs: runs as usize,
             mode: Mode::Start(Vec::new()),
             built: None,
         }
@@ -98,8 +103,9 @@ impl Loader {
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
     /// few times a second, and returns the trace and its index as
-    /// [`spall_viewer::platform::web::pack`] packs them. Empty when a streamed file must be read again, whole (some thread's events go
-    /// back in time): the page reads it again with `stream` false.
+    /// [`spall_viewer::platform::web::pack`] packs them. Empty when a streamed file must be
+    /// read again, whole (see [`trace_model::LoadStream::finish`]): the worker reads it
+    /// again with `stream` false.
     pub fn finish(&mut self, progress: &js_sys::Function) -> Result<Vec<u8>, String> {
         if let Mode::Start(_) = self.mode {
             self.begin()?;
@@ -161,16 +167,20 @@ impl Loader {
         let Mode::Start(head) = std::mem::replace(&mut self.mode, Mode::Whole(Vec::new())) else {
             return Ok(());
         };
-        let stream = self.may_stream && LoadStream::accepts(&head);
+        let stream = match self.runs {
+            0 => LoadStream::new(&head),
+            n => LoadStream::with_target(&head, n),
+        };
+        let stream = stream.filter(|_| self.may_stream);
         // The model and its transfer buffer must fit (in the worker, and again in the
         // page), with the file's bytes when they are gathered.
         let total = self.size.max(head.len() as u64);
-        let mut e = trace_model::estimate_sample(&head, total, !stream);
+        let mut e = trace_model::estimate_sample(&head, total, stream.is_none());
         e.bytes += e.spans * TRANSFER_SPAN_BYTES + e.other_events * TRANSFER_EVENT_BYTES;
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
-        self.mode = if stream {
-            let mut s = Box::new(LoadStream::new());
+        self.mode = if let Some(s) = stream {
+            let mut s = Box::new(s);
             s.push(&head).map_err(|e| failed(&self.name, e))?;
             Mode::Stream(s)
         } else {

@@ -16,6 +16,7 @@
 
 mod object;
 pub(crate) mod scan;
+mod stream;
 mod text;
 
 use std::borrow::Cow;
@@ -25,6 +26,7 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
 use crate::event::{EventSink, RawEvent};
 use scan::{skip_value, skip_ws, string_end, Scan};
+pub use stream::JsonStream;
 
 /// A top-level key of an object-form JSON trace, and where its value lies in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,9 +85,36 @@ pub(crate) fn parse_run<S: EventSink>(
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> (Stop, LoopState, u64) {
+    let r = parse_run_at(s, b, 0, i, stop, state, sink, d);
+    (r.stop, r.state, r.events)
+}
+
+/// What [`parse_run_at`] found.
+pub(crate) struct RunEnd {
+    pub stop: Stop,
+    pub state: LoopState,
+    pub events: u64,
+    /// Whether the input ended before the array closed (the warning is given).
+    pub unterminated: bool,
+}
+
+/// [`parse_run`] over `b`, a window of the input that starts at byte `base` of it: offsets
+/// in events and warnings are the input's.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parse_run_at<S: EventSink>(
+    s: &str,
+    b: &[u8],
+    base: u64,
+    i: usize,
+    stop: usize,
+    state: LoopState,
+    sink: &mut S,
+    d: &mut Diagnostics,
+) -> RunEnd {
     let mut p = Parser {
         s,
         b,
+        base,
         sink,
         d,
         events: 0,
@@ -93,13 +122,50 @@ pub(crate) fn parse_run<S: EventSink>(
         hook: None,
     };
     let (stop, state) = p.events_loop(i, stop, state);
-    (stop, state, p.events)
+    RunEnd {
+        stop,
+        state,
+        events: p.events,
+        unterminated: p.unterminated,
+    }
+}
+
+/// The top level after the event array: `b` is the rest of the input from just after the
+/// array (from byte `base`); `unterminated`: the input already ended inside the array.
+/// What a whole-input decode finds there (the other keys, the closing brace, trailing
+/// text) goes to `info` and `d`.
+pub(crate) fn parse_tail(
+    b: &[u8],
+    base: u64,
+    unterminated: bool,
+    info: &mut JsonInfo,
+    d: &mut Diagnostics,
+) {
+    let mut sink = |_: &RawEvent<'_>| {};
+    let mut p = Parser {
+        s: "",
+        b,
+        base,
+        sink: &mut sink,
+        d,
+        events: 0,
+        unterminated,
+        hook: None,
+    };
+    let end = if info.object_form {
+        p.object_keys(0, info, true)
+    } else {
+        0
+    };
+    p.trailing(end);
 }
 
 struct Parser<'a, 's, S> {
     /// The input as text when it is all valid UTF-8; empty otherwise.
     s: &'a str,
     b: &'a [u8],
+    /// The input's offset of `b[0]` (a window of a stream), added to every offset reported.
+    base: u64,
     sink: &'s mut S,
     d: &'s mut Diagnostics,
     events: u64,
@@ -141,6 +207,7 @@ fn decode_str<'s, S: EventSink>(
     let mut p = Parser {
         s,
         b,
+        base: 0,
         sink,
         d,
         events: 0,
@@ -167,24 +234,35 @@ fn decode_str<'s, S: EventSink>(
             ));
         }
     };
-    let rest = skip_ws(b, end);
-    if rest < b.len() && !b[rest..].iter().all(|&c| c == 0) {
-        p.d.warn(WarningKind::TrailingData, rest as u64, || {
-            format!(
-                "{} bytes of text after the end of the JSON document were ignored",
-                b.len() - rest
-            )
-        });
-    }
+    p.trailing(end);
     p.sink.progress(b.len() as u64, b.len() as u64);
     Ok((info, p.events))
 }
 
 impl<S: EventSink> Parser<'_, '_, S> {
+    /// The input's offset of `b[i]`.
+    fn at(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    /// Warns about text after the document, which ended at `end`.
+    fn trailing(&mut self, end: usize) {
+        let b = self.b;
+        let rest = skip_ws(b, end);
+        if rest < b.len() && !b[rest..].iter().all(|&c| c == 0) {
+            self.d.warn(WarningKind::TrailingData, self.at(rest), || {
+                format!(
+                    "{} bytes of text after the end of the JSON document were ignored",
+                    b.len() - rest
+                )
+            });
+        }
+    }
+
     fn unterminated(&mut self, at: usize) -> usize {
         if !self.unterminated {
             self.unterminated = true;
-            self.d.warn(WarningKind::JsonUnterminated, at as u64, || {
+            self.d.warn(WarningKind::JsonUnterminated, self.at(at), || {
                 "the input ends before the closing bracket (was the trace still being written?)"
                     .into()
             });
@@ -193,9 +271,14 @@ impl<S: EventSink> Parser<'_, '_, S> {
     }
 
     /// The members of the top-level object; `i` is just after `{`. Returns where it ends.
-    fn object(&mut self, mut i: usize, info: &mut JsonInfo) -> usize {
+    fn object(&mut self, i: usize, info: &mut JsonInfo) -> usize {
+        self.object_keys(i, info, false)
+    }
+
+    /// [`object`](Self::object) from `i`, between two members; `found`: the event array
+    /// was among the members before.
+    fn object_keys(&mut self, mut i: usize, info: &mut JsonInfo, mut found: bool) -> usize {
         let b = self.b;
-        let mut found = false;
         loop {
             i = skip_ws(b, i);
             match b.get(i) {
@@ -207,7 +290,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
                 }
                 Some(b'"') => {}
                 Some(_) => {
-                    self.d.warn(WarningKind::TrailingData, i as u64, || {
+                    self.d.warn(WarningKind::TrailingData, self.at(i), || {
                         "unexpected text among the top-level keys; the rest of the file was ignored"
                             .into()
                     });
@@ -235,7 +318,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
                 Ok(e) => i = e,
                 Err(Scan::Eof) => return self.unterminated(i),
                 Err(Scan::Bad(at)) => {
-                    self.d.warn(WarningKind::TrailingData, at as u64, || {
+                    self.d.warn(WarningKind::TrailingData, self.at(at), || {
                         format!("the value of top-level key {key:?} is not valid JSON; the rest of the file was ignored")
                     });
                     return b.len();
@@ -247,7 +330,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
             }
             info.other_keys.push(TopLevelKey {
                 name: key,
-                value: start as u64..i as u64,
+                value: self.at(start)..self.at(i),
             });
         }
         if !found {
@@ -313,7 +396,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
                 return (Stop::At(i), state);
             }
             if after_value {
-                self.d.warn(WarningKind::JsonMissingComma, i as u64, || {
+                self.d.warn(WarningKind::JsonMissingComma, self.at(i), || {
                     "no comma between two events (accepted)".into()
                 });
             }
@@ -337,7 +420,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
     }
 
     fn extra_comma(&mut self, i: usize) {
-        self.d.warn(WarningKind::JsonExtraComma, i as u64, || {
+        self.d.warn(WarningKind::JsonExtraComma, self.at(i), || {
             "a comma with no event before it (accepted)".into()
         });
     }
@@ -346,7 +429,8 @@ impl<S: EventSink> Parser<'_, '_, S> {
     fn event(&mut self, i: usize) -> Option<usize> {
         if !self.s.is_empty() {
             let mut ev = RawEvent::default();
-            return match object::parse_event(self.s, i, 0, self.d, &mut ev) {
+            // Offsets are `base + i`: parse_event adds its base to the text's indices.
+            return match object::parse_event(self.s, i, self.base, self.d, &mut ev) {
                 Ok(end) => {
                     self.events += 1;
                     self.sink.event(&ev);
@@ -364,7 +448,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
         let text = match std::str::from_utf8(&self.b[i..end]) {
             Ok(t) => Cow::Borrowed(t),
             Err(_) => {
-                self.d.warn(WarningKind::InvalidUtf8, i as u64, || {
+                self.d.warn(WarningKind::InvalidUtf8, self.at(i), || {
                     "an event holds bytes that are not valid UTF-8; they were replaced with U+FFFD"
                         .into()
                 });
@@ -372,7 +456,7 @@ impl<S: EventSink> Parser<'_, '_, S> {
             }
         };
         let mut ev = RawEvent::default();
-        match object::parse_event(&text, 0, i as u64, self.d, &mut ev) {
+        match object::parse_event(&text, 0, self.at(i), self.d, &mut ev) {
             Ok(_) => {
                 self.events += 1;
                 self.sink.event(&ev);
@@ -397,21 +481,24 @@ impl<S: EventSink> Parser<'_, '_, S> {
                     Scan::Bad(at) => at,
                     Scan::Eof => i,
                 };
-                self.d.warn(WarningKind::JsonMalformedEvent, at as u64, || {
-                    let b = self.b;
-                    let shown = String::from_utf8_lossy(&b[at.min(b.len())..b.len().min(at + 24)])
-                        .into_owned();
-                    format!("unexpected {shown:?} inside an event; the event was skipped")
-                });
+                self.d
+                    .warn(WarningKind::JsonMalformedEvent, self.at(at), || {
+                        let b = self.b;
+                        let shown =
+                            String::from_utf8_lossy(&b[at.min(b.len())..b.len().min(at + 24)])
+                                .into_owned();
+                        format!("unexpected {shown:?} inside an event; the event was skipped")
+                    });
                 Some(end)
             }
             Err(_) => {
-                self.d.warn(WarningKind::JsonTruncatedEvent, i as u64, || {
-                    format!(
-                        "the input ends inside an event ({} bytes); it was dropped",
-                        self.b.len() - i
-                    )
-                });
+                self.d
+                    .warn(WarningKind::JsonTruncatedEvent, self.at(i), || {
+                        format!(
+                            "the input ends inside an event ({} bytes); it was dropped",
+                            self.b.len() - i
+                        )
+                    });
                 self.unterminated(i);
                 None
             }
@@ -421,21 +508,22 @@ impl<S: EventSink> Parser<'_, '_, S> {
     fn not_an_object(&mut self, i: usize) -> Option<usize> {
         match skip_value(self.b, i) {
             Ok(end) => {
-                self.d.warn(WarningKind::JsonNotAnObject, i as u64, || {
+                self.d.warn(WarningKind::JsonNotAnObject, self.at(i), || {
                     let shown = String::from_utf8_lossy(&self.b[i..end.min(i + 24)]).into_owned();
                     format!("an element of the event array is not an object ({shown:?}); it was skipped")
                 });
                 Some(end)
             }
             Err(Scan::Eof) => {
-                self.d.warn(WarningKind::JsonTruncatedEvent, i as u64, || {
-                    "the input ends inside an array element; it was dropped".into()
-                });
+                self.d
+                    .warn(WarningKind::JsonTruncatedEvent, self.at(i), || {
+                        "the input ends inside an array element; it was dropped".into()
+                    });
                 self.unterminated(i);
                 None
             }
             Err(Scan::Bad(at)) => {
-                self.d.warn(WarningKind::TrailingData, at as u64, || {
+                self.d.warn(WarningKind::TrailingData, self.at(at), || {
                     format!(
                         "text that is not JSON inside the event array; the remaining {} bytes were skipped",
                         self.b.len() - at
