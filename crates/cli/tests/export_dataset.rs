@@ -201,3 +201,48 @@ fn killed_export_leaves_whole_files_only() {
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// The text columns' row group statistics (written from the dictionary's entries, not the
+/// rows) are the minimum, maximum and NULL count of the values read back.
+#[test]
+fn text_statistics_match_the_values() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::Array;
+    let out = scratch("export-stats");
+    let o = export(&[
+        &fixture("real/catapult_flow.json"),
+        &fixture("spall/crux_v1.spall"),
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut checked = 0;
+    for f in std::fs::read_dir(out.join("slice")).unwrap() {
+        let path = f.unwrap().path();
+        let b = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap()).unwrap();
+        let meta = b.metadata().clone();
+        assert_eq!(meta.num_row_groups(), 1, "{}", path.display());
+        let schema = b.schema().clone();
+        let batches: Vec<_> = b.build().unwrap().map(|b| b.unwrap()).collect();
+        for name in ["name", "category", "kind", "trace", "trace_fnv64"] {
+            let i = schema.index_of(name).unwrap();
+            let (mut min, mut max, mut nulls) = (None::<String>, None::<String>, 0u64);
+            for b in &batches {
+                let a = b.column(i).as_string::<i32>();
+                nulls += a.null_count() as u64;
+                for v in a.iter().flatten() {
+                    min = Some(min.map_or(v.to_string(), |m| m.min(v.to_string())));
+                    max = Some(max.map_or(v.to_string(), |m| m.max(v.to_string())));
+                }
+            }
+            let c = meta.row_group(0).column(i);
+            let s = c.statistics().expect("statistics");
+            let text = |b: Option<&[u8]>| b.map(|b| String::from_utf8(b.to_vec()).unwrap());
+            assert_eq!(text(s.min_bytes_opt()), min, "{name} min");
+            assert_eq!(text(s.max_bytes_opt()), max, "{name} max");
+            assert_eq!(s.null_count_opt(), Some(nulls), "{name} NULLs");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 10);
+    std::fs::remove_dir_all(&out).unwrap();
+}

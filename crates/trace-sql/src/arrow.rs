@@ -6,6 +6,9 @@
 //! - [`tables`]: the table names, in export order.
 //! - [`Tables::new`]: places a trace's slices once (as [`TraceDb::new`](crate::TraceDb::new)
 //!   does); [`Tables::schema`] and [`Tables::batches`] then give any table.
+//! - [`Tables::dictionary_batches`]: the same rows, with `slice`'s `name`, `category` and
+//!   `kind` as dictionaries whose keys are the trace's string ids, for a writer that takes
+//!   the trace's interning as it is instead of hashing every value.
 //!
 //! Types: an `INTEGER` column is `Int64`, `REAL` `Float64`, `TEXT` `Utf8`, and the untyped
 //! `tid` and `pid` (a trace may name a thread by text) are `Int64`, NULL for a textual id.
@@ -44,7 +47,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::types::UInt32Type;
+use arrow_array::{Array, ArrayRef, DictionaryArray, RecordBatch, UInt32Array};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use rusqlite::types::Value;
 use trace_model::Trace;
@@ -104,7 +108,7 @@ impl Kind {
     fn of_arrow(t: &DataType) -> Kind {
         match t {
             DataType::Float64 => Kind::Real,
-            DataType::Utf8 => Kind::Text,
+            DataType::Utf8 | DataType::Dictionary(..) => Kind::Text,
             _ => Kind::Int,
         }
     }
@@ -128,10 +132,15 @@ impl Tables {
 
     /// The Arrow schema of `table`, or `None` for a table not in [`tables`].
     pub fn schema(&self, table: &str) -> Option<SchemaRef> {
-        Some(self.layout(table)?.0)
+        Some(self.layout(table, false)?.0)
     }
 
-    fn layout(&self, table: &str) -> Option<(SchemaRef, Vec<Kind>, Arc<dyn Source>)> {
+    /// `dictionary`: `slice`'s interned text columns as [`dictionary_type`].
+    fn layout(
+        &self,
+        table: &str,
+        dictionary: bool,
+    ) -> Option<(SchemaRef, Vec<Kind>, Arc<dyn Source>)> {
         if !TABLES.contains(&table) {
             return None;
         }
@@ -144,7 +153,12 @@ impl Tables {
             .map(|(c, k)| {
                 // The view `spall_slice` names the hidden `spall_utid` `utid`.
                 let name = c.name.strip_prefix("spall_").unwrap_or(&c.name);
-                Field::new(name, k.data_type(), true)
+                let interned = matches!(name, "name" | "category" | "kind");
+                if dictionary && table == "slice" && interned {
+                    Field::new(name, dictionary_type(), true)
+                } else {
+                    Field::new(name, k.data_type(), true)
+                }
             })
             .collect();
         Some((Arc::new(Schema::new(fields)), kinds, source))
@@ -153,7 +167,21 @@ impl Tables {
     /// The rows of `table` in batches of at most `rows_per_batch` rows; `None` for a table
     /// not in [`tables`]. Memory: one batch at a time.
     pub fn batches(&self, table: &str, rows_per_batch: usize) -> Option<Batches> {
-        let (schema, kinds, source) = self.layout(table)?;
+        self.batches_as(table, rows_per_batch, false)
+    }
+
+    /// As [`Tables::batches`], but `slice`'s `name`, `category` and `kind` are
+    /// [`dictionary_type`]: a span's keys are the trace's string ids, into one values array
+    /// holding the trace's whole string table (the same array in every batch: built once,
+    /// as large as the table); `kind`'s values are its one text; the other rows' keys
+    /// index values of their batch's own, one per row. The other tables are as
+    /// [`Tables::batches`] gives them.
+    pub fn dictionary_batches(&self, table: &str, rows_per_batch: usize) -> Option<Batches> {
+        self.batches_as(table, rows_per_batch, true)
+    }
+
+    fn batches_as(&self, table: &str, rows_per_batch: usize, dict: bool) -> Option<Batches> {
+        let (schema, kinds, source) = self.layout(table, dict)?;
         let (spans, rows) = if table == "slice" {
             let s = &self.catalog.slices;
             let walk = spans::Walk::new(s.clone(), &schema);
@@ -243,9 +271,27 @@ impl Batches {
         if n == 0 {
             return None;
         }
-        let arrays = cols.iter_mut().map(Col::finish).collect();
-        Some(RecordBatch::try_new(self.schema.clone(), arrays))
+        let arrays = (cols.iter_mut().zip(self.schema.fields()))
+            .map(|(c, f)| match f.data_type() {
+                DataType::Dictionary(..) => row_dictionary(c.finish()),
+                _ => Ok(c.finish()),
+            })
+            .collect::<Result<Vec<_>, _>>();
+        Some(arrays.and_then(|a| RecordBatch::try_new(self.schema.clone(), a)))
     }
+}
+
+/// The type of [`Tables::dictionary_batches`]' dictionary columns.
+pub fn dictionary_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8))
+}
+
+/// Text `values` as a dictionary of its own values, one key per row (NULL where a value is).
+fn row_dictionary(values: ArrayRef) -> Result<ArrayRef, ArrowError> {
+    let keys = UInt32Array::new((0..values.len() as u32).collect(), values.nulls().cloned());
+    Ok(Arc::new(DictionaryArray::<UInt32Type>::try_new(
+        keys, values,
+    )?))
 }
 
 impl Iterator for Batches {

@@ -10,6 +10,7 @@
 //! to load is reported and skipped; the others are exported, and the exit code is 1.
 
 mod parquet;
+mod text;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -5,22 +5,29 @@
 //! Encoding is most of the work, so a row group's columns are encoded on several threads
 //! (each owning some columns' writers) while this thread builds the next batches.
 //! Integers are delta-encoded (ids and times shrink to a few bits) and left uncompressed;
-//! text and small integers go through a dictionary, then Snappy.
+//! small integers go through a dictionary, then Snappy. Text the trace has interned
+//! (`slice`'s names, categories and kinds) and the two tags come as Arrow dictionaries and
+//! are written by [`TextChunk`](super::text::TextChunk) without hashing each value; other
+//! text goes through Parquet's dictionary, then Snappy.
 
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_array::types::UInt32Type;
+use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use bytes::Bytes;
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding};
+use parquet::column::writer::ColumnCloseResult;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
 use parquet::schema::types::ColumnPath;
-use trace_sql::arrow::Tables;
+use trace_sql::arrow::{dictionary_type, Tables};
 
+use super::text::TextChunk;
 use crate::util::Fatal;
 
 /// Rows per Arrow batch: what is built in memory at a time.
@@ -89,22 +96,39 @@ pub fn write(
 ) -> Result<Written, Fatal> {
     let err = |e: &dyn std::fmt::Display| Fatal(format!("{}: {e}", out.display()));
     let mut batches = tables
-        .batches(table, BATCH)
+        .dictionary_batches(table, BATCH)
         .ok_or_else(|| err(&"no such table"))?;
-    let inner = batches.schema();
-    let mut fields: Vec<Field> = inner.fields().iter().map(|f| f.as_ref().clone()).collect();
-    fields.push(Field::new("trace", DataType::Utf8, false));
-    fields.push(Field::new("trace_fnv64", DataType::Utf8, false));
+    // The batches' columns, then the tags: dictionaries of one value.
+    let mut fields: Vec<Field> = (batches.schema().fields().iter())
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("trace", dictionary_type(), false));
+    fields.push(Field::new("trace_fnv64", dictionary_type(), false));
+    let batch_schema = Arc::new(Schema::new(fields));
+    // The file's: text as text, whatever the batches hold.
+    let fields: Vec<Field> = (batch_schema.fields().iter())
+        .map(|f| match f.data_type() {
+            DataType::Dictionary(..) => f.as_ref().clone().with_data_type(DataType::Utf8),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
     let schema = Arc::new(Schema::new(fields));
+    let text: Vec<bool> = (batch_schema.fields().iter())
+        .map(|f| matches!(f.data_type(), DataType::Dictionary(..)))
+        .collect();
     let file = spall_util::AtomicFile::create(out)?;
     let w = ArrowWriter::try_new(file, schema.clone(), Some(properties(&schema, tag)))
         .map_err(|e| err(&e))?;
     let (mut writer, factory) = w.into_serialized_writer().map_err(|e| err(&e))?;
-    // The tags: one array of BATCH copies, sliced for each batch.
-    let repeat = |s: &str, n: usize| -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(s, n)))
+    let descr = writer.schema_descr().columns().to_vec();
+    // The tags: BATCH zero keys into one value, sliced for each batch.
+    let repeat = |s: &str, n: usize| -> Result<ArrayRef, Fatal> {
+        let values: ArrayRef = Arc::new(StringArray::from(vec![s]));
+        let keys = UInt32Array::from(vec![0; n]);
+        let d = DictionaryArray::<UInt32Type>::try_new(keys, values).map_err(|e| err(&e))?;
+        Ok(Arc::new(d))
     };
-    let (trace, hash) = (repeat(&tag.trace, BATCH), repeat(&tag.hash, BATCH));
+    let (trace, hash) = (repeat(&tag.trace, BATCH)?, repeat(&tag.hash, BATCH)?);
     let tagged = |b: RecordBatch| -> Result<RecordBatch, Fatal> {
         let n = b.num_rows();
         let mut cols = b.columns().to_vec();
@@ -113,10 +137,10 @@ pub fn write(
             cols.push(if n <= a.len() {
                 a.slice(0, n)
             } else {
-                repeat(s, n)
+                repeat(s, n)?
             });
         }
-        RecordBatch::try_new(schema.clone(), cols).map_err(|e| err(&e))
+        RecordBatch::try_new(batch_schema.clone(), cols).map_err(|e| err(&e))
     };
     let mut next = batches.next();
     let mut rows = 0u64;
@@ -125,8 +149,14 @@ pub fn write(
         let writers = factory
             .create_column_writers(row_group)
             .map_err(|e| err(&e))?;
+        let writers = (writers.into_iter().enumerate())
+            .map(|(i, w)| match text[i] {
+                true => Encoder::Text(TextChunk::new(descr[i].clone())),
+                false => Encoder::Arrow(Box::new(w)),
+            })
+            .collect();
         row_group += 1;
-        let chunks = std::thread::scope(|s| -> Result<Vec<ArrowColumnChunk>, Fatal> {
+        let chunks = std::thread::scope(|s| -> Result<Vec<Chunk>, Fatal> {
             let mut senders = Vec::new();
             let mut workers = Vec::new();
             for part in split(writers, &schema, threads) {
@@ -149,7 +179,7 @@ pub fn write(
                 next = batches.next();
             }
             drop(senders);
-            let mut chunks: Vec<(usize, ArrowColumnChunk)> = Vec::new();
+            let mut chunks: Vec<(usize, Chunk)> = Vec::new();
             for w in workers {
                 let done = w.join().map_err(|_| err(&"an encoder panicked"))?;
                 chunks.extend(done.map_err(|e| err(&e))?);
@@ -159,7 +189,11 @@ pub fn write(
         })?;
         let mut rg = writer.next_row_group().map_err(|e| err(&e))?;
         for c in chunks {
-            c.append_to_row_group(&mut rg).map_err(|e| err(&e))?;
+            match c {
+                Chunk::Arrow(c) => c.append_to_row_group(&mut rg),
+                Chunk::Text(bytes, close) => rg.append_column(&bytes, close),
+            }
+            .map_err(|e| err(&e))?;
         }
         rg.close().map_err(|e| err(&e))?;
     }
@@ -169,18 +203,26 @@ pub fn write(
     Ok(Written { rows, bytes })
 }
 
+/// A column's writer in a row group.
+enum Encoder {
+    Arrow(Box<ArrowColumnWriter>),
+    Text(TextChunk),
+}
+
+/// A column's chunk of a row group, encoded.
+enum Chunk {
+    Arrow(ArrowColumnChunk),
+    Text(Bytes, ColumnCloseResult),
+}
+
 /// The column writers dealt to `threads` workers, each with its columns' indices, text
-/// (the dictionary's hashing) weighing more.
-fn split(
-    writers: Vec<ArrowColumnWriter>,
-    schema: &SchemaRef,
-    threads: usize,
-) -> Vec<Vec<(usize, ArrowColumnWriter)>> {
+/// through Parquet's dictionary (its hashing) weighing more.
+fn split(writers: Vec<Encoder>, schema: &SchemaRef, threads: usize) -> Vec<Vec<(usize, Encoder)>> {
     let n = threads.clamp(1, writers.len().max(1));
-    let mut parts: Vec<(u32, Vec<(usize, ArrowColumnWriter)>)> =
-        (0..n).map(|_| (0, Vec::new())).collect();
+    let mut parts: Vec<(u32, Vec<(usize, Encoder)>)> = (0..n).map(|_| (0, Vec::new())).collect();
     for (i, w) in writers.into_iter().enumerate() {
-        let cost = if schema.field(i).data_type() == &DataType::Utf8 {
+        let hashed = matches!(w, Encoder::Arrow(_));
+        let cost = if hashed && schema.field(i).data_type() == &DataType::Utf8 {
             3
         } else {
             1
@@ -194,16 +236,31 @@ fn split(
 
 /// Encodes its columns of every batch it receives; their chunks once the row group ends.
 fn encode(
-    mut part: Vec<(usize, ArrowColumnWriter)>,
+    mut part: Vec<(usize, Encoder)>,
     schema: &SchemaRef,
     rx: Receiver<RecordBatch>,
-) -> Result<Vec<(usize, ArrowColumnChunk)>, parquet::errors::ParquetError> {
+) -> Result<Vec<(usize, Chunk)>, parquet::errors::ParquetError> {
     for b in rx {
         for (i, w) in &mut part {
-            for leaf in compute_leaves(schema.field(*i), b.column(*i))? {
-                w.write(&leaf)?;
+            match w {
+                Encoder::Arrow(w) => {
+                    for leaf in compute_leaves(schema.field(*i), b.column(*i))? {
+                        w.write(&leaf)?;
+                    }
+                }
+                Encoder::Text(t) => t.write(b.column(*i))?,
             }
         }
     }
-    part.into_iter().map(|(i, w)| Ok((i, w.close()?))).collect()
+    (part.into_iter())
+        .map(|(i, w)| {
+            Ok(match w {
+                Encoder::Arrow(w) => (i, Chunk::Arrow(w.close()?)),
+                Encoder::Text(t) => {
+                    let (bytes, close) = t.close()?;
+                    (i, Chunk::Text(bytes, close))
+                }
+            })
+        })
+        .collect()
 }

@@ -1,12 +1,15 @@
 //! `slice`'s spans straight from the lanes: thread by thread, each thread's lanes merged in
 //! time order (the outer span first at equal times), which also finds each span's parent
 //! and direct children without a search. A batch gathers its spans' fields in one pass,
-//! then fills each column in a loop of its own.
+//! then fills each column in a loop of its own. Text is either copied per span or, for
+//! [`Tables::dictionary_batches`](super::Tables::dictionary_batches), given as the spans'
+//! string ids over the trace's string table.
 
 use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
-use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use arrow_array::types::UInt32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Int64Array, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use trace_model::{flags, SpanRef, Thread};
 
@@ -63,6 +66,9 @@ pub(super) struct Walk {
     heads: Vec<u128>,
     base: Vec<u64>,
     buf: Vec<Span>,
+    /// Dictionary text: the trace's string table (keys are string ids), `kind`'s one
+    /// value, and the id of the empty string (a NULL `category`).
+    dict: Option<(ArrayRef, ArrayRef, Option<u32>)>,
 }
 
 impl Walk {
@@ -88,6 +94,24 @@ impl Walk {
                 _ => Field::Other(k, Kind::of_arrow(f.data_type())),
             })
             .collect();
+        let dictionary = |n: &str| {
+            (schema.field_with_name(n).ok())
+                .is_some_and(|f| matches!(f.data_type(), DataType::Dictionary(..)))
+        };
+        let dict = ["name", "category", "kind"]
+            .iter()
+            .any(|n| dictionary(n))
+            .then(|| {
+                let st = s.t.strings();
+                let bytes = st.iter().map(|(_, t)| t.len()).sum();
+                let mut b = StringBuilder::with_capacity(st.len(), bytes);
+                for (_, t) in st.iter() {
+                    b.append_value(t);
+                }
+                let table: ArrayRef = Arc::new(b.finish());
+                let kind: ArrayRef = Arc::new(StringArray::from(vec!["span"]));
+                (table, kind, st.lookup("").map(|i| i.0))
+            });
         let mut w = Walk {
             s,
             fields,
@@ -96,6 +120,7 @@ impl Walk {
             heads: Vec::new(),
             base: Vec::new(),
             buf: Vec::new(),
+            dict,
         };
         w.enter(0);
         w
@@ -202,14 +227,34 @@ impl Walk {
         if self.buf.is_empty() {
             return None;
         }
-        let arrays = (0..self.fields.len()).map(|k| self.column(k)).collect();
-        Some(RecordBatch::try_new(schema.clone(), arrays))
+        let arrays: Result<Vec<_>, _> = (0..self.fields.len()).map(|k| self.column(k)).collect();
+        Some(arrays.and_then(|a| RecordBatch::try_new(schema.clone(), a)))
     }
 
-    fn column(&self, k: usize) -> ArrayRef {
+    fn column(&self, k: usize) -> Result<ArrayRef, ArrowError> {
         let (buf, t) = (&self.buf, &self.s.t);
         let str_of = |id: u32| t.str(trace_model::StrId(id));
-        match &self.fields[k] {
+        if let Some((table, kind, empty)) = &self.dict {
+            let keys = match &self.fields[k] {
+                Field::Name => Some((
+                    UInt32Array::from_iter_values(buf.iter().map(|s| s.name)),
+                    table,
+                )),
+                Field::Category => Some((
+                    buf.iter()
+                        .map(|s| (Some(s.cat) != *empty).then_some(s.cat))
+                        .collect(),
+                    table,
+                )),
+                Field::Kind => Some((UInt32Array::from(vec![0; buf.len()]), kind)),
+                _ => None,
+            };
+            if let Some((keys, values)) = keys {
+                let a = DictionaryArray::<UInt32Type>::try_new(keys, values.clone())?;
+                return Ok(Arc::new(a));
+            }
+        }
+        Ok(match &self.fields[k] {
             Field::Id => ints(buf, |s| s.id as i64),
             Field::Ts => ints(buf, |s| s.ts),
             Field::Dur => ints(buf, |s| s.dur),
@@ -235,7 +280,7 @@ impl Walk {
                 }
                 c.finish()
             }
-        }
+        })
     }
 }
 

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::UInt32Type;
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use serde_json::Value as Json;
@@ -44,6 +46,11 @@ fn row(b: &RecordBatch, i: usize) -> Vec<Json> {
                 DataType::Float64 => {
                     Json::from(c.as_any().downcast_ref::<Float64Array>().unwrap().value(i))
                 }
+                DataType::Dictionary(..) => {
+                    let d = c.as_dictionary::<UInt32Type>();
+                    let k = d.keys().value(i) as usize;
+                    Json::from(d.values().as_string::<i32>().value(k))
+                }
                 _ => Json::from(c.as_any().downcast_ref::<StringArray>().unwrap().value(i)),
             }
         })
@@ -56,7 +63,8 @@ fn sorted(mut rows: Vec<Vec<Json>>) -> Vec<Vec<Json>> {
 }
 
 /// Every table's batches hold the SQL table's columns (`slice`: `spall_slice`'s) and
-/// exactly its rows, in batches of any size.
+/// exactly its rows, in batches of any size, with text as text or (`slice`'s interned
+/// columns) as dictionaries.
 fn same_as_sql(name: &str, t: Trace) {
     let t = Arc::new(t);
     let db = TraceDb::new(t.clone()).unwrap();
@@ -85,11 +93,20 @@ fn same_as_sql(name: &str, t: Trace) {
                     .collect()
             })
             .collect();
-        for rows in [333, 1 << 16] {
+        for (rows, dict) in [(333, false), (1 << 16, false), (4000, true)] {
             let mut got = Vec::new();
-            for b in tables.batches(table, rows).unwrap() {
+            let batches = match dict {
+                true => tables.dictionary_batches(table, rows),
+                false => tables.batches(table, rows),
+            };
+            for b in batches.unwrap() {
                 let b = b.unwrap();
                 assert!(b.num_rows() <= rows, "{name}: {table}");
+                let dictionaries = (b.schema().fields().iter())
+                    .filter(|f| matches!(f.data_type(), DataType::Dictionary(..)))
+                    .count();
+                let want = if dict && table == "slice" { 3 } else { 0 };
+                assert_eq!(dictionaries, want, "{name}: {table}");
                 got.extend((0..b.num_rows()).map(|i| row(&b, i)));
             }
             assert_eq!(
@@ -99,7 +116,7 @@ fn same_as_sql(name: &str, t: Trace) {
             );
             assert!(
                 sorted(got) == sorted(want.clone()),
-                "{name}: {table} differs from SQL"
+                "{name}: {table} differs from SQL (dictionaries: {dict})"
             );
         }
     }
