@@ -3,8 +3,8 @@
 // zoom, a click selecting a span and changing the details panel, SQL through ?sql= and the
 // page's spall.run_sql, a hostile file through the file picker and a missing URL both shown
 // as errors, a dropped .spall and Perfetto protobuf file, HiDPI, the load worker (files
-// read in slices that records straddle, cancelling a load by opening another), and no
-// console error anywhere.
+// read in slices that records straddle, cancelling a load by opening another), compare mode
+// (?trace=&compare=, the second file picker), and no console error anywhere.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
 //   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
@@ -341,6 +341,35 @@ async function e2e() {
     `opening a second file cancels the first (${after.spans} spans, ${after.cancelled} cancelled)`);
   check(c.errors.length === 0, `no console errors (${c.errors.join(" | ")})`);
   await c.context().close();
+
+  // Compare mode: ?trace=NEW&compare=BASE, two clang -ftime-trace runs of different sources
+  // (1,048 and 824 spans by spall-cli info), BASE by a load worker of its own; the page opens
+  // on the flame graph, red where NEW grew and blue where it shrank or BASE's stacks are
+  // drawn. "Compare with…"'s picker then swaps BASE.
+  const clang = "traces/fixtures/real/clang";
+  const d = await newPage();
+  await d.goto(`${base}/?trace=${clang}/self-win-clang-19.1_BuildEvents.json&compare=${clang}/blender-mac-clang14_obj_export_file_writer.json`);
+  await waitState(d, "loaded", 30_000);
+  await d.waitForFunction(() => document.body.dataset.baseSpans, null, { timeout: 30_000 }).catch(() => {});
+  s = await state(d);
+  check(s.spans === "1048" && s.baseSpans === "824",
+    `?trace=&compare= compares (${s.spans} spans with BASE's ${s.baseSpans}; ${s.error || "no error"})`);
+  await d.waitForTimeout(300);
+  img = await pixels(d);
+  let red = 0, blue = 0;
+  for (let y = 40; y < 400; y += 2) for (let x = 0; x < panelX; x += 2) {
+    const i = (y * img.w + x) * 4;
+    const [r, g, b] = [img.data[i], img.data[i + 1], img.data[i + 2]];
+    if (r > g + 60 && r > b + 60) red++;
+    if (b > r + 60 && b > g + 40) blue++;
+  }
+  check(red > 200 && blue > 200, `the compare flame graph is drawn red and blue (${red}, ${blue} pixels)`);
+  await d.setInputFiles("#spall-base-file", join(roots.fixtures, "real/catapult_simple_trace.json"));
+  await d.waitForFunction(() => document.body.dataset.baseSpans === "12", null, { timeout: 15_000 }).catch(() => {});
+  s = await state(d);
+  check(s.baseSpans === "12" && s.spans === "1048", `"Compare with…" swaps BASE (${s.baseSpans} spans)`);
+  check(d.errors.length === 0, `no console errors (${d.errors.join(" | ")})`);
+  await d.context().close();
 }
 
 // Load times: from navigation to the first frame of the loaded trace, median of 3.

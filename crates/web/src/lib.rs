@@ -84,6 +84,31 @@ mod page {
         spall_viewer::platform::web::open_failed(message);
     }
 
+    /// Compare mode: a load of BASE began in a load worker of its own (`?compare=`,
+    /// "Compare with…", a drop with Shift or Alt).
+    #[wasm_bindgen]
+    pub fn base_begun(name: String) {
+        spall_viewer::platform::web::base::base_begun(name);
+    }
+
+    /// Compare mode: the worker's BASE, as `Loader::finish` returned it.
+    #[wasm_bindgen]
+    pub fn open_base(name: String, bytes: Vec<u8>) {
+        spall_viewer::platform::web::base::open_base(name, bytes);
+    }
+
+    /// Compare mode: BASE's file bytes, loaded on the page's thread (no worker).
+    #[wasm_bindgen]
+    pub fn open_base_bytes(name: String, bytes: Vec<u8>) {
+        spall_viewer::platform::web::base::open_base_bytes(name, bytes);
+    }
+
+    /// Compare mode: why the page could not get BASE.
+    #[wasm_bindgen]
+    pub fn base_failed(name: String, message: String) {
+        spall_viewer::platform::web::base::base_failed(name, message);
+    }
+
     /// Runs a query in the side panel's SQL section once a trace is loaded (`?sql=`).
     #[wasm_bindgen]
     pub fn run_sql(sql: String) {

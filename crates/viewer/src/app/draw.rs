@@ -302,14 +302,12 @@ impl App {
         if actions.pick_file {
             self.pick_file();
         }
+        if actions.pick_base {
+            self.pick_base();
+        }
         #[cfg(not(target_arch = "wasm32"))]
-        {
-            if actions.pick_base {
-                self.pick_base();
-            }
-            if let Some(p) = actions.compare {
-                self.compare_with(p);
-            }
+        if let Some(p) = actions.compare {
+            self.compare_with(p);
         }
         if actions.stop_comparing {
             self.stop_comparing();

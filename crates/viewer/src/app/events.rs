@@ -71,6 +71,8 @@ impl ApplicationHandler<UserEvent> for App {
             #[cfg(target_arch = "wasm32")]
             UserEvent::Page(p) => self.page_load(p),
             #[cfg(target_arch = "wasm32")]
+            UserEvent::PageBase(b) => self.page_base(b),
+            #[cfg(target_arch = "wasm32")]
             UserEvent::Sql(sql) => {
                 self.side.panel.query.run_text(&sql);
                 self.redraw();
@@ -93,7 +95,6 @@ impl ApplicationHandler<UserEvent> for App {
                 }
                 self.redraw();
             }
-            #[cfg(not(target_arch = "wasm32"))]
             UserEvent::Base(b) => self.on_base_loaded(*b),
             UserEvent::Repaint(d) => {
                 if d.is_zero() {

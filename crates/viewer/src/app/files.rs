@@ -200,8 +200,31 @@ impl App {
         self.redraw();
     }
 
+    /// "Compare with…" on a page: its second file picker, whose file the page loads as
+    /// BASE ([`App::page_base`]).
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn pick_base(&mut self) {
+        crate::platform::web::base::pick();
+    }
+
+    /// The page's load of BASE: begun (the trace shown stays; one the page is still
+    /// loading opens on the flame graph, as `--compare` does), or done.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn page_base(&mut self, b: crate::platform::web::base::PageBase) {
+        let name = b.name();
+        match b.into_loaded() {
+            None => {
+                if self.shown.loaded.is_none() || self.file.loading.is_some() {
+                    self.file.initial_base = Some(name.clone());
+                }
+                self.shown.base_loading = Some(name);
+                self.redraw();
+            }
+            Some(r) => self.on_base_loaded((name, r)),
+        }
+    }
+
     /// BASE loaded (or failed to): compare mode starts, on the flame graph.
-    #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn on_base_loaded(&mut self, (path, r): (PathBuf, Result<Loaded, String>)) {
         // A BASE chosen since replaces this one.
         if self.shown.base_loading.as_ref() != Some(&path) {

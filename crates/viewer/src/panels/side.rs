@@ -189,8 +189,7 @@ impl Panel {
                     }
                 });
             }
-            // A page has no paths to load a second trace from (yet).
-            #[cfg(not(target_arch = "wasm32"))]
+            // A page opens its second file picker.
             if ui
                 .button("Compare with…")
                 .on_hover_text(

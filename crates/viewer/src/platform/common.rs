@@ -3,7 +3,6 @@
 
 #![allow(unsafe_code)] // The renderer's GL calls are unsafe by signature.
 
-#[cfg(not(target_arch = "wasm32"))]
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -28,8 +27,9 @@ pub enum UserEvent {
     /// A flame graph built off the UI thread, what it was built for, and in compare mode
     /// the trace compared with and each frame's change.
     Flame(Box<FlameBuilt>),
-    /// Compare mode's BASE trace finished loading: its path and the trace, or the error.
-    #[cfg(not(target_arch = "wasm32"))]
+    /// Compare mode's BASE trace finished loading: its path (a page's: its name) and the
+    /// trace, or the error.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Base(Box<(PathBuf, Result<Loaded, String>)>),
     /// `--follow`: the file changed on disk.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
@@ -46,6 +46,9 @@ pub enum UserEvent {
     /// The page's load worker began, advanced, or built its trace.
     #[cfg(target_arch = "wasm32")]
     Page(PageLoad),
+    /// The page's load of compare mode's BASE began, built it, or failed.
+    #[cfg(target_arch = "wasm32")]
+    PageBase(super::web::base::PageBase),
     /// The page's `?sql=`: a query for the SQL section.
     #[cfg(target_arch = "wasm32")]
     Sql(String),

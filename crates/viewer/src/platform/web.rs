@@ -75,6 +75,8 @@ pub fn run_sql(sql: String) {
 
 pub use super::common::PageLoad;
 
+pub mod base;
+
 /// A load began in the page's worker (the page ended any other first).
 pub fn load_begun(name: String) {
     send(UserEvent::Page(PageLoad::Begun(name)));
@@ -461,6 +463,7 @@ pub(crate) fn frame_drawn(
     q: &QueryPanel,
 ) {
     report(l, s, error, q);
+    base::report(s);
 }
 
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
