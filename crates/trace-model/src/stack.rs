@@ -165,12 +165,35 @@ fn span(start: i64, dur: i64, name: StrId, args: ArgsId) -> SpanData {
     }
 }
 
+/// How one chunk's ids become the merged builder's: name `i` is `names[i]`, and argument
+/// ids move up by `args`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChunkIds<'a> {
+    pub names: &'a [StrId],
+    pub args: u32,
+}
+
+impl ChunkIds<'_> {
+    #[inline]
+    fn name(&self, id: StrId) -> StrId {
+        self.names[id.0 as usize]
+    }
+
+    #[inline]
+    fn args(&self, id: ArgsId) -> ArgsId {
+        match id {
+            ArgsId::NONE => id,
+            ArgsId(a) => ArgsId(a + self.args),
+        }
+    }
+}
+
 impl ThreadStack {
     /// Joins one thread's chunks, given in file order as (chunk index, its stack).
-    /// `fix(chunk, name, args)` rewrites a chunk's ids into the merged builder's.
-    pub(crate) fn join(
+    /// `ids(chunk)` rewrites a chunk's ids into the merged builder's.
+    pub(crate) fn join<'a>(
         pieces: Vec<(usize, ChunkStack)>,
-        fix: impl Fn(usize, StrId, ArgsId) -> (StrId, ArgsId),
+        ids: impl Fn(usize) -> ChunkIds<'a>,
         d: &mut Diagnostics<ModelWarning>,
     ) -> ThreadStack {
         // Each lane's size first (a bound: a few orphan-closed spans may be zero-length),
@@ -207,7 +230,7 @@ impl ThreadStack {
             zeros: Vec::new(),
         };
         for (ci, c) in pieces {
-            let fix = |name, args| fix(ci, name, args);
+            let ids = ids(ci);
             let base = t.stack.len();
             for (ts, offset) in c.orphans {
                 match t.stack.pop() {
@@ -225,14 +248,12 @@ impl ThreadStack {
                 let top = base - o.min(base);
                 for (l, run) in lanes.into_iter().enumerate() {
                     let lane = &mut t.lanes[top + l];
+                    // Column by column: each a plain loop over the block.
                     for spans in run.blocks() {
                         lane.start.extend(spans.iter().map(|s| s.start));
                         lane.dur.extend(spans.iter().map(|s| s.dur));
-                        let fixed = spans.iter().map(|s| fix(s.name, s.args));
-                        for (name, args) in fixed {
-                            lane.name.push(name);
-                            lane.args.push(args);
-                        }
+                        lane.name.extend(spans.iter().map(|s| ids.name(s.name)));
+                        lane.args.extend(spans.iter().map(|s| ids.args(s.args)));
                         let n = spans.len();
                         lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
                         lane.flags.resize(lane.flags.len() + n, 0);
@@ -240,13 +261,13 @@ impl ThreadStack {
                 }
             }
             t.zeros.extend(c.zeros.into_iter().map(|(offset, s)| {
-                let (name, args) = fix(s.name, s.args);
+                let (name, args) = (ids.name(s.name), ids.args(s.args));
                 (offset, span(s.start, s.dur, name, args))
             }));
             let top = t.stack.len();
             t.stack
                 .extend(c.open.into_iter().enumerate().map(|(i, mut b)| {
-                    (b.name, b.args) = fix(b.name, b.args);
+                    (b.name, b.args) = (ids.name(b.name), ids.args(b.args));
                     Placed {
                         open: b,
                         depth: u32::try_from(top + i).expect("under 2^32 levels"),

@@ -13,7 +13,7 @@ use crate::args::ArgsId;
 use crate::nest::{Matcher, Pending};
 use crate::other::{CounterSeries, Flow};
 use crate::span::{flags, ExtId, SpanData};
-use crate::stack::{ChunkStack, ThreadStack};
+use crate::stack::{ChunkIds, ChunkStack, ThreadStack};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -139,8 +139,11 @@ impl TraceBuilder {
                 let mut m = Matcher::new(false);
                 let mut d = Diagnostics::default();
                 let stack = (!st.is_empty()).then(|| {
-                    let fix = |ci: usize, name, args| (maps[ci].s(name), maps[ci].a(args));
-                    ThreadStack::join(st, fix, &mut d)
+                    let ids = |ci: usize| ChunkIds {
+                        names: &maps[ci].strs,
+                        args: maps[ci].args,
+                    };
+                    ThreadStack::join(st, ids, &mut d)
                 });
                 for (ci, piece) in ps {
                     let r = &maps[ci];
