@@ -358,6 +358,44 @@ fn a_removed_stack_brings_its_subtree_from_base() {
     assert!(bluish(pixel(&px, work[work.len() / 2].0, same.1)));
 }
 
+#[test]
+fn the_divider_drags_and_both_panes_follow() {
+    use spall_viewer::view::state::DIVIDER_H;
+    let (l, b) = shifted_pair();
+    let mut s = prepare_compare(&l, &timeline_shot(), Some(b)).unwrap();
+    let top = s.tracks_top();
+    let mid = top + s.tracks_height();
+    assert!(s.on_divider(mid + 2.0) && !s.on_divider(mid - 2.0));
+    // Dragged up to a quarter of the tracks area: NEW's pane shrinks, BASE's starts there.
+    let avail = s.height - top - DIVIDER_H;
+    s.drag_divider(top + avail / 4.0 + DIVIDER_H / 2.0);
+    let divider = top + s.tracks_height();
+    assert!((divider - (top + avail / 4.0)).abs() <= 1.0, "{divider}");
+    let c = s.compare.as_deref().unwrap();
+    assert!((c.view.tracks_top() - (divider + DIVIDER_H)).abs() <= 1.0);
+    assert!(s.in_base(divider + DIVIDER_H + 1.0) && !s.in_base(divider - 1.0));
+    // Drawn there: the divider's band in the ruler's colour, BASE's first frame under it.
+    let px = render(&l, &s).unwrap();
+    assert!(near(
+        pixel(&px, W as f32 - 3.0, divider + 8.0),
+        s.theme.ruler
+    ));
+    let c = s.compare.as_deref().unwrap();
+    let bf = c
+        .view
+        .span_box(&c.loaded, first(&c.loaded, "frame"))
+        .unwrap();
+    assert!(
+        bf.1 > divider + DIVIDER_H - 1.0 && bf.1 < divider + 80.0,
+        "{bf:?} {divider} {top}"
+    );
+    // Past the ends, each pane keeps a tenth.
+    s.drag_divider(0.0);
+    assert!((s.tracks_height() - (avail * 0.1).floor()).abs() <= 1.0);
+    s.drag_divider(s.height);
+    assert!((s.tracks_height() - (avail * 0.9).floor()).abs() <= 1.0);
+}
+
 /// The pair's calls (gone_fn only in BASE, new_fn only in NEW), BASE recorded from 5 s
 /// on its clock and NEW from 0.
 fn shifted_pair() -> (Loaded, Arc<Loaded>) {

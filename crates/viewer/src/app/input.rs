@@ -74,6 +74,10 @@ impl App {
                 let t = s.viewport.time_at(x as f64);
                 s.range = Some(((*from).min(t), (*from).max(t)));
             }
+            Some(Drag::Divider) => {
+                s.drag_divider(y);
+                s.clear_hover();
+            }
             Some(Drag::Minimap) => {
                 let t = minimap_time(l, s, x);
                 let (a, b) = s.viewport.visible();
@@ -137,6 +141,8 @@ impl App {
                 let t = s.viewport.time_at(x as f64);
                 s.range = Some((t, t));
                 Drag::Range { from: t }
+            } else if s.on_divider(y) {
+                Drag::Divider
             } else {
                 Drag::Pan { x, y, moved: false }
             });

@@ -69,6 +69,8 @@ enum Drag {
     Range { from: i64 },
     /// Moving the view with the minimap.
     Minimap,
+    /// Compare mode: moving the divider between NEW's and BASE's panes.
+    Divider,
 }
 
 /// The app: the trace shown, the file it comes from, input, the side panel, drawing, and
@@ -101,7 +103,6 @@ struct Shown {
     /// Compare mode: BASE, kept for every trace opened until stopped.
     base: Option<Arc<Loaded>>,
     /// Compare mode: BASE being loaded (a later choice replaces it).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // The page has no BASE to load.
     base_loading: Option<PathBuf>,
 }
 

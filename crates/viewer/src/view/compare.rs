@@ -34,6 +34,7 @@ impl BaseTimeline {
             view,
             offset,
             aligned: Alignment::Starts,
+            split: 0.5,
         }
     }
 
@@ -90,6 +91,25 @@ impl ViewState {
     /// Whether pixel row `y` is in BASE's pane (or its divider) in compare mode.
     pub fn in_base(&self, y: f32) -> bool {
         self.compare.is_some() && y >= self.tracks_top() + self.tracks_height()
+    }
+
+    /// Whether pixel row `y` is on the divider between the panes (compare mode).
+    pub fn on_divider(&self, y: f32) -> bool {
+        let top = self.tracks_top() + self.tracks_height();
+        self.compare.is_some() && y >= top && y < top + DIVIDER_H * self.scale
+    }
+
+    /// Moves the divider so that its middle is at pixel row `y`: NEW's pane gets the
+    /// tracks area above it, BASE's the rest, each at least a tenth.
+    pub fn drag_divider(&mut self, y: f32) {
+        let d = DIVIDER_H * self.scale;
+        let avail = (self.height - self.tracks_top() - d).max(1.0);
+        let share = ((y - self.tracks_top() - d / 2.0) / avail).clamp(0.1, 0.9);
+        if let Some(c) = self.compare.as_deref_mut() {
+            c.split = share;
+        }
+        self.clamp_scroll();
+        self.sync_compare();
     }
 
     /// No hover in either pane (the view moved under the pointer).

@@ -194,7 +194,8 @@ impl ViewState {
     /// Where BASE's pane starts below NEW's tracks' top: NEW's pane and the divider.
     pub(crate) fn split_h(&self) -> f32 {
         let avail = (self.height - self.tracks_top()).max(0.0);
-        ((avail - DIVIDER_H * self.scale) / 2.0).max(0.0).floor()
+        let share = self.compare.as_ref().map_or(0.5, |c| c.split);
+        ((avail - DIVIDER_H * self.scale) * share).max(0.0).floor()
     }
 
     /// Keeps the scroll within the rows (and a little past the last).
@@ -506,6 +507,8 @@ pub struct BaseTimeline {
     pub offset: i64,
     /// What the offset lines up.
     pub aligned: Alignment,
+    /// NEW's pane's share of the tracks area (the divider drags it), 0.1..=0.9.
+    pub split: f32,
 }
 
 /// Which flow arrows the timeline draws.
