@@ -185,6 +185,71 @@ pub fn micros_text_to_ns(s: &[u8]) -> Result<i64, NumberError> {
     slow_micros_to_ns(neg, &s[start..])
 }
 
+/// The common JSON time, `digits` or `digits.fff` with at most 16 integer digits (their
+/// nanoseconds in an `i64`) and 3 fraction digits, at `b[p..]` and followed by a delimiter (`,` `}` `]` or white space): its
+/// nanoseconds and where the delimiter is. `None` for anything else, which
+/// [`micros_text_to_ns`] then reads; where both read a number they agree.
+///
+/// The integer digits are found and read 8 at a time, as a word: most timestamps are 13
+/// to 16 digits, and reading them one by one, after a scan for their end, was a tenth of a
+/// JSON load's time.
+#[inline]
+pub(crate) fn micros_number_at(b: &[u8], p: usize) -> Option<(i64, usize)> {
+    let word = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
+    let (mut int, n) = digits8(word(p)?);
+    let mut i = p + n;
+    if n == 8 {
+        let (more, m) = digits8(word(i)?);
+        int = int * 10u64.pow(m as u32) + more;
+        i += m;
+        // 16 digits fit when the nanoseconds do (a 17th is not a delimiter, below).
+        if m == 8 && int > (i64::MAX as u64 - 999) / 1000 {
+            return None;
+        }
+    } else if n == 0 {
+        return None;
+    }
+    let mut ns = int * 1000;
+    if b.get(i) == Some(&b'.') {
+        let mut f = 0;
+        let mut k = 0;
+        while k < 3 && b.get(i + 1 + k).is_some_and(u8::is_ascii_digit) {
+            f = f * 10 + (b[i + 1 + k] - b'0') as u64;
+            k += 1;
+        }
+        if k == 0 {
+            return None;
+        }
+        ns += f * [1000, 100, 10, 1][k];
+        i += 1 + k;
+    }
+    match b.get(i) {
+        Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') => Some((ns as i64, i)),
+        _ => None,
+    }
+}
+
+/// The leading ASCII digits of a little-endian word (the first byte lowest): their value
+/// and how many there are (0 to 8).
+#[inline(always)]
+fn digits8(w: u64) -> (u64, usize) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = w ^ (ONES * b'0' as u64);
+    // A byte is a digit when its high nibble was 3 and its low one is at most 9. A carry
+    // out of a non-digit byte reaches only later bytes, after the first non-digit.
+    let bad = (x | x.wrapping_add(ONES * 6)) & (ONES * 0xf0);
+    let n = (bad.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // The digits' values, moved to the top bytes with zeros (leading zeros) below.
+    let mut v = x << (8 * (8 - n));
+    v = (v * 10 + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    v = (v * 100 + (v >> 16)) & 0x0000_ffff_0000_ffff;
+    v = (v * 10_000 + (v >> 32)) & 0xffff_ffff;
+    (v, n)
+}
+
 /// The general case: any length, any exponent.
 fn slow_micros_to_ns(neg: bool, s: &[u8]) -> Result<i64, NumberError> {
     let mut i = 0;
@@ -287,6 +352,47 @@ mod tests {
 
     fn us(s: &str) -> Result<i64, NumberError> {
         micros_text_to_ns(s.as_bytes())
+    }
+
+    /// Where the word-at-a-time reader reads a number, it reads what the general one
+    /// does: every length of integer and fraction, each delimiter, and the texts it must
+    /// leave to the general reader.
+    #[test]
+    fn numbers_read_by_words_agree() {
+        let mut texts = Vec::new();
+        for int in 0..=17usize {
+            for frac in [None, Some(0), Some(1), Some(2), Some(3), Some(4)] {
+                let digits: String = (0..int)
+                    .map(|i| (b'1' + (i * 7 % 9) as u8) as char)
+                    .collect();
+                let mut t = digits.clone();
+                if let Some(f) = frac {
+                    t.push('.');
+                    t.extend((0..f).map(|i| (b'9' - i as u8) as char));
+                }
+                texts.push(t.clone());
+                texts.push(format!("0{t}"));
+                texts.push(format!("-{t}"));
+                texts.push(format!("{t}e2"));
+            }
+        }
+        texts.extend(
+            ["00000000", "99999999", "123456789012345", "999999999999999"].map(String::from),
+        );
+        let mut read = 0;
+        for t in &texts {
+            for end in [",", "}", "]", " ", "\n", "\t", "\r", ":", "x", ""] {
+                let b = format!("{t}{end}        ");
+                let b = &b.as_bytes()[..t.len() + end.len() + if end.is_empty() { 0 } else { 8 }];
+                if let Some((v, e)) = micros_number_at(b, 0) {
+                    read += 1;
+                    assert_eq!(e, t.len(), "{t:?}{end:?}");
+                    assert_eq!(Ok(v), us(t), "{t:?}{end:?}");
+                    assert!(matches!(end, "," | "}" | "]" | " " | "\n" | "\t" | "\r"));
+                }
+            }
+        }
+        assert!(read > 400, "{read} read by words");
     }
 
     #[test]

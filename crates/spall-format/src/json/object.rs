@@ -202,6 +202,9 @@ fn time_value(
     field: &str,
 ) -> Result<(Option<i64>, usize), Scan> {
     let b = s.as_bytes();
+    if let Some((v, e)) = crate::time::micros_number_at(b, p) {
+        return Ok((Some(v), e));
+    }
     let (text, e) = if b[p] == b'"' {
         let (e, _) = string_end(b, p + 1)?;
         (s[p + 1..e].trim(), e + 1)
