@@ -368,7 +368,7 @@ pub fn wrong_type(d: &mut Diagnostics, at: u64) {
     });
 }
 
-fn deep(d: &mut Diagnostics, at: u64) {
+pub fn deep(d: &mut Diagnostics, at: u64) {
     d.warn(WarningKind::ProtoDeepNesting, at, || {
         format!("a debug annotation nested more than {MAX_DEPTH} levels deep; cut there")
     });

@@ -106,6 +106,8 @@ pub(super) struct Te<'a> {
     pub(super) location: Option<&'a [u8]>,
     /// `task_execution.posted_from_iid` (Chrome's posted-from location) and where it was.
     pub(super) task_iid: Option<(u64, u64)>,
+    /// Chrome's typed fields written as args (see `typed`): (number, message, offset).
+    pub(super) typed: Vec<(u32, &'a [u8], u64)>,
 }
 
 impl Te<'_> {
@@ -128,6 +130,7 @@ impl Te<'_> {
         self.location_iid = None;
         self.location = None;
         self.task_iid = None;
+        self.typed.clear();
     }
 }
 

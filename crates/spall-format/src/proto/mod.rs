@@ -45,6 +45,8 @@ mod parts;
 mod scan;
 mod seq;
 mod track_event;
+mod typed;
+mod typed_fields;
 pub mod wire;
 
 use crate::diag::{Diagnostics, WarningKind};

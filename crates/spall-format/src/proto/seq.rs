@@ -31,6 +31,8 @@ pub(super) struct Seq<'a> {
     pub(super) ann_strings: IdMap<u64, &'a [u8]>,
     /// Interned `SourceLocation` messages, undecoded.
     pub(super) locations: IdMap<u64, &'a [u8]>,
+    /// Interned `UnsymbolizedSourceLocation` messages (Chrome's Mojo methods), undecoded.
+    pub(super) unsymbolized: IdMap<u64, &'a [u8]>,
     pub(super) track_uuid: Option<u64>,
     pub(super) extra_counters: Vec<u64>,
     pub(super) extra_double_counters: Vec<u64>,
@@ -136,6 +138,9 @@ pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
         match f.num {
             4 => {
                 seq.locations.insert(iid, entry);
+            }
+            28 => {
+                seq.unsymbolized.insert(iid, entry);
             }
             1 => {
                 seq.cats.insert(iid, text(s, f.offset, d));

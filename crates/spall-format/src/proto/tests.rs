@@ -170,6 +170,68 @@ fn a_task_keeps_where_it_was_posted_from() {
     );
 }
 
+/// Chrome's typed fields become args as trace_processor reflects them: nested messages as
+/// objects, enums by name, repeated fields (packed or not) as arrays, the last of a repeated
+/// singular field, and a Mojo method's interned native symbol in place of its iid.
+#[test]
+fn chrome_typed_fields_are_args() {
+    let symbol = M::default().v(1, 3).v(2, 7).v(3, 4096);
+    let mut packed = Vec::new();
+    for pid in [3u64, 4] {
+        put_varint(&mut packed, pid);
+    }
+    let b = trace(&[
+        thread_track(1, 10, 11, "main"),
+        M::default()
+            .v(10, SEQ as u64)
+            .v(13, 1)
+            .m(12, M::default().m(28, symbol)),
+        event(
+            100,
+            M::default()
+                .v(9, 3)
+                .v(11, 1)
+                .s(23, "Receive")
+                .m(
+                    38,
+                    M::default()
+                        .s(3, "IPC.mojom.Channel")
+                        .v(2, 1)
+                        .v(2, 99)
+                        .v(4, 3)
+                        .v(6, 8),
+                )
+                .m(32, M::default().v(1, 3).v(2, 77))
+                .m(49, M::default().v(1, 1).v(1, 2).b(1, &packed)),
+        ),
+        event(
+            200,
+            M::default()
+                .v(9, 3)
+                .v(11, 1)
+                .s(23, "Unknown")
+                .m(38, M::default().v(4, 9)),
+        ),
+    ]);
+    let (evs, s) = run(&b);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let e = not_meta(&evs);
+    assert_eq!(
+        e[0].args.raw(),
+        Some(concat!(
+            r#"{"chrome_mojo_event_info":{"ipc_hash":99,"mojo_interface_tag":"IPC.mojom.Channel","#,
+            r#""mojo_interface_method":{"native_symbol":{"mapping_id":7,"rel_pc":4096}},"#,
+            r#""payload_size":8},"chrome_frame_reporter":{"state":"STATE_DROPPED","reason":77},"#,
+            r#""chrome_active_processes":{"pid":[1,2,3,4]}}"#
+        ))
+    );
+    // An iid the sequence never interned stays a number, under its own name.
+    assert_eq!(
+        e[1].args.raw(),
+        Some(r#"{"chrome_mojo_event_info":{"mojo_interface_method_iid":9}}"#)
+    );
+}
+
 /// Chrome repeats a process's descriptor on every sequence, some with an empty name: the
 /// name given once stays.
 #[test]

@@ -8,6 +8,7 @@ use super::events::Decoder;
 use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase};
 use super::scan::{Place, Track};
 use super::seq::time;
+use super::typed;
 use super::wire::{repeated, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
@@ -142,6 +143,10 @@ impl<'a> Decoder<'a> {
                     annot::wrong_type(d, field.offset);
                     Ok(())
                 }
+                (n, Value::Bytes(m)) if typed::track_event_field(n).is_some() => {
+                    te.typed.push((n, m, r.offset_of(m)));
+                    Ok(())
+                }
                 _ => Ok(()),
             };
             if rep.is_err() {
@@ -218,7 +223,9 @@ impl<'a> Decoder<'a> {
             },
             None => None,
         };
-        if !te.annots.is_empty() || location.is_some() || posted_from.is_some() {
+        let typed = if flat { &[][..] } else { &te.typed[..] };
+        if !te.annots.is_empty() || location.is_some() || posted_from.is_some() || !typed.is_empty()
+        {
             args.push('{');
             if !te.annots.is_empty() {
                 if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
@@ -243,6 +250,15 @@ impl<'a> Decoder<'a> {
                 args.push_str("\"task\":{");
                 annot::write_location(args, "posted_from", l, true, at, d);
                 args.push('}');
+            }
+            for &(num, m, m_at) in typed {
+                let (name, msg) = typed::track_event_field(num).expect("a typed field");
+                if args.len() > 1 {
+                    args.push(',');
+                }
+                if let Err(e) = typed::write_field(args, name, msg, m, m_at, &seq.unsymbolized, d) {
+                    malformed(d, e, "a typed TrackEvent field");
+                }
             }
             args.push('}');
         }

@@ -1,0 +1,268 @@
+//! Chrome's typed TrackEvent fields as JSON args, by their descriptors.
+//!
+//! trace_processor turns every TrackEvent field it does not read itself into args by
+//! reflection over Perfetto's descriptors: `chrome_mojo_event_info.mojo_interface_tag`,
+//! `chrome_frame_reporter.state`, `chrome_active_processes.pid[0]`. The descriptors of the
+//! messages Chrome writes are compiled in (`typed_fields.rs`, generated); an enum is written
+//! as its value's name, as trace_processor writes it.
+
+use std::fmt::Write;
+
+use super::annot::{self, escape_into};
+use super::hash::IdMap;
+use super::typed_fields::{ENUMS, MESSAGES, TRACK_EVENT};
+use super::wire::{Reader, Value, WireError};
+use crate::diag::Diagnostics;
+
+/// A field's type, as the args show it. (Every scalar type the generator can emit, whether
+/// or not today's messages use it.)
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ty {
+    Int,
+    Sint,
+    Uint,
+    Sfixed32,
+    Sfixed64,
+    Bool,
+    Double,
+    Float,
+    Str,
+    /// An index into `ENUMS`.
+    Enum(u16),
+    /// An index into `MESSAGES`.
+    Msg(u16),
+}
+
+/// One field of a message.
+#[derive(Debug)]
+pub(super) struct Field {
+    pub num: u32,
+    pub name: &'static str,
+    pub ty: Ty,
+    pub repeated: bool,
+}
+
+/// A singular field (for the generated tables).
+pub(super) const fn one(num: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        num,
+        name,
+        ty,
+        repeated: false,
+    }
+}
+
+/// A repeated field (for the generated tables).
+pub(super) const fn many(num: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        num,
+        name,
+        ty,
+        repeated: true,
+    }
+}
+
+/// The message a TrackEvent field `num` holds when it is one written as args, with its name.
+pub(super) fn track_event_field(num: u32) -> Option<(&'static str, u16)> {
+    let i = TRACK_EVENT.binary_search_by_key(&num, |t| t.0).ok()?;
+    Some((TRACK_EVENT[i].1, TRACK_EVENT[i].2))
+}
+
+/// The sequence's interned `UnsymbolizedSourceLocation`s, undecoded, by iid.
+pub(super) type Unsymbolized<'s, 'a> = &'s IdMap<u64, &'a [u8]>;
+
+/// Writes `"name":{...}`: the message `msg` (`b`, at offset `at`) as a JSON object.
+pub(super) fn write_field(
+    out: &mut String,
+    name: &str,
+    msg: u16,
+    b: &[u8],
+    at: u64,
+    unsym: Unsymbolized<'_, '_>,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    escape_into(out, name);
+    out.push(':');
+    message(out, msg, b, at, 0, unsym, d)
+}
+
+/// trace_processor's one override among these fields: a Mojo method's interned native
+/// symbol, written as `mojo_interface_method.native_symbol.{mapping_id,rel_pc}` instead of
+/// its iid. False (nothing written) when the iid is not interned.
+fn native_symbol(out: &mut String, iid: Option<u64>, unsym: Unsymbolized<'_, '_>) -> bool {
+    let Some(loc) = iid.and_then(|i| unsym.get(&i)) else {
+        return false;
+    };
+    let (mut mapping, mut pc) = (0, 0);
+    for f in Reader::new(loc, 0).map_while(Result::ok) {
+        match f.num {
+            2 => mapping = f.value.uint().unwrap_or(0),
+            3 => pc = f.value.uint().unwrap_or(0),
+            _ => {}
+        }
+    }
+    let _ = write!(
+        out,
+        "\"mojo_interface_method\":{{\"native_symbol\":{{\"mapping_id\":{mapping},\"rel_pc\":{pc}}}}}"
+    );
+    true
+}
+
+fn message(
+    out: &mut String,
+    msg: u16,
+    b: &[u8],
+    at: u64,
+    depth: usize,
+    unsym: Unsymbolized<'_, '_>,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    if depth >= annot::MAX_DEPTH {
+        annot::deep(d, at);
+        out.push_str("null");
+        return Ok(());
+    }
+    let fields = MESSAGES[msg as usize];
+    // Fields in the order of their numbers, a repeated field's values gathered into one
+    // array: the message is read once per field it has (messages are small).
+    // A wire error ends the message where it is, and is returned once the JSON value is
+    // complete.
+    let mut err = Ok(());
+    let mut present: Vec<usize> = Vec::new();
+    for f in Reader::new(b, at) {
+        let f = match f {
+            Ok(f) => f,
+            Err(e) => {
+                err = Err(e);
+                break;
+            }
+        };
+        if let Ok(i) = fields.binary_search_by_key(&f.num, |x| x.num) {
+            if !present.contains(&i) {
+                present.push(i);
+            }
+        }
+    }
+    present.sort_unstable();
+    out.push('{');
+    for (k, &i) in present.iter().enumerate() {
+        let field = &fields[i];
+        if k > 0 {
+            out.push(',');
+        }
+        let all = Reader::new(b, at)
+            .map_while(Result::ok)
+            .filter(|f| f.num == field.num);
+        if field.name == "mojo_interface_method_iid" {
+            let iid = all.clone().last().and_then(|f| f.value.uint());
+            if native_symbol(out, iid, unsym) {
+                continue;
+            }
+        }
+        escape_into(out, field.name);
+        out.push(':');
+        if !field.repeated {
+            // A singular field given more than once: the last one counts, as in protobuf.
+            let f = all.last().expect("present");
+            err = err.and(scalar(out, field.ty, f.value, f.offset, depth, unsym, d));
+            continue;
+        }
+        out.push('[');
+        let mut first = true;
+        for f in all {
+            let values = match (f.value, field.ty) {
+                (Value::Bytes(p), ty) if !matches!(ty, Ty::Str | Ty::Msg(_)) => packed(p, ty),
+                (v, _) => vec![v],
+            };
+            for v in values {
+                if !std::mem::take(&mut first) {
+                    out.push(',');
+                }
+                err = err.and(scalar(out, field.ty, v, f.offset, depth, unsym, d));
+            }
+        }
+        out.push(']');
+    }
+    out.push('}');
+    err
+}
+
+/// The values of a packed repeated scalar field.
+fn packed(p: &[u8], ty: Ty) -> Vec<Value<'_>> {
+    let mut out = Vec::new();
+    match ty {
+        Ty::Double | Ty::Sfixed64 => {
+            for c in p.chunks_exact(8) {
+                out.push(Value::Fixed64(u64::from_le_bytes(c.try_into().unwrap())));
+            }
+        }
+        Ty::Float | Ty::Sfixed32 => {
+            for c in p.chunks_exact(4) {
+                out.push(Value::Fixed32(u32::from_le_bytes(c.try_into().unwrap())));
+            }
+        }
+        _ => {
+            let mut rest = p;
+            while !rest.is_empty() {
+                let Ok((v, n)) = super::wire::varint(rest) else {
+                    break;
+                };
+                out.push(Value::Varint(v));
+                rest = &rest[n..];
+            }
+        }
+    }
+    out
+}
+
+fn scalar(
+    out: &mut String,
+    ty: Ty,
+    v: Value<'_>,
+    at: u64,
+    depth: usize,
+    unsym: Unsymbolized<'_, '_>,
+    d: &mut Diagnostics,
+) -> Result<(), WireError> {
+    let wrong = |out: &mut String, d: &mut Diagnostics| {
+        annot::wrong_type(d, at);
+        out.push_str("null");
+    };
+    match (ty, v) {
+        (Ty::Int, Value::Varint(x)) => {
+            let _ = write!(out, "{}", x as i64);
+        }
+        (Ty::Sint, Value::Varint(x)) => {
+            let _ = write!(out, "{}", (x >> 1) as i64 ^ -((x & 1) as i64));
+        }
+        (Ty::Uint, Value::Varint(x) | Value::Fixed64(x)) => {
+            let _ = write!(out, "{x}");
+        }
+        (Ty::Uint, Value::Fixed32(x)) => {
+            let _ = write!(out, "{x}");
+        }
+        (Ty::Sfixed32, Value::Fixed32(x)) => {
+            let _ = write!(out, "{}", x as i32);
+        }
+        (Ty::Sfixed64, Value::Fixed64(x)) => {
+            let _ = write!(out, "{}", x as i64);
+        }
+        (Ty::Bool, Value::Varint(x)) => out.push_str(if x != 0 { "true" } else { "false" }),
+        (Ty::Double, Value::Fixed64(x)) => annot::write_f64(out, f64::from_bits(x)),
+        (Ty::Float, Value::Fixed32(x)) => annot::write_f64(out, f32::from_bits(x) as f64),
+        (Ty::Str, Value::Bytes(s)) => annot::escape_bytes(out, s, at, d),
+        (Ty::Enum(e), Value::Varint(x)) => {
+            let values = ENUMS[e as usize];
+            match values.binary_search_by_key(&(x as i32), |v| v.0) {
+                Ok(i) => escape_into(out, values[i].1),
+                Err(_) => {
+                    let _ = write!(out, "{}", x as i32);
+                }
+            }
+        }
+        (Ty::Msg(m), Value::Bytes(s)) => message(out, m, s, at, depth + 1, unsym, d)?,
+        _ => wrong(out, d),
+    }
+    Ok(())
+}
