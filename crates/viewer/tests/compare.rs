@@ -396,6 +396,56 @@ fn the_divider_drags_and_both_panes_follow() {
     assert!((s.tracks_height() - (avail * 0.9).floor()).abs() <= 1.0);
 }
 
+#[test]
+fn a_search_and_a_marker_reach_bases_pane() {
+    let (l, b) = shifted_pair();
+    let mut s = prepare_compare(&l, &timeline_shot(), Some(b)).unwrap();
+    // Typed: a substring, in each trace's own names.
+    s.search(&l, "gone");
+    let c = s.compare.as_deref().unwrap();
+    assert!(s.matches.spans.is_empty());
+    assert_eq!(c.view.matches.spans.len(), 20, "BASE's gone_fn");
+    // A statistics row's name: exactly that name in BASE, or nothing there.
+    let slow = l.trace.strings().lookup("slow_fn").unwrap();
+    s.highlight_name(&l, slow);
+    let c = s.compare.as_deref().unwrap();
+    assert_eq!(c.view.matches.spans.len(), 20);
+    let new_fn = l.trace.strings().lookup("new_fn").unwrap();
+    s.highlight_name(&l, new_fn);
+    let c = s.compare.as_deref().unwrap();
+    assert!(c.view.matches.is_active() && c.view.matches.spans.is_empty());
+    // Drawn: BASE's match marked under its box, a span that does not match dimmed.
+    s.search(&l, "gone");
+    let mid = s.viewport.visible().0 + (s.viewport.visible().1 - s.viewport.visible().0) / 3;
+    spall_viewer::timeline::markers::add(&mut s, &l, mid).unwrap();
+    let px = render(&l, &s).unwrap();
+    let c = s.compare.as_deref().unwrap();
+    let gone = (c.view)
+        .span_box(&c.loaded, first(&c.loaded, "gone_fn"))
+        .unwrap();
+    let mark = pixel(&px, gone.0 + 1.0, gone.1 + gone.3 - 1.0);
+    assert!(near(mark, s.theme.match_marker), "{mark:?}");
+    let plain = prepare_compare(&l, &timeline_shot(), Some(c.loaded.clone())).unwrap();
+    let plain_px = render(&l, &plain).unwrap();
+    let frame = c
+        .view
+        .span_box(&c.loaded, first(&c.loaded, "frame"))
+        .unwrap();
+    let (dim, full) = (
+        pixel(&px, frame.0 + 2.0, frame.1 + 1.0),
+        pixel(&plain_px, frame.0 + 2.0, frame.1 + 1.0),
+    );
+    assert_ne!(dim, full, "BASE's frame dimmed by the search");
+    // The marker's line runs on through BASE's pane, at NEW's time on the shared axis.
+    let x = (s.viewport.x(mid) as f32).round();
+    let y = c.view.tracks_top() + 40.0;
+    let line = pixel(&px, x, y);
+    assert!(
+        line.0[0] > 180 && line.0[1] < 150,
+        "marker at {x},{y}: {line:?}"
+    );
+}
+
 /// The pair's calls (gone_fn only in BASE, new_fn only in NEW), BASE recorded from 5 s
 /// on its clock and NEW from 0.
 fn shifted_pair() -> (Loaded, Arc<Loaded>) {

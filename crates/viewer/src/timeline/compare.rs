@@ -33,6 +33,7 @@ pub(crate) fn base_pane(
         .unwrap_or_default();
     scene.text(fonts, 6.0, y + h / 2.0, px, VAlign::Center, th.text, &text);
     b.tracks(scene, fonts, &c.loaded, &c.view);
+    crate::timeline::markers::lines_below(scene, l, s, y + h);
 }
 
 /// BASE's hovered pick's tooltip, if any.

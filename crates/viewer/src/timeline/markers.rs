@@ -75,6 +75,21 @@ pub fn draw(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     }
 }
 
+/// Compare mode: the markers' lines on through BASE's pane, from pixel row `top` down,
+/// at their times on the shared axis (NEW's).
+pub(crate) fn lines_below(scene: &mut Scene, l: &Loaded, s: &ViewState, top: f32) {
+    let (t0, t1) = s.viewport.visible();
+    let start = l.trace.start_ns();
+    let h = (s.height - top).max(0.0);
+    for m in &s.markers {
+        let at = start + m.at_ns;
+        if (t0..=t1).contains(&at) {
+            let x = s.viewport.x(at) as f32;
+            scene.rect(x, top, 1.0, h, FLAG.with_alpha(170));
+        }
+    }
+}
+
 /// The panel's list: each marker's time (click to centre on it), its note, and a button
 /// that deletes it. Returns whether anything changed that the timeline shows.
 pub fn panel(ui: &mut egui::Ui, l: &Loaded, s: &mut ViewState, focus: Option<usize>) -> bool {

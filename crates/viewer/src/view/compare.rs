@@ -22,6 +22,7 @@ use std::sync::Arc;
 use trace_model::{SpanRef, Trace};
 
 use crate::loaded::Loaded;
+use crate::view::search::Matches;
 use crate::view::state::{Alignment, BaseTimeline, ViewState, DIVIDER_H};
 
 impl BaseTimeline {
@@ -61,8 +62,29 @@ impl ViewState {
     pub fn set_base(&mut self, l: &Loaded, base: Option<Arc<Loaded>>) {
         self.flame.set_base(base.as_ref().map(|b| b.trace.clone()));
         self.compare = base.map(|b| Box::new(BaseTimeline::new(&l.trace, b, self)));
+        self.search_base(false);
         self.sync_compare();
         self.clamp_scroll();
+    }
+
+    /// Compare mode: BASE's pane highlights what NEW's does: the same query, or with
+    /// `exact` (a statistics row's name) that name, if BASE has it. Stepping through
+    /// matches stays NEW's.
+    pub(crate) fn search_base(&mut self, exact: bool) {
+        let q = &self.matches.query;
+        let Some(c) = self.compare.as_deref_mut() else {
+            return;
+        };
+        let b = &c.loaded;
+        c.view.matches = match (exact, b.trace.strings().lookup(q)) {
+            (true, Some(id)) => Matches::for_name(b, id),
+            (true, None) => Matches {
+                query: q.clone(),
+                names: vec![false; b.trace.strings().len()],
+                ..Matches::default()
+            },
+            (false, _) => Matches::for_query(b, q),
+        };
     }
 
     /// Brings BASE's pane to NEW's view: size, scale, theme, and the time axis shifted by

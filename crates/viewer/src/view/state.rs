@@ -440,11 +440,13 @@ impl ViewState {
     /// capitals). An empty query clears the highlights.
     pub fn search(&mut self, l: &Loaded, query: &str) {
         self.matches = Matches::for_query(l, query);
+        self.search_base(false);
     }
 
     /// Highlights every span of one name (a click on a statistics row).
     pub fn highlight_name(&mut self, l: &Loaded, name: StrId) {
         self.matches = Matches::for_name(l, name);
+        self.search_base(true);
     }
 
     /// Steps to the next (or previous) match after the current one (else the first after
