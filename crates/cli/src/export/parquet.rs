@@ -4,11 +4,10 @@
 //!
 //! Encoding is most of the work, so a row group's columns are encoded on several threads
 //! (each owning some columns' writers) while this thread builds the next batches.
-//! Integers are delta-encoded (ids and times shrink to a few bits) and left uncompressed;
-//! small integers go through a dictionary, then Snappy. Text the trace has interned
-//! (`slice`'s names, categories and kinds) and the two tags come as Arrow dictionaries and
-//! are written by [`TextChunk`](super::text::TextChunk) without hashing each value; other
-//! text goes through Parquet's dictionary, then Snappy.
+//! Integers are delta-encoded (ids and times shrink to a few bits) and left uncompressed.
+//! Text the trace has interned (`slice`'s names, categories and kinds) and the two tags
+//! come as Arrow dictionaries and are written by [`TextChunk`](super::text::TextChunk)
+//! without hashing each value; other text goes through Parquet's dictionary, then Snappy.
 
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -23,7 +22,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesBuilder};
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder};
 use parquet::schema::types::ColumnPath;
 use trace_sql::arrow::{dictionary_type, Tables};
 
@@ -49,15 +48,6 @@ pub struct Written {
     pub bytes: u64,
 }
 
-/// Columns worth a dictionary: text and small integers (ids and times are not).
-fn dictionary(f: &Field) -> bool {
-    f.data_type() == &DataType::Utf8
-        || matches!(
-            f.name().as_str(),
-            "utid" | "upid" | "track_id" | "depth" | "unfinished" | "sort_index"
-        )
-}
-
 fn properties(schema: &Schema, tag: &Tag) -> WriterProperties {
     let meta = vec![
         KeyValue::new("spall.trace".to_string(), tag.trace.clone()),
@@ -70,12 +60,10 @@ fn properties(schema: &Schema, tag: &Tag) -> WriterProperties {
         .set_dictionary_enabled(false);
     for f in schema.fields() {
         let col = ColumnPath::from(f.name().as_str());
-        // The tags are the same in every row of a file (and name it): statistics would
-        // compare every value for nothing.
-        if matches!(f.name().as_str(), "trace" | "trace_fnv64") {
-            props = props.set_column_statistics_enabled(col.clone(), EnabledStatistics::None);
-        }
-        if dictionary(f) {
+        // Text Parquet's writer encodes (not `TextChunk`'s): through a dictionary. Integers,
+        // small ones too: delta-encoded, as hashing each into a dictionary cost four times
+        // as much, and sorted ids (`utid`, `track_id`) are runs of zero deltas.
+        if f.data_type() == &DataType::Utf8 {
             props = props.set_column_dictionary_enabled(col, true);
         } else if f.data_type() == &DataType::Int64 {
             props = props
