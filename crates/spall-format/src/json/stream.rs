@@ -74,9 +74,12 @@ enum Phase {
 /// assert_eq!(sinks.iter().map(|s| s.0.len()).sum::<usize>(), 2);
 /// ```
 pub struct JsonStream<S> {
-    /// The bytes not decoded yet (and, in the array, those from the run's guessed start).
+    /// From `start`: the bytes not decoded yet (and, in the array, those from the run's
+    /// guessed start). Before `start`: bytes let go, dropped at the next push (so they are
+    /// moved once a push, not once a run).
     window: Vec<u8>,
-    /// The file's offset of `window[0]`.
+    start: usize,
+    /// The file's offset of `window[start]`.
     at: u64,
     read: u64,
     phase: Phase,
@@ -106,7 +109,7 @@ impl<S> std::fmt::Debug for JsonStream<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JsonStream")
             .field("read", &self.read)
-            .field("held", &self.window.len())
+            .field("held", &(self.window.len() - self.start))
             .field("sinks", &self.sinks.len())
             .finish()
     }
@@ -132,6 +135,7 @@ impl<S: EventSink> JsonStream<S> {
         let target = target.max(1);
         JsonStream {
             window: Vec::new(),
+            start: 0,
             at: 0,
             read: 0,
             phase: Phase::Top,
@@ -160,12 +164,14 @@ impl<S: EventSink> JsonStream<S> {
 
     /// The bytes held, not decoded yet.
     pub fn held(&self) -> usize {
-        self.window.len()
+        self.window.len() - self.start
     }
 
     /// The next bytes of the file. Decodes every run of elements that is complete.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
         self.read += chunk.len() as u64;
+        self.window.drain(..self.start);
+        self.start = 0;
         self.window.extend_from_slice(chunk);
         if let Phase::Top = self.phase {
             if self.window.len() < self.wait_for {
@@ -186,13 +192,13 @@ impl<S: EventSink> JsonStream<S> {
         if let Phase::Top = self.phase {
             // A small file, or no event array: nothing was let go; decode it whole.
             let mut sink = (self.new_sink)();
-            let summary = crate::decode(&self.window, &mut sink)?;
+            let summary = crate::decode(&self.window[self.start..], &mut sink)?;
             return Ok(Some((summary, vec![sink])));
         }
         self.runs(true);
         if let Phase::Tail { unterminated } = self.phase {
-            self.not_utf8 |= std::str::from_utf8(&self.window).is_err();
-            let (b, at) = (&self.window, self.at);
+            let (b, at) = (&self.window[self.start..], self.at);
+            self.not_utf8 |= std::str::from_utf8(b).is_err();
             parse_tail(b, at, unterminated, &mut self.info, &mut self.diags);
         }
         if self.text_malformed && self.not_utf8 {
@@ -214,7 +220,7 @@ impl<S: EventSink> JsonStream<S> {
     /// Reads the top level up to the event array, if the window holds that much: the
     /// keys before it, their warnings, and where the array starts.
     fn find_array(&mut self) {
-        let b = &self.window[..];
+        let b = &self.window[self.start..];
         let mut found = None;
         let mut hook = |i: usize, d: &mut Diagnostics| {
             // What comes after this is the end of the window, not of the file.
@@ -246,13 +252,14 @@ impl<S: EventSink> JsonStream<S> {
     /// parsed whatever it holds.
     fn runs(&mut self, last: bool) {
         while let Phase::Array { from, state, stop } = self.phase {
-            let len = self.window.len();
+            let len = self.window.len() - self.start;
             // The next run's start: the parallel decoder's guess, which reads `ahead` bytes
             // past `target`.
             let stop = match stop {
                 Some(s) => s,
                 None if last || len >= self.target + self.ahead => {
-                    let s = guess_element(&self.window, self.target, self.ahead);
+                    let held = &self.window[self.start..];
+                    let s = guess_element(held, self.target, self.ahead);
                     let s = s.unwrap_or(usize::MAX);
                     self.phase = Phase::Array {
                         from,
@@ -268,7 +275,7 @@ impl<S: EventSink> JsonStream<S> {
             }
             let limit = if last { len } else { stop + self.slack };
             let whole = limit == len && last;
-            let w = &self.window[..limit];
+            let w = &self.window[self.start..self.start + limit];
             // A character cut by the end of the bytes so far is not invalid: leave it for
             // the next run.
             let (b, s, text) = match std::str::from_utf8(w) {
@@ -324,9 +331,9 @@ impl<S: EventSink> JsonStream<S> {
         }
     }
 
-    /// Drops the window's first `n` bytes.
+    /// Lets the held bytes' first `n` go.
     fn let_go(&mut self, n: usize) {
-        self.window.drain(..n);
+        self.start += n;
         self.at += n as u64;
     }
 }
