@@ -13,7 +13,7 @@
 //! greedily into rows: each operation takes as many rows as it is deep, at the first rows
 //! free over its start. Within a row slices are sorted by start and never overlap.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use spall_format::Diagnostics;
 

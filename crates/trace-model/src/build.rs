@@ -1,6 +1,6 @@
 //! [`TraceBuilder`]: an [`EventSink`] that collects decoded events into a [`Trace`].
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Summary};
 
@@ -425,12 +425,16 @@ impl TraceBuilder {
     fn flow_point(&mut self, ev: &RawEvent<'_>, thread: u32, slice: Option<i64>) {
         // Flow v2 ids are global: one flow per `bind_id`, whatever the slices' categories.
         let cat = if slice.is_some() { "" } else { &ev.cat };
-        let id = match (&ev.id, &ev.id2, &ev.bind_id) {
-            (_, _, Some(b)) if slice.is_some() => b.to_string(),
-            (Some(id), _, _) => id.to_string(),
-            (None, Some(Id2::Local(s)), _) => format!("local:{s}"),
-            (None, Some(Id2::Global(s)), _) => s.to_string(),
-            (None, None, Some(b)) => b.to_string(),
+        let local;
+        let id: &str = match (&ev.id, &ev.id2, &ev.bind_id) {
+            (_, _, Some(b)) if slice.is_some() => b,
+            (Some(id), _, _) => id,
+            (None, Some(Id2::Local(s)), _) => {
+                local = format!("local:{s}");
+                &local
+            }
+            (None, Some(Id2::Global(s)), _) => s,
+            (None, None, Some(b)) => b,
             (None, None, None) => {
                 self.diags.warn(ModelWarning::FlowWithoutId, ev.offset, || {
                     format!(
@@ -441,7 +445,7 @@ impl TraceBuilder {
                 return;
             }
         };
-        let id = self.strings.intern(&id);
+        let id = self.strings.intern(id);
         let cat = self.strings.intern(cat);
         let next = self.flows.len() as u32;
         let i = *self.flow_ids.entry((cat, id)).or_insert(next);
