@@ -54,6 +54,7 @@ mod stream;
 #[cfg(feature = "synth")]
 pub mod synth;
 pub mod time;
+mod trace_stream;
 mod writer;
 
 use std::path::Path;
@@ -72,6 +73,7 @@ pub use spall::SpallHeader;
 pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};
 pub use stream::SpallStream;
+pub use trace_stream::{Gunzipping, TraceStream};
 pub use writer::SpallWriter;
 
 /// The container format of a decoded trace.

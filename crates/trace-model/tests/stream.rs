@@ -44,17 +44,19 @@ fn streamed_spall_is_load_bytes_trace_in_any_pieces() {
 }
 
 #[test]
-fn spall_version_3_and_json_are_streamed() {
+fn spall_version_3_and_json_gzipped_or_not_are_streamed() {
     let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}]"#;
     assert!(LoadStream::accepts(json));
     assert!(LoadStream::accepts(b"\xEF\xBB\xBF {"));
     assert!(!LoadStream::accepts(b"x["));
     assert!(!LoadStream::accepts(b"  "));
-    let mut gz = Vec::new();
-    flate2::write::GzEncoder::new(&mut gz, flate2::Compression::fast())
-        .write_all(json)
-        .unwrap();
-    assert!(!LoadStream::accepts(&gz));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(json).unwrap();
+    let gz = gz.finish().unwrap();
+    assert!(LoadStream::accepts(&gz));
+    let mut twice = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    twice.write_all(&gz).unwrap();
+    assert!(!LoadStream::accepts(&twice.finish().unwrap()));
     let v1 = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/fixtures/spall/crux_v1.spall"
@@ -181,6 +183,35 @@ fn streamed_json_is_load_bytes_trace_in_any_pieces() {
                 got,
                 &want,
                 &format!("pieces of {piece} bytes"),
+            );
+        }
+    }
+}
+
+#[test]
+fn streamed_gzip_is_load_bytes_trace() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/real");
+    let mut files = Vec::new();
+    for name in [
+        "bazel_profile_with_queuing.json.gz",
+        "pytorch_kineto_trace_diff_test.json.gz",
+    ] {
+        files.push((
+            name.to_string(),
+            std::fs::read(format!("{root}/{name}")).unwrap(),
+        ));
+    }
+    let (name, json) = large_json().swap_remove(0);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&json).unwrap();
+    files.push((name, gz.finish().unwrap()));
+    for (name, bytes) in files {
+        let want = load_bytes(&bytes).unwrap().to_transfer();
+        for piece in [65_521, 4_099] {
+            let got = streamed_json(&bytes, piece, CHUNK_BYTES).expect("in order");
+            assert!(
+                got.to_transfer() == want,
+                "{name}: pieces of {piece} bytes: the traces differ"
             );
         }
     }

@@ -5,9 +5,9 @@
 //! rebuilds with copies of their columns. The page's thread only draws and handles input
 //! meanwhile.
 //!
-//! A `.spall` version 3 or Chrome JSON file is decoded as its chunks arrive
-//! ([`trace_model::LoadStream`]): the worker holds the model and a few megabytes of the
-//! file, never the whole file. Other formats (gzip, protobuf, `.spall` version 1) are
+//! A `.spall` version 3 or Chrome JSON file, gzipped or not, is decoded as its chunks
+//! arrive ([`trace_model::LoadStream`]): the worker holds the model and a few megabytes of
+//! the file, never the whole file. Other formats (protobuf, `.spall` version 1) are
 //! gathered whole, then decoded.
 //!
 //! Before anything is decoded, the memory the trace will take is estimated from the first
@@ -31,7 +31,7 @@ const TRANSFER_EVENT_BYTES: u64 = 48;
 enum Mode {
     /// The first bytes, kept until the memory guard has seen enough of them.
     Start(Vec<u8>),
-    /// `.spall` version 3 or JSON, decoded as it arrives.
+    /// `.spall` version 3 or JSON (gzipped or not), decoded as it arrives.
     Stream(Box<LoadStream>),
     /// Anything else: gathered, then decoded.
     Whole(Vec<u8>),
