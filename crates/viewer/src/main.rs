@@ -58,7 +58,8 @@ struct Args {
     flame_up: bool,
     /// Compare with this trace (BASE): the window opens on the flame graph, its frames red
     /// where TRACE spends more self time, blue where less, grey within noise, `+` marking
-    /// stacks BASE lacks (also "Compare with…" in the side panel); the timeline shows
+    /// stacks BASE lacks and `−` (outlined, at BASE's width) stacks only BASE has (also
+    /// "Compare with…" in the side panel); the timeline shows
     /// BASE's tracks under TRACE's, aligned at their starts (with --select, at the first
     /// span of that name in each).
     #[arg(long, value_name = "BASE")]
