@@ -60,10 +60,10 @@ pub(super) struct Walk {
     s: Slices,
     fields: Vec<Field>,
     thread: usize,
-    /// Per depth of the current thread: the next span's index and the lane's first slice
-    /// id; the lanes' [`head`]s in a [`Heads`] tree.
+    /// Per depth of the current thread: the next span's index, its [`head`], and the
+    /// lane's first slice id.
     next: Vec<usize>,
-    heads: Heads,
+    heads: Vec<u128>,
     base: Vec<u64>,
     buf: Vec<Span>,
     /// Dictionary text: the trace's string table (keys are string ids), `kind`'s one
@@ -117,7 +117,7 @@ impl Walk {
             fields,
             thread: 0,
             next: Vec::new(),
-            heads: Heads::default(),
+            heads: Vec::new(),
             base: Vec::new(),
             buf: Vec::new(),
             dict,
@@ -131,15 +131,16 @@ impl Walk {
         self.thread = ti;
         let t = self.s.t.clone();
         if ti >= t.threads().len() {
-            self.heads = Heads::default();
+            self.heads.clear();
             return;
         }
         // `slice`'s lanes: a thread whose spans overlap is renested as trace_processor's.
         let th = self.s.ids.thread(&t, ti as u32);
         let n = th.lanes.len();
         self.next = vec![0; n];
-        self.heads =
-            Heads::new((th.lanes.iter().enumerate()).map(|(d, l)| head(l.start.first(), d)));
+        self.heads = (th.lanes.iter().enumerate())
+            .map(|(d, l)| head(l.start.first(), d))
+            .collect();
         self.base = (0..n)
             .map(|d| {
                 self.s.ids.id(SpanRef {
@@ -168,7 +169,7 @@ impl Walk {
     fn thread_spans(&mut self, th: &Thread, max: usize) -> bool {
         while self.buf.len() < max {
             // The lane whose next span starts first; the outer one at equal starts.
-            let key = self.heads.min();
+            let key = self.heads.iter().copied().min().unwrap_or(u128::MAX);
             if key == u128::MAX {
                 return false;
             }
@@ -211,7 +212,7 @@ impl Walk {
                 unfinished,
             });
             self.next[d] = i + 1;
-            self.heads.set(d, head(lane.start.get(i + 1), d));
+            self.heads[d] = head(lane.start.get(i + 1), d);
         }
         true
     }
@@ -280,42 +281,6 @@ impl Walk {
                 c.finish()
             }
         })
-    }
-}
-
-/// The lanes' heads as a tournament tree (leaves from `size`, each node the smaller of its
-/// two below): the next span of a thread in O(log depth) instead of a scan of every lane.
-#[derive(Default)]
-struct Heads {
-    size: usize,
-    tree: Vec<u128>,
-}
-
-impl Heads {
-    fn new(heads: impl ExactSizeIterator<Item = u128>) -> Heads {
-        let size = heads.len().next_power_of_two();
-        let mut tree = vec![u128::MAX; 2 * size];
-        for (d, h) in heads.enumerate() {
-            tree[size + d] = h;
-        }
-        for i in (1..size).rev() {
-            tree[i] = tree[2 * i].min(tree[2 * i + 1]);
-        }
-        Heads { size, tree }
-    }
-
-    /// The smallest head; `u128::MAX` when every lane is done.
-    fn min(&self) -> u128 {
-        self.tree.get(1).copied().unwrap_or(u128::MAX)
-    }
-
-    fn set(&mut self, d: usize, h: u128) {
-        let mut i = self.size + d;
-        self.tree[i] = h;
-        while i > 1 {
-            i /= 2;
-            self.tree[i] = self.tree[2 * i].min(self.tree[2 * i + 1]);
-        }
     }
 }
 
