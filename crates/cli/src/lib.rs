@@ -7,10 +7,12 @@ pub mod check;
 pub mod convert;
 pub mod diff;
 mod diff_flame;
+#[cfg(feature = "sql")]
 pub mod export;
 pub mod flame;
 pub mod info;
 pub mod markers;
+#[cfg(feature = "sql")]
 pub mod query;
 pub mod select;
 pub mod stats;
