@@ -355,15 +355,21 @@ async function e2e() {
   check(s.spans === "1048" && s.baseSpans === "824",
     `?trace=&compare= compares (${s.spans} spans with BASE's ${s.baseSpans}; ${s.error || "no error"})`);
   await d.waitForTimeout(300);
-  img = await pixels(d);
-  let red = 0, blue = 0;
-  for (let y = 40; y < 400; y += 2) for (let x = 0; x < panelX; x += 2) {
-    const i = (y * img.w + x) * 4;
-    const [r, g, b] = [img.data[i], img.data[i + 1], img.data[i + 2]];
-    if (r > g + 60 && r > b + 60) red++;
-    if (b > r + 60 && b > g + 40) blue++;
-  }
-  check(red > 200 && blue > 200, `the compare flame graph is drawn red and blue (${red}, ${blue} pixels)`);
+  // Counted in the page: only the two counts come back (pixels() would send them all).
+  const shot = await d.screenshot({ clip: { x: 0, y: 40, width: panelX, height: 360 } });
+  const [red, blue] = await d.evaluate(async (b64) => {
+    const bmp = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+    const g = new OffscreenCanvas(bmp.width, bmp.height).getContext("2d");
+    g.drawImage(bmp, 0, 0);
+    const px = g.getImageData(0, 0, bmp.width, bmp.height).data;
+    let red = 0, blue = 0;
+    for (let i = 0; i < px.length; i += 4) {
+      if (px[i] > px[i + 1] + 60 && px[i] > px[i + 2] + 60) red++;
+      if (px[i + 2] > px[i] + 60 && px[i + 2] > px[i + 1] + 40) blue++;
+    }
+    return [red, blue];
+  }, shot.toString("base64"));
+  check(red > 800 && blue > 800, `the compare flame graph is drawn red and blue (${red}, ${blue} pixels)`);
   await d.setInputFiles("#spall-base-file", join(roots.fixtures, "real/catapult_simple_trace.json"));
   await d.waitForFunction(() => document.body.dataset.baseSpans === "12", null, { timeout: 15_000 }).catch(() => {});
   s = await state(d);
