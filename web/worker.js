@@ -1,6 +1,7 @@
 // The load worker: a second instance of the viewer's WebAssembly module (the page sends the
-// module it compiled) that reads a trace in chunks, decodes it (a .spall or JSON file as the
-// chunks arrive) and builds the model, and hands the model to the page as one transferred buffer.
+// module it compiled) that reads a trace in chunks, decodes it (.spall and JSON, gzipped or not,
+// as the chunks arrive) and builds the model, and hands the model to the page as one
+// transferred buffer.
 // The page's thread only draws meanwhile.
 //
 // Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
@@ -78,7 +79,8 @@ onmessage = async ({ data }) => {
   try {
     let loader = await read(true);
     let model = loader.finish(progress);
-    // A streamed file whose events go back in time is decoded again, whole.
+    // A streamed file whose events go back in time (or whose decode warns in a way a stream
+    // cannot, see LoadStream::finish) is decoded again, whole.
     if (model.length === 0) {
       loader = await read(false);
       model = loader.finish(progress);
