@@ -97,9 +97,10 @@ pub struct JsonStream<S> {
     diags: Diagnostics,
     sinks: Vec<S>,
     events: u64,
-    /// A run decoded as text warned of a malformed event (a whole-file decode of a file
-    /// that is not all UTF-8 reads every event as bytes, and gives the event's start as
-    /// the warning's offset, not the bad byte's); a run or the top level is not UTF-8.
+    /// A run decoded as text dropped a malformed or cut-off event (a whole-file decode of
+    /// a file that is not all UTF-8 reads every event as bytes: it skips such an event
+    /// whole, with no warning about the part before the fault, and gives the event's start
+    /// as the offset, not the bad byte's); a run or the top level is not UTF-8.
     text_malformed: bool,
     not_utf8: bool,
     new_sink: Box<dyn Fn() -> S>,
@@ -184,9 +185,10 @@ impl<S: EventSink> JsonStream<S> {
     }
 
     /// Decodes what is left. Returns the summary and the sinks, in file order, or `None`
-    /// when the file holds bytes that are not UTF-8 and a run read as text warned of a
-    /// malformed event: a whole-file decode reads every event of such a file as bytes and
-    /// gives such a warning another offset, so the file must be decoded again, whole.
+    /// when the file holds bytes that are not UTF-8 and a run read as text dropped a
+    /// malformed or cut-off event: a whole-file decode reads every event of such a file as
+    /// bytes and warns about such an event otherwise, so the file must be decoded again,
+    /// whole.
     #[allow(clippy::type_complexity)]
     pub fn finish(mut self) -> Result<Option<(Summary, Vec<S>)>, Error> {
         if let Phase::Top = self.phase {
@@ -300,7 +302,11 @@ impl<S: EventSink> JsonStream<S> {
                 self.slack = self.slack.saturating_mul(2);
                 continue;
             }
-            self.text_malformed |= text && d.count(WarningKind::JsonMalformedEvent) > 0;
+            // An event dropped after part of it was read as text may have warned about
+            // that part; read as bytes, it is skipped whole first.
+            let dropped =
+                d.count(WarningKind::JsonMalformedEvent) + d.count(WarningKind::JsonTruncatedEvent);
+            self.text_malformed |= text && dropped > 0;
             self.not_utf8 |= !text;
             self.events += r.events;
             self.diags.merge(d);
@@ -481,6 +487,45 @@ mod tests {
         let at = b.windows(7).position(|w| w == "wörker".as_bytes()).unwrap();
         b[at + 1] = 0xff;
         every_cut(&b);
+    }
+
+    #[test]
+    fn random_cuts_of_random_prefixes() {
+        // Several cuts at once, runs of a few sizes, in documents cut short anywhere: a
+        // fixed-seed xorshift over the object form with a byte that is not UTF-8.
+        let mut doc = OBJECT.as_bytes().to_vec();
+        let at = doc
+            .windows(7)
+            .position(|w| w == "wörker".as_bytes())
+            .unwrap();
+        doc[at + 1] = 0xff;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for round in 0..3_000 {
+            let b = if round % 2 == 0 {
+                OBJECT.as_bytes()
+            } else {
+                &doc[..]
+            };
+            let b = &b[..next(b.len() + 1)];
+            let mut cuts: Vec<usize> = (0..1 + next(6)).map(|_| next(b.len() + 1)).collect();
+            cuts.sort_unstable();
+            let target = [1, 30, 100, 1 << 20][next(4)];
+            let got = streamed(b, &cuts, target);
+            if got != "decode again" {
+                assert_eq!(
+                    got,
+                    whole(b),
+                    "{} bytes, cuts {cuts:?}, runs of {target}",
+                    b.len()
+                );
+            }
+        }
     }
 
     #[test]
