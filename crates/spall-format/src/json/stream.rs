@@ -440,21 +440,7 @@ mod tests {
 
     #[test]
     fn odd_top_levels() {
-        for doc in [
-            "",
-            "  ",
-            "{}",
-            "[]",
-            r#"{"traceEvents": 5, "x": [1]}"#,
-            r#"{"a": 1 "traceEvents": [{"ph":"i","ts":1}]}"#,
-            r#"{"traceEvents": [{"ph":"i","ts":1}], "traceEvents": [{"ph":"i","ts":2}]}"#,
-            r#"{"traceEvents": [{"ph":"i","ts":1}] "x": 1, }"#,
-            r#"[{"ph":"i","ts":1}, {"ph":"i","ts":2 x}, {"ph":"i","ts":3}]"#,
-            r#"[{"ph":"i","ts":1}, nul, {"ph":"i","ts":3}]"#,
-            r#"[{"ph":"i","ts":1}] "#,
-            "[{\"ph\":\"i\",\"ts\":1}]\0\0",
-            r#"{"traceEvents": [{"ph":"i","ts":1}], "x": [1, }"#,
-        ] {
+        for doc in ODD {
             let b = doc.as_bytes();
             let want = whole(b);
             for target in [1, 7, 1 << 20] {
@@ -465,6 +451,23 @@ mod tests {
             }
         }
     }
+
+    /// Top levels and arrays a whole-file decode warns about.
+    const ODD: [&str; 13] = [
+        "",
+        "  ",
+        "{}",
+        "[]",
+        r#"{"traceEvents": 5, "x": [1]}"#,
+        r#"{"a": 1 "traceEvents": [{"ph":"i","ts":1}]}"#,
+        r#"{"traceEvents": [{"ph":"i","ts":1}], "traceEvents": [{"ph":"i","ts":2}]}"#,
+        r#"{"traceEvents": [{"ph":"i","ts":1}] "x": 1, }"#,
+        r#"[{"ph":"i","ts":1}, {"ph":"i","ts":2 x}, {"ph":"i","ts":3}]"#,
+        r#"[{"ph":"i","ts":1}, nul, {"ph":"i","ts":3}]"#,
+        r#"[{"ph":"i","ts":1}] "#,
+        "[{\"ph\":\"i\",\"ts\":1}]\0\0",
+        r#"{"traceEvents": [{"ph":"i","ts":1}], "x": [1, }"#,
+    ];
 
     #[test]
     fn invalid_utf8_after_a_malformed_event_read_as_text_asks_for_a_whole_decode() {
@@ -506,11 +509,16 @@ mod tests {
             x ^= x << 17;
             (x % n as u64) as usize
         };
+        // The odd documents' insides, in one array.
+        let array = format!(
+            "[{}]",
+            ODD.map(|d| d.trim_matches(['[', ']', '{', '}'])).join(",")
+        );
         for round in 0..3_000 {
-            let b = if round % 2 == 0 {
-                OBJECT.as_bytes()
-            } else {
-                &doc[..]
+            let b = match round % 3 {
+                0 => OBJECT.as_bytes(),
+                1 => &doc[..],
+                _ => array.as_bytes(),
             };
             let b = &b[..next(b.len() + 1)];
             let mut cuts: Vec<usize> = (0..1 + next(6)).map(|_| next(b.len() + 1)).collect();
