@@ -10,58 +10,9 @@ use std::fmt::Write;
 
 use super::annot::{self, escape_into};
 use super::hash::IdMap;
-use super::typed_fields::{ENUMS, MESSAGES, TRACK_EVENT};
+use super::typed_fields::{Ty, ENUMS, MESSAGES, TRACK_EVENT};
 use super::wire::{Reader, Value, WireError};
 use crate::diag::Diagnostics;
-
-/// A field's type, as the args show it. (Every scalar type the generator can emit, whether
-/// or not today's messages use it.)
-#[allow(dead_code)]
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Ty {
-    Int,
-    Sint,
-    Uint,
-    Sfixed32,
-    Sfixed64,
-    Bool,
-    Double,
-    Float,
-    Str,
-    /// An index into `ENUMS`.
-    Enum(u16),
-    /// An index into `MESSAGES`.
-    Msg(u16),
-}
-
-/// One field of a message.
-#[derive(Debug)]
-pub(super) struct Field {
-    pub num: u32,
-    pub name: &'static str,
-    pub ty: Ty,
-    pub repeated: bool,
-}
-
-/// A singular field (for the generated tables).
-pub(super) const fn one(num: u32, name: &'static str, ty: Ty) -> Field {
-    Field {
-        num,
-        name,
-        ty,
-        repeated: false,
-    }
-}
-
-/// A repeated field (for the generated tables).
-pub(super) const fn many(num: u32, name: &'static str, ty: Ty) -> Field {
-    Field {
-        num,
-        name,
-        ty,
-        repeated: true,
-    }
-}
 
 /// The message a TrackEvent field `num` holds when it is one written as args, with its name.
 pub(super) fn track_event_field(num: u32) -> Option<(&'static str, u16)> {
