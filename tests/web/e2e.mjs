@@ -4,7 +4,7 @@
 // page's spall.run_sql, a hostile file through the file picker and a missing URL both shown
 // as errors, a dropped .spall and Perfetto protobuf file, HiDPI, the load worker (files
 // read in slices that records straddle, cancelling a load by opening another), compare mode
-// (?trace=&compare=, the second file picker), and no console error anywhere.
+// (?trace=&compare=, the second file picker, a Shift-drop), and no console error anywhere.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
 //   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
@@ -374,6 +374,18 @@ async function e2e() {
   await d.waitForFunction(() => document.body.dataset.baseSpans === "12", null, { timeout: 15_000 }).catch(() => {});
   s = await state(d);
   check(s.baseSpans === "12" && s.spans === "1048", `"Compare with…" swaps BASE (${s.baseSpans} spans)`);
+  // A file dropped with Shift held becomes BASE, NEW stays (catapult_tall_trace.json: 18 spans).
+  const tall = await readFile(join(roots.fixtures, "real/catapult_tall_trace.json"));
+  await d.evaluate(async (text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], "catapult_tall_trace.json"));
+    for (const type of ["dragenter", "dragover", "drop"]) {
+      document.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true, shiftKey: true }));
+    }
+  }, tall.toString("utf8"));
+  await d.waitForFunction(() => document.body.dataset.baseSpans === "18", null, { timeout: 15_000 }).catch(() => {});
+  s = await state(d);
+  check(s.baseSpans === "18" && s.spans === "1048", `a Shift-drop swaps BASE (${s.baseSpans} spans; NEW ${s.spans})`);
   check(d.errors.length === 0, `no console errors (${d.errors.join(" | ")})`);
   await d.context().close();
 }
