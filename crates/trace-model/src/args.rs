@@ -48,8 +48,9 @@ impl ArgsStore {
     /// A new set holding `b`'s arguments and `e`'s (a key of `e` replaces `b`'s), when both
     /// are JSON objects; else `b`.
     pub(crate) fn merged(&mut self, b: ArgsId, e: ArgsId) -> ArgsId {
+        // `json` gives free text as a string, so only a JSON object matches.
         let object = |id| match self.json(id) {
-            Some(serde_json::Value::Object(m)) if self.get(id).is_some_and(|g| g.1) => Some(m),
+            Some(serde_json::Value::Object(m)) => Some(m),
             _ => None,
         };
         let (Some(mut m), Some(end)) = (object(b), object(e)) else {

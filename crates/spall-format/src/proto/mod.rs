@@ -37,6 +37,7 @@ mod annot;
 mod base;
 mod clock;
 mod compressed;
+mod descriptor;
 mod events;
 mod hash;
 mod kinds;

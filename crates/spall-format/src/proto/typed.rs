@@ -9,8 +9,9 @@
 use std::fmt::Write;
 
 use super::annot::{self, escape_into};
+use super::descriptor::Ty;
 use super::hash::IdMap;
-use super::typed_fields::{Ty, ENUMS, MESSAGES, TRACK_EVENT};
+use super::typed_fields::{ENUMS, MESSAGES, TRACK_EVENT};
 use super::wire::{Reader, Value, WireError};
 use crate::diag::Diagnostics;
 
