@@ -7,63 +7,166 @@
 // Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
 // {stats: Uint8Array} (the whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). The page ends the worker
-// (terminate) to cancel a load, and once the statistics are in.
+// (terminate) to cancel a load, and once the statistics are in. The same file, started by
+// the load worker with the name "spall-reader", is its reader (see `reader`).
 import init, { Loader } from "./spall_web.js";
 
 // How much of a File is read at a time.
 const CHUNK = 8 << 20;
 // Progress is posted every this many bytes of a fetch.
 const REPORT = 4 << 20;
+// How many pieces the reader may have read ahead of the decoder (a fetch's pieces are
+// gathered to at least CHUNK bytes).
+const AHEAD = 4;
 
 const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e));
 
 const report = (loader) =>
   postMessage({ progress: [...loader.progress(), loader.streaming() ? "loading" : "reading"] });
 
-// Feeds a File to a new Loader, a slice of `size` bytes at a time; `runs`: the stream's runs
-// (0: as natively).
-const readFile = async (name, file, stream, size, runs) => {
-  const loader = new Loader(name, file.size, stream, runs);
-  for (let at = 0; at < file.size; at += size) {
-    let chunk;
+// The reader: this file again, as a worker of the load worker's own. A File's slices and a
+// fetch's body come through a data pipe that only the reading thread drains, so a thread
+// that decodes between reads leaves the browser's reading idle; the reader reads AHEAD
+// pieces ahead of the decoder on a thread of its own and transfers them (no copy).
+// Messages in: {file, size} or {url}, then {more: true} for each piece taken. Out:
+// {piece: ArrayBuffer}, {length} (a fetch's, before its pieces), {end: true}, {error}.
+const reader = () => {
+  let credit = AHEAD, wake = null;
+  const taken = () => new Promise((r) => { if (credit > 0) r(); else wake = r; });
+  const send = async (piece) => {
+    await taken();
+    credit--;
+    postMessage({ piece }, [piece]);
+  };
+  onmessage = async ({ data }) => {
+    onmessage = () => { credit++; if (wake) { wake(); wake = null; } };
+    const { file, size, url } = data;
     try {
-      chunk = new Uint8Array(await file.slice(at, at + size).arrayBuffer());
+      if (file) {
+        for (let at = 0; at < file.size; at += size) {
+          await taken();
+          await send(await file.slice(at, at + size).arrayBuffer());
+        }
+      } else {
+        const r = await fetch(url);
+        if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
+        // Compressed in transit, the length is the compressed one: progress stops short.
+        postMessage({ length: Number(r.headers.get("content-length")) || 0 });
+        const body = r.body.getReader();
+        let parts = [], have = 0;
+        const flush = async () => {
+          const piece = new Uint8Array(have);
+          let at = 0;
+          for (const p of parts) { piece.set(p, at); at += p.length; }
+          parts = []; have = 0;
+          await send(piece.buffer);
+        };
+        for (;;) {
+          const { value, done } = await body.read();
+          if (done) break;
+          parts.push(value);
+          have += value.length;
+          if (have >= CHUNK) await flush();
+        }
+        if (have) await flush();
+      }
+      postMessage({ end: true });
     } catch (e) {
-      throw `${name}: cannot be read: ${message(e)}`;
+      postMessage({ error: message(e) });
     }
-    loader.push(chunk);
-    report(loader);
-  }
-  return loader;
+  };
 };
 
-// Feeds a fetch body to a new Loader as it arrives.
-const readUrl = async (name, url, stream) => {
-  let r;
+// The pieces of a File (`size` bytes each) or of a fetch body, in order, read ahead by a
+// reader worker (or, where a worker cannot start one, on this thread, the next piece's read
+// under way while this one is decoded). Yields `{length}` first for a fetch.
+async function* pieces(source, size) {
+  let w;
   try {
-    r = await fetch(url);
-  } catch (e) {
-    throw `${name}: cannot be fetched: ${message(e)}`;
+    w = new Worker(new URL(import.meta.url), { type: "module", name: "spall-reader" });
+  } catch {
+    yield* piecesHere(source, size);
+    return;
   }
-  if (!r.ok) throw `${name}: the server answered ${r.status} ${r.statusText}`;
-  // Compressed in transit, the length is the compressed one: progress stops short.
-  const loader = new Loader(name, Number(r.headers.get("content-length")) || 0, stream, 0);
-  const reader = r.body.getReader();
-  let done = 0, reported = 0;
-  for (;;) {
-    const { value, done: end } = await reader.read();
-    if (end) break;
-    loader.push(value);
-    done += value.length;
-    if (done - reported >= REPORT) {
-      reported = done;
-      report(loader);
+  const queue = [];
+  let wake = null;
+  const arrived = (m) => { queue.push(m); if (wake) { wake(); wake = null; } };
+  w.onmessage = ({ data }) => arrived(data);
+  w.onerror = (e) => { e.preventDefault(); arrived({ error: message(e) }); };
+  w.postMessage({ ...source, size });
+  try {
+    for (;;) {
+      if (!queue.length) await new Promise((r) => (wake = r));
+      const m = queue.shift();
+      if (m.error) throw m.error;
+      if (m.end) return;
+      if (m.piece) {
+        w.postMessage({ more: true });
+        yield new Uint8Array(m.piece);
+      } else yield m;
     }
+  } finally {
+    w.terminate();
   }
-  return loader;
+}
+
+async function* piecesHere({ file, url }, size) {
+  if (file) {
+    const read = (at) => file.slice(at, at + size).arrayBuffer();
+    let next = read(0);
+    for (let at = 0; at < file.size; at += size) {
+      const piece = await next;
+      if (at + size < file.size) next = read(at + size);
+      yield new Uint8Array(piece);
+    }
+    return;
+  }
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
+  yield { length: Number(r.headers.get("content-length")) || 0 };
+  const body = r.body.getReader();
+  for (;;) {
+    const { value, done } = await body.read();
+    if (done) return;
+    yield value;
+  }
+}
+
+// Feeds a File (read in slices of `size` bytes) or a fetch body to a new Loader as its
+// pieces arrive; `runs`: the stream's runs (0: as natively).
+const feed = async (name, source, stream, size, runs) => {
+  const what = source.file ? "cannot be read" : "cannot be fetched";
+  const it = pieces(source, size);
+  let loader = source.file ? new Loader(name, source.file.size, stream, runs) : null;
+  let done = 0, reported = 0;
+  try {
+    for (;;) {
+      let next;
+      try {
+        next = await it.next();
+      } catch (e) {
+        const m = message(e);
+        throw m.startsWith("the server answered") ? `${name}: ${m}` : `${name}: ${what}: ${m}`;
+      }
+      if (next.done) return loader;
+      const piece = next.value;
+      if (!(piece instanceof Uint8Array)) {
+        loader = new Loader(name, piece.length, stream, runs);
+        continue;
+      }
+      loader.push(piece);
+      done += piece.length;
+      if (source.file || done - reported >= REPORT) {
+        reported = done;
+        report(loader);
+      }
+    }
+  } finally {
+    await it.return();
+  }
 };
 
-onmessage = async ({ data }) => {
+const main = async ({ data }) => {
   const { module, name, file, url, chunk } = data;
   try {
     await init({ module_or_path: module });
@@ -75,7 +178,7 @@ onmessage = async ({ data }) => {
   const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
   // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
   const read = (stream) =>
-    file ? readFile(name, file, stream, chunk || CHUNK, chunk || 0) : readUrl(name, url, stream);
+    feed(name, file ? { file } : { url }, stream, chunk || CHUNK, file ? chunk || 0 : 0);
   try {
     let loader = await read(true);
     let model = loader.finish(progress);
@@ -96,3 +199,6 @@ onmessage = async ({ data }) => {
     postMessage({ error: message(e) });
   }
 };
+
+if (self.name === "spall-reader") reader();
+else onmessage = main;
