@@ -47,6 +47,7 @@ pub use detail::Detail;
 pub use events::{CounterGroup, EventIndex};
 pub use item::Item;
 pub use series::SeriesIndex;
+pub use transfer::IndexIn;
 
 use rayon::prelude::*;
 use trace_model::Trace;

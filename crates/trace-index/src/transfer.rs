@@ -16,7 +16,10 @@
 //! assert_eq!(back.heap_bytes(), index.heap_bytes());
 //! ```
 
-use trace_model::{Lane, StrId, Trace, TransferError, TransferReader, TransferWriter};
+use trace_model::{
+    ColumnFill, ColumnSink, ColumnSource, Lane, StrId, Trace, TransferError, TransferReader,
+    TransferWriter,
+};
 
 use crate::lane::LaneIndex;
 use crate::levels::{LevelItem, Levels};
@@ -33,9 +36,101 @@ impl TraceIndex {
         w.into_bytes()
     }
 
+    /// The index for a transfer in pieces, after its trace's
+    /// ([`Trace::to_transfer_pieces`]): its head (returned), its columns to `sink`
+    /// ([`IndexIn`] reads them back).
+    pub fn to_transfer_pieces(&self, sink: &mut dyn ColumnSink) -> Vec<u8> {
+        let mut w = TransferWriter::with_sink(sink);
+        w.list(&self.threads, |w, lanes| w.list(lanes, write_lane));
+        w.into_bytes()
+    }
+
     /// The index [`TraceIndex::to_transfer`] wrote for `trace`.
     pub fn from_transfer(bytes: &[u8], trace: &Trace) -> Result<TraceIndex, TransferError> {
-        let mut r = R::new(bytes);
+        read(R::new(bytes), trace)
+    }
+}
+
+/// An index coming in pieces ([`TraceIndex::to_transfer_pieces`]): its head read, its
+/// columns filled a step at a time.
+#[derive(Debug)]
+pub struct IndexIn {
+    index: TraceIndex,
+    fill: ColumnFill,
+    filled: bool,
+}
+
+impl IndexIn {
+    /// Reads the head of `trace`'s index; the streams hold `lens` values (by
+    /// [`trace_model::Stream`]) for it ([`trace_model::TraceIn::left`]), and no more.
+    pub fn new(head: &[u8], lens: [u64; 3], trace: &Trace) -> Result<IndexIn, TransferError> {
+        let mut r = R::with_pieces(head, lens);
+        let index = read_in(&mut r, trace)?;
+        if r.pieces_left() != Some([0; 3]) {
+            return Err(r.fail("the pieces' columns all read"));
+        }
+        Ok(IndexIn {
+            index,
+            fill: ColumnFill::default(),
+            filled: false,
+        })
+    }
+
+    /// Fills about `budget` bytes of the index's columns from `src`; true once all are.
+    pub fn fill(
+        &mut self,
+        src: &mut dyn ColumnSource,
+        budget: usize,
+        trace: &Trace,
+    ) -> Result<bool, TransferError> {
+        let n_str = trace.strings().len() as u32;
+        let mut c = self.fill.step(src, budget);
+        let lanes = trace.threads().iter().flat_map(|t| &t.lanes);
+        for (l, lane) in self.index.threads.iter_mut().flatten().zip(lanes) {
+            for b in &mut l.pyramid.levels {
+                c.i64s(&mut b.last_end);
+                c.i64s(&mut b.busy);
+                c.u32s(&mut b.max_dur);
+                c.u32s(&mut b.max_gap);
+                c.u32s_by(&mut b.name, n_str, StrId);
+            }
+            if let Some(v) = &mut l.levels {
+                let n = lane.len();
+                c.records(&mut v.items, |i64s, u32s| {
+                    let ok = (u32s[0] as usize) < n && u32s[3] < n_str;
+                    ok.then(|| item(i64s, u32s))
+                });
+                let items = u32::try_from(v.items.len()).unwrap_or(u32::MAX);
+                c.u32s_by(&mut v.saturated, items, |i| i);
+                c.i64s(&mut v.skip);
+            }
+        }
+        let done = c.done().map_err(|expected| TransferError {
+            offset: 0,
+            expected,
+        })?;
+        self.filled = done;
+        Ok(done)
+    }
+
+    /// The index, once [`fill`](Self::fill) said it is whole (`None` before).
+    pub fn finish(self) -> Option<TraceIndex> {
+        self.filled.then_some(self.index)
+    }
+}
+
+fn read(mut r: R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
+    let index = read_in(&mut r, trace)?;
+    if !r.at_end() {
+        return Err(r.fail("the end of the buffer"));
+    }
+    Ok(index)
+}
+
+/// The index in `r` (in pieces: its columns zeros, checked as they are filled).
+fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
+    let content = r.pieces_left().is_none();
+    {
         let threads = r.list(|r| r.list(read_lane))?;
         let shape = threads.len() == trace.threads().len()
             && (threads.iter().zip(trace.threads())).all(|(l, t)| l.len() == t.lanes.len());
@@ -44,39 +139,32 @@ impl TraceIndex {
         }
         for (lanes, t) in threads.iter().zip(trace.threads()) {
             for (l, lane) in lanes.iter().zip(&t.lanes) {
-                check_lane(l, lane).map_err(|what| r.fail(what))?;
+                check_lane(l, lane, content).map_err(|what| r.fail(what))?;
             }
-        }
-        if !r.at_end() {
-            return Err(r.fail("the end of the buffer"));
         }
         Ok(TraceIndex { threads })
     }
 }
 
-fn write_lane(w: &mut TransferWriter, l: &LaneIndex) {
+fn write_lane(w: &mut TransferWriter<'_>, l: &LaneIndex) {
     w.list(&l.pyramid.levels, |w, b| {
-        w.i64s(&b.last_end);
-        w.i64s(&b.busy);
-        w.u32s(&b.max_dur);
-        w.u32s(&b.max_gap);
-        w.u32s_by(&b.name, |s| s.0);
+        w.col_i64s(&b.last_end);
+        w.col_i64s(&b.busy);
+        w.col_u32s(&b.max_dur);
+        w.col_u32s(&b.max_gap);
+        w.col_u32s_by(&b.name, |s| s.0);
     });
     w.u8(l.pyramid.sums_fit as u8);
     w.u8(l.levels.is_some() as u8);
     if let Some(v) = &l.levels {
         w.bytes(&v.ks);
         w.u32s(&v.offs);
-        w.list(&v.items, |w, it| {
-            w.i64(it.start);
-            w.i64(it.end);
-            w.u32(it.first);
-            w.u32(it.busy);
-            w.u32(it.longest);
-            w.u32(it.name.0);
+        w.col_records(&v.items, |it| {
+            let u32s = [it.first, it.busy, it.longest, it.name.0];
+            ([it.start, it.end], u32s)
         });
-        w.u32s(&v.saturated);
-        w.i64s(&v.skip);
+        w.col_u32s(&v.saturated);
+        w.col_i64s(&v.skip);
         w.u32s(&v.skip_offs);
     }
 }
@@ -84,11 +172,11 @@ fn write_lane(w: &mut TransferWriter, l: &LaneIndex) {
 fn read_lane(r: &mut R<'_>) -> Result<LaneIndex, TransferError> {
     let levels = r.list(|r| {
         Ok(Blocks {
-            last_end: r.i64s()?,
-            busy: r.i64s()?,
-            max_dur: r.u32s()?,
-            max_gap: r.u32s()?,
-            name: r.u32s()?.into_iter().map(StrId).collect(),
+            last_end: r.col_i64s()?,
+            busy: r.col_i64s()?,
+            max_dur: r.col_u32s_by(0, |v| v)?,
+            max_gap: r.col_u32s_by(0, |v| v)?,
+            name: r.col_u32s_by(StrId(0), StrId)?,
         })
     })?;
     let pyramid = Pyramid {
@@ -100,18 +188,9 @@ fn read_lane(r: &mut R<'_>) -> Result<LaneIndex, TransferError> {
         true => Some(Box::new(Levels {
             ks: r.take_len(1, "level numbers")?.to_vec(),
             offs: r.u32s()?,
-            items: r.list(|r| {
-                Ok(LevelItem {
-                    start: r.i64()?,
-                    end: r.i64()?,
-                    first: r.u32()?,
-                    busy: r.u32()?,
-                    longest: r.u32()?,
-                    name: StrId(r.u32()?),
-                })
-            })?,
-            saturated: r.u32s()?,
-            skip: r.i64s()?,
+            items: r.col_records(item([0; 2], [0; 4]), item)?,
+            saturated: r.col_u32s_by(0, |v| v)?,
+            skip: r.col_i64s()?,
             skip_offs: r.u32s()?,
         })),
     };
@@ -127,8 +206,21 @@ fn read_lane(r: &mut R<'_>) -> Result<LaneIndex, TransferError> {
     })
 }
 
-/// Whether `l` has the shape an index of `lane` has (see the module's overview).
-fn check_lane(l: &LaneIndex, lane: &Lane) -> Result<(), &'static str> {
+/// A level item from its numbers, as `write_lane` writes them.
+fn item([start, end]: [i64; 2], [first, busy, longest, name]: [u32; 4]) -> LevelItem {
+    LevelItem {
+        start,
+        end,
+        first,
+        busy,
+        longest,
+        name: StrId(name),
+    }
+}
+
+/// Whether `l` has the shape an index of `lane` has (see the module's overview); with
+/// `content`, its columns' values too (in pieces they are checked as they are filled).
+fn check_lane(l: &LaneIndex, lane: &Lane, content: bool) -> Result<(), &'static str> {
     let n = lane.len();
     let mut want = if n <= FANOUT { 0 } else { n.div_ceil(FANOUT) };
     for b in &l.pyramid.levels {
@@ -157,8 +249,8 @@ fn check_lane(l: &LaneIndex, lane: &Lane) -> Result<(), &'static str> {
     let ok = v.ks.windows(2).all(|w| w[0] < w[1])
         && ascending(&v.offs, v.items.len())
         && ascending(&v.skip_offs, v.skip.len())
-        && v.items.iter().all(|it| (it.first as usize) < n)
-        && v.saturated.iter().all(|&i| (i as usize) < v.items.len());
+        && (!content || v.items.iter().all(|it| (it.first as usize) < n))
+        && (!content || v.saturated.iter().all(|&i| (i as usize) < v.items.len()));
     match ok {
         true => Ok(()),
         false => Err("stored levels in range"),
@@ -184,6 +276,70 @@ mod tests {
             format!("{:?}", index.threads)
         );
         assert!(back.heap_bytes() > 0);
+    }
+
+    /// The trace and its index through a transfer in pieces, `budget` bytes a step.
+    fn in_pieces(
+        t: &Trace,
+        index: &TraceIndex,
+        budget: usize,
+    ) -> Result<TraceIndex, TransferError> {
+        let mut cols = trace_model::MemoryColumns::default();
+        let head = t.to_transfer_pieces(&mut cols);
+        let index_head = index.to_transfer_pieces(&mut cols);
+        let mut tin = trace_model::TraceIn::new(&head, cols.lens())?;
+        while !tin.fill(&mut cols, budget)? {}
+        let back = tin.finish().expect("filled");
+        let mut iin = IndexIn::new(&index_head, tin_left(&head, &cols)?, &back)?;
+        while !iin.fill(&mut cols, budget, &back)? {}
+        assert!(cols.at_end());
+        Ok(iin.finish().expect("filled"))
+    }
+
+    fn tin_left(head: &[u8], cols: &trace_model::MemoryColumns) -> Result<[u64; 3], TransferError> {
+        Ok(trace_model::TraceIn::new(head, cols.lens())?.left())
+    }
+
+    #[test]
+    fn an_index_comes_back_the_same_in_pieces() {
+        let t = trace();
+        let index = TraceIndex::build(&t);
+        for budget in [1 << 10, usize::MAX / 2] {
+            let back = in_pieces(&t, &index, budget).unwrap();
+            assert_eq!(
+                format!("{:?}", back.threads),
+                format!("{:?}", index.threads)
+            );
+        }
+    }
+
+    #[test]
+    fn damaged_index_pieces_are_an_error() {
+        let t = trace();
+        let index = TraceIndex::build(&t);
+        let mut cols = trace_model::MemoryColumns::default();
+        let head = t.to_transfer_pieces(&mut cols);
+        let index_head = index.to_transfer_pieces(&mut cols);
+        let left = tin_left(&head, &cols).unwrap();
+        for n in (0..index_head.len()).step_by(5) {
+            assert!(
+                IndexIn::new(&index_head[..n], left, &t).is_err(),
+                "cut at {n}"
+            );
+        }
+        // More values in the streams than the index has columns for; another trace.
+        assert!(IndexIn::new(&index_head, [left[0] + 1, left[1], left[2]], &t).is_err());
+        let other = trace_model::load("../../tests/fixtures/real/catapult_flow.json").unwrap();
+        assert!(IndexIn::new(&index_head, left, &other).is_err());
+        // Level items past their lane, names past the strings: the fill finds them.
+        assert!(index.threads.iter().flatten().any(|l| l.levels.is_some()));
+        let mut bad = cols.clone();
+        let lens = bad.lens();
+        bad.read = [0, 1, 2].map(|s| (lens[s] - left[s]) as usize);
+        let from = bad.read[1];
+        bad.u32s[from..].fill(u32::MAX);
+        let mut iin = IndexIn::new(&index_head, left, &t).unwrap();
+        assert!(iin.fill(&mut bad, usize::MAX / 2, &t).is_err());
     }
 
     #[test]

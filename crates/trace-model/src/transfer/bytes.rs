@@ -2,48 +2,156 @@
 //! them, such as an index): little-endian values, and lengths that the reader checks
 //! against the bytes left before it allocates anything, so a damaged buffer is an error,
 //! never a panic or an unbounded allocation.
+//!
+//! A model's large columns (`col_*`) are written inline, or, in a transfer in pieces, as
+//! their length inline and their values to a [`ColumnSink`]; a reader of such a buffer
+//! gives each column its length, zeroed, and [`ColumnFill`] fills them afterwards.
 
+use super::pieces::{ColumnSink, Stream};
 use super::TransferError;
 
 /// Appends little-endian values to a buffer.
-#[derive(Debug, Default)]
-pub struct TransferWriter(Vec<u8>);
+#[derive(Default)]
+pub struct TransferWriter<'a> {
+    buf: Vec<u8>,
+    /// Where the large columns' values go in a transfer in pieces.
+    sink: Option<&'a mut dyn ColumnSink>,
+}
 
-impl TransferWriter {
+impl std::fmt::Debug for TransferWriter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TransferWriter")
+            .field("bytes", &self.buf.len())
+            .field("pieces", &self.sink.is_some())
+            .finish()
+    }
+}
+
+impl TransferWriter<'static> {
     /// An empty buffer with room for `capacity` bytes.
-    pub fn with_capacity(capacity: usize) -> TransferWriter {
-        TransferWriter(Vec::with_capacity(capacity))
+    pub fn with_capacity(capacity: usize) -> TransferWriter<'static> {
+        TransferWriter {
+            buf: Vec::with_capacity(capacity),
+            sink: None,
+        }
+    }
+}
+
+impl<'a> TransferWriter<'a> {
+    /// An empty buffer whose large columns go to `sink`.
+    pub fn with_sink(sink: &'a mut dyn ColumnSink) -> TransferWriter<'a> {
+        TransferWriter {
+            buf: Vec::new(),
+            sink: Some(sink),
+        }
     }
 
     /// The bytes written.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.0
+        self.buf
+    }
+
+    /// A large column of 64-bit numbers.
+    pub fn col_i64s(&mut self, v: &[i64]) {
+        match self.sink.as_deref_mut() {
+            Some(s) => {
+                s.i64s(v);
+                self.u64(v.len() as u64);
+            }
+            None => self.i64s(v),
+        }
+    }
+
+    /// A large column of `f` of each value.
+    pub fn col_u32s_by<T>(&mut self, v: &[T], f: impl Fn(&T) -> u32) {
+        let Some(s) = self.sink.as_deref_mut() else {
+            return self.u32s_by(v, f);
+        };
+        let mut scratch = [0u32; 1024];
+        for c in v.chunks(scratch.len()) {
+            for (d, x) in scratch.iter_mut().zip(c) {
+                *d = f(x);
+            }
+            s.u32s(&scratch[..c.len()]);
+        }
+        self.u64(v.len() as u64);
+    }
+
+    /// A large column of 32-bit numbers.
+    pub fn col_u32s(&mut self, v: &[u32]) {
+        match self.sink.as_deref_mut() {
+            Some(s) => {
+                s.u32s(v);
+                self.u64(v.len() as u64);
+            }
+            None => self.u32s(v),
+        }
+    }
+
+    /// A large column of bytes.
+    pub fn col_u8s(&mut self, v: &[u8]) {
+        match self.sink.as_deref_mut() {
+            Some(s) => {
+                s.u8s(v);
+                self.u64(v.len() as u64);
+            }
+            None => self.bytes(v),
+        }
+    }
+
+    /// A large column of records of `I` 64-bit and `U` 32-bit numbers each (inline: a
+    /// list, each record's numbers in that order).
+    pub fn col_records<T, const I: usize, const U: usize>(
+        &mut self,
+        v: &[T],
+        f: impl Fn(&T) -> ([i64; I], [u32; U]),
+    ) {
+        let Some(s) = self.sink.as_deref_mut() else {
+            return self.list(v, |w, x| {
+                let (a, b) = f(x);
+                a.into_iter().for_each(|n| w.i64(n));
+                b.into_iter().for_each(|n| w.u32(n));
+            });
+        };
+        let (mut a, mut b) = (Vec::with_capacity(512 * I), Vec::with_capacity(512 * U));
+        for c in v.chunks(512) {
+            a.clear();
+            b.clear();
+            for x in c {
+                let (i, u) = f(x);
+                a.extend_from_slice(&i);
+                b.extend_from_slice(&u);
+            }
+            s.i64s(&a);
+            s.u32s(&b);
+        }
+        self.u64(v.len() as u64);
     }
 
     /// A byte.
     pub fn u8(&mut self, v: u8) {
-        self.0.push(v);
+        self.buf.push(v);
     }
 
     /// A little-endian `u32`.
     pub fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.buf.extend_from_slice(&v.to_le_bytes());
     }
 
     /// A little-endian `u64`.
     pub fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.buf.extend_from_slice(&v.to_le_bytes());
     }
 
     /// A little-endian `i64`.
     pub fn i64(&mut self, v: i64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+        self.buf.extend_from_slice(&v.to_le_bytes());
     }
 
     /// A length, then the bytes.
     pub fn bytes(&mut self, b: &[u8]) {
         self.u64(b.len() as u64);
-        self.0.extend_from_slice(b);
+        self.buf.extend_from_slice(b);
     }
 
     /// A length, then the text's bytes.
@@ -66,18 +174,18 @@ impl TransferWriter {
     /// A length, then the values.
     pub fn i64s(&mut self, v: &[i64]) {
         self.u64(v.len() as u64);
-        self.0.reserve(v.len() * 8);
+        self.buf.reserve(v.len() * 8);
         for x in v {
-            self.0.extend_from_slice(&x.to_le_bytes());
+            self.buf.extend_from_slice(&x.to_le_bytes());
         }
     }
 
     /// A length, then `f` of each value.
     pub fn u32s_by<T>(&mut self, v: &[T], f: impl Fn(&T) -> u32) {
         self.u64(v.len() as u64);
-        self.0.reserve(v.len() * 4);
+        self.buf.reserve(v.len() * 4);
         for x in v {
-            self.0.extend_from_slice(&f(x).to_le_bytes());
+            self.buf.extend_from_slice(&f(x).to_le_bytes());
         }
     }
 
@@ -87,7 +195,7 @@ impl TransferWriter {
     }
 
     /// A length, then `f` of each item.
-    pub fn list<T>(&mut self, v: &[T], mut f: impl FnMut(&mut TransferWriter, &T)) {
+    pub fn list<T>(&mut self, v: &[T], mut f: impl FnMut(&mut Self, &T)) {
         self.u64(v.len() as u64);
         for x in v {
             f(self, x);
@@ -100,12 +208,102 @@ impl TransferWriter {
 pub struct TransferReader<'a> {
     b: &'a [u8],
     at: usize,
+    /// In a transfer in pieces: the values left in each column stream, for the columns
+    /// not read yet (a length past them is damage, not an allocation).
+    pieces: Option<[u64; 3]>,
 }
 
 impl<'a> TransferReader<'a> {
     /// Reads `b` from its start.
     pub fn new(b: &'a [u8]) -> TransferReader<'a> {
-        TransferReader { b, at: 0 }
+        TransferReader {
+            b,
+            at: 0,
+            pieces: None,
+        }
+    }
+
+    /// Reads the head `b` of a transfer in pieces whose column streams hold `left` values
+    /// (by [`Stream`]): each large column comes back its length of zeros.
+    pub fn with_pieces(b: &'a [u8], left: [u64; 3]) -> TransferReader<'a> {
+        TransferReader {
+            b,
+            at: 0,
+            pieces: Some(left),
+        }
+    }
+
+    /// The values left in each column stream for the columns not read yet.
+    pub fn pieces_left(&self) -> Option<[u64; 3]> {
+        self.pieces
+    }
+
+    /// A large column's length in pieces: `per` values of each stream per item.
+    fn col_len(&mut self, per: [u64; 3]) -> Result<usize, TransferError> {
+        let n = self.u64()?;
+        let left = self.pieces.as_mut().expect("a transfer in pieces");
+        let mut after = *left;
+        for (l, p) in after.iter_mut().zip(per) {
+            let want = n
+                .checked_mul(p)
+                .ok_or_else(|| self.fail("a column's length"))?;
+            *l = l
+                .checked_sub(want)
+                .ok_or_else(|| self.fail("a column within the pieces"))?;
+        }
+        *self.pieces.as_mut().expect("a transfer in pieces") = after;
+        usize::try_from(n).map_err(|_| self.fail("a column's length"))
+    }
+
+    /// A large column of 64-bit numbers (zeros in pieces).
+    pub fn col_i64s(&mut self) -> Result<Vec<i64>, TransferError> {
+        match self.pieces {
+            Some(_) => Ok(vec![0; self.col_len(Stream::I64.one())?]),
+            None => self.i64s(),
+        }
+    }
+
+    /// A large column of `f` of each 32-bit number (`zero` in pieces).
+    pub fn col_u32s_by<T: Clone>(
+        &mut self,
+        zero: T,
+        f: impl Fn(u32) -> T,
+    ) -> Result<Vec<T>, TransferError> {
+        match self.pieces {
+            Some(_) => Ok(vec![zero; self.col_len(Stream::U32.one())?]),
+            None => Ok(self.u32s()?.into_iter().map(f).collect()),
+        }
+    }
+
+    /// A large column of bytes (zeros in pieces).
+    pub fn col_u8s(&mut self) -> Result<Vec<u8>, TransferError> {
+        match self.pieces {
+            Some(_) => Ok(vec![0; self.col_len(Stream::U8.one())?]),
+            None => Ok(self.take_len(1, "bytes")?.to_vec()),
+        }
+    }
+
+    /// A large column of records, as [`TransferWriter::col_records`] wrote them: `f` of
+    /// each record's numbers (`zero` in pieces, `f` then applied by the fill).
+    pub fn col_records<T: Clone, const I: usize, const U: usize>(
+        &mut self,
+        zero: T,
+        f: impl Fn([i64; I], [u32; U]) -> T,
+    ) -> Result<Vec<T>, TransferError> {
+        if self.pieces.is_some() {
+            return Ok(vec![zero; self.col_len([I as u64, U as u64, 0])?]);
+        }
+        self.list(|r| {
+            let mut a = [0; I];
+            let mut b = [0; U];
+            for x in &mut a {
+                *x = r.i64()?;
+            }
+            for x in &mut b {
+                *x = r.u32()?;
+            }
+            Ok(f(a, b))
+        })
     }
 
     /// Whether every byte was read.

@@ -36,9 +36,11 @@ use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
 
 mod bytes;
+mod pieces;
 
 pub use bytes::{TransferReader, TransferWriter};
 use bytes::{TransferReader as R, TransferWriter as W};
+pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, Stream};
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
 pub const MAGIC: &[u8; 8] = b"SPALLTM1";
@@ -88,12 +90,23 @@ impl Trace {
         Ok(t)
     }
 
+    /// The trace for a transfer in pieces: its head (returned), with the spans' columns
+    /// given to `sink` ([`TraceIn`] reads them back).
+    pub fn to_transfer_pieces(&self, sink: &mut dyn ColumnSink) -> Vec<u8> {
+        let mut w = W::with_sink(sink);
+        for &b in MAGIC {
+            w.u8(b);
+        }
+        self.write(&mut w);
+        w.into_bytes()
+    }
+
     fn heap_estimate(&self) -> usize {
         let spans = self.span_count() as usize;
         1024 + spans * 29 + self.strings.heap_bytes() + self.args.heap_bytes()
     }
 
-    fn write(&self, w: &mut W) {
+    fn write(&self, w: &mut W<'_>) {
         w.u64(self.strings.len() as u64);
         for (_, s) in self.strings.iter() {
             w.str(s);
@@ -118,12 +131,12 @@ impl Trace {
             w.opt_str(t.name);
             w.opt_i64(t.sort_index);
             w.list(&t.lanes, |w, l| {
-                w.i64s(&l.start);
-                w.i64s(&l.dur);
-                w.ids(&l.name);
-                w.ids(&l.cat);
-                w.u32s_by(&l.args, |a| a.0);
-                w.bytes(&l.flags);
+                w.col_i64s(&l.start);
+                w.col_i64s(&l.dur);
+                w.col_u32s_by(&l.name, |s| s.0);
+                w.col_u32s_by(&l.cat, |s| s.0);
+                w.col_u32s_by(&l.args, |a| a.0);
+                w.col_u8s(&l.flags);
             });
         });
         w.list(&self.instants, |w, i| {
@@ -269,12 +282,12 @@ impl Trace {
                 sort_index: r.opt_i64()?,
                 lanes: r.list(|r| {
                     let lane = Lane {
-                        start: r.i64s()?,
-                        dur: r.i64s()?,
-                        name: r.ids()?,
-                        cat: r.ids()?,
-                        args: r.u32s()?.into_iter().map(ArgsId).collect(),
-                        flags: r.take_len(1, "span flags")?.to_vec(),
+                        start: r.col_i64s()?,
+                        dur: r.col_i64s()?,
+                        name: r.col_u32s_by(StrId(0), StrId)?,
+                        cat: r.col_u32s_by(StrId(0), StrId)?,
+                        args: r.col_u32s_by(ArgsId(0), ArgsId)?,
+                        flags: r.col_u8s()?,
                     };
                     let n = lane.start.len();
                     let same = [lane.dur.len(), lane.name.len(), lane.cat.len()]
@@ -443,13 +456,15 @@ impl Trace {
             diagnostics,
             decode,
         };
-        t.check_ids().map_err(|expected| r.fail(expected))?;
+        // In pieces the spans' ids are checked as they are filled.
+        t.check_ids(r.pieces_left().is_none())
+            .map_err(|expected| r.fail(expected))?;
         Ok(t)
     }
 
-    /// Every index the accessors follow points inside its table: a damaged buffer is an
-    /// error here, not a panic in a drawing loop later.
-    fn check_ids(&self) -> Result<(), &'static str> {
+    /// Every index the accessors follow points inside its table (the spans' too, with
+    /// `spans`): a damaged buffer is an error here, not a panic in a drawing loop later.
+    fn check_ids(&self, spans: bool) -> Result<(), &'static str> {
         let n_str = self.strings.len() as u32;
         let n_args = self.args.count();
         let (n_proc, n_thread) = (self.processes.len() as u32, self.threads.len() as u32);
@@ -463,10 +478,11 @@ impl Trace {
             }
         }
         for t in &self.threads {
-            let lanes = t.lanes.iter().all(|l| {
-                l.name.iter().chain(&l.cat).all(|&s| str_ok(s))
-                    && l.args.iter().all(|a| a.0 <= n_args)
-            });
+            let lanes = !spans
+                || t.lanes.iter().all(|l| {
+                    l.name.iter().chain(&l.cat).all(|&s| str_ok(s))
+                        && l.args.iter().all(|a| a.0 <= n_args)
+                });
             let ids = ext_ok(t.pid) && ext_ok(t.tid) && t.name.is_none_or(str_ok);
             if !ids || t.process >= n_proc || !lanes {
                 return Err("a thread's ids in range");
@@ -499,6 +515,73 @@ impl Trace {
             return Err("samples and frames in range");
         }
         Ok(())
+    }
+}
+
+/// A trace coming in pieces ([`Trace::to_transfer_pieces`]): its head read, its spans'
+/// columns filled a step at a time.
+#[derive(Debug)]
+pub struct TraceIn {
+    trace: Trace,
+    fill: ColumnFill,
+    /// The values of each stream left for what follows the trace (its index).
+    left: [u64; 3],
+    filled: bool,
+}
+
+impl TraceIn {
+    /// Reads the head; the streams hold `lens` values (by [`Stream`]), the trace's first.
+    pub fn new(head: &[u8], lens: [u64; 3]) -> Result<TraceIn, TransferError> {
+        let mut r = R::with_pieces(head, lens);
+        if r.take(8, "the magic SPALLTM1")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM1"));
+        }
+        let trace = Trace::read(&mut r)?;
+        if !r.at_end() {
+            return Err(r.fail("the end of the buffer"));
+        }
+        let left = r.pieces_left().expect("pieces");
+        let fill = ColumnFill::default();
+        Ok(TraceIn {
+            trace,
+            fill,
+            left,
+            filled: false,
+        })
+    }
+
+    /// Fills about `budget` bytes of the spans' columns from `src`; true once all are.
+    pub fn fill(
+        &mut self,
+        src: &mut dyn ColumnSource,
+        budget: usize,
+    ) -> Result<bool, TransferError> {
+        let t = &mut self.trace;
+        let (n_str, n_args) = (t.strings.len() as u32, t.args.count().saturating_add(1));
+        let mut c = self.fill.step(src, budget);
+        for l in t.threads.iter_mut().flat_map(|t| &mut t.lanes) {
+            c.i64s(&mut l.start);
+            c.i64s(&mut l.dur);
+            c.u32s_by(&mut l.name, n_str, StrId);
+            c.u32s_by(&mut l.cat, n_str, StrId);
+            c.u32s_by(&mut l.args, n_args, ArgsId);
+            c.u8s(&mut l.flags);
+        }
+        self.filled = c.done().map_err(|expected| TransferError {
+            offset: 0,
+            expected,
+        })?;
+        Ok(self.filled)
+    }
+
+    /// The values of each stream left for what follows the trace.
+    pub fn left(&self) -> [u64; 3] {
+        self.left
+    }
+
+    /// The trace, once [`fill`](Self::fill) said it is whole (`None` before).
+    pub fn finish(self) -> Option<Trace> {
+        self.filled.then_some(self.trace)
     }
 }
 
@@ -563,7 +646,7 @@ fn decode_kind(name: &str) -> WarningKind {
 }
 
 /// What only a trace's buffer holds: ids, diagnostics, the decode's summary.
-impl W {
+impl W<'_> {
     pub(crate) fn opt_str(&mut self, v: Option<StrId>) {
         self.opt_u32(v.map(|s| s.0));
     }
@@ -588,7 +671,7 @@ impl W {
     pub(crate) fn diags<K: DiagnosticKind>(
         &mut self,
         d: &Diagnostics<K>,
-        kind: impl Fn(&mut W, K),
+        kind: impl Fn(&mut Self, K),
     ) {
         let counts: Vec<_> = d.counts().collect();
         self.list(&counts, |w, &(k, n)| {
@@ -749,6 +832,17 @@ mod tests {
         ]
     }
 
+    /// `t` through a transfer in pieces, filled `budget` bytes a step.
+    fn in_pieces(t: &Trace, budget: usize) -> Result<Trace, TransferError> {
+        let mut cols = MemoryColumns::default();
+        let head = t.to_transfer_pieces(&mut cols);
+        let mut tin = TraceIn::new(&head, cols.lens())?;
+        assert_eq!(tin.left(), [0; 3], "the trace's columns in the streams");
+        while !tin.fill(&mut cols, budget)? {}
+        assert!(cols.at_end());
+        Ok(tin.finish().expect("filled"))
+    }
+
     #[test]
     fn every_kind_of_trace_comes_back_the_same() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
@@ -763,9 +857,41 @@ mod tests {
             };
             let back = Trace::from_transfer(&t.to_transfer()).unwrap();
             assert_eq!(fields(&t), fields(&back), "{}", p.display());
+            // In pieces: steps that end inside columns, and one step for all.
+            for budget in [1 << 16, usize::MAX / 2] {
+                let back = in_pieces(&t, budget).unwrap();
+                assert_eq!(fields(&t), fields(&back), "{} by {budget}", p.display());
+            }
             seen += 1;
         }
         assert!(seen >= 20, "only {seen} fixtures loaded");
+    }
+
+    #[test]
+    fn damaged_pieces_are_an_error() {
+        let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"k":1}},
+            {"ph":"X","name":"b","ts":1,"dur":1,"pid":1,"tid":1}]"#;
+        let t = crate::load_bytes(json).unwrap();
+        let mut cols = MemoryColumns::default();
+        let head = t.to_transfer_pieces(&mut cols);
+        // A head cut anywhere, or streams shorter than it says: an error.
+        for n in 0..head.len() {
+            assert!(TraceIn::new(&head[..n], cols.lens()).is_err(), "cut at {n}");
+        }
+        for (i, short) in [[1, 0, 0], [0, 1, 0], [0, 0, 1]].into_iter().enumerate() {
+            let lens = [0, 1, 2].map(|s| cols.lens()[s] - short[s]);
+            assert!(TraceIn::new(&head, lens).is_err(), "stream {i} short");
+        }
+        // A name out of range is found by the fill; so is a stream that runs short.
+        let mut bad = cols.clone();
+        bad.u32s[0] = 1000;
+        let mut tin = TraceIn::new(&head, bad.lens()).unwrap();
+        assert!(tin.fill(&mut bad, 1 << 20).is_err());
+        let mut short = cols.clone();
+        short.i64s.pop();
+        let mut tin = TraceIn::new(&head, cols.lens()).unwrap();
+        assert!(tin.fill(&mut short, 1 << 20).is_err());
+        assert!(TraceIn::new(&head, cols.lens()).unwrap().finish().is_none());
     }
 
     #[test]

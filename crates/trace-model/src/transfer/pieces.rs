@@ -1,0 +1,280 @@
+//! A transfer in pieces: a model's small parts in one buffer (its head), its large columns
+//! (a trace's spans, an index's levels) as three streams of numbers, 64-bit, 32-bit and
+//! bytes, which the two sides keep outside the model's memory. A browser's worker writes
+//! each column straight into the page's typed arrays ([`ColumnSink`]), so the model is
+//! never doubled in its memory; the page reads the head into a model whose columns are
+//! zeros, then [`ColumnFill`] copies the streams into them a few megabytes at a time
+//! ([`ColumnSource`]), drawing frames between the steps.
+//!
+//! The fill checks what the head could not (names, arguments and offsets in range) as it
+//! copies, so a damaged transfer is an error, never a panic later.
+
+use std::ops::Range;
+
+/// One of a transfer's column streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// 64-bit numbers.
+    I64,
+    /// 32-bit numbers.
+    U32,
+    /// Bytes.
+    U8,
+}
+
+impl Stream {
+    /// One value of this stream, as `TransferReader` counts a column's values by stream.
+    pub(crate) fn one(self) -> [u64; 3] {
+        match self {
+            Stream::I64 => [1, 0, 0],
+            Stream::U32 => [0, 1, 0],
+            Stream::U8 => [0, 0, 1],
+        }
+    }
+}
+
+/// Where a writer in pieces puts its large columns' values, each stream in order.
+pub trait ColumnSink {
+    /// The next values of the 64-bit stream.
+    fn i64s(&mut self, v: &[i64]);
+    /// The next values of the 32-bit stream.
+    fn u32s(&mut self, v: &[u32]);
+    /// The next bytes of the byte stream.
+    fn u8s(&mut self, v: &[u8]);
+}
+
+/// Where the fill reads the streams a [`ColumnSink`] was given, in order.
+pub trait ColumnSource {
+    /// Fills `dst` with the next values of the 64-bit stream; false if fewer are left.
+    fn i64s(&mut self, dst: &mut [i64]) -> bool;
+    /// Fills `dst` with the next values of the 32-bit stream; false if fewer are left.
+    fn u32s(&mut self, dst: &mut [u32]) -> bool;
+    /// Fills `dst` with the next bytes of the byte stream; false if fewer are left.
+    fn u8s(&mut self, dst: &mut [u8]) -> bool;
+}
+
+/// The three streams in memory: what a test, or a transfer within one memory, uses.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryColumns {
+    /// The 64-bit stream.
+    pub i64s: Vec<i64>,
+    /// The 32-bit stream.
+    pub u32s: Vec<u32>,
+    /// The byte stream.
+    pub u8s: Vec<u8>,
+    /// How far each stream was read.
+    pub read: [usize; 3],
+}
+
+impl MemoryColumns {
+    /// The values in each stream ([`Stream`] order), for `TransferReader::with_pieces`.
+    pub fn lens(&self) -> [u64; 3] {
+        [self.i64s.len(), self.u32s.len(), self.u8s.len()].map(|n| n as u64)
+    }
+
+    /// Whether every value was read.
+    pub fn at_end(&self) -> bool {
+        self.read == [self.i64s.len(), self.u32s.len(), self.u8s.len()]
+    }
+}
+
+impl ColumnSink for MemoryColumns {
+    fn i64s(&mut self, v: &[i64]) {
+        self.i64s.extend_from_slice(v);
+    }
+    fn u32s(&mut self, v: &[u32]) {
+        self.u32s.extend_from_slice(v);
+    }
+    fn u8s(&mut self, v: &[u8]) {
+        self.u8s.extend_from_slice(v);
+    }
+}
+
+fn take<T: Copy>(from: &[T], at: &mut usize, dst: &mut [T]) -> bool {
+    match from.get(*at..*at + dst.len()) {
+        Some(s) => {
+            dst.copy_from_slice(s);
+            *at += dst.len();
+            true
+        }
+        None => false,
+    }
+}
+
+impl ColumnSource for MemoryColumns {
+    fn i64s(&mut self, dst: &mut [i64]) -> bool {
+        take(&self.i64s, &mut self.read[0], dst)
+    }
+    fn u32s(&mut self, dst: &mut [u32]) -> bool {
+        take(&self.u32s, &mut self.read[1], dst)
+    }
+    fn u8s(&mut self, dst: &mut [u8]) -> bool {
+        take(&self.u8s, &mut self.read[2], dst)
+    }
+}
+
+/// How far the fill of a model's columns has come, between steps.
+#[derive(Debug, Default)]
+pub struct ColumnFill {
+    /// The column being filled, in the order the model's columns are visited.
+    col: usize,
+    /// How much of it is filled.
+    at: usize,
+    scratch_i: Vec<i64>,
+    scratch_u: Vec<u32>,
+}
+
+impl ColumnFill {
+    /// One step: the model visits each of its large columns, in the order it wrote them,
+    /// and about `budget` bytes of them are filled from `src`.
+    pub fn step<'f>(&'f mut self, src: &'f mut dyn ColumnSource, budget: usize) -> Columns<'f> {
+        Columns {
+            fill: self,
+            src,
+            budget,
+            k: 0,
+            err: None,
+        }
+    }
+}
+
+/// The columns a model visits in one step of its fill ([`ColumnFill::step`]).
+pub struct Columns<'f> {
+    fill: &'f mut ColumnFill,
+    src: &'f mut dyn ColumnSource,
+    budget: usize,
+    /// The column visited next.
+    k: usize,
+    err: Option<&'static str>,
+}
+
+impl std::fmt::Debug for Columns<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Columns")
+            .field("fill", &self.fill)
+            .field("budget", &self.budget)
+            .field("k", &self.k)
+            .finish()
+    }
+}
+
+/// Values copied through scratch at a time (mapped or checked columns).
+const SCRATCH: usize = 16 << 10;
+
+impl Columns<'_> {
+    /// The part of the next column (of `len` values of `size` bytes) this step fills.
+    fn next(&mut self, len: usize, size: usize) -> Option<Range<usize>> {
+        let k = self.k;
+        self.k += 1;
+        if k != self.fill.col || self.err.is_some() {
+            return None;
+        }
+        let from = self.fill.at;
+        let to = len.min(from + self.budget / size);
+        self.budget -= (to - from) * size;
+        if to == len {
+            self.fill.col += 1;
+            self.fill.at = 0;
+        } else {
+            self.fill.at = to;
+        }
+        Some(from..to)
+    }
+
+    fn fail_if(&mut self, bad: bool, what: &'static str) {
+        if bad && self.err.is_none() {
+            self.err = Some(what);
+        }
+    }
+
+    /// A column of 64-bit numbers.
+    pub fn i64s(&mut self, col: &mut [i64]) {
+        if let Some(r) = self.next(col.len(), 8) {
+            let ok = self.src.i64s(&mut col[r]);
+            self.fail_if(!ok, "64-bit columns as long as the head says");
+        }
+    }
+
+    /// A column of 32-bit numbers.
+    pub fn u32s(&mut self, col: &mut [u32]) {
+        if let Some(r) = self.next(col.len(), 4) {
+            let ok = self.src.u32s(&mut col[r]);
+            self.fail_if(!ok, "32-bit columns as long as the head says");
+        }
+    }
+
+    /// A column of bytes.
+    pub fn u8s(&mut self, col: &mut [u8]) {
+        if let Some(r) = self.next(col.len(), 1) {
+            let ok = self.src.u8s(&mut col[r]);
+            self.fail_if(!ok, "byte columns as long as the head says");
+        }
+    }
+
+    /// A column of `f` of 32-bit numbers, each below `below` (an error otherwise).
+    pub fn u32s_by<T>(&mut self, col: &mut [T], below: u32, f: impl Fn(u32) -> T) {
+        let Some(r) = self.next(col.len(), 4) else {
+            return;
+        };
+        let mut scratch = std::mem::take(&mut self.fill.scratch_u);
+        for part in col[r].chunks_mut(SCRATCH) {
+            scratch.resize(part.len(), 0);
+            if !self.src.u32s(&mut scratch) {
+                self.fail_if(true, "32-bit columns as long as the head says");
+                break;
+            }
+            let max = scratch.iter().fold(0, |m, &v| m.max(v));
+            if max >= below {
+                self.fail_if(true, "ids in range");
+                break;
+            }
+            for (d, &v) in part.iter_mut().zip(&scratch) {
+                *d = f(v);
+            }
+        }
+        self.fill.scratch_u = scratch;
+    }
+
+    /// A column of records of `I` 64-bit and `U` 32-bit numbers each, made by `f` (`None`:
+    /// a damaged record, an error).
+    pub fn records<T, const I: usize, const U: usize>(
+        &mut self,
+        col: &mut [T],
+        f: impl Fn([i64; I], [u32; U]) -> Option<T>,
+    ) {
+        let Some(r) = self.next(col.len(), I * 8 + U * 4) else {
+            return;
+        };
+        let (mut a, mut b) = (
+            std::mem::take(&mut self.fill.scratch_i),
+            std::mem::take(&mut self.fill.scratch_u),
+        );
+        for part in col[r].chunks_mut(SCRATCH / 4) {
+            a.resize(part.len() * I, 0);
+            b.resize(part.len() * U, 0);
+            if !self.src.i64s(&mut a) || !self.src.u32s(&mut b) {
+                self.fail_if(true, "record columns as long as the head says");
+                break;
+            }
+            let made = part.iter_mut().enumerate().all(|(i, d)| {
+                let i64s = a[i * I..][..I].try_into().expect("I values");
+                let u32s = b[i * U..][..U].try_into().expect("U values");
+                f(i64s, u32s).map(|v| *d = v).is_some()
+            });
+            if !made {
+                self.fail_if(true, "records in range");
+                break;
+            }
+        }
+        (self.fill.scratch_i, self.fill.scratch_u) = (a, b);
+    }
+
+    /// Whether every column is filled now (an error where a stream ran short or a value
+    /// was out of range).
+    pub fn done(self) -> Result<bool, &'static str> {
+        match self.err {
+            Some(e) => Err(e),
+            None => Ok(self.fill.col == self.k),
+        }
+    }
+}
