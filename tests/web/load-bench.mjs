@@ -12,30 +12,16 @@
 //
 // Prints one line per file: MB/s, the time, the frame rate while loading, and the path the
 // page used (`worker`, or `page` for the fallback).
-import { createServer } from "node:http";
-import { createReadStream, statSync } from "node:fs";
-import { join, extname, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { launchChromium } from "./perfetto-ui.mjs";
+import { serveSite, watchHandoff } from "./site-server.mjs";
 
 const runs = Number(process.env.RUNS || 3);
 const site = resolve(process.argv[2]);
 const files = process.argv.slice(3);
-const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
 
-const server = createServer((req, res) => {
-  const path = new URL(req.url, "http://x").pathname;
-  const file = join(site, path === "/" ? "index.html" : path);
-  try {
-    if (!statSync(file).isFile()) throw new Error("not a file");
-  } catch {
-    res.writeHead(404);
-    return res.end();
-  }
-  res.writeHead(200, { "content-type": types[extname(file)] || "application/octet-stream" });
-  createReadStream(file).pipe(res);
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const { server, base } = await serveSite(site);
 
 const browser = await launchChromium();
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
@@ -51,14 +37,8 @@ try {
       await page.goto(process.env.NO_WORKER ? `${base}?worker=0` : base);
       await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
       const demo = await page.evaluate(() => document.body.dataset.spans);
+      await page.evaluate(watchHandoff);
       await page.evaluate(() => {
-        // When the worker's model reaches the page: the page's own work starts there.
-        const W = Worker;
-        globalThis.Worker = function (...a) {
-          const w = new W(...a);
-          w.addEventListener("message", (e) => { if (e.data.model) globalThis.handoff_ = performance.now(); });
-          return w;
-        };
         globalThis.frames_ = [];
         const tick = (t) => { frames_.push(t); requestAnimationFrame(tick); };
         requestAnimationFrame(tick);

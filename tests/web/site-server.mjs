@@ -1,0 +1,36 @@
+// The built site (scripts/build-web.sh's OUTDIR) served on 127.0.0.1, and the page's hooks,
+// for the benchmarks.
+import { createServer } from "node:http";
+import { createReadStream, statSync } from "node:fs";
+import { join, extname } from "node:path";
+
+const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+
+/// Serves `site` on a free port; resolves to the server and its base URL.
+export async function serveSite(site) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    const file = join(site, path === "/" ? "index.html" : path);
+    try {
+      if (!statSync(file).isFile()) throw new Error("not a file");
+    } catch {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": types[extname(file)] || "application/octet-stream" });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { server, base: `http://127.0.0.1:${server.address().port}/` };
+}
+
+/// Run in the page (`page.evaluate(watchHandoff)`): `globalThis.handoff_` becomes the time a
+/// load worker's model reaches the page, where the page's own work starts.
+export function watchHandoff() {
+  const W = Worker;
+  globalThis.Worker = function (...a) {
+    const w = new W(...a);
+    w.addEventListener("message", (e) => { if (e.data.model) globalThis.handoff_ = performance.now(); });
+    return w;
+  };
+}

@@ -1,0 +1,159 @@
+// A CPU profile of the page's load worker while it opens a file picked with the file picker:
+// Chromium started with a DevTools port, the page driven by playwright-core over it, and a
+// second DevTools connection that attaches to the page's dedicated worker as it starts
+// (paused until the profiler runs) and profiles it until the model is handed to the page.
+// Prints the top functions by self time (WebAssembly functions by their name-section names)
+// and the worker's own timeline (its `timing` console lines, when CONSOLE is set).
+//
+//   scripts/build-web.sh target/web-site
+//   node --experimental-websocket tests/web/worker-profile.mjs target/web-site FILE [TOP]
+//   PROFILE_OUT=worker.cpuprofile ...     (also writes the profile, for DevTools)
+//   JS_FLAGS="--no-liftoff" ...           (flags for V8, to compare its tiers)
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+import { serveSite, watchHandoff } from "./site-server.mjs";
+
+const site = resolve(process.argv[2]);
+const file = process.argv[3];
+const top = Number(process.argv[4] || 25);
+
+const { server, base } = await serveSite(site);
+
+// The same flags as every browser test here (tests/web/perfetto-ui.mjs), and a port.
+const profileDir = mkdtempSync(join(tmpdir(), "spall-profile-"));
+const args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--enable-unsafe-swiftshader", "--remote-debugging-port=0", `--user-data-dir=${profileDir}`,
+  ...(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : []), "about:blank"];
+const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", args, { stdio: ["ignore", "ignore", "pipe"] });
+const endpoint = await new Promise((resolve, reject) => {
+  let err = "";
+  proc.stderr.on("data", (d) => {
+    err += d;
+    const m = err.match(/DevTools listening on (ws:\/\/\S+)/);
+    if (m) resolve(m[1]);
+  });
+  proc.on("exit", () => reject(new Error(`chromium exited: ${err}`)));
+});
+
+// CPU seconds of Chromium's processes by kind (browser, renderer, gpu-process, utility),
+// from /proc: what the load costs beside the worker's thread.
+const cpu = () => {
+  const procs = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      procs.set(Number(pid), { ppid: Number(stat[1]), s: (Number(stat[11]) + Number(stat[12])) / 100,
+        kind: (cmd.match(/--type=([\w-]+)/) || [, "browser"])[1] });
+    } catch {}
+  }
+  const ours = (pid) => pid === proc.pid || (procs.has(pid) && pid > 1 && ours(procs.get(pid).ppid));
+  const by = {};
+  for (const [pid, p] of procs) if (ours(pid)) by[p.kind] = (by[p.kind] || 0) + p.s;
+  return by;
+};
+
+// A DevTools connection of our own: flat sessions, one per attached target.
+const ws = new WebSocket(endpoint);
+await new Promise((r) => ws.addEventListener("open", r));
+let nextId = 1;
+const pending = new Map();
+const handlers = [];
+ws.addEventListener("message", ({ data }) => {
+  const m = JSON.parse(data);
+  if (m.id && pending.has(m.id)) {
+    const { resolve, reject } = pending.get(m.id);
+    pending.delete(m.id);
+    m.error ? reject(new Error(JSON.stringify(m.error))) : resolve(m.result);
+  } else if (m.method) {
+    for (const h of handlers) h(m);
+  }
+});
+const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+  const id = nextId++;
+  pending.set(id, { resolve, reject });
+  ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+});
+
+const browser = await chromium.connectOverCDP(endpoint);
+const context = browser.contexts()[0];
+const page = await context.newPage();
+await page.setViewportSize({ width: 1280, height: 720 });
+page.on("pageerror", (e) => console.log(`page error: ${e}`));
+await page.goto(base);
+await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
+const demo = await page.evaluate(() => document.body.dataset.spans);
+
+// The page's target, then its workers as they start, each paused until profiled.
+const { targetInfos } = await send("Target.getTargets");
+const pageTarget = targetInfos.find((t) => t.type === "page" && t.url.startsWith(base));
+const { sessionId: pageSession } = await send("Target.attachToTarget", { targetId: pageTarget.targetId, flatten: true });
+let worker = null;
+const workerStarted = new Promise((resolve) => handlers.push(async (m) => {
+  if (m.method === "Target.attachedToTarget" && m.params.targetInfo.type === "worker" && !worker) {
+    worker = m.params.sessionId;
+    await send("Runtime.enable", {}, worker);
+    await send("Profiler.enable", {}, worker);
+    await send("Profiler.setSamplingInterval", { interval: 200 }, worker);
+    await send("Profiler.start", {}, worker);
+    await send("Runtime.runIfWaitingForDebugger", {}, worker);
+    resolve(performance.now());
+  } else if (m.method === "Target.attachedToTarget") {
+    await send("Runtime.runIfWaitingForDebugger", {}, m.params.sessionId);
+  } else if (m.method === "Runtime.consoleAPICalled" && m.sessionId === worker && process.env.CONSOLE) {
+    console.log(`  worker: ${m.params.args.map((a) => a.value ?? a.description).join(" ")}`);
+  }
+}));
+await send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, pageSession);
+await page.evaluate(watchHandoff);
+// What the page costs shown and idle, for comparison: 2 s before the load.
+const idle0 = cpu();
+await new Promise((r) => setTimeout(r, 2000));
+const idle1 = cpu();
+const t0 = await page.evaluate(() => performance.now());
+const cpu0 = cpu();
+// Playwright sends only small files over a DevTools port; DevTools itself names the path.
+const { root } = await send("DOM.getDocument", {}, pageSession);
+const { nodeId } = await send("DOM.querySelector", { nodeId: root.nodeId, selector: "#spall-file" }, pageSession);
+await send("DOM.setFileInputFiles", { files: [resolve(file)], nodeId }, pageSession);
+await workerStarted;
+await page.waitForFunction(() => globalThis.handoff_, null, { timeout: 600_000, polling: 20 });
+const cpu1 = cpu();
+const { profile } = await send("Profiler.stop", {}, worker);
+await page.waitForFunction((d) => ["loaded", "error"].includes(document.body.dataset.state)
+  && document.body.dataset.spans !== d, demo, { timeout: 600_000, polling: 20 });
+const r = await page.evaluate((t0) => ({ decode: handoff_ - t0, all: performance.now() - t0,
+  state: document.body.dataset.state, spans: document.body.dataset.spans }), t0);
+console.log(`${file}: ${r.state}, ${r.spans} spans; to the hand-off ${r.decode.toFixed(0)} ms, ` +
+  `loaded ${r.all.toFixed(0)} ms (the profiler slows both)`);
+const used = (a, b) => Object.entries(b).filter(([k, v]) => v > (a[k] || 0))
+  .map(([k, v]) => `${k} ${((v - (a[k] || 0)) * 1000).toFixed(0)} ms`).join(", ");
+console.log(`CPU of Chromium's processes: to the hand-off ${used(cpu0, cpu1)}; ` +
+  `the page idle for 2 s before it ${used(idle0, idle1) || "none"}`);
+if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
+
+// Self time per function, from the samples and their time deltas.
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map();
+let total = 0;
+profile.samples.forEach((id, i) => {
+  const dt = profile.timeDeltas[i] / 1000;
+  const { functionName, url } = byId.get(id).callFrame;
+  const key = `${functionName || "(anonymous)"}${url ? `  [${url.replace(/^.*\//, "")}]` : ""}`;
+  self.set(key, (self.get(key) || 0) + dt);
+  total += dt;
+});
+console.log(`profile: ${total.toFixed(0)} ms sampled; top ${top} by self time:`);
+for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  console.log(`${ms.toFixed(0).padStart(7)} ms ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+}
+await browser.close().catch(() => {});
+ws.close();
+proc.kill();
+await new Promise((r) => (proc.exitCode === null ? proc.on("exit", r) : r()));
+server.close();
+rmSync(profileDir, { recursive: true, force: true });
