@@ -5,14 +5,19 @@
 //! The page (`web/index.html`) calls `start` once. Each trace (dropped on the page, picked,
 //! or `?trace=URL`) is loaded by a Web Worker (`web/worker.js`), a second instance of this
 //! module that reads the file, builds the trace with `Loader` (wasm32 only) and hands it
-//! over as one buffer: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
-//! buffer (and `open_stats` with the statistics the worker computes after it), or
+//! over in pieces: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
+//! model (and `open_stats` with the statistics the worker computes after it), or
 //! `open_failed` with why there is none. Where no worker can start, the page
 //! gives the bytes to `open_bytes`, which loads them in steps on the page's thread.
 //! `run_sql` serves `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
 //!
 //! On other targets this crate is empty.
 
+#[cfg(target_arch = "wasm32")]
+mod heap;
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static HEAP: heap::Heap = heap::Heap;
 #[cfg(target_arch = "wasm32")]
 mod worker;
 #[cfg(target_arch = "wasm32")]
@@ -58,10 +63,10 @@ mod page {
         spall_viewer::platform::web::load_progress(done, total, stage);
     }
 
-    /// The worker's trace, as `Loader::finish` returned it: indexed and shown.
+    /// The worker's trace and index, as `Loader::finish` returned them: taken and shown.
     #[wasm_bindgen]
-    pub fn open_model(name: String, bytes: Vec<u8>) {
-        spall_viewer::platform::web::open_model(name, bytes);
+    pub fn open_model(name: String, model: JsValue) {
+        spall_viewer::platform::web::open_model(name, model);
     }
 
     /// The worker's whole-trace statistics of the trace it built (`Loader::stats`); empty:
@@ -93,8 +98,8 @@ mod page {
 
     /// Compare mode: the worker's BASE, as `Loader::finish` returned it.
     #[wasm_bindgen]
-    pub fn open_base(name: String, bytes: Vec<u8>) {
-        spall_viewer::platform::web::base::open_base(name, bytes);
+    pub fn open_base(name: String, model: JsValue) {
+        spall_viewer::platform::web::base::open_base(name, model);
     }
 
     /// Compare mode: BASE's file bytes, loaded on the page's thread (no worker).
