@@ -2,23 +2,46 @@
 // runs) in Node, whose V8 is Chromium's engine, fed a file in 8 MB slices as `File.slice`
 // reads it, streamed (`.spall` v3, JSON) and gathered (the file pushed whole, then decoded in
 // steps), alternately, RUNS (default 6) of each after one warm-up of each (the first runs
-// include compiling the module's hot functions). Prints each run, then the medians: the
-// decode's time without the page's hand-off, file reads or the browser's scheduling.
+// include compiling the module's hot functions). Each load runs in a fresh instance of the
+// module, with fresh memory, as each of the page's workers does (the compiled code is
+// shared); REUSE=1 loads them all in one instance, whose memory has grown already. Prints
+// each run, then the medians: the decode's time without the page's hand-off, file reads or
+// the browser's scheduling. Several sites compare builds, run by run.
 //
 //   scripts/build-web.sh target/web-site
 //   node tests/web/loader-bench.mjs target/web-site FILE
+//   ONLY=streamed node tests/web/loader-bench.mjs SITE_A,SITE_B FILE
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
-const site = resolve(process.argv[2]);
+const sites = process.argv[2].split(",").map((s) => resolve(s));
 const file = process.argv[3];
 const runs = Number(process.env.RUNS || 6);
-const { default: init, Loader } = await import(`${site}/spall_web.js`);
-await init({ module_or_path: readFileSync(`${site}/spall_web_bg.wasm`) });
+const reuse = process.env.REUSE === "1";
+// ONLY=streamed or ONLY=gathered: the one way.
+const ways = [["streamed", true], ["gathered", false]].filter(([w]) => !process.env.ONLY || w === process.env.ONLY);
 const bytes = readFileSync(file);
 const SLICE = 8 << 20;
 
-const load = (stream) => {
+// Per site: the compiled module, and a fresh instance of it (a new copy of the glue, whose
+// state is the instance) for each load, or the first one again with REUSE=1.
+let fresh = 0;
+const builds = await Promise.all(
+  sites.map(async (site) => ({
+    site,
+    module: await WebAssembly.compile(readFileSync(`${site}/spall_web_bg.wasm`)),
+  })),
+);
+const instance = async (b) => {
+  if (reuse && b.glue) return b.glue;
+  const glue = await import(`${b.site}/spall_web.js?instance=${fresh++}`);
+  await glue.default({ module_or_path: b.module });
+  b.glue = glue;
+  return glue;
+};
+
+const load = async (b, stream) => {
+  const { Loader } = await instance(b);
   const t0 = performance.now();
   const loader = new Loader(file, bytes.length, stream, 0);
   for (let at = 0; at < bytes.length; at += SLICE) loader.push(bytes.subarray(at, at + SLICE));
@@ -31,14 +54,16 @@ const load = (stream) => {
   return { ms: t2 - t0, pushed: t1 - t0, model: model.length };
 };
 
-load(true);
-load(false);
-const times = { streamed: [], gathered: [] };
+for (const b of builds) for (const [, stream] of ways) await load(b, stream);
+const times = {};
 for (let i = 0; i < runs; i++) {
-  for (const [what, stream] of [["streamed", true], ["gathered", false]]) {
-    const r = load(stream);
-    times[what].push(r.ms);
-    console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms), model ${r.model} bytes`);
+  for (const b of builds) {
+    for (const [how, stream] of ways) {
+      const what = sites.length > 1 ? `${b.site} ${how}` : how;
+      const r = await load(b, stream);
+      (times[what] ||= []).push(r.ms);
+      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms), model ${r.model} bytes`);
+    }
   }
 }
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
