@@ -78,11 +78,13 @@ const reader = () => {
 };
 
 // The pieces of a File (`size` bytes each) or of a fetch body, in order, read ahead by a
-// reader worker (or, where a worker cannot start one, on this thread, the next piece's read
-// under way while this one is decoded). Yields `{length}` first for a fetch.
+// reader worker (or on this thread, the next piece's read under way while this one is
+// decoded: a File of two pieces or less, which gains less than the reader takes to start,
+// or where a worker cannot start one). Yields `{length}` first for a fetch.
 async function* pieces(source, size) {
   let w;
   try {
+    if (source.file && source.file.size <= 2 * size) throw "small";
     w = new Worker(new URL(import.meta.url), { type: "module", name: "spall-reader" });
   } catch {
     yield* piecesHere(source, size);
