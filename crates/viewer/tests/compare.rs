@@ -446,6 +446,143 @@ fn a_search_and_a_marker_reach_bases_pane() {
     );
 }
 
+#[test]
+fn a_marker_placed_in_bases_pane_is_bases() {
+    use spall_viewer::timeline::markers::{add_at, BASE_FLAG};
+    use spall_viewer::view::state::Side;
+    let (l, b) = shifted_pair();
+    let mut s = prepare_compare(&l, &timeline_shot(), Some(b.clone())).unwrap();
+    let divider = s.tracks_top() + s.tracks_height();
+    // N with the pointer on BASE's gone_fn: a marker of BASE's, at that span's start on
+    // BASE's clock (5 s later than NEW's).
+    let gone = b.trace.span(first(&b, "gone_fn")).start;
+    let bx = s.compare.as_deref().unwrap().view.viewport.x(gone) as f32;
+    let base_y = s.height - 5.0;
+    assert_eq!(add_at(&mut s, &l, bx, base_y), Some((Side::Base, 0)));
+    assert!(s.markers.is_empty(), "NEW's list untouched");
+    let c = s.compare.as_deref().unwrap();
+    let at = b.trace.start_ns() + c.view.markers[0].at_ns;
+    assert!((at - gone).abs() <= 200, "{at} vs gone_fn at {gone}");
+    // N over NEW's pane, elsewhere: NEW's, as before.
+    let nx = (W / 2) as f32 + 80.0;
+    assert_eq!(add_at(&mut s, &l, nx, divider - 5.0), Some((Side::New, 0)));
+    assert_eq!(s.compare.as_deref().unwrap().view.markers.len(), 1);
+    let bluish_line = |c: Color| {
+        let [r, g, b, _] = c.0.map(i32::from);
+        b > r + 60 && g > r + 60
+    };
+    let pinkish_line = |c: Color| {
+        let [r, g, b, _] = c.0.map(i32::from);
+        r > 180 && g < 150 && b > g
+    };
+    let px = render(&l, &s).unwrap();
+    let bx = bx.round();
+    // BASE's line runs through BASE's pane only, flagged on the divider; NEW's line
+    // still runs through both panes.
+    assert!(
+        bluish_line(pixel(&px, bx, base_y)),
+        "{:?}",
+        pixel(&px, bx, base_y)
+    );
+    let above = pixel(&px, bx, divider - 5.0);
+    assert!(
+        !bluish_line(above),
+        "BASE's marker in NEW's pane: {above:?}"
+    );
+    assert!(near(pixel(&px, bx + 3.0, divider + 2.0), BASE_FLAG));
+    let nx = nx.round();
+    assert!(pinkish_line(pixel(&px, nx, divider - 5.0)));
+    assert!(
+        pinkish_line(pixel(&px, nx, base_y)),
+        "{:?}",
+        pixel(&px, nx, base_y)
+    );
+    assert!(!bluish_line(pixel(&px, nx, base_y)));
+    // BASE drawn 300 µs later: its marker moves with its tracks, still at gone_fn.
+    let c = s.compare.as_deref_mut().unwrap();
+    c.offset -= 300_000;
+    s.sync_compare();
+    let c = s.compare.as_deref().unwrap();
+    let moved = (c.view.viewport.x(gone) as f32).round();
+    assert!((moved - bx).abs() > 20.0, "{moved} {bx}");
+    let px = render(&l, &s).unwrap();
+    assert!(bluish_line(pixel(&px, moved, base_y)));
+    assert!(!bluish_line(pixel(&px, bx, base_y)));
+    assert!(near(pixel(&px, moved + 3.0, divider + 2.0), BASE_FLAG));
+    // Another NEW opened with the same BASE keeps BASE's markers; another BASE has none.
+    let mut again = prepare_compare(&l, &timeline_shot(), Some(b.clone())).unwrap();
+    again.keep_base_markers(&s);
+    assert_eq!(again.compare.as_deref().unwrap().view.markers.len(), 1);
+    let other = Arc::new(loaded(&trace(&[("x", 1.0)]), "other"));
+    let mut fresh = prepare_compare(&l, &timeline_shot(), Some(other)).unwrap();
+    fresh.keep_base_markers(&s);
+    assert!(fresh.compare.as_deref().unwrap().view.markers.is_empty());
+}
+
+#[test]
+fn enter_steps_through_both_panes_matches_in_time_order() {
+    use spall_viewer::view::state::Side;
+    let (l, b) = shifted_pair();
+    let mut s = prepare_compare(&l, &timeline_shot(), Some(b.clone())).unwrap();
+    let news = l.trace.occurrences(|n| n == "slow_fn");
+    let bases = b.trace.occurrences(|n| n == "slow_fn");
+    s.search(&l, "slow");
+    // From a view that ends where NEW starts: NEW's first, BASE's first (at the same time
+    // on the shared axis, NEW's go first), then alternating (BASE's frames are longer).
+    let t0 = l.trace.start_ns();
+    s.viewport.show(t0 - 10_000, t0);
+    let centred = |bx: (f32, f32, f32, f32)| {
+        let mid = bx.0 + bx.2 / 2.0;
+        assert!((mid - W as f32 / 2.0).abs() < 2.0, "centred at {mid}");
+    };
+    for k in 0..4 {
+        assert_eq!(s.step_match(&l, true), Some(k));
+        let c = s.compare.as_deref().unwrap();
+        if k % 2 == 0 {
+            assert_eq!(s.selected_span(), Some(news[k / 2]), "step {k}");
+            centred(s.span_box(&l, news[k / 2]).unwrap());
+        } else {
+            assert_eq!(c.view.selected_span(), Some(bases[k / 2]), "step {k}");
+            centred(c.view.span_box(&b, bases[k / 2]).unwrap());
+            assert_eq!(
+                s.selected_span(),
+                Some(news[k / 2]),
+                "NEW's selection stays"
+            );
+        }
+    }
+    assert_eq!(s.match_position(&l), (40, Some((3, Side::Base))));
+    // Shift+Enter: back to NEW's second; from the first, round to BASE's last.
+    assert_eq!(s.step_match(&l, false), Some(2));
+    assert_eq!(s.match_position(&l), (40, Some((2, Side::New))));
+    s.step_match(&l, false);
+    s.step_match(&l, false);
+    assert_eq!(s.step_match(&l, false), Some(39));
+    let c = s.compare.as_deref().unwrap();
+    assert_eq!(c.view.selected_span(), Some(bases[19]));
+    centred(c.view.span_box(&b, bases[19]).unwrap());
+    // BASE drawn 100 µs earlier: its first match now comes first.
+    s.compare.as_deref_mut().unwrap().offset += 100_000;
+    s.search(&l, "slow");
+    s.viewport.show(t0 - 200_000, t0 - 190_000);
+    assert_eq!(s.step_match(&l, true), Some(0));
+    assert_eq!(s.match_position(&l), (40, Some((0, Side::Base))));
+    assert_eq!(s.step_match(&l, true), Some(1));
+    assert_eq!(s.match_position(&l), (40, Some((1, Side::New))));
+    // Matches only BASE has: Enter goes through them, each centred in BASE's pane.
+    s.search(&l, "gone");
+    assert_eq!(s.match_position(&l), (20, None));
+    s.step_match(&l, true);
+    s.step_match(&l, true);
+    let c = s.compare.as_deref().unwrap();
+    let gone = b.trace.occurrences(|n| n == "gone_fn");
+    let at = c.view.selected_span().unwrap();
+    assert!(gone.contains(&at));
+    let bx = c.view.span_box(&b, at).unwrap();
+    centred(bx);
+    assert!(s.in_base(bx.1 + 1.0), "in BASE's pane");
+}
+
 /// The pair's calls (gone_fn only in BASE, new_fn only in NEW), BASE recorded from 5 s
 /// on its clock and NEW from 0.
 fn shifted_pair() -> (Loaded, Arc<Loaded>) {

@@ -398,6 +398,9 @@ impl App {
                     .set_runner(platform::query_runner(l.trace.clone(), self.proxy.clone()));
                 // Compare mode outlives the trace compared; `--compare` opens on its graph.
                 s.set_base(&l, self.shown.base.clone());
+                if let Some(old) = &self.shown.state {
+                    s.keep_base_markers(old);
+                }
                 if self.file.initial_base.take().is_some() {
                     s.mode = crate::view::flame::Mode::Flame;
                 }

@@ -13,7 +13,7 @@ use crate::persist::keys::Action;
 use crate::theme::Theme;
 use crate::timeline::draw::minimap_time;
 use crate::view::flame::{Mode, Which};
-use crate::view::state::ViewState;
+use crate::view::state::{Side, ViewState};
 use web_time::{Duration, Instant};
 
 impl App {
@@ -299,13 +299,18 @@ impl App {
                 }
             }
             Action::AddMarker => {
-                let x = if self.input.cursor.0 < s.width {
-                    self.input.cursor.0
-                } else {
-                    cx
+                // The pointer's pane takes it (BASE's in compare mode); off the
+                // timeline, NEW's at the middle.
+                let (x, y) = match self.input.cursor {
+                    (x, y) if x < s.width => (x, y),
+                    _ => (cx, 0.0),
                 };
-                let at = s.viewport.time_at(x as f64);
-                self.side.panel.focus_marker = crate::timeline::markers::add(s, l, at);
+                let panel = &mut self.side.panel;
+                match crate::timeline::markers::add_at(s, l, x, y) {
+                    Some((Side::Base, i)) => panel.focus_base_marker = Some(i),
+                    Some((Side::New, i)) => panel.focus_marker = Some(i),
+                    None => {}
+                }
                 self.side.panel_hidden = false;
                 // Kept at once: a viewer that is killed loses only the notes typed since.
                 self.remember_view();

@@ -10,7 +10,7 @@ use crate::panels::details::{details, other_details};
 use crate::panels::names::NameAnalysis;
 use crate::view::flame::Mode;
 use crate::view::layout::{track_list, Track};
-use crate::view::state::ViewState;
+use crate::view::state::{Side, ViewState};
 
 mod compare;
 mod range;
@@ -65,6 +65,8 @@ pub struct Panel {
     pub query: crate::panels::query::QueryPanel,
     /// A marker just added, whose note gets the keyboard.
     pub focus_marker: Option<usize>,
+    /// Compare mode: a marker just added to BASE's list, whose note gets the keyboard.
+    pub focus_base_marker: Option<usize>,
     /// Recently opened files, most recent first (the File ▸ Recent menu).
     pub recent: Vec<std::path::PathBuf>,
 }
@@ -93,6 +95,7 @@ impl Default for Panel {
             analysis: None,
             query: Default::default(),
             focus_marker: None,
+            focus_base_marker: None,
             recent: Vec::new(),
         }
     }
@@ -272,10 +275,14 @@ impl Panel {
             }
         });
         if s.matches.is_active() {
-            let n = s.matches.len();
-            match s.matches.current {
-                Some(i) => ui.label(format!("match {} of {n}", i + 1)),
-                None => ui.label(format!("{n} matches")),
+            // In compare mode, both panes' matches (Enter steps through both).
+            let (n, at) = s.match_position(l);
+            let base = s.compare.as_deref().map(|c| c.view.matches.len());
+            match (at, base) {
+                (Some((i, Side::Base)), _) => ui.label(format!("match {} of {n}, in BASE", i + 1)),
+                (Some((i, _)), _) => ui.label(format!("match {} of {n}", i + 1)),
+                (None, Some(b)) => ui.label(format!("{n} matches ({b} in BASE)")),
+                (None, None) => ui.label(format!("{n} matches")),
             };
         }
         ui.separator();
@@ -317,6 +324,18 @@ impl Panel {
                 .show(ui, |ui| {
                     let focus = self.focus_marker.take();
                     if crate::timeline::markers::panel(ui, l, s, focus) {
+                        act.redraw = true;
+                    }
+                });
+        }
+        let base_markers = s.compare.as_deref().map_or(0, |c| c.view.markers.len());
+        if base_markers > 0 && s.mode == Mode::Timeline {
+            let title = format!("BASE's markers · {base_markers}");
+            egui::CollapsingHeader::new(RichText::new(title).strong())
+                .default_open(true)
+                .show(ui, |ui| {
+                    let focus = self.focus_base_marker.take();
+                    if crate::timeline::markers::base_panel(ui, s, focus) {
                         act.redraw = true;
                     }
                 });

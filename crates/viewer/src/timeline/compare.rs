@@ -34,6 +34,7 @@ pub(crate) fn base_pane(
     scene.text(fonts, 6.0, y + h / 2.0, px, VAlign::Center, th.text, &text);
     b.tracks(scene, fonts, &c.loaded, &c.view);
     crate::timeline::markers::lines_below(scene, l, s, y + h);
+    crate::timeline::markers::draw_base(scene, fonts, c);
 }
 
 /// BASE's hovered pick's tooltip, if any.

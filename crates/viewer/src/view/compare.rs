@@ -22,8 +22,8 @@ use std::sync::Arc;
 use trace_model::{SpanRef, Trace};
 
 use crate::loaded::Loaded;
-use crate::view::search::Matches;
-use crate::view::state::{Alignment, BaseTimeline, ViewState, DIVIDER_H};
+use crate::view::search::{kth_of_two, Matches};
+use crate::view::state::{Alignment, BaseTimeline, Side, ViewState, DIVIDER_H};
 
 impl BaseTimeline {
     fn new(new: &Trace, loaded: Arc<Loaded>, s: &ViewState) -> BaseTimeline {
@@ -69,7 +69,7 @@ impl ViewState {
 
     /// Compare mode: BASE's pane highlights what NEW's does: the same query, or with
     /// `exact` (a statistics row's name) that name, if BASE has it. Stepping through
-    /// matches stays NEW's.
+    /// matches goes through both ([`step_both`](Self::step_both)).
     pub(crate) fn search_base(&mut self, exact: bool) {
         let q = &self.matches.query;
         let Some(c) = self.compare.as_deref_mut() else {
@@ -108,6 +108,16 @@ impl ViewState {
         v.viewport = vp;
         v.viewport.origin = vp.origin + c.offset;
         v.clamp_scroll();
+    }
+
+    /// Keeps `old`'s markers of BASE when this view compares with the same BASE (another
+    /// trace opened, or this one reloaded, while comparing).
+    pub fn keep_base_markers(&mut self, old: &ViewState) {
+        if let (Some(c), Some(o)) = (self.compare.as_deref_mut(), old.compare.as_deref()) {
+            if Arc::ptr_eq(&c.loaded, &o.loaded) {
+                c.view.markers = o.view.markers.clone();
+            }
+        }
     }
 
     /// Whether pixel row `y` is in BASE's pane (or its divider) in compare mode.
@@ -191,6 +201,83 @@ impl ViewState {
                 self.sync_compare();
             }
         }
+    }
+
+    /// Compare mode's Enter / Shift+Enter: the next (or previous) match of both panes, in
+    /// the order of the shared axis (NEW's first at equal times), after the current one in
+    /// either pane, else the first after the view's middle. The match is selected in its
+    /// own pane and centred there (the axis is shared, so both panes move); the other
+    /// pane's selection stays. Returns its position among both panes' matches.
+    pub(crate) fn step_both(&mut self, l: &Loaded, forward: bool) -> Option<usize> {
+        self.sync_compare();
+        let (n, current) = self.match_position(l);
+        if n == 0 {
+            return None;
+        }
+        let next = match current {
+            Some((k, _)) if forward => (k + 1) % n,
+            Some((k, _)) => (k + n - 1) % n,
+            None => {
+                let (a, b) = self.viewport.visible();
+                let mid = a + (b - a) / 2;
+                let c = self.compare.as_deref()?;
+                let i =
+                    self.matches.before(l, mid) + c.view.matches.before(&c.loaded, mid + c.offset);
+                if forward {
+                    i % n
+                } else {
+                    (i + n - 1) % n
+                }
+            }
+        };
+        let c = self.compare.as_deref_mut()?;
+        let (bm, b, off) = (&c.view.matches, c.loaded.clone(), c.offset);
+        let in_new = |i| self.matches.nth_timed(l, i).map_or(0, |m| m.0);
+        let in_base = |j| bm.nth_timed(&b, j).map_or(0, |m| m.0 - off);
+        let from = (self.matches.len(), in_new);
+        match kth_of_two(next, from, (bm.len(), in_base))? {
+            (true, i) => {
+                c.view.matches.current = None;
+                self.matches.current = Some(i);
+                let pick = self.matches.nth(l, i)?;
+                self.show_match(l, pick);
+            }
+            (false, j) => {
+                self.matches.current = None;
+                c.view.matches.current = Some(j);
+                let pick = c.view.matches.nth(&b, j)?;
+                // Shown in BASE's own view, whose axis NEW's then follows.
+                c.view.show_match(&b, pick);
+                self.viewport = c.view.viewport;
+                self.viewport.origin -= off;
+            }
+        }
+        self.sync_compare();
+        Some(next)
+    }
+
+    /// How many matches both panes have, and the current one's position among them in
+    /// the order [`step_both`](Self::step_both) goes through them, with its pane. Out
+    /// of compare mode, NEW's alone.
+    pub fn match_position(&self, l: &Loaded) -> (usize, Option<(usize, Side)>) {
+        let m = &self.matches;
+        let Some(c) = self.compare.as_deref() else {
+            return (m.len(), m.current.map(|i| (i, Side::New)));
+        };
+        let (bm, b, off) = (&c.view.matches, &c.loaded, c.offset);
+        let n = m.len() + bm.len();
+        // Before NEW's match at `t`: BASE's earlier on the shared axis; before BASE's at
+        // `t`: NEW's at `t` or earlier.
+        let at = match (m.current, bm.current) {
+            (Some(i), _) => m
+                .nth_timed(l, i)
+                .map(|(t, _)| (i + bm.before(b, t + off), Side::New)),
+            (None, Some(j)) => bm
+                .nth_timed(b, j)
+                .map(|(t, _)| (j + m.before(l, t - off + 1), Side::Base)),
+            (None, None) => None,
+        };
+        (n, at)
     }
 
     /// Lines BASE up with NEW again at their starts.

@@ -43,36 +43,54 @@ impl Matches {
     }
 
     /// How many matches come before time `t`.
-    fn before(&self, l: &Loaded, t: i64) -> usize {
+    pub(crate) fn before(&self, l: &Loaded, t: i64) -> usize {
         self.spans.partition_point(|&r| l.trace.span(r).start < t)
             + self.others.partition_point(|o| o.0 < t)
     }
 
-    /// The `k`-th match in time order (spans first at equal times), found without merging
-    /// the lists: a search for how many of the first `k + 1` come from `spans`.
+    /// The `k`-th match in time order (spans first at equal times).
     pub fn nth(&self, l: &Loaded, k: usize) -> Option<Pick> {
+        self.nth_timed(l, k).map(|(_, p)| p)
+    }
+
+    /// The `k`-th match's time (its start) and the match.
+    pub(crate) fn nth_timed(&self, l: &Loaded, k: usize) -> Option<(i64, Pick)> {
         let (a, b) = (&self.spans, &self.others);
-        if k >= a.len() + b.len() {
-            return None;
-        }
         let ka = |i: usize| l.trace.span(a[i]).start;
-        // Smallest `i` (taken from `a`) such that `a[i]` need not come before `b[k - i - 1]`.
-        let (mut lo, mut hi) = (k.saturating_sub(b.len()), k.min(a.len()));
-        while lo < hi {
-            let i = lo + (hi - lo) / 2;
-            let j = k - i;
-            if j > 0 && ka(i) <= b[j - 1].0 {
-                lo = i + 1;
-            } else {
-                hi = i;
-            }
+        match kth_of_two(k, (a.len(), ka), (b.len(), |j: usize| b[j].0))? {
+            (true, i) => Some((ka(i), Pick::Span(a[i]))),
+            (false, j) => Some(b[j]),
         }
-        let (i, j) = (lo, k - lo);
-        if i < a.len() && (j >= b.len() || ka(i) <= b[j].0) {
-            Some(Pick::Span(a[i]))
+    }
+}
+
+/// The `k`-th of two sorted sequences merged (`a`'s first at equal keys), found without
+/// merging them: a search for how many of the first `k + 1` come from `a`. Each is its
+/// length and its key by index. `(true, i)`: `a`'s `i`-th; `(false, j)`: `b`'s `j`-th.
+pub(crate) fn kth_of_two(
+    k: usize,
+    (na, ka): (usize, impl Fn(usize) -> i64),
+    (nb, kb): (usize, impl Fn(usize) -> i64),
+) -> Option<(bool, usize)> {
+    if k >= na + nb {
+        return None;
+    }
+    // Smallest `i` (taken from `a`) such that `a[i]` need not come before `b[k - i - 1]`.
+    let (mut lo, mut hi) = (k.saturating_sub(nb), k.min(na));
+    while lo < hi {
+        let i = lo + (hi - lo) / 2;
+        let j = k - i;
+        if j > 0 && ka(i) <= kb(j - 1) {
+            lo = i + 1;
         } else {
-            Some(b[j].1)
+            hi = i;
         }
+    }
+    let (i, j) = (lo, k - lo);
+    if i < na && (j >= nb || ka(i) <= kb(j)) {
+        Some((true, i))
+    } else {
+        Some((false, j))
     }
 }
 
@@ -164,4 +182,38 @@ fn other_matches(l: &Loaded, names: &[bool]) -> Vec<(i64, Pick)> {
     );
     v.sort_by_key(|o| o.0);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kth_of_two;
+
+    #[test]
+    fn the_kth_of_two_sorted_lists_is_the_merges_with_ties_to_the_first() {
+        let a = [1, 3, 3, 7, 9, 9];
+        let b = [0, 3, 4, 9, 12];
+        // The merge, stable: at equal keys `a`'s come first.
+        let mut merged: Vec<(i64, bool, usize)> = (a.iter().enumerate())
+            .map(|(i, &t)| (t, true, i))
+            .chain(b.iter().enumerate().map(|(j, &t)| (t, false, j)))
+            .collect();
+        merged.sort_by_key(|&(t, from_a, _)| (t, !from_a));
+        for (k, &(_, from_a, i)) in merged.iter().enumerate() {
+            let got = kth_of_two(k, (a.len(), |i| a[i]), (b.len(), |j| b[j]));
+            assert_eq!(got, Some((from_a, i)), "k = {k}");
+        }
+        assert_eq!(
+            kth_of_two(11, (a.len(), |i| a[i]), (b.len(), |j| b[j])),
+            None
+        );
+        let none: [i64; 0] = [];
+        assert_eq!(
+            kth_of_two(1, (0, |i| none[i]), (b.len(), |j| b[j])),
+            Some((false, 1))
+        );
+        assert_eq!(
+            kth_of_two(2, (a.len(), |i| a[i]), (0, |j| none[j])),
+            Some((true, 2))
+        );
+    }
 }

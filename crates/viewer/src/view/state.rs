@@ -451,9 +451,20 @@ impl ViewState {
 
     /// Steps to the next (or previous) match after the current one (else the first after
     /// the view's middle), selects and centres it. Returns its position among the matches.
+    /// In compare mode the steps go through both panes' matches
+    /// ([`step_both`](Self::step_both)), the position counting both.
     pub fn step_match(&mut self, l: &Loaded, forward: bool) -> Option<usize> {
+        if self.compare.is_some() {
+            return self.step_both(l, forward);
+        }
         let (a, b) = self.viewport.visible();
         let (next, pick) = self.matches.step(l, forward, a + (b - a) / 2)?;
+        self.show_match(l, pick);
+        Some(next)
+    }
+
+    /// Selects a match and centres it, scrolling its row into view.
+    pub(crate) fn show_match(&mut self, l: &Loaded, pick: Pick) {
         self.selected = Some(pick);
         match pick {
             Pick::Span(r) => self.center_on(l, r),
@@ -464,7 +475,6 @@ impl ViewState {
                 self.reveal_pick(l, p);
             }
         }
-        Some(next)
     }
 
     /// Statistics per name for the selected range, or the whole trace (computed once).
@@ -482,6 +492,15 @@ impl ViewState {
     pub fn call_stack(&self, l: &Loaded, r: SpanRef) -> Vec<SpanRef> {
         l.trace.call_stack(r)
     }
+}
+
+/// Which trace's pane, in compare mode: NEW's (the trace shown) or BASE's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The trace shown, on top.
+    New,
+    /// The trace it is compared with, below.
+    Base,
 }
 
 /// Height of the divider between NEW's and BASE's panes, logical pixels.
