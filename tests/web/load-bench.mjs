@@ -9,27 +9,32 @@
 //   scripts/build-web.sh target/web-site
 //   node tests/web/load-bench.mjs target/web-site FILE...
 //   NO_WORKER=1 node tests/web/load-bench.mjs ...   (the page's own thread: ?worker=0)
+//   node tests/web/load-bench.mjs SITE_A,SITE_B FILE...   (two builds, run by run)
 //
-// Prints one line per file: MB/s, the time, the frame rate while loading, and the path the
-// page used (`worker`, or `page` for the fallback).
+// Prints one line per file (and site, when there are several): MB/s, the time, the frame
+// rate while loading, when the worker's model reached the page (its decode) and the time on
+// the page after it (the hand-off), and the path the page used (`worker`, or `page` for the
+// fallback). Several sites take turns, run by run, so that the machine's load moves them
+// alike.
 import { statSync } from "node:fs";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { launchChromium } from "./perfetto-ui.mjs";
 import { serveSite, watchHandoff } from "./site-server.mjs";
 
 const runs = Number(process.env.RUNS || 3);
-const site = resolve(process.argv[2]);
+const sites = process.argv[2].split(",").map((s) => resolve(s));
 const files = process.argv.slice(3);
 
-const { server, base } = await serveSite(site);
+const served = await Promise.all(sites.map(serveSite));
 
 const browser = await launchChromium();
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 try {
   for (const file of files) {
     const size = statSync(file).size;
-    const results = [];
-    for (let i = 0; i < runs; i++) {
+    const results = sites.map(() => []);
+    for (let i = 0; i < runs; i++) for (const [k, { base }] of served.entries()) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
       page.on("pageerror", (e) => console.log(`page error: ${e}`));
       if (process.env.CONSOLE) page.on("console", (m) => console.log(`  console: ${m.text()}`));
@@ -60,19 +65,24 @@ try {
           spans: d.spans, state: d.state, loader: d.loader, error: d.error };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
-      results.push(r);
+      results[k].push(r);
       await page.close();
     }
-    const ms = median(results.map((r) => r.ms));
-    const fps = median(results.map((r) => r.fps));
-    const gap = median(results.map((r) => r.gap));
-    const page = median(results.map((r) => r.page));
-    console.log(`${file}: ${(size / 1e6 / (ms / 1000)).toFixed(0)} MB/s, ${ms.toFixed(0)} ms ` +
-      `(${results.map((r) => r.ms.toFixed(0)).join(", ")}), ${fps.toFixed(0)} frames/s while ` +
-      `the worker decodes, then ${page.toFixed(0)} ms on the page (longest frame gap ` +
-      `${gap.toFixed(0)} ms), ${results[0].spans} spans, loader ${results[0].loader}`);
+    for (const [k, site] of sites.entries()) {
+      const rs = results[k];
+      const ms = median(rs.map((r) => r.ms));
+      const fps = median(rs.map((r) => r.fps));
+      const gap = median(rs.map((r) => r.gap));
+      const page = median(rs.map((r) => r.page));
+      const decode = median(rs.map((r) => r.ms - r.page));
+      console.log(`${file}${sites.length > 1 ? ` [${site}]` : ""}: ${(size / 1e6 / (ms / 1000)).toFixed(0)} MB/s, ` +
+        `${ms.toFixed(0)} ms (${rs.map((r) => r.ms.toFixed(0)).join(", ")}), ${fps.toFixed(0)} frames/s ` +
+        `while the worker decodes (its model after ${decode.toFixed(0)} ms), then ${page.toFixed(0)} ms ` +
+        `on the page (longest frame gap ${gap.toFixed(0)} ms), ${rs[0].spans} spans, loader ${rs[0].loader}, ` +
+        `load average ${loadavg()[0].toFixed(1)}`);
+    }
   }
 } finally {
   await browser.close();
-  server.close();
+  for (const { server } of served) server.close();
 }
