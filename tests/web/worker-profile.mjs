@@ -9,6 +9,7 @@
 //   node --experimental-websocket tests/web/worker-profile.mjs target/web-site FILE [TOP]
 //   PROFILE_OUT=worker.cpuprofile ...     (also writes the profile, for DevTools)
 //   JS_FLAGS="--no-liftoff" ...           (flags for V8, to compare its tiers)
+//   CALLERS=1 ...                         (each function's three heaviest callers)
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -136,20 +137,42 @@ console.log(`CPU of Chromium's processes: to the hand-off ${used(cpu0, cpu1)}; `
   `the page idle for 2 s before it ${used(idle0, idle1) || "none"}`);
 if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
 
-// Self time per function, from the samples and their time deltas.
+// Self time per function, from the samples and their time deltas, and per caller.
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+const label = (id) => {
+  const { functionName, url } = byId.get(id).callFrame;
+  return `${functionName || "(anonymous)"}${url ? `  [${url.replace(/^.*\//, "")}]` : ""}`;
+};
 const self = new Map();
+const callers = new Map();
 let total = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] / 1000;
-  const { functionName, url } = byId.get(id).callFrame;
-  const key = `${functionName || "(anonymous)"}${url ? `  [${url.replace(/^.*\//, "")}]` : ""}`;
+  const key = label(id);
   self.set(key, (self.get(key) || 0) + dt);
+  const p = parent.has(id) ? label(parent.get(id)) : "(root)";
+  const c = callers.get(key) || new Map();
+  callers.set(key, c.set(p, (c.get(p) || 0) + dt));
   total += dt;
 });
+// When the worker waited (for the module, for the file's pieces): idle time per tenth.
+const tenths = Array(10).fill(0);
+let at = 0;
+profile.samples.forEach((id, i) => {
+  const dt = profile.timeDeltas[i] / 1000;
+  if (byId.get(id).callFrame.functionName === "(idle)") tenths[Math.min(9, Math.floor(10 * at / total))] += dt;
+  at += dt;
+});
+console.log(`idle per tenth of the load: ${tenths.map((t) => t.toFixed(0)).join(" ")} ms`);
 console.log(`profile: ${total.toFixed(0)} ms sampled; top ${top} by self time:`);
 for (const [k, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
   console.log(`${ms.toFixed(0).padStart(7)} ms ${(100 * ms / total).toFixed(1).padStart(5)}%  ${k}`);
+  if (!process.env.CALLERS) continue;
+  for (const [c, cms] of [...callers.get(k)].sort((a, b) => b[1] - a[1]).slice(0, 3)) {
+    console.log(`${" ".repeat(16)}${cms.toFixed(0).padStart(7)} ms from ${c}`);
+  }
 }
 await browser.close().catch(() => {});
 ws.close();
