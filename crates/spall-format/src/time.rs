@@ -69,8 +69,16 @@ fn signed(neg: bool, mag: u128) -> Option<i64> {
 pub struct TickScale {
     mant: u64,
     exp: i32,
-    /// The unit is a whole number of nanoseconds per tick (fast path).
-    whole: Option<i64>,
+    /// The unit is a whole number of nanoseconds per tick (fast path), and the most ticks
+    /// whose nanoseconds fit in an `i64`: one comparison, where an overflow-checked multiply
+    /// is a 128-bit multiply on 32-bit targets (a call in WebAssembly, per event).
+    whole: Option<(i64, u64)>,
+}
+
+/// `Some((unit, the most ticks that fit))` for a whole unit of nanoseconds.
+fn whole(unit: Option<i64>) -> Option<(i64, u64)> {
+    unit.filter(|&w| w > 0)
+        .map(|w| (w, i64::MAX as u64 / w as u64))
 }
 
 impl TickScale {
@@ -80,12 +88,12 @@ impl TickScale {
             return None;
         }
         let (_, m, e) = decompose(ns_per_tick)?;
-        let whole =
+        let unit =
             (ns_per_tick.fract() == 0.0 && ns_per_tick < 9.0e15).then_some(ns_per_tick as i64);
         Some(TickScale {
             mant: m,
             exp: e,
-            whole,
+            whole: whole(unit),
         })
     }
 
@@ -93,21 +101,19 @@ impl TickScale {
     /// the factor 1000 is applied to the integer mantissa, not through a rounded `f64`.
     pub fn from_us_per_tick(us_per_tick: f64) -> Option<TickScale> {
         let s = TickScale::from_ns_per_tick(us_per_tick)?;
-        let whole = s.whole.and_then(|w| w.checked_mul(1000));
+        let unit = s.whole.and_then(|(w, _)| w.checked_mul(1000));
         Some(TickScale {
             mant: s.mant * 1000,
             exp: s.exp,
-            whole,
+            whole: whole(unit),
         })
     }
 
     /// Converts unsigned integer ticks (`.spall` v3) to nanoseconds.
     #[inline]
     pub fn ticks_to_ns(&self, ticks: u64) -> Option<i64> {
-        if let Some(w) = self.whole {
-            if let Ok(t) = i64::try_from(ticks) {
-                return t.checked_mul(w);
-            }
+        if let Some((w, most)) = self.whole {
+            return (ticks <= most).then(|| ticks as i64 * w);
         }
         round_scaled(false, ticks as u128 * self.mant as u128, self.exp)
     }
@@ -439,6 +445,18 @@ mod tests {
         let ns = TickScale::from_ns_per_tick(1.0).unwrap();
         assert_eq!(ns.ticks_to_ns(u64::MAX >> 1), Some(i64::MAX));
         assert_eq!(ns.ticks_to_ns(u64::MAX), None);
+        // A whole unit's last tick that fits, and the first that does not, as the exact
+        // 128-bit path has them.
+        for unit in [3.0, 7.0, 1000.0] {
+            let s = TickScale::from_ns_per_tick(unit).unwrap();
+            let last = (i64::MAX / unit as i64) as u64;
+            for t in [last - 1, last, last + 1, 1 << 63] {
+                let exact = round_scaled(false, t as u128 * s.mant as u128, s.exp);
+                assert_eq!(s.ticks_to_ns(t), exact, "{t} ticks of {unit} ns");
+            }
+            assert_eq!(s.ticks_to_ns(last), Some(last as i64 * unit as i64));
+            assert_eq!(s.ticks_to_ns(last + 1), None);
+        }
         // 41.666… ns per tick (24 MHz): 3 ticks are exactly 125 ns to the nearest ns.
         let s = TickScale::from_ns_per_tick(1000.0 / 24.0).unwrap();
         assert_eq!(s.ticks_to_ns(3), Some(125));
