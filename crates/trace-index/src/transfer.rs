@@ -71,7 +71,7 @@ impl IndexIn {
         }
         Ok(IndexIn {
             index,
-            fill: ColumnFill::default(),
+            fill: ColumnFill::new(r.col_lens().expect("pieces")),
             filled: false,
         })
     }
@@ -129,21 +129,43 @@ fn read(mut r: R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
 
 /// The index in `r` (in pieces: its columns zeros, checked as they are filled).
 fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
-    let content = r.pieces_left().is_none();
-    {
-        let threads = r.list(|r| r.list(read_lane))?;
-        let shape = threads.len() == trace.threads().len()
-            && (threads.iter().zip(trace.threads())).all(|(l, t)| l.len() == t.lanes.len());
-        if !shape {
-            return Err(r.fail("one lane index per lane of the trace"));
-        }
-        for (lanes, t) in threads.iter().zip(trace.threads()) {
-            for (l, lane) in lanes.iter().zip(&t.lanes) {
-                check_lane(l, lane, content).map_err(|what| r.fail(what))?;
-            }
-        }
-        Ok(TraceIndex { threads })
+    let threads = r.list(|r| r.list(read_lane))?;
+    let shape = threads.len() == trace.threads().len()
+        && (threads.iter().zip(trace.threads())).all(|(l, t)| l.len() == t.lanes.len());
+    if !shape {
+        return Err(r.fail("one lane index per lane of the trace"));
     }
+    // In pieces the columns are empty: their lengths are the head's, their values are
+    // checked as they are filled.
+    let mut pieces = r.col_lens().map(|l| l.iter().map(|&n| n as usize));
+    for (lanes, t) in threads.iter().zip(trace.threads()) {
+        for (l, lane) in lanes.iter().zip(&t.lanes) {
+            let lens: Vec<usize> = match &mut pieces {
+                Some(p) => p.by_ref().take(col_count(l)).collect(),
+                None => col_lens(l),
+            };
+            check_lane(l, lane, &lens, pieces.is_none()).map_err(|what| r.fail(what))?;
+        }
+    }
+    Ok(TraceIndex { threads })
+}
+
+/// A lane index's large columns, as [`write_lane`] writes them.
+fn col_count(l: &LaneIndex) -> usize {
+    l.pyramid.levels.len() * 5 + if l.levels.is_some() { 3 } else { 0 }
+}
+
+/// The lengths of a lane index's large columns, in [`write_lane`]'s order.
+fn col_lens(l: &LaneIndex) -> Vec<usize> {
+    let mut lens = Vec::with_capacity(col_count(l));
+    for b in &l.pyramid.levels {
+        lens.extend([b.last_end.len(), b.busy.len(), b.max_dur.len()]);
+        lens.extend([b.max_gap.len(), b.name.len()]);
+    }
+    if let Some(v) = &l.levels {
+        lens.extend([v.items.len(), v.saturated.len(), v.skip.len()]);
+    }
+    lens
 }
 
 fn write_lane(w: &mut TransferWriter<'_>, l: &LaneIndex) {
@@ -174,9 +196,9 @@ fn read_lane(r: &mut R<'_>) -> Result<LaneIndex, TransferError> {
         Ok(Blocks {
             last_end: r.col_i64s()?,
             busy: r.col_i64s()?,
-            max_dur: r.col_u32s_by(0, |v| v)?,
-            max_gap: r.col_u32s_by(0, |v| v)?,
-            name: r.col_u32s_by(StrId(0), StrId)?,
+            max_dur: r.col_u32s_by(|v| v)?,
+            max_gap: r.col_u32s_by(|v| v)?,
+            name: r.col_u32s_by(StrId)?,
         })
     })?;
     let pyramid = Pyramid {
@@ -188,8 +210,8 @@ fn read_lane(r: &mut R<'_>) -> Result<LaneIndex, TransferError> {
         true => Some(Box::new(Levels {
             ks: r.take_len(1, "level numbers")?.to_vec(),
             offs: r.u32s()?,
-            items: r.col_records(item([0; 2], [0; 4]), item)?,
-            saturated: r.col_u32s_by(0, |v| v)?,
+            items: r.col_records(item)?,
+            saturated: r.col_u32s_by(|v| v)?,
             skip: r.col_i64s()?,
             skip_offs: r.u32s()?,
         })),
@@ -218,14 +240,22 @@ fn item([start, end]: [i64; 2], [first, busy, longest, name]: [u32; 4]) -> Level
     }
 }
 
-/// Whether `l` has the shape an index of `lane` has (see the module's overview); with
-/// `content`, its columns' values too (in pieces they are checked as they are filled).
-fn check_lane(l: &LaneIndex, lane: &Lane, content: bool) -> Result<(), &'static str> {
+/// Whether `l`, its large columns `lens` long, has the shape an index of `lane` has (see
+/// the module's overview); with `content`, its columns' values too (in pieces they are
+/// checked as they are filled).
+fn check_lane(
+    l: &LaneIndex,
+    lane: &Lane,
+    lens: &[usize],
+    content: bool,
+) -> Result<(), &'static str> {
     let n = lane.len();
     let mut want = if n <= FANOUT { 0 } else { n.div_ceil(FANOUT) };
-    for b in &l.pyramid.levels {
-        let lens = [b.busy.len(), b.max_dur.len(), b.max_gap.len(), b.name.len()];
-        if want == 0 || b.last_end.len() != want || lens.iter().any(|&m| m != want) {
+    if lens.len() != col_count(l) {
+        return Err("every column of the lane's index");
+    }
+    for level in lens[..l.pyramid.levels.len() * 5].chunks(5) {
+        if want == 0 || level.iter().any(|&m| m != want) {
             return Err("pyramid levels as long as the lane makes them");
         }
         want = if want > FANOUT {
@@ -240,6 +270,9 @@ fn check_lane(l: &LaneIndex, lane: &Lane, content: bool) -> Result<(), &'static 
     let Some(v) = &l.levels else {
         return Ok(());
     };
+    let [items, _, skip] = lens[lens.len() - 3..] else {
+        return Err("every column of the lane's index");
+    };
     let ascending = |o: &[u32], len: usize| {
         o.len() == v.ks.len() + 1
             && o.first() == Some(&0)
@@ -247,8 +280,8 @@ fn check_lane(l: &LaneIndex, lane: &Lane, content: bool) -> Result<(), &'static 
             && o.last() == Some(&(len as u32))
     };
     let ok = v.ks.windows(2).all(|w| w[0] < w[1])
-        && ascending(&v.offs, v.items.len())
-        && ascending(&v.skip_offs, v.skip.len())
+        && ascending(&v.offs, items)
+        && ascending(&v.skip_offs, skip)
         && (!content || v.items.iter().all(|it| (it.first as usize) < n))
         && (!content || v.saturated.iter().all(|&i| (i as usize) < v.items.len()));
     match ok {

@@ -67,12 +67,12 @@ impl<'a> TransferWriter<'a> {
         let Some(s) = self.sink.as_deref_mut() else {
             return self.u32s_by(v, f);
         };
-        let mut scratch = [0u32; 1024];
-        for c in v.chunks(scratch.len()) {
-            for (d, x) in scratch.iter_mut().zip(c) {
-                *d = f(x);
-            }
-            s.u32s(&scratch[..c.len()]);
+        // Mapped through scratch: each `u32s` may be a call out of the module (a worker's).
+        let mut scratch = Vec::with_capacity(v.len().min(64 << 10));
+        for c in v.chunks(64 << 10) {
+            scratch.clear();
+            scratch.extend(c.iter().map(&f));
+            s.u32s(&scratch);
         }
         self.u64(v.len() as u64);
     }
@@ -113,8 +113,8 @@ impl<'a> TransferWriter<'a> {
                 b.into_iter().for_each(|n| w.u32(n));
             });
         };
-        let (mut a, mut b) = (Vec::with_capacity(512 * I), Vec::with_capacity(512 * U));
-        for c in v.chunks(512) {
+        let (mut a, mut b) = (Vec::with_capacity(8192 * I), Vec::with_capacity(8192 * U));
+        for c in v.chunks(8192) {
             a.clear();
             b.clear();
             for x in c {
@@ -211,6 +211,8 @@ pub struct TransferReader<'a> {
     /// In a transfer in pieces: the values left in each column stream, for the columns
     /// not read yet (a length past them is damage, not an allocation).
     pieces: Option<[u64; 3]>,
+    /// In a transfer in pieces: each large column's length, in the order read.
+    cols: Vec<u64>,
 }
 
 impl<'a> TransferReader<'a> {
@@ -220,17 +222,26 @@ impl<'a> TransferReader<'a> {
             b,
             at: 0,
             pieces: None,
+            cols: Vec::new(),
         }
     }
 
     /// Reads the head `b` of a transfer in pieces whose column streams hold `left` values
-    /// (by [`Stream`]): each large column comes back its length of zeros.
+    /// (by [`Stream`]): each large column comes back empty, its length kept
+    /// ([`col_lens`](Self::col_lens)) for [`super::ColumnFill`] to fill it.
     pub fn with_pieces(b: &'a [u8], left: [u64; 3]) -> TransferReader<'a> {
         TransferReader {
             b,
             at: 0,
             pieces: Some(left),
+            cols: Vec::new(),
         }
+    }
+
+    /// In a transfer in pieces, the lengths of the large columns read so far, in order
+    /// (`None` when the columns are inline).
+    pub fn col_lens(&self) -> Option<&[u64]> {
+        self.pieces.map(|_| &self.cols[..])
     }
 
     /// The values left in each column stream for the columns not read yet.
@@ -239,7 +250,7 @@ impl<'a> TransferReader<'a> {
     }
 
     /// A large column's length in pieces: `per` values of each stream per item.
-    fn col_len(&mut self, per: [u64; 3]) -> Result<usize, TransferError> {
+    fn col_len(&mut self, per: [u64; 3]) -> Result<(), TransferError> {
         let n = self.u64()?;
         let left = self.pieces.as_mut().expect("a transfer in pieces");
         let mut after = *left;
@@ -252,46 +263,42 @@ impl<'a> TransferReader<'a> {
                 .ok_or_else(|| self.fail("a column within the pieces"))?;
         }
         *self.pieces.as_mut().expect("a transfer in pieces") = after;
-        usize::try_from(n).map_err(|_| self.fail("a column's length"))
+        self.cols.push(n);
+        Ok(())
     }
 
-    /// A large column of 64-bit numbers (zeros in pieces).
+    /// A large column of 64-bit numbers (empty in pieces).
     pub fn col_i64s(&mut self) -> Result<Vec<i64>, TransferError> {
         match self.pieces {
-            Some(_) => Ok(vec![0; self.col_len(Stream::I64.one())?]),
+            Some(_) => self.col_len(Stream::I64.one()).map(|()| Vec::new()),
             None => self.i64s(),
         }
     }
 
-    /// A large column of `f` of each 32-bit number (`zero` in pieces).
-    pub fn col_u32s_by<T: Clone>(
-        &mut self,
-        zero: T,
-        f: impl Fn(u32) -> T,
-    ) -> Result<Vec<T>, TransferError> {
+    /// A large column of `f` of each 32-bit number (empty in pieces).
+    pub fn col_u32s_by<T>(&mut self, f: impl Fn(u32) -> T) -> Result<Vec<T>, TransferError> {
         match self.pieces {
-            Some(_) => Ok(vec![zero; self.col_len(Stream::U32.one())?]),
+            Some(_) => self.col_len(Stream::U32.one()).map(|()| Vec::new()),
             None => Ok(self.u32s()?.into_iter().map(f).collect()),
         }
     }
 
-    /// A large column of bytes (zeros in pieces).
+    /// A large column of bytes (empty in pieces).
     pub fn col_u8s(&mut self) -> Result<Vec<u8>, TransferError> {
         match self.pieces {
-            Some(_) => Ok(vec![0; self.col_len(Stream::U8.one())?]),
+            Some(_) => self.col_len(Stream::U8.one()).map(|()| Vec::new()),
             None => Ok(self.take_len(1, "bytes")?.to_vec()),
         }
     }
 
     /// A large column of records, as [`TransferWriter::col_records`] wrote them: `f` of
-    /// each record's numbers (`zero` in pieces, `f` then applied by the fill).
-    pub fn col_records<T: Clone, const I: usize, const U: usize>(
+    /// each record's numbers (empty in pieces, `f` then applied by the fill).
+    pub fn col_records<T, const I: usize, const U: usize>(
         &mut self,
-        zero: T,
         f: impl Fn([i64; I], [u32; U]) -> T,
     ) -> Result<Vec<T>, TransferError> {
         if self.pieces.is_some() {
-            return Ok(vec![zero; self.col_len([I as u64, U as u64, 0])?]);
+            return self.col_len([I as u64, U as u64, 0]).map(|()| Vec::new());
         }
         self.list(|r| {
             let mut a = [0; I];

@@ -284,16 +284,24 @@ impl Trace {
                     let lane = Lane {
                         start: r.col_i64s()?,
                         dur: r.col_i64s()?,
-                        name: r.col_u32s_by(StrId(0), StrId)?,
-                        cat: r.col_u32s_by(StrId(0), StrId)?,
-                        args: r.col_u32s_by(ArgsId(0), ArgsId)?,
+                        name: r.col_u32s_by(StrId)?,
+                        cat: r.col_u32s_by(StrId)?,
+                        args: r.col_u32s_by(ArgsId)?,
                         flags: r.col_u8s()?,
                     };
-                    let n = lane.start.len();
-                    let same = [lane.dur.len(), lane.name.len(), lane.cat.len()]
-                        .into_iter()
-                        .chain([lane.args.len(), lane.flags.len()])
-                        .all(|m| m == n);
+                    let same = match r.col_lens() {
+                        // In pieces: the lengths the head gives the lane's six columns.
+                        Some(lens) => lens[lens.len() - 6..]
+                            .iter()
+                            .all(|&m| m == lens[lens.len() - 1]),
+                        None => {
+                            let n = lane.start.len();
+                            [lane.dur.len(), lane.name.len(), lane.cat.len()]
+                                .into_iter()
+                                .chain([lane.args.len(), lane.flags.len()])
+                                .all(|m| m == n)
+                        }
+                    };
                     if !same {
                         return Err(r.fail("columns of one length"));
                     }
@@ -456,14 +464,14 @@ impl Trace {
             diagnostics,
             decode,
         };
-        // In pieces the spans' ids are checked as they are filled.
+        // In pieces the spans' ids and the flow links are checked once filled.
         t.check_ids(r.pieces_left().is_none())
             .map_err(|expected| r.fail(expected))?;
         Ok(t)
     }
 
-    /// Every index the accessors follow points inside its table (the spans' too, with
-    /// `spans`): a damaged buffer is an error here, not a panic in a drawing loop later.
+    /// Every index the accessors follow points inside its table (the spans' and the flow
+    /// links' too, with `spans`): a damaged buffer is an error here, not a panic in a drawing loop later.
     fn check_ids(&self, spans: bool) -> Result<(), &'static str> {
         let n_str = self.strings.len() as u32;
         let n_args = self.args.count();
@@ -488,20 +496,7 @@ impl Trace {
                 return Err("a thread's ids in range");
             }
         }
-        let links = self.flow_links.iter().all(|l| {
-            [l.from, l.to].iter().all(|r| {
-                self.threads
-                    .get(r.thread as usize)
-                    .and_then(|t| t.lanes.get(r.depth as usize))
-                    .is_some_and(|lane| (r.index as usize) < lane.len())
-            }) && (l.flow as usize) < self.flows.len()
-        });
-        let by_to = self.flow_links_by_to.len() == self.flow_links.len()
-            && self
-                .flow_links_by_to
-                .iter()
-                .all(|&i| (i as usize) < self.flow_links.len());
-        if !links || !by_to {
+        if spans && !self.links_ok() {
             return Err("flow links in range");
         }
         let n_frames = self.frames.len() as u32;
@@ -515,6 +510,24 @@ impl Trace {
             return Err("samples and frames in range");
         }
         Ok(())
+    }
+
+    /// Whether every flow link points at a span and a flow of the trace.
+    fn links_ok(&self) -> bool {
+        let links = self.flow_links.iter().all(|l| {
+            [l.from, l.to].iter().all(|r| {
+                self.threads
+                    .get(r.thread as usize)
+                    .and_then(|t| t.lanes.get(r.depth as usize))
+                    .is_some_and(|lane| (r.index as usize) < lane.len())
+            }) && (l.flow as usize) < self.flows.len()
+        });
+        let by_to = self.flow_links_by_to.len() == self.flow_links.len()
+            && self
+                .flow_links_by_to
+                .iter()
+                .all(|&i| (i as usize) < self.flow_links.len());
+        links && by_to
     }
 }
 
@@ -541,7 +554,7 @@ impl TraceIn {
             return Err(r.fail("the end of the buffer"));
         }
         let left = r.pieces_left().expect("pieces");
-        let fill = ColumnFill::default();
+        let fill = ColumnFill::new(r.col_lens().expect("pieces"));
         Ok(TraceIn {
             trace,
             fill,
@@ -567,10 +580,15 @@ impl TraceIn {
             c.u32s_by(&mut l.args, n_args, ArgsId);
             c.u8s(&mut l.flags);
         }
-        self.filled = c.done().map_err(|expected| TransferError {
+        let fail = |expected| TransferError {
             offset: 0,
             expected,
-        })?;
+        };
+        self.filled = c.done().map_err(fail)?;
+        // The spans' ids were checked as they came; the flow links point at spans.
+        if self.filled && !self.trace.links_ok() {
+            return Err(fail("flow links in range"));
+        }
         Ok(self.filled)
     }
 

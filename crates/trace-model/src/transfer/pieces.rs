@@ -3,7 +3,7 @@
 //! bytes, which the two sides keep outside the model's memory. A browser's worker writes
 //! each column straight into the page's typed arrays ([`ColumnSink`]), so the model is
 //! never doubled in its memory; the page reads the head into a model whose columns are
-//! zeros, then [`ColumnFill`] copies the streams into them a few megabytes at a time
+//! empty, then [`ColumnFill`] copies the streams into them a few megabytes at a time
 //! ([`ColumnSource`]), drawing frames between the steps.
 //!
 //! The fill checks what the head could not (names, arguments and offsets in range) as it
@@ -116,6 +116,8 @@ impl ColumnSource for MemoryColumns {
 /// How far the fill of a model's columns has come, between steps.
 #[derive(Debug, Default)]
 pub struct ColumnFill {
+    /// Each column's length, as the head says ([`super::TransferReader::col_lens`]).
+    lens: Vec<u64>,
     /// The column being filled, in the order the model's columns are visited.
     col: usize,
     /// How much of it is filled.
@@ -125,6 +127,14 @@ pub struct ColumnFill {
 }
 
 impl ColumnFill {
+    /// The fill of columns of these lengths, in the order the model visits them.
+    pub fn new(lens: &[u64]) -> ColumnFill {
+        ColumnFill {
+            lens: lens.to_vec(),
+            ..ColumnFill::default()
+        }
+    }
+
     /// One step: the model visits each of its large columns, in the order it wrote them,
     /// and about `budget` bytes of them are filled from `src`.
     pub fn step<'f>(&'f mut self, src: &'f mut dyn ColumnSource, budget: usize) -> Columns<'f> {
@@ -162,13 +172,19 @@ impl std::fmt::Debug for Columns<'_> {
 const SCRATCH: usize = 16 << 10;
 
 impl Columns<'_> {
-    /// The part of the next column (of `len` values of `size` bytes) this step fills.
-    fn next(&mut self, len: usize, size: usize) -> Option<Range<usize>> {
+    /// The part of the next column (of values of `size` bytes, `have` of them filled)
+    /// this step fills, and the column's length.
+    fn next(&mut self, have: usize, size: usize) -> Option<(Range<usize>, usize)> {
         let k = self.k;
         self.k += 1;
         if k != self.fill.col || self.err.is_some() {
             return None;
         }
+        let len = self.fill.lens.get(k).map(|&n| n as usize);
+        let Some(len) = len.filter(|_| have == self.fill.at) else {
+            self.fail_if(true, "as many columns as the head says");
+            return None;
+        };
         let from = self.fill.at;
         let to = len.min(from + self.budget / size);
         self.budget -= (to - from) * size;
@@ -178,7 +194,25 @@ impl Columns<'_> {
         } else {
             self.fill.at = to;
         }
-        Some(from..to)
+        Some((from..to, len))
+    }
+
+    /// The next part of a column copied as it is.
+    fn copy<T: Copy + Default>(
+        &mut self,
+        col: &mut Vec<T>,
+        take: impl Fn(&mut dyn ColumnSource, &mut [T]) -> bool,
+        what: &'static str,
+    ) {
+        let Some((r, len)) = self.next(col.len(), std::mem::size_of::<T>()) else {
+            return;
+        };
+        if r.start == 0 {
+            col.reserve_exact(len);
+        }
+        col.resize(r.end, T::default());
+        let ok = take(&mut *self.src, &mut col[r]);
+        self.fail_if(!ok, what);
     }
 
     fn fail_if(&mut self, bad: bool, what: &'static str) {
@@ -188,37 +222,40 @@ impl Columns<'_> {
     }
 
     /// A column of 64-bit numbers.
-    pub fn i64s(&mut self, col: &mut [i64]) {
-        if let Some(r) = self.next(col.len(), 8) {
-            let ok = self.src.i64s(&mut col[r]);
-            self.fail_if(!ok, "64-bit columns as long as the head says");
-        }
+    pub fn i64s(&mut self, col: &mut Vec<i64>) {
+        let what = "64-bit columns as long as the head says";
+        self.copy(col, |s, d| s.i64s(d), what);
     }
 
     /// A column of 32-bit numbers.
-    pub fn u32s(&mut self, col: &mut [u32]) {
-        if let Some(r) = self.next(col.len(), 4) {
-            let ok = self.src.u32s(&mut col[r]);
-            self.fail_if(!ok, "32-bit columns as long as the head says");
-        }
+    pub fn u32s(&mut self, col: &mut Vec<u32>) {
+        let what = "32-bit columns as long as the head says";
+        self.copy(col, |s, d| s.u32s(d), what);
     }
 
     /// A column of bytes.
-    pub fn u8s(&mut self, col: &mut [u8]) {
-        if let Some(r) = self.next(col.len(), 1) {
-            let ok = self.src.u8s(&mut col[r]);
-            self.fail_if(!ok, "byte columns as long as the head says");
-        }
+    pub fn u8s(&mut self, col: &mut Vec<u8>) {
+        self.copy(
+            col,
+            |s, d| s.u8s(d),
+            "byte columns as long as the head says",
+        );
     }
 
     /// A column of `f` of 32-bit numbers, each below `below` (an error otherwise).
-    pub fn u32s_by<T>(&mut self, col: &mut [T], below: u32, f: impl Fn(u32) -> T) {
-        let Some(r) = self.next(col.len(), 4) else {
+    pub fn u32s_by<T>(&mut self, col: &mut Vec<T>, below: u32, f: impl Fn(u32) -> T) {
+        let Some((r, len)) = self.next(col.len(), 4) else {
             return;
         };
+        if r.start == 0 {
+            col.reserve_exact(len);
+        }
         let mut scratch = std::mem::take(&mut self.fill.scratch_u);
-        for part in col[r].chunks_mut(SCRATCH) {
-            scratch.resize(part.len(), 0);
+        let mut at = r.start;
+        while at < r.end {
+            let n = (r.end - at).min(SCRATCH);
+            at += n;
+            scratch.resize(n, 0);
             if !self.src.u32s(&mut scratch) {
                 self.fail_if(true, "32-bit columns as long as the head says");
                 break;
@@ -228,9 +265,7 @@ impl Columns<'_> {
                 self.fail_if(true, "ids in range");
                 break;
             }
-            for (d, &v) in part.iter_mut().zip(&scratch) {
-                *d = f(v);
-            }
+            col.extend(scratch.iter().map(|&v| f(v)));
         }
         self.fill.scratch_u = scratch;
     }
@@ -239,29 +274,36 @@ impl Columns<'_> {
     /// a damaged record, an error).
     pub fn records<T, const I: usize, const U: usize>(
         &mut self,
-        col: &mut [T],
+        col: &mut Vec<T>,
         f: impl Fn([i64; I], [u32; U]) -> Option<T>,
     ) {
-        let Some(r) = self.next(col.len(), I * 8 + U * 4) else {
+        let Some((r, len)) = self.next(col.len(), I * 8 + U * 4) else {
             return;
         };
+        if r.start == 0 {
+            col.reserve_exact(len);
+        }
         let (mut a, mut b) = (
             std::mem::take(&mut self.fill.scratch_i),
             std::mem::take(&mut self.fill.scratch_u),
         );
-        for part in col[r].chunks_mut(SCRATCH / 4) {
-            a.resize(part.len() * I, 0);
-            b.resize(part.len() * U, 0);
+        let mut at = r.start;
+        while at < r.end {
+            let n = (r.end - at).min(SCRATCH / 4);
+            at += n;
+            a.resize(n * I, 0);
+            b.resize(n * U, 0);
             if !self.src.i64s(&mut a) || !self.src.u32s(&mut b) {
                 self.fail_if(true, "record columns as long as the head says");
                 break;
             }
-            let made = part.iter_mut().enumerate().all(|(i, d)| {
+            let before = col.len();
+            col.extend((0..n).map_while(|i| {
                 let i64s = a[i * I..][..I].try_into().expect("I values");
                 let u32s = b[i * U..][..U].try_into().expect("U values");
-                f(i64s, u32s).map(|v| *d = v).is_some()
-            });
-            if !made {
+                f(i64s, u32s)
+            }));
+            if col.len() != before + n {
                 self.fail_if(true, "records in range");
                 break;
             }
@@ -274,6 +316,9 @@ impl Columns<'_> {
     pub fn done(self) -> Result<bool, &'static str> {
         match self.err {
             Some(e) => Err(e),
+            None if self.fill.col == self.k && self.k != self.fill.lens.len() => {
+                Err("as many columns as the head says")
+            }
             None => Ok(self.fill.col == self.k),
         }
     }
