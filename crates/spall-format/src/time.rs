@@ -22,6 +22,32 @@ fn decompose(x: f64) -> Option<(bool, u64, i32)> {
     Some((neg, m, e))
 }
 
+/// `a × b` as its high and low 64 bits. WebAssembly has no 64 × 64 → 128-bit multiply: a
+/// `u128` product there is a call to a general 128-bit multiply that returns through
+/// memory, so there it is four 32 × 32-bit multiplies, inline (the same bits).
+#[inline(always)]
+pub fn mul_wide(a: u64, b: u64) -> (u64, u64) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let p = a as u128 * b as u128;
+        ((p >> 64) as u64, p as u64)
+    }
+    #[cfg(target_arch = "wasm32")]
+    mul_halves(a, b)
+}
+
+/// [`mul_wide`] from 32-bit halves.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(always)]
+fn mul_halves(a: u64, b: u64) -> (u64, u64) {
+    const LOW: u64 = 0xffff_ffff;
+    let (a0, a1, b0, b1) = (a & LOW, a >> 32, b & LOW, b >> 32);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
+    let lo = (p00 & LOW) | (mid << 32);
+    (p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), lo)
+}
+
 /// `±m × 2^e`, rounded to the nearest integer (ties to even), if it fits in an `i64`.
 fn round_scaled(neg: bool, m: u128, e: i32) -> Option<i64> {
     if m == 0 {
@@ -114,6 +140,22 @@ impl TickScale {
     pub fn ticks_to_ns(&self, ticks: u64) -> Option<i64> {
         if let Some((w, most)) = self.whole {
             return (ticks <= most).then(|| ticks as i64 * w);
+        }
+        // A fraction of a nanosecond per tick (a TSC's unit): the product in two halves,
+        // shifted and rounded there, as `round_scaled` does in 128 bits.
+        if (-63..0).contains(&self.exp) {
+            let s = (-self.exp) as u32;
+            let (hi, lo) = mul_wide(ticks, self.mant);
+            if hi >> s != 0 {
+                return None;
+            }
+            let q = hi << (64 - s) | lo >> s;
+            if q > i64::MAX as u64 {
+                return None;
+            }
+            let (rem, half) = (lo & ((1 << s) - 1), 1 << (s - 1));
+            let q = q + u64::from(rem > half || (rem == half && q & 1 == 1));
+            return i64::try_from(q).ok();
         }
         round_scaled(false, ticks as u128 * self.mant as u128, self.exp)
     }
@@ -437,6 +479,56 @@ mod tests {
         for s in ["1", "12.3", "123456789012345", "99.999", "5.12", "0.001"] {
             let neg = false;
             assert_eq!(us(s), slow_micros_to_ns(neg, s.as_bytes()), "{s}");
+        }
+    }
+
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn the_wasm_multiply_gives_the_128_bit_product() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut cases = vec![(0, 0), (u64::MAX, u64::MAX), (u64::MAX, 1), (1 << 63, 3)];
+        for _ in 0..10_000 {
+            cases.push((xorshift(&mut x), xorshift(&mut x) >> (x % 64)));
+        }
+        for (a, b) in cases {
+            let p = a as u128 * b as u128;
+            assert_eq!(mul_halves(a, b), ((p >> 64) as u64, p as u64), "{a} * {b}");
+        }
+    }
+
+    #[test]
+    fn fractional_units_round_as_the_128_bit_path() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for unit in [
+            1000.0 / 24.0,
+            1.0 / 3.0,
+            0.5,
+            1e-3,
+            3.5,
+            0.299_792_458,
+            1e-9,
+        ] {
+            let s = TickScale::from_ns_per_tick(unit).unwrap();
+            assert!(s.exp < 0 && s.whole.is_none(), "{unit}");
+            // Small and large ticks, exact halves, and the edges of the range.
+            let mut ticks = vec![0, 1, 2, 3, u64::MAX, u64::MAX >> 1, 1 << 63];
+            for _ in 0..20_000 {
+                ticks.push(xorshift(&mut x) >> (x % 64));
+            }
+            for k in 0..64 {
+                ticks.push(1 << k);
+                ticks.push((1u64 << k) - 1);
+            }
+            for t in ticks {
+                let exact = round_scaled(false, t as u128 * s.mant as u128, s.exp);
+                assert_eq!(s.ticks_to_ns(t), exact, "{t} ticks of {unit} ns");
+            }
         }
     }
 

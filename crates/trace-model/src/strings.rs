@@ -52,29 +52,10 @@ impl Default for Strings {
 }
 
 /// The high and low halves of `a * b` xored: every bit of the product mixed into both.
-#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 fn fold_mul(a: u64, b: u64) -> u64 {
-    let p = a as u128 * b as u128;
-    p as u64 ^ (p >> 64) as u64
-}
-
-#[cfg(target_arch = "wasm32")]
-use fold_mul_halves as fold_mul;
-
-/// [`fold_mul`]'s bits from four 32 × 32-bit multiplies. WebAssembly has no 64 × 64 → 128
-/// multiply: a `u128` product there is a call to a general 128-bit multiply that returns
-/// through memory, once per name interned.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-#[inline(always)]
-fn fold_mul_halves(a: u64, b: u64) -> u64 {
-    const LOW: u64 = 0xffff_ffff;
-    let (a0, a1, b0, b1) = (a & LOW, a >> 32, b & LOW, b >> 32);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
-    let lo = (p00 & LOW) | (mid << 32);
-    let hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    lo ^ hi
+    let (hi, lo) = spall_format::time::mul_wide(a, b);
+    hi ^ lo
 }
 
 /// A hash of a name, inline: names are short, and a general hasher's call and setup cost
@@ -260,26 +241,6 @@ impl Strings {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_wasm_multiply_gives_the_128_bit_products_bits() {
-        let mut x = 0x2545_f491_4f6c_dd1d_u64;
-        let mut cases = vec![(0, 0), (u64::MAX, u64::MAX), (u64::MAX, 1), (1 << 63, 3)];
-        for _ in 0..10_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            cases.push((x, x.rotate_left(29) ^ 0x9e37_79b9_7f4a_7c15));
-        }
-        for (a, b) in cases {
-            let p = a as u128 * b as u128;
-            assert_eq!(
-                fold_mul_halves(a, b),
-                p as u64 ^ (p >> 64) as u64,
-                "{a} * {b}"
-            );
-        }
-    }
 
     #[test]
     fn interning_is_idempotent() {
