@@ -94,7 +94,10 @@ async function* pieces(source, size) {
   let wake = null;
   const arrived = (m) => { queue.push(m); if (wake) { wake(); wake = null; } };
   w.onmessage = ({ data }) => arrived(data);
-  w.onerror = (e) => { e.preventDefault(); arrived({ error: message(e) }); };
+  w.onerror = (e) => {
+    e.preventDefault();
+    arrived({ error: e.message || "the reader worker failed" });
+  };
   w.postMessage({ ...source, size });
   try {
     for (;;) {
