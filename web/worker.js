@@ -1,10 +1,10 @@
 // The load worker: a second instance of the viewer's WebAssembly module (the page sends the
 // module it compiled) that reads a trace in chunks, decodes it (.spall and JSON, gzipped or not,
-// as the chunks arrive) and builds the model, and hands the model to the page as one
-// transferred buffer.
+// as the chunks arrive) and builds the model, and hands the model to the page in pieces
+// (typed arrays of its columns, transferred).
 // The page's thread only draws meanwhile.
 //
-// Messages to the page: {started}, {progress: [done, total, stage]}, {model: Uint8Array},
+// Messages to the page: {started}, {progress: [done, total, stage]}, {model} (Loader.finish's),
 // {stats: Uint8Array} (the whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). The page ends the worker
 // (terminate) to cancel a load, and once the statistics are in. The same file, started by
@@ -189,14 +189,14 @@ const main = async ({ data }) => {
     let model = loader.finish(progress);
     // A streamed file whose events go back in time (or whose decode warns in a way a stream
     // cannot, see LoadStream::finish) is decoded again, whole.
-    if (model.length === 0) {
+    if (!model) {
       loader = await read(false);
       model = loader.finish(progress);
     }
     // The side panel's statistics, once the page has taken the trace (not competing with
     // it for a core meanwhile).
     const taken = new Promise((resolve) => { onmessage = resolve; });
-    postMessage({ model }, [model.buffer]);
+    postMessage({ model }, model.buffers);
     await taken;
     const stats = loader.stats();
     postMessage({ stats }, [stats.buffer]);

@@ -305,7 +305,8 @@ async function e2e() {
 
   // The load worker reads a picked file in slices (?chunk= makes them 4,099 bytes, so
   // records straddle them): a .spall streamed as it arrives and a JSON, each with the
-  // spans spall-cli info counts.
+  // spans spall-cli info counts. Its model crosses to the page in 4,096-byte typed arrays
+  // (a few hundred of them, each column crossing several).
   const c = await newPage();
   await c.goto(`${base}/?chunk=4099`);
   await waitState(c, "loaded");

@@ -1,9 +1,9 @@
 //! The load worker's half (`web/worker.js` runs a second instance of this module in a Web
 //! Worker): the file's bytes come in as they are read, the worker decodes them, builds the
-//! trace and its index, and hands the page both as one buffer
-//! ([`spall_viewer::platform::web::pack`]), which the page takes without a copy and
-//! rebuilds with copies of their columns. The page's thread only draws and handles input
-//! meanwhile.
+//! trace and its index, and hands the page both in pieces
+//! ([`spall_viewer::platform::web::pack`]: their columns in typed arrays outside wasm
+//! memory), which the page takes without a copy and copies into its model in steps.
+//! The page's thread only draws and handles input meanwhile.
 //!
 //! A `.spall` version 3 or Chrome JSON file, gzipped or not, is decoded as its chunks
 //! arrive ([`trace_model::LoadStream`]): the worker holds the model and a few megabytes of
@@ -20,12 +20,6 @@ use web_time::{Duration, Instant};
 
 /// How often progress is posted to the page while decoding gathered bytes.
 const REPORT_EVERY: Duration = Duration::from_millis(50);
-
-/// A span's bytes in the transfer buffer (its columns: start, duration, name, category,
-/// arguments, flags).
-const TRANSFER_SPAN_BYTES: u64 = 29;
-/// Another event's, at most.
-const TRANSFER_EVENT_BYTES: u64 = 48;
 
 #[derive(Debug)]
 enum Mode {
@@ -103,10 +97,13 @@ impl Loader {
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
     /// few times a second, and returns the trace and its index as
-    /// [`spall_viewer::platform::web::pack`] packs them. Empty when a streamed file must be
-    /// read again, whole (see [`trace_model::LoadStream::finish`]): the worker reads it
-    /// again with `stream` false.
-    pub fn finish(&mut self, progress: &js_sys::Function) -> Result<Vec<u8>, String> {
+    /// [`spall_viewer::platform::web::pack`] packs them (`buffers`: the ones to transfer).
+    /// `undefined` when a streamed file must be read again, whole (see
+    /// [`trace_model::LoadStream::finish`]): the worker reads it again with `stream` false.
+    pub fn finish(
+        &mut self,
+        progress: &js_sys::Function,
+    ) -> Result<Option<js_sys::Object>, String> {
         if let Mode::Start(_) = self.mode {
             self.begin()?;
         }
@@ -121,7 +118,7 @@ impl Loader {
                 report(read, read, "building");
                 match s.finish().map_err(|e| failed(&name, e))? {
                     Some(t) => t,
-                    None => return Ok(Vec::new()),
+                    None => return Ok(None),
                 }
             }
             Mode::Whole(bytes) | Mode::Start(bytes) => {
@@ -146,9 +143,11 @@ impl Loader {
         };
         report(0, 0, "indexing");
         let index = trace_index::TraceIndex::build(&trace);
-        let packed = spall_viewer::platform::web::pack(&trace, &index);
+        // Tests' small runs make small pieces of the model too.
+        let piece = if self.runs > 0 { 4096 } else { 0 };
+        let packed = spall_viewer::platform::web::pack(&trace, &index, piece);
         self.built = Some(trace);
-        Ok(packed)
+        Ok(Some(packed))
     }
 
     /// The whole-trace statistics of the trace [`finish`](Self::finish) returned (the side
@@ -172,11 +171,10 @@ impl Loader {
             n => LoadStream::with_target(&head, n),
         };
         let stream = stream.filter(|_| self.may_stream);
-        // The model and its transfer buffer must fit (in the worker, and again in the
-        // page), with the file's bytes when they are gathered.
+        // The model must fit, with the file's bytes when they are gathered (its columns
+        // cross to the page in typed arrays outside wasm memory).
         let total = self.size.max(head.len() as u64);
-        let mut e = trace_model::estimate_sample(&head, total, stream.is_none());
-        e.bytes += e.spans * TRANSFER_SPAN_BYTES + e.other_events * TRANSFER_EVENT_BYTES;
+        let e = trace_model::estimate_sample(&head, total, stream.is_none());
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
         self.mode = if let Some(s) = stream {

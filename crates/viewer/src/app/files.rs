@@ -105,8 +105,8 @@ impl App {
                     l.stage = stage;
                 }
             }
-            PageLoad::Built(_, bytes) => {
-                self.file.taking = Some(crate::platform::web::Taking::new(bytes));
+            PageLoad::Built(_, model) => {
+                self.file.taking = Some(crate::platform::web::Taking::new(model));
                 crate::platform::web::step_soon(&self.proxy);
             }
             PageLoad::Stats(name, bytes) if self.file.taking.is_some() => {

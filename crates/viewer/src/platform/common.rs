@@ -123,8 +123,8 @@ pub enum PageLoad {
         /// "indexing".
         stage: &'static str,
     },
-    /// The worker built the trace: its name and `web::pack`'s bytes.
-    Built(String, Vec<u8>),
+    /// The worker built the trace: its name and `web::pack`'s model.
+    Built(String, super::web::Model),
     /// The worker's whole-trace statistics of the trace it built (`web::pack_stats`; empty:
     /// none, the page computes them).
     Stats(String, Vec<u8>),

@@ -19,8 +19,8 @@ use crate::view::state::ViewState;
 pub enum PageBase {
     /// A load of BASE began (the page ended any other BASE load first).
     Begun(String),
-    /// The worker built BASE: its name and `web::pack`'s bytes.
-    Built(String, Vec<u8>),
+    /// The worker built BASE: its name and `web::pack`'s model.
+    Built(String, super::Model),
     /// No worker: the file's bytes.
     Bytes(String, Vec<u8>),
     /// BASE could not be had: its name and why.
@@ -32,9 +32,10 @@ pub fn base_begun(name: String) {
     send(UserEvent::PageBase(PageBase::Begun(name)));
 }
 
-/// The worker's BASE, as [`super::pack`] wrote it.
-pub fn open_base(name: String, bytes: Vec<u8>) {
-    send(UserEvent::PageBase(PageBase::Built(name, bytes)));
+/// The worker's BASE, as [`super::pack`] packed it.
+pub fn open_base(name: String, model: wasm_bindgen::JsValue) {
+    let model = super::Model::from_js(&model);
+    send(UserEvent::PageBase(PageBase::Built(name, model)));
 }
 
 /// BASE's file bytes, where no worker could start.
@@ -61,8 +62,8 @@ impl PageBase {
         match self {
             PageBase::Begun(_) => None,
             PageBase::Failed(_, e) => Some(Err(e)),
-            PageBase::Built(name, bytes) => {
-                let mut taking = Taking::new(bytes);
+            PageBase::Built(name, model) => {
+                let mut taking = Taking::new(model);
                 loop {
                     if let Some(r) = taking.run(&name) {
                         return Some(r);
