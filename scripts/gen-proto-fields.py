@@ -8,6 +8,7 @@ compiled protos. Run again when that package's TrackEvent gains fields:
 """
 import os
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.descriptor import FieldDescriptor as F
 
 # The TrackEvent fields written as args: its Chrome-specific messages. The others are read
@@ -23,6 +24,54 @@ TY = {
     F.TYPE_BOOL: "Bool", F.TYPE_DOUBLE: "Double", F.TYPE_FLOAT: "Float",
     F.TYPE_STRING: "Str",
 }
+
+# Chrome's own TrackEvent extensions (`ChromeTrackEvent`, fields 1000-1999) are not in the
+# package: trace_processor compiles in Chrome's `chrome_track_event.proto`. The ones Chrome
+# writes in a startup trace are described here from that file, as (field, name, message,
+# fields, enums); a field's type is a scalar, ("enum", NAME) or ("msg", NAME).
+P = descriptor_pb2.FieldDescriptorProto
+BEGIN_FRAME_ID = ("BeginFrameId", [(1, "source_id", P.TYPE_UINT64), (2, "sequence_number", P.TYPE_UINT64)], [])
+EXTENSIONS = [
+    (1002, "chrome_task_annotator", ("ChromeTaskAnnotator", [
+        (1, "ipc_hash", P.TYPE_UINT32),
+        (2, "task_delay_us", P.TYPE_UINT64),
+        (3, "delay_policy", ("enum", "DelayPolicy")),
+    ], [("DelayPolicy", [(0, "FLEXIBLE_NO_SOONER"), (1, "FLEXIBLE_PREFER_EARLY"), (2, "PRECISE")])])),
+    (1006, "chrome_raster_task", ("ChromeRasterTask", [(1, "source_frame_number", P.TYPE_INT64)], [])),
+    (1064, "animation_frame_timing_info", ("AnimationFrameTimingInfo", [
+        (1, "blocking_duration_ms", P.TYPE_INT64),
+        (2, "duration_ms", P.TYPE_INT64),
+        (3, "num_scripts", P.TYPE_INT64),
+        (4, "begin_frame_id", ("msg", "BeginFrameId")),
+    ], [])),
+    (1074, "begin_frame_id", BEGIN_FRAME_ID),
+]
+
+
+def extension_messages():
+    """The extensions' messages as descriptors, in a pool of their own."""
+    fd = descriptor_pb2.FileDescriptorProto(name="chrome_extensions.proto", package="chrome", syntax="proto2")
+    done = set()
+    for _, _, (name, fields, enums) in EXTENSIONS + [(0, "", BEGIN_FRAME_ID)]:
+        if name in done:
+            continue
+        done.add(name)
+        m = fd.message_type.add(name=name)
+        for ename, values in enums:
+            e = m.enum_type.add(name=ename)
+            for n, v in values:
+                e.value.add(name=v, number=n)
+        for num, fname, ty in fields:
+            f = m.field.add(name=fname, number=num, label=P.LABEL_OPTIONAL)
+            if isinstance(ty, tuple):
+                f.type = P.TYPE_ENUM if ty[0] == "enum" else P.TYPE_MESSAGE
+                f.type_name = f".chrome.{name}.{ty[1]}" if ty[0] == "enum" else f".chrome.{ty[1]}"
+            else:
+                f.type = ty
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fd)
+    return {n: pool.FindMessageTypeByName(f"chrome.{m[0]}") for n, _, m in EXTENSIONS}
+
 
 messages, enums = [], []
 msg_index, enum_index = {}, {}
@@ -61,6 +110,9 @@ top = []
 for n in TOP:
     f = te.fields_by_number[n]
     top.append((n, f.name, message(f.message_type)))
+ext = extension_messages()
+for n, name, _ in EXTENSIONS:
+    top.append((n, name, message(ext[n])))
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 out = os.path.join(root, "crates/spall-format/src/proto/typed_fields.rs")

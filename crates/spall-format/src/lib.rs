@@ -53,6 +53,7 @@ mod steps;
 mod stream;
 #[cfg(feature = "synth")]
 pub mod synth;
+pub mod tagged;
 pub mod time;
 mod trace_stream;
 mod writer;

@@ -1,5 +1,9 @@
 //! Span and event arguments: ids, and the store of their texts.
 
+use std::borrow::Cow;
+
+use spall_format::tagged;
+
 /// Arguments of a span or event: an index into the trace's argument store (0 = none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ArgsId(pub u32);
@@ -45,18 +49,20 @@ impl ArgsStore {
         ArgsId(id)
     }
 
-    /// A new set holding `b`'s arguments and `e`'s (a key of `e` replaces `b`'s), when both
-    /// are JSON objects; else `b`.
+    /// A new set holding `b`'s arguments and `e`'s, when both are JSON objects; else `b`.
+    /// Objects merge key by key at every depth, as trace_processor adds an `E`'s flattened
+    /// keys to its `B`'s set: `{"debug":{"a":1}}` and `{"debug":{"b":2}}` give both keys;
+    /// any other value of `e` replaces `b`'s under the same key.
     pub(crate) fn merged(&mut self, b: ArgsId, e: ArgsId) -> ArgsId {
         // `json` gives free text as a string, so only a JSON object matches.
-        let object = |id| match self.json(id) {
+        let object = |id| match self.tagged_json(id) {
             Some(serde_json::Value::Object(m)) => Some(m),
             _ => None,
         };
         let (Some(mut m), Some(end)) = (object(b), object(e)) else {
             return b;
         };
-        m.extend(end);
+        deep_merge(&mut m, end);
         let text = serde_json::Value::Object(m).to_string();
         self.add(&text, true)
     }
@@ -111,14 +117,38 @@ impl ArgsStore {
         ))
     }
 
-    /// The arguments as JSON (`.spall` text becomes a JSON string).
+    /// The arguments as JSON (`.spall` text becomes a JSON string), unsigned integers and
+    /// pointers as plain JSON (see [`tagged`]).
     pub fn json(&self, id: ArgsId) -> Option<serde_json::Value> {
+        let mut v = self.tagged_json(id)?;
+        if self.get(id).is_some_and(|(t, _)| tagged::may_hold_tags(t)) {
+            tagged::untag(&mut v);
+        }
+        Some(v)
+    }
+
+    /// The arguments as JSON with their type tags: an unsigned integer or a pointer from a
+    /// protobuf trace is a one-key object ([`tagged`]).
+    pub fn tagged_json(&self, id: ArgsId) -> Option<serde_json::Value> {
         let (text, is_json) = self.get(id)?;
         if is_json {
             serde_json::from_str(text).ok()
         } else {
             Some(serde_json::Value::String(text.to_string()))
         }
+    }
+
+    /// The arguments' text as written to a file: the raw text, or, where it holds type tags,
+    /// the plain JSON they stand for.
+    pub fn text(&self, id: ArgsId) -> Option<Cow<'_, str>> {
+        let (text, is_json) = self.get(id)?;
+        if !is_json || !tagged::may_hold_tags(text) {
+            return Some(Cow::Borrowed(text));
+        }
+        Some(match self.json(id) {
+            Some(v) => Cow::Owned(v.to_string()),
+            None => Cow::Borrowed(text),
+        })
     }
 
     /// Approximate heap bytes held.
@@ -129,6 +159,29 @@ impl ArgsStore {
         segments
             + self.segments.capacity() * std::mem::size_of::<ArgsSegment>()
             + self.firsts.capacity() * 4
+    }
+}
+
+/// Whether `m` is a type tag's object, a value rather than a dictionary.
+fn is_tag(m: &serde_json::Map<String, serde_json::Value>) -> bool {
+    m.len() == 1 && m.keys().all(|k| k.starts_with('\0'))
+}
+
+/// Merges `from` into `into`: objects under the same key merge, any other value replaces.
+fn deep_merge(
+    into: &mut serde_json::Map<String, serde_json::Value>,
+    from: serde_json::Map<String, serde_json::Value>,
+) {
+    use serde_json::Value;
+    for (k, v) in from {
+        match (into.get_mut(&k), v) {
+            (Some(Value::Object(a)), Value::Object(b)) if !is_tag(a) && !is_tag(&b) => {
+                deep_merge(a, b)
+            }
+            (_, v) => {
+                into.insert(k, v);
+            }
+        }
     }
 }
 
@@ -180,5 +233,19 @@ mod tests {
             ]
         );
         assert_eq!(all.get(ArgsId(7)), None);
+    }
+
+    #[test]
+    fn merged_sets_merge_nested_objects() {
+        let mut s = ArgsStore::default();
+        let b = s.add(r#"{"debug":{"beginData":{"frame":"F"},"n":1}}"#, true);
+        let e = s.add(r#"{"debug":{"parsed_bytes":7,"n":2}}"#, true);
+        let m = s.merged(b, e);
+        assert_eq!(
+            s.json(m).unwrap(),
+            serde_json::json!({"debug":{"beginData":{"frame":"F"},"n":2,"parsed_bytes":7}})
+        );
+        let text = s.add("free text", false);
+        assert_eq!(s.merged(text, e), text);
     }
 }

@@ -97,8 +97,14 @@ impl Trace {
             self.write_thread(t, (pid, tid), &mut w, &mut x)?;
             for &k in &instants_of[ti] {
                 let i = &self.instants[k];
-                let args = self.args.get(i.args).map(|a| a.0).unwrap_or("");
-                w.instant(pid, tid, (i.ts + x.shift_ns) as u64, self.str(i.name), args)?;
+                let args = self.args.text(i.args).unwrap_or_default();
+                w.instant(
+                    pid,
+                    tid,
+                    (i.ts + x.shift_ns) as u64,
+                    self.str(i.name),
+                    &args,
+                )?;
                 x.instants += 1;
             }
         }
@@ -156,8 +162,8 @@ impl Trace {
             if lane.cat[i] != StrId::EMPTY {
                 x.with_category += 1;
             }
-            let args = self.args.get(lane.args[i]).map(|a| a.0).unwrap_or("");
-            w.begin(pid, tid, tick(start), self.str(lane.name[i]), args)?;
+            let args = self.args.text(lane.args[i]).unwrap_or_default();
+            w.begin(pid, tid, tick(start), self.str(lane.name[i]), &args)?;
             stack.push((end, lane.flags[i] & flags::UNFINISHED != 0));
         }
         close(&mut stack, w, None)?;

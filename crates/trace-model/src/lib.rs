@@ -72,6 +72,7 @@ pub use nav::Hit;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
+pub use spall_format::tagged;
 pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, MemoryLimit, Summary};
 pub use span::{flags, ExtId, Lane, Process, SpanData, SpanRef, Thread};
 pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};

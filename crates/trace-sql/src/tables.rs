@@ -1,12 +1,12 @@
 //! The tables other than `slice`: threads, processes, tracks, counters, instants, flows
 //! and args.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::types::Value;
+use trace_model::tagged::{self, Tagged};
 use trace_model::{flags, ExtId, InstantScope, SpanRef, Trace};
 
 use crate::ids::SliceIds;
@@ -463,7 +463,7 @@ impl Source for Instants {
 /// stack (see [`topmost`]); an `f` arrives there too (`bp: "e"`) or at the next slice to
 /// begin, an instant included, and, unlike
 /// chrome://tracing (and the viewer), does not end the flow: every later `f` of the id
-/// leaves from the same `s` until another `s`. Flow v2 (`bind_id`) and protobuf flows chain
+/// leaves from the same `s` (or the last `t`); a later `s` of the id is ignored. Flow v2 (`bind_id`) and protobuf flows chain
 /// each arrow from the point before, an `f` (a terminating flow id) ending the flow.
 pub(crate) struct Flows {
     pub t: Arc<Trace>,
@@ -486,7 +486,9 @@ impl Flows {
             }
         }
         let mut links = Vec::new();
-        for (fi, points) in chains(&t) {
+        let mut first = None;
+        for (fi, f) in t.flows().iter().enumerate() {
+            let (fi, points) = (fi as u32, &f.points);
             let bound: Vec<Option<u64>> = points
                 .iter()
                 .map(|p| match async_at.get(&(p.thread, p.ts)) {
@@ -497,33 +499,10 @@ impl Flows {
             // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
             // the point before.
             if proto || points.iter().any(|p| p.on_slice) {
-                chain_links(&points, &bound, fi, &mut links);
+                chain_links(points, &bound, fi, &mut links);
                 continue;
             }
-            // Where the flow last left from, as of each time: an `s` or `t` sets it.
-            let from: Vec<(i64, u64)> = points
-                .iter()
-                .zip(&bound)
-                .filter(|(p, _)| p.phase != b'f')
-                .filter_map(|(p, r)| Some((p.ts, (*r)?)))
-                .collect();
-            let from_at = |ts: i64, before: bool| {
-                let n = from.partition_point(|&(x, _)| if before { x < ts } else { x <= ts });
-                n.checked_sub(1).map(|k| from[k].1)
-            };
-            for (p, &r) in points.iter().zip(&bound) {
-                let Some(to) = r else { continue };
-                // An `f` waiting for the next slice takes its origin when that slice begins.
-                let out = match p.phase {
-                    b's' => continue,
-                    b'f' if !p.bind_enclosing => from_at(slice_ts(&t, ids, placed, to), false),
-                    b'f' => from_at(p.ts, false),
-                    _ => from_at(p.ts, true),
-                };
-                if let Some(out) = out.filter(|&o| o != to) {
-                    links.push((out, to, fi));
-                }
-            }
+            v1_links(&t, ids, placed, points, &bound, fi, &mut first, &mut links);
         }
         Flows { t, links }
     }
@@ -565,33 +544,91 @@ fn slice_ts(t: &Trace, ids: &SliceIds, placed: &Placed, id: u64) -> i64 {
     }
 }
 
-/// The flows' points as trace_processor chains them, each with the index of its flow:
-/// v1 hex ids past `i64::MAX` chain together by category and name, in time order (which
-/// gives `catapult_flow`, whose ids are all such, trace_processor's count of flows).
-fn chains(t: &Trace) -> Vec<(u32, Cow<'_, [trace_model::FlowPoint]>)> {
-    let saturated = |id: &str| {
-        id.strip_prefix("0x")
-            .and_then(|h| u64::from_str_radix(h, 16).ok())
-            .is_some_and(|v| v > i64::MAX as u64)
-    };
-    let mut out: Vec<(u32, Cow<'_, [trace_model::FlowPoint]>)> = Vec::new();
-    let mut joined: HashMap<(trace_model::StrId, trace_model::StrId), usize> = HashMap::new();
-    for (fi, f) in t.flows().iter().enumerate() {
-        let v1 = f.points.iter().all(|p| !p.on_slice);
-        if v1 && saturated(t.str(f.id)) {
-            let k = *joined.entry((f.cat, f.name)).or_insert_with(|| {
-                out.push((fi as u32, Cow::Owned(Vec::new())));
-                out.len() - 1
-            });
-            out[k].1.to_mut().extend_from_slice(&f.points);
-        } else {
-            out.push((fi as u32, Cow::Borrowed(&f.points)));
+/// A JSON (v1) flow's arrows, as trace_processor's flow tracker makes them, its points
+/// taken in time order: the first `s` that finds a slice is the flow's origin (a later `s`
+/// of the id is a duplicate, ignored: an `f` does not end the flow); a `t` arrives from the
+/// origin and becomes it; an `f` with `bp: "e"` arrives from the origin; any other `f`
+/// waits for the next slice to begin, and arrives there from the origin as of then, or,
+/// where the flow has none yet, from the trace's first slice, which then becomes its origin
+/// (trace_processor reads its map with `operator[]`). A `t` or an enclosing `f` that begins
+/// before its origin is drawn the other way.
+#[allow(clippy::too_many_arguments)]
+fn v1_links(
+    t: &Trace,
+    ids: &SliceIds,
+    placed: &Placed,
+    points: &[trace_model::FlowPoint],
+    bound: &[Option<u64>],
+    fi: u32,
+    first: &mut Option<Option<u64>>,
+    links: &mut Vec<(u64, u64, u32)>,
+) {
+    // (when it acts, waits for a slice, point): a waiting `f` acts when its slice begins,
+    // after the points of that time.
+    let mut acts: Vec<(i64, bool, usize)> = Vec::with_capacity(points.len());
+    for (k, (p, r)) in points.iter().zip(bound).enumerate() {
+        let Some(r) = *r else { continue };
+        match p.phase {
+            b'f' if !p.bind_enclosing => acts.push((slice_ts(t, ids, placed, r), true, k)),
+            _ => acts.push((p.ts, false, k)),
         }
     }
-    for &k in joined.values() {
-        out[k].1.to_mut().sort_by_key(|p| p.ts);
+    acts.sort_by_key(|&(ts, waits, _)| (ts, waits));
+    let mut origin: Option<u64> = None;
+    for (_, waits, k) in acts {
+        let (p, to) = (&points[k], bound[k].expect("bound"));
+        let from = match (p.phase, origin) {
+            (b's', None) => {
+                origin = Some(to);
+                continue;
+            }
+            (b's', Some(_)) => continue,
+            _ if waits => {
+                let o =
+                    origin.or_else(|| *first.get_or_insert_with(|| first_slice(t, ids, placed)));
+                origin = o;
+                match o {
+                    Some(o) => o,
+                    None => continue,
+                }
+            }
+            (_, None) => continue,
+            (_, Some(o)) => o,
+        };
+        if p.phase == b't' {
+            origin = Some(to);
+        }
+        if from == to {
+            continue;
+        }
+        let (out, into) = if !waits && slice_ts(t, ids, placed, from) > slice_ts(t, ids, placed, to)
+        {
+            (to, from)
+        } else {
+            (from, to)
+        };
+        links.push((out, into, fi));
     }
-    out
+}
+
+/// trace_processor's slice 0: the trace's first slice in time (a thread's outermost span
+/// before an instant or an async slice of the same time).
+fn first_slice(t: &Trace, ids: &SliceIds, placed: &Placed) -> Option<u64> {
+    let spans = (0..t.threads().len() as u32).filter_map(|thread| {
+        let r = SpanRef {
+            thread,
+            depth: 0,
+            index: 0,
+        };
+        let lane = t.threads()[thread as usize].lanes.first()?;
+        let start = *lane.start.first()?;
+        Some((start, 0u8, ids.of_model(r)?))
+    });
+    let rows = (0..placed.rows.len() as u64).map(|k| {
+        let id = placed.first + k;
+        (slice_ts(t, ids, placed, id), 1u8, id)
+    });
+    spans.chain(rows).min().map(|(_, _, id)| id)
 }
 
 /// The slice id a flow point binds to: the model's span, or a thread instant where
@@ -731,7 +768,7 @@ impl Args {
 
     /// Set `set`'s rows, flattened from the JSON of the model's set or sets.
     fn flat(&self, set: u64) -> Vec<Vec<Value>> {
-        let json = |id: trace_model::ArgsId| self.0.args().json(id);
+        let json = |id: trace_model::ArgsId| self.0.args().tagged_json(id);
         let mut out = Vec::new();
         let count = self.0.args().count() as u64;
         if set <= count {
@@ -795,17 +832,6 @@ impl Source for Args {
                         }
                     }
                 }
-                // The decoder writes a pointer annotation as `"0x..."` text; trace_processor
-                // answers it as an integer of type `pointer`.
-                let ptr = match &r[4] {
-                    Value::Text(v) => pointer(v),
-                    _ => None,
-                };
-                if let Some(p) = ptr {
-                    r[3] = Value::Integer(p as i64);
-                    r[4] = Value::Null;
-                    r[6] = text("pointer");
-                }
             }
         }
         Some(out)
@@ -817,16 +843,6 @@ impl Source for Args {
             self.sets() as f64 * 4.0
         }
     }
-}
-
-/// The value of `0x` and lowercase hex digits as the protobuf decoder writes a pointer
-/// (no leading zeros, at most 64 bits).
-fn pointer(s: &str) -> Option<u64> {
-    let h = s.strip_prefix("0x")?;
-    let ok = (1..=16).contains(&h.len())
-        && (h == "0" || !h.starts_with('0'))
-        && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-    ok.then(|| u64::from_str_radix(h, 16).ok()).flatten()
 }
 
 /// One row per leaf value: `flat_key` without array indices, `key` with them (Perfetto's
@@ -844,6 +860,15 @@ fn flatten(set: u64, v: &serde_json::Value, flat: &str, key: &str, out: &mut Vec
             text(ty),
         ]
     };
+    if let Some(t) = tagged::read(v) {
+        // trace_processor keeps a `uint` or `pointer` in `int_value`, as 64 bits.
+        let (x, ty) = match t {
+            Tagged::Uint(x) => (x, "uint"),
+            Tagged::Pointer(x) => (x, "pointer"),
+        };
+        out.push(row(Value::Integer(x as i64), Value::Null, Value::Null, ty));
+        return;
+    }
     match v {
         J::Object(m) => {
             for (k, x) in m {

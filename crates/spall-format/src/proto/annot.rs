@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::hash::IdMap;
 use super::wire::{Field, Reader, Value, WireError};
 use crate::diag::{Diagnostics, WarningKind};
+use crate::tagged;
 
 /// Nesting deeper than this is cut (the rest of the value is written as `null`).
 pub const MAX_DEPTH: usize = 32;
@@ -196,9 +197,7 @@ fn scalar(
         } else {
             "false"
         }),
-        (3, _) => {
-            let _ = write!(out, "{}", v.uint().unwrap_or(0));
-        }
+        (3, _) => tagged::write_uint(out, v.uint().unwrap_or(0)),
         (4, _) => {
             let _ = write!(out, "{}", v.int().unwrap_or(0));
         }
@@ -211,9 +210,7 @@ fn scalar(
                 out.push_str("null");
             }
         },
-        (7, _) => {
-            let _ = write!(out, "\"0x{:x}\"", v.uint().unwrap_or(0));
-        }
+        (7, _) => tagged::write_pointer(out, v.uint().unwrap_or(0)),
         (8, Value::Bytes(b)) => nested(out, b, f.offset, depth, d)?,
         (9, Value::Bytes(b)) => {
             if serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok() {
@@ -351,7 +348,9 @@ pub fn write_location(
         sep = ",";
     }
     if let Some(n) = line.or(interned.then_some(0)) {
-        let _ = write!(out, "{sep}\"line_number\":{n}");
+        out.push_str(sep);
+        out.push_str("\"line_number\":");
+        tagged::write_uint(out, n.into());
     }
     out.push('}');
 }

@@ -102,7 +102,7 @@ fn slices_instants_names_on_a_thread_track() {
 }
 
 /// Chrome's legacy events on track 0: an instant is global, a mark (`navigationStart`)
-/// stays on the sequence's thread.
+/// stays on the sequence's thread, with its phase as an arg.
 #[test]
 fn legacy_marks_on_track_zero_stay_on_their_thread() {
     let legacy = |ph: u64, name: &str| {
@@ -133,6 +133,9 @@ fn legacy_marks_on_track_zero_stay_on_their_thread() {
             ("global", Some(b'g'), RawId::Num(11))
         ]
     );
+    // A mark keeps its phase as an arg, as trace_processor keeps it; an instant does not.
+    assert_eq!(e[0].args.raw(), Some(r#"{"legacy_event":{"phase":"R"}}"#));
+    assert_eq!(e[1].args.raw(), None);
 }
 
 /// Chrome's tasks say where they were posted from: an interned location, written under
@@ -165,14 +168,15 @@ fn a_task_keeps_where_it_was_posted_from() {
     assert_eq!(
         e[0].args.raw(),
         Some(
-            r#"{"task":{"posted_from":{"file_name":"base/task.cc","function_name":"Post","line_number":42}}}"#
+            r#"{"task":{"posted_from":{"file_name":"base/task.cc","function_name":"Post","line_number":{"\u0000u":42}}}}"#
         )
     );
 }
 
 /// Chrome's typed fields become args as trace_processor reflects them: nested messages as
 /// objects, enums by name, repeated fields (packed or not) as arrays, the last of a repeated
-/// singular field, and a Mojo method's interned native symbol in place of its iid.
+/// singular field, a Mojo method's interned native symbol in place of its iid, unsigned
+/// values tagged `uint`, and Chrome's own extensions (`chrome_task_annotator`, field 1002).
 #[test]
 fn chrome_typed_fields_are_args() {
     let symbol = M::default().v(1, 3).v(2, 7).v(3, 4096);
@@ -202,7 +206,8 @@ fn chrome_typed_fields_are_args() {
                         .v(6, 8),
                 )
                 .m(32, M::default().v(1, 3).v(2, 77))
-                .m(49, M::default().v(1, 1).v(1, 2).b(1, &packed)),
+                .m(49, M::default().v(1, 1).v(1, 2).b(1, &packed))
+                .m(1002, M::default().v(2, 855).v(3, 2)),
         ),
         event(
             200,
@@ -219,16 +224,18 @@ fn chrome_typed_fields_are_args() {
     assert_eq!(
         e[0].args.raw(),
         Some(concat!(
-            r#"{"chrome_mojo_event_info":{"ipc_hash":99,"mojo_interface_tag":"IPC.mojom.Channel","#,
-            r#""mojo_interface_method":{"native_symbol":{"mapping_id":7,"rel_pc":4096}},"#,
-            r#""payload_size":8},"chrome_frame_reporter":{"state":"STATE_DROPPED","reason":77},"#,
-            r#""chrome_active_processes":{"pid":[1,2,3,4]}}"#
+            r#"{"chrome_mojo_event_info":{"ipc_hash":{"\u0000u":99},"#,
+            r#""mojo_interface_tag":"IPC.mojom.Channel","mojo_interface_method":{"native_symbol":"#,
+            r#"{"mapping_id":{"\u0000u":7},"rel_pc":{"\u0000u":4096}}},"payload_size":{"\u0000u":8}},"#,
+            r#""chrome_frame_reporter":{"state":"STATE_DROPPED","reason":77},"#,
+            r#""chrome_active_processes":{"pid":[1,2,3,4]},"#,
+            r#""chrome_task_annotator":{"task_delay_us":{"\u0000u":855},"delay_policy":"PRECISE"}}"#
         ))
     );
     // An iid the sequence never interned stays a number, under its own name.
     assert_eq!(
         e[1].args.raw(),
-        Some(r#"{"chrome_mojo_event_info":{"mojo_interface_method_iid":9}}"#)
+        Some(r#"{"chrome_mojo_event_info":{"mojo_interface_method_iid":{"\u0000u":9}}}"#)
     );
 }
 

@@ -224,7 +224,14 @@ impl<'a> Decoder<'a> {
             None => None,
         };
         let typed = if flat { &[][..] } else { &te.typed[..] };
-        if !te.annots.is_empty() || location.is_some() || posted_from.is_some() || !typed.is_empty()
+        // A legacy mark (`R`, `navigationStart`) keeps its phase as an arg, as
+        // trace_processor keeps it for its JSON exporter.
+        let mark = legacy_phase(te.legacy) == Some(b'R');
+        if !te.annots.is_empty()
+            || location.is_some()
+            || posted_from.is_some()
+            || !typed.is_empty()
+            || mark
         {
             args.push('{');
             if !te.annots.is_empty() {
@@ -259,6 +266,12 @@ impl<'a> Decoder<'a> {
                 if let Err(e) = typed::write_field(args, name, msg, m, m_at, &seq.unsymbolized, d) {
                     malformed(d, e, "a typed TrackEvent field");
                 }
+            }
+            if mark {
+                if args.len() > 1 {
+                    args.push(',');
+                }
+                args.push_str("\"legacy_event\":{\"phase\":\"R\"}");
             }
             args.push('}');
         }

@@ -14,6 +14,7 @@ use super::hash::IdMap;
 use super::typed_fields::{ENUMS, MESSAGES, TRACK_EVENT};
 use super::wire::{Reader, Value, WireError};
 use crate::diag::Diagnostics;
+use crate::tagged;
 
 /// The message a TrackEvent field `num` holds when it is one written as args, with its name.
 pub(super) fn track_event_field(num: u32) -> Option<(&'static str, u16)> {
@@ -54,10 +55,11 @@ fn native_symbol(out: &mut String, iid: Option<u64>, unsym: Unsymbolized<'_, '_>
             _ => {}
         }
     }
-    let _ = write!(
-        out,
-        "\"mojo_interface_method\":{{\"native_symbol\":{{\"mapping_id\":{mapping},\"rel_pc\":{pc}}}}}"
-    );
+    out.push_str("\"mojo_interface_method\":{\"native_symbol\":{\"mapping_id\":");
+    tagged::write_uint(out, mapping);
+    out.push_str(",\"rel_pc\":");
+    tagged::write_uint(out, pc);
+    out.push_str("}}");
     true
 }
 
@@ -188,12 +190,8 @@ fn scalar(
         (Ty::Sint, Value::Varint(x)) => {
             let _ = write!(out, "{}", (x >> 1) as i64 ^ -((x & 1) as i64));
         }
-        (Ty::Uint, Value::Varint(x) | Value::Fixed64(x)) => {
-            let _ = write!(out, "{x}");
-        }
-        (Ty::Uint, Value::Fixed32(x)) => {
-            let _ = write!(out, "{x}");
-        }
+        (Ty::Uint, Value::Varint(x) | Value::Fixed64(x)) => tagged::write_uint(out, x),
+        (Ty::Uint, Value::Fixed32(x)) => tagged::write_uint(out, x.into()),
         (Ty::Sfixed32, Value::Fixed32(x)) => {
             let _ = write!(out, "{}", x as i32);
         }

@@ -4,7 +4,7 @@
 use super::descriptor::{many, one, Field, Ty::*};
 
 /// TrackEvent's typed fields written as args: (number, name, message).
-pub(super) static TRACK_EVENT: [(u32, &str, u16); 14] = [
+pub(super) static TRACK_EVENT: [(u32, &str, u16); 18] = [
     (24, "cc_scheduler_state", 0),
     (25, "chrome_user_event", 11),
     (26, "chrome_keyed_service", 12),
@@ -19,10 +19,14 @@ pub(super) static TRACK_EVENT: [(u32, &str, u16); 14] = [
     (41, "chrome_window_handle_event_info", 22),
     (43, "chrome_content_settings_event_info", 23),
     (49, "chrome_active_processes", 24),
+    (1002, "chrome_task_annotator", 25),
+    (1006, "chrome_raster_task", 26),
+    (1064, "animation_frame_timing_info", 27),
+    (1074, "begin_frame_id", 28),
 ];
 
 /// Each message's fields, by number.
-pub(super) static MESSAGES: [&[Field]; 25] = [
+pub(super) static MESSAGES: [&[Field]; 29] = [
     // perfetto.protos.ChromeCompositorSchedulerState
     &[
         one(1, "state_machine", Msg(1)),
@@ -257,10 +261,27 @@ pub(super) static MESSAGES: [&[Field]; 25] = [
     &[one(1, "number_of_exceptions", Uint)],
     // perfetto.protos.ChromeActiveProcesses
     &[many(1, "pid", Int)],
+    // chrome.ChromeTaskAnnotator
+    &[
+        one(1, "ipc_hash", Uint),
+        one(2, "task_delay_us", Uint),
+        one(3, "delay_policy", Enum(20)),
+    ],
+    // chrome.ChromeRasterTask
+    &[one(1, "source_frame_number", Int)],
+    // chrome.AnimationFrameTimingInfo
+    &[
+        one(1, "blocking_duration_ms", Int),
+        one(2, "duration_ms", Int),
+        one(3, "num_scripts", Int),
+        one(4, "begin_frame_id", Msg(28)),
+    ],
+    // chrome.BeginFrameId
+    &[one(1, "source_id", Uint), one(2, "sequence_number", Uint)],
 ];
 
 /// Each enum's values, by number.
-pub(super) static ENUMS: [&[(i32, &str)]; 20] = [
+pub(super) static ENUMS: [&[(i32, &str)]; 21] = [
     &[
         (0, "CC_SCHEDULER_ACTION_UNSPECIFIED"),
         (1, "CC_SCHEDULER_ACTION_NONE"),
@@ -455,5 +476,10 @@ pub(super) static ENUMS: [&[(i32, &str)]; 20] = [
         (2, "RAIL_MODE_ANIMATION"),
         (3, "RAIL_MODE_IDLE"),
         (4, "RAIL_MODE_LOAD"),
+    ],
+    &[
+        (0, "FLEXIBLE_NO_SOONER"),
+        (1, "FLEXIBLE_PREFER_EARLY"),
+        (2, "PRECISE"),
     ],
 ];

@@ -1,0 +1,109 @@
+//! Typed values inside JSON argument text.
+//!
+//! JSON has one kind of number; Perfetto's args have three (`int`, `uint`, `pointer`), and
+//! trace_processor answers with the type the protobuf said. The protobuf decoder writes an
+//! unsigned value or a pointer as a one-key object whose key starts with NUL, a key no
+//! trace uses: `{"\u0000u":5143}`, `{"\u0000p":20529981985736}`. Readers that want plain
+//! JSON call [`untag`] (the model's `ArgsStore::json` does); the SQL `args` table reads the
+//! type from the tag.
+//!
+//! ```
+//! use spall_format::tagged::{read, untag, Tagged};
+//!
+//! let mut v: serde_json::Value =
+//!     serde_json::from_str(r#"{"line":{"\u0000u":7},"ctx":{"\u0000p":255}}"#).unwrap();
+//! assert_eq!(read(&v["line"]), Some(Tagged::Uint(7)));
+//! untag(&mut v);
+//! assert_eq!(v, serde_json::json!({"line": 7, "ctx": "0xff"}));
+//! ```
+
+use std::fmt::Write;
+
+/// The key of an unsigned integer's tag object.
+pub const UINT: &str = "\u{0}u";
+/// The key of a pointer's tag object.
+pub const POINTER: &str = "\u{0}p";
+
+/// A tagged value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tagged {
+    /// An unsigned integer (trace_processor's `uint`).
+    Uint(u64),
+    /// A pointer (trace_processor's `pointer`), shown as `0x` and hex digits.
+    Pointer(u64),
+}
+
+/// The tagged value `v` stands for, if it is a tag object.
+pub fn read(v: &serde_json::Value) -> Option<Tagged> {
+    let m = v.as_object().filter(|m| m.len() == 1)?;
+    let (k, x) = m.iter().next()?;
+    let x = x.as_u64()?;
+    match k.as_str() {
+        UINT => Some(Tagged::Uint(x)),
+        POINTER => Some(Tagged::Pointer(x)),
+        _ => None,
+    }
+}
+
+/// Whether `text` may hold a tag object (`false` means it certainly holds none).
+pub fn may_hold_tags(text: &str) -> bool {
+    text.contains("\\u0000")
+}
+
+/// Replaces every tag object in `v` by its plain JSON value: an unsigned integer by the
+/// number, a pointer by its `"0x..."` text.
+pub fn untag(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    if let Some(t) = read(v) {
+        *v = match t {
+            Tagged::Uint(x) => Value::from(x),
+            Tagged::Pointer(x) => Value::String(format!("0x{x:x}")),
+        };
+        return;
+    }
+    match v {
+        Value::Object(m) => m.values_mut().for_each(untag),
+        Value::Array(a) => a.iter_mut().for_each(untag),
+        _ => {}
+    }
+}
+
+/// Writes an unsigned integer's tag object.
+pub(crate) fn write_uint(out: &mut String, x: u64) {
+    let _ = write!(out, "{{\"\\u0000u\":{x}}}");
+}
+
+/// Writes a pointer's tag object.
+pub(crate) fn write_pointer(out: &mut String, x: u64) {
+    let _ = write!(out, "{{\"\\u0000p\":{x}}}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_tags_read_back() {
+        let mut s = String::from("[");
+        write_uint(&mut s, u64::MAX);
+        s.push(',');
+        write_pointer(&mut s, 0x7f00);
+        s.push(']');
+        assert!(may_hold_tags(&s));
+        let mut v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(read(&v[0]), Some(Tagged::Uint(u64::MAX)));
+        assert_eq!(read(&v[1]), Some(Tagged::Pointer(0x7f00)));
+        untag(&mut v);
+        assert_eq!(v, serde_json::json!([u64::MAX, "0x7f00"]));
+    }
+
+    #[test]
+    fn other_objects_are_not_tags() {
+        for s in [r#"{"u":1}"#, r#"{"\u0000u":"1"}"#, r#"{"\u0000u":-1}"#] {
+            let v: serde_json::Value = serde_json::from_str(s).unwrap();
+            assert_eq!(read(&v), None, "{s}");
+        }
+        let two: serde_json::Value = serde_json::from_str(r#"{"\u0000u":1,"\u0000p":2}"#).unwrap();
+        assert_eq!(read(&two), None);
+    }
+}
