@@ -47,43 +47,46 @@ struct Closed {
     args: ArgsId,
 }
 
-/// Spans closed at one depth: a first block that grows as a `Vec` does, up to `BLOCK`
-/// spans, then blocks of `BLOCK` that never move (growing one `Vec` to millions of spans
-/// would copy them and fault in about twice their memory).
+/// Spans closed at one depth, in blocks that never move: each twice the size of the one
+/// before, from `FIRST` up to `BLOCK` spans (growing one `Vec` would copy its spans at each
+/// doubling, a copy of every span in all, and to millions of spans fault in about twice
+/// their memory).
 #[derive(Debug, Default)]
 struct Run {
-    first: Vec<Closed>,
-    more: Vec<Vec<Closed>>,
+    blocks: Vec<Vec<Closed>>,
 }
 
-/// The size of a full block, in spans.
+/// The size of the first block, and of a full block, in spans.
+const FIRST: usize = 16;
 const BLOCK: usize = 1 << 13;
 
 impl Run {
     #[inline]
     fn push(&mut self, s: Closed) {
-        let block = self.more.last_mut().unwrap_or(&mut self.first);
-        if block.len() < BLOCK {
-            block.push(s);
-        } else {
-            self.grow(s);
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < block.capacity() => block.push(s),
+            _ => self.grow(s),
         }
     }
 
     #[cold]
     #[inline(never)]
     fn grow(&mut self, s: Closed) {
-        let mut b = Vec::with_capacity(BLOCK);
+        let size = self
+            .blocks
+            .last()
+            .map_or(FIRST, |b| (b.capacity() * 2).min(BLOCK));
+        let mut b = Vec::with_capacity(size);
         b.push(s);
-        self.more.push(b);
+        self.blocks.push(b);
     }
 
     fn len(&self) -> usize {
-        self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()
+        self.blocks.iter().map(Vec::len).sum()
     }
 
     fn blocks(self) -> impl Iterator<Item = Vec<Closed>> {
-        std::iter::once(self.first).chain(self.more)
+        self.blocks.into_iter()
     }
 }
 
