@@ -15,8 +15,7 @@ import init, { Loader } from "./spall_web.js";
 const CHUNK = 8 << 20;
 // Progress is posted every this many bytes of a fetch.
 const REPORT = 4 << 20;
-// How many pieces the reader may have read ahead of the decoder (a fetch's pieces are
-// gathered to at least CHUNK bytes).
+// How many slices of a File the reader may have read ahead of the decoder.
 const AHEAD = 4;
 
 const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e));
@@ -24,51 +23,21 @@ const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e
 const report = (loader) =>
   postMessage({ progress: [...loader.progress(), loader.streaming() ? "loading" : "reading"] });
 
-// The reader: this file again, as a worker of the load worker's own. A File's slices and a
-// fetch's body come through a data pipe that only the reading thread drains, so a thread
-// that decodes between reads leaves the browser's reading idle; the reader reads AHEAD
-// pieces ahead of the decoder on a thread of its own and transfers them (no copy).
-// Messages in: {file, size} or {url}, then {more: true} for each piece taken. Out:
-// {piece: ArrayBuffer}, {length} (a fetch's, before its pieces), {end: true}, {error}.
+// The reader: this file again, as a worker of the load worker's own. A File's slices come
+// through a data pipe that only the reading thread drains, so a thread that decodes between
+// reads leaves the browser's reading idle; the reader reads AHEAD slices ahead of the
+// decoder on a thread of its own and transfers them (no copy). Messages in: {file, size},
+// then {more: true} for each slice taken. Out: {piece: ArrayBuffer}, {end: true}, {error}.
 const reader = () => {
   let credit = AHEAD, wake = null;
-  const taken = () => new Promise((r) => { if (credit > 0) r(); else wake = r; });
-  const send = async (piece) => {
-    await taken();
-    credit--;
-    postMessage({ piece }, [piece]);
-  };
-  onmessage = async ({ data }) => {
+  onmessage = async ({ data: { file, size } }) => {
     onmessage = () => { credit++; if (wake) { wake(); wake = null; } };
-    const { file, size, url } = data;
     try {
-      if (file) {
-        for (let at = 0; at < file.size; at += size) {
-          await taken();
-          await send(await file.slice(at, at + size).arrayBuffer());
-        }
-      } else {
-        const r = await fetch(url);
-        if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
-        // Compressed in transit, the length is the compressed one: progress stops short.
-        postMessage({ length: Number(r.headers.get("content-length")) || 0 });
-        const body = r.body.getReader();
-        let parts = [], have = 0;
-        const flush = async () => {
-          const piece = new Uint8Array(have);
-          let at = 0;
-          for (const p of parts) { piece.set(p, at); at += p.length; }
-          parts = []; have = 0;
-          await send(piece.buffer);
-        };
-        for (;;) {
-          const { value, done } = await body.read();
-          if (done) break;
-          parts.push(value);
-          have += value.length;
-          if (have >= CHUNK) await flush();
-        }
-        if (have) await flush();
+      for (let at = 0; at < file.size; at += size) {
+        if (credit === 0) await new Promise((r) => (wake = r));
+        credit--;
+        const piece = await file.slice(at, at + size).arrayBuffer();
+        postMessage({ piece }, [piece]);
       }
       postMessage({ end: true });
     } catch (e) {
@@ -77,14 +46,15 @@ const reader = () => {
   };
 };
 
-// The pieces of a File (`size` bytes each) or of a fetch body, in order, read ahead by a
-// reader worker (or on this thread, the next piece's read under way while this one is
-// decoded: a File of two pieces or less, which gains less than the reader takes to start,
-// or where a worker cannot start one). Yields `{length}` first for a fetch.
+// The pieces of a File (`size` bytes each) or of a fetch body, in order. A File of more
+// than two slices is read ahead by a reader worker; a smaller one (which gains less than
+// the reader takes to start), a fetch body, or a File where a worker cannot start one, on
+// this thread (a File's next slice read while this one is decoded). Yields `{length}` first
+// for a fetch.
 async function* pieces(source, size) {
   let w;
   try {
-    if (source.file && source.file.size <= 2 * size) throw "small";
+    if (!source.file || source.file.size <= 2 * size) throw "here";
     w = new Worker(new URL(import.meta.url), { type: "module", name: "spall-reader" });
   } catch {
     yield* piecesHere(source, size);
@@ -105,10 +75,8 @@ async function* pieces(source, size) {
       const m = queue.shift();
       if (m.error) throw m.error;
       if (m.end) return;
-      if (m.piece) {
-        w.postMessage({ more: true });
-        yield new Uint8Array(m.piece);
-      } else yield m;
+      w.postMessage({ more: true });
+      yield new Uint8Array(m.piece);
     }
   } finally {
     w.terminate();
