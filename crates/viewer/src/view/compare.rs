@@ -257,7 +257,7 @@ impl ViewState {
     }
 
     /// How many matches both panes have, and the current one's position among them in
-    /// the order [`step_both`](Self::step_both) goes through them, with its pane. Out
+    /// the order `step_both` goes through them, with its pane. Out
     /// of compare mode, NEW's alone.
     pub fn match_position(&self, l: &Loaded) -> (usize, Option<(usize, Side)>) {
         let m = &self.matches;

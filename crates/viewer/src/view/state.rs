@@ -452,7 +452,7 @@ impl ViewState {
     /// Steps to the next (or previous) match after the current one (else the first after
     /// the view's middle), selects and centres it. Returns its position among the matches.
     /// In compare mode the steps go through both panes' matches
-    /// ([`step_both`](Self::step_both)), the position counting both.
+    /// (`step_both`), the position counting both.
     pub fn step_match(&mut self, l: &Loaded, forward: bool) -> Option<usize> {
         if self.compare.is_some() {
             return self.step_both(l, forward);
