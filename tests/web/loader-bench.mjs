@@ -47,11 +47,11 @@ const load = async (b, stream) => {
   for (let at = 0; at < bytes.length; at += SLICE) loader.push(bytes.subarray(at, at + SLICE));
   const streaming = loader.streaming();
   const t1 = performance.now();
-  const model = loader.finish(() => {});
+  loader.finish(() => {});
   const t2 = performance.now();
   loader.free();
   if (stream && !streaming) console.log("  (this file's format is not streamed)");
-  return { ms: t2 - t0, pushed: t1 - t0, model: model.length };
+  return { ms: t2 - t0, pushed: t1 - t0 };
 };
 
 for (const b of builds) for (const [, stream] of ways) await load(b, stream);
@@ -62,7 +62,7 @@ for (let i = 0; i < runs; i++) {
       const what = sites.length > 1 ? `${b.site} ${how}` : how;
       const r = await load(b, stream);
       (times[what] ||= []).push(r.ms);
-      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms), model ${r.model} bytes`);
+      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms)`);
     }
   }
 }
