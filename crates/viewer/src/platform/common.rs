@@ -124,7 +124,7 @@ pub enum PageLoad {
         stage: &'static str,
     },
     /// The worker built the trace: its name and `web::pack`'s model.
-    Built(String, super::web::Model),
+    Built(String, super::web::model::Model),
     /// The worker's whole-trace statistics of the trace it built (`web::pack_stats`; empty:
     /// none, the page computes them).
     Stats(String, Vec<u8>),
