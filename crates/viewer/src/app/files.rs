@@ -15,6 +15,10 @@ use crate::platform::{self, Loading, UserEvent};
 use crate::view::state::ViewState;
 use crate::ViewerError;
 
+/// The least time between two frames drawn for a page load's progress.
+#[cfg(target_arch = "wasm32")]
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
 impl App {
     /// Starts loading on a background thread (in steps, on the web); the window stays
     /// responsive. A `reload` of the file shown keeps the view.
@@ -103,6 +107,20 @@ impl App {
                     l.done.store(done, Ordering::Relaxed);
                     l.total.store(total, Ordering::Relaxed);
                     l.stage = stage;
+                }
+                // The worker posts progress for every piece it reads, dozens a second;
+                // each frame is a whole canvas, drawn on the CPU where the browser has
+                // no GPU, on the core the worker would use. A few a second show it move.
+                let now = web_time::Instant::now();
+                match self.drawing.progress_drawn {
+                    Some(t) if now < t + PROGRESS_EVERY => {
+                        let at = t + PROGRESS_EVERY;
+                        if self.drawing.repaint_at.is_none_or(|r| r > at) {
+                            self.drawing.repaint_at = Some(at);
+                        }
+                        return;
+                    }
+                    _ => self.drawing.progress_drawn = Some(now),
                 }
             }
             PageLoad::Built(_, model) => {
