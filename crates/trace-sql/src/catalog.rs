@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use trace_model::Trace;
 
+use crate::flows::Flows;
 use crate::ids::SliceIds;
 use crate::placed::Placed;
 use crate::slices::Slices;
 use crate::source::Source;
 use crate::tables::{
-    AllTracks, Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads,
+    AllTracks, Args, CounterTracks, Counters, Instants, Processes, ThreadTracks, Threads,
 };
 
 /// The tables over one trace, by name, in the order `docs/SQL.md` lists them.

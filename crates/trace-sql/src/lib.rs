@@ -38,6 +38,7 @@
 #[cfg(feature = "arrow")]
 pub mod arrow;
 mod catalog;
+mod flows;
 mod ids;
 mod nesting;
 mod placed;

@@ -1,0 +1,110 @@
+//! Round trips of every fixture, whole and in pieces, and damaged buffers.
+
+use super::*;
+
+/// Every field, as text (the string table by its strings, not its hash slots).
+fn fields(t: &Trace) -> Vec<String> {
+    let strings: Vec<&str> = t.strings.iter().map(|(_, s)| s).collect();
+    let args: Vec<_> = (1..=t.args.count())
+        .map(|i| t.args.get(ArgsId(i)))
+        .collect();
+    vec![
+        format!("{strings:?}"),
+        format!("{args:?}"),
+        format!("{:?}", t.processes),
+        format!("{:?}", t.threads),
+        format!("{:?}", t.instants),
+        format!("{:?}", t.counters),
+        format!("{:?}", t.flows),
+        format!("{:?}", t.async_events),
+        format!("{:?}", t.metadata),
+        format!("{:?}", t.async_slices),
+        format!("{:?}", t.async_tracks),
+        format!("{:?}", t.flow_links),
+        format!("{:?}", t.flow_links_by_to),
+        format!("{:?}", t.samples),
+        format!("{:?}", t.frames),
+        format!("{} {}", t.start_ns, t.end_ns),
+        format!("{:?}", t.diagnostics),
+        format!("{:?}", t.decode),
+    ]
+}
+
+/// `t` through a transfer in pieces, filled `budget` bytes a step.
+fn in_pieces(t: &Trace, budget: usize) -> Result<Trace, TransferError> {
+    let mut cols = MemoryColumns::default();
+    let head = t.to_transfer_pieces(&mut cols);
+    let mut tin = TraceIn::new(&head, cols.lens())?;
+    assert_eq!(tin.left(), [0; 3], "the trace's columns in the streams");
+    while !tin.fill(&mut cols, budget)? {}
+    assert!(cols.at_end());
+    Ok(tin.finish().expect("filled"))
+}
+
+#[test]
+fn every_kind_of_trace_comes_back_the_same() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+    let (mut todo, mut seen) = (vec![std::path::PathBuf::from(dir)], 0);
+    while let Some(p) = todo.pop() {
+        if p.is_dir() {
+            todo.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+            continue;
+        }
+        let Ok(t) = crate::load_bytes(&std::fs::read(&p).unwrap()) else {
+            continue;
+        };
+        let back = Trace::from_transfer(&t.to_transfer()).unwrap();
+        assert_eq!(fields(&t), fields(&back), "{}", p.display());
+        // In pieces: steps that end inside columns, and one step for all.
+        for budget in [1 << 16, usize::MAX / 2] {
+            let back = in_pieces(&t, budget).unwrap();
+            assert_eq!(fields(&t), fields(&back), "{} by {budget}", p.display());
+        }
+        seen += 1;
+    }
+    assert!(seen >= 20, "only {seen} fixtures loaded");
+}
+
+#[test]
+fn damaged_pieces_are_an_error() {
+    let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"k":1}},
+        {"ph":"X","name":"b","ts":1,"dur":1,"pid":1,"tid":1}]"#;
+    let t = crate::load_bytes(json).unwrap();
+    let mut cols = MemoryColumns::default();
+    let head = t.to_transfer_pieces(&mut cols);
+    // A head cut anywhere, or streams shorter than it says: an error.
+    for n in 0..head.len() {
+        assert!(TraceIn::new(&head[..n], cols.lens()).is_err(), "cut at {n}");
+    }
+    for (i, short) in [[1, 0, 0], [0, 1, 0], [0, 0, 1]].into_iter().enumerate() {
+        let lens = [0, 1, 2].map(|s| cols.lens()[s] - short[s]);
+        assert!(TraceIn::new(&head, lens).is_err(), "stream {i} short");
+    }
+    // A name out of range is found by the fill; so is a stream that runs short.
+    let mut bad = cols.clone();
+    bad.u32s[0] = 1000;
+    let mut tin = TraceIn::new(&head, bad.lens()).unwrap();
+    assert!(tin.fill(&mut bad, 1 << 20).is_err());
+    let mut short = cols.clone();
+    short.i64s.pop();
+    let mut tin = TraceIn::new(&head, cols.lens()).unwrap();
+    assert!(tin.fill(&mut short, 1 << 20).is_err());
+    assert!(TraceIn::new(&head, cols.lens()).unwrap().finish().is_none());
+}
+
+#[test]
+fn a_damaged_buffer_is_an_error() {
+    let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"k":1}},
+        {"ph":"s","id":1,"name":"f","ts":1,"pid":1,"tid":1},
+        {"ph":"f","bp":"e","id":1,"name":"f","ts":2,"pid":1,"tid":1}]"#;
+    let bytes = crate::load_bytes(json).unwrap().to_transfer();
+    // Cut anywhere: an error. Any one byte changed: an error or a trace, never a panic.
+    for n in 0..bytes.len() {
+        assert!(Trace::from_transfer(&bytes[..n]).is_err(), "cut at {n}");
+        for flip in [0x01, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[n] ^= flip;
+            let _ = Trace::from_transfer(&b);
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! `flow`: the arrows between slices, bound and chained as trace_processor binds and
+//! chains them.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use trace_model::{flags, SpanRef, Trace};
+
+use crate::ids::SliceIds;
+use crate::placed::{Placed, Src};
+use crate::source::{only, Cell, Constraint, Op, Source};
+
+/// `flow(id, slice_out, slice_in, name, category)`: the arrows between slices, chained as
+/// trace_processor chains them. A JSON `s` or `t` leaves the slice on top of its thread's
+/// stack (see [`topmost`]); an `f` arrives there too (`bp: "e"`) or at the next slice to
+/// begin, an instant included, and, unlike
+/// chrome://tracing (and the viewer), does not end the flow: every later `f` of the id
+/// leaves from the same `s` (or the last `t`); a later `s` of the id is ignored. Flow v2 (`bind_id`) and protobuf flows chain
+/// each arrow from the point before, an `f` (a terminating flow id) ending the flow.
+pub(crate) struct Flows {
+    pub t: Arc<Trace>,
+    /// (slice_out, slice_in, index into `flows()`), in the order of the flows.
+    links: Vec<(u64, u64, u32)>,
+}
+
+impl Flows {
+    pub(crate) fn new(t: Arc<Trace>, ids: &SliceIds, placed: &Placed) -> Flows {
+        let proto = t.decode_summary().format.name() == "perfetto";
+        // A protobuf event on an async track gives its flow points its thread and time:
+        // they bind to the async slice that thread began then.
+        let mut async_at: HashMap<(u32, i64), u64> = HashMap::new();
+        if proto {
+            for (k, row) in placed.rows.iter().enumerate() {
+                if let Src::Async(a) = row.src {
+                    let s = &t.async_slices()[a as usize];
+                    async_at.insert((s.thread, s.start), placed.first + k as u64);
+                }
+            }
+        }
+        let mut links = Vec::new();
+        let mut first = None;
+        for (fi, f) in t.flows().iter().enumerate() {
+            let (fi, points) = (fi as u32, &f.points);
+            let bound: Vec<Option<u64>> = points
+                .iter()
+                .map(|p| match async_at.get(&(p.thread, p.ts)) {
+                    Some(&a) => Some(a),
+                    None => bind_point(&t, ids, placed, p),
+                })
+                .collect();
+            // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
+            // the point before.
+            if proto || points.iter().any(|p| p.on_slice) {
+                chain_links(points, &bound, fi, &mut links);
+                continue;
+            }
+            v1_links(&t, ids, placed, points, &bound, fi, &mut first, &mut links);
+        }
+        Flows { t, links }
+    }
+}
+
+/// Each arrow from the slice of the point before; an `f` ends the flow.
+fn chain_links(
+    points: &[trace_model::FlowPoint],
+    bound: &[Option<u64>],
+    fi: u32,
+    links: &mut Vec<(u64, u64, u32)>,
+) {
+    let mut prev: Option<u64> = None;
+    for (p, &r) in points.iter().zip(bound) {
+        if p.phase != b's' {
+            if let (Some(from), Some(to)) = (prev, r) {
+                if from != to {
+                    links.push((from, to, fi));
+                }
+            }
+        }
+        if p.phase != b'f' {
+            prev = r.or(prev);
+        } else {
+            prev = None;
+        }
+    }
+}
+
+/// The start of slice `id`.
+fn slice_ts(t: &Trace, ids: &SliceIds, placed: &Placed, id: u64) -> i64 {
+    if let Some(r) = ids.span(id) {
+        return ids.thread(t, r.thread).lanes[r.depth as usize].start[r.index as usize];
+    }
+    match placed.row(id).map(|r| r.src) {
+        Some(Src::ThreadInstant(i) | Src::Instant(i)) => t.instants()[i as usize].ts,
+        Some(Src::Async(a)) => t.async_slices()[a as usize].start,
+        None => i64::MAX,
+    }
+}
+
+/// A JSON (v1) flow's arrows, as trace_processor's flow tracker makes them, its points
+/// taken in time order: the first `s` that finds a slice is the flow's origin (a later `s`
+/// of the id is a duplicate, ignored: an `f` does not end the flow); a `t` arrives from the
+/// origin and becomes it; an `f` with `bp: "e"` arrives from the origin; any other `f`
+/// waits for the next slice to begin, and arrives there from the origin as of then, or,
+/// where the flow has none yet, from the trace's first slice, which then becomes its origin
+/// (trace_processor reads its map with `operator[]`). A `t` or an enclosing `f` that begins
+/// before its origin is drawn the other way.
+#[allow(clippy::too_many_arguments)]
+fn v1_links(
+    t: &Trace,
+    ids: &SliceIds,
+    placed: &Placed,
+    points: &[trace_model::FlowPoint],
+    bound: &[Option<u64>],
+    fi: u32,
+    first: &mut Option<Option<u64>>,
+    links: &mut Vec<(u64, u64, u32)>,
+) {
+    // (when it acts, waits for a slice, point): a waiting `f` acts when its slice begins,
+    // after the points of that time.
+    let mut acts: Vec<(i64, bool, usize)> = Vec::with_capacity(points.len());
+    for (k, (p, r)) in points.iter().zip(bound).enumerate() {
+        let Some(r) = *r else { continue };
+        match p.phase {
+            b'f' if !p.bind_enclosing => acts.push((slice_ts(t, ids, placed, r), true, k)),
+            _ => acts.push((p.ts, false, k)),
+        }
+    }
+    acts.sort_by_key(|&(ts, waits, _)| (ts, waits));
+    let mut origin: Option<u64> = None;
+    for (_, waits, k) in acts {
+        let (p, to) = (&points[k], bound[k].expect("bound"));
+        let from = match (p.phase, origin) {
+            (b's', None) => {
+                origin = Some(to);
+                continue;
+            }
+            (b's', Some(_)) => continue,
+            _ if waits => {
+                let o =
+                    origin.or_else(|| *first.get_or_insert_with(|| first_slice(t, ids, placed)));
+                origin = o;
+                match o {
+                    Some(o) => o,
+                    None => continue,
+                }
+            }
+            (_, None) => continue,
+            (_, Some(o)) => o,
+        };
+        if p.phase == b't' {
+            origin = Some(to);
+        }
+        if from == to {
+            continue;
+        }
+        let (out, into) = if !waits && slice_ts(t, ids, placed, from) > slice_ts(t, ids, placed, to)
+        {
+            (to, from)
+        } else {
+            (from, to)
+        };
+        links.push((out, into, fi));
+    }
+}
+
+/// trace_processor's slice 0: the trace's first slice in time (a thread's outermost span
+/// before an instant or an async slice of the same time).
+fn first_slice(t: &Trace, ids: &SliceIds, placed: &Placed) -> Option<u64> {
+    let spans = (0..t.threads().len() as u32).filter_map(|thread| {
+        let r = SpanRef {
+            thread,
+            depth: 0,
+            index: 0,
+        };
+        let lane = t.threads()[thread as usize].lanes.first()?;
+        let start = *lane.start.first()?;
+        Some((start, 0u8, ids.of_model(r)?))
+    });
+    let rows = (0..placed.rows.len() as u64).map(|k| {
+        let id = placed.first + k;
+        (slice_ts(t, ids, placed, id), 1u8, id)
+    });
+    spans.chain(rows).min().map(|(_, _, id)| id)
+}
+
+/// The slice id a flow point binds to: the model's span, or a thread instant where
+/// trace_processor would take it instead.
+fn bind_point(
+    t: &Trace,
+    ids: &SliceIds,
+    placed: &Placed,
+    p: &trace_model::FlowPoint,
+) -> Option<u64> {
+    let model = t.flow_point_span(p);
+    // A span `slice` leaves out gives the point to the nearest ancestor it holds, the
+    // slice trace_processor finds open there.
+    let id = model.and_then(|r| {
+        std::iter::once(r)
+            .chain(t.ancestors(r))
+            .find_map(|a| ids.of_model(a))
+    });
+    let span_start = model.map_or(i64::MAX, |r| t.span(r).start);
+    if p.on_slice {
+        return id;
+    }
+    let instant_ts = |id: u64| match placed.row(id).map(|r| r.src) {
+        Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
+        _ => i64::MAX,
+    };
+    if p.phase == b'f' && !p.bind_enclosing {
+        let next = placed.instants_in(t, p.thread, p.ts, i64::MAX).next();
+        return match next {
+            Some(i) if instant_ts(i) < span_start => Some(i),
+            _ => id,
+        };
+    }
+    topmost(t, ids, placed, ids.nest.main_of(p.thread), p.ts)
+}
+
+/// The slice on top of trace_processor's stack for `thread` at `ts`: the slice that began
+/// last at or before `ts` (the deepest of those beginning together; a thread instant too),
+/// unless a `B`/`E` span holding it has ended by then, whose `E` popped it: then that span's
+/// parent. A complete event or an instant stays on the stack after its end, until the next
+/// slice begins.
+fn topmost(t: &Trace, ids: &SliceIds, placed: &Placed, thread: u32, ts: i64) -> Option<u64> {
+    if thread as usize >= t.threads().len() {
+        return None;
+    }
+    let th = ids.thread(t, thread);
+    let mut span: Option<(i64, SpanRef)> = None;
+    for (d, lane) in th.lanes.iter().enumerate() {
+        let Some(i) = lane.start.partition_point(|&s| s <= ts).checked_sub(1) else {
+            break;
+        };
+        if span.is_none_or(|(start, _)| lane.start[i] >= start) {
+            let r = SpanRef {
+                thread,
+                depth: d as u32,
+                index: i as u32,
+            };
+            span = Some((lane.start[i], r));
+        }
+    }
+    let instant = placed
+        .instants_in(t, thread, i64::MIN, ts.saturating_add(1))
+        .last()
+        .and_then(|id| match placed.row(id)?.src {
+            Src::ThreadInstant(i) => Some((t.instants()[i as usize].ts, id)),
+            _ => None,
+        });
+    // The top: an instant at or after the last span's start is inside it (or later).
+    let (top, mut up) = match (span, instant) {
+        (_, Some((its, id))) if span.is_none_or(|(start, _)| its >= start) => {
+            let parent = placed.row(id).map_or(-1, |r| r.parent);
+            (
+                Some(id),
+                u64::try_from(parent).ok().and_then(|p| ids.span(p)),
+            )
+        }
+        (Some((_, r)), _) => (Some(ids.id(r)), Some(r)),
+        _ => (None, None),
+    };
+    // Below an ended B/E span nothing is left: the outermost such span's parent is the top.
+    let mut bound = top;
+    while let Some(r) = up {
+        let lane = &th.lanes[r.depth as usize];
+        let i = r.index as usize;
+        let parent = ids.nest.parent(t, r);
+        let popped = lane.flags[i] & flags::FROM_BEGIN_END != 0
+            && lane.flags[i] & flags::UNFINISHED == 0
+            && lane.end(i) <= ts;
+        if popped {
+            bound = parent.map(|p| ids.id(p));
+        }
+        up = parent;
+    }
+    bound
+}
+
+impl Source for Flows {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, name TEXT, category TEXT)"
+            .into()
+    }
+    fn pushable(&self, _col: usize) -> bool {
+        false
+    }
+    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
+        only(0, self.links.len() as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let (from, to, fi) = self.links[row as usize];
+        let f = &self.t.flows()[fi as usize];
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => Cell::Int(from as i64),
+            2 => Cell::Int(to as i64),
+            3 => Cell::Text(self.t.str(f.name)),
+            4 => Cell::Text(self.t.str(f.cat)),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.links.len().max(1) as f64
+    }
+}
