@@ -279,15 +279,10 @@ mod tests {
 
     #[test]
     fn random_cuts_of_random_prefixes() {
-        // Several cuts at once, in files cut short anywhere: a fixed-seed xorshift.
+        // Several cuts at once, in files cut short anywhere: a fixed-seed generator.
         let b = small();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut rng = crate::synth::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| rng.below(n as u64) as usize;
         for _ in 0..2_000 {
             let len = HEADER_LEN + next(b.len() - HEADER_LEN + 1);
             let b = &b[..len];

@@ -35,7 +35,15 @@ pub enum Tagged {
 
 /// The tagged value `v` stands for, if it is a tag object.
 pub fn read(v: &serde_json::Value) -> Option<Tagged> {
-    let m = v.as_object().filter(|m| m.len() == 1)?;
+    tag_of(v.as_object()?)
+}
+
+/// The tagged value the object `m` stands for, if it is a tag object (a value, not a
+/// dictionary to merge or flatten).
+pub fn tag_of(m: &serde_json::Map<String, serde_json::Value>) -> Option<Tagged> {
+    if m.len() != 1 {
+        return None;
+    }
     let (k, x) = m.iter().next()?;
     let x = x.as_u64()?;
     match k.as_str() {

@@ -120,8 +120,9 @@ impl ArgsStore {
     /// The arguments as JSON (`.spall` text becomes a JSON string), unsigned integers and
     /// pointers as plain JSON (see [`tagged`]).
     pub fn json(&self, id: ArgsId) -> Option<serde_json::Value> {
-        let mut v = self.tagged_json(id)?;
-        if self.get(id).is_some_and(|(t, _)| tagged::may_hold_tags(t)) {
+        let (text, is_json) = self.get(id)?;
+        let mut v = parse(text, is_json)?;
+        if is_json && tagged::may_hold_tags(text) {
             tagged::untag(&mut v);
         }
         Some(v)
@@ -131,11 +132,7 @@ impl ArgsStore {
     /// protobuf trace is a one-key object ([`tagged`]).
     pub fn tagged_json(&self, id: ArgsId) -> Option<serde_json::Value> {
         let (text, is_json) = self.get(id)?;
-        if is_json {
-            serde_json::from_str(text).ok()
-        } else {
-            Some(serde_json::Value::String(text.to_string()))
-        }
+        parse(text, is_json)
     }
 
     /// The arguments' text as written to a file: the raw text, or, where it holds type tags,
@@ -145,8 +142,11 @@ impl ArgsStore {
         if !is_json || !tagged::may_hold_tags(text) {
             return Some(Cow::Borrowed(text));
         }
-        Some(match self.json(id) {
-            Some(v) => Cow::Owned(v.to_string()),
+        Some(match parse(text, true) {
+            Some(mut v) => {
+                tagged::untag(&mut v);
+                Cow::Owned(v.to_string())
+            }
             None => Cow::Borrowed(text),
         })
     }
@@ -162,9 +162,13 @@ impl ArgsStore {
     }
 }
 
-/// Whether `m` is a type tag's object, a value rather than a dictionary.
-fn is_tag(m: &serde_json::Map<String, serde_json::Value>) -> bool {
-    m.len() == 1 && m.keys().all(|k| k.starts_with('\0'))
+/// An argument text as JSON (`.spall` text as a JSON string).
+fn parse(text: &str, is_json: bool) -> Option<serde_json::Value> {
+    if is_json {
+        serde_json::from_str(text).ok()
+    } else {
+        Some(serde_json::Value::String(text.to_string()))
+    }
 }
 
 /// Merges `from` into `into`: objects under the same key merge, any other value replaces.
@@ -175,7 +179,9 @@ fn deep_merge(
     use serde_json::Value;
     for (k, v) in from {
         match (into.get_mut(&k), v) {
-            (Some(Value::Object(a)), Value::Object(b)) if !is_tag(a) && !is_tag(&b) => {
+            (Some(Value::Object(a)), Value::Object(b))
+                if tagged::tag_of(a).is_none() && tagged::tag_of(&b).is_none() =>
+            {
                 deep_merge(a, b)
             }
             (_, v) => {
@@ -247,5 +253,14 @@ mod tests {
         );
         let text = s.add("free text", false);
         assert_eq!(s.merged(text, e), text);
+        // A typed value is a value, not a dictionary: the E's replaces the B's whole.
+        let b = s.add(r#"{"debug":{"v":{"\u0000u":1}}}"#, true);
+        let e = s.add(r#"{"debug":{"v":{"\u0000p":2}}}"#, true);
+        let m = s.merged(b, e);
+        assert_eq!(
+            s.tagged_json(m).unwrap(),
+            serde_json::json!({"debug":{"v":{"\u{0}p":2}}})
+        );
+        assert_eq!(s.json(m).unwrap(), serde_json::json!({"debug":{"v":"0x2"}}));
     }
 }

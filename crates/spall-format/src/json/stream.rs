@@ -495,20 +495,15 @@ mod tests {
     #[test]
     fn random_cuts_of_random_prefixes() {
         // Several cuts at once, runs of a few sizes, in documents cut short anywhere: a
-        // fixed-seed xorshift over the object form with a byte that is not UTF-8.
+        // fixed-seed generator over the object form with a byte that is not UTF-8.
         let mut doc = OBJECT.as_bytes().to_vec();
         let at = doc
             .windows(7)
             .position(|w| w == "wörker".as_bytes())
             .unwrap();
         doc[at + 1] = 0xff;
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut rng = crate::synth::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| rng.below(n as u64) as usize;
         // The odd documents' insides, in one array.
         let array = format!(
             "[{}]",
