@@ -306,7 +306,9 @@ async function e2e() {
   // The load worker reads a picked file in slices (?chunk= makes them 4,099 bytes, so
   // records straddle them): a .spall streamed as it arrives and a JSON, each with the
   // spans spall-cli info counts. Its model crosses to the page in 4,096-byte typed arrays
-  // (a few hundred of them, each column crossing several).
+  // (a few hundred of them, each column crossing several), which the page takes in steps
+  // with frames between them: the trace's head, its columns, the index's head, its
+  // columns, the kinds, the rest of the views' data (`data-take-steps`), never in one.
   const c = await newPage();
   await c.goto(`${base}/?chunk=4099`);
   await waitState(c, "loaded");
@@ -323,6 +325,20 @@ async function e2e() {
     s = await pick(join(roots.fixtures, file), spans);
     check(s.spans === spans && s.loader === "worker",
       `${file} in 4,099-byte slices by the ${s.loader}: ${s.spans} spans (spall-cli info: ${spans})`);
+    check(Number(s.takeSteps) >= 6, `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more)`);
+  }
+  // A ?trace= URL's body is read ahead by the load worker's reader, gathered into pieces
+  // of ?chunk= bytes: the same spans.
+  for (const [file, spans] of [["spall/odingengine_v3.spall", "91542"],
+    ["real/chrome116_devtools_export.json", "2456"]]) {
+    const r = await newPage();
+    await r.goto(`${base}/?chunk=4099&trace=traces/fixtures/${file}`);
+    await r.waitForFunction((n) => document.body.dataset.spans === n || document.body.dataset.state === "error",
+      spans, { timeout: 60_000 }).catch(() => {});
+    const t = await state(r);
+    check(t.spans === spans && t.loader === "worker" && r.errors.length === 0,
+      `?trace=${file} read ahead in 4,099-byte pieces by the ${t.loader}: ${t.spans} spans (spall-cli info: ${spans}; ${t.error || r.errors.join(" | ") || "no error"})`);
+    await r.context().close();
   }
   // The whole-trace statistics come from the worker after the trace.
   await c.waitForFunction(() => document.body.dataset.stats === "ready", null, { timeout: 30_000 }).catch(() => {});

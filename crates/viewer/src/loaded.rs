@@ -107,11 +107,24 @@ impl Loaded {
         Loaded::with_index(trace, index, source)
     }
 
-    /// [`new`](Self::new) with the index already built (a page's worker built both).
+    /// [`new`](Self::new) with the index already built.
     pub fn with_index(trace: Trace, index: TraceIndex, source: String) -> Loaded {
         let kinds = Kinds::new(&trace);
-        let colors = trace.strings().iter().map(|(_, s)| name_color(s)).collect();
         let minimap = trace.activity(MINIMAP_BINS);
+        Loaded::with_views(trace, index, kinds, minimap, source)
+    }
+
+    /// [`with_index`](Self::with_index) with the parts that may take long derived already
+    /// (a page takes them a step at a time, the minimap, O(spans), from its load worker):
+    /// what is left is O(names).
+    pub(crate) fn with_views(
+        trace: Trace,
+        index: TraceIndex,
+        kinds: Kinds,
+        minimap: Vec<f32>,
+        source: String,
+    ) -> Loaded {
+        let colors = trace.strings().iter().map(|(_, s)| name_color(s)).collect();
         let warnings = warning_summary(&trace);
         Loaded {
             trace: std::sync::Arc::new(trace),

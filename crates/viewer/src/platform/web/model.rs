@@ -1,12 +1,14 @@
 //! The worker's model crossing to the page: the trace's and index's columns written
 //! straight into typed arrays of at most 32 MB in the worker ([`pack`]), transferred, and
-//! copied into the page's model a few megabytes a step ([`Taking`]).
+//! copied into the page's model a few megabytes a step ([`Taking`]), then the views' data
+//! derived a part a step (the minimap, O(spans), comes from the worker).
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_time::{Duration, Instant};
 
-use crate::loaded::Loaded;
+use crate::kinds::Kinds;
+use crate::loaded::{Loaded, MINIMAP_BINS};
 
 /// Bytes of a column stream in one typed array of a model's pieces.
 const PIECE_BYTES: u32 = 32 << 20;
@@ -178,6 +180,8 @@ pub struct Model {
     trace: Vec<u8>,
     index: Vec<u8>,
     streams: Streams,
+    /// The minimap's columns ([`Loaded::minimap`]), computed by the worker.
+    minimap: Vec<f32>,
 }
 
 fn array<T: JsCast>(o: &JsValue, key: &str) -> Vec<T> {
@@ -205,6 +209,10 @@ impl Model {
                 u32s: Pieces::new(array(o, "u32s"), 0),
                 u8s: Pieces::new(array(o, "u8s"), 0),
             },
+            minimap: js_sys::Reflect::get(o, &"minimap".into())
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::Float32Array>().ok())
+                .map_or(Vec::new(), |a| a.to_vec()),
         }
     }
 
@@ -214,11 +222,12 @@ impl Model {
     }
 }
 
-/// A trace and its index for the page: `{trace, index, i64s, u32s, u8s, buffers}`, the
-/// heads of both ([`trace_model::Trace::to_transfer_pieces`],
+/// A trace and its index for the page: `{trace, index, i64s, u32s, u8s, minimap, buffers}`,
+/// the heads of both ([`trace_model::Trace::to_transfer_pieces`],
 /// [`trace_index::TraceIndex::to_transfer_pieces`]) and their column streams, each column
-/// copied once, straight from the model into typed arrays of at most 32 MB; `buffers`:
-/// what to transfer. `piece_bytes`: the arrays' size (0: 32 MB; tests make it small, so
+/// copied once, straight from the model into typed arrays of at most 32 MB; the minimap
+/// ([`Loaded::minimap`]: O(spans), so the worker's work, not the page's); `buffers`: what
+/// to transfer. `piece_bytes`: the arrays' size (0: 32 MB; tests make it small, so
 /// that a small trace crosses in many).
 pub fn pack(
     trace: &trace_model::Trace,
@@ -231,6 +240,7 @@ pub fn pack(
         piece_bytes
     };
     let mut s = Streams::new(bytes);
+    let trace_minimap = trace.activity(MINIMAP_BINS);
     let heads = [
         trace.to_transfer_pieces(&mut s),
         index.to_transfer_pieces(&mut s),
@@ -251,10 +261,12 @@ pub fn pack(
     let u32s = list(s.u32s.finish().into_iter().map(Into::into).collect());
     let u8s = list(s.u8s.finish().into_iter().map(Into::into).collect());
     let heads = list(vec![trace.into(), index.into()]);
+    let minimap = js_sys::Float32Array::from(&trace_minimap[..]);
     let parts = [
         ("i64s", i64s.into()),
         ("u32s", u32s.into()),
         ("u8s", u8s.into()),
+        ("minimap", minimap.into()),
     ];
     for (k, v) in [("trace", heads.get(0)), ("index", heads.get(1))]
         .into_iter()
@@ -273,10 +285,15 @@ const TAKE_BYTES: usize = 8 << 20;
 
 /// The worker's model ([`pack`]) taken in steps, the page drawing a frame between them:
 /// the trace's head, its columns a few megabytes at a time, the index's likewise, then
-/// the views' data. Nothing is decoded or checked again beyond the ids and offsets the
-/// copies pass through.
+/// the views' data: the kinds (O(events other than spans)) in a step, the colours and
+/// warnings (O(names)) in the last, with the worker's minimap. Nothing is decoded or
+/// checked again beyond the ids and offsets the copies pass through.
 pub(crate) struct Taking {
     model: Model,
+    /// The kinds, derived in a step of their own once the trace and index are in.
+    kinds: Option<Kinds>,
+    /// Steps run so far (`<body data-take-steps>` once taken).
+    steps: u32,
     trace_in: Option<trace_model::TraceIn>,
     trace: Option<trace_model::Trace>,
     index_in: Option<trace_index::IndexIn>,
@@ -289,6 +306,8 @@ impl Taking {
     pub(crate) fn new(model: Model) -> Taking {
         Taking {
             model,
+            kinds: None,
+            steps: 0,
             trace_in: None,
             trace: None,
             index_in: None,
@@ -300,9 +319,10 @@ impl Taking {
     /// The next step; the trace, ready to show, after the last (the page is told, see
     /// [`taken`]). The error says where the model is damaged.
     pub(crate) fn run(&mut self, source: &str) -> Option<Result<Loaded, String>> {
+        self.steps += 1;
         let r = self.step(source);
         if r.is_some() {
-            taken();
+            taken(self.steps);
         }
         r
     }
@@ -311,9 +331,29 @@ impl Taking {
         if let (None, None, Some(_), Some(_)) =
             (&self.trace_in, &self.index_in, &self.trace, &self.index)
         {
-            // The views' data (kinds, colours, the minimap) in a step of its own.
+            // The views' data: the kinds in a step, the rest in the next.
+            let Some(kinds) = self.kinds.take() else {
+                self.kinds = Some(Kinds::new(self.trace.as_ref()?));
+                return None;
+            };
+            let trace = self.trace.as_ref()?;
+            if self.model.minimap.is_empty() {
+                // A worker that sent none: the page's own (O(spans)), in a step of its own.
+                self.model.minimap = trace.activity(MINIMAP_BINS);
+                self.kinds = Some(kinds);
+                return None;
+            }
+            let minimap = std::mem::take(&mut self.model.minimap);
+            let columns = minimap.len();
+            if columns != MINIMAP_BINS || !minimap.iter().all(|v| (0.0..=1.0).contains(v)) {
+                let e = format!(
+                    "its minimap has {columns} columns (of {MINIMAP_BINS}) or values outside 0..=1"
+                );
+                return Some(Err(format!("the worker's model is damaged: {e}")));
+            }
             let (t, i) = (self.trace.take()?, self.index.take()?);
-            return Some(Ok(Loaded::with_index(t, i, source.to_string())));
+            let source = source.to_string();
+            return Some(Ok(Loaded::with_views(t, i, kinds, minimap, source)));
         }
         let until = Instant::now() + TAKE_STEP;
         loop {
@@ -368,10 +408,13 @@ impl Taking {
     }
 }
 
-/// Tells the page that the worker's model is taken (it calls `globalThis.spall_taken`
-/// if it set one): the worker may then compute the statistics without taking a core
-/// from the page's steps.
-fn taken() {
+/// Tells the page that the worker's model is taken, in `steps` (it calls
+/// `globalThis.spall_taken` if it set one, and `<body data-take-steps>` says how many):
+/// the worker may then compute the statistics without taking a core from the page's steps.
+fn taken(steps: u32) {
+    if let Some(body) = super::document().and_then(|d| d.body()) {
+        let _ = body.dataset().set("takeSteps", &steps.to_string());
+    }
     let f = js_sys::Reflect::get(&js_sys::global(), &"spall_taken".into());
     if let Some(f) = f.ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
         let _ = f.call0(&JsValue::NULL);
