@@ -15,9 +15,11 @@ use crate::platform::{self, Loading, UserEvent};
 use crate::view::state::ViewState;
 use crate::ViewerError;
 
-/// The least time between two frames drawn for a page load's progress.
+/// The least time between two frames drawn for a page load's progress: where the browser
+/// draws WebGL on the CPU, the page's next frame waits for each of ours to be drawn and
+/// read back, beside the worker (docs/PERFORMANCE.md, "The page's frames while loading").
 #[cfg(target_arch = "wasm32")]
-const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 impl App {
     /// Starts loading on a background thread (in steps, on the web); the window stays
@@ -110,7 +112,7 @@ impl App {
                 }
                 // The worker posts progress for every piece it reads, dozens a second;
                 // each frame is a whole canvas, drawn on the CPU where the browser has
-                // no GPU, on the core the worker would use. A few a second show it move.
+                // no GPU, on the core the worker would use. One a second shows it move.
                 let now = web_time::Instant::now();
                 match self.drawing.progress_drawn {
                     Some(t) if now < t + PROGRESS_EVERY => {
