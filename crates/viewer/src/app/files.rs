@@ -153,7 +153,13 @@ impl App {
         if let (Some(taking), Some(loading)) = (&mut self.file.taking, &self.file.loading) {
             let name = loading.source.clone();
             match taking.run(&name) {
-                None => crate::platform::web::step_soon(&self.proxy),
+                None => {
+                    // Not drawn: the canvas would say "indexing" again, and a frame of it
+                    // costs more than a step where the browser draws WebGL on the CPU.
+                    // The browser still draws its frames and answers input between steps.
+                    crate::platform::web::step_soon(&self.proxy);
+                    return;
+                }
                 Some(Ok(l)) => {
                     self.file.taking = None;
                     let size = l.trace.decode_summary().input_bytes;
