@@ -24,55 +24,20 @@ const report = (loader) =>
   postMessage({ progress: [...loader.progress(), loader.streaming() ? "loading" : "reading"] });
 
 // The reader: this file again, as a worker of the load worker's own. A File's slices come
-// through a data pipe that only the reading thread drains, and a fetch body's reads wait on
-// the thread that asks for them, so a thread that decodes between reads leaves the
-// browser's reading idle; the reader reads AHEAD pieces ahead of the decoder on a thread of
-// its own and transfers them (no copy). A fetch body's reads (64 KiB or so each) are
-// gathered into pieces of `size` bytes. Messages in: {file, size} or {url, size}, then
-// {more: true} for each piece taken. Out: {length} first for a fetch (its Content-Length,
-// 0 if none), {piece: ArrayBuffer}, {end: true}, {error}.
+// through a data pipe that only the reading thread drains, so a thread that decodes between
+// reads leaves the browser's reading idle; the reader reads AHEAD slices ahead of the
+// decoder on a thread of its own and transfers them (no copy). Messages in: {file, size},
+// then {more: true} for each slice taken. Out: {piece: ArrayBuffer}, {end: true}, {error}.
 const reader = () => {
   let credit = AHEAD, wake = null;
-  // Waits until the decoder has room for one more piece.
-  const room = async () => {
-    if (credit === 0) await new Promise((r) => (wake = r));
-    credit--;
-  };
-  const send = (piece) => postMessage({ piece }, [piece]);
-  const fetched = async (url, size) => {
-    const r = await fetch(url);
-    if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
-    postMessage({ length: Number(r.headers.get("content-length")) || 0 });
-    const body = r.body.getReader();
-    let buf = new Uint8Array(size), at = 0;
-    for (;;) {
-      const { value, done } = await body.read();
-      if (done) break;
-      for (let v = value; v.length;) {
-        const n = Math.min(v.length, size - at);
-        buf.set(v.subarray(0, n), at);
-        at += n;
-        v = v.subarray(n);
-        if (at === size) {
-          await room();
-          send(buf.buffer);
-          buf = new Uint8Array(size);
-          at = 0;
-        }
-      }
-    }
-    if (at) {
-      await room();
-      send(buf.buffer.slice(0, at));
-    }
-  };
-  onmessage = async ({ data: { file, url, size } }) => {
+  onmessage = async ({ data: { file, size } }) => {
     onmessage = () => { credit++; if (wake) { wake(); wake = null; } };
     try {
-      if (url) await fetched(url, size);
-      else for (let at = 0; at < file.size; at += size) {
-        await room();
-        send(await file.slice(at, at + size).arrayBuffer());
+      for (let at = 0; at < file.size; at += size) {
+        if (credit === 0) await new Promise((r) => (wake = r));
+        credit--;
+        const piece = await file.slice(at, at + size).arrayBuffer();
+        postMessage({ piece }, [piece]);
       }
       postMessage({ end: true });
     } catch (e) {
@@ -81,15 +46,16 @@ const reader = () => {
   };
 };
 
-// The pieces of a File (`size` bytes each) or of a fetch body, in order. A fetch body and
-// a File of more than two slices are read ahead by a reader worker; a smaller File (which
-// gains less than the reader takes to start), or either where a worker cannot start one,
-// on this thread (a File's next slice read while this one is decoded). Yields `{length}`
-// first for a fetch.
+// The pieces of a File (`size` bytes each) or of a fetch body, in order. A File of more
+// than two slices is read ahead by a reader worker; a smaller one (which gains less than
+// the reader takes to start), a fetch body, or a File where a worker cannot start one, on
+// this thread (a File's next slice read while this one is decoded). A fetch body's pipe
+// fills while this thread decodes, so its reads wait little; a reader worker cost more
+// CPU than it saved (docs/PERFORMANCE.md). Yields `{length}` first for a fetch.
 async function* pieces(source, size) {
   let w;
   try {
-    if (source.file && source.file.size <= 2 * size) throw "here";
+    if (!source.file || source.file.size <= 2 * size) throw "here";
     w = new Worker(new URL(import.meta.url), { type: "module", name: "spall-reader" });
   } catch {
     yield* piecesHere(source, size);
@@ -110,10 +76,6 @@ async function* pieces(source, size) {
       const m = queue.shift();
       if (m.error) throw m.error;
       if (m.end) return;
-      if (!m.piece) {
-        yield m;
-        continue;
-      }
       w.postMessage({ more: true });
       yield new Uint8Array(m.piece);
     }

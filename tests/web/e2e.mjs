@@ -327,17 +327,17 @@ async function e2e() {
       `${file} in 4,099-byte slices by the ${s.loader}: ${s.spans} spans (spall-cli info: ${spans})`);
     check(Number(s.takeSteps) >= 6, `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more)`);
   }
-  // A ?trace= URL's body is read ahead by the load worker's reader, gathered into pieces
-  // of ?chunk= bytes: the same spans.
+  // A ?trace= URL's body, read by the load worker as it arrives (in the network's pieces,
+  // tens of kilobytes each): the same spans.
   for (const [file, spans] of [["spall/odingengine_v3.spall", "91542"],
     ["real/chrome116_devtools_export.json", "2456"]]) {
     const r = await newPage();
-    await r.goto(`${base}/?chunk=4099&trace=traces/fixtures/${file}`);
+    await r.goto(`${base}/?trace=traces/fixtures/${file}`);
     await r.waitForFunction((n) => document.body.dataset.spans === n || document.body.dataset.state === "error",
       spans, { timeout: 60_000 }).catch(() => {});
     const t = await state(r);
     check(t.spans === spans && t.loader === "worker" && r.errors.length === 0,
-      `?trace=${file} read ahead in 4,099-byte pieces by the ${t.loader}: ${t.spans} spans (spall-cli info: ${spans}; ${t.error || r.errors.join(" | ") || "no error"})`);
+      `?trace=${file} fetched by the ${t.loader}: ${t.spans} spans (spall-cli info: ${spans}; ${t.error || r.errors.join(" | ") || "no error"})`);
     await r.context().close();
   }
   // The whole-trace statistics come from the worker after the trace.
