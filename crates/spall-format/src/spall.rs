@@ -419,18 +419,25 @@ fn decode_v3_buffer<S: EventSink>(
         ..RawEvent::default()
     };
     let mut p = start;
+    // Counted here and added once: `ctx` is behind a reference, so a count there is a
+    // load and a store per event.
+    let mut events = 0;
+    // Whether `ev.args` holds text (a Begin with none then skips replacing it).
+    let mut has_args = false;
     while p < b.len() {
         let left = b.len() - p;
         match b[p] {
             t @ (ty::BEGIN | ty::INSTANT) => {
                 let what = || if t == ty::BEGIN { "Begin" } else { "Instant" };
                 let Some(h) = b.get(p..p + 11) else {
-                    return ctx.truncated(p, what(), left);
+                    ctx.truncated(p, what(), left);
+                    break;
                 };
                 let h: &[u8; 11] = h.try_into().unwrap();
                 let (nl, al) = (h[9] as usize, h[10] as usize);
                 let Some(text) = b.get(p + 11..p + 11 + nl + al) else {
-                    return ctx.truncated(p, what(), left);
+                    ctx.truncated(p, what(), left);
+                    break;
                 };
                 let ticks = u64::from_le_bytes(h[1..9].try_into().unwrap());
                 if let Some(ts) = v3_time(ctx, scale, ticks, p) {
@@ -445,12 +452,14 @@ fn decode_v3_buffer<S: EventSink>(
                         Some(s) => ev.name = Cow::Borrowed(s),
                         None => ev.name = ctx.text_slow(&text[..nl], p),
                     }
-                    ev.args = if al == 0 {
-                        Args::None
-                    } else {
-                        Args::Text(ctx.text(&text[nl..], p))
-                    };
-                    ctx.events += 1;
+                    if al != 0 {
+                        ev.args = Args::Text(ctx.text(&text[nl..], p));
+                        has_args = true;
+                    } else if has_args {
+                        ev.args = Args::None;
+                        has_args = false;
+                    }
+                    events += 1;
                     if t == ty::BEGIN {
                         ctx.sink.spall_begin(&ev);
                     } else {
@@ -461,7 +470,8 @@ fn decode_v3_buffer<S: EventSink>(
             }
             ty::END => {
                 let Some(h) = b.get(p..p + 9) else {
-                    return ctx.truncated(p, "End", left);
+                    ctx.truncated(p, "End", left);
+                    break;
                 };
                 let ticks = u64::from_le_bytes(h[1..9].try_into().unwrap());
                 if let Some(ts) = v3_time(ctx, scale, ticks, p) {
@@ -469,21 +479,26 @@ fn decode_v3_buffer<S: EventSink>(
                     ev.ts = ts;
                     ev.offset = ctx.base + p as u64;
                     ev.name = Cow::Borrowed("");
-                    ev.args = Args::None;
-                    ctx.events += 1;
+                    if has_args {
+                        ev.args = Args::None;
+                        has_args = false;
+                    }
+                    events += 1;
                     ctx.sink.spall_end(&ev);
                 }
                 p += 9;
             }
             ty::PAD_SKIP => {
                 if left < 5 {
-                    return ctx.truncated(p, "Pad_Skip", left);
+                    ctx.truncated(p, "Pad_Skip", left);
+                    break;
                 }
                 p = p.saturating_add(5 + u32_at(b, p + 1) as usize);
             }
             t @ (ty::NAME_PROCESS | ty::NAME_THREAD) => {
                 if left < 2 || left < 2 + b[p + 1] as usize {
-                    return ctx.truncated(p, "Name", left);
+                    ctx.truncated(p, "Name", left);
+                    break;
                 }
                 let len = b[p + 1] as usize;
                 let name = ctx.text(&b[p + 2..p + 2 + len], p);
@@ -496,12 +511,17 @@ fn decode_v3_buffer<S: EventSink>(
                     "thread_name"
                 });
                 ev.args = Args::Json(Cow::Owned(name_args(&name)));
+                has_args = true;
                 ctx.emit(&ev);
                 p += 2 + len;
             }
-            t => return ctx.unsupported(p, t, left, "buffer"),
+            t => {
+                ctx.unsupported(p, t, left, "buffer");
+                break;
+            }
         }
     }
+    ctx.events += events;
 }
 
 /// `{"name": "..."}`, as Chrome's metadata events carry names.
@@ -512,7 +532,8 @@ fn name_args(name: &str) -> String {
     )
 }
 
-#[inline]
+/// Inline always: twice per span, and a call costs more than the scaling.
+#[inline(always)]
 fn v3_time<S: EventSink>(
     ctx: &mut Ctx<'_, S>,
     scale: &TickScale,
@@ -521,9 +542,18 @@ fn v3_time<S: EventSink>(
 ) -> Option<i64> {
     let ts = scale.ticks_to_ns(ticks);
     if ts.is_none() {
-        ctx.diags.warn(WarningKind::SpallBadTimestamp, ctx.base + p as u64, || {
-            format!("timestamp {ticks} ticks does not fit in 64-bit nanoseconds; the event was dropped")
-        });
+        bad_v3_time(ctx, ticks, p);
     }
     ts
+}
+
+#[cold]
+#[inline(never)]
+fn bad_v3_time<S: EventSink>(ctx: &mut Ctx<'_, S>, ticks: u64, p: usize) {
+    ctx.diags
+        .warn(WarningKind::SpallBadTimestamp, ctx.base + p as u64, || {
+            format!(
+                "timestamp {ticks} ticks does not fit in 64-bit nanoseconds; the event was dropped"
+            )
+        });
 }

@@ -37,6 +37,20 @@ struct ThreadBuild {
     last_be_ts: i64,
 }
 
+/// The `.spall` v3 buffer being decoded by a streaming builder: its thread's stack and B/E
+/// times, taken out of the thread for the buffer's events (each of them then touches this
+/// and nothing else) and put back by [`TraceBuilder::spall_flush`].
+#[derive(Debug, Default)]
+struct SpallCursor {
+    thread: u32,
+    stack: ChunkStack,
+    /// Whether the thread had a stack before (one is kept only where a B/E arrived).
+    had_stack: bool,
+    /// The thread's `first_be_ts` and `last_be_ts`, kept up to date here.
+    first: i64,
+    last: i64,
+}
+
 struct ProcessBuild {
     pid: ExtId,
     name: Option<StrId>,
@@ -55,8 +69,8 @@ pub struct TraceBuilder {
     thread_ids: HashMap<(ExtId, ExtId), u32>,
     /// The last thread looked up (events come in runs of one thread).
     last_thread: Option<((ExtId, ExtId), u32)>,
-    /// The thread of the current `.spall` v3 buffer.
-    spall_thread: Option<u32>,
+    /// The thread of the current `.spall` v3 buffer, with its stack taken out.
+    spall_cur: Option<SpallCursor>,
     instants: Vec<Instant>,
     counters: Vec<CounterSeries>,
     counter_ids: HashMap<(u32, Option<u32>, StrId, StrId), u32>,
@@ -95,7 +109,7 @@ impl Default for TraceBuilder {
             threads: Vec::new(),
             thread_ids: HashMap::new(),
             last_thread: None,
-            spall_thread: None,
+            spall_cur: None,
             instants: Vec::new(),
             counters: Vec::new(),
             counter_ids: HashMap::new(),
@@ -583,15 +597,12 @@ impl TraceBuilder {
 }
 
 impl TraceBuilder {
-    /// A `.spall` v3 Begin or End (`name` is `None`) of a streaming builder: its time
-    /// checked and recorded, then onto the thread's stack.
-    #[inline(always)]
+    /// A `.spall` v3 Begin or End (`name` is `None`) of a streaming builder that was told
+    /// no buffer's thread: its time checked and recorded, then onto its thread's stack.
+    #[cold]
     fn spall_event(&mut self, ev: &RawEvent<'_>, name: Option<StrId>, args: ArgsId) {
         self.time(ev.ts, ev.ts);
-        let t = match self.spall_thread {
-            Some(t) => t,
-            None => self.thread(ev),
-        };
+        let t = self.thread(ev);
         let th = &mut self.threads[t as usize];
         if ev.ts < th.last_be_ts {
             self.disordered = true;
@@ -604,6 +615,22 @@ impl TraceBuilder {
             None => stack.end(ev.ts, ev.offset),
         }
     }
+
+    /// Puts the current `.spall` buffer's stack and times back into its thread, and its
+    /// times into the trace's range: while a thread's B/E times go forward (else the load
+    /// is redone, see `disordered`), its first and last are its least and greatest.
+    fn spall_flush(&mut self) {
+        let Some(c) = self.spall_cur.take() else {
+            return;
+        };
+        let th = &mut self.threads[c.thread as usize];
+        th.first_be_ts = c.first;
+        th.last_be_ts = c.last;
+        if c.had_stack || !c.stack.is_empty() {
+            th.spall = Some(c.stack);
+        }
+        self.time(c.first, c.last);
+    }
 }
 
 impl EventSink for TraceBuilder {
@@ -613,27 +640,58 @@ impl EventSink for TraceBuilder {
 
     fn spall_buffer(&mut self, pid: u32, tid: u32) {
         if self.streaming {
+            self.spall_flush();
             let key = (ExtId::Num(pid.into()), ExtId::Num(tid.into()));
-            self.spall_thread = Some(self.thread_of(key));
+            let t = self.thread_of(key);
+            let th = &mut self.threads[t as usize];
+            let stack = th.spall.take();
+            self.spall_cur = Some(SpallCursor {
+                thread: t,
+                had_stack: stack.is_some(),
+                stack: stack.unwrap_or_default(),
+                first: th.first_be_ts,
+                last: th.last_be_ts,
+            });
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn spall_begin(&mut self, ev: &RawEvent<'_>) {
         if !self.streaming {
             return self.add(ev);
         }
         let name = self.strings.intern(&ev.name);
-        let (a, is_json) = args_text(&ev.args);
-        let args = self.args.add(a, is_json);
-        self.spall_event(ev, Some(name), args);
+        let args = match &ev.args {
+            Args::None => ArgsId::NONE,
+            a => {
+                let (a, is_json) = args_text(a);
+                self.args.add(a, is_json)
+            }
+        };
+        let Some(c) = &mut self.spall_cur else {
+            return self.spall_event(ev, Some(name), args);
+        };
+        if ev.ts < c.last {
+            self.disordered = true;
+        }
+        c.first = c.first.min(ev.ts);
+        c.last = ev.ts;
+        c.stack.begin(ev.ts, name, args, ev.offset);
     }
 
-    #[inline]
+    #[inline(always)]
     fn spall_end(&mut self, ev: &RawEvent<'_>) {
-        if !self.streaming {
-            return self.add(ev);
+        let Some(c) = &mut self.spall_cur else {
+            return match self.streaming {
+                true => self.spall_event(ev, None, ArgsId::NONE),
+                false => self.add(ev),
+            };
+        };
+        if ev.ts < c.last {
+            self.disordered = true;
         }
-        self.spall_event(ev, None, ArgsId::NONE);
+        c.first = c.first.min(ev.ts);
+        c.last = ev.ts;
+        c.stack.end(ev.ts, ev.offset);
     }
 }

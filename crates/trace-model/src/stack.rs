@@ -105,6 +105,15 @@ pub(crate) struct ChunkStack {
 }
 
 impl ChunkStack {
+    /// Whether no Begin or End has arrived.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.open.is_empty()
+            && self.lanes.is_empty()
+            && self.done.is_empty()
+            && self.orphans.is_empty()
+            && self.zeros.is_empty()
+    }
+
     #[inline]
     pub(crate) fn begin(&mut self, start: i64, name: StrId, args: ArgsId, offset: u64) {
         self.open.push(Open {

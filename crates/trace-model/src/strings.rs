@@ -46,7 +46,8 @@ impl Default for Strings {
             slots: Vec::new(),
             seed: hashbrown::DefaultHashBuilder::default().hash_one(0u64) | 1,
         };
-        s.intern("");
+        s.grow();
+        s.insert("", hash(b"", s.seed));
         s
     }
 }
@@ -145,16 +146,41 @@ impl Strings {
     }
 
     /// The id of `s`, adding it if it is new.
-    #[inline]
+    ///
+    /// The lookup is inline (once per span on a load's hot path; a call costs as much as
+    /// the lookup); adding a string is out of line.
+    #[inline(always)]
     pub fn intern(&mut self, s: &str) -> StrId {
         // Empty categories and End-event names are the most common strings of all.
-        if s.is_empty() && !self.ends.is_empty() {
+        if s.is_empty() {
             return StrId::EMPTY;
         }
+        let hash = hash(s.as_bytes(), self.seed);
+        let tag = hash >> START_BITS << START_BITS;
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot.id == EMPTY_SLOT {
+                return self.insert(s, hash);
+            }
+            if slot.len as usize == s.len() && slot.at & !START_MASK == tag {
+                let at = (slot.at & START_MASK) as usize;
+                if same(&self.text.as_bytes()[at..at + s.len()], s.as_bytes()) {
+                    return StrId(slot.id);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `s` (whose hash is `hash`), or finds it if the table has grown since the lookup.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, s: &str, hash: u64) -> StrId {
         if self.ends.len() * 2 >= self.slots.len() {
             self.grow();
         }
-        let hash = hash(s.as_bytes(), self.seed);
         let i = self.find(s, hash);
         if self.slots[i].id != EMPTY_SLOT {
             return StrId(self.slots[i].id);

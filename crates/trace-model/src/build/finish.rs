@@ -43,7 +43,8 @@ struct OtherEvents {
 type Asyncs = (Vec<AsyncSlice>, Vec<AsyncTrack>, Diagnostics<ModelWarning>);
 
 impl TraceBuilder {
-    pub(super) fn finish_inner(self, decode: Summary) -> Trace {
+    pub(super) fn finish_inner(mut self, decode: Summary) -> Trace {
+        self.spall_flush();
         let TraceBuilder {
             mut strings,
             mut args,

@@ -63,6 +63,7 @@ impl TraceBuilder {
         let mut pieces: Vec<Vec<(usize, Matcher)>> = Vec::new();
         let mut stacks: Vec<Vec<(usize, ChunkStack)>> = Vec::new();
         for (ci, mut c) in chunks.into_iter().enumerate() {
+            c.spall_flush();
             {
                 let TraceBuilder {
                     threads,
