@@ -1,11 +1,11 @@
 //! Decoding a `.spall` version 3 file as its bytes arrive (a browser reading a `File` or a
 //! `fetch` body in chunks), so the whole file is never held: only the bytes of the buffers
-//! not decoded yet, about one chunk.
+//! not decoded yet, about one pushed piece.
 //!
-//! Chunks may end anywhere, inside a buffer header or an event. Each run of whole buffers
-//! of at least [`CHUNK_BYTES`](crate::CHUNK_BYTES) is decoded into its own sink as soon as
-//! it is complete, with the file's offsets: the runs are the parallel decoder's chunks
-//! ([`decode_parallel`](crate::decode_parallel)) and the events those of
+//! Chunks may end anywhere, inside a buffer header or an event. Once the whole buffers
+//! held reach [`CHUNK_BYTES`](crate::CHUNK_BYTES), they are decoded as one run into its own
+//! sink with the file's offsets, as the parallel decoder's chunks are
+//! ([`decode_parallel`](crate::decode_parallel)); the events are those of
 //! [`decode`](crate::decode), in file order, warnings included. What is left at the end
 //! (a buffer cut off by the end of the file) is decoded as a whole-file decode would.
 //!
@@ -133,8 +133,10 @@ impl<S: EventSink> SpallStream<S> {
         Ok(())
     }
 
-    /// Walks the buffer headers in the window; each time the whole buffers from its start
-    /// reach the target, decodes them and lets them go.
+    /// Walks the buffer headers in the window; when its whole buffers reach the target,
+    /// decodes them all as one run and lets them go. Only the buffer cut off by the piece's
+    /// end is left to move to the window's start (a run per target's worth of bytes would
+    /// move the rest of the piece once per run).
     fn decode_whole_runs(&mut self) {
         let mut p = self.walked;
         while self.window.len() - p >= BUFFER_HEADER_LEN {
@@ -144,10 +146,10 @@ impl<S: EventSink> SpallStream<S> {
                 break;
             }
             p = end;
-            if p >= self.target {
-                self.decode_run(p);
-                p = 0;
-            }
+        }
+        if p >= self.target {
+            self.decode_run(p);
+            p = 0;
         }
         self.walked = p;
     }
