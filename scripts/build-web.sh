@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # Builds the viewer as a static web site in OUTDIR: index.html, worker.js (the load
-# worker), spall_web.js (the wasm-bindgen glue) and spall_web_bg.wasm. Serve OUTDIR with any static file server.
+# worker), spall_web.js (the wasm-bindgen glue) and spall_web_bg.wasm, and the threaded
+# load worker's module (spall_web_threads.js, spall_web_threads_bg.wasm and the thread
+# pool's snippets/), which a cross-origin-isolated page uses. Serve OUTDIR with any static
+# file server (with COOP/COEP headers for threads: docs/WEB.md).
+#
+# The threaded module is built with atomics and a rebuilt std (the rust-src component,
+# added with rustup if missing; nightly flags through RUSTC_BOOTSTRAP on a stable
+# toolchain) into its own target directory; SPALL_WEB_THREADS=0 skips it (the site then
+# loads on one thread everywhere), as does a toolchain without rust-src.
 #
 # Needs the wasm32-unknown-unknown target (installed with rustup if missing), clang 16 or
 # newer for SQLite's C (scripts/wasm-cc.sh) and wasm-bindgen-cli at the version of the wasm-bindgen crate in Cargo.lock (the command to
@@ -35,6 +43,29 @@ wasm="$target/wasm32-unknown-unknown/web/spall_web.wasm"
 [ -f "$wasm" ] || { echo "build-web: $wasm not found after the build" >&2; exit 1; }
 wasm-bindgen --target web --no-typescript --out-dir "$out" "$wasm"
 cp web/index.html web/worker.js "$out/"
+rm -rf "$out/spall_web_threads.js" "$out/spall_web_threads_bg.wasm" "$out/snippets"
+threads=${SPALL_WEB_THREADS:-1}
+if [ "$threads" != 0 ] && command -v rustup >/dev/null &&
+  ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+  rustup component add rust-src || threads=0
+fi
+if [ "$threads" != 0 ]; then
+  # Shared memory up to wasm32's 4 GiB (the linker's default maximum is the initial size).
+  flags="-C target-feature=+atomics,+bulk-memory,+mutable-globals"
+  for a in --shared-memory --import-memory --max-memory=4294967296 --export=__wasm_init_tls \
+    --export=__tls_size --export=__tls_align --export=__tls_base; do
+    flags="$flags -C link-arg=$a"
+  done
+  RUSTC_BOOTSTRAP=1 RUSTFLAGS="$flags" cargo build --locked --profile web \
+    --target wasm32-unknown-unknown --target-dir "$target/web-threads" -p spall-web \
+    --no-default-features --features threads -Z build-std=std,panic_abort
+  wasm-bindgen --target web --no-typescript --out-name spall_web_threads --out-dir "$out" \
+    "$target/web-threads/wasm32-unknown-unknown/web/spall_web.wasm"
+  tsize=$(stat -c %s "$out/spall_web_threads_bg.wasm")
+  echo "build-web: threaded load worker module: $tsize bytes"
+else
+  echo "build-web: no threaded load worker module (SPALL_WEB_THREADS=0 or no rust-src)"
+fi
 size=$(stat -c %s "$out/spall_web_bg.wasm")
 gz=$(gzip -9 -c "$out/spall_web_bg.wasm" | wc -c)
 echo "build-web: $out (spall_web_bg.wasm: $size bytes, $gz gzipped)"

@@ -3,6 +3,10 @@
 # it. Traces can be dropped on the page, or linked: files under the served directory open
 # with ?trace=NAME, e.g. `scripts/serve-web.sh 8000 ~/traces` and
 # http://127.0.0.1:8000/?trace=traces/profile.json
+#
+# Every answer carries Cross-Origin-Opener-Policy: same-origin and
+# Cross-Origin-Embedder-Policy: require-corp, which make the page cross-origin isolated:
+# its load worker then decodes on threads (docs/WEB.md, "Threads").
 set -euo pipefail
 port=${1:-8000}
 traces=${2:-}
@@ -30,8 +34,13 @@ echo "serve-web: http://127.0.0.1:$port/ (Ctrl+C stops)"
 cd "$site"
 exec python3 - "$port" <<'PY'
 import http.server, sys
-handler = http.server.SimpleHTTPRequestHandler
+class Handler(http.server.SimpleHTTPRequestHandler):
+    # Cross-origin isolation: SharedArrayBuffer, so the load worker's threads.
+    def end_headers(self):
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
 # WebAssembly.instantiateStreaming wants this type; older Pythons do not know it.
-handler.extensions_map[".wasm"] = "application/wasm"
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+Handler.extensions_map[".wasm"] = "application/wasm"
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
 PY

@@ -4,12 +4,19 @@
 // (typed arrays of its columns, transferred).
 // The page's thread only draws meanwhile.
 //
-// Messages to the page: {started}, {progress: [done, total, stage]}, {model} (Loader.finish's),
-// {stats: Uint8Array} (the whole-trace statistics, once the page says {taken}), {error: message},
+// On a cross-origin-isolated page the worker runs the threaded loader-only module instead
+// (spall_web_threads.js, see `threaded`).
+//
+// Messages to the page: {started, threads} (threads: the pool's size, 0 without),
+// {progress: [done, total, stage]}, {model} (Loader.finish's), {stats: Uint8Array} (the
+// whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). The page ends the worker
 // (terminate) to cancel a load, and once the statistics are in. The same file, started by
 // the load worker with the name "spall-reader", is its reader (see `reader`).
-import init, { Loader } from "./spall_web.js";
+import init, { Loader as PageLoader } from "./spall_web.js";
+
+// The Loader of the module this worker runs: the page's, or the threaded one's.
+let Loader = PageLoader;
 
 // How much of a File is read at a time.
 const CHUNK = 8 << 20;
@@ -140,15 +147,37 @@ const feed = async (name, source, stream, size, runs) => {
   }
 };
 
+// On a cross-origin-isolated page (SharedArrayBuffer allowed), the loader-only module built
+// with threads, its rayon pool on `want` workers (default: one a core) sharing its memory,
+// which decodes and builds as natively. Returns the pool's size; 0 (the page's module, on
+// this thread alone) where the page is not isolated, `want` is under 2 (?threads=0), or the
+// module cannot start (a site built without it).
+const threaded = async (want) => {
+  const n = want ?? navigator.hardwareConcurrency ?? 1;
+  if (!self.crossOriginIsolated || !(n >= 2)) return 0;
+  try {
+    const m = await import("./spall_web_threads.js");
+    await m.default();
+    await m.initThreadPool(n);
+    Loader = m.Loader;
+    return n;
+  } catch (e) {
+    console.warn(`spall: the threaded loader did not start (${message(e)}); one thread`);
+    return 0;
+  }
+};
+
 const main = async ({ data }) => {
   const { module, name, file, url, chunk } = data;
+  let threads;
   try {
-    await init({ module_or_path: module });
+    threads = await threaded(data.threads);
+    if (!threads) await init({ module_or_path: module });
   } catch (e) {
     postMessage({ startFailed: message(e) });
     return;
   }
-  postMessage({ started: true });
+  postMessage({ started: true, threads });
   const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
   // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
   const read = (stream) =>

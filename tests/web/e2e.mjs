@@ -5,6 +5,7 @@
 // as errors, a dropped .spall and Perfetto protobuf file, HiDPI, the load worker (files
 // read in slices that records straddle, cancelling a load by opening another), compare mode
 // (?trace=&compare=, the second file picker, a Shift-drop), and no console error anywhere.
+// The same site served cross-origin isolated (COOP/COEP) loads in the threaded module.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
 //   node tests/web/e2e.mjs SITE_DIR --bench FILE...   (load times; docs/PERFORMANCE.md)
@@ -33,23 +34,29 @@ const types = {
   ".json": "application/json",
 };
 
-// A static server: the site at /, traces at /traces/{fixtures,corpus,files}/...
-const server = createServer(async (req, res) => {
+// A static server: the site at /, traces at /traces/{fixtures,corpus,files}/...; `isolated`:
+// with the headers that make the page cross-origin isolated (so the load worker's threads).
+const serve = (isolated) => createServer(async (req, res) => {
   const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
   let file = join(site, path === "/" ? "index.html" : path);
   const m = path.match(/^\/traces\/(\w+)\/(.*)$/);
   if (m && roots[m[1]]) file = join(roots[m[1]], m[2]);
   try {
     if (!(await stat(file)).isFile()) throw new Error("not a file");
-    res.writeHead(200, { "content-type": types[extname(file)] || "application/octet-stream" });
+    const iso = isolated ? { "cross-origin-opener-policy": "same-origin",
+      "cross-origin-embedder-policy": "require-corp" } : {};
+    res.writeHead(200, { ...iso, "content-type": types[extname(file)] || "application/octet-stream" });
     res.end(await readFile(file));
   } catch {
     res.writeHead(404, { "content-type": "text/plain" });
     res.end("not found");
   }
 });
+const server = serve(false), isoServer = serve(true);
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
+await new Promise((r) => isoServer.listen(0, "127.0.0.1", r));
 const base = `http://127.0.0.1:${server.address().port}`;
+const isoBase = `http://127.0.0.1:${isoServer.address().port}`;
 
 const launch = (extra = []) => chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -323,8 +330,8 @@ async function e2e() {
   for (const [file, spans] of [["spall/odingengine_v3.spall", "91542"],
     ["real/chrome116_devtools_export.json", "2456"]]) {
     s = await pick(join(roots.fixtures, file), spans);
-    check(s.spans === spans && s.loader === "worker",
-      `${file} in 4,099-byte slices by the ${s.loader}: ${s.spans} spans (spall-cli info: ${spans})`);
+    check(s.spans === spans && s.loader === "worker" && s.threads === "0",
+      `${file} in 4,099-byte slices by the ${s.loader} on ${s.threads} threads: ${s.spans} spans (spall-cli info: ${spans})`);
     check(Number(s.takeSteps) >= 6, `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more)`);
   }
   // A ?trace= URL's body, read by the load worker as it arrives (in the network's pieces,
@@ -407,6 +414,44 @@ async function e2e() {
   await d.context().close();
 }
 
+// The cross-origin-isolated page: its load worker runs the threaded module, a pool of 2
+// (?threads=2, whatever the machine's cores). In 4,099-byte slices (?chunk=) a file is
+// streamed in small runs, merged on the pool; whole, it is gathered and decoded on the pool
+// as natively: a .spall, a JSON, and a 12 MB JSON of three parallel chunks whose events
+// straddle them. Each with the spans spall-cli info counts.
+async function isolated() {
+  const t = await newPage();
+  const pick = async (file, spans) => {
+    const before = (await state(t)).spans;
+    await t.setInputFiles("#spall-file", file);
+    await t.waitForFunction((b) => ["loaded", "error"].includes(document.body.dataset.state)
+      && document.body.dataset.spans !== b, before, { timeout: 60_000 }).catch(() => {});
+    await t.waitForFunction((n) => document.body.dataset.spans === n, spans, { timeout: 5_000 }).catch(() => {});
+    return state(t);
+  };
+  const events = [];
+  for (let i = 0; i < 120_000; i++) {
+    events.push(`{"ph":"X","name":"n${i % 101}","ts":${i * 10},"dur":${4 + (i % 3)},"pid":1,"tid":${i % 5},"args":{"i":${i},"pad":"${"p".repeat(i % 40)}"}}`);
+  }
+  const big = { name: "threads.json", mimeType: "application/json", buffer: Buffer.from(`[${events.join(",\n")}]`) };
+  for (const query of ["?threads=2&chunk=4099", "?threads=2"]) {
+    await t.goto(`${isoBase}/${query}`);
+    await waitState(t, "loaded");
+    const files = [[join(roots.fixtures, "spall/odingengine_v3.spall"), "91542"],
+      [join(roots.fixtures, "real/chrome116_devtools_export.json"), "2456"]];
+    if (!query.includes("chunk")) files.push([big, "120000"]);
+    for (const [file, spans] of files) {
+      const s = await pick(file, spans);
+      check(s.spans === spans && s.loader === "worker" && s.threads === "2",
+        `isolated ${query}: ${file.name || file.slice(roots.fixtures.length + 1)} by the ${s.loader} on ${s.threads} threads: ${s.spans} spans (expected ${spans})`);
+    }
+  }
+  await t.waitForFunction(() => document.body.dataset.stats === "ready", null, { timeout: 30_000 }).catch(() => {});
+  check((await state(t)).stats === "ready", `isolated: the threaded worker's statistics arrive (${(await state(t)).stats})`);
+  check(t.errors.length === 0, `isolated: no console errors (${t.errors.join(" | ")})`);
+  await t.context().close();
+}
+
 // Load times: from navigation to the first frame of the loaded trace, median of 3.
 async function timings(files) {
   for (const f of files) {
@@ -427,11 +472,15 @@ async function timings(files) {
 
 try {
   if (bench > 0) await timings(process.argv.slice(bench + 1));
-  else await e2e();
+  else {
+    await e2e();
+    await isolated();
+  }
 } finally {
   await browser.close();
   if (hidpi) await hidpi.close();
   server.close();
+  isoServer.close();
 }
 if (failures) {
   console.log(`${failures} check(s) failed`);

@@ -10,6 +10,8 @@
 //   node tests/web/load-bench.mjs target/web-site FILE...
 //   NO_WORKER=1 node tests/web/load-bench.mjs ...   (the page's own thread: ?worker=0)
 //   node tests/web/load-bench.mjs SITE_A,SITE_B FILE...   (two builds, run by run)
+//   node tests/web/load-bench.mjs SITE:isolated,SITE FILE...   (served with COOP/COEP: the
+//     load worker's threads; against the same site not isolated, its single worker)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
@@ -23,10 +25,13 @@ import { launchChromium } from "./perfetto-ui.mjs";
 import { serveSite, watchHandoff } from "./site-server.mjs";
 
 const runs = Number(process.env.RUNS || 3);
-const sites = process.argv[2].split(",").map((s) => resolve(s));
+const sites = process.argv[2].split(",");
 const files = process.argv.slice(3);
 
-const served = await Promise.all(sites.map(serveSite));
+const served = await Promise.all(sites.map((s) => {
+  const isolated = s.endsWith(":isolated");
+  return serveSite(resolve(isolated ? s.slice(0, -":isolated".length) : s), { isolated });
+}));
 
 const browser = await launchChromium();
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
@@ -62,7 +67,7 @@ try {
         for (let i = 1; i < f.length; i++) gap = Math.max(gap, f[i] - f[i - 1]);
         const d = document.body.dataset;
         return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, page: end - h,
-          spans: d.spans, state: d.state, loader: d.loader, error: d.error };
+          spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, error: d.error };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
       results[k].push(r);
@@ -79,6 +84,7 @@ try {
         `${ms.toFixed(0)} ms (${rs.map((r) => r.ms.toFixed(0)).join(", ")}), ${fps.toFixed(0)} frames/s ` +
         `while the worker decodes (its model after ${decode.toFixed(0)} ms), then ${page.toFixed(0)} ms ` +
         `on the page (longest frame gap ${gap.toFixed(0)} ms), ${rs[0].spans} spans, loader ${rs[0].loader}, ` +
+        `threads ${rs[0].threads}, ` +
         `load average ${loadavg()[0].toFixed(1)}`);
     }
   }

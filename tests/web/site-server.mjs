@@ -6,8 +6,17 @@ import { join, extname } from "node:path";
 
 const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
 
-/// Serves `site` on a free port; resolves to the server and its base URL.
-export async function serveSite(site) {
+/// The headers that make a page cross-origin isolated (SharedArrayBuffer, so the load
+/// worker's threads), as scripts/serve-web.sh sends them.
+export const ISOLATION = {
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-embedder-policy": "require-corp",
+};
+
+/// Serves `site` on a free port; resolves to the server and its base URL. `isolated`: every
+/// answer carries the ISOLATION headers.
+export async function serveSite(site, { isolated = false } = {}) {
+  const extra = isolated ? ISOLATION : {};
   const server = createServer((req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     const file = join(site, path === "/" ? "index.html" : path);
@@ -17,7 +26,7 @@ export async function serveSite(site) {
       res.writeHead(404);
       return res.end();
     }
-    res.writeHead(200, { "content-type": types[extname(file)] || "application/octet-stream" });
+    res.writeHead(200, { ...extra, "content-type": types[extname(file)] || "application/octet-stream" });
     createReadStream(file).pipe(res);
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));

@@ -11,10 +11,25 @@
 //! gives the bytes to `open_bytes`, which loads them in steps on the page's thread.
 //! `run_sql` serves `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
 //!
+//! Built with `--no-default-features --features threads` (and atomics), the crate is the
+//! threaded load worker's module instead: `Loader` and `initThreadPool` (rayon's pool on Web
+//! Workers sharing the module's memory), no viewer. `web/worker.js` takes it on a
+//! cross-origin-isolated page (docs/WEB.md, "Threads").
+//!
 //! On other targets this crate is empty.
 
 #[cfg(target_arch = "wasm32")]
 mod heap;
+/// The worker's model packed for the page: the viewer's own packing in the page's module.
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
+mod pack {
+    pub use spall_viewer::platform::web::{pack, pack_stats};
+}
+/// The threaded module has no viewer: its packing is a copy of the viewer's.
+#[cfg(all(target_arch = "wasm32", not(feature = "page")))]
+mod pack;
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+pub use wasm_bindgen_rayon::init_thread_pool;
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static HEAP: heap::Heap = heap::Heap;
@@ -23,7 +38,7 @@ mod worker;
 #[cfg(target_arch = "wasm32")]
 pub use worker::Loader;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 mod page {
     use wasm_bindgen::prelude::*;
 

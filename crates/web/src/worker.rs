@@ -1,7 +1,7 @@
 //! The load worker's half (`web/worker.js` runs a second instance of this module in a Web
 //! Worker): the file's bytes come in as they are read, the worker decodes them, builds the
 //! trace and its index, and hands the page both in pieces
-//! ([`spall_viewer::platform::web::pack`]: their columns in typed arrays outside wasm
+//! ([`pack`](crate::pack::pack): their columns in typed arrays outside wasm
 //! memory), which the page takes without a copy and copies into its model in steps.
 //! The page's thread only draws and handles input meanwhile.
 //!
@@ -97,7 +97,7 @@ impl Loader {
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
     /// few times a second, and returns the trace and its index as
-    /// [`spall_viewer::platform::web::pack`] packs them (`buffers`: the ones to transfer).
+    /// [`pack`](crate::pack::pack) packs them (`buffers`: the ones to transfer).
     /// `undefined` when a streamed file must be read again, whole (see
     /// [`trace_model::LoadStream::finish`]): the worker reads it again with `stream` false.
     pub fn finish(
@@ -120,6 +120,14 @@ impl Loader {
                     Some(t) => t,
                     None => return Ok(None),
                 }
+            }
+            // The threaded module: the native parallel load, on the pool.
+            Mode::Whole(bytes) | Mode::Start(bytes) if THREADS => {
+                let n = bytes.len() as u64;
+                report(0, n, "loading");
+                let trace = trace_model::load_bytes(&bytes).map_err(|e| failed(&name, e))?;
+                report(n, n, "building");
+                trace
             }
             Mode::Whole(bytes) | Mode::Start(bytes) => {
                 let mut load = LoadSteps::new(bytes, &DecodeOptions::default());
@@ -145,20 +153,33 @@ impl Loader {
         let index = trace_index::TraceIndex::build(&trace);
         // Tests' small runs make small pieces of the model too.
         let piece = if self.runs > 0 { 4096 } else { 0 };
-        let packed = spall_viewer::platform::web::pack(&trace, &index, piece);
+        let packed = crate::pack::pack(&trace, &index, piece);
         self.built = Some(trace);
         Ok(Some(packed))
     }
 
     /// The whole-trace statistics of the trace [`finish`](Self::finish) returned (the side
     /// panel's first table: O(spans), so they are computed here, after the page has the
-    /// trace), as `spall_viewer::platform::web::pack_stats` packs them; empty if none.
+    /// trace), as [`pack_stats`](crate::pack::pack_stats) packs them; empty if none.
     pub fn stats(&mut self) -> Vec<u8> {
         let Some(trace) = self.built.take() else {
             return Vec::new();
         };
         let stats = trace.stats(&trace_model::StatsFilter::default());
-        spall_viewer::platform::web::pack_stats(&stats)
+        crate::pack::pack_stats(&stats)
+    }
+
+    /// Whether the threaded module gathers the file (starting with `head`), then decodes it
+    /// on all threads at once (as natively), rather than streaming it on one: when its size
+    /// is known, it is not gzipped (decompressing is one thread's work either way), the model
+    /// fits with the whole file beside it, and no test asked for small runs.
+    fn gather(&self, head: &[u8]) -> bool {
+        let e = || trace_model::estimate_sample(head, self.size, true);
+        THREADS
+            && self.size > 0
+            && self.runs == 0
+            && !head.starts_with(&[0x1f, 0x8b])
+            && trace_model::check_estimate(&e(), MemoryLimit::Available).is_ok()
     }
 
     /// The memory guard on the first bytes, then the mode: streamed or gathered.
@@ -170,10 +191,10 @@ impl Loader {
             0 => LoadStream::new(&head),
             n => LoadStream::with_target(&head, n),
         };
-        let stream = stream.filter(|_| self.may_stream);
         // The model must fit, with the file's bytes when they are gathered (its columns
         // cross to the page in typed arrays outside wasm memory).
         let total = self.size.max(head.len() as u64);
+        let stream = stream.filter(|_| self.may_stream && !self.gather(&head));
         let e = trace_model::estimate_sample(&head, total, stream.is_none());
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
@@ -190,6 +211,9 @@ impl Loader {
         Ok(())
     }
 }
+
+/// Whether this is the threaded module (`threads`), whose pool decodes a gathered file.
+const THREADS: bool = cfg!(feature = "threads");
 
 fn failed(name: &str, e: trace_model::Error) -> String {
     e.with_path(name).to_string()
