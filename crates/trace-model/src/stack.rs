@@ -114,7 +114,7 @@ impl ChunkStack {
             && self.zeros.is_empty()
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn begin(&mut self, start: i64, name: StrId, args: ArgsId, offset: u64) {
         self.open.push(Open {
             start,
@@ -124,12 +124,11 @@ impl ChunkStack {
         });
     }
 
-    #[inline]
+    /// Inline always, with what is rare out of line: once per span.
+    #[inline(always)]
     pub(crate) fn end(&mut self, ts: i64, offset: u64) {
         let Some(b) = self.open.pop() else {
-            self.orphans.push((ts, offset));
-            self.done.push(std::mem::take(&mut self.lanes));
-            return;
+            return self.orphan(ts, offset);
         };
         let s = Closed {
             start: b.start,
@@ -138,13 +137,28 @@ impl ChunkStack {
             args: b.args,
         };
         if s.dur == 0 {
-            self.zeros.push((b.offset, s));
-            return;
+            return self.zeros.push((b.offset, s));
         }
+        match self.lanes.get_mut(self.open.len()) {
+            Some(run) => run.push(s),
+            None => self.deeper(s),
+        }
+    }
+
+    /// An End with no open Begin in the chunk.
+    #[cold]
+    #[inline(never)]
+    fn orphan(&mut self, ts: i64, offset: u64) {
+        self.orphans.push((ts, offset));
+        self.done.push(std::mem::take(&mut self.lanes));
+    }
+
+    /// A span closed deeper than any before it.
+    #[cold]
+    #[inline(never)]
+    fn deeper(&mut self, s: Closed) {
         let depth = self.open.len();
-        if depth >= self.lanes.len() {
-            self.lanes.resize_with(depth + 1, Run::default);
-        }
+        self.lanes.resize_with(depth + 1, Run::default);
         self.lanes[depth].push(s);
     }
 }
