@@ -149,16 +149,18 @@ const feed = async (name, source, stream, size, runs) => {
 
 // On a cross-origin-isolated page (SharedArrayBuffer allowed), the loader-only module built
 // with threads, its rayon pool on `want` workers (default: one a core) sharing its memory,
-// which decodes and builds as natively. Returns the pool's size; 0 (the page's module, on
-// this thread alone) where the page is not isolated, `want` is under 2 (?threads=0), or the
-// module cannot start (a site built without it).
-const threaded = async (want) => {
+// which builds the trace on all threads (and, with `gather` (?gather=1), gathers the files
+// that fit and decodes them on all threads). Returns the pool's size; 0 (the page's module,
+// on this thread alone) where the page is not isolated, `want` is under 2 (?threads=0), or
+// the module cannot start (a site built without it).
+const threaded = async (want, gather) => {
   const n = want ?? navigator.hardwareConcurrency ?? 1;
   if (!self.crossOriginIsolated || !(n >= 2)) return 0;
   try {
     const m = await import("./spall_web_threads.js");
     await m.default();
     await m.initThreadPool(n);
+    m.gather_files(!!gather);
     Loader = m.Loader;
     return n;
   } catch (e) {
@@ -171,7 +173,7 @@ const main = async ({ data }) => {
   const { module, name, file, url, chunk } = data;
   let threads;
   try {
-    threads = await threaded(data.threads);
+    threads = await threaded(data.threads, data.gather);
     if (!threads) await init({ module_or_path: module });
   } catch (e) {
     postMessage({ startFailed: message(e) });

@@ -415,10 +415,12 @@ async function e2e() {
 }
 
 // The cross-origin-isolated page: its load worker runs the threaded module, a pool of 2
-// (?threads=2, whatever the machine's cores). In 4,099-byte slices (?chunk=) a file is
-// streamed in small runs, merged on the pool; whole, it is gathered and decoded on the pool
-// as natively: a .spall, a JSON, and a 12 MB JSON of three parallel chunks whose events
-// straddle them. Each with the spans spall-cli info counts.
+// (?threads=2, whatever the machine's cores). A .spall and a JSON are streamed in
+// 4,099-byte slices and runs (?chunk=), then in runs of 4 MB, then gathered whole and
+// decoded on the pool as natively (?gather=1), each trace built on the pool; in the last
+// two, a 12 MB JSON whose events straddle its three runs (or parallel chunks), and in all
+// three a .spall version 1 (never streamed: gathered, loaded on the pool). Each with the
+// spans spall-cli info counts.
 async function isolated() {
   const t = await newPage();
   const pick = async (file, spans) => {
@@ -434,11 +436,13 @@ async function isolated() {
     events.push(`{"ph":"X","name":"n${i % 101}","ts":${i * 10},"dur":${4 + (i % 3)},"pid":1,"tid":${i % 5},"args":{"i":${i},"pad":"${"p".repeat(i % 40)}"}}`);
   }
   const big = { name: "threads.json", mimeType: "application/json", buffer: Buffer.from(`[${events.join(",\n")}]`) };
-  for (const query of ["?threads=2&chunk=4099", "?threads=2"]) {
+  for (const query of ["?threads=2&chunk=4099", "?threads=2", "?threads=2&gather=1"]) {
     await t.goto(`${isoBase}/${query}`);
     await waitState(t, "loaded");
     const files = [[join(roots.fixtures, "spall/odingengine_v3.spall"), "91542"],
       [join(roots.fixtures, "real/chrome116_devtools_export.json"), "2456"]];
+    // .spall version 1 is never streamed: gathered and loaded on the pool either way.
+    files.push([join(roots.fixtures, "spall/crux_v1.spall"), "21449"]);
     if (!query.includes("chunk")) files.push([big, "120000"]);
     for (const [file, spans] of files) {
       const s = await pick(file, spans);

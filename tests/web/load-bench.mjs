@@ -12,6 +12,7 @@
 //   node tests/web/load-bench.mjs SITE_A,SITE_B FILE...   (two builds, run by run)
 //   node tests/web/load-bench.mjs SITE:isolated,SITE FILE...   (served with COOP/COEP: the
 //     load worker's threads; against the same site not isolated, its single worker)
+//   node tests/web/load-bench.mjs 'SITE:isolated?threads=2' FILE...   (a query for the page)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
@@ -28,9 +29,12 @@ const runs = Number(process.env.RUNS || 3);
 const sites = process.argv[2].split(",");
 const files = process.argv.slice(3);
 
-const served = await Promise.all(sites.map((s) => {
+// SITE[:isolated][?QUERY]
+const served = await Promise.all(sites.map(async (spec) => {
+  const [s, query] = spec.split("?");
   const isolated = s.endsWith(":isolated");
-  return serveSite(resolve(isolated ? s.slice(0, -":isolated".length) : s), { isolated });
+  const site = await serveSite(resolve(isolated ? s.slice(0, -":isolated".length) : s), { isolated });
+  return { ...site, query: query || "" };
 }));
 
 const browser = await launchChromium();
@@ -39,12 +43,13 @@ try {
   for (const file of files) {
     const size = statSync(file).size;
     const results = sites.map(() => []);
-    for (let i = 0; i < runs; i++) for (const [k, { base }] of served.entries()) {
+    for (let i = 0; i < runs; i++) for (const [k, { base, query }] of served.entries()) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
       page.on("pageerror", (e) => console.log(`page error: ${e}`));
       if (process.env.CONSOLE) page.on("console", (m) => console.log(`  console: ${m.text()}`));
       // The demo first: the module is compiled and the page drawing before the clock starts.
-      await page.goto(process.env.NO_WORKER ? `${base}?worker=0` : base);
+      const q = [process.env.NO_WORKER ? "worker=0" : "", query].filter(Boolean).join("&");
+      await page.goto(q ? `${base}?${q}` : base);
       await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
       const demo = await page.evaluate(() => document.body.dataset.spans);
       await page.evaluate(watchHandoff);

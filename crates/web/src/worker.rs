@@ -14,6 +14,8 @@
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
 //! message (the same as the desktop's).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use trace_model::{DecodeOptions, LoadSteps, LoadStream, MemoryLimit, SAMPLE_BYTES};
 use wasm_bindgen::prelude::*;
 use web_time::{Duration, Instant};
@@ -170,12 +172,14 @@ impl Loader {
     }
 
     /// Whether the threaded module gathers the file (starting with `head`), then decodes it
-    /// on all threads at once (as natively), rather than streaming it on one: when its size
-    /// is known, it is not gzipped (decompressing is one thread's work either way), the model
-    /// fits with the whole file beside it, and no test asked for small runs.
+    /// on all threads at once (as natively), rather than streaming it (decoded on one
+    /// thread while it is read, built on all): when `gather_files` asked for it, its
+    /// size is known, it is not gzipped (decompressing is one thread's work either way),
+    /// the model fits with the whole file beside it, and no test asked for small runs.
     fn gather(&self, head: &[u8]) -> bool {
         let e = || trace_model::estimate_sample(head, self.size, true);
         THREADS
+            && GATHER.load(Ordering::Relaxed)
             && self.size > 0
             && self.runs == 0
             && !head.starts_with(&[0x1f, 0x8b])
@@ -212,8 +216,21 @@ impl Loader {
     }
 }
 
-/// Whether this is the threaded module (`threads`), whose pool decodes a gathered file.
+/// Whether this is the threaded module (`threads`), whose pool builds the trace (and
+/// decodes a gathered file).
 const THREADS: bool = cfg!(feature = "threads");
+
+/// Whether the threaded module gathers the files that fit (see `Loader::gather`).
+static GATHER: AtomicBool = AtomicBool::new(false);
+
+/// The threaded module: gather the files that fit and decode them on all threads
+/// (`?gather=1`), rather than stream them. Off by default: on a busy 2-core machine the
+/// stream, decoded while the file is read, was as fast or faster (docs/PERFORMANCE.md).
+#[cfg(feature = "threads")]
+#[wasm_bindgen]
+pub fn gather_files(on: bool) {
+    GATHER.store(on, Ordering::Relaxed);
+}
 
 fn failed(name: &str, e: trace_model::Error) -> String {
     e.with_path(name).to_string()
