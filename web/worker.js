@@ -159,7 +159,15 @@ const threaded = async (want, gather) => {
   try {
     const m = await import("./spall_web_threads.js");
     await m.default();
-    await m.initThreadPool(n);
+    // A pool whose workers never start (a browser that cannot start workers from a worker)
+    // would wait forever: the single worker after 15 s.
+    let late;
+    const stop = new Promise((_, no) => { late = setTimeout(() => no("its pool did not start"), 15_000); });
+    try {
+      await Promise.race([m.initThreadPool(n), stop]);
+    } finally {
+      clearTimeout(late);
+    }
     m.gather_files(!!gather);
     Loader = m.Loader;
     return n;
