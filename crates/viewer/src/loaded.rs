@@ -10,8 +10,8 @@ use crate::kinds::Kinds;
 use trace_index::TraceIndex;
 use trace_model::{NameStats, StatsFilter, Trace};
 
-/// Columns in the minimap's profile.
-pub const MINIMAP_BINS: usize = 1024;
+/// Columns in the minimap's profile (the web page's load worker computes it too).
+pub use spall_web_transfer::MINIMAP_BINS;
 
 /// A loaded trace with what the views derive from it once: index, colours, minimap.
 pub struct Loaded {

@@ -20,14 +20,6 @@
 
 #[cfg(target_arch = "wasm32")]
 mod heap;
-/// The worker's model packed for the page: the viewer's own packing in the page's module.
-#[cfg(all(target_arch = "wasm32", feature = "page"))]
-mod pack {
-    pub use spall_viewer::platform::web::{pack, pack_stats};
-}
-/// The threaded module has no viewer: its packing is a copy of the viewer's.
-#[cfg(all(target_arch = "wasm32", not(feature = "page")))]
-mod pack;
 #[cfg(all(target_arch = "wasm32", feature = "threads"))]
 pub use wasm_bindgen_rayon::init_thread_pool;
 #[cfg(target_arch = "wasm32")]

@@ -1,7 +1,7 @@
 //! The load worker's half (`web/worker.js` runs a second instance of this module in a Web
 //! Worker): the file's bytes come in as they are read, the worker decodes them, builds the
 //! trace and its index, and hands the page both in pieces
-//! ([`pack`](crate::pack::pack): their columns in typed arrays outside wasm
+//! ([`pack`](spall_web_transfer::pack): their columns in typed arrays outside wasm
 //! memory), which the page takes without a copy and copies into its model in steps.
 //! The page's thread only draws and handles input meanwhile.
 //!
@@ -99,7 +99,7 @@ impl Loader {
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
     /// few times a second, and returns the trace and its index as
-    /// [`pack`](crate::pack::pack) packs them (`buffers`: the ones to transfer).
+    /// [`pack`](spall_web_transfer::pack) packs them (`buffers`: the ones to transfer).
     /// `undefined` when a streamed file must be read again, whole (see
     /// [`trace_model::LoadStream::finish`]): the worker reads it again with `stream` false.
     pub fn finish(
@@ -155,20 +155,20 @@ impl Loader {
         let index = trace_index::TraceIndex::build(&trace);
         // Tests' small runs make small pieces of the model too.
         let piece = if self.runs > 0 { 4096 } else { 0 };
-        let packed = crate::pack::pack(&trace, &index, piece);
+        let packed = spall_web_transfer::pack(&trace, &index, piece);
         self.built = Some(trace);
         Ok(Some(packed))
     }
 
     /// The whole-trace statistics of the trace [`finish`](Self::finish) returned (the side
     /// panel's first table: O(spans), so they are computed here, after the page has the
-    /// trace), as [`pack_stats`](crate::pack::pack_stats) packs them; empty if none.
+    /// trace), as [`pack_stats`](spall_web_transfer::pack_stats) packs them; empty if none.
     pub fn stats(&mut self) -> Vec<u8> {
         let Some(trace) = self.built.take() else {
             return Vec::new();
         };
         let stats = trace.stats(&trace_model::StatsFilter::default());
-        crate::pack::pack_stats(&stats)
+        spall_web_transfer::pack_stats(&stats)
     }
 
     /// Whether the threaded module gathers the file (starting with `head`), then decodes it

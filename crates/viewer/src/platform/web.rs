@@ -112,48 +112,9 @@ pub fn open_stats(name: String, bytes: Vec<u8>) {
     send(UserEvent::Page(PageLoad::Stats(name, bytes)));
 }
 
-/// Whole-trace statistics as bytes, for [`open_stats`].
-pub fn pack_stats(stats: &[trace_model::NameStats]) -> Vec<u8> {
-    let mut w = trace_model::TransferWriter::with_capacity(stats.len() * 76 + 8);
-    w.list(stats, |w, s| {
-        w.u32(s.name.0);
-        w.u64(s.count);
-        let times = [s.total_ns, s.self_ns, s.min_ns, s.max_ns, s.mean_ns];
-        for t in times.into_iter().chain([s.p50_ns, s.p90_ns, s.p99_ns]) {
-            w.i64(t);
-        }
-    });
-    w.into_bytes()
-}
-
-/// The statistics [`pack_stats`] packed for `trace`; `None` if there are none or they do
-/// not fit it.
-pub(crate) fn read_stats(
-    bytes: &[u8],
-    trace: &trace_model::Trace,
-) -> Option<Vec<trace_model::NameStats>> {
-    let mut r = trace_model::TransferReader::new(bytes);
-    let names = trace.strings().len() as u32;
-    let stats = r.list(|r| {
-        let name = r.u32()?;
-        if name >= names {
-            return Err(r.fail("a name of the trace"));
-        }
-        Ok(trace_model::NameStats {
-            name: trace_model::StrId(name),
-            count: r.u64()?,
-            total_ns: r.i64()?,
-            self_ns: r.i64()?,
-            min_ns: r.i64()?,
-            max_ns: r.i64()?,
-            mean_ns: r.i64()?,
-            p50_ns: r.i64()?,
-            p90_ns: r.i64()?,
-            p99_ns: r.i64()?,
-        })
-    });
-    stats.ok().filter(|_| r.at_end())
-}
+// Whole-trace statistics as bytes, for `open_stats`, and read back for their trace.
+pub use spall_web_transfer::pack_stats;
+pub(crate) use spall_web_transfer::read_stats;
 
 /// The canvas and everything drawn on it.
 pub(crate) struct Gl {

@@ -1,0 +1,283 @@
+//! The typed arrays: a column stream written into them a piece at a time in the worker,
+//! read back from them in order on the page.
+
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::MINIMAP_BINS;
+
+/// Bytes of a column stream in one typed array of a model's pieces.
+const PIECE_BYTES: u32 = 32 << 20;
+
+/// A typed array a column stream is written into, a piece at a time.
+trait Typed: Sized + JsCast {
+    type Item: Copy;
+    const SIZE: u32;
+    fn with_length(n: u32) -> Self;
+    fn len(&self) -> u32;
+    fn part(&self, a: u32, b: u32) -> Self;
+    fn fill_from(&self, v: &[Self::Item]);
+    fn fill_to(&self, v: &mut [Self::Item]);
+    fn trimmed(&self, n: u32) -> Self;
+}
+
+macro_rules! typed {
+    ($t:ty, $item:ty) => {
+        impl Typed for $t {
+            type Item = $item;
+            const SIZE: u32 = std::mem::size_of::<$item>() as u32;
+            fn with_length(n: u32) -> Self {
+                <$t>::new_with_length(n)
+            }
+            fn len(&self) -> u32 {
+                self.length()
+            }
+            fn part(&self, a: u32, b: u32) -> Self {
+                self.subarray(a, b)
+            }
+            fn fill_from(&self, v: &[$item]) {
+                self.copy_from(v)
+            }
+            fn fill_to(&self, v: &mut [$item]) {
+                self.copy_to(v)
+            }
+            fn trimmed(&self, n: u32) -> Self {
+                self.slice(0, n)
+            }
+        }
+    };
+}
+typed!(js_sys::BigInt64Array, i64);
+typed!(js_sys::Uint32Array, u32);
+typed!(js_sys::Uint8Array, u8);
+
+/// One column stream as typed arrays, written in order, then read in order.
+#[derive(Debug)]
+struct Pieces<T> {
+    arrays: Vec<T>,
+    /// Bytes of a new array.
+    bytes: u32,
+    /// Values used of the last array (writing), or read of the current one (reading).
+    at: u32,
+    /// The array being read.
+    next: usize,
+}
+
+impl<T: Typed> Pieces<T> {
+    fn new(arrays: Vec<T>, bytes: u32) -> Pieces<T> {
+        Pieces {
+            arrays,
+            bytes,
+            at: 0,
+            next: 0,
+        }
+    }
+
+    fn push(&mut self, mut v: &[T::Item]) {
+        while !v.is_empty() {
+            let room = self.arrays.last().map_or(0, |a| a.len() - self.at);
+            if room == 0 {
+                self.arrays
+                    .push(T::with_length((self.bytes / T::SIZE).max(1)));
+                self.at = 0;
+                continue;
+            }
+            let n = room.min(v.len().try_into().unwrap_or(u32::MAX));
+            let last = self.arrays.last().expect("an array");
+            last.part(self.at, self.at + n).fill_from(&v[..n as usize]);
+            self.at += n;
+            v = &v[n as usize..];
+        }
+    }
+
+    /// The arrays, the last cut to what was written.
+    fn finish(mut self) -> Vec<T> {
+        if let Some(last) = self.arrays.pop() {
+            let whole = last.len() == self.at;
+            self.arrays
+                .push(if whole { last } else { last.trimmed(self.at) });
+        }
+        self.arrays
+    }
+
+    fn take(&mut self, mut dst: &mut [T::Item]) -> bool {
+        while !dst.is_empty() {
+            let Some(a) = self.arrays.get(self.next) else {
+                return false;
+            };
+            let left = a.len() - self.at;
+            if left == 0 {
+                self.next += 1;
+                self.at = 0;
+                continue;
+            }
+            let n = left.min(dst.len().try_into().unwrap_or(u32::MAX));
+            let (now, rest) = dst.split_at_mut(n as usize);
+            a.part(self.at, self.at + n).fill_to(now);
+            self.at += n;
+            dst = rest;
+        }
+        true
+    }
+
+    fn values(&self) -> u64 {
+        self.arrays.iter().map(|a| a.len() as u64).sum()
+    }
+}
+
+/// The three column streams of a model in pieces: written by [`pack`] (a
+/// [`trace_model::ColumnSink`]), read by the page (a [`trace_model::ColumnSource`]).
+#[derive(Debug)]
+pub struct Streams {
+    i64s: Pieces<js_sys::BigInt64Array>,
+    u32s: Pieces<js_sys::Uint32Array>,
+    u8s: Pieces<js_sys::Uint8Array>,
+}
+
+impl Streams {
+    /// Empty streams, written in arrays of `bytes`.
+    pub fn new(bytes: u32) -> Streams {
+        Streams {
+            i64s: Pieces::new(Vec::new(), bytes),
+            u32s: Pieces::new(Vec::new(), bytes),
+            u8s: Pieces::new(Vec::new(), bytes),
+        }
+    }
+
+    /// Values in each stream (i64s, u32s, u8s), read or not.
+    pub fn lens(&self) -> [u64; 3] {
+        [self.i64s.values(), self.u32s.values(), self.u8s.values()]
+    }
+}
+
+impl trace_model::ColumnSink for Streams {
+    fn i64s(&mut self, v: &[i64]) {
+        self.i64s.push(v);
+    }
+    fn u32s(&mut self, v: &[u32]) {
+        self.u32s.push(v);
+    }
+    fn u8s(&mut self, v: &[u8]) {
+        self.u8s.push(v);
+    }
+}
+
+impl trace_model::ColumnSource for Streams {
+    fn i64s(&mut self, dst: &mut [i64]) -> bool {
+        self.i64s.take(dst)
+    }
+    fn u32s(&mut self, dst: &mut [u32]) -> bool {
+        self.u32s.take(dst)
+    }
+    fn u8s(&mut self, dst: &mut [u8]) -> bool {
+        self.u8s.take(dst)
+    }
+}
+
+/// A trace and its index as the page received them from the worker ([`pack`]): the heads
+/// of both (their small parts) and their large columns in typed arrays of at most 32 MB,
+/// outside either side's wasm memory.
+#[derive(Debug)]
+pub struct Model {
+    /// The trace's head ([`trace_model::TraceIn::new`] reads it).
+    pub trace: Vec<u8>,
+    /// The index's head ([`trace_index::IndexIn::new`] reads it).
+    pub index: Vec<u8>,
+    /// Both columns, the trace's first.
+    pub streams: Streams,
+    /// The minimap's columns, computed by the worker ([`MINIMAP_BINS`] of them; empty if
+    /// it sent none).
+    pub minimap: Vec<f32>,
+}
+
+fn array<T: JsCast>(o: &JsValue, key: &str) -> Vec<T> {
+    let v = js_sys::Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    let a: js_sys::Array = v.dyn_into().unwrap_or_default();
+    a.iter().filter_map(|x| x.dyn_into().ok()).collect()
+}
+
+fn bytes(o: &JsValue, key: &str) -> Vec<u8> {
+    let v = js_sys::Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    v.dyn_into::<js_sys::Uint8Array>()
+        .map(|a| a.to_vec())
+        .unwrap_or_default()
+}
+
+impl Model {
+    /// The model [`pack`] made, as the page received it (what is missing or of another
+    /// type is empty: a damaged model, which reading it says).
+    pub fn from_js(o: &JsValue) -> Model {
+        Model {
+            trace: bytes(o, "trace"),
+            index: bytes(o, "index"),
+            streams: Streams {
+                i64s: Pieces::new(array(o, "i64s"), 0),
+                u32s: Pieces::new(array(o, "u32s"), 0),
+                u8s: Pieces::new(array(o, "u8s"), 0),
+            },
+            minimap: js_sys::Reflect::get(o, &"minimap".into())
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::Float32Array>().ok())
+                .map_or(Vec::new(), |a| a.to_vec()),
+        }
+    }
+
+    /// Values in each column stream (i64s, u32s, u8s).
+    pub fn lens(&self) -> [u64; 3] {
+        self.streams.lens()
+    }
+}
+
+/// A trace and its index for the page: `{trace, index, i64s, u32s, u8s, minimap, buffers}`,
+/// the heads of both ([`trace_model::Trace::to_transfer_pieces`],
+/// [`trace_index::TraceIndex::to_transfer_pieces`]) and their column streams, each column
+/// copied once, straight from the model into typed arrays of at most 32 MB; the minimap
+/// ([`trace_model::Trace::activity`] over [`MINIMAP_BINS`]: O(spans), so the worker's
+/// work, not the page's); `buffers`: what to transfer. `piece_bytes`: the arrays' size
+/// (0: 32 MB; tests make it small, so that a small trace crosses in many).
+pub fn pack(
+    trace: &trace_model::Trace,
+    index: &trace_index::TraceIndex,
+    piece_bytes: u32,
+) -> js_sys::Object {
+    let bytes = if piece_bytes == 0 {
+        PIECE_BYTES
+    } else {
+        piece_bytes
+    };
+    let mut s = Streams::new(bytes);
+    let trace_minimap = trace.activity(MINIMAP_BINS);
+    let heads = [
+        trace.to_transfer_pieces(&mut s),
+        index.to_transfer_pieces(&mut s),
+    ];
+    let [trace, index] = heads.map(|h| js_sys::Uint8Array::from(&h[..]));
+    let o = js_sys::Object::new();
+    let buffers = js_sys::Array::new();
+    let list = |arrays: Vec<JsValue>| {
+        let a = js_sys::Array::new();
+        for x in arrays {
+            let buffer = js_sys::Reflect::get(&x, &"buffer".into()).unwrap_or_default();
+            buffers.push(&buffer);
+            a.push(&x);
+        }
+        a
+    };
+    let i64s = list(s.i64s.finish().into_iter().map(Into::into).collect());
+    let u32s = list(s.u32s.finish().into_iter().map(Into::into).collect());
+    let u8s = list(s.u8s.finish().into_iter().map(Into::into).collect());
+    let heads = list(vec![trace.into(), index.into()]);
+    let minimap = js_sys::Float32Array::from(&trace_minimap[..]);
+    let parts = [
+        ("trace", heads.get(0)),
+        ("index", heads.get(1)),
+        ("i64s", i64s.into()),
+        ("u32s", u32s.into()),
+        ("u8s", u8s.into()),
+        ("minimap", minimap.into()),
+        ("buffers", buffers.into()),
+    ];
+    for (k, v) in parts {
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    }
+    o
+}
