@@ -327,9 +327,24 @@ async function e2e() {
     await c.waitForFunction((n) => document.body.dataset.spans === n, spans, { timeout: 5_000 }).catch(() => {});
     return state(c);
   };
+  // The progress overlay's bar, each time the page sets it while the overlay is shown.
+  await c.evaluate(() => {
+    globalThis.progress_ = [];
+    const bar = document.getElementById("progress-bar"), box = document.getElementById("progress");
+    new MutationObserver(() => { if (!box.hidden) progress_.push(bar.value / bar.max); })
+      .observe(bar, { attributes: true, attributeFilter: ["value", "max"] });
+  });
   for (const [file, spans] of [["spall/odingengine_v3.spall", "91542"],
     ["real/chrome116_devtools_export.json", "2456"]]) {
+    await c.evaluate(() => { progress_.length = 0; });
     s = await pick(join(roots.fixtures, file), spans);
+    // The overlay moves with the worker's messages (hundreds of slices, no canvas frame
+    // between them), never back, and is gone once the trace is shown.
+    const p = await c.evaluate(() => ({ seen: progress_, hidden: document.getElementById("progress").hidden }));
+    const mid = new Set(p.seen.filter((v) => v > 0 && v < 1));
+    const ordered = p.seen.every((v, i) => i === 0 || v >= p.seen[i - 1]);
+    check(mid.size >= 3 && ordered && p.hidden,
+      `${file}: the progress overlay advanced through ${mid.size} values (3 or more), in order: ${ordered}, hidden once loaded: ${p.hidden}`);
     check(s.spans === spans && s.loader === "worker" && s.threads === "0",
       `${file} in 4,099-byte slices by the ${s.loader} on ${s.threads} threads: ${s.spans} spans (spall-cli info: ${spans})`);
     check(Number(s.takeSteps) >= 6, `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more)`);

@@ -72,6 +72,10 @@ impl App {
                 l.total.load(Ordering::Relaxed),
             );
             let pct = (d * 100).checked_div(t).unwrap_or(0);
+            // A page's overlay shows the percentage; its panel is not redrawn to follow it.
+            if cfg!(target_arch = "wasm32") {
+                return format!("{} {} …", l.stage, l.source);
+            }
             return format!("{} {} … {pct}%", l.stage, l.source);
         }
         if let Some(e) = &self.file.error {
@@ -292,6 +296,8 @@ impl App {
             let path = self.file.path.as_deref();
             self.side.notice = Some(platform::save_screenshot(g, size, path, name));
         }
+        #[cfg(target_arch = "wasm32")]
+        self.page_overlay();
     }
 
     /// What the side panel asked for.

@@ -15,12 +15,6 @@ use crate::platform::{self, Loading, UserEvent};
 use crate::view::state::ViewState;
 use crate::ViewerError;
 
-/// The least time between two frames drawn for a page load's progress: where the browser
-/// draws WebGL on the CPU, the page's next frame waits for each of ours to be drawn and
-/// read back, beside the worker (docs/PERFORMANCE.md, "The page's frames while loading").
-#[cfg(target_arch = "wasm32")]
-const PROGRESS_EVERY: Duration = Duration::from_secs(1);
-
 impl App {
     /// Starts loading on a background thread (in steps, on the web); the window stays
     /// responsive. A `reload` of the file shown keeps the view.
@@ -110,20 +104,10 @@ impl App {
                     l.total.store(total, Ordering::Relaxed);
                     l.stage = stage;
                 }
-                // The worker posts progress for every piece it reads, dozens a second;
-                // each frame is a whole canvas, drawn on the CPU where the browser has
-                // no GPU, on the core the worker would use. One a second shows it move.
-                let now = web_time::Instant::now();
-                match self.drawing.progress_drawn {
-                    Some(t) if now < t + PROGRESS_EVERY => {
-                        let at = t + PROGRESS_EVERY;
-                        if self.drawing.repaint_at.is_none_or(|r| r > at) {
-                            self.drawing.repaint_at = Some(at);
-                        }
-                        return;
-                    }
-                    _ => self.drawing.progress_drawn = Some(now),
-                }
+                // The page's overlay shows it (index.html updates it on each message): a
+                // canvas frame would be read back by the browser where it draws WebGL on the
+                // CPU (docs/PERFORMANCE.md, "The page's frames while loading").
+                return;
             }
             PageLoad::Built(_, model) => {
                 self.file.taking = Some(crate::platform::web::Taking::new(model));
@@ -183,13 +167,44 @@ impl App {
             return;
         };
         match steps.run(Duration::from_millis(30), loading) {
-            None => crate::platform::web::step_soon(&self.proxy),
+            None => {
+                // The overlay, not the canvas, shows the progress between steps.
+                Self::page_progress(loading);
+                crate::platform::web::step_soon(&self.proxy);
+            }
             Some(result) => {
                 self.file.steps = None;
                 self.on_loaded(result);
+                self.redraw();
             }
         }
-        self.redraw();
+    }
+
+    /// After each frame: the page's progress overlay is hidden once no load is under way
+    /// (loaded, failed, or cancelled); the load worker's messages show and advance it.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn page_overlay(&self) {
+        match &self.file.loading {
+            Some(l) if self.file.steps.is_some() => Self::page_progress(l),
+            Some(_) => {}
+            None => crate::platform::web::show_progress(None),
+        }
+        let dark = self.theme().kind == crate::theme::ThemeKind::Dark;
+        crate::platform::web::panel_width(self.side.panel_px, dark);
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn page_progress(l: &Loading) {
+        use std::sync::atomic::Ordering;
+        let (done, total) = (
+            l.done.load(Ordering::Relaxed),
+            l.total.load(Ordering::Relaxed),
+        );
+        if total == 0 {
+            // Before the first step: the page's "reading" stays.
+            return;
+        }
+        crate::platform::web::show_progress(Some((&l.source, done, total, l.stage)));
     }
 
     /// Ctrl+O: a page's file picker, the desktop's file dialog, or (with no dialog to

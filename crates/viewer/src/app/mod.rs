@@ -187,9 +187,6 @@ struct Drawing {
     scene: Scene,
     builder: SceneBuilder,
     repaint_at: Option<Instant>,
-    /// When the page last drew a load's progress (see `PROGRESS_EVERY`).
-    #[cfg(target_arch = "wasm32")]
-    progress_drawn: Option<Instant>,
     frames: u64,
     /// Ctrl+S: save the next frame drawn.
     save_pending: bool,
@@ -278,8 +275,6 @@ impl App {
                 scene: Scene::new(),
                 builder: SceneBuilder::default(),
                 repaint_at: None,
-                #[cfg(target_arch = "wasm32")]
-                progress_drawn: None,
                 frames: 0,
                 save_pending: false,
                 frame_time: Duration::ZERO,

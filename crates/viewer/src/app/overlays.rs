@@ -19,6 +19,10 @@ pub(crate) fn message(
     loading: Option<&Loading>,
 ) {
     scene.begin(w as u32, h as u32, th.background);
+    // A page shows a load's progress in an HTML overlay, updated without a canvas frame.
+    if cfg!(target_arch = "wasm32") && loading.is_some() {
+        return;
+    }
     let cy = h / 2.0;
     scene.text(
         fonts,

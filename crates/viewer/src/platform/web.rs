@@ -444,3 +444,43 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         let _ = data.set(k, v);
     }
 }
+
+/// Shows a load's progress in the page's overlay (`globalThis.spall_progress(done, total,
+/// stage, name)` in index.html; `None` hides it): the browser composites it without a
+/// canvas frame.
+pub(crate) fn show_progress(p: Option<(&str, u64, u64, &str)>) {
+    let Some(f) = page_function("spall_progress") else {
+        return;
+    };
+    let _ = match p {
+        Some((name, done, total, stage)) => {
+            let args = js_sys::Array::of4(
+                &JsValue::from_f64(done as f64),
+                &JsValue::from_f64(total as f64),
+                &stage.into(),
+                &name.into(),
+            );
+            f.apply(&JsValue::NULL, &args)
+        }
+        None => f.call0(&JsValue::NULL),
+    };
+}
+
+/// Tells the page the side panel's width in device pixels and whether the theme is dark
+/// (`globalThis.spall_panel`), so the overlay stays in the main area and matches the
+/// canvas; only when they changed.
+pub(crate) fn panel_width(px: f32, dark: bool) {
+    thread_local!(static TOLD: std::cell::Cell<(f32, bool)> = const { std::cell::Cell::new((-1.0, false)) });
+    if TOLD.with(|t| t.replace((px, dark))) == (px, dark) {
+        return;
+    }
+    if let Some(f) = page_function("spall_panel") {
+        let _ = f.call2(&JsValue::NULL, &JsValue::from_f64(px as f64), &dark.into());
+    }
+}
+
+/// A function the page set on `globalThis`, if it set one.
+fn page_function(name: &str) -> Option<js_sys::Function> {
+    let f = js_sys::Reflect::get(&js_sys::global(), &name.into()).ok()?;
+    f.dyn_into::<js_sys::Function>().ok()
+}
