@@ -1,8 +1,8 @@
 //! A trace and its index crossing from the web page's load worker to the page, shared by
 //! both modules that load (the page's, which has the viewer, and the threaded loader's,
 //! which has not): the worker writes the trace's and index's columns straight into typed
-//! arrays of at most 32 MB ([`pack`]) and transfers them; the page reads them back
-//! ([`Model::from_js`], then [`Streams`] as a [`trace_model::ColumnSource`]), a few
+//! arrays of at most 32 MB (`pack`) and transfers them; the page reads them back
+//! (`Model::from_js`, then `Streams` as a [`trace_model::ColumnSource`]), a few
 //! megabytes a step. The whole-trace statistics cross as bytes ([`pack_stats`],
 //! [`read_stats`]).
 //!
@@ -17,8 +17,8 @@
 //! # Ok::<(), trace_model::Error>(())
 //! ```
 //!
-//! Only [`MINIMAP_BINS`] and the statistics exist off wasm32 (the typed arrays are the
-//! browser's).
+//! Only [`MINIMAP_BINS`] and the statistics exist off wasm32 (`pack`, `Model` and
+//! `Streams` are the browser's typed arrays).
 
 #[cfg(target_arch = "wasm32")]
 mod typed;
