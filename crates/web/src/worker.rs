@@ -83,11 +83,19 @@ impl Loader {
         Ok(())
     }
 
-    /// `[done, total]` bytes: decoded while streaming, read while gathering.
+    /// `[done, total]` bytes: decoded while streaming, read while gathering; `total` is 0
+    /// while the file's size is not known (a fetch with no length), not the bytes read so far.
     pub fn progress(&self) -> Vec<f64> {
+        let known = |read: u64| {
+            if self.size > 0 {
+                self.size.max(read)
+            } else {
+                0
+            }
+        };
         let (done, total) = match &self.mode {
             Mode::Start(b) | Mode::Whole(b) => (b.len() as u64, self.size),
-            Mode::Stream(s) => (s.progress().1, self.size.max(s.progress().0)),
+            Mode::Stream(s) => (s.progress().1, known(s.progress().0)),
         };
         vec![done as f64, total as f64]
     }
