@@ -6,7 +6,9 @@
 // module, with fresh memory, as each of the page's workers does (the compiled code is
 // shared); REUSE=1 loads them all in one instance, whose memory has grown already. Prints
 // each run, then the medians: the decode's time without the page's hand-off, file reads or
-// the browser's scheduling. Several sites compare builds, run by run.
+// the browser's scheduling. Several sites compare builds, run by run. Each load's CPU time
+// (the process's, V8's own threads included) is printed too: on a busy machine it follows
+// the work where the wall time follows the load.
 //
 //   scripts/build-web.sh target/web-site
 //   node tests/web/loader-bench.mjs target/web-site FILE
@@ -42,6 +44,7 @@ const instance = async (b) => {
 
 const load = async (b, stream) => {
   const { Loader } = await instance(b);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const loader = new Loader(file, bytes.length, stream, 0);
   for (let at = 0; at < bytes.length; at += SLICE) loader.push(bytes.subarray(at, at + SLICE));
@@ -49,20 +52,23 @@ const load = async (b, stream) => {
   const t1 = performance.now();
   loader.finish(() => {});
   const t2 = performance.now();
+  const c = process.cpuUsage(c0);
   loader.free();
   if (stream && !streaming) console.log("  (this file's format is not streamed)");
-  return { ms: t2 - t0, pushed: t1 - t0 };
+  return { ms: t2 - t0, pushed: t1 - t0, cpu: (c.user + c.system) / 1000 };
 };
 
 for (const b of builds) for (const [, stream] of ways) await load(b, stream);
 const times = {};
+const cpus = {};
 for (let i = 0; i < runs; i++) {
   for (const b of builds) {
     for (const [how, stream] of ways) {
       const what = sites.length > 1 ? `${b.site} ${how}` : how;
       const r = await load(b, stream);
       (times[what] ||= []).push(r.ms);
-      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms)`);
+      (cpus[what] ||= []).push(r.cpu);
+      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms), CPU ${r.cpu.toFixed(0)} ms`);
     }
   }
 }
@@ -70,5 +76,6 @@ const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 const mb = bytes.length / 1e6;
 for (const [what, v] of Object.entries(times)) {
   const m = median(v);
-  console.log(`${file}: ${what} ${m.toFixed(0)} ms median, ${(mb / m * 1000).toFixed(0)} MB/s`);
+  const c = median(cpus[what]);
+  console.log(`${file}: ${what} ${m.toFixed(0)} ms median, ${(mb / m * 1000).toFixed(0)} MB/s; CPU ${c.toFixed(0)} ms median, least ${Math.min(...cpus[what]).toFixed(0)} ms`);
 }
