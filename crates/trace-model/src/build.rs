@@ -51,6 +51,17 @@ struct SpallCursor {
     last: i64,
 }
 
+impl SpallCursor {
+    /// Records a Begin's or End's time; `true` if it went back in time.
+    #[inline(always)]
+    fn at(&mut self, ts: i64) -> bool {
+        let back = ts < self.last;
+        self.first = self.first.min(ts);
+        self.last = ts;
+        back
+    }
+}
+
 struct ProcessBuild {
     pid: ExtId,
     name: Option<StrId>,
@@ -671,11 +682,9 @@ impl EventSink for TraceBuilder {
         let Some(c) = &mut self.spall_cur else {
             return self.spall_event(ev, Some(name), args);
         };
-        if ev.ts < c.last {
+        if c.at(ev.ts) {
             self.disordered = true;
         }
-        c.first = c.first.min(ev.ts);
-        c.last = ev.ts;
         c.stack.begin(ev.ts, name, args, ev.offset);
     }
 
@@ -687,11 +696,9 @@ impl EventSink for TraceBuilder {
                 false => self.add(ev),
             };
         };
-        if ev.ts < c.last {
+        if c.at(ev.ts) {
             self.disordered = true;
         }
-        c.first = c.first.min(ev.ts);
-        c.last = ev.ts;
         c.stack.end(ev.ts, ev.offset);
     }
 }

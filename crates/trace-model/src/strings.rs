@@ -124,8 +124,9 @@ impl Strings {
         }
     }
 
-    /// The slot holding `s`, or the free slot where it would go.
-    #[inline]
+    /// The slot holding `s`, or the free slot where it would go. Inline always: it is
+    /// [`intern`](Self::intern)'s lookup, once per span on a load's hot path.
+    #[inline(always)]
     fn find(&self, s: &str, hash: u64) -> usize {
         let mask = self.slots.len() - 1;
         let tag = hash >> START_BITS << START_BITS;
@@ -156,21 +157,9 @@ impl Strings {
             return StrId::EMPTY;
         }
         let hash = hash(s.as_bytes(), self.seed);
-        let tag = hash >> START_BITS << START_BITS;
-        let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
-        loop {
-            let slot = self.slots[i];
-            if slot.id == EMPTY_SLOT {
-                return self.insert(s, hash);
-            }
-            if slot.len as usize == s.len() && slot.at & !START_MASK == tag {
-                let at = (slot.at & START_MASK) as usize;
-                if same(&self.text.as_bytes()[at..at + s.len()], s.as_bytes()) {
-                    return StrId(slot.id);
-                }
-            }
-            i = (i + 1) & mask;
+        match self.slots[self.find(s, hash)].id {
+            EMPTY_SLOT => self.insert(s, hash),
+            id => StrId(id),
         }
     }
 
