@@ -25,6 +25,17 @@ fi
 echo "== cargo test"
 cargo test --workspace --locked
 
+echo "== the vector kernels as wasm32 simd128, in Node's WASI (scripts/wasi-run.mjs)"
+if rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip1 && command -v node >/dev/null; then
+  CARGO_TARGET_WASM32_WASIP1_RUNNER="node --no-warnings $PWD/scripts/wasi-run.mjs" \
+    CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
+    cargo test --locked --target wasm32-wasip1 -p spall-format --lib -- arch:: json::scan::
+elif [ -n "${SPALL_REQUIRE_WEB:-}" ]; then
+  echo "the wasm32-wasip1 target and node are required (SPALL_REQUIRE_WEB)" >&2; exit 1
+else
+  echo "SKIPPED: no wasm32-wasip1 target or node"
+fi
+
 echo "== the Python package (crates/spall-py, pytest in a venv)"
 # Needs python3 with venv (Debian: python3-venv) and PyPI for maturin, pandas and pyarrow.
 venv_check=$(mktemp -d)

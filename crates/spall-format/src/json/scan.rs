@@ -144,17 +144,23 @@ pub(crate) fn scalar_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Skips a balanced `{...}` or `[...]` starting at `b[i]`.
+/// Skips a balanced `{...}` or `[...]` starting at `b[i]` (`crate::arch` picks how).
 #[inline]
 fn skip_container(b: &[u8], i: usize) -> Result<usize, Scan> {
-    #[cfg(target_arch = "x86_64")]
-    return crate::arch::sse2::skip_container(b, i).ok_or(Scan::Eof);
-    #[cfg(not(target_arch = "x86_64"))]
-    return skip_container_scalar(b, i);
+    crate::arch::skip_container(b, i)
 }
 
 /// [`skip_container`] a byte at a time: the reference the vector kernels agree with.
-#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[cfg_attr(
+    all(
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ),
+        not(test)
+    ),
+    allow(dead_code)
+)]
 pub(crate) fn skip_container_scalar(b: &[u8], i: usize) -> Result<usize, Scan> {
     let mut depth = 0usize;
     let mut j = i;
