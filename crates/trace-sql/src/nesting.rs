@@ -15,7 +15,9 @@
 
 use std::collections::HashMap;
 
-use trace_model::{flags, ExtId, Lane, SpanRef, Thread, Trace};
+use std::cmp::Reverse;
+
+use trace_model::{flags, ArgsId, ExtId, Lane, SpanRef, Thread, Trace};
 
 /// The threads as `slice` nests them.
 #[derive(Default)]
@@ -29,6 +31,9 @@ pub(crate) struct Nesting {
     /// The threads merged into their main thread, and that thread.
     merged: HashMap<u32, u32>,
 }
+
+/// A span in `renest`'s order: start, duration (longer first), member, depth, index.
+type Place = (i64, Reverse<i64>, u32, u32, u32);
 
 /// One thread renested.
 struct Renested {
@@ -119,12 +124,12 @@ impl Nesting {
     /// starting at or after its end (two zero-length slices at one time stack, as
     /// trace_processor's instants do).
     fn renest(&mut self, t: &Trace, main: u32, members: &[u32]) {
-        let mut order: Vec<(i64, std::cmp::Reverse<i64>, u32, u32, u32)> = Vec::new();
+        let mut order: Vec<Place> = Vec::new();
         for (m, &ti) in members.iter().enumerate() {
             let th = &t.threads()[ti as usize];
             for (d, lane) in th.lanes.iter().enumerate() {
                 for i in 0..lane.len() {
-                    let key = (lane.start[i], std::cmp::Reverse(lane.dur[i]));
+                    let key = (lane.start[i], Reverse(lane.dur[i]));
                     order.push((key.0, key.1, m as u32, d as u32, i as u32));
                 }
             }
@@ -132,11 +137,12 @@ impl Nesting {
             self.from_model.insert(ti, places);
         }
         order.sort_unstable();
+        in_file_order(t, members, &mut order);
         let mut lanes: Vec<Lane> = Vec::new();
         let mut to_model: Vec<Vec<SpanRef>> = Vec::new();
         // The end of each open slice, and whether it is zero-length.
         let mut stack: Vec<(i64, bool)> = Vec::new();
-        for (start, std::cmp::Reverse(dur), m, d, i) in order {
+        for (start, Reverse(dur), m, d, i) in order {
             if start < 0 {
                 continue;
             }
@@ -199,6 +205,39 @@ impl Nesting {
             };
             self.renested.insert(ti, Renested { thread, to_model });
         }
+    }
+}
+
+/// Puts spans of different `members` that start at one time with one duration in file
+/// order, as trace_processor's sorter keeps them (the earlier one encloses the later);
+/// `order` comes sorted by (start, longer first, member, depth, index), which keeps each
+/// member's own spans in the model's order. The model keeps no file position per span, but
+/// its argument ids are given in file order: a span without args, or with a `B`/`E` pair's
+/// merged set, keeps its place after the member before it.
+fn in_file_order(t: &Trace, members: &[u32], order: &mut [Place]) {
+    let args = |&(_, _, m, d, i): &Place| {
+        let th = &t.threads()[members[m as usize] as usize];
+        match th.lanes[d as usize].args[i as usize] {
+            ArgsId::NONE => u32::MAX,
+            a => a.0,
+        }
+    };
+    let mut merged = Vec::new();
+    for tie in order.chunk_by_mut(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        if tie[0].2 == tie[tie.len() - 1].2 {
+            continue;
+        }
+        // A merge of the members' runs by their heads' argument ids.
+        let mut runs: Vec<&[_]> = tie.chunk_by(|a, b| a.2 == b.2).collect();
+        merged.clear();
+        while let Some(r) = (0..runs.len())
+            .filter(|&r| !runs[r].is_empty())
+            .min_by_key(|&r| (args(&runs[r][0]), r))
+        {
+            merged.push(runs[r][0]);
+            runs[r] = &runs[r][1..];
+        }
+        tie.copy_from_slice(&merged);
     }
 }
 
@@ -341,6 +380,24 @@ mod tests {
             n.thread(&t, other),
             &t.threads()[other as usize]
         ));
+    }
+
+    /// Spans of a negative tid and of its main thread with one start and duration nest in
+    /// file order, whichever thread comes first.
+    #[test]
+    fn equal_spans_of_merged_threads_nest_in_file_order() {
+        for (first, second) in [(-5, 7), (7, -5)] {
+            let t = trace(&format!(
+                r#"[{{"ph":"X","name":"outer","ts":0,"dur":10,"pid":7,"tid":7}},
+                    {{"ph":"X","name":"t{first}","ts":2,"dur":3,"pid":7,"tid":{first},"args":{{"a":1}}}},
+                    {{"ph":"X","name":"t{second}","ts":2,"dur":3,"pid":7,"tid":{second},"args":{{"a":2}}}}]"#
+            ));
+            let n = Nesting::new(&t);
+            let main = t.threads().iter().position(|th| th.tid == ExtId::Num(7));
+            let m = n.thread(&t, main.unwrap() as u32);
+            let names: Vec<&str> = (1..3).map(|d| t.str(m.lanes[d].name[0])).collect();
+            assert_eq!(names, [format!("t{first}"), format!("t{second}")]);
+        }
     }
 
     /// A thread whose spans nest is the model's own.
