@@ -92,10 +92,12 @@ impl Source for Threads {
         match col {
             0 => Cell::Int(row as i64),
             1 => ext(t, self.tid(th)),
-            // trace_processor keeps no empty thread name (`thread_name` with `""`).
-            2 => match th.name.map(|n| t.str(n)) {
-                None | Some("") => Cell::Null,
-                Some(n) => Cell::Text(n),
+            // trace_processor keeps no empty thread name (`thread_name` with `""`), and
+            // names a thread by its tid when that is a string (`""` too).
+            2 => match (th.name.map(|n| t.str(n)), th.tid) {
+                (None | Some(""), ExtId::Str(s)) => Cell::Text(t.str(s)),
+                (None | Some(""), _) => Cell::Null,
+                (Some(n), _) => Cell::Text(n),
             },
             3 => Cell::Int(th.process as i64),
             4 => opt_int(th.sort_index),
@@ -148,7 +150,11 @@ impl Source for Processes {
         match col {
             0 => Cell::Int(row as i64),
             1 => ext(t, p.pid),
-            2 => p.name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
+            // trace_processor names a process by its pid when that is a string.
+            2 => match (p.name, p.pid) {
+                (Some(n), _) | (None, ExtId::Str(n)) => Cell::Text(t.str(n)),
+                (None, ExtId::Num(_)) => Cell::Null,
+            },
             3 => opt_int(p.sort_index),
             4 if p.labels.is_empty() => Cell::Null,
             4 => Cell::Owned(
