@@ -70,6 +70,7 @@ pub use mapped::MappedFile;
 // The memory limit is part of DecodeOptions and of an ErrorKind: re-exported so
 // that decoding needs no second import.
 pub use parallel::{decode_parallel, CHUNK_BYTES};
+pub use proto::ProtoStream;
 pub use spall::SpallHeader;
 pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};

@@ -34,8 +34,9 @@ pub struct Clocks {
     pairs: HashMap<ClockKey, Vec<(i64, i64)>>,
     /// Per clock: nanoseconds per unit (1 unless a snapshot said otherwise).
     multipliers: HashMap<ClockKey, i64>,
-    /// Snapshots that did not read the trace clock: kept for a two-step conversion.
-    others: Vec<Vec<Reading>>,
+    /// Every snapshot's readings, in order: [`finish`](Self::finish) derives `pairs` from
+    /// them (again, for a stream, after each new one).
+    snaps: Vec<Vec<Reading>>,
     pub snapshots: usize,
 }
 
@@ -58,18 +59,20 @@ impl Clocks {
     /// Adds a snapshot (readings already in nanoseconds).
     pub fn add(&mut self, readings: Vec<Reading>) {
         self.snapshots += 1;
-        self.others.push(readings);
+        self.snaps.push(readings);
     }
 
-    /// Sorts what [`add`](Self::add) gathered; call once, after the last snapshot, when the
-    /// trace clock is known.
+    /// Sorts what [`add`](Self::add) gathered; call after the last snapshot, when the
+    /// trace clock is known (a stream calls it after each, to convert with what it knows).
     pub fn finish(&mut self) {
         let trace = (self.trace_clock, 0);
+        self.pairs.clear();
+        let snaps = std::mem::take(&mut self.snaps);
         let mut rest = Vec::new();
-        for snap in std::mem::take(&mut self.others) {
+        for snap in &snaps {
             match snap.iter().find(|r| r.clock == trace) {
                 Some(t) => {
-                    for r in &snap {
+                    for r in snap {
                         self.pairs.entry(r.clock).or_default().push((r.ns, t.ns));
                     }
                 }
@@ -78,11 +81,11 @@ impl Clocks {
         }
         // A clock read only beside another clock that the trace clock was read with.
         for snap in rest {
-            for via in &snap {
+            for via in snap {
                 let Some(t) = self.direct(via.clock, via.ns) else {
                     continue;
                 };
-                for r in &snap {
+                for r in snap {
                     self.pairs.entry(r.clock).or_default().push((r.ns, t));
                 }
                 break;
@@ -91,6 +94,16 @@ impl Clocks {
         for v in self.pairs.values_mut() {
             v.sort_unstable();
         }
+        self.snaps = snaps;
+    }
+
+    /// What converting times up to `upto` on `clock` depends on: its multiplier, its first
+    /// pair (times before every snapshot) and its pairs read at or before `upto` (a stream
+    /// compares them before and after a snapshot, for the clocks its events used).
+    pub fn basis(&self, clock: ClockKey, upto: i64) -> (i64, Vec<(i64, i64)>) {
+        let v = self.pairs.get(&clock).map_or(&[][..], Vec::as_slice);
+        let n = v.partition_point(|p| p.0 <= upto).max(v.len().min(1));
+        (self.multiplier(clock), v[..n].to_vec())
     }
 
     fn direct(&self, clock: ClockKey, ns: i64) -> Option<i64> {

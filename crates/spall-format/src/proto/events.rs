@@ -19,9 +19,42 @@ use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 pub(super) const CLEARED: u64 = 1;
 pub(super) const NEEDS_STATE: u64 = 2;
 
+/// What the first pass found: shared by the parts of a whole decode, a stream's own (it
+/// grows as packets arrive).
+pub(super) enum Facts<'a> {
+    Shared(&'a Found<'a>),
+    Own(Box<Found<'a>>),
+}
+
+impl<'a> std::ops::Deref for Facts<'a> {
+    type Target = Found<'a>;
+
+    fn deref(&self) -> &Found<'a> {
+        match self {
+            Facts::Shared(f) => f,
+            Facts::Own(f) => f,
+        }
+    }
+}
+
+/// What a stream's events used of what was found, to tell whether a later fact would
+/// have decoded them otherwise ([`stream`](super::stream)).
+#[derive(Default)]
+pub(super) struct Uses {
+    /// Tracks events were put on, whether a descriptor defined them yet or not.
+    pub(super) tracks: IdMap<u64, ()>,
+    /// Clocks converted through snapshots, and the least and greatest times converted.
+    pub(super) clocks: std::collections::HashMap<super::clock::ClockKey, (i64, i64)>,
+    /// Whether any time was converted (or incremental clock set) with the trace clock.
+    pub(super) trace_clock: bool,
+}
+
 /// Decodes the packets of one part: sequences whose incremental state is all its own.
 pub(super) struct Decoder<'a> {
-    pub(super) f: &'a Found<'a>,
+    pub(super) f: Facts<'a>,
+    /// A stream's: what its events used; and, set, open slices keep their own names (the
+    /// bytes they came from do not stay).
+    pub(super) uses: Option<Box<Uses>>,
     /// The part's sequences' state, found by id through `slots`; packets come in runs of
     /// one sequence, so the last one found is kept at hand.
     pub(super) seqs: Vec<Seq<'a>>,
@@ -43,8 +76,13 @@ pub(super) struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     pub fn new(f: &'a Found<'a>) -> Decoder<'a> {
+        Decoder::with(Facts::Shared(f), None)
+    }
+
+    pub fn with(f: Facts<'a>, uses: Option<Box<Uses>>) -> Decoder<'a> {
         Decoder {
             f,
+            uses,
             seqs: Vec::new(),
             slots: IdMap::default(),
             last: None,
@@ -140,6 +178,9 @@ impl<'a> Decoder<'a> {
         }
         if let Some(b) = pk.snapshot {
             incremental_clocks(seq, b, pk.seq, self.f.clocks.trace_clock);
+            if let Some(u) = &mut self.uses {
+                u.trace_clock = true;
+            }
         }
         if let Some(b) = pk.thread {
             let (key, _, _) = thread_descriptor(b);

@@ -45,6 +45,7 @@ mod named;
 mod parts;
 mod scan;
 mod seq;
+mod stream;
 mod track_event;
 mod typed;
 mod typed_fields;
@@ -55,6 +56,7 @@ use crate::error::{Error, ErrorKind};
 use crate::event::EventSink;
 use wire::{Reader, Value};
 
+pub use stream::ProtoStream;
 pub use wire::{WireError, WireErrorKind};
 
 /// Whether `b` starts like a `Trace`: a field-1 length-delimited packet whose first fields
@@ -265,5 +267,7 @@ pub(crate) fn packet_kind(field: u32) -> &'static str {
     }
 }
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::error::Error;
 
 /// A counter track's unit multiplier and whether its values are deltas.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CounterInfo {
     pub multiplier: i64,
     pub incremental: bool,
@@ -113,19 +113,12 @@ pub fn scan<'a>(
     bundles: &'a [Bundle],
     d: &mut Diagnostics,
 ) -> Result<Found<'a>, Error> {
-    let mut f = Found {
-        tracks: IdMap::default(),
-        clocks: Clocks::new(),
-        processes: BTreeMap::new(),
-        threads: BTreeMap::new(),
-        runs: Vec::new(),
-        bufs: vec![Buf {
-            bytes: b,
-            at: 0,
-            packed: b.len(),
-        }],
-        compressed: Vec::new(),
-    };
+    let mut f = Found::new();
+    f.bufs.push(Buf {
+        bytes: b,
+        at: 0,
+        packed: b.len(),
+    });
     let mut primary = None;
     packets(b, 0, d, |p, at, frame, d| {
         let Some(z) = f.packet(p, 0, at, frame, &mut primary) else {
@@ -159,13 +152,7 @@ pub fn scan<'a>(
     }
     f.clocks.finish();
     f.resolve();
-    // A thread track's name names its thread, unless a ThreadDescriptor did.
-    for t in f.tracks.values() {
-        if let (Place::Thread, Some(key), Some(n)) = (t.place, t.thread, t.name) {
-            let th = f.threads.entry(key).or_default();
-            th.name = th.name.or(Some(n));
-        }
-    }
+    f.name_threads();
     Ok(f)
 }
 
@@ -176,6 +163,29 @@ fn fields(b: &[u8]) -> impl Iterator<Item = (u32, Value<'_>)> {
 }
 
 impl<'a> Found<'a> {
+    /// Nothing found yet, in no buffer.
+    pub fn new() -> Found<'a> {
+        Found {
+            tracks: IdMap::default(),
+            clocks: Clocks::new(),
+            processes: BTreeMap::new(),
+            threads: BTreeMap::new(),
+            runs: Vec::new(),
+            bufs: Vec::new(),
+            compressed: Vec::new(),
+        }
+    }
+
+    /// A thread track's name names its thread, unless a ThreadDescriptor did.
+    pub fn name_threads(&mut self) {
+        for t in self.tracks.values() {
+            if let (Place::Thread, Some(key), Some(n)) = (t.place, t.thread, t.name) {
+                let th = self.threads.entry(key).or_default();
+                th.name = th.name.or(Some(n));
+            }
+        }
+    }
+
     /// One packet of buffer `buf`, at `at` there, framed from `frame`: what it describes
     /// noted, and the packet added to its sequence's run. A bundle of compressed packets is
     /// not: its bytes are returned.
@@ -187,6 +197,26 @@ impl<'a> Found<'a> {
         frame: u64,
         primary: &mut Option<u32>,
     ) -> Option<&'a [u8]> {
+        let (seq, bundle) = self.facts(p, primary);
+        if bundle.is_some() {
+            return bundle;
+        }
+        let end = at as usize + p.len();
+        match self.runs.last_mut() {
+            Some(r) if r.seq == seq && r.buf == buf && r.end == frame as usize => r.end = end,
+            _ => self.runs.push(Run {
+                buf,
+                start: frame as usize,
+                end,
+                seq,
+            }),
+        }
+        None
+    }
+
+    /// What packet `p` describes (tracks, clocks, processes, threads), noted; returns its
+    /// sequence and, for a bundle of compressed packets, the bundle (nothing else noted).
+    pub fn facts(&mut self, p: &'a [u8], primary: &mut Option<u32>) -> (u32, Option<&'a [u8]>) {
         // Only the sequence and the rare descriptor, snapshot and bundle fields are read.
         let mut seq = 0;
         let mut parts: [Option<&[u8]>; 5] = [None; 5];
@@ -207,7 +237,7 @@ impl<'a> Found<'a> {
             },
         );
         if parts[4].is_some() {
-            return parts[4];
+            return (seq, parts[4]);
         }
         if let Some(x) = parts[0] {
             self.track(x);
@@ -223,17 +253,7 @@ impl<'a> Found<'a> {
         if let Some(x) = parts[3] {
             self.thread(x);
         }
-        let end = at as usize + p.len();
-        match self.runs.last_mut() {
-            Some(r) if r.seq == seq && r.buf == buf && r.end == frame as usize => r.end = end,
-            _ => self.runs.push(Run {
-                buf,
-                start: frame as usize,
-                end,
-                seq,
-            }),
-        }
-        None
+        (seq, None)
     }
 
     fn track(&mut self, b: &'a [u8]) {
@@ -358,40 +378,47 @@ impl<'a> Found<'a> {
     }
 
     /// Works out each track's place and (pid, tid) from its ancestors.
-    fn resolve(&mut self) {
+    pub fn resolve(&mut self) {
         let uuids: Vec<u64> = self.tracks.keys().copied().collect();
         for u in uuids {
-            let t = &self.tracks[&u];
-            let place = if t.thread.is_some() {
-                Place::Thread
-            } else if t.process.is_some() {
-                Place::Process
-            } else {
-                Place::Other
-            };
-            // Parents may form a cycle in a broken file: a bounded walk.
-            let (mut pid, mut tid) = (None, None);
-            let mut cur = Some(t);
-            for _ in 0..64 {
-                let Some(c) = cur else { break };
-                if let Some((p, th)) = c.thread {
-                    pid = Some(p);
-                    tid = Some(th);
-                    break;
-                }
-                if let Some(p) = c.process {
-                    pid = Some(p);
-                    break;
-                }
-                cur = (c.parent != 0)
-                    .then(|| self.tracks.get(&c.parent))
-                    .flatten();
-            }
-            let t = self.tracks.get_mut(&u).unwrap();
-            t.place = place;
-            t.pid = pid.unwrap_or(0);
-            t.tid = tid;
+            self.resolve_track(u);
         }
+    }
+
+    /// Works out track `u`'s place and (pid, tid) from its ancestors, if it is defined.
+    pub fn resolve_track(&mut self, u: u64) {
+        let Some(t) = self.tracks.get(&u) else {
+            return;
+        };
+        let place = if t.thread.is_some() {
+            Place::Thread
+        } else if t.process.is_some() {
+            Place::Process
+        } else {
+            Place::Other
+        };
+        // Parents may form a cycle in a broken file: a bounded walk.
+        let (mut pid, mut tid) = (None, None);
+        let mut cur = Some(t);
+        for _ in 0..64 {
+            let Some(c) = cur else { break };
+            if let Some((p, th)) = c.thread {
+                pid = Some(p);
+                tid = Some(th);
+                break;
+            }
+            if let Some(p) = c.process {
+                pid = Some(p);
+                break;
+            }
+            cur = (c.parent != 0)
+                .then(|| self.tracks.get(&c.parent))
+                .flatten();
+        }
+        let t = self.tracks.get_mut(&u).expect("a track just found");
+        t.place = place;
+        t.pid = pid.unwrap_or(0);
+        t.tid = tid;
     }
 }
 

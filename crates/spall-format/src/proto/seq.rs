@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use super::base::{text, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
+use super::events::Uses;
 use super::hash::IdMap;
 use super::scan::Found;
 use super::wire::{repeated, Reader, Value};
@@ -74,6 +75,7 @@ pub(super) fn time(
     te: &Te<'_>,
     at: u64,
     d: &mut Diagnostics,
+    uses: &mut Option<Box<Uses>>,
 ) -> i64 {
     let id = pk.clock.or(seq.clock).unwrap_or(BOOTTIME);
     let (key, ns): (ClockKey, i128) = if let Some(raw) = pk.ts {
@@ -106,6 +108,15 @@ pub(super) fn time(
         });
         return 0;
     };
+    if let Some(u) = uses {
+        // The trace clock converts as it is; any other through the snapshots.
+        if key == (f.clocks.trace_clock, 0) {
+            u.trace_clock = true;
+        } else {
+            let r = u.clocks.entry(key).or_insert((ns, ns));
+            *r = (r.0.min(ns), r.1.max(ns));
+        }
+    }
     match f.clocks.to_trace(key, ns) {
         Some(t) => t,
         None => {

@@ -43,6 +43,7 @@ impl<'a> Decoder<'a> {
     ) {
         let Decoder {
             f,
+            uses,
             seqs,
             unknown,
             stacks,
@@ -153,7 +154,7 @@ impl<'a> Decoder<'a> {
                 annot::wrong_type(d, field.offset);
             }
         }
-        let ts = time(f, seq, pk, te, at, d);
+        let ts = time(f, seq, pk, te, at, d, uses);
         let name: Cow<'a, str> = te.name.clone().unwrap_or(Cow::Borrowed(""));
         let cat: Cow<'a, str> = match te.cats.len() {
             0 => Cow::Borrowed(""),
@@ -166,6 +167,9 @@ impl<'a> Decoder<'a> {
         // global in scope.
         let global = te.track == Some(0);
         let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
+        if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
+            w.tracks.insert(u, ());
+        }
         if let Some(u) = uuid.filter(|u| !f.tracks.contains_key(u)) {
             unknown.entry(u).or_insert_with(|| {
                 d.warn(WarningKind::ProtoUnknownTrack, at, || {
@@ -317,7 +321,11 @@ impl<'a> Decoder<'a> {
                     let (id, u, local) = async_id(wh);
                     ev.ph = Phase::ASYNC_BEGIN;
                     set_async_id(&mut ev, id, local);
-                    stacks.entry(u).or_default().push((name, cat, ts));
+                    let open = match uses {
+                        Some(_) => (owned(name), owned(cat), ts),
+                        None => (name, cat, ts),
+                    };
+                    stacks.entry(u).or_default().push(open);
                     emit(events, sink, &ev);
                     flow_events(events, sink, &ev, te, 0);
                 }
@@ -404,6 +412,9 @@ impl<'a> Decoder<'a> {
                 te.extra_values.len()
             };
             for (i, &u) in tracks.iter().enumerate().take(n) {
+                if let Some(w) = uses.as_mut() {
+                    w.tracks.insert(u, ());
+                }
                 let Some(t) = f.tracks.get(&u) else {
                     d.warn(WarningKind::ProtoUnknownTrack, at, || {
                         format!("a counter value on track {u}, which no TrackDescriptor defines; skipped")
@@ -422,6 +433,11 @@ impl<'a> Decoder<'a> {
             }
         }
     }
+}
+
+/// Text that owns its bytes: a stream's open slices outlive the packets they came from.
+fn owned<'x>(s: Cow<'_, str>) -> Cow<'x, str> {
+    Cow::Owned(s.into_owned())
 }
 
 pub(super) fn where_of<'t>(
