@@ -1,0 +1,211 @@
+//! The stream against the whole-file decode: the same events (in any order), the same
+//! warnings, in pieces that split varints, packets and runs anywhere.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+
+use crate::event::{EventSink, RawEvent};
+use crate::{Summary, TraceStream};
+
+/// Events folded into a checksum that ignores their order.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sum {
+    n: u64,
+    add: u64,
+    xor: u64,
+}
+
+impl EventSink for Sum {
+    fn event(&mut self, ev: &RawEvent<'_>) {
+        let mut h = DefaultHasher::new();
+        format!("{ev:?}").hash(&mut h);
+        let h = h.finish();
+        self.n += 1;
+        self.add = self.add.wrapping_add(h);
+        self.xor ^= h.rotate_left(17).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+impl Sum {
+    fn merge(self, o: Sum) -> Sum {
+        Sum {
+            n: self.n + o.n,
+            add: self.add.wrapping_add(o.add),
+            xor: self.xor ^ o.xor,
+        }
+    }
+}
+
+/// What a decode gave, to compare: the summary's counts and the events' checksum.
+pub(crate) fn outcome(s: &Summary, sum: Sum) -> String {
+    let warnings: Vec<_> = s.diagnostics.counts().collect();
+    format!(
+        "format {:?} gzip {} bytes {}/{} events {} {sum:?} warnings {warnings:?}",
+        s.format, s.gzip, s.input_bytes, s.decoded_bytes, s.events
+    )
+}
+
+pub(crate) fn whole(b: &[u8]) -> String {
+    let mut sum = Sum::default();
+    match crate::decode(b, &mut sum) {
+        Ok(s) => outcome(&s, sum),
+        Err(e) => format!("error {e}"),
+    }
+}
+
+/// `Err` with why the stream gave up, when it did.
+pub(crate) fn streamed(b: &[u8], piece: usize, target: usize) -> Result<String, String> {
+    let mut s = TraceStream::with_target(b, target, Sum::default).ok_or("not streamed")?;
+    for p in b.chunks(piece) {
+        s.push(p).map_err(|e| format!("error {e}"))?;
+    }
+    let why = s.gave_up();
+    match s.finish() {
+        Ok(Some((summary, sinks))) => {
+            let sum = sinks.into_iter().fold(Sum::default(), Sum::merge);
+            Ok(outcome(&summary, sum))
+        }
+        Ok(None) => Err(format!("decode again: {}", why.unwrap_or("gzip or cut"))),
+        Err(e) => Ok(format!("error {e}")),
+    }
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn fixtures_stream_to_the_whole_decode() {
+    for name in [
+        "proto/tracks.pftrace",
+        "proto/clocks.pftrace",
+        "proto/interning.pftrace",
+        "proto/locations.pftrace",
+        "real/chromium148_startup.pftrace.gz",
+    ] {
+        let file = fixture(name);
+        let want = whole(&file);
+        assert!(want.contains("format Proto"), "{name}: {want}");
+        // Pieces of 1 and 7 bytes split every varint and packet; runs of 1000 bytes make
+        // many sinks; 4 MB, one piece and one run.
+        for (piece, target) in [(1, 1_000), (7, 1 << 20), (4_096, 1_000), (4 << 20, 4 << 20)] {
+            if piece == 1 && file.len() > 200_000 {
+                continue;
+            }
+            let got = streamed(&file, piece, target);
+            assert_eq!(got.as_ref(), Ok(&want), "{name} in pieces of {piece}");
+        }
+    }
+}
+
+#[test]
+fn compressed_packets_are_decoded_whole() {
+    let file = fixture("proto/compressed.pftrace");
+    assert_eq!(
+        streamed(&file, 4_096, 1 << 20),
+        Err("decode again: compressed packets".into())
+    );
+}
+
+#[test]
+fn late_facts_make_the_stream_give_up() {
+    // A TrackEvent instant on track 7 (seq 1), then track 7's descriptor.
+    let event = [0x48, 3, 0x58, 7, 0xba, 0x01, 2, b'h', b'i'];
+    let mut packet = vec![0x40, 0xe8, 0x07, 0x50, 1, 0x5a, event.len() as u8];
+    packet.extend_from_slice(&event);
+    let desc = [0xe2, 0x03, 4, 0x08, 7, 0x12, 0x00];
+    let mut file = Vec::new();
+    for p in [&packet[..], &desc[..]] {
+        file.push(0x0a);
+        file.push(p.len() as u8);
+        file.extend_from_slice(p);
+    }
+    assert!(whole(&file).contains("events"), "{}", whole(&file));
+    assert_eq!(
+        streamed(&file, 3, 1 << 20),
+        Err("decode again: a track descriptor after events on its track".into())
+    );
+    // The descriptor first: the same events as the whole decode.
+    let n = 2 + packet.len();
+    let mut first = file[n..].to_vec();
+    first.extend_from_slice(&file[..n]);
+    assert_eq!(streamed(&first, 3, 1 << 20), Ok(whole(&first)));
+    // Cut inside the last packet: the whole decode's warning is its own.
+    let cut = &first[..first.len() - 2];
+    assert_eq!(
+        streamed(cut, 5, 1 << 20),
+        Err("decode again: gzip or cut".into())
+    );
+}
+
+/// Every file of a folder (the fuzz corpus, say: `PROTO_STREAM_DIR=fuzz/corpus/decode_proto`)
+/// streamed in 7-byte pieces: the whole decode's result, or given up; never a panic.
+#[test]
+#[ignore = "a sweep over a folder named by PROTO_STREAM_DIR"]
+fn folder_streams_to_the_whole_decode() {
+    let dir = std::env::var("PROTO_STREAM_DIR").expect("PROTO_STREAM_DIR");
+    let (mut same, mut again) = (0, 0);
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let mut b = vec![0x0a, 0x02, 0x50, 0x01];
+        b.extend(std::fs::read(&p).unwrap());
+        for piece in [7, 4_096] {
+            match streamed(&b, piece, 1_000) {
+                Ok(got) => {
+                    assert_eq!(got, whole(&b), "{}", p.display());
+                    same += 1;
+                }
+                Err(_) => again += 1,
+            }
+        }
+    }
+    eprintln!("{same} streamed as the whole decode, {again} given up");
+}
+
+/// A large file (`PROTO_STREAM_FILE=bench-data/chrome300.pftrace`, in release) streamed in
+/// 4 MB and 4 kB pieces: the whole decode's result.
+#[test]
+#[ignore = "a file named by PROTO_STREAM_FILE"]
+fn file_streams_to_the_whole_decode() {
+    let path = std::env::var("PROTO_STREAM_FILE").expect("PROTO_STREAM_FILE");
+    let b = std::fs::read(&path).unwrap();
+    let want = whole(&b);
+    for piece in [4 << 20, 4_096] {
+        let got = streamed(&b, piece, crate::CHUNK_BYTES);
+        assert_eq!(got.as_ref(), Ok(&want), "{path} in pieces of {piece}");
+    }
+    eprintln!("{path}: {want}");
+    // Speed with a sink that only counts, and the most the stream held.
+    let mb = b.len() as f64 / 1e6;
+    let t = std::time::Instant::now();
+    let mut n = 0u64;
+    crate::decode(&b, &mut |_: &RawEvent<'_>| n += 1).unwrap();
+    let whole_s = t.elapsed().as_secs_f64();
+    #[derive(Default)]
+    struct Count(u64);
+    impl EventSink for Count {
+        fn event(&mut self, _: &RawEvent<'_>) {
+            self.0 += 1;
+        }
+    }
+    let t = std::time::Instant::now();
+    let mut s = crate::ProtoStream::with_target(crate::CHUNK_BYTES, Count::default);
+    let mut held = 0;
+    for p in b.chunks(4 << 20) {
+        s.push(p).unwrap();
+        held = held.max(s.held());
+    }
+    let (_, sinks) = s.finish().unwrap().unwrap();
+    let stream_s = t.elapsed().as_secs_f64();
+    assert_eq!(sinks.iter().map(|c| c.0).sum::<u64>(), n);
+    eprintln!(
+        "{mb:.0} MB: whole decode {whole_s:.2} s ({:.0} MB/s), stream in 4 MB pieces {stream_s:.2} s ({:.0} MB/s), held at most {:.1} MB",
+        mb / whole_s,
+        mb / stream_s,
+        held as f64 / 1e6
+    );
+}
