@@ -15,6 +15,11 @@
 //! Packets of kinds not modelled (ftrace, system stats, profiles...) are counted per kind
 //! ([`WarningKind::ProtoUnmodelled`]), never dropped silently.
 //!
+//! [`ProtoStream`] decodes the packets as the file's bytes arrive, with one decoder over
+//! all sequences and the facts seen so far; it keeps only what later packets may refer to
+//! (descriptors, interned data in use) and asks for this whole decode when a later fact
+//! would change an event it already gave out (see its module, `stream`).
+//!
 //! ```
 //! use spall_format::{decode, Format, Phase, RawEvent};
 //!
