@@ -179,6 +179,15 @@ fn file_streams_to_the_whole_decode() {
         assert_eq!(got.as_ref(), Ok(&want), "{path} in pieces of {piece}");
     }
     eprintln!("{path}: {want}");
+}
+
+/// The stream's speed beside the whole decode's (both on one thread, a sink that only
+/// counts), and the most the stream held: `PROTO_STREAM_FILE=FILE`, in release.
+#[test]
+#[ignore = "a file named by PROTO_STREAM_FILE"]
+fn file_stream_speed() {
+    let path = std::env::var("PROTO_STREAM_FILE").expect("PROTO_STREAM_FILE");
+    let b = std::fs::read(&path).unwrap();
     // Speed with a sink that only counts, and the most the stream held.
     let mb = b.len() as f64 / 1e6;
     let t = std::time::Instant::now();
