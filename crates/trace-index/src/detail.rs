@@ -90,9 +90,10 @@ pub(crate) fn level_of(s: i64) -> Option<usize> {
     if s < 1 {
         return None;
     }
-    let m = 63 - s.leading_zeros();
-    let upper = (s as u128) * (s as u128) >= 1u128 << (2 * m + 1);
-    Some(2 * m as usize + upper as usize)
+    let m = (63 - s.leading_zeros()) as usize;
+    // s² ≥ 2^(2m+1) exactly when s ≥ τ(2m + 1), the smallest such s: a comparison, where
+    // the square is a 128-bit multiply (a call in WebAssembly) on a build's every span.
+    Some(2 * m + (s >= TAUS[2 * m + 1]) as usize)
 }
 
 #[cfg(test)]
@@ -117,6 +118,30 @@ mod tests {
             (0..8).map(tau).collect::<Vec<_>>(),
             [1, 2, 2, 3, 4, 6, 8, 12]
         );
+    }
+
+    #[test]
+    fn level_of_is_the_square_comparison() {
+        // The definition: the level's upper half starts where s² reaches 2^(2m+1).
+        let by_square = |s: i64| {
+            let m = 63 - s.leading_zeros();
+            let upper = (s as u128) * (s as u128) >= 1u128 << (2 * m + 1);
+            2 * m as usize + upper as usize
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut values: Vec<i64> = (0..20_000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                ((x >> 1) >> (i % 63)) as i64
+            })
+            .collect();
+        values.extend((0..LEVELS).flat_map(|k| [tau(k) - 1, tau(k), tau(k) + 1]));
+        values.extend([1, 2, 3, i64::MAX, i64::MAX - 1]);
+        for s in values.into_iter().filter(|&s| s >= 1) {
+            assert_eq!(level_of(s), Some(by_square(s)), "{s}");
+        }
     }
 
     #[test]

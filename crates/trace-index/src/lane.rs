@@ -32,12 +32,17 @@ pub(crate) enum Plan {
 }
 
 impl LaneIndex {
-    /// The pyramid and the given levels (ascending; none: every query walks the spans).
-    pub(crate) fn new(lane: &Lane, pyramid: Pyramid, ks: &[usize]) -> LaneIndex {
+    /// The pyramid and the given levels (ascending, with their item counts; none: every
+    /// query walks the spans).
+    pub(crate) fn new(lane: &Lane, pyramid: Pyramid, ks: &[(usize, usize)]) -> LaneIndex {
+        let levels = match ks {
+            [] => None,
+            ks => Levels::build(lane, ks).map(Box::new),
+        };
         LaneIndex {
             pyramid,
-            levels: (!ks.is_empty()).then(|| Box::new(Levels::build(lane, ks))),
-            stored: ks.iter().fold(0, |m, &k| m | 1 << k),
+            stored: (levels.iter().flat_map(|l| &l.ks)).fold(0, |m, &k| m | 1 << k),
+            levels,
         }
     }
 
@@ -88,7 +93,7 @@ impl LaneIndex {
 impl LaneIndex {
     /// The pyramid and levels `ks`, for tests that choose which levels are stored.
     pub(crate) fn with_levels(lane: &Lane, ks: &[usize]) -> LaneIndex {
-        LaneIndex::new(lane, Pyramid::build(lane), ks)
+        LaneIndex::new(lane, Pyramid::build(lane), &levels::with_counts(lane, ks))
     }
 
     pub(crate) fn has_levels(&self) -> bool {
@@ -97,8 +102,8 @@ impl LaneIndex {
 
     /// The pyramid and every level worth keeping, with no memory budget across lanes.
     pub(crate) fn unbudgeted(lane: &Lane) -> LaneIndex {
-        let ks: Vec<usize> = levels::candidates(lane).iter().map(|c| c.0).collect();
-        LaneIndex::with_levels(lane, &ks)
+        let ks = levels::candidates(&levels::histogram(lane), lane.len());
+        LaneIndex::new(lane, Pyramid::build(lane), &ks)
     }
 }
 

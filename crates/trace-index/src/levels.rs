@@ -49,15 +49,29 @@ const MIN_SPANS_PER_ITEM: (usize, usize) = (3, 2);
 
 /// The strength of the boundary before span `i > 0`: it survives every level whose
 /// threshold is at most `max(gap, longer neighbour / 2)`.
-#[inline]
+#[cfg(test)]
 fn strength(lane: &Lane, i: usize) -> i64 {
     let gap = lane.start[i].saturating_sub(lane.end(i - 1));
     gap.max(lane.dur[i].max(lane.dur[i - 1]) / 2)
 }
 
-/// How many boundaries of the lane have each strength level. The number of items at level
-/// `k` is one plus the boundaries at levels `k` and up.
-fn histogram(lane: &Lane) -> Vec<u32> {
+/// Counts a boundary whose gap is `gap` and whose longer neighbour lasts `longer` in a
+/// lane's histogram: how many boundaries have each strength level ([`LEVELS`] counts). The
+/// number of items at level `k` is one plus the boundaries at levels `k` and up. Counted as
+/// the pyramid is built ([`Pyramid::build_counting`]): one pass over the lane for both.
+#[inline(always)]
+pub(crate) fn count_boundary(h: &mut [u32], gap: i64, longer: i64) {
+    if let Some(l) = level_of(gap.max(longer / 2)) {
+        if let Some(c) = h.get_mut(l) {
+            *c += 1;
+        }
+    }
+}
+
+/// The histogram of a lane's boundaries, boundary by boundary: what the pyramid's pass
+/// counts, for tests.
+#[cfg(test)]
+pub(crate) fn histogram(lane: &Lane) -> Vec<u32> {
     let mut h = vec![0u32; LEVELS];
     for i in 1..lane.len() {
         if let Some(l) = level_of(strength(lane, i)) {
@@ -67,24 +81,28 @@ fn histogram(lane: &Lane) -> Vec<u32> {
     h
 }
 
-/// The levels worth keeping for a lane of `n` spans, finest first, as `(level, items)`:
-/// at least 1.5 spans per item, and each kept level at most half the items of the previous
-/// one (so all of them together hold at most `4n / 3` items, and a query never merges more
-/// than about twice the items it would get at its own level).
-pub(crate) fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
+/// Items at each level of a lane of `n` spans whose boundaries are `hist`.
+fn items_per_level(hist: &[u32], n: usize) -> Vec<usize> {
+    let mut items = vec![0usize; LEVELS];
+    let mut above = (n > 0) as usize;
+    for k in (0..LEVELS).rev() {
+        above += hist.get(k).copied().unwrap_or(0) as usize;
+        items[k] = above;
+    }
+    items
+}
+
+/// The levels worth keeping for a lane of `n` spans whose boundaries are `hist`, finest
+/// first, as `(level, items)`: at least 1.5 spans per item, and each kept level at most
+/// half the items of the previous one (so all of them together hold at most `4n / 3`
+/// items, and a query never merges more than about twice the items it would get at its
+/// own level).
+pub(crate) fn candidates(hist: &[u32], n: usize) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
-    let n = lane.len();
     if n < MIN_SPANS {
         return out;
     }
-    let hist = histogram(lane);
-    let mut items = vec![0usize; LEVELS];
-    let mut above = 1usize;
-    for k in (0..LEVELS).rev() {
-        above += hist[k] as usize;
-        items[k] = above;
-    }
-    for (k, &c) in items.iter().enumerate() {
+    for (k, c) in items_per_level(hist, n).into_iter().enumerate() {
         let (spans, per) = MIN_SPANS_PER_ITEM;
         if c * spans > n * per || out.last().is_some_and(|&(_, p)| c * 10 > p * 7) {
             continue;
@@ -92,6 +110,18 @@ pub(crate) fn candidates(lane: &Lane) -> Vec<(usize, usize)> {
         out.push((k, c));
     }
     out
+}
+
+/// Levels `ks` of `lane` with their item counts, for tests that choose the levels.
+#[cfg(test)]
+pub(crate) fn with_counts(lane: &Lane, ks: &[usize]) -> Vec<(usize, usize)> {
+    let items = items_per_level(&histogram(lane), lane.len());
+    ks.iter().map(|&k| (k, items[k])).collect()
+}
+
+/// Whether a lane of `n` spans is worth a histogram (it may keep levels).
+pub(crate) fn wants_levels(n: usize) -> bool {
+    n >= MIN_SPANS
 }
 
 /// One stored item: a run of spans of a lane at one level.
@@ -173,6 +203,19 @@ impl Unit {
         }
     }
 
+    /// As a stored record.
+    #[inline]
+    fn record(&self) -> LevelItem {
+        LevelItem {
+            start: self.start,
+            end: self.end,
+            first: self.first as u32,
+            busy: sat(self.agg.busy),
+            longest: sat(self.agg.longest),
+            name: self.agg.name,
+        }
+    }
+
     #[inline]
     fn absorb(&mut self, next: &Unit) {
         self.end = next.end;
@@ -193,28 +236,55 @@ impl Unit {
 }
 
 impl Levels {
-    /// Builds levels `ks` (ascending) of `lane` in one pass over its spans: each level's
-    /// items are folded into the next level's as they close.
-    pub(crate) fn build(lane: &Lane, ks: &[usize]) -> Levels {
-        let taus: Vec<i64> = ks.iter().map(|&k| tau(k)).collect();
-        let mut per: Vec<Vec<Unit>> = vec![Vec::new(); ks.len()];
+    /// Builds levels `ks` (ascending, each with its number of items as [`candidates`]
+    /// counts them) of `lane` in one pass over its spans: each level's items are folded
+    /// into the next level's as they close, and each written once, straight to its place
+    /// among the records. `None` where the counts are not the lane's: then it stores no
+    /// level, and is walked, which answers the same.
+    pub(crate) fn build(lane: &Lane, ks: &[(usize, usize)]) -> Option<Levels> {
+        let taus: Vec<i64> = ks.iter().map(|&(k, _)| tau(k)).collect();
+        let mut offs = Vec::with_capacity(ks.len() + 1);
+        offs.push(0u32);
+        for &(_, items) in ks {
+            let last = *offs.last()? as usize;
+            offs.push(u32::try_from(last.checked_add(items)?).ok()?);
+        }
+        let zero = LevelItem {
+            start: 0,
+            end: 0,
+            first: 0,
+            busy: 0,
+            longest: 0,
+            name: StrId::EMPTY,
+        };
+        let mut items = vec![zero; *offs.last()? as usize];
+        // Where each level's next record goes, and whether each went within its level.
+        let mut at: Vec<usize> = offs[..ks.len()].iter().map(|&o| o as usize).collect();
+        let mut fits = true;
         let mut open: Vec<Option<Unit>> = vec![None; ks.len()];
-        let close = |l: usize, per: &mut Vec<Vec<Unit>>, open: &mut Vec<Option<Unit>>| {
-            if let Some(u) = open[l].take() {
-                per[l].push(u);
-                if l + 1 < open.len() {
-                    match &mut open[l + 1] {
-                        Some(up) => up.absorb(&u),
-                        slot => *slot = Some(u),
-                    }
-                }
+        let mut close = |l: usize, open: &mut [Option<Unit>]| {
+            let Some(u) = open[l].take() else {
+                return;
+            };
+            match items
+                .get_mut(at[l])
+                .filter(|_| at[l] < offs[l + 1] as usize)
+            {
+                Some(slot) => *slot = u.record(),
+                None => fits = false,
+            }
+            at[l] += 1;
+            match open.get_mut(l + 1) {
+                Some(Some(up)) => up.absorb(&u),
+                Some(slot) => *slot = Some(u),
+                None => {}
             }
         };
         if !ks.is_empty() && !lane.is_empty() {
             // The finest level's open item lives in locals; a boundary closes it and
             // cascades up through the levels whose threshold the boundary reaches.
             let (start, dur) = (&lane.start[..], &lane.dur[..]);
-            let (mut first, mut end) = (0usize, lane.end(0));
+            let (mut first, mut end, mut prev) = (0usize, lane.end(0), dur[0]);
             let (mut busy, mut longest, mut longest_at) = (dur[0], dur[0], 0usize);
             let fold = |first: usize, last: usize, end: i64, busy, longest, at: usize| Unit {
                 start: start[first],
@@ -227,14 +297,15 @@ impl Levels {
                     name: lane.name[at],
                 },
             };
-            for i in 1..lane.len() {
-                let (s, d) = (start[i], dur[i]);
-                let strength = strength(lane, i);
+            for (i, (&s, &d)) in (start.iter().zip(dur)).enumerate().skip(1) {
+                // The boundary's strength (see `strength`), from the previous span's end
+                // and duration kept in locals.
+                let strength = s.saturating_sub(end).max(d.max(prev) / 2);
                 if strength >= taus[0] {
                     open[0] = Some(fold(first, i - 1, end, busy, longest, longest_at));
                     let mut l = 0;
                     while l < taus.len() && taus[l] <= strength {
-                        close(l, &mut per, &mut open);
+                        close(l, &mut open);
                         l += 1;
                     }
                     (first, busy, longest, longest_at) = (i, d, d, i);
@@ -245,42 +316,39 @@ impl Levels {
                     }
                 }
                 end = s.saturating_add(d);
+                prev = d;
             }
             open[0] = Some(fold(first, lane.len() - 1, end, busy, longest, longest_at));
             for l in 0..ks.len() {
-                close(l, &mut per, &mut open);
+                close(l, &mut open);
             }
         }
-        let total: usize = per.iter().map(Vec::len).sum();
-        let mut lv = Levels {
-            ks: ks.iter().map(|&k| k as u8).collect(),
-            offs: Vec::with_capacity(ks.len() + 1),
-            items: Vec::with_capacity(total),
-            saturated: Vec::new(),
-            skip: Vec::with_capacity(per.iter().map(|u| u.len().div_ceil(SKIP)).sum()),
-            skip_offs: Vec::with_capacity(ks.len() + 1),
-        };
-        lv.offs.push(0);
-        lv.skip_offs.push(0);
-        for units in per {
-            lv.items.extend(units.iter().map(|u| LevelItem {
-                start: u.start,
-                end: u.end,
-                first: u.first as u32,
-                busy: sat(u.agg.busy),
-                longest: sat(u.agg.longest),
-                name: u.agg.name,
-            }));
-            lv.offs.push(lv.items.len() as u32);
-            let groups = units.chunks(SKIP).map(|g| g[g.len() - 1].end);
-            lv.skip.extend(groups);
-            lv.skip_offs.push(lv.skip.len() as u32);
+        let whole = (at.iter().zip(&offs[1..])).all(|(&a, &end)| a == end as usize);
+        if !fits || !whole {
+            return None;
         }
-        lv.saturated = (lv.items.iter().enumerate())
+        let levels = offs
+            .windows(2)
+            .map(|w| &items[w[0] as usize..w[1] as usize]);
+        let mut skip = Vec::with_capacity(levels.clone().map(|l| l.len().div_ceil(SKIP)).sum());
+        let mut skip_offs = Vec::with_capacity(ks.len() + 1);
+        skip_offs.push(0u32);
+        for l in levels {
+            skip.extend(l.chunks(SKIP).map(|g| g[g.len() - 1].end));
+            skip_offs.push(skip.len() as u32);
+        }
+        let saturated = (items.iter().enumerate())
             .filter(|(_, it)| it.busy == SATURATED || it.longest == SATURATED)
             .map(|(j, _)| j as u32)
             .collect();
-        lv
+        Some(Levels {
+            ks: ks.iter().map(|&(k, _)| k as u8).collect(),
+            offs,
+            items,
+            saturated,
+            skip,
+            skip_offs,
+        })
     }
 
     /// The first record of level `l` (index within the level) ending at or after `t`, or

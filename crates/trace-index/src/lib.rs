@@ -80,12 +80,7 @@ impl TraceIndex {
         let first: Vec<Vec<Planned>> = trace
             .threads()
             .par_iter()
-            .map(|t| {
-                t.lanes
-                    .iter()
-                    .map(|l| (Pyramid::build(l), levels::candidates(l)))
-                    .collect()
-            })
+            .map(|t| t.lanes.iter().map(plan).collect())
             .collect();
         // The levels fill what the lanes' own records and pyramids leave of the budget.
         let spans = trace.span_count() as usize;
@@ -173,10 +168,20 @@ impl TraceIndex {
 /// A lane's pyramid and its candidate levels, `(level, items)`, before the budget.
 type Planned = (Pyramid, Vec<(usize, usize)>);
 
+/// A lane's pyramid and candidate levels, from one pass over its spans.
+fn plan(lane: &trace_model::Lane) -> Planned {
+    if !levels::wants_levels(lane.len()) {
+        return (Pyramid::build(lane), Vec::new());
+    }
+    let mut hist = vec![0; detail::LEVELS];
+    let pyramid = Pyramid::build_counting::<true>(lane, &mut hist);
+    (pyramid, levels::candidates(&hist, lane.len()))
+}
+
 /// The levels each lane keeps: the candidates of all lanes, smallest first, while they fit
 /// in `room` bytes. A lane's coarser levels are smaller, so each lane keeps its coarsest
 /// candidates.
-fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
+fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<(usize, usize)>>> {
     // (items, thread, lane, level)
     let mut all: Vec<(usize, usize, usize, usize)> = Vec::new();
     for (t, lanes) in lanes.iter().enumerate() {
@@ -185,7 +190,8 @@ fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
         }
     }
     all.sort_unstable();
-    let mut keep: Vec<Vec<Vec<usize>>> = lanes.iter().map(|l| vec![Vec::new(); l.len()]).collect();
+    let mut keep: Vec<Vec<Vec<(usize, usize)>>> =
+        lanes.iter().map(|l| vec![Vec::new(); l.len()]).collect();
     let mut room = room;
     for (items, t, d, k) in all {
         // The records, their skip index and what the level adds to the lane's table.
@@ -196,7 +202,7 @@ fn within_budget(lanes: &[Vec<Planned>], room: usize) -> Vec<Vec<Vec<usize>>> {
             break;
         }
         room -= bytes;
-        keep[t][d].push(k);
+        keep[t][d].push((k, items));
     }
     for lane in keep.iter_mut().flatten() {
         lane.sort_unstable();

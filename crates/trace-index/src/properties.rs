@@ -6,6 +6,8 @@ use trace_model::{Lane, StrId};
 
 use crate::detail::{tau, LEVELS};
 use crate::lane::{LaneIndex, Plan};
+use crate::levels::{self, Levels};
+use crate::pyramid::Pyramid;
 use crate::{Detail, Item};
 
 /// A lane from (gap, dur, name) triples: spans laid end to end with the given gaps.
@@ -96,6 +98,27 @@ proptest! {
             let mut items = Vec::new();
             index.query(&lane, t0, t1, detail, &mut items);
             check(&lane, t0, t1, detail, width, &items)?;
+        }
+    }
+
+    #[test]
+    fn the_pyramids_pass_counts_each_boundary(spec in prop_oneof![spec(), wide_spec()]) {
+        // One pass builds the pyramid and counts the boundaries: the same pyramid as
+        // without counting, and the histogram of the boundaries taken one by one.
+        let lane = lane(&spec);
+        let mut hist = vec![0; LEVELS];
+        let counted = Pyramid::build_counting::<true>(&lane, &mut hist);
+        prop_assert_eq!(format!("{counted:?}"), format!("{:?}", Pyramid::build(&lane)));
+        prop_assert_eq!(hist, levels::histogram(&lane));
+        // Every level's records land where the counts say; counts that are not the lane's
+        // store nothing (the lane is walked), never a panic.
+        let every: Vec<usize> = (0..LEVELS).collect();
+        let counts = levels::with_counts(&lane, &every);
+        prop_assert_eq!(Levels::build(&lane, &counts).is_some(), !lane.is_empty());
+        if let Some(&(k, n)) = counts.iter().find(|c| c.1 > 1) {
+            for wrong in [n - 1, n + 1] {
+                prop_assert!(Levels::build(&lane, &[(k, wrong)]).is_none());
+            }
         }
     }
 

@@ -24,6 +24,8 @@
 
 use trace_model::{Lane, StrId};
 
+use crate::levels::count_boundary;
+
 /// Spans per block at level 0, and blocks per block above.
 pub(crate) const FANOUT: usize = 16;
 const SHIFT: u32 = 4;
@@ -116,6 +118,13 @@ pub(crate) struct Pyramid {
 
 impl Pyramid {
     pub(crate) fn build(lane: &Lane) -> Pyramid {
+        Pyramid::build_counting::<false>(lane, &mut [])
+    }
+
+    /// The pyramid, and with `COUNT` the histogram of the lane's boundaries in `hist`
+    /// ([`LEVELS`](crate::detail::LEVELS) counts, see [`count_boundary`]): one pass over
+    /// the lane for both.
+    pub(crate) fn build_counting<const COUNT: bool>(lane: &Lane, hist: &mut [u32]) -> Pyramid {
         let n = lane.len();
         let sums_fit = match (lane.start.first(), n.checked_sub(1)) {
             (Some(&s), Some(last)) => {
@@ -126,18 +135,43 @@ impl Pyramid {
         };
         let mut levels = Vec::new();
         if n <= FANOUT {
+            for i in (1..n).filter(|_| COUNT) {
+                let gap = lane.start[i].saturating_sub(lane.end(i - 1));
+                count_boundary(hist, gap, lane.dur[i].max(lane.dur[i - 1]));
+            }
             return Pyramid { levels, sums_fit };
         }
         let mut l0 = Blocks::with_capacity(n.div_ceil(FANOUT));
+        // The previous span's end and duration, across blocks (for the boundaries).
+        let (mut end, mut prev) = (i64::MIN, 0);
         for a in (0..n).step_by(FANOUT) {
             let b = (a + FANOUT).min(n);
-            let mut agg = Aggregate::span(lane, a);
-            let mut gap = 0i64;
-            for i in a + 1..b {
-                agg.then(Aggregate::span(lane, i));
-                gap = gap.max(lane.start[i].saturating_sub(lane.end(i - 1)));
+            let (start, dur, name) = (&lane.start[a..b], &lane.dur[a..b], &lane.name[a..b]);
+            if COUNT && a > 0 {
+                // The boundary before the block.
+                count_boundary(hist, start[0].saturating_sub(end), dur[0].max(prev));
             }
-            l0.last_end.push(lane.end(b - 1));
+            let mut agg = Aggregate {
+                busy: dur[0],
+                longest: dur[0],
+                name: name[0],
+            };
+            let mut gap = 0i64;
+            (end, prev) = (start[0].saturating_add(dur[0]), dur[0]);
+            for ((&s, &d), &nm) in (start.iter().zip(dur).zip(name)).skip(1) {
+                agg.then(Aggregate {
+                    busy: d,
+                    longest: d,
+                    name: nm,
+                });
+                let g = s.saturating_sub(end);
+                gap = gap.max(g);
+                if COUNT {
+                    count_boundary(hist, g, d.max(prev));
+                }
+                (end, prev) = (s.saturating_add(d), d);
+            }
+            l0.last_end.push(end);
             l0.busy.push(agg.busy);
             l0.max_dur.push(sat(agg.longest));
             l0.max_gap.push(sat(gap));
