@@ -14,6 +14,7 @@
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
 //! message (the same as the desktop's).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use trace_model::{DecodeOptions, LoadSteps, LoadStream, MemoryLimit, SAMPLE_BYTES};
@@ -48,6 +49,10 @@ pub struct Loader {
     mode: Mode,
     /// The trace handed over, kept for its statistics.
     built: Option<trace_model::Trace>,
+    /// The most bytes [`progress`](Self::progress) said were done.
+    shown: Cell<u64>,
+    /// What [`stages`](Self::stages) returns.
+    stages: Vec<f64>,
 }
 
 #[wasm_bindgen]
@@ -64,6 +69,8 @@ impl Loader {
             runs: runs as usize,
             mode: Mode::Start(Vec::new()),
             built: None,
+            shown: Cell::new(0),
+            stages: Vec::new(),
         }
     }
 
@@ -83,7 +90,9 @@ impl Loader {
         Ok(())
     }
 
-    /// `[done, total]` bytes: decoded while streaming, read while gathering; `total` is 0
+    /// `[done, total]` bytes: read while gathering, and while streaming decoded, or read
+    /// until the stream's first run is decoded (a fetch's body arrives in small pieces, and
+    /// the first run waits for megabytes of them), never less than before; `total` is 0
     /// while the file's size is not known (a fetch with no length), not the bytes read so far.
     pub fn progress(&self) -> Vec<f64> {
         let known = |read: u64| {
@@ -95,8 +104,13 @@ impl Loader {
         };
         let (done, total) = match &self.mode {
             Mode::Start(b) | Mode::Whole(b) => (b.len() as u64, self.size),
-            Mode::Stream(s) => (s.progress().1, known(s.progress().0)),
+            Mode::Stream(s) => match s.progress() {
+                (read, 0) => (read, known(read)),
+                (read, decoded) => (decoded, known(read)),
+            },
         };
+        let done = done.max(self.shown.get());
+        self.shown.set(done);
         vec![done as f64, total as f64]
     }
 
@@ -114,6 +128,7 @@ impl Loader {
         &mut self,
         progress: &js_sys::Function,
     ) -> Result<Option<js_sys::Object>, String> {
+        let started = Instant::now();
         if let Mode::Start(_) = self.mode {
             self.begin()?;
         }
@@ -159,13 +174,28 @@ impl Loader {
                 load.finish().map_err(|e| failed(&name, e))?
             }
         };
+        let built = Instant::now();
         report(0, 0, "indexing");
         let index = trace_index::TraceIndex::build(&trace);
+        let indexed = Instant::now();
         // Tests' small runs make small pieces of the model too.
         let piece = if self.runs > 0 { 4096 } else { 0 };
         let packed = spall_web_transfer::pack(&trace, &index, piece);
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        self.stages = vec![
+            ms(started, built),
+            ms(built, indexed),
+            ms(indexed, Instant::now()),
+        ];
         self.built = Some(trace);
         Ok(Some(packed))
+    }
+
+    /// Milliseconds of the last [`finish`](Self::finish)'s stages: the trace built (what
+    /// was left to decode, merging, nesting), indexed, and packed for the page (the
+    /// minimap and the columns copied out); empty before. For benchmarks.
+    pub fn stages(&self) -> Vec<f64> {
+        self.stages.clone()
     }
 
     /// The whole-trace statistics of the trace [`finish`](Self::finish) returned (the side
