@@ -5,9 +5,12 @@
 // The page's thread only draws meanwhile.
 //
 // On a cross-origin-isolated page the worker runs the threaded loader-only module instead
-// (spall_web_threads.js, see `threaded`).
+// (spall_web_threads.js, see `threaded`); elsewhere, where the browser has wasm SIMD, the
+// loader-only module built with simd128 (spall_web_simd.js, see `vector`). Both need SIMD;
+// without it (or with {simd: false}, the page's ?simd=0) the page's scalar module runs.
 //
-// Messages to the page: {started, threads} (threads: the pool's size, 0 without),
+// Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
+// simd: whether the module that runs was built with simd128),
 // {progress: [done, total, stage]}, {model} (Loader.finish's), {stats: Uint8Array} (the
 // whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). The page ends the worker
@@ -24,6 +27,13 @@ const CHUNK = 8 << 20;
 const REPORT = 4 << 20;
 // How many slices of a File the reader may have read ahead of the decoder.
 const AHEAD = 4;
+
+// A module whose one function uses v128 (i8x16.splat, i8x16.popcnt): it validates where
+// the browser has wasm SIMD.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0,
+  253, 15, 253, 98, 11,
+]);
 
 const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e));
 
@@ -150,12 +160,12 @@ const feed = async (name, source, stream, size, runs) => {
 // On a cross-origin-isolated page (SharedArrayBuffer allowed), the loader-only module built
 // with threads, its rayon pool on `want` workers (default: one a core) sharing its memory,
 // which builds the trace on all threads (and, with `gather` (?gather=1), gathers the files
-// that fit and decodes them on all threads). Returns the pool's size; 0 (the page's module,
-// on this thread alone) where the page is not isolated, `want` is under 2 (?threads=0), or
-// the module cannot start (a site built without it).
+// that fit and decodes them on all threads). Returns the pool's size; 0 (one thread) where
+// the page is not isolated, `want` is under 2 (?threads=0), the browser has no wasm SIMD
+// (the module is built with simd128), or the module cannot start (a site built without it).
 const threaded = async (want, gather) => {
   const n = want ?? navigator.hardwareConcurrency ?? 1;
-  if (!self.crossOriginIsolated || !(n >= 2)) return 0;
+  if (!self.crossOriginIsolated || !(n >= 2) || !WebAssembly.validate(SIMD_PROBE)) return 0;
   try {
     const m = await import("./spall_web_threads.js");
     await m.default();
@@ -177,17 +187,36 @@ const threaded = async (want, gather) => {
   }
 };
 
+// Where the browser has wasm SIMD, the loader-only module built with simd128 (its JSON
+// scans 16 bytes an instruction); true once its Loader is this worker's. False (the page's
+// scalar module) without SIMD, or where the module cannot start (a site built without it).
+const vector = async () => {
+  if (!WebAssembly.validate(SIMD_PROBE)) return false;
+  try {
+    const m = await import("./spall_web_simd.js");
+    await m.default();
+    Loader = m.Loader;
+    return true;
+  } catch (e) {
+    console.warn(`spall: the SIMD loader did not start (${message(e)}); the scalar one`);
+    return false;
+  }
+};
+
 const main = async ({ data }) => {
   const { module, name, file, url, chunk } = data;
-  let threads;
+  // data.simd false (?simd=0): the page's scalar module, to compare.
+  const simdAllowed = data.simd !== false;
+  let threads = 0, simd = false;
   try {
-    threads = await threaded(data.threads, data.gather);
-    if (!threads) await init({ module_or_path: module });
+    if (simdAllowed) threads = await threaded(data.threads, data.gather);
+    simd = threads > 0 || (simdAllowed && (await vector()));
+    if (!simd) await init({ module_or_path: module });
   } catch (e) {
     postMessage({ startFailed: message(e) });
     return;
   }
-  postMessage({ started: true, threads });
+  postMessage({ started: true, threads, simd });
   const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
   // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
   const read = (stream) =>

@@ -13,12 +13,14 @@
 //   node tests/web/load-bench.mjs SITE:isolated,SITE FILE...   (served with COOP/COEP: the
 //     load worker's threads; against the same site not isolated, its single worker)
 //   node tests/web/load-bench.mjs 'SITE:isolated?threads=2' FILE...   (a query for the page)
+//   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against the
+//     page's scalar module)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
 // the page after it (the hand-off), and the path the page used (`worker`, or `page` for the
-// fallback). Several sites take turns, run by run, so that the machine's load moves them
-// alike.
+// fallback), its threads and whether its loader was built with SIMD. Several sites take
+// turns, run by run, so that the machine's load moves them alike.
 import { statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -72,7 +74,8 @@ try {
         for (let i = 1; i < f.length; i++) gap = Math.max(gap, f[i] - f[i - 1]);
         const d = document.body.dataset;
         return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, page: end - h,
-          spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, error: d.error };
+          spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, simd: d.simd,
+          error: d.error };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
       results[k].push(r);
@@ -89,7 +92,7 @@ try {
         `${ms.toFixed(0)} ms (${rs.map((r) => r.ms.toFixed(0)).join(", ")}), ${fps.toFixed(0)} frames/s ` +
         `while the worker decodes (its model after ${decode.toFixed(0)} ms), then ${page.toFixed(0)} ms ` +
         `on the page (longest frame gap ${gap.toFixed(0)} ms), ${rs[0].spans} spans, loader ${rs[0].loader}, ` +
-        `threads ${rs[0].threads}, ` +
+        `threads ${rs[0].threads}, simd ${rs[0].simd}, ` +
         `load average ${loadavg()[0].toFixed(1)}`);
     }
   }

@@ -6,17 +6,22 @@
 // module, with fresh memory, as each of the page's workers does (the compiled code is
 // shared); REUSE=1 loads them all in one instance, whose memory has grown already. Prints
 // each run, then the medians: the decode's time without the page's hand-off, file reads or
-// the browser's scheduling. Several sites compare builds, run by run. Each load's CPU time
+// the browser's scheduling, and the finish's stages (the trace built, indexed, packed for
+// the page). Several sites compare builds, run by run. Each load's CPU time
 // (the process's, V8's own threads included) is printed too: on a busy machine it follows
 // the work where the wall time follows the load.
 //
 //   scripts/build-web.sh target/web-site
 //   node tests/web/loader-bench.mjs target/web-site FILE
 //   ONLY=streamed node tests/web/loader-bench.mjs SITE_A,SITE_B FILE
+//   node tests/web/loader-bench.mjs SITE:simd,SITE FILE   (the SIMD loader module,
+//     spall_web_simd, against the page's scalar one)
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
-const sites = process.argv[2].split(",").map((s) => resolve(s));
+// SITE, or SITE:simd for its SIMD module.
+const sites = process.argv[2].split(",").map((s) =>
+  s.endsWith(":simd") ? { site: resolve(s.slice(0, -5)), name: "spall_web_simd", label: s } : { site: resolve(s), name: "spall_web", label: s });
 const file = process.argv[3];
 const runs = Number(process.env.RUNS || 6);
 const reuse = process.env.REUSE === "1";
@@ -29,14 +34,16 @@ const SLICE = 8 << 20;
 // state is the instance) for each load, or the first one again with REUSE=1.
 let fresh = 0;
 const builds = await Promise.all(
-  sites.map(async (site) => ({
+  sites.map(async ({ site, name, label }) => ({
     site,
-    module: await WebAssembly.compile(readFileSync(`${site}/spall_web_bg.wasm`)),
+    name,
+    label,
+    module: await WebAssembly.compile(readFileSync(`${site}/${name}_bg.wasm`)),
   })),
 );
 const instance = async (b) => {
   if (reuse && b.glue) return b.glue;
-  const glue = await import(`${b.site}/spall_web.js?instance=${fresh++}`);
+  const glue = await import(`${b.site}/${b.name}.js?instance=${fresh++}`);
   await glue.default({ module_or_path: b.module });
   b.glue = glue;
   return glue;
@@ -51,11 +58,13 @@ const load = async (b, stream) => {
   const streaming = loader.streaming();
   const t1 = performance.now();
   loader.finish(() => {});
+  // The finish's stages (a build before Loader.stages has none).
+  const stages = loader.stages ? [...loader.stages()].map((m) => m.toFixed(0)).join("/") : "";
   const t2 = performance.now();
   const c = process.cpuUsage(c0);
   loader.free();
   if (stream && !streaming) console.log("  (this file's format is not streamed)");
-  return { ms: t2 - t0, pushed: t1 - t0, cpu: (c.user + c.system) / 1000 };
+  return { ms: t2 - t0, pushed: t1 - t0, cpu: (c.user + c.system) / 1000, stages };
 };
 
 for (const b of builds) for (const [, stream] of ways) await load(b, stream);
@@ -64,11 +73,11 @@ const cpus = {};
 for (let i = 0; i < runs; i++) {
   for (const b of builds) {
     for (const [how, stream] of ways) {
-      const what = sites.length > 1 ? `${b.site} ${how}` : how;
+      const what = sites.length > 1 ? `${b.label} ${how}` : how;
       const r = await load(b, stream);
       (times[what] ||= []).push(r.ms);
       (cpus[what] ||= []).push(r.cpu);
-      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms), CPU ${r.cpu.toFixed(0)} ms`);
+      console.log(`${what}: ${r.ms.toFixed(0)} ms (pushing ${r.pushed.toFixed(0)} ms${r.stages && `; finish: built/indexed/packed ${r.stages} ms`}), CPU ${r.cpu.toFixed(0)} ms`);
     }
   }
 }
