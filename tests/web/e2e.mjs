@@ -38,6 +38,8 @@ const types = {
 // with the headers that make the page cross-origin isolated (so the load worker's threads).
 const serve = (isolated) => createServer(async (req, res) => {
   const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  const generated = path.startsWith("/chunked/") && chunked.get(path.slice("/chunked/".length));
+  if (generated) return serveChunked(res, generated);
   let file = join(site, path === "/" ? "index.html" : path);
   const m = path.match(/^\/traces\/(\w+)\/(.*)$/);
   if (m && roots[m[1]]) file = join(roots[m[1]], m[2]);
@@ -52,6 +54,16 @@ const serve = (isolated) => createServer(async (req, res) => {
     res.end("not found");
   }
 });
+// Bodies served at /chunked/NAME in 64 KiB writes with no Content-Length (a chunked
+// response, as a compressing server's), so the page does not know their size.
+const chunked = new Map();
+const serveChunked = async (res, body) => {
+  res.writeHead(200, { "content-type": "application/json" });
+  for (let at = 0; at < body.length; at += 64 << 10) {
+    if (!res.write(body.subarray(at, at + (64 << 10)))) await new Promise((r) => res.once("drain", r));
+  }
+  res.end();
+};
 const server = serve(false), isoServer = serve(true);
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 await new Promise((r) => isoServer.listen(0, "127.0.0.1", r));
@@ -489,10 +501,57 @@ async function timings(files) {
   }
 }
 
+// A ?trace= body of unknown size (no Content-Length), 10 MB, more than the worker's first
+// runs and its progress steps (4 MB): the card never shows a total below the bytes the file
+// has (no "of" while the size is unknown, the file's size once read), never "decoding" 0 MB,
+// and the trace loads whole.
+async function unknownSize() {
+  const events = [];
+  for (let i = 0; i < 120_000; i++) {
+    events.push(`{"ph":"X","name":"big ${i % 977}","ts":${i * 10},"dur":5,"pid":1,"tid":${i % 7},"args":{"i":${i}}}`);
+  }
+  const body = Buffer.from(`[${events.join(",\n")}]`);
+  chunked.set("unknown-size.json", body);
+  const u = await newPage();
+  // Every text of the progress card, as the page sets it.
+  await u.addInitScript(() => {
+    globalThis.card_ = [];
+    new MutationObserver(() => {
+      const [stage, detail] = ["stage", "detail"].map((id) => document.getElementById(`progress-${id}`));
+      const text = stage && detail && `${stage.textContent} | ${detail.textContent}`;
+      if (text && text !== card_[card_.length - 1]) card_.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  await u.goto(`${base}/?trace=chunked/unknown-size.json`);
+  await u.waitForFunction(() => document.body.dataset.spans === "120000" || document.body.dataset.state === "error",
+    null, { timeout: 60_000 }).catch(() => {});
+  const t = await state(u);
+  const card = await u.evaluate(() => card_);
+  const mb = body.length / 1e6;
+  // "decoding · 40% | 5.2 of 12 MB · ..." or "building the trace | 12 MB · ...".
+  const shown = card.map((c) => {
+    const [stage, detail] = c.split(" | ");
+    if (!stage) return { stage, done: 0, total: null };
+    const [, done, total] = detail.match(/^([\d.]+)(?: of ([\d.]+))? MB/) || [];
+    const bytes = /^(reading|decoding|decompressing)/.test(stage);
+    return { stage, done: Number(done), total: bytes ? (total === undefined ? null : Number(total)) : Number(done) };
+  });
+  // The card rounds to 0.1 MB below 10 MB, to 1 MB above.
+  const small = shown.filter((c) => c.total !== null && !(c.total >= mb - 0.5));
+  const unknown = shown.filter((c) => c.total === null && c.done > 0);
+  const zero = shown.filter((c) => c.stage.startsWith("decoding") && !(c.done > 0));
+  check(t.spans === "120000" && t.loader === "worker" && t.state === "loaded" && u.errors.length === 0,
+    `a ?trace= body of unknown size (${mb.toFixed(1)} MB, chunked): ${t.spans} spans by the ${t.loader} (expected 120000; ${t.error || u.errors.join(" | ") || "no error"})`);
+  check(card.length >= 3 && small.length === 0 && unknown.length >= 1 && zero.length === 0,
+    `its progress card (${card.length} texts) shows bytes with no total while the size is unknown (${unknown.length}), never a total under ${mb.toFixed(1)} MB (${small.map((c) => c.total).join(", ") || "none"}), never decoding 0 MB (${zero.length}): ${JSON.stringify(card.slice(0, 3))}...`);
+  await u.context().close();
+}
+
 try {
   if (bench > 0) await timings(process.argv.slice(bench + 1));
   else {
     await e2e();
+    await unknownSize();
     await isolated();
   }
 } finally {
