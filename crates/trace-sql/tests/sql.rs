@@ -507,3 +507,30 @@ fn group_by_name_equals_the_generators_statistics() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A JSON string pid or tid stays a string, and names its process or thread unless metadata
+/// does, as trace_processor names them (it numbers them its own way).
+#[test]
+fn string_pids_and_tids_name_their_process_and_thread() {
+    let t = trace_model::load_bytes(
+        br#"[{"ph":"X","name":"a","ts":0,"dur":1,"pid":"Spans","tid":"Profiler"},
+             {"ph":"X","name":"b","ts":0,"dur":1,"pid":"Named","tid":"T"},
+             {"ph":"M","name":"process_name","pid":"Named","tid":"T","args":{"name":"proc"}},
+             {"ph":"M","name":"thread_name","pid":"Named","tid":"T","args":{"name":"thr"}},
+             {"ph":"X","name":"c","ts":0,"dur":1,"pid":1,"tid":2}]"#,
+    )
+    .unwrap();
+    let db = TraceDb::new(Arc::new(t)).unwrap();
+    let rows = |sql: &str| db.query(sql).unwrap().rows;
+    let threads = rows(
+        "SELECT thread.tid, thread.name, process.pid, process.name FROM thread \
+         JOIN process USING (upid) WHERE thread.tid = thread.name OR thread.tid = 'T' \
+         OR thread.tid = 2 ORDER BY 3, 1",
+    );
+    let want = serde_json::json!([
+        [2, null, 1, null],
+        ["T", "thr", "Named", "proc"],
+        ["Profiler", "Profiler", "Spans", "Spans"]
+    ]);
+    assert_eq!(serde_json::to_value(threads).unwrap(), want);
+}
