@@ -6,8 +6,9 @@
 //
 // On a cross-origin-isolated page the worker runs the threaded loader-only module instead
 // (spall_web_threads.js, see `threaded`); elsewhere, where the browser has wasm SIMD, the
-// loader-only module built with simd128 (spall_web_simd.js, see `vector`). Both need SIMD;
-// without it (or with {simd: false}, the page's ?simd=0) the page's scalar module runs.
+// loader-only module built with simd128 (spall_web_simd.js, see `vector`; the page sends it
+// compiled as {simdModule}). Both need SIMD; without it (or with {simd: false}, the page's
+// ?simd=0) the page's scalar module runs.
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
@@ -188,13 +189,14 @@ const threaded = async (want, gather) => {
 };
 
 // Where the browser has wasm SIMD, the loader-only module built with simd128 (its JSON
-// scans 16 bytes an instruction); true once its Loader is this worker's. False (the page's
-// scalar module) without SIMD, or where the module cannot start (a site built without it).
-const vector = async () => {
+// scans 16 bytes an instruction): `compiled` where the page compiled it, else fetched here.
+// True once its Loader is this worker's. False (the page's scalar module) without SIMD, or
+// where the module cannot start (a site built without it).
+const vector = async (compiled) => {
   if (!WebAssembly.validate(SIMD_PROBE)) return false;
   try {
     const m = await import("./spall_web_simd.js");
-    await m.default();
+    await m.default(compiled ? { module_or_path: compiled } : undefined);
     Loader = m.Loader;
     return true;
   } catch (e) {
@@ -210,7 +212,7 @@ const main = async ({ data }) => {
   let threads = 0, simd = false;
   try {
     if (simdAllowed) threads = await threaded(data.threads, data.gather);
-    simd = threads > 0 || (simdAllowed && (await vector()));
+    simd = threads > 0 || (simdAllowed && (await vector(data.simdModule)));
     if (!simd) await init({ module_or_path: module });
   } catch (e) {
     postMessage({ startFailed: message(e) });
