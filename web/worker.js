@@ -5,10 +5,12 @@
 // The page's thread only draws meanwhile.
 //
 // On a cross-origin-isolated page the worker runs the threaded loader-only module instead
-// (spall_web_threads.js, see `threaded`); elsewhere, where the browser has wasm SIMD, the
-// loader-only module built with simd128 (spall_web_simd.js, see `vector`; the page sends it
-// compiled as {simdModule}). Both need SIMD; without it (or with {simd: false}, the page's
-// ?simd=0) the page's scalar module runs.
+// (spall_web_threads.js, see `threaded`); elsewhere the page's module, or with {simd: true}
+// (the page's ?simd=1) where the browser has wasm SIMD, the loader-only module built with
+// simd128 (spall_web_simd.js, see `vector`; the page sends it compiled as {simdModule}).
+// Not the default: the page's module is warm from the page's own work (the demo) and what
+// this worker runs of it warms it for the page's hand-off, which a second module's work
+// does not (docs/PERFORMANCE.md). Both need SIMD.
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
@@ -207,12 +209,11 @@ const vector = async (compiled) => {
 
 const main = async ({ data }) => {
   const { module, name, file, url, chunk } = data;
-  // data.simd false (?simd=0): the page's scalar module, to compare.
-  const simdAllowed = data.simd !== false;
   let threads = 0, simd = false;
   try {
-    if (simdAllowed) threads = await threaded(data.threads, data.gather);
-    simd = threads > 0 || (simdAllowed && (await vector(data.simdModule)));
+    threads = await threaded(data.threads, data.gather);
+    // data.simd (?simd=1): the SIMD loader rather than the page's module.
+    simd = threads > 0 || (data.simd === true && (await vector(data.simdModule)));
     if (!simd) await init({ module_or_path: module });
   } catch (e) {
     postMessage({ startFailed: message(e) });

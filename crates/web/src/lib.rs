@@ -16,7 +16,7 @@
 //! Workers sharing the module's memory), no viewer. `web/worker.js` takes it on a
 //! cross-origin-isolated page (docs/WEB.md, "Threads").
 //! With no features at all it is the `Loader` alone, which `scripts/build-web.sh` builds with
-//! simd128 for the single load worker where the browser has wasm SIMD.
+//! simd128 for the single load worker (with the page's `?simd=1`; docs/WEB.md, "SIMD").
 //!
 //! On other targets this crate is empty.
 
