@@ -212,9 +212,9 @@ fn file_stream_speed() {
     let stream_s = t.elapsed().as_secs_f64();
     assert_eq!(sinks.iter().map(|c| c.0).sum::<u64>(), n);
     eprintln!(
-        "{mb:.0} MB: whole decode {whole_s:.2} s ({:.0} MB/s), stream in 4 MB pieces {stream_s:.2} s ({:.0} MB/s), held at most {:.1} MB",
+        "{mb:.0} MB: whole decode {whole_s:.2} s ({:.0} MB/s), stream in 4 MB pieces {stream_s:.2} s ({:.0} MB/s), held at most {:.1} kB",
         mb / whole_s,
         mb / stream_s,
-        held as f64 / 1e6
+        held as f64 / 1e3
     );
 }
