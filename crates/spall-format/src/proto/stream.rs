@@ -15,8 +15,10 @@
 //! [`finish`](ProtoStream::finish) says to decode the file again, whole. So does framing
 //! that is not a clean run of packets (a top-level field that is no packet, a file cut
 //! off inside a packet) and a bundle of compressed packets, whose warnings and limits are
-//! the whole decode's. Perfetto and Chrome write each track's descriptor before its events
-//! and convert times on the trace clock, so their traces stream.
+//! the whole decode's, and events on a track no descriptor defines in a file of more than
+//! one part (the whole decode warns once per part, the stream once). Perfetto and Chrome
+//! write each track's descriptor before its events and convert times on the trace clock,
+//! so their traces stream.
 //!
 //! The events are the whole decode's: names first (in the first sink, filled at the end),
 //! then the packets' events in file order (the whole decode groups them by sequence), then
@@ -416,10 +418,16 @@ impl<S: EventSink> ProtoStream<S> {
             mut sinks,
             new_sink,
             read,
+            done,
             kept,
             interned,
             ..
         } = self;
+        // The whole decode warns of a track no descriptor defines once in each part whose
+        // events use it; the stream, once: beyond one part's bytes, the counts may differ.
+        if !dec.unknown.is_empty() && done > parts::PART_BYTES as u64 {
+            return Ok(None);
+        }
         let Facts::Own(mut f) = std::mem::replace(&mut dec.f, Facts::Own(Box::new(Found::new())))
         else {
             unreachable!("a stream's decoder owns its facts")
