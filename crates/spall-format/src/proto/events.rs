@@ -44,7 +44,7 @@ pub(super) struct Uses {
     /// Tracks events were put on, whether a descriptor defined them yet or not.
     pub(super) tracks: IdMap<u64, ()>,
     /// Clocks converted through snapshots, and the least and greatest times converted.
-    pub(super) clocks: std::collections::HashMap<super::clock::ClockKey, (i64, i64)>,
+    pub(super) clocks: IdMap<super::clock::ClockKey, (i64, i64)>,
     /// Whether any time was converted (or incremental clock set) with the trace clock.
     pub(super) trace_clock: bool,
 }
