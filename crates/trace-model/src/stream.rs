@@ -1,6 +1,6 @@
 //! Loading a trace as its bytes arrive (a browser's worker reading a file in chunks), so
 //! only the model and a few megabytes of the file are ever held: `.spall` version 3, Chrome
-//! JSON, and either gzipped ([`spall_format::TraceStream`]).
+//! JSON, Perfetto protobuf, and any of them gzipped ([`spall_format::TraceStream`]).
 //!
 //! The streams cut the file where the parallel decode does (runs of whole `.spall`
 //! buffers, runs of JSON elements), each run into its own chunk builder, and the builders
@@ -30,8 +30,9 @@ pub struct LoadStream {
 
 impl LoadStream {
     /// Whether a file starting with `head` can be loaded so: `.spall` version 3 (at least
-    /// its 32-byte header) or JSON (its first character), or either gzipped (enough of the
-    /// gzip stream to show which). Protobuf and `.spall` version 1 cannot.
+    /// its 32-byte header), JSON (its first character), Perfetto protobuf (its first packet's
+    /// fields), or any of them gzipped (enough of the gzip stream to show which). `.spall`
+    /// version 1 cannot.
     pub fn accepts(head: &[u8]) -> bool {
         LoadStream::new(head).is_some()
     }

@@ -5,10 +5,11 @@
 //! memory), which the page takes without a copy and copies into its model in steps.
 //! The page's thread only draws and handles input meanwhile.
 //!
-//! A `.spall` version 3 or Chrome JSON file, gzipped or not, is decoded as its chunks
-//! arrive ([`trace_model::LoadStream`]): the worker holds the model and a few megabytes of
-//! the file, never the whole file. Other formats (protobuf, `.spall` version 1) are
-//! gathered whole, then decoded.
+//! A `.spall` version 3, Chrome JSON or Perfetto protobuf file, gzipped or not, is decoded
+//! as its chunks arrive ([`trace_model::LoadStream`]): the worker holds the model and a few
+//! megabytes of the file, never the whole file. A `.spall` version 1 file is gathered
+//! whole, then decoded, as is a stream that could not give the whole decode's result (the
+//! worker reads the file again).
 //!
 //! Before anything is decoded, the memory the trace will take is estimated from the first
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
@@ -58,7 +59,7 @@ pub struct Loader {
 #[wasm_bindgen]
 impl Loader {
     /// A load of `name`, `size` bytes long (0 if not known); `stream`: decode `.spall`
-    /// version 3 and JSON as they arrive, in runs of `runs` bytes (0: as natively; tests
+    /// version 3, JSON and protobuf as they arrive, in runs of `runs` bytes (0: as natively; tests
     /// make small files cross many runs).
     #[wasm_bindgen(constructor)]
     pub fn new(name: String, size: f64, stream: bool, runs: f64) -> Loader {
