@@ -282,6 +282,42 @@ async function e2e() {
   check(q.errors.length === 0, `no console errors (${q.errors.join(" | ")})`);
   await q.context().close();
 
+  // The page's SQL answers as trace_processor does: every parity query recorded for
+  // catapult_big (tests/fixtures/sql-parity), its rows as one JSON cell.
+  const parity = JSON.parse(await readFile(join(repo, "tests/fixtures/sql-parity/expected/catapult_big.json"), "utf8"));
+  const pq = await newPage();
+  await pq.goto(`${base}/?trace=traces/fixtures/${parity.trace.replace(/^tests\/fixtures\//, "")}`);
+  s = await waitState(pq, "loaded");
+  const sortedRows = (rows) => rows.map((r) => JSON.stringify(r)).sort();
+  const sameRows = (sql, got, want) => {
+    const [g, w] = /ORDER BY/i.test(sql) ? [got.map((r) => JSON.stringify(r)), want.map((r) => JSON.stringify(r))]
+      : [sortedRows(got), sortedRows(want)];
+    return g.length === w.length && g.every((r, i) => r === w[i]
+      || JSON.parse(r).every((v, j) => v === JSON.parse(w[i])[j]
+        || (typeof v === "number" && Math.abs(v - JSON.parse(w[i])[j]) <= 1e-9 * Math.max(1, Math.abs(v)))));
+  };
+  let asked = 0;
+  const differ = [];
+  for (const { name, sql, columns, rows } of parity.queries) {
+    if (!rows || rows.length === 0) continue;
+    const cols = columns.map((c) => `"${c.replace(/"/g, '""')}"`).join(", ");
+    // Numbered, so that the answer shown is this query's.
+    const tag = `${asked}:`;
+    const digest = `SELECT '${tag}' || json_group_array(json_array(${cols})) AS rows FROM (${sql})`;
+    await pq.evaluate((q) => spall.run_sql(q), digest);
+    await pq.waitForFunction((t) => document.body.dataset.sql === "error" || (document.body.dataset.sql === "done"
+      && document.body.dataset.sqlFirst.startsWith(t)), tag, { timeout: 20_000 }).catch(() => {});
+    const d = await state(pq);
+    asked++;
+    let got = null;
+    try { got = JSON.parse((d.sqlFirst || "").slice(tag.length)); } catch { /* reported below */ }
+    if (d.sql !== "done" || !got || !sameRows(sql, got, rows)) differ.push(`${name}: ${d.sqlError || (d.sqlFirst || "").slice(0, 200)}`);
+  }
+  check(asked >= 20 && differ.length === 0,
+    `the page's SQL gives trace_processor's rows for ${asked - differ.length} of ${asked} parity queries on ${parity.trace} ${differ.join(" | ")}`);
+  check(pq.errors.length === 0, `no console errors (${pq.errors.join(" | ")})`);
+  await pq.context().close();
+
   // A ?trace= URL that is not there, at twice the pixel density.
   const hi = await newPage(2, "no-such-trace.json");
   await hi.goto(`${base}/?trace=traces/fixtures/no-such-trace.json`);
