@@ -248,6 +248,14 @@ async function e2e() {
   img = await pixels(page);
   check(stats(img, 0, 120, panelX, 700).colours > 20, "the canvas is not blank after the error");
   check(page.errors.length === 0, `no console errors (${page.errors.join(" | ")})`);
+  // The error widens the side panel over a few frames, and the view's end with it: the
+  // view left is the one once it has stopped moving.
+  for (let i = 0, was = null; i < 20; i++) {
+    const v = (await state(page)).view;
+    if (v === was) break;
+    was = v;
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const left = await state(page);
   await page.goto(`${base}/?trace=traces/${trace}`);
   s = await waitState(page, "loaded");
