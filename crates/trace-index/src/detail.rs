@@ -96,6 +96,21 @@ pub(crate) fn level_of(s: i64) -> Option<usize> {
     Some(2 * m + (s >= TAUS[2 * m + 1]) as usize)
 }
 
+/// Counts a boundary whose gap is `gap` and whose longer neighbour lasts `longer` in a
+/// lane's histogram: how many boundaries have each strength level ([`LEVELS`] counts). The
+/// number of items at level `k` is one plus the boundaries at levels `k` and up. Counted as
+/// the pyramid is built
+/// ([`Pyramid::build_counting`](crate::pyramid::Pyramid::build_counting)): one pass over
+/// the lane for both.
+#[inline(always)]
+pub(crate) fn count_boundary(h: &mut [u32], gap: i64, longer: i64) {
+    if let Some(l) = level_of(gap.max(longer / 2)) {
+        if let Some(c) = h.get_mut(l) {
+            *c += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

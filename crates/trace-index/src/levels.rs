@@ -33,7 +33,7 @@ use std::hint::select_unpredictable;
 
 use trace_model::{Lane, StrId};
 
-use crate::detail::{level_of, tau, LEVELS};
+use crate::detail::{tau, LEVELS};
 use crate::item::{append, Item};
 use crate::pyramid::{sat, Aggregate, Pyramid, SATURATED};
 
@@ -55,26 +55,13 @@ fn strength(lane: &Lane, i: usize) -> i64 {
     gap.max(lane.dur[i].max(lane.dur[i - 1]) / 2)
 }
 
-/// Counts a boundary whose gap is `gap` and whose longer neighbour lasts `longer` in a
-/// lane's histogram: how many boundaries have each strength level ([`LEVELS`] counts). The
-/// number of items at level `k` is one plus the boundaries at levels `k` and up. Counted as
-/// the pyramid is built ([`Pyramid::build_counting`]): one pass over the lane for both.
-#[inline(always)]
-pub(crate) fn count_boundary(h: &mut [u32], gap: i64, longer: i64) {
-    if let Some(l) = level_of(gap.max(longer / 2)) {
-        if let Some(c) = h.get_mut(l) {
-            *c += 1;
-        }
-    }
-}
-
 /// The histogram of a lane's boundaries, boundary by boundary: what the pyramid's pass
 /// counts, for tests.
 #[cfg(test)]
 pub(crate) fn histogram(lane: &Lane) -> Vec<u32> {
     let mut h = vec![0u32; LEVELS];
     for i in 1..lane.len() {
-        if let Some(l) = level_of(strength(lane, i)) {
+        if let Some(l) = crate::detail::level_of(strength(lane, i)) {
             h[l] += 1;
         }
     }

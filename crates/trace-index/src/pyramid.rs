@@ -24,7 +24,7 @@
 
 use trace_model::{Lane, StrId};
 
-use crate::levels::count_boundary;
+use crate::detail::count_boundary;
 
 /// Spans per block at level 0, and blocks per block above.
 pub(crate) const FANOUT: usize = 16;

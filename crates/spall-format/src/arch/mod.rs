@@ -4,9 +4,8 @@
 //! `-C target-feature=+simd128` (the page picks that module where the browser validates a
 //! SIMD module); other targets and builds run the scalar code.
 //!
-//! This module is the one place that picks: [`skip_container`] is the JSON scanner's.
-
-use crate::json::scan::Scan;
+//! This module says, in one place, which kernel a build has: [`skip_container`] is the JSON
+//! scanner's, which runs its scalar reference where the build has none.
 
 #[cfg(any(
     target_arch = "x86_64",
@@ -22,21 +21,24 @@ mod sse2;
 #[cfg(target_arch = "x86_64")]
 use sse2 as vector;
 
-/// Skips a balanced `{...}` or `[...]` starting at `b[i]`: the vector kernel where this
-/// build has one, else the scalar
-/// reference (`skip_container_scalar`).
-#[inline]
-pub(crate) fn skip_container(b: &[u8], i: usize) -> Result<usize, Scan> {
+/// Skips a balanced `{...}` or `[...]` starting at `b[i]` with the vector kernel, where this
+/// build has one: `Some(Some(end))`, `Some(None)` when the input ends first. `None` where
+/// it has none: the caller runs its scalar reference (`json::scan::skip_container_scalar`).
+#[inline(always)]
+pub(crate) fn skip_container(b: &[u8], i: usize) -> Option<Option<usize>> {
     #[cfg(any(
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     ))]
-    return block::skip_container(b, i).ok_or(Scan::Eof);
+    return Some(block::skip_container(b, i));
     #[cfg(not(any(
         target_arch = "x86_64",
         all(target_arch = "wasm32", target_feature = "simd128")
     )))]
-    return crate::json::scan::skip_container_scalar(b, i);
+    {
+        let _ = (b, i);
+        None
+    }
 }
 
 #[cfg(all(

@@ -144,23 +144,17 @@ pub(crate) fn scalar_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Skips a balanced `{...}` or `[...]` starting at `b[i]` (`crate::arch` picks how).
+/// Skips a balanced `{...}` or `[...]` starting at `b[i]`: the vector kernel where the
+/// build has one (`crate::arch`), else the scalar reference.
 #[inline]
 fn skip_container(b: &[u8], i: usize) -> Result<usize, Scan> {
-    crate::arch::skip_container(b, i)
+    match crate::arch::skip_container(b, i) {
+        Some(end) => end.ok_or(Scan::Eof),
+        None => skip_container_scalar(b, i),
+    }
 }
 
 /// [`skip_container`] a byte at a time: the reference the vector kernels agree with.
-#[cfg_attr(
-    all(
-        any(
-            target_arch = "x86_64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        ),
-        not(test)
-    ),
-    allow(dead_code)
-)]
 pub(crate) fn skip_container_scalar(b: &[u8], i: usize) -> Result<usize, Scan> {
     let mut depth = 0usize;
     let mut j = i;

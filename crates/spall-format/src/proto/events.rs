@@ -11,7 +11,7 @@ use super::base::{emit, malformed, Open, Packet, PendingEnd, Te};
 use super::hash::IdMap;
 use super::packet_kind;
 use super::scan::{thread_descriptor, Found, Track};
-use super::seq::{advance, defaults, incremental_clocks, intern, Seq};
+use super::seq::{advance, defaults, incremental_clocks, intern, Seq, Uses};
 use super::wire::{Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
@@ -35,18 +35,6 @@ impl<'a> std::ops::Deref for Facts<'a> {
             Facts::Own(f) => f,
         }
     }
-}
-
-/// What a stream's events used of what was found, to tell whether a later fact would
-/// have decoded them otherwise ([`stream`](super::stream)).
-#[derive(Default)]
-pub(super) struct Uses {
-    /// Tracks events were put on, whether a descriptor defined them yet or not.
-    pub(super) tracks: IdMap<u64, ()>,
-    /// Clocks converted through snapshots, and the least and greatest times converted.
-    pub(super) clocks: IdMap<super::clock::ClockKey, (i64, i64)>,
-    /// Whether any time was converted (or incremental clock set) with the trace clock.
-    pub(super) trace_clock: bool,
 }
 
 /// Decodes the packets of one part: sequences whose incremental state is all its own.

@@ -5,11 +5,22 @@ use std::borrow::Cow;
 
 use super::base::{text, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
-use super::events::Uses;
 use super::hash::IdMap;
 use super::scan::Found;
 use super::wire::{repeated, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
+
+/// What a stream's events used of what was found, to tell whether a later fact would
+/// have decoded them otherwise ([`stream`](super::stream)).
+#[derive(Default)]
+pub(super) struct Uses {
+    /// Tracks events were put on, whether a descriptor defined them yet or not.
+    pub(super) tracks: IdMap<u64, ()>,
+    /// Clocks converted through snapshots, and the least and greatest times converted.
+    pub(super) clocks: IdMap<ClockKey, (i64, i64)>,
+    /// Whether any time was converted (or incremental clock set) with the trace clock.
+    pub(super) trace_clock: bool,
+}
 
 /// A clock whose timestamps are deltas from the previous one on its sequence.
 #[derive(Clone, Copy, Debug)]

@@ -25,9 +25,10 @@
 //! the ends of async slices paired at the end.
 
 use super::clock::ClockKey;
-use super::events::{Decoder, Facts, Uses, CLEARED};
+use super::events::{Decoder, Facts, CLEARED};
 use super::hash::IdMap;
 use super::scan::{CounterInfo, Found, Place};
+use super::seq::Uses;
 use super::wire::{varint, Reader, Value};
 use super::{events, named, parts};
 use crate::diag::Diagnostics;
