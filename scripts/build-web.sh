@@ -2,7 +2,7 @@
 # Builds the viewer as a static web site in OUTDIR: index.html, worker.js (the load
 # worker), spall_web.js (the wasm-bindgen glue) and spall_web_bg.wasm, the load worker's
 # SIMD module (spall_web_simd.js and spall_web_simd_bg.wasm: the loader alone, built with
-# simd128, which the worker runs with the page's ?simd=1), and the threaded
+# simd128, which the worker runs unless the page has ?simd=0), and the threaded
 # load worker's module (spall_web_threads.js, spall_web_threads_bg.wasm and the thread
 # pool's snippets/), which a cross-origin-isolated page uses. Serve OUTDIR with any static
 # file server (with COOP/COEP headers for threads: docs/WEB.md).

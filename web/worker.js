@@ -5,12 +5,10 @@
 // The page's thread only draws meanwhile.
 //
 // On a cross-origin-isolated page the worker runs the threaded loader-only module instead
-// (spall_web_threads.js, see `threaded`); elsewhere the page's module, or with {simd: true}
-// (the page's ?simd=1) where the browser has wasm SIMD, the loader-only module built with
-// simd128 (spall_web_simd.js, see `vector`; the page sends it compiled as {simdModule}).
-// Not the default: the page's module is warm from the page's own work (the demo) and what
-// this worker runs of it warms it for the page's hand-off, which a second module's work
-// does not (docs/PERFORMANCE.md). Both need SIMD.
+// (spall_web_threads.js, see `threaded`); elsewhere, with {simd: true} (unless the page has
+// ?simd=0) and where the browser has wasm SIMD, the loader-only module built with simd128
+// (spall_web_simd.js, see `vector`; the page sends it compiled as {simdModule}); else the
+// page's module. Both of the first two need SIMD.
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
@@ -212,7 +210,7 @@ const main = async ({ data }) => {
   let threads = 0, simd = false;
   try {
     threads = await threaded(data.threads, data.gather);
-    // data.simd (?simd=1): the SIMD loader rather than the page's module.
+    // data.simd (unless ?simd=0): the SIMD loader rather than the page's module.
     simd = threads > 0 || (data.simd === true && (await vector(data.simdModule)));
     if (!simd) await init({ module_or_path: module });
   } catch (e) {

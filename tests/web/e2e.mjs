@@ -3,8 +3,8 @@
 // zoom, a click selecting a span and changing the details panel, SQL through ?sql= and the
 // page's spall.run_sql, a hostile file through the file picker and a missing URL both shown
 // as errors, a dropped .spall and Perfetto protobuf file, HiDPI, the load worker (files
-// read in slices that records straddle, by the page's module and by the SIMD one with
-// ?simd=1, cancelling a load by opening another), compare mode
+// read in slices that records straddle, by the SIMD loader and by the page's module with
+// ?simd=0, cancelling a load by opening another), compare mode
 // (?trace=&compare=, the second file picker, a Shift-drop), and no console error anywhere.
 // The same site served cross-origin isolated (COOP/COEP) loads in the threaded module.
 //
@@ -402,7 +402,7 @@ async function e2e() {
     const ordered = p.seen.every((v, i) => i === 0 || v >= p.seen[i - 1]);
     check(mid.size >= 3 && ordered && p.hidden,
       `${file}: the progress overlay advanced through ${mid.size} values (3 or more), in order: ${ordered}, hidden once loaded: ${p.hidden}`);
-    check(s.spans === spans && s.loader === "worker" && s.threads === "0" && s.simd === "0",
+    check(s.spans === spans && s.loader === "worker" && s.threads === "0" && s.simd === "1",
       `${file} in 4,099-byte slices by the ${s.loader} on ${s.threads} threads, SIMD ${s.simd}: ${s.spans} spans (spall-cli info: ${spans})`);
     check(Number(s.takeSteps) >= 6, `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more)`);
   }
@@ -424,9 +424,9 @@ async function e2e() {
   const slices = Math.ceil(padded.length / 4099);
   check(s.spans === "11786" && s.loader === "worker" && count("loading") >= slices / 5 && count("reading") <= slices,
     `a .pftrace streamed by the ${s.loader}: ${s.spans} spans (spall-cli info: 11786), ${count("loading")} of ${slices} slices decoded as read, ${count("reading")} gathered`);
-  // ?simd=1: the SIMD loader (built with simd128) loads them instead, with the same spans.
+  // ?simd=0: the page's scalar module loads them instead, with the same spans.
   const sc = await newPage();
-  await sc.goto(`${base}/?simd=1&chunk=4099`);
+  await sc.goto(`${base}/?simd=0&chunk=4099`);
   await waitState(sc, "loaded");
   for (const [file, spans] of [["spall/odingengine_v3.spall", "91542"],
     ["real/chrome116_devtools_export.json", "2456"]]) {
@@ -435,10 +435,10 @@ async function e2e() {
     await sc.waitForFunction((n) => document.body.dataset.spans === n || document.body.dataset.state === "error",
       spans, { timeout: 60_000 }).catch(() => {});
     const t = await state(sc);
-    check(t.spans === spans && t.loader === "worker" && t.simd === "1" && before !== t.spans,
-      `?simd=1: ${file} by the SIMD ${t.loader}, SIMD ${t.simd}: ${t.spans} spans (spall-cli info: ${spans})`);
+    check(t.spans === spans && t.loader === "worker" && t.simd === "0" && before !== t.spans,
+      `?simd=0: ${file} by the scalar ${t.loader}, SIMD ${t.simd}: ${t.spans} spans (spall-cli info: ${spans})`);
   }
-  check(sc.errors.length === 0, `?simd=1: no console errors (${sc.errors.join(" | ")})`);
+  check(sc.errors.length === 0, `?simd=0: no console errors (${sc.errors.join(" | ")})`);
   await sc.context().close();
   // A ?trace= URL's body, read by the load worker as it arrives (in the network's pieces,
   // tens of kilobytes each): the same spans.

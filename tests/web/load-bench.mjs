@@ -13,8 +13,8 @@
 //   node tests/web/load-bench.mjs SITE:isolated,SITE FILE...   (served with COOP/COEP: the
 //     load worker's threads; against the same site not isolated, its single worker)
 //   node tests/web/load-bench.mjs 'SITE:isolated?threads=2' FILE...   (a query for the page)
-//   node tests/web/load-bench.mjs 'SITE,SITE?simd=1' FILE...   (the page's module against
-//     the SIMD loader)
+//   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against
+//     the page's scalar module)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on

@@ -16,7 +16,8 @@
 //! Workers sharing the module's memory), no viewer. `web/worker.js` takes it on a
 //! cross-origin-isolated page (docs/WEB.md, "Threads").
 //! With no features at all it is the `Loader` alone, which `scripts/build-web.sh` builds with
-//! simd128 for the single load worker (with the page's `?simd=1`; docs/WEB.md, "SIMD").
+//! simd128 for the single load worker (`?simd=0` on the page: its scalar module instead;
+//! docs/WEB.md, "SIMD").
 //!
 //! On other targets this crate is empty.
 
