@@ -17,8 +17,6 @@
 //! assert_eq!(v, serde_json::json!({"line": 7, "ctx": "0xff"}));
 //! ```
 
-use std::fmt::Write;
-
 /// The key of an unsigned integer's tag object.
 pub const UINT: &str = "\u{0}u";
 /// The key of a pointer's tag object.
@@ -78,12 +76,45 @@ pub fn untag(v: &mut serde_json::Value) {
 
 /// Writes an unsigned integer's tag object.
 pub(crate) fn write_uint(out: &mut String, x: u64) {
-    let _ = write!(out, "{{\"\\u0000u\":{x}}}");
+    out.push_str("{\"\\u0000u\":");
+    push_u64(out, x);
+    out.push('}');
 }
 
 /// Writes a pointer's tag object.
 pub(crate) fn write_pointer(out: &mut String, x: u64) {
-    let _ = write!(out, "{{\"\\u0000p\":{x}}}");
+    out.push_str("{\"\\u0000p\":");
+    push_u64(out, x);
+    out.push('}');
+}
+
+/// Formats `v` in decimal into `buf`, without allocating (`write!` costs several times
+/// more, and the protobuf decoder writes a number or two per event).
+pub(crate) fn dec(buf: &mut [u8; 20], v: u64) -> &str {
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
+/// Writes `v` in decimal.
+pub(crate) fn push_u64(out: &mut String, v: u64) {
+    out.push_str(dec(&mut [0; 20], v));
+}
+
+/// Writes `v` in decimal, with its sign.
+pub(crate) fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_u64(out, v.unsigned_abs());
 }
 
 #[cfg(test)]

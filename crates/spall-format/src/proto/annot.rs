@@ -25,24 +25,27 @@ pub struct Interned<'s, 'a> {
 /// Writes `s` as a JSON string.
 pub fn escape_into(out: &mut String, s: &str) {
     out.push('"');
+    // What JSON escapes is ASCII, so the text is scanned byte by byte and cut only at
+    // those bytes, which are char boundaries.
+    let b = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
+    for (i, &c) in b.iter().enumerate() {
         let esc = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            c if (c as u32) < 0x20 => "",
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            c if c < 0x20 => "",
             _ => continue,
         };
         out.push_str(&s[start..i]);
         if esc.is_empty() {
-            let _ = write!(out, "\\u{:04x}", c as u32);
+            let _ = write!(out, "\\u{:04x}", c);
         } else {
             out.push_str(esc);
         }
-        start = i + c.len_utf8();
+        start = i + 1;
     }
     out.push_str(&s[start..]);
     out.push('"');
@@ -199,7 +202,7 @@ fn scalar(
         }),
         (3, _) => tagged::write_uint(out, v.uint().unwrap_or(0)),
         (4, _) => {
-            let _ = write!(out, "{}", v.int().unwrap_or(0));
+            tagged::push_i64(out, v.int().unwrap_or(0));
         }
         (5, _) => write_f64(out, v.double().unwrap_or(f64::NAN)),
         (6, Value::Bytes(b)) => escape_bytes(out, b, f.offset, d),
@@ -284,7 +287,7 @@ fn nested(
         _ => match scalar {
             Some(f) => match (f.num, f.value) {
                 (5, v) => {
-                    let _ = write!(out, "{}", v.int().unwrap_or(0));
+                    tagged::push_i64(out, v.int().unwrap_or(0));
                 }
                 (6, v) => write_f64(out, v.double().unwrap_or(f64::NAN)),
                 (7, v) => out.push_str(if v.uint().unwrap_or(0) != 0 {

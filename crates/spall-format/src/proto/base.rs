@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+pub(super) use crate::tagged::dec;
+
 use super::wire::WireError;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{EventSink, RawEvent};
@@ -28,21 +30,6 @@ pub(super) struct Packet<'a> {
 
 /// An open async slice: its name, category and start, for its end.
 pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>, i64);
-
-/// Formats `v` in decimal into `buf`, without allocating.
-pub(super) fn dec(buf: &mut [u8; 20], v: u64) -> &str {
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
-}
 
 pub(super) fn text<'a>(b: &'a [u8], at: u64, d: &mut Diagnostics) -> Cow<'a, str> {
     match std::str::from_utf8(b) {

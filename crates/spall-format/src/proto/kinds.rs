@@ -38,7 +38,10 @@ pub(super) fn flow_events<S: EventSink>(
     te: &Te<'_>,
     skip: usize,
 ) {
-    flow_events_of(events, sink, ev, flow_points(te).skip(skip));
+    // Most events have no flow: not even the iterator is built for them.
+    if te.flow_out.len() + te.flow_in.len() > skip {
+        flow_events_of(events, sink, ev, flow_points(te).skip(skip));
+    }
 }
 
 /// Flow events for `points`, bound to the slice `ev` encloses.

@@ -110,7 +110,16 @@ pub(crate) fn packets<'a>(
 ) -> Result<(), Error> {
     let mut r = Reader::new(b, 0);
     let mut n = 0u64;
-    while let Some(field) = r.next_field() {
+    loop {
+        let frame = r.offset();
+        if let Some(p) = r.next_packet() {
+            n += 1;
+            f(p, r.offset_of(p), frame, d);
+            continue;
+        }
+        let Some(field) = r.next_field() else {
+            break;
+        };
         match field {
             Ok(field) => match (field.num, field.value) {
                 (1, Value::Bytes(p)) => {

@@ -82,9 +82,18 @@ impl<'a> Decoder<'a> {
             let b = self.f.bufs[buf as usize];
             // The first pass checked the framing of these bytes.
             let mut r = Reader::new(&b.bytes[start..end], b.at + start as u64);
-            while let Some(Ok(field)) = r.next_field() {
-                if let Value::Bytes(p) = field.value {
+            loop {
+                if let Some(p) = r.next_packet() {
                     self.packet(p, r.offset_of(p), sink, d);
+                    continue;
+                }
+                match r.next_field() {
+                    Some(Ok(field)) => {
+                        if let Value::Bytes(p) = field.value {
+                            self.packet(p, r.offset_of(p), sink, d);
+                        }
+                    }
+                    _ => break,
                 }
             }
             since += if buf == 0 {

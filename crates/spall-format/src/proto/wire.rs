@@ -183,6 +183,28 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The next field if it is field 1, length-delimited and whole (a trace's packet),
+    /// read the fast way for the loops over a file's packets; `None` for anything else,
+    /// which [`next_field`](Self::next_field) reads (or reports).
+    #[inline]
+    pub fn next_packet(&mut self) -> Option<&'a [u8]> {
+        let rest = self.buf.get(self.pos..)?;
+        if rest.first() != Some(&0x0a) {
+            return None;
+        }
+        let (len, n) = match rest.get(1) {
+            Some(&l) if l < 0x80 => (l as u64, 1),
+            _ => varint(&rest[1..]).ok()?,
+        };
+        let start = 1 + n;
+        if len > (rest.len() - start) as u64 {
+            return None;
+        }
+        let end = start + len as usize;
+        self.pos += end;
+        Some(&rest[start..end])
+    }
+
     /// The next field, `None` at the end of the message.
     #[inline]
     pub fn next_field(&mut self) -> Option<Result<Field<'a>, WireError>> {
@@ -264,10 +286,13 @@ pub fn skim<'a>(
                 Err(_) => return,
             },
             0 => {
-                // A varint ends at its first byte under 0x80.
-                match b[i.min(b.len())..].iter().take(10).position(|&c| c < 0x80) {
-                    Some(k) => i += k + 1,
-                    None => return,
+                // A varint ends at its first byte under 0x80 (most are one byte).
+                match b.get(i) {
+                    Some(&c) if c < 0x80 => i += 1,
+                    _ => match b[i.min(b.len())..].iter().take(10).position(|&c| c < 0x80) {
+                        Some(k) => i += k + 1,
+                        None => return,
+                    },
                 }
             }
             1 => i += 8,
