@@ -32,14 +32,30 @@ struct ArgsSegment {
 
 const JSON_BIT: u64 = 1 << 63;
 
+/// Once a segment's text holds this much, an entry that would grow it starts a new one:
+/// growing one string by doubling moves all of it each time (in WebAssembly a `realloc`
+/// always copies), and a trace's argument texts can be a hundred megabytes.
+const SEGMENT_BYTES: usize = 4 << 20;
+
 impl ArgsStore {
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
         }
         let id = self.count() + 1;
-        if self.segments.is_empty() {
-            self.segments.push(ArgsSegment::default());
+        let full = |seg: &ArgsSegment| {
+            seg.text.len() >= SEGMENT_BYTES && seg.text.capacity() - seg.text.len() < text.len()
+        };
+        if self.segments.last().is_none_or(full) {
+            let room = if self.segments.is_empty() {
+                0
+            } else {
+                SEGMENT_BYTES.max(text.len())
+            };
+            self.segments.push(ArgsSegment {
+                text: String::with_capacity(room),
+                ends: Vec::new(),
+            });
             self.firsts.push(id);
         }
         let seg = self.segments.last_mut().expect("a segment");
@@ -54,17 +70,32 @@ impl ArgsStore {
     /// keys to its `B`'s set: `{"debug":{"a":1}}` and `{"debug":{"b":2}}` give both keys;
     /// any other value of `e` replaces `b`'s under the same key.
     pub(crate) fn merged(&mut self, b: ArgsId, e: ArgsId) -> ArgsId {
+        // Most pairs in Chrome traces are `{}` and `{}`, or something and `{}`: neither
+        // needs the empty object parsed (nor, for two, the merge written by serde_json).
+        let empty = |id| matches!(self.get(id), Some((t, true)) if is_empty_object(t));
+        let e_empty = empty(e);
+        if e_empty && empty(b) {
+            return self.add("{}", true);
+        }
         // `json` gives free text as a string, so only a JSON object matches.
         let object = |id| match self.tagged_json(id) {
             Some(serde_json::Value::Object(m)) => Some(m),
             _ => None,
         };
-        let (Some(mut m), Some(end)) = (object(b), object(e)) else {
+        let Some(mut m) = object(b) else {
             return b;
         };
-        deep_merge(&mut m, end);
-        let text = serde_json::Value::Object(m).to_string();
-        self.add(&text, true)
+        if !e_empty {
+            let Some(end) = object(e) else {
+                return b;
+            };
+            deep_merge(&mut m, end);
+        }
+        // Written as `Display` writes it, without its formatter's cost.
+        match serde_json::to_string(&serde_json::Value::Object(m)) {
+            Ok(text) => self.add(&text, true),
+            Err(_) => b,
+        }
     }
 
     /// Appends every entry of `other`, taking its segments without copying them; its id
@@ -151,6 +182,11 @@ impl ArgsStore {
         })
     }
 
+    /// The bytes of all argument texts.
+    pub(crate) fn text_bytes(&self) -> usize {
+        self.segments.iter().map(|seg| seg.text.len()).sum()
+    }
+
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         let segments: usize = (self.segments.iter())
@@ -169,6 +205,14 @@ fn parse(text: &str, is_json: bool) -> Option<serde_json::Value> {
     } else {
         Some(serde_json::Value::String(text.to_string()))
     }
+}
+
+/// Whether `text` is an object with no members (`{}`, with any JSON whitespace).
+fn is_empty_object(text: &str) -> bool {
+    let ws = |c: char| matches!(c, ' ' | '\n' | '\r' | '\t');
+    (text.trim_matches(ws).strip_prefix('{'))
+        .and_then(|t| t.strip_suffix('}'))
+        .is_some_and(|t| t.chars().all(ws))
 }
 
 /// Merges `from` into `into`: objects under the same key merge, any other value replaces.
@@ -241,6 +285,23 @@ mod tests {
         assert_eq!(all.get(ArgsId(7)), None);
     }
 
+    /// Past `SEGMENT_BYTES` the entries go on in new segments, each found by its id.
+    #[test]
+    fn long_texts_fill_segments() {
+        let mut s = ArgsStore::default();
+        let text = |i: usize| format!("{i:05}{}", "x".repeat(i % 7000));
+        let mut bytes = 0;
+        for i in 0..6000 {
+            bytes += text(i).len();
+            assert_eq!(s.add(&text(i), i % 2 == 0), ArgsId(i as u32 + 1));
+        }
+        assert!(s.segments.len() > 2, "{} segments", s.segments.len());
+        assert_eq!((s.count(), s.text_bytes()), (6000, bytes));
+        for i in 0..6000 {
+            assert_eq!(s.get(ArgsId(i as u32 + 1)), Some((&*text(i), i % 2 == 0)));
+        }
+    }
+
     #[test]
     fn merged_sets_merge_nested_objects() {
         let mut s = ArgsStore::default();
@@ -253,6 +314,20 @@ mod tests {
         );
         let text = s.add("free text", false);
         assert_eq!(s.merged(text, e), text);
+        // Empty objects: the merge is the other set, written as serde_json writes it.
+        let empty = s.add(" { \n} ", true);
+        let m = s.merged(empty, empty);
+        assert_eq!(s.get(m), Some(("{}", true)));
+        let b = s.add(r#"{ "z": 1.50, "a" : [1, 2] }"#, true);
+        let m = s.merged(b, empty);
+        assert_eq!(s.get(m), Some((r#"{"a":[1,2],"z":1.5}"#, true)));
+        assert_eq!(s.merged(text, empty), text);
+        let m = s.merged(empty, b);
+        assert_eq!(s.get(m), Some((r#"{"a":[1,2],"z":1.5}"#, true)));
+        let not_object = s.add("{}}", true);
+        assert_eq!(s.merged(b, not_object), b);
+        assert_eq!(s.merged(not_object, empty), not_object);
+        assert!(!is_empty_object("{") && !is_empty_object("}") && !is_empty_object("{x}"));
         // A typed value is a value, not a dictionary: the E's replaces the B's whole.
         let b = s.add(r#"{"debug":{"v":{"\u0000u":1}}}"#, true);
         let e = s.add(r#"{"debug":{"v":{"\u0000p":2}}}"#, true);

@@ -245,6 +245,11 @@ impl Strings {
         (0..self.ends.len()).map(|i| (StrId(i as u32), self.get(StrId(i as u32))))
     }
 
+    /// The bytes of all the strings.
+    pub(crate) fn text_bytes(&self) -> usize {
+        self.text.len()
+    }
+
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.text.capacity()

@@ -148,6 +148,11 @@ pub(crate) fn scalar_end(b: &[u8], mut i: usize) -> usize {
 /// build has one (`crate::arch`), else the scalar reference.
 #[inline]
 fn skip_container(b: &[u8], i: usize) -> Result<usize, Scan> {
+    // An empty `{}` or `[]` (most events' `args`) is not worth the kernel's 64-byte block:
+    // `}` and `]` are two past `{` and `[`.
+    if b.get(i + 1) == Some(&(b[i] + 2)) {
+        return Ok(i + 2);
+    }
     match crate::arch::skip_container(b, i) {
         Some(end) => end.ok_or(Scan::Eof),
         None => skip_container_scalar(b, i),
@@ -185,6 +190,10 @@ mod tests {
         assert_eq!(skip_value(s, 0), Ok(s.len() - 5));
         assert_eq!(skip_value(b"\"ab\\\"c\",", 0), Ok(7));
         assert_eq!(skip_value(b"123,", 0), Ok(3));
+        assert_eq!(skip_value(b"{},", 0), Ok(2));
+        assert_eq!(skip_value(b"[]", 0), Ok(2));
+        assert_eq!(skip_value(b"[ ]", 0), Ok(3));
+        assert_eq!(skip_value(b"{", 0), Err(Scan::Eof));
         assert_eq!(skip_value(b"123", 0), Err(Scan::Eof));
         assert_eq!(skip_value(b"{\"a\":[1,2", 0), Err(Scan::Eof));
         assert_eq!(skip_value(b"\"abc\\", 0), Err(Scan::Eof));

@@ -46,6 +46,11 @@ impl<'a> TransferWriter<'a> {
         }
     }
 
+    /// Room for `n` more bytes.
+    pub fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
+    }
+
     /// The bytes written.
     pub fn into_bytes(self) -> Vec<u8> {
         self.buf

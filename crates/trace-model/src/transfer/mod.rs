@@ -87,6 +87,9 @@ impl Trace {
     /// given to `sink` ([`TraceIn`] reads them back).
     pub fn to_transfer_pieces(&self, sink: &mut dyn ColumnSink) -> Vec<u8> {
         let mut w = W::with_sink(sink);
+        // The head's bytes at once: grown by doubling, its argument texts (which can be
+        // most of it) would be copied again at each step.
+        w.reserve(self.head_estimate());
         for &b in MAGIC {
             w.u8(b);
         }
@@ -97,6 +100,31 @@ impl Trace {
     fn heap_estimate(&self) -> usize {
         let spans = self.span_count() as usize;
         1024 + spans * 29 + self.strings.heap_bytes() + self.args.heap_bytes()
+    }
+
+    /// About the bytes [`write`](Self::write) puts in the head of a transfer in pieces:
+    /// everything but the spans' columns.
+    fn head_estimate(&self) -> usize {
+        let (strings, args) = (self.strings.len(), self.args.count() as usize);
+        let counters: usize = (self.counters.iter()).map(|c| 64 + c.ts.len() * 16).sum();
+        let flows: usize = (self.flows.iter()).map(|f| 20 + f.points.len() * 38).sum();
+        let samples: usize = (self.samples.iter()).map(|s| 20 + s.ts.len() * 12).sum();
+        let lanes: usize = (self.threads.iter()).map(|t| 64 + t.lanes.len() * 48).sum();
+        4096 + strings * 8
+            + self.strings.text_bytes()
+            + args * 9
+            + self.args.text_bytes()
+            + self.processes.len() * 64
+            + lanes
+            + self.instants.len() * 33
+            + counters
+            + flows
+            + self.async_events.len() * 44
+            + self.metadata.len() * 20
+            + self.async_slices.len() * 53
+            + self.flow_links.len() * 32
+            + samples
+            + self.frames.len() * 8
     }
 
     fn write(&self, w: &mut W<'_>) {
