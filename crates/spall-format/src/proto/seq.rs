@@ -49,7 +49,8 @@ pub(super) struct Seq<'a> {
     pub(super) extra_counters: Vec<u64>,
     pub(super) extra_double_counters: Vec<u64>,
     pub(super) clock: Option<u32>,
-    pub(super) inc: IdMap<u32, IncClock>,
+    /// Its incremental clocks by id: one or two, looked up on every event.
+    pub(super) inc: Vec<(u32, IncClock)>,
     /// The thread of a legacy `ThreadDescriptor` packet: the default track.
     pub(super) thread: Option<(i64, i64)>,
     pub(super) last_us: i64,
@@ -59,6 +60,10 @@ pub(super) struct Seq<'a> {
 }
 
 impl Seq<'_> {
+    fn inc_clock(&mut self, id: u32) -> Option<&mut IncClock> {
+        self.inc.iter_mut().find(|c| c.0 == id).map(|c| &mut c.1)
+    }
+
     pub(super) fn reset(&mut self) {
         let thread = self.thread;
         *self = Seq {
@@ -73,7 +78,7 @@ impl Seq<'_> {
 /// deltas of later events count from it.
 pub(super) fn advance(seq: &mut Seq<'_>, pk: &Packet<'_>) {
     let id = pk.clock.or(seq.clock).unwrap_or(BOOTTIME);
-    if let (Some(raw), Some(inc)) = (pk.ts, seq.inc.get_mut(&id)) {
+    if let (Some(raw), Some(inc)) = (pk.ts, seq.inc_clock(id)) {
         inc.value = inc.value.wrapping_add(raw as i64);
     }
 }
@@ -90,12 +95,26 @@ pub(super) fn time(
 ) -> i64 {
     let id = pk.clock.or(seq.clock).unwrap_or(BOOTTIME);
     let (key, ns): (ClockKey, i128) = if let Some(raw) = pk.ts {
-        if let Some(inc) = seq.inc.get_mut(&id) {
+        if let Some(inc) = seq.inc_clock(id) {
             inc.value = inc.value.wrapping_add(raw as i64);
-            let ns = inc.value as i128 * inc.multiplier as i128;
-            match inc.via {
-                Some((via, via_ns)) => (via, via_ns as i128 + ns - inc.snap_ns as i128),
-                None => (clock::key(f.clocks.trace_clock, 0), ns),
+            // In 64 bits when nothing overflows (128-bit arithmetic is slow in wasm).
+            let ns64 = inc.value.checked_mul(inc.multiplier);
+            match (inc.via, ns64) {
+                (Some((via, via_ns)), Some(ns)) => match via_ns
+                    .checked_add(ns)
+                    .and_then(|x| x.checked_sub(inc.snap_ns))
+                {
+                    Some(t) => (via, t as i128),
+                    None => (via, via_ns as i128 + ns as i128 - inc.snap_ns as i128),
+                },
+                (None, Some(ns)) => (clock::key(f.clocks.trace_clock, 0), ns as i128),
+                (via, None) => {
+                    let ns = inc.value as i128 * inc.multiplier as i128;
+                    match via {
+                        Some((via, via_ns)) => (via, via_ns as i128 + ns - inc.snap_ns as i128),
+                        None => (clock::key(f.clocks.trace_clock, 0), ns),
+                    }
+                }
             }
         } else {
             let key = clock::key(id, pk.seq);
@@ -235,15 +254,16 @@ pub(super) fn incremental_clocks(seq: &mut Seq<'_>, b: &[u8], seq_id: u32, trace
         });
     for &(id, ts, inc, mult) in &clocks {
         if inc {
-            seq.inc.insert(
-                id,
-                IncClock {
-                    value: ts as i64,
-                    multiplier: mult,
-                    snap_ns: (ts as i64).wrapping_mul(mult),
-                    via,
-                },
-            );
+            let c = IncClock {
+                value: ts as i64,
+                multiplier: mult,
+                snap_ns: (ts as i64).wrapping_mul(mult),
+                via,
+            };
+            match seq.inc_clock(id) {
+                Some(old) => *old = c,
+                None => seq.inc.push((id, c)),
+            }
         }
     }
 }

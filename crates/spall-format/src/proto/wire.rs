@@ -248,6 +248,7 @@ impl<'a> Reader<'a> {
 
 impl<'a> Iterator for Reader<'a> {
     type Item = Result<Field<'a>, WireError>;
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         self.next_field()
     }
