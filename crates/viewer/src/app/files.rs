@@ -112,6 +112,9 @@ impl App {
             PageLoad::Built(_, model) => {
                 self.file.taking = Some(crate::platform::web::Taking::new(model));
                 crate::platform::web::step_soon(&self.proxy);
+                // Nothing on the canvas changes until the trace is taken, and a canvas
+                // frame costs the page a read-back where the browser draws WebGL on the CPU.
+                return;
             }
             PageLoad::Stats(name, bytes) if self.file.taking.is_some() => {
                 self.file.early_stats = Some((name, bytes));

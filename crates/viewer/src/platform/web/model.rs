@@ -14,22 +14,26 @@ use crate::loaded::{Loaded, MINIMAP_BINS};
 use spall_web_transfer::Streams;
 pub use spall_web_transfer::{pack, Model};
 
-/// How long one step of taking the worker's model may run before the page draws a frame.
+/// How long one turn of taking the worker's model may run before the page draws a frame.
 const TAKE_STEP: Duration = Duration::from_millis(50);
 /// Bytes of columns copied between two looks at the clock.
 const TAKE_BYTES: usize = 8 << 20;
 
-/// The worker's model ([`pack`]) taken in steps, the page drawing a frame between them:
-/// the trace's head, its columns a few megabytes at a time, the index's likewise, then
-/// the views' data: the kinds (O(events other than spans)) in a step, the colours and
-/// warnings (O(names)) in the last, with the worker's minimap. Nothing is decoded or
-/// checked again beyond the ids and offsets the copies pass through.
+/// The worker's model ([`pack`]) taken in steps: the trace's head, its columns a few
+/// megabytes at a time, the index's likewise, then the views' data: the kinds (O(events
+/// other than spans)) in a step, the colours and warnings (O(names)) in the last, with the
+/// worker's minimap. Steps run back to back for up to [`TAKE_STEP`] a turn, and the page
+/// draws a frame between turns: a small model is taken in one turn, a large one never
+/// holds the page for much more than a turn. Nothing is decoded or checked again beyond the
+/// ids and offsets the copies pass through.
 pub(crate) struct Taking {
     model: Model,
     /// The kinds, derived in a step of their own once the trace and index are in.
     kinds: Option<Kinds>,
     /// Steps run so far (`<body data-take-steps>` once taken).
     steps: u32,
+    /// Turns so far, a frame apart (`<body data-take-turns>` once taken).
+    turns: u32,
     trace_in: Option<trace_model::TraceIn>,
     trace: Option<trace_model::Trace>,
     index_in: Option<trace_index::IndexIn>,
@@ -44,6 +48,7 @@ impl Taking {
             model,
             kinds: None,
             steps: 0,
+            turns: 0,
             trace_in: None,
             trace: None,
             index_in: None,
@@ -52,18 +57,25 @@ impl Taking {
         }
     }
 
-    /// The next step; the trace, ready to show, after the last (the page is told, see
-    /// [`taken`]). The error says where the model is damaged.
+    /// The next turn: steps until [`TAKE_STEP`] has passed; the trace, ready to show, after
+    /// the last (the page is told, see [`taken`]). The error says where the model is
+    /// damaged.
     pub(crate) fn run(&mut self, source: &str) -> Option<Result<Loaded, String>> {
-        self.steps += 1;
-        let r = self.step(source);
-        if r.is_some() {
-            taken(self.steps);
+        self.turns += 1;
+        let until = Instant::now() + TAKE_STEP;
+        loop {
+            self.steps += 1;
+            if let Some(r) = self.step(source, until) {
+                taken(self.steps, self.turns);
+                return Some(r);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
         }
-        r
     }
 
-    fn step(&mut self, source: &str) -> Option<Result<Loaded, String>> {
+    fn step(&mut self, source: &str, until: Instant) -> Option<Result<Loaded, String>> {
         if let (None, None, Some(_), Some(_)) =
             (&self.trace_in, &self.index_in, &self.trace, &self.index)
         {
@@ -91,7 +103,6 @@ impl Taking {
             let source = source.to_string();
             return Some(Ok(Loaded::with_views(t, i, kinds, minimap, source)));
         }
-        let until = Instant::now() + TAKE_STEP;
         loop {
             let stage = self.stage();
             match self.advance() {
@@ -144,12 +155,14 @@ impl Taking {
     }
 }
 
-/// Tells the page that the worker's model is taken, in `steps` (it calls
-/// `globalThis.spall_taken` if it set one, and `<body data-take-steps>` says how many):
-/// the worker may then compute the statistics without taking a core from the page's steps.
-fn taken(steps: u32) {
+/// Tells the page that the worker's model is taken, in `steps` over `turns` (it calls
+/// `globalThis.spall_taken` if it set one, and `<body data-take-steps>` and
+/// `data-take-turns` say how many): the worker may then compute the statistics without
+/// taking a core from the page's steps.
+fn taken(steps: u32, turns: u32) {
     if let Some(body) = super::document().and_then(|d| d.body()) {
         let _ = body.dataset().set("takeSteps", &steps.to_string());
+        let _ = body.dataset().set("takeTurns", &turns.to_string());
     }
     let f = js_sys::Reflect::get(&js_sys::global(), &"spall_taken".into());
     if let Some(f) = f.ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
