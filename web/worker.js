@@ -12,9 +12,13 @@
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
-// {progress: [done, total, stage]}, {model} (Loader.finish's), {stats: Uint8Array} (the
+// {progress: [done, total, stage]}, {memory: bytes} (what the trace, then its index, will
+// take of the page's memory, once built), {model} (Loader.finish's), {stats: Uint8Array} (the
 // whole-trace statistics, once the page says {taken}), {error: message},
-// {startFailed: message} (the page then loads without a worker). The page ends the worker
+// {startFailed: message} (the page then loads without a worker). Messages in: optionally
+// {prepare: true, module, simdModule, simd, threads, gather} first (a worker the page
+// starts ahead of a file: the module instantiated and a reader started meanwhile), then
+// the load: {name, file or url, chunk} with the same module fields. The page ends the worker
 // (terminate) to cancel a load, and once the statistics are in. The same file, started by
 // the load worker with the name "spall-reader", is its reader (see `reader`).
 import init, { Loader as PageLoader } from "./spall_web.js";
@@ -64,6 +68,10 @@ const reader = () => {
   };
 };
 
+const newReader = () => new Worker(new URL(import.meta.url), { type: "module", name: "spall-reader" });
+// A reader started ahead ({prepare}), for the next File.
+let spareReader = null;
+
 // The pieces of a File (`size` bytes each) or of a fetch body, in order. A File of more
 // than two slices is read ahead by a reader worker; a smaller one (which gains less than
 // the reader takes to start), a fetch body, or a File where a worker cannot start one, on
@@ -71,11 +79,13 @@ const reader = () => {
 // fills while this thread decodes, so its reads wait little; a reader worker cost more
 // CPU than it saved (docs/PERFORMANCE.md). Yields `{length}` first for a fetch.
 async function* pieces(source, size) {
-  let w;
+  let w = spareReader;
+  spareReader = null;
   try {
     if (!source.file || source.file.size <= 2 * size) throw "here";
-    w = new Worker(new URL(import.meta.url), { type: "module", name: "spall-reader" });
+    w = w || newReader();
   } catch {
+    if (w) w.terminate();
     yield* piecesHere(source, size);
     return;
   }
@@ -205,20 +215,38 @@ const vector = async (compiled) => {
   }
 };
 
+// The module this worker runs, started once: on {prepare} (the page starts a worker ahead of
+// the file it will load) or with the load's own message. Resolves to [threads, simd].
+let starting = null;
+const startModule = (data) => (starting ||= (async () => {
+  const threads = await threaded(data.threads, data.gather);
+  // data.simd (unless ?simd=0): the SIMD loader rather than the page's module.
+  const simd = threads > 0 || (data.simd === true && (await vector(data.simdModule)));
+  if (!simd) await init({ module_or_path: data.module });
+  return [threads, simd];
+})());
+
 const main = async ({ data }) => {
-  const { module, name, file, url, chunk } = data;
+  if (data.prepare) {
+    // A worker started ahead: the module and a reader ready before the file is picked.
+    startModule(data).catch(() => {});
+    try {
+      spareReader = newReader();
+    } catch {}
+    return;
+  }
+  const { name, file, url, chunk } = data;
   let threads = 0, simd = false;
   try {
-    threads = await threaded(data.threads, data.gather);
-    // data.simd (unless ?simd=0): the SIMD loader rather than the page's module.
-    simd = threads > 0 || (data.simd === true && (await vector(data.simdModule)));
-    if (!simd) await init({ module_or_path: module });
+    [threads, simd] = await startModule(data);
   } catch (e) {
     postMessage({ startFailed: message(e) });
     return;
   }
   postMessage({ started: true, threads, simd });
-  const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
+  // Loader.finish's "memory": what the page's model will take, sent as {memory: bytes}.
+  const progress = (done, total, stage) =>
+    postMessage(stage === "memory" ? { memory: done } : { progress: [done, total, stage] });
   // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
   const read = (stream) =>
     feed(name, file ? { file } : { url }, stream, chunk || CHUNK, file ? chunk || 0 : 0);

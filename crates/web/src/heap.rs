@@ -79,3 +79,73 @@ unsafe impl GlobalAlloc for Heap {
         System.dealloc(ptr, layout)
     }
 }
+
+/// Memory made ready ahead of a model the page expects from its load worker: allocated
+/// at once (address space), then its pages written a slice at a time while the worker is
+/// still building and packing, and freed just before the page takes the model, whose
+/// columns the allocator then serves from it. Writing a fresh page of the module's memory
+/// makes the system commit it (a page fault each 4 KiB); done here, on a thread that waits
+/// for the worker anyway, the page's copies of the columns find their memory ready. Where
+/// the block cannot be had, nothing is made ready.
+#[cfg(feature = "page")]
+pub mod ahead {
+    use std::alloc::{alloc, dealloc, Layout};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The block (0: none), its length and how much of it was written.
+    static AT: AtomicUsize = AtomicUsize::new(0);
+    static LEN: AtomicUsize = AtomicUsize::new(0);
+    static DONE: AtomicUsize = AtomicUsize::new(0);
+
+    /// The system's page, the stride of the writes.
+    const OS_PAGE: usize = 4 << 10;
+
+    /// Makes `bytes` more ready (on top of any block already held, which is freed first).
+    pub fn reserve(bytes: usize) {
+        let want = LEN.load(Ordering::Relaxed).saturating_add(bytes);
+        release();
+        let Ok(layout) = Layout::from_size_align(want.max(1), 8) else {
+            return;
+        };
+        // SAFETY: a valid layout of nonzero size; freed with it in `release`.
+        let p = unsafe { alloc(layout) };
+        if !p.is_null() {
+            AT.store(p as usize, Ordering::Relaxed);
+            LEN.store(want, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes up to `bytes` more of the block's pages; true while some are left.
+    pub fn touch(bytes: usize) -> bool {
+        let (at, len) = (AT.load(Ordering::Relaxed), LEN.load(Ordering::Relaxed));
+        let from = DONE.load(Ordering::Relaxed);
+        if at == 0 || from >= len {
+            return false;
+        }
+        let to = len.min(from.saturating_add(bytes));
+        let mut i = from;
+        while i < to {
+            // SAFETY: inside the block `reserve` allocated, which nothing else uses.
+            unsafe { std::ptr::write_volatile((at + i) as *mut u8, 0) };
+            i += OS_PAGE;
+        }
+        DONE.store(i.min(len), Ordering::Relaxed);
+        i < len
+    }
+
+    /// Frees the block, so the next allocations are served from it.
+    pub fn release() {
+        let at = AT.swap(0, Ordering::Relaxed);
+        let len = LEN.swap(0, Ordering::Relaxed);
+        DONE.store(0, Ordering::Relaxed);
+        if at != 0 {
+            // SAFETY: the pointer and layout `reserve` allocated with.
+            unsafe {
+                dealloc(
+                    at as *mut u8,
+                    Layout::from_size_align_unchecked(len.max(1), 8),
+                )
+            };
+        }
+    }
+}
