@@ -372,7 +372,9 @@ async function e2e() {
   // spans spall-cli info counts. Its model crosses to the page in 4,096-byte typed arrays
   // (a few hundred of them, each column crossing several), which the page takes in steps
   // with frames between them: the trace's head, its columns, the index's head, its
-  // columns, the kinds, the rest of the views' data (`data-take-steps`), never in one.
+  // columns, the kinds, the rest of the views' data (`data-take-steps`), never in one; steps
+  // run back to back for up to 50 ms a turn (`data-take-turns`, at most one a step). The
+  // first file's load runs in the worker the page started ahead of it (`data-ahead`).
   const c = await newPage();
   await c.goto(`${base}/?chunk=4099`);
   await waitState(c, "loaded");
@@ -404,7 +406,9 @@ async function e2e() {
       `${file}: the progress overlay advanced through ${mid.size} values (3 or more), in order: ${ordered}, hidden once loaded: ${p.hidden}`);
     check(s.spans === spans && s.loader === "worker" && s.threads === "0" && s.simd === "1",
       `${file} in 4,099-byte slices by the ${s.loader} on ${s.threads} threads, SIMD ${s.simd}: ${s.spans} spans (spall-cli info: ${spans})`);
-    check(Number(s.takeSteps) >= 6, `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more)`);
+    check(Number(s.takeSteps) >= 6 && Number(s.takeTurns) >= 1 && Number(s.takeTurns) <= Number(s.takeSteps),
+      `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more) over ${s.takeTurns} turns`);
+    if (file.endsWith(".spall")) check(s.ahead === "1", `${file}: loaded by the worker started ahead (data-ahead ${s.ahead})`);
   }
   // Perfetto protobuf is streamed too: the 1.2 MB Chromium trace after 4.2 MB of packets of
   // a kind not modelled (field 89, 1,000 zero bytes each), so that its own packets come

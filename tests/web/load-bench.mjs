@@ -1,6 +1,7 @@
 // How fast the web page opens a trace picked with its file picker, and how well it keeps
 // drawing meanwhile: from the picker's change to the first frame of the loaded trace
-// (`data-state="loaded"` with the file's spans), in Debian's Chromium, the median of RUNS
+// shown (the browser's next frame after the one that set `data-state="loaded"` with the
+// file's spans; the module sets it as it draws), in Debian's Chromium, the median of RUNS
 // (default 3) fresh pages. While loading, a requestAnimationFrame counter on the page
 // gives the frames per second while the worker decodes, and the longest gap between two
 // frames (the page's thread blocked for that long: the hand-off, where the page takes the
@@ -19,7 +20,9 @@
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
 // the page after it (the hand-off), and the path the page used (`worker`, or `page` for the
-// fallback), its threads and whether its loader was built with SIMD. Several sites take
+// fallback), its threads, whether its loader was built with SIMD, whether its worker was
+// started ahead of the file (`data-ahead`) and in how many turns the page took the model
+// (`data-take-turns`; `-` for a site without them). Several sites take
 // turns, run by run, so that the machine's load moves them alike.
 import { statSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -55,17 +58,24 @@ try {
       await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
       const demo = await page.evaluate(() => document.body.dataset.spans);
       await page.evaluate(watchHandoff);
-      await page.evaluate(() => {
+      // The end: the frame after the one that set data-state="loaded" with the new
+      // spans (the module writes it as it draws, before the browser shows the frame).
+      await page.evaluate((demo) => {
         globalThis.frames_ = [];
         const tick = (t) => { frames_.push(t); requestAnimationFrame(tick); };
         requestAnimationFrame(tick);
-      });
+        const d = document.body.dataset;
+        new MutationObserver((_, o) => {
+          if (!["loaded", "error"].includes(d.state) || d.spans === demo) return;
+          o.disconnect();
+          requestAnimationFrame(() => { globalThis.shown_ = performance.now(); });
+        }).observe(document.body, { attributes: true });
+      }, demo);
       const t0 = await page.evaluate(() => performance.now());
       await page.setInputFiles("#spall-file", file);
-      await page.waitForFunction((d) => ["loaded", "error"].includes(document.body.dataset.state)
-        && document.body.dataset.spans !== d, demo, { timeout: 600_000, polling: 20 });
+      await page.waitForFunction(() => globalThis.shown_, null, { timeout: 600_000, polling: 20 });
       const r = await page.evaluate((t0) => {
-        const end = performance.now();
+        const end = shown_;
         // Until the hand-off (the worker's decode), and all of it.
         const h = globalThis.handoff_ || end;
         const f = frames_.filter((t) => t >= t0 && t <= end);
@@ -75,7 +85,7 @@ try {
         const d = document.body.dataset;
         return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, page: end - h,
           spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, simd: d.simd,
-          error: d.error };
+          ahead: d.ahead, turns: d.takeTurns, error: d.error };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
       results[k].push(r);
@@ -92,7 +102,8 @@ try {
         `${ms.toFixed(0)} ms (${rs.map((r) => r.ms.toFixed(0)).join(", ")}), ${fps.toFixed(0)} frames/s ` +
         `while the worker decodes (its model after ${decode.toFixed(0)} ms), then ${page.toFixed(0)} ms ` +
         `on the page (longest frame gap ${gap.toFixed(0)} ms), ${rs[0].spans} spans, loader ${rs[0].loader}, ` +
-        `threads ${rs[0].threads}, simd ${rs[0].simd}, ` +
+        `threads ${rs[0].threads}, simd ${rs[0].simd}, worker started ahead ${rs[0].ahead ?? "-"}, ` +
+        `taken in ${rs[0].turns ?? "-"} turns, ` +
         `load average ${loadavg()[0].toFixed(1)}`);
     }
   }

@@ -34,12 +34,18 @@ export async function serveSite(site, { isolated = false } = {}) {
 }
 
 /// Run in the page (`page.evaluate(watchHandoff)`): `globalThis.handoff_` becomes the time a
-/// load worker's model reaches the page, where the page's own work starts.
+/// load worker's model reaches the page, where the page's own work starts: the page's
+/// `spall-handoff` mark (its load worker may be started before this runs), or for a site
+/// built before that mark, the first message with a model from a worker started after.
 export function watchHandoff() {
+  const at = (t) => { globalThis.handoff_ ||= t; };
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) if (e.name === "spall-handoff") at(e.startTime);
+  }).observe({ entryTypes: ["mark"] });
   const W = Worker;
   globalThis.Worker = function (...a) {
     const w = new W(...a);
-    w.addEventListener("message", (e) => { if (e.data.model) globalThis.handoff_ = performance.now(); });
+    w.addEventListener("message", (e) => { if (e.data.model) at(performance.now()); });
     return w;
   };
 }

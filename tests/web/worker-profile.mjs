@@ -10,6 +10,9 @@
 //   PROFILE_OUT=worker.cpuprofile ...     (also writes the profile, for DevTools)
 //   JS_FLAGS="--no-liftoff" ...           (flags for V8, to compare its tiers)
 //   CALLERS=1 ...                         (each function's three heaviest callers)
+//   PAGE=1 ...                            (the page's main thread instead, from the model's
+//                                          arrival to the first frame of the trace)
+//   PAGE=1 AFTER=MS ...                   (and MS milliseconds of the page after it)
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -111,6 +114,32 @@ const workerStarted = new Promise((resolve) => handlers.push(async (m) => {
 }));
 await send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, pageSession);
 await page.evaluate(watchHandoff);
+// PAGE: the page's thread, profiled by the page itself (console.profile) from the moment the
+// worker's model arrives until the page shows the trace.
+const pageProfile = process.env.PAGE && new Promise((resolve) => handlers.push((m) => {
+  if (m.method === "Profiler.consoleProfileFinished" && m.sessionId === pageSession) resolve(m.params.profile);
+}));
+if (pageProfile) {
+  await send("Profiler.enable", {}, pageSession);
+  await send("Profiler.setSamplingInterval", { interval: 200 }, pageSession);
+  await page.evaluate((after) => {
+    const W = Worker;
+    globalThis.Worker = function (...a) {
+      const w = new W(...a);
+      w.addEventListener("message", (e) => {
+        if (!e.data.model) return;
+        console.profile("page");
+        const d = document.body.dataset, before = d.spans;
+        new MutationObserver((_, o) => {
+          if (!["loaded", "error"].includes(d.state) || d.spans === before) return;
+          o.disconnect();
+          setTimeout(() => console.profileEnd("page"), after);
+        }).observe(document.body, { attributes: true });
+      });
+      return w;
+    };
+  }, Number(process.env.AFTER || 0));
+}
 // What the page costs shown and idle, for comparison: 2 s before the load.
 const idle0 = cpu();
 await new Promise((r) => setTimeout(r, 2000));
@@ -124,9 +153,10 @@ await send("DOM.setFileInputFiles", { files: [resolve(file)], nodeId }, pageSess
 await workerStarted;
 await page.waitForFunction(() => globalThis.handoff_, null, { timeout: 600_000, polling: 20 });
 const cpu1 = cpu();
-const { profile } = await send("Profiler.stop", {}, worker);
+const { profile: workerProfile } = await send("Profiler.stop", {}, worker);
 await page.waitForFunction((d) => ["loaded", "error"].includes(document.body.dataset.state)
   && document.body.dataset.spans !== d, demo, { timeout: 600_000, polling: 20 });
+const profile = pageProfile ? await pageProfile : workerProfile;
 const r = await page.evaluate((t0) => ({ decode: handoff_ - t0, all: performance.now() - t0,
   state: document.body.dataset.state, spans: document.body.dataset.spans }), t0);
 console.log(`${file}: ${r.state}, ${r.spans} spans; to the hand-off ${r.decode.toFixed(0)} ms, ` +
