@@ -16,6 +16,7 @@
 //   node tests/web/load-bench.mjs 'SITE:isolated?threads=2' FILE...   (a query for the page)
 //   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against
 //     the page's scalar module)
+//   EACH=1 ...   (each run's line too: where its longest frame gap was, from the hand-off)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
@@ -80,14 +81,18 @@ try {
         const h = globalThis.handoff_ || end;
         const f = frames_.filter((t) => t >= t0 && t <= end);
         const before = f.filter((t) => t <= h);
-        let gap = 0;
-        for (let i = 1; i < f.length; i++) gap = Math.max(gap, f[i] - f[i - 1]);
+        let gap = 0, gapAt = 0;
+        for (let i = 1; i < f.length; i++) {
+          if (f[i] - f[i - 1] > gap) [gap, gapAt] = [f[i] - f[i - 1], f[i - 1] - h];
+        }
         const d = document.body.dataset;
-        return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, page: end - h,
+        return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, gapAt, page: end - h,
           spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, simd: d.simd,
           ahead: d.ahead, turns: d.takeTurns, error: d.error };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
+      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms, the hand-off after ` +
+        `${(r.ms - r.page).toFixed(0)} ms, longest frame gap ${r.gap.toFixed(0)} ms at ${r.gapAt.toFixed(0)} ms from it`);
       results[k].push(r);
       await page.close();
     }

@@ -1,7 +1,8 @@
 // A CPU profile of the page's load worker while it opens a file picked with the file picker:
 // Chromium started with a DevTools port, the page driven by playwright-core over it, and a
-// second DevTools connection that attaches to the page's dedicated worker as it starts
-// (paused until the profiler runs) and profiles it until the model is handed to the page.
+// second DevTools connection that attaches to the page's load worker (as it starts, paused
+// until the profiler runs, or the one the page started ahead, from the file's pick) and
+// profiles it until the model is handed to the page.
 // Prints the top functions by self time (WebAssembly functions by their name-section names)
 // and the worker's own timeline (its `timing` console lines, when CONSOLE is set).
 //
@@ -146,6 +147,11 @@ await new Promise((r) => setTimeout(r, 2000));
 const idle1 = cpu();
 const t0 = await page.evaluate(() => performance.now());
 const cpu0 = cpu();
+// A load worker the page started ahead of the file is profiled from here on.
+if (worker) {
+  await send("Profiler.stop", {}, worker);
+  await send("Profiler.start", {}, worker);
+}
 // Playwright sends only small files over a DevTools port; DevTools itself names the path.
 const { root } = await send("DOM.getDocument", {}, pageSession);
 const { nodeId } = await send("DOM.querySelector", { nodeId: root.nodeId, selector: "#spall-file" }, pageSession);
