@@ -168,8 +168,9 @@ impl Synth {
     }
 
     /// Writes Chrome JSON. With `mix_be`, about a third of the spans are B/E pairs and the
-    /// rest X events (written when they close, children first, as clang does). Returns the
-    /// number of spans written.
+    /// rest X events (written when they close, children first, as clang does); a span that
+    /// starts with its parent is of its parent's kind, since trace_processor would put an
+    /// `X` there around the `B`. Returns the number of spans written.
     pub fn write_json<W: Write>(&self, out: W, mix_be: bool) -> io::Result<u64> {
         let names = self.name_table();
         let mut w = io::BufWriter::with_capacity(1 << 20, out);
@@ -177,14 +178,27 @@ impl Synth {
         let mut first = true;
         let mut count = 0u64;
         let mut result = Ok(());
-        let be = |s: &Span| mix_be && (s.start_ns / 7 + s.name as u64).is_multiple_of(3);
+        let mixed = |s: &Span| mix_be && (s.start_ns / 7 + s.name as u64).is_multiple_of(3);
+        // Each open span's start and whether it is B/E.
+        let mut open: Vec<(u64, bool)> = Vec::new();
         let us = |ns: u64| format!("{}.{:03}", ns / 1000, ns % 1000);
         self.walk(|step, s| {
             if result.is_err() {
                 return;
             }
+            let be = match step {
+                Step::Open => {
+                    let be = match open.last() {
+                        Some(&(t, b)) if t == s.start_ns => b,
+                        _ => mixed(s),
+                    };
+                    open.push((s.start_ns, be));
+                    be
+                }
+                Step::Close => open.pop().is_some_and(|(_, b)| b),
+            };
             let line = match step {
-                Step::Open if be(s) => format!(
+                Step::Open if be => format!(
                     "{{\"name\":{},\"cat\":\"synth\",\"ph\":\"B\",\"ts\":{},\"pid\":{},\"tid\":{}}}",
                     json_str(&names[s.name as usize]),
                     us(s.start_ns),
@@ -192,7 +206,7 @@ impl Synth {
                     s.tid
                 ),
                 Step::Open => return,
-                Step::Close if be(s) => format!(
+                Step::Close if be => format!(
                     "{{\"ph\":\"E\",\"ts\":{},\"pid\":{},\"tid\":{}}}",
                     us(s.end_ns),
                     s.pid,

@@ -100,6 +100,10 @@ pub struct TraceBuilder {
     /// In streaming mode, some thread's B/E events went back in time: the result would be
     /// wrong, so the load is redone buffered.
     disordered: bool,
+    /// The latest time so far, and the earliest time of an event that came after a later
+    /// one: trace_processor's sorter orders the events from there on by time and phase.
+    latest: i64,
+    sorted_from: i64,
 }
 
 impl std::fmt::Debug for TraceBuilder {
@@ -135,6 +139,8 @@ impl Default for TraceBuilder {
             end: i64::MIN,
             streaming: false,
             disordered: false,
+            latest: i64::MIN,
+            sorted_from: i64::MAX,
         }
     }
 }
@@ -235,6 +241,10 @@ impl TraceBuilder {
 
     fn add(&mut self, ev: &RawEvent<'_>) {
         let ph = ev.ph;
+        if ev.ts < self.latest && ph != Phase::SAMPLE {
+            self.sorted_from = self.sorted_from.min(ev.ts);
+        }
+        self.latest = self.latest.max(ev.ts);
         match ph {
             Phase::BEGIN | Phase::END | Phase::COMPLETE => {
                 let mut dur = 0;
@@ -597,13 +607,14 @@ impl TraceBuilder {
         if self.disordered {
             return None;
         }
-        Some(self.finish_inner(decode))
+        self.finish_inner(decode, true)
     }
 
     /// Builds the trace. `decode` is the decoder's summary (format, decode warnings).
     pub fn finish(self, decode: Summary) -> Trace {
         debug_assert!(!self.disordered, "a streaming builder must use try_finish");
-        self.finish_inner(decode)
+        self.finish_inner(decode, false)
+            .expect("a builder that may not decode again builds")
     }
 }
 

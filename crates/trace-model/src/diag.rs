@@ -12,7 +12,8 @@ use spall_format::{DiagnosticKind, Phase};
 pub enum ModelWarning {
     /// An `E` whose name differs from the `B` it closes (it still closes it).
     EndNameMismatch,
-    /// An `E` with no open `B` on its thread; ignored.
+    /// An `E` with no open `B` on its thread (in JSON: none of its name and category);
+    /// ignored.
     EndWithoutBegin,
     /// A `B` never closed; closed at the trace's last timestamp and flagged unfinished.
     UnclosedBegin,
@@ -40,6 +41,9 @@ pub enum ModelWarning {
     BadSamples,
     /// An event of a phase the model does not hold yet (per phase).
     UnmodelledPhase(Phase),
+    /// A JSON `B` still open when the span it started in (an `X`, or a `B` ended out of
+    /// order) ended; ended there, as trace_processor ends it.
+    MisplacedEnd,
 }
 
 impl DiagnosticKind for ModelWarning {
@@ -59,6 +63,7 @@ impl DiagnosticKind for ModelWarning {
             AsyncEndWithoutBegin => "async_end_without_begin",
             UnfinishedAsync => "unfinished_async",
             BadSamples => "bad_samples",
+            MisplacedEnd => "misplaced_end_event",
             UnmodelledPhase(p) if p == Phase::MISSING => "event_without_phase",
             UnmodelledPhase(p) if p.0.is_ascii_graphic() => {
                 return Cow::Owned(format!("unmodelled_phase_{}", p.as_char()))

@@ -1,6 +1,14 @@
 //! Turning one thread's events into lanes: B/E matching, then nesting by containment.
 //!
+//! An `E` ends the innermost open `B` (`.spall`'s rule, and chrome://tracing's). Where a
+//! JSON thread's events would pair or nest otherwise in trace_processor (an `E` of another
+//! name or category, an `E` at the time of the `B` it would end, a `B` outliving the `X`
+//! it starts in, an `X` starting with a `B`), that thread is paired again as
+//! trace_processor pairs it ([`tp`]), so that the viewer, statistics and SQL agree with it.
+//!
 //! Recursion-free: depth is a `Vec` index, so 100,000 levels cost memory, not stack.
+
+mod tp;
 
 use spall_format::{Diagnostics, Phase};
 
@@ -54,6 +62,10 @@ pub(crate) struct Matcher {
     orphans: Option<Vec<Pending>>,
     /// E events with arguments that closed a B with arguments: (the B's slot, the E).
     ends: Vec<(Slot, Pending)>,
+    /// JSON: trace_processor would pair some E with another B (see the module's overview).
+    pub(crate) replay: bool,
+    /// trace_processor's stack, when pairing as it does ([`tp`]).
+    stack: Vec<tp::Entry>,
 }
 
 impl Matcher {
@@ -94,13 +106,12 @@ impl Matcher {
         d: &mut Diagnostics<ModelWarning>,
     ) {
         debug_assert!(self.run.is_empty() && next.run.is_empty());
+        self.replay |= next.replay;
         for mut x in next.orphans.take().unwrap_or_default() {
             fix_event(&mut x);
             match self.open.pop() {
                 Some((slot, b)) => {
-                    if x.name != StrId::EMPTY && x.name != b.name {
-                        mismatch(&x, names, d);
-                    }
+                    self.check(&b, &x, names, d);
                     self.close(slot, &b, &x);
                 }
                 None => end_without_begin(&x, names, d),
@@ -132,19 +143,8 @@ impl Matcher {
         match e.phase {
             Phase::BEGIN => {
                 self.flush_run(names, d);
-                let seg = self.segment();
-                self.open.push(((seg, self.spans[seg as usize].len()), e));
-                self.spans[seg as usize].push((
-                    SpanData {
-                        start: e.ts,
-                        dur: 0,
-                        name: e.name,
-                        cat: e.cat,
-                        args: e.args,
-                        flags: self.be_flag,
-                    },
-                    e.offset,
-                ));
+                let slot = self.add_span(&e, self.be_flag);
+                self.open.push((slot, e));
             }
             Phase::END => {
                 if self.run.first().is_some_and(|r| r.ts != e.ts) {
@@ -154,20 +154,28 @@ impl Matcher {
             }
             // X events stand alone and do not interrupt a run of E events.
             _ => {
-                let seg = self.segment() as usize;
-                self.spans[seg].push((
-                    SpanData {
-                        start: e.ts,
-                        dur: e.dur,
-                        name: e.name,
-                        cat: e.cat,
-                        args: e.args,
-                        flags: 0,
-                    },
-                    e.offset,
-                ))
+                self.add_span(&e, 0);
             }
         }
+    }
+
+    /// A new span for `e`, its duration that of an `X` (a `B`'s is set when it ends).
+    #[inline]
+    fn add_span(&mut self, e: &Pending, flags: u8) -> Slot {
+        let seg = self.segment();
+        let list = &mut self.spans[seg as usize];
+        list.push((
+            SpanData {
+                start: e.ts,
+                dur: if e.phase == Phase::COMPLETE { e.dur } else { 0 },
+                name: e.name,
+                cat: e.cat,
+                args: e.args,
+                flags,
+            },
+            e.offset,
+        ));
+        (seg, list.len() - 1)
     }
 
     /// The index of the segment new spans go to.
@@ -189,9 +197,7 @@ impl Matcher {
                 let x = self.run.pop().expect("one E");
                 match self.open.pop() {
                     Some((slot, b)) => {
-                        if x.name != StrId::EMPTY && x.name != b.name {
-                            mismatch(&x, names, d);
-                        }
+                        self.check(&b, &x, names, d);
                         self.close(slot, &b, &x);
                     }
                     None => self.orphan(x, names, d),
@@ -202,7 +208,7 @@ impl Matcher {
         }
         let run = std::mem::take(&mut self.run);
         let mut unmatched: Vec<usize> = (0..run.len())
-            .filter(|&i| run[i].name != StrId::EMPTY)
+            .filter(|&i| run[i].name != StrId::EMPTY || run[i].cat != StrId::EMPTY)
             .collect();
         for (xi, x) in run.iter().enumerate() {
             let Some((slot, b)) = self.open.pop() else {
@@ -210,17 +216,36 @@ impl Matcher {
                 unmatched.retain(|&u| u != xi);
                 continue;
             };
-            if let Some(i) = unmatched.iter().position(|&u| run[u].name == b.name) {
+            if let Some(i) = unmatched.iter().position(|&u| !differs(&b, &run[u])) {
                 unmatched.swap_remove(i);
             }
+            self.replay |= b.ts == x.ts && self.be_flag != 0;
             self.close(slot, &b, x);
         }
+        self.replay |= !unmatched.is_empty() && self.be_flag != 0;
         for u in unmatched {
             mismatch(&run[u], names, d);
         }
         // Keep the buffer's capacity for the next run.
         self.run = run;
         self.run.clear();
+    }
+
+    /// An E event `x` closes `b`, the innermost open B: trace_processor would not pair
+    /// them if they differ in name or category, nor take `x` after `b` if they share a
+    /// time (it takes a time's E events first).
+    fn check(
+        &mut self,
+        b: &Pending,
+        x: &Pending,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) {
+        let differ = differs(b, x);
+        self.replay |= (differ || b.ts == x.ts) && self.be_flag != 0;
+        if differ {
+            mismatch(x, names, d);
+        }
     }
 
     /// An E event with no open B: reported, or kept for an earlier chunk.
@@ -286,6 +311,12 @@ impl Matcher {
     }
 }
 
+/// Whether trace_processor would not end `b` with `x`: an `E` with a name or category
+/// ends only a `B` with the same.
+fn differs(b: &Pending, x: &Pending) -> bool {
+    (x.name != StrId::EMPTY && x.name != b.name) || (x.cat != StrId::EMPTY && x.cat != b.cat)
+}
+
 fn mismatch(x: &Pending, names: &dyn Fn(StrId) -> String, d: &mut Diagnostics<ModelWarning>) {
     d.warn(ModelWarning::EndNameMismatch, x.offset, || {
         format!(
@@ -311,12 +342,15 @@ fn end_without_begin(
 }
 
 /// Builds the lanes of one thread from its buffered events (any order): a stable sort by
-/// time (file order kept among equal times), matching, nesting. `trace_end` closes
-/// unfinished `B`s.
+/// time (file order kept among equal times), matching, nesting; for a JSON thread that
+/// trace_processor would pair otherwise, matching and nesting again as it pairs
+/// ([`tp`]; its sorter orders events by phase at one time from `sorted_from` on).
+/// `trace_end` closes unfinished `B`s.
 pub(crate) fn build_lanes(
     mut events: Vec<Pending>,
     trace_end: i64,
     from_spall: bool,
+    sorted_from: i64,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<Lane>, EndArgs) {
@@ -324,11 +358,28 @@ pub(crate) fn build_lanes(
         events.sort_by_key(|e| e.ts);
     }
     let mut m = Matcher::new(from_spall);
-    for e in events {
-        m.push(e, names, d);
+    // This pass's warnings stand only if it stands.
+    let mut first = Diagnostics::default();
+    for e in &events {
+        m.push(*e, names, &mut first);
     }
+    m.end_chunk(names, &mut first);
+    let replay = m.replay;
+    let (spans, merges) = m.finish(trace_end, names, &mut first);
+    let (lanes, differs) = nest(spans, names, &mut first);
+    if from_spall || !(replay || differs) {
+        d.merge(first);
+        return (lanes, merges);
+    }
+    drop(lanes);
+    tp::sort(&mut events, sorted_from);
+    let mut m = Matcher::new(false);
+    for e in events {
+        m.push_tp(e, names, d);
+    }
+    m.end_tp();
     let (spans, merges) = m.finish(trace_end, names, d);
-    (nest(spans, names, d), merges)
+    (nest(spans, names, d).0, merges)
 }
 
 /// Gives each span that holds `ArgsId(MERGED_ARGS | k)` the merged set of `merges[k]`: its
@@ -357,12 +408,16 @@ pub(crate) fn merge_end_args(
 /// Spans from B/E events arrive sorted already; then the segments are read in place, with
 /// no copy and no sort. Depths are found first, so each lane is allocated once at its final
 /// size.
+///
+/// Also says whether trace_processor might nest a `B`/`E` span otherwise: one that
+/// outlives the span it starts in (it ends it there), or one that starts with an `X` of
+/// positive length (it takes the `X` first, or the earlier in the file).
 pub(crate) fn nest(
     mut segments: Vec<Vec<(SpanData, u64)>>,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
-) -> Vec<Lane> {
-    let (depths, sizes) = match depths(&segments, names, d) {
+) -> (Vec<Lane>, bool) {
+    let (depths, sizes, differs) = match depths(&segments, names, d) {
         Some(found) => found,
         None => {
             // Sort 24-byte keys, then move each 48-byte span once (cheaper than a stable
@@ -389,19 +444,20 @@ pub(crate) fn nest(
         }
         lanes[(depth & !PARTIAL) as usize].push(&s);
     }
-    lanes
+    (lanes, differs)
 }
 
 /// The top bit of a depth from [`depths`]: the span is a partial overlap.
 const PARTIAL: u32 = 1 << 31;
 
-/// Each span's depth, and the size of each lane; `None` (and no warning) as soon as two
-/// spans are out of (start ascending, duration descending) order.
+/// Each span's depth, the size of each lane, and whether trace_processor would nest a
+/// `B`/`E` span otherwise (see [`nest`]); `None` (and no warning) as soon as two spans are
+/// out of (start ascending, duration descending) order.
 fn depths(
     segments: &[Vec<(SpanData, u64)>],
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
-) -> Option<(Vec<u32>, Vec<usize>)> {
+) -> Option<(Vec<u32>, Vec<usize>, bool)> {
     let n: usize = segments.iter().map(Vec::len).sum();
     let mut depths: Vec<u32> = Vec::with_capacity(n);
     let mut sizes: Vec<usize> = Vec::new();
@@ -409,12 +465,22 @@ fn depths(
     // The end of the open span at each depth.
     let mut stack: Vec<i64> = Vec::new();
     let mut prev = None;
+    let mut differs = false;
+    // The kinds of span starting at `at` so far: 1 from B/E events, 2 an `X` of positive
+    // length.
+    let (mut at, mut kinds) = (i64::MIN, 0u8);
     for (s, offset) in segments.iter().flatten() {
         let key = Some((s.start, std::cmp::Reverse(s.dur)));
         if key < prev {
             return None;
         }
         prev = key;
+        let be = s.flags & flags::FROM_BEGIN_END != 0;
+        if s.start != at {
+            (at, kinds) = (s.start, 0);
+        }
+        kinds |= if be { 1 } else { 2 * u8::from(s.dur > 0) };
+        differs |= kinds == 3;
         // Close every span that ended at or before this one starts. A zero-length span
         // ends where it starts, so the next span at the same time is its sibling.
         while let Some(&end) = stack.last() {
@@ -429,6 +495,7 @@ fn depths(
         if let Some(&parent_end) = stack.last() {
             if end > parent_end {
                 partial = PARTIAL;
+                differs |= be;
                 warnings.warn(ModelWarning::PartialOverlap, *offset, || {
                     format!(
                         "span {:?} [{}, {}] ns starts inside its parent but ends {} ns after it; kept whole, one level deeper",
@@ -449,5 +516,5 @@ fn depths(
         stack.push(end);
     }
     d.merge(warnings);
-    Some((depths, sizes))
+    Some((depths, sizes, differs))
 }

@@ -20,6 +20,10 @@ pub mod flags {
     pub const PARTIAL_OVERLAP: u8 = 2;
     /// Came from a `B`/`E` pair (else an `X` event or a `.spall` Begin/End).
     pub const FROM_BEGIN_END: u8 = 4;
+    /// A JSON `B` still open when the span it started in ended, ended there as
+    /// trace_processor ends it: an instant at its end still lies inside it (and inside the
+    /// spans under it that end then).
+    pub const ENDED_WITH_PARENT: u8 = 8;
 }
 
 /// The spans of one thread at one depth: sorted by start, never overlapping.

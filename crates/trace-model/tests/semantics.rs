@@ -83,8 +83,10 @@ fn out_of_order_events_are_sorted_per_thread_before_matching() {
     assert!(diags(&t).is_empty());
 }
 
+/// As trace_processor: `E a` ends `a` below `b`, which then ends with it once a later
+/// event comes (`misplaced_end_event`); `E b` finds no open `b`, nor `E x` an `x`.
 #[test]
-fn end_closes_the_most_recent_begin_and_mismatches_are_counted() {
+fn end_closes_the_innermost_begin_of_its_name_as_trace_processor_does() {
     let t = load(
         r#"[{"ph":"B","name":"a","ts":0,"pid":1,"tid":1},
             {"ph":"B","name":"b","ts":1,"pid":1,"tid":1},
@@ -95,15 +97,15 @@ fn end_closes_the_most_recent_begin_and_mismatches_are_counted() {
     assert_eq!(
         lanes(&t, 0),
         vec![
-            vec![("a".into(), 0, 3000, BE)],
-            vec![("b".into(), 1000, 1000, BE)]
+            vec![("a".into(), 0, 2000, BE)],
+            vec![("b".into(), 1000, 1000, BE | flags::ENDED_WITH_PARENT)]
         ]
     );
     assert_eq!(
         diags(&t),
         BTreeMap::from([
-            ("end_name_mismatch".into(), 2),
-            ("end_without_begin".into(), 1)
+            ("end_without_begin".into(), 2),
+            ("misplaced_end_event".into(), 1)
         ])
     );
 }
@@ -382,7 +384,8 @@ fn every_phase_is_kept_or_counted() {
 #[test]
 fn ends_at_one_timestamp_are_matched_by_name_as_a_set() {
     // Sampling converters write the E events of one instant in any order; the spans are the
-    // same whichever E closes which B, so only a name missing from the set is a mismatch.
+    // same whichever E closes which B. An E whose name no open B has is ignored, as
+    // trace_processor ignores it, and its B stays open.
     let t = load(
         r#"[{"ph":"B","name":"a","ts":0,"pid":1,"tid":1},
             {"ph":"B","name":"b","ts":1,"pid":1,"tid":1},
@@ -405,10 +408,17 @@ fn ends_at_one_timestamp_are_matched_by_name_as_a_set() {
             {"ph":"E","name":"y","ts":5,"pid":1,"tid":1}]"#,
     );
     assert_eq!(
+        lanes(&t, 0),
+        vec![
+            vec![("a".into(), 0, 5000, BE | flags::UNFINISHED)],
+            vec![("b".into(), 1000, 4000, BE)]
+        ]
+    );
+    assert_eq!(
         diags(&t),
         BTreeMap::from([
-            ("end_name_mismatch".into(), 1),
-            ("end_without_begin".into(), 1)
+            ("end_without_begin".into(), 2),
+            ("unclosed_begin".into(), 1)
         ])
     );
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use trace_model::{
-    async_flags, ArgsId, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Trace, NO_PARENT,
+    async_flags, ArgsId, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Thread, Trace, NO_PARENT,
 };
 
 use crate::ids::SliceIds;
@@ -337,7 +337,9 @@ impl Placed {
     }
 }
 
-/// The deepest span on `thread` open at `ts` (started at or before it, ending after it).
+/// The deepest span on `thread` open at `ts` (started at or before it, ending after it,
+/// or ending at it with a span ended with its parent there: trace_processor had that one
+/// still open).
 fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
     if thread as usize >= t.threads().len() {
         return None;
@@ -348,7 +350,9 @@ fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
         let Some(i) = lane.start.partition_point(|&s| s <= ts).checked_sub(1) else {
             break;
         };
-        if lane.end(i) <= ts && lane.flags[i] & trace_model::flags::UNFINISHED == 0 {
+        let end = lane.end(i);
+        let unfinished = lane.flags[i] & trace_model::flags::UNFINISHED != 0;
+        if end <= ts && !unfinished && !(end == ts && held(th, d, ts)) {
             break;
         }
         out = Some(SpanRef {
@@ -358,6 +362,22 @@ fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
         });
     }
     out
+}
+
+/// Whether the span of lane `d` that ends at `ts` holds the instants at `ts`: it, or a
+/// span inside it that ends then too, was ended with its parent
+/// ([`ENDED_WITH_PARENT`](trace_model::flags::ENDED_WITH_PARENT)), still open for
+/// trace_processor at `ts`.
+pub(crate) fn held(th: &Thread, d: usize, ts: i64) -> bool {
+    let last = |d: usize| {
+        let lane = th.lanes.get(d)?;
+        let i = lane.start.partition_point(|&s| s <= ts).checked_sub(1)?;
+        Some((lane.end(i), lane.flags[i]))
+    };
+    (d..th.lanes.len())
+        .map_while(last)
+        .take_while(|&(end, _)| end == ts)
+        .any(|(_, f)| f & trace_model::flags::ENDED_WITH_PARENT != 0)
 }
 
 /// The track name and slot of each top-level async slice below a thread's descriptor

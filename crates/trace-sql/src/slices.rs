@@ -529,7 +529,12 @@ impl Source for Related {
                 out.push(first..first + (hi - lo) as u64);
             }
         }
-        let instants = placed.instants_in(t, r.thread, s, e);
+        // The instants at its end too, if trace_processor had it open then.
+        let e_in = match crate::placed::held(th, r.depth as usize, e) {
+            true => e.saturating_add(1),
+            false => e,
+        };
+        let instants = placed.instants_in(t, r.thread, s, e_in);
         if !instants.is_empty() {
             out.push(instants);
         }

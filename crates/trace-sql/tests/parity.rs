@@ -64,48 +64,26 @@ struct Known {
     ids: &'static [(i64, &'static str)],
 }
 
-const KNOWN: &[Known] = &[
-    Known {
-        trace: "kineto",
-        queries: &[
-            "threads",
-            "processes",
-            "thread_process",
-            "slices_per_thread",
-            "slices_per_process_via_thread",
-        ],
-        why: "a string pid or tid (\"Spans\") is, to trace_processor, the raw id of the \
+const KNOWN: &[Known] = &[Known {
+    trace: "kineto",
+    queries: &[
+        "threads",
+        "processes",
+        "thread_process",
+        "slices_per_thread",
+        "slices_per_process_via_thread",
+    ],
+    why: "a string pid or tid (\"Spans\") is, to trace_processor, the raw id of the \
           interned string: an offset into its string pool, which depends on every string \
           it interned before; we keep the string",
-        ids: &[
-            (3578, ""),
-            (55380, "Spans"),
-            (55390, "PyTorch Profiler"),
-            (55474, "Traces"),
-            (55485, "Trace PyTorch Profiler"),
-        ],
-    },
-    Known {
-        trace: "catapult_simple",
-        queries: &[
-            "by_name",
-            "by_depth",
-            "first_slices",
-            "parents",
-            "roots",
-            "slices_per_thread",
-            "ancestors",
-            "descendants",
-            "thread_slices_by_thread_name",
-        ],
-        why: "B/E pairing: trace_processor ignores an `E` whose name no open `B` of its \
-              category has, and ends a `B` still open inside an `X` at the `X`'s end; the \
-              model pairs as chrome://tracing does, an `E` ending the innermost open `B`; \
-              and an `X` that starts with a `B` encloses it, where the model nests in file \
-              order",
-        ids: &[],
-    },
-];
+    ids: &[
+        (3578, ""),
+        (55380, "Spans"),
+        (55390, "PyTorch Profiler"),
+        (55474, "Traces"),
+        (55485, "Trace PyTorch Profiler"),
+    ],
+}];
 
 /// The known difference of query `qn` on trace `name`, if it is one.
 fn known(name: &str, qn: &str) -> Option<&'static Known> {

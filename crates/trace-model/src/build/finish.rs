@@ -43,7 +43,9 @@ struct OtherEvents {
 type Asyncs = (Vec<AsyncSlice>, Vec<AsyncTrack>, Diagnostics<ModelWarning>);
 
 impl TraceBuilder {
-    pub(super) fn finish_inner(mut self, decode: Summary) -> Trace {
+    /// `None` (only if `may_redo`) when a thread matched as events streamed in would pair
+    /// otherwise in trace_processor: decode again, buffered, to pair it as it does.
+    pub(super) fn finish_inner(mut self, decode: Summary, may_redo: bool) -> Option<Trace> {
         self.spall_flush();
         let TraceBuilder {
             mut strings,
@@ -60,6 +62,7 @@ impl TraceBuilder {
             mut diags,
             start,
             end,
+            sorted_from,
             ..
         } = self;
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
@@ -85,12 +88,15 @@ impl TraceBuilder {
         // Threads are independent of each other and of the other events, which need only
         // the new thread order.
         let (per_thread, (async_slices, async_tracks, async_diags)) = rayon::join(
-            || nest_threads(threads, end, from_spall, &strings),
+            || nest_threads(threads, end, from_spall, sorted_from, &strings),
             || other.renumber_and_sort(&order, end),
         );
         spall_util::timing::stage("threads nested, other events sorted");
+        if may_redo && !from_spall && per_thread.iter().any(|t| t.3) {
+            return None;
+        }
         let per_thread = (per_thread.into_iter())
-            .map(|(mut t, d, merges)| {
+            .map(|(mut t, d, merges, _)| {
                 merge_end_args(&mut t.lanes, &merges, &mut args);
                 (t, d)
             })
@@ -109,7 +115,7 @@ impl TraceBuilder {
                 ..m
             })
             .collect();
-        Trace {
+        Some(Trace {
             strings,
             processes,
             threads,
@@ -129,7 +135,7 @@ impl TraceBuilder {
             end_ns: end,
             diagnostics: diags,
             decode,
-        }
+        })
     }
 }
 
@@ -218,25 +224,32 @@ fn inverse(order: &[u32]) -> Vec<u32> {
 }
 
 /// Each thread's spans matched and nested into lanes, threads in parallel, each with its
-/// own warnings and the argument sets its spans' `E` events add; in the threads' old order.
+/// own warnings, the argument sets its spans' `E` events add, and whether it was matched
+/// as events streamed in but trace_processor would pair it otherwise; in the threads' old
+/// order.
 fn nest_threads(
     threads: Vec<ThreadBuild>,
     end: i64,
     from_spall: bool,
+    sorted_from: i64,
     strings: &Strings,
-) -> Vec<(Thread, Diagnostics<ModelWarning>, EndArgs)> {
+) -> Vec<(Thread, Diagnostics<ModelWarning>, EndArgs, bool)> {
     let names = |id: StrId| strings.get(id).to_string();
     threads
         .into_par_iter()
         .map(|t| {
             let mut d = Diagnostics::default();
+            let mut redo = false;
             let (lanes, merges) = match (t.joined, t.stream) {
                 (Some(j), _) => (j.finish(end, &names, &mut d), EndArgs::new()),
                 (None, Some(m)) => {
+                    let replay = m.replay;
                     let (spans, merges) = m.finish(end, &names, &mut d);
-                    (nest(spans, &names, &mut d), merges)
+                    let (lanes, differs) = nest(spans, &names, &mut d);
+                    redo = replay || differs;
+                    (lanes, merges)
                 }
-                (None, None) => build_lanes(t.events, end, from_spall, &names, &mut d),
+                (None, None) => build_lanes(t.events, end, from_spall, sorted_from, &names, &mut d),
             };
             let thread = Thread {
                 pid: t.pid,
@@ -246,7 +259,7 @@ fn nest_threads(
                 sort_index: t.sort_index,
                 lanes,
             };
-            (thread, d, merges)
+            (thread, d, merges, redo)
         })
         .collect()
 }

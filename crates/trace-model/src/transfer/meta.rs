@@ -31,6 +31,7 @@ pub(super) fn model_tag(k: ModelWarning) -> (u8, u8) {
         UnfinishedAsync => (11, 0),
         BadSamples => (12, 0),
         UnmodelledPhase(p) => (13, p.0),
+        MisplacedEnd => (14, 0),
     }
 }
 
@@ -51,6 +52,7 @@ pub(super) fn model_kind(tag: u8, phase: u8) -> Option<ModelWarning> {
         11 => UnfinishedAsync,
         12 => BadSamples,
         13 => UnmodelledPhase(Phase(phase)),
+        14 => MisplacedEnd,
         _ => return None,
     })
 }
