@@ -124,19 +124,27 @@ if (pageProfile) {
   await send("Profiler.enable", {}, pageSession);
   await send("Profiler.setSamplingInterval", { interval: 200 }, pageSession);
   await page.evaluate((after) => {
+    // From the page's spall-handoff mark (or, for a site built before it, the first
+    // message with a model from a worker started after this).
+    let started = false;
+    const begin = () => {
+      if (started) return;
+      started = true;
+      console.profile("page");
+      const d = document.body.dataset, before = d.spans;
+      new MutationObserver((_, o) => {
+        if (!["loaded", "error"].includes(d.state) || d.spans === before) return;
+        o.disconnect();
+        setTimeout(() => console.profileEnd("page"), after);
+      }).observe(document.body, { attributes: true });
+    };
+    new PerformanceObserver((l) => {
+      if (l.getEntries().some((e) => e.name === "spall-handoff")) begin();
+    }).observe({ entryTypes: ["mark"] });
     const W = Worker;
     globalThis.Worker = function (...a) {
       const w = new W(...a);
-      w.addEventListener("message", (e) => {
-        if (!e.data.model) return;
-        console.profile("page");
-        const d = document.body.dataset, before = d.spans;
-        new MutationObserver((_, o) => {
-          if (!["loaded", "error"].includes(d.state) || d.spans === before) return;
-          o.disconnect();
-          setTimeout(() => console.profileEnd("page"), after);
-        }).observe(document.body, { attributes: true });
-      });
+      w.addEventListener("message", (e) => { if (e.data.model) begin(); });
       return w;
     };
   }, Number(process.env.AFTER || 0));
