@@ -360,7 +360,7 @@ fn plan(b: &[u8], diags: &mut Diagnostics) -> Result<Phase, Error> {
             }
         }
         Detected::Json => Phase::JsonFind {
-            utf8: std::str::from_utf8(b).is_ok(),
+            utf8: simdutf8::basic::from_utf8(b).is_ok(),
         },
         _ => Phase::Whole,
     })

@@ -54,7 +54,7 @@ pub(crate) fn decode<S: EventSink>(
     sink: &mut S,
     d: &mut Diagnostics,
 ) -> Result<(JsonInfo, u64), Error> {
-    decode_hooked(b, std::str::from_utf8(b).ok(), sink, d, None)
+    decode_hooked(b, simdutf8::basic::from_utf8(b).ok(), sink, d, None)
 }
 
 /// [`decode`], with the event array parsed by `hook` when one is given. `text` is `b` as

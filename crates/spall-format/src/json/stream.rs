@@ -200,7 +200,7 @@ impl<S: EventSink> JsonStream<S> {
         self.runs(true);
         if let Phase::Tail { unterminated } = self.phase {
             let (b, at) = (&self.window[self.start..], self.at);
-            self.not_utf8 |= std::str::from_utf8(b).is_err();
+            self.not_utf8 |= simdutf8::basic::from_utf8(b).is_err();
             parse_tail(b, at, unterminated, &mut self.info, &mut self.diags);
         }
         if self.text_malformed && self.not_utf8 {
@@ -234,7 +234,7 @@ impl<S: EventSink> JsonStream<S> {
         let info = decode_hooked(b, None, &mut ignore, &mut d, Some(&mut hook));
         match (info, found) {
             (Ok((info, _)), Some((start, d))) => {
-                self.not_utf8 |= std::str::from_utf8(&b[..start]).is_err();
+                self.not_utf8 |= simdutf8::basic::from_utf8(&b[..start]).is_err();
                 self.info = info;
                 self.diags = d;
                 self.let_go(start);
@@ -279,12 +279,12 @@ impl<S: EventSink> JsonStream<S> {
             let whole = limit == len && last;
             let w = &self.window[self.start..self.start + limit];
             // A character cut by the end of the bytes so far is not invalid: leave it for
-            // the next run.
-            let (b, s, text) = match std::str::from_utf8(w) {
+            // the next run. (simdutf8: a vector check, where std's is a word at a time.)
+            let (b, s, text) = match simdutf8::compat::from_utf8(w) {
                 Ok(s) => (w, s, true),
                 Err(e) if e.error_len().is_none() && !whole => {
                     let b = &w[..e.valid_up_to()];
-                    (b, std::str::from_utf8(b).unwrap_or(""), true)
+                    (b, simdutf8::basic::from_utf8(b).unwrap_or(""), true)
                 }
                 Err(_) => (w, "", false),
             };
