@@ -148,6 +148,38 @@ impl ArgsStore {
         ))
     }
 
+    /// Each segment's text and ends (`end | JSON_BIT` for JSON), in id order.
+    pub(crate) fn segments(&self) -> impl Iterator<Item = (&str, &[u64])> + '_ {
+        (self.segments.iter()).map(|seg| (seg.text.as_str(), seg.ends.as_slice()))
+    }
+
+    /// The store whose sets are `text` cut at `ends` (as [`segments`](Self::segments) gives
+    /// them, for one segment), or `None` unless each set is non-empty and ends on a
+    /// character boundary, in order, within the text.
+    pub(crate) fn from_text(text: &str, ends: Vec<u64>) -> Option<ArgsStore> {
+        let mut at = 0;
+        for &end in &ends {
+            let end = end & !JSON_BIT;
+            if end <= at || !text.is_char_boundary(usize::try_from(end).ok()?) {
+                return None;
+            }
+            at = end;
+        }
+        if at != text.len() as u64 || u32::try_from(ends.len()).is_err() {
+            return None;
+        }
+        if ends.is_empty() {
+            return Some(ArgsStore::default());
+        }
+        Some(ArgsStore {
+            segments: vec![ArgsSegment {
+                text: text.to_string(),
+                ends,
+            }],
+            firsts: vec![1],
+        })
+    }
+
     /// The arguments as JSON (`.spall` text becomes a JSON string), unsigned integers and
     /// pointers as plain JSON (see [`tagged`]).
     pub fn json(&self, id: ArgsId) -> Option<serde_json::Value> {
@@ -299,6 +331,40 @@ mod tests {
         assert_eq!((s.count(), s.text_bytes()), (6000, bytes));
         for i in 0..6000 {
             assert_eq!(s.get(ArgsId(i as u32 + 1)), Some((&*text(i), i % 2 == 0)));
+        }
+        // As one text (what a transfer carries), the same sets.
+        let (mut text, mut ends) = (String::new(), Vec::new());
+        for (t, e) in s.segments() {
+            ends.extend(e.iter().map(|&end| end + text.len() as u64));
+            text.push_str(t);
+        }
+        let one = ArgsStore::from_text(&text, ends).unwrap();
+        assert_eq!(one.count(), 6000);
+        for i in 1..=6000 {
+            assert_eq!(one.get(ArgsId(i)), s.get(ArgsId(i)));
+        }
+    }
+
+    /// Ends out of order, empty sets, a cut character or text past the last end: `None`.
+    #[test]
+    fn from_text_checks_the_ends() {
+        let ok = ArgsStore::from_text("a{}é", vec![1, 3 | JSON_BIT, 5]).unwrap();
+        assert_eq!(ok.get(ArgsId(2)), Some(("{}", true)));
+        assert_eq!(ok.get(ArgsId(3)), Some(("é", false)));
+        assert_eq!(ArgsStore::from_text("", vec![]).unwrap().count(), 0);
+        for (text, ends) in [
+            ("ab", vec![1, 1, 2]),
+            ("ab", vec![2, 1]),
+            ("é", vec![1, 2]),
+            ("ab", vec![1]),
+            ("ab", vec![3]),
+            ("", vec![0]),
+            ("ab", vec![u64::MAX]),
+        ] {
+            assert!(
+                ArgsStore::from_text(text, ends.clone()).is_none(),
+                "{text:?} {ends:?}"
+            );
         }
     }
 

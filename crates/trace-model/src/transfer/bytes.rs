@@ -159,6 +159,11 @@ impl<'a> TransferWriter<'a> {
         self.buf.extend_from_slice(b);
     }
 
+    /// The bytes alone (the length written before them).
+    pub fn raw(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+
     /// A length, then the text's bytes.
     pub fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());

@@ -132,11 +132,19 @@ impl Trace {
         for (_, s) in self.strings.iter() {
             w.str(s);
         }
+        // The argument texts as one text and each set's end in it: a copy per segment,
+        // not per set, on both sides (a trace's arguments can be most of its bytes).
         w.u64(self.args.count() as u64);
-        for id in 1..=self.args.count() {
-            let (text, json) = self.args.get(ArgsId(id)).unwrap_or(("", false));
-            w.str(text);
-            w.u8(json as u8);
+        let mut base = 0;
+        for (text, ends) in self.args.segments() {
+            for &end in ends {
+                w.u64(end + base);
+            }
+            base += text.len() as u64;
+        }
+        w.u64(base);
+        for (text, _) in self.args.segments() {
+            w.raw(text.as_bytes());
         }
         w.list(&self.processes, |w, p| {
             w.ext(p.pid);
@@ -276,15 +284,11 @@ impl Trace {
                 return Err(r.fail("distinct strings"));
             }
         }
-        let mut args = ArgsStore::default();
-        let n = r.len(2)?;
-        for i in 0..n {
-            let text = r.str()?;
-            let json = r.bool()?;
-            if args.add(text, json).0 as usize != i + 1 {
-                return Err(r.fail("a non-empty argument text"));
-            }
-        }
+        let n = r.len(8)?;
+        let ends = (0..n).map(|_| r.u64()).collect::<Result<Vec<u64>, _>>()?;
+        let text = r.str()?;
+        let args = ArgsStore::from_text(text, ends)
+            .ok_or_else(|| r.fail("non-empty argument texts within the text"))?;
         let processes = r.list(|r| {
             Ok(Process {
                 pid: r.ext()?,
