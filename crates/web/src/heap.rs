@@ -99,10 +99,15 @@ pub mod ahead {
 
     /// The system's page, the stride of the writes.
     const OS_PAGE: usize = 4 << 10;
+    /// The most made ready: the worker's figures are its own heap's (capacities, not
+    /// lengths), and memory a module has grown is never returned, so a large model takes
+    /// the rest as it goes.
+    const MOST: usize = 1 << 30;
 
-    /// Makes `bytes` more ready (on top of any block already held, which is freed first).
+    /// Makes `bytes` more ready (on top of any block already held, which is freed first),
+    /// up to [`MOST`] in all.
     pub fn reserve(bytes: usize) {
-        let want = LEN.load(Ordering::Relaxed).saturating_add(bytes);
+        let want = LEN.load(Ordering::Relaxed).saturating_add(bytes).min(MOST);
         release();
         let Ok(layout) = Layout::from_size_align(want.max(1), 8) else {
             return;
