@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::annot::AnnName;
 use super::base::{text, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
 use super::hash::IdMap;
@@ -39,7 +40,7 @@ pub(super) struct Seq<'a> {
     pub(super) valid: bool,
     pub(super) names: IdMap<u64, Cow<'a, str>>,
     pub(super) cats: IdMap<u64, Cow<'a, str>>,
-    pub(super) ann_names: IdMap<u64, &'a [u8]>,
+    pub(super) ann_names: IdMap<u64, AnnName<'a>>,
     pub(super) ann_strings: IdMap<u64, &'a [u8]>,
     /// Interned `SourceLocation` messages, undecoded.
     pub(super) locations: IdMap<u64, &'a [u8]>,
@@ -190,7 +191,7 @@ pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
                 seq.names.insert(iid, text(s, f.offset, d));
             }
             3 => {
-                seq.ann_names.insert(iid, s);
+                seq.ann_names.insert(iid, AnnName::new(s));
             }
             29 => {
                 seq.ann_strings.insert(iid, s);
