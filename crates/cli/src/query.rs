@@ -289,7 +289,7 @@ fn shell(db: &TraceDb, mut format: Format) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-const TABLES: &str = "slice thread process track thread_track process_track counter_track counter instant flow args spall_slice (view) thread_slice (view) ancestor_slice(id) descendant_slice(id)";
+const TABLES: &str = "slice thread process track thread_track process_track counter_track counter instant flow args spall_slice (view) thread_slice (view) ancestor_slice(id) descendant_slice(id) directly_connected_flow(id) following_flow(id) preceding_flow(id)";
 
 const SHELL_HELP: &str = ".tables            the tables (columns: docs/SQL.md)
 .format table|json|csv

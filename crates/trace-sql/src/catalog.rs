@@ -18,6 +18,7 @@ use crate::tables::{
 #[derive(Clone)]
 pub(crate) struct Catalog {
     pub slices: Slices,
+    pub flows: Arc<Flows>,
     pub tables: Vec<(&'static str, Arc<dyn Source>)>,
 }
 
@@ -42,6 +43,7 @@ impl Catalog {
             t: trace.clone(),
             placed: placed.clone(),
         };
+        let flows = Arc::new(Flows::new(trace.clone(), &ids, &placed));
         let tables: Vec<(&'static str, Arc<dyn Source>)> = vec![
             ("slice", Arc::new(slices.clone())),
             ("thread", Arc::new(Threads::new(trace.clone(), &ids))),
@@ -52,10 +54,14 @@ impl Catalog {
             ("counter_track", Arc::new(CounterTracks(trace.clone()))),
             ("counter", Arc::new(Counters::new(trace.clone()))),
             ("instant", Arc::new(Instants(trace.clone()))),
-            ("flow", Arc::new(Flows::new(trace.clone(), &ids, &placed))),
+            ("flow", flows.clone()),
             ("args", Arc::new(Args(trace.clone(), placed.clone()))),
         ];
-        Catalog { slices, tables }
+        Catalog {
+            slices,
+            flows,
+            tables,
+        }
     }
 
     /// The table `name`.

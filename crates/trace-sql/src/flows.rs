@@ -278,6 +278,19 @@ fn topmost(t: &Trace, ids: &SliceIds, placed: &Placed, thread: u32, ts: i64) -> 
     bound
 }
 
+impl Flows {
+    /// The number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Row `row`'s (slice_out, slice_in).
+    pub(crate) fn ends(&self, row: u64) -> (u64, u64) {
+        let (from, to, _) = self.links[row as usize];
+        (from, to)
+    }
+}
+
 impl Source for Flows {
     fn schema(&self) -> String {
         "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, name TEXT, category TEXT)"

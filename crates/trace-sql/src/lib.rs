@@ -5,8 +5,9 @@
 //! Tables: `slice`, `thread`, `process`, `track`, `thread_track`, `process_track`,
 //! `counter_track`, `counter`, `instant`, `flow`, `args` (parsed from each event's raw JSON
 //! only when read), the views `spall_slice` (`slice` with `utid`, `self_dur`, `unfinished`
-//! and `kind`) and `thread_slice`, the table-valued functions `ancestor_slice(id)` and
-//! `descendant_slice(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. `slice` holds
+//! and `kind`) and `thread_slice`, the table-valued functions `ancestor_slice(id)`,
+//! `descendant_slice(id)`, `directly_connected_flow(id)`, `following_flow(id)` and
+//! `preceding_flow(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. `slice` holds
 //! spans, instants (`dur = 0`) and async slices, placed as trace_processor places them.
 //! Times are integer nanoseconds; an unfinished slice has `dur = -1`. Constraints on `slice`'s `id`, `ts`, `track_id`, `depth` and `name` are
 //! pushed into the table: `WHERE track_id = 3 AND ts BETWEEN a AND b` reads only that
@@ -38,6 +39,7 @@
 #[cfg(feature = "arrow")]
 pub mod arrow;
 mod catalog;
+mod connected;
 mod flows;
 mod ids;
 mod nesting;
@@ -54,6 +56,7 @@ use rusqlite::Connection;
 use serde_json::Value as Json;
 use trace_model::Trace;
 
+use connected::{Connected, Mode};
 use ids::SliceIds;
 use slices::Related;
 use tables::Args;
@@ -135,6 +138,14 @@ impl TraceDb {
         };
         vtab::register(&db, "ancestor_slice", Arc::new(related(true)))?;
         vtab::register(&db, "descendant_slice", Arc::new(related(false)))?;
+        for (name, mode, ancestors) in [
+            ("directly_connected_flow", Mode::Direct, false),
+            ("following_flow", Mode::Following, false),
+            ("preceding_flow", Mode::Preceding, true),
+        ] {
+            let f = Connected::new(catalog.flows.clone(), related(ancestors), mode);
+            vtab::register(&db, name, Arc::new(f))?;
+        }
         extract_arg(&db, Args(trace.clone(), catalog.slices.placed.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS

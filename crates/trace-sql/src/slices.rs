@@ -9,7 +9,10 @@ use trace_model::{async_flags, flags, SpanRef, Trace};
 
 use crate::ids::SliceIds;
 use crate::placed::{Placed, Scope, Src};
-use crate::source::{args_id, only, opt_int, Bounds, Cell, Constraint, Op, RowIter, Rows, Source};
+use crate::source::{
+    args_id, argument, argument_estimate, only, opt_int, Bounds, Cell, Constraint, Op, RowIter,
+    Rows, Source,
+};
 
 /// `slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts,
 /// thread_dur)` in trace_processor's order, plus the hidden columns `spall_utid`,
@@ -447,6 +450,49 @@ pub(crate) struct Related {
 }
 
 impl Related {
+    /// The ids of slice `id`'s ancestors or descendants, as ascending ranges.
+    pub(crate) fn of(&self, id: u64) -> Vec<Range<u64>> {
+        let (ids, placed, t) = (&self.slices.ids, &self.slices.placed, &self.slices.t);
+        let Some(r) = ids.span(id) else {
+            return self.placed_plan(id);
+        };
+        if self.ancestors {
+            let mut out: Vec<Range<u64>> = (ids.nest.ancestors(t, r).map(|p| ids.id(p)))
+                .map(|id| id..id + 1)
+                .collect();
+            out.reverse();
+            return out;
+        }
+        // Descendants are, lane by lane below, the spans starting inside this one.
+        let th = ids.thread(t, r.thread);
+        let lane = &th.lanes[r.depth as usize];
+        let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
+        let mut out = Vec::new();
+        for d in r.depth as usize + 1..th.lanes.len() {
+            let down = &th.lanes[d];
+            let lo = down.start.partition_point(|&x| x < s);
+            let hi = down.start.partition_point(|&x| x < e);
+            if lo < hi {
+                let first = ids.id(SpanRef {
+                    thread: r.thread,
+                    depth: d as u32,
+                    index: lo as u32,
+                });
+                out.push(first..first + (hi - lo) as u64);
+            }
+        }
+        // The instants at its end too, if trace_processor had it open then.
+        let e_in = match crate::placed::held(th, r.depth as usize, e) {
+            true => e.saturating_add(1),
+            false => e,
+        };
+        let instants = placed.instants_in(t, r.thread, s, e_in);
+        if !instants.is_empty() {
+            out.push(instants);
+        }
+        out
+    }
+
     /// The plan for an instant or async slice `id`: its parents' chain (a thread instant's
     /// reaches into the spans), or its async descendants, the ids right after it.
     fn placed_plan(&self, id: u64) -> Vec<Range<u64>> {
@@ -495,50 +541,7 @@ impl Source for Related {
     }
 
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let b = Bounds::of(cons, HIDDEN);
-        let (ids, placed, t) = (&self.slices.ids, &self.slices.placed, &self.slices.t);
-        if b.lo != b.hi || b.lo < 0 {
-            return Vec::new();
-        }
-        let id = b.lo as u64;
-        let Some(r) = ids.span(id) else {
-            return self.placed_plan(id);
-        };
-        if self.ancestors {
-            let mut out: Vec<Range<u64>> = (ids.nest.ancestors(t, r).map(|p| ids.id(p)))
-                .map(|id| id..id + 1)
-                .collect();
-            out.reverse();
-            return out;
-        }
-        // Descendants are, lane by lane below, the spans starting inside this one.
-        let th = ids.thread(t, r.thread);
-        let lane = &th.lanes[r.depth as usize];
-        let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
-        let mut out = Vec::new();
-        for d in r.depth as usize + 1..th.lanes.len() {
-            let down = &th.lanes[d];
-            let lo = down.start.partition_point(|&x| x < s);
-            let hi = down.start.partition_point(|&x| x < e);
-            if lo < hi {
-                let first = ids.id(SpanRef {
-                    thread: r.thread,
-                    depth: d as u32,
-                    index: lo as u32,
-                });
-                out.push(first..first + (hi - lo) as u64);
-            }
-        }
-        // The instants at its end too, if trace_processor had it open then.
-        let e_in = match crate::placed::held(th, r.depth as usize, e) {
-            true => e.saturating_add(1),
-            false => e,
-        };
-        let instants = placed.instants_in(t, r.thread, s, e_in);
-        if !instants.is_empty() {
-            out.push(instants);
-        }
-        out
+        argument(cons, HIDDEN).map_or_else(Vec::new, |id| self.of(id))
     }
 
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
@@ -550,11 +553,7 @@ impl Source for Related {
     }
 
     fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
-        if cons.iter().any(|&(c, op)| c == HIDDEN && op == Op::Eq) {
-            10.0
-        } else {
-            1e18
-        }
+        argument_estimate(cons, HIDDEN)
     }
 }
 

@@ -94,6 +94,22 @@ impl Bounds {
     }
 }
 
+/// A table-valued function's argument in column `col`: the id of a constraint `col = id`.
+pub(crate) fn argument(cons: &[Constraint], col: usize) -> Option<u64> {
+    let b = Bounds::of(cons, col);
+    (b.lo == b.hi && b.lo >= 0).then_some(b.lo as u64)
+}
+
+/// A table-valued function's estimate: a few rows given its argument in column `col`,
+/// none to plan without it.
+pub(crate) fn argument_estimate(cons: &[(usize, Op)], col: usize) -> f64 {
+    if cons.iter().any(|&(c, op)| c == col && op == Op::Eq) {
+        10.0
+    } else {
+        1e18
+    }
+}
+
 /// One table: rows numbered `0..len`, planned and read column by column.
 pub(crate) trait Source: Send + Sync {
     /// The `CREATE TABLE x(...)` SQLite is given.
