@@ -16,7 +16,9 @@
 //   node tests/web/load-bench.mjs 'SITE:isolated?threads=2' FILE...   (a query for the page)
 //   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against
 //     the page's scalar module)
-//   EACH=1 ...   (each run's line too: where its longest frame gap was, from the hand-off)
+//   EACH=1 ...   (each run's line too: when the worker said `started`, its first progress,
+//     the hand-off, the frame that set data-state="loaded" and the one after it (shown),
+//     and where the longest frame gap was)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
@@ -66,9 +68,19 @@ try {
         const tick = (t) => { frames_.push(t); requestAnimationFrame(tick); };
         requestAnimationFrame(tick);
         const d = document.body.dataset;
-        new MutationObserver((_, o) => {
+        // The times of the worker's `started` (data-threads set), of its first progress
+        // (some bytes done) and of the frame that set data-state="loaded".
+        globalThis.at_ = {};
+        const show = globalThis.spall_progress;
+        globalThis.spall_progress = (...a) => {
+          if (a[0] > 0) at_.progress ??= performance.now();
+          return show(...a);
+        };
+        new MutationObserver((ms, o) => {
+          if (ms.some((m) => m.attributeName === "data-threads")) at_.started ??= performance.now();
           if (!["loaded", "error"].includes(d.state) || d.spans === demo) return;
           o.disconnect();
+          at_.loaded = performance.now();
           requestAnimationFrame(() => { globalThis.shown_ = performance.now(); });
         }).observe(document.body, { attributes: true });
       }, demo);
@@ -88,11 +100,15 @@ try {
         const d = document.body.dataset;
         return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, gapAt, page: end - h,
           spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, simd: d.simd,
-          ahead: d.ahead, turns: d.takeTurns, error: d.error };
+          ahead: d.ahead, turns: d.takeTurns, error: d.error, handoff: h - t0,
+          started: (at_.started ?? NaN) - t0, progress: (at_.progress ?? NaN) - t0,
+          loaded: at_.loaded - h };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
-      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms, the hand-off after ` +
-        `${(r.ms - r.page).toFixed(0)} ms, longest frame gap ${r.gap.toFixed(0)} ms at ${r.gapAt.toFixed(0)} ms from it`);
+      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms; the worker's ` +
+        `started after ${r.started.toFixed(0)} ms, its first progress ${r.progress.toFixed(0)} ms, the ` +
+        `hand-off ${r.handoff.toFixed(0)} ms, then loaded +${r.loaded.toFixed(0)} ms, shown +${r.page.toFixed(0)} ms; ` +
+        `longest frame gap ${r.gap.toFixed(0)} ms at ${r.gapAt.toFixed(0)} ms from the hand-off`);
       results[k].push(r);
       await page.close();
     }
