@@ -12,8 +12,7 @@
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
-// {progress: [done, total, stage]}, {memory: bytes} (what the trace, then its index, will
-// take of the page's memory, once built), {model} (Loader.finish's), {stats: Uint8Array} (the
+// {progress: [done, total, stage]}, {model} (Loader.finish's), {stats: Uint8Array} (the
 // whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). Messages in: optionally
 // {prepare: true, module, simdModule, simd, threads, gather} first (a worker the page
@@ -244,9 +243,7 @@ const main = async ({ data }) => {
     return;
   }
   postMessage({ started: true, threads, simd });
-  // Loader.finish's "memory": what the page's model will take, sent as {memory: bytes}.
-  const progress = (done, total, stage) =>
-    postMessage(stage === "memory" ? { memory: done } : { progress: [done, total, stage] });
+  const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
   // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
   const read = (stream) =>
     feed(name, file ? { file } : { url }, stream, chunk || CHUNK, file ? chunk || 0 : 0);

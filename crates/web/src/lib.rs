@@ -129,24 +129,4 @@ mod page {
     pub fn run_sql(sql: String) {
         spall_viewer::platform::web::run_sql(sql);
     }
-
-    /// The load worker's model will take about `bytes` more of the page's memory: made
-    /// ready ahead, [`memory_ahead`] a slice at a time, freed by [`memory_release`] just
-    /// before the page takes the model (`crate::heap::ahead`).
-    #[wasm_bindgen]
-    pub fn memory_expect(bytes: f64) {
-        crate::heap::ahead::reserve(bytes as usize);
-    }
-
-    /// Makes up to `bytes` more of the expected memory ready; true while some is left.
-    #[wasm_bindgen]
-    pub fn memory_ahead(bytes: f64) -> bool {
-        crate::heap::ahead::touch(bytes as usize)
-    }
-
-    /// Frees the memory made ready, for the model's columns (or because the load ended).
-    #[wasm_bindgen]
-    pub fn memory_release() {
-        crate::heap::ahead::release();
-    }
 }

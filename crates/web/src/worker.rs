@@ -121,8 +121,7 @@ impl Loader {
     }
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
-    /// few times a second (and with `stage` "memory", `done` the bytes the trace, then its
-    /// index, hold: what the page's model will take), and returns the trace and its index as
+    /// few times a second, and returns the trace and its index as
     /// [`pack`](spall_web_transfer::pack) packs them (`buffers`: the ones to transfer).
     /// `undefined` when a streamed file must be read again, whole (see
     /// [`trace_model::LoadStream::finish`]): the worker reads it again with `stream` false.
@@ -177,11 +176,8 @@ impl Loader {
             }
         };
         let built = Instant::now();
-        // The page makes its memory ready for the model meanwhile ("memory": bytes).
-        report(trace.heap_bytes() as u64, 0, "memory");
         report(0, 0, "indexing");
         let index = trace_index::TraceIndex::build(&trace);
-        report(index.heap_bytes() as u64, 0, "memory");
         let indexed = Instant::now();
         // Tests' small runs make small pieces of the model too.
         let piece = if self.runs > 0 { 4096 } else { 0 };
