@@ -227,8 +227,11 @@ impl Levels {
     /// counts them) of `lane` in one pass over its spans: each level's items are folded
     /// into the next level's as they close, and each written once, straight to its place
     /// among the records. `None` where the counts are not the lane's: then it stores no
-    /// level, and is walked, which answers the same.
+    /// level, and is walked, which answers the same; so is an empty lane.
     pub(crate) fn build(lane: &Lane, ks: &[(usize, usize)]) -> Option<Levels> {
+        if lane.is_empty() {
+            return None;
+        }
         let taus: Vec<i64> = ks.iter().map(|&(k, _)| tau(k)).collect();
         let mut offs = Vec::with_capacity(ks.len() + 1);
         offs.push(0u32);
