@@ -100,8 +100,10 @@ pub struct TraceBuilder {
     /// In streaming mode, some thread's B/E events went back in time: the result would be
     /// wrong, so the load is redone buffered.
     disordered: bool,
-    /// The latest time so far, and the earliest time of an event that came after a later
-    /// one: trace_processor's sorter orders the events from there on by time and phase.
+    /// The earliest and latest times so far, and the earliest time of an event that came
+    /// after a later one: trace_processor's sorter orders the events from there on by
+    /// time and phase. (Merging chunks needs the earliest: see `merge`.)
+    earliest: i64,
     latest: i64,
     sorted_from: i64,
 }
@@ -139,6 +141,7 @@ impl Default for TraceBuilder {
             end: i64::MIN,
             streaming: false,
             disordered: false,
+            earliest: i64::MAX,
             latest: i64::MIN,
             sorted_from: i64::MAX,
         }
@@ -244,6 +247,7 @@ impl TraceBuilder {
         if ev.ts < self.latest && ph != Phase::SAMPLE {
             self.sorted_from = self.sorted_from.min(ev.ts);
         }
+        self.earliest = self.earliest.min(ev.ts);
         self.latest = self.latest.max(ev.ts);
         match ph {
             Phase::BEGIN | Phase::END | Phase::COMPLETE => {

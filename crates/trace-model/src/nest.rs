@@ -63,7 +63,10 @@ pub(crate) struct Matcher {
     /// E events with arguments that closed a B with arguments: (the B's slot, the E).
     ends: Vec<(Slot, Pending)>,
     /// JSON: trace_processor would pair some E with another B (see the module's overview).
-    pub(crate) replay: bool,
+    mismatched: bool,
+    /// JSON: the latest time at which an E ended a B of the same time. trace_processor
+    /// takes such an E before its B only where its sorter orders by phase (see [`tp`]).
+    tie_at: Option<i64>,
     /// trace_processor's stack, when pairing as it does ([`tp`]).
     stack: Vec<tp::Entry>,
 }
@@ -106,7 +109,8 @@ impl Matcher {
         d: &mut Diagnostics<ModelWarning>,
     ) {
         debug_assert!(self.run.is_empty() && next.run.is_empty());
-        self.replay |= next.replay;
+        self.mismatched |= next.mismatched;
+        self.tie_at = self.tie_at.max(next.tie_at);
         for mut x in next.orphans.take().unwrap_or_default() {
             fix_event(&mut x);
             match self.open.pop() {
@@ -219,10 +223,10 @@ impl Matcher {
             if let Some(i) = unmatched.iter().position(|&u| !differs(&b, &run[u])) {
                 unmatched.swap_remove(i);
             }
-            self.replay |= b.ts == x.ts && self.be_flag != 0;
+            self.tie(&b, x);
             self.close(slot, &b, x);
         }
-        self.replay |= !unmatched.is_empty() && self.be_flag != 0;
+        self.mismatched |= !unmatched.is_empty() && self.be_flag != 0;
         for u in unmatched {
             mismatch(&run[u], names, d);
         }
@@ -242,10 +246,25 @@ impl Matcher {
         d: &mut Diagnostics<ModelWarning>,
     ) {
         let differ = differs(b, x);
-        self.replay |= (differ || b.ts == x.ts) && self.be_flag != 0;
+        self.mismatched |= differ && self.be_flag != 0;
+        self.tie(b, x);
         if differ {
             mismatch(x, names, d);
         }
+    }
+
+    /// Notes a JSON `E` ending a `B` of the same time.
+    fn tie(&mut self, b: &Pending, x: &Pending) {
+        if b.ts == x.ts && self.be_flag != 0 {
+            self.tie_at = self.tie_at.max(Some(b.ts));
+        }
+    }
+
+    /// Whether trace_processor would pair this thread's events otherwise, its sorter
+    /// ordering by phase from `sorted_from` on: an `E` matched across names or
+    /// categories, or one that ended a `B` of its time where the sorter takes `E`s first.
+    pub(crate) fn pairs_otherwise(&self, sorted_from: i64) -> bool {
+        self.mismatched || self.tie_at.is_some_and(|t| t >= sorted_from)
     }
 
     /// An E event with no open B: reported, or kept for an earlier chunk.
@@ -364,7 +383,7 @@ pub(crate) fn build_lanes(
         m.push(*e, names, &mut first);
     }
     m.end_chunk(names, &mut first);
-    let replay = m.replay;
+    let replay = m.pairs_otherwise(sorted_from);
     let (spans, merges) = m.finish(trace_end, names, &mut first);
     let (lanes, differs) = nest(spans, names, &mut first);
     if from_spall || !(replay || differs) {
@@ -517,4 +536,44 @@ fn depths(
     }
     d.merge(warnings);
     Some((depths, sizes, differs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(phase: Phase, ts: i64) -> Pending {
+        Pending {
+            ts,
+            dur: 0,
+            phase,
+            name: StrId::EMPTY,
+            cat: StrId::EMPTY,
+            args: ArgsId::default(),
+            offset: 0,
+        }
+    }
+
+    #[test]
+    fn a_zero_length_pair_pairs_otherwise_only_where_the_sorter_orders_by_phase() {
+        // B and E at 10: trace_processor takes them in file order before `sorted_from`
+        // (as the model does), the E first from there on.
+        let names = |_: StrId| String::new();
+        let mut d = Diagnostics::default();
+        let mut m = Matcher::new(false);
+        for e in [ev(Phase::BEGIN, 10), ev(Phase::END, 10)] {
+            m.push(e, &names, &mut d);
+        }
+        m.end_chunk(&names, &mut d);
+        assert!(!m.pairs_otherwise(i64::MAX));
+        assert!(!m.pairs_otherwise(11));
+        assert!(m.pairs_otherwise(10));
+        // `.spall` keeps its own rule whatever the order.
+        let mut m = Matcher::new(true);
+        for e in [ev(Phase::BEGIN, 10), ev(Phase::END, 10)] {
+            m.push(e, &names, &mut d);
+        }
+        m.end_chunk(&names, &mut d);
+        assert!(!m.pairs_otherwise(0));
+    }
 }

@@ -223,3 +223,36 @@ fn streamed_gzip_is_load_bytes_trace() {
         assert!(got.to_transfer() == want, "{name}: the traces differ");
     }
 }
+
+/// A `B` and `E` of one time pair in file order until some event goes back in time; from
+/// then on trace_processor takes the `E` first. A stream in many runs must see where that
+/// starts across runs (here in the first run, the ties in later ones) and decode again.
+#[test]
+fn zero_length_pairs_decode_again_only_after_time_went_back() {
+    let json = |back: bool| {
+        let mut ev = vec![r#"{"ph":"X","name":"x","ts":50,"dur":1,"pid":1,"tid":2}"#.to_string()];
+        if back {
+            ev.push(r#"{"ph":"X","name":"y","ts":0,"dur":1,"pid":1,"tid":2}"#.to_string());
+        }
+        for i in 0..2_000 {
+            let t = 100 + 5 * i;
+            ev.push(format!(
+                r#"{{"ph":"B","name":"f","ts":{t},"pid":1,"tid":1}},{{"ph":"B","name":"g","ts":{},"pid":1,"tid":1}},{{"ph":"E","ts":{},"pid":1,"tid":1}},{{"ph":"E","ts":{},"pid":1,"tid":1}}"#,
+                t + 1,
+                t + 1,
+                t + 3
+            ));
+        }
+        format!("[{}]", ev.join(",")).into_bytes()
+    };
+    let target = 16 << 10;
+    let in_order = json(false);
+    assert!(in_order.len() > 4 * target);
+    let got = streamed_json(&in_order, 4_096, target).expect("no need to decode again");
+    assert!(got.to_transfer() == load_bytes(&in_order).unwrap().to_transfer());
+    assert_eq!(got.max_depth(), 2);
+    let back = json(true);
+    assert!(streamed_json(&back, 4_096, target).is_none());
+    // Buffered, `f` ends where `g` begins: trace_processor's answer.
+    assert_eq!(load_bytes(&back).unwrap().max_depth(), 1);
+}

@@ -243,7 +243,7 @@ fn nest_threads(
             let (lanes, merges) = match (t.joined, t.stream) {
                 (Some(j), _) => (j.finish(end, &names, &mut d), EndArgs::new()),
                 (None, Some(m)) => {
-                    let replay = m.replay;
+                    let replay = m.pairs_otherwise(sorted_from);
                     let (spans, merges) = m.finish(end, &names, &mut d);
                     let (lanes, differs) = nest(spans, &names, &mut d);
                     redo = replay || differs;

@@ -77,6 +77,14 @@ impl TraceBuilder {
                 }
             }
             g.disordered |= c.disordered;
+            // Where trace_processor's sorter starts ordering by phase: within a chunk, or
+            // at its earliest event if that comes before a time an earlier chunk reached.
+            g.sorted_from = g.sorted_from.min(c.sorted_from);
+            if c.earliest < g.latest {
+                g.sorted_from = g.sorted_from.min(c.earliest);
+            }
+            g.earliest = g.earliest.min(c.earliest);
+            g.latest = g.latest.max(c.latest);
             let r = if ci == 0 {
                 g.strings = std::mem::take(&mut c.strings);
                 g.args = std::mem::take(&mut c.args);

@@ -180,7 +180,6 @@ impl Matcher {
     /// Hands the `B`s still open to [`finish`](Matcher::finish), innermost last.
     pub(super) fn end_tp(&mut self) {
         let open = self.stack.drain(..).filter(|en| en.open);
-        self.open
-            .extend(open.map(|en| (en.slot, en.opened)).collect::<Vec<_>>());
+        self.open.extend(open.map(|en| (en.slot, en.opened)));
     }
 }
