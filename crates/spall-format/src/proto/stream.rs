@@ -5,7 +5,8 @@
 //! - descriptor packets (tracks, processes, threads: names borrow from them), to the end;
 //! - packets of interned data, while their sequence's incremental state holds them (until
 //!   the sequence clears its state, or the end);
-//! - its own copy of each open async slice's name and category.
+//! - its own copy of each open async slice's name and category;
+//! - a bundle of compressed packets, inflated, while its packets are decoded in its place.
 //!
 //! The whole-file decode reads every descriptor and clock snapshot before any event; a
 //! stream knows only those seen so far. An event decoded with facts that a later packet
@@ -14,9 +15,10 @@
 //! would differ from the whole decode: the stream stops decoding then and
 //! [`finish`](ProtoStream::finish) says to decode the file again, whole. So does framing
 //! that is not a clean run of packets (a top-level field that is no packet, a file cut
-//! off inside a packet) and a bundle of compressed packets, whose warnings and limits are
-//! the whole decode's, and events on a track no descriptor defines in a file of more than
-//! one part (the whole decode warns once per part, the stream once). Perfetto and Chrome
+//! off inside a packet), a bundle of compressed packets that the whole decode would warn
+//! about (broken, past the inflation limit, holding broken framing or another bundle), and
+//! events on a track no descriptor defines in a file of more than one part (the whole
+//! decode warns once per part, the stream once). Perfetto and Chrome
 //! write each track's descriptor before its events and convert times on the trace clock,
 //! so their traces stream.
 //!
@@ -30,7 +32,7 @@ use super::hash::IdMap;
 use super::scan::{CounterInfo, Found, Place};
 use super::seq::Uses;
 use super::wire::{varint, Reader, Value};
-use super::{events, named, parts};
+use super::{compressed, events, named, parts};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::EventSink;
@@ -66,6 +68,8 @@ pub struct ProtoStream<S: EventSink> {
     interned: IdMap<u32, Vec<Box<[u8]>>>,
     /// Each track's children, as descriptors named them: who a descriptor may move.
     children: IdMap<u64, Vec<u64>>,
+    /// What bundles of compressed packets may still inflate to, as in the whole decode.
+    inflate_left: u64,
 }
 
 impl<S: EventSink> std::fmt::Debug for ProtoStream<S> {
@@ -223,6 +227,7 @@ impl<S: EventSink> ProtoStream<S> {
             kept: Vec::new(),
             interned: IdMap::default(),
             children: IdMap::default(),
+            inflate_left: compressed::limit(crate::DecodeOptions::default().max_decompressed),
         }
     }
 
@@ -298,10 +303,67 @@ impl<S: EventSink> ProtoStream<S> {
         let at = self.done + h as u64;
         self.done = at + p.len() as u64;
         let s = skim(p);
-        if s.bundle {
-            self.again = Some("compressed packets");
+        match s.bundle {
+            true => self.bundle(p, at, s.sound),
+            false => self.decode(p, at, s),
+        }
+        if self.again.is_some() {
             return;
         }
+        self.run += h + p.len();
+        if self.run >= self.target {
+            self.run = 0;
+            self.sinks.push((self.new_sink)());
+        }
+    }
+
+    /// A bundle of compressed packets at `at`: inflated, its packets decoded in its place,
+    /// as the whole decode does. What the whole decode would warn about (a broken zlib
+    /// stream, the inflation limit, broken framing inside, a bundle in a bundle) gives up.
+    fn bundle(&mut self, p: &[u8], at: u64, sound: bool) {
+        // The whole decode reads the packet's last `compressed_packets` and nothing else.
+        let z = Reader::new(p, 0)
+            .map_while(Result::ok)
+            .filter(|f| f.num == 50)
+            .last()
+            .map(|f| f.value);
+        let (true, Some(Value::Bytes(z))) = (sound, z) else {
+            self.again = Some("compressed packets in a broken packet");
+            return;
+        };
+        let mut d = Diagnostics::default();
+        let Some(b) = compressed::inflate(&[(z, at)], self.inflate_left, &mut d).pop() else {
+            return;
+        };
+        if !d.is_empty() {
+            self.again = Some("compressed packets a whole decode warns about");
+            return;
+        }
+        self.inflate_left -= b.bytes.len() as u64;
+        let mut off = 0;
+        while off < b.bytes.len() && self.again.is_none() {
+            let rest = &b.bytes[off..];
+            let (h, len) = match frame(rest) {
+                Ok(Some((h, len))) if (rest.len() - h) as u64 >= len => (h, len as usize),
+                _ => {
+                    self.again = Some("compressed packets whose framing breaks");
+                    return;
+                }
+            };
+            let q = &rest[h..h + len];
+            let s = skim(q);
+            if s.bundle {
+                self.again = Some("compressed packets inside compressed packets");
+                return;
+            }
+            self.decode(q, at + (off + h) as u64, s);
+            off += h + len;
+        }
+    }
+
+    /// Packet `p`, at `at` in the file (or in its bundle's place), skimmed as `s`: its facts
+    /// noted and its events decoded into the run's sink.
+    fn decode(&mut self, p: &[u8], at: u64, s: Skim) {
         if s.sound && s.cleared {
             // The sequence's state is cleared before this packet's is read.
             self.interned.remove(&s.seq);
@@ -337,11 +399,6 @@ impl<S: EventSink> ProtoStream<S> {
         let sink = self.sinks.last_mut().expect("a run's sink");
         self.dec.packet(bytes, at, sink, &mut self.d);
         self.dec.te.clear();
-        self.run += h + p.len();
-        if self.run >= self.target {
-            self.run = 0;
-            self.sinks.push((self.new_sink)());
-        }
     }
 
     /// Notes what a descriptor or snapshot packet says; gives up when that would change

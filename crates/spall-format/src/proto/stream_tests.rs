@@ -103,12 +103,127 @@ fn fixtures_stream_to_the_whole_decode() {
 }
 
 #[test]
-fn compressed_packets_are_decoded_whole() {
+fn compressed_packets_the_whole_decode_reads_otherwise_give_up() {
+    // Its second bundle defines a track after events on it; its third is no zlib stream.
     let file = fixture("proto/compressed.pftrace");
     assert_eq!(
         streamed(&file, 4_096, 1 << 20),
-        Err("decode again: compressed packets".into())
+        Err("decode again: a track descriptor after events on its track".into())
     );
+    let broken = bundled(
+        &framed(&fixture("proto/tracks.pftrace")),
+        3,
+        Some(b"\x78\x9cnot zlib"),
+    );
+    assert!(
+        whole(&broken).contains("ProtoMalformed"),
+        "{}",
+        whole(&broken)
+    );
+    assert_eq!(
+        streamed(&broken, 4_096, 1 << 20),
+        Err("decode again: compressed packets a whole decode warns about".into())
+    );
+}
+
+/// A varint's bytes.
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Each packet of a trace, with its framing.
+fn framed(b: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut d = crate::diag::Diagnostics::default();
+    super::packets(b, 0, &mut d, |p, at, frame, _| {
+        out.push(b[frame as usize..at as usize + p.len()].to_vec());
+    })
+    .unwrap();
+    assert!(d.is_empty(), "{:?}", d.examples());
+    out
+}
+
+/// The packets in bundles of `compressed_packets` (zlib), `per` a bundle, as the tracing
+/// service writes them when asked to compress, every third bundle's packets left plain;
+/// then, when given, a last bundle of those bytes as they are.
+fn bundled(packets: &[Vec<u8>], per: usize, last: Option<&[u8]>) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = Vec::new();
+    let bundle = |z: &[u8], out: &mut Vec<u8>| {
+        let mut field = vec![0x92, 0x03];
+        varint(z.len() as u64, &mut field);
+        field.extend_from_slice(z);
+        out.push(0x0a);
+        varint(field.len() as u64, out);
+        out.extend_from_slice(&field);
+    };
+    for (i, group) in packets.chunks(per).enumerate() {
+        if i % 3 == 2 {
+            group.iter().for_each(|p| out.extend_from_slice(p));
+            continue;
+        }
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        group.iter().for_each(|p| z.write_all(p).unwrap());
+        bundle(&z.finish().unwrap(), &mut out);
+    }
+    if let Some(raw) = last {
+        bundle(raw, &mut out);
+    }
+    out
+}
+
+/// Events folded as [`Sum`] folds them, their offsets left out.
+#[derive(Default)]
+struct Placeless(Sum);
+
+impl EventSink for Placeless {
+    fn event(&mut self, ev: &RawEvent<'_>) {
+        let mut ev = ev.clone();
+        ev.offset = 0;
+        self.0.event(&ev);
+    }
+}
+
+/// The whole decode's events and warnings, not where they lie (a bundle's packets lie
+/// elsewhere than the same packets plain).
+fn whole_placeless(b: &[u8]) -> String {
+    let mut sum = Placeless::default();
+    let s = crate::decode(b, &mut sum).unwrap();
+    let outcome = outcome(&s, sum.0);
+    outcome[outcome.find(" events ").unwrap()..].to_string()
+}
+
+#[test]
+fn compressed_packets_stream_to_the_whole_decode() {
+    for name in [
+        "real/chromium148_startup.pftrace.gz",
+        "proto/interning.pftrace",
+    ] {
+        let mut file = fixture(name);
+        if file.starts_with(&[0x1f, 0x8b]) {
+            let mut d = crate::diag::Diagnostics::default();
+            file = crate::gunzip(&file, u64::MAX, &mut d).unwrap();
+        }
+        let plain = whole_placeless(&file);
+        for per in [1, 40] {
+            let b = bundled(&framed(&file), per, None);
+            let want = whole(&b);
+            // The bundles' packets are the plain file's: the same events and warnings.
+            assert_eq!(whole_placeless(&b), plain, "{name}, {per} a bundle");
+            for (piece, target) in [(7, 1 << 20), (4_096, 1_000), (4 << 20, 4 << 20)] {
+                let got = streamed(&b, piece, target);
+                assert_eq!(
+                    got.as_ref(),
+                    Ok(&want),
+                    "{name}, {per} a bundle, pieces of {piece}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
