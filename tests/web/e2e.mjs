@@ -428,6 +428,44 @@ async function e2e() {
   const slices = Math.ceil(padded.length / 4099);
   check(s.spans === "11786" && s.loader === "worker" && count("loading") >= slices / 5 && count("reading") <= slices,
     `a .pftrace streamed by the ${s.loader}: ${s.spans} spans (spall-cli info: 11786), ${count("loading")} of ${slices} slices decoded as read, ${count("reading")} gathered`);
+  // .spall version 1 is streamed as well: 60,000 nested spans on three threads after a
+  // Pad_Skip of 4.2 MB (past the guard's first 4 MB; the stream drops a pad's bytes as they
+  // come), decoded as read, every span there.
+  const v1 = [Buffer.alloc(32)];
+  v1[0].writeBigUInt64LE(0x0badf00dn, 0);
+  v1[0].writeBigUInt64LE(1n, 8);
+  v1[0].writeDoubleLE(0.001, 16);
+  const skip = Buffer.alloc(5 + 4_200_000);
+  skip[0] = 7;
+  skip.writeUInt32LE(4_200_000, 1);
+  v1.push(skip);
+  const v1Event = (type, tid, ts, name) => {
+    const e = Buffer.alloc(type === 3 ? 20 + name.length : 17);
+    e[0] = type;
+    const at = type === 3 ? 2 : 1;
+    e.writeUInt32LE(1, at);
+    e.writeUInt32LE(tid, at + 4);
+    e.writeDoubleLE(ts, at + 8);
+    if (type === 3) {
+      e[18] = name.length;
+      e.write(name, 20, "latin1");
+    }
+    return e;
+  };
+  for (let i = 0; i < 10_000; i++) {
+    for (let tid = 1; tid <= 3; tid++) {
+      v1.push(v1Event(3, tid, i * 100, `v1 outer ${i % 37}`), v1Event(3, tid, i * 100 + 10, `v1 inner ${i % 11}`),
+        v1Event(4, tid, i * 100 + 20), v1Event(4, tid, i * 100 + 50));
+    }
+  }
+  const paddedV1 = Buffer.concat(v1);
+  await c.evaluate(() => { stages_.length = 0; });
+  s = await pick({ name: "padded_v1.spall", mimeType: "application/octet-stream", buffer: paddedV1 }, "60000");
+  const stagesV1 = await c.evaluate(() => stages_);
+  const countV1 = (stage) => stagesV1.filter((x) => x === stage).length;
+  const slicesV1 = Math.ceil(paddedV1.length / 4099);
+  check(s.spans === "60000" && s.loader === "worker" && countV1("loading") >= slicesV1 / 5 && countV1("reading") <= slicesV1,
+    `a .spall version 1 streamed by the ${s.loader}: ${s.spans} spans (60,000 written), ${countV1("loading")} of ${slicesV1} slices decoded as read, ${countV1("reading")} gathered`);
   // ?simd=0: the page's scalar module loads them instead, with the same spans.
   const sc = await newPage();
   await sc.goto(`${base}/?simd=0&chunk=4099`);
@@ -529,8 +567,7 @@ async function e2e() {
 // 4,099-byte slices and runs (?chunk=), then in runs of 4 MB, then gathered whole and
 // decoded on the pool as natively (?gather=1), each trace built on the pool; in the last
 // two, a 12 MB JSON whose events straddle its three runs (or parallel chunks), and in all
-// three a .spall version 1 (never streamed: gathered, loaded on the pool). Each with the
-// spans spall-cli info counts.
+// three a .spall version 1. Each with the spans spall-cli info counts.
 async function isolated() {
   const t = await newPage();
   const pick = async (file, spans) => {
@@ -551,7 +588,6 @@ async function isolated() {
     await waitState(t, "loaded");
     const files = [[join(roots.fixtures, "spall/odingengine_v3.spall"), "91542"],
       [join(roots.fixtures, "real/chrome116_devtools_export.json"), "2456"]];
-    // .spall version 1 is never streamed: gathered and loaded on the pool either way.
     files.push([join(roots.fixtures, "spall/crux_v1.spall"), "21449"]);
     if (!query.includes("chunk")) files.push([big, "120000"]);
     for (const [file, spans] of files) {

@@ -183,17 +183,24 @@ impl<S: EventSink> Ctx<'_, S> {
     }
 
     fn unsupported(&mut self, at: usize, t: u8, skipped: usize, scope: &str) {
-        self.diags.warn(WarningKind::SpallUnsupportedEvent, self.base + at as u64, || {
-            let what = match t {
-                ty::CUSTOM_DATA => "custom data (1)".to_string(),
-                ty::STREAM_OVER => "stream over (2)".to_string(),
-                ty::INSTANT => "instant (5)".to_string(),
-                ty::OVERWRITE_TIMESTAMP => "overwrite timestamp (6)".to_string(),
-                other => format!("unknown type {other}"),
-            };
-            format!("event type {what} has no known layout; the rest of the {scope} ({skipped} bytes) was skipped")
-        });
+        let at = self.base + at as u64;
+        unsupported(self.diags, at, t, skipped as u64, scope);
     }
+}
+
+/// An event of type `t` at `at` whose layout is unknown: the rest of the `scope`
+/// (`skipped` bytes) is not read.
+pub(crate) fn unsupported(d: &mut Diagnostics, at: u64, t: u8, skipped: u64, scope: &str) {
+    d.warn(WarningKind::SpallUnsupportedEvent, at, || {
+        let what = match t {
+            ty::CUSTOM_DATA => "custom data (1)".to_string(),
+            ty::STREAM_OVER => "stream over (2)".to_string(),
+            ty::INSTANT => "instant (5)".to_string(),
+            ty::OVERWRITE_TIMESTAMP => "overwrite timestamp (6)".to_string(),
+            other => format!("unknown type {other}"),
+        };
+        format!("event type {what} has no known layout; the rest of the {scope} ({skipped} bytes) was skipped")
+    });
 }
 
 /// Decodes a whole `.spall` file (header included). Returns the header and the event count.
@@ -210,7 +217,7 @@ pub(crate) fn decode<S: EventSink>(
         base: 0,
     };
     if header.version == 1 {
-        decode_v1(b, &scale, &mut ctx);
+        decode_v1(b, HEADER_LEN, &scale, &mut ctx);
     } else {
         decode_v3_range(b, HEADER_LEN, b.len(), &scale, &mut ctx);
     }
@@ -279,9 +286,43 @@ pub(crate) fn decode_v3_chunk<S: EventSink>(
     ctx.events
 }
 
-fn decode_v1<S: EventSink>(b: &[u8], scale: &TickScale, ctx: &mut Ctx<'_, S>) {
+/// Decodes the version 1 events in `b` (whole events from a streamed file's window, and at
+/// the end what is left of it); `base` as for [`decode_v3_chunk`]. Returns the event count.
+pub(crate) fn decode_v1_chunk<S: EventSink>(
+    b: &[u8],
+    base: u64,
+    scale: &TickScale,
+    sink: &mut S,
+    diags: &mut Diagnostics,
+) -> u64 {
+    let mut ctx = Ctx {
+        sink,
+        diags,
+        events: 0,
+        base,
+    };
+    decode_v1(b, 0, scale, &mut ctx);
+    ctx.events
+}
+
+/// The length of the version 1 event at the start of `b`: `Ok(None)` when `b` ends before
+/// its length is known, `Err(type)` for a type with no known layout. A Pad_Skip's length
+/// counts the bytes it skips.
+pub(crate) fn v1_event_len(b: &[u8]) -> Result<Option<u64>, u8> {
+    let left = b.len();
+    match b.first() {
+        None => Ok(None),
+        Some(&ty::BEGIN) if left >= 20 => Ok(Some(20 + b[18] as u64 + b[19] as u64)),
+        Some(&ty::END) => Ok(Some(17)),
+        Some(&ty::PAD_SKIP) if left >= 5 => Ok(Some(5 + u32_at(b, 1) as u64)),
+        Some(&(ty::BEGIN | ty::PAD_SKIP)) => Ok(None),
+        Some(&t) => Err(t),
+    }
+}
+
+fn decode_v1<S: EventSink>(b: &[u8], from: usize, scale: &TickScale, ctx: &mut Ctx<'_, S>) {
     let mut ev = RawEvent::default();
-    let mut p = HEADER_LEN;
+    let mut p = from;
     let mut since_progress = 0usize;
     while p < b.len() {
         let left = b.len() - p;

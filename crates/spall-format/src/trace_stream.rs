@@ -1,5 +1,5 @@
 //! A trace decoded as its bytes arrive, whatever the format a stream can take: `.spall`
-//! version 3 ([`SpallStream`]), Chrome JSON ([`JsonStream`]), Perfetto protobuf
+//! versions 1 and 3 ([`SpallStream`]), Chrome JSON ([`JsonStream`]), Perfetto protobuf
 //! ([`ProtoStream`]), and any of them gzipped
 //! (decompressed as the bytes arrive, the output pushed on at once, so neither the file
 //! nor its decompressed text is ever held whole).
@@ -97,7 +97,7 @@ impl<S: EventSink> Write for Feed<S> {
 impl<S: EventSink> TraceStream<S> {
     /// A stream for a file whose first bytes are `head` (only looked at: push every byte),
     /// its runs each into a new sink from `new_sink`; `None` if the file is not one a
-    /// stream decodes (`.spall` version 1, gzip within gzip).
+    /// stream decodes (gzip within gzip).
     pub fn new(head: &[u8], new_sink: impl Fn() -> S + 'static) -> Option<Self> {
         TraceStream::with_target(head, crate::CHUNK_BYTES, new_sink)
     }

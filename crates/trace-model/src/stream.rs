@@ -1,9 +1,9 @@
 //! Loading a trace as its bytes arrive (a browser's worker reading a file in chunks), so
-//! only the model and a few megabytes of the file are ever held: `.spall` version 3, Chrome
-//! JSON, Perfetto protobuf, and any of them gzipped ([`spall_format::TraceStream`]).
+//! only the model and a few megabytes of the file are ever held: `.spall`, Chrome JSON,
+//! Perfetto protobuf, and any of them gzipped ([`spall_format::TraceStream`]).
 //!
 //! The streams cut the file where the parallel decode does (runs of whole `.spall`
-//! buffers, runs of JSON elements), each run into its own chunk builder, and the builders
+//! buffers or version 1 events, runs of JSON elements), each run into its own chunk builder, and the builders
 //! are merged as [`load_bytes`](crate::load_bytes) merges its chunks: the trace is
 //! `load_bytes`'s.
 
@@ -29,10 +29,10 @@ pub struct LoadStream {
 }
 
 impl LoadStream {
-    /// Whether a file starting with `head` can be loaded so: `.spall` version 3 (at least
-    /// its 32-byte header), JSON (its first character), Perfetto protobuf (its first packet's
-    /// fields), or any of them gzipped (enough of the gzip stream to show which). `.spall`
-    /// version 1 cannot.
+    /// Whether a file starting with `head` can be loaded so: `.spall` (at least its 32-byte
+    /// header), JSON (its first character), Perfetto protobuf (its first packet's fields),
+    /// or any of them gzipped (enough of the gzip stream to show which); not gzip within
+    /// gzip.
     pub fn accepts(head: &[u8]) -> bool {
         LoadStream::new(head).is_some()
     }

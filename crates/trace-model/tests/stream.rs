@@ -1,4 +1,4 @@
-//! A `.spall` or JSON file loaded as its bytes arrive (`LoadStream`, a browser's worker reading
+//! A `.spall` (version 1 or 3) or JSON file loaded as its bytes arrive (`LoadStream`, a browser's worker reading
 //! the file in chunks) must give the trace `load_bytes` gives, whatever the chunks, and the
 //! trace must come back whole through `to_transfer` / `from_transfer`.
 
@@ -62,8 +62,76 @@ fn spall_version_3_and_json_gzipped_or_not_are_streamed() {
         "/../../tests/fixtures/spall/crux_v1.spall"
     ))
     .unwrap();
-    assert!(!LoadStream::accepts(&v1));
+    assert!(LoadStream::accepts(&v1));
     assert!(!LoadStream::accepts(&v1[..10]));
+}
+
+/// A `.spall` version 1 file of `v3`'s Begins and Ends (one tick a nanosecond).
+fn as_version_1(v3: &[u8]) -> Vec<u8> {
+    let mut evs = spall_format::Collect::default();
+    spall_format::decode(v3, &mut evs).unwrap();
+    let mut b = Vec::new();
+    for w in [spall_format::spall::MAGIC, 1, 0.001f64.to_bits(), 0] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    for ev in &evs.0 {
+        let (RawId::Num(pid), RawId::Num(tid)) = (&ev.pid, &ev.tid) else {
+            continue;
+        };
+        let ids = |b: &mut Vec<u8>| {
+            b.extend_from_slice(&(*pid as u32).to_le_bytes());
+            b.extend_from_slice(&(*tid as u32).to_le_bytes());
+            b.extend_from_slice(&(ev.ts as f64).to_le_bytes());
+        };
+        match ev.ph.0 {
+            b'B' => {
+                let args = match &ev.args {
+                    spall_format::Args::Text(t) => t.as_bytes(),
+                    _ => &[],
+                };
+                b.extend_from_slice(&[3, 0]);
+                ids(&mut b);
+                b.extend_from_slice(&[ev.name.len() as u8, args.len() as u8]);
+                b.extend_from_slice(ev.name.as_bytes());
+                b.extend_from_slice(args);
+            }
+            b'E' => {
+                b.push(4);
+                ids(&mut b);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+#[test]
+fn streamed_spall_version_1_is_load_bytes_trace() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/spall");
+    // The real engine's v3 file written as version 1 (spall-web's own format): a thread's
+    // Begins and Ends fall in different runs of 4 kB.
+    let v1 = as_version_1(&std::fs::read(format!("{fixtures}/odingengine_v3.spall")).unwrap());
+    assert!(LoadStream::accepts(&v1));
+    let want = load_bytes(&v1).unwrap();
+    assert_eq!(want.span_count(), 91_542);
+    let want = want.to_transfer();
+    for (piece, target) in [(8 << 20, CHUNK_BYTES), (65_521, 4_096), (4_099, 1)] {
+        let mut load = LoadStream::with_target(&v1, target).unwrap();
+        for p in v1.chunks(piece) {
+            load.push(p).unwrap();
+        }
+        let got = load.finish().unwrap().expect("in order").to_transfer();
+        assert!(
+            got == want,
+            "pieces of {piece}, runs of {target}: the traces differ"
+        );
+    }
+    // A real version 1 file whose one thread's clock goes back 8 times: decoded again,
+    // whole, as load_bytes decodes it again buffered.
+    let crux = std::fs::read(format!("{fixtures}/crux_v1.spall")).unwrap();
+    let mut load = LoadStream::new(&crux).unwrap();
+    load.push(&crux).unwrap();
+    assert!(load.finish().unwrap().is_none());
 }
 
 /// `bytes` streamed in pieces of `piece` bytes, runs of `target` (`None`: decode again).

@@ -5,11 +5,11 @@
 //! memory), which the page takes without a copy and copies into its model in steps.
 //! The page's thread only draws and handles input meanwhile.
 //!
-//! A `.spall` version 3, Chrome JSON or Perfetto protobuf file, gzipped or not, is decoded
-//! as its chunks arrive ([`trace_model::LoadStream`]): the worker holds the model and a few
-//! megabytes of the file, never the whole file. A `.spall` version 1 file is gathered
-//! whole, then decoded, as is a stream that could not give the whole decode's result (the
-//! worker reads the file again).
+//! A `.spall`, Chrome JSON or Perfetto protobuf file, gzipped or not, is decoded as its
+//! chunks arrive ([`trace_model::LoadStream`]): the worker holds the model and a few
+//! megabytes of the file, never the whole file. A file a stream cannot take (gzip within
+//! gzip) is gathered whole, then decoded, as is one whose stream could not give the whole
+//! decode's result (the worker reads the file again).
 //!
 //! Before anything is decoded, the memory the trace will take is estimated from the first
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
@@ -29,7 +29,7 @@ const REPORT_EVERY: Duration = Duration::from_millis(50);
 enum Mode {
     /// The first bytes, kept until the memory guard has seen enough of them.
     Start(Vec<u8>),
-    /// `.spall` version 3 or JSON (gzipped or not), decoded as it arrives.
+    /// `.spall`, JSON or protobuf (gzipped or not), decoded as it arrives.
     Stream(Box<LoadStream>),
     /// Anything else: gathered, then decoded.
     Whole(Vec<u8>),
