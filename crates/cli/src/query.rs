@@ -25,7 +25,8 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its content).
+    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its
+    /// content); `-` reads it from standard input.
     pub trace: PathBuf,
     /// The SQL (several statements separated by `;`: each one's rows are printed). With
     /// neither SQL nor -f, an interactive shell.
@@ -43,6 +44,15 @@ pub struct Args {
 }
 
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
+    let piped_sql = a
+        .file
+        .as_deref()
+        .map_or(a.sql.is_none(), |f| f.as_os_str() == "-");
+    if a.trace.as_os_str() == "-" && piped_sql {
+        return Err(Fatal(
+            "the trace comes from standard input, so the SQL cannot: give it as an argument or with -f FILE.sql".into(),
+        ));
+    }
     let sql = match (&a.sql, &a.file) {
         (Some(s), _) => Some(s.clone()),
         (None, Some(p)) if p.as_os_str() == "-" => {

@@ -549,3 +549,75 @@ fn markers_from_the_viewer_settings_then_from_the_shared_sidecar() {
     assert!(!sidecar.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `spall-cli ARGS` with `input` piped to its standard input.
+fn piped(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: a command that fails early stops reading.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+#[test]
+fn a_trace_from_standard_input() {
+    // A gzipped real trace piped in (`curl ... | spall-cli info -`): what the file gives.
+    let path = fixture("real/chromium148_startup.pftrace.gz");
+    let bytes = std::fs::read(&path).unwrap();
+    let want = ok_json(&["info", path.as_str(), "--format", "json"]);
+    let o = piped(&["info", "-", "--format", "json"], &bytes);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(got["spans"], want["spans"]);
+    assert_eq!(got["format"], want["format"]);
+    assert_eq!(got, {
+        let mut w = want.clone();
+        for k in ["file", "load_ms", "index_ms"] {
+            if let (Some(w), Some(g)) = (w.get_mut(k), got.get(k)) {
+                *w = g.clone();
+            }
+        }
+        w
+    });
+    // SQL on a piped trace.
+    let o = piped(
+        &[
+            "query",
+            "-",
+            "SELECT COUNT(*) AS n FROM slice",
+            "--format",
+            "csv",
+        ],
+        &bytes,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("n\n"));
+    // Nothing piped in: an error that names standard input.
+    let o = piped(&["info", "-"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("standard input"), "{err}");
+    // The trace and its SQL cannot both come from standard input.
+    let o = piped(&["query", "-"], &bytes);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the trace comes from standard input"), "{err}");
+    // Export hashes each trace's file: it says to save standard input first.
+    let out = tmp("export-stdin");
+    let o = piped(&["export", "-", out.to_str().unwrap()], &bytes);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("save standard input to a file"), "{err}");
+}

@@ -90,8 +90,10 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(p) = &self.path {
-            write!(f, "{}: ", p.display())?;
+        match &self.path {
+            Some(p) if p.as_os_str() == "-" => f.write_str("standard input: ")?,
+            Some(p) => write!(f, "{}: ", p.display())?,
+            None => {}
         }
         let at = self.offset;
         match &self.kind {

@@ -131,9 +131,15 @@ impl Bytes {
     }
 }
 
-/// Maps (or, for pipes and special files, reads) a whole file.
+/// Maps (or, for pipes and special files, reads) a whole file; `-` reads standard input
+/// to its end.
 pub fn read_file(path: &Path) -> Result<Bytes, Error> {
     let io = |e: std::io::Error| Error::new(ErrorKind::Io(e), 0).with_path(path);
+    if path.as_os_str() == "-" {
+        let mut v = Vec::new();
+        std::io::stdin().lock().read_to_end(&mut v).map_err(io)?;
+        return Ok(Bytes::Owned(v));
+    }
     let file = File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if meta.is_dir() {

@@ -92,6 +92,12 @@ struct Done {
 
 pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     let (outdir, traces) = (&a.outdir, &a.trace);
+    if traces.iter().any(|t| t.as_os_str() == "-") {
+        // A trace's id is the hash of its file, read again beside the load.
+        return Err(Fatal(
+            "export reads each trace's file twice (its id is the file's hash): save standard input to a file first".into(),
+        ));
+    }
     for table in tables() {
         let dir = outdir.join(table);
         std::fs::create_dir_all(&dir)
