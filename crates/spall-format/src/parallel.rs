@@ -214,7 +214,7 @@ where
         .map(|&range| {
             let mut sink = new_sink();
             let mut d = Diagnostics::default();
-            let n = spall::decode_v3_chunk(b, range, 0, &scale, &mut sink, &mut d);
+            let n = spall::decode_chunk(b, 3, range, 0, &scale, &mut sink, &mut d);
             release(range.0, range.1);
             progress.add((range.1 - range.0) as u64);
             (sink, d, n)

@@ -210,18 +210,9 @@ pub(crate) fn decode<S: EventSink>(
     diags: &mut Diagnostics,
 ) -> Result<(SpallHeader, u64), Error> {
     let (header, scale) = prepare(b, diags)?;
-    let mut ctx = Ctx {
-        sink,
-        diags,
-        events: 0,
-        base: 0,
-    };
-    if header.version == 1 {
-        decode_v1(b, HEADER_LEN, &scale, &mut ctx);
-    } else {
-        decode_v3_range(b, HEADER_LEN, b.len(), &scale, &mut ctx);
-    }
-    Ok((header, ctx.events))
+    let range = (HEADER_LEN, b.len());
+    let events = decode_chunk(b, header.version, range, 0, &scale, sink, diags);
+    Ok((header, events))
 }
 
 /// Reads and checks the header; returns it with its tick scale.
@@ -247,7 +238,7 @@ pub(crate) fn prepare(
 
 /// Cuts a version 3 file into runs of whole buffers of at least `target` bytes (the last
 /// may be shorter), in file order: `[from, to)` byte ranges that
-/// [`decode_v3_chunk`] decodes exactly as a whole-file decode would.
+/// [`decode_chunk`] decodes exactly as a whole-file decode would.
 pub(crate) fn v3_chunks(b: &[u8], target: usize) -> Vec<(usize, usize)> {
     let mut chunks = Vec::new();
     let (mut p, mut start) = (HEADER_LEN, HEADER_LEN);
@@ -265,11 +256,14 @@ pub(crate) fn v3_chunks(b: &[u8], target: usize) -> Vec<(usize, usize)> {
     chunks
 }
 
-/// Decodes the buffers in `b[from..to]` (a range from [`v3_chunks`]). `base` is the file's
-/// offset of `b[0]`, added to every offset: 0 for a whole file, a window's start for a
-/// streamed one ([`SpallStream`](crate::SpallStream)). Returns the event count.
-pub(crate) fn decode_v3_chunk<S: EventSink>(
+/// Decodes the buffers in `b[from..to]` (version 3: a range from [`v3_chunks`]) or the
+/// events from `b[from]` to its end (version 1: whole events from a streamed file's
+/// window, and at the end what is left of it). `base` is the file's offset of `b[0]`,
+/// added to every offset: 0 for a whole file, a window's start for a streamed one
+/// ([`SpallStream`](crate::SpallStream)). Returns the event count.
+pub(crate) fn decode_chunk<S: EventSink>(
     b: &[u8],
+    version: u64,
     (from, to): (usize, usize),
     base: u64,
     scale: &TickScale,
@@ -282,26 +276,10 @@ pub(crate) fn decode_v3_chunk<S: EventSink>(
         events: 0,
         base,
     };
-    decode_v3_range(b, from, to, scale, &mut ctx);
-    ctx.events
-}
-
-/// Decodes the version 1 events in `b` (whole events from a streamed file's window, and at
-/// the end what is left of it); `base` as for [`decode_v3_chunk`]. Returns the event count.
-pub(crate) fn decode_v1_chunk<S: EventSink>(
-    b: &[u8],
-    base: u64,
-    scale: &TickScale,
-    sink: &mut S,
-    diags: &mut Diagnostics,
-) -> u64 {
-    let mut ctx = Ctx {
-        sink,
-        diags,
-        events: 0,
-        base,
-    };
-    decode_v1(b, 0, scale, &mut ctx);
+    match version {
+        1 => decode_v1(b, from, scale, &mut ctx),
+        _ => decode_v3_range(b, from, to, scale, &mut ctx),
+    }
     ctx.events
 }
 

@@ -229,7 +229,7 @@ impl<S: EventSink> Steps<S> {
                 Some(&range) => {
                     let mut sink = (self.new_sink)();
                     let mut d = Diagnostics::default();
-                    self.events += spall::decode_v3_chunk(b, range, 0, &scale, &mut sink, &mut d);
+                    self.events += spall::decode_chunk(b, 3, range, 0, &scale, &mut sink, &mut d);
                     self.diags.merge(d);
                     self.sinks.push(sink);
                     Phase::Spall {

@@ -210,10 +210,8 @@ impl<S: EventSink> SpallStream<S> {
         let mut sink = (self.new_sink)();
         let mut d = Diagnostics::default();
         let b = &self.window[..end];
-        self.events += match header.version {
-            1 => spall::decode_v1_chunk(b, self.at, scale, &mut sink, &mut d),
-            _ => spall::decode_v3_chunk(b, (0, end), self.at, scale, &mut sink, &mut d),
-        };
+        let v = header.version;
+        self.events += spall::decode_chunk(b, v, (0, end), self.at, scale, &mut sink, &mut d);
         self.diags.merge(d);
         self.sinks.push(sink);
         self.window.drain(..end);
