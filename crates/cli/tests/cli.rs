@@ -580,8 +580,7 @@ fn a_trace_from_standard_input() {
     let o = piped(&["info", "-", "--format", "json"], &bytes);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(got["spans"], want["spans"]);
-    assert_eq!(got["format"], want["format"]);
+    assert!(got["spans"].as_u64() > Some(10_000), "{got}");
     assert_eq!(got, {
         let mut w = want.clone();
         for k in ["file", "load_ms", "index_ms"] {

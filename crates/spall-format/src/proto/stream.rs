@@ -84,21 +84,22 @@ impl<S: EventSink> std::fmt::Debug for ProtoStream<S> {
 
 /// What the stream reads of a packet before decoding it.
 #[derive(Default)]
-struct Skim {
+struct Skim<'a> {
     seq: u32,
     cleared: bool,
-    /// It holds interned data, a descriptor, a clock snapshot, compressed packets.
+    /// It holds interned data.
     interned: bool,
     descriptor: bool,
     snapshot: bool,
-    bundle: bool,
+    /// The last `compressed_packets`, as the whole decode's first pass finds it.
+    bundle: Option<&'a [u8]>,
     /// A track descriptor's uuid and parent.
     track: Option<(u64, u64)>,
     /// Every field parsed (the decoder reads none of a broken packet's state).
     sound: bool,
 }
 
-fn skim(p: &[u8]) -> Skim {
+fn skim(p: &[u8]) -> Skim<'_> {
     let mut s = Skim::default();
     let mut flags = 0;
     let mut r = Reader::new(p, 0);
@@ -125,7 +126,7 @@ fn skim(p: &[u8]) -> Skim {
             }
             (43 | 44 | 60, _) => s.descriptor = true,
             (6, _) => s.snapshot = true,
-            (50, _) => s.bundle = true,
+            (50, Value::Bytes(z)) => s.bundle = Some(z),
             _ => {}
         }
     }
@@ -304,8 +305,8 @@ impl<S: EventSink> ProtoStream<S> {
         self.done = at + p.len() as u64;
         let s = skim(p);
         match s.bundle {
-            true => self.bundle(p, at, s.sound),
-            false => self.decode(p, at, s),
+            Some(z) => self.bundle(z, at),
+            None => self.decode(p, at, s),
         }
         if self.again.is_some() {
             return;
@@ -317,24 +318,14 @@ impl<S: EventSink> ProtoStream<S> {
         }
     }
 
-    /// A bundle of compressed packets at `at`: inflated, its packets decoded in its place,
-    /// as the whole decode does. What the whole decode would warn about (a broken zlib
-    /// stream, the inflation limit, broken framing inside, a bundle in a bundle) gives up.
-    fn bundle(&mut self, p: &[u8], at: u64, sound: bool) {
-        // The whole decode reads the packet's last `compressed_packets` and nothing else.
-        let z = Reader::new(p, 0)
-            .map_while(Result::ok)
-            .filter(|f| f.num == 50)
-            .last()
-            .map(|f| f.value);
-        let (true, Some(Value::Bytes(z))) = (sound, z) else {
-            self.again = Some("compressed packets in a broken packet");
-            return;
-        };
+    /// The bundle of compressed packets `z` of the packet at `at` (the whole decode reads
+    /// nothing else of that packet): inflated, its packets decoded in its place, as the
+    /// whole decode does. What the whole decode would warn about (a broken zlib stream,
+    /// the inflation limit, broken framing inside, a bundle in a bundle) gives up.
+    fn bundle(&mut self, z: &[u8], at: u64) {
         let mut d = Diagnostics::default();
-        let Some(b) = compressed::inflate(&[(z, at)], self.inflate_left, &mut d).pop() else {
-            return;
-        };
+        let b = compressed::inflate(&[(z, at)], self.inflate_left, &mut d);
+        let b = b.into_iter().next().expect("a bundle out for the one in");
         if !d.is_empty() {
             self.again = Some("compressed packets a whole decode warns about");
             return;
@@ -352,7 +343,7 @@ impl<S: EventSink> ProtoStream<S> {
             };
             let q = &rest[h..h + len];
             let s = skim(q);
-            if s.bundle {
+            if s.bundle.is_some() {
                 self.again = Some("compressed packets inside compressed packets");
                 return;
             }
@@ -363,7 +354,7 @@ impl<S: EventSink> ProtoStream<S> {
 
     /// Packet `p`, at `at` in the file (or in its bundle's place), skimmed as `s`: its facts
     /// noted and its events decoded into the run's sink.
-    fn decode(&mut self, p: &[u8], at: u64, s: Skim) {
+    fn decode(&mut self, p: &[u8], at: u64, s: Skim<'_>) {
         if s.sound && s.cleared {
             // The sequence's state is cleared before this packet's is read.
             self.interned.remove(&s.seq);
