@@ -4,7 +4,7 @@
 //! shared rows for the unfolded group.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use trace_model::Trace;
 
@@ -25,67 +25,74 @@ pub struct AsyncGroup {
 }
 
 impl AsyncGroup {
-    /// Every process's group: O(slices × log slices).
-    pub fn build(t: &Trace) -> Vec<AsyncGroup> {
+    /// Every process's group, given each async slice's (track, row)
+    /// (`EventIndex::async_place`): O(slices × log slices), in passes over the slices in
+    /// order rather than through each track's rows (200,000 tracks of one slice each are
+    /// that many cache misses).
+    pub fn build(t: &Trace, place: &[(u32, u32)]) -> Vec<AsyncGroup> {
         let mut groups = vec![AsyncGroup::default(); t.processes().len()];
+        let mut count = vec![0u32; t.async_tracks().len()];
+        for &(track, _) in place {
+            if let Some(c) = count.get_mut(track as usize) {
+                *c += 1;
+            }
+        }
         for (i, a) in t.async_tracks().iter().enumerate() {
             let Some(g) = groups.get_mut(a.process as usize) else {
                 continue;
             };
             g.tracks.push(i as u32);
-            let n: usize = a.rows.iter().map(Vec::len).sum();
-            g.slices += n;
-            if n == 1 {
+            g.slices += count[i] as usize;
+            if count[i] == 1 {
                 g.singles.push(i as u32);
             }
         }
-        for g in &mut groups {
-            g.pack(t);
-            g.unite(t);
+        // Per process, (start, end, slice) of its one-slice tracks, and of all its slices.
+        let mut singles: Vec<Vec<(i64, i64, u32)>> = vec![Vec::new(); groups.len()];
+        let mut all: Vec<Vec<(i64, i64)>> = vec![Vec::new(); groups.len()];
+        for (s, (a, &(track, _))) in t.async_slices().iter().zip(place).enumerate() {
+            let (p, span) = (a.process as usize, (a.start, a.end.max(a.start)));
+            if p >= groups.len() {
+                continue;
+            }
+            if count.get(track as usize) == Some(&1) {
+                singles[p].push((span.0, span.1, s as u32));
+            }
+            all[p].push(span);
+        }
+        for ((g, singles), all) in groups.iter_mut().zip(singles).zip(all) {
+            g.pack(singles);
+            g.unite(all);
         }
         groups
     }
 
     /// The one-slice tracks' slices into rows: each takes the first row free at its start
     /// (a new one when none is), so the top rows fill first.
-    fn pack(&mut self, t: &Trace) {
-        let slices = t.async_slices();
-        let mut ids: Vec<u32> = (self.singles.iter())
-            .filter_map(|&a| t.async_tracks()[a as usize].rows.iter().flatten().next())
-            .copied()
-            .collect();
-        ids.sort_by_key(|&s| (slices[s as usize].start, s));
+    fn pack(&mut self, mut ids: Vec<(i64, i64, u32)>) {
+        ids.sort_unstable();
         // Rows in use by the end of their last slice, earliest first; rows free again.
         let mut busy: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-        let mut free: BTreeSet<usize> = BTreeSet::new();
-        for s in ids {
-            let a = &slices[s as usize];
-            while let Some(&Reverse((end, r))) = busy.peek() {
-                if end > a.start {
+        let mut free: BinaryHeap<Reverse<usize>> = BinaryHeap::new();
+        for (start, end, s) in ids {
+            while let Some(&Reverse((e, r))) = busy.peek() {
+                if e > start {
                     break;
                 }
                 busy.pop();
-                free.insert(r);
+                free.push(Reverse(r));
             }
-            let row = free.pop_first().unwrap_or_else(|| {
+            let row = free.pop().map(|r| r.0).unwrap_or_else(|| {
                 self.packed.push(Vec::new());
                 self.packed.len() - 1
             });
             self.packed[row].push(s);
-            busy.push(Reverse((a.end.max(a.start), row)));
+            busy.push(Reverse((end, row)));
         }
     }
 
-    /// The union of every slice of the group's tracks.
-    fn unite(&mut self, t: &Trace) {
-        let slices = t.async_slices();
-        let mut spans: Vec<(i64, i64)> = (self.tracks.iter())
-            .flat_map(|&a| t.async_tracks()[a as usize].rows.iter().flatten())
-            .map(|&s| {
-                let a = &slices[s as usize];
-                (a.start, a.end.max(a.start))
-            })
-            .collect();
+    /// The union of the group's slices (`[start, end]` each).
+    fn unite(&mut self, mut spans: Vec<(i64, i64)>) {
         spans.sort_unstable();
         for (a, b) in spans {
             match self.union.last_mut() {
@@ -113,7 +120,7 @@ impl AsyncGroup {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::EventIndex;
 
     #[test]
     fn one_slice_tracks_pack_into_shared_rows_and_the_union_covers_every_slice() {
@@ -135,7 +142,7 @@ mod tests {
         .concat();
         let json = format!("[{}]", events.trim_end_matches(','));
         let t = trace_model::load_bytes(json.as_bytes()).unwrap();
-        let g = &AsyncGroup::build(&t)[0];
+        let g = &EventIndex::new(&t).async_groups[0];
         assert_eq!((g.tracks.len(), g.singles.len(), g.slices), (5, 4, 6));
         let names = |row: &[u32]| -> Vec<&str> {
             (row.iter())

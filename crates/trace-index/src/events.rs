@@ -98,7 +98,7 @@ impl EventIndex {
         for (i, s) in t.samples().iter().enumerate() {
             k.samples_by_thread[s.thread as usize] = Some(i as u32);
         }
-        k.async_groups = AsyncGroup::build(t);
+        k.async_groups = AsyncGroup::build(t, &k.async_place);
         k.order = t.display_order();
         k.order_links(t);
         k
