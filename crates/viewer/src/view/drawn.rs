@@ -68,6 +68,15 @@ pub fn drawn_tracks(l: &Loaded, s: &ViewState) -> Vec<DrawnTrack> {
     out
 }
 
+/// The window y of the first row of a thread's spans on screen, if any: what the page
+/// reports as `data-first-spans`. O(rows on screen).
+pub fn first_spans_y(s: &ViewState) -> Option<f32> {
+    let shown = s.layout.visible(s.scroll_y, s.scroll_y + s.tracks_height());
+    (s.layout.rows[shown].iter())
+        .find(|r| matches!(r.kind, RowKind::Lane { .. }))
+        .map(|r| s.tracks_top() + r.y - s.scroll_y)
+}
+
 /// A track starting at `row`, drawn at `y`.
 fn track(l: &Loaded, row: &Row, y: f32) -> DrawnTrack {
     let (t, k) = (&l.trace, &l.kinds);
