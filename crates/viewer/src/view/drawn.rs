@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use trace_model::Trace;
 
 use crate::loaded::Loaded;
+use crate::view::flame::Mode;
 use crate::view::layout::{Row, RowKind};
 use crate::view::state::ViewState;
 
@@ -35,8 +36,11 @@ pub struct DrawnTrack {
 }
 
 /// The tracks the view's layout draws (the main pane's; compare mode's BASE pane is left
-/// out), top to bottom.
+/// out), top to bottom; none when the view shows the flame graph.
 pub fn drawn_tracks(l: &Loaded, s: &ViewState) -> Vec<DrawnTrack> {
+    if s.mode != Mode::Timeline {
+        return Vec::new();
+    }
     let (top, bottom) = (s.tracks_top(), s.tracks_top() + s.tracks_height());
     let mut out: Vec<DrawnTrack> = Vec::new();
     let mut last: Option<RowKind> = None;
