@@ -183,6 +183,9 @@ async function e2e() {
   const panelX = 1280 - 530; // the side panel takes about 520 points on the right
   // egui may still be laying out on the first frames: let it settle.
   await page.waitForTimeout(500);
+  // The first screen shows the work (docs/VIEWER.md): a thread's spans in the top half.
+  const first = Number((await state(page)).firstSpans);
+  check(first > 0 && first < 360, `a thread's spans start in the top half of the page (y ${first})`);
   let img = await pixels(page);
   const tl = stats(img, 0, 120, panelX, 700);
   check(tl.colours > 20 && tl.busy > 0.05, `the canvas shows a timeline (${tl.colours} colours, ${(tl.busy * 100).toFixed(1)}% drawn)`);

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
-use trace_model::{InstantScope, StrId, Trace};
+use trace_model::{DisplayOrder, InstantScope, StrId, Trace};
 
+use crate::async_groups::AsyncGroup;
 use crate::series::SeriesIndex;
 
 /// The series of one counter event (one per `args` key), drawn overlaid on one track.
@@ -40,6 +41,11 @@ pub struct EventIndex {
     pub async_by_process: Vec<Vec<u32>>,
     /// Per async slice, its (track, row).
     pub async_place: Vec<(u32, u32)>,
+    /// Per process, its async tracks grouped for drawing.
+    pub async_groups: Vec<AsyncGroup>,
+    /// The processes and threads in the model's display order
+    /// ([`Trace::display_order`]).
+    pub order: DisplayOrder,
     /// Per thread, its thread-scoped instants, by time.
     pub instants_by_thread: Vec<Vec<u32>>,
     /// Per process, its process-scoped instants, by time.
@@ -92,6 +98,8 @@ impl EventIndex {
         for (i, s) in t.samples().iter().enumerate() {
             k.samples_by_thread[s.thread as usize] = Some(i as u32);
         }
+        k.async_groups = AsyncGroup::build(t, &k.async_place);
+        k.order = t.display_order();
         k.order_links(t);
         k
     }

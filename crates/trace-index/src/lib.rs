@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod arch;
+mod async_groups;
 mod detail;
 mod events;
 mod item;
@@ -43,6 +44,7 @@ mod walk;
 #[cfg(test)]
 mod properties;
 
+pub use async_groups::AsyncGroup;
 pub use detail::Detail;
 pub use events::{CounterGroup, EventIndex};
 pub use item::Item;

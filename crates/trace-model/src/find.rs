@@ -19,7 +19,7 @@ use crate::span::Thread;
 use crate::trace::Trace;
 
 impl Trace {
-    /// The threads `spec` names, in display order: those of the first of these rules that
+    /// The threads `spec` names, in the trace's order: those of the first of these rules that
     /// names any.
     ///
     /// 1. `PID:TID`, the ids as the file writes them;
@@ -98,7 +98,7 @@ mod tests {
         // A whole name wins over a tid: thread 2:10 is named "8".
         assert_eq!(label(t.find_threads("8")), ["2:10"]);
         assert_eq!(label(t.find_threads("Renderer")), ["2:7"]);
-        // Ambiguous parts of names: every thread that holds it, in display order.
+        // Ambiguous parts of names: every thread that holds it, in the trace's order.
         assert_eq!(label(t.find_threads("Main")), ["1:7", "2:7"]);
         assert_eq!(
             label(t.find_threads("main")),

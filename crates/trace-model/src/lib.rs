@@ -43,6 +43,7 @@ mod load;
 mod memory;
 mod nav;
 mod nest;
+mod order;
 mod other;
 mod range;
 mod samples;
@@ -69,6 +70,7 @@ pub use memory::{
     check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
 };
 pub use nav::Hit;
+pub use order::DisplayOrder;
 pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
 pub use samples::{Frame, SampleTrack, NO_FRAME};

@@ -158,7 +158,8 @@ pub struct Process {
     pub sort_index: Option<i64>,
     /// From `process_labels` metadata events, split at commas.
     pub labels: Vec<StrId>,
-    /// Indices into [`Trace::threads`](crate::Trace::threads), in display order.
+    /// Indices into [`Trace::threads`](crate::Trace::threads), by (sort index, tid); the
+    /// order a viewer shows them in is [`Trace::display_order`](crate::Trace::display_order).
     pub threads: Vec<u32>,
 }
 

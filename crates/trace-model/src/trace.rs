@@ -43,13 +43,13 @@ impl Trace {
         &self.strings
     }
 
-    /// Processes, in display order: sort index, then pid.
+    /// Processes, by sort index, then pid (a viewer shows them in
+    /// [`display_order`](Self::display_order)).
     pub fn processes(&self) -> &[Process] {
         &self.processes
     }
 
-    /// Threads; [`Process::threads`] gives their display order. A [`SpanRef`]'s `thread`
-    /// indexes this.
+    /// Threads, by process, sort index, then tid. A [`SpanRef`]'s `thread` indexes this.
     pub fn threads(&self) -> &[Thread] {
         &self.threads
     }

@@ -270,13 +270,9 @@ fn needs_renesting(th: &Thread) -> bool {
 /// pid). O(threads).
 fn merged_threads(t: &Trace) -> HashMap<u32, u32> {
     let mut out = HashMap::new();
-    for p in t.processes() {
-        let ExtId::Num(pid) = p.pid else { continue };
-        let Some(&main) = p
-            .threads
-            .iter()
-            .find(|&&i| t.threads()[i as usize].tid == ExtId::Num(pid))
-        else {
+    for (pi, p) in t.processes().iter().enumerate() {
+        let ExtId::Num(_) = p.pid else { continue };
+        let Some(main) = t.pid_thread(pi as u32) else {
             continue;
         };
         for &i in &p.threads {

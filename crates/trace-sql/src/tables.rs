@@ -33,7 +33,9 @@ impl Threads {
                 .iter()
                 .any(|&i| t.threads()[i as usize].tid == tid)
         };
-        let has_main: Vec<bool> = t.processes().iter().map(|p| has(p, p.pid)).collect();
+        let has_main: Vec<bool> = (0..t.processes().len() as u32)
+            .map(|p| t.pid_thread(p).is_some())
+            .collect();
         let mains = (0..t.processes().len() as u32)
             .filter(|&i| {
                 let p = &t.processes()[i as usize];

@@ -18,7 +18,7 @@ use spall_viewer::view::state::FlowMode;
     name = "spall",
     version,
     about = "A fast timeline viewer for .spall, Chrome JSON and Perfetto protobuf traces",
-    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match (in compare mode, both panes' in time order), L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`; in compare mode, over BASE's pane, one of BASE's own), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json\n  spall new.json --compare base.json --screenshot diff.png --mode flame\n  spall new.json --compare base.json --screenshot both.png --select render"
+    after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match (in compare mode, both panes' in time order), L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`; in compare mode, over BASE's pane, one of BASE's own), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot out.png --layout-json tracks.json\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json\n  spall new.json --compare base.json --screenshot diff.png --mode flame\n  spall new.json --compare base.json --screenshot both.png --select render"
 )]
 struct Args {
     /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (a built-in demo when omitted).
@@ -26,6 +26,11 @@ struct Args {
     /// Render one frame to this PNG, with no window, and exit.
     #[arg(long, value_name = "OUT.png")]
     screenshot: Option<PathBuf>,
+    /// With --screenshot: also write the drawn tracks to this file as JSON, top to bottom,
+    /// each with its kind, process, thread, name, y and height (window pixels) and whether
+    /// it is on screen; see docs/VIEWER.md.
+    #[arg(long, value_name = "FILE", requires = "screenshot")]
+    layout_json: Option<PathBuf>,
     /// Screenshot size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1600x900", value_parser = parse_size)]
     size: (u32, u32),
@@ -170,7 +175,8 @@ fn main() -> ExitCode {
                 _ => ThemeKind::Light,
             }),
         };
-        return match screenshot::write_compare(&l, &shot, base, out) {
+        let layout = args.layout_json.as_deref();
+        return match screenshot::write_compare(&l, &shot, base, out, layout) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("spall: {e}");

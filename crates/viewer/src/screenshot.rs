@@ -48,7 +48,7 @@ pub struct Shot {
 }
 
 /// The thread `spec` names ([`Trace::find_threads`](trace_model::Trace::find_threads)'s
-/// rule; the first in display order when it names several).
+/// rule; the first in the trace's order when it names several).
 pub fn find_thread(t: &trace_model::Trace, spec: &str) -> Option<u32> {
     t.find_threads(spec).first().copied()
 }
@@ -172,20 +172,33 @@ pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
 /// Loads nothing: renders `l` as `shot` describes and writes the PNG.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write(l: &Loaded, shot: &Shot, out: &Path) -> Result<(), ViewerError> {
-    write_compare(l, shot, None, out)
+    write_compare(l, shot, None, out, None)
 }
 
-/// [`write()`], in compare mode when `base` is given ([`prepare_compare`]).
+/// [`write()`], in compare mode when `base` is given ([`prepare_compare`]); with `layout`,
+/// also the drawn tracks as JSON ([`layout_json`](crate::view::drawn::layout_json)).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write_compare(
     l: &Loaded,
     shot: &Shot,
     base: Option<std::sync::Arc<Loaded>>,
     out: &Path,
+    layout: Option<&Path>,
 ) -> Result<(), ViewerError> {
     let s = prepare_compare(l, shot, base)?;
     let px = render(l, &s)?;
-    write_png(out, shot.width, shot.height, &px)
+    write_png(out, shot.width, shot.height, &px)?;
+    if let Some(path) = layout {
+        let text = crate::view::drawn::layout_json(l, &s).to_string();
+        spall_util::write_atomically(path, |f| {
+            std::io::Write::write_all(f, text.as_bytes()).map_err(|e| spall_util::WriteError {
+                path: path.to_path_buf(),
+                action: "write",
+                source: e,
+            })
+        })?;
+    }
+    Ok(())
 }
 
 /// Writes a PNG atomically: an existing file is replaced only by a complete image.

@@ -361,9 +361,6 @@ fn a_generated_trace_lays_out_every_kind_in_order() {
             RowKind::GlobalInstants,
             RowKind::Process(0),
             RowKind::ProcessInstants(0),
-            RowKind::Counter(0),
-            RowKind::AsyncHeader(0),
-            RowKind::AsyncRow { track: 0, row: 0 },
             // Thread 0 is (pid 1, tid 0), made by the counter events: with nothing to
             // draw, it gets no track.
             RowKind::Thread(1),
@@ -373,6 +370,10 @@ fn a_generated_trace_lays_out_every_kind_in_order() {
                 thread: 1,
                 depth: 0
             },
+            // The process's counter and async track under its threads.
+            RowKind::Counter(0),
+            RowKind::AsyncHeader(0),
+            RowKind::AsyncRow { track: 0, row: 0 },
         ]
     );
     // Two series of one counter event share a track.
@@ -384,7 +385,18 @@ fn counters_take_the_colour_the_file_names() {
     // Bazel's profile gives its counters chrome://tracing's reserved colours: "CPU usage
     // (Bazel)" is `good` (dark green), "CPU usage (total)" `rail_load`.
     let l = from_fixture("real/bazel_profile_with_queuing.json.gz");
-    let (s, img) = shot(&l);
+    let (mut s, _) = shot(&l);
+    // The process's counters come under its threads: scrolled to.
+    let counter = (s.layout.rows.iter())
+        .find(|r| matches!(r.kind, RowKind::Counter(_)))
+        .unwrap();
+    s.scroll_y = counter.y - 10.0;
+    let (w, h) = (s.width as u32, s.height as u32);
+    let img = Img {
+        px: render(&l, &s).expect("headless rendering works"),
+        w,
+        h,
+    };
     let t = &l.trace;
     for (name, rgb) in [
         ("CPU usage (Bazel)", (0, 125, 0)),

@@ -6,6 +6,7 @@ use render_gl::Color;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::timeline::draw::fill_for;
+use spall_viewer::view::drawn::{drawn_tracks, first_spans_y};
 use spall_viewer::view::layout::RowKind;
 use spall_viewer::view::state::{ViewState, TRACKS_TOP};
 use spall_viewer::Loaded;
@@ -33,24 +34,25 @@ impl Img {
     }
 }
 
+/// A screenshot's settings: the defaults at `width` x `height`.
+fn settings(width: u32, height: u32, kind: ThemeKind, select: Option<&str>) -> Shot {
+    Shot {
+        width,
+        height,
+        view: None,
+        select: select.map(str::to_string),
+        flows: spall_viewer::view::state::FlowMode::Selected,
+        theme: Theme::new(kind),
+        scale: 1.0,
+        mode: spall_viewer::view::flame::Mode::Timeline,
+        thread: None,
+        sandwich: None,
+        flame_up: false,
+    }
+}
+
 fn shot(l: &Loaded, kind: ThemeKind, select: Option<&str>) -> (ViewState, Img) {
-    let s = prepare(
-        l,
-        &Shot {
-            width: 1000,
-            height: 500,
-            view: None,
-            select: select.map(str::to_string),
-            flows: spall_viewer::view::state::FlowMode::Selected,
-            theme: Theme::new(kind),
-            scale: 1.0,
-            mode: spall_viewer::view::flame::Mode::Timeline,
-            thread: None,
-            sandwich: None,
-            flame_up: false,
-        },
-    )
-    .unwrap();
+    let s = prepare(l, &settings(1000, 500, kind, select)).unwrap();
     let px = render(l, &s).expect("headless rendering works");
     (s, Img { px, w: 1000 })
 }
@@ -293,4 +295,162 @@ fn a_chromium_protobuf_trace_opens_on_its_main_threads_spans() {
         panic!("after the lanes: {next:?}");
     };
     assert_eq!(t.str(l.kinds.counters[g as usize].name), "thread_time");
+}
+
+/// Every real trace: the shared corpus's (`../shared/corpus`: real/, real/clang/, spall/)
+/// and tests/fixtures/real's. A missing corpus skips its part with a note, and fails with
+/// `SPALL_REQUIRE_CORPUS=1` (set by `.ci/run`).
+fn real_traces() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let mut dirs = vec![fixture("real"), fixture("real/clang")];
+    if root.exists() {
+        dirs.extend(["real", "real/clang", "spall"].map(|d| root.join(d)));
+    } else {
+        assert!(
+            std::env::var_os("SPALL_REQUIRE_CORPUS").is_none(),
+            "SPALL_REQUIRE_CORPUS is set but {} is missing",
+            root.display()
+        );
+        eprintln!(
+            "note: {} is missing: only tests/fixtures/real",
+            root.display()
+        );
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let trace = [".json", ".json.gz", ".pftrace.gz", ".pftrace", ".spall"];
+            if path.is_file() && trace.iter().any(|e| name.ends_with(e)) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The first screen shows the work: at 1600x900 and default settings, every real trace
+/// with spans shows a thread's spans starting in the top half of the window, not a screen
+/// of process counters or async tracks of one slice each above them. Computed from the
+/// layout, without GL (the binary's `--layout-json` is checked below).
+#[test]
+fn every_real_trace_opens_on_a_threads_spans() {
+    let traces = real_traces();
+    assert!(traces.len() >= 15, "{traces:?}");
+    let mut loaded: Vec<(String, Loaded)> = (traces.iter())
+        .map(|path| {
+            let l = spall_viewer::load(Some(path), &Default::default(), |_, _| {})
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (path.display().to_string(), l)
+        })
+        .collect();
+    loaded.push((
+        "LTHI with 60 startup metrics".into(),
+        with_startup_metrics(60),
+    ));
+    let mut bad = Vec::new();
+    for (name, l) in &loaded {
+        if l.trace.span_count() == 0 {
+            continue;
+        }
+        let s = prepare(l, &settings(1600, 900, ThemeKind::Light, None)).unwrap();
+        let tracks = drawn_tracks(l, &s);
+        let first = tracks.iter().find(|d| d.kind == "spans" && d.visible);
+        // The page reports the same (data-first-spans).
+        let y = first_spans_y(&s);
+        match first {
+            Some(d) if d.y < 450.0 && y == Some(d.y) => {}
+            _ => bad.push(format!("{name}: first spans at {first:?}, {y:?}")),
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// Chrome's LTHI excerpt with `n` startup metrics in the browser process, as a Chrome
+/// startup trace writes them (`Startup.LoadTime.ProcessCreateToApplicationStart`, ...):
+/// async slices of a name each, so a track of one slice each.
+fn with_startup_metrics(n: u32) -> Loaded {
+    let text = std::fs::read_to_string(fixture("real/demo_lthi_excerpt.json")).unwrap();
+    let head = text.trim_end().strip_suffix("]}").unwrap();
+    let metrics: String = (0..n)
+        .map(|i| {
+            let (a, b) = (456441003108u64 + 100 * i as u64, 456441013108u64 + 90 * i as u64);
+            let e = |ph: &str, ts: u64| {
+                format!(
+                    r#",{{"cat":"startup","pid":89414,"tid":1287,"ts":{ts},"ph":"{ph}","name":"Startup.Metric{i}","id":"0x{i:x}"}}"#
+                )
+            };
+            e("b", a) + &e("e", b)
+        })
+        .collect();
+    let json = format!("{head}{metrics}]}}");
+    let trace = trace_model::load_bytes(json.as_bytes()).unwrap();
+    let t = trace.async_tracks().iter();
+    assert!(t.filter(|a| a.rows.concat().len() == 1).count() >= n as usize);
+    Loaded::new(trace, "metrics.json".into())
+}
+
+/// `--layout-json` writes what the layout draws: on Chromium's startup trace (protobuf),
+/// the browser's main thread's spans high on the first screen, its async track under its
+/// threads.
+#[test]
+fn the_binary_writes_the_drawn_tracks_as_json() {
+    let dir = std::env::temp_dir();
+    let png = dir.join(format!("spall-layout-{}.png", std::process::id()));
+    let json = dir.join(format!("spall-layout-{}.json", std::process::id()));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spall"))
+        .arg(fixture("real/chromium148_startup.pftrace.gz"))
+        .args(["--screenshot", png.to_str().unwrap()])
+        .args(["--layout-json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&png).ok();
+    std::fs::remove_file(&json).ok();
+    assert_eq!(
+        (v["width"].as_f64(), v["height"].as_f64()),
+        (Some(1600.0), Some(900.0))
+    );
+    let tracks = v["tracks"].as_array().unwrap();
+    let field = |t: &serde_json::Value, k: &str| t[k].as_str().unwrap_or("").to_string();
+    let main = (tracks.iter())
+        .find(|t| field(t, "kind") == "spans" && field(t, "name") == "CrBrowserMain")
+        .expect("CrBrowserMain's spans");
+    assert!(main["visible"].as_bool().unwrap());
+    assert!(main["y"].as_f64().unwrap() < 450.0, "{main}");
+    assert_eq!(field(main, "process"), "5338");
+    // Above it only the browser's header and instants; its async track after its threads.
+    let above: Vec<String> = (tracks.iter())
+        .take_while(|t| !std::ptr::eq(*t, main))
+        .map(|t| field(t, "kind"))
+        .collect();
+    assert_eq!(
+        above,
+        [
+            "global_instants",
+            "process",
+            "process_instants",
+            "thread",
+            "thread_instants"
+        ]
+    );
+    let of_browser = |k: &str| {
+        (tracks.iter())
+            .filter(|t| field(t, "process") == "5338" && field(t, "kind") == k)
+            .map(|t| t["y"].as_f64().unwrap())
+            .collect::<Vec<f64>>()
+    };
+    let last_thread = of_browser("spans").into_iter().fold(0.0, f64::max);
+    let asyncs = of_browser("async");
+    assert!(!asyncs.is_empty() && asyncs.iter().all(|&y| y > last_thread));
+    // Without --screenshot the option is refused.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spall"))
+        .args(["--layout-json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
 }

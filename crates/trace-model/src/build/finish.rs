@@ -1,9 +1,9 @@
 //! The last step of a load: a builder's collected events made into a [`Trace`].
 //!
-//! In stages: samples into stacks; the display order of processes and threads; then, at
+//! In stages: samples into stacks; the numbering of processes and threads; then, at
 //! the same time, each thread's spans matched and nested into lanes (threads in
-//! parallel) and the other events renumbered to the new order and sorted; last, the
-//! threads put in order under their processes and the flows bound to spans.
+//! parallel) and the other events renumbered and sorted; last, the
+//! threads put in their places under their processes and the flows bound to spans.
 
 use rayon::prelude::*;
 use spall_format::{Diagnostics, Summary};
@@ -19,8 +19,10 @@ use crate::span::{ExtId, Process, Thread};
 use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
 
-/// Display order: processes by (sort index, pid), threads by (process, sort index, tid).
-struct Order {
+/// The trace's numbering: processes by (sort index, pid), threads by (process, sort index,
+/// tid). Stable for a file: SQL ids, the transfer and saved views refer to it. What a
+/// viewer shows first is [`Trace::display_order`](crate::Trace::display_order).
+struct Numbering {
     /// New index to old, and old to new, for processes and threads.
     processes: Vec<u32>,
     new_process: Vec<u32>,
@@ -28,7 +30,7 @@ struct Order {
     new_thread: Vec<u32>,
 }
 
-/// Events besides spans, renumbered to the display order and sorted while threads nest.
+/// Events besides spans, renumbered and sorted while threads nest.
 struct OtherEvents {
     instants: Vec<Instant>,
     counters: Vec<CounterSeries>,
@@ -76,7 +78,7 @@ impl TraceBuilder {
             &mut diags,
         );
         let from_spall = decode.format.is_spall();
-        let order = Order::new(&processes, &threads, &strings);
+        let order = Numbering::new(&processes, &threads, &strings);
         let mut other = OtherEvents {
             instants,
             counters,
@@ -139,8 +141,8 @@ impl TraceBuilder {
     }
 }
 
-impl Order {
-    fn new(processes: &[ProcessBuild], threads: &[ThreadBuild], strings: &Strings) -> Order {
+impl Numbering {
+    fn new(processes: &[ProcessBuild], threads: &[ThreadBuild], strings: &Strings) -> Numbering {
         let key = |id: ExtId| match id {
             ExtId::Num(n) => (0, n, String::new()),
             ExtId::Str(s) => (1, 0, strings.get(s).to_string()),
@@ -160,7 +162,7 @@ impl Order {
                 key(t.tid),
             )
         });
-        Order {
+        Numbering {
             new_thread: inverse(&torder),
             threads: torder,
             processes: porder,
@@ -168,7 +170,7 @@ impl Order {
         }
     }
 
-    /// The nested threads (in their old order) put in display order, their warnings merged
+    /// The nested threads (in their old order) put in their new places, their warnings merged
     /// in the old order so that the result does not depend on scheduling.
     fn place_threads(
         &self,
@@ -189,7 +191,7 @@ impl Order {
         threads
     }
 
-    /// The processes in display order, each with its threads (already in display order).
+    /// The processes renumbered, each with its threads (already renumbered).
     fn processes_with_threads(
         &self,
         processes: &[ProcessBuild],
@@ -265,10 +267,10 @@ fn nest_threads(
 }
 
 impl OtherEvents {
-    /// Every event's thread and process renumbered to the display order; instants, flow
+    /// Every event's thread and process renumbered; instants, flow
     /// points, async events and counter samples sorted by time, sample tracks by thread;
     /// async events paired into slices and tracks.
-    fn renumber_and_sort(&mut self, order: &Order, end: i64) -> Asyncs {
+    fn renumber_and_sort(&mut self, order: &Numbering, end: i64) -> Asyncs {
         let (new_thread, new_process) = (&order.new_thread, &order.new_process);
         let mut d = Diagnostics::default();
         for i in &mut self.instants {

@@ -20,6 +20,7 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
     let (a, b) = s.viewport.visible();
     let start = l.trace.start_ns();
     let set = |v: &[bool]| -> Vec<usize> { (0..v.len()).filter(|&i| v[i]).collect() };
+    let unset = |v: &[bool]| -> Vec<usize> { (0..v.len()).filter(|&i| !v[i]).collect() };
     let tracks = |t: &std::collections::HashSet<Track>| -> Vec<Value> {
         let mut v: Vec<(&str, u32)> = t.iter().map(track_key).collect();
         v.sort();
@@ -34,7 +35,8 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
             "processes": set(&c.processes),
             "threads": set(&c.threads),
             "asyncs": set(&c.asyncs),
-            "async_groups": set(&c.async_groups),
+            // Groups start folded: the ones the user opened.
+            "open_async_groups": unset(&c.async_groups),
         },
         "hidden": tracks(&c.hidden),
         "pinned": tracks(&c.pinned),
@@ -62,17 +64,17 @@ pub fn apply(
     if same {
         let mut c = Collapsed::for_trace(&l.trace);
         let coll = v.get("collapsed");
-        let mark = |to: &mut Vec<bool>, key: &str| {
+        let mark = |to: &mut Vec<bool>, key: &str, on: bool| {
             for i in indices(coll.and_then(|c| c.get(key))) {
                 if let Some(slot) = to.get_mut(i) {
-                    *slot = true;
+                    *slot = on;
                 }
             }
         };
-        mark(&mut c.processes, "processes");
-        mark(&mut c.threads, "threads");
-        mark(&mut c.asyncs, "asyncs");
-        mark(&mut c.async_groups, "async_groups");
+        mark(&mut c.processes, "processes", true);
+        mark(&mut c.threads, "threads", true);
+        mark(&mut c.asyncs, "asyncs", true);
+        mark(&mut c.async_groups, "open_async_groups", false);
         c.hidden = tracks(v.get("hidden"), l);
         c.pinned = tracks(v.get("pinned"), l);
         s.collapsed = c;
@@ -185,7 +187,7 @@ mod tests {
         let (t0, t1) = (l.trace.start_ns(), l.trace.end_ns());
         s.viewport.show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
         s.collapsed.threads[1] = true;
-        s.collapsed.async_groups[0] = true;
+        s.collapsed.async_groups[0] = false;
         s.collapsed.hidden.insert(Track::Thread(2));
         s.collapsed.pinned.insert(Track::Process(0));
         s.range = Some((t0 + 10, t0 + 500));
@@ -204,8 +206,8 @@ mod tests {
         assert_eq!(apply(&v, &mut same, &l, Some(stamp)), Some(want));
         assert!(same.collapsed.threads[1] && !same.collapsed.threads[0]);
         assert!(
-            same.collapsed.async_groups[0],
-            "a folded async group stays folded"
+            !same.collapsed.async_groups[0],
+            "an opened async group stays open"
         );
         assert!(same.collapsed.hidden.contains(&Track::Thread(2)));
         assert!(same.collapsed.pinned.contains(&Track::Process(0)));

@@ -373,11 +373,15 @@ pub(crate) fn frame_drawn(
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
 /// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
 /// (the selection's name), `data-markers` (how many), `data-stats` (the whole-trace
-/// statistics: `computing`, `ready`), `data-error`, and for the SQL section `data-sql` (`running`,
+/// statistics: `computing`, `ready`), `data-first-spans` (the canvas y of the first row of
+/// a thread's spans on screen: `view::drawn::first_spans_y`), `data-error`, and for the
+/// SQL section `data-sql` (`running`,
 /// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
 /// `data-sql-error`. Scripts and the browser test read them.
 fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &QueryPanel) {
     let markers = s.map_or(String::new(), |s| s.markers.len().to_string());
+    let first_spans =
+        (s.and_then(crate::view::drawn::first_spans_y)).map_or(String::new(), |y| y.to_string());
     let stats = match l.map(|l| l.whole_stats_ready().is_some()) {
         Some(true) => "ready",
         Some(false) => "computing",
@@ -415,7 +419,7 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         Some(Err(e)) => ("error", String::new(), String::new(), e.clone()),
     };
     let key = format!(
-        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{stats}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
+        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{stats}\n{first_spans}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
     );
     let changed = REPORTED.with(|r| {
         let mut r = r.borrow_mut();
@@ -435,6 +439,7 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         ("selected", &selected),
         ("markers", &markers),
         ("stats", stats),
+        ("firstSpans", &first_spans),
         ("error", error),
         ("sql", sql),
         ("sqlRows", &sql_rows),

@@ -78,12 +78,25 @@ impl TimelineBuilder {
                     fk::instants(scene, l, s, list, y, row.h, None);
                 }
                 RowKind::Counter(g) => fk::counter(scene, fonts, l, s, g, y, row.h),
+                RowKind::AsyncGroup(p) if s.collapsed.async_groups[p as usize] => {
+                    let text = header_text(l, s, row.kind);
+                    fk::async_summary(scene, fonts, l, s, p, (y, row.h), &text);
+                }
                 RowKind::AsyncGroup(_) | RowKind::AsyncHeader(_) | RowKind::Thread(_) => {
                     let text = header_text(l, s, row.kind);
                     header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
                 }
                 RowKind::AsyncRow { track, row: r } => {
-                    fk::async_row(scene, fonts, l, s, track, r, y, row.h);
+                    let ids = &l.trace.async_tracks()[track as usize].rows[r as usize];
+                    fk::async_row(scene, fonts, l, s, ids, (y, row.h));
+                }
+                RowKind::AsyncPacked { process, row: r } => {
+                    let g = &l.kinds.async_groups[process as usize];
+                    fk::async_row(scene, fonts, l, s, &g.packed[r as usize], (y, row.h));
+                    if r == 0 {
+                        let text = format!("{} tracks of one slice", g.singles.len());
+                        row_label(scene, fonts, s, y, row.h, &text);
+                    }
                 }
                 RowKind::Samples(ti) => {
                     if let Some(track) = l.kinds.samples_by_thread[ti as usize] {
@@ -172,13 +185,9 @@ fn header_text(l: &Loaded, s: &ViewState, kind: RowKind) -> String {
     let t = &l.trace;
     match kind {
         RowKind::AsyncGroup(p) => {
-            let tracks = &l.kinds.async_by_process[p as usize];
-            let all = t.async_tracks();
-            let n: usize = (tracks.iter())
-                .map(|&a| all[a as usize].rows.iter().map(Vec::len).sum::<usize>())
-                .sum();
+            let g = &l.kinds.async_groups[p as usize];
             let folded = s.collapsed.async_groups.get(p as usize) == Some(&true);
-            let k = tracks.len();
+            let (k, n) = (g.tracks.len(), g.slices);
             format!("{} {k} async tracks, {n} slices", arrow(folded))
         }
         RowKind::AsyncHeader(a) => {

@@ -193,22 +193,62 @@ fn series_color(t: &Trace, n: usize, c: &trace_model::CounterSeries) -> Color {
     }
 }
 
-/// One row of an async track: slices as boxes (runs narrower than a pixel merged), `n`
-/// events as diamonds, unfinished slices with a hatched end.
-#[allow(clippy::too_many_arguments)]
+/// A process's folded async group: a header band where its slices are drawn merged (the
+/// union of their times, boxes closer than a pixel joined), under `text` (their count).
+pub fn async_summary(
+    scene: &mut Scene,
+    fonts: &mut Fonts,
+    l: &Loaded,
+    s: &ViewState,
+    process: u32,
+    (y, h): (f32, f32),
+    text: &str,
+) {
+    let th = s.theme;
+    scene.rect(0.0, y, s.width, h - 1.0, th.thread_header);
+    let union = &l.kinds.async_groups[process as usize].union;
+    let (t0, t1) = s.viewport.visible();
+    let fill = th.minimap_bars.with_alpha(150);
+    let (top, bh) = (y + 0.2 * h, 0.6 * h);
+    let mut run: Option<(f32, f32)> = None;
+    for &(a, b) in &union[union.partition_point(|u| u.1 < t0)..] {
+        if a > t1 {
+            break;
+        }
+        let (x0, x1) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
+        run = match run {
+            Some((r0, r1)) if x0 <= r1 + 1.0 => Some((r0, r1.max(x1))),
+            Some((r0, r1)) => {
+                scene.rect(r0, top, (r1 - r0).max(1.0), bh, fill);
+                Some((x0, x1))
+            }
+            None => Some((x0, x1)),
+        };
+    }
+    if let Some((r0, r1)) = run {
+        scene.rect(r0, top, (r1 - r0).max(1.0), bh, fill);
+    }
+    // The label on a band of its own, readable over the boxes.
+    let px = crate::timeline::draw::HEADER_PX * s.scale;
+    let w = fonts.measure(text, px);
+    scene.rect(0.0, y, 18.0 + w + 8.0, h - 1.0, th.thread_header);
+    let c = th.text_dim;
+    scene.text(fonts, 18.0, y + h / 2.0, px, VAlign::Center, c, text);
+}
+
+/// One row of async slices (`ids`, by start, none overlapping): slices as boxes (runs
+/// narrower than a pixel merged), `n` events as diamonds, unfinished slices with a hatched
+/// end.
 pub fn async_row(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
     s: &ViewState,
-    track: u32,
-    row: u32,
-    y: f32,
-    h: f32,
+    ids: &[u32],
+    (y, h): (f32, f32),
 ) {
     let t = &l.trace;
     let slices = t.async_slices();
-    let ids = &t.async_tracks()[track as usize].rows[row as usize];
     let (t0, t1) = s.viewport.visible();
     let th = s.theme;
     let label_px = LABEL_PX * s.scale;

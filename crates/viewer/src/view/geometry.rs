@@ -45,9 +45,17 @@ impl ViewState {
                 });
                 any.then_some(Pick::Counter { group, ts: t })
             }
-            RowKind::AsyncRow { track, row } => {
+            RowKind::AsyncRow { .. } | RowKind::AsyncPacked { .. } => {
                 let slices = tr.async_slices();
-                let ids = &tr.async_tracks()[track as usize].rows[row as usize];
+                let ids = match row.kind {
+                    RowKind::AsyncRow { track, row } => {
+                        &tr.async_tracks()[track as usize].rows[row as usize]
+                    }
+                    RowKind::AsyncPacked { process, row } => {
+                        &k.async_groups[process as usize].packed[row as usize]
+                    }
+                    _ => return None,
+                };
                 let i = ids.partition_point(|&s| slices[s as usize].end < t - tol);
                 ids[i..]
                     .iter()
@@ -107,6 +115,11 @@ impl ViewState {
                 }
                 (Pick::Async(i), RowKind::AsyncRow { track, row }) => {
                     l.kinds.async_place[i as usize] == (track, row)
+                }
+                (Pick::Async(i), RowKind::AsyncPacked { process, row }) => {
+                    let g = &l.kinds.async_groups[process as usize];
+                    t.async_slices()[i as usize].process == process
+                        && g.packed_row(t, i) == Some(row)
                 }
                 (Pick::Counter { group, .. }, RowKind::Counter(g)) => g == group,
                 (Pick::Sample { track, .. }, RowKind::Samples(th)) => {

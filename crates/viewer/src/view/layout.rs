@@ -1,15 +1,16 @@
-//! Vertical layout: global instants; per process its header, instants, counter and async
-//! tracks; per thread its header, instants, samples, and one row per depth.
+//! Vertical layout: global instants; per process its header, instants, threads, counters
+//! and async tracks; per thread its header, instants, samples, one row per depth and its
+//! own counters.
 //!
-//! Tracks are ordered as Perfetto orders them, so that the first screen shows the work:
-//! processes by sort index, else the busiest first; in a process its main thread first,
-//! then by sort index, then the busiest; a process's async tracks (often dozens of one
-//! slice each) under one group header, which folds them into one row.
+//! Processes and threads come in the model's display order
+//! ([`Trace::display_order`](trace_model::Trace::display_order)), so that the first screen
+//! shows the work; a process's counters and async tracks follow its threads. Its async
+//! tracks (often dozens of one slice each) start folded into one summary row; unfolded,
+//! the tracks of one slice each share packed rows.
 
-use std::cmp::Reverse;
 use std::collections::HashSet;
 
-use trace_model::Trace;
+use trace_model::{DisplayOrder, Trace};
 
 use crate::kinds::Kinds;
 
@@ -49,7 +50,8 @@ pub enum RowKind {
     ThreadInstants(u32),
     /// One counter group (`Kinds::counters`).
     Counter(u32),
-    /// The header of a process's async tracks, folded into one group.
+    /// The header of a process's async tracks, folded into one group; folded, it draws
+    /// where any of their slices is.
     AsyncGroup(u32),
     /// The header of an async track (`Trace::async_tracks`).
     AsyncHeader(u32),
@@ -58,6 +60,13 @@ pub enum RowKind {
         /// Index into `Trace::async_tracks`.
         track: u32,
         /// Index into the track's rows.
+        row: u32,
+    },
+    /// One row of a process's one-slice async tracks, packed (`AsyncGroup::packed`).
+    AsyncPacked {
+        /// Index into `Trace::processes`.
+        process: u32,
+        /// Index into the group's packed rows.
         row: u32,
     },
     /// A thread's CPU samples (`Trace::samples`).
@@ -97,7 +106,7 @@ pub struct Collapsed {
     pub threads: Vec<bool>,
     /// Per async track (`Trace::async_tracks`), whether it is collapsed to its header.
     pub asyncs: Vec<bool>,
-    /// Per process, whether its group of async tracks is folded (open by default).
+    /// Per process, whether its group of async tracks is folded (folded by default).
     pub async_groups: Vec<bool>,
     /// Tracks the user hid.
     pub hidden: HashSet<Track>,
@@ -106,13 +115,13 @@ pub struct Collapsed {
 }
 
 impl Collapsed {
-    /// Everything expanded and shown, async groups included.
+    /// Everything expanded and shown but the async groups, which start folded.
     pub fn for_trace(trace: &Trace) -> Collapsed {
         Collapsed {
             processes: vec![false; trace.processes().len()],
             threads: vec![false; trace.threads().len()],
             asyncs: vec![false; trace.async_tracks().len()],
-            async_groups: vec![false; trace.processes().len()],
+            async_groups: vec![true; trace.processes().len()],
             ..Collapsed::default()
         }
     }
@@ -165,7 +174,8 @@ pub enum Track {
 /// process, 1 for what is in it, 2 for a thread's counters).
 pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
     let mut v = Vec::new();
-    let order = Order::new(trace, kinds);
+    let order = &kinds.order;
+    let counter = |g: u32| format!("counter {}", trace.str(kinds.counters[g as usize].name));
     for &pi in &order.processes {
         let (p, pi) = (&trace.processes()[pi as usize], pi as usize);
         let label = match p.name {
@@ -173,85 +183,40 @@ pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
             None => format!("Process {}", trace.ext_id(p.pid)),
         };
         v.push((Track::Process(pi as u32), label, 0));
+        for &t in &order.threads[pi] {
+            v.push((Track::Thread(t), trace.thread_label(t), 1));
+            for &g in &kinds.counters_by_thread[t as usize] {
+                v.push((Track::Counter(g), counter(g), 2));
+            }
+        }
         for &g in &kinds.counters_by_process[pi] {
-            let name = trace.str(kinds.counters[g as usize].name);
-            v.push((Track::Counter(g), format!("counter {name}"), 1));
+            v.push((Track::Counter(g), counter(g), 1));
         }
         for &a in &kinds.async_by_process[pi] {
             let name = trace.str(trace.async_tracks()[a as usize].name);
             v.push((Track::Async(a), format!("async {name}"), 1));
         }
-        for &t in &order.threads[pi] {
-            v.push((Track::Thread(t), trace.thread_label(t), 1));
-            for &g in &kinds.counters_by_thread[t as usize] {
-                let name = trace.str(kinds.counters[g as usize].name);
-                v.push((Track::Counter(g), format!("counter {name}"), 2));
-            }
-        }
     }
     v
 }
 
-/// Processes and threads in display order (see the module's overview).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Order {
-    /// Indices into `Trace::processes`.
-    pub processes: Vec<u32>,
-    /// Per process, its threads (indices into `Trace::threads`).
-    pub threads: Vec<Vec<u32>>,
+/// Whether a thread has nothing to draw (named by metadata only).
+fn thread_is_empty(trace: &Trace, k: &Kinds, t: u32) -> bool {
+    let t = t as usize;
+    trace.threads()[t].lanes.is_empty()
+        && k.instants_by_thread[t].is_empty()
+        && k.samples_by_thread[t].is_none()
+        && k.counters_by_thread[t].is_empty()
 }
 
-impl Order {
-    /// The display order of `trace`'s processes and threads.
-    pub fn new(trace: &Trace, kinds: &Kinds) -> Order {
-        let spans = |t: u32| trace.threads()[t as usize].span_count();
-        let threads: Vec<Vec<u32>> = (trace.processes().iter())
-            .map(|p| {
-                let mut v = p.threads.clone();
-                // Stable: ties keep the trace's order (sort index, then tid).
-                v.sort_by_cached_key(|&t| {
-                    let th = &trace.threads()[t as usize];
-                    let main = is_main_thread(trace, t);
-                    (!main, th.sort_index.unwrap_or(i64::MAX), Reverse(spans(t)))
-                });
-                v
-            })
-            .collect();
-        let busy = |p: usize| -> u64 {
-            let slices = (kinds.async_by_process[p].iter())
-                .map(|&a| {
-                    trace.async_tracks()[a as usize]
-                        .rows
-                        .iter()
-                        .map(Vec::len)
-                        .sum::<usize>()
-                })
-                .sum::<usize>();
-            trace.processes()[p]
-                .threads
-                .iter()
-                .map(|&t| spans(t))
-                .sum::<u64>()
-                + slices as u64
-        };
-        let mut processes: Vec<u32> = (0..trace.processes().len() as u32).collect();
-        processes.sort_by_cached_key(|&p| {
-            let sort = trace.processes()[p as usize].sort_index;
-            (sort.is_none(), sort, Reverse(busy(p as usize)))
-        });
-        Order { processes, threads }
-    }
-}
-
-/// A process's main thread: its tid is the pid, or Chrome names it `Cr…Main`
-/// (`CrBrowserMain`, `CrRendererMain`, `CrGpuMain`), whatever its tid (not the pid on macOS).
-pub fn is_main_thread(trace: &Trace, t: u32) -> bool {
-    let th = &trace.threads()[t as usize];
-    let chrome = th.name.is_some_and(|n| {
-        let n = trace.str(n);
-        n.starts_with("Cr") && n.ends_with("Main")
-    });
-    chrome || th.tid == th.pid
+/// Whether a process has nothing to draw: no track, as in Perfetto, where a process named
+/// by metadata only (a PyTorch trace's idle GPUs) would take a row of the first screen.
+fn process_is_empty(trace: &Trace, k: &Kinds, p: u32) -> bool {
+    let pi = p as usize;
+    k.instants_by_process[pi].is_empty()
+        && k.counters_by_process[pi].is_empty()
+        && k.async_by_process[pi].is_empty()
+        && (trace.processes()[pi].threads.iter()).all(|&t| thread_is_empty(trace, k, t))
 }
 
 fn flag(v: &[bool], i: u32) -> bool {
@@ -278,7 +243,7 @@ struct Builder<'a> {
     trace: &'a Trace,
     kinds: &'a Kinds,
     c: &'a Collapsed,
-    order: &'a Order,
+    order: &'a DisplayOrder,
     scale: f32,
     y: f32,
     out: Layout,
@@ -290,51 +255,68 @@ impl Builder<'_> {
         self.y += h;
     }
 
-    /// A process's header and its own tracks, then its threads (but pinned ones).
+    /// A process's header, its instants, its threads (but pinned ones), its counters and
+    /// its async tracks.
     fn process(&mut self, pi: u32) {
-        let (header_h, lane_h) = (HEADER_H * self.scale, LANE_H * self.scale);
         let header = self.out.rows.len();
-        self.push(header_h, RowKind::Process(pi));
+        self.push(HEADER_H * self.scale, RowKind::Process(pi));
         let (k, c) = (self.kinds, self.c);
         if !flag(&c.processes, pi) {
             if !k.instants_by_process[pi as usize].is_empty() {
                 self.push(MARKS_H * self.scale, RowKind::ProcessInstants(pi));
-            }
-            for &g in &k.counters_by_process[pi as usize] {
-                if !c.is_hidden(Track::Counter(g)) {
-                    self.push(COUNTER_H * self.scale, RowKind::Counter(g));
-                }
-            }
-            let asyncs: Vec<u32> = (k.async_by_process[pi as usize].iter().copied())
-                .filter(|&a| !c.is_hidden(Track::Async(a)))
-                .collect();
-            // One track is its own header; more fold into a group.
-            let grouped = asyncs.len() > 1;
-            if grouped {
-                self.push(header_h, RowKind::AsyncGroup(pi));
-            }
-            let folded = grouped && flag(&c.async_groups, pi);
-            for &a in asyncs.iter().filter(|_| !folded) {
-                self.push(header_h, RowKind::AsyncHeader(a));
-                if flag(&c.asyncs, a) {
-                    continue;
-                }
-                for r in 0..self.trace.async_tracks()[a as usize].rows.len() {
-                    let kind = RowKind::AsyncRow {
-                        track: a,
-                        row: r as u32,
-                    };
-                    self.push(lane_h, kind);
-                }
             }
             for &t in &self.order.threads[pi as usize] {
                 if !c.is_pinned(Track::Thread(t)) {
                     self.thread(t);
                 }
             }
+            for &g in &k.counters_by_process[pi as usize] {
+                if !c.is_hidden(Track::Counter(g)) {
+                    self.push(COUNTER_H * self.scale, RowKind::Counter(g));
+                }
+            }
+            self.asyncs(pi);
         }
         self.y += GAP_H * self.scale;
         self.out.process_rows[pi as usize] = Some((header, self.y));
+    }
+
+    /// A process's async tracks: one is its own header; more come under a group header,
+    /// folded into that one row, or unfolded with the one-slice tracks in packed rows
+    /// first (each its own track when the user hid some of them), then the others.
+    fn asyncs(&mut self, pi: u32) {
+        let (k, c) = (self.kinds, self.c);
+        let (header_h, lane_h) = (HEADER_H * self.scale, LANE_H * self.scale);
+        let shown = |a: &u32| !c.is_hidden(Track::Async(*a));
+        let asyncs: Vec<u32> = (k.async_by_process[pi as usize].iter().copied())
+            .filter(shown)
+            .collect();
+        if asyncs.len() > 1 {
+            self.push(header_h, RowKind::AsyncGroup(pi));
+            if flag(&c.async_groups, pi) {
+                return;
+            }
+        }
+        let group = &k.async_groups[pi as usize];
+        let packed = asyncs.len() > 1 && group.singles.len() > 1 && group.singles.iter().all(shown);
+        // The packed rows first, right under the group's header they belong to.
+        if packed {
+            for row in 0..group.packed.len() as u32 {
+                self.push(lane_h, RowKind::AsyncPacked { process: pi, row });
+            }
+        }
+        for &a in &asyncs {
+            if packed && group.singles.binary_search(&a).is_ok() {
+                continue;
+            }
+            self.push(header_h, RowKind::AsyncHeader(a));
+            if flag(&c.asyncs, a) {
+                continue;
+            }
+            for r in 0..self.trace.async_tracks()[a as usize].rows.len() as u32 {
+                self.push(lane_h, RowKind::AsyncRow { track: a, row: r });
+            }
+        }
     }
 
     /// A thread's header, instants, samples and lanes, unless hidden or empty.
@@ -344,8 +326,7 @@ impl Builder<'_> {
         let marks = !k.instants_by_thread[t as usize].is_empty();
         let samples = k.samples_by_thread[t as usize].is_some();
         let counters = &k.counters_by_thread[t as usize];
-        let empty = lanes == 0 && !marks && !samples && counters.is_empty();
-        if empty || c.is_hidden(Track::Thread(t)) {
+        if thread_is_empty(self.trace, k, t) || c.is_hidden(Track::Thread(t)) {
             // Named by metadata but with nothing to draw: no track, as in Perfetto.
             return;
         }
@@ -381,14 +362,15 @@ impl Builder<'_> {
 
 impl Layout {
     /// Rows in display order: pinned processes and threads, global instants, then processes
-    /// with their threads in [`Order`]; hidden tracks left out.
+    /// with their threads in the model's display order (`Kinds::order`); hidden tracks
+    /// left out.
     pub fn new(trace: &Trace, kinds: &Kinds, collapsed: &Collapsed, scale: f32) -> Layout {
-        let order = Order::new(trace, kinds);
+        let order = &kinds.order;
         let mut b = Builder {
             trace,
             kinds,
             c: collapsed,
-            order: &order,
+            order,
             scale,
             y: 0.0,
             out: Layout {
@@ -398,7 +380,8 @@ impl Layout {
                 ..Layout::default()
             },
         };
-        let shown = |p: u32| !collapsed.is_hidden(Track::Process(p));
+        let shown =
+            |p: u32| !collapsed.is_hidden(Track::Process(p)) && !process_is_empty(trace, kinds, p);
         let procs = order.processes.iter().copied();
         for p in procs
             .clone()
@@ -610,140 +593,169 @@ mod tests {
         trace_model::load_bytes(format!("[{}]", events.trim_end_matches(',')).as_bytes()).unwrap()
     }
 
-    fn tids(t: &Trace, threads: &[u32]) -> Vec<String> {
-        (threads.iter())
-            .map(|&i| t.ext_id(t.threads()[i as usize].tid).to_string())
-            .collect()
-    }
-
     #[test]
-    fn main_threads_come_first_then_sort_index_then_the_busiest() {
+    fn threads_come_in_the_models_order_before_counters_and_async_tracks() {
         let t = load(
             [
                 spans(10, 4, 1),
                 spans(10, 5, 3),
-                spans(10, 7, 1),
-                spans(10, 9, 1),
-                spans(10, 10, 1),
-                meta("thread_name", 10, 7, r#""name":"CrRendererMain""#),
-                meta("thread_sort_index", 10, 9, r#""sort_index":-1"#),
-            ]
-            .concat(),
-        );
-        let order = Order::new(&t, &Kinds::new(&t));
-        // 7 by its Chrome name, 10 as tid == pid; then 9 by its sort index; then the
-        // busier 5 before 4.
-        assert_eq!(tids(&t, &order.threads[0]), ["7", "10", "9", "5", "4"]);
-        let l = Layout::new(&t, &Kinds::new(&t), &Collapsed::for_trace(&t), 1.0);
-        let first = (l.rows.iter()).find_map(|r| match r.kind {
-            RowKind::Thread(th) => Some(th),
-            _ => None,
-        });
-        assert_eq!(
-            first,
-            Some(order.threads[0][0]),
-            "the layout follows the order"
-        );
-    }
-
-    #[test]
-    fn processes_keep_their_sort_index_else_the_busiest_come_first() {
-        let t = load(
-            [
-                spans(10, 1, 6),
-                spans(20, 1, 1),
-                spans(30, 1, 1),
-                spans(40, 1, 1),
-                spans(50, 1, 10),
-                meta("process_sort_index", 30, 0, r#""sort_index":5"#),
-                meta("process_sort_index", 40, 0, r#""sort_index":-2"#),
+                spans(20, 1, 9),
+                meta("thread_sort_index", 10, 4, r#""sort_index":-1"#),
+                // A process named but empty (a PyTorch trace's idle GPU): no track.
+                meta("process_name", 30, 0, r#""name":"GPU 0""#),
+                r#"{"ph":"C","name":"mem","ts":0,"pid":20,"args":{"v":1}},"#.into(),
+                r#"{"ph":"b","cat":"c","name":"a","id":1,"ts":0,"pid":20,"tid":1},"#.into(),
+                r#"{"ph":"e","cat":"c","name":"a","id":1,"ts":1,"pid":20,"tid":1},"#.into(),
             ]
             .concat(),
         );
         let k = Kinds::new(&t);
-        let pids: Vec<String> = (Order::new(&t, &k).processes.iter())
-            .map(|&p| t.ext_id(t.processes()[p as usize].pid).to_string())
+        assert_eq!(
+            k.order,
+            t.display_order(),
+            "the viewer keeps the model's order"
+        );
+        let l = Layout::new(&t, &k, &Collapsed::for_trace(&t), 1.0);
+        let headers: Vec<RowKind> = (l.rows.iter())
+            .map(|r| r.kind)
+            .filter(|k| !matches!(k, RowKind::Lane { .. } | RowKind::AsyncRow { .. }))
             .collect();
-        assert_eq!(pids, ["40", "30", "50", "10", "20"]);
-        let listed: Vec<String> = (track_list(&t, &k).into_iter())
-            .filter(|x| x.2 == 0)
-            .map(|x| x.1)
+        let (p20, p10) = (k.order.processes[0], k.order.processes[1]);
+        let th = |p: u32, i: usize| RowKind::Thread(k.order.threads[p as usize][i]);
+        assert_eq!(
+            headers,
+            [
+                // The busier pid 20 first: its thread, then its counter, then its async track.
+                RowKind::Process(p20),
+                th(p20, 0),
+                RowKind::Counter(k.counters_by_process[p20 as usize][0]),
+                RowKind::AsyncHeader(k.async_by_process[p20 as usize][0]),
+                RowKind::Process(p10),
+                th(p10, 0),
+                th(p10, 1),
+            ]
+        );
+        let tid = |r: RowKind| match r {
+            RowKind::Thread(i) => t.ext_id(t.threads()[i as usize].tid).to_string(),
+            _ => String::new(),
+        };
+        assert_eq!((tid(th(p10, 0)), tid(th(p10, 1))), ("4".into(), "5".into()));
+        // The filter lists threads with nothing to draw too (here pid 20's tid 0).
+        let listed: Vec<Track> = (track_list(&t, &k).into_iter())
+            .map(|x| x.0)
+            .filter(|x| !matches!(x, Track::Thread(i) if t.threads()[*i as usize].lanes.is_empty()))
             .collect();
         assert_eq!(
-            listed[..2],
-            ["Process 40", "Process 30"],
+            listed[..4],
+            [
+                Track::Process(p20),
+                Track::Thread(k.order.threads[p20 as usize][0]),
+                Track::Counter(k.counters_by_process[p20 as usize][0]),
+                Track::Async(k.async_by_process[p20 as usize][0]),
+            ],
             "the filter's list agrees"
         );
     }
 
     #[test]
-    fn a_process_async_tracks_fold_into_one_group_collapsed_by_default() {
-        let slice = |pid: u32, name: &str, id: u32| {
+    fn a_process_async_tracks_start_folded_and_unfold_with_one_slice_tracks_packed() {
+        let slice = |pid: u32, name: &str, id: u32, ts: u32| {
             format!(
-                r#"{{"ph":"b","cat":"c","name":"{name}","id":{id},"ts":0,"pid":{pid},"tid":1}},
-                   {{"ph":"e","cat":"c","name":"{name}","id":{id},"ts":5,"pid":{pid},"tid":1}},"#
+                r#"{{"ph":"b","cat":"c","name":"{name}","id":{id},"ts":{ts},"pid":{pid},"tid":1}},
+                   {{"ph":"e","cat":"c","name":"{name}","id":{id},"ts":{},"pid":{pid},"tid":1}},"#,
+                ts + 5
             )
         };
         let t = load(
             [
-                slice(1, "a", 1),
-                slice(1, "b", 2),
-                slice(1, "c", 3),
-                slice(2, "d", 4),
+                slice(1, "a", 1, 0),
+                slice(1, "b", 2, 0),
+                slice(1, "c", 3, 0),
+                slice(1, "m", 4, 0),
+                slice(1, "m", 5, 10),
+                slice(2, "d", 6, 0),
                 spans(1, 1, 1),
                 spans(2, 2, 1),
             ]
             .concat(),
         );
         let k = Kinds::new(&t);
-        assert_eq!(k.async_by_process[0].len(), 3, "three tracks in pid 1");
+        assert_eq!(k.async_by_process[0].len(), 4, "four tracks in pid 1");
         let kinds = |c: &Collapsed| -> Vec<RowKind> {
             (Layout::new(&t, &k, c, 1.0).rows.iter())
                 .map(|r| r.kind)
                 .collect()
         };
+        let lane = |thread| RowKind::Lane { thread, depth: 0 };
+        let spanned = |pid: i64| {
+            let th = t
+                .threads()
+                .iter()
+                .position(|th| th.pid == trace_model::ExtId::Num(pid) && !th.lanes.is_empty());
+            th.unwrap() as u32
+        };
+        let (th1, th2) = (spanned(1), spanned(2));
         let mut c = Collapsed::for_trace(&t);
-        assert!(!c.async_groups[0], "groups start open");
-        c.async_groups[0] = true;
+        assert!(c.async_groups.iter().all(|&f| f), "groups start folded");
         let folded = kinds(&c);
-        // pid 1: one group header and no track of its own, then its thread.
-        assert_eq!(
-            folded[..3],
-            [
-                RowKind::Process(0),
-                RowKind::AsyncGroup(0),
-                RowKind::Thread(0)
-            ]
-        );
-        assert!(folded[..3].iter().all(|r| r.is_header()));
-        // pid 2's only track is not grouped.
+        // pid 1: its thread, then its async tracks folded into one row; pid 2's only
+        // track is not grouped.
         let d = k.async_by_process[1][0];
         assert_eq!(
-            folded[4..7],
+            folded,
             [
+                RowKind::Process(0),
+                RowKind::Thread(th1),
+                lane(th1),
+                RowKind::AsyncGroup(0),
                 RowKind::Process(1),
+                RowKind::Thread(th2),
+                lane(th2),
                 RowKind::AsyncHeader(d),
                 RowKind::AsyncRow { track: d, row: 0 }
             ]
         );
+        let m = (k.async_by_process[0].iter().copied())
+            .find(|&a| t.str(t.async_tracks()[a as usize].name) == "m")
+            .unwrap();
         c.async_groups[0] = false;
         let open = kinds(&c);
-        let headers: Vec<u32> = (open.iter())
-            .filter_map(|r| match r {
-                RowKind::AsyncHeader(a) => Some(*a),
-                _ => None,
-            })
-            .collect();
+        // Unfolded: the three tracks of one slice in packed rows (three, as they
+        // overlap), then the track of two slices.
+        let packed = |row| RowKind::AsyncPacked { process: 0, row };
         assert_eq!(
-            headers.len(),
-            4,
-            "opened, the group shows its three tracks: {open:?}"
+            open[3..10],
+            [
+                RowKind::AsyncGroup(0),
+                packed(0),
+                packed(1),
+                packed(2),
+                RowKind::AsyncHeader(m),
+                RowKind::AsyncRow { track: m, row: 0 },
+                RowKind::Process(1),
+            ]
         );
-        assert_eq!(open[1], RowKind::AsyncGroup(0));
-        // Hiding all but one leaves no group.
-        c.set_hidden(Track::Async(k.async_by_process[0][0]), true);
-        c.set_hidden(Track::Async(k.async_by_process[0][1]), true);
-        assert_eq!(kinds(&c)[1], RowKind::AsyncHeader(k.async_by_process[0][2]));
+        // Hiding one of the one-slice tracks shows the others as tracks of their own;
+        // hiding all but one leaves no group.
+        let singles = &k.async_groups[0].singles;
+        c.set_hidden(Track::Async(singles[0]), true);
+        let headers = |c: &Collapsed| -> Vec<RowKind> {
+            (kinds(c).into_iter())
+                .filter(|r| matches!(r, RowKind::AsyncHeader(_) | RowKind::AsyncGroup(_)))
+                .collect()
+        };
+        assert_eq!(
+            headers(&c)[..4],
+            [
+                RowKind::AsyncGroup(0),
+                RowKind::AsyncHeader(singles[1]),
+                RowKind::AsyncHeader(singles[2]),
+                RowKind::AsyncHeader(m),
+            ]
+        );
+        c.set_hidden(Track::Async(singles[1]), true);
+        c.set_hidden(Track::Async(singles[2]), true);
+        assert_eq!(headers(&c)[0], RowKind::AsyncHeader(m));
     }
 
     #[test]
@@ -774,7 +786,6 @@ mod tests {
             rows,
             [
                 RowKind::Process(0),
-                RowKind::Counter(process),
                 RowKind::Thread(0),
                 RowKind::Lane {
                     thread: 0,
@@ -783,11 +794,12 @@ mod tests {
                 RowKind::Counter(th1),
                 RowKind::Thread(1),
                 RowKind::Counter(th2),
+                RowKind::Counter(process),
             ]
         );
         let listed: Vec<(Track, u8)> = (track_list(&t, &k).into_iter())
             .map(|x| (x.0, x.2))
             .collect();
-        assert_eq!(listed[3], (Track::Counter(th1), 2), "{listed:?}");
+        assert_eq!(listed[2], (Track::Counter(th1), 2), "{listed:?}");
     }
 }

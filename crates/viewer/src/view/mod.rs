@@ -9,8 +9,10 @@
 //! - [`compare`]: compare mode's timeline: BASE's tracks under NEW's, on one time axis.
 //! - [`search`]: the names that match a query, stepped through in time order.
 //! - [`geometry`]: the on-screen box of a span or another pick.
+//! - [`drawn`]: the tracks drawn, where, and whether on screen (`--layout-json`).
 
 pub mod compare;
+pub mod drawn;
 pub mod flame;
 pub mod geometry;
 pub mod layout;
