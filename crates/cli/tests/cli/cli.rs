@@ -1,19 +1,11 @@
 //! spall-cli end to end: every subcommand and exit code, on real fixtures.
 
-mod common;
-use common::fixture;
+use crate::common::{fixture, piped, run, SPALL_CLI};
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spall-cli"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
 
 fn ok_json(args: &[&str]) -> Value {
     let o = run(args);
@@ -388,7 +380,7 @@ fn stats_are_identical_with_one_thread_and_many() {
     for f in [&json, &spall] {
         assert!(std::fs::metadata(f).unwrap().len() > 3 * spall_format::CHUNK_BYTES as u64);
         let stats = |threads: &str| {
-            let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+            let o = Command::new(SPALL_CLI)
                 .args(["stats", f.to_str().unwrap(), "--format", "json"])
                 .env("RAYON_NUM_THREADS", threads)
                 .output()
@@ -480,7 +472,7 @@ fn a_reader_that_leaves_early_is_not_an_error() {
             "select * from slice",
         ],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        let mut child = Command::new(SPALL_CLI)
             .args(&args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -514,7 +506,7 @@ fn markers_from_the_viewer_settings_then_from_the_shared_sidecar() {
     });
     std::fs::write(dir.join("config/settings.json"), settings.to_string()).unwrap();
     let markers = |config: &str, extra: &[&str]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_spall-cli"));
+        let mut c = Command::new(SPALL_CLI);
         c.env("SPALL_CONFIG_DIR", dir.join(config));
         c.args(["markers", "--format", "json", trace.to_str().unwrap()]);
         let o = c.args(extra).output().unwrap();
@@ -539,7 +531,7 @@ fn markers_from_the_viewer_settings_then_from_the_shared_sidecar() {
     // Neither: an empty list, and --save refuses to write an empty file.
     std::fs::remove_file(&sidecar).unwrap();
     assert_eq!(markers("elsewhere", &[])["markers"], serde_json::json!([]));
-    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+    let o = Command::new(SPALL_CLI)
         .env("SPALL_CONFIG_DIR", dir.join("elsewhere"))
         .args(["markers", "--save", trace.to_str().unwrap()])
         .output()
@@ -548,27 +540,6 @@ fn markers_from_the_viewer_settings_then_from_the_shared_sidecar() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no markers to save"));
     assert!(!sidecar.exists());
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// `spall-cli ARGS` with `input` piped to its standard input.
-fn piped(args: &[&str], input: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Written from a thread: a command that fails early stops reading.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
 }
 
 #[test]

@@ -2,20 +2,11 @@
 //! own `flame` output, column by column, and the differential flame graph colours frames by
 //! the sign of their change.
 
-mod common;
-use common::fixture;
-use common::pair::pair;
+use crate::common::pair::pair;
+use crate::common::{fixture, run};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spall-cli"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// stdout of a run that must not fail with a usage or input error (`diff` exits 1 on a
 /// regression).

@@ -3,8 +3,7 @@
 //! files of two traces told apart; the schema against docs/FLEET.md; bad traces skipped
 //! and re-exports replacing files, with only whole files left in the dataset.
 
-mod common;
-use common::{fixture, spall_json};
+use crate::common::{fixture, spall_json};
 
 use std::process::Command;
 
@@ -20,17 +19,14 @@ fn duckdb(sql: &str) -> Option<Value> {
     match o {
         Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
         Ok(o) if String::from_utf8_lossy(&o.stderr).contains("No module named 'duckdb'") => {
-            assert!(
-                std::env::var_os("SPALL_REQUIRE_DUCKDB").is_none(),
-                "SPALL_REQUIRE_DUCKDB is set but python3 cannot import duckdb"
-            );
-            eprintln!("SKIPPED: the duckdb Python package is missing (pip install duckdb)");
+            let what = "the duckdb Python package is missing (pip install duckdb)";
+            spall_test_support::available(false, "SPALL_REQUIRE_DUCKDB", what);
             None
         }
         Ok(o) => panic!("{sql}: {}", String::from_utf8_lossy(&o.stderr)),
         Err(e) => {
-            assert!(std::env::var_os("SPALL_REQUIRE_DUCKDB").is_none(), "{e}");
-            eprintln!("SKIPPED: python3 is missing");
+            let what = format!("python3 cannot run: {e}");
+            spall_test_support::available(false, "SPALL_REQUIRE_DUCKDB", &what);
             None
         }
     }

@@ -3,8 +3,7 @@
 //! replaces a trace's files, and an export killed half way leaves only whole files where
 //! engines look.
 
-mod common;
-use common::{doc, fixture};
+use crate::common::{doc, fixture, SPALL_CLI};
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -14,7 +13,7 @@ use std::process::{Command, Output};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 fn export(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+    Command::new(SPALL_CLI)
         .arg("export")
         .args(args)
         .output()
@@ -174,7 +173,7 @@ fn killed_export_leaves_whole_files_only() {
     let data = out.join("data");
     let small = fixture("spall/odingengine_v3.spall");
     for delay_ms in [150, 400, 900] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+        let mut child = Command::new(SPALL_CLI)
             .args([
                 "export",
                 &small,

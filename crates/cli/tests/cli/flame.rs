@@ -3,8 +3,7 @@
 //! (`folded_reference.py`) on real traces. Every stack's self time must match to the
 //! nanosecond.
 
-mod common;
-use common::{fixture, python};
+use crate::common::{fixture, python, run_ok};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,17 +12,7 @@ use std::process::Command;
 use spall_format::synth::{Step, Synth};
 
 fn cli(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
-        .args(args)
-        .output()
-        .expect("runs");
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).expect("UTF-8")
+    String::from_utf8(run_ok(args).stdout).expect("UTF-8")
 }
 
 fn sorted_lines(s: &str) -> Vec<String> {

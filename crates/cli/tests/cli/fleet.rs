@@ -8,8 +8,7 @@
 //! `SPALL_REQUIRE_SPARK` is set (`.ci/run` installs both and sets it); DuckDB likewise with
 //! `SPALL_REQUIRE_DUCKDB`.
 
-mod common;
-use common::{doc, fixture, python, spall_json};
+use crate::common::{doc, fixture, python, spall_json};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,15 +78,12 @@ fn available(engine: &str, import: &str, require: &str) -> Option<()> {
             .arg("-version")
             .output()
             .is_ok_and(|o| o.status.success());
-    if ok && java {
-        return Some(());
-    }
-    assert!(
-        std::env::var_os(require).is_none(),
-        "{require} is set but {engine} cannot run (python3 -c 'import {import}', java)"
-    );
-    eprintln!("SKIPPED: {engine} is not installed (pip install {import}; Spark needs Java 17)");
-    None
+    spall_test_support::available(
+        ok && java,
+        require,
+        &format!("{engine} cannot run (pip install {import}; Spark needs Java 17)"),
+    )
+    .then_some(())
 }
 
 fn ask(engine: &str, data: &Path, p90: &str) -> Value {

@@ -6,16 +6,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-mod common;
-use common::pair::{pair, trace, STEADY};
-
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_spall-cli"))
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().unwrap()
-}
+use crate::common::pair::{pair, trace, STEADY};
+use crate::common::{run, SPALL_CLI};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -389,7 +381,7 @@ fn ci_doc_commands_run_as_written() {
             Some(i) => (&words[1..i], Some(words[i + 1])),
             None => (&words[1..], None),
         };
-        let o = Command::new(bin())
+        let o = Command::new(SPALL_CLI)
             .args(args)
             .current_dir(&dir)
             .output()

@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use spall_format::synth::Synth;
 
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_spall-cli"))
-}
+use crate::common::SPALL_CLI;
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("spall-outputs-{name}-{}", std::process::id()));
@@ -43,7 +41,7 @@ const OLD: &[u8] = b"the user's precious file\n";
 fn fails_and_keeps(d: &Path, out: &Path, args: &[&str]) {
     std::fs::write(out, OLD).unwrap();
     let before = files(d);
-    let o = Command::new(bin()).args(args).output().unwrap();
+    let o = Command::new(SPALL_CLI).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     assert_eq!(std::fs::read(out).unwrap(), OLD, "{args:?} changed {out:?}");
@@ -77,7 +75,7 @@ fn bad_input_leaves_every_output_intact() {
     fails_and_keeps(&d, &out, &["flame", gs, "--thread", "9:9", "-o", o]);
     // And converting a file onto itself is refused, through any spelling of its path.
     let dotted = format!("{}/./good.json", d.display());
-    let o = Command::new(bin())
+    let o = Command::new(SPALL_CLI)
         .args(["convert", gs, &dotted])
         .output()
         .unwrap();
@@ -92,7 +90,7 @@ fn flame_output_is_written_whole() {
     let good = one_span(&d);
     let out = d.join("flame.folded");
     std::fs::write(&out, OLD).unwrap();
-    let st = Command::new(bin())
+    let st = Command::new(SPALL_CLI)
         .args(["flame", good.to_str().unwrap(), "-o", out.to_str().unwrap()])
         .status()
         .unwrap();
@@ -116,7 +114,7 @@ fn killed_convert(target: &str) {
         .unwrap();
     let reference = d.join(format!("reference{target}"));
     let t0 = std::time::Instant::now();
-    let st = Command::new(bin())
+    let st = Command::new(SPALL_CLI)
         .args(["convert", input.to_str().unwrap()])
         .arg(&reference)
         .stderr(Stdio::null())
@@ -131,7 +129,7 @@ fn killed_convert(target: &str) {
     for percent in [0, 2, 5, 10, 20, 35, 50, 65, 80, 90, 95, 100, 150, 400] {
         let delay = whole * percent / 100;
         std::fs::write(&out, OLD).unwrap();
-        let mut child = Command::new(bin())
+        let mut child = Command::new(SPALL_CLI)
             .args(["convert", input.to_str().unwrap()])
             .arg(&out)
             .stderr(Stdio::null())
@@ -195,7 +193,7 @@ fn interrupted_convert_cleans_up() {
     .unwrap();
     let out = d.join("out.json.gz");
     std::fs::write(&out, OLD).unwrap();
-    let child = Command::new(bin())
+    let child = Command::new(SPALL_CLI)
         .args(["convert", input.to_str().unwrap()])
         .arg(&out)
         .stderr(Stdio::piped())
@@ -237,7 +235,7 @@ fn a_trace_truncated_while_loading_is_an_error_not_a_crash() {
     let (mut finished, mut refused) = (0, 0);
     for delay_ms in [0, 5, 20, 50, 100, 200, 400] {
         std::fs::write(&p, &bytes).unwrap();
-        let child = Command::new(bin())
+        let child = Command::new(SPALL_CLI)
             .args(["stats", p.to_str().unwrap(), "--top", "1"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -1,8 +1,7 @@
 //! The Chromium fixture read by spall and, independently, by the `perfetto` Python
 //! package's protobuf classes (`proto_reference.py`): the counts must be exactly equal.
 
-mod common;
-
+use crate::common::{self, SPALL_CLI};
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -79,15 +78,12 @@ fn python_with_perfetto() -> Option<&'static str> {
         ])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("SPALL_REQUIRE_PYTHON").is_none(),
-            "SPALL_REQUIRE_PYTHON is set but the perfetto package is missing (pip install perfetto protobuf)"
-        );
-        eprintln!("SKIPPED: the perfetto Python package is not installed");
-        return None;
-    }
-    Some(py)
+    spall_test_support::available(
+        ok,
+        "SPALL_REQUIRE_PYTHON",
+        "the perfetto Python package is missing (pip install perfetto protobuf)",
+    )
+    .then_some(py)
 }
 
 #[test]
@@ -132,10 +128,7 @@ fn chromium_trace_matches_the_perfetto_packages_reading() {
 
 /// Runs `spall-cli ARGS`, which must succeed; its stdout.
 fn cli(args: &[&str]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(SPALL_CLI).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -162,7 +155,7 @@ fn cli_commands_read_the_chromium_trace() {
         serde_json::from_slice(&cli(&["info", "--format", "json", &json_out])).unwrap();
     // To .spall: the spans kept, what .spall cannot hold listed on stderr.
     let spall_out = dir.join("chromium.spall").display().to_string();
-    let conv = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+    let conv = Command::new(SPALL_CLI)
         .args(["convert", &path, &spall_out])
         .output()
         .unwrap();

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::common::SPALL_CLI;
+
 /// Protobuf fields, written by hand: enough for the packets below.
 #[derive(Default)]
 struct M(Vec<u8>);
@@ -101,7 +103,7 @@ fn trace(blocks: u64) -> Vec<u8> {
 }
 
 fn cli(args: &[&str], threads: &str) -> Vec<u8> {
-    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+    let o = Command::new(SPALL_CLI)
         .args(args)
         .env("RAYON_NUM_THREADS", threads)
         .output()

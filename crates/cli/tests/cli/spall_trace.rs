@@ -2,7 +2,7 @@
 //! a pool thread still running when the session ends) loads in `spall-cli` with exactly
 //! the spans it recorded, and durations consistent with `Instant` measured around them.
 //!
-//! One test in its own binary: the session is process-wide.
+//! The session is process-wide: no other test of this binary records.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::SPALL_CLI;
+
 fn cli(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+    let out = Command::new(SPALL_CLI)
         .args(args)
         .output()
         .expect("spall-cli runs");

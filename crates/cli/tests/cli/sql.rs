@@ -2,8 +2,7 @@
 //! (`sql_reference.py`): thread and process names from metadata, counter samples and sums,
 //! and every argument leaf of the spans.
 
-mod common;
-use common::{fixture, python};
+use crate::common::{fixture, python, SPALL_CLI};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,7 +11,7 @@ use std::process::Command;
 use serde_json::Value;
 
 fn query(trace: &str, sql: &str) -> Vec<Vec<Value>> {
-    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
+    let o = Command::new(SPALL_CLI)
         .args(["query", trace, sql, "--format", "json"])
         .output()
         .unwrap();

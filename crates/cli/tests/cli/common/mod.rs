@@ -1,18 +1,19 @@
-//! Shared by the CLI's integration tests (each uses some of it).
+//! Shared by the CLI's test modules (each uses some of it), on top of
+//! `spall-test-support`.
 #![allow(dead_code)]
 
 pub mod pair;
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
 
-/// A file of `tests/fixtures`, as a path string.
+pub use spall_test_support::doc;
+
+/// The `spall-cli` binary this package built.
+pub const SPALL_CLI: &str = env!("CARGO_BIN_EXE_spall-cli");
+
+/// A file of `tests/fixtures`, as a path string (the form command lines take).
 pub fn fixture(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-        .display()
-        .to_string()
+    spall_test_support::fixture(rel).display().to_string()
 }
 
 /// `python3`, for the tests that compare with a reference script; `None` (after saying
@@ -23,37 +24,36 @@ pub fn python() -> Option<&'static str> {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("SPALL_REQUIRE_PYTHON").is_none(),
-            "SPALL_REQUIRE_PYTHON is set but python3 is missing"
-        );
-        eprintln!("SKIPPED: python3 is not installed; the reference scripts need it");
-        return None;
-    }
-    Some("python3")
+    spall_test_support::available(
+        ok,
+        "SPALL_REQUIRE_PYTHON",
+        "python3 is not installed; the reference scripts need it",
+    )
+    .then_some("python3")
+}
+
+/// Runs `spall-cli ARGS` to its end, whatever its exit status.
+pub fn run(args: &[&str]) -> Output {
+    spall_test_support::run(SPALL_CLI, args)
+}
+
+/// Runs `spall-cli ARGS`, which must exit 0; its output.
+pub fn run_ok(args: &[&str]) -> Output {
+    spall_test_support::run_ok(SPALL_CLI, args)
+}
+
+/// Runs `spall-cli ARGS` with `input` on its standard input.
+pub fn piped(args: &[&str], input: &[u8]) -> Output {
+    spall_test_support::piped(SPALL_CLI, args, input)
 }
 
 /// Runs `spall-cli ARGS`, which must succeed; its stdout as JSON (`Null` if it is not).
 pub fn spall_json(args: &[&str]) -> serde_json::Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_spall-cli"))
-        .args(args)
-        .output()
-        .unwrap();
+    let o = run(args);
     assert!(
         o.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
     serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null)
-}
-
-/// A document of `docs/`, as text.
-pub fn doc(name: &str) -> String {
-    std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../docs")
-            .join(name),
-    )
-    .unwrap()
 }
