@@ -2,19 +2,10 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use spall_format::{decode, Collect, RawEvent, Summary};
 
-pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-}
-
-pub fn read_fixture(rel: &str) -> Vec<u8> {
-    std::fs::read(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
+pub use spall_test_support::fixture_bytes as read_fixture;
 
 pub fn decode_all(bytes: &[u8]) -> (Vec<RawEvent<'static>>, Summary) {
     let mut c = Collect::default();

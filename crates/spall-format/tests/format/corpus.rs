@@ -3,8 +3,7 @@
 //! Every expected count here was computed independently of this crate, by the Python
 //! one-liners quoted beside them, run on the same files.
 
-mod common;
-use common::*;
+use crate::common::*;
 use spall_format::{Args, Format, Phase, RawId, WarningKind};
 
 // python3 -c "import json,collections,sys,gzip; f=sys.argv[1]; o=gzip.open if f.endswith('.gz') else open;
@@ -294,19 +293,9 @@ fn spall_v3_odingengine() {
 /// `SPALL_REQUIRE_CORPUS=1` (set by `.ci/run`) a missing corpus is a failure.
 #[test]
 fn every_shared_corpus_file_decodes() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !root.exists() {
-        assert!(
-            std::env::var_os("SPALL_REQUIRE_CORPUS").is_none(),
-            "SPALL_REQUIRE_CORPUS is set but {} is missing",
-            root.display()
-        );
-        eprintln!(
-            "note: every_shared_corpus_file_decodes did not run: {} is missing",
-            root.display()
-        );
+    let Some(root) = spall_test_support::corpus("every_shared_corpus_file_decodes") else {
         return;
-    }
+    };
     let mut n = 0;
     for dir in ["edge", "real", "real/clang", "spall"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {

@@ -1,8 +1,7 @@
 //! Inputs found by the fuzzers (fuzz/, docs/TESTING.md), kept as regression tests: each
 //! once crashed the decoder.
 
-mod common;
-use common::*;
+use crate::common::*;
 use spall_format::{decode, RawEvent};
 
 fn decodes_without_panic(rel: &str) -> spall_format::Summary {

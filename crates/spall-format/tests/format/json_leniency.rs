@@ -1,7 +1,6 @@
 //! Every JSON leniency listed in docs/FORMAT.md, each with the warning it must count.
 
-mod common;
-use common::*;
+use crate::common::*;
 use spall_format::{Phase, RawId};
 
 fn names(json: &str) -> (Vec<String>, std::collections::BTreeMap<String, u64>) {

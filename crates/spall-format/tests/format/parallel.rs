@@ -2,9 +2,7 @@
 //! warnings of the sequential one: their sinks, replayed in order, are the sequential event
 //! stream.
 
-mod common;
-
-use common::{decode_all, warnings};
+use crate::common::{decode_all, warnings};
 use spall_format::synth::Synth;
 use spall_format::{decode_parallel, Collect, DecodeOptions, RawEvent, Steps, CHUNK_BYTES};
 

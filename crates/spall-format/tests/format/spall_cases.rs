@@ -1,7 +1,6 @@
 //! `.spall` records the reference viewer rejects, and the writer's round trip.
 
-mod common;
-use common::*;
+use crate::common::*;
 use spall_format::{Args, Phase, RawEvent, RawId, SpallWriter, WarningKind};
 
 fn header(version: u64, unit: f64) -> Vec<u8> {

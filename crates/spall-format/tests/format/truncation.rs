@@ -1,8 +1,7 @@
 //! Truncating a file at every byte offset gives a clean error or a prefix of the full decode,
 //! never a panic.
 
-mod common;
-use common::*;
+use crate::common::*;
 use spall_format::{decode, Collect, RawEvent};
 
 fn check_every_prefix(bytes: &[u8]) -> usize {

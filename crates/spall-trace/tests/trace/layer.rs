@@ -1,5 +1,5 @@
 //! `SpallLayer`'s output has the same nesting as the `tracing` spans that produced it.
-//! One test in its own binary: the session and the subscriber are process-wide.
+//! The session is process-wide: the test holds `one_session()` while it records.
 
 use std::collections::BTreeMap;
 
@@ -40,8 +40,8 @@ fn paths(trace: &trace_model::Trace) -> BTreeMap<String, usize> {
 
 #[test]
 fn layer_output_nests_like_the_tracing_spans() {
-    let dir = std::env::temp_dir().join(format!("spall-layer-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let _session = crate::one_session();
+    let dir = spall_test_support::scratch_dir("layer");
     let path = dir.join("layer.spall");
     let guard = spall_trace::init(&path).unwrap();
     let subscriber = tracing_subscriber::registry().with(spall_trace::SpallLayer::new());

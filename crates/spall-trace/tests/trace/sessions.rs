@@ -1,6 +1,6 @@
 //! Sessions one after another in one process: each file holds only its own session's
-//! events, from threads that live through both. One test in its own binary: the session
-//! is process-wide.
+//! events, from threads that live through both. The session is process-wide: the test holds
+//! `one_session()` throughout.
 
 use std::sync::mpsc;
 
@@ -17,8 +17,8 @@ fn names(path: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_second_session_holds_only_its_own_events() {
-    let dir = std::env::temp_dir().join(format!("spall-sessions-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let _session = crate::one_session();
+    let dir = spall_test_support::scratch_dir("sessions");
     let (one, two) = (dir.join("one.spall"), dir.join("two.spall"));
     // A worker that records on request, alive through both sessions.
     let (ask, asked) = mpsc::channel::<&'static str>();
