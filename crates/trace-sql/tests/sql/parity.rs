@@ -12,7 +12,7 @@ use serde_json::Value;
 use trace_sql::TraceDb;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    spall_test_support::repo_root()
 }
 
 fn same_value(a: &Value, b: &Value) -> bool {

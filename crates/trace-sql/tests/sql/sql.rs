@@ -2,7 +2,6 @@
 //! pushed-down constraints against the same query with pushdown defeated, the tree functions
 //! against the model's navigation, and args against the events' JSON.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -10,11 +9,9 @@ use spall_format::synth::{Rng, Synth};
 use trace_model::{flags, StatsFilter, Trace};
 use trace_sql::TraceDb;
 
-fn fixture(rel: &str) -> Trace {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel);
-    trace_model::load(&p).unwrap()
+/// A trace of `tests/fixtures`, loaded.
+fn fixture_trace(rel: &str) -> Trace {
+    trace_model::load(&spall_test_support::fixture(rel)).unwrap()
 }
 
 fn synth() -> Trace {
@@ -35,7 +32,10 @@ fn one(db: &TraceDb, sql: &str) -> Value {
 
 #[test]
 fn counts_and_sums_match_the_model() {
-    for t in [synth(), fixture("real/chrome116_devtools_export.json")] {
+    for t in [
+        synth(),
+        fixture_trace("real/chrome116_devtools_export.json"),
+    ] {
         let stats = t.stats(&StatsFilter::default());
         let spans = t.span_count();
         let t = Arc::new(t);
@@ -124,7 +124,7 @@ fn pushed_down_constraints_return_what_a_full_scan_does() {
 
 #[test]
 fn parents_ancestors_and_descendants_follow_the_model() {
-    let t = Arc::new(fixture("edge/simple.json"));
+    let t = Arc::new(fixture_trace("edge/simple.json"));
     let db = TraceDb::new(t.clone()).unwrap();
     let rows = db
         .query("SELECT id, depth, parent_id, name FROM slice ORDER BY id")
@@ -225,7 +225,7 @@ fn args_unfinished_and_the_thread_slice_view() {
 
 #[test]
 fn counters_instants_and_flows() {
-    let t = Arc::new(fixture("real/demo_lthi_excerpt.json"));
+    let t = Arc::new(fixture_trace("real/demo_lthi_excerpt.json"));
     let samples = t.counter_samples();
     let db = TraceDb::new(t.clone()).unwrap();
     assert_eq!(one(&db, "SELECT COUNT(*) FROM counter"), samples);
@@ -263,7 +263,7 @@ fn counters_instants_and_flows() {
 
 #[test]
 fn errors_say_where() {
-    let t = Arc::new(fixture("edge/simple.json"));
+    let t = Arc::new(fixture_trace("edge/simple.json"));
     let db = TraceDb::new(t).unwrap();
     let e = db.query("SELECT 1; SELECT nme FROM slice").unwrap_err();
     assert!(e.message.contains("no such column: nme"), "{e}");
@@ -312,7 +312,7 @@ fn group_by_name_streams_without_a_sort() {
 /// through `thread_track`, counters through `counter_track`, ancestors), unchanged.
 #[test]
 fn perfetto_documented_queries_run_unchanged() {
-    let t = Arc::new(fixture("real/demo_lthi_excerpt.json"));
+    let t = Arc::new(fixture_trace("real/demo_lthi_excerpt.json"));
     let db = TraceDb::new(t.clone()).unwrap();
     let r = db
         .query(
@@ -360,7 +360,7 @@ fn perfetto_documented_queries_run_unchanged() {
 /// async slice `dur = -1`, legacy `S`/`T`/`F` left out; the tree functions reach them.
 #[test]
 fn instants_and_async_slices_nest_as_trace_processor_does() {
-    let t = Arc::new(fixture("sql-parity/every_kind_trace.json"));
+    let t = Arc::new(fixture_trace("sql-parity/every_kind_trace.json"));
     let db = TraceDb::new(t).unwrap();
     let row = |name: &str| {
         db.query(&format!(
@@ -415,7 +415,7 @@ fn instants_and_async_slices_nest_as_trace_processor_does() {
 /// `performance.measure`) give that thread second tracks, as trace_processor's do.
 #[test]
 fn descriptors_below_a_thread_give_it_thread_tracks() {
-    let t = Arc::new(fixture("real/chromium148_startup.pftrace.gz"));
+    let t = Arc::new(fixture_trace("real/chromium148_startup.pftrace.gz"));
     let db = TraceDb::new(t.clone()).unwrap();
     // The model's slices of such descriptors: a global (not `id2.local`) id in a process.
     let below: Vec<_> = t
