@@ -2,7 +2,7 @@
 //! documented behaviour, pinned as text snapshots in tests/snapshots/edge/.
 //!
 //! After a deliberate change of behaviour, regenerate with
-//! `UPDATE_SNAPSHOTS=1 cargo test -p trace-model --test edge_snapshots` and review the diff.
+//! `UPDATE_SNAPSHOTS=1 cargo test -p trace-model --test model edge_snapshots` and review the diff.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -73,7 +73,7 @@ fn snapshot(t: &Trace) -> String {
 #[test]
 fn edge_cases_match_their_snapshots() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let edge = root.join("../../tests/fixtures/edge");
+    let edge = spall_test_support::fixture("edge");
     let snaps = root.join("tests/snapshots/edge");
     let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&edge)

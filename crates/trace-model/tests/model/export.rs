@@ -4,10 +4,7 @@ use trace_model::{load, load_bytes};
 
 #[test]
 fn a_real_trace_round_trips_through_spall() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/real/clang/self-win-clang-19.1_BuildEvents.json"
-    );
+    let path = spall_test_support::fixture("real/clang/self-win-clang-19.1_BuildEvents.json");
     let t = load(path).unwrap();
     let (bytes, x) = t.write_spall(Vec::new()).unwrap();
     assert_eq!(x.spans, t.span_count());

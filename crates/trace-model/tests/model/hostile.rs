@@ -1,20 +1,11 @@
 //! Hostile input through the decoder and the model: nothing panics, hangs, or loses count.
 
-mod common;
-
-use common::on_small_stack;
 use spall_format::synth::Synth;
 use spall_format::DiagnosticKind;
+use spall_test_support::fixture_bytes;
 use trace_model::load_bytes;
 
-fn fixture(rel: &str) -> Vec<u8> {
-    std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures")
-            .join(rel),
-    )
-    .unwrap()
-}
+use crate::common::on_small_stack;
 
 /// Flips 1–4 random bytes, many times over; every result loads or fails cleanly.
 fn flip_bytes(original: &[u8], rounds: usize, seed: u64) {
@@ -57,13 +48,13 @@ fn random_byte_flips_in_spall_v3() {
 
 #[test]
 fn random_byte_flips_in_spall_v1() {
-    flip_bytes(&fixture("spall/crux_v1.spall")[..4000], 3000, 2);
+    flip_bytes(&fixture_bytes("spall/crux_v1.spall")[..4000], 3000, 2);
 }
 
 #[test]
 fn random_byte_flips_in_json() {
-    flip_bytes(&fixture("real/catapult_simple_trace.json"), 3000, 3);
-    flip_bytes(&fixture("edge/simple-object.json"), 2000, 4);
+    flip_bytes(&fixture_bytes("real/catapult_simple_trace.json"), 3000, 3);
+    flip_bytes(&fixture_bytes("edge/simple-object.json"), 2000, 4);
 }
 
 #[test]

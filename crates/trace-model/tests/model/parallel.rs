@@ -3,9 +3,7 @@
 //! many chunks, including B/E pairs split across chunks, and must not depend on the number
 //! of threads. The stepped load a browser runs (`LoadSteps`) must give the same result.
 
-mod common;
-
-use common::{buffered, with_threads};
+use crate::common::{buffered, with_threads};
 use spall_format::synth::Synth;
 use spall_format::{DiagnosticKind, CHUNK_BYTES};
 use trace_model::{load_bytes, LoadSteps, Trace};

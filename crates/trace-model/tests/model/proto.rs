@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 use trace_model::{SpanRef, Trace};
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/proto")
-        .join(name)
+/// A file of `tests/fixtures/proto`.
+fn proto_fixture(name: &str) -> PathBuf {
+    spall_test_support::fixture("proto").join(name)
 }
 
 /// The model's view of a trace, in the truth files' shape.
@@ -81,11 +80,12 @@ fn reading(t: &Trace) -> Value {
 }
 
 fn check(name: &str) {
-    let trace = trace_model::load(fixture(&format!("{name}.pftrace"))).expect("loads");
+    let trace = trace_model::load(proto_fixture(&format!("{name}.pftrace"))).expect("loads");
     assert_eq!(trace.decode_summary().format, spall_format::Format::Proto);
-    let truth: Value =
-        serde_json::from_slice(&std::fs::read(fixture(&format!("{name}.truth.json"))).unwrap())
-            .unwrap();
+    let truth: Value = serde_json::from_slice(
+        &std::fs::read(proto_fixture(&format!("{name}.truth.json"))).unwrap(),
+    )
+    .unwrap();
     let got = reading(&trace);
     for key in [
         "spans", "async", "instants", "counters", "flows", "args", "warnings",
@@ -131,11 +131,7 @@ fn compressed_packets() {
 /// one more process counter named after the tid.
 #[test]
 fn chrome_thread_time_counters_belong_to_their_threads() {
-    let gz = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures/real/chromium148_startup.pftrace.gz"),
-    )
-    .unwrap();
+    let gz = spall_test_support::fixture_bytes("real/chromium148_startup.pftrace.gz");
     let t = trace_model::load_bytes(&gz).expect("loads");
     let thread_time: Vec<_> = (t.counters().iter())
         .filter(|c| t.str(c.name).starts_with("thread_time"))
@@ -149,7 +145,7 @@ fn chrome_thread_time_counters_belong_to_their_threads() {
         assert!(owners.insert(th), "one thread_time series per thread");
     }
     // Counter tracks under a process track stay the process's.
-    let t = trace_model::load(fixture("tracks.pftrace")).expect("loads");
+    let t = trace_model::load(proto_fixture("tracks.pftrace")).expect("loads");
     assert!(!t.counters().is_empty());
     assert!(t.counters().iter().all(|c| c.thread.is_none()));
 }
@@ -158,7 +154,7 @@ fn chrome_thread_time_counters_belong_to_their_threads() {
 /// shows it ("Requests" holds "fetch A", with "dns" in it, then "fetch B").
 #[test]
 fn a_named_async_track_is_one_track() {
-    let t = trace_model::load(fixture("tracks.pftrace")).expect("loads");
+    let t = trace_model::load(proto_fixture("tracks.pftrace")).expect("loads");
     let tracks: Vec<(&str, Vec<&str>)> = (t.async_tracks().iter())
         .map(|a| {
             let mut names: Vec<&str> = (a.rows.iter().flatten())

@@ -1,8 +1,8 @@
 //! The rules of docs/MODEL.md, one test each, on small hand-written traces.
 
-mod common;
-
 use std::collections::BTreeMap;
+
+use crate::common;
 
 use spall_format::DiagnosticKind;
 use trace_model::{flags, load_bytes, StatsFilter, Trace};

@@ -2,9 +2,7 @@
 //! events go back in time). It must give exactly what the buffered builder gives, on every
 //! fixture.
 
-mod common;
-
-use common::buffered;
+use crate::common::buffered;
 use spall_format::DiagnosticKind;
 use trace_model::{load_bytes, Trace};
 
@@ -39,7 +37,7 @@ fn shape(t: &Trace) -> Shape {
 
 #[test]
 fn streaming_and_buffered_loads_agree_on_every_fixture() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let root = spall_test_support::fixture("");
     let mut files = Vec::new();
     for dir in ["edge", "real", "real/clang", "spall"] {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {
