@@ -11,9 +11,7 @@ use spall_viewer::view::flame::{Which, HEADER_PX};
 use spall_viewer::view::state::ViewState;
 use spall_viewer::Loaded;
 
-#[path = "common/compare_pair.rs"]
-mod compare_pair;
-use compare_pair::*;
+use crate::compare_pair::*;
 
 /// The colour just inside the top middle of the frame `name` (above its label's glyphs).
 fn colour_of(l: &Loaded, s: &ViewState, px: &[u8], name: &str) -> Color {

@@ -12,9 +12,7 @@ use spall_viewer::view::flame::Mode;
 use spall_viewer::view::state::ViewState;
 use spall_viewer::Loaded;
 
-#[path = "common/compare_pair.rs"]
-mod compare_pair;
-use compare_pair::*;
+use crate::compare_pair::*;
 
 #[test]
 fn the_divider_drags_and_both_panes_follow() {
@@ -432,10 +430,7 @@ fn base_aligns_at_a_span_chosen_in_each_and_back_at_the_starts() {
 /// generated pair: each writes a PNG of the size asked.
 #[test]
 fn ci_doc_screenshot_lines_run_as_written() {
-    let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/CI.md"),
-    )
-    .unwrap();
+    let doc = spall_test_support::doc("CI.md");
     let from = doc.find("## The compare screenshots").expect("the section");
     let start = from + doc[from..].find("```sh\n").unwrap() + 6;
     let block = &doc[start..start + doc[start..].find("```").unwrap()];

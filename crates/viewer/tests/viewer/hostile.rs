@@ -4,15 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use render_gl::Color;
+use spall_test_support::fixture;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::Loaded;
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-}
 
 /// The colour of the bottom-right pixel: where the warning banner is.
 fn corner(l: &Loaded) -> Color {

@@ -1,20 +1,13 @@
 //! Pixel tests for every kind of event besides spans: counters, instants, async slices, flows
 //! and CPU samples, on real corpus traces and on generated ones whose tracks are known.
 
-use std::path::PathBuf;
-
 use render_gl::Color;
+use spall_test_support::fixture;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::view::layout::RowKind;
 use spall_viewer::view::state::{FlowMode, ViewState};
 use spall_viewer::Loaded;
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-}
 
 fn from_bytes(bytes: &[u8]) -> Loaded {
     Loaded::new(trace_model::load_bytes(bytes).unwrap(), "test".into())

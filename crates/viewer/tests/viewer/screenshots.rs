@@ -1,8 +1,7 @@
 //! Screenshot tests: render real traces headless and check what a person would see.
 
-use std::path::PathBuf;
-
 use render_gl::Color;
+use spall_test_support::fixture;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::timeline::draw::fill_for;
@@ -10,12 +9,6 @@ use spall_viewer::view::layout::RowKind;
 use spall_viewer::view::state::{ViewState, TRACKS_TOP};
 use spall_viewer::Loaded;
 use trace_model::SpanRef;
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel)
-}
 
 fn load(rel: &str) -> Loaded {
     spall_viewer::load(Some(&fixture(rel)), &Default::default(), |_, _| {}).unwrap()

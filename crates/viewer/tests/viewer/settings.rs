@@ -122,7 +122,8 @@ fn settings_written_while_the_writer_is_killed_are_never_corrupt() {
         before.save(&p).unwrap();
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
-                "settings_written_while_the_writer_is_killed_are_never_corrupt",
+                // Its name in this binary (tests/viewer/main.rs): module, then test.
+                "settings::settings_written_while_the_writer_is_killed_are_never_corrupt",
                 "--exact",
                 "--nocapture",
                 "--test-threads=1",
