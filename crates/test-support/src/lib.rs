@@ -39,6 +39,7 @@ pub fn doc(name: &str) -> String {
 /// The shared corpus of real traces, `../shared/corpus` beside the checkout, when it is
 /// there; `None` (after saying `test` skips) when it is not, which `SPALL_REQUIRE_CORPUS`
 /// (set by `.ci/run`) turns into a failure.
+#[track_caller]
 pub fn corpus(test: &str) -> Option<PathBuf> {
     let root = repo_root().join("../shared/corpus");
     available(
@@ -53,6 +54,7 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
 /// this says so on stderr (`SKIPPED: what`) and returns false, unless `require` (an
 /// environment variable CI sets, such as `SPALL_REQUIRE_PYTHON`) is set, which makes the
 /// skip a failure.
+#[track_caller]
 pub fn available(ok: bool, require: &str, what: &str) -> bool {
     if !ok {
         assert!(

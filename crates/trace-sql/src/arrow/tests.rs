@@ -14,7 +14,7 @@ use crate::TraceDb;
 
 /// A trace of `tests/fixtures`, loaded.
 fn fixture_trace(rel: &str) -> Trace {
-    trace_model::load(&spall_test_support::fixture(rel)).unwrap()
+    trace_model::load(spall_test_support::fixture(rel)).unwrap()
 }
 
 fn synth() -> Trace {
