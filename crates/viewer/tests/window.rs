@@ -56,18 +56,13 @@ impl Drop for Kill {
 /// to skip the test, which fails instead when SPALL_WINDOW_TEST says it must run.
 fn display_for(test: &str, xdotool: bool) -> Option<(String, Option<Kill>)> {
     let found = display().filter(|_| !xdotool || have("xdotool"));
-    if found.is_none() {
-        let needs = if xdotool {
-            "an X server and xdotool"
-        } else {
-            "an X server"
-        };
-        assert!(
-            std::env::var_os("SPALL_WINDOW_TEST").is_none(),
-            "SPALL_WINDOW_TEST is set but {test} found no {needs}"
-        );
-        eprintln!("note: {test} did not run: it needs {needs} (or Xvfb)");
-    }
+    let needs = if xdotool {
+        "an X server and xdotool"
+    } else {
+        "an X server"
+    };
+    let what = format!("{test} needs {needs} (or Xvfb)");
+    spall_test_support::available(found.is_some(), "SPALL_WINDOW_TEST", &what);
     found
 }
 
@@ -179,8 +174,7 @@ fn the_window_draws_zooms_and_selects() {
     };
     let dir = std::env::temp_dir().join(format!("spall-window-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let trace =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let trace = spall_test_support::fixture("edge/simple.json");
     let _viewer = Kill(
         Command::new(env!("CARGO_BIN_EXE_spall"))
             .arg(&trace)
@@ -470,15 +464,8 @@ fn focus(display: &str, viewer: &Kill) {
 /// Whether `xclip` is there to read the clipboard; a missing one fails under
 /// `SPALL_WINDOW_TEST`, else `what` is skipped with a note.
 fn have_xclip(what: &str) -> bool {
-    if have("xclip") {
-        return true;
-    }
-    assert!(
-        std::env::var_os("SPALL_WINDOW_TEST").is_none(),
-        "SPALL_WINDOW_TEST is set but xclip is missing"
-    );
-    eprintln!("note: {what} did not run: it needs xclip");
-    false
+    let what = format!("{what} needs xclip");
+    spall_test_support::available(have("xclip"), "SPALL_WINDOW_TEST", &what)
 }
 
 /// The X clipboard's text (through `xclip`).
@@ -516,8 +503,7 @@ fn ctrl_c_copies_the_selection_to_the_clipboard() {
     let _one = one_window();
     let dir = std::env::temp_dir().join(format!("spall-clip-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let trace =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let trace = spall_test_support::fixture("edge/simple.json");
     let viewer = spawn_viewer(&display, &trace, &dir, &std::env::temp_dir(), &[]);
     let (n0, _, _) = next_frame(&dir, 0);
     std::thread::sleep(Duration::from_millis(300));
@@ -543,8 +529,7 @@ fn ctrl_s_saves_the_window_as_a_png() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let frames = dir.join("frames");
-    let trace =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let trace = spall_test_support::fixture("edge/simple.json");
     let viewer = spawn_viewer(&display, &trace, &frames, &dir, &[]);
     let (_, _, w) = next_frame(&frames, 0);
     focus(&display, &viewer);
@@ -583,8 +568,7 @@ fn help_overlay_and_stepping_along_a_lane() {
     let _one = one_window();
     let dir = std::env::temp_dir().join(format!("spall-keys-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let trace =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/edge/simple.json");
+    let trace = spall_test_support::fixture("edge/simple.json");
     let viewer = spawn_viewer(&display, &trace, &dir, &std::env::temp_dir(), &[]);
     next_frame(&dir, 0);
     std::thread::sleep(Duration::from_millis(300));
@@ -624,7 +608,7 @@ fn opening_a_file_through_the_recent_list() {
     let _one = one_window();
     let dir = std::env::temp_dir().join(format!("spall-recent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let fixtures = spall_test_support::fixture("");
     let other = std::fs::canonicalize(fixtures.join("real/catapult_flow.json")).unwrap();
     let config = std::env::temp_dir().join("spall-test-config");
     std::fs::create_dir_all(&config).unwrap();

@@ -3,10 +3,10 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::path::Path;
 
 use crate::event::{EventSink, RawEvent};
 use crate::{Summary, TraceStream};
+use spall_test_support::fixture_bytes;
 
 /// Events folded into a checksum that ignores their order.
 #[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,13 +71,6 @@ pub(crate) fn streamed(b: &[u8], piece: usize, target: usize) -> Result<String, 
     }
 }
 
-fn fixture(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
 #[test]
 fn fixtures_stream_to_the_whole_decode() {
     for name in [
@@ -87,7 +80,7 @@ fn fixtures_stream_to_the_whole_decode() {
         "proto/locations.pftrace",
         "real/chromium148_startup.pftrace.gz",
     ] {
-        let file = fixture(name);
+        let file = fixture_bytes(name);
         let want = whole(&file);
         assert!(want.contains("format Proto"), "{name}: {want}");
         // Pieces of 1 and 7 bytes split every varint and packet; runs of 1000 bytes make
@@ -105,13 +98,13 @@ fn fixtures_stream_to_the_whole_decode() {
 #[test]
 fn compressed_packets_the_whole_decode_reads_otherwise_give_up() {
     // Its second bundle defines a track after events on it; its third is no zlib stream.
-    let file = fixture("proto/compressed.pftrace");
+    let file = fixture_bytes("proto/compressed.pftrace");
     assert_eq!(
         streamed(&file, 4_096, 1 << 20),
         Err("decode again: a track descriptor after events on its track".into())
     );
     let broken = bundled(
-        &framed(&fixture("proto/tracks.pftrace")),
+        &framed(&fixture_bytes("proto/tracks.pftrace")),
         3,
         Some(b"\x78\x9cnot zlib"),
     );
@@ -203,7 +196,7 @@ fn compressed_packets_stream_to_the_whole_decode() {
         "real/chromium148_startup.pftrace.gz",
         "proto/interning.pftrace",
     ] {
-        let mut file = fixture(name);
+        let mut file = fixture_bytes(name);
         if file.starts_with(&[0x1f, 0x8b]) {
             let mut d = crate::diag::Diagnostics::default();
             file = crate::gunzip(&file, u64::MAX, &mut d).unwrap();

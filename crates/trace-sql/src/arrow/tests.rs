@@ -1,6 +1,5 @@
 //! The Arrow batches against the SQL tables they claim to be: same columns, same rows.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -13,11 +12,9 @@ use trace_model::Trace;
 use super::{Tables, TABLES};
 use crate::TraceDb;
 
-fn fixture(rel: &str) -> Trace {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel);
-    trace_model::load(&p).unwrap()
+/// A trace of `tests/fixtures`, loaded.
+fn fixture_trace(rel: &str) -> Trace {
+    trace_model::load(spall_test_support::fixture(rel)).unwrap()
 }
 
 fn synth() -> Trace {
@@ -136,7 +133,7 @@ fn batches_equal_the_sql_tables_on_real_traces() {
         "edge/too-many-end-events.json",
         "edge/zero-duration-events.json",
     ] {
-        same_as_sql(f, fixture(f));
+        same_as_sql(f, fixture_trace(f));
     }
     same_as_sql("synth", synth());
 }
@@ -145,7 +142,7 @@ fn batches_equal_the_sql_tables_on_real_traces() {
 /// engine skip row groups by `utid` and `ts`.
 #[test]
 fn spans_are_sorted_by_thread_then_time() {
-    let t = Arc::new(fixture("spall/odingengine_v3.spall"));
+    let t = Arc::new(fixture_trace("spall/odingengine_v3.spall"));
     let tables = Tables::new(t);
     let mut last: Option<(i64, i64, i64)> = None;
     let mut spans = 0;

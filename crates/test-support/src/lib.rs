@@ -1,0 +1,118 @@
+//! What spall's tests share, so each crate's single test binary (`tests/<crate>/main.rs`)
+//! and its unit tests write it once:
+//!
+//! - the repository's files: [`fixture`], [`fixture_bytes`], [`doc`], [`corpus`];
+//! - scratch space: [`scratch_dir`], a fresh directory per tag and process;
+//! - running a program: [`run`], [`run_ok`], [`piped`];
+//! - skip switches: [`available`], which skips a test whose prerequisite is missing,
+//!   saying so, unless the environment variable CI sets for it (`SPALL_REQUIRE_*`,
+//!   `SPALL_WINDOW_TEST`) turns the skip into a failure.
+//!
+//! Only std: it is a dev-dependency, and must pull nothing (no window system, no GL) into
+//! the crates that use it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The repository's root (this crate is `crates/test-support`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A file (or directory) under `tests/fixtures`.
+pub fn fixture(rel: &str) -> PathBuf {
+    repo_root().join("tests/fixtures").join(rel)
+}
+
+/// The bytes of a file under `tests/fixtures`; a missing one fails naming it.
+pub fn fixture_bytes(rel: &str) -> Vec<u8> {
+    std::fs::read(fixture(rel)).unwrap_or_else(|e| panic!("tests/fixtures/{rel}: {e}"))
+}
+
+/// A document of `docs/`, as text.
+pub fn doc(name: &str) -> String {
+    let p = repo_root().join("docs").join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The shared corpus of real traces, `../shared/corpus` beside the checkout, when it is
+/// there; `None` (after saying `test` skips) when it is not, which `SPALL_REQUIRE_CORPUS`
+/// (set by `.ci/run`) turns into a failure.
+#[track_caller]
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let root = repo_root().join("../shared/corpus");
+    available(
+        root.exists(),
+        "SPALL_REQUIRE_CORPUS",
+        &format!("{test}: {} is missing", root.display()),
+    )
+    .then_some(root)
+}
+
+/// Whether a test's prerequisite is there. When it is not (`ok` false), a test skips:
+/// this says so on stderr (`SKIPPED: what`) and returns false, unless `require` (an
+/// environment variable CI sets, such as `SPALL_REQUIRE_PYTHON`) is set, which makes the
+/// skip a failure.
+#[track_caller]
+pub fn available(ok: bool, require: &str, what: &str) -> bool {
+    if !ok {
+        assert!(
+            std::env::var_os(require).is_none(),
+            "{require} is set, so this must run, but {what}"
+        );
+        eprintln!("SKIPPED: {what} (set {require}=1 to make this a failure)");
+    }
+    ok
+}
+
+/// A fresh, empty directory `spall-TAG-PID` in the system's temporary directory: tags
+/// must differ between the tests of one binary, which share the process id.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("spall-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    d
+}
+
+/// Runs `exe ARGS` to its end: its exit status and output, whatever they are.
+pub fn run(exe: impl AsRef<Path>, args: &[&str]) -> Output {
+    let exe = exe.as_ref();
+    Command::new(exe)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", exe.display()))
+}
+
+/// Runs `exe ARGS`, which must exit 0; its output.
+pub fn run_ok(exe: impl AsRef<Path>, args: &[&str]) -> Output {
+    let o = run(exe, args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// Runs `exe ARGS` with `input` on its standard input; its exit status and output.
+pub fn piped(exe: impl AsRef<Path>, args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(exe.as_ref())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Written from another thread: the program may fill its stdout before reading all.
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The program may exit without reading everything (an error): that is its answer.
+        let _ = stdin.write_all(&input);
+    });
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    o
+}

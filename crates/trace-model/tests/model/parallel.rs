@@ -1,0 +1,360 @@
+//! Loading decodes chunks in parallel, each into its own builder, and merges them. The
+//! result must equal the sequential, buffered builder's on inputs large enough to be cut into
+//! many chunks, including B/E pairs split across chunks, and must not depend on the number
+//! of threads. The stepped load a browser runs (`LoadSteps`) must give the same result.
+
+use crate::common::{buffered, with_threads};
+use spall_format::synth::Synth;
+use spall_format::{DiagnosticKind, CHUNK_BYTES};
+use trace_model::{load_bytes, LoadSteps, Trace};
+
+/// Everything a reader sees, as text: spans with names, categories, arguments and flags;
+/// threads and processes with their names; instants, counters, flows; warning counts.
+fn dump(t: &Trace) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in t.processes() {
+        out.push(format!(
+            "process {:?} {:?} {:?}",
+            t.ext_id(p.pid),
+            p.name.map(|n| t.str(n)),
+            p.threads.len()
+        ));
+    }
+    for th in t.threads() {
+        out.push(format!(
+            "thread {} {:?} lanes {}",
+            t.ext_id(th.tid),
+            th.name.map(|n| t.str(n)),
+            th.lanes.len()
+        ));
+        for (d, l) in th.lanes.iter().enumerate() {
+            for i in 0..l.len() {
+                out.push(format!(
+                    "{d} {} {} {} {} {:?} {}",
+                    l.start[i],
+                    l.dur[i],
+                    t.str(l.name[i]),
+                    t.str(l.cat[i]),
+                    t.args().get(l.args[i]),
+                    l.flags[i]
+                ));
+            }
+        }
+    }
+    for i in t.instants() {
+        out.push(format!("instant {} {} {}", i.ts, t.str(i.name), i.thread));
+    }
+    for c in t.counters() {
+        out.push(format!(
+            "counter {} {:?} {:?}",
+            t.str(c.name),
+            c.ts,
+            c.values
+        ));
+    }
+    for f in t.flows() {
+        out.push(format!("flow {} {}", t.str(f.id), f.points.len()));
+    }
+    for (k, n) in t.diagnostics().counts() {
+        out.push(format!("warning {} {n}", k.name()));
+    }
+    out.push(format!("range {} {}", t.start_ns(), t.end_ns()));
+    out
+}
+
+/// The load a browser runs: a step at a time, on one thread.
+fn stepped(bytes: &[u8]) -> Trace {
+    let mut load = LoadSteps::new(bytes.to_vec(), &Default::default());
+    let mut steps = 0;
+    while !load.step().unwrap() {
+        steps += 1;
+    }
+    if bytes.len() > 3 * CHUNK_BYTES {
+        assert!(steps > 3, "{steps} steps");
+    }
+    load.finish().unwrap()
+}
+
+fn assert_same(a: &Trace, b: &Trace, what: &str) {
+    let (a, b) = (dump(a), dump(b));
+    assert_eq!(a.len(), b.len(), "{what}: lines");
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "{what}: line {i}");
+    }
+}
+
+#[test]
+fn generated_json_and_spall_equal_buffered() {
+    let synth = Synth {
+        spans: 150_000,
+        exotic_names: true,
+        ..Synth::default()
+    };
+    let mut json = Vec::new();
+    synth.write_json(&mut json, true).unwrap();
+    let mut spall = Vec::new();
+    Synth {
+        spans: 600_000,
+        ..synth
+    }
+    .write_spall(&mut spall)
+    .unwrap();
+    for (what, bytes) in [("json", &json), ("spall", &spall)] {
+        assert!(
+            bytes.len() > 3 * CHUNK_BYTES,
+            "{what}: {} bytes",
+            bytes.len()
+        );
+        let par = load_bytes(bytes).unwrap();
+        assert!(par.span_count() > 100_000);
+        assert_same(&par, &buffered(bytes), what);
+        let one = with_threads(1, || load_bytes(bytes).unwrap());
+        assert_same(&one, &par, &format!("{what}, 1 thread"));
+        assert_same(&stepped(bytes), &par, &format!("{what}, stepped"));
+    }
+}
+
+/// One thread opens 60,000 nested B events, then closes them: every E lands in a later chunk
+/// than its B. Some E names do not match, some E events have no B, the last B events never
+/// close, and other threads, instants, counters and metadata are interleaved.
+#[test]
+fn begin_end_pairs_across_chunks() {
+    let pad = "x".repeat(120);
+    let mut s = String::from("[\n");
+    let n = 60_000;
+    for i in 0..n {
+        s.push_str(&format!(
+            "{{\"name\":\"b{i}{pad}\",\"ph\":\"B\",\"ts\":{i},\"pid\":1,\"tid\":1}},\n"
+        ));
+        if i % 997 == 0 {
+            s.push_str(&format!(
+                "{{\"name\":\"x{i}\",\"ph\":\"X\",\"ts\":{i},\"dur\":3,\"pid\":1,\"tid\":{}}},\n",
+                2 + i % 3
+            ));
+            s.push_str(&format!(
+                "{{\"name\":\"c\",\"ph\":\"C\",\"ts\":{i},\"pid\":1,\"tid\":1,\"args\":{{\"v\":{i}}}}},\n"
+            ));
+            s.push_str(&format!(
+                "{{\"name\":\"i{i}\",\"ph\":\"i\",\"ts\":{i},\"pid\":2,\"tid\":\"main\"}},\n"
+            ));
+        }
+    }
+    s.push_str("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"deep\"}},\n");
+    for i in (50..n).rev() {
+        let name = if i % 101 == 0 {
+            "wrong".to_string()
+        } else {
+            format!("b{i}{pad}")
+        };
+        // Runs of E events at one timestamp, as sampling converters write them.
+        let ts = 2 * n - i / 4 * 4;
+        s.push_str(&format!(
+            "{{\"name\":\"{name}\",\"ph\":\"E\",\"ts\":{ts},\"pid\":1,\"tid\":1}},\n"
+        ));
+    }
+    s.push_str("{\"name\":\"stray\",\"ph\":\"E\",\"ts\":999999999,\"pid\":1,\"tid\":3},\n");
+    s.push_str("{\"name\":\"end\",\"ph\":\"i\",\"ts\":999999999,\"pid\":1,\"tid\":1}]\n");
+    let bytes = s.into_bytes();
+    assert!(bytes.len() > 2 * CHUNK_BYTES, "{} bytes", bytes.len());
+    let par = load_bytes(&bytes).unwrap();
+    let seq = buffered(&bytes);
+    assert_eq!(par.threads()[0].lanes.len(), n as usize);
+    assert_same(&par, &seq, "deep");
+    let one = with_threads(1, || load_bytes(&bytes).unwrap());
+    assert_same(&one, &par, "deep, 1 thread");
+    assert_same(&stepped(&bytes), &par, "deep, stepped");
+}
+
+/// B/E events that go back in time on a thread: the stepped load, like the parallel one,
+/// falls back to one buffered decode, and gzip is decompressed in steps first.
+#[test]
+fn stepped_load_falls_back_and_reads_gzip() {
+    use std::io::Write;
+    let mut s = String::from("[\n");
+    let pad = "y".repeat(100);
+    for i in 0..120_000u64 {
+        // Every 1000th pair is written late, at an earlier time than the events before it.
+        let ts = if i % 1000 == 999 { i - 500 } else { i } * 10;
+        s.push_str(&format!(
+            "{{\"name\":\"s{pad}\",\"ph\":\"B\",\"ts\":{ts},\"pid\":1,\"tid\":{}}},\n",
+            i % 3
+        ));
+        s.push_str(&format!(
+            "{{\"name\":\"s{pad}\",\"ph\":\"E\",\"ts\":{},\"pid\":1,\"tid\":{}}},\n",
+            ts + 5,
+            i % 3
+        ));
+    }
+    s.push_str("{\"name\":\"end\",\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1}]");
+    let bytes = s.into_bytes();
+    assert!(bytes.len() > 3 * CHUNK_BYTES);
+    let par = load_bytes(&bytes).unwrap();
+    assert_eq!(par.span_count(), 120_000);
+    assert_same(&stepped(&bytes), &par, "back in time, stepped");
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(&bytes).unwrap();
+    let z = z.finish().unwrap();
+    assert_same(&stepped(&z), &par, "gzip, stepped");
+}
+
+/// A load that would not fit is refused before its first event, naming the limit.
+#[test]
+fn stepped_load_checks_memory_first() {
+    let mut json = Vec::new();
+    Synth {
+        spans: 50_000,
+        ..Synth::default()
+    }
+    .write_json(&mut json, false)
+    .unwrap();
+    let opts = trace_model::DecodeOptions {
+        max_memory: trace_model::MemoryLimit::Bytes(1 << 20),
+        ..Default::default()
+    };
+    let mut load = LoadSteps::new(json, &opts);
+    let e = load.step().unwrap_err();
+    assert!(e.to_string().contains("memory"), "{e}");
+}
+
+/// `.spall` v3 Begin and End events go straight into lanes by their stack depth; the lanes
+/// must be `nest`'s (the buffered builder's) in every case where the two could differ:
+/// zero-length spans (alone, nested in each other, at the end or start of a longer span,
+/// before a span that starts at the same time), Ends with no Begin, Begins never closed,
+/// and stacks that cross chunks, on several threads whose buffers interleave.
+#[test]
+fn spall_stacks_equal_nesting() {
+    use spall_format::synth::Rng;
+    use spall_format::SpallWriter;
+    let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
+    let mut rng = Rng(7);
+    let pad = "p".repeat(60);
+    let threads = 5u32;
+    let mut now = vec![100u64; threads as usize];
+    let mut depth = vec![0u32; threads as usize];
+    let mut spans = 0;
+    for _ in 0..9_000 {
+        let t = rng.below(threads as u64) as u32;
+        let (i, tid) = (t as usize, 10 + t);
+        // Time stands still half the time, so zero-length spans and equal times are common.
+        for _ in 0..50 {
+            now[i] += rng.below(2) * rng.below(5);
+            match rng.below(10) {
+                0..=4 if depth[i] < 40 => {
+                    let name = format!("s{}{pad}", rng.below(50));
+                    let args = if rng.below(4) == 0 { "a=1" } else { "" };
+                    w.begin(1, tid, now[i], &name, args).unwrap();
+                    depth[i] += 1;
+                }
+                // Now and then an End with no Begin open on its thread.
+                5 if depth[i] == 0 && rng.below(3) == 0 => w.end(1, tid, now[i]).unwrap(),
+                _ if depth[i] > 0 => {
+                    w.end(1, tid, now[i]).unwrap();
+                    depth[i] -= 1;
+                    spans += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    let bytes = w.finish().unwrap();
+    assert!(bytes.len() > 3 * CHUNK_BYTES, "{} bytes", bytes.len());
+    assert!(spans > 50_000, "{spans} spans");
+    assert!(depth.iter().any(|&d| d > 0), "some Begins stay open");
+    let par = load_bytes(&bytes).unwrap();
+    let zeros = par
+        .threads()
+        .iter()
+        .flat_map(|t| &t.lanes)
+        .flat_map(|l| &l.dur)
+        .filter(|&&d| d == 0)
+        .count();
+    assert!(zeros > 5_000, "{zeros} zero-length spans");
+    assert_same(&par, &buffered(&bytes), "spall stacks");
+    let one = with_threads(1, || load_bytes(&bytes).unwrap());
+    assert_same(&one, &par, "spall stacks, 1 thread");
+    assert_same(&stepped(&bytes), &par, "spall stacks, stepped");
+}
+
+/// A real `.spall` file (940 zero-length spans among 91,542), written out again five
+/// times one after another in time, so its stacks cross chunks.
+#[test]
+fn real_spall_file_across_chunks_equals_nesting() {
+    use spall_format::{Collect, Phase, RawId, SpallWriter};
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/spall/odingengine_v3.spall"
+    );
+    let real = std::fs::read(path).unwrap();
+    assert_same(&load_bytes(&real).unwrap(), &buffered(&real), "odingengine");
+    let mut events = Collect::default();
+    spall_format::decode(&real, &mut events).unwrap();
+    let span = events.0.iter().map(|e| e.ts).max().unwrap() + 1;
+    let id = |r: &RawId<'_>| match r {
+        RawId::Num(n) => *n as u32,
+        RawId::Str(_) => unreachable!(".spall ids are numbers"),
+    };
+    let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
+    for copy in 0..5 {
+        for e in &events.0 {
+            let (pid, tid, ts) = (id(&e.pid), id(&e.tid), (e.ts + copy * span) as u64);
+            match e.ph {
+                Phase::BEGIN => {
+                    let args = e.args.raw().unwrap_or("");
+                    w.begin(pid, tid, ts, &e.name, args).unwrap();
+                }
+                Phase::END => w.end(pid, tid, ts).unwrap(),
+                _ => {}
+            }
+        }
+    }
+    let bytes = w.finish().unwrap();
+    assert!(bytes.len() > 2 * CHUNK_BYTES, "{} bytes", bytes.len());
+    let par = load_bytes(&bytes).unwrap();
+    assert_eq!(par.span_count(), 5 * 91_542);
+    assert_same(&par, &buffered(&bytes), "odingengine x5");
+}
+
+/// A span whose `B` and `E` both carry arguments holds both sets merged (an `E` key wins,
+/// as in trace_processor and Chrome's trace viewer), whether the pair is in one chunk or
+/// its `E` is chunks after its `B`; a `B` without arguments takes its `E`'s.
+#[test]
+fn end_arguments_merge_into_the_begins() {
+    let mut s = String::from("[\n");
+    s.push_str("{\"name\":\"outer\",\"ph\":\"B\",\"ts\":0,\"pid\":1,\"tid\":1,\"args\":{\"a\":1,\"kept\":\"b\"}},\n");
+    s.push_str(
+        "{\"name\":\"near\",\"ph\":\"B\",\"ts\":1,\"pid\":1,\"tid\":1,\"args\":{\"x\":1}},\n",
+    );
+    s.push_str(
+        "{\"name\":\"near\",\"ph\":\"E\",\"ts\":2,\"pid\":1,\"tid\":1,\"args\":{\"y\":[2]}},\n",
+    );
+    s.push_str("{\"name\":\"bare\",\"ph\":\"B\",\"ts\":3,\"pid\":1,\"tid\":1},\n");
+    s.push_str("{\"name\":\"bare\",\"ph\":\"E\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{\"only\":\"end\"}},\n");
+    let pad = "z".repeat(200);
+    for i in 0..3 * CHUNK_BYTES as u64 / 100 {
+        s.push_str(&format!(
+            "{{\"name\":\"i{pad}\",\"ph\":\"i\",\"ts\":{},\"pid\":1,\"tid\":2}},\n",
+            10 + i
+        ));
+    }
+    s.push_str("{\"name\":\"outer\",\"ph\":\"E\",\"ts\":99999999,\"pid\":1,\"tid\":1,\"args\":{\"a\":2,\"e\":true}}]\n");
+    let bytes = s.into_bytes();
+    assert!(bytes.len() > 3 * CHUNK_BYTES);
+    let args = |t: &Trace, name: &str| -> serde_json::Value {
+        let th = &t.threads()[0];
+        let mut l = th
+            .lanes
+            .iter()
+            .flat_map(|l| (0..l.len()).map(move |i| (l, i)));
+        let (l, i) = l.find(|(l, i)| t.str(l.name[*i]) == name).unwrap();
+        t.args().json(l.args[i]).unwrap()
+    };
+    let par = load_bytes(&bytes).unwrap();
+    let want = serde_json::json!({"a": 2, "kept": "b", "e": true});
+    assert_eq!(args(&par, "outer"), want, "across chunks");
+    assert_eq!(args(&par, "near"), serde_json::json!({"x": 1, "y": [2]}));
+    assert_eq!(args(&par, "bare"), serde_json::json!({"only": "end"}));
+    let seq = buffered(&bytes);
+    assert_eq!(args(&seq, "outer"), want, "buffered");
+    assert_same(&seq, &par, "end arguments");
+    assert_same(&stepped(&bytes), &par, "end arguments, stepped");
+}

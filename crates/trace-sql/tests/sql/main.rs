@@ -1,0 +1,5 @@
+//! trace-sql's integration tests, one binary: the tables on real traces, and the parity
+//! with trace_processor's answers.
+
+mod parity;
+mod sql;
