@@ -582,7 +582,8 @@ fn instant<'e, S: EventSink>(
 }
 
 /// Extra counter values: on the event's own tracks, else the sequence's defaults; a
-/// track no descriptor defines is skipped, warned.
+/// track no descriptor defines is skipped, warned. Not inlined: inlined, it cost the
+/// decode of events without extra values more than the call costs those with them.
 #[allow(clippy::too_many_arguments)]
 fn extra_counters<S: EventSink>(
     out: &mut Out<'_, S>,
