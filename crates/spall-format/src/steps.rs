@@ -174,135 +174,165 @@ impl<S: EventSink> Steps<S> {
     }
 
     fn step_inner(&mut self) -> Result<(), Error> {
-        let b = &self.bytes;
         self.phase = match std::mem::replace(&mut self.phase, Phase::Done) {
             Phase::Gunzip {
-                mut g,
+                g,
                 compressed,
                 level,
-            } => {
-                self.gzip = true;
-                let done = g.step(GZIP_STEP, &mut self.diags);
-                let done = done.map_err(|e| gzip_error(e, self.memory, &self.opts))?;
-                if !done {
-                    Phase::Gunzip {
-                        g,
-                        compressed,
-                        level,
-                    }
-                } else {
-                    let out = std::mem::take(&mut g.out);
-                    if detect(&out) != Detected::Gzip {
-                        self.bytes = out;
-                        Phase::Plan
-                    } else if level < GZIP_LEVELS {
-                        let (limit, _) = gzip_limit(&out, &self.opts);
-                        gunzip_phase(out, limit.min(self.opts.max_decompressed), level + 1)
-                    } else {
-                        // Deeper nesting: the sequential decode reports it.
-                        self.bytes = out;
-                        Phase::Whole
-                    }
-                }
-            }
+            } => self.gunzip(g, compressed, level)?,
             Phase::Plan => {
                 self.input_diags = self.diags.clone();
-                plan(b, &mut self.diags)?
+                plan(&self.bytes, &mut self.diags)?
             }
-            Phase::Whole => {
-                let mut sink = (self.new_sink)();
-                let diags = std::mem::take(&mut self.diags);
-                let limit = self.opts.max_decompressed;
-                let s = decode_plain(b, self.gzip, self.input_bytes, diags, limit, &mut sink)?;
-                self.diags = s.diagnostics;
-                self.events = s.events;
-                self.format = Some((s.format, s.spall, s.json));
-                self.sinks.push(sink);
-                Phase::Done
-            }
+            Phase::Whole => self.whole()?,
             Phase::Spall {
                 header,
                 scale,
                 chunks,
                 next,
-            } => match chunks.get(next) {
-                Some(&range) => {
-                    let mut sink = (self.new_sink)();
-                    let mut d = Diagnostics::default();
-                    self.events += spall::decode_chunk(b, 3, range, 0, &scale, &mut sink, &mut d);
-                    self.diags.merge(d);
-                    self.sinks.push(sink);
-                    Phase::Spall {
-                        header,
-                        scale,
-                        chunks,
-                        next: next + 1,
-                    }
-                }
-                None => {
-                    self.format = Some((Format::SpallV3, Some(header), None));
-                    Phase::Done
-                }
-            },
-            Phase::JsonFind { utf8 } => {
-                // The top level up to the array, with its warnings thrown away: they are
-                // counted when the top level is parsed for real, after the array.
-                let mut start = None;
-                let mut hook = |i: usize, _: &mut Diagnostics| {
-                    start = Some(i);
-                    (b.len(), false)
-                };
-                let (mut sink, mut d) = ((self.new_sink)(), Diagnostics::default());
-                let known = utf8.then(|| text(b));
-                json::decode_hooked(b, known, &mut sink, &mut d, Some(&mut hook))?;
-                match start {
-                    Some(pos) => Phase::JsonRuns {
-                        utf8,
-                        pos,
-                        state: LoopState::default(),
-                    },
-                    // No event array: nothing worth cutting.
-                    None => Phase::Whole,
-                }
-            }
-            Phase::JsonRuns { utf8, pos, state } => {
-                let text = if utf8 { text(b) } else { "" };
-                let mut sink = (self.new_sink)();
-                let stop = pos.saturating_add(CHUNK_BYTES);
-                let (end, state, n) =
-                    json::parse_run(text, b, pos, stop, state, &mut sink, &mut self.run_diags);
-                self.events += n;
-                self.sinks.push(sink);
-                match end {
-                    Stop::At(pos) => Phase::JsonRuns { utf8, pos, state },
-                    Stop::Closed(e) => Phase::JsonTop {
-                        utf8,
-                        end: (e, false),
-                    },
-                    Stop::Eof => Phase::JsonTop {
-                        utf8,
-                        end: (b.len(), true),
-                    },
-                }
-            }
-            Phase::JsonTop { utf8, end } => {
-                let mut runs = std::mem::take(&mut self.run_diags);
-                let mut hook = |_: usize, d: &mut Diagnostics| {
-                    d.merge(std::mem::take(&mut runs));
-                    end
-                };
-                let mut top = (self.new_sink)();
-                let known = utf8.then(|| text(b));
-                let (info, n) =
-                    json::decode_hooked(b, known, &mut top, &mut self.diags, Some(&mut hook))?;
-                self.events += n;
-                self.sinks.insert(0, top);
-                self.format = Some((Format::Json, None, Some(info)));
-                Phase::Done
-            }
+            } => self.spall_chunk(header, scale, chunks, next),
+            Phase::JsonFind { utf8 } => self.json_find(utf8)?,
+            Phase::JsonRuns { utf8, pos, state } => self.json_run(utf8, pos, state),
+            Phase::JsonTop { utf8, end } => self.json_top(utf8, end)?,
             Phase::Done => Phase::Done,
         };
         Ok(())
+    }
+
+    /// Decompresses the next slice; once done, plans the output (or unwraps another
+    /// level of gzip).
+    fn gunzip(
+        &mut self,
+        mut g: Box<Gunzip<Cursor<Vec<u8>>>>,
+        compressed: u64,
+        level: usize,
+    ) -> Result<Phase, Error> {
+        self.gzip = true;
+        let done = g.step(GZIP_STEP, &mut self.diags);
+        let done = done.map_err(|e| gzip_error(e, self.memory, &self.opts))?;
+        if !done {
+            return Ok(Phase::Gunzip {
+                g,
+                compressed,
+                level,
+            });
+        }
+        let out = std::mem::take(&mut g.out);
+        Ok(if detect(&out) != Detected::Gzip {
+            self.bytes = out;
+            Phase::Plan
+        } else if level < GZIP_LEVELS {
+            let (limit, _) = gzip_limit(&out, &self.opts);
+            gunzip_phase(out, limit.min(self.opts.max_decompressed), level + 1)
+        } else {
+            // Deeper nesting: the sequential decode reports it.
+            self.bytes = out;
+            Phase::Whole
+        })
+    }
+
+    /// The whole input in one step, sequentially.
+    fn whole(&mut self) -> Result<Phase, Error> {
+        let mut sink = (self.new_sink)();
+        let diags = std::mem::take(&mut self.diags);
+        let limit = self.opts.max_decompressed;
+        let b = &self.bytes;
+        let s = decode_plain(b, self.gzip, self.input_bytes, diags, limit, &mut sink)?;
+        self.diags = s.diagnostics;
+        self.events = s.events;
+        self.format = Some((s.format, s.spall, s.json));
+        self.sinks.push(sink);
+        Ok(Phase::Done)
+    }
+
+    /// The `.spall` v3 chunk `next`, or, after the last, the end.
+    fn spall_chunk(
+        &mut self,
+        header: SpallHeader,
+        scale: TickScale,
+        chunks: Vec<(usize, usize)>,
+        next: usize,
+    ) -> Phase {
+        let Some(&range) = chunks.get(next) else {
+            self.format = Some((Format::SpallV3, Some(header), None));
+            return Phase::Done;
+        };
+        let mut sink = (self.new_sink)();
+        let mut d = Diagnostics::default();
+        self.events += spall::decode_chunk(&self.bytes, 3, range, 0, &scale, &mut sink, &mut d);
+        self.diags.merge(d);
+        self.sinks.push(sink);
+        Phase::Spall {
+            header,
+            scale,
+            chunks,
+            next: next + 1,
+        }
+    }
+
+    /// Finds where the JSON event array starts.
+    fn json_find(&mut self, utf8: bool) -> Result<Phase, Error> {
+        // The top level up to the array, with its warnings thrown away: they are counted
+        // when the top level is parsed for real, after the array.
+        let b = &self.bytes;
+        let mut start = None;
+        let mut hook = |i: usize, _: &mut Diagnostics| {
+            start = Some(i);
+            (b.len(), false)
+        };
+        let (mut sink, mut d) = ((self.new_sink)(), Diagnostics::default());
+        let known = utf8.then(|| text(b));
+        json::decode_hooked(b, known, &mut sink, &mut d, Some(&mut hook))?;
+        Ok(match start {
+            Some(pos) => Phase::JsonRuns {
+                utf8,
+                pos,
+                state: LoopState::default(),
+            },
+            // No event array: nothing worth cutting.
+            None => Phase::Whole,
+        })
+    }
+
+    /// The next run of the event array's elements.
+    fn json_run(&mut self, utf8: bool, pos: usize, state: LoopState) -> Phase {
+        let b = &self.bytes;
+        let text = if utf8 { text(b) } else { "" };
+        let mut sink = (self.new_sink)();
+        let stop = pos.saturating_add(CHUNK_BYTES);
+        let (end, state, n) =
+            json::parse_run(text, b, pos, stop, state, &mut sink, &mut self.run_diags);
+        self.events += n;
+        self.sinks.push(sink);
+        match end {
+            Stop::At(pos) => Phase::JsonRuns { utf8, pos, state },
+            Stop::Closed(e) => Phase::JsonTop {
+                utf8,
+                end: (e, false),
+            },
+            Stop::Eof => Phase::JsonTop {
+                utf8,
+                end: (b.len(), true),
+            },
+        }
+    }
+
+    /// The top level around the event array (which ended at `end.0`; `end.1`:
+    /// unterminated), its sink first.
+    fn json_top(&mut self, utf8: bool, end: (usize, bool)) -> Result<Phase, Error> {
+        let b = &self.bytes;
+        let mut runs = std::mem::take(&mut self.run_diags);
+        let mut hook = |_: usize, d: &mut Diagnostics| {
+            d.merge(std::mem::take(&mut runs));
+            end
+        };
+        let mut top = (self.new_sink)();
+        let known = utf8.then(|| text(b));
+        let (info, n) = json::decode_hooked(b, known, &mut top, &mut self.diags, Some(&mut hook))?;
+        self.events += n;
+        self.sinks.insert(0, top);
+        self.format = Some((Format::Json, None, Some(info)));
+        Ok(Phase::Done)
     }
 
     /// The summary and the sinks, once [`step`](Self::step) has returned `true`.

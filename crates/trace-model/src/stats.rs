@@ -7,6 +7,7 @@ use regex::Regex;
 
 use crate::range::clip_span;
 use crate::samples::{Frames, NO_FRAME};
+use crate::span::{Lane, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -145,13 +146,15 @@ impl Trace {
         by: GroupBy,
         keep_self_times: bool,
     ) -> Vec<Group> {
-        let (r0, r1) = filter.range.unwrap_or((i64::MIN, i64::MAX));
-        let clip = |s: i64, e: i64| clip_span(s, e, r0, r1);
-        // Name filter results, computed once per distinct name.
-        let mut name_ok: HashMap<StrId, bool> = HashMap::new();
-        // Keys (name or stack ids) are dense: a vector, not a map, on this per-span path.
-        let mut acc: Vec<Acc> = Vec::new();
-        let mut stacks = Frames::default();
+        let mut c = Collector {
+            trace: self,
+            filter,
+            by,
+            keep_self_times,
+            name_ok: HashMap::new(),
+            acc: Vec::new(),
+            stacks: Frames::default(),
+        };
         let all: Vec<u32>;
         let threads = match &filter.threads {
             Some(t) => t.as_slice(),
@@ -161,125 +164,166 @@ impl Trace {
             }
         };
         for &t in threads {
-            let Some(thread) = self.threads.get(t as usize) else {
-                continue;
-            };
-            // Per lane, each span's stack: its parent is the last span one level up that
-            // starts at or before it.
-            let mut lane_stacks: Vec<Vec<u32>> = Vec::new();
-            if by == GroupBy::Stack {
-                for (d, lane) in thread.lanes.iter().enumerate() {
-                    let ids = (0..lane.len())
-                        .map(|i| {
-                            let parent = match d.checked_sub(1) {
-                                Some(up) => {
-                                    let pl = &thread.lanes[up];
-                                    let k = pl.start.partition_point(|&x| x <= lane.start[i]);
-                                    k.checked_sub(1).map_or(NO_FRAME, |k| lane_stacks[up][k])
-                                }
-                                None => NO_FRAME,
-                            };
-                            stacks.get(lane.name[i], parent)
-                        })
-                        .collect();
-                    lane_stacks.push(ids);
-                }
-            }
-            for (d, lane) in thread.lanes.iter().enumerate() {
-                let next = thread.lanes.get(d + 1);
-                // Lanes never overlap, so ends are sorted too: skip straight to the range.
-                let first = lower_bound(lane.len(), |k| lane.end(k) < r0);
-                let stack_of = |i: usize| lane_stacks.get(d).map_or(NO_FRAME, |v| v[i]);
-                let mut c = match (next, lane.start.get(first)) {
-                    (Some(n), Some(&s0)) => n.start.partition_point(|&x| x < s0),
-                    _ => 0,
-                };
-                for i in first..lane.len() {
-                    let (s, e) = (lane.start[i], lane.end(i));
-                    if s >= r1 {
-                        break;
-                    }
-                    // Advance the child cursor to this span's children (starts in [s, e)).
-                    let mut child_sum = 0i64;
-                    if let Some(n) = next {
-                        while c < n.len() && n.start[c] < s {
-                            c += 1;
-                        }
-                        let mut j = c;
-                        while j < n.len() && n.start[j] < e {
-                            // A partially overlapping child counts only up to our end.
-                            if let Some(cd) = clip(n.start[j], n.end(j).min(e)) {
-                                child_sum += cd;
-                            }
-                            j += 1;
-                        }
-                    }
-                    let Some(dur) = clip(s, e) else { continue };
-                    let name = lane.name[i];
-                    let ok = *name_ok.entry(name).or_insert_with(|| match &filter.name {
-                        Some(f) => f.matches(self.str(name)),
-                        None => true,
-                    });
-                    if !ok {
-                        continue;
-                    }
-                    let key = match by {
-                        GroupBy::Name => name.0,
-                        GroupBy::Stack => stack_of(i),
-                    };
-                    if acc.len() <= key as usize {
-                        acc.resize_with(key as usize + 1, Acc::default);
-                    }
-                    let a = &mut acc[key as usize];
-                    a.total += dur;
-                    a.self_ns += dur - child_sum;
-                    a.durs.push(dur);
-                    if keep_self_times {
-                        a.selfs.push(dur - child_sum);
-                    }
-                }
+            if let Some(thread) = self.threads.get(t as usize) {
+                c.thread(thread);
             }
         }
-        let mut out: Vec<Group> = acc
-            .into_iter()
-            .enumerate()
-            .filter(|(_, a)| !a.durs.is_empty())
-            .map(|(key, mut a)| {
-                let key = key as u32;
-                let stack = match by {
-                    GroupBy::Name => vec![StrId(key)],
-                    GroupBy::Stack => stacks.path(key),
-                };
-                a.durs.sort_unstable();
-                a.selfs.sort_unstable();
-                let n = a.durs.len() as i64;
-                let stats = NameStats {
-                    name: stack[stack.len() - 1],
-                    count: n as u64,
-                    total_ns: a.total,
-                    self_ns: a.self_ns,
-                    min_ns: a.durs[0],
-                    max_ns: a.durs[a.durs.len() - 1],
-                    mean_ns: (a.total + n / 2).div_euclid(n),
-                    p50_ns: percentile(&a.durs, 50),
-                    p90_ns: percentile(&a.durs, 90),
-                    p99_ns: percentile(&a.durs, 99),
-                };
-                Group {
-                    stack,
-                    stats,
-                    durations: a.durs,
-                    self_times: a.selfs,
+        c.groups()
+    }
+}
+
+/// What [`Trace::collect_groups`] gathers as it walks the spans.
+struct Collector<'t> {
+    trace: &'t Trace,
+    filter: &'t StatsFilter,
+    by: GroupBy,
+    keep_self_times: bool,
+    /// Name filter results, computed once per distinct name.
+    name_ok: HashMap<StrId, bool>,
+    /// Keys (name or stack ids) are dense: a vector, not a map, on this per-span path.
+    acc: Vec<Acc>,
+    stacks: Frames,
+}
+
+impl Collector<'_> {
+    /// One thread's spans, lane by lane.
+    fn thread(&mut self, thread: &Thread) {
+        let lane_stacks = match self.by {
+            GroupBy::Stack => self.lane_stacks(thread),
+            GroupBy::Name => Vec::new(),
+        };
+        for (d, lane) in thread.lanes.iter().enumerate() {
+            let stacks = lane_stacks.get(d).map(Vec::as_slice);
+            self.lane(lane, thread.lanes.get(d + 1), stacks);
+        }
+    }
+
+    /// Per lane, each span's stack: its parent is the last span one level up that starts
+    /// at or before it.
+    fn lane_stacks(&mut self, thread: &Thread) -> Vec<Vec<u32>> {
+        let mut lane_stacks: Vec<Vec<u32>> = Vec::new();
+        for (d, lane) in thread.lanes.iter().enumerate() {
+            let ids = (0..lane.len())
+                .map(|i| {
+                    let parent = match d.checked_sub(1) {
+                        Some(up) => {
+                            let pl = &thread.lanes[up];
+                            let k = pl.start.partition_point(|&x| x <= lane.start[i]);
+                            k.checked_sub(1).map_or(NO_FRAME, |k| lane_stacks[up][k])
+                        }
+                        None => NO_FRAME,
+                    };
+                    self.stacks.get(lane.name[i], parent)
+                })
+                .collect();
+            lane_stacks.push(ids);
+        }
+        lane_stacks
+    }
+
+    /// The spans of `lane` (its children in `next`; with `stacks`, each span's stack) that
+    /// pass the filter, clipped to its range, added to their groups.
+    fn lane(&mut self, lane: &Lane, next: Option<&Lane>, stacks: Option<&[u32]>) {
+        let (r0, r1) = self.filter.range.unwrap_or((i64::MIN, i64::MAX));
+        let clip = |s: i64, e: i64| clip_span(s, e, r0, r1);
+        // Lanes never overlap, so ends are sorted too: skip straight to the range.
+        let first = lower_bound(lane.len(), |k| lane.end(k) < r0);
+        let mut c = match (next, lane.start.get(first)) {
+            (Some(n), Some(&s0)) => n.start.partition_point(|&x| x < s0),
+            _ => 0,
+        };
+        for i in first..lane.len() {
+            let (s, e) = (lane.start[i], lane.end(i));
+            if s >= r1 {
+                break;
+            }
+            // Advance the child cursor to this span's children (starts in [s, e)).
+            let mut child_sum = 0i64;
+            if let Some(n) = next {
+                while c < n.len() && n.start[c] < s {
+                    c += 1;
                 }
+                let mut j = c;
+                while j < n.len() && n.start[j] < e {
+                    // A partially overlapping child counts only up to our end.
+                    if let Some(cd) = clip(n.start[j], n.end(j).min(e)) {
+                        child_sum += cd;
+                    }
+                    j += 1;
+                }
+            }
+            let Some(dur) = clip(s, e) else { continue };
+            let name = lane.name[i];
+            let (t, filter) = (self.trace, &self.filter.name);
+            let ok = *self.name_ok.entry(name).or_insert_with(|| match filter {
+                Some(f) => f.matches(t.str(name)),
+                None => true,
+            });
+            if !ok {
+                continue;
+            }
+            let key = match self.by {
+                GroupBy::Name => name.0,
+                GroupBy::Stack => stacks.map_or(NO_FRAME, |v| v[i]),
+            };
+            if self.acc.len() <= key as usize {
+                self.acc.resize_with(key as usize + 1, Acc::default);
+            }
+            let a = &mut self.acc[key as usize];
+            a.total += dur;
+            a.self_ns += dur - child_sum;
+            a.durs.push(dur);
+            if self.keep_self_times {
+                a.selfs.push(dur - child_sum);
+            }
+        }
+    }
+
+    /// The groups gathered, by total time (largest first), then by the stack's names.
+    fn groups(self) -> Vec<Group> {
+        let (by, stacks, t) = (self.by, &self.stacks, self.trace);
+        let mut out: Vec<Group> = (self.acc.into_iter().enumerate())
+            .filter(|(_, a)| !a.durs.is_empty())
+            .map(|(key, a)| {
+                let stack = match by {
+                    GroupBy::Name => vec![StrId(key as u32)],
+                    GroupBy::Stack => stacks.path(key as u32),
+                };
+                group(stack, a)
             })
             .collect();
         out.sort_by(|a, b| {
             b.stats.total_ns.cmp(&a.stats.total_ns).then_with(|| {
                 let (na, nb) = (a.stack.iter(), b.stack.iter());
-                na.map(|&n| self.str(n)).cmp(nb.map(|&n| self.str(n)))
+                na.map(|&n| t.str(n)).cmp(nb.map(|&n| t.str(n)))
             })
         });
         out
+    }
+}
+
+/// The statistics of a group's spans.
+fn group(stack: Vec<StrId>, mut a: Acc) -> Group {
+    a.durs.sort_unstable();
+    a.selfs.sort_unstable();
+    let n = a.durs.len() as i64;
+    let stats = NameStats {
+        name: stack[stack.len() - 1],
+        count: n as u64,
+        total_ns: a.total,
+        self_ns: a.self_ns,
+        min_ns: a.durs[0],
+        max_ns: a.durs[a.durs.len() - 1],
+        mean_ns: (a.total + n / 2).div_euclid(n),
+        p50_ns: percentile(&a.durs, 50),
+        p90_ns: percentile(&a.durs, 90),
+        p99_ns: percentile(&a.durs, 99),
+    };
+    Group {
+        stack,
+        stats,
+        durations: a.durs,
+        self_times: a.selfs,
     }
 }
 

@@ -86,125 +86,33 @@ pub(crate) struct Placed {
     pub merged_args: Vec<u32>,
 }
 
+/// A placed track while tracks are numbered: its scope, name and slot.
+type Key = (Scope, Option<StrId>, u32);
+
+/// Process tracks first, then threads', then global ones.
+fn class(s: Scope) -> u8 {
+    match s {
+        Scope::Process(_) => 0,
+        Scope::Thread(_) => 1,
+        Scope::Global => 2,
+    }
+}
+
 impl Placed {
     pub(crate) fn new(t: &Trace, ids: &SliceIds) -> Placed {
         let first = ids.len();
         let first_track = (t.threads().len() + t.counters().len()) as u64;
         let proto = t.decode_summary().format.name() == "perfetto";
         let mut rows = Vec::new();
-        let mut by_thread = vec![0..0; t.threads().len()];
+        let by_thread = thread_instants(t, ids, proto, &mut rows);
 
-        let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
-            .filter(|&i| {
-                let e = &t.instants()[i as usize];
-                // trace_processor drops a thread instant whose tid it cannot read.
-                e.scope == InstantScope::Thread
-                    && !ids.nest.is_merged(e.thread)
-                    && !(proto && e.mark)
-            })
-            .collect();
-        thread_instants.sort_by_key(|&i| {
-            let e = &t.instants()[i as usize];
-            (e.thread, e.ts, i)
-        });
-        for &i in &thread_instants {
-            let e = &t.instants()[i as usize];
-            let (depth, parent) = match open_at(t, ids, e.thread, e.ts) {
-                Some(p) => (p.depth + 1, ids.id(p) as i64),
-                None => (0, -1),
-            };
-            let k = rows.len() as u32;
-            let r = &mut by_thread[e.thread as usize];
-            if r.start == r.end {
-                *r = k..k;
-            }
-            r.end = k + 1;
-            rows.push(Row {
-                src: Src::ThreadInstant(i),
-                depth,
-                parent,
-                track: e.thread,
-                end: 0,
-            });
-        }
-
-        // Tracks keyed by (scope, name, slot), process ones numbered first, then threads'.
-        let mut keys: Vec<(Scope, Option<StrId>, u32)> = Vec::new();
-        let mut other = Vec::new();
-        let mut instant_track = HashMap::new();
-        for (i, e) in t.instants().iter().enumerate() {
-            let key = match e.scope {
-                // A protobuf trace's marks: a track of their own beside the thread's.
-                InstantScope::Thread if proto && e.mark => (Scope::Thread(e.thread), None, MARKS),
-                InstantScope::Thread => continue,
-                InstantScope::Process => (Scope::Process(e.process), None, 0),
-                InstantScope::Global => (Scope::Global, None, 0),
-            };
-            let n = instant_track.len();
-            let k = *instant_track.entry(key).or_insert(n);
-            other.push((i as u32, k));
-        }
-        keys.resize(instant_track.len(), (Scope::Global, None, 0));
-        for (key, k) in instant_track {
-            keys[k] = key;
-        }
-        let (order, slots) = async_order(t);
-        // A protobuf slice's track is its descriptor's: one per (process, uuid), named as
-        // the model names it (the descriptor's name, else its slices').
-        let mut proto_name: HashMap<u32, StrId> = HashMap::new();
-        if proto {
-            for tr in t.async_tracks() {
-                for &a in tr.rows.iter().flatten() {
-                    proto_name.insert(a, tr.name);
-                }
-            }
-        }
-        let below_thread = |s: &AsyncSlice| {
-            proto
-                && s.flags & async_flags::LOCAL == 0
-                && t.processes()[s.process as usize].pid != ExtId::Num(0)
-        };
-        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
-        let async_key = |a: u32, slot: u32| {
-            let s = &t.async_slices()[a as usize];
-            let process = match s.flags & async_flags::LOCAL {
-                0 => Scope::Global,
-                _ => Scope::Process(s.process),
-            };
-            if let Some(&(slot, name)) = thread_slots.get(&a) {
-                (Scope::Thread(s.thread), slot, name)
-            } else if proto {
-                (process, s.process, Some(s.id))
-            } else {
-                (process, slot, Some(s.name))
-            }
-        };
+        // Tracks keyed by (scope, name, slot): the instants', then the async slices'.
+        let (mut keys, instants) = instant_tracks(t, proto);
         let mut names = vec![None; keys.len()];
-        let mut async_track = HashMap::new();
-        for (&a, &slot) in order.iter().zip(&slots) {
-            let s = &t.async_slices()[a as usize];
-            if s.parent != NO_PARENT {
-                continue;
-            }
-            let key = async_key(a, slot);
-            let n = keys.len();
-            async_track.entry(key).or_insert_with(|| {
-                keys.push((key.0, key.2, key.1));
-                names.push(match key.0 {
-                    Scope::Thread(_) => key.2,
-                    _ if proto => proto_name.get(&a).copied(),
-                    _ => Some(s.name),
-                });
-                n
-            });
-        }
+        let asyncs = Asyncs::new(t, proto);
+        let async_track = asyncs.tracks(&mut keys, &mut names);
         // Process tracks first.
         let mut rank: Vec<usize> = (0..keys.len()).collect();
-        let class = |s: Scope| match s {
-            Scope::Process(_) => 0,
-            Scope::Thread(_) => 1,
-            Scope::Global => 2,
-        };
         rank.sort_by_key(|&k| (class(keys[k].0), k));
         let mut place = vec![0u32; keys.len()];
         for (p, &k) in rank.iter().enumerate() {
@@ -220,63 +128,8 @@ impl Placed {
         let count = |c| tracks.iter().filter(|k| class(k.scope) == c).count();
         let (process_tracks, thread_tracks) = (count(0), count(1));
 
-        // Instants at one time on one track stack, each inside the one before, as
-        // trace_processor's do (`firstPaint`, `firstContentfulPaint`, ... at one time).
-        let mut last: HashMap<usize, (i64, u32, i64)> = HashMap::new();
-        for (i, k) in other {
-            let ts = t.instants()[i as usize].ts;
-            let id = (first + rows.len() as u64) as i64;
-            let (depth, parent) = match last.get(&k) {
-                Some(&(at, depth, prev)) if at == ts => (depth + 1, prev),
-                _ => (0, -1),
-            };
-            last.insert(k, (ts, depth, id));
-            rows.push(Row {
-                src: Src::Instant(i),
-                depth,
-                parent,
-                track: place[k],
-                end: 0,
-            });
-        }
-        // Async, in depth-first order: a slice's id by its index, its root's track.
-        let base = rows.len();
-        let mut id_of = vec![0u64; t.async_slices().len()];
-        for (n, &a) in order.iter().enumerate() {
-            id_of[a as usize] = first + (base + n) as u64;
-        }
-        let mut track = 0;
-        for (&a, &slot) in order.iter().zip(&slots) {
-            let s = &t.async_slices()[a as usize];
-            let parent = if s.parent == NO_PARENT {
-                track = place[async_track[&async_key(a, slot)]];
-                -1
-            } else {
-                id_of[s.parent as usize] as i64
-            };
-            rows.push(Row {
-                src: Src::Async(a),
-                depth: s.depth as u32,
-                parent,
-                track,
-                end: 0,
-            });
-        }
-        // Each async slice's subtree ends where the next slice at its depth or above starts.
-        let mut stack: Vec<usize> = Vec::new();
-        for k in base..rows.len() {
-            while let Some(&top) = stack.last() {
-                if rows[top].depth < rows[k].depth {
-                    break;
-                }
-                rows[top].end = first + k as u64;
-                stack.pop();
-            }
-            stack.push(k);
-        }
-        for k in stack {
-            rows[k].end = first + rows.len() as u64;
-        }
+        stacked_instants(t, first, instants, &place, &mut rows);
+        asyncs.rows(first, &async_track, &place, &mut rows);
         let merged_args = (0..t.async_slices().len() as u32)
             .filter(|&a| {
                 let s = &t.async_slices()[a as usize];
@@ -334,6 +187,230 @@ impl Placed {
         let hi = rows.partition_point(|x| ts(x) < end) as u64;
         let at = self.first + r.start as u64;
         at + lo..at + hi.max(lo)
+    }
+}
+
+/// The thread instants' rows, thread by thread in time order, each inside the deepest
+/// span open at its time; returns each thread's range of them in `rows`.
+fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) -> Vec<Range<u32>> {
+    let mut by_thread = vec![0..0; t.threads().len()];
+    let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
+        .filter(|&i| {
+            let e = &t.instants()[i as usize];
+            // trace_processor drops a thread instant whose tid it cannot read.
+            e.scope == InstantScope::Thread && !ids.nest.is_merged(e.thread) && !(proto && e.mark)
+        })
+        .collect();
+    thread_instants.sort_by_key(|&i| {
+        let e = &t.instants()[i as usize];
+        (e.thread, e.ts, i)
+    });
+    for &i in &thread_instants {
+        let e = &t.instants()[i as usize];
+        let (depth, parent) = match open_at(t, ids, e.thread, e.ts) {
+            Some(p) => (p.depth + 1, ids.id(p) as i64),
+            None => (0, -1),
+        };
+        let k = rows.len() as u32;
+        let r = &mut by_thread[e.thread as usize];
+        if r.start == r.end {
+            *r = k..k;
+        }
+        r.end = k + 1;
+        rows.push(Row {
+            src: Src::ThreadInstant(i),
+            depth,
+            parent,
+            track: e.thread,
+            end: 0,
+        });
+    }
+    by_thread
+}
+
+/// The tracks of the process and global instants (and a protobuf trace's marks), in the
+/// order first used, and each such instant with its track's index among them.
+fn instant_tracks(t: &Trace, proto: bool) -> (Vec<Key>, Vec<(u32, usize)>) {
+    let mut instants = Vec::new();
+    let mut instant_track = HashMap::new();
+    for (i, e) in t.instants().iter().enumerate() {
+        let key = match e.scope {
+            // A protobuf trace's marks: a track of their own beside the thread's.
+            InstantScope::Thread if proto && e.mark => (Scope::Thread(e.thread), None, MARKS),
+            InstantScope::Thread => continue,
+            InstantScope::Process => (Scope::Process(e.process), None, 0),
+            InstantScope::Global => (Scope::Global, None, 0),
+        };
+        let n = instant_track.len();
+        let k = *instant_track.entry(key).or_insert(n);
+        instants.push((i as u32, k));
+    }
+    let mut keys = vec![(Scope::Global, None, 0); instant_track.len()];
+    for (key, k) in instant_track {
+        keys[k] = key;
+    }
+    (keys, instants)
+}
+
+/// The process and global instants' rows. Instants at one time on one track stack, each
+/// inside the one before, as trace_processor's do (`firstPaint`, `firstContentfulPaint`,
+/// ... at one time).
+fn stacked_instants(
+    t: &Trace,
+    first: u64,
+    instants: Vec<(u32, usize)>,
+    place: &[u32],
+    rows: &mut Vec<Row>,
+) {
+    let mut last: HashMap<usize, (i64, u32, i64)> = HashMap::new();
+    for (i, k) in instants {
+        let ts = t.instants()[i as usize].ts;
+        let id = (first + rows.len() as u64) as i64;
+        let (depth, parent) = match last.get(&k) {
+            Some(&(at, depth, prev)) if at == ts => (depth + 1, prev),
+            _ => (0, -1),
+        };
+        last.insert(k, (ts, depth, id));
+        rows.push(Row {
+            src: Src::Instant(i),
+            depth,
+            parent,
+            track: place[k],
+            end: 0,
+        });
+    }
+}
+
+/// The nestable async slices in their order, with what their tracks are keyed by.
+struct Asyncs<'t> {
+    t: &'t Trace,
+    proto: bool,
+    /// Depth-first, operation by operation ([`async_order`]), and each one's slot.
+    order: Vec<u32>,
+    slots: Vec<u32>,
+    /// A protobuf slice's track is its descriptor's: one per (process, uuid), named as
+    /// the model names it (the descriptor's name, else its slices').
+    proto_name: HashMap<u32, StrId>,
+    /// The top-level slices below a thread's descriptor track ([`thread_slots`]).
+    thread_slots: HashMap<u32, (u32, Option<StrId>)>,
+}
+
+impl<'t> Asyncs<'t> {
+    fn new(t: &'t Trace, proto: bool) -> Asyncs<'t> {
+        let (order, slots) = async_order(t);
+        let mut proto_name: HashMap<u32, StrId> = HashMap::new();
+        if proto {
+            for tr in t.async_tracks() {
+                for &a in tr.rows.iter().flatten() {
+                    proto_name.insert(a, tr.name);
+                }
+            }
+        }
+        let below_thread = |s: &AsyncSlice| {
+            proto
+                && s.flags & async_flags::LOCAL == 0
+                && t.processes()[s.process as usize].pid != ExtId::Num(0)
+        };
+        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
+        Asyncs {
+            t,
+            proto,
+            order,
+            slots,
+            proto_name,
+            thread_slots,
+        }
+    }
+
+    /// The track of async slice `a` (a top-level one) in `slot`: (scope, slot, name).
+    fn key(&self, a: u32, slot: u32) -> (Scope, u32, Option<StrId>) {
+        let s = &self.t.async_slices()[a as usize];
+        let process = match s.flags & async_flags::LOCAL {
+            0 => Scope::Global,
+            _ => Scope::Process(s.process),
+        };
+        if let Some(&(slot, name)) = self.thread_slots.get(&a) {
+            (Scope::Thread(s.thread), slot, name)
+        } else if self.proto {
+            (process, s.process, Some(s.id))
+        } else {
+            (process, slot, Some(s.name))
+        }
+    }
+
+    /// Adds the top-level slices' tracks to `keys` and `names`; returns each one's index.
+    fn tracks(
+        &self,
+        keys: &mut Vec<Key>,
+        names: &mut Vec<Option<StrId>>,
+    ) -> HashMap<(Scope, u32, Option<StrId>), usize> {
+        let mut async_track = HashMap::new();
+        for (&a, &slot) in self.order.iter().zip(&self.slots) {
+            let s = &self.t.async_slices()[a as usize];
+            if s.parent != NO_PARENT {
+                continue;
+            }
+            let key = self.key(a, slot);
+            let n = keys.len();
+            async_track.entry(key).or_insert_with(|| {
+                keys.push((key.0, key.2, key.1));
+                names.push(match key.0 {
+                    Scope::Thread(_) => key.2,
+                    _ if self.proto => self.proto_name.get(&a).copied(),
+                    _ => Some(s.name),
+                });
+                n
+            });
+        }
+        async_track
+    }
+
+    /// The async slices' rows, in depth-first order: a slice's id by its index, its
+    /// root's track; each one's subtree ends where the next slice at its depth or above
+    /// starts.
+    fn rows(
+        &self,
+        first: u64,
+        async_track: &HashMap<(Scope, u32, Option<StrId>), usize>,
+        place: &[u32],
+        rows: &mut Vec<Row>,
+    ) {
+        let base = rows.len();
+        let mut id_of = vec![0u64; self.t.async_slices().len()];
+        for (n, &a) in self.order.iter().enumerate() {
+            id_of[a as usize] = first + (base + n) as u64;
+        }
+        let mut track = 0;
+        for (&a, &slot) in self.order.iter().zip(&self.slots) {
+            let s = &self.t.async_slices()[a as usize];
+            let parent = if s.parent == NO_PARENT {
+                track = place[async_track[&self.key(a, slot)]];
+                -1
+            } else {
+                id_of[s.parent as usize] as i64
+            };
+            rows.push(Row {
+                src: Src::Async(a),
+                depth: s.depth as u32,
+                parent,
+                track,
+                end: 0,
+            });
+        }
+        let mut stack: Vec<usize> = Vec::new();
+        for k in base..rows.len() {
+            while let Some(&top) = stack.last() {
+                if rows[top].depth < rows[k].depth {
+                    break;
+                }
+                rows[top].end = first + k as u64;
+                stack.pop();
+            }
+            stack.push(k);
+        }
+        for k in stack {
+            rows[k].end = first + rows.len() as u64;
+        }
     }
 }
 

@@ -180,7 +180,7 @@ impl<'a> Decoder<'a> {
             }
         }
         match pk.te {
-            Some((b, te_at)) => self.track_event(b, te_at, &pk, at, sink, d),
+            Some(_) => self.track_event(&pk, at, sink, d),
             None => advance(seq, &pk),
         }
     }

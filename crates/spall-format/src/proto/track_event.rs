@@ -3,13 +3,14 @@
 use std::borrow::Cow;
 
 use super::annot::{self, Interned};
-use super::base::{dec, emit, malformed, text, Num, Packet, PendingEnd};
+use super::base::{dec, emit, malformed, text, Num, Open, Packet, PendingEnd, Te};
 use super::events::Decoder;
+use super::hash::IdMap;
 use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase};
-use super::scan::{Place, Track};
-use super::seq::time;
+use super::scan::{Found, Place, Track};
+use super::seq::{time, Seq, Uses};
 use super::typed;
-use super::wire::{repeated, Reader, Value};
+use super::wire::{repeated, Field, Reader, Value, WireErrorKind};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
 
@@ -31,11 +32,198 @@ impl Where<'_> {
     }
 }
 
+/// TrackEvent's field numbers (`perfetto/trace/track_event/track_event.proto`); Chrome's
+/// typed fields are in [`typed`].
+mod field {
+    pub(super) const TIMESTAMP_DELTA_US: u32 = 1;
+    pub(super) const CATEGORY_IIDS: u32 = 3;
+    pub(super) const DEBUG_ANNOTATIONS: u32 = 4;
+    pub(super) const TASK_EXECUTION: u32 = 5;
+    pub(super) const LEGACY_EVENT: u32 = 6;
+    pub(super) const TYPE: u32 = 9;
+    pub(super) const NAME_IID: u32 = 10;
+    pub(super) const TRACK_UUID: u32 = 11;
+    pub(super) const EXTRA_COUNTER_VALUES: u32 = 12;
+    pub(super) const TIMESTAMP_ABSOLUTE_US: u32 = 16;
+    pub(super) const CATEGORIES: u32 = 22;
+    pub(super) const NAME: u32 = 23;
+    pub(super) const COUNTER_VALUE: u32 = 30;
+    pub(super) const EXTRA_COUNTER_TRACK_UUIDS: u32 = 31;
+    pub(super) const SOURCE_LOCATION: u32 = 33;
+    pub(super) const SOURCE_LOCATION_IID: u32 = 34;
+    /// Varints, before `FLOW_IDS` (fixed64).
+    pub(super) const FLOW_IDS_OLD: u32 = 36;
+    pub(super) const TERMINATING_FLOW_IDS_OLD: u32 = 42;
+    pub(super) const DOUBLE_COUNTER_VALUE: u32 = 44;
+    pub(super) const EXTRA_DOUBLE_COUNTER_TRACK_UUIDS: u32 = 45;
+    pub(super) const EXTRA_DOUBLE_COUNTER_VALUES: u32 = 46;
+    pub(super) const FLOW_IDS: u32 = 47;
+    pub(super) const TERMINATING_FLOW_IDS: u32 = 48;
+    /// `TaskExecution.posted_from_iid`.
+    pub(super) const POSTED_FROM_IID: u32 = 1;
+}
+
+/// `TrackEvent.Type`.
+mod ty {
+    pub(super) const UNSPECIFIED: u64 = 0;
+    pub(super) const SLICE_BEGIN: u64 = 1;
+    pub(super) const SLICE_END: u64 = 2;
+    pub(super) const INSTANT: u64 = 3;
+    pub(super) const COUNTER: u64 = 4;
+}
+
+use field::*;
+
+/// A field whose value is not of the type its number needs (a packed list cut short
+/// included): warned as such.
+struct WrongType;
+
+impl From<WireErrorKind> for WrongType {
+    fn from(_: WireErrorKind) -> WrongType {
+        WrongType
+    }
+}
+
+type FieldResult = Result<(), WrongType>;
+
+impl<'a> Te<'a> {
+    /// Reads a TrackEvent's fields (`b`, at byte `at` of the input), by group: names,
+    /// placement (time, type, track), counter values, flows and what becomes args.
+    #[inline]
+    fn read(&mut self, b: &'a [u8], at: u64, seq: &Seq<'a>, d: &mut Diagnostics) {
+        self.clear();
+        let mut r = Reader::new(b, at);
+        while let Some(field) = r.next_field() {
+            let field = match field {
+                Ok(x) => x,
+                Err(e) => return malformed(d, e, "a TrackEvent"),
+            };
+            let read = match field.num {
+                CATEGORY_IIDS | CATEGORIES | NAME_IID | NAME => self.name_field(field, seq, d),
+                TIMESTAMP_DELTA_US | TIMESTAMP_ABSOLUTE_US | TYPE | TRACK_UUID => {
+                    self.place_field(field)
+                }
+                COUNTER_VALUE
+                | DOUBLE_COUNTER_VALUE
+                | EXTRA_COUNTER_TRACK_UUIDS
+                | EXTRA_COUNTER_VALUES
+                | EXTRA_DOUBLE_COUNTER_TRACK_UUIDS
+                | EXTRA_DOUBLE_COUNTER_VALUES => self.counter_field(field),
+                FLOW_IDS_OLD | FLOW_IDS | TERMINATING_FLOW_IDS_OLD | TERMINATING_FLOW_IDS => {
+                    self.flow_field(field)
+                }
+                _ => self.arg_field(field, &r),
+            };
+            if read.is_err() {
+                annot::wrong_type(d, field.offset);
+            }
+        }
+    }
+
+    /// Categories and the name, interned or inline.
+    #[inline]
+    fn name_field(&mut self, field: Field<'a>, seq: &Seq<'a>, d: &mut Diagnostics) -> FieldResult {
+        match (field.num, field.value) {
+            (CATEGORY_IIDS, v) => Ok(repeated(v, false, |i| match seq.cats.get(&i) {
+                Some(c) => self.cats.push(c.clone()),
+                None => annot::undefined(d, field.offset, "category"),
+            })?),
+            (CATEGORIES, Value::Bytes(s)) => {
+                self.cats.push(text(s, field.offset, d));
+                Ok(())
+            }
+            (NAME_IID, v) => {
+                match v.uint().and_then(|i| seq.names.get(&i)) {
+                    Some(n) => self.name = Some(n.clone()),
+                    None => annot::undefined(d, field.offset, "event name"),
+                }
+                Ok(())
+            }
+            (NAME, Value::Bytes(s)) => {
+                self.name = Some(text(s, field.offset, d));
+                Ok(())
+            }
+            _ => Err(WrongType),
+        }
+    }
+
+    /// Time, type and track.
+    #[inline]
+    fn place_field(&mut self, field: Field<'a>) -> FieldResult {
+        let v = field.value;
+        match field.num {
+            TIMESTAMP_DELTA_US => self.delta_us = v.int(),
+            TIMESTAMP_ABSOLUTE_US => self.abs_us = v.int(),
+            TYPE => self.ty = v.uint().unwrap_or(ty::UNSPECIFIED),
+            _ => self.track = v.uint(),
+        }
+        Ok(())
+    }
+
+    /// The counter value, and extra counter values with their tracks.
+    #[inline]
+    fn counter_field(&mut self, field: Field<'a>) -> FieldResult {
+        let v = field.value;
+        match field.num {
+            COUNTER_VALUE => self.counter = v.int().map(Num::Int),
+            DOUBLE_COUNTER_VALUE => self.counter = v.double().map(Num::Double),
+            EXTRA_COUNTER_TRACK_UUIDS => repeated(v, false, |x| self.extra_tracks.push(x))?,
+            EXTRA_COUNTER_VALUES => repeated(v, false, |x| self.extra_values.push(x as i64))?,
+            EXTRA_DOUBLE_COUNTER_TRACK_UUIDS => {
+                repeated(v, false, |x| self.extra_double_tracks.push(x))?
+            }
+            _ => {
+                let values = &mut self.extra_double_values;
+                repeated(v, true, |x| values.push(f64::from_bits(x)))?
+            }
+        }
+        Ok(())
+    }
+
+    /// Flow ids, outgoing and terminating (varints in the old fields, fixed64 in the new).
+    #[inline]
+    fn flow_field(&mut self, field: Field<'a>) -> FieldResult {
+        let v = field.value;
+        Ok(match field.num {
+            FLOW_IDS_OLD => repeated(v, false, |x| self.flow_out.push(x)),
+            FLOW_IDS => repeated(v, true, |x| self.flow_out.push(x)),
+            TERMINATING_FLOW_IDS_OLD => repeated(v, false, |x| self.flow_in.push(x)),
+            _ => repeated(v, true, |x| self.flow_in.push(x)),
+        }?)
+    }
+
+    /// What becomes args: debug annotations, the legacy event, source locations, the
+    /// task's, Chrome's typed fields. Other fields are not modelled.
+    #[inline]
+    fn arg_field(&mut self, field: Field<'a>, r: &Reader<'a>) -> FieldResult {
+        match (field.num, field.value) {
+            (DEBUG_ANNOTATIONS, Value::Bytes(a)) => self.annots.push((a, r.offset_of(a))),
+            (LEGACY_EVENT, Value::Bytes(l)) => self.legacy = Some((l, r.offset_of(l))),
+            (SOURCE_LOCATION_IID, v) => {
+                self.location_iid = v.uint().map(|i| (i, field.offset));
+            }
+            (SOURCE_LOCATION, Value::Bytes(l)) => self.location = Some(l),
+            (TASK_EXECUTION, Value::Bytes(task)) => {
+                let at = r.offset_of(task);
+                for f in Reader::new(task, at).map_while(Result::ok) {
+                    if f.num == POSTED_FROM_IID {
+                        self.task_iid = f.value.uint().map(|i| (i, f.offset));
+                    }
+                }
+            }
+            (DEBUG_ANNOTATIONS | LEGACY_EVENT | SOURCE_LOCATION, _) => return Err(WrongType),
+            (n, Value::Bytes(m)) if typed::track_event_field(n).is_some() => {
+                self.typed.push((n, m, r.offset_of(m)));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
 impl<'a> Decoder<'a> {
+    /// The packet's TrackEvent (`pk.te`, its packet at byte `at`): the events it becomes.
     pub(super) fn track_event<S: EventSink>(
         &mut self,
-        b: &'a [u8],
-        te_at: u64,
         pk: &Packet<'a>,
         at: u64,
         sink: &mut S,
@@ -54,106 +242,9 @@ impl<'a> Decoder<'a> {
             cargs,
             ..
         } = self;
+        let Some((b, te_at)) = pk.te else { return };
         let seq = &mut seqs[pk.slot];
-        te.clear();
-        let mut r = Reader::new(b, te_at);
-        while let Some(field) = r.next_field() {
-            let field = match field {
-                Ok(x) => x,
-                Err(e) => return malformed(d, e, "a TrackEvent"),
-            };
-            let v = field.value;
-            let rep = match (field.num, v) {
-                (3, v) => repeated(v, false, |i| match seq.cats.get(&i) {
-                    Some(c) => te.cats.push(c.clone()),
-                    None => annot::undefined(d, field.offset, "category"),
-                }),
-                (22, Value::Bytes(s)) => {
-                    te.cats.push(text(s, field.offset, d));
-                    Ok(())
-                }
-                (10, v) => {
-                    match v.uint().and_then(|i| seq.names.get(&i)) {
-                        Some(n) => te.name = Some(n.clone()),
-                        None => annot::undefined(d, field.offset, "event name"),
-                    }
-                    Ok(())
-                }
-                (23, Value::Bytes(s)) => {
-                    te.name = Some(text(s, field.offset, d));
-                    Ok(())
-                }
-                (9, v) => {
-                    te.ty = v.uint().unwrap_or(0);
-                    Ok(())
-                }
-                (11, v) => {
-                    te.track = v.uint();
-                    Ok(())
-                }
-                (30, v) => {
-                    te.counter = v.int().map(Num::Int);
-                    Ok(())
-                }
-                (44, v) => {
-                    te.counter = v.double().map(Num::Double);
-                    Ok(())
-                }
-                (31, v) => repeated(v, false, |x| te.extra_tracks.push(x)),
-                (12, v) => repeated(v, false, |x| te.extra_values.push(x as i64)),
-                (45, v) => repeated(v, false, |x| te.extra_double_tracks.push(x)),
-                (46, v) => repeated(v, true, |x| te.extra_double_values.push(f64::from_bits(x))),
-                (36, v) => repeated(v, false, |x| te.flow_out.push(x)),
-                (47, v) => repeated(v, true, |x| te.flow_out.push(x)),
-                (42, v) => repeated(v, false, |x| te.flow_in.push(x)),
-                (48, v) => repeated(v, true, |x| te.flow_in.push(x)),
-                (4, Value::Bytes(a)) => {
-                    te.annots.push((a, r.offset_of(a)));
-                    Ok(())
-                }
-                (16, v) => {
-                    te.abs_us = v.int();
-                    Ok(())
-                }
-                (1, v) => {
-                    te.delta_us = v.int();
-                    Ok(())
-                }
-                (6, Value::Bytes(l)) => {
-                    te.legacy = Some((l, r.offset_of(l)));
-                    Ok(())
-                }
-                (34, v) => {
-                    te.location_iid = v.uint().map(|i| (i, field.offset));
-                    Ok(())
-                }
-                (33, Value::Bytes(l)) => {
-                    te.location = Some(l);
-                    Ok(())
-                }
-                (5, Value::Bytes(task)) => {
-                    let at = r.offset_of(task);
-                    for f in Reader::new(task, at).map_while(Result::ok) {
-                        if f.num == 1 {
-                            te.task_iid = f.value.uint().map(|i| (i, f.offset));
-                        }
-                    }
-                    Ok(())
-                }
-                (22 | 23 | 4 | 6 | 33, _) => {
-                    annot::wrong_type(d, field.offset);
-                    Ok(())
-                }
-                (n, Value::Bytes(m)) if typed::track_event_field(n).is_some() => {
-                    te.typed.push((n, m, r.offset_of(m)));
-                    Ok(())
-                }
-                _ => Ok(()),
-            };
-            if rep.is_err() {
-                annot::wrong_type(d, field.offset);
-            }
-        }
+        te.read(b, te_at, seq, d);
         let ts = time(f, seq, pk, te, at, d, uses);
         let name: Cow<'a, str> = te.name.clone().unwrap_or(Cow::Borrowed(""));
         let cat: Cow<'a, str> = match te.cats.len() {
@@ -161,124 +252,9 @@ impl<'a> Decoder<'a> {
             1 => te.cats[0].clone(),
             _ => Cow::Owned(te.cats.join(",")),
         };
-
-        // The track: the event's, else the sequence's default, else its thread. Chrome
-        // writes global legacy instants with track 0: they stay on their sequence's thread,
-        // global in scope.
-        let global = te.track == Some(0);
-        let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
-        if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
-            w.tracks.insert(u, ());
-        }
-        if let Some(u) = uuid.filter(|u| !f.tracks.contains_key(u)) {
-            unknown.entry(u).or_insert_with(|| {
-                d.warn(WarningKind::ProtoUnknownTrack, at, || {
-                    format!("an event on track {u}, which no TrackDescriptor defines; taken as a global track")
-                });
-                Track::new(u)
-            });
-        }
-        let track: Option<&Track<'a>> =
-            uuid.and_then(|u| f.tracks.get(&u).or_else(|| unknown.get(&u)));
-        let wh = match track {
-            Some(t) => where_of(t, uuid.unwrap_or(0), seq.thread),
-            None => match seq.thread {
-                Some((p, t)) => Where::Thread(p, t),
-                None => {
-                    if te.ty != 4 {
-                        d.warn(WarningKind::ProtoNoTrack, at, || {
-                            "an event with no track, on a sequence with no default track or thread; put on thread 0 of process 0".into()
-                        });
-                    }
-                    Where::Thread(0, 0)
-                }
-            },
-        };
-
-        // Arguments: debug annotations under `debug`, the source location under `source`
-        // (interned) or `source_location` (inline), as trace_processor keys them.
-        args.clear();
-        let ann = Interned {
-            names: &seq.ann_names,
-            strings: &seq.ann_strings,
-        };
-        let flat = te.legacy.is_some() && legacy_phase(te.legacy) == Some(b'C');
-        let location = match te.location_iid {
-            _ if flat => None,
-            Some((iid, at)) => match seq.locations.get(&iid) {
-                Some(&l) => Some((l, true)),
-                None => {
-                    annot::undefined(d, at, "source location");
-                    None
-                }
-            },
-            None => te.location.map(|l| (l, false)),
-        };
-        // Chrome's task: where it was posted from, an interned location, as
-        // trace_processor names it (`task.posted_from.file_name`, ...).
-        let posted_from = match te.task_iid {
-            _ if flat => None,
-            Some((iid, at)) => match seq.locations.get(&iid) {
-                Some(&l) => Some(l),
-                None => {
-                    annot::undefined(d, at, "task source location");
-                    None
-                }
-            },
-            None => None,
-        };
-        let typed = if flat { &[][..] } else { &te.typed[..] };
-        // A legacy mark (`R`, `navigationStart`) keeps its phase as an arg, as
-        // trace_processor keeps it for its JSON exporter.
-        let mark = legacy_phase(te.legacy) == Some(b'R');
-        if !te.annots.is_empty()
-            || location.is_some()
-            || posted_from.is_some()
-            || !typed.is_empty()
-            || mark
-        {
-            args.push('{');
-            if !te.annots.is_empty() {
-                if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
-                    malformed(d, e, "a debug annotation");
-                }
-            }
-            if let Some((l, interned)) = location {
-                if args.len() > 1 {
-                    args.push(',');
-                }
-                let key = if interned {
-                    "source"
-                } else {
-                    "source_location"
-                };
-                annot::write_location(args, key, l, interned, at, d);
-            }
-            if let Some(l) = posted_from {
-                if args.len() > 1 {
-                    args.push(',');
-                }
-                args.push_str("\"task\":{");
-                annot::write_location(args, "posted_from", l, true, at, d);
-                args.push('}');
-            }
-            for &(num, m, m_at) in typed {
-                let (name, msg) = typed::track_event_field(num).expect("a typed field");
-                if args.len() > 1 {
-                    args.push(',');
-                }
-                if let Err(e) = typed::write_field(args, name, msg, m, m_at, &seq.unsymbolized, d) {
-                    malformed(d, e, "a typed TrackEvent field");
-                }
-            }
-            if mark {
-                if args.len() > 1 {
-                    args.push(',');
-                }
-                args.push_str("\"legacy_event\":{\"phase\":\"R\"}");
-            }
-            args.push('}');
-        }
+        let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
+        let wh = place(track, uuid, te, seq, at, d);
+        write_args(args, te, seq, at, d);
         let ev_args = if args.is_empty() {
             Args::None
         } else {
@@ -297,86 +273,25 @@ impl<'a> Decoder<'a> {
             offset: at,
             ..RawEvent::default()
         };
-
+        let out = &mut Out { events, sink };
         match (te.ty, te.legacy) {
-            (1, _) => match wh {
-                Where::Thread(..) => {
-                    let first = te
-                        .flow_out
-                        .first()
-                        .map(|&i| (i, false))
-                        .or(te.flow_in.first().map(|&i| (i, true)));
-                    if let Some((id, terminating)) = first {
-                        let ph = flow_phase(terminating);
-                        ev.bind_id = Some(Cow::Borrowed(dec(&mut buf, id)));
-                        ev.flow_in = ph != b's';
-                        ev.flow_out = ph != b'f';
-                    }
-                    ev.ph = Phase::BEGIN;
-                    emit(events, sink, &ev);
-                    let skip = usize::from(first.is_some());
-                    flow_events(events, sink, &ev, te, skip);
-                }
-                Where::Process(..) | Where::Async(..) => {
-                    let (id, u, local) = async_id(wh);
-                    ev.ph = Phase::ASYNC_BEGIN;
-                    set_async_id(&mut ev, id, local);
-                    let open = match uses {
-                        Some(_) => (owned(name), owned(cat), ts),
-                        None => (name, cat, ts),
-                    };
-                    stacks.entry(u).or_default().push(open);
-                    emit(events, sink, &ev);
-                    flow_events(events, sink, &ev, te, 0);
-                }
-            },
-            (2, _) => match wh {
-                Where::Thread(..) => {
-                    ev.ph = Phase::END;
-                    emit(events, sink, &ev);
-                    flow_events(events, sink, &ev, te, 0);
-                }
-                Where::Process(..) | Where::Async(..) => {
-                    let (id, u, local) = async_id(wh);
-                    match stacks.get_mut(&u).and_then(Vec::pop) {
-                        Some((n, c, _)) => {
-                            ev.ph = Phase::ASYNC_END;
-                            set_async_id(&mut ev, id, local);
-                            ev.name = n;
-                            ev.cat = c;
-                            emit(events, sink, &ev);
-                            flow_events(events, sink, &ev, te, 0);
-                        }
-                        None => pending.push(PendingEnd {
-                            track: u,
-                            ts,
-                            pid,
-                            tid,
-                            local,
-                            offset: at,
-                            args: (!args.is_empty()).then(|| args.clone()),
-                            flows: flow_points(te).collect(),
-                        }),
-                    }
-                }
-            },
-            (3, _) => {
-                match wh {
-                    Where::Thread(..) => ev.scope = Some(if global { b'g' } else { b't' }),
-                    Where::Process(..) => ev.scope = Some(b'p'),
-                    Where::Async(..) => {
-                        ev.ph = Phase::ASYNC_INSTANT;
-                        let (id, _, local) = async_id(wh);
-                        set_async_id(&mut ev, id, local);
-                    }
-                }
-                emit(events, sink, &ev);
-                flow_events(events, sink, &ev, te, 0);
+            (ty::SLICE_BEGIN, _) => {
+                let open = match uses {
+                    Some(_) => (owned(name), owned(cat), ts),
+                    None => (name, cat, ts),
+                };
+                slice_begin(out, (&mut ev, &mut buf), wh, te, stacks, open);
             }
-            (4, _) => {
+            (ty::SLICE_END, _) => {
+                let end_args = &args[..];
+                slice_end(out, &mut ev, wh, te, stacks, pending, end_args);
+            }
+            (ty::INSTANT, _) => instant(out, &mut ev, wh, te),
+            (ty::COUNTER, _) => {
                 let value = te.counter.unwrap_or(Num::Int(0));
                 match (track, uuid) {
                     (Some(t), Some(u)) => {
+                        let (events, sink) = (&mut *out.events, &mut *out.sink);
                         counter(events, sink, &mut ev, t, u, value, &mut seq.sums, cargs)
                     }
                     _ => d.warn(WarningKind::ProtoNoTrack, at, || {
@@ -384,12 +299,14 @@ impl<'a> Decoder<'a> {
                     }),
                 }
             }
-            (0, Some((l, l_at))) => {
-                legacy(events, sink, &mut ev, l, l_at, seq, te, global, d);
+            (ty::UNSPECIFIED, Some((l, l_at))) => {
+                let global = te.track == Some(0);
+                legacy(out.events, out.sink, &mut ev, l, l_at, seq, te, global, d);
             }
             (ty, _) => {
                 // Extra counter values may ride on an event of any type.
-                if ty != 0 || (te.extra_values.is_empty() && te.extra_double_values.is_empty()) {
+                let extra = !te.extra_values.is_empty() || !te.extra_double_values.is_empty();
+                if ty != ty::UNSPECIFIED || !extra {
                     d.warn(
                         WarningKind::ProtoUnmodelled("proto_unmodelled_event_type"),
                         at,
@@ -398,39 +315,318 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
+        if !te.extra_values.is_empty() || !te.extra_double_values.is_empty() {
+            extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
+        }
+    }
+}
 
-        // Extra counter values: on the event's own tracks, else the sequence's defaults.
-        let extra = [
-            (&te.extra_tracks, &seq.extra_counters, false),
-            (&te.extra_double_tracks, &seq.extra_double_counters, true),
-        ];
-        for (own, default, double) in extra {
-            let tracks = if own.is_empty() { default } else { own };
-            let n = if double {
-                te.extra_double_values.len()
-            } else {
-                te.extra_values.len()
-            };
-            for (i, &u) in tracks.iter().enumerate().take(n) {
-                if let Some(w) = uses.as_mut() {
-                    w.tracks.insert(u, ());
-                }
-                let Some(t) = f.tracks.get(&u) else {
-                    d.warn(WarningKind::ProtoUnknownTrack, at, || {
-                        format!("a counter value on track {u}, which no TrackDescriptor defines; skipped")
-                    });
-                    continue;
-                };
-                let v = if double {
-                    Num::Double(te.extra_double_values[i])
-                } else {
-                    Num::Int(te.extra_values[i])
-                };
-                let (pid, tid) = where_of(t, u, seq.thread).ids();
-                ev.pid = RawId::Num(pid);
-                ev.tid = RawId::Num(tid);
-                counter(events, sink, &mut ev, t, u, v, &mut seq.sums, cargs);
+/// Where a TrackEvent's events go: the sink, and the count of events given to it.
+struct Out<'s, S> {
+    events: &'s mut u64,
+    sink: &'s mut S,
+}
+
+/// The event's track: its own, else the sequence's default (Chrome writes global legacy
+/// instants with track 0: they stay on their sequence's thread). A track no descriptor
+/// defines is warned about once and taken as a global track.
+#[inline]
+fn track_of<'s, 'a>(
+    f: &'s Found<'a>,
+    unknown: &'s mut IdMap<u64, Track<'a>>,
+    uses: &mut Option<Box<Uses>>,
+    te: &Te<'a>,
+    seq: &Seq<'a>,
+    at: u64,
+    d: &mut Diagnostics,
+) -> (Option<u64>, Option<&'s Track<'a>>) {
+    let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
+    if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
+        w.tracks.insert(u, ());
+    }
+    if let Some(u) = uuid.filter(|u| !f.tracks.contains_key(u)) {
+        unknown.entry(u).or_insert_with(|| {
+            d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                format!("an event on track {u}, which no TrackDescriptor defines; taken as a global track")
+            });
+            Track::new(u)
+        });
+    }
+    let unknown = &*unknown;
+    let track = uuid.and_then(|u| f.tracks.get(&u).or_else(|| unknown.get(&u)));
+    (uuid, track)
+}
+
+/// Where the event's track puts it: with no track, on its sequence's thread, else on
+/// thread 0 of process 0 (warned, unless it is a counter value, warned later).
+#[inline]
+fn place<'t>(
+    track: Option<&'t Track<'_>>,
+    uuid: Option<u64>,
+    te: &Te<'_>,
+    seq: &Seq<'_>,
+    at: u64,
+    d: &mut Diagnostics,
+) -> Where<'t> {
+    match (track, seq.thread) {
+        (Some(t), _) => where_of(t, uuid.unwrap_or(0), seq.thread),
+        (None, Some((p, t))) => Where::Thread(p, t),
+        (None, None) => {
+            if te.ty != ty::COUNTER {
+                d.warn(WarningKind::ProtoNoTrack, at, || {
+                    "an event with no track, on a sequence with no default track or thread; put on thread 0 of process 0".into()
+                });
             }
+            Where::Thread(0, 0)
+        }
+    }
+}
+
+/// The event's args into `args` (empty if none): debug annotations under `debug`, the
+/// source location under `source` (interned) or `source_location` (inline), the task's
+/// under `task`, the typed fields under their names, as trace_processor keys them. A
+/// legacy counter (`C`) keeps only its annotations, flat.
+#[inline]
+fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Diagnostics) {
+    args.clear();
+    let flat = te.legacy.is_some() && legacy_phase(te.legacy) == Some(b'C');
+    // The source location (and whether interned), and where Chrome's task was posted
+    // from (as trace_processor names it: `task.posted_from.file_name`, ...).
+    let (location, posted_from) = match (flat, te.location_iid) {
+        (true, _) => (None, None),
+        (false, Some(_)) => (
+            location(seq, te.location_iid, "source location", d).map(|l| (l, true)),
+            location(seq, te.task_iid, "task source location", d),
+        ),
+        (false, None) => (
+            te.location.map(|l| (l, false)),
+            location(seq, te.task_iid, "task source location", d),
+        ),
+    };
+    let typed = if flat { &[][..] } else { &te.typed[..] };
+    // A legacy mark (`R`, `navigationStart`) keeps its phase as an arg, as
+    // trace_processor keeps it for its JSON exporter.
+    let mark = legacy_phase(te.legacy) == Some(b'R');
+    let any = !te.annots.is_empty() || location.is_some() || posted_from.is_some();
+    if !any && typed.is_empty() && !mark {
+        return;
+    }
+    args.push('{');
+    if !te.annots.is_empty() {
+        let ann = Interned {
+            names: &seq.ann_names,
+            strings: &seq.ann_strings,
+        };
+        if let Err(e) = annot::write_debug(args, &te.annots, &ann, !flat, d) {
+            malformed(d, e, "a debug annotation");
+        }
+    }
+    if let Some((l, interned)) = location {
+        comma(args);
+        let key = if interned {
+            "source"
+        } else {
+            "source_location"
+        };
+        annot::write_location(args, key, l, interned, at, d);
+    }
+    if let Some(l) = posted_from {
+        comma(args);
+        args.push_str("\"task\":{");
+        annot::write_location(args, "posted_from", l, true, at, d);
+        args.push('}');
+    }
+    for &(num, m, m_at) in typed {
+        let (name, msg) = typed::track_event_field(num).expect("a typed field");
+        comma(args);
+        if let Err(e) = typed::write_field(args, name, msg, m, m_at, &seq.unsymbolized, d) {
+            malformed(d, e, "a typed TrackEvent field");
+        }
+    }
+    if mark {
+        comma(args);
+        args.push_str("\"legacy_event\":{\"phase\":\"R\"}");
+    }
+    args.push('}');
+}
+
+/// A comma before an object's member, unless it is the first.
+#[inline]
+fn comma(args: &mut String) {
+    if args.len() > 1 {
+        args.push(',');
+    }
+}
+
+/// An interned source location (`SourceLocation`, undecoded), warned if undefined.
+#[inline]
+fn location<'a>(
+    seq: &Seq<'a>,
+    iid: Option<(u64, u64)>,
+    what: &str,
+    d: &mut Diagnostics,
+) -> Option<&'a [u8]> {
+    let (iid, at) = iid?;
+    let l = seq.locations.get(&iid).copied();
+    if l.is_none() {
+        annot::undefined(d, at, what);
+    }
+    l
+}
+
+/// A slice's begin: on a thread, a `B` carrying its first flow point; else an async `b`,
+/// opened on its track's stack for its end.
+#[inline]
+fn slice_begin<'a, 'e, S: EventSink>(
+    out: &mut Out<'_, S>,
+    (ev, buf): (&mut RawEvent<'e>, &'e mut [u8; 20]),
+    wh: Where<'e>,
+    te: &Te<'_>,
+    stacks: &mut IdMap<u64, Vec<Open<'a>>>,
+    open: Open<'a>,
+) {
+    match wh {
+        Where::Thread(..) => {
+            let first = te
+                .flow_out
+                .first()
+                .map(|&i| (i, false))
+                .or(te.flow_in.first().map(|&i| (i, true)));
+            if let Some((id, terminating)) = first {
+                let ph = flow_phase(terminating);
+                ev.bind_id = Some(Cow::Borrowed(dec(buf, id)));
+                ev.flow_in = ph != b's';
+                ev.flow_out = ph != b'f';
+            }
+            ev.ph = Phase::BEGIN;
+            emit(out.events, out.sink, ev);
+            let skip = usize::from(first.is_some());
+            flow_events(out.events, out.sink, ev, te, skip);
+        }
+        Where::Process(..) | Where::Async(..) => {
+            let (id, u, local) = async_id(wh);
+            ev.ph = Phase::ASYNC_BEGIN;
+            set_async_id(ev, id, local);
+            stacks.entry(u).or_default().push(open);
+            emit(out.events, out.sink, ev);
+            flow_events(out.events, out.sink, ev, te, 0);
+        }
+    }
+}
+/// A slice's end: on a thread, an `E`; else an async `e` closing the innermost slice open
+/// on its track, or, with none open in this part, an end pending until every part is
+/// decoded.
+#[inline]
+fn slice_end<'a: 'e, 'e, S: EventSink>(
+    out: &mut Out<'_, S>,
+    ev: &mut RawEvent<'e>,
+    wh: Where<'e>,
+    te: &Te<'_>,
+    stacks: &mut IdMap<u64, Vec<Open<'a>>>,
+    pending: &mut Vec<PendingEnd>,
+    args: &str,
+) {
+    let (id, u, local) = match wh {
+        Where::Thread(..) => {
+            ev.ph = Phase::END;
+            emit(out.events, out.sink, ev);
+            return flow_events(out.events, out.sink, ev, te, 0);
+        }
+        Where::Process(..) | Where::Async(..) => async_id(wh),
+    };
+    match stacks.get_mut(&u).and_then(Vec::pop) {
+        Some((n, c, _)) => {
+            ev.ph = Phase::ASYNC_END;
+            set_async_id(ev, id, local);
+            ev.name = n;
+            ev.cat = c;
+            emit(out.events, out.sink, ev);
+            flow_events(out.events, out.sink, ev, te, 0);
+        }
+        None => {
+            let (pid, tid) = wh.ids();
+            pending.push(PendingEnd {
+                track: u,
+                ts: ev.ts,
+                pid,
+                tid,
+                local,
+                offset: ev.offset,
+                args: (!args.is_empty()).then(|| args.to_string()),
+                flows: flow_points(te).collect(),
+            })
+        }
+    }
+}
+
+/// An instant: on a thread, thread-scoped (global for Chrome's on track 0), on a process's
+/// track process-scoped, on another track an async instant.
+#[inline]
+fn instant<'e, S: EventSink>(
+    out: &mut Out<'_, S>,
+    ev: &mut RawEvent<'e>,
+    wh: Where<'e>,
+    te: &Te<'_>,
+) {
+    match wh {
+        Where::Thread(..) => ev.scope = Some(if te.track == Some(0) { b'g' } else { b't' }),
+        Where::Process(..) => ev.scope = Some(b'p'),
+        Where::Async(..) => {
+            ev.ph = Phase::ASYNC_INSTANT;
+            let (id, _, local) = async_id(wh);
+            set_async_id(ev, id, local);
+        }
+    }
+    emit(out.events, out.sink, ev);
+    flow_events(out.events, out.sink, ev, te, 0);
+}
+
+/// Extra counter values: on the event's own tracks, else the sequence's defaults; a
+/// track no descriptor defines is skipped, warned. Not inlined: inlined, it cost the
+/// decode of events without extra values more than the call costs those with them.
+#[allow(clippy::too_many_arguments)]
+fn extra_counters<S: EventSink>(
+    out: &mut Out<'_, S>,
+    ev: &mut RawEvent<'_>,
+    f: &Found<'_>,
+    uses: &mut Option<Box<Uses>>,
+    te: &Te<'_>,
+    seq: &mut Seq<'_>,
+    cargs: &mut String,
+    d: &mut Diagnostics,
+) {
+    let extra = [
+        (&te.extra_tracks, &seq.extra_counters, false),
+        (&te.extra_double_tracks, &seq.extra_double_counters, true),
+    ];
+    for (own, default, double) in extra {
+        let tracks = if own.is_empty() { default } else { own };
+        let n = if double {
+            te.extra_double_values.len()
+        } else {
+            te.extra_values.len()
+        };
+        for (i, &u) in tracks.iter().enumerate().take(n) {
+            if let Some(w) = uses.as_mut() {
+                w.tracks.insert(u, ());
+            }
+            let Some(t) = f.tracks.get(&u) else {
+                d.warn(WarningKind::ProtoUnknownTrack, ev.offset, || {
+                    format!(
+                        "a counter value on track {u}, which no TrackDescriptor defines; skipped"
+                    )
+                });
+                continue;
+            };
+            let v = if double {
+                Num::Double(te.extra_double_values[i])
+            } else {
+                Num::Int(te.extra_values[i])
+            };
+            let (pid, tid) = where_of(t, u, seq.thread).ids();
+            ev.pid = RawId::Num(pid);
+            ev.tid = RawId::Num(tid);
+            counter(out.events, out.sink, ev, t, u, v, &mut seq.sums, cargs);
         }
     }
 }

@@ -5,7 +5,7 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
-use crate::flame::compare;
+use crate::flame::compare::{self, Change};
 use crate::loaded::Loaded;
 use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
 use crate::view::room::{Ghost, Room};
@@ -152,109 +152,41 @@ fn pane(
     r: &Region,
     which: Which,
 ) {
-    let t = &p.tree;
-    let th = s.theme;
-    let label_px = 12.0 * s.scale;
-    // Compare mode colours each pane's frames by their change.
-    let changes = s.flame.changes_of(which);
-    let change = |n: u32| changes.get(n as usize);
-    let bar = |scene: &mut Scene, fonts: &mut Fonts, n: u32, x: f32, y: f32, w: f32| {
-        let label = t.label[n as usize];
-        let ch = change(n);
-        let c = match ch {
-            Some(ch) => compare::fill(&s.theme, ch),
-            None => fill(l, s, label),
-        };
-        scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
-        // Work only BASE ran under this frame, where the pane has no room to draw it: a
-        // blue notch at its right end.
-        let notch = p.room.is_none() && ch.is_some_and(|c| !c.removed.is_empty());
-        if notch && w > 8.0 * s.scale {
-            let nw = 3.0 * s.scale;
-            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, compare::REMOVED);
-        }
-        if w > 14.0 {
-            let lx = x.max(r.x) + 4.0;
-            let room = (x + w).min(r.x + r.w) - lx - 3.0;
-            let mut text = label_text(&l.trace, label);
-            if ch.is_some_and(|c| c.status == compare::Status::Added) {
-                text = format!("+ {text}").into();
-            }
-            if let Some(fit) = fonts.truncate(&text, label_px, room) {
-                let y = y + (r.row_h - 1.0) / 2.0;
-                scene.text(fonts, lx, y, label_px, VAlign::Center, th.text_on(c), &fit);
-            }
-        }
+    let cx = PaneCx {
+        l,
+        s,
+        p,
+        r,
+        // Compare mode colours each pane's frames by their change.
+        changes: s.flame.changes_of(which),
+        scale: r.w as f64 / p.w(p.zoom).max(1) as f64,
     };
+    let (t, th) = (&p.tree, s.theme);
     // Ancestors (and the root) span the width: click one to zoom back out.
-    let visible = |y: f32| y + r.row_h > r.y && y < r.y + r.h;
     for n in std::iter::once(0).chain(t.path(p.zoom)) {
         if n == p.zoom {
             break;
         }
         let y = r.row_y(t.depth[n as usize]);
-        if visible(y) {
-            bar(scene, fonts, n, r.x, y, r.w);
+        if cx.visible(y) {
+            cx.bar(scene, fonts, n, r.x, y, r.w);
             scene.rect(r.x, y, r.w, r.row_h - 1.0, th.background.with_alpha(110));
         }
     }
-    let z = p.zoom;
-    let scale = r.w as f64 / p.w(z).max(1) as f64;
-    let x_of = |n: u32| r.x + ((p.x(n) - p.x(z)) as f64 * scale) as f32;
-    let merged = th.text_dim.with_alpha(120);
     let mut stack = vec![p.zoom];
     while let Some(n) = stack.pop() {
         let depth = t.depth[n as usize];
-        let y = r.row_y(depth);
-        let w = (p.w(n) as f64 * scale) as f32;
-        bar(scene, fonts, n, x_of(n), y, w);
+        let w = (p.w(n) as f64 * cx.scale) as f32;
+        cx.bar(scene, fonts, n, cx.x_of(n), r.row_y(depth), w);
         // Children one row further; stop once rows leave the pane.
-        let cy = r.row_y(depth + 1);
-        if !visible(cy) {
+        if !cx.visible(r.row_y(depth + 1)) {
             continue;
         }
-        // Runs of frames too narrow to see merge into one grey box.
-        let mut run: Option<(f32, f32)> = None;
-        let flush = |scene: &mut Scene, run: &mut Option<(f32, f32)>| {
-            if let Some((a, b)) = run.take() {
-                if b - a >= 0.5 {
-                    scene.rect(a, cy, (b - a).max(MIN_PX), r.row_h - 1.0, merged);
-                }
-            }
-        };
-        // Removed stacks widen frames, so their widths may leave the heaviest-first order.
-        let ordered = p.room.as_ref().is_none_or(|m| !m.reordered[n as usize]);
-        for c in t.children(n) {
-            let cw = (p.w(c) as f64 * scale) as f32;
-            let cx = x_of(c);
-            if cw >= MIN_PX {
-                flush(scene, &mut run);
-                stack.push(c);
-                continue;
-            }
-            if s.flame.sort == FlameSort::Heaviest && ordered {
-                // Every later sibling is lighter still: one box for the rest, which ends
-                // where the children's time ends (the rest of the parent is removed
-                // stacks, then self time).
-                let direct = p.room.as_ref().map_or(0, |m| m.direct[n as usize]);
-                let kids = (p.w(n) - t.self_ns[n as usize] - direct).max(0);
-                let end = x_of(n) + ((kids as f64 * scale) as f32).min(w);
-                run = Some((run.map_or(cx, |r| r.0), end.max(cx)));
-                break;
-            }
-            run = Some(match run {
-                Some((a, b)) if cx - b < 1.0 => (a, cx + cw),
-                _ => {
-                    flush(scene, &mut run);
-                    (cx, cx + cw)
-                }
-            });
-        }
-        flush(scene, &mut run);
+        cx.children(scene, n, w, &mut stack);
         if let Some(room) = &p.room {
             for &g in room.ghosts_of(n) {
-                let at = |k: u32| r.x + ((room.x_in(g, k) - p.x(z)) as f64 * scale) as f32;
-                removed(scene, fonts, s, (room, g), r, (&at, scale));
+                let at = |k: u32| r.x + ((room.x_in(g, k) - p.x(p.zoom)) as f64 * cx.scale) as f32;
+                removed(scene, fonts, s, (room, g), r, (&at, cx.scale));
             }
         }
     }
@@ -270,6 +202,109 @@ fn pane(
                 th.selection,
             );
         }
+    }
+}
+
+/// What drawing one pane's frames needs.
+struct PaneCx<'a> {
+    l: &'a Loaded,
+    s: &'a ViewState,
+    p: &'a Pane,
+    r: &'a Region,
+    /// Compare mode: each frame's change (empty otherwise).
+    changes: &'a [Change],
+    /// Pixels per nanosecond of the zoomed frame.
+    scale: f64,
+}
+
+impl PaneCx<'_> {
+    /// Whether a row at `y` shows in the pane.
+    fn visible(&self, y: f32) -> bool {
+        y + self.r.row_h > self.r.y && y < self.r.y + self.r.h
+    }
+
+    /// The left edge of frame `n`.
+    fn x_of(&self, n: u32) -> f32 {
+        let p = self.p;
+        self.r.x + ((p.x(n) - p.x(p.zoom)) as f64 * self.scale) as f32
+    }
+
+    /// Frame `n` as a bar at `(x, y)`, `w` wide, its label inside when it fits.
+    fn bar(&self, scene: &mut Scene, fonts: &mut Fonts, n: u32, x: f32, y: f32, w: f32) {
+        let (s, r) = (self.s, self.r);
+        let label = self.p.tree.label[n as usize];
+        let ch = self.changes.get(n as usize);
+        let c = match ch {
+            Some(ch) => compare::fill(&s.theme, ch),
+            None => fill(self.l, s, label),
+        };
+        scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
+        // Work only BASE ran under this frame, where the pane has no room to draw it: a
+        // blue notch at its right end.
+        let notch = self.p.room.is_none() && ch.is_some_and(|c| !c.removed.is_empty());
+        if notch && w > 8.0 * s.scale {
+            let nw = 3.0 * s.scale;
+            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, compare::REMOVED);
+        }
+        if w > 14.0 {
+            let lx = x.max(r.x) + 4.0;
+            let room = (x + w).min(r.x + r.w) - lx - 3.0;
+            let mut text = label_text(&self.l.trace, label);
+            if ch.is_some_and(|c| c.status == compare::Status::Added) {
+                text = format!("+ {text}").into();
+            }
+            let px = 12.0 * s.scale;
+            if let Some(fit) = fonts.truncate(&text, px, room) {
+                let y = y + (r.row_h - 1.0) / 2.0;
+                let color = s.theme.text_on(c);
+                scene.text(fonts, lx, y, px, VAlign::Center, color, &fit);
+            }
+        }
+    }
+
+    /// The children of frame `n` (`w` wide): those a pixel wide or more onto `stack`, to
+    /// be drawn; runs of narrower ones merged into grey boxes.
+    fn children(&self, scene: &mut Scene, n: u32, w: f32, stack: &mut Vec<u32>) {
+        let (p, r, t) = (self.p, self.r, &self.p.tree);
+        let cy = r.row_y(t.depth[n as usize] + 1);
+        let merged = self.s.theme.text_dim.with_alpha(120);
+        let mut run: Option<(f32, f32)> = None;
+        let flush = |scene: &mut Scene, run: &mut Option<(f32, f32)>| {
+            if let Some((a, b)) = run.take() {
+                if b - a >= 0.5 {
+                    scene.rect(a, cy, (b - a).max(MIN_PX), r.row_h - 1.0, merged);
+                }
+            }
+        };
+        // Removed stacks widen frames, so their widths may leave the heaviest-first order.
+        let ordered = p.room.as_ref().is_none_or(|m| !m.reordered[n as usize]);
+        for c in t.children(n) {
+            let cw = (p.w(c) as f64 * self.scale) as f32;
+            let cx = self.x_of(c);
+            if cw >= MIN_PX {
+                flush(scene, &mut run);
+                stack.push(c);
+                continue;
+            }
+            if self.s.flame.sort == FlameSort::Heaviest && ordered {
+                // Every later sibling is lighter still: one box for the rest, which ends
+                // where the children's time ends (the rest of the parent is removed
+                // stacks, then self time).
+                let direct = p.room.as_ref().map_or(0, |m| m.direct[n as usize]);
+                let kids = (p.w(n) - t.self_ns[n as usize] - direct).max(0);
+                let end = self.x_of(n) + ((kids as f64 * self.scale) as f32).min(w);
+                run = Some((run.map_or(cx, |r| r.0), end.max(cx)));
+                break;
+            }
+            run = Some(match run {
+                Some((a, b)) if cx - b < 1.0 => (a, cx + cw),
+                _ => {
+                    flush(scene, &mut run);
+                    (cx, cx + cw)
+                }
+            });
+        }
+        flush(scene, &mut run);
     }
 }
 

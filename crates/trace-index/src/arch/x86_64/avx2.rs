@@ -115,28 +115,8 @@ unsafe fn block(
     debug_assert!(i >= 1 && (1..=16).contains(&m));
     debug_assert!(i + m.next_multiple_of(4) <= start.len().min(dur.len()).min(names.len()));
     let vectors = m.div_ceil(4);
-    let wv = _mm256_set1_epi64x(wide);
-    let sign = _mm256_set1_epi64x(i64::MIN);
-    // `apart < gap` unsigned, as the scalar walk compares: both flipped, then signed.
-    let gap_flipped = _mm256_set1_epi64x(gap ^ i64::MIN);
-    // SAFETY (all loads below): vector v reads spans i + 4v - 1 .. i + 4v + 4, within the
-    // spans the caller guarantees (i >= 1, i + 4 * vectors <= len).
-    let load = |a: &[i64], x: usize| unsafe { _mm256_loadu_si256(a.as_ptr().add(x).cast()) };
-
-    // 1. Boundaries: bit x set when span i + x starts a new item.
-    let mut bounds = 0u32;
-    for v in 0..vectors {
-        let x = i + 4 * v;
-        let (s, d) = (load(start, x), load(dur, x));
-        let (sp, dp) = (load(start, x - 1), load(dur, x - 1));
-        let apart = _mm256_xor_si256(_mm256_sub_epi64(s, _mm256_add_epi64(sp, dp)), sign);
-        let near = _mm256_cmpgt_epi64(gap_flipped, apart);
-        let narrow = _mm256_and_si256(_mm256_cmpgt_epi64(wv, d), _mm256_cmpgt_epi64(wv, dp));
-        let joins = _mm256_and_si256(narrow, near);
-        let joins = _mm256_movemask_pd(_mm256_castsi256_pd(joins)) as u32;
-        bounds |= (!joins & 0xF) << (4 * v);
-    }
-    bounds &= (1u32 << m) - 1;
+    // SAFETY: the caller's bounds are `bounds`'s.
+    let bounds = unsafe { bounds((start, dur), (i, m), (wide, gap)) };
 
     // The open item closes before the block if its first span starts one.
     let c = *cur;
@@ -150,101 +130,228 @@ unsafe fn block(
     let mut k = (bounds & 1) as usize;
 
     // 2. and 3., 4 spans at a time, carrying the open item in broadcast vectors.
-    let mut c_busy = _mm256_set1_epi64x(c.busy);
-    let mut c_long = _mm256_set1_epi64x(c.longest);
-    let mut c_name = _mm256_set1_epi64x(c.name.0 as i64);
-    let mut c_first = _mm256_set1_epi64x(c.first as i64);
-    let mut c_from = _mm256_set1_epi64x(c.from);
-    let mut c_end = _mm256_set1_epi64x(c.end);
+    let mut carry = Carry::of(c);
+    let wv = _mm256_set1_epi64x(wide);
     let lanes = _mm256_set_epi64x(3, 2, 1, 0);
     let bits = _mm256_set_epi64x(8, 4, 2, 1);
-    let zero = _mm256_setzero_si256();
-    let min = _mm256_set1_epi64x(i64::MIN);
-    let merged_bit = _mm256_set1_epi64x(1 << 32);
-    // Added to twice a lane number, the two 32-bit halves of that 64-bit lane.
-    let halves = _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0);
     let out = slots.as_mut_ptr().cast::<u8>();
     for v in 0..vectors {
         let x = i + 4 * v;
-        let s = load(start, x);
-        let d = load(dur, x);
-        // SAFETY: names i + 4v .. i + 4v + 4 exist (as above).
-        let nm = unsafe { _mm_loadu_si128(names.as_ptr().add(x).cast()) };
-        let mut name = _mm256_cvtepu32_epi64(nm);
-        let end = _mm256_add_epi64(s, d);
+        // SAFETY: spans x .. x + 4 exist (the caller's bounds: i + 4 * vectors <= len).
+        let (s, d, nm) = unsafe {
+            (
+                _mm256_loadu_si256(start.as_ptr().add(x).cast()),
+                _mm256_loadu_si256(dur.as_ptr().add(x).cast()),
+                _mm_loadu_si128(names.as_ptr().add(x).cast()),
+            )
+        };
         let index = _mm256_add_epi64(_mm256_set1_epi64x(x as i64), lanes);
         // Segment starts: all ones where a span starts an item.
         let b = _mm256_set1_epi64x(((bounds >> (4 * v)) & 0xF) as i64);
-        let mut seg = _mm256_cmpeq_epi64(_mm256_and_si256(b, bits), bits);
-        let (mut busy, mut long, mut first, mut from) = (d, d, index, s);
-        // Two scan steps: each lane takes in the lane 1, then 2, below it, unless its
-        // window already reaches a segment start. Lanes shifted in from below the vector
-        // are identities (0, MIN) or, for the copies, left for the carry.
-        macro_rules! step {
-            ($shift:expr, $fill:expr) => {{
-                let sh = |v: __m256i, id: __m256i| {
-                    _mm256_blend_epi32::<{ $fill }>(_mm256_permute4x64_epi64::<{ $shift }>(v), id)
-                };
-                let below = sh(busy, zero);
-                busy = _mm256_add_epi64(busy, _mm256_andnot_si256(seg, below));
-                let (bl, bn) = (sh(long, min), sh(name, zero));
-                let keep = _mm256_or_si256(seg, _mm256_cmpgt_epi64(long, bl));
-                long = _mm256_blendv_epi8(bl, long, keep);
-                name = _mm256_blendv_epi8(bn, name, keep);
-                first = _mm256_blendv_epi8(sh(first, zero), first, seg);
-                from = _mm256_blendv_epi8(sh(from, zero), from, seg);
-                seg = _mm256_or_si256(seg, sh(seg, zero));
-            }};
-        }
-        step!(0b10_01_00_00, 0b0000_0011);
-        step!(0b01_00_00_00, 0b0000_1111);
-        // The carried item, for lanes with no segment start at or below them.
-        busy = _mm256_add_epi64(busy, _mm256_andnot_si256(seg, c_busy));
-        let keep = _mm256_or_si256(seg, _mm256_cmpgt_epi64(long, c_long));
-        long = _mm256_blendv_epi8(c_long, long, keep);
-        name = _mm256_blendv_epi8(c_name, name, keep);
-        first = _mm256_blendv_epi8(c_first, first, seg);
-        from = _mm256_blendv_epi8(c_from, from, seg);
-        // Rows: (from, end, busy, first | last << 32) and (name | merged << 32).
-        let fl = _mm256_or_si256(first, _mm256_slli_epi64::<32>(index));
-        let merged = _mm256_and_si256(_mm256_cmpgt_epi64(wv, long), merged_bit);
-        let nmw = _mm256_or_si256(name, merged);
-        let t0 = _mm256_unpacklo_epi64(from, end);
-        let t1 = _mm256_unpackhi_epi64(from, end);
-        let t2 = _mm256_unpacklo_epi64(busy, fl);
-        let t3 = _mm256_unpackhi_epi64(busy, fl);
-        let rows = [
-            _mm256_permute2x128_si256::<0x20>(t0, t2),
-            _mm256_permute2x128_si256::<0x20>(t1, t3),
-            _mm256_permute2x128_si256::<0x31>(t0, t2),
-            _mm256_permute2x128_si256::<0x31>(t1, t3),
-        ];
-        let words = words(nmw);
+        let seg = _mm256_cmpeq_epi64(_mm256_and_si256(b, bits), bits);
+        let run = scan((d, _mm256_cvtepu32_epi64(nm), index, s), seg, &carry);
+        let end = _mm256_add_epi64(s, d);
         // Span x closes its item when span x + 1 starts one (never the block's last span:
         // that item stays open).
         let closes = bounds >> (4 * v + 1);
-        for lane in 0..4 {
-            // SAFETY: k counts the items closed so far, at most the spans before this one
-            // plus the open item, so k <= 16 < SLOTS: the row stays inside `slots`.
-            unsafe { put_row(out, k, rows[lane], words[lane]) };
-            k += ((closes >> lane) & 1) as usize;
-        }
+        // SAFETY: k counts the items closed so far, at most the spans before this vector
+        // plus the open item (k <= 4v + 1 <= 13), so slots k .. k + 4 are inside `slots`.
+        k = unsafe { put_rows(out, k, &run, (end, index), wv, closes) };
         // The open item after this vector's last span in the block.
         let top = if v + 1 < vectors { 3 } else { (m - 1) % 4 };
+        carry = Carry::at(&run, end, top);
+    }
+    *cur = carry.open();
+    k
+}
+
+/// Step 1 of [`block`]: bit `x` set when span `i + x` starts a new item (`x < m`).
+///
+/// # Safety
+/// As [`block`]'s: spans `i - 1 .. i + m.next_multiple_of(4)` exist.
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn bounds(
+    (start, dur): (&[i64], &[i64]),
+    (i, m): (usize, usize),
+    (wide, gap): (i64, i64),
+) -> u32 {
+    let wv = _mm256_set1_epi64x(wide);
+    let sign = _mm256_set1_epi64x(i64::MIN);
+    // `apart < gap` unsigned, as the scalar walk compares: both flipped, then signed.
+    let gap_flipped = _mm256_set1_epi64x(gap ^ i64::MIN);
+    // SAFETY (all loads below): vector v reads spans i + 4v - 1 .. i + 4v + 4, within the
+    // spans the caller guarantees (i >= 1, i + 4 * vectors <= len).
+    let load = |a: &[i64], x: usize| unsafe { _mm256_loadu_si256(a.as_ptr().add(x).cast()) };
+    let mut bounds = 0u32;
+    for v in 0..m.div_ceil(4) {
+        let x = i + 4 * v;
+        let (s, d) = (load(start, x), load(dur, x));
+        let (sp, dp) = (load(start, x - 1), load(dur, x - 1));
+        let apart = _mm256_xor_si256(_mm256_sub_epi64(s, _mm256_add_epi64(sp, dp)), sign);
+        let near = _mm256_cmpgt_epi64(gap_flipped, apart);
+        let narrow = _mm256_and_si256(_mm256_cmpgt_epi64(wv, d), _mm256_cmpgt_epi64(wv, dp));
+        let joins = _mm256_and_si256(narrow, near);
+        let joins = _mm256_movemask_pd(_mm256_castsi256_pd(joins)) as u32;
+        bounds |= (!joins & 0xF) << (4 * v);
+    }
+    bounds & ((1u32 << m) - 1)
+}
+
+/// The item open before a vector of spans, broadcast to its 4 lanes.
+#[derive(Clone, Copy)]
+struct Carry {
+    busy: __m256i,
+    long: __m256i,
+    name: __m256i,
+    first: __m256i,
+    from: __m256i,
+    end: __m256i,
+}
+
+/// Each lane's running item: the open item at that span.
+struct Run {
+    busy: __m256i,
+    long: __m256i,
+    name: __m256i,
+    first: __m256i,
+    from: __m256i,
+}
+
+impl Carry {
+    /// The item open before the block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn of(c: Open) -> Carry {
+        Carry {
+            busy: _mm256_set1_epi64x(c.busy),
+            long: _mm256_set1_epi64x(c.longest),
+            name: _mm256_set1_epi64x(c.name.0 as i64),
+            first: _mm256_set1_epi64x(c.first as i64),
+            from: _mm256_set1_epi64x(c.from),
+            end: _mm256_set1_epi64x(c.end),
+        }
+    }
+
+    /// The running item of lane `top` (its spans' `end`s beside), broadcast.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn at(run: &Run, end: __m256i, top: usize) -> Carry {
+        // Added to twice a lane number, the two 32-bit halves of that 64-bit lane.
+        let halves = _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0);
         let pick = _mm256_add_epi32(_mm256_set1_epi32(2 * top as i32), halves);
         let bcast = |v: __m256i| _mm256_permutevar8x32_epi32(v, pick);
-        (c_busy, c_long, c_name) = (bcast(busy), bcast(long), bcast(name));
-        (c_first, c_from, c_end) = (bcast(first), bcast(from), bcast(end));
+        Carry {
+            busy: bcast(run.busy),
+            long: bcast(run.long),
+            name: bcast(run.name),
+            first: bcast(run.first),
+            from: bcast(run.from),
+            end: bcast(end),
+        }
     }
-    let scalar = |v: __m256i| _mm_cvtsi128_si64(_mm256_castsi256_si128(v));
-    *cur = Open {
-        first: scalar(c_first) as u32,
-        from: scalar(c_from),
-        end: scalar(c_end),
-        busy: scalar(c_busy),
-        longest: scalar(c_long),
-        name: StrId(scalar(c_name) as u32),
-    };
+
+    /// The open item, back in scalars.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn open(&self) -> Open {
+        let scalar = |v: __m256i| _mm_cvtsi128_si64(_mm256_castsi256_si128(v));
+        Open {
+            first: scalar(self.first) as u32,
+            from: scalar(self.from),
+            end: scalar(self.end),
+            busy: scalar(self.busy),
+            longest: scalar(self.long),
+            name: StrId(scalar(self.name) as u32),
+        }
+    }
+}
+
+/// Step 2 of [`block`] for 4 spans (their durations, names, indices and starts; `seg` all
+/// ones where a span starts an item): each lane's running item, a segmented scan that
+/// takes in the carried item where no segment starts at or below the lane.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan(
+    (d, mut name, index, s): (__m256i, __m256i, __m256i, __m256i),
+    mut seg: __m256i,
+    c: &Carry,
+) -> Run {
+    let zero = _mm256_setzero_si256();
+    let min = _mm256_set1_epi64x(i64::MIN);
+    let (mut busy, mut long, mut first, mut from) = (d, d, index, s);
+    // Two scan steps: each lane takes in the lane 1, then 2, below it, unless its window
+    // already reaches a segment start. Lanes shifted in from below the vector are
+    // identities (0, MIN) or, for the copies, left for the carry.
+    macro_rules! step {
+        ($shift:expr, $fill:expr) => {{
+            let sh = |v: __m256i, id: __m256i| {
+                _mm256_blend_epi32::<{ $fill }>(_mm256_permute4x64_epi64::<{ $shift }>(v), id)
+            };
+            let below = sh(busy, zero);
+            busy = _mm256_add_epi64(busy, _mm256_andnot_si256(seg, below));
+            let (bl, bn) = (sh(long, min), sh(name, zero));
+            let keep = _mm256_or_si256(seg, _mm256_cmpgt_epi64(long, bl));
+            long = _mm256_blendv_epi8(bl, long, keep);
+            name = _mm256_blendv_epi8(bn, name, keep);
+            first = _mm256_blendv_epi8(sh(first, zero), first, seg);
+            from = _mm256_blendv_epi8(sh(from, zero), from, seg);
+            seg = _mm256_or_si256(seg, sh(seg, zero));
+        }};
+    }
+    step!(0b10_01_00_00, 0b0000_0011);
+    step!(0b01_00_00_00, 0b0000_1111);
+    // The carried item, for lanes with no segment start at or below them.
+    busy = _mm256_add_epi64(busy, _mm256_andnot_si256(seg, c.busy));
+    let keep = _mm256_or_si256(seg, _mm256_cmpgt_epi64(long, c.long));
+    Run {
+        busy,
+        long: _mm256_blendv_epi8(c.long, long, keep),
+        name: _mm256_blendv_epi8(c.name, name, keep),
+        first: _mm256_blendv_epi8(c.first, first, seg),
+        from: _mm256_blendv_epi8(c.from, from, seg),
+    }
+}
+
+/// Step 3 of [`block`] for 4 spans: writes each lane's running item (its spans' `end`s
+/// and indices beside) to slot `k`, which moves on past the lanes whose item closes
+/// (`closes`' low 4 bits). Returns the next slot.
+///
+/// # Safety
+/// Slots `k .. k + 4` must be within the slots `out` points to.
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn put_rows(
+    out: *mut u8,
+    mut k: usize,
+    run: &Run,
+    (end, index): (__m256i, __m256i),
+    wv: __m256i,
+    closes: u32,
+) -> usize {
+    // Rows: (from, end, busy, first | last << 32) and (name | merged << 32).
+    let fl = _mm256_or_si256(run.first, _mm256_slli_epi64::<32>(index));
+    let merged_bit = _mm256_set1_epi64x(1 << 32);
+    let merged = _mm256_and_si256(_mm256_cmpgt_epi64(wv, run.long), merged_bit);
+    let nmw = _mm256_or_si256(run.name, merged);
+    let t0 = _mm256_unpacklo_epi64(run.from, end);
+    let t1 = _mm256_unpackhi_epi64(run.from, end);
+    let t2 = _mm256_unpacklo_epi64(run.busy, fl);
+    let t3 = _mm256_unpackhi_epi64(run.busy, fl);
+    let rows = [
+        _mm256_permute2x128_si256::<0x20>(t0, t2),
+        _mm256_permute2x128_si256::<0x20>(t1, t3),
+        _mm256_permute2x128_si256::<0x31>(t0, t2),
+        _mm256_permute2x128_si256::<0x31>(t1, t3),
+    ];
+    let words = words(nmw);
+    for lane in 0..4 {
+        // SAFETY: k <= the caller's k + lane, within the slots (its contract).
+        unsafe { put_row(out, k, rows[lane], words[lane]) };
+        k += ((closes >> lane) & 1) as usize;
+    }
     k
 }
 

@@ -117,10 +117,63 @@ impl Panel {
         s: &ViewState,
     ) -> Option<trace_model::StrId> {
         use egui_extras::{Column, TableBuilder};
+        if !self.refresh_stats(ui, l, s) {
+            return None;
+        }
+        let t = &l.trace;
+        let q = self.stats_filter.to_lowercase();
+        let rows: Vec<usize> = (0..self.stats.len())
+            .filter(|&i| q.is_empty() || t.str(self.stats[i].name).to_lowercase().contains(&q))
+            .collect();
+        // Compare mode: names only BASE has (indices into its list), after NEW's rows.
+        let base_only: Vec<usize> = (self.base_only_rows().iter().enumerate())
+            .filter(|(_, (name, _))| q.is_empty() || name.to_lowercase().contains(&q))
+            .map(|(k, _)| k)
+            .collect();
+        self.stats_toolbar(ui, l, &rows);
+        let mut clicked = None;
+        let cols: Vec<_> = (SortColumn::ALL.into_iter())
+            .filter(|c| c.0.always_shown() || self.stats_extra.contains(&c.0))
+            .collect();
+        let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+        self.header_rects.clear();
+        // The name column takes what the numbers leave; they are sized to their figures.
+        let num = Column::auto().at_least(34.0).resizable(true);
+        TableBuilder::new(ui)
+            .id_salt("stats")
+            .striped(true)
+            .max_scroll_height(320.0)
+            .column(Column::remainder().at_least(80.0).clip(true))
+            .columns(num, cols.len() - 1 + 2 * self.base_self.is_some() as usize)
+            .header(row_h, |mut header| self.stats_header(&mut header, &cols))
+            .body(|body| {
+                body.rows(row_h, rows.len() + base_only.len(), |mut row| {
+                    let Some(&i) = rows.get(row.index()) else {
+                        if let Some(b) = &self.base_self {
+                            let (name, was) = &b.base_only[base_only[row.index() - rows.len()]];
+                            base_only_row(&mut row, b, name, *was, &cols);
+                        }
+                        return;
+                    };
+                    let r = &self.stats[i];
+                    if self.stats_row(&mut row, l, s, r, &cols) {
+                        clicked = Some(r.name);
+                    }
+                });
+            });
+        if std::mem::take(&mut self.resort) {
+            self.sort_rows(l);
+        }
+        clicked
+    }
+
+    /// Brings the rows up to the view's range (and compare mode's BASE) and their order up
+    /// to the sort; false while the whole trace's statistics are still computing.
+    fn refresh_stats(&mut self, ui: &mut Ui, l: &Loaded, s: &ViewState) -> bool {
         let stale = self.stats_for != Some(s.range) && !(self.hold && self.stats_for.is_some());
         if stale && s.range.is_none() && l.whole_stats_ready().is_none() {
             ui.label("computing statistics for the whole trace …");
-            return None;
+            return false;
         }
         if stale {
             self.stats = s.stats(l);
@@ -140,16 +193,12 @@ impl Panel {
         if std::mem::take(&mut self.resort) {
             self.sort_rows(l);
         }
-        let t = &l.trace;
-        let q = self.stats_filter.to_lowercase();
-        let rows: Vec<usize> = (0..self.stats.len())
-            .filter(|&i| q.is_empty() || t.str(self.stats[i].name).to_lowercase().contains(&q))
-            .collect();
-        // Compare mode: names only BASE has, after NEW's rows.
-        let base_only: Vec<&(String, i64)> = (self.base_self.iter())
-            .flat_map(|b| &b.base_only)
-            .filter(|(name, _)| q.is_empty() || name.to_lowercase().contains(&q))
-            .collect();
+        true
+    }
+
+    /// The line above the table: the name filter, the count listed, the columns menu and
+    /// the copy buttons (for the `rows` listed).
+    fn stats_toolbar(&mut self, ui: &mut Ui, l: &Loaded, rows: &[usize]) {
         ui.horizontal(|ui| {
             ui.add(
                 TextEdit::singleline(&mut self.stats_filter)
@@ -171,129 +220,116 @@ impl Panel {
                 }
             }
         });
-        let mut clicked = None;
-        let cols: Vec<_> = (SortColumn::ALL.into_iter())
-            .filter(|c| c.0.always_shown() || self.stats_extra.contains(&c.0))
-            .collect();
-        let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
-        self.header_rects.clear();
-        // The name column takes what the numbers leave; they are sized to their figures.
-        let num = Column::auto().at_least(34.0).resizable(true);
-        TableBuilder::new(ui)
-            .id_salt("stats")
-            .striped(true)
-            .max_scroll_height(320.0)
-            .column(Column::remainder().at_least(80.0).clip(true))
-            .columns(num, cols.len() - 1 + 2 * self.base_self.is_some() as usize)
-            .header(row_h, |mut header| {
-                for &(col, label, tip) in &cols {
-                    let (_, r) = header.col(|ui| {
-                        let arrow = match (self.sort == col, self.descending) {
-                            (true, true) => " v",
-                            (true, false) => " ^",
-                            _ => "",
-                        };
-                        let text = RichText::new(format!("{label}{arrow}")).strong();
-                        let resp =
-                            ui.selectable_label(self.sort == col, text)
-                                .on_hover_text(format!(
-                                    "{tip}; click to sort, right-click for columns"
-                                ));
-                        if resp.clicked() {
-                            if self.sort == col {
-                                self.descending = !self.descending;
-                            } else {
-                                self.sort = col;
-                                self.descending = col != SortColumn::Name;
-                            }
-                            self.resort = true;
-                        }
-                        resp.context_menu(|ui| column_menu(ui, &mut self.stats_extra));
-                    });
-                    self.header_rects.push(r.rect);
-                }
-                if self.base_self.is_some() {
-                    let (_, r) = header.col(|ui| {
-                        ui.label(RichText::new("base").strong())
-                            .on_hover_text("self time in the trace compared with (BASE)");
-                    });
-                    self.header_rects.push(r.rect);
-                    let (_, r) = header.col(|ui| {
-                        let col = SortColumn::Delta;
-                        let arrow = match (self.sort == col, self.descending) {
-                            (true, true) => " v",
-                            (true, false) => " ^",
-                            _ => "",
-                        };
-                        let text = RichText::new(format!("Δ self{arrow}")).strong();
-                        let tip = "the change of the self time from BASE: red slower, blue \
-                                   faster (the thresholds, then the Mann-Whitney test on the \
-                                   per-call self times, as the flame graph judges a frame; \
-                                   hover a cell for its p-value); click to sort";
-                        if ui
-                            .selectable_label(self.sort == col, text)
-                            .on_hover_text(tip)
-                            .clicked()
-                        {
-                            self.descending = self.sort != col || !self.descending;
-                            self.sort = col;
-                            self.resort = true;
-                        }
-                    });
-                    self.header_rects.push(r.rect);
-                }
-            })
-            .body(|body| {
-                body.rows(row_h, rows.len() + base_only.len(), |mut row| {
-                    let Some(&i) = rows.get(row.index()) else {
-                        let (name, was) = base_only[row.index() - rows.len()];
-                        if let Some(b) = &self.base_self {
-                            base_only_row(&mut row, b, name, *was, &cols);
-                        }
-                        return;
-                    };
-                    let r = &self.stats[i];
-                    let name = t.str(r.name);
-                    row.col(|ui| {
-                        let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
-                        // Names that share a prefix differ at their ends: keep both.
-                        let room = ui.available_width();
-                        let per_char = ui.text_style_height(&egui::TextStyle::Body) * 0.5;
-                        let shown = elide_middle(name, (room / per_char) as usize);
-                        let resp = ui.selectable_label(highlighted, shown).on_hover_text(name);
-                        if resp.clicked() {
-                            clicked = Some(r.name);
-                        }
-                        resp.context_menu(|ui| {
-                            if ui.button("copy name").clicked() {
-                                ui.ctx().copy_text(name.to_string());
-                                ui.close();
-                            }
-                            if ui.button("copy row (CSV)").clicked() {
-                                ui.ctx().copy_text(table_text(l, [r], ','));
-                                ui.close();
-                            }
-                        });
-                    });
-                    for &(col, ..) in &cols[1..] {
-                        row.col(|ui| {
-                            let resp = ui.label(col.cell(r));
-                            if col == SortColumn::Count && r.count >= 1000 {
-                                resp.on_hover_text(r.count.to_string());
-                            }
-                        });
+    }
+
+    /// ` v` or ` ^` after the header of the column that sorts, by direction.
+    fn arrow(&self, col: SortColumn) -> &'static str {
+        match (self.sort == col, self.descending) {
+            (true, true) => " v",
+            (true, false) => " ^",
+            _ => "",
+        }
+    }
+
+    /// The header row: click a column to sort by it (again to reverse), right-click for
+    /// the columns menu; compare mode's two columns after.
+    fn stats_header(
+        &mut self,
+        header: &mut egui_extras::TableRow<'_, '_>,
+        cols: &[(SortColumn, &str, &str)],
+    ) {
+        for &(col, label, tip) in cols {
+            let (_, r) = header.col(|ui| {
+                let text = RichText::new(format!("{label}{}", self.arrow(col))).strong();
+                let resp = ui
+                    .selectable_label(self.sort == col, text)
+                    .on_hover_text(format!("{tip}; click to sort, right-click for columns"));
+                if resp.clicked() {
+                    if self.sort == col {
+                        self.descending = !self.descending;
+                    } else {
+                        self.sort = col;
+                        self.descending = col != SortColumn::Name;
                     }
-                    if let Some(b) = &self.base_self {
-                        let was = b.self_ns.get(name).map(|x| x.0);
-                        row.col(|ui| {
-                            ui.label(was.map_or("—".into(), compact_duration));
-                        });
-                        row.col(|ui| delta_cell(ui, b, name, was, r.self_ns));
-                    }
-                });
+                    self.resort = true;
+                }
+                resp.context_menu(|ui| column_menu(ui, &mut self.stats_extra));
             });
-        if std::mem::take(&mut self.resort) {
-            self.sort_rows(l);
+            self.header_rects.push(r.rect);
+        }
+        if self.base_self.is_none() {
+            return;
+        }
+        let (_, r) = header.col(|ui| {
+            ui.label(RichText::new("base").strong())
+                .on_hover_text("self time in the trace compared with (BASE)");
+        });
+        self.header_rects.push(r.rect);
+        let (_, r) = header.col(|ui| {
+            let col = SortColumn::Delta;
+            let text = RichText::new(format!("Δ self{}", self.arrow(col))).strong();
+            let tip = "the change of the self time from BASE: red slower, blue \
+                       faster (the thresholds, then the Mann-Whitney test on the \
+                       per-call self times, as the flame graph judges a frame; \
+                       hover a cell for its p-value); click to sort";
+            if ui
+                .selectable_label(self.sort == col, text)
+                .on_hover_text(tip)
+                .clicked()
+            {
+                self.descending = self.sort != col || !self.descending;
+                self.sort = col;
+                self.resort = true;
+            }
+        });
+        self.header_rects.push(r.rect);
+    }
+
+    /// One name's row: the name (elided in the middle, its menu to copy it or the row),
+    /// the figures, and compare mode's two cells. Whether the name was clicked.
+    fn stats_row(
+        &self,
+        row: &mut egui_extras::TableRow<'_, '_>,
+        l: &Loaded,
+        s: &ViewState,
+        r: &NameStats,
+        cols: &[(SortColumn, &str, &str)],
+    ) -> bool {
+        let name = l.trace.str(r.name);
+        let mut clicked = false;
+        row.col(|ui| {
+            let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
+            // Names that share a prefix differ at their ends: keep both.
+            let room = ui.available_width();
+            let per_char = ui.text_style_height(&egui::TextStyle::Body) * 0.5;
+            let shown = elide_middle(name, (room / per_char) as usize);
+            let resp = ui.selectable_label(highlighted, shown).on_hover_text(name);
+            clicked = resp.clicked();
+            resp.context_menu(|ui| {
+                if ui.button("copy name").clicked() {
+                    ui.ctx().copy_text(name.to_string());
+                    ui.close();
+                }
+                if ui.button("copy row (CSV)").clicked() {
+                    ui.ctx().copy_text(table_text(l, [r], ','));
+                    ui.close();
+                }
+            });
+        });
+        for &(col, ..) in &cols[1..] {
+            row.col(|ui| {
+                let resp = ui.label(col.cell(r));
+                if col == SortColumn::Count && r.count >= 1000 {
+                    resp.on_hover_text(r.count.to_string());
+                }
+            });
+        }
+        if let Some(b) = &self.base_self {
+            let was = b.self_ns.get(name).map(|x| x.0);
+            row.col(|ui| {
+                ui.label(was.map_or("—".into(), compact_duration));
+            });
+            row.col(|ui| delta_cell(ui, b, name, was, r.self_ns));
         }
         clicked
     }
