@@ -36,7 +36,7 @@ use meta::{model_kind, model_tag};
 pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, Stream};
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
-pub const MAGIC: &[u8; 8] = b"SPALLTM1";
+pub const MAGIC: &[u8; 8] = b"SPALLTM2";
 
 /// Why a buffer is not a transferred trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
