@@ -35,6 +35,8 @@ struct ThreadBuild {
     /// trace_processor would pair otherwise, is paired again from them, alone, as a
     /// buffered builder pairs it, with no second decode (see `nest::streamed_lanes`).
     ends: Vec<KeptEnd>,
+    /// After the chunks' merge: each chunk's `ends`.
+    kept: Vec<merge::KeptPart>,
     /// Streaming mode: the thread's B/E events went back in time (`stream`'s pairs are
     /// wrong; it stops, unless the builder keeps events).
     disordered: bool,
@@ -135,6 +137,8 @@ pub struct TraceBuilder {
     streaming: bool,
     /// Streaming mode: keep each thread's `E` events (see `ThreadBuild::ends`).
     keep: bool,
+    /// After a merge: how each chunk's ids map to the merged ones (for `ThreadBuild::kept`).
+    chunk_maps: Vec<merge::Remap>,
     /// In streaming mode, the B/E events of a thread whose events are not kept went back in
     /// time: the result would be wrong, so the load is redone buffered.
     disordered: bool,
@@ -179,6 +183,7 @@ impl Default for TraceBuilder {
             end: i64::MIN,
             streaming: false,
             keep: false,
+            chunk_maps: Vec::new(),
             disordered: false,
             earliest: i64::MAX,
             latest: i64::MIN,
@@ -280,6 +285,7 @@ impl TraceBuilder {
                     events: Vec::new(),
                     stream: self.streaming.then(Matcher::for_chunk),
                     ends: Vec::new(),
+                    kept: Vec::new(),
                     disordered: false,
                     diags: Diagnostics::default(),
                     spall: None,

@@ -556,14 +556,14 @@ impl Nesting {
 /// The lanes of a thread matched as its events streamed in (`m`, joined across chunks),
 /// and whether it must be decoded again, buffered: it went back in time (`disordered`)
 /// or trace_processor pairs it otherwise, and its `E` events were not kept (`ends`:
-/// `None`). Where they were, the thread's events are had again, in file order, from the
-/// matcher's spans and `ends`, and paired as [`build_lanes`] pairs them; `d` (the
-/// warnings of joining the chunks) then holds that pairing's warnings only, as a buffered
-/// builder's would.
+/// `None`). Where they were (`ends` gives them), the thread's events are had again, in
+/// file order, from the matcher's spans and its `E` events, and paired as
+/// [`build_lanes`] pairs them; `d` (the warnings of joining the chunks) then holds that
+/// pairing's warnings only, as a buffered builder's would.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn streamed_lanes(
     m: Matcher,
-    ends: Option<Vec<KeptEnd>>,
+    ends: Option<impl FnOnce() -> Vec<KeptEnd>>,
     disordered: bool,
     trace_end: i64,
     from_spall: bool,
@@ -574,7 +574,7 @@ pub(crate) fn streamed_lanes(
     // `.spall` pairs as it streamed; only a step back in time decodes it again.
     let ends = ends.filter(|_| !from_spall);
     let events = match (disordered, ends) {
-        (true, Some(ends)) => replay(m.spans.concat(), &ends, &[]),
+        (true, Some(ends)) => replay(m.spans.concat(), &ends(), &[]),
         (disordered, ends) => {
             let tp = m.pairs_otherwise(sorted_from);
             let mut own = Diagnostics::default();
@@ -585,7 +585,7 @@ pub(crate) fn streamed_lanes(
                 d.merge(own);
                 return ((n.lanes(), merges), again);
             };
-            replay(n.in_file_order(), &ends, &merges)
+            replay(n.in_file_order(), &ends(), &merges)
         }
     };
     *d = Diagnostics::default();

@@ -8,6 +8,7 @@
 use rayon::prelude::*;
 use spall_format::{Diagnostics, Summary};
 
+use super::merge::Remap;
 use super::{ProcessBuild, ThreadBuild, TraceBuilder};
 use crate::asyncs::{self, AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
@@ -64,6 +65,7 @@ impl TraceBuilder {
             end,
             sorted_from,
             keep,
+            chunk_maps,
             ..
         } = self;
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
@@ -89,7 +91,10 @@ impl TraceBuilder {
         // Threads are independent of each other and of the other events, which need only
         // the new thread order.
         let (per_thread, (async_slices, async_tracks, async_diags)) = rayon::join(
-            || nest_threads(threads, keep, end, from_spall, sorted_from, &strings),
+            || {
+                let kept = (keep, &chunk_maps[..]);
+                nest_threads(threads, kept, end, from_spall, sorted_from, &strings)
+            },
             || other.renumber_and_sort(&order, end),
         );
         spall_util::timing::stage("threads nested, other events sorted");
@@ -230,7 +235,7 @@ fn inverse(order: &[u32]) -> Vec<u32> {
 /// in the threads' old order.
 fn nest_threads(
     threads: Vec<ThreadBuild>,
-    keep: bool,
+    (keep, chunk_maps): (bool, &[Remap]),
     end: i64,
     from_spall: bool,
     sorted_from: i64,
@@ -249,7 +254,8 @@ fn nest_threads(
                 }
                 (None, Some(m)) => {
                     d = t.diags;
-                    let ends = keep.then_some(t.ends);
+                    let kept = t.kept;
+                    let ends = keep.then_some(|| super::merge::kept_ends(kept, chunk_maps));
                     let (lanes, again) = streamed_lanes(
                         m,
                         ends,

@@ -19,7 +19,7 @@ use crate::strings::StrId;
 use crate::trace::Trace;
 
 /// How one chunk's ids map to the merged builder's.
-struct Remap {
+pub(super) struct Remap {
     strs: Vec<StrId>,
     args: u32,
 }
@@ -54,13 +54,38 @@ struct Piece {
 }
 
 /// A thread joined across chunks: its matcher, its `.spall` stack, the warnings of joining
-/// them, and its kept `E` events (with merged ids and places).
+/// them, and its kept `E` events.
 type Joined = (
     Matcher,
     Option<ThreadStack>,
     Diagnostics<ModelWarning>,
-    Vec<KeptEnd>,
+    Vec<KeptPart>,
 );
+
+/// One chunk's kept `E` events of a thread, left with the chunk's ids: most threads never
+/// need them, so they are renumbered only for a thread paired again ([`kept_ends`]).
+#[derive(Debug)]
+pub(super) struct KeptPart {
+    chunk: usize,
+    /// The thread's spans in the chunks before.
+    before: u32,
+    ends: Vec<KeptEnd>,
+}
+
+/// A thread's kept `E` events with the merged builder's ids and their places among all of
+/// the thread's spans.
+pub(super) fn kept_ends(parts: Vec<KeptPart>, maps: &[Remap]) -> Vec<KeptEnd> {
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.ends.len()).sum());
+    for p in parts {
+        let r = &maps[p.chunk];
+        out.extend(p.ends.into_iter().map(|mut x| {
+            (x.name, x.cat, x.args) = (r.s(x.name), r.s(x.cat), r.a(x.args));
+            x.after += p.before;
+            x
+        }));
+    }
+    out
+}
 
 impl TraceBuilder {
     /// Merges the chunk builders of a parallel decode ([`TraceBuilder::streaming`], in file
@@ -168,7 +193,7 @@ impl TraceBuilder {
             .map(|(ps, st)| {
                 let mut m = Matcher::new(false);
                 let mut d = Diagnostics::default();
-                let mut ends = Vec::new();
+                let mut kept = Vec::new();
                 let stack = (!st.is_empty()).then(|| {
                     let ids = |ci: usize| ChunkIds {
                         names: &maps[ci].strs,
@@ -189,28 +214,29 @@ impl TraceBuilder {
                         e.cat = r.s(e.cat);
                         e.args = r.a(e.args);
                     };
-                    // The chunk's `E` events come after the earlier chunks' spans.
-                    let before = m.span_count();
-                    ends.extend(p.ends.into_iter().map(|mut x| {
-                        (x.name, x.cat, x.args) = (r.s(x.name), r.s(x.cat), r.a(x.args));
-                        x.after += before;
-                        x
-                    }));
+                    if !p.ends.is_empty() {
+                        kept.push(KeptPart {
+                            chunk: p.chunk,
+                            before: m.span_count(),
+                            ends: p.ends,
+                        });
+                    }
                     m.append(p.matcher, &fix_span, &fix_event, &names, &mut d);
                     d.merge(p.diags);
                 }
-                (m, stack, d, ends)
+                (m, stack, d, kept)
             })
             .collect();
         spall_util::timing::stage("threads joined across chunks");
-        for (t, (m, stack, d, ends)) in g.threads.iter_mut().zip(joined) {
+        for (t, (m, stack, d, kept)) in g.threads.iter_mut().zip(joined) {
             t.stream = Some(m);
             t.joined = stack;
             t.diags = d;
-            t.ends = ends;
+            t.kept = kept;
             // Nothing kept to pair it again from: decode again.
             g.disordered |= t.disordered && (!g.keep || from_spall);
         }
+        g.chunk_maps = maps;
         g
     }
 
