@@ -44,6 +44,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             ),
         ),
         ("size", human_bytes(d.input_bytes)),
+        ("decoded", decoded(d.decoded_bytes, d.parsed_bytes)),
         ("events", d.events.to_string()),
         ("spans", trace.span_count().to_string()),
         ("instants", trace.instants().len().to_string()),
@@ -141,6 +142,8 @@ pub fn json(path: &Path, trace: &Trace, load_secs: f64, index: (f64, usize)) -> 
         "format": d.format.name(),
         "gzip": d.gzip,
         "bytes": d.input_bytes,
+        "decoded_bytes": d.decoded_bytes,
+        "parsed_bytes": d.parsed_bytes,
         "events": d.events,
         "spans": trace.span_count(),
         "instants": trace.instants().len(),
@@ -163,4 +166,18 @@ pub fn json(path: &Path, trace: &Trace, load_secs: f64, index: (f64, usize)) -> 
         "model_bytes": trace.heap_bytes(),
         "index_bytes": index_bytes,
     })
+}
+
+/// The bytes decoded (after decompression), and how many more the decoders went through:
+/// a chunk parsed twice, or the whole file decoded again.
+fn decoded(bytes: u64, parsed: u64) -> String {
+    if parsed <= bytes {
+        return format!("{}, each byte once", human_bytes(bytes));
+    }
+    format!(
+        "{}, {} parsed ({:.2}x)",
+        human_bytes(bytes),
+        human_bytes(parsed),
+        parsed as f64 / bytes.max(1) as f64
+    )
 }

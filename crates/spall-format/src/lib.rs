@@ -126,6 +126,10 @@ pub struct Summary {
     pub input_bytes: u64,
     /// Size of the decoded text or binary (after decompression).
     pub decoded_bytes: u64,
+    /// Bytes the decoders went through, over every pass of the load: `decoded_bytes` when
+    /// each byte is decoded once; more when a JSON chunk cut at a wrong guess is parsed
+    /// again, or a load decodes the whole input a second time.
+    pub parsed_bytes: u64,
     /// Events passed to the sink.
     pub events: u64,
     /// Warnings the decode counted (bad events skipped or repaired).
@@ -291,6 +295,7 @@ pub(crate) fn decode_plain<S: EventSink>(
         gzip,
         input_bytes,
         decoded_bytes: b.len() as u64,
+        parsed_bytes: b.len() as u64,
         events,
         diagnostics,
         spall,

@@ -232,6 +232,7 @@ where
         gzip: false,
         input_bytes: b.len() as u64,
         decoded_bytes: b.len() as u64,
+        parsed_bytes: b.len() as u64,
         events,
         diagnostics: diags,
         spall: Some(header),
@@ -266,6 +267,7 @@ where
         gzip: false,
         input_bytes: b.len() as u64,
         decoded_bytes: b.len() as u64,
+        parsed_bytes: b.len() as u64,
         events,
         diagnostics: diags,
         spall: None,
@@ -363,6 +365,7 @@ where
     };
     let mut sinks: Vec<S> = Vec::new();
     let mut events = 0u64;
+    let mut wasted = 0usize;
     let mut hook = |start: usize, d: &mut Diagnostics| -> (usize, bool) {
         let mut starts = vec![start];
         while let Some(g) = guess_element(b, starts[starts.len() - 1] + CHUNK_BYTES, GUESS_AHEAD) {
@@ -402,6 +405,8 @@ where
                 r
             } else {
                 let stop = starts.get(k + 1).copied().unwrap_or(usize::MAX);
+                // The thrown-away run's bytes were parsed for nothing.
+                wasted += (r.stop.at().unwrap_or(b.len()).min(stop)).saturating_sub(starts[k]);
                 run(text, b, at, stop, state, new_sink())
             };
             match keep(r) {
@@ -434,6 +439,7 @@ where
         gzip: false,
         input_bytes: total,
         decoded_bytes: total,
+        parsed_bytes: total + wasted as u64,
         events: events + top_events,
         diagnostics: diags,
         spall: None,

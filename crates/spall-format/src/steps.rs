@@ -349,6 +349,7 @@ impl<S: EventSink> Steps<S> {
             gzip: self.gzip,
             input_bytes: self.input_bytes,
             decoded_bytes,
+            parsed_bytes: decoded_bytes,
             events: self.events,
             diagnostics: self.diags.clone(),
             spall,

@@ -241,6 +241,7 @@ impl<S: EventSink> SpallStream<S> {
             gzip: false,
             input_bytes: self.read,
             decoded_bytes: self.read,
+            parsed_bytes: self.read,
             events: self.events,
             diagnostics: self.diags,
             spall: header,

@@ -6,7 +6,7 @@ use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Su
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
-use crate::nest::{Matcher, Pending};
+use crate::nest::{KeptEnd, Matcher, Pending};
 use crate::other::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
 };
@@ -27,7 +27,22 @@ struct ThreadBuild {
     /// Buffered mode: every span-forming event, matched at the end.
     events: Vec<Pending>,
     /// Streaming mode: B/E matched as they arrive (valid while they arrive in time order).
+    /// Its spans are the thread's `B` and `X` events, in file order.
     stream: Option<Matcher>,
+    /// Streaming mode, where the builder keeps events (`keep`): the thread's `E` events,
+    /// each with its place among the `B` and `X` events. With `stream`'s spans, they give
+    /// the thread's events in file order again: a thread that went back in time, or that
+    /// trace_processor would pair otherwise, is paired again from them, alone, as a
+    /// buffered builder pairs it, with no second decode (see `nest::streamed_lanes`).
+    ends: Vec<KeptEnd>,
+    /// After the chunks' merge: each chunk's `ends`.
+    kept: Vec<merge::KeptPart>,
+    /// Streaming mode: the thread's B/E events went back in time (`stream`'s pairs are
+    /// wrong; it stops, unless the builder keeps events).
+    disordered: bool,
+    /// Streaming mode: the warnings of `stream` (a chunk's are mismatched `E`s, which make
+    /// the thread pair again from `events`). After a merge: those of joining the chunks.
+    diags: Diagnostics<ModelWarning>,
     /// Streaming mode, `.spall` v3: Begin and End events put straight into lanes.
     spall: Option<ChunkStack>,
     /// After the chunks' merge: their `spall` stacks joined.
@@ -35,6 +50,29 @@ struct ThreadBuild {
     /// Streaming mode: the first and last B/E timestamps seen.
     first_be_ts: i64,
     last_be_ts: i64,
+}
+
+impl ThreadBuild {
+    /// A `B`, `E` or `X` event of this thread: buffered, or (streaming) matched as it
+    /// arrives, an `E` kept if `keep` (see `ends`).
+    #[inline]
+    fn span_event(&mut self, e: Pending, keep: bool, names: &dyn Fn(StrId) -> String) {
+        let Some(m) = &mut self.stream else {
+            return self.events.push(e);
+        };
+        if e.phase != Phase::COMPLETE {
+            self.disordered |= e.ts < self.last_be_ts;
+            self.first_be_ts = self.first_be_ts.min(e.ts);
+            self.last_be_ts = e.ts;
+            if keep && e.phase == Phase::END {
+                self.ends.push(KeptEnd::new(&e, m.span_count()));
+            }
+        }
+        // Kept events need every `B` and `X` in the matcher, even past a step back.
+        if keep || !self.disordered {
+            m.push(e, names, &mut self.diags);
+        }
+    }
 }
 
 /// The `.spall` v3 buffer being decoded by a streaming builder: its thread's stack and B/E
@@ -97,8 +135,12 @@ pub struct TraceBuilder {
     end: i64,
     /// Match B/E as events arrive instead of buffering them.
     streaming: bool,
-    /// In streaming mode, some thread's B/E events went back in time: the result would be
-    /// wrong, so the load is redone buffered.
+    /// Streaming mode: keep each thread's `E` events (see `ThreadBuild::ends`).
+    keep: bool,
+    /// After a merge: how each chunk's ids map to the merged ones (for `ThreadBuild::kept`).
+    chunk_maps: Vec<merge::Remap>,
+    /// In streaming mode, the B/E events of a thread whose events are not kept went back in
+    /// time: the result would be wrong, so the load is redone buffered.
     disordered: bool,
     /// The earliest and latest times so far, and the earliest time of an event that came
     /// after a later one: trace_processor's sorter orders the events from there on by
@@ -140,6 +182,8 @@ impl Default for TraceBuilder {
             start: i64::MAX,
             end: i64::MIN,
             streaming: false,
+            keep: false,
+            chunk_maps: Vec::new(),
             disordered: false,
             earliest: i64::MAX,
             latest: i64::MIN,
@@ -166,13 +210,28 @@ impl TraceBuilder {
     /// A builder for one chunk of a parallel decode: it matches B/E events as they arrive,
     /// holding no event list (far less memory and time when each thread's B/E events come in
     /// time order, as in `.spall` files and most JSON). The chunks' builders are combined, in
-    /// file order, by [`merge`](Self::merge); if some thread's events went back in time,
-    /// [`try_finish`](Self::try_finish) says so, and the caller decodes again with
-    /// [`new`](Self::new).
+    /// file order, by [`merge`](Self::merge). A thread whose events went back in time, or
+    /// that trace_processor would pair otherwise, is paired again from its kept events.
     pub(crate) fn streaming() -> Self {
         TraceBuilder {
             streaming: true,
+            keep: true,
             ..Self::default()
+        }
+    }
+
+    /// [`streaming`](Self::streaming) builders for a file whose first bytes are `head`:
+    /// `.spall` pairs every thread as it streams, so its builders keep no `E` events (a
+    /// `.spall` thread whose events go back in time makes
+    /// [`try_finish`](Self::try_finish) fail, and the caller decodes again with
+    /// [`new`](Self::new)).
+    pub(crate) fn streaming_for(head: &[u8]) -> fn() -> TraceBuilder {
+        match spall_format::detect(head) {
+            spall_format::Detected::Spall => || TraceBuilder {
+                keep: false,
+                ..TraceBuilder::streaming()
+            },
+            _ => TraceBuilder::streaming,
         }
     }
 
@@ -225,6 +284,10 @@ impl TraceBuilder {
                     sort_index: None,
                     events: Vec::new(),
                     stream: self.streaming.then(Matcher::for_chunk),
+                    ends: Vec::new(),
+                    kept: Vec::new(),
+                    disordered: false,
+                    diags: Diagnostics::default(),
                     spall: None,
                     joined: None,
                     first_be_ts: i64::MAX,
@@ -247,7 +310,9 @@ impl TraceBuilder {
         if ev.ts < self.latest && ph != Phase::SAMPLE {
             self.sorted_from = self.sorted_from.min(ev.ts);
         }
-        self.earliest = self.earliest.min(ev.ts);
+        if ph != Phase::SAMPLE {
+            self.earliest = self.earliest.min(ev.ts);
+        }
         self.latest = self.latest.max(ev.ts);
         match ph {
             Phase::BEGIN | Phase::END | Phase::COMPLETE => {
@@ -278,29 +343,10 @@ impl TraceBuilder {
                     args,
                     offset: ev.offset,
                 };
-                let TraceBuilder {
-                    threads,
-                    strings,
-                    diags,
-                    disordered,
-                    ..
-                } = self;
-                let th = &mut threads[t as usize];
-                match &mut th.stream {
-                    Some(m) => {
-                        if ph != Phase::COMPLETE {
-                            if e.ts < th.last_be_ts {
-                                *disordered = true;
-                            }
-                            th.first_be_ts = th.first_be_ts.min(e.ts);
-                            th.last_be_ts = e.ts;
-                        }
-                        if !*disordered {
-                            m.push(e, &|id| strings.get(id).to_string(), diags);
-                        }
-                    }
-                    None => th.events.push(e),
-                }
+                let th = &mut self.threads[t as usize];
+                let strings = &self.strings;
+                th.span_event(e, self.keep, &|id| strings.get(id).to_string());
+                self.disordered |= th.disordered && !self.keep;
                 if (ev.flow_in || ev.flow_out) && ev.bind_id.is_some() && ph != Phase::END {
                     let slice_dur = if ph == Phase::COMPLETE { dur } else { -1 };
                     self.flow_point(ev, t, Some(slice_dur));

@@ -52,9 +52,12 @@ pub fn load(path: impl AsRef<Path>) -> Result<Trace, Error> {
 ///
 /// The input is decoded in chunks on every core (rayon's pool), each into its own builder,
 /// and the builders are merged in file order; B/E events are matched as they stream in. A
-/// file whose B/E events go back in time on some thread is decoded a second time, in one
-/// piece, with buffering (progress then runs twice). The result does not depend on the
-/// number of threads.
+/// thread whose B/E events go back in time, or that trace_processor would pair otherwise,
+/// is paired again from the events its builders kept, alone: each byte is decoded once
+/// ([`Summary::parsed_bytes`]). Only a `.spall` file whose B/E events go back in time on
+/// some thread (its builders keep no events) is decoded a second time, in one piece, with
+/// buffering (progress then runs twice). The result does not depend on the number of
+/// threads.
 pub fn load_with(
     path: impl AsRef<Path>,
     opts: &DecodeOptions,
@@ -70,8 +73,9 @@ pub fn load_with(
 /// Loads a trace held in memory (as [`load_with`] does a file, with no copy unless gzip).
 pub fn load_bytes(bytes: &[u8]) -> Result<Trace, Error> {
     let opts = DecodeOptions::default();
+    let new = TraceBuilder::streaming_for(bytes);
     load_parts(
-        || spall_format::decode_parallel(bytes, &opts, TraceBuilder::streaming, &|_, _| {}),
+        || spall_format::decode_parallel(bytes, &opts, new, &|_, _| {}),
         |b| spall_format::decode_with(bytes, &opts, b),
     )
 }
@@ -84,8 +88,9 @@ fn load_input(input: &Input, progress: impl FnMut(u64, u64) + Send) -> Result<Tr
             p(done, total);
         }
     };
+    let new = TraceBuilder::streaming_for(input.bytes());
     load_parts(
-        || input.decode_parallel(TraceBuilder::streaming, &report),
+        || input.decode_parallel(new, &report),
         |builder| {
             let mut p = progress.lock().unwrap_or_else(PoisonError::into_inner);
             input.decode(&mut Sink {
@@ -96,21 +101,25 @@ fn load_input(input: &Input, progress: impl FnMut(u64, u64) + Send) -> Result<Tr
     )
 }
 
-/// The parallel load (chunk builders, merged), or, when some thread's B/E events go back
-/// in time, one buffered decode with `buffered`. `SPALL_TIMING=1` prints the stage times.
+/// The parallel load (chunk builders, merged), or, when a `.spall` thread's B/E events go
+/// back in time, one buffered decode with `buffered` (counted in the summary's
+/// `parsed_bytes`). `SPALL_TIMING=1` prints the stage times.
 fn load_parts(
     parallel: impl FnOnce() -> Result<(Summary, Vec<TraceBuilder>), Error>,
     buffered: impl FnOnce(&mut TraceBuilder) -> Result<Summary, Error>,
 ) -> Result<Trace, Error> {
     let (summary, chunks) = parallel()?;
+    let summary_parsed = summary.parsed_bytes;
     stage("decoded by chunk builders");
     let trace = TraceBuilder::finish_chunks(chunks, summary);
     stage("model built");
     if let Some(t) = trace {
         return Ok(t);
     }
+    let first = summary_parsed;
     let mut builder = TraceBuilder::new();
-    let summary = buffered(&mut builder)?;
+    let mut summary = buffered(&mut builder)?;
+    summary.parsed_bytes += first;
     Ok(builder.finish(summary))
 }
 
@@ -135,8 +144,9 @@ impl LoadSteps {
     /// Nothing is decoded until the first step. The bytes are taken as already allocated:
     /// the memory check counts only what the load adds.
     pub fn new(bytes: Vec<u8>, opts: &DecodeOptions) -> LoadSteps {
+        let new = TraceBuilder::streaming_for(&bytes);
         LoadSteps {
-            steps: Steps::new(bytes, opts, TraceBuilder::streaming),
+            steps: Steps::new(bytes, opts, new),
             max_memory: opts.max_memory,
             checked: false,
         }
@@ -166,7 +176,8 @@ impl LoadSteps {
     }
 
     /// Merges the chunks and nests the spans (the one step that takes time in proportion to
-    /// the whole trace); a trace whose B/E events go back in time is decoded again, buffered.
+    /// the whole trace); a `.spall` trace whose B/E events go back in time is decoded
+    /// again, buffered.
     pub fn finish(self) -> Result<Trace, Error> {
         let done = self.steps.finish()?;
         let input = done.input;

@@ -31,8 +31,38 @@ pub(crate) struct Pending {
     pub offset: u64,
 }
 
+/// An `E` event of a thread matched as its events streamed in, kept so that the thread's
+/// events can be had again in file order (see [`streamed_lanes`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeptEnd {
+    pub ts: i64,
+    pub offset: u64,
+    /// How many of the thread's `B` and `X` events came before it.
+    pub after: u32,
+    pub name: StrId,
+    pub cat: StrId,
+    pub args: ArgsId,
+}
+
+impl KeptEnd {
+    pub(crate) fn new(e: &Pending, after: u32) -> KeptEnd {
+        KeptEnd {
+            ts: e.ts,
+            offset: e.offset,
+            after,
+            name: e.name,
+            cat: e.cat,
+            args: e.args,
+        }
+    }
+}
+
 /// Where a span is: (segment, index in it).
 type Slot = (u32, usize);
+
+/// A span flag while matching: the span's arguments are its `E`'s (its `B` had none).
+/// Cleared when the spans go into lanes.
+const ARGS_OF_END: u8 = 0x80;
 
 /// The top bit of a span's [`ArgsId`] between matching and the end of the build: the low
 /// bits index the thread's [`EndArgs`], whose merged set replaces it (see
@@ -85,6 +115,12 @@ impl Matcher {
             orphans: Some(Vec::new()),
             ..Matcher::new(false)
         }
+    }
+
+    /// How many spans (`B` and `X` events) it holds.
+    pub(crate) fn span_count(&self) -> u32 {
+        let n: usize = self.spans.iter().map(Vec::len).sum();
+        u32::try_from(n).expect("fewer than 2^32 spans on a thread")
     }
 
     /// Ends a chunk: closes its pending run of E events.
@@ -286,6 +322,9 @@ impl Matcher {
         s.dur = x.ts - b.ts;
         if s.args == ArgsId::NONE {
             s.args = x.args;
+            if x.args != ArgsId::NONE {
+                s.flags |= ARGS_OF_END;
+            }
         } else if x.args != ArgsId::NONE {
             self.ends.push(((seg, i), *x));
         }
@@ -432,38 +471,171 @@ pub(crate) fn merge_end_args(
 /// outlives the span it starts in (it ends it there), or one that starts with an `X` of
 /// positive length (it takes the `X` first, or the earlier in the file).
 pub(crate) fn nest(
-    mut segments: Vec<Vec<(SpanData, u64)>>,
+    segments: Vec<Vec<(SpanData, u64)>>,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<Lane>, bool) {
-    let (depths, sizes, differs) = match depths(&segments, names, d) {
-        Some(found) => found,
-        None => {
-            // Sort 24-byte keys, then move each 48-byte span once (cheaper than a stable
-            // sort of the spans); the position breaks ties as a stable sort would.
-            let all: Vec<(SpanData, u64)> = segments.concat();
-            let mut keys: Vec<(i64, std::cmp::Reverse<i64>, u32)> = all
-                .iter()
-                .enumerate()
-                .map(|(i, (s, _))| {
-                    let i = u32::try_from(i).expect("fewer than 2^32 spans on a thread");
-                    (s.start, std::cmp::Reverse(s.dur), i)
-                })
-                .collect();
-            keys.sort_unstable();
-            segments = vec![keys.iter().map(|k| all[k.2 as usize]).collect()];
-            depths(&segments, names, d).expect("sorted")
+    let n = Nesting::new(segments, names, d);
+    let differs = n.differs;
+    (n.lanes(), differs)
+}
+
+/// [`nest`] before the lanes are filled: the spans (sorted where they were not), each
+/// one's depth, the size of each lane, and whether trace_processor might nest otherwise.
+struct Nesting {
+    segments: Vec<Vec<(SpanData, u64)>>,
+    /// Where the spans were sorted: each one's index before.
+    order: Option<Vec<u32>>,
+    depths: Vec<u32>,
+    sizes: Vec<usize>,
+    differs: bool,
+}
+
+impl Nesting {
+    fn new(
+        mut segments: Vec<Vec<(SpanData, u64)>>,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) -> Nesting {
+        let mut order = None;
+        let (depths, sizes, differs) = match depths(&segments, names, d) {
+            Some(found) => found,
+            None => {
+                // Sort 24-byte keys, then move each 48-byte span once (cheaper than a
+                // stable sort of the spans); the position breaks ties as a stable sort
+                // would.
+                let all: Vec<(SpanData, u64)> = segments.concat();
+                let mut keys: Vec<(i64, std::cmp::Reverse<i64>, u32)> = all
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (s, _))| {
+                        let i = u32::try_from(i).expect("fewer than 2^32 spans on a thread");
+                        (s.start, std::cmp::Reverse(s.dur), i)
+                    })
+                    .collect();
+                keys.sort_unstable();
+                segments = vec![keys.iter().map(|k| all[k.2 as usize]).collect()];
+                order = Some(keys.iter().map(|k| k.2).collect());
+                depths(&segments, names, d).expect("sorted")
+            }
+        };
+        Nesting {
+            segments,
+            order,
+            depths,
+            sizes,
+            differs,
+        }
+    }
+
+    /// Fills lanes allocated at their final sizes.
+    fn lanes(self) -> Vec<Lane> {
+        let mut lanes: Vec<Lane> = self.sizes.iter().map(|&k| Lane::with_capacity(k)).collect();
+        for ((mut s, _), &depth) in self.segments.into_iter().flatten().zip(&self.depths) {
+            s.flags &= !ARGS_OF_END;
+            if depth & PARTIAL != 0 {
+                s.flags |= flags::PARTIAL_OVERLAP;
+            }
+            lanes[(depth & !PARTIAL) as usize].push(&s);
+        }
+        lanes
+    }
+
+    /// The spans in the order they opened (file order).
+    fn in_file_order(self) -> Vec<(SpanData, u64)> {
+        let spans: Vec<(SpanData, u64)> = self.segments.concat();
+        let Some(order) = self.order else {
+            return spans;
+        };
+        let mut indexed: Vec<(u32, (SpanData, u64))> = order.into_iter().zip(spans).collect();
+        indexed.sort_unstable_by_key(|p| p.0);
+        indexed.into_iter().map(|p| p.1).collect()
+    }
+}
+
+/// The lanes of a thread matched as its events streamed in (`m`, joined across chunks),
+/// and whether it must be decoded again, buffered: it went back in time (`disordered`)
+/// or trace_processor pairs it otherwise, and its `E` events were not kept (`ends`:
+/// `None`). Where they were (`ends` gives them), the thread's events are had again, in
+/// file order, from the matcher's spans and its `E` events, and paired as
+/// [`build_lanes`] pairs them; `d` (the warnings of joining the chunks) then holds that
+/// pairing's warnings only, as a buffered builder's would.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn streamed_lanes(
+    m: Matcher,
+    ends: Option<impl FnOnce() -> Vec<KeptEnd>>,
+    disordered: bool,
+    trace_end: i64,
+    from_spall: bool,
+    sorted_from: i64,
+    names: &dyn Fn(StrId) -> String,
+    d: &mut Diagnostics<ModelWarning>,
+) -> ((Vec<Lane>, EndArgs), bool) {
+    // `.spall` pairs as it streamed; only a step back in time decodes it again.
+    let ends = ends.filter(|_| !from_spall);
+    let events = match (disordered, ends) {
+        (true, Some(ends)) => replay(m.spans.concat(), &ends(), &[]),
+        (disordered, ends) => {
+            let tp = m.pairs_otherwise(sorted_from);
+            let mut own = Diagnostics::default();
+            let (spans, merges) = m.finish(trace_end, names, &mut own);
+            let n = Nesting::new(spans, names, &mut own);
+            let again = disordered || (!from_spall && (tp || n.differs));
+            let Some(ends) = ends.filter(|_| again) else {
+                d.merge(own);
+                return ((n.lanes(), merges), again);
+            };
+            replay(n.in_file_order(), &ends(), &merges)
         }
     };
-    // Fill lanes allocated at their final sizes.
-    let mut lanes: Vec<Lane> = sizes.iter().map(|&k| Lane::with_capacity(k)).collect();
-    for ((mut s, _), &depth) in segments.into_iter().flatten().zip(&depths) {
-        if depth & PARTIAL != 0 {
-            s.flags |= flags::PARTIAL_OVERLAP;
+    *d = Diagnostics::default();
+    let lanes = build_lanes(events, trace_end, from_spall, sorted_from, names, d);
+    (lanes, false)
+}
+
+/// A thread's events in file order: its `B` and `X` events from its spans (in the order
+/// they opened, their own arguments taken back: see `ARGS_OF_END` and [`MERGED_ARGS`]),
+/// its `E` events where they came among them.
+fn replay(
+    spans: Vec<(SpanData, u64)>,
+    ends: &[KeptEnd],
+    merges: &[(ArgsId, ArgsId)],
+) -> Vec<Pending> {
+    let mut out = Vec::with_capacity(spans.len() + ends.len());
+    let mut ends = ends.iter().peekable();
+    let mut end_event = |x: &KeptEnd| Pending {
+        ts: x.ts,
+        dur: 0,
+        phase: Phase::END,
+        name: x.name,
+        cat: x.cat,
+        args: x.args,
+        offset: x.offset,
+    };
+    for (i, (s, offset)) in spans.into_iter().enumerate() {
+        while let Some(x) = ends.next_if(|x| x.after as usize <= i) {
+            out.push(end_event(x));
         }
-        lanes[(depth & !PARTIAL) as usize].push(&s);
+        let b = s.flags & flags::FROM_BEGIN_END != 0;
+        let args = if s.flags & ARGS_OF_END != 0 {
+            ArgsId::NONE
+        } else if s.args.0 & MERGED_ARGS != 0 {
+            merges[(s.args.0 & !MERGED_ARGS) as usize].0
+        } else {
+            s.args
+        };
+        out.push(Pending {
+            ts: s.start,
+            dur: if b { 0 } else { s.dur },
+            phase: if b { Phase::BEGIN } else { Phase::COMPLETE },
+            name: s.name,
+            cat: s.cat,
+            args,
+            offset,
+        });
     }
-    (lanes, differs)
+    out.extend(ends.map(&mut end_event));
+    out
 }
 
 /// The top bit of a depth from [`depths`]: the span is a partial overlap.

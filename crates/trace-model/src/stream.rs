@@ -46,7 +46,7 @@ impl LoadStream {
     /// [`new`](Self::new) with runs of `target` bytes (tests cut small files in many runs).
     #[doc(hidden)]
     pub fn with_target(head: &[u8], target: usize) -> Option<LoadStream> {
-        let stream = TraceStream::with_target(head, target, TraceBuilder::streaming)?;
+        let stream = TraceStream::with_target(head, target, TraceBuilder::streaming_for(head))?;
         Some(LoadStream { stream })
     }
 
@@ -61,9 +61,11 @@ impl LoadStream {
     }
 
     /// Merges the chunks and nests the spans. `None` when the whole file must be decoded
-    /// again, which the stream no longer has: some thread's B/E events go back in time
-    /// (a second, buffered decode), or the decode would warn in a way a stream cannot
-    /// (see [`TraceStream::finish`]).
+    /// again, which the stream no longer has: a `.spall` thread's B/E events go back in
+    /// time (a second, buffered decode), or the decode would warn in a way a stream cannot
+    /// (see [`TraceStream::finish`]). A JSON or protobuf thread whose events go back in
+    /// time, or that trace_processor would pair otherwise, is paired again from the
+    /// events its builders kept.
     pub fn finish(self) -> Result<Option<Trace>, Error> {
         let decoded = self.stream.finish()?;
         Ok(decoded.and_then(|(summary, chunks)| TraceBuilder::finish_chunks(chunks, summary)))

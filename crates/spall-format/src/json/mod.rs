@@ -190,6 +190,16 @@ pub(crate) enum Stop {
     Eof,
 }
 
+impl Stop {
+    /// Where the run stopped: `None` at the end of the input.
+    pub(crate) fn at(&self) -> Option<usize> {
+        match *self {
+            Stop::At(i) | Stop::Closed(i) => Some(i),
+            Stop::Eof => None,
+        }
+    }
+}
+
 /// The comma bookkeeping of the element loop, carried across a stop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct LoopState {

@@ -97,6 +97,8 @@ pub struct JsonStream<S> {
     diags: Diagnostics,
     sinks: Vec<S>,
     events: u64,
+    /// Bytes of runs parsed and thrown away (cut short by the bytes in so far).
+    wasted: u64,
     /// A run decoded as text dropped a malformed or cut-off event (a whole-file decode of
     /// a file that is not all UTF-8 reads every event as bytes: it skips such an event
     /// whole, with no warning about the part before the fault, and gives the event's start
@@ -148,6 +150,7 @@ impl<S: EventSink> JsonStream<S> {
             diags: Diagnostics::default(),
             sinks: Vec::new(),
             events: 0,
+            wasted: 0,
             text_malformed: false,
             not_utf8: false,
             new_sink: Box::new(new_sink),
@@ -211,6 +214,7 @@ impl<S: EventSink> JsonStream<S> {
             gzip: false,
             input_bytes: self.read,
             decoded_bytes: self.read,
+            parsed_bytes: self.read + self.wasted,
             events: self.events,
             diagnostics: self.diags,
             spall: None,
@@ -299,6 +303,8 @@ impl<S: EventSink> JsonStream<S> {
                 // The run met the end of its bytes (an element longer than the slack, or
                 // text that is not JSON, which ends the array at the file's end): more of
                 // them, now or once they are in.
+                let end = r.stop.at().unwrap_or(b.len()).min(b.len());
+                self.wasted += end.saturating_sub(from) as u64;
                 self.slack = self.slack.saturating_mul(2);
                 continue;
             }

@@ -509,6 +509,7 @@ impl<S: EventSink> ProtoStream<S> {
             gzip: false,
             input_bytes: read,
             decoded_bytes: read,
+            parsed_bytes: read,
             events,
             diagnostics: d,
             spall: None,

@@ -8,11 +8,12 @@
 use rayon::prelude::*;
 use spall_format::{Diagnostics, Summary};
 
+use super::merge::Remap;
 use super::{ProcessBuild, ThreadBuild, TraceBuilder};
 use crate::asyncs::{self, AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
 use crate::flows;
-use crate::nest::{build_lanes, merge_end_args, nest, EndArgs};
+use crate::nest::{build_lanes, merge_end_args, streamed_lanes, EndArgs};
 use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
 use crate::samples::{self, SampleTrack};
 use crate::span::{ExtId, Process, Thread};
@@ -65,6 +66,8 @@ impl TraceBuilder {
             start,
             end,
             sorted_from,
+            keep,
+            chunk_maps,
             ..
         } = self;
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
@@ -90,7 +93,10 @@ impl TraceBuilder {
         // Threads are independent of each other and of the other events, which need only
         // the new thread order.
         let (per_thread, (async_slices, async_tracks, async_diags)) = rayon::join(
-            || nest_threads(threads, end, from_spall, sorted_from, &strings),
+            || {
+                let kept = (keep, &chunk_maps[..]);
+                nest_threads(threads, kept, end, from_spall, sorted_from, &strings)
+            },
             || other.renumber_and_sort(&order, end),
         );
         spall_util::timing::stage("threads nested, other events sorted");
@@ -227,10 +233,11 @@ fn inverse(order: &[u32]) -> Vec<u32> {
 
 /// Each thread's spans matched and nested into lanes, threads in parallel, each with its
 /// own warnings, the argument sets its spans' `E` events add, and whether it was matched
-/// as events streamed in but trace_processor would pair it otherwise; in the threads' old
-/// order.
+/// as events streamed in but must be paired again, and kept no events to pair it from;
+/// in the threads' old order.
 fn nest_threads(
     threads: Vec<ThreadBuild>,
+    (keep, chunk_maps): (bool, &[Remap]),
     end: i64,
     from_spall: bool,
     sorted_from: i64,
@@ -243,13 +250,26 @@ fn nest_threads(
             let mut d = Diagnostics::default();
             let mut redo = false;
             let (lanes, merges) = match (t.joined, t.stream) {
-                (Some(j), _) => (j.finish(end, &names, &mut d), EndArgs::new()),
+                (Some(j), _) => {
+                    d = t.diags;
+                    (j.finish(end, &names, &mut d), EndArgs::new())
+                }
                 (None, Some(m)) => {
-                    let replay = m.pairs_otherwise(sorted_from);
-                    let (spans, merges) = m.finish(end, &names, &mut d);
-                    let (lanes, differs) = nest(spans, &names, &mut d);
-                    redo = replay || differs;
-                    (lanes, merges)
+                    d = t.diags;
+                    let kept = t.kept;
+                    let ends = keep.then_some(|| super::merge::kept_ends(kept, chunk_maps));
+                    let (lanes, again) = streamed_lanes(
+                        m,
+                        ends,
+                        t.disordered,
+                        end,
+                        from_spall,
+                        sorted_from,
+                        &names,
+                        &mut d,
+                    );
+                    redo = again;
+                    lanes
                 }
                 (None, None) => build_lanes(t.events, end, from_spall, sorted_from, &names, &mut d),
             };

@@ -10,7 +10,8 @@ use spall_format::{Diagnostics, Summary};
 
 use super::{ProcessBuild, TraceBuilder};
 use crate::args::ArgsId;
-use crate::nest::{Matcher, Pending};
+use crate::diag::ModelWarning;
+use crate::nest::{KeptEnd, Matcher, Pending};
 use crate::other::{CounterSeries, Flow};
 use crate::span::{flags, ExtId, SpanData};
 use crate::stack::{ChunkIds, ChunkStack, ThreadStack};
@@ -18,7 +19,7 @@ use crate::strings::StrId;
 use crate::trace::Trace;
 
 /// How one chunk's ids map to the merged builder's.
-struct Remap {
+pub(super) struct Remap {
     strs: Vec<StrId>,
     args: u32,
 }
@@ -44,6 +45,48 @@ impl Remap {
     }
 }
 
+/// One chunk's part of a thread: its matcher, its kept `E` events and its warnings.
+struct Piece {
+    chunk: usize,
+    matcher: Matcher,
+    ends: Vec<KeptEnd>,
+    diags: Diagnostics<ModelWarning>,
+}
+
+/// A thread joined across chunks: its matcher, its `.spall` stack, the warnings of joining
+/// them, and its kept `E` events.
+type Joined = (
+    Matcher,
+    Option<ThreadStack>,
+    Diagnostics<ModelWarning>,
+    Vec<KeptPart>,
+);
+
+/// One chunk's kept `E` events of a thread, left with the chunk's ids: most threads never
+/// need them, so they are renumbered only for a thread paired again ([`kept_ends`]).
+#[derive(Debug)]
+pub(super) struct KeptPart {
+    chunk: usize,
+    /// The thread's spans in the chunks before.
+    before: u32,
+    ends: Vec<KeptEnd>,
+}
+
+/// A thread's kept `E` events with the merged builder's ids and their places among all of
+/// the thread's spans.
+pub(super) fn kept_ends(parts: Vec<KeptPart>, maps: &[Remap]) -> Vec<KeptEnd> {
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.ends.len()).sum());
+    for p in parts {
+        let r = &maps[p.chunk];
+        out.extend(p.ends.into_iter().map(|mut x| {
+            (x.name, x.cat, x.args) = (r.s(x.name), r.s(x.cat), r.a(x.args));
+            x.after += p.before;
+            x
+        }));
+    }
+    out
+}
+
 impl TraceBuilder {
     /// Merges the chunk builders of a parallel decode ([`TraceBuilder::streaming`], in file
     /// order) and builds the trace; `None` when some thread's B/E events went back in time
@@ -59,24 +102,24 @@ impl TraceBuilder {
         // The merged builder receives no events: its threads get their matchers below.
         let mut g = TraceBuilder::new();
         let mut maps: Vec<Remap> = Vec::with_capacity(chunks.len());
-        // Per merged thread: each chunk's matcher for it, in file order.
-        let mut pieces: Vec<Vec<(usize, Matcher)>> = Vec::new();
+        // Per merged thread: each chunk's part of it, in file order.
+        let mut pieces: Vec<Vec<Piece>> = Vec::new();
         let mut stacks: Vec<Vec<(usize, ChunkStack)>> = Vec::new();
         for (ci, mut c) in chunks.into_iter().enumerate() {
             c.spall_flush();
             {
                 let TraceBuilder {
-                    threads,
-                    strings,
-                    diags,
-                    ..
+                    threads, strings, ..
                 } = &mut c;
                 let names = |id: StrId| strings.get(id).to_string();
-                for m in threads.iter_mut().filter_map(|t| t.stream.as_mut()) {
-                    m.end_chunk(&names, diags);
+                for t in threads.iter_mut() {
+                    if let Some(m) = &mut t.stream {
+                        m.end_chunk(&names, &mut t.diags);
+                    }
                 }
             }
             g.disordered |= c.disordered;
+            g.keep = c.keep;
             // Where trace_processor's sorter starts ordering by phase: within a chunk, or
             // at its earliest event if that comes before a time an earlier chunk reached.
             g.sorted_from = g.sorted_from.min(c.sorted_from);
@@ -110,9 +153,7 @@ impl TraceBuilder {
                 if t.sort_index.is_some() {
                     th.sort_index = t.sort_index;
                 }
-                if t.first_be_ts < th.last_be_ts {
-                    g.disordered = true;
-                }
+                th.disordered |= t.disordered || t.first_be_ts < th.last_be_ts;
                 th.first_be_ts = th.first_be_ts.min(t.first_be_ts);
                 th.last_be_ts = th.last_be_ts.max(t.last_be_ts);
                 if pieces.len() <= gt as usize {
@@ -120,7 +161,12 @@ impl TraceBuilder {
                     stacks.resize_with(gt as usize + 1, Vec::new);
                 }
                 if let Some(m) = t.stream.take() {
-                    pieces[gt as usize].push((ci, m));
+                    pieces[gt as usize].push(Piece {
+                        chunk: ci,
+                        matcher: m,
+                        ends: std::mem::take(&mut t.ends),
+                        diags: std::mem::take(&mut t.diags),
+                    });
                 }
                 if let Some(st) = t.spall.take() {
                     stacks[gt as usize].push((ci, st));
@@ -141,12 +187,13 @@ impl TraceBuilder {
         } else {
             !0
         };
-        let joined: Vec<(Matcher, Option<ThreadStack>, Diagnostics<_>)> = pieces
+        let joined: Vec<Joined> = pieces
             .into_par_iter()
             .zip(stacks)
             .map(|(ps, st)| {
                 let mut m = Matcher::new(false);
                 let mut d = Diagnostics::default();
+                let mut kept = Vec::new();
                 let stack = (!st.is_empty()).then(|| {
                     let ids = |ci: usize| ChunkIds {
                         names: &maps[ci].strs,
@@ -154,8 +201,8 @@ impl TraceBuilder {
                     };
                     ThreadStack::join(st, ids, &mut d)
                 });
-                for (ci, piece) in ps {
-                    let r = &maps[ci];
+                for p in ps {
+                    let r = &maps[p.chunk];
                     let fix_span = |s: &mut SpanData| {
                         s.name = r.s(s.name);
                         s.cat = r.s(s.cat);
@@ -167,17 +214,29 @@ impl TraceBuilder {
                         e.cat = r.s(e.cat);
                         e.args = r.a(e.args);
                     };
-                    m.append(piece, &fix_span, &fix_event, &names, &mut d);
+                    if !p.ends.is_empty() {
+                        kept.push(KeptPart {
+                            chunk: p.chunk,
+                            before: m.span_count(),
+                            ends: p.ends,
+                        });
+                    }
+                    m.append(p.matcher, &fix_span, &fix_event, &names, &mut d);
+                    d.merge(p.diags);
                 }
-                (m, stack, d)
+                (m, stack, d, kept)
             })
             .collect();
         spall_util::timing::stage("threads joined across chunks");
-        for (t, (m, stack, d)) in g.threads.iter_mut().zip(joined) {
+        for (t, (m, stack, d, kept)) in g.threads.iter_mut().zip(joined) {
             t.stream = Some(m);
             t.joined = stack;
-            g.diags.merge(d);
+            t.diags = d;
+            t.kept = kept;
+            // Nothing kept to pair it again from: decode again.
+            g.disordered |= t.disordered && (!g.keep || from_spall);
         }
+        g.chunk_maps = maps;
         g
     }
 

@@ -126,6 +126,7 @@ impl W<'_> {
         self.u8(s.gzip as u8);
         self.u64(s.input_bytes);
         self.u64(s.decoded_bytes);
+        self.u64(s.parsed_bytes);
         self.u64(s.events);
         self.diags(&s.diagnostics, |w, k| w.str(k.as_str()));
         self.u8(s.spall.is_some() as u8);
@@ -191,7 +192,8 @@ impl<'a> R<'a> {
             _ => return Err(self.fail("a format")),
         };
         let gzip = self.bool()?;
-        let (input_bytes, decoded_bytes, events) = (self.u64()?, self.u64()?, self.u64()?);
+        let (input_bytes, decoded_bytes) = (self.u64()?, self.u64()?);
+        let (parsed_bytes, events) = (self.u64()?, self.u64()?);
         let diagnostics = self.diags(|r| Ok(decode_kind(r.str()?)))?;
         let spall = match self.bool()? {
             true => Some(SpallHeader {
@@ -223,6 +225,7 @@ impl<'a> R<'a> {
             gzip,
             input_bytes,
             decoded_bytes,
+            parsed_bytes,
             events,
             diagnostics,
             spall,

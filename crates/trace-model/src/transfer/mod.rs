@@ -33,7 +33,7 @@ pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, S
 use records::Record;
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
-pub const MAGIC: &[u8; 8] = b"SPALLTM1";
+pub const MAGIC: &[u8; 8] = b"SPALLTM2";
 
 /// Why a buffer is not a transferred trace.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use crate::common::{buffered, with_threads};
 use spall_format::synth::Synth;
 use spall_format::{DiagnosticKind, CHUNK_BYTES};
-use trace_model::{load_bytes, LoadSteps, Trace};
+use trace_model::{load_bytes, LoadSteps, LoadStream, ModelWarning, Trace};
 
 /// Everything a reader sees, as text: spans with names, categories, arguments and flags;
 /// threads and processes with their names; instants, counters, flows; warning counts.
@@ -357,4 +357,114 @@ fn end_arguments_merge_into_the_begins() {
     assert_eq!(args(&seq, "outer"), want, "buffered");
     assert_same(&seq, &par, "end arguments");
     assert_same(&stepped(&bytes), &par, "end arguments, stepped");
+}
+
+/// A file that trace_processor pairs otherwise on several threads, in several chunks: `E`
+/// events of another name (it ignores them, then ends their `B` where the `X` it started
+/// in ends), zero-length `B`/`E` pairs after time went back (it takes the `E` first), `B`
+/// and `E` events that go back in time on a thread, arguments on both ends, an `E` with no
+/// `B`, a `B` open across chunks; beside them threads that pair as they stream. Each load
+/// (parallel, on one thread, stepped, streamed in pieces) decodes each byte once, and
+/// gives the buffered builder's trace: every span, lane, argument and warning, in order.
+#[test]
+fn misplaced_ends_pair_again_without_a_second_decode() {
+    let pad = "p".repeat(40);
+    let mut ev: Vec<String> = Vec::new();
+    let mut push = |e: String| ev.push(e);
+    let n = 6_000u64;
+    push(r#"{"ph":"B","name":"outer","ts":5,"pid":1,"tid":3,"args":{"o":1}}"#.into());
+    for i in 0..n {
+        let t = 100 + 20 * i;
+        for k in 1..=6u64 {
+            let be = |ph: &str, name: &str, ts: u64, args: &str| {
+                let pad = if name.is_empty() { "" } else { &pad };
+                format!(r#"{{"ph":"{ph}","name":"{name}{pad}","ts":{ts},"pid":1,"tid":{k}{args}}}"#)
+            };
+            if k <= 3 && i % 97 == k * 7 {
+                // An `X`, a `B` inside it, and an `E` of another name: misplaced.
+                push(format!(
+                    r#"{{"ph":"X","name":"x","ts":{t},"dur":6,"pid":1,"tid":{k}}}"#
+                ));
+                push(be("B", "c", t + 1, r#","args":{"b":1}"#));
+                push(be("E", "zz", t + 2, ""));
+                push(format!(
+                    r#"{{"ph":"i","name":"mark","ts":{},"pid":1,"tid":{k}}}"#,
+                    t + 8
+                ));
+                continue;
+            }
+            if k == 6 && (i == n / 2 || i == 3 * n / 4) {
+                // Late: a pair written after later ones, on one thread.
+                push(be("B", "late", t - 500, ""));
+                push(be("E", "late", t - 490, ""));
+            }
+            push(be(
+                "B",
+                "a",
+                t,
+                if i % 5 == 0 { r#","args":{"x":1}"# } else { "" },
+            ));
+            push(be("B", "b", t + 1, ""));
+            if k == 4 {
+                // Zero-length pairs: the `E` first after time went back.
+                push(be("B", "z", t + 2, ""));
+                push(be("E", "", t + 2, ""));
+            }
+            push(be("E", "", t + 3, r#","args":{"e":2}"#));
+            push(be(
+                "E",
+                "a",
+                t + 4,
+                if i % 3 == 0 { r#","args":{"x":3}"# } else { "" },
+            ));
+            if k == 2 && i % 1_000 == 1 {
+                push(be("E", "stray", t + 5, ""));
+            }
+        }
+        // `X` events only, children first.
+        push(format!(
+            r#"{{"ph":"X","name":"child","ts":{},"dur":2,"pid":1,"tid":7}}"#,
+            t + 1
+        ));
+        push(format!(
+            r#"{{"ph":"X","name":"parent","ts":{t},"dur":9,"pid":1,"tid":7}}"#
+        ));
+        if i % 100 == 0 {
+            push(format!(
+                r#"{{"ph":"C","name":"c","ts":{t},"pid":1,"tid":1,"args":{{"v":{i}}}}}"#
+            ));
+        }
+    }
+    push(r#"{"ph":"E","name":"outer","ts":999999,"pid":1,"tid":3,"args":{"o":2}}"#.into());
+    push(r#"{"ph":"M","name":"thread_name","pid":1,"tid":4,"args":{"name":"ties"}}"#.into());
+    let bytes = format!("[{}]", ev.join(",\n")).into_bytes();
+    assert!(bytes.len() > 3 * CHUNK_BYTES, "{} bytes", bytes.len());
+
+    let want = buffered(&bytes);
+    let d = want.diagnostics();
+    for k in [ModelWarning::MisplacedEnd, ModelWarning::EndWithoutBegin] {
+        assert!(d.count(k) > 0, "{k:?}: {:?}", d.examples());
+    }
+    let warnings = |t: &Trace| -> Vec<String> {
+        (t.diagnostics().examples().iter())
+            .map(|w| format!("{:?} {} {}", w.kind, w.offset, w.message))
+            .collect()
+    };
+    let check = |t: &Trace, what: &str| {
+        let parsed = t.decode_summary().parsed_bytes;
+        assert_eq!(parsed, bytes.len() as u64, "{what}: bytes decoded");
+        assert_same(t, &want, what);
+        assert_eq!(warnings(t), warnings(&want), "{what}: warnings");
+    };
+    check(&load_bytes(&bytes).unwrap(), "parallel");
+    check(&with_threads(1, || load_bytes(&bytes).unwrap()), "1 thread");
+    check(&stepped(&bytes), "stepped");
+    for piece in [1 << 20, 65_521] {
+        let mut load = LoadStream::with_target(&bytes, CHUNK_BYTES / 4).unwrap();
+        for p in bytes.chunks(piece) {
+            load.push(p).unwrap();
+        }
+        let t = load.finish().unwrap().expect("no second decode");
+        check(&t, &format!("streamed in pieces of {piece}"));
+    }
 }
