@@ -44,6 +44,7 @@ mod memory;
 mod nav;
 mod nest;
 mod other;
+pub mod perfetto;
 mod range;
 mod samples;
 mod span;

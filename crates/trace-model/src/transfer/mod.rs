@@ -488,6 +488,7 @@ impl Trace {
             end_ns,
             diagnostics,
             decode,
+            perfetto: Default::default(),
         };
         // In pieces the spans' ids and the flow links are checked once filled.
         t.check_ids(r.pieces_left().is_none())
