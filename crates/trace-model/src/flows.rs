@@ -1,4 +1,11 @@
-//! Binding flow points to slices: the arrows between spans.
+//! Binding flow points to slices: the arrows between spans, by chrome://tracing's rule.
+//!
+//! This is the viewer's rule: it draws arrows as chrome://tracing draws them, between the
+//! spans the model keeps. SQL's `flow` table follows trace_processor's rule instead (an
+//! `s` leaves the slice on top of its stack, an instant too; an `f` does not end the flow;
+//! spans trace_processor drops are skipped), bound in `crate::perfetto::flows` from the
+//! same points, with [`bind_point`] as its start. The two differ on purpose: each agrees
+//! with the tool its readers compare against.
 //!
 //! A flow's points (`s`, `t`, `f`, in time order) each bind to a span of their thread, as
 //! chrome://tracing does: `s`, `t`, and `f` with `bp: "e"` bind to the *enclosing* span (the

@@ -45,6 +45,7 @@ mod nav;
 mod nest;
 mod order;
 mod other;
+pub mod perfetto;
 mod range;
 mod samples;
 mod span;

@@ -35,6 +35,8 @@ pub struct Trace {
     pub(crate) end_ns: i64,
     pub(crate) diagnostics: Diagnostics<ModelWarning>,
     pub(crate) decode: Summary,
+    /// trace_processor's view, computed at the first [`Trace::perfetto`].
+    pub(crate) perfetto: std::sync::OnceLock<crate::perfetto::View>,
 }
 
 impl Trace {
@@ -98,7 +100,8 @@ impl Trace {
 
     /// The span a flow point binds to by the rules [`flow_links`](Trace::flow_links)
     /// follows (enclosing, next, or the slice that carried it), for a consumer that chains
-    /// points its own way (SQL, as trace_processor does). O(depth × log spans).
+    /// points its own way (trace_processor's rule, [`perfetto::View::flows`](crate::perfetto::View::flows)).
+    /// O(depth × log spans).
     pub fn flow_point_span(&self, p: &crate::FlowPoint) -> Option<SpanRef> {
         crate::flows::bind_point(&self.threads, p)
     }

@@ -185,7 +185,7 @@ impl Tables {
         let (spans, rows) = if table == "slice" {
             let s = &self.catalog.slices;
             let walk = spans::Walk::new(s.clone(), &schema);
-            (Some(walk), s.placed.first..s.placed.end())
+            (Some(walk), s.v().span_slices()..s.v().len())
         } else {
             (None, 0..0)
         };

@@ -5,13 +5,10 @@ use std::sync::Arc;
 
 use trace_model::Trace;
 
-use crate::flows::Flows;
-use crate::ids::SliceIds;
-use crate::placed::Placed;
 use crate::slices::Slices;
 use crate::source::Source;
 use crate::tables::{
-    AllTracks, Args, CounterTracks, Counters, Instants, Processes, ThreadTracks, Threads,
+    AllTracks, Args, CounterTracks, Counters, Flows, Instants, Processes, ThreadTracks, Threads,
 };
 
 /// The tables over one trace, by name, in the order `docs/SQL.md` lists them.
@@ -23,39 +20,31 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    /// O(threads + counter series + instants × depth + async slices): no rows are copied.
+    /// O(threads + counter series), and the trace's [`perfetto`](Trace::perfetto) view at
+    /// its first use: no rows are copied.
     pub(crate) fn new(trace: Arc<Trace>) -> Catalog {
-        let ids = Arc::new(SliceIds::new(&trace));
-        let placed = Arc::new(Placed::new(&trace, &ids));
-        let slices = Slices {
-            t: trace.clone(),
-            ids: ids.clone(),
-            placed: placed.clone(),
-        };
+        // The view's slices are placed now, its flows bound at the first read of them.
+        trace.perfetto();
+        let slices = Slices { t: trace.clone() };
         let tracks = |process_only| {
             Arc::new(AllTracks {
                 t: trace.clone(),
-                placed: placed.clone(),
                 process_only,
             })
         };
-        let thread_tracks = ThreadTracks {
-            t: trace.clone(),
-            placed: placed.clone(),
-        };
-        let flows = Arc::new(Flows::new(trace.clone(), &ids, &placed));
+        let flows = Arc::new(Flows { t: trace.clone() });
         let tables: Vec<(&'static str, Arc<dyn Source>)> = vec![
             ("slice", Arc::new(slices.clone())),
-            ("thread", Arc::new(Threads::new(trace.clone(), &ids))),
+            ("thread", Arc::new(Threads::new(trace.clone()))),
             ("process", Arc::new(Processes(trace.clone()))),
             ("track", tracks(false)),
-            ("thread_track", Arc::new(thread_tracks)),
+            ("thread_track", Arc::new(ThreadTracks(trace.clone()))),
             ("process_track", tracks(true)),
             ("counter_track", Arc::new(CounterTracks(trace.clone()))),
             ("counter", Arc::new(Counters::new(trace.clone()))),
             ("instant", Arc::new(Instants(trace.clone()))),
             ("flow", flows.clone()),
-            ("args", Arc::new(Args(trace.clone(), placed.clone()))),
+            ("args", Arc::new(Args(trace.clone()))),
         ];
         Catalog {
             slices,

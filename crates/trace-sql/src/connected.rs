@@ -14,9 +14,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use crate::flows::Flows;
 use crate::slices::Related;
 use crate::source::{argument, argument_estimate, Cell, Constraint, Op, Source};
+use crate::tables::Flows;
 
 /// Which flows a function follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,9 @@
 //! and `kind`) and `thread_slice`, the table-valued functions `ancestor_slice(id)`,
 //! `descendant_slice(id)`, `directly_connected_flow(id)`, `following_flow(id)` and
 //! `preceding_flow(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. `slice` holds
-//! spans, instants (`dur = 0`) and async slices, placed as trace_processor places them.
+//! spans, instants (`dur = 0`) and async slices, placed as trace_processor places them:
+//! the tables only expose trace-model's [`perfetto`](trace_model::perfetto) view, where
+//! the nesting, placing and flow binding are settled once per trace.
 //! Times are integer nanoseconds; an unfinished slice has `dur = -1`. Constraints on `slice`'s `id`, `ts`, `track_id`, `depth` and `name` are
 //! pushed into the table: `WHERE track_id = 3 AND ts BETWEEN a AND b` reads only that
 //! thread's spans in that range. The columns are in `docs/SQL.md`.
@@ -40,10 +42,6 @@
 pub mod arrow;
 mod catalog;
 mod connected;
-mod flows;
-mod ids;
-mod nesting;
-mod placed;
 mod slices;
 mod source;
 mod tables;
@@ -57,7 +55,6 @@ use serde_json::Value as Json;
 use trace_model::Trace;
 
 use connected::{Connected, Mode};
-use ids::SliceIds;
 use slices::Related;
 use tables::Args;
 
@@ -106,12 +103,6 @@ pub struct QueryResult {
 /// Stops a query running on another thread (it then fails with "interrupted").
 pub use rusqlite::InterruptHandle;
 
-/// The span of slice `id` (as the `slice` table numbers them), for a UI that shows a row.
-pub fn slice_span(trace: &Trace, id: i64) -> Option<trace_model::SpanRef> {
-    let ids = SliceIds::new(trace);
-    Some(ids.nest.to_model(ids.span(u64::try_from(id).ok()?)?))
-}
-
 /// A SQLite connection whose tables are the trace.
 pub struct TraceDb {
     db: Connection,
@@ -146,7 +137,7 @@ impl TraceDb {
             let f = Connected::new(catalog.flows.clone(), related(ancestors), mode);
             vtab::register(&db, name, Arc::new(f))?;
         }
-        extract_arg(&db, Args(trace.clone(), catalog.slices.placed.clone()))?;
+        extract_arg(&db, Args(trace.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS
                SELECT slice.*, spall_utid AS utid, self_dur, unfinished, kind FROM slice;

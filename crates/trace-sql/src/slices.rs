@@ -5,25 +5,23 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::types::Value;
+use trace_model::perfetto::{Scope, Src, View};
 use trace_model::{async_flags, flags, SpanRef, Trace};
 
-use crate::ids::SliceIds;
-use crate::placed::{Placed, Scope, Src};
 use crate::source::{
-    args_id, argument, argument_estimate, only, opt_int, Bounds, Cell, Constraint, Op, RowIter,
-    Rows, Source,
+    args_id, argument, argument_estimate, opt_int, Bounds, Cell, Constraint, Op, RowIter, Rows,
+    Source,
 };
 
 /// `slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts,
 /// thread_dur)` in trace_processor's order, plus the hidden columns `spall_utid`,
 /// `self_dur` and `unfinished` (hidden, so that `SELECT *` and joins `USING (utid)` see
 /// trace_processor's columns only; the view `spall_slice` shows them).
+/// The slices are the trace's [`perfetto`](Trace::perfetto) view's: its spans' ids, then
+/// its instants and async slices.
 #[derive(Clone)]
 pub(crate) struct Slices {
     pub t: Arc<Trace>,
-    pub ids: Arc<SliceIds>,
-    /// The rows after the spans: instants and async slices.
-    pub placed: Arc<Placed>,
 }
 
 pub(crate) const SLICE_COLUMNS: &str = "id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, arg_set_id INTEGER, thread_ts INTEGER, thread_dur INTEGER";
@@ -38,9 +36,14 @@ const S_UTID: usize = 11;
 const S_KIND: usize = 14;
 
 impl Slices {
+    /// The trace's slices as trace_processor has them.
+    pub(crate) fn v(&self) -> &View {
+        self.t.perfetto()
+    }
+
     /// Column `col` of the extra row `row` (an instant or async slice).
     fn placed_column(&self, id: u64, col: usize) -> Cell<'_> {
-        let Some(row) = self.placed.row(id) else {
+        let Some(row) = self.v().row(id) else {
             return Cell::Null;
         };
         let t = &self.t;
@@ -55,17 +58,17 @@ impl Slices {
                 let unfinished = s.flags & async_flags::UNFINISHED != 0;
                 let dur = if unfinished { -1 } else { s.dur() };
                 // On a thread's second track: that thread's.
-                let utid = match self.placed.tracks.get(row.track as usize).map(|k| k.scope) {
+                let utid = match self.v().tracks().get(row.track as usize).map(|k| k.scope) {
                     Some(Scope::Thread(u)) => Some(u as i64),
                     _ => None,
                 };
-                let args = self.placed.arg_set(t, a);
+                let args = self.v().arg_set(t, a);
                 (s.start, dur, s.cat, s.name, args, utid, unfinished)
             }
         };
         let track = match row.src {
             Src::ThreadInstant(_) => row.track as i64,
-            _ => (self.placed.first_track + row.track as u64) as i64,
+            _ => (self.v().first_track() + row.track as u64) as i64,
         };
         match col {
             0 => Cell::Int(id as i64),
@@ -93,8 +96,8 @@ impl Slices {
 
     /// The name id and duration (-1 unfinished) of slice `id`, for ordering by name.
     fn name_dur(&self, id: u64) -> Option<(u32, i64)> {
-        if let Some(r) = self.ids.span(id) {
-            let lane = &self.ids.thread(&self.t, r.thread).lanes[r.depth as usize];
+        if let Some(r) = self.v().span(id) {
+            let lane = &self.v().thread(&self.t, r.thread).lanes[r.depth as usize];
             let i = r.index as usize;
             let dur = if lane.flags[i] & flags::UNFINISHED != 0 {
                 -1
@@ -107,7 +110,7 @@ impl Slices {
             Cell::Int(d) => d,
             _ => return None,
         };
-        let name = match self.placed.row(id)?.src {
+        let name = match self.v().row(id)?.src {
             Src::ThreadInstant(i) | Src::Instant(i) => self.t.instants()[i as usize].name,
             Src::Async(a) => self.t.async_slices()[a as usize].name,
         };
@@ -115,12 +118,12 @@ impl Slices {
     }
 
     pub(crate) fn slice_column(&self, r: SpanRef, col: usize) -> Cell<'_> {
-        let th = self.ids.thread(&self.t, r.thread);
+        let th = self.v().thread(&self.t, r.thread);
         let lane = &th.lanes[r.depth as usize];
         let i = r.index as usize;
         let unfinished = lane.flags[i] & flags::UNFINISHED != 0;
         match col {
-            0 => Cell::Int(self.ids.id(r) as i64),
+            0 => Cell::Int(self.v().id(r) as i64),
             1 => Cell::Int(lane.start[i]),
             2 => Cell::Int(if unfinished { -1 } else { lane.dur[i] }),
             3 | 11 => Cell::Int(r.thread as i64),
@@ -130,12 +133,7 @@ impl Slices {
             },
             5 => Cell::Text(self.t.str(lane.name[i])),
             6 => Cell::Int(r.depth as i64),
-            7 => opt_int(
-                self.ids
-                    .nest
-                    .parent(&self.t, r)
-                    .map(|p| self.ids.id(p) as i64),
-            ),
+            7 => opt_int(self.v().parent(&self.t, r).map(|p| self.v().id(p) as i64)),
             8 => args_id(lane.args[i]),
             9 | 10 => Cell::Null,
             12 => Cell::Int(th.self_ns(r.depth as usize, i)),
@@ -170,21 +168,22 @@ impl Source for Slices {
             Bounds::of(cons, S_DEPTH),
             Bounds::of(cons, S_TS),
         );
-        let ids = id.clamp(self.placed.end() as usize);
+        let v = self.v();
+        let ids = id.clamp(v.len() as usize);
         let mut out = Vec::new();
-        for (k, &(thread, d)) in self.ids.lanes.iter().enumerate() {
+        for (thread, d, base) in v.span_lanes() {
             if (thread as i64) < utid.lo || (thread as i64) > utid.hi {
                 continue;
             }
             if (d as i64) < depth.lo || (d as i64) > depth.hi {
                 continue;
             }
-            let lane = &self.ids.thread(&self.t, thread).lanes[d as usize];
+            let lane = &v.thread(&self.t, thread).lanes[d as usize];
             let lo = lane.start.partition_point(|&s| s < ts.lo) as u64;
             let hi = lane.start.partition_point(|&s| s <= ts.hi) as u64;
             let (a, b) = (
-                (self.ids.base[k] + lo).max(ids.start as u64),
-                (self.ids.base[k] + hi).min(ids.end as u64),
+                (base + lo).max(ids.start as u64),
+                (base + hi).min(ids.end as u64),
             );
             if a < b {
                 out.push(a..b);
@@ -198,8 +197,8 @@ impl Source for Slices {
             return out;
         }
         let (a, b) = (
-            self.placed.first.max(ids.start as u64),
-            self.placed.end().min(ids.end as u64),
+            v.span_slices().max(ids.start as u64),
+            v.len().min(ids.end as u64),
         );
         if a < b {
             out.push(a..b);
@@ -227,14 +226,14 @@ impl Source for Slices {
     }
 
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        match self.ids.span(row) {
+        match self.v().span(row) {
             Some(r) => self.slice_column(r, col),
             None => self.placed_column(row, col),
         }
     }
 
     fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
-        let mut n = self.placed.end().max(1) as f64;
+        let mut n = self.v().len().max(1) as f64;
         for &(col, op) in cons {
             n /= match (col, op) {
                 (S_ID, Op::Eq) => n,
@@ -321,7 +320,7 @@ impl ByName {
     /// Calls `f(id, name, dur)` for every planned span (`dur` -1 when unfinished).
     fn each(&self, mut f: impl FnMut(u64, u32, i64)) {
         for r in &self.ranges {
-            let Some(first) = self.s.ids.span(r.start) else {
+            let Some(first) = self.s.v().span(r.start) else {
                 for id in r.clone() {
                     if let Some((name, dur)) = self.s.name_dur(id) {
                         f(id, name, dur);
@@ -329,7 +328,7 @@ impl ByName {
                 }
                 continue;
             };
-            let lane = &self.s.ids.thread(&self.s.t, first.thread).lanes[first.depth as usize];
+            let lane = &self.s.v().thread(&self.s.t, first.thread).lanes[first.depth as usize];
             let i0 = first.index as u64;
             for id in r.clone() {
                 let i = (i0 + id - r.start) as usize;
@@ -452,74 +451,11 @@ pub(crate) struct Related {
 impl Related {
     /// The ids of slice `id`'s ancestors or descendants, as ascending ranges.
     pub(crate) fn of(&self, id: u64) -> Vec<Range<u64>> {
-        let (ids, placed, t) = (&self.slices.ids, &self.slices.placed, &self.slices.t);
-        let Some(r) = ids.span(id) else {
-            return self.placed_plan(id);
-        };
-        if self.ancestors {
-            let mut out: Vec<Range<u64>> = (ids.nest.ancestors(t, r).map(|p| ids.id(p)))
-                .map(|id| id..id + 1)
-                .collect();
-            out.reverse();
-            return out;
+        let (t, v) = (&self.slices.t, self.slices.v());
+        match self.ancestors {
+            true => v.ancestor_ids(t, id),
+            false => v.descendant_ids(t, id),
         }
-        // Descendants are, lane by lane below, the spans starting inside this one.
-        let th = ids.thread(t, r.thread);
-        let lane = &th.lanes[r.depth as usize];
-        let (s, e) = (lane.start[r.index as usize], lane.end(r.index as usize));
-        let mut out = Vec::new();
-        for d in r.depth as usize + 1..th.lanes.len() {
-            let down = &th.lanes[d];
-            let lo = down.start.partition_point(|&x| x < s);
-            let hi = down.start.partition_point(|&x| x < e);
-            if lo < hi {
-                let first = ids.id(SpanRef {
-                    thread: r.thread,
-                    depth: d as u32,
-                    index: lo as u32,
-                });
-                out.push(first..first + (hi - lo) as u64);
-            }
-        }
-        // The instants at its end too, if trace_processor had it open then.
-        let e_in = match crate::placed::held(th, r.depth as usize, e) {
-            true => e.saturating_add(1),
-            false => e,
-        };
-        let instants = placed.instants_in(t, r.thread, s, e_in);
-        if !instants.is_empty() {
-            out.push(instants);
-        }
-        out
-    }
-
-    /// The plan for an instant or async slice `id`: its parents' chain (a thread instant's
-    /// reaches into the spans), or its async descendants, the ids right after it.
-    fn placed_plan(&self, id: u64) -> Vec<Range<u64>> {
-        let (ids, placed, t) = (&self.slices.ids, &self.slices.placed, &self.slices.t);
-        let Some(row) = placed.row(id) else {
-            return Vec::new();
-        };
-        if !self.ancestors {
-            return match row.src {
-                Src::Async(_) => only(id + 1, row.end),
-                _ => Vec::new(),
-            };
-        }
-        let mut out = Vec::new();
-        let mut p = row.parent;
-        while p >= 0 {
-            let up = p as u64;
-            out.push(up..up + 1);
-            if let Some(span) = ids.span(up) {
-                let up = ids.nest.ancestors(t, span).map(|a| ids.id(a));
-                out.extend(up.map(|a| a..a + 1));
-                break;
-            }
-            p = placed.row(up).map_or(-1, |r| r.parent);
-        }
-        out.reverse();
-        out
     }
 }
 
@@ -574,21 +510,16 @@ mod tests {
         .write_spall(&mut bytes)
         .unwrap();
         let t = Arc::new(trace_model::load_bytes(&bytes).unwrap());
-        let ids = Arc::new(SliceIds::new(&t));
-        let placed = Arc::new(Placed::new(&t, &ids));
-        let slices = Slices {
-            t: t.clone(),
-            ids: ids.clone(),
-            placed,
-        };
+        let slices = Slices { t: t.clone() };
+        let n = t.perfetto().len();
         let ranges = slices.plan(&[]);
         for batch in [1, 7, 100, 1 << 20] {
             let got: Vec<u64> = ByName::new(slices.clone(), ranges.clone(), false, batch).collect();
-            assert_eq!(got.len() as u64, ids.len(), "batch {batch}");
+            assert_eq!(got.len() as u64, n, "batch {batch}");
             let mut sorted = got.clone();
             sorted.sort_unstable();
             sorted.dedup();
-            assert_eq!(sorted.len() as u64, ids.len(), "each once");
+            assert_eq!(sorted.len() as u64, n, "each once");
             let names: Vec<Cell<'_>> = got.iter().map(|&r| slices.column(r, S_NAME)).collect();
             let text = |c: &Cell<'_>| match c {
                 Cell::Text(s) => s.to_string(),

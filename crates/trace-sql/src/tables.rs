@@ -1,71 +1,37 @@
-//! The tables other than `slice` and `flow`: threads, processes, tracks, counters, instants
+//! The tables other than `slice`: threads, processes, tracks, counters, instants, flows
 //! and args.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use rusqlite::types::Value;
+use trace_model::perfetto::{FlowRow, Scope};
 use trace_model::tagged::{self, Tagged};
 use trace_model::{ExtId, InstantScope, Trace};
 
-use crate::ids::SliceIds;
-use crate::placed::{Placed, Scope};
 use crate::source::{args_id, ext, only, opt_int, text, Bounds, Cell, Constraint, Op, Source};
 
-/// `thread(utid, tid, name, upid, sort_index, pid)`: the model's threads, then, as
-/// trace_processor does, a main thread (tid = pid, no name) for each process that has
-/// none. Like trace_processor, a thread whose tid is 0 in a process whose pid is not (a
-/// Bazel profile's "Critical Path", events without a tid) is that process's main thread.
+/// `thread(utid, tid, name, upid, sort_index, pid)`: the model's threads but those merged
+/// into their main thread, then the main threads trace_processor adds (tid = pid, no name)
+/// to each process that has none ([`trace_model::perfetto::View::added_main_threads`]).
 pub(crate) struct Threads {
     pub t: Arc<Trace>,
-    /// By process: whether a thread of its own has tid = pid.
-    has_main: Vec<bool>,
-    /// The processes given a main thread, in order: utids from `threads().len()` on.
-    mains: Vec<u32>,
-    /// The threads merged into their main thread (see `nesting`), sorted.
+    /// The threads merged into their main thread, sorted.
     merged: Vec<u64>,
 }
 
 impl Threads {
-    pub(crate) fn new(t: Arc<Trace>, ids: &SliceIds) -> Threads {
-        let has = |p: &trace_model::Process, tid: ExtId| {
-            p.threads
-                .iter()
-                .any(|&i| t.threads()[i as usize].tid == tid)
-        };
-        let has_main: Vec<bool> = (0..t.processes().len() as u32)
-            .map(|p| t.pid_thread(p).is_some())
-            .collect();
-        let mains = (0..t.processes().len() as u32)
-            .filter(|&i| {
-                let p = &t.processes()[i as usize];
-                !has_main[i as usize] && (p.pid == ExtId::Num(0) || !has(p, ExtId::Num(0)))
-            })
-            .collect();
+    pub(crate) fn new(t: Arc<Trace>) -> Threads {
+        let v = t.perfetto();
         let merged: Vec<u64> = (0..t.threads().len() as u32)
-            .filter(|&i| ids.nest.is_merged(i))
+            .filter(|&i| v.is_merged(i))
             .map(u64::from)
             .collect();
-        Threads {
-            t,
-            has_main,
-            mains,
-            merged,
-        }
+        Threads { t, merged }
     }
 
     fn len(&self) -> usize {
-        self.t.threads().len() + self.mains.len()
-    }
-
-    /// The tid trace_processor gives a thread of the model.
-    fn tid(&self, th: &trace_model::Thread) -> ExtId {
-        match th.tid {
-            ExtId::Num(0) if th.pid != ExtId::Num(0) && !self.has_main[th.process as usize] => {
-                th.pid
-            }
-            tid => tid,
-        }
+        self.t.threads().len() + self.t.perfetto().added_main_threads().len()
     }
 }
 
@@ -83,7 +49,7 @@ impl Source for Threads {
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
         let t = &self.t;
         let Some(th) = t.threads().get(row as usize) else {
-            let upid = self.mains[row as usize - t.threads().len()];
+            let upid = t.perfetto().added_main_threads()[row as usize - t.threads().len()];
             return match col {
                 0 => Cell::Int(row as i64),
                 1 | 5 => ext(t, t.processes()[upid as usize].pid),
@@ -93,7 +59,7 @@ impl Source for Threads {
         };
         match col {
             0 => Cell::Int(row as i64),
-            1 => ext(t, self.tid(th)),
+            1 => ext(t, t.perfetto().tid(th)),
             // trace_processor keeps no empty thread name (`thread_name` with `""`), and
             // names a thread by its tid when that is a string (`""` too).
             2 => match (th.name.map(|n| t.str(n)), th.tid) {
@@ -176,16 +142,15 @@ impl Source for Processes {
 
 /// `thread_track(id, name, type, utid)`: one track per thread, its id the thread's utid,
 /// then the threads' second tracks (a protobuf descriptor's below a thread's track).
-pub(crate) struct ThreadTracks {
-    pub t: Arc<Trace>,
-    pub placed: Arc<Placed>,
-}
+pub(crate) struct ThreadTracks(pub Arc<Trace>);
 
 impl ThreadTracks {
     /// The ids of the second tracks.
     fn extra(&self) -> Range<u64> {
-        let first = self.placed.first_track + self.placed.process_tracks as u64;
-        first..first + self.placed.thread_tracks as u64
+        let v = self.0.perfetto();
+        let (process, thread) = v.track_counts();
+        let first = v.first_track() + process as u64;
+        first..first + thread as u64
     }
 }
 
@@ -197,7 +162,7 @@ impl Source for ThreadTracks {
         col == 0 || col == 3
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let n = self.t.threads().len();
+        let n = self.0.threads().len();
         let (a, b) = (Bounds::of(cons, 0).clamp(n), Bounds::of(cons, 3).clamp(n));
         let (lo, hi) = (a.start.max(b.start), a.end.min(b.end));
         let mut out = only(lo as u64, hi.max(lo) as u64);
@@ -209,10 +174,11 @@ impl Source for ThreadTracks {
         out
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let (name, utid) = match self.t.threads().get(row as usize) {
+        let (t, v) = (&self.0, self.0.perfetto());
+        let (name, utid) = match t.threads().get(row as usize) {
             Some(th) => (th.name, row as u32),
             None => {
-                let k = &self.placed.tracks[(row - self.placed.first_track) as usize];
+                let k = &v.tracks()[(row - v.first_track()) as usize];
                 let Scope::Thread(utid) = k.scope else {
                     return Cell::Null;
                 };
@@ -221,14 +187,15 @@ impl Source for ThreadTracks {
         };
         match col {
             0 => Cell::Int(row as i64),
-            1 => name.map_or(Cell::Null, |n| Cell::Text(self.t.str(n))),
+            1 => name.map_or(Cell::Null, |n| Cell::Text(t.str(n))),
             2 => Cell::Text("thread_track"),
             3 => Cell::Int(utid as i64),
             _ => Cell::Null,
         }
     }
     fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
-        (self.t.threads().len() + self.placed.thread_tracks).max(1) as f64
+        let (_, thread) = self.0.perfetto().track_counts();
+        (self.0.threads().len() + thread).max(1) as f64
     }
 }
 
@@ -238,18 +205,18 @@ impl Source for ThreadTracks {
 /// `process_track(id, name, type, upid)`: the process ones.
 pub(crate) struct AllTracks {
     pub t: Arc<Trace>,
-    pub placed: Arc<Placed>,
     pub process_only: bool,
 }
 
 impl AllTracks {
     /// Row ids: the track ids (`process_track`'s start at the first placed track).
     fn ids(&self) -> Range<u64> {
-        let first = self.placed.first_track;
+        let v = self.t.perfetto();
+        let first = v.first_track();
         if self.process_only {
-            first..first + self.placed.process_tracks as u64
+            first..first + v.track_counts().0 as u64
         } else {
-            0..first + self.placed.tracks.len() as u64
+            0..first + v.tracks().len() as u64
         }
     }
 }
@@ -273,8 +240,8 @@ impl Source for AllTracks {
         only(lo, hi)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let t = &self.t;
-        let (threads, first) = (t.threads().len(), self.placed.first_track);
+        let (t, v) = (&self.t, self.t.perfetto());
+        let (threads, first) = (t.threads().len(), v.first_track());
         let (name, ty, upid) = match t.threads().get(row as usize) {
             Some(th) => (th.name, "thread_track", None),
             None if row < first => {
@@ -287,7 +254,7 @@ impl Source for AllTracks {
                 };
             }
             None => {
-                let k = &self.placed.tracks[(row - first) as usize];
+                let k = &v.tracks()[(row - first) as usize];
                 match k.scope {
                     Scope::Process(p) => (k.name, "process_track", Some(p)),
                     Scope::Thread(_) => (k.name, "thread_track", None),
@@ -468,14 +435,14 @@ impl Source for Instants {
 /// `args(arg_set_id, flat_key, key, int_value, string_value, real_value, value_type)`:
 /// parsed from the raw JSON of each argument set only when read. After the model's sets
 /// come the merged ones of async slices whose `b` and `e` both had args
-/// ([`Placed::arg_set`]): the `b`'s keys, then the `e`'s, an `e`'s value replacing the
-/// `b`'s of the same key.
-pub(crate) struct Args(pub Arc<Trace>, pub Arc<Placed>);
+/// ([`trace_model::perfetto::View::arg_set`]): the `b`'s keys, then the `e`'s, an `e`'s
+/// value replacing the `b`'s of the same key.
+pub(crate) struct Args(pub Arc<Trace>);
 
 impl Args {
     /// One past the last argument set id.
     fn sets(&self) -> u64 {
-        self.0.args().count() as u64 + 1 + self.1.merged_args.len() as u64
+        self.0.args().count() as u64 + 1 + self.0.perfetto().merged_args().len() as u64
     }
 
     /// Set `set`'s rows, flattened from the JSON of the model's set or sets.
@@ -489,7 +456,8 @@ impl Args {
             }
             return out;
         }
-        let Some(&a) = self.1.merged_args.get((set - count - 1) as usize) else {
+        let merged = self.0.perfetto().merged_args();
+        let Some(&a) = merged.get((set - count - 1) as usize) else {
             return out;
         };
         let s = &self.0.async_slices()[a as usize];
@@ -609,5 +577,56 @@ fn flatten(set: u64, v: &serde_json::Value, flat: &str, key: &str, out: &mut Vec
             )),
         },
         J::String(s) => out.push(row(Value::Null, text(s), Value::Null, "string")),
+    }
+}
+
+/// `flow(id, slice_out, slice_in, name, category)`: one row per arrow, in the order of the
+/// flows, as trace_processor binds and chains them ([`trace_model::perfetto::View::flows`]).
+pub(crate) struct Flows {
+    pub t: Arc<Trace>,
+}
+
+impl Flows {
+    fn rows(&self) -> &[FlowRow] {
+        self.t.perfetto().flows(&self.t)
+    }
+
+    /// The number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.rows().len()
+    }
+
+    /// Row `row`'s (slice_out, slice_in).
+    pub(crate) fn ends(&self, row: u64) -> (u64, u64) {
+        let f = &self.rows()[row as usize];
+        (f.slice_out, f.slice_in)
+    }
+}
+
+impl Source for Flows {
+    fn schema(&self) -> String {
+        "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, name TEXT, category TEXT)"
+            .into()
+    }
+    fn pushable(&self, _col: usize) -> bool {
+        false
+    }
+    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
+        only(0, self.len() as u64)
+    }
+    fn column(&self, row: u64, col: usize) -> Cell<'_> {
+        let r = self.rows()[row as usize];
+        let f = &self.t.flows()[r.flow as usize];
+        match col {
+            0 => Cell::Int(row as i64),
+            1 => Cell::Int(r.slice_out as i64),
+            2 => Cell::Int(r.slice_in as i64),
+            3 => Cell::Text(self.t.str(f.name)),
+            4 => Cell::Text(self.t.str(f.cat)),
+            _ => Cell::Null,
+        }
+    }
+    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
+        self.len().max(1) as f64
     }
 }

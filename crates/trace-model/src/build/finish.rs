@@ -143,6 +143,7 @@ impl TraceBuilder {
             end_ns: end,
             diagnostics: diags,
             decode,
+            perfetto: Default::default(),
         })
     }
 }

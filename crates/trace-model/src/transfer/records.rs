@@ -31,9 +31,11 @@ pub(super) trait Record: Sized {
 }
 
 /// Makes `Record` for a struct from its fields in buffer order, each `field` (written
-/// plainly, [`Plain`]) or `field as Codec`; `check` (optional) vets the record read.
+/// plainly, [`Plain`]) or `field as Codec`; `default` (optional) names fields not written,
+/// derived again on the reading side; `check` (optional) vets the record read.
 macro_rules! record {
-    ($ty:ident { $($field:ident $(as $codec:ident)?),* $(,)? } $(check $check:path)?) => {
+    ($ty:ident { $($field:ident $(as $codec:ident)?),* $(,)? }
+     $(default $($dfield:ident),+)? $(check $check:path)?) => {
         impl Record for $ty {
             fn put(&self, w: &mut W<'_>) {
                 $(<record!(@codec $($codec)?) as Codec<_>>::put(&self.$field, w);)*
@@ -41,7 +43,7 @@ macro_rules! record {
 
             fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
                 $(let $field = <record!(@codec $($codec)?) as Codec<_>>::get(r)?;)*
-                let v = $ty { $($field),* };
+                let v = $ty { $($field,)* $($($dfield: Default::default(),)+)? };
                 $(let v = $check(r, v)?;)?
                 Ok(v)
             }
@@ -71,7 +73,7 @@ record!(Trace {
     end_ns,
     diagnostics as ModelDiags,
     decode as DecodeSummary,
-} check checked_ids);
+} default perfetto check checked_ids);
 record!(Process {
     pid,
     name,

@@ -27,7 +27,22 @@ fn fields(t: &Trace) -> Vec<String> {
         format!("{} {}", t.start_ns, t.end_ns),
         format!("{:?}", t.diagnostics),
         format!("{:?}", t.decode),
+        perfetto(t),
     ]
+}
+
+/// trace_processor's view, which the transfer does not carry: the trace that arrives
+/// computes its own, and it must be the sender's.
+fn perfetto(t: &Trace) -> String {
+    let v = t.perfetto();
+    let spans: Vec<_> = (0..v.span_slices()).map(|id| v.model_span(id)).collect();
+    format!(
+        "{spans:?} {:?} {:?} {:?} {:?}",
+        v.rows(),
+        v.tracks(),
+        v.added_main_threads(),
+        v.flows(t)
+    )
 }
 
 /// `t` through a transfer in pieces, filled `budget` bytes a step.

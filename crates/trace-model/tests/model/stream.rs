@@ -2,8 +2,6 @@
 //! the file in chunks) must give the trace `load_bytes` gives, whatever the chunks, and the
 //! trace must come back whole through `to_transfer` / `from_transfer`.
 
-mod common;
-
 use std::io::Write;
 
 use spall_format::synth::Synth;
@@ -326,6 +324,6 @@ fn zero_length_pairs_pair_again_only_after_time_went_back() {
     let got = streamed_json(&back, 4_096, target).expect("paired again from kept events");
     // `f` ends where `g` begins: trace_processor's answer, and the buffered builder's.
     assert_eq!(got.max_depth(), 1);
-    assert!(got.to_transfer() == common::buffered(&back).to_transfer());
+    assert!(got.to_transfer() == crate::common::buffered(&back).to_transfer());
     assert_eq!(got.decode_summary().parsed_bytes, back.len() as u64);
 }

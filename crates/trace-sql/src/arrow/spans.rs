@@ -135,7 +135,7 @@ impl Walk {
             return;
         }
         // `slice`'s lanes: a thread whose spans overlap is renested as trace_processor's.
-        let th = self.s.ids.thread(&t, ti as u32);
+        let th = self.s.v().thread(&t, ti as u32);
         let n = th.lanes.len();
         self.next = vec![0; n];
         self.heads = (th.lanes.iter().enumerate())
@@ -143,7 +143,7 @@ impl Walk {
             .collect();
         self.base = (0..n)
             .map(|d| {
-                self.s.ids.id(SpanRef {
+                self.s.v().id(SpanRef {
                     thread: ti as u32,
                     depth: d as u32,
                     index: 0,
@@ -155,9 +155,9 @@ impl Walk {
     /// Gathers up to `max` spans into `buf`.
     fn gather(&mut self, max: usize) {
         self.buf.clear();
-        let (t, ids) = (self.s.t.clone(), self.s.ids.clone());
+        let t = self.s.t.clone();
         while self.buf.len() < max && self.thread < t.threads().len() {
-            let th = ids.thread(&t, self.thread as u32);
+            let th = t.perfetto().thread(&t, self.thread as u32);
             if !self.thread_spans(th, max) {
                 self.enter(self.thread + 1);
             }

@@ -305,7 +305,9 @@ pub fn row_target(l: &Loaded, columns: &[String], row: &[Value]) -> Option<Show>
     } else {
         None
     });
-    if let Some(r) = id.and_then(|id| trace_sql::slice_span(&l.trace, id)) {
+    // A lookup in the ids every table numbers slices by, computed once per trace.
+    let span = |id: i64| l.trace.perfetto().model_span(u64::try_from(id).ok()?);
+    if let Some(r) = id.and_then(span) {
         return Some(Show::Slice(r));
     }
     let ts = ts?;

@@ -57,6 +57,28 @@ fn a_query_runs_and_its_rows_point_at_slices() {
     );
 }
 
+/// On a trace whose slices are renumbered (negative tids merged into their main thread,
+/// spans trace_processor drops), every span row still leads to the span it names.
+#[test]
+fn span_rows_lead_to_their_spans_where_ids_are_renested() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/real/pytorch_kineto_trace_diff_test.json.gz");
+    let l = spall_viewer::load(Some(&path), &Default::default(), |_, _| {}).unwrap();
+    let db = trace_sql::TraceDb::new(l.trace.clone()).unwrap();
+    let r = db
+        .query("SELECT id, ts, dur, name FROM slice WHERE kind = 'span' ORDER BY id")
+        .unwrap();
+    assert!(r.rows.len() > 1000, "{}", r.rows.len());
+    for row in &r.rows {
+        let Some(Show::Slice(s)) = row_target(&l, &r.columns, row) else {
+            panic!("no slice for {row:?}");
+        };
+        let span = l.trace.span(s);
+        assert_eq!(row[1].as_i64(), Some(span.start), "{row:?}");
+        assert_eq!(row[3].as_str(), Some(l.trace.str(span.name)), "{row:?}");
+    }
+}
+
 #[test]
 fn sql_errors_show_where_and_a_row_limit_is_said() {
     let l = spall_viewer::load(None, &Default::default(), |_, _| {}).expect("the demo loads");

@@ -1,7 +1,9 @@
 //! Screenshot tests: render real traces headless and check what a person would see.
 
 use render_gl::Color;
-use spall_test_support::fixture;
+use std::path::PathBuf;
+
+use spall_test_support::{corpus, fixture};
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::timeline::draw::fill_for;
@@ -294,20 +296,9 @@ fn a_chromium_protobuf_trace_opens_on_its_main_threads_spans() {
 /// and tests/fixtures/real's. A missing corpus skips its part with a note, and fails with
 /// `SPALL_REQUIRE_CORPUS=1` (set by `.ci/run`).
 fn real_traces() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     let mut dirs = vec![fixture("real"), fixture("real/clang")];
-    if root.exists() {
+    if let Some(root) = corpus("every_real_trace_opens_on_a_threads_spans") {
         dirs.extend(["real", "real/clang", "spall"].map(|d| root.join(d)));
-    } else {
-        assert!(
-            std::env::var_os("SPALL_REQUIRE_CORPUS").is_none(),
-            "SPALL_REQUIRE_CORPUS is set but {} is missing",
-            root.display()
-        );
-        eprintln!(
-            "note: {} is missing: only tests/fixtures/real",
-            root.display()
-        );
     }
     let mut out = Vec::new();
     for dir in dirs {

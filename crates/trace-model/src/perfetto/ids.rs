@@ -1,8 +1,8 @@
 //! Slice ids for spans: stable, dense, and found again from a `SpanRef` without a map.
 
-use trace_model::{SpanRef, Thread, Trace};
-
-use crate::nesting::Nesting;
+use super::nesting::Nesting;
+use crate::span::{SpanRef, Thread};
+use crate::trace::Trace;
 
 /// Slice ids: lanes numbered thread by thread, depth by depth; a span's id is its lane's
 /// first id plus its index. The lanes are `slice`'s, nested as trace_processor nests them

@@ -12,23 +12,26 @@
 //! Their ids follow the spans': thread instants thread by thread in time order, then process
 //! and global instants, then async slices operation by operation, each operation's slices in
 //! depth-first order (so a slice's descendants are the ids right after it). Depth, parent
-//! and track are computed once, when the database opens: O(instants × depth + async).
+//! and track are computed once per trace ([`View`](super::View)): O(instants × depth +
+//! async).
 
 use std::collections::HashMap;
 use std::ops::Range;
 
-use trace_model::{
-    async_flags, ArgsId, AsyncSlice, ExtId, InstantScope, SpanRef, StrId, Thread, Trace, NO_PARENT,
-};
-
-use crate::ids::SliceIds;
+use super::ids::SliceIds;
+use crate::args::ArgsId;
+use crate::asyncs::{async_flags, AsyncSlice, NO_PARENT};
+use crate::other::InstantScope;
+use crate::span::{ExtId, SpanRef, Thread};
+use crate::strings::StrId;
+use crate::trace::Trace;
 
 /// The slot of a thread's track of marks, apart from its async tracks' slots.
 const MARKS: u32 = u32::MAX;
 
-/// What an extra row is, and where its event is.
+/// What an instant or async slice row is, and where its event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Src {
+pub enum Src {
     /// Index into [`Trace::instants`], thread-scoped.
     ThreadInstant(u32),
     /// Index into [`Trace::instants`], process- or global-scoped.
@@ -37,13 +40,17 @@ pub(crate) enum Src {
     Async(u32),
 }
 
-/// One extra row of `slice`.
+/// One slice that is not a span: an instant or an async slice.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Row {
+pub struct Row {
+    /// Its event.
     pub src: Src,
+    /// Its depth on its track.
     pub depth: u32,
     /// The parent's slice id, or -1.
     pub parent: i64,
+    /// Its track: a thread instant's, its thread's (the thread track's id); the others', an
+    /// index into [`View::tracks`](super::View::tracks).
     pub track: u32,
     /// Async: one past the id of its last descendant (its descendants are `id + 1..end`).
     pub end: u64,
@@ -52,18 +59,21 @@ pub(crate) struct Row {
 /// A track beyond the threads' and counters': a process's, a thread's second one, or the
 /// whole trace's.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Track {
+pub struct Track {
+    /// Its name, if any.
     pub name: Option<StrId>,
+    /// What it belongs to.
     pub scope: Scope,
 }
 
-/// What a placed track belongs to.
+/// What a track belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Scope {
-    /// `process_track.upid`.
+pub enum Scope {
+    /// A process (`process_track.upid`).
     Process(u32),
-    /// `thread_track.utid`.
+    /// A thread (`thread_track.utid`).
     Thread(u32),
+    /// The whole trace.
     Global,
 }
 
@@ -86,50 +96,26 @@ pub(crate) struct Placed {
     pub merged_args: Vec<u32>,
 }
 
-/// A placed track while tracks are numbered: its scope, name and slot.
+/// A track's key: what it belongs to, its name, and its slot among the tracks of one
+/// scope and name.
 type Key = (Scope, Option<StrId>, u32);
-
-/// Process tracks first, then threads', then global ones.
-fn class(s: Scope) -> u8 {
-    match s {
-        Scope::Process(_) => 0,
-        Scope::Thread(_) => 1,
-        Scope::Global => 2,
-    }
-}
 
 impl Placed {
     pub(crate) fn new(t: &Trace, ids: &SliceIds) -> Placed {
         let first = ids.len();
-        let first_track = (t.threads().len() + t.counters().len()) as u64;
         let proto = t.decode_summary().format.name() == "perfetto";
         let mut rows = Vec::new();
         let by_thread = thread_instants(t, ids, proto, &mut rows);
-
-        // Tracks keyed by (scope, name, slot): the instants', then the async slices'.
-        let (mut keys, instants) = instant_tracks(t, proto);
+        let (mut keys, instants) = instant_keys(t, proto);
         let mut names = vec![None; keys.len()];
         let asyncs = Asyncs::new(t, proto);
-        let async_track = asyncs.tracks(&mut keys, &mut names);
-        // Process tracks first.
-        let mut rank: Vec<usize> = (0..keys.len()).collect();
-        rank.sort_by_key(|&k| (class(keys[k].0), k));
-        let mut place = vec![0u32; keys.len()];
-        for (p, &k) in rank.iter().enumerate() {
-            place[k] = p as u32;
-        }
-        let tracks: Vec<Track> = rank
-            .iter()
-            .map(|&k| Track {
-                name: names[k],
-                scope: keys[k].0,
-            })
-            .collect();
+        let async_track = asyncs.track_keys(t, &mut keys, &mut names);
+        let (tracks, place) = order_tracks(&keys, &names);
         let count = |c| tracks.iter().filter(|k| class(k.scope) == c).count();
         let (process_tracks, thread_tracks) = (count(0), count(1));
-
-        stacked_instants(t, first, instants, &place, &mut rows);
-        asyncs.rows(first, &async_track, &place, &mut rows);
+        instant_rows(t, first, &instants, &place, &mut rows);
+        let track_of = |a, slot| place[async_track[&asyncs.key(t, a, slot)]];
+        async_rows(t, first, &asyncs, track_of, &mut rows);
         let merged_args = (0..t.async_slices().len() as u32)
             .filter(|&a| {
                 let s = &t.async_slices()[a as usize];
@@ -140,7 +126,7 @@ impl Placed {
             first,
             rows,
             by_thread,
-            first_track,
+            first_track: (t.threads().len() + t.counters().len()) as u64,
             tracks,
             process_tracks,
             thread_tracks,
@@ -190,8 +176,8 @@ impl Placed {
     }
 }
 
-/// The thread instants' rows, thread by thread in time order, each inside the deepest
-/// span open at its time; returns each thread's range of them in `rows`.
+/// Appends the thread instants' rows, thread by thread in time order, each inside the
+/// deepest span open at its time; returns each thread's range of them in `rows`.
 fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) -> Vec<Range<u32>> {
     let mut by_thread = vec![0..0; t.threads().len()];
     let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
@@ -228,9 +214,9 @@ fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) 
     by_thread
 }
 
-/// The tracks of the process and global instants (and a protobuf trace's marks), in the
-/// order first used, and each such instant with its track's index among them.
-fn instant_tracks(t: &Trace, proto: bool) -> (Vec<Key>, Vec<(u32, usize)>) {
+/// The tracks of the process and global instants (and a protobuf trace's marks), and
+/// each such instant with its track's index into the keys.
+fn instant_keys(t: &Trace, proto: bool) -> (Vec<Key>, Vec<(u32, usize)>) {
     let mut instants = Vec::new();
     let mut instant_track = HashMap::new();
     for (i, e) in t.instants().iter().enumerate() {
@@ -252,18 +238,132 @@ fn instant_tracks(t: &Trace, proto: bool) -> (Vec<Key>, Vec<(u32, usize)>) {
     (keys, instants)
 }
 
-/// The process and global instants' rows. Instants at one time on one track stack, each
-/// inside the one before, as trace_processor's do (`firstPaint`, `firstContentfulPaint`,
-/// ... at one time).
-fn stacked_instants(
+/// The nestable async slices in placing order, with what decides their tracks.
+struct Asyncs {
+    proto: bool,
+    /// Depth-first, operation by operation ([`async_order`]), and each one's slot.
+    order: Vec<u32>,
+    slots: Vec<u32>,
+    /// A protobuf slice's track name: its descriptor's, as the model names it.
+    proto_name: HashMap<u32, StrId>,
+    /// The top-level slices below a thread's descriptor track: their slot and name.
+    thread_slots: HashMap<u32, (u32, Option<StrId>)>,
+}
+
+impl Asyncs {
+    fn new(t: &Trace, proto: bool) -> Asyncs {
+        let (order, slots) = async_order(t);
+        // A protobuf slice's track is its descriptor's: one per (process, uuid), named as
+        // the model names it (the descriptor's name, else its slices').
+        let mut proto_name: HashMap<u32, StrId> = HashMap::new();
+        if proto {
+            for tr in t.async_tracks() {
+                for &a in tr.rows.iter().flatten() {
+                    proto_name.insert(a, tr.name);
+                }
+            }
+        }
+        let below_thread = |s: &AsyncSlice| {
+            proto
+                && s.flags & async_flags::LOCAL == 0
+                && t.processes()[s.process as usize].pid != ExtId::Num(0)
+        };
+        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
+        Asyncs {
+            proto,
+            order,
+            slots,
+            proto_name,
+            thread_slots,
+        }
+    }
+
+    /// The track key of top-level async slice `a` in slot `slot`.
+    fn key(&self, t: &Trace, a: u32, slot: u32) -> Key {
+        let s = &t.async_slices()[a as usize];
+        let process = match s.flags & async_flags::LOCAL {
+            0 => Scope::Global,
+            _ => Scope::Process(s.process),
+        };
+        if let Some(&(slot, name)) = self.thread_slots.get(&a) {
+            (Scope::Thread(s.thread), name, slot)
+        } else if self.proto {
+            (process, Some(s.id), s.process)
+        } else {
+            (process, Some(s.name), slot)
+        }
+    }
+
+    /// Adds the async tracks to `keys` (with their `names`), in the order their first
+    /// slices come; returns each key's index.
+    fn track_keys(
+        &self,
+        t: &Trace,
+        keys: &mut Vec<Key>,
+        names: &mut Vec<Option<StrId>>,
+    ) -> HashMap<Key, usize> {
+        let mut async_track = HashMap::new();
+        for (&a, &slot) in self.order.iter().zip(&self.slots) {
+            let s = &t.async_slices()[a as usize];
+            if s.parent != NO_PARENT {
+                continue;
+            }
+            let key = self.key(t, a, slot);
+            let n = keys.len();
+            async_track.entry(key).or_insert_with(|| {
+                keys.push(key);
+                names.push(match key.0 {
+                    Scope::Thread(_) => key.1,
+                    _ if self.proto => self.proto_name.get(&a).copied(),
+                    _ => Some(s.name),
+                });
+                n
+            });
+        }
+        async_track
+    }
+}
+
+/// Process tracks first, then threads', then global ones.
+fn class(s: Scope) -> u8 {
+    match s {
+        Scope::Process(_) => 0,
+        Scope::Thread(_) => 1,
+        Scope::Global => 2,
+    }
+}
+
+/// The tracks in id order (by [`class`], then in the order their keys came), and each
+/// key's place among them.
+fn order_tracks(keys: &[Key], names: &[Option<StrId>]) -> (Vec<Track>, Vec<u32>) {
+    let mut rank: Vec<usize> = (0..keys.len()).collect();
+    rank.sort_by_key(|&k| (class(keys[k].0), k));
+    let mut place = vec![0u32; keys.len()];
+    for (p, &k) in rank.iter().enumerate() {
+        place[k] = p as u32;
+    }
+    let tracks = rank
+        .iter()
+        .map(|&k| Track {
+            name: names[k],
+            scope: keys[k].0,
+        })
+        .collect();
+    (tracks, place)
+}
+
+/// Appends the process and global instants' rows (and marks'). Instants at one time on
+/// one track stack, each inside the one before, as trace_processor's do (`firstPaint`,
+/// `firstContentfulPaint`, ... at one time).
+fn instant_rows(
     t: &Trace,
     first: u64,
-    instants: Vec<(u32, usize)>,
+    instants: &[(u32, usize)],
     place: &[u32],
     rows: &mut Vec<Row>,
 ) {
     let mut last: HashMap<usize, (i64, u32, i64)> = HashMap::new();
-    for (i, k) in instants {
+    for &(i, k) in instants {
         let ts = t.instants()[i as usize].ts;
         let id = (first + rows.len() as u64) as i64;
         let (depth, parent) = match last.get(&k) {
@@ -281,136 +381,51 @@ fn stacked_instants(
     }
 }
 
-/// The nestable async slices in their order, with what their tracks are keyed by.
-struct Asyncs<'t> {
-    t: &'t Trace,
-    proto: bool,
-    /// Depth-first, operation by operation ([`async_order`]), and each one's slot.
-    order: Vec<u32>,
-    slots: Vec<u32>,
-    /// A protobuf slice's track is its descriptor's: one per (process, uuid), named as
-    /// the model names it (the descriptor's name, else its slices').
-    proto_name: HashMap<u32, StrId>,
-    /// The top-level slices below a thread's descriptor track ([`thread_slots`]).
-    thread_slots: HashMap<u32, (u32, Option<StrId>)>,
-}
-
-impl<'t> Asyncs<'t> {
-    fn new(t: &'t Trace, proto: bool) -> Asyncs<'t> {
-        let (order, slots) = async_order(t);
-        let mut proto_name: HashMap<u32, StrId> = HashMap::new();
-        if proto {
-            for tr in t.async_tracks() {
-                for &a in tr.rows.iter().flatten() {
-                    proto_name.insert(a, tr.name);
-                }
-            }
-        }
-        let below_thread = |s: &AsyncSlice| {
-            proto
-                && s.flags & async_flags::LOCAL == 0
-                && t.processes()[s.process as usize].pid != ExtId::Num(0)
-        };
-        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
-        Asyncs {
-            t,
-            proto,
-            order,
-            slots,
-            proto_name,
-            thread_slots,
-        }
+/// Appends the async slices' rows in depth-first order (a slice's id by its place there,
+/// its track its root's: `track_of(root, slot)`), each with the end of its subtree.
+fn async_rows(
+    t: &Trace,
+    first: u64,
+    asyncs: &Asyncs,
+    track_of: impl Fn(u32, u32) -> u32,
+    rows: &mut Vec<Row>,
+) {
+    let base = rows.len();
+    let mut id_of = vec![0u64; t.async_slices().len()];
+    for (n, &a) in asyncs.order.iter().enumerate() {
+        id_of[a as usize] = first + (base + n) as u64;
     }
-
-    /// The track of async slice `a` (a top-level one) in `slot`: (scope, slot, name).
-    fn key(&self, a: u32, slot: u32) -> (Scope, u32, Option<StrId>) {
-        let s = &self.t.async_slices()[a as usize];
-        let process = match s.flags & async_flags::LOCAL {
-            0 => Scope::Global,
-            _ => Scope::Process(s.process),
-        };
-        if let Some(&(slot, name)) = self.thread_slots.get(&a) {
-            (Scope::Thread(s.thread), slot, name)
-        } else if self.proto {
-            (process, s.process, Some(s.id))
+    let mut track = 0;
+    for (&a, &slot) in asyncs.order.iter().zip(&asyncs.slots) {
+        let s = &t.async_slices()[a as usize];
+        let parent = if s.parent == NO_PARENT {
+            track = track_of(a, slot);
+            -1
         } else {
-            (process, slot, Some(s.name))
-        }
+            id_of[s.parent as usize] as i64
+        };
+        rows.push(Row {
+            src: Src::Async(a),
+            depth: s.depth as u32,
+            parent,
+            track,
+            end: 0,
+        });
     }
-
-    /// Adds the top-level slices' tracks to `keys` and `names`; returns each one's index.
-    fn tracks(
-        &self,
-        keys: &mut Vec<Key>,
-        names: &mut Vec<Option<StrId>>,
-    ) -> HashMap<(Scope, u32, Option<StrId>), usize> {
-        let mut async_track = HashMap::new();
-        for (&a, &slot) in self.order.iter().zip(&self.slots) {
-            let s = &self.t.async_slices()[a as usize];
-            if s.parent != NO_PARENT {
-                continue;
+    // Each async slice's subtree ends where the next slice at its depth or above starts.
+    let mut stack: Vec<usize> = Vec::new();
+    for k in base..rows.len() {
+        while let Some(&top) = stack.last() {
+            if rows[top].depth < rows[k].depth {
+                break;
             }
-            let key = self.key(a, slot);
-            let n = keys.len();
-            async_track.entry(key).or_insert_with(|| {
-                keys.push((key.0, key.2, key.1));
-                names.push(match key.0 {
-                    Scope::Thread(_) => key.2,
-                    _ if self.proto => self.proto_name.get(&a).copied(),
-                    _ => Some(s.name),
-                });
-                n
-            });
+            rows[top].end = first + k as u64;
+            stack.pop();
         }
-        async_track
+        stack.push(k);
     }
-
-    /// The async slices' rows, in depth-first order: a slice's id by its index, its
-    /// root's track; each one's subtree ends where the next slice at its depth or above
-    /// starts.
-    fn rows(
-        &self,
-        first: u64,
-        async_track: &HashMap<(Scope, u32, Option<StrId>), usize>,
-        place: &[u32],
-        rows: &mut Vec<Row>,
-    ) {
-        let base = rows.len();
-        let mut id_of = vec![0u64; self.t.async_slices().len()];
-        for (n, &a) in self.order.iter().enumerate() {
-            id_of[a as usize] = first + (base + n) as u64;
-        }
-        let mut track = 0;
-        for (&a, &slot) in self.order.iter().zip(&self.slots) {
-            let s = &self.t.async_slices()[a as usize];
-            let parent = if s.parent == NO_PARENT {
-                track = place[async_track[&self.key(a, slot)]];
-                -1
-            } else {
-                id_of[s.parent as usize] as i64
-            };
-            rows.push(Row {
-                src: Src::Async(a),
-                depth: s.depth as u32,
-                parent,
-                track,
-                end: 0,
-            });
-        }
-        let mut stack: Vec<usize> = Vec::new();
-        for k in base..rows.len() {
-            while let Some(&top) = stack.last() {
-                if rows[top].depth < rows[k].depth {
-                    break;
-                }
-                rows[top].end = first + k as u64;
-                stack.pop();
-            }
-            stack.push(k);
-        }
-        for k in stack {
-            rows[k].end = first + rows.len() as u64;
-        }
+    for k in stack {
+        rows[k].end = first + rows.len() as u64;
     }
 }
 
@@ -428,7 +443,7 @@ fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
             break;
         };
         let end = lane.end(i);
-        let unfinished = lane.flags[i] & trace_model::flags::UNFINISHED != 0;
+        let unfinished = lane.flags[i] & crate::span::flags::UNFINISHED != 0;
         if end <= ts && !unfinished && !(end == ts && held(th, d, ts)) {
             break;
         }
@@ -443,7 +458,7 @@ fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
 
 /// Whether the span of lane `d` that ends at `ts` holds the instants at `ts`: it, or a
 /// span inside it that ends then too, was ended with its parent
-/// ([`ENDED_WITH_PARENT`](trace_model::flags::ENDED_WITH_PARENT)), still open for
+/// ([`ENDED_WITH_PARENT`](crate::span::flags::ENDED_WITH_PARENT)), still open for
 /// trace_processor at `ts`.
 pub(crate) fn held(th: &Thread, d: usize, ts: i64) -> bool {
     let last = |d: usize| {
@@ -454,7 +469,7 @@ pub(crate) fn held(th: &Thread, d: usize, ts: i64) -> bool {
     (d..th.lanes.len())
         .map_while(last)
         .take_while(|&(end, _)| end == ts)
-        .any(|(_, f)| f & trace_model::flags::ENDED_WITH_PARENT != 0)
+        .any(|(_, f)| f & crate::span::flags::ENDED_WITH_PARENT != 0)
 }
 
 /// The track name and slot of each top-level async slice below a thread's descriptor

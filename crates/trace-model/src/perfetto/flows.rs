@@ -1,69 +1,79 @@
-//! `flow`: the arrows between slices, bound and chained as trace_processor binds and
-//! chains them.
+//! trace_processor's flow rule: the arrows between slices (`flow`), bound and chained as
+//! its flow tracker binds and chains them.
+//!
+//! A JSON `s` or `t` leaves the slice on top of its thread's stack (see [`topmost`]); an
+//! `f` arrives there too (`bp: "e"`) or at the next slice to begin, an instant included,
+//! and, unlike chrome://tracing (and the viewer's arrows, the model's own rule in
+//! `crate::flows`), does not end the flow: every later `f` of the id leaves from the same
+//! `s` (or the last `t`); a later `s` of the id is ignored. Flow v2 (`bind_id`) and
+//! protobuf flows chain each arrow from the point before, an `f` (a terminating flow id)
+//! ending the flow. Where a point's span is one trace_processor drops, the point binds to
+//! the nearest enclosing slice it keeps.
 
 use std::collections::HashMap;
-use std::ops::Range;
-use std::sync::Arc;
 
-use trace_model::{flags, SpanRef, Trace};
+use super::ids::SliceIds;
+use super::placed::{Placed, Src};
+use super::View;
+use crate::span::{flags, SpanRef};
+use crate::trace::Trace;
 
-use crate::ids::SliceIds;
-use crate::placed::{Placed, Src};
-use crate::source::{only, Cell, Constraint, Op, Source};
-
-/// `flow(id, slice_out, slice_in, name, category)`: the arrows between slices, chained as
-/// trace_processor chains them. A JSON `s` or `t` leaves the slice on top of its thread's
-/// stack (see [`topmost`]); an `f` arrives there too (`bp: "e"`) or at the next slice to
-/// begin, an instant included, and, unlike
-/// chrome://tracing (and the viewer), does not end the flow: every later `f` of the id
-/// leaves from the same `s` (or the last `t`); a later `s` of the id is ignored. Flow v2 (`bind_id`) and protobuf flows chain
-/// each arrow from the point before, an `f` (a terminating flow id) ending the flow.
-pub(crate) struct Flows {
-    pub t: Arc<Trace>,
-    /// (slice_out, slice_in, index into `flows()`), in the order of the flows.
-    links: Vec<(u64, u64, u32)>,
+/// One row of `flow`: an arrow between two slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowRow {
+    /// The slice id it leaves.
+    pub slice_out: u64,
+    /// The slice id it arrives at.
+    pub slice_in: u64,
+    /// Index into [`Trace::flows`].
+    pub flow: u32,
 }
 
-impl Flows {
-    pub(crate) fn new(t: Arc<Trace>, ids: &SliceIds, placed: &Placed) -> Flows {
-        let proto = t.decode_summary().format.name() == "perfetto";
-        // A protobuf event on an async track gives its flow points its thread and time:
-        // they bind to the async slice that thread began then.
-        let mut async_at: HashMap<(u32, i64), u64> = HashMap::new();
-        if proto {
-            for (k, row) in placed.rows.iter().enumerate() {
-                if let Src::Async(a) = row.src {
-                    let s = &t.async_slices()[a as usize];
-                    async_at.insert((s.thread, s.start), placed.first + k as u64);
-                }
+/// Every flow's arrows, in the order of the flows.
+pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
+    let (ids, placed) = (&view.ids, &view.placed);
+    let proto = t.decode_summary().format.name() == "perfetto";
+    // A protobuf event on an async track gives its flow points its thread and time:
+    // they bind to the async slice that thread began then.
+    let mut async_at: HashMap<(u32, i64), u64> = HashMap::new();
+    if proto {
+        for (k, row) in placed.rows.iter().enumerate() {
+            if let Src::Async(a) = row.src {
+                let s = &t.async_slices()[a as usize];
+                async_at.insert((s.thread, s.start), placed.first + k as u64);
             }
         }
-        let mut links = Vec::new();
-        let mut first = None;
-        for (fi, f) in t.flows().iter().enumerate() {
-            let (fi, points) = (fi as u32, &f.points);
-            let bound: Vec<Option<u64>> = points
-                .iter()
-                .map(|p| match async_at.get(&(p.thread, p.ts)) {
-                    Some(&a) => Some(a),
-                    None => bind_point(&t, ids, placed, p),
-                })
-                .collect();
-            // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
-            // the point before.
-            if proto || points.iter().any(|p| p.on_slice) {
-                chain_links(points, &bound, fi, &mut links);
-                continue;
-            }
-            v1_links(&t, ids, placed, points, &bound, fi, &mut first, &mut links);
-        }
-        Flows { t, links }
     }
+    let mut links = Vec::new();
+    let mut first = None;
+    for (fi, f) in t.flows().iter().enumerate() {
+        let (fi, points) = (fi as u32, &f.points);
+        let bound: Vec<Option<u64>> = points
+            .iter()
+            .map(|p| match async_at.get(&(p.thread, p.ts)) {
+                Some(&a) => Some(a),
+                None => bind_point(t, ids, placed, p),
+            })
+            .collect();
+        // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
+        // the point before.
+        if proto || points.iter().any(|p| p.on_slice) {
+            chain_links(points, &bound, fi, &mut links);
+            continue;
+        }
+        v1_links(t, ids, placed, points, &bound, fi, &mut first, &mut links);
+    }
+    let row = |(slice_out, slice_in, flow)| FlowRow {
+        slice_out,
+        slice_in,
+        flow,
+    };
+    links.into_iter().map(row).collect()
 }
 
 /// Each arrow from the slice of the point before; an `f` ends the flow.
 fn chain_links(
-    points: &[trace_model::FlowPoint],
+    points: &[crate::other::FlowPoint],
     bound: &[Option<u64>],
     fi: u32,
     links: &mut Vec<(u64, u64, u32)>,
@@ -110,7 +120,7 @@ fn v1_links(
     t: &Trace,
     ids: &SliceIds,
     placed: &Placed,
-    points: &[trace_model::FlowPoint],
+    points: &[crate::other::FlowPoint],
     bound: &[Option<u64>],
     fi: u32,
     first: &mut Option<Option<u64>>,
@@ -190,7 +200,7 @@ fn bind_point(
     t: &Trace,
     ids: &SliceIds,
     placed: &Placed,
-    p: &trace_model::FlowPoint,
+    p: &crate::other::FlowPoint,
 ) -> Option<u64> {
     let model = t.flow_point_span(p);
     // A span `slice` leaves out gives the point to the nearest ancestor it holds, the
@@ -276,45 +286,4 @@ fn topmost(t: &Trace, ids: &SliceIds, placed: &Placed, thread: u32, ts: i64) -> 
         up = parent;
     }
     bound
-}
-
-impl Flows {
-    /// The number of rows.
-    pub(crate) fn len(&self) -> usize {
-        self.links.len()
-    }
-
-    /// Row `row`'s (slice_out, slice_in).
-    pub(crate) fn ends(&self, row: u64) -> (u64, u64) {
-        let (from, to, _) = self.links[row as usize];
-        (from, to)
-    }
-}
-
-impl Source for Flows {
-    fn schema(&self) -> String {
-        "CREATE TABLE x(id INTEGER, slice_out INTEGER, slice_in INTEGER, name TEXT, category TEXT)"
-            .into()
-    }
-    fn pushable(&self, _col: usize) -> bool {
-        false
-    }
-    fn plan(&self, _cons: &[Constraint]) -> Vec<Range<u64>> {
-        only(0, self.links.len() as u64)
-    }
-    fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let (from, to, fi) = self.links[row as usize];
-        let f = &self.t.flows()[fi as usize];
-        match col {
-            0 => Cell::Int(row as i64),
-            1 => Cell::Int(from as i64),
-            2 => Cell::Int(to as i64),
-            3 => Cell::Text(self.t.str(f.name)),
-            4 => Cell::Text(self.t.str(f.cat)),
-            _ => Cell::Null,
-        }
-    }
-    fn estimate(&self, _cons: &[(usize, Op)]) -> f64 {
-        self.links.len().max(1) as f64
-    }
 }

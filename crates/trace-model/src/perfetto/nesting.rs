@@ -1,4 +1,4 @@
-//! Spans nested as trace_processor nests complete events, for `slice`.
+//! Spans nested as trace_processor nests complete events: `slice`'s lanes.
 //!
 //! trace_processor drops a complete event that starts inside an open slice of its thread and
 //! ends after it (its `slice_drop_overlapping_complete_event`), and every event before time
@@ -13,11 +13,12 @@
 //! This view renests only the threads that need it, and maps span references between the
 //! model's lanes and its own both ways. Every other thread is the model's, untouched.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use std::cmp::Reverse;
-
-use trace_model::{flags, ArgsId, ExtId, Lane, SpanRef, Thread, Trace};
+use crate::args::ArgsId;
+use crate::span::{flags, ExtId, Lane, SpanRef, Thread};
+use crate::trace::Trace;
 
 /// The threads as `slice` nests them.
 #[derive(Default)]
@@ -270,9 +271,8 @@ fn needs_renesting(th: &Thread) -> bool {
 /// pid). O(threads).
 fn merged_threads(t: &Trace) -> HashMap<u32, u32> {
     let mut out = HashMap::new();
-    for (pi, p) in t.processes().iter().enumerate() {
-        let ExtId::Num(_) = p.pid else { continue };
-        let Some(main) = t.pid_thread(pi as u32) else {
+    for p in t.processes() {
+        let (ExtId::Num(_), Some(main)) = (p.pid, super::threads::main_thread(t, p)) else {
             continue;
         };
         for &i in &p.threads {
@@ -291,7 +291,7 @@ mod tests {
     use super::*;
 
     fn trace(json: &str) -> Trace {
-        trace_model::load_bytes(json.as_bytes()).unwrap()
+        crate::load_bytes(json.as_bytes()).unwrap()
     }
 
     /// A span that outlives the one it starts in is left out, and the spans after it nest
