@@ -44,6 +44,7 @@ mod memory;
 mod nav;
 mod nest;
 mod other;
+mod profile;
 mod range;
 mod samples;
 mod span;

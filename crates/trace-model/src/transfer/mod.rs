@@ -452,16 +452,21 @@ impl Trace {
         })?;
         let flow_links_by_to = r.u32s()?;
         let samples = r.list(|r| {
+            let (thread, ts, frame) = (r.u32()?, r.i64s()?, r.u32s()?);
             Ok(SampleTrack {
-                thread: r.u32()?,
-                ts: r.i64s()?,
-                frame: r.u32s()?,
+                thread,
+                weight: vec![1; ts.len()],
+                ts,
+                frame,
+                ..SampleTrack::default()
             })
         })?;
         let frames = r.list(|r| {
             Ok(Frame {
                 name: StrId(r.u32()?),
                 parent: r.u32()?,
+                file: StrId::EMPTY,
+                line: 0,
             })
         })?;
         let start_ns = r.i64()?;
