@@ -25,6 +25,7 @@ use crate::samples::{Frame, SampleTrack};
 use crate::span::{ExtId, Lane, Process, SpanRef, Thread};
 use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
+use spall_format::SampleUnit;
 
 mod bytes;
 mod meta;
@@ -108,7 +109,7 @@ impl Trace {
         let (strings, args) = (self.strings.len(), self.args.count() as usize);
         let counters: usize = (self.counters.iter()).map(|c| 64 + c.ts.len() * 16).sum();
         let flows: usize = (self.flows.iter()).map(|f| 20 + f.points.len() * 38).sum();
-        let samples: usize = (self.samples.iter()).map(|s| 20 + s.ts.len() * 12).sum();
+        let samples: usize = (self.samples.iter()).map(|s| 30 + s.ts.len() * 20).sum();
         let lanes: usize = (self.threads.iter()).map(|t| 64 + t.lanes.len() * 48).sum();
         4096 + strings * 8
             + self.strings.text_bytes()
@@ -124,7 +125,7 @@ impl Trace {
             + self.async_slices.len() * 53
             + self.flow_links.len() * 32
             + samples
-            + self.frames.len() * 8
+            + self.frames.len() * 16
     }
 
     fn write(&self, w: &mut W<'_>) {
@@ -258,12 +259,18 @@ impl Trace {
         w.u32s(&self.flow_links_by_to);
         w.list(&self.samples, |w, s| {
             w.u32(s.thread);
+            w.u32(s.kind.0);
+            w.u8(s.unit as u8);
+            w.u8(s.timed as u8);
             w.i64s(&s.ts);
             w.u32s(&s.frame);
+            w.i64s(&s.weight);
         });
         w.list(&self.frames, |w, f| {
             w.u32(f.name.0);
             w.u32(f.parent);
+            w.u32(f.file.0);
+            w.u32(f.line);
         });
         w.i64(self.start_ns);
         w.i64(self.end_ns);
@@ -452,21 +459,27 @@ impl Trace {
         })?;
         let flow_links_by_to = r.u32s()?;
         let samples = r.list(|r| {
-            let (thread, ts, frame) = (r.u32()?, r.i64s()?, r.u32s()?);
             Ok(SampleTrack {
-                thread,
-                weight: vec![1; ts.len()],
-                ts,
-                frame,
-                ..SampleTrack::default()
+                thread: r.u32()?,
+                kind: StrId(r.u32()?),
+                unit: match r.u8()? {
+                    0 => SampleUnit::Count,
+                    1 => SampleUnit::Nanoseconds,
+                    2 => SampleUnit::Bytes,
+                    _ => return Err(r.fail("a sample unit")),
+                },
+                timed: r.bool()?,
+                ts: r.i64s()?,
+                frame: r.u32s()?,
+                weight: r.i64s()?,
             })
         })?;
         let frames = r.list(|r| {
             Ok(Frame {
                 name: StrId(r.u32()?),
                 parent: r.u32()?,
-                file: StrId::EMPTY,
-                line: 0,
+                file: StrId(r.u32()?),
+                line: r.u32()?,
             })
         })?;
         let start_ns = r.i64()?;
@@ -530,10 +543,12 @@ impl Trace {
             return Err("flow links in range");
         }
         let n_frames = self.frames.len() as u32;
-        let frames = self.frames.iter().all(|f| str_ok(f.name))
+        let frames = self.frames.iter().all(|f| str_ok(f.name) && str_ok(f.file))
             && self.samples.iter().all(|s| {
                 s.thread < n_thread
+                    && str_ok(s.kind)
                     && s.ts.len() == s.frame.len()
+                    && s.ts.len() == s.weight.len()
                     && s.frame.iter().all(|&f| f < n_frames)
             });
         if !frames {
