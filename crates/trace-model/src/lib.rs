@@ -37,6 +37,7 @@ mod diag;
 mod export;
 mod find;
 mod flame;
+mod flame_samples;
 mod flows;
 mod histogram;
 mod load;
@@ -63,6 +64,7 @@ pub use compare::{mann_whitney_p, Judgement, Measure, NoiseRules, Side, Verdict,
 pub use diag::ModelWarning;
 pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
+pub use flame_samples::SampleStats;
 pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
 pub use load::{load, load_bytes, load_with, LoadSteps};
@@ -74,6 +76,7 @@ pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScop
 pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::tagged;
+pub use spall_format::SampleUnit;
 pub use spall_format::{DecodeOptions, Diagnostics, Error, ErrorKind, MemoryLimit, Summary};
 pub use span::{flags, ExtId, Lane, Process, SpanData, SpanRef, Thread};
 pub use stats::{percentile, Group, GroupBy, NameFilter, NameStats, StatsFilter};
