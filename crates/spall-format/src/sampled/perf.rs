@@ -12,7 +12,8 @@
 //! Each sample goes to the thread `pid/tid` (with only a tid, the pid is taken to be the
 //! tid) named by its `comm`; its weight is its period where perf printed one (as `perf
 //! report` and inferno weigh samples), else 1; its kind is the event's name without
-//! modifiers (`cycles:u` is `cycles`), so samples of different events stay apart.
+//! modifiers (`cycles:u` is `cycles`), so samples of different events stay apart. The
+//! periods of `cpu-clock` and `task-clock` are nanoseconds, of other events counts.
 
 use std::borrow::Cow;
 
@@ -225,10 +226,11 @@ fn frame(line: &str) -> Option<RawFrame<'_>> {
     })
 }
 
-/// `file:line` (`-F +srcline`), for the frame above it.
+/// `file:line` (`-F +srcline`), for the frame above it; perf writes `:0` or `??:0` where
+/// it knows none (line 0).
 fn srcline(line: &str) -> Option<(&str, u32)> {
     let (file, n) = line.trim().rsplit_once(':')?;
-    Some((file, n.parse().ok().filter(|&n| n > 0)?))
+    Some((file, n.parse().ok()?))
 }
 
 /// The record being read: its header and where it starts; its frames are kept apart, in
@@ -264,9 +266,13 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                     Some(f) => frames.push(f),
                     None => match (srcline(line), frames.last_mut()) {
                         (Some((file, l)), Some(f)) => {
-                            f.file = Some(Cow::Borrowed(file));
-                            f.line = Some(l);
+                            if l > 0 && !file.is_empty() && file != "??" {
+                                f.file = Some(Cow::Borrowed(file));
+                                f.line = Some(l);
+                            }
                         }
+                        // A srcline with no source: `[kernel.kallsyms][ffffffff8226f122]`.
+                        (None, Some(_)) if line.trim().ends_with(']') => {}
                         _ => warn(diags, start as u64, || {
                             format!(
                                 "a perf script line that is not a frame: {:?}; skipped",
@@ -317,6 +323,14 @@ fn clip(s: &str) -> &str {
     &s[..end]
 }
 
+/// The unit of an event's periods: the software clocks count nanoseconds.
+fn unit(event: &str) -> SampleUnit {
+    match event {
+        "cpu-clock" | "task-clock" => SampleUnit::Nanoseconds,
+        _ => SampleUnit::Count,
+    }
+}
+
 /// Hands the open record, if any, to the sink: 1 if there was one.
 fn flush<'a, S: EventSink>(
     rec: &mut Option<Record<'a>>,
@@ -333,7 +347,7 @@ fn flush<'a, S: EventSink>(
         tid: RawId::Num(tid),
         thread_name: (!h.comm.is_empty()).then_some(Cow::Borrowed(h.comm)),
         kind: Cow::Borrowed(h.event),
-        unit: SampleUnit::Count,
+        unit: unit(h.event),
         ts: h.ts,
         weight: h.period.unwrap_or(1),
         stack: frames,

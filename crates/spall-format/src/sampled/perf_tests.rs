@@ -99,6 +99,9 @@ prog 9 1.0: 1 cycles:
 \t4010 std::vector<int, std::allocator<int> >::push_back(int const&)+0x2 (/tmp/prog)
 \t  prog.cc:12
 \t4010 inlined_fn (inlined)
+  ??:0
+\tffff81 k ([kernel.kallsyms])
+  [kernel.kallsyms][ffffffff8226f122]
 \t4020 main (/tmp/prog)
 \t4030
 ";
@@ -107,8 +110,9 @@ prog 9 1.0: 1 cycles:
     let st = &s.0[0].stack;
     assert_eq!(st[0].0, "[unknown]");
     assert_eq!(st[1], ("main".into(), Some("/tmp/prog".into()), None));
-    assert_eq!(st[2], ("inlined_fn".into(), None, None));
-    let push = &st[3];
+    assert_eq!(st[2].0, "k");
+    assert_eq!(st[3], ("inlined_fn".into(), None, None));
+    let push = &st[4];
     assert_eq!(
         push.0,
         "std::vector<int, std::allocator<int> >::push_back(int const&)"
