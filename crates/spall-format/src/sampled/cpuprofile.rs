@@ -85,7 +85,9 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
     let mut missing = 0u64;
     for (i, &(ts, node)) in order.iter().enumerate() {
         let next = order.get(i + 1).map_or(end_ns.unwrap_or(ts), |n| n.0);
-        if !walk(node, &nodes, &mut stack) {
+        // Consecutive samples of one node (a loop) share their stack.
+        let same = i > 0 && order[i - 1].1 == node;
+        if !same && !walk(node, &nodes, &mut stack) {
             missing += 1;
         }
         sink.sample(&RawSample {
@@ -102,7 +104,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
     }
     if missing > 0 {
         diags.warn_n(crate::WarningKind::ProfileMalformed, missing, 0, || {
-            "samples of node ids the tree does not hold (or whose parents loop): their stacks were cut there".into()
+            "samples of node ids the tree does not hold, or whose parents loop or go deeper than 1024: their stacks were cut there".into()
         });
     }
     Ok(order.len() as u64)
@@ -202,8 +204,13 @@ fn end_time(v: &Value, legacy: bool) -> Option<i64> {
     Some(if legacy { e * 1e9 } else { e * 1000.0 }.round() as i64)
 }
 
+/// The deepest stack kept: V8 records at most 255 frames a sample, and a deeper chain of
+/// nodes (only a hostile file has one) would cost its depth for every sample of it.
+const MAX_DEPTH: usize = 1024;
+
 /// The stack of `node` into `out`, outermost first, `(root)` left out; false if a node was
-/// missing or the parents looped.
+/// missing, the parents looped or went deeper than [`MAX_DEPTH`] (the innermost frames
+/// are kept).
 fn walk<'a>(node: i64, nodes: &HashMap<i64, Node<'a>>, out: &mut Vec<RawFrame<'a>>) -> bool {
     out.clear();
     let mut at = Some(node);
@@ -212,7 +219,7 @@ fn walk<'a>(node: i64, nodes: &HashMap<i64, Node<'a>>, out: &mut Vec<RawFrame<'a
             out.reverse();
             return false;
         };
-        if out.len() > nodes.len() {
+        if out.len() >= MAX_DEPTH {
             out.reverse();
             return false;
         }
@@ -305,5 +312,22 @@ mod tests {
         assert_eq!(s.0.len(), 2);
         // The extra sample, and each sample whose stack broke.
         assert_eq!(d.total(), 3);
+        // A chain of nodes deeper than any V8 stack is cut to its innermost frames.
+        let nodes: Vec<String> = (1..=3000)
+            .map(|i| {
+                format!(
+                    r#"{{"id":{i},"parent":{},"callFrame":{{"functionName":"f{i}"}}}}"#,
+                    i - 1
+                )
+            })
+            .collect();
+        let deep = format!(
+            r#"{{"nodes":[{}],"samples":[3000,3000],"timeDeltas":[1,1]}}"#,
+            nodes.join(",")
+        );
+        let (s, d) = read(&deep);
+        assert_eq!(s.0[0].stack.len(), MAX_DEPTH);
+        assert_eq!(s.0[1].stack.last().unwrap().0, "f3000");
+        assert_eq!(d.total(), 1);
     }
 }

@@ -244,6 +244,26 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn utf16_collapsed_stacks_decode_through_detection() {
+        let text = "main;a 3\r\nmain;b 4\r\n";
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let mut s = Samples::default();
+        let summary = crate::decode(&utf16, &mut s).unwrap();
+        assert_eq!(
+            summary.format,
+            crate::Format::Profile(ProfileFormat::Collapsed)
+        );
+        assert_eq!(s.stacks(), vec![("main;a".into(), 3), ("main;b".into(), 4)]);
+        // Cut anywhere (an odd byte, half a line), it still decodes without a panic.
+        for cut in 0..utf16.len() {
+            let _ = crate::decode(&utf16[..cut], &mut Samples::default());
+        }
+    }
+
+    #[test]
     fn sniffs_each_format_and_leaves_traces_alone() {
         let cases: [(&[u8], Option<ProfileFormat>); 9] = [
             (b"main;a 1\n", Some(ProfileFormat::Collapsed)),

@@ -190,27 +190,42 @@ impl Iterator for Words<'_> {
 }
 
 /// A frame line (`ip sym+0xoff (dso)`, trimmed or not); `None` if it does not start with a
-/// hex address.
+/// hex address. Byte by byte: this runs once per frame, most of a file's lines.
 fn frame(line: &str) -> Option<RawFrame<'_>> {
-    let line = line.trim();
-    let (ip, rest) = match line.find([' ', '\t']) {
-        Some(i) => (&line[..i], line[i..].trim_start()),
-        None => (line, ""),
-    };
-    if ip.is_empty() || !ip.bytes().all(|c| c.is_ascii_hexdigit()) {
+    let b = line.as_bytes();
+    let blank = |c: &u8| *c == b' ' || *c == b'\t';
+    let start = b.iter().position(|c| !blank(c))?;
+    let end = b.len() - b.iter().rev().position(|c| !blank(c))?;
+    let ip_end = b[start..end]
+        .iter()
+        .position(blank)
+        .map_or(end, |i| start + i);
+    if !b[start..ip_end].iter().all(u8::is_ascii_hexdigit) {
         return None;
     }
-    let (sym, dso) = match rest
-        .strip_suffix(')')
-        .and_then(|r| r.rfind('(').map(|i| (r, i)))
-    {
-        Some((r, i)) => (r[..i].trim_end(), Some(&r[i + 1..])),
-        None => (rest, None),
+    let rest = b[ip_end..end]
+        .iter()
+        .position(|c| !blank(c))
+        .map_or(end, |i| ip_end + i);
+    // The module: the last parenthesized group, if the line ends with one.
+    let (mut sym_end, dso) = match b[..end].last() {
+        Some(b')') if end > rest => match memchr::memrchr(b'(', &b[rest..end]) {
+            Some(i) => (rest + i, Some(&line[rest + i + 1..end - 1])),
+            None => (end, None),
+        },
+        _ => (end, None),
     };
-    let sym = match sym.rfind("+0x") {
-        Some(i) if sym[i + 3..].bytes().all(|c| c.is_ascii_hexdigit()) => &sym[..i],
-        _ => sym,
-    };
+    while sym_end > rest && blank(&b[sym_end - 1]) {
+        sym_end -= 1;
+    }
+    // The offset: `+0x<hex>` at the end of the symbol.
+    if let Some(plus) = memchr::memrchr(b'+', &b[rest..sym_end]).map(|i| rest + i) {
+        let off = &b[plus + 1..sym_end];
+        if off.len() > 2 && off.starts_with(b"0x") && off[2..].iter().all(u8::is_ascii_hexdigit) {
+            sym_end = plus;
+        }
+    }
+    let sym = &line[rest..sym_end];
     let dso = dso.filter(|d| !d.is_empty() && *d != "inlined");
     let name: Cow<'_, str> = match (sym, dso) {
         ("[unknown]" | "", Some(d)) if d != "[unknown]" => {
@@ -259,7 +274,9 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
         at = end + 1;
         let first = line.as_bytes().first().copied();
         match first {
-            Some(b' ' | b'\t') if line.trim().is_empty() => n += flush(&mut rec, &mut frames, sink),
+            Some(b' ' | b'\t') if line.bytes().all(|c| c == b' ' || c == b'\t') => {
+                n += flush(&mut rec, &mut frames, sink)
+            }
             None => n += flush(&mut rec, &mut frames, sink),
             Some(b' ' | b'\t') => match rec {
                 Some(_) => match frame(line) {
