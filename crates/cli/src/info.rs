@@ -139,9 +139,8 @@ struct Profile {
 impl Profile {
     fn line(&self) -> String {
         let weight = match self.unit {
-            SampleUnit::Nanoseconds => human_ns(self.weight),
-            SampleUnit::Bytes => human_bytes(self.weight.max(0) as u64),
             SampleUnit::Count => format!("{} (count)", self.weight),
+            unit => trace_model::weight_text(unit, self.weight),
         };
         format!(
             "{}: {} samples on {} threads, weight {weight}{}{}",

@@ -5,12 +5,11 @@
 use std::process::ExitCode;
 
 use serde_json::json;
-use spall_util::human_bytes;
-use trace_model::{SampleStats, SampleUnit, Trace};
+use trace_model::{weight_text, SampleStats, SampleUnit, Trace};
 
 use crate::select::{threads, Selection};
 use crate::stats::{csv_field, Args};
-use crate::util::{human_ns, Fatal};
+use crate::util::Fatal;
 use crate::{SortBy, StatsFormat};
 
 /// Prints the statistics of `trace`'s counted samples ([`Trace::sample_kind`]).
@@ -71,7 +70,7 @@ pub fn run(trace: &Trace, sel: &Selection, a: &Args) -> Result<ExitCode, Fatal> 
             println!(
                 "{kind} samples, weight in {}: {}",
                 unit.name(),
-                show(unit, all)
+                weight_text(unit, all)
             );
             println!(
                 "{:>10} {:>14} {:>7} {:>14} {:>7}  name",
@@ -81,9 +80,9 @@ pub fn run(trace: &Trace, sel: &Selection, a: &Args) -> Result<ExitCode, Fatal> 
                 println!(
                     "{:>10} {:>14} {:>6.2}% {:>14} {:>6.2}%  {}",
                     r.samples,
-                    show(unit, r.total),
+                    weight_text(unit, r.total),
                     share(r.total),
-                    show(unit, r.self_weight),
+                    weight_text(unit, r.self_weight),
                     share(r.self_weight),
                     trace.str(r.name).escape_debug()
                 );
@@ -94,15 +93,6 @@ pub fn run(trace: &Trace, sel: &Selection, a: &Args) -> Result<ExitCode, Fatal> 
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A weight in its unit, for people.
-fn show(unit: SampleUnit, w: i64) -> String {
-    match unit {
-        SampleUnit::Nanoseconds => human_ns(w),
-        SampleUnit::Bytes => human_bytes(w.max(0) as u64),
-        SampleUnit::Count => w.to_string(),
-    }
 }
 
 /// Sorts by `by` (mean and max, which samples do not have, sort by self), ties by name.

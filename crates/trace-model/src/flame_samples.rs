@@ -29,7 +29,25 @@ pub struct SampleStats {
     pub self_weight: i64,
 }
 
+/// A weight in `unit`, for people: a duration, a size, or a plain count.
+pub fn weight_text(unit: SampleUnit, w: i64) -> String {
+    match unit {
+        SampleUnit::Nanoseconds => spall_util::format_duration(w),
+        SampleUnit::Bytes => spall_util::human_bytes(w.max(0) as u64),
+        SampleUnit::Count => w.to_string(),
+    }
+}
+
 impl Trace {
+    /// A flame graph's or statistic's weight as text: a duration for spans, in the counted
+    /// samples' unit for a sampling profile.
+    pub fn flame_weight_text(&self, w: i64) -> String {
+        match self.sample_kind().filter(|_| self.is_sampled()) {
+            Some((_, unit)) => weight_text(unit, w),
+            None => spall_util::format_duration(w),
+        }
+    }
+
     /// Whether this is a sampling profile: samples and no spans.
     pub fn is_sampled(&self) -> bool {
         !self.samples.is_empty() && self.span_count() == 0

@@ -64,7 +64,7 @@ pub use compare::{mann_whitney_p, Judgement, Measure, NoiseRules, Side, Verdict,
 pub use diag::ModelWarning;
 pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
-pub use flame_samples::SampleStats;
+pub use flame_samples::{weight_text, SampleStats};
 pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
 pub use load::{load, load_bytes, load_with, LoadSteps};
