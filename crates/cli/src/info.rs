@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use spall_util::human_bytes;
-use trace_model::Trace;
+use trace_model::{SampleUnit, Trace};
 
 use crate::util::{human_ns, load, Fatal};
 
@@ -75,7 +75,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         (
             "cpu samples",
             format!(
-                "{cpu_samples} on {} threads, {} frames",
+                "{cpu_samples} on {} tracks, {} frames",
                 trace.samples().len(),
                 trace.frames().len()
             ),
@@ -103,6 +103,9 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     for (k, v) in rows {
         println!("{k:<16} {v}");
     }
+    for p in profiles(&trace) {
+        println!("{:<16} {}", "profile", p.line());
+    }
     let total: u64 = diagnostics.iter().map(|d| d.1).sum();
     println!("{:<16} {total}", "warnings");
     for (k, n) in &diagnostics {
@@ -120,6 +123,86 @@ pub fn index(trace: &Trace) -> (f64, usize) {
     let started = std::time::Instant::now();
     let index = trace_index::TraceIndex::build(trace);
     (started.elapsed().as_secs_f64(), index.heap_bytes())
+}
+
+/// The samples of one kind: what a profile holds.
+struct Profile {
+    kind: String,
+    unit: SampleUnit,
+    samples: usize,
+    weight: i64,
+    threads: usize,
+    timed: bool,
+    /// The kind flame graphs and stats count.
+    counted: bool,
+}
+
+impl Profile {
+    fn line(&self) -> String {
+        let weight = match self.unit {
+            SampleUnit::Count => format!("{} (count)", self.weight),
+            unit => trace_model::weight_text(unit, self.weight),
+        };
+        format!(
+            "{}: {} samples on {} threads, weight {weight}{}{}",
+            self.kind,
+            self.samples,
+            self.threads,
+            if self.timed {
+                ""
+            } else {
+                ", untimed (laid out by weight)"
+            },
+            if self.counted {
+                ", counted by flame and stats"
+            } else {
+                ""
+            },
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "kind": self.kind,
+            "unit": self.unit.name(),
+            "samples": self.samples,
+            "weight": self.weight,
+            "threads": self.threads,
+            "timed": self.timed,
+            "counted": self.counted,
+        })
+    }
+}
+
+/// The sample tracks summed by kind, in kind order.
+fn profiles(trace: &Trace) -> Vec<Profile> {
+    let counted = trace.sample_kind();
+    let mut out: Vec<Profile> = Vec::new();
+    for s in trace.samples() {
+        let kind = trace.str(s.kind);
+        let at = match out.iter().position(|p| p.kind == kind && p.unit == s.unit) {
+            Some(i) => i,
+            None => {
+                out.push(Profile {
+                    kind: kind.to_string(),
+                    unit: s.unit,
+                    samples: 0,
+                    weight: 0,
+                    threads: 0,
+                    timed: true,
+                    counted: counted == Some((s.kind, s.unit)),
+                });
+                out.len() - 1
+            }
+        };
+        let p = &mut out[at];
+        p.samples += s.ts.len();
+        p.weight = p.weight.saturating_add(s.total_weight());
+        p.threads += 1;
+        p.timed &= s.timed;
+    }
+    out.sort_by(|a, b| a.kind.cmp(&b.kind));
+    out
 }
 
 fn cpu_samples(trace: &Trace) -> usize {
@@ -154,6 +237,7 @@ pub fn json(path: &Path, trace: &Trace, load_secs: f64, index: (f64, usize)) -> 
         "async_events": trace.async_events().len(),
         "async_slices": trace.async_slices().len(),
         "cpu_samples": cpu_samples(trace),
+        "profiles": profiles(trace).iter().map(Profile::json).collect::<Vec<_>>(),
         "processes": trace.processes().len(),
         "threads": trace.threads().len(),
         "start_ns": trace.start_ns(),

@@ -16,6 +16,7 @@ pub mod markers;
 pub mod query;
 pub mod select;
 pub mod stats;
+pub mod stats_samples;
 pub mod util;
 pub mod validate;
 

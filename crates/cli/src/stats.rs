@@ -25,6 +25,9 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     // Check the arguments before the (possibly long) load.
     let sel = Selection::parse(&a.threads, a.filter.as_deref(), a.range.as_deref())?;
     let (trace, _) = load(&a.trace)?;
+    if trace.is_sampled() {
+        return crate::stats_samples::run(&trace, &sel, a);
+    }
     let rows = rows(&trace, &sel, a.sort, a.top)?;
     match a.format {
         StatsFormat::Json => {

@@ -75,6 +75,9 @@ pub enum WarningKind {
     ProtoUnmatchedEnd,
     /// A timestamp missing, out of range, or on a clock no snapshot relates to the trace clock.
     ProtoClock,
+    /// A line or record of a sampling profile that does not parse; skipped (or cut where
+    /// it broke).
+    ProfileMalformed,
 }
 
 impl DiagnosticKind for WarningKind {
@@ -88,7 +91,7 @@ impl WarningKind {
     /// (its names are the packets'); `None` for any other name.
     pub fn from_name(name: &str) -> Option<WarningKind> {
         use WarningKind::*;
-        const FIXED: [WarningKind; 27] = [
+        const FIXED: [WarningKind; 28] = [
             JsonTruncatedEvent,
             JsonUnterminated,
             JsonMissingComma,
@@ -116,6 +119,7 @@ impl WarningKind {
             ProtoNoTrack,
             ProtoUnmatchedEnd,
             ProtoClock,
+            ProfileMalformed,
         ];
         FIXED.into_iter().find(|k| k.as_str() == name)
     }
@@ -152,6 +156,7 @@ impl WarningKind {
             ProtoNoTrack => "proto_no_track",
             ProtoUnmatchedEnd => "proto_unmatched_end",
             ProtoClock => "proto_clock",
+            ProfileMalformed => "profile_malformed",
         }
     }
 }

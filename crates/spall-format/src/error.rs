@@ -35,6 +35,8 @@ pub enum ErrorKind {
         /// What was found instead, for a message (for JSON, its first bytes, quoted).
         found: String,
     },
+    /// A sampling profile (detected as one) that cannot be read at all.
+    Profile(String),
     /// The gzip stream is corrupt.
     Gzip(String),
     /// A protobuf trace whose packet framing breaks before its first packet.
@@ -119,6 +121,7 @@ impl fmt::Display for Error {
                 f,
                 "at byte {at}: not a trace: expected a .spall header, a gzip stream, or JSON starting with '[' or '{{', found {found}"
             ),
+            ErrorKind::Profile(msg) => write!(f, "at byte {at}: {msg}"),
             ErrorKind::Gzip(msg) => write!(f, "at byte {at} of the gzip stream: corrupt data: {msg}"),
             ErrorKind::Protobuf(msg) => write!(
                 f,

@@ -269,6 +269,10 @@ pub trait EventSink {
     /// Receives one event; its borrowed text lives only for the call.
     fn event(&mut self, event: &RawEvent<'_>);
 
+    /// Receives one sample of a sampling profile ([`crate::sampled`]); its borrowed text
+    /// lives only for the call. The default drops it.
+    fn sample(&mut self, _sample: &crate::sampled::RawSample<'_>) {}
+
     /// Called now and then with the bytes decoded so far and the total, for progress bars.
     fn progress(&mut self, _done: u64, _total: u64) {}
 

@@ -23,6 +23,10 @@ pub enum Detected {
     /// A Perfetto protobuf trace: a length-delimited field 1 (`TracePacket`) whose first
     /// fields parse.
     Proto,
+    /// A sampling profile (see [`crate::sampled::sniff`]).
+    Profile(crate::sampled::ProfileFormat),
+    /// UTF-16 text with a byte-order mark: made UTF-8, then detected again.
+    Utf16,
     /// Anything else is treated as JSON.
     Json,
 }
@@ -41,6 +45,12 @@ pub fn detect(b: &[u8]) -> Detected {
     }
     if crate::proto::looks_like(b) {
         return Detected::Proto;
+    }
+    if b.starts_with(&[0xFF, 0xFE]) || b.starts_with(&[0xFE, 0xFF]) {
+        return Detected::Utf16;
+    }
+    if let Some(p) = crate::sampled::sniff(b) {
+        return Detected::Profile(p);
     }
     // A short file with a partial .spall magic is still recognisably .spall.
     if b.len() < 8 && !b.is_empty() && MAGIC.to_le_bytes().starts_with(b) {

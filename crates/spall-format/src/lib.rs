@@ -1,9 +1,11 @@
 //! Bytes in, raw events out: decoders for `.spall` (versions 1 and 3), Chrome JSON
-//! trace-event files and Perfetto protobuf traces ([`proto`]), plus a `.spall` version 3
-//! writer.
+//! trace-event files and Perfetto protobuf traces ([`proto`]), sampling profiles
+//! ([`sampled`]: `perf script`, collapsed stacks, `.cpuprofile`, speedscope), plus a
+//! `.spall` version 3 writer.
 //!
 //! The format is detected from content, never from the file name: `.spall` magic, gzip
-//! (decompressed, then detected again), a protobuf `TracePacket`, else JSON. Decoding streams events to an
+//! (decompressed, then detected again), UTF-16 text (made UTF-8, then detected again), a
+//! protobuf `TracePacket`, a sampling profile ([`sampled::sniff`]), else JSON. Decoding streams events to an
 //! [`EventSink`] one at a time, borrowing names and arguments from the input wherever no
 //! unescaping or repair was needed, so no list of events is ever built here.
 //!
@@ -48,6 +50,7 @@ mod json_writer;
 mod mapped;
 mod parallel;
 pub mod proto;
+pub mod sampled;
 pub mod spall;
 mod steps;
 mod stream;
@@ -71,6 +74,7 @@ pub use mapped::MappedFile;
 // that decoding needs no second import.
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use proto::ProtoStream;
+pub use sampled::{ProfileFormat, RawFrame, RawSample, SampleUnit};
 pub use spall::SpallHeader;
 pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};
@@ -89,6 +93,8 @@ pub enum Format {
     Json,
     /// A Perfetto protobuf trace.
     Proto,
+    /// A sampling profile.
+    Profile(ProfileFormat),
 }
 
 impl Format {
@@ -99,6 +105,10 @@ impl Format {
             Format::SpallV3 => "spall-v3",
             Format::Json => "json",
             Format::Proto => "perfetto",
+            Format::Profile(ProfileFormat::Perf) => "perf-script",
+            Format::Profile(ProfileFormat::Collapsed) => "collapsed",
+            Format::Profile(ProfileFormat::CpuProfile) => "cpuprofile",
+            Format::Profile(ProfileFormat::Speedscope) => "speedscope",
         }
     }
 
@@ -288,6 +298,17 @@ pub(crate) fn decode_plain<S: EventSink>(
         Detected::Proto => {
             let n = proto::decode(b, sink, &mut diagnostics, max_decompressed)?;
             (Format::Proto, n, None, None)
+        }
+        Detected::Profile(p) => {
+            let n = sampled::decode(b, p, sink, &mut diagnostics)?;
+            (Format::Profile(p), n, None, None)
+        }
+        Detected::Utf16 => {
+            let Some(utf8) = sampled::utf16_to_utf8(b) else {
+                return Err(Error::new(ErrorKind::Empty, 0));
+            };
+            let (limit, gz) = (max_decompressed, gzip);
+            return decode_plain(&utf8, gz, input_bytes, diagnostics, limit, sink);
         }
     };
     Ok(Summary {

@@ -66,6 +66,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
         self.sink.event(event);
     }
 
+    fn sample(&mut self, sample: &crate::RawSample<'_>) {
+        self.sink.sample(sample);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

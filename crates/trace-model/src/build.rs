@@ -2,7 +2,7 @@
 
 use hashbrown::HashMap;
 
-use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Summary};
+use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, RawSample, Summary};
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
@@ -127,6 +127,8 @@ pub struct TraceBuilder {
     flow_ids: HashMap<(StrId, StrId), u32>,
     async_events: Vec<AsyncEvent>,
     samples: Vec<SampleEvent>,
+    /// Samples of a sampling profile.
+    profile: crate::profile::Collected,
     metadata: Vec<Metadata>,
     /// Named async tracks (`M` `track_name` with an `id`): (process, id, name).
     pub(super) track_names: Vec<(u32, StrId, StrId)>,
@@ -176,6 +178,7 @@ impl Default for TraceBuilder {
             flow_ids: HashMap::new(),
             async_events: Vec::new(),
             samples: Vec::new(),
+            profile: Default::default(),
             metadata: Vec::new(),
             track_names: Vec::new(),
             diags: Diagnostics::default(),
@@ -708,6 +711,22 @@ impl TraceBuilder {
 impl EventSink for TraceBuilder {
     fn event(&mut self, event: &RawEvent<'_>) {
         self.add(event);
+    }
+
+    fn sample(&mut self, s: &RawSample<'_>) {
+        let key = (self.ext_id(&s.pid), self.ext_id(&s.tid));
+        let t = match self.last_thread {
+            Some((k, t)) if k == key => t,
+            _ => {
+                let t = self.thread_of(key);
+                self.last_thread = Some((key, t));
+                t
+            }
+        };
+        if let (Some(n), None) = (&s.thread_name, self.threads[t as usize].name) {
+            self.threads[t as usize].name = Some(self.strings.intern(n));
+        }
+        self.profile.add(s, t, &mut self.strings);
     }
 
     fn spall_buffer(&mut self, pid: u32, tid: u32) {

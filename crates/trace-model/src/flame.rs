@@ -79,19 +79,19 @@ pub struct FlameTree {
 /// No parent: the root's.
 const NONE: u32 = u32::MAX;
 
-/// Nodes being merged, in the order they were first seen.
+/// Nodes being merged, in the order they were first seen (also by `flame_samples`).
 #[derive(Default)]
-struct Builder {
-    label: Vec<FrameLabel>,
-    parent: Vec<u32>,
-    total: Vec<i64>,
-    self_ns: Vec<i64>,
-    count: Vec<u64>,
+pub(crate) struct Builder {
+    pub(crate) label: Vec<FrameLabel>,
+    pub(crate) parent: Vec<u32>,
+    pub(crate) total: Vec<i64>,
+    pub(crate) self_ns: Vec<i64>,
+    pub(crate) count: Vec<u64>,
     ids: HashMap<(u32, FrameLabel), u32>,
 }
 
 impl Builder {
-    fn new() -> Builder {
+    pub(crate) fn new() -> Builder {
         let mut b = Builder::default();
         b.push(NONE, FrameLabel::Root);
         b
@@ -107,7 +107,7 @@ impl Builder {
         id
     }
 
-    fn child(&mut self, parent: u32, label: FrameLabel) -> u32 {
+    pub(crate) fn child(&mut self, parent: u32, label: FrameLabel) -> u32 {
         if let Some(&id) = self.ids.get(&(parent, label)) {
             return id;
         }
@@ -133,7 +133,7 @@ impl Builder {
     }
 
     /// Sorts children and lays the tree out in preorder.
-    fn finish(self, t: &Trace, sort: FlameSort) -> FlameTree {
+    pub(crate) fn finish(self, t: &Trace, sort: FlameSort) -> FlameTree {
         let n = self.label.len();
         // Children lists, flat: node i's are kids[first[i]..first[i + 1]].
         let mut first = vec![0u32; n + 1];
@@ -286,8 +286,12 @@ impl Level {
 }
 
 impl Trace {
-    /// The spans `opts` selects merged by call stack.
+    /// The spans `opts` selects merged by call stack; for a sampling profile (a trace
+    /// with samples and no spans), its samples ([`Trace::sample_flame`]).
     pub fn flame(&self, opts: &FlameOptions, sort: FlameSort) -> FlameTree {
+        if self.is_sampled() {
+            return self.sample_flame(opts, sort);
+        }
         let (r0, r1) = opts.range.unwrap_or((i64::MIN, i64::MAX));
         let clip = |s: i64, e: i64| clip_span(s, e, r0, r1);
         let mut b = Builder::new();

@@ -21,6 +21,10 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
         self.builder.event(event);
     }
 
+    fn sample(&mut self, sample: &spall_format::RawSample<'_>) {
+        self.builder.sample(sample);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

@@ -1,5 +1,10 @@
-//! CPU samples: `P` events, and V8's `Profile`/`ProfileChunk` events, as per-thread sample
-//! tracks whose samples point into one table of stack frames.
+//! CPU samples: `P` events, V8's `Profile`/`ProfileChunk` events, and the samples of
+//! sampling profiles ([`crate::profile`]), as per-thread sample tracks whose samples point
+//! into one table of stack frames.
+//!
+//! Every sample has a weight in its track's unit. A plain `P` event weighs 1 (a count); a
+//! V8 sample the time to the next sample of its profile (the last one, the interval before
+//! it), in nanoseconds, as DevTools and speedscope count self time.
 //!
 //! A plain `P` event is one sample whose leaf frame is its name. A `Profile` event (args
 //! `data.startTime`, µs) opens a V8 profile with its `id`; each `ProfileChunk` of that id and
@@ -11,7 +16,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use spall_format::Diagnostics;
+use spall_format::{Diagnostics, SampleUnit};
 
 use crate::args::ArgsStore;
 use crate::diag::ModelWarning;
@@ -21,24 +26,56 @@ use crate::strings::{StrId, Strings};
 /// No frame: the parent of a stack's outermost frame.
 pub const NO_FRAME: u32 = u32::MAX;
 
-/// One stack frame: a function, and the frame that called it.
+/// One stack frame: a function (where given, its source file and line), and the frame
+/// that called it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Frame {
     /// The function's name.
     pub name: StrId,
     /// Index into [`Trace::frames`](crate::Trace::frames), or [`NO_FRAME`].
     pub parent: u32,
+    /// The source file (for `perf`, the module), or [`StrId::EMPTY`].
+    pub file: StrId,
+    /// The line in `file`, 1-based; 0 where not given.
+    pub line: u32,
 }
 
-/// The samples of one thread, sorted by time.
+/// The samples of one thread and kind, sorted by time.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SampleTrack {
     /// Index into [`Trace::threads`](crate::Trace::threads).
     pub thread: u32,
+    /// What the weights measure (`cycles`, `cpu`, `samples`): a thread has one track per
+    /// kind.
+    pub kind: StrId,
+    /// The weights' unit.
+    pub unit: SampleUnit,
+    /// Whether the times are the samples' own. When false (collapsed stacks, and
+    /// speedscope profiles in bytes or counts have none) each sample was given the time at
+    /// which the previous one's weight ended, from 0, in file order: speedscope's "time
+    /// order" layout, where a sample is as wide as its weight.
+    pub timed: bool,
     /// Per sample, its time in nanoseconds.
     pub ts: Vec<i64>,
     /// Per sample, its leaf frame.
     pub frame: Vec<u32>,
+    /// Per sample, its weight in `unit`.
+    pub weight: Vec<i64>,
+}
+
+impl SampleTrack {
+    /// The sum of the weights.
+    pub fn total_weight(&self) -> i64 {
+        self.weight.iter().fold(0i64, |a, &w| a.saturating_add(w))
+    }
+
+    /// Where the track ends: its last sample's time plus its weight when that is a time
+    /// (or the samples were laid out by weight), else its last sample's time.
+    pub fn end(&self) -> Option<i64> {
+        let (&ts, &w) = self.ts.last().zip(self.weight.last())?;
+        let by_weight = !self.timed || self.unit == SampleUnit::Nanoseconds;
+        Some(if by_weight { ts.saturating_add(w) } else { ts })
+    }
 }
 
 /// Interned call stacks: each (name, parent) pair once. CPU samples point into one, and
@@ -52,7 +89,16 @@ pub(crate) struct Frames {
 impl Frames {
     /// The frame `name` called from `parent` ([`NO_FRAME`] for an outermost one).
     pub(crate) fn get(&mut self, name: StrId, parent: u32) -> u32 {
-        let f = Frame { name, parent };
+        self.get_frame(Frame {
+            name,
+            parent,
+            file: StrId::EMPTY,
+            line: 0,
+        })
+    }
+
+    /// The frame `f` (its parent interned before it), interned.
+    pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
         let next = self.frames.len() as u32;
         *self.ids.entry(f).or_insert_with(|| {
             self.frames.push(f);
@@ -85,19 +131,22 @@ struct Profile {
     clock_us: f64,
 }
 
-/// Builds the sample tracks (by thread) and the frame table. `events` are in file order.
+/// Builds the sample tracks (by thread) and the frame table from `P` events (in file
+/// order) and a sampling profile's samples.
 pub(crate) fn build(
     events: &[SampleEvent],
+    profile: crate::profile::Collected,
     strings: &mut Strings,
     args: &ArgsStore,
     thread_process: impl Fn(u32) -> u32,
     diags: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<SampleTrack>, Vec<Frame>) {
+    let (mut tracks, mut frames) = profile.finish(diags);
     if events.is_empty() {
-        return (Vec::new(), Vec::new());
+        return (tracks, frames.frames);
     }
-    let mut frames = Frames::default();
     let mut by_thread: HashMap<u32, Vec<(i64, u32)>> = HashMap::new();
+    let mut v8_threads: Vec<u32> = Vec::new();
     // Profiles in the order they start (a map only finds them), so frame ids do not depend
     // on hashing.
     let mut profiles: Vec<Profile> = Vec::new();
@@ -137,22 +186,66 @@ pub(crate) fn build(
     let root = strings.intern("(root)");
     for p in profiles {
         let mut memo: HashMap<i64, u32> = HashMap::new();
+        v8_threads.push(p.thread);
         let out = by_thread.entry(p.thread).or_default();
         for &(ts, node) in &p.samples {
             let leaf = frame_of(node, &p.nodes, root, &mut frames, &mut memo);
             out.push((ts, leaf));
         }
     }
-    let mut tracks: Vec<SampleTrack> = by_thread
-        .into_iter()
-        .map(|(thread, mut s)| {
-            s.sort_by_key(|x| x.0);
-            let (ts, frame) = s.into_iter().unzip();
-            SampleTrack { thread, ts, frame }
-        })
-        .collect();
-    tracks.sort_by_key(|t| t.thread);
+    let (cpu, count) = (strings.intern("cpu"), strings.intern("samples"));
+    tracks.extend(by_thread.into_iter().map(|(thread, mut s)| {
+        s.sort_by_key(|x| x.0);
+        let (ts, frame): (Vec<i64>, Vec<u32>) = s.into_iter().unzip();
+        if v8_threads.contains(&thread) {
+            let weight = intervals(&ts);
+            let (kind, unit) = (cpu, SampleUnit::Nanoseconds);
+            SampleTrack {
+                thread,
+                kind,
+                unit,
+                timed: true,
+                ts,
+                frame,
+                weight,
+            }
+        } else {
+            let weight = vec![1; ts.len()];
+            let (kind, unit) = (count, SampleUnit::Count);
+            SampleTrack {
+                thread,
+                kind,
+                unit,
+                timed: true,
+                ts,
+                frame,
+                weight,
+            }
+        }
+    }));
+    tracks.sort_by_key(|t| (t.thread, t.kind));
     (tracks, frames.frames)
+}
+
+/// `(start, end)` widened to every track's samples (an untimed track's from 0 to its total
+/// weight, a track in nanoseconds to its last sample's end).
+pub(crate) fn extent(tracks: &[SampleTrack], (mut start, mut end): (i64, i64)) -> (i64, i64) {
+    for t in tracks {
+        if let (Some(&first), Some(last)) = (t.ts.first(), t.end()) {
+            start = start.min(first);
+            end = end.max(last);
+        }
+    }
+    (start, end)
+}
+
+/// Each sample's time to the next; the last one's, the interval before it.
+fn intervals(ts: &[i64]) -> Vec<i64> {
+    let mut w: Vec<i64> = ts.windows(2).map(|p| p[1].saturating_sub(p[0])).collect();
+    if !ts.is_empty() {
+        w.push(w.last().copied().unwrap_or(0));
+    }
+    w
 }
 
 /// Adds one chunk's nodes and samples; false if it holds neither.
@@ -278,5 +371,13 @@ mod tests {
         };
         assert_eq!(stack(v8.frame[0]), vec!["main"]);
         assert_eq!(stack(v8.frame[2]), vec!["(anonymous)", "main"]);
+        // Each V8 sample weighs the time to the next; plain `P` samples count 1.
+        assert_eq!(v8.weight, vec![10_000, 10_000, 10_000]);
+        assert_eq!(v8.unit, spall_format::SampleUnit::Nanoseconds);
+        let plain = tracks.iter().find(|s| s.ts.len() == 1).unwrap();
+        assert_eq!(
+            (plain.weight.clone(), plain.unit),
+            (vec![1], spall_format::SampleUnit::Count)
+        );
     }
 }

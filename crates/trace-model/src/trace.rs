@@ -123,7 +123,7 @@ impl Trace {
             .take_while(move |l| l.to == r)
     }
 
-    /// CPU samples, one track per sampled thread, by thread.
+    /// Samples, one track per sampled thread and kind, by thread.
     pub fn samples(&self) -> &[SampleTrack] {
         &self.samples
     }
@@ -230,13 +230,18 @@ impl Trace {
         v
     }
 
-    /// Approximate heap bytes held by the spans (lanes), strings and arguments.
+    /// Approximate heap bytes held by the spans (lanes), samples, strings and arguments.
     pub fn heap_bytes(&self) -> usize {
+        let samples: usize = (self.samples.iter())
+            .map(|s| s.ts.capacity() * 8 + s.weight.capacity() * 8 + s.frame.capacity() * 4)
+            .sum();
         self.threads
             .iter()
             .flat_map(|t| &t.lanes)
             .map(Lane::heap_bytes)
             .sum::<usize>()
+            + samples
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.strings.heap_bytes()
             + self.args.heap_bytes()
     }

@@ -217,3 +217,110 @@ fn json_and_svg_formats() {
     };
     assert!(sum(&clipped) < folded_sum);
 }
+
+/// inferno's `collapse-perf` of a `perf script` file: per stack (its first frame, the
+/// comm, left out: spall makes the comm the thread's name) the sum of the periods.
+fn inferno_folded(path: &str) -> BTreeMap<String, i64> {
+    use inferno::collapse::Collapse;
+    let mut out = Vec::new();
+    let text = std::fs::read(path).unwrap();
+    inferno::collapse::perf::Folder::default()
+        .collapse(&text[..], &mut out)
+        .unwrap();
+    let mut stacks = BTreeMap::new();
+    for line in String::from_utf8(out).unwrap().lines() {
+        let (stack, n) = line.rsplit_once(' ').unwrap();
+        let stack = stack.split_once(';').map_or("", |s| s.1);
+        *stacks.entry(stack.to_string()).or_insert(0) += n.parse::<i64>().unwrap();
+    }
+    stacks
+}
+
+/// Folded lines as a map from stack to weight.
+fn folded_map(text: &str) -> BTreeMap<String, i64> {
+    let mut m = BTreeMap::new();
+    for line in text.lines() {
+        let (stack, n) = line.rsplit_once(' ').unwrap();
+        *m.entry(stack.to_string()).or_insert(0) += n.parse::<i64>().unwrap();
+    }
+    m
+}
+
+/// Per function, its self weight (samples it is the leaf of) and total weight (samples
+/// whose stack holds it, once each), from folded stacks.
+fn weights_by_function(folded: &BTreeMap<String, i64>) -> BTreeMap<String, (i64, i64)> {
+    let mut out: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    for (stack, &w) in folded {
+        let frames: Vec<&str> = stack.split(';').collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &frames {
+            if seen.insert(*f) {
+                out.entry(f.to_string()).or_default().1 += w;
+            }
+        }
+        out.entry(frames[frames.len() - 1].to_string())
+            .or_default()
+            .0 += w;
+    }
+    out
+}
+
+/// `spall-cli stats --format json` of a profile: per function (self, total, samples).
+fn sample_stats(path: &str) -> BTreeMap<String, (i64, i64, u64)> {
+    let v: serde_json::Value =
+        serde_json::from_str(&cli(&["stats", path, "--format", "json"])).unwrap();
+    (v["functions"].as_array().unwrap().iter())
+        .map(|f| {
+            let n = |k: &str| f[k].as_i64().unwrap();
+            (
+                f["name"].as_str().unwrap().to_string(),
+                (n("self"), n("total"), n("samples") as u64),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn real_perf_profiles_weigh_as_inferno_collapses_them() {
+    for name in ["profiles/spin.perf", "profiles/spin_fields.perf"] {
+        let path = fixture(&format!("real/{name}"));
+        let want = inferno_folded(&path);
+        assert!(
+            want.len() > 10,
+            "{name}: inferno read {} stacks",
+            want.len()
+        );
+        let got = folded_map(&cli(&["flame", &path]));
+        assert_eq!(got, want, "{name}");
+        let by_fn = weights_by_function(&want);
+        let stats = sample_stats(&path);
+        assert_eq!(stats.len(), by_fn.len(), "{name}");
+        for (f, &(self_w, total)) in &by_fn {
+            let s = stats[f];
+            assert_eq!((s.0, s.1), (self_w, total), "{name}: {f}");
+        }
+    }
+}
+
+#[test]
+fn real_node_cpuprofile_self_time_equals_a_python_reading() {
+    let Some(py) = python() else { return };
+    let path = fixture("real/profiles/work.cpuprofile");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cpuprofile_reference.py");
+    let o = Command::new(py).arg(&script).arg(&path).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Per function, its self time, where it has any.
+    let want: BTreeMap<String, i64> = (String::from_utf8(o.stdout).unwrap().lines())
+        .map(|l| {
+            let v: Vec<&str> = l.split('\t').collect();
+            (v[0].to_string(), v[1].parse().unwrap())
+        })
+        .filter(|x| x.1 > 0)
+        .collect();
+    assert!(want.len() > 10);
+    let got: BTreeMap<String, i64> = (sample_stats(&path).into_iter())
+        .map(|(n, s)| (n, s.0))
+        .filter(|x| x.1 > 0)
+        .collect();
+    assert_eq!(got, want);
+}

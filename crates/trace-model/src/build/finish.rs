@@ -60,6 +60,7 @@ impl TraceBuilder {
             flows,
             async_events,
             samples,
+            profile,
             metadata,
             track_names,
             mut diags,
@@ -70,16 +71,18 @@ impl TraceBuilder {
             chunk_maps,
             ..
         } = self;
-        let (start, end) = if start > end { (0, 0) } else { (start, end) };
         args.shrink();
         let thread_process: Vec<u32> = threads.iter().map(|t| t.process).collect();
         let (samples, frames) = samples::build(
             &samples,
+            profile,
             &mut strings,
             &args,
             |t| thread_process[t as usize],
             &mut diags,
         );
+        let (start, end) = samples::extent(&samples, (start, end));
+        let (start, end) = if start > end { (0, 0) } else { (start, end) };
         let from_spall = decode.format.is_spall();
         let order = Numbering::new(&processes, &threads, &strings);
         let mut other = OtherEvents {

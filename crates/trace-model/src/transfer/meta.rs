@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use spall_format::{
-    DiagnosticKind, Diagnostics, Format, JsonInfo, Phase, SpallHeader, Summary, TopLevelKey,
-    Warning, WarningKind,
+    DiagnosticKind, Diagnostics, Format, JsonInfo, Phase, ProfileFormat, SpallHeader, Summary,
+    TopLevelKey, Warning, WarningKind,
 };
 
 use super::{TransferError, R, W};
@@ -122,6 +122,10 @@ impl W<'_> {
             Format::SpallV3 => 1,
             Format::Json => 2,
             Format::Proto => 3,
+            Format::Profile(ProfileFormat::Perf) => 4,
+            Format::Profile(ProfileFormat::Collapsed) => 5,
+            Format::Profile(ProfileFormat::CpuProfile) => 6,
+            Format::Profile(ProfileFormat::Speedscope) => 7,
         });
         self.u8(s.gzip as u8);
         self.u64(s.input_bytes);
@@ -189,6 +193,10 @@ impl<'a> R<'a> {
             1 => Format::SpallV3,
             2 => Format::Json,
             3 => Format::Proto,
+            4 => Format::Profile(ProfileFormat::Perf),
+            5 => Format::Profile(ProfileFormat::Collapsed),
+            6 => Format::Profile(ProfileFormat::CpuProfile),
+            7 => Format::Profile(ProfileFormat::Speedscope),
             _ => return Err(self.fail("a format")),
         };
         let gzip = self.bool()?;

@@ -105,7 +105,7 @@ impl Trace {
         let (strings, args) = (self.strings.len(), self.args.count() as usize);
         let counters: usize = (self.counters.iter()).map(|c| 64 + c.ts.len() * 16).sum();
         let flows: usize = (self.flows.iter()).map(|f| 20 + f.points.len() * 38).sum();
-        let samples: usize = (self.samples.iter()).map(|s| 20 + s.ts.len() * 12).sum();
+        let samples: usize = (self.samples.iter()).map(|s| 30 + s.ts.len() * 20).sum();
         let lanes: usize = (self.threads.iter()).map(|t| 64 + t.lanes.len() * 48).sum();
         4096 + strings * 8
             + self.strings.text_bytes()
@@ -121,7 +121,7 @@ impl Trace {
             + self.async_slices.len() * 53
             + self.flow_links.len() * 32
             + samples
-            + self.frames.len() * 8
+            + self.frames.len() * 16
     }
 
     /// The trace's records, in the order [`records`] lists them.
@@ -163,10 +163,12 @@ impl Trace {
             return Err("flow links in range");
         }
         let n_frames = self.frames.len() as u32;
-        let frames = self.frames.iter().all(|f| str_ok(f.name))
+        let frames = self.frames.iter().all(|f| str_ok(f.name) && str_ok(f.file))
             && self.samples.iter().all(|s| {
                 s.thread < n_thread
+                    && str_ok(s.kind)
                     && s.ts.len() == s.frame.len()
+                    && s.ts.len() == s.weight.len()
                     && s.frame.iter().all(|&f| f < n_frames)
             });
         if !frames {

@@ -3,7 +3,7 @@
 //! and the reader of a record from its list, so the two cannot drift apart, and adding a
 //! column is one line.
 
-use spall_format::{Diagnostics, Summary};
+use spall_format::{Diagnostics, SampleUnit, Summary};
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
 use super::meta::{model_kind, model_tag};
@@ -142,8 +142,21 @@ record!(AsyncTrack {
     rows
 });
 record!(FlowLink { from, to, flow });
-record!(SampleTrack { thread, ts, frame });
-record!(Frame { name, parent });
+record!(SampleTrack {
+    thread,
+    kind,
+    unit,
+    timed,
+    ts,
+    frame,
+    weight
+});
+record!(Frame {
+    name,
+    parent,
+    file,
+    line
+});
 
 /// An instant's scope and mark share a byte: the scope in the low bits, a mark in bit 4.
 impl Record for Instant {
@@ -292,6 +305,22 @@ impl Wire for bool {
 
     fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
         r.bool()
+    }
+}
+
+/// A sample's unit, as a byte.
+impl Wire for SampleUnit {
+    fn put(&self, w: &mut W<'_>) {
+        w.u8(*self as u8);
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        match r.u8()? {
+            0 => Ok(SampleUnit::Count),
+            1 => Ok(SampleUnit::Nanoseconds),
+            2 => Ok(SampleUnit::Bytes),
+            _ => Err(r.fail("a sample unit")),
+        }
     }
 }
 

@@ -401,10 +401,15 @@ pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
             "-".into()
         }
     };
+    let what = if l.trace.is_sampled() {
+        "samples"
+    } else {
+        "spans"
+    };
     lines.push(format!(
-        "total {} · self {} · {} spans",
-        format_duration(total),
-        format_duration(t.self_ns[n]),
+        "total {} · self {} · {} {what}",
+        l.trace.flame_weight_text(total),
+        l.trace.flame_weight_text(t.self_ns[n]),
         t.count[n]
     ));
     lines.push(format!(

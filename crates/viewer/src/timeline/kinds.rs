@@ -322,7 +322,9 @@ pub fn samples(scene: &mut Scene, l: &Loaded, s: &ViewState, track: u32, y: f32,
             .get(i + 1)
             .map_or(x + 1.0, |&n| s.viewport.x(n) as f32);
         let w = (next_x - x - 1.0).clamp(1.0, 12.0 * s.scale);
-        let name = t.frames()[st.frame[i] as usize].name;
+        // A sample with an empty stack has no frame (`NO_FRAME`).
+        let name =
+            (t.frames().get(st.frame[i] as usize)).map_or(trace_model::StrId::EMPTY, |f| f.name);
         scene.rect(
             x,
             y + 2.0,
@@ -523,9 +525,23 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
         Pick::Sample { track, index } => {
             let st = &t.samples()[track as usize];
             let mut f = st.frame[index as usize];
+            let leaf = t
+                .frames()
+                .get(f as usize)
+                .map_or("(no frames)", |fr| t.str(fr.name));
+            let (i, weight) = (index as usize, t.str(st.kind));
+            let at = if st.timed {
+                "sample at"
+            } else {
+                "sample (untimed, laid out by weight) at"
+            };
             let mut v = vec![
-                t.str(t.frames()[f as usize].name).to_string(),
-                format!("sample at {}", rel(st.ts[index as usize])),
+                leaf.to_string(),
+                format!("{at} {}", rel(st.ts[i])),
+                format!(
+                    "{weight} {}",
+                    trace_model::weight_text(st.unit, st.weight[i])
+                ),
             ];
             let mut depth = 0;
             while f != trace_model::NO_FRAME && depth < 12 {

@@ -1,0 +1,292 @@
+//! Sampling profiles: stacks with a weight, rather than spans with a start and an end.
+//!
+//! Each reader turns one file format into [`RawSample`]s, handed to
+//! [`EventSink::sample`](crate::EventSink::sample) one at a time in file order:
+//! [`collapsed`] stacks (`a;b;c 12`), `perf script` text ([`perf`]), V8's `.cpuprofile`
+//! ([`cpuprofile`]) and speedscope's file format ([`speedscope`]). A sample names its
+//! thread, its stack (outermost frame first), its weight and the weight's unit, and its
+//! time where the format has one (collapsed stacks have none; the model lays untimed
+//! samples out itself).
+//!
+//! The format is detected from content ([`sniff`]): JSON whose first key is one a
+//! `.cpuprofile` or a speedscope file starts with, else text whose first record is a
+//! `perf script` header followed by a frame line, or a `stack weight` line.
+
+use std::borrow::Cow;
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, ErrorKind};
+use crate::event::{EventSink, RawId};
+
+pub mod collapsed;
+pub mod cpuprofile;
+pub mod perf;
+pub mod speedscope;
+mod text;
+
+pub use text::utf16_to_utf8;
+
+/// What a sample's weight counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SampleUnit {
+    /// Occurrences: samples, or events (cycles, instructions) of a perf counter.
+    #[default]
+    Count,
+    /// Time, in nanoseconds.
+    Nanoseconds,
+    /// Memory, in bytes.
+    Bytes,
+}
+
+impl SampleUnit {
+    /// `"count"`, `"nanoseconds"` or `"bytes"`: a stable name for scripts.
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleUnit::Count => "count",
+            SampleUnit::Nanoseconds => "nanoseconds",
+            SampleUnit::Bytes => "bytes",
+        }
+    }
+
+    /// The unit a name (as [`name`](Self::name) or a profiler writes it) stands for.
+    pub fn from_name(s: &str) -> Option<SampleUnit> {
+        Some(match s {
+            "count" | "none" | "samples" | "" => SampleUnit::Count,
+            "nanoseconds" | "ns" => SampleUnit::Nanoseconds,
+            "bytes" => SampleUnit::Bytes,
+            _ => return None,
+        })
+    }
+}
+
+/// One stack frame of a sample.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawFrame<'a> {
+    /// The function (or, where none is known, the module in brackets).
+    pub name: Cow<'a, str>,
+    /// The source file, or for `perf` the module (DSO), where given.
+    pub file: Option<Cow<'a, str>>,
+    /// The line in `file` (1-based), where given.
+    pub line: Option<u32>,
+}
+
+impl<'a> RawFrame<'a> {
+    /// A frame with only a name.
+    pub fn named(name: impl Into<Cow<'a, str>>) -> RawFrame<'a> {
+        RawFrame {
+            name: name.into(),
+            file: None,
+            line: None,
+        }
+    }
+}
+
+/// One sample: a stack and its weight.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawSample<'a> {
+    /// The process.
+    pub pid: RawId<'a>,
+    /// The thread, within the process.
+    pub tid: RawId<'a>,
+    /// The thread's name, where the format gives one (perf's `comm`, a profile's name).
+    pub thread_name: Option<Cow<'a, str>>,
+    /// What the weight measures (`"cycles"`, `"samples"`, `"cpu"`): samples of different
+    /// kinds go on different tracks.
+    pub kind: Cow<'a, str>,
+    /// The weight's unit.
+    pub unit: SampleUnit,
+    /// When the sample was taken, in nanoseconds; `None` for formats with no time.
+    pub ts: Option<i64>,
+    /// The weight: 1 per sample, a perf event's period, the time to the next sample...
+    pub weight: i64,
+    /// The stack, outermost frame first.
+    pub stack: &'a [RawFrame<'a>],
+    /// Byte offset of the sample in the decoded input.
+    pub offset: u64,
+}
+
+/// Which sampling-profile format some bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProfileFormat {
+    /// `perf script` text.
+    Perf,
+    /// Collapsed (folded) stacks: `a;b;c 12` a line.
+    Collapsed,
+    /// V8's `.cpuprofile` JSON (Node, Chrome DevTools).
+    CpuProfile,
+    /// speedscope's JSON file format.
+    Speedscope,
+}
+
+/// How far into the input detection looks.
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// The sampling-profile format of `b` (UTF-8, not gzip), if it is one.
+pub fn sniff(b: &[u8]) -> Option<ProfileFormat> {
+    let head = &b[..b.len().min(SNIFF_BYTES)];
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = head.iter().position(|c| !c.is_ascii_whitespace())?;
+    match head[start] {
+        b'{' => json_kind(&head[start + 1..]),
+        b'[' => None,
+        _ => {
+            if perf::looks_like(head) {
+                Some(ProfileFormat::Perf)
+            } else if collapsed::looks_like(head) {
+                Some(ProfileFormat::Collapsed)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// A JSON object's kind from its first key (the object's text after `{`).
+fn json_kind(after_brace: &[u8]) -> Option<ProfileFormat> {
+    let s = after_brace.trim_ascii_start();
+    let key = s.strip_prefix(b"\"")?;
+    let end = key.iter().position(|&c| c == b'"')?;
+    match &key[..end] {
+        b"nodes" | b"head" | b"startTime" | b"endTime" | b"timeDeltas" | b"title"
+            if cpuprofile::looks_like(after_brace) =>
+        {
+            Some(ProfileFormat::CpuProfile)
+        }
+        b"$schema" | b"shared" | b"profiles" | b"exporter" | b"activeProfileIndex" | b"name"
+            if speedscope::looks_like(after_brace) =>
+        {
+            Some(ProfileFormat::Speedscope)
+        }
+        _ => None,
+    }
+}
+
+/// Decodes a sampling profile of `format` into `sink`; the number of samples.
+pub fn decode<S: EventSink>(
+    b: &[u8],
+    format: ProfileFormat,
+    sink: &mut S,
+    diags: &mut Diagnostics,
+) -> Result<u64, Error> {
+    let n = match format {
+        ProfileFormat::Perf => perf::decode(b, sink, diags)?,
+        ProfileFormat::Collapsed => collapsed::decode(b, sink, diags)?,
+        ProfileFormat::CpuProfile => cpuprofile::decode(b, sink, diags)?,
+        ProfileFormat::Speedscope => speedscope::decode(b, sink, diags)?,
+    };
+    sink.progress(b.len() as u64, b.len() as u64);
+    Ok(n)
+}
+
+/// A fatal error: the input is not the profile it looked like.
+pub(crate) fn bad(what: impl Into<String>, offset: u64) -> Error {
+    Error::new(ErrorKind::Profile(what.into()), offset)
+}
+
+/// Counts a record that does not parse.
+pub(crate) fn warn(diags: &mut Diagnostics, offset: u64, what: impl FnOnce() -> String) {
+    diags.warn(WarningKind::ProfileMalformed, offset, what);
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A sample with its text copied out.
+    #[derive(Clone, Debug, PartialEq)]
+    pub(crate) struct Owned {
+        pub pid: RawId<'static>,
+        pub tid: RawId<'static>,
+        pub thread_name: Option<String>,
+        pub kind: String,
+        pub unit: SampleUnit,
+        pub ts: Option<i64>,
+        pub weight: i64,
+        /// Outermost first: (name, file, line).
+        pub stack: Vec<(String, Option<String>, Option<u32>)>,
+    }
+
+    /// A sink that keeps every sample.
+    #[derive(Default)]
+    pub(crate) struct Samples(pub Vec<Owned>);
+
+    impl EventSink for Samples {
+        fn event(&mut self, _: &crate::RawEvent<'_>) {}
+        fn sample(&mut self, s: &RawSample<'_>) {
+            self.0.push(Owned {
+                pid: s.pid.clone().into_owned(),
+                tid: s.tid.clone().into_owned(),
+                thread_name: s.thread_name.as_ref().map(|n| n.to_string()),
+                kind: s.kind.to_string(),
+                unit: s.unit,
+                ts: s.ts,
+                weight: s.weight,
+                stack: (s.stack.iter())
+                    .map(|f| {
+                        let file = f.file.as_ref().map(|x| x.to_string());
+                        (f.name.to_string(), file, f.line)
+                    })
+                    .collect(),
+            });
+        }
+    }
+
+    impl Samples {
+        /// Each sample as `a;b;c` (outermost first) and its weight.
+        pub(crate) fn stacks(&self) -> Vec<(String, i64)> {
+            (self.0.iter())
+                .map(|s| {
+                    let names: Vec<&str> = s.stack.iter().map(|f| f.0.as_str()).collect();
+                    (names.join(";"), s.weight)
+                })
+                .collect()
+        }
+    }
+
+    #[test]
+    fn utf16_collapsed_stacks_decode_through_detection() {
+        let text = "main;a 3\r\nmain;b 4\r\n";
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let mut s = Samples::default();
+        let summary = crate::decode(&utf16, &mut s).unwrap();
+        assert_eq!(
+            summary.format,
+            crate::Format::Profile(ProfileFormat::Collapsed)
+        );
+        assert_eq!(s.stacks(), vec![("main;a".into(), 3), ("main;b".into(), 4)]);
+        // Cut anywhere (an odd byte, half a line), it still decodes without a panic.
+        for cut in 0..utf16.len() {
+            let _ = crate::decode(&utf16[..cut], &mut Samples::default());
+        }
+    }
+
+    #[test]
+    fn sniffs_each_format_and_leaves_traces_alone() {
+        let cases: [(&[u8], Option<ProfileFormat>); 9] = [
+            (b"main;a 1\n", Some(ProfileFormat::Collapsed)),
+            (
+                b"perf 12 [000] 1.5: cycles:\n\tffff a (b)\n",
+                Some(ProfileFormat::Perf),
+            ),
+            (
+                b"{\"nodes\":[{\"id\":1,\"callFrame\":{}}],\"samples\":[]}",
+                Some(ProfileFormat::CpuProfile),
+            ),
+            (
+                b"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"}",
+                Some(ProfileFormat::Speedscope),
+            ),
+            (b"{\"traceEvents\":[]}", None),
+            (b"[{\"ph\":\"X\"}]", None),
+            (b"{\"nodes\":1}", None),
+            (b"hello\n", None),
+            (b"", None),
+        ];
+        for (b, want) in cases {
+            assert_eq!(sniff(b), want, "{:?}", String::from_utf8_lossy(b));
+        }
+    }
+}

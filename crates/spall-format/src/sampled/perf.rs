@@ -1,0 +1,379 @@
+//! `perf script` text: records separated by blank lines, each a header line then one frame a
+//! line, innermost first.
+//!
+//! The header is `comm [pid/]tid [cpu] secs.frac: [period] event: [ip sym (dso)]` as perf
+//! prints it by default, and any subset the common `-F` field sets leave (`comm` may hold
+//! spaces; without `time` there is none). A frame line is `<hex ip> <sym>[+0x<off>]
+//! (<dso>)`, also without the dso or the symbol; `[unknown]` symbols are named after their
+//! module (`[libc.so.6]`), as inferno and `stackcollapse-perf.pl` name them; an indented
+//! `file:line` line (`-F +srcline`) gives the frame above it its source line. Records with no
+//! callchain (`perf record` without `-g`) are one line each, their frame after the event.
+//!
+//! Each sample goes to the thread `pid/tid` (with only a tid, the pid is taken to be the
+//! tid) named by its `comm`; its weight is its period where perf printed one (as `perf
+//! report` and inferno weigh samples), else 1; its kind is the event's name without
+//! modifiers (`cycles:u` is `cycles`), so samples of different events stay apart. The
+//! periods of `cpu-clock` and `task-clock` are nanoseconds, of other events counts.
+
+use std::borrow::Cow;
+
+use super::text::utf8;
+use super::{warn, RawFrame, RawSample, SampleUnit};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::Error;
+use crate::event::{EventSink, RawId};
+
+/// A record's header line, parsed.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Header<'a> {
+    comm: &'a str,
+    pid: Option<i64>,
+    tid: Option<i64>,
+    ts: Option<i64>,
+    period: Option<i64>,
+    event: &'a str,
+    /// What follows the event: a frame, when the record has no callchain.
+    rest: &'a str,
+}
+
+/// Whether the first line that is not blank or a `#` comment is a header with a time, or a
+/// header followed by a frame line.
+pub(crate) fn looks_like(head: &[u8]) -> bool {
+    let text = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        // The head may cut a character in two.
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let mut it = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+    let Some(first) = it.next() else { return false };
+    if first.starts_with([' ', '\t']) {
+        return false;
+    }
+    let Some(h) = header(first) else { return false };
+    if h.event.is_empty() {
+        return false;
+    }
+    h.ts.is_some() || it.next().and_then(frame).is_some()
+}
+
+/// Parses a header line; `None` if it has no event (`name:` after the thread).
+fn header(line: &str) -> Option<Header<'_>> {
+    let line = line.trim_end();
+    let mut h = Header::default();
+    // The thread: the last all-digit (or digits/digits) word before the time or event;
+    // everything before it is the comm, which may hold spaces and digits.
+    let words = Words::new(line);
+    let mut thread_end = None;
+    let mut after = 0;
+    for (s, e) in words {
+        let w = &line[s..e];
+        if let Some(id) = thread_id(w) {
+            if s > 0 {
+                h.comm = line[..s].trim_end();
+                (h.pid, h.tid) = id;
+                thread_end = Some(e);
+            }
+        } else if w.starts_with('[') && w.ends_with(']') && thread_end.is_some() {
+            // [cpu]
+        } else if let Some(ts) = w.strip_suffix(':').and_then(time_ns) {
+            h.ts = Some(ts);
+            if thread_end.is_none() {
+                h.comm = line[..s].trim_end();
+            }
+            after = e;
+            break;
+        } else if w.ends_with(':') && thread_end.is_some() {
+            // No time: this is the event.
+            after = s;
+            break;
+        } else if thread_end.is_some() {
+            // A word between the thread and its time: the comm went on (`V8 Worker 12`).
+            thread_end = None;
+        }
+        after = e;
+    }
+    if thread_end.is_none() && h.ts.is_none() {
+        // `-F` without the thread: the comm alone, up to the time or event.
+        return None;
+    }
+    let rest = Words::new(&line[after..]);
+    let base = after;
+    for (s, e) in rest {
+        let w = &line[base + s..base + e];
+        if h.period.is_none() && w.bytes().all(|c| c.is_ascii_digit()) && w.len() <= 18 {
+            h.period = w.parse().ok();
+        } else if let Some(ev) = w.strip_suffix(':') {
+            h.event = event_name(ev);
+            h.rest = line[base + e..].trim();
+            return Some(h);
+        } else {
+            return None;
+        }
+    }
+    None
+}
+
+/// `12` or `12/34` as (pid, tid).
+fn thread_id(w: &str) -> Option<(Option<i64>, Option<i64>)> {
+    let num = |s: &str| -> Option<i64> {
+        (!s.is_empty() && s.len() <= 18 && s.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    match w.split_once('/') {
+        Some((p, t)) => Some((Some(num(p)?), Some(num(t)?))),
+        None => {
+            let t = num(w)?;
+            Some((None, Some(t)))
+        }
+    }
+}
+
+/// `secs.frac` (perf prints microseconds, or nanoseconds with `--ns`) in nanoseconds.
+fn time_ns(w: &str) -> Option<i64> {
+    let (s, f) = w.split_once('.')?;
+    if s.is_empty() || f.is_empty() || f.len() > 9 || s.len() > 10 {
+        return None;
+    }
+    if !s.bytes().chain(f.bytes()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let secs: i64 = s.parse().ok()?;
+    let frac: i64 = f.parse().ok()?;
+    Some(secs * 1_000_000_000 + frac * 10i64.pow(9 - f.len() as u32))
+}
+
+/// An event's name without perf's modifiers (`cycles:uppp` is `cycles`); tracepoints keep
+/// their subsystem (`sched:sched_switch`).
+fn event_name(ev: &str) -> &str {
+    match ev.rsplit_once(':') {
+        Some((name, m)) if !m.is_empty() && m.bytes().all(|c| b"ukhIGHpPSDWebr".contains(&c)) => {
+            name
+        }
+        _ => ev,
+    }
+}
+
+/// Word boundaries (spaces and tabs) of a line, as byte ranges.
+struct Words<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Words<'a> {
+    fn new(s: &'a str) -> Words<'a> {
+        Words {
+            b: s.as_bytes(),
+            at: 0,
+        }
+    }
+}
+
+impl Iterator for Words<'_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let b = self.b;
+        while self.at < b.len() && (b[self.at] == b' ' || b[self.at] == b'\t') {
+            self.at += 1;
+        }
+        if self.at >= b.len() {
+            return None;
+        }
+        let s = self.at;
+        while self.at < b.len() && b[self.at] != b' ' && b[self.at] != b'\t' {
+            self.at += 1;
+        }
+        Some((s, self.at))
+    }
+}
+
+/// A frame line (`ip sym+0xoff (dso)`, trimmed or not); `None` if it does not start with a
+/// hex address. Byte by byte: this runs once per frame, most of a file's lines.
+fn frame(line: &str) -> Option<RawFrame<'_>> {
+    let b = line.as_bytes();
+    let blank = |c: &u8| *c == b' ' || *c == b'\t';
+    let start = b.iter().position(|c| !blank(c))?;
+    let end = b.len() - b.iter().rev().position(|c| !blank(c))?;
+    let ip_end = b[start..end]
+        .iter()
+        .position(blank)
+        .map_or(end, |i| start + i);
+    if !b[start..ip_end].iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let rest = b[ip_end..end]
+        .iter()
+        .position(|c| !blank(c))
+        .map_or(end, |i| ip_end + i);
+    // The module: the last parenthesized group, if the line ends with one.
+    let (mut sym_end, dso) = match b[..end].last() {
+        Some(b')') if end > rest => match memchr::memrchr(b'(', &b[rest..end]) {
+            Some(i) => (rest + i, Some(&line[rest + i + 1..end - 1])),
+            None => (end, None),
+        },
+        _ => (end, None),
+    };
+    while sym_end > rest && blank(&b[sym_end - 1]) {
+        sym_end -= 1;
+    }
+    // The offset: `+0x<hex>` at the end of the symbol.
+    if let Some(plus) = memchr::memrchr(b'+', &b[rest..sym_end]).map(|i| rest + i) {
+        let off = &b[plus + 1..sym_end];
+        if off.len() > 2 && off.starts_with(b"0x") && off[2..].iter().all(u8::is_ascii_hexdigit) {
+            sym_end = plus;
+        }
+    }
+    let sym = &line[rest..sym_end];
+    let dso = dso.filter(|d| !d.is_empty() && *d != "inlined");
+    let name: Cow<'_, str> = match (sym, dso) {
+        ("[unknown]" | "", Some(d)) if d != "[unknown]" => {
+            Cow::Owned(format!("[{}]", &d[d.rfind('/').map_or(0, |i| i + 1)..]))
+        }
+        ("", _) => Cow::Borrowed("[unknown]"),
+        _ => Cow::Borrowed(sym),
+    };
+    Some(RawFrame {
+        name,
+        file: dso.map(Cow::Borrowed),
+        line: None,
+    })
+}
+
+/// `file:line` (`-F +srcline`), for the frame above it; perf writes `:0` or `??:0` where
+/// it knows none (line 0).
+fn srcline(line: &str) -> Option<(&str, u32)> {
+    let (file, n) = line.trim().rsplit_once(':')?;
+    Some((file, n.parse().ok()?))
+}
+
+/// The record being read: its header and where it starts; its frames are kept apart, in
+/// one vector used again for every record.
+type Record<'a> = (Header<'a>, usize);
+
+/// Decodes every record into `sink`; the number of samples.
+pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
+    let text = utf8(b);
+    if let Cow::Owned(_) = text {
+        diags.warn(WarningKind::InvalidUtf8, 0, || {
+            "perf script text that is not valid UTF-8: decoded with U+FFFD replacements".into()
+        });
+    }
+    let text: &str = &text;
+    let mut rec: Option<Record<'_>> = None;
+    // Innermost first, as perf prints them.
+    let mut frames: Vec<RawFrame<'_>> = Vec::new();
+    let mut n = 0u64;
+    let mut at = 0usize;
+    let mut next_progress = 1 << 24;
+    while at < text.len() {
+        let end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i);
+        let line = text[at..end].strip_suffix('\r').unwrap_or(&text[at..end]);
+        let start = at;
+        at = end + 1;
+        let first = line.as_bytes().first().copied();
+        match first {
+            Some(b' ' | b'\t') if line.bytes().all(|c| c == b' ' || c == b'\t') => {
+                n += flush(&mut rec, &mut frames, sink)
+            }
+            None => n += flush(&mut rec, &mut frames, sink),
+            Some(b' ' | b'\t') => match rec {
+                Some(_) => match frame(line) {
+                    Some(f) => frames.push(f),
+                    None => match (srcline(line), frames.last_mut()) {
+                        (Some((file, l)), Some(f)) => {
+                            if l > 0 && !file.is_empty() && file != "??" {
+                                f.file = Some(Cow::Borrowed(file));
+                                f.line = Some(l);
+                            }
+                        }
+                        // A srcline with no source: `[kernel.kallsyms][ffffffff8226f122]`.
+                        (None, Some(_)) if line.trim().ends_with(']') => {}
+                        _ => warn(diags, start as u64, || {
+                            format!(
+                                "a perf script line that is not a frame: {:?}; skipped",
+                                clip(line)
+                            )
+                        }),
+                    },
+                },
+                None => warn(diags, start as u64, || {
+                    format!(
+                        "a perf script frame with no sample header: {:?}; skipped",
+                        clip(line)
+                    )
+                }),
+            },
+            Some(b'#') if rec.is_none() => {}
+            Some(_) => {
+                n += flush(&mut rec, &mut frames, sink);
+                match header(line) {
+                    Some(h) => {
+                        frames.extend(frame(h.rest));
+                        rec = Some((h, start));
+                    }
+                    None => warn(diags, start as u64, || {
+                        format!(
+                            "a perf script line that is not a sample header: {:?}; skipped",
+                            clip(line)
+                        )
+                    }),
+                }
+            }
+        }
+        if start >= next_progress {
+            next_progress = start + (1 << 24);
+            sink.progress(start as u64, b.len() as u64);
+        }
+    }
+    n += flush(&mut rec, &mut frames, sink);
+    Ok(n)
+}
+
+/// The first 80 bytes of a line, for a warning.
+fn clip(s: &str) -> &str {
+    let mut end = s.len().min(80);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The unit of an event's periods: the software clocks count nanoseconds.
+fn unit(event: &str) -> SampleUnit {
+    match event {
+        "cpu-clock" | "task-clock" => SampleUnit::Nanoseconds,
+        _ => SampleUnit::Count,
+    }
+}
+
+/// Hands the open record, if any, to the sink: 1 if there was one.
+fn flush<'a, S: EventSink>(
+    rec: &mut Option<Record<'a>>,
+    frames: &mut Vec<RawFrame<'a>>,
+    sink: &mut S,
+) -> u64 {
+    let Some((h, offset)) = rec.take() else {
+        return 0;
+    };
+    frames.reverse();
+    let tid = h.tid.unwrap_or(0);
+    sink.sample(&RawSample {
+        pid: RawId::Num(h.pid.unwrap_or(tid)),
+        tid: RawId::Num(tid),
+        thread_name: (!h.comm.is_empty()).then_some(Cow::Borrowed(h.comm)),
+        kind: Cow::Borrowed(h.event),
+        unit: unit(h.event),
+        ts: h.ts,
+        weight: h.period.unwrap_or(1),
+        stack: frames,
+        offset: offset as u64,
+    });
+    frames.clear();
+    1
+}
+
+#[cfg(test)]
+#[path = "perf_tests.rs"]
+mod tests;

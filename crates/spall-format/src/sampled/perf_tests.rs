@@ -1,0 +1,173 @@
+use super::*;
+use crate::sampled::tests::Samples;
+
+fn read(text: &str) -> (Samples, Diagnostics) {
+    let mut s = Samples::default();
+    let mut d = Diagnostics::default();
+    decode(text.as_bytes(), &mut s, &mut d).unwrap();
+    (s, d)
+}
+
+/// `perf script` of `perf record -g` with perf's default fields.
+const DEFAULT: &str = "\
+spin 4120 [001] 12.000100:     250000 cycles:P: 
+\t    55d4c0a01139 leaf+0x10 (/tmp/spin)
+\t    55d4c0a01160 main+0x17 (/tmp/spin)
+\t    7f2f1a029d8f [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)
+\t               0 [unknown] ([unknown])
+
+spin 4120 [001] 12.000350:     125000 cycles:P: 
+\tffffffff81a0 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])
+\t    55d4c0a01160 main+0x17 (/tmp/spin)
+
+";
+
+#[test]
+fn default_output_gives_stacks_periods_and_threads() {
+    let (s, d) = read(DEFAULT);
+    assert_eq!(d.total(), 0);
+    assert_eq!(
+        s.stacks(),
+        vec![
+            ("[unknown];[libc.so.6];main;leaf".into(), 250_000),
+            ("main;asm_sysvec_apic_timer_interrupt".into(), 125_000),
+        ]
+    );
+    let a = &s.0[0];
+    assert_eq!(
+        (a.pid.clone(), a.tid.clone()),
+        (RawId::Num(4120), RawId::Num(4120))
+    );
+    assert_eq!(a.thread_name.as_deref(), Some("spin"));
+    assert_eq!(a.ts, Some(12_000_100_000));
+    assert_eq!(a.kind, "cycles");
+    assert_eq!(a.stack[3].1.as_deref(), Some("/tmp/spin"));
+    assert_eq!(s.0[1].ts, Some(12_000_350_000));
+}
+
+#[test]
+fn field_sets_comm_with_spaces_pid_tid_no_cpu_no_period() {
+    let text = "\
+V8 Worker Thread 100/102 5.000001000: cpu-clock:u: 
+\t1000 work (/bin/node)
+
+V8 Worker Thread 100/103 [002] 5.000002: 7 instructions: 
+\t1000 work+0x4 (/bin/node)
+";
+    let (s, d) = read(text);
+    assert_eq!(d.total(), 0);
+    let ids: Vec<_> = s.0.iter().map(|x| (x.pid.clone(), x.tid.clone())).collect();
+    assert_eq!(
+        ids,
+        vec![
+            (RawId::Num(100), RawId::Num(102)),
+            (RawId::Num(100), RawId::Num(103))
+        ]
+    );
+    assert_eq!(s.0[0].thread_name.as_deref(), Some("V8 Worker Thread"));
+    assert_eq!(
+        (s.0[0].ts, s.0[0].weight, s.0[0].kind.as_str()),
+        (Some(5_000_001_000), 1, "cpu-clock")
+    );
+    assert_eq!((s.0[1].weight, s.0[1].kind.as_str()), (7, "instructions"));
+}
+
+#[test]
+fn without_callchains_the_frame_is_on_the_header_line() {
+    let text = "\
+a.out 7 [000] 1.000001:   1000 cycles:  401126 f+0x6 (/tmp/a.out)
+a.out 7 [000] 1.000002:   1000 cycles:  ffffffff8100 [unknown] ([unknown])
+a.out 7 1.000003: sched:sched_switch: prev_comm=a.out prev_pid=7
+";
+    let (s, d) = read(text);
+    assert_eq!(d.total(), 0);
+    assert_eq!(
+        s.stacks(),
+        vec![
+            ("f".into(), 1000),
+            ("[unknown]".into(), 1000),
+            ("".into(), 1)
+        ]
+    );
+    assert_eq!(s.0[2].kind, "sched:sched_switch");
+}
+
+#[test]
+fn symbols_with_spaces_inlined_frames_and_source_lines() {
+    let text = "\
+prog 9 1.0: 1 cycles:
+\t4010 std::vector<int, std::allocator<int> >::push_back(int const&)+0x2 (/tmp/prog)
+\t  prog.cc:12
+\t4010 inlined_fn (inlined)
+  ??:0
+\tffff81 k ([kernel.kallsyms])
+  [kernel.kallsyms][ffffffff8226f122]
+\t4020 main (/tmp/prog)
+\t4030
+";
+    let (s, d) = read(text);
+    assert_eq!(d.total(), 0);
+    let st = &s.0[0].stack;
+    assert_eq!(st[0].0, "[unknown]");
+    assert_eq!(st[1], ("main".into(), Some("/tmp/prog".into()), None));
+    assert_eq!(st[2].0, "k");
+    assert_eq!(st[3], ("inlined_fn".into(), None, None));
+    let push = &st[4];
+    assert_eq!(
+        push.0,
+        "std::vector<int, std::allocator<int> >::push_back(int const&)"
+    );
+    assert_eq!((push.1.as_deref(), push.2), (Some("prog.cc"), Some(12)));
+}
+
+#[test]
+fn header_comments_are_skipped() {
+    let text =
+        "# ========\n# captured on: x\n# ========\n#\nspin 1 1.000000: 5 cycles:\n\t1 f (x)\n";
+    assert!(looks_like(text.as_bytes()));
+    let (s, d) = read(text);
+    assert_eq!((s.stacks(), d.total()), (vec![("f".into(), 5)], 0));
+}
+
+#[test]
+fn hostile_input_is_counted_never_fatal() {
+    for text in [
+        "\tffff f (x)\n",
+        "spin 1 1.000000: 5 cycles:\n\tnot a frame\n",
+        "garbage line\n\n\n",
+        "spin 1 99999999999.0: 5 cycles:\n",
+        "spin 1 1.000000: 99999999999999999999 cycles:\n",
+        "spin 1 1.0000",
+        "\u{0}\u{1}\u{2} :::: \t\t\n\t 0x (\n",
+    ] {
+        let (s, d) = read(text);
+        assert!(d.total() + s.0.len() as u64 >= 1, "{text:?}");
+    }
+    // Invalid UTF-8 is replaced and counted.
+    let mut s = Samples::default();
+    let mut d = Diagnostics::default();
+    decode(b"sp\xffin 1 1.0: 1 cycles:\n\t1 f (x)\n", &mut s, &mut d).unwrap();
+    assert_eq!(s.0[0].thread_name.as_deref(), Some("sp\u{FFFD}in"));
+    assert_eq!(d.count(WarningKind::InvalidUtf8), 1);
+    // Cut anywhere, a record never panics.
+    for cut in 0..DEFAULT.len() {
+        if DEFAULT.is_char_boundary(cut) {
+            let _ = read(&DEFAULT[..cut]);
+        }
+    }
+}
+
+#[test]
+fn header_parts() {
+    assert_eq!(time_ns("12.5"), Some(12_500_000_000));
+    assert_eq!(time_ns("1.000000001"), Some(1_000_000_001));
+    assert_eq!(time_ns("1."), None);
+    assert_eq!(event_name("cycles:uppp"), "cycles");
+    assert_eq!(event_name("sched:sched_switch"), "sched:sched_switch");
+    let h = header("kworker/0:1 12/13 [003] 2.0: 9 cpu-clock:").unwrap();
+    assert_eq!(
+        (h.comm, h.pid, h.tid, h.period),
+        ("kworker/0:1", Some(12), Some(13), Some(9))
+    );
+    assert!(header("no event here").is_none());
+}

@@ -1,0 +1,290 @@
+//! The samples of sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`,
+//! speedscope: [`spall_format::sampled`]), collected as they are decoded and made into
+//! sample tracks when the trace is finished.
+//!
+//! Samples go to one track per (thread, kind, unit). A sample's stack is interned frame by
+//! frame, outermost first, into a table where each (name, file, line, caller) is one frame,
+//! so a sample is its leaf frame's index. Tracks whose samples have no time are laid out
+//! end to end by weight from 0 (see [`SampleTrack::timed`]).
+
+use hashbrown::HashMap;
+use spall_format::{Diagnostics, RawFrame, RawSample, SampleUnit};
+
+use crate::diag::ModelWarning;
+use crate::samples::{Frame, Frames, SampleTrack, NO_FRAME};
+use crate::strings::{StrId, Strings};
+
+/// One track being collected.
+#[derive(Default)]
+struct TrackBuild {
+    thread: u32,
+    kind: StrId,
+    unit: SampleUnit,
+    /// Samples that came with no time.
+    untimed: u64,
+    ts: Vec<i64>,
+    frame: Vec<u32>,
+    weight: Vec<i64>,
+}
+
+/// A builder's profile samples and their frames.
+#[derive(Default)]
+pub(crate) struct Collected {
+    pub(crate) frames: Frames,
+    tracks: Vec<TrackBuild>,
+    ids: HashMap<(u32, StrId, SampleUnit), u32>,
+    /// The last sample's track, and its kind's text: samples come in runs of one track.
+    last: Option<(u32, SampleUnit, u32)>,
+    last_kind: String,
+    /// The last sample's stack: frame text and interned frame (consecutive samples share
+    /// their outer frames, which need no lookup then).
+    prev: Vec<(u64, u32)>,
+}
+
+impl Collected {
+    /// Adds one sample of `thread`.
+    pub(crate) fn add(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) {
+        let track = self.track(s, thread, strings);
+        let mut parent = NO_FRAME;
+        for (depth, f) in s.stack.iter().enumerate() {
+            let key = frame_key(f);
+            if let Some(&(k, id)) = self.prev.get(depth) {
+                let same = k == key && self.same_frame(id, f, parent, strings);
+                if same {
+                    parent = id;
+                    continue;
+                }
+            }
+            self.prev.truncate(depth);
+            let fr = Frame {
+                name: strings.intern(&f.name),
+                parent,
+                file: f
+                    .file
+                    .as_deref()
+                    .map_or(StrId::EMPTY, |x| strings.intern(x)),
+                line: f.line.unwrap_or(0),
+            };
+            parent = self.frames.get_frame(fr);
+            self.prev.push((key, parent));
+        }
+        self.prev.truncate(s.stack.len());
+        let t = &mut self.tracks[track as usize];
+        match s.ts {
+            Some(ts) => t.ts.push(ts),
+            None => {
+                t.ts.push(0);
+                t.untimed += 1;
+            }
+        }
+        t.frame.push(parent);
+        t.weight.push(s.weight);
+    }
+
+    /// Whether the interned frame `id` is `f` called from `parent`.
+    fn same_frame(&self, id: u32, f: &RawFrame<'_>, parent: u32, strings: &Strings) -> bool {
+        let fr = &self.frames.frames[id as usize];
+        fr.parent == parent
+            && strings.get(fr.name) == f.name
+            && fr.line == f.line.unwrap_or(0)
+            && strings.get(fr.file) == f.file.as_deref().unwrap_or("")
+    }
+
+    /// The track of a sample.
+    fn track(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) -> u32 {
+        if let Some((th, unit, t)) = self.last {
+            if th == thread && unit == s.unit && self.last_kind == s.kind {
+                return t;
+            }
+        }
+        let kind = strings.intern(&s.kind);
+        let next = self.tracks.len() as u32;
+        let t = *self.ids.entry((thread, kind, s.unit)).or_insert(next);
+        if t == next {
+            self.tracks.push(TrackBuild {
+                thread,
+                kind,
+                unit: s.unit,
+                ..TrackBuild::default()
+            });
+        }
+        self.last = Some((thread, s.unit, t));
+        self.last_kind.clear();
+        self.last_kind.push_str(&s.kind);
+        t
+    }
+
+    /// Adds another builder's samples, its strings and threads mapped to this one's.
+    pub(crate) fn absorb(
+        &mut self,
+        other: Collected,
+        s: impl Fn(StrId) -> StrId,
+        thread: impl Fn(u32) -> u32,
+    ) {
+        self.last = None;
+        self.prev.clear();
+        let map: Vec<u32> = {
+            let mut map = Vec::with_capacity(other.frames.frames.len());
+            for f in &other.frames.frames {
+                let parent = if f.parent == NO_FRAME {
+                    NO_FRAME
+                } else {
+                    map[f.parent as usize]
+                };
+                let (name, file) = (s(f.name), s(f.file));
+                map.push(self.frames.get_frame(Frame {
+                    name,
+                    parent,
+                    file,
+                    line: f.line,
+                }));
+            }
+            map
+        };
+        for t in other.tracks {
+            let (th, kind) = (thread(t.thread), s(t.kind));
+            let next = self.tracks.len() as u32;
+            let i = *self.ids.entry((th, kind, t.unit)).or_insert(next);
+            if i == next {
+                self.tracks.push(TrackBuild {
+                    thread: th,
+                    kind,
+                    unit: t.unit,
+                    ..TrackBuild::default()
+                });
+            }
+            let mine = &mut self.tracks[i as usize];
+            mine.untimed += t.untimed;
+            mine.ts.extend(t.ts);
+            mine.weight.extend(t.weight);
+            mine.frame.extend(
+                t.frame
+                    .iter()
+                    .map(|&f| map.get(f as usize).copied().unwrap_or(f)),
+            );
+        }
+    }
+
+    /// The tracks, timed ones sorted by time and untimed ones laid out by weight, and the
+    /// frames (more may be added to them).
+    pub(crate) fn finish(
+        self,
+        diags: &mut Diagnostics<ModelWarning>,
+    ) -> (Vec<SampleTrack>, Frames) {
+        let tracks = (self.tracks.into_iter())
+            .map(|mut t| {
+                let n = t.ts.len() as u64;
+                let timed = t.untimed == 0;
+                if !timed {
+                    if t.untimed < n {
+                        diags.warn(ModelWarning::BadSamples, 0, || {
+                            format!(
+                                "{} of {n} samples of one track have a time and the rest none: all were laid out by weight",
+                                n - t.untimed
+                            )
+                        });
+                    }
+                    let mut at = 0i64;
+                    for (ts, &w) in t.ts.iter_mut().zip(&t.weight) {
+                        *ts = at;
+                        at = at.saturating_add(w.max(0));
+                    }
+                } else if !t.ts.is_sorted() {
+                    let mut order: Vec<u32> = (0..n as u32).collect();
+                    order.sort_by_key(|&i| t.ts[i as usize]);
+                    let pick = |v: &[i64]| order.iter().map(|&i| v[i as usize]).collect();
+                    (t.ts, t.weight) = (pick(&t.ts), pick(&t.weight));
+                    t.frame = order.iter().map(|&i| t.frame[i as usize]).collect();
+                }
+                SampleTrack {
+                    thread: t.thread,
+                    kind: t.kind,
+                    unit: t.unit,
+                    timed,
+                    ts: t.ts,
+                    frame: t.frame,
+                    weight: t.weight,
+                }
+            })
+            .collect();
+        (tracks, self.frames)
+    }
+}
+
+/// A cheap fingerprint of a frame's text, to skip interning a frame equal to the last
+/// sample's at the same depth (checked in full before it is trusted).
+fn frame_key(f: &RawFrame<'_>) -> u64 {
+    let n = f.name.as_bytes();
+    let head = n.iter().take(8).fold(0u64, |a, &b| a << 8 | b as u64);
+    let tail = n.iter().rev().take(8).fold(0u64, |a, &b| a << 8 | b as u64);
+    head ^ tail.rotate_left(17) ^ (n.len() as u64) << 56 ^ f.line.unwrap_or(0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use spall_format::SampleUnit;
+
+    use crate::{load_bytes, Trace, NO_FRAME};
+
+    /// A sample's stack as `a;b;c`.
+    fn stack(t: &Trace, mut f: u32) -> String {
+        let mut names = Vec::new();
+        while f != NO_FRAME {
+            names.push(t.str(t.frames()[f as usize].name));
+            f = t.frames()[f as usize].parent;
+        }
+        names.reverse();
+        names.join(";")
+    }
+
+    #[test]
+    fn untimed_samples_are_laid_out_by_weight() {
+        let t = load_bytes(b"main;a;b 12\nmain;c 3\nmain;a;b 5\n").unwrap();
+        let [s] = t.samples() else {
+            panic!("one track")
+        };
+        assert!(!s.timed);
+        assert_eq!(
+            (s.ts.clone(), s.weight.clone()),
+            (vec![0, 12, 15], vec![12, 3, 5])
+        );
+        assert_eq!(s.frame[0], s.frame[2]);
+        assert_eq!(stack(&t, s.frame[1]), "main;c");
+        assert_eq!((s.unit, t.str(s.kind)), (SampleUnit::Count, "samples"));
+        assert_eq!((t.start_ns(), t.end_ns()), (0, 20));
+        // main, a, b, c: each (name, caller) once.
+        assert_eq!(t.frames().len(), 4);
+    }
+
+    #[test]
+    fn perf_samples_by_thread_and_event_with_modules() {
+        let text = "\
+prog 10/11 1.000000: 100 cycles:
+\t1 f+0x1 (/bin/prog)
+\t2 main (/bin/prog)
+
+prog 10/12 1.000002: 5 instructions:
+\t2 main (/bin/prog)
+
+prog 10/11 0.500000: 50 cycles:
+\t2 main (/bin/prog)
+";
+        let t = load_bytes(text.as_bytes()).unwrap();
+        assert_eq!(t.samples().len(), 2);
+        let cyc = t
+            .samples()
+            .iter()
+            .find(|s| t.str(s.kind) == "cycles")
+            .unwrap();
+        // Sorted by time, weights moved with their samples.
+        assert_eq!(cyc.ts, vec![500_000_000, 1_000_000_000]);
+        assert_eq!(cyc.weight, vec![50, 100]);
+        assert!(cyc.timed);
+        assert_eq!(stack(&t, cyc.frame[1]), "main;f");
+        let f = t.frames()[cyc.frame[1] as usize];
+        assert_eq!(t.str(f.file), "/bin/prog");
+        let th = &t.threads()[cyc.thread as usize];
+        assert_eq!(th.name.map(|n| t.str(n)), Some("prog"));
+        assert_eq!(t.start_ns(), 500_000_000);
+    }
+}
