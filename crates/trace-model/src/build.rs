@@ -318,63 +318,8 @@ impl TraceBuilder {
         }
         self.latest = self.latest.max(ev.ts);
         match ph {
-            Phase::BEGIN | Phase::END | Phase::COMPLETE => {
-                let mut dur = 0;
-                if ph == Phase::COMPLETE {
-                    dur = match ev.dur {
-                        Some(d) if d >= 0 => d,
-                        other => {
-                            self.diags.warn(ModelWarning::BadDuration, ev.offset, || {
-                                format!("X {:?} has dur {other:?}; taken as 0", ev.name)
-                            });
-                            0
-                        }
-                    };
-                }
-                self.time(ev.ts, ev.ts.saturating_add(dur));
-                let t = self.thread(ev);
-                let name = self.strings.intern(&ev.name);
-                let cat = self.strings.intern(&ev.cat);
-                let (a, is_json) = args_text(&ev.args);
-                let args = self.args.add(a, is_json);
-                let e = Pending {
-                    ts: ev.ts,
-                    dur,
-                    phase: ph,
-                    name,
-                    cat,
-                    args,
-                    offset: ev.offset,
-                };
-                let th = &mut self.threads[t as usize];
-                let strings = &self.strings;
-                th.span_event(e, self.keep, &|id| strings.get(id).to_string());
-                self.disordered |= th.disordered && !self.keep;
-                if (ev.flow_in || ev.flow_out) && ev.bind_id.is_some() && ph != Phase::END {
-                    let slice_dur = if ph == Phase::COMPLETE { dur } else { -1 };
-                    self.flow_point(ev, t, Some(slice_dur));
-                }
-            }
-            Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK => {
-                self.time(ev.ts, ev.ts);
-                let thread = self.thread(ev);
-                let scope = match ev.scope {
-                    Some(b'g') => InstantScope::Global,
-                    Some(b'p') => InstantScope::Process,
-                    _ => InstantScope::Thread,
-                };
-                let inst = Instant {
-                    ts: ev.ts,
-                    name: self.strings.intern(&ev.name),
-                    cat: self.strings.intern(&ev.cat),
-                    scope,
-                    process: self.threads[thread as usize].process,
-                    thread,
-                    args: self.args_of(ev),
-                    mark: ev.ph == Phase::MARK,
-                };
-                self.instants.push(inst);
-            }
+            Phase::BEGIN | Phase::END | Phase::COMPLETE => self.span_event(ev),
+            Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK => self.instant(ev),
             Phase::COUNTER => self.counter(ev),
             Phase::FLOW_START | Phase::FLOW_STEP | Phase::FLOW_END => self.flow(ev),
             Phase::ASYNC_BEGIN
@@ -383,45 +328,8 @@ impl TraceBuilder {
             | Phase::LEGACY_ASYNC_START
             | Phase::LEGACY_ASYNC_STEP_INTO
             | Phase::LEGACY_ASYNC_STEP_PAST
-            | Phase::LEGACY_ASYNC_FINISH => {
-                self.time(ev.ts, ev.ts);
-                let thread = self.thread(ev);
-                let (id, local) = match (&ev.id, &ev.id2) {
-                    (Some(id), _) => (self.strings.intern(id), false),
-                    (None, Some(Id2::Local(s))) => (self.strings.intern(s), true),
-                    (None, Some(Id2::Global(s))) => (self.strings.intern(s), false),
-                    (None, None) => (StrId::EMPTY, false),
-                };
-                let a = AsyncEvent {
-                    phase: ph.0,
-                    ts: ev.ts,
-                    name: self.strings.intern(&ev.name),
-                    cat: self.strings.intern(&ev.cat),
-                    id,
-                    local,
-                    process: self.threads[thread as usize].process,
-                    thread,
-                    args: self.args_of(ev),
-                    offset: ev.offset,
-                };
-                self.async_events.push(a);
-            }
-            Phase::SAMPLE => {
-                self.time(ev.ts, ev.ts);
-                let thread = self.thread(ev);
-                let s = SampleEvent {
-                    ts: ev.ts,
-                    name: self.strings.intern(&ev.name),
-                    id: ev
-                        .id
-                        .as_ref()
-                        .map_or(StrId::EMPTY, |id| self.strings.intern(id)),
-                    thread,
-                    args: self.args_of(ev),
-                    offset: ev.offset,
-                };
-                self.samples.push(s);
-            }
+            | Phase::LEGACY_ASYNC_FINISH => self.async_event(ev),
+            Phase::SAMPLE => self.sample_point(ev),
             Phase::METADATA => self.metadata(ev),
             other => self
                 .diags
@@ -432,6 +340,114 @@ impl TraceBuilder {
                     )
                 }),
         }
+    }
+
+    /// A `B`, `E` or `X`: its time, strings and arguments, onto its thread's matcher; a
+    /// flow point it carries (Perfetto's flow v2) bound to it.
+    #[inline]
+    fn span_event(&mut self, ev: &RawEvent<'_>) {
+        let ph = ev.ph;
+        let mut dur = 0;
+        if ph == Phase::COMPLETE {
+            dur = match ev.dur {
+                Some(d) if d >= 0 => d,
+                other => {
+                    self.diags.warn(ModelWarning::BadDuration, ev.offset, || {
+                        format!("X {:?} has dur {other:?}; taken as 0", ev.name)
+                    });
+                    0
+                }
+            };
+        }
+        self.time(ev.ts, ev.ts.saturating_add(dur));
+        let t = self.thread(ev);
+        let name = self.strings.intern(&ev.name);
+        let cat = self.strings.intern(&ev.cat);
+        let (a, is_json) = args_text(&ev.args);
+        let args = self.args.add(a, is_json);
+        let e = Pending {
+            ts: ev.ts,
+            dur,
+            phase: ph,
+            name,
+            cat,
+            args,
+            offset: ev.offset,
+        };
+        let th = &mut self.threads[t as usize];
+        let strings = &self.strings;
+        th.span_event(e, self.keep, &|id| strings.get(id).to_string());
+        self.disordered |= th.disordered && !self.keep;
+        if (ev.flow_in || ev.flow_out) && ev.bind_id.is_some() && ph != Phase::END {
+            let slice_dur = if ph == Phase::COMPLETE { dur } else { -1 };
+            self.flow_point(ev, t, Some(slice_dur));
+        }
+    }
+
+    /// An `i`, `I` or `R` event.
+    fn instant(&mut self, ev: &RawEvent<'_>) {
+        self.time(ev.ts, ev.ts);
+        let thread = self.thread(ev);
+        let scope = match ev.scope {
+            Some(b'g') => InstantScope::Global,
+            Some(b'p') => InstantScope::Process,
+            _ => InstantScope::Thread,
+        };
+        let inst = Instant {
+            ts: ev.ts,
+            name: self.strings.intern(&ev.name),
+            cat: self.strings.intern(&ev.cat),
+            scope,
+            process: self.threads[thread as usize].process,
+            thread,
+            args: self.args_of(ev),
+            mark: ev.ph == Phase::MARK,
+        };
+        self.instants.push(inst);
+    }
+
+    /// A `b`/`n`/`e` or legacy `S`/`T`/`p`/`F` event: kept with its id for pairing at the end.
+    fn async_event(&mut self, ev: &RawEvent<'_>) {
+        let ph = ev.ph;
+        self.time(ev.ts, ev.ts);
+        let thread = self.thread(ev);
+        let (id, local) = match (&ev.id, &ev.id2) {
+            (Some(id), _) => (self.strings.intern(id), false),
+            (None, Some(Id2::Local(s))) => (self.strings.intern(s), true),
+            (None, Some(Id2::Global(s))) => (self.strings.intern(s), false),
+            (None, None) => (StrId::EMPTY, false),
+        };
+        let a = AsyncEvent {
+            phase: ph.0,
+            ts: ev.ts,
+            name: self.strings.intern(&ev.name),
+            cat: self.strings.intern(&ev.cat),
+            id,
+            local,
+            process: self.threads[thread as usize].process,
+            thread,
+            args: self.args_of(ev),
+            offset: ev.offset,
+        };
+        self.async_events.push(a);
+    }
+
+    /// A `P` event: one CPU sample (V8's profiles arrive as these too).
+    fn sample_point(&mut self, ev: &RawEvent<'_>) {
+        self.time(ev.ts, ev.ts);
+        let thread = self.thread(ev);
+        let s = SampleEvent {
+            ts: ev.ts,
+            name: self.strings.intern(&ev.name),
+            id: ev
+                .id
+                .as_ref()
+                .map_or(StrId::EMPTY, |id| self.strings.intern(id)),
+            thread,
+            args: self.args_of(ev),
+            offset: ev.offset,
+        };
+        self.samples.push(s);
     }
 
     fn args_of(&mut self, ev: &RawEvent<'_>) -> ArgsId {

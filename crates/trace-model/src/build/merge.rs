@@ -15,7 +15,7 @@ use crate::nest::{KeptEnd, Matcher, Pending};
 use crate::other::{CounterSeries, Flow};
 use crate::span::{flags, ExtId, SpanData};
 use crate::stack::{ChunkIds, ChunkStack, ThreadStack};
-use crate::strings::StrId;
+use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
 
 /// How one chunk's ids map to the merged builder's.
@@ -107,126 +107,17 @@ impl TraceBuilder {
         let mut stacks: Vec<Vec<(usize, ChunkStack)>> = Vec::new();
         for (ci, mut c) in chunks.into_iter().enumerate() {
             c.spall_flush();
-            {
-                let TraceBuilder {
-                    threads, strings, ..
-                } = &mut c;
-                let names = |id: StrId| strings.get(id).to_string();
-                for t in threads.iter_mut() {
-                    if let Some(m) = &mut t.stream {
-                        m.end_chunk(&names, &mut t.diags);
-                    }
-                }
-            }
-            g.disordered |= c.disordered;
-            g.keep = c.keep;
-            // Where trace_processor's sorter starts ordering by phase: within a chunk, or
-            // at its earliest event if that comes before a time an earlier chunk reached.
-            g.sorted_from = g.sorted_from.min(c.sorted_from);
-            if c.earliest < g.latest {
-                g.sorted_from = g.sorted_from.min(c.earliest);
-            }
-            g.earliest = g.earliest.min(c.earliest);
-            g.latest = g.latest.max(c.latest);
-            let r = if ci == 0 {
-                g.strings = std::mem::take(&mut c.strings);
-                g.args = std::mem::take(&mut c.args);
-                Remap {
-                    strs: (0..g.strings.len() as u32).map(StrId).collect(),
-                    args: 0,
-                }
-            } else {
-                Remap {
-                    strs: c.strings.iter().map(|(_, s)| g.strings.intern(s)).collect(),
-                    args: g.args.append(std::mem::take(&mut c.args)),
-                }
-            };
+            c.end_chunk_matchers();
+            let r = g.absorb_chunk_head(&mut c, ci);
             let pmap: Vec<u32> = c.processes.iter().map(|p| g.merge_process(p, &r)).collect();
-            let mut tmap = Vec::with_capacity(c.threads.len());
-            for t in &mut c.threads {
-                let gt = g.thread_of((r.ext(t.pid), r.ext(t.tid)));
-                tmap.push(gt);
-                let th = &mut g.threads[gt as usize];
-                if let Some(n) = t.name {
-                    th.name = Some(r.s(n));
-                }
-                if t.sort_index.is_some() {
-                    th.sort_index = t.sort_index;
-                }
-                th.disordered |= t.disordered || t.first_be_ts < th.last_be_ts;
-                th.first_be_ts = th.first_be_ts.min(t.first_be_ts);
-                th.last_be_ts = th.last_be_ts.max(t.last_be_ts);
-                if pieces.len() <= gt as usize {
-                    pieces.resize_with(gt as usize + 1, Vec::new);
-                    stacks.resize_with(gt as usize + 1, Vec::new);
-                }
-                if let Some(m) = t.stream.take() {
-                    pieces[gt as usize].push(Piece {
-                        chunk: ci,
-                        matcher: m,
-                        ends: std::mem::take(&mut t.ends),
-                        diags: std::mem::take(&mut t.diags),
-                    });
-                }
-                if let Some(st) = t.spall.take() {
-                    stacks[gt as usize].push((ci, st));
-                }
-            }
+            let tmap = g.merge_chunk_threads(&mut c, ci, &r, &mut pieces, &mut stacks);
             g.merge_others(c, &r, &pmap, &tmap);
             maps.push(r);
         }
         spall_util::timing::stage("chunks merged: strings, args, other events");
         pieces.resize_with(g.threads.len(), Vec::new);
         stacks.resize_with(g.threads.len(), Vec::new);
-
-        // Threads are independent: join each one's matchers in parallel.
-        let strings = &g.strings;
-        let names = |id: StrId| strings.get(id).to_string();
-        let keep = if from_spall {
-            !flags::FROM_BEGIN_END
-        } else {
-            !0
-        };
-        let joined: Vec<Joined> = pieces
-            .into_par_iter()
-            .zip(stacks)
-            .map(|(ps, st)| {
-                let mut m = Matcher::new(false);
-                let mut d = Diagnostics::default();
-                let mut kept = Vec::new();
-                let stack = (!st.is_empty()).then(|| {
-                    let ids = |ci: usize| ChunkIds {
-                        names: &maps[ci].strs,
-                        args: maps[ci].args,
-                    };
-                    ThreadStack::join(st, ids, &mut d)
-                });
-                for p in ps {
-                    let r = &maps[p.chunk];
-                    let fix_span = |s: &mut SpanData| {
-                        s.name = r.s(s.name);
-                        s.cat = r.s(s.cat);
-                        s.args = r.a(s.args);
-                        s.flags &= keep;
-                    };
-                    let fix_event = |e: &mut Pending| {
-                        e.name = r.s(e.name);
-                        e.cat = r.s(e.cat);
-                        e.args = r.a(e.args);
-                    };
-                    if !p.ends.is_empty() {
-                        kept.push(KeptPart {
-                            chunk: p.chunk,
-                            before: m.span_count(),
-                            ends: p.ends,
-                        });
-                    }
-                    m.append(p.matcher, &fix_span, &fix_event, &names, &mut d);
-                    d.merge(p.diags);
-                }
-                (m, stack, d, kept)
-            })
-            .collect();
+        let joined = join_threads(pieces, stacks, &maps, &g.strings, from_spall);
         spall_util::timing::stage("threads joined across chunks");
         for (t, (m, stack, d, kept)) in g.threads.iter_mut().zip(joined) {
             t.stream = Some(m);
@@ -238,6 +129,93 @@ impl TraceBuilder {
         }
         g.chunk_maps = maps;
         g
+    }
+
+    /// Ends a chunk: closes each thread matcher's pending run of E events.
+    fn end_chunk_matchers(&mut self) {
+        let TraceBuilder {
+            threads, strings, ..
+        } = self;
+        let names = |id: StrId| strings.get(id).to_string();
+        for t in threads.iter_mut() {
+            if let Some(m) = &mut t.stream {
+                m.end_chunk(&names, &mut t.diags);
+            }
+        }
+    }
+
+    /// Takes chunk `ci`'s flags, times, strings and argument sets into this merged builder;
+    /// returns how the chunk's ids map to the merged ones.
+    fn absorb_chunk_head(&mut self, c: &mut TraceBuilder, ci: usize) -> Remap {
+        self.disordered |= c.disordered;
+        self.keep = c.keep;
+        // Where trace_processor's sorter starts ordering by phase: within a chunk, or
+        // at its earliest event if that comes before a time an earlier chunk reached.
+        self.sorted_from = self.sorted_from.min(c.sorted_from);
+        if c.earliest < self.latest {
+            self.sorted_from = self.sorted_from.min(c.earliest);
+        }
+        self.earliest = self.earliest.min(c.earliest);
+        self.latest = self.latest.max(c.latest);
+        if ci == 0 {
+            self.strings = std::mem::take(&mut c.strings);
+            self.args = std::mem::take(&mut c.args);
+            Remap {
+                strs: (0..self.strings.len() as u32).map(StrId).collect(),
+                args: 0,
+            }
+        } else {
+            Remap {
+                strs: (c.strings.iter())
+                    .map(|(_, s)| self.strings.intern(s))
+                    .collect(),
+                args: self.args.append(std::mem::take(&mut c.args)),
+            }
+        }
+    }
+
+    /// Merges chunk `ci`'s threads into this builder's: names, sort indices and B/E times,
+    /// and each thread's matcher and `.spall` stack set aside in `pieces` and `stacks` (by
+    /// merged thread) to be joined later. Returns the chunk's thread map.
+    fn merge_chunk_threads(
+        &mut self,
+        c: &mut TraceBuilder,
+        ci: usize,
+        r: &Remap,
+        pieces: &mut Vec<Vec<Piece>>,
+        stacks: &mut Vec<Vec<(usize, ChunkStack)>>,
+    ) -> Vec<u32> {
+        let mut tmap = Vec::with_capacity(c.threads.len());
+        for t in &mut c.threads {
+            let gt = self.thread_of((r.ext(t.pid), r.ext(t.tid)));
+            tmap.push(gt);
+            let th = &mut self.threads[gt as usize];
+            if let Some(n) = t.name {
+                th.name = Some(r.s(n));
+            }
+            if t.sort_index.is_some() {
+                th.sort_index = t.sort_index;
+            }
+            th.disordered |= t.disordered || t.first_be_ts < th.last_be_ts;
+            th.first_be_ts = th.first_be_ts.min(t.first_be_ts);
+            th.last_be_ts = th.last_be_ts.max(t.last_be_ts);
+            if pieces.len() <= gt as usize {
+                pieces.resize_with(gt as usize + 1, Vec::new);
+                stacks.resize_with(gt as usize + 1, Vec::new);
+            }
+            if let Some(m) = t.stream.take() {
+                pieces[gt as usize].push(Piece {
+                    chunk: ci,
+                    matcher: m,
+                    ends: std::mem::take(&mut t.ends),
+                    diags: std::mem::take(&mut t.diags),
+                });
+            }
+            if let Some(st) = t.spall.take() {
+                stacks[gt as usize].push((ci, st));
+            }
+        }
+        tmap
     }
 
     /// Finds or creates the merged process for a chunk's process; returns its index.
@@ -329,4 +307,62 @@ impl TraceBuilder {
         self.start = self.start.min(c.start);
         self.end = self.end.max(c.end);
     }
+}
+
+/// Joins each merged thread's chunk matchers and `.spall` stacks, in file order, threads in
+/// parallel (they are independent): the matcher, the stack, the warnings, and the E events
+/// each chunk kept for pairing the thread again.
+fn join_threads(
+    pieces: Vec<Vec<Piece>>,
+    stacks: Vec<Vec<(usize, ChunkStack)>>,
+    maps: &[Remap],
+    strings: &Strings,
+    from_spall: bool,
+) -> Vec<Joined> {
+    let names = |id: StrId| strings.get(id).to_string();
+    let keep = if from_spall {
+        !flags::FROM_BEGIN_END
+    } else {
+        !0
+    };
+    pieces
+        .into_par_iter()
+        .zip(stacks)
+        .map(|(ps, st)| {
+            let mut m = Matcher::new(false);
+            let mut d = Diagnostics::default();
+            let mut kept = Vec::new();
+            let stack = (!st.is_empty()).then(|| {
+                let ids = |ci: usize| ChunkIds {
+                    names: &maps[ci].strs,
+                    args: maps[ci].args,
+                };
+                ThreadStack::join(st, ids, &mut d)
+            });
+            for p in ps {
+                let r = &maps[p.chunk];
+                let fix_span = |s: &mut SpanData| {
+                    s.name = r.s(s.name);
+                    s.cat = r.s(s.cat);
+                    s.args = r.a(s.args);
+                    s.flags &= keep;
+                };
+                let fix_event = |e: &mut Pending| {
+                    e.name = r.s(e.name);
+                    e.cat = r.s(e.cat);
+                    e.args = r.a(e.args);
+                };
+                if !p.ends.is_empty() {
+                    kept.push(KeptPart {
+                        chunk: p.chunk,
+                        before: m.span_count(),
+                        ends: p.ends,
+                    });
+                }
+                m.append(p.matcher, &fix_span, &fix_event, &names, &mut d);
+                d.merge(p.diags);
+            }
+            (m, stack, d, kept)
+        })
+        .collect()
 }
