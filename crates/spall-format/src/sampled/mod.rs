@@ -1,7 +1,7 @@
 //! Sampling profiles: stacks with a weight, rather than spans with a start and an end.
 //!
 //! Each reader turns one file format into [`RawSample`]s, handed to
-//! [`EventSink::sample`](crate::EventSink::sample) one at a time in file order:
+//! [`EventSink::sample`] one at a time in file order:
 //! [`collapsed`] stacks (`a;b;c 12`), `perf script` text ([`perf`]), V8's `.cpuprofile`
 //! ([`cpuprofile`]) and speedscope's file format ([`speedscope`]). A sample names its
 //! thread, its stack (outermost frame first), its weight and the weight's unit, and its
