@@ -244,7 +244,10 @@ proptest! {
         let ks: Vec<usize> = ks.into_iter().collect();
         let index = LaneIndex::with_levels(&lane, &ks);
         let (wide, gap) = (wide >> (gap % 63), gap >> (wide % 63));
-        let scanned = ks.iter().rposition(|&k| tau(k) <= gap.min(wide / 2));
+        // An empty lane stores no level and is walked.
+        let scanned = (!lane.is_empty())
+            .then(|| ks.iter().rposition(|&k| tau(k) <= gap.min(wide / 2)))
+            .flatten();
         let planned = match index.plan(wide, gap) {
             Plan::Copy(l) | Plan::Merge(l) => Some(l),
             Plan::Walk => None,
