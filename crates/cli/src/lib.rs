@@ -16,7 +16,6 @@ pub mod markers;
 pub mod query;
 pub mod select;
 pub mod stats;
-pub mod stats_samples;
 pub mod util;
 pub mod validate;
 
