@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
 use crate::event::{EventSink, RawId};
+pub use crate::event::{RawFrame, RawSample, SampleUnit};
 
 pub mod collapsed;
 pub mod cpuprofile;
@@ -25,85 +26,6 @@ pub mod speedscope;
 mod text;
 
 pub use text::utf16_to_utf8;
-
-/// What a sample's weight counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SampleUnit {
-    /// Occurrences: samples, or events (cycles, instructions) of a perf counter.
-    #[default]
-    Count,
-    /// Time, in nanoseconds.
-    Nanoseconds,
-    /// Memory, in bytes.
-    Bytes,
-}
-
-impl SampleUnit {
-    /// `"count"`, `"nanoseconds"` or `"bytes"`: a stable name for scripts.
-    pub fn name(self) -> &'static str {
-        match self {
-            SampleUnit::Count => "count",
-            SampleUnit::Nanoseconds => "nanoseconds",
-            SampleUnit::Bytes => "bytes",
-        }
-    }
-
-    /// The unit a name (as [`name`](Self::name) or a profiler writes it) stands for.
-    pub fn from_name(s: &str) -> Option<SampleUnit> {
-        Some(match s {
-            "count" | "none" | "samples" | "" => SampleUnit::Count,
-            "nanoseconds" | "ns" => SampleUnit::Nanoseconds,
-            "bytes" => SampleUnit::Bytes,
-            _ => return None,
-        })
-    }
-}
-
-/// One stack frame of a sample.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RawFrame<'a> {
-    /// The function (or, where none is known, the module in brackets).
-    pub name: Cow<'a, str>,
-    /// The source file, or for `perf` the module (DSO), where given.
-    pub file: Option<Cow<'a, str>>,
-    /// The line in `file` (1-based), where given.
-    pub line: Option<u32>,
-}
-
-impl<'a> RawFrame<'a> {
-    /// A frame with only a name.
-    pub fn named(name: impl Into<Cow<'a, str>>) -> RawFrame<'a> {
-        RawFrame {
-            name: name.into(),
-            file: None,
-            line: None,
-        }
-    }
-}
-
-/// One sample: a stack and its weight.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RawSample<'a> {
-    /// The process.
-    pub pid: RawId<'a>,
-    /// The thread, within the process.
-    pub tid: RawId<'a>,
-    /// The thread's name, where the format gives one (perf's `comm`, a profile's name).
-    pub thread_name: Option<Cow<'a, str>>,
-    /// What the weight measures (`"cycles"`, `"samples"`, `"cpu"`): samples of different
-    /// kinds go on different tracks.
-    pub kind: Cow<'a, str>,
-    /// The weight's unit.
-    pub unit: SampleUnit,
-    /// When the sample was taken, in nanoseconds; `None` for formats with no time.
-    pub ts: Option<i64>,
-    /// The weight: 1 per sample, a perf event's period, the time to the next sample...
-    pub weight: i64,
-    /// The stack, outermost frame first.
-    pub stack: &'a [RawFrame<'a>],
-    /// Byte offset of the sample in the decoded input.
-    pub offset: u64,
-}
 
 /// Which sampling-profile format some bytes are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
