@@ -222,7 +222,7 @@ impl Trace {
     /// trace_processor's view of this trace: its slice ids, nesting, tracks and flows,
     /// computed at the first call (see [`View`]).
     pub fn perfetto(&self) -> &View {
-        self.perfetto.get_or_init(|| View::new(self))
+        self.derived.perfetto(|| View::new(self))
     }
 }
 

@@ -132,16 +132,16 @@ struct Profile {
 }
 
 /// Builds the sample tracks (by thread) and the frame table from `P` events (in file
-/// order) and a sampling profile's samples.
+/// order), after a sampling profile's tracks and frames (`profiled`).
 pub(crate) fn build(
     events: &[SampleEvent],
-    profile: crate::profile::Collected,
+    profiled: (Vec<SampleTrack>, Frames),
     strings: &mut Strings,
     args: &ArgsStore,
     thread_process: impl Fn(u32) -> u32,
     diags: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<SampleTrack>, Vec<Frame>) {
-    let (mut tracks, mut frames) = profile.finish(diags);
+    let (mut tracks, mut frames) = profiled;
     if events.is_empty() {
         return (tracks, frames.frames);
     }

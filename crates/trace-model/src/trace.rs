@@ -35,8 +35,9 @@ pub struct Trace {
     pub(crate) end_ns: i64,
     pub(crate) diagnostics: Diagnostics<ModelWarning>,
     pub(crate) decode: Summary,
-    /// trace_processor's view, computed at the first [`Trace::perfetto`].
-    pub(crate) perfetto: std::sync::OnceLock<crate::perfetto::View>,
+    /// Views computed at their first use: trace_processor's, at the first
+    /// `Trace::perfetto`.
+    pub(crate) derived: crate::derived::Derived,
 }
 
 impl Trace {
@@ -100,7 +101,7 @@ impl Trace {
 
     /// The span a flow point binds to by the rules [`flow_links`](Trace::flow_links)
     /// follows (enclosing, next, or the slice that carried it), for a consumer that chains
-    /// points its own way (trace_processor's rule, [`perfetto::View::flows`](crate::perfetto::View::flows)).
+    /// points its own way (trace_processor's rule, `perfetto::View::flows`).
     /// O(depth × log spans).
     pub fn flow_point_span(&self, p: &crate::FlowPoint) -> Option<SpanRef> {
         crate::flows::bind_point(&self.threads, p)

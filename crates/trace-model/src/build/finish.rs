@@ -73,9 +73,10 @@ impl TraceBuilder {
         } = self;
         args.shrink();
         let thread_process: Vec<u32> = threads.iter().map(|t| t.process).collect();
+        let profiled = profile.finish(&mut diags);
         let (samples, frames) = samples::build(
             &samples,
-            profile,
+            profiled,
             &mut strings,
             &args,
             |t| thread_process[t as usize],
@@ -146,7 +147,7 @@ impl TraceBuilder {
             end_ns: end,
             diagnostics: diags,
             decode,
-            perfetto: Default::default(),
+            derived: Default::default(),
         })
     }
 }
