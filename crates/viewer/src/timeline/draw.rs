@@ -14,8 +14,7 @@ use crate::view::layout::{RowKind, LABEL_PX};
 use crate::view::state::ViewState;
 use crate::view::viewport::{format_duration, format_time, tick_step};
 
-/// Text size of process and thread headers, in logical pixels.
-pub const HEADER_PX: f32 = 12.5;
+pub use crate::timeline::kinds::HEADER_PX;
 
 /// Draws the timeline, reusing its buffers between frames.
 #[derive(Debug, Default)]

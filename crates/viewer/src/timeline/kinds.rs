@@ -11,6 +11,9 @@ use crate::view::layout::LABEL_PX;
 use crate::view::state::{FlowMode, ViewState};
 use crate::view::viewport::{format_duration, format_value};
 
+/// Text size of process and thread headers, in logical pixels.
+pub const HEADER_PX: f32 = 12.5;
+
 /// Flow arrows drawn per frame at most; the rest are counted on screen.
 pub const MAX_FLOWS: usize = 2000;
 
@@ -229,7 +232,7 @@ pub fn async_summary(
         scene.rect(r0, top, (r1 - r0).max(1.0), bh, fill);
     }
     // The label on a band of its own, readable over the boxes.
-    let px = crate::timeline::draw::HEADER_PX * s.scale;
+    let px = HEADER_PX * s.scale;
     let w = fonts.measure(text, px);
     scene.rect(0.0, y, 18.0 + w + 8.0, h - 1.0, th.thread_header);
     let c = th.text_dim;
