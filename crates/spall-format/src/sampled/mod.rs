@@ -12,11 +12,9 @@
 //! `.cpuprofile` or a speedscope file starts with, else text whose first record is a
 //! `perf script` header followed by a frame line, or a `stack weight` line.
 
-use std::borrow::Cow;
-
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
-use crate::event::{EventSink, RawId};
+use crate::event::EventSink;
 pub use crate::event::{RawFrame, RawSample, SampleUnit};
 
 pub mod collapsed;
@@ -113,6 +111,7 @@ pub(crate) fn warn(diags: &mut Diagnostics, offset: u64, what: impl FnOnce() -> 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::event::RawId;
 
     /// A sample with its text copied out.
     #[derive(Clone, Debug, PartialEq)]
