@@ -32,6 +32,7 @@ seed flame tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixture
 seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
 seed model_kinds tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/real/chrome116_devtools_export.json
 seed cli_text tests/fixtures/budgets/*.toml
+seed decode_profiles tests/fixtures/real/profiles/*.perf tests/fixtures/real/profiles/*.cpuprofile
 mkdir -p fuzz/corpus/decode_spall
 # The decode_spall target supplies the magic itself: seeds start after it. (`head` closing
 # the pipe early is expected, hence `|| true` under pipefail.)
@@ -42,7 +43,8 @@ done
 cd fuzz
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for t in decode_spall decode_proto decode_json build_model info_path flame diff model_kinds cli_text; do
+for t in decode_spall decode_proto decode_json decode_profiles build_model info_path flame diff model_kinds \
+    cli_text; do
   echo "== fuzz $t for ${secs}s"
   # A fixed seed: a failure in CI replays here with the same command.
   if ! cargo fuzz run -O "$t" "corpus/$t" -- -seed=1 -max_total_time="$secs" -max_len=65536 \
