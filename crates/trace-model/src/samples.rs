@@ -197,30 +197,20 @@ pub(crate) fn build(
     tracks.extend(by_thread.into_iter().map(|(thread, mut s)| {
         s.sort_by_key(|x| x.0);
         let (ts, frame): (Vec<i64>, Vec<u32>) = s.into_iter().unzip();
-        if v8_threads.contains(&thread) {
-            let weight = intervals(&ts);
-            let (kind, unit) = (cpu, SampleUnit::Nanoseconds);
-            SampleTrack {
-                thread,
-                kind,
-                unit,
-                timed: true,
-                ts,
-                frame,
-                weight,
-            }
+        // V8's samples weigh the time to the next one; a `P` event is one sample.
+        let (kind, unit, weight) = if v8_threads.contains(&thread) {
+            (cpu, SampleUnit::Nanoseconds, intervals(&ts))
         } else {
-            let weight = vec![1; ts.len()];
-            let (kind, unit) = (count, SampleUnit::Count);
-            SampleTrack {
-                thread,
-                kind,
-                unit,
-                timed: true,
-                ts,
-                frame,
-                weight,
-            }
+            (count, SampleUnit::Count, vec![1; ts.len()])
+        };
+        SampleTrack {
+            thread,
+            kind,
+            unit,
+            timed: true,
+            ts,
+            frame,
+            weight,
         }
     }));
     tracks.sort_by_key(|t| (t.thread, t.kind));
