@@ -116,3 +116,21 @@ pub fn piped(exe: impl AsRef<Path>, args: &[&str], input: &[u8]) -> Output {
     writer.join().unwrap();
     o
 }
+
+/// `n` one-microsecond `X` events on thread `tid` of process `pid`, one after the other,
+/// as Chrome JSON array entries (each ends with a comma).
+pub fn json_spans(pid: u32, tid: u32, n: u32) -> String {
+    (0..n)
+        .map(|i| format!(r#"{{"ph":"X","name":"s","ts":{i},"dur":1,"pid":{pid},"tid":{tid}}},"#))
+        .collect()
+}
+
+/// A Chrome JSON metadata (`M`) event with `args` as JSON members (ends with a comma).
+pub fn json_meta(name: &str, pid: u32, tid: u32, args: &str) -> String {
+    format!(r#"{{"ph":"M","name":"{name}","pid":{pid},"tid":{tid},"args":{{{args}}}}},"#)
+}
+
+/// Array entries as [`json_spans`] and [`json_meta`] write them, as one JSON array.
+pub fn json_array(entries: &str) -> String {
+    format!("[{}]", entries.trim_end_matches(','))
+}

@@ -119,22 +119,10 @@ impl Trace {
 mod tests {
     use crate::{load_bytes, Trace};
 
-    /// `n` one-microsecond spans on a thread, one after the other.
-    fn spans(pid: u32, tid: u32, n: u32) -> String {
-        (0..n)
-            .map(|i| {
-                format!(r#"{{"ph":"X","name":"s","ts":{i},"dur":1,"pid":{pid},"tid":{tid}}},"#)
-            })
-            .collect()
-    }
-
-    fn meta(name: &str, pid: u32, tid: u32, args: &str) -> String {
-        format!(r#"{{"ph":"M","name":"{name}","pid":{pid},"tid":{tid},"args":{{{args}}}}},"#)
-    }
+    use spall_test_support::{json_array, json_meta as meta, json_spans as spans};
 
     fn load(events: &[String]) -> Trace {
-        let json = format!("[{}]", events.concat().trim_end_matches(','));
-        load_bytes(json.as_bytes()).unwrap()
+        load_bytes(json_array(&events.concat()).as_bytes()).unwrap()
     }
 
     fn tids(t: &Trace, threads: &[u32]) -> Vec<String> {

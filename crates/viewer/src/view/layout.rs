@@ -576,21 +576,10 @@ mod tests {
         assert!(names[0].starts_with("Process"), "{names:?}");
     }
 
-    /// `n` one-microsecond spans on a thread, one after the other.
-    fn spans(pid: u32, tid: u32, n: u32) -> String {
-        (0..n)
-            .map(|i| {
-                format!(r#"{{"ph":"X","name":"s","ts":{i},"dur":1,"pid":{pid},"tid":{tid}}},"#)
-            })
-            .collect()
-    }
-
-    fn meta(name: &str, pid: u32, tid: u32, args: &str) -> String {
-        format!(r#"{{"ph":"M","name":"{name}","pid":{pid},"tid":{tid},"args":{{{args}}}}},"#)
-    }
+    use spall_test_support::{json_array, json_meta as meta, json_spans as spans};
 
     fn load(events: String) -> Trace {
-        trace_model::load_bytes(format!("[{}]", events.trim_end_matches(',')).as_bytes()).unwrap()
+        trace_model::load_bytes(json_array(&events).as_bytes()).unwrap()
     }
 
     #[test]
