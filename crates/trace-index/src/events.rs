@@ -5,7 +5,10 @@ use std::collections::HashMap;
 
 use trace_model::{DisplayOrder, InstantScope, StrId, Trace};
 
+use rayon::prelude::*;
+
 use crate::async_groups::AsyncGroup;
+use crate::sample_stacks::SampleStacks;
 use crate::series::SeriesIndex;
 
 /// The series of one counter event (one per `args` key), drawn overlaid on one track.
@@ -54,6 +57,8 @@ pub struct EventIndex {
     pub global_instants: Vec<u32>,
     /// Per thread, its sample track, if any.
     pub samples_by_thread: Vec<Option<u32>>,
+    /// Per thread, its sample track's stacks over time (empty where it has none).
+    pub sample_stacks: Vec<SampleStacks>,
     /// Flow links (indices into `Trace::flow_links`) as (earlier end's time, later end's
     /// time, link), by the earlier time.
     pub links_by_time: Vec<(i64, i64, u32)>,
@@ -98,6 +103,9 @@ impl EventIndex {
         for (i, s) in t.samples().iter().enumerate() {
             k.samples_by_thread[s.thread as usize] = Some(i as u32);
         }
+        k.sample_stacks = (k.samples_by_thread.par_iter())
+            .map(|s| s.map_or_else(SampleStacks::default, |s| SampleStacks::build(t, s)))
+            .collect();
         k.async_groups = AsyncGroup::build(t, &k.async_place);
         k.order = t.display_order();
         k.order_links(t);

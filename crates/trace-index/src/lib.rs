@@ -37,6 +37,7 @@ mod item;
 mod lane;
 mod levels;
 mod pyramid;
+mod sample_stacks;
 mod series;
 mod transfer;
 mod walk;
@@ -48,6 +49,7 @@ pub use async_groups::AsyncGroup;
 pub use detail::Detail;
 pub use events::{CounterGroup, EventIndex};
 pub use item::Item;
+pub use sample_stacks::SampleStacks;
 pub use series::SeriesIndex;
 pub use transfer::IndexIn;
 

@@ -28,6 +28,16 @@ pub enum Pick {
         /// Index of the sample in the track.
         index: u32,
     },
+    /// A box of a thread's stacks over time (`Kinds::sample_stacks`): consecutive samples
+    /// with the same frame at one depth, named by its first sample.
+    Stack {
+        /// Index into `Trace::samples`.
+        track: u32,
+        /// The stack depth (0 is the outermost frame).
+        depth: u32,
+        /// Index of the box's first sample in the track.
+        sample: u32,
+    },
 }
 
 impl Pick {
@@ -107,9 +117,8 @@ pub fn copy_text(t: &trace_model::Trace, pick: Pick, stack: bool) -> Option<Stri
             .get(i as usize)
             .map(|e| t.str(e.name).to_string()),
         Pick::Async(i) => (t.async_slices().get(i as usize)).map(|a| t.str(a.name).to_string()),
-        Pick::Sample { track, index } => {
-            let track = t.samples().get(track as usize)?;
-            let mut f = *track.frame.get(index as usize)?;
+        Pick::Sample { .. } | Pick::Stack { .. } => {
+            let mut f = pick_frame(t, pick)?;
             let mut names = Vec::new();
             while let Some(fr) = t.frames().get(f as usize) {
                 names.push(t.str(fr.name));
@@ -122,6 +131,29 @@ pub fn copy_text(t: &trace_model::Trace, pick: Pick, stack: bool) -> Option<Stri
             Some(names.join("\n"))
         }
         Pick::Counter { .. } => None,
+    }
+}
+
+/// The frame of a sample (its leaf) or of a box of stacks over time (its frame at its
+/// depth): an index into `Trace::frames`.
+pub fn pick_frame(t: &trace_model::Trace, pick: Pick) -> Option<u32> {
+    let (track, sample, depth) = match pick {
+        Pick::Sample { track, index } => (track, index, None),
+        Pick::Stack {
+            track,
+            depth,
+            sample,
+        } => (track, sample, Some(depth)),
+        _ => return None,
+    };
+    let leaf = *t
+        .samples()
+        .get(track as usize)?
+        .frame
+        .get(sample as usize)?;
+    match depth {
+        None => Some(leaf),
+        Some(d) => trace_model::frame_at_depth(t.frames(), leaf, d as usize),
     }
 }
 

@@ -112,7 +112,9 @@ pub(crate) fn other_details(ui: &mut Ui, l: &Loaded, p: Pick) {
                 vec![("args", a.args), ("end args", a.end_args)],
             )
         }
-        Pick::Sample { track, .. } => (Some(t.samples()[track as usize].thread), Vec::new()),
+        Pick::Sample { track, .. } | Pick::Stack { track, .. } => {
+            (Some(t.samples()[track as usize].thread), Vec::new())
+        }
         _ => (None, Vec::new()),
     };
     if let Some(th) = thread {

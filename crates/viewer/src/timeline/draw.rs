@@ -105,7 +105,10 @@ impl TimelineBuilder {
                 }
                 RowKind::Process(p) => process_header(scene, fonts, l, s, p, y, row.h),
                 RowKind::Lane { thread, depth } => {
-                    self.lane(scene, fonts, l, s, (thread, depth), y, row.h);
+                    self.lane(scene, fonts, l, s, (thread, depth, false), y, row.h);
+                }
+                RowKind::Stack { thread, depth } => {
+                    self.lane(scene, fonts, l, s, (thread, depth, true), y, row.h);
                 }
             }
         }
@@ -119,8 +122,9 @@ impl TimelineBuilder {
 }
 
 impl TimelineBuilder {
-    /// One depth of a thread's spans: boxes (merged where too small to see one by one) and
-    /// their labels, dimmed outside a search's matches.
+    /// One depth of a thread's spans, or with `stacks` of its samples' stacks over time:
+    /// boxes (merged where too small to see one by one) and their labels, dimmed outside a
+    /// search's matches.
     #[allow(clippy::too_many_arguments)]
     fn lane(
         &mut self,
@@ -128,7 +132,7 @@ impl TimelineBuilder {
         fonts: &mut Fonts,
         l: &Loaded,
         s: &ViewState,
-        (thread, depth): (u32, u32),
+        (thread, depth, stacks): (u32, u32, bool),
         y: f32,
         row_h: f32,
     ) {
@@ -138,15 +142,11 @@ impl TimelineBuilder {
         let detail = Detail::new(s.viewport.ns_per_px);
         let searching = s.matches.is_active();
         self.items.clear();
-        l.index.query_into(
-            t,
-            thread as usize,
-            depth as usize,
-            t0,
-            t1,
-            detail,
-            &mut self.items,
-        );
+        let (ti, d, out) = (thread as usize, depth as usize, &mut self.items);
+        match stacks {
+            true => l.kinds.sample_stacks[ti].query_into(d, t0, t1, detail, out),
+            false => l.index.query_into(t, ti, d, t0, t1, detail, out),
+        }
         let h = row_h - 1.0;
         for it in &self.items {
             let x0 = s.viewport.x(it.start);

@@ -525,6 +525,7 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
             }
             v
         }
+        Pick::Stack { .. } => crate::timeline::stacks::describe_stack(l, p),
         Pick::Sample { track, index } => {
             let st = &t.samples()[track as usize];
             let mut f = st.frame[index as usize];

@@ -4,6 +4,7 @@
 //!
 //! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
 //! - [`markers`]: flags at a time, with a note.
+//! - `stacks`: a thread's samples as stacks over time (drawn as span lanes by `draw`).
 //! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
 //! - `compare`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
 //!   code through BASE's own view.
@@ -12,3 +13,4 @@ pub(crate) mod compare;
 pub mod draw;
 pub(crate) mod kinds;
 pub mod markers;
+pub(crate) mod stacks;

@@ -17,7 +17,8 @@ use crate::view::state::ViewState;
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawnTrack {
     /// What it is: `process`, `thread` (a thread's header), `spans` (its lanes),
-    /// `thread_instants`, `samples`, `counter`, `process_instants`, `global_instants`,
+    /// `thread_instants`, `samples`, `sample_stacks` (a thread's stacks over time, every
+    /// depth), `counter`, `process_instants`, `global_instants`,
     /// `async_group` (folded: its summary row), `async` (a track, header and rows),
     /// `async_packed` (a process's one-slice async tracks, packed).
     pub kind: &'static str,
@@ -49,6 +50,9 @@ pub fn drawn_tracks(l: &Loaded, s: &ViewState) -> Vec<DrawnTrack> {
         let continues = matches!(
             (last, row.kind),
             (Some(RowKind::Lane { thread: a, .. }), RowKind::Lane { thread: b, .. }) if a == b
+        ) || matches!(
+            (last, row.kind),
+            (Some(RowKind::Stack { thread: a, .. }), RowKind::Stack { thread: b, .. }) if a == b
         ) || matches!(
             (last, row.kind),
             (
@@ -94,6 +98,7 @@ fn track(l: &Loaded, row: &Row, y: f32) -> DrawnTrack {
         RowKind::Lane { thread, .. } => ("spans", of_thread(thread)),
         RowKind::ThreadInstants(th) => ("thread_instants", of_thread(th)),
         RowKind::Samples(th) => ("samples", of_thread(th)),
+        RowKind::Stack { thread, .. } => ("sample_stacks", of_thread(thread)),
         RowKind::GlobalInstants => ("global_instants", (None, None, String::new())),
         RowKind::ProcessInstants(p) => ("process_instants", (Some(p), None, String::new())),
         RowKind::Counter(g) => {

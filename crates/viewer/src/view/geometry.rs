@@ -83,6 +83,20 @@ impl ViewState {
                         index: i as u32,
                     })
             }
+            RowKind::Stack { thread, depth } => {
+                let st = &k.sample_stacks[thread as usize];
+                let lane = st.lanes.get(depth as usize)?;
+                let h = lane.hit_test(t, tol)?;
+                let track = &tr.samples()[st.track as usize];
+                let first = track
+                    .samples_in(lane.start[h.index], lane.end(h.index))
+                    .start;
+                (first < track.ts.len()).then_some(Pick::Stack {
+                    track: st.track,
+                    depth,
+                    sample: first as u32,
+                })
+            }
             _ => None,
         }
     }
@@ -124,6 +138,9 @@ impl ViewState {
                 (Pick::Counter { group, .. }, RowKind::Counter(g)) => g == group,
                 (Pick::Sample { track, .. }, RowKind::Samples(th)) => {
                     t.samples()[track as usize].thread == th
+                }
+                (Pick::Stack { track, depth, .. }, RowKind::Stack { thread, depth: d }) => {
+                    t.samples()[track as usize].thread == thread && depth == d
                 }
                 _ => false,
             }

@@ -71,6 +71,13 @@ pub enum RowKind {
     },
     /// A thread's CPU samples (`Trace::samples`).
     Samples(u32),
+    /// One depth of a thread's samples as stacks over time (`Kinds::sample_stacks`).
+    Stack {
+        /// Index into `Trace::threads`.
+        thread: u32,
+        /// The stack depth (0 is the outermost frame).
+        depth: u32,
+    },
 }
 
 impl RowKind {
@@ -341,6 +348,16 @@ impl Builder<'_> {
         }
         if samples {
             self.push(marks_h, RowKind::Samples(t));
+            // Its stacks over time right under it, as speedscope's time-order view.
+            for d in 0..k.sample_stacks[t as usize].depth() as u32 {
+                self.push(
+                    LANE_H * self.scale,
+                    RowKind::Stack {
+                        thread: t,
+                        depth: d,
+                    },
+                );
+            }
         }
         self.out.first_lane[t as usize] = Some(self.out.rows.len());
         for d in 0..lanes {

@@ -569,6 +569,10 @@ pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
             let ts = *t.samples().get(track as usize)?.ts.get(index as usize)?;
             Some((ts, ts))
         }
+        Pick::Stack { .. } => {
+            let (lane, i) = crate::timeline::stacks::stack_box(l, p)?;
+            Some((lane.start[i], lane.end(i)))
+        }
     }
 }
 

@@ -60,6 +60,23 @@ impl Img {
     }
 }
 
+/// A screenshot's settings: the light theme's defaults at `w` x `h`.
+fn settings(w: u32, h: u32, flows: FlowMode, select: Option<&str>) -> Shot {
+    Shot {
+        width: w,
+        height: h,
+        view: None,
+        select: select.map(str::to_string),
+        flows,
+        theme: Theme::new(ThemeKind::Light),
+        scale: 1.0,
+        mode: spall_viewer::view::flame::Mode::Timeline,
+        thread: None,
+        sandwich: None,
+        flame_up: false,
+    }
+}
+
 fn shot_with(
     l: &Loaded,
     w: u32,
@@ -67,23 +84,7 @@ fn shot_with(
     flows: FlowMode,
     select: Option<&str>,
 ) -> (ViewState, Img) {
-    let s = prepare(
-        l,
-        &Shot {
-            width: w,
-            height: h,
-            view: None,
-            select: select.map(str::to_string),
-            flows,
-            theme: Theme::new(ThemeKind::Light),
-            scale: 1.0,
-            mode: spall_viewer::view::flame::Mode::Timeline,
-            thread: None,
-            sandwich: None,
-            flame_up: false,
-        },
-    )
-    .unwrap();
+    let s = prepare(l, &settings(w, h, flows, select)).unwrap();
     let px = render(l, &s).expect("headless rendering works");
     (s, Img { px, w, h })
 }
@@ -330,6 +331,76 @@ fn cpu_samples_get_a_track_coloured_by_leaf_frame() {
     ));
 }
 
+/// A profile's stacks are drawn over time as speedscope's time-order view: under the
+/// samples' ticks, a row per stack depth, consecutive samples with one frame at a depth
+/// merged into one box of that frame's colour, which a click picks with its frame.
+#[test]
+fn sample_stacks_are_drawn_over_time_as_boxes() {
+    for rel in ["real/profiles/work.cpuprofile", "real/profiles/spin.perf"] {
+        let l = from_fixture(rel);
+        let t = &l.trace;
+        let stacks = &l.kinds.sample_stacks;
+        // The widest outermost box of any thread, in a view three times its width.
+        let widest = |th: usize| {
+            let lane = stacks[th].lanes.first()?;
+            (0..lane.len())
+                .max_by_key(|&i| lane.dur[i])
+                .map(|i| (lane.dur[i], i))
+        };
+        let th = (0..stacks.len()).max_by_key(|&th| widest(th)).unwrap();
+        let i = widest(th).unwrap().1;
+        assert!(
+            stacks[th].depth() > 3,
+            "{rel}: stacks {}",
+            stacks[th].depth()
+        );
+        let lane = &stacks[th].lanes[0];
+        // Fewer boxes than samples: merged runs, not one box per sample.
+        let samples = t.samples()[stacks[th].track as usize].ts.len();
+        assert!(lane.len() * 2 < samples, "{rel}: {} boxes", lane.len());
+        let (a, b) = (lane.start[i] - t.start_ns(), lane.end(i) - t.start_ns());
+        let mut shot = settings(1000, 700, FlowMode::None, None);
+        shot.view = Some((Some(a - lane.dur[i]), Some(b + lane.dur[i])));
+        let s = prepare(&l, &shot).unwrap();
+        let img = Img {
+            px: render(&l, &s).unwrap(),
+            w: 1000,
+            h: 700,
+        };
+        let want = |k| {
+            k == RowKind::Stack {
+                thread: th as u32,
+                depth: 0,
+            }
+        };
+        let (y, h) = row(&s, want);
+        let (x0, x1) = (
+            s.viewport.x(lane.start[i]) as f32,
+            s.viewport.x(lane.end(i)) as f32,
+        );
+        assert!(x1 - x0 > 200.0, "{rel}: the box is {} px wide", x1 - x0);
+        let fill = s.theme.span_fill(l.colors[lane.name[i].0 as usize]);
+        // Across the row, above its label's text.
+        for x in [x0 + 3.0, (x0 + x1) / 2.0, x1 - 3.0] {
+            assert_eq!(img.at(x, y + 2.0), fill, "{rel}: the box at {x}");
+        }
+        let mid = (x0 + x1) / 2.0;
+        let hit = s.hit(&l, mid, y + h / 2.0).expect("the box is picked");
+        assert!(matches!(
+            hit,
+            spall_viewer::kinds::Pick::Stack { depth: 0, .. }
+        ));
+        let name = spall_viewer::kinds::copy_text(t, hit, false).unwrap();
+        assert_eq!(name, t.str(lane.name[i]), "{rel}");
+        // The layout reports them as one track of the thread.
+        shot.view = None;
+        let s = prepare(&l, &shot).unwrap();
+        let drawn = spall_viewer::view::drawn::drawn_tracks(&l, &s);
+        let n = drawn.iter().filter(|d| d.kind == "sample_stacks").count();
+        assert_eq!(n, stacks.iter().filter(|s| s.depth() > 0).count(), "{rel}");
+    }
+}
+
 #[test]
 fn a_generated_trace_lays_out_every_kind_in_order() {
     let l = from_bytes(
@@ -359,6 +430,10 @@ fn a_generated_trace_lays_out_every_kind_in_order() {
             RowKind::Thread(1),
             RowKind::ThreadInstants(1),
             RowKind::Samples(1),
+            RowKind::Stack {
+                thread: 1,
+                depth: 0
+            },
             RowKind::Lane {
                 thread: 1,
                 depth: 0
