@@ -740,7 +740,14 @@ impl EventSink for TraceBuilder {
             }
         };
         if let (Some(n), None) = (&s.thread_name, self.threads[t as usize].name) {
-            self.threads[t as usize].name = Some(self.strings.intern(n));
+            let name = self.strings.intern(n);
+            self.threads[t as usize].name = Some(name);
+            // A process is named after its main thread (tid = pid), as perf and Perfetto
+            // name it.
+            let p = &mut self.processes[self.threads[t as usize].process as usize];
+            if key.0 == key.1 && p.name.is_none() {
+                p.name = Some(name);
+            }
         }
         self.profile.add(s, t, &mut self.strings);
     }

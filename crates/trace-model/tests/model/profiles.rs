@@ -1,0 +1,86 @@
+//! Sampling profiles on real recordings: threads and processes as the profiler named them,
+//! and stacks over time, each checked against a plain reading of the file.
+
+use std::collections::BTreeSet;
+
+use spall_test_support::fixture;
+use trace_model::{load, ExtId, Trace};
+
+/// The (pid, tid) pairs of a `perf script` file's headers, read plainly: the first field
+/// after the command that is `pid/tid` or a bare tid (pid = tid).
+fn perf_threads(rel: &str) -> BTreeSet<(i64, i64)> {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        if line.is_empty() || line.starts_with([' ', '\t', '#']) {
+            continue;
+        }
+        let id = line.split_whitespace().nth(1).unwrap();
+        let (pid, tid) = id.split_once('/').unwrap_or((id, id));
+        out.insert((pid.parse().unwrap(), tid.parse().unwrap()));
+    }
+    out
+}
+
+fn model_threads(t: &Trace) -> BTreeSet<(i64, i64)> {
+    let num = |x: ExtId| match x {
+        ExtId::Num(n) => n,
+        ExtId::Str(_) => panic!("a numeric id"),
+    };
+    (t.threads().iter())
+        .map(|th| (num(t.processes()[th.process as usize].pid), num(th.tid)))
+        .collect()
+}
+
+/// `perf script -F comm,pid,tid,...` prints `comm pid/tid`: the worker thread joins its
+/// process. Without the pid (perf's default fields), each tid is a process of its own.
+#[test]
+fn perf_threads_join_their_process_where_perf_printed_its_pid() {
+    let fields = load(fixture("real/profiles/spin_fields.perf")).unwrap();
+    let want = perf_threads("real/profiles/spin_fields.perf");
+    assert_eq!(want, BTreeSet::from([(611, 611), (611, 615)]));
+    assert_eq!(model_threads(&fields), want);
+    assert_eq!(fields.processes().len(), 1);
+    // Named after its main thread's command, as perf and Perfetto name it.
+    let name = fields.processes()[0].name.map(|n| fields.str(n));
+    assert_eq!(name, Some("spin"));
+    for th in fields.threads() {
+        assert_eq!(th.name.map(|n| fields.str(n)), Some("spin"));
+    }
+    let plain = load(fixture("real/profiles/spin.perf")).unwrap();
+    let want = perf_threads("real/profiles/spin.perf");
+    assert_eq!(want, BTreeSet::from([(611, 611), (615, 615)]));
+    assert_eq!(model_threads(&plain), want);
+    assert_eq!(plain.processes().len(), 2);
+}
+
+/// Stacks over time on a real perf profile: at every depth the boxes cover each sample
+/// that is that deep exactly once, with the frame the sample's stack holds there.
+#[test]
+fn a_real_profiles_stack_lanes_cover_each_sample_once() {
+    for rel in ["real/profiles/spin.perf", "real/profiles/work.cpuprofile"] {
+        let t = load(fixture(rel)).unwrap();
+        for st in t.samples() {
+            let lanes = st.stack_lanes(t.frames());
+            for (d, lane) in lanes.iter().enumerate() {
+                let mut covered = 0;
+                for i in 0..lane.len() {
+                    if i > 0 {
+                        assert!(lane.start[i] >= lane.end(i - 1), "{rel}: overlap at {d}");
+                    }
+                    let r = st.samples_in(lane.start[i], lane.end(i));
+                    assert!(!r.is_empty(), "{rel}: an empty box");
+                    for s in r {
+                        let f = trace_model::frame_at_depth(t.frames(), st.frame[s], d);
+                        assert_eq!(f.map(|f| t.frames()[f as usize].name), Some(lane.name[i]));
+                        covered += 1;
+                    }
+                }
+                let deep = (0..st.ts.len())
+                    .filter(|&s| trace_model::frame_at_depth(t.frames(), st.frame[s], d).is_some())
+                    .count();
+                assert_eq!(covered, deep, "{rel}: depth {d}");
+            }
+        }
+    }
+}
