@@ -126,7 +126,7 @@ enum Command {
     Export(export::Args),
 }
 
-const QUERY_HELP: &str = "Tables (trace_processor's names and columns): slice, thread, process, track, thread_track, process_track, counter_track, counter, flow, args, and ancestor_slice(id), descendant_slice(id), directly_connected_flow(id), following_flow(id), preceding_flow(id); ours: instant, the views spall_slice (slice with utid, self_dur, unfinished, kind) and thread_slice. As trace_processor's, slice holds every span, instant (dur = 0) and async slice on its track; stats counts spans only. Times are integer nanoseconds. Ids are numbered our own way. A JSON string pid or tid (\"Spans\") stays a string, where trace_processor gives a number of its own (an offset into its string pool). Columns and differences: docs/SQL.md.
+const QUERY_HELP: &str = "Tables (trace_processor's names and columns): slice, thread, process, track, thread_track, process_track, counter_track, counter, flow, args, the samples' cpu_profile_stack_sample, perf_sample, stack_profile_callsite, stack_profile_frame, stack_profile_mapping, and ancestor_slice(id), descendant_slice(id), directly_connected_flow(id), following_flow(id), preceding_flow(id); ours: instant, the views spall_slice (slice with utid, self_dur, unfinished, kind) and thread_slice. As trace_processor's, slice holds every span, instant (dur = 0) and async slice on its track; stats counts spans only. Times are integer nanoseconds. Ids are numbered our own way. A JSON string pid or tid (\"Spans\") stays a string, where trace_processor gives a number of its own (an offset into its string pool). Columns and differences: docs/SQL.md.
 
 Exit codes: 0 success, 2 a SQL error (the message shows the query and where) or an unreadable trace.
 

@@ -299,7 +299,7 @@ fn shell(db: &TraceDb, mut format: Format) -> Result<ExitCode, Fatal> {
     Ok(ExitCode::SUCCESS)
 }
 
-const TABLES: &str = "slice thread process track thread_track process_track counter_track counter instant flow args spall_slice (view) thread_slice (view) ancestor_slice(id) descendant_slice(id) directly_connected_flow(id) following_flow(id) preceding_flow(id)";
+const TABLES: &str = "slice thread process track thread_track process_track counter_track counter instant flow args cpu_profile_stack_sample perf_sample stack_profile_callsite stack_profile_frame stack_profile_mapping spall_slice (view) thread_slice (view) ancestor_slice(id) descendant_slice(id) directly_connected_flow(id) following_flow(id) preceding_flow(id)";
 
 const SHELL_HELP: &str = ".tables            the tables (columns: docs/SQL.md)
 .format table|json|csv

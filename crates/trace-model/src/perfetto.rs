@@ -28,6 +28,8 @@
 //! - **Threads**: the main thread (tid = pid) trace_processor adds to each process that
 //!   has none, and reads a tid of 0 as ([`View::added_main_threads`], [`View::tid`]).
 //! - **Relatives** (`relatives`): the ids of a slice's ancestors and descendants.
+//! - **Samples** (`samples`): callsite, frame, mapping and sample ids of the sample
+//!   tables (V8's `(root)` kept as trace_processor keeps it).
 //!
 //! The rules and their reasons, with the differences that remain, are in docs/SQL.md.
 
@@ -36,6 +38,7 @@ mod ids;
 mod nesting;
 mod placed;
 mod relatives;
+mod samples;
 mod threads;
 
 use std::ops::Range;
@@ -46,6 +49,7 @@ use crate::trace::Trace;
 
 pub use flows::FlowRow;
 pub use placed::{Row, Scope, Src, Track};
+pub use samples::{SampleIds, SqlFrame};
 
 use ids::SliceIds;
 use placed::Placed;
@@ -59,6 +63,8 @@ pub struct View {
     mains: MainThreads,
     /// Bound at the first use: a query that never reads `flow` does not bind them.
     flows: OnceLock<Vec<FlowRow>>,
+    /// Made at the first use, as the flows are.
+    samples: OnceLock<SampleIds>,
 }
 
 impl std::fmt::Debug for View {
@@ -83,6 +89,7 @@ impl View {
             placed,
             mains,
             flows: OnceLock::new(),
+            samples: OnceLock::new(),
         }
     }
 
@@ -203,6 +210,11 @@ impl View {
     /// first call).
     pub fn flows(&self, t: &Trace) -> &[FlowRow] {
         self.flows.get_or_init(|| flows::bind(t, self))
+    }
+
+    /// The ids of the sample tables (made at the first call).
+    pub fn sample_ids(&self, t: &Trace) -> &SampleIds {
+        self.samples.get_or_init(|| SampleIds::new(t))
     }
 
     /// The processes given a main thread (tid = pid, no name, no track) that the trace

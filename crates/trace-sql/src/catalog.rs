@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use trace_model::Trace;
 
+use crate::samples::{Callsites, Frames, Mappings, Samples};
 use crate::slices::Slices;
 use crate::source::Source;
 use crate::tables::{
@@ -33,6 +34,12 @@ impl Catalog {
             })
         };
         let flows = Arc::new(Flows { t: trace.clone() });
+        let samples = |perf| -> Arc<dyn Source> {
+            Arc::new(Samples {
+                t: trace.clone(),
+                perf,
+            })
+        };
         let tables: Vec<(&'static str, Arc<dyn Source>)> = vec![
             ("slice", Arc::new(slices.clone())),
             ("thread", Arc::new(Threads::new(trace.clone()))),
@@ -45,6 +52,11 @@ impl Catalog {
             ("instant", Arc::new(Instants(trace.clone()))),
             ("flow", flows.clone()),
             ("args", Arc::new(Args(trace.clone()))),
+            ("cpu_profile_stack_sample", samples(false)),
+            ("perf_sample", samples(true)),
+            ("stack_profile_callsite", Arc::new(Callsites(trace.clone()))),
+            ("stack_profile_frame", Arc::new(Frames(trace.clone()))),
+            ("stack_profile_mapping", Arc::new(Mappings(trace.clone()))),
         ];
         Catalog {
             slices,

@@ -4,7 +4,8 @@
 //!
 //! Tables: `slice`, `thread`, `process`, `track`, `thread_track`, `process_track`,
 //! `counter_track`, `counter`, `instant`, `flow`, `args` (parsed from each event's raw JSON
-//! only when read), the views `spall_slice` (`slice` with `utid`, `self_dur`, `unfinished`
+//! only when read), the samples' `cpu_profile_stack_sample`, `perf_sample`,
+//! `stack_profile_callsite`, `stack_profile_frame` and `stack_profile_mapping`, the views `spall_slice` (`slice` with `utid`, `self_dur`, `unfinished`
 //! and `kind`) and `thread_slice`, the table-valued functions `ancestor_slice(id)`,
 //! `descendant_slice(id)`, `directly_connected_flow(id)`, `following_flow(id)` and
 //! `preceding_flow(id)`, and the function `EXTRACT_ARG(arg_set_id, key)`. `slice` holds
@@ -42,6 +43,7 @@
 pub mod arrow;
 mod catalog;
 mod connected;
+mod samples;
 mod slices;
 mod source;
 mod tables;

@@ -2,4 +2,5 @@
 //! with trace_processor's answers.
 
 mod parity;
+mod samples;
 mod sql;

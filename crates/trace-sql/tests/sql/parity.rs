@@ -64,26 +64,36 @@ struct Known {
     ids: &'static [(i64, &'static str)],
 }
 
-const KNOWN: &[Known] = &[Known {
-    trace: "kineto",
-    queries: &[
-        "threads",
-        "processes",
-        "thread_process",
-        "slices_per_thread",
-        "slices_per_process_via_thread",
-    ],
-    why: "a string pid or tid (\"Spans\") is, to trace_processor, the raw id of the \
+const KNOWN: &[Known] = &[
+    Known {
+        trace: "kineto",
+        queries: &[
+            "threads",
+            "processes",
+            "thread_process",
+            "slices_per_thread",
+            "slices_per_process_via_thread",
+        ],
+        why: "a string pid or tid (\"Spans\") is, to trace_processor, the raw id of the \
           interned string: an offset into its string pool, which depends on every string \
           it interned before; we keep the string",
-    ids: &[
-        (3578, ""),
-        (55380, "Spans"),
-        (55390, "PyTorch Profiler"),
-        (55474, "Traces"),
-        (55485, "Trace PyTorch Profiler"),
-    ],
-}];
+        ids: &[
+            (3578, ""),
+            (55380, "Spans"),
+            (55390, "PyTorch Profiler"),
+            (55474, "Traces"),
+            (55485, "Trace PyTorch Profiler"),
+        ],
+    },
+    Known {
+        trace: "chrome116",
+        queries: &["cpu_samples_by_thread"],
+        why: "trace_processor puts a V8 profile's samples on the thread of its `ProfileChunk` \
+          events (V8's profiler thread); we on the thread of its `Profile` event, the thread \
+          sampled, where DevTools and the timeline show them",
+        ids: &[],
+    },
+];
 
 /// The known difference of query `qn` on trace `name`, if it is one.
 fn known(name: &str, qn: &str) -> Option<&'static Known> {
