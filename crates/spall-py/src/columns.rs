@@ -1,5 +1,5 @@
 //! The model's columns as Arrow record batches: what `Trace.slices()`, `.threads()`,
-//! `.counters()`, `.instants()` and `.flows()` hand to pyarrow.
+//! `.counters()`, `.instants()`, `.flows()` and `.samples()` hand to pyarrow.
 //!
 //! Each column is copied once out of the model (a lane's `start` and `dur` vectors are
 //! appended whole); names are dictionary-encoded with only the names the column uses, so
@@ -15,11 +15,11 @@ use std::sync::Arc;
 use arrow_array::builder::StringBuilder;
 use arrow_array::types::Int32Type;
 use arrow_array::{
-    ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-    UInt32Array, UInt64Array, UInt8Array,
+    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_schema::ArrowError;
-use trace_model::{ExtId, InstantScope, Lane, SpanRef, StrId, Trace};
+use trace_model::{ExtId, InstantScope, Lane, SpanRef, StrId, Trace, NO_FRAME};
 
 /// Interned strings to dictionary keys: the values are only the strings used, in order of
 /// first use.
@@ -343,4 +343,125 @@ pub fn flows(t: &Trace) -> Result<RecordBatch, ArrowError> {
             )),
         ),
     ])
+}
+
+/// Every sample of every sample track: `ts` (laid end to end by weight where the format
+/// has no times: `timed` is false), `weight`, `unit` (`count`, `nanoseconds` or `bytes`), `kind`
+/// (`cycles`, `cpu`, `samples`, ...), `thread` and `process` (rows of `threads()`), and
+/// its stack: `frame` (the leaf frame's index, null for an empty stack), `name`, `file`
+/// and `line` (the leaf function's; line 0 where not given), `depth` (frames in the
+/// stack), `stack` (outermost to leaf, `;`-separated as `flame --format folded` writes;
+/// dictionary-encoded, each distinct stack one string).
+pub fn samples(t: &Trace) -> Result<RecordBatch, ArrowError> {
+    let n: usize = t.samples().iter().map(|s| s.ts.len()).sum();
+    let (mut ts, mut weight) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut thread, mut process) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut unit, mut kind, mut timed) = (Vec::new(), Vec::new(), Vec::new());
+    let mut frame: Vec<Option<u32>> = Vec::with_capacity(n);
+    for st in t.samples() {
+        let k = st.ts.len();
+        ts.extend_from_slice(&st.ts);
+        weight.extend_from_slice(&st.weight);
+        thread.resize(thread.len() + k, st.thread);
+        let p = t.threads()[st.thread as usize].process;
+        process.resize(process.len() + k, p);
+        unit.resize(unit.len() + k, st.unit.name());
+        kind.resize(kind.len() + k, st.kind);
+        timed.resize(timed.len() + k, st.timed);
+        frame.extend(st.frame.iter().map(|&f| (f != NO_FRAME).then_some(f)));
+    }
+    let frames = t.frames();
+    let leaf = |f: &Option<u32>| f.map(|f| frames[f as usize]);
+    // Each stack's text once, keyed by its leaf frame.
+    let mut stack_key = vec![-1i32; frames.len()];
+    let mut stacks = StringBuilder::new();
+    let mut stack_keys = Vec::with_capacity(n);
+    let mut text = String::new();
+    let mut by_text: std::collections::HashMap<String, i32> = Default::default();
+    let mut next = 0;
+    for f in &frame {
+        let Some(f) = *f else {
+            stack_keys.push(None);
+            continue;
+        };
+        if stack_key[f as usize] < 0 {
+            // Frames that differ only by line share their text: one value.
+            folded(t, f, &mut text);
+            stack_key[f as usize] = *by_text.entry(text.clone()).or_insert_with(|| {
+                stacks.append_value(&text);
+                next += 1;
+                next - 1
+            });
+        }
+        stack_keys.push(Some(stack_key[f as usize]));
+    }
+    let stack: ArrayRef = Arc::new(DictionaryArray::<Int32Type>::try_new(
+        Int32Array::from(stack_keys),
+        Arc::new(stacks.finish()),
+    )?);
+    let depth = frame.iter().map(|&f| f.map_or(0, |f| stack_depth(t, f)));
+    batch(vec![
+        ("ts", Arc::new(Int64Array::from(ts))),
+        ("weight", Arc::new(Int64Array::from(weight))),
+        ("unit", Arc::new(StringArray::from(unit))),
+        ("kind", Dict::keys(t, kind.into_iter())?),
+        ("timed", Arc::new(BooleanArray::from(timed))),
+        ("thread", Arc::new(UInt32Array::from(thread))),
+        ("process", Arc::new(UInt32Array::from(process))),
+        (
+            "name",
+            Dict::keys(
+                t,
+                frame
+                    .iter()
+                    .map(|f| leaf(f).map_or(StrId::EMPTY, |x| x.name)),
+            )?,
+        ),
+        (
+            "file",
+            Dict::keys(
+                t,
+                frame
+                    .iter()
+                    .map(|f| leaf(f).map_or(StrId::EMPTY, |x| x.file)),
+            )?,
+        ),
+        (
+            "line",
+            Arc::new(UInt32Array::from_iter_values(
+                frame.iter().map(|f| leaf(f).map_or(0, |x| x.line)),
+            )),
+        ),
+        ("depth", Arc::new(UInt32Array::from_iter_values(depth))),
+        ("frame", Arc::new(UInt32Array::from(frame))),
+        ("stack", stack),
+    ])
+}
+
+/// The names from the outermost frame down to `f`, `;`-separated, into `out`.
+fn folded(t: &Trace, f: u32, out: &mut String) {
+    let mut names = Vec::new();
+    let mut at = f;
+    while let Some(fr) = t.frames().get(at as usize) {
+        names.push(t.str(fr.name));
+        at = fr.parent;
+    }
+    out.clear();
+    for (i, n) in names.iter().rev().enumerate() {
+        if i > 0 {
+            out.push(';');
+        }
+        out.push_str(n);
+    }
+}
+
+/// The number of frames in the stack whose leaf is `f`.
+fn stack_depth(t: &Trace, f: u32) -> u32 {
+    let mut d = 0;
+    let mut at = f;
+    while let Some(fr) = t.frames().get(at as usize) {
+        d += 1;
+        at = fr.parent;
+    }
+    d
 }

@@ -1,4 +1,5 @@
-"""The model as pyarrow tables: every span, thread, counter sample, instant and arrow."""
+"""The model as pyarrow tables: every span, thread, counter sample, instant, arrow and
+sample."""
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -70,3 +71,31 @@ def test_query_types_and_errors(fixtures, load):
         assert "no such column: nme" in str(e)
     else:
         raise AssertionError("a bad query raised nothing")
+
+
+def test_samples_weigh_each_stack_as_the_folded_flame_graph(fixtures, load):
+    for name in ["spin_fields.perf", "work.cpuprofile"]:
+        t = load(fixtures / "real/profiles" / name)
+        s = t.samples()
+        assert s.column_names == [
+            "ts", "weight", "unit", "kind", "timed", "thread", "process",
+            "name", "file", "line", "depth", "frame", "stack",
+        ]
+        # Each stack's summed weight is its line of `flame --format folded`.
+        by_stack = s.group_by("stack").aggregate([("weight", "sum")])
+        mine = {r["stack"]: r["weight_sum"] for r in by_stack.to_pylist()}
+        folded = {}
+        for line in t.flame(format="folded").splitlines():
+            stack, w = line.rsplit(" ", 1)
+            folded[stack] = folded.get(stack, 0) + int(w)
+        assert mine == folded, name
+        # The leaf is the stack's last frame, and depth its frame count.
+        for r in s.slice(0, 50).to_pylist():
+            frames = r["stack"].split(";")
+            assert (r["name"], r["depth"]) == (frames[-1], len(frames))
+        assert pc.all(s["timed"]).as_py()
+    # SQL's sample table has the same samples, on the same threads.
+    t = load(fixtures / "real/profiles/spin_fields.perf")
+    assert t.query("SELECT COUNT(*) FROM perf_sample").rows() == [(t.samples().num_rows,)]
+    per_thread = t.samples().group_by("thread").aggregate([("weight", "count")])
+    assert sorted(r["weight_count"] for r in per_thread.to_pylist()) == [17, 157]

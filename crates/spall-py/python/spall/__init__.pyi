@@ -146,6 +146,10 @@ class Trace:
     def flows(self) -> pyarrow.Table:
         """Every arrow between spans: flow, flow_id, name, category, slice_out and slice_in
         (rows of slices()), ts_out, ts_in."""
+    def samples(self) -> pyarrow.Table:
+        """Every sample: ts, weight, unit, kind, timed, thread and process (rows of
+        threads()), name, file, line (the leaf function's), depth, frame, stack (outermost
+        to leaf, ';'-separated)."""
 
 class TraceBatch:
     """Several loaded traces."""
