@@ -333,7 +333,9 @@ impl Trace {
     }
 
     /// SQL table `name` (slice, thread, process, track, thread_track, process_track,
-    /// counter_track, counter, instant, flow, args: docs/SQL.md) as a `pyarrow.Table`,
+    /// counter_track, counter, instant, flow, args, cpu_profile_stack_sample, perf_sample,
+    /// stack_profile_callsite, stack_profile_frame, stack_profile_mapping: docs/SQL.md) as
+    /// a `pyarrow.Table`,
     /// with the columns and ids `query` sees; `slice` with its hidden columns (utid,
     /// self_dur, unfinished, kind).
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {

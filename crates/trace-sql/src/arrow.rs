@@ -13,7 +13,8 @@
 //! Types: an `INTEGER` column is `Int64`, `REAL` `Float64`, `TEXT` `Utf8`, and the untyped
 //! `tid` and `pid` (a trace may name a thread by text) are `Int64`, NULL for a textual id.
 //! Every column is nullable. `slice` also has its hidden columns, as the view `spall_slice`
-//! names them: `utid`, `self_dur`, `unfinished` and `kind`.
+//! names them: `utid`, `self_dur`, `unfinished` and `kind`; the sample tables theirs
+//! (`weight`, `line`).
 //!
 //! Row order: `slice` gives the spans thread by thread, each thread's in time order (outer
 //! first at equal times), then the instants and async slices in id order; the other tables
@@ -57,7 +58,7 @@ use crate::catalog::{columns, Catalog};
 use crate::source::{Cell, Source};
 
 /// The tables [`Tables::batches`] gives, in the order an export writes them.
-pub const TABLES: [&str; 11] = [
+pub const TABLES: [&str; 16] = [
     "slice",
     "thread",
     "process",
@@ -69,6 +70,11 @@ pub const TABLES: [&str; 11] = [
     "instant",
     "flow",
     "args",
+    "cpu_profile_stack_sample",
+    "perf_sample",
+    "stack_profile_callsite",
+    "stack_profile_frame",
+    "stack_profile_mapping",
 ];
 
 /// The table names, in export order.
