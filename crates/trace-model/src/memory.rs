@@ -6,7 +6,7 @@
 //! is held in memory and counts in full; a mapped file does not (its pages are released as
 //! they are decoded, and the page cache is reclaimable).
 
-use spall_format::{Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent};
+use spall_format::{Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent, RawSample};
 use spall_util::human_bytes;
 
 /// How much of the input is decoded to count its events.
@@ -17,8 +17,15 @@ pub const SAMPLE_BYTES: usize = 4 << 20;
 const SPALL_SPAN_BYTES: u64 = 48;
 /// The same for JSON, whose B/E matching and argument ranges add to it.
 const JSON_SPAN_BYTES: u64 = 90;
-/// Peak bytes per event of another kind (counters, instants, async, flows, samples).
+/// Peak bytes per event of another kind (counters, instants, async, flows, `P` events).
 const EVENT_BYTES: u64 = 40;
+/// Peak bytes per sample of a sampling profile: its time, leaf frame and weight in the
+/// model (20), and the builder's growing vectors of them.
+const PROFILE_SAMPLE_BYTES: u64 = 32;
+/// Peak bytes per frame of a sample's stack: the viewer's stacks over time, a box (37
+/// bytes, and its index) for every 2 to 12 stack frames of samples on real profiles
+/// (consecutive samples' common frames merge), with the vectors' slack.
+const STACK_FRAME_BYTES: u64 = 20;
 /// The model's fixed costs, and the viewer's.
 const BASE_BYTES: u64 = 16 << 20;
 
@@ -29,7 +36,7 @@ pub struct MemoryEstimate {
     pub bytes: u64,
     /// Spans expected (counted, or extrapolated from [`sampled`](Self::sampled)).
     pub spans: u64,
-    /// Events other than spans (metadata not counted).
+    /// Events other than spans, a profile's samples included (metadata not counted).
     pub other_events: u64,
     /// Bytes of the input that were decoded to count (all of it for small inputs).
     pub sampled: u64,
@@ -62,6 +69,9 @@ impl MemoryEstimate {
 struct Count {
     spans: u64,
     other: u64,
+    /// Samples of a sampling profile, and the frames of their stacks.
+    samples: u64,
+    stack_frames: u64,
 }
 
 impl EventSink for Count {
@@ -71,6 +81,11 @@ impl EventSink for Count {
             Phase::END | Phase::METADATA => {}
             _ => self.other += 1,
         }
+    }
+
+    fn sample(&mut self, s: &RawSample<'_>) {
+        self.samples += 1;
+        self.stack_frames += s.stack.len() as u64;
     }
 }
 
@@ -104,14 +119,21 @@ pub fn estimate_sample(sample: &[u8], total: u64, held: bool) -> MemoryEstimate 
             (n as u128 * total as u128 / sample.len() as u128) as u64
         }
     };
-    let (spans, other_events) = (scale(count.spans), scale(count.other));
+    let (spans, other) = (scale(count.spans), scale(count.other));
+    let (samples, stack_frames) = (scale(count.samples), scale(count.stack_frames));
+    let other_events = other + samples;
     let span_bytes = match spall_format::detect(sample) {
         spall_format::Detected::Json | spall_format::Detected::Proto => JSON_SPAN_BYTES,
         _ => SPALL_SPAN_BYTES,
     };
     let held = if held { total } else { 0 };
     MemoryEstimate {
-        bytes: BASE_BYTES + held + spans * span_bytes + other_events * EVENT_BYTES,
+        bytes: BASE_BYTES
+            + held
+            + spans * span_bytes
+            + other * EVENT_BYTES
+            + samples * PROFILE_SAMPLE_BYTES
+            + stack_frames * STACK_FRAME_BYTES,
         spans,
         other_events,
         sampled: sample.len() as u64,

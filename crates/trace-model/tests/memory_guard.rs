@@ -139,3 +139,67 @@ fn a_load_under_the_limit_is_not_refused() {
     assert_eq!(t.span_count(), 2_000);
     std::fs::remove_file(&p).unwrap();
 }
+
+/// A `perf script` file: the real profile's records `copies` times, each copy a second
+/// later.
+fn perf_file(name: &str, copies: u32) -> PathBuf {
+    let text = std::fs::read_to_string(spall_test_support::fixture("real/profiles/spin.perf"));
+    let text = text.unwrap();
+    let mut out = String::with_capacity(text.len() * copies as usize);
+    for k in 0..copies {
+        for line in text.lines() {
+            let header = !line.is_empty() && !line.starts_with([' ', '\t']);
+            match line.split_whitespace().find(|w| w.ends_with(':')) {
+                Some(w) if header && w.trim_end_matches(':').parse::<f64>().is_ok() => {
+                    let secs: f64 = w.trim_end_matches(':').parse().unwrap();
+                    out += &line.replacen(w, &format!("{:.6}:", secs + f64::from(k)), 1);
+                }
+                _ => out += line,
+            }
+            out.push('\n');
+        }
+    }
+    let p = std::env::temp_dir().join(format!("spall-memory-{name}-{}.perf", std::process::id()));
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+/// A profile's samples count: its estimate covers the model's samples and the viewer's
+/// stacks over time, not just a fixed base.
+#[test]
+fn a_profiles_estimate_counts_its_samples() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let p = perf_file("est-perf", 400);
+    let input = spall_format::Input::open(&p, &DecodeOptions::default()).unwrap();
+    let est = trace_model::estimate_memory(&input);
+    drop(input);
+    let opts = limited(u64::MAX);
+    let (t, peak) = peak_during(|| trace_model::load_with(&p, &opts, |_, _| {}).unwrap());
+    let samples: usize = t.samples().iter().map(|s| s.ts.len()).sum();
+    assert_eq!(samples, 174 * 400);
+    let ratio = est.other_events as f64 / samples as f64;
+    assert!(
+        (0.8..1.25).contains(&ratio),
+        "{} samples estimated",
+        est.other_events
+    );
+    // The viewer's stacks over time, which the estimate covers too (their index adds a
+    // little more).
+    let lanes: usize = (t.samples().iter())
+        .flat_map(|s| s.stack_lanes(t.frames()))
+        .map(|l| l.heap_bytes())
+        .sum();
+    // Beyond the fixed base (16 MiB, the model's and the viewer's fixed costs).
+    let est_samples = est.bytes - (16 << 20);
+    eprintln!(
+        "perf: estimate {est_samples} bytes beyond the base; load peak {peak}, stack lanes {lanes}"
+    );
+    let r = est_samples as f64 / (peak + lanes) as f64;
+    assert!(
+        (1.0..2.5).contains(&r),
+        "estimate {est_samples} against {peak} + {lanes}"
+    );
+    std::fs::remove_file(&p).unwrap();
+}
