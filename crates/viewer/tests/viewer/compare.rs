@@ -398,3 +398,32 @@ fn the_statistics_table_tests_each_names_per_call_self_times() {
     assert_eq!(v["frame"].status, Status::Unchanged);
     assert_eq!(v["frame"].p_value, None);
 }
+
+/// Two `perf record` profiles of one program: NEW is the real recording with every other
+/// sample in `heavy` left out. Compared by sample weight, heavy's `leaf` got faster; the
+/// worker thread's `fib`, sampled alike in both, is unchanged.
+#[test]
+fn two_profiles_compare_by_their_samples_weights() {
+    let text = std::fs::read_to_string(spall_test_support::fixture("real/profiles/spin.perf"));
+    let text = text.unwrap();
+    let mut k = 0;
+    let new: Vec<&str> = (text.split("\n\n"))
+        .filter(|r| {
+            let heavy = r.contains(" heavy+");
+            k += usize::from(heavy);
+            !heavy || k % 2 == 1
+        })
+        .collect();
+    let l = loaded(new.join("\n\n").as_bytes(), "new");
+    let base = Arc::new(loaded(text.as_bytes(), "base"));
+    let s = prepare_compare(&l, &shot(), Some(base)).unwrap();
+    let px = render(&l, &s).unwrap();
+    let c = |n| colour_of(&l, &s, &px, n);
+    assert!(bluish(c("leaf")), "heavy's leaf {:?}", c("leaf"));
+    assert!(grey(c("fib")), "fib {:?}", c("fib"));
+    assert!(
+        tip(&l, &s, "leaf").contains("faster"),
+        "{}",
+        tip(&l, &s, "leaf")
+    );
+}
