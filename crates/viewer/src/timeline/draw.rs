@@ -202,7 +202,15 @@ fn header_text(l: &Loaded, s: &ViewState, kind: RowKind) -> String {
                 None => format!("Thread {}", t.ext_id(thread.tid)),
             };
             let folded = arrow(s.collapsed.threads[ti as usize]);
-            format!("{folded} {label}   {} spans", thread.span_count())
+            let spans = thread.span_count();
+            // A profile's thread counts its samples; a trace's its spans (and samples).
+            let samples = (l.kinds.samples_by_thread[ti as usize])
+                .map_or(0, |k| t.samples()[k as usize].ts.len());
+            match (spans, samples) {
+                (0, n) if n > 0 => format!("{folded} {label}   {n} samples"),
+                (_, 0) => format!("{folded} {label}   {spans} spans"),
+                (_, n) => format!("{folded} {label}   {spans} spans, {n} samples"),
+            }
         }
         _ => String::new(),
     }
