@@ -742,7 +742,18 @@ impl EventSink for TraceBuilder {
         if let (Some(n), None) = (&s.thread_name, self.threads[t as usize].name) {
             self.threads[t as usize].name = Some(self.strings.intern(n));
         }
-        self.profile.add(s, t, &mut self.strings);
+        let args = match &s.args {
+            spall_format::Args::None => ArgsId::NONE,
+            a => {
+                let (text, is_json) = args_text(a);
+                self.args.add(text, is_json)
+            }
+        };
+        self.profile.add(s, t, args, &mut self.strings);
+    }
+
+    fn sample_kind_default(&mut self, kind: &str, unit: spall_format::SampleUnit) {
+        self.profile.default_kind = Some((kind.to_string(), unit));
     }
 
     fn spall_buffer(&mut self, pid: u32, tid: u32) {

@@ -10,6 +10,7 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, RawFrame, RawSample, SampleUnit};
 
+use crate::args::ArgsId;
 use crate::diag::ModelWarning;
 use crate::samples::{Frame, Frames, SampleTrack, NO_FRAME};
 use crate::strings::{StrId, Strings};
@@ -25,6 +26,8 @@ struct TrackBuild {
     ts: Vec<i64>,
     frame: Vec<u32>,
     weight: Vec<i64>,
+    /// Per sample, its args; empty until a sample has some.
+    args: Vec<ArgsId>,
 }
 
 /// A builder's profile samples and their frames.
@@ -39,11 +42,20 @@ pub(crate) struct Collected {
     /// The last sample's stack: frame text and interned frame (consecutive samples share
     /// their outer frames, which need no lookup then).
     prev: Vec<(u64, u32)>,
+    /// The kind the profile's own tools count by default, where it says
+    /// ([`spall_format::EventSink::sample_kind_default`]).
+    pub(crate) default_kind: Option<(String, SampleUnit)>,
 }
 
 impl Collected {
-    /// Adds one sample of `thread`.
-    pub(crate) fn add(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) {
+    /// Adds one sample of `thread`, with its args' id (`ArgsId::NONE`: none).
+    pub(crate) fn add(
+        &mut self,
+        s: &RawSample<'_>,
+        thread: u32,
+        args: ArgsId,
+        strings: &mut Strings,
+    ) {
         let track = self.track(s, thread, strings);
         let mut parent = NO_FRAME;
         for (depth, f) in s.stack.iter().enumerate() {
@@ -79,6 +91,12 @@ impl Collected {
         }
         t.frame.push(parent);
         t.weight.push(s.weight);
+        if args != ArgsId::NONE && t.args.is_empty() {
+            t.args.resize(t.weight.len() - 1, ArgsId::NONE);
+        }
+        if !t.args.is_empty() {
+            t.args.push(args);
+        }
     }
 
     /// Whether the interned frame `id` is `f` called from `parent`.
@@ -120,8 +138,10 @@ impl Collected {
         other: Collected,
         s: impl Fn(StrId) -> StrId,
         thread: impl Fn(u32) -> u32,
+        args: impl Fn(ArgsId) -> ArgsId,
     ) {
         self.last = None;
+        self.default_kind = self.default_kind.take().or(other.default_kind);
         self.prev.clear();
         let map: Vec<u32> = {
             let mut map = Vec::with_capacity(other.frames.frames.len());
@@ -154,6 +174,15 @@ impl Collected {
                 });
             }
             let mine = &mut self.tracks[i as usize];
+            if !t.args.is_empty() || !mine.args.is_empty() {
+                mine.args.resize(mine.weight.len(), ArgsId::NONE);
+                let theirs = t.args.iter().map(|&a| args(a));
+                mine.args.extend(
+                    theirs
+                        .chain(std::iter::repeat(ArgsId::NONE))
+                        .take(t.weight.len()),
+                );
+            }
             mine.untimed += t.untimed;
             mine.ts.extend(t.ts);
             mine.weight.extend(t.weight);
@@ -169,8 +198,10 @@ impl Collected {
     /// frames (more may be added to them).
     pub(crate) fn finish(
         self,
+        strings: &Strings,
         diags: &mut Diagnostics<ModelWarning>,
     ) -> (Vec<SampleTrack>, Frames) {
+        let default = self.default_kind;
         let tracks = (self.tracks.into_iter())
             .map(|mut t| {
                 let n = t.ts.len() as u64;
@@ -195,15 +226,22 @@ impl Collected {
                     let pick = |v: &[i64]| order.iter().map(|&i| v[i as usize]).collect();
                     (t.ts, t.weight) = (pick(&t.ts), pick(&t.weight));
                     t.frame = order.iter().map(|&i| t.frame[i as usize]).collect();
+                    if !t.args.is_empty() {
+                        t.args = order.iter().map(|&i| t.args[i as usize]).collect();
+                    }
                 }
+                let counted = (default.as_ref())
+                    .is_some_and(|(k, u)| *u == t.unit && strings.get(t.kind) == k);
                 SampleTrack {
                     thread: t.thread,
                     kind: t.kind,
                     unit: t.unit,
+                    counted,
                     timed,
                     ts: t.ts,
                     frame: t.frame,
                     weight: t.weight,
+                    args: t.args,
                 }
             })
             .collect();

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use spall_format::{Diagnostics, SampleUnit};
 
-use crate::args::ArgsStore;
+use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
 use crate::other::SampleEvent;
 use crate::strings::{StrId, Strings};
@@ -50,6 +50,11 @@ pub struct SampleTrack {
     pub kind: StrId,
     /// The weights' unit.
     pub unit: SampleUnit,
+    /// Whether flame graphs and statistics count this track's kind (see
+    /// [`Trace::sample_kind`](crate::Trace::sample_kind)): the kind the profile's own tools
+    /// show by default (pprof's default sample type), or one chosen with
+    /// [`Trace::set_sample_kind`](crate::Trace::set_sample_kind).
+    pub counted: bool,
     /// Whether the times are the samples' own. When false (collapsed stacks, and
     /// speedscope profiles in bytes or counts have none) each sample was given the time at
     /// which the previous one's weight ended, from 0, in file order: speedscope's "time
@@ -61,6 +66,9 @@ pub struct SampleTrack {
     pub frame: Vec<u32>,
     /// Per sample, its weight in `unit`.
     pub weight: Vec<i64>,
+    /// Per sample, its own arguments (pprof's labels); empty when no sample of the track
+    /// has any.
+    pub args: Vec<ArgsId>,
 }
 
 impl SampleTrack {
@@ -207,10 +215,12 @@ pub(crate) fn build(
             thread,
             kind,
             unit,
+            counted: false,
             timed: true,
             ts,
             frame,
             weight,
+            args: Vec::new(),
         }
     }));
     tracks.sort_by_key(|t| (t.thread, t.kind));

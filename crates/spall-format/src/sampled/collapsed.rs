@@ -69,6 +69,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             ts: None,
             weight,
             stack: &frames,
+            args: crate::event::Args::None,
             offset: at as u64,
         });
         n += 1;

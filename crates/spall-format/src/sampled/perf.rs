@@ -368,6 +368,7 @@ fn flush<'a, S: EventSink>(
         ts: h.ts,
         weight: h.period.unwrap_or(1),
         stack: frames,
+        args: crate::event::Args::None,
         offset: offset as u64,
     });
     frames.clear();

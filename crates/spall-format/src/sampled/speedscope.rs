@@ -133,6 +133,7 @@ impl Profile<'_, '_> {
                 ts,
                 weight,
                 stack: &stack,
+                args: crate::event::Args::None,
                 offset: 0,
             });
         }

@@ -169,6 +169,8 @@ impl Trace {
                     && str_ok(s.kind)
                     && s.ts.len() == s.frame.len()
                     && s.ts.len() == s.weight.len()
+                    && (s.args.is_empty() || s.args.len() == s.ts.len())
+                    && s.args.iter().all(|a| a.0 <= n_args)
                     && s.frame.iter().all(|&f| f < n_frames)
             });
         if !frames {
