@@ -45,6 +45,8 @@ pub(crate) struct Collected {
     /// The kind the profile's own tools count by default, where it says
     /// ([`spall_format::EventSink::sample_kind_default`]).
     pub(crate) default_kind: Option<(String, SampleUnit)>,
+    /// Names that look mangled, to their demangled form (`StrId::EMPTY`: not mangled).
+    demangled: HashMap<StrId, StrId>,
 }
 
 impl Collected {
@@ -68,8 +70,10 @@ impl Collected {
                 }
             }
             self.prev.truncate(depth);
+            let (name, raw) = self.name(&f.name, strings);
             let fr = Frame {
-                name: strings.intern(&f.name),
+                name,
+                raw,
                 parent,
                 file: f
                     .file
@@ -99,11 +103,33 @@ impl Collected {
         }
     }
 
+    /// A frame's name interned, demangled if it is a C++ or Rust symbol, and its raw form
+    /// (`StrId::EMPTY` when it needed no demangling).
+    fn name(&mut self, name: &str, strings: &mut Strings) -> (StrId, StrId) {
+        let id = strings.intern(name);
+        if !(name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("__")) {
+            return (id, StrId::EMPTY);
+        }
+        let d = *(self.demangled.entry(id)).or_insert_with(|| {
+            crate::demangle::demangle(name).map_or(StrId::EMPTY, |d| strings.intern(&d))
+        });
+        if d == StrId::EMPTY {
+            (id, StrId::EMPTY)
+        } else {
+            (d, id)
+        }
+    }
+
     /// Whether the interned frame `id` is `f` called from `parent`.
     fn same_frame(&self, id: u32, f: &RawFrame<'_>, parent: u32, strings: &Strings) -> bool {
         let fr = &self.frames.frames[id as usize];
+        let name = if fr.raw == StrId::EMPTY {
+            fr.name
+        } else {
+            fr.raw
+        };
         fr.parent == parent
-            && strings.get(fr.name) == f.name
+            && strings.get(name) == f.name
             && fr.line == f.line.unwrap_or(0)
             && strings.get(fr.file) == f.file.as_deref().unwrap_or("")
     }
@@ -151,9 +177,10 @@ impl Collected {
                 } else {
                     map[f.parent as usize]
                 };
-                let (name, file) = (s(f.name), s(f.file));
+                let (name, file, raw) = (s(f.name), s(f.file), s(f.raw));
                 map.push(self.frames.get_frame(Frame {
                     name,
+                    raw,
                     parent,
                     file,
                     line: f.line,

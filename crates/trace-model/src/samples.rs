@@ -38,6 +38,9 @@ pub struct Frame {
     pub file: StrId,
     /// The line in `file`, 1-based; 0 where not given.
     pub line: u32,
+    /// The name as the file gave it where `name` is that name demangled (a C++ or Rust
+    /// symbol); else [`StrId::EMPTY`].
+    pub raw: StrId,
 }
 
 /// The samples of one thread and kind, sorted by time.
@@ -102,6 +105,7 @@ impl Frames {
             parent,
             file: StrId::EMPTY,
             line: 0,
+            raw: StrId::EMPTY,
         })
     }
 

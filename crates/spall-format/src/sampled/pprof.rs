@@ -26,34 +26,29 @@ use crate::error::Error;
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::proto::wire::{self, Reader, Value};
 
-/// Whether `b` looks like an uncompressed `Profile`: its top-level fields all have the
-/// wire type `profile.proto` gives their number, a `sample_type` (field 1) holds only
-/// small varints, and some field other than 1 comes early (a Perfetto trace is nothing
-/// but field 1, `TracePacket`s).
+/// Whether `b` looks like an uncompressed `Profile`: its first fields (up to 64) all have
+/// the wire type `profile.proto` gives their number, among them a `sample_type` (field 1)
+/// that holds only small varints, and some other field (a Perfetto trace is nothing but
+/// field 1, `TracePacket`s, which are no `ValueType`). Go writes `period_type` and
+/// `time_nanos` before the sample types, others after.
 pub(crate) fn looks_like(b: &[u8]) -> bool {
     let mut r = Reader::new(b, 0);
-    for i in 0..256 {
+    let (mut sample_type, mut other) = (false, false);
+    for _ in 0..64 {
         let f = match r.next_field() {
             Some(Ok(f)) => f,
-            // A profile cut short by the end of a short input still counts.
+            Some(Err(_)) => return false,
+            None => break,
+        };
+        match (f.num, f.value) {
+            (1, Value::Bytes(vt)) if is_value_type(vt) => sample_type = true,
+            (2..=6 | 11 | 13, Value::Bytes(_)) | (7..=10 | 12..=14, Value::Varint(_)) => {
+                other = true
+            }
             _ => return false,
-        };
-        let ok = match (f.num, f.value) {
-            (1, Value::Bytes(vt)) => is_value_type(vt),
-            // Every writer puts the sample types first.
-            _ if i == 0 => false,
-            (2..=6 | 11 | 13, Value::Bytes(_)) => true,
-            (7..=10 | 12..=14, Value::Varint(_)) => true,
-            _ => false,
-        };
-        if !ok {
-            return false;
-        }
-        if f.num != 1 {
-            return true;
         }
     }
-    false
+    sample_type && other
 }
 
 /// Whether `b` is a `ValueType`: varint fields 1 and 2 (string indices) and nothing else.

@@ -163,7 +163,8 @@ impl Trace {
             return Err("flow links in range");
         }
         let n_frames = self.frames.len() as u32;
-        let frames = self.frames.iter().all(|f| str_ok(f.name) && str_ok(f.file))
+        let frames = (self.frames.iter())
+            .all(|f| str_ok(f.name) && str_ok(f.file) && str_ok(f.raw))
             && self.samples.iter().all(|s| {
                 s.thread < n_thread
                     && str_ok(s.kind)

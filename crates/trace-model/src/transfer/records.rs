@@ -157,7 +157,8 @@ record!(Frame {
     name,
     parent,
     file,
-    line
+    line,
+    raw
 });
 
 /// An instant's scope and mark share a byte: the scope in the low bits, a mark in bit 4.

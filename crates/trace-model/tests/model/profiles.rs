@@ -73,3 +73,42 @@ fn pprof_labels_are_sample_args() {
     }
     assert!(labelled > 10);
 }
+
+/// `demangled.tsv`: per mangled name in the two `perf script --no-demangle` fixtures, its
+/// language and what perf (for Rust) or c++filt (for C++, with parameters) shows.
+fn expected_demanglings() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(fixture("real/profiles/demangled.tsv")).unwrap();
+    (text.lines().filter(|l| !l.starts_with('#')))
+        .map(|l| {
+            let v: Vec<&str> = l.split('\t').collect();
+            let want = if v[1] == "rust" { v[2] } else { v[3] };
+            (v[0].to_string(), want.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn real_perf_profiles_of_cpp_and_rust_are_demangled() {
+    let want = expected_demanglings();
+    let mut seen = 0;
+    for name in ["demangle_cpp.perf.gz", "demangle_rust.perf.gz"] {
+        let t = load(fixture(&format!("real/profiles/{name}"))).unwrap();
+        for f in t.frames() {
+            let shown = t.str(f.name);
+            if f.raw == trace_model::StrId::EMPTY {
+                // Left alone: plain C names, and nothing mangled slips through.
+                assert!(
+                    !shown.starts_with("_Z") && !shown.starts_with("_R"),
+                    "{shown}"
+                );
+                continue;
+            }
+            let raw = t.str(f.raw);
+            let w = want.iter().find(|w| w.0 == raw);
+            assert_eq!(w.map(|w| w.1.as_str()), Some(shown), "{name}: {raw}");
+            seen += 1;
+        }
+    }
+    // Each mangled name is one frame (or more, under different callers).
+    assert!(seen >= want.len(), "{seen} frames for {} names", want.len());
+}
