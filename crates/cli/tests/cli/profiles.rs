@@ -141,3 +141,34 @@ fn go_pprof_inlined_calls_are_frames() {
         serde_json::from_str(&cli(&["info", &path, "--format", "json"])).unwrap();
     assert_eq!(v["format"], "pprof");
 }
+
+#[test]
+fn real_firefox_profile_counts_as_a_python_reading() {
+    let Some(py) = crate::common::python() else {
+        return;
+    };
+    let path = fixture("real/profiles/firefox_page.json.gz");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gecko_reference.py");
+    let o = std::process::Command::new(py)
+        .arg(&script)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want: Weights = (String::from_utf8(o.stdout).unwrap().lines())
+        .map(|l| {
+            let v: Vec<&str> = l.split('\t').collect();
+            let n = |i: usize| v[i].parse::<i64>().unwrap();
+            (v[0].to_string(), (n(1), n(2), n(3) as u64))
+        })
+        .collect();
+    assert!(want.len() > 100, "{} functions", want.len());
+    assert!(want.contains_key("fib"), "the page's JavaScript");
+    assert_eq!(stats(&[], &path), want);
+    // The page's own process is nested under the parent's, its times moved onto the
+    // parent's clock: its samples start after the parent's first.
+    let v: serde_json::Value =
+        serde_json::from_str(&cli(&["info", &path, "--format", "json"])).unwrap();
+    assert_eq!(v["format"], "gecko");
+    assert_eq!(v["threads"], 2, "{v}");
+}

@@ -3,8 +3,8 @@
 //! Each reader turns one file format into [`RawSample`]s, handed to
 //! [`EventSink::sample`] one at a time in file order:
 //! [`collapsed`] stacks (`a;b;c 12`), `perf script` text ([`perf`]), V8's `.cpuprofile`
-//! ([`cpuprofile`]), speedscope's file format ([`speedscope`]) and pprof's `profile.proto`
-//! ([`pprof`]). A sample names its
+//! ([`cpuprofile`]), speedscope's file format ([`speedscope`]), pprof's `profile.proto`
+//! ([`pprof`]) and Firefox's Gecko profiles ([`gecko`]). A sample names its
 //! thread, its stack (outermost frame first), its weight and the weight's unit, and its
 //! time where the format has one (collapsed stacks have none; the model lays untimed
 //! samples out itself).
@@ -21,6 +21,7 @@ pub use crate::event::{RawFrame, RawSample, SampleUnit};
 
 pub mod collapsed;
 pub mod cpuprofile;
+pub mod gecko;
 pub mod perf;
 pub mod pprof;
 pub mod speedscope;
@@ -41,6 +42,8 @@ pub enum ProfileFormat {
     Speedscope,
     /// pprof's `profile.proto` (Go's `runtime/pprof`, the `pprof` tools).
     Pprof,
+    /// Firefox's Gecko profile JSON: raw, processed, or in a DevTools recording.
+    Gecko,
 }
 
 /// How far into the input detection looks.
@@ -78,6 +81,12 @@ fn json_kind(after_brace: &[u8]) -> Option<ProfileFormat> {
     let key = s.strip_prefix(b"\"")?;
     let end = key.iter().position(|&c| c == b'"')?;
     match &key[..end] {
+        b"meta" | b"libs" | b"profile" | b"threads" | b"processes" | b"version" | b"systemHost"
+        | b"duration" | b"label" | b"configuration"
+            if gecko::looks_like(after_brace) =>
+        {
+            Some(ProfileFormat::Gecko)
+        }
         b"nodes" | b"head" | b"startTime" | b"endTime" | b"timeDeltas" | b"title"
             if cpuprofile::looks_like(after_brace) =>
         {
@@ -105,6 +114,7 @@ pub fn decode<S: EventSink>(
         ProfileFormat::CpuProfile => cpuprofile::decode(b, sink, diags)?,
         ProfileFormat::Speedscope => speedscope::decode(b, sink, diags)?,
         ProfileFormat::Pprof => pprof::decode(b, sink, diags)?,
+        ProfileFormat::Gecko => gecko::decode(b, sink, diags)?,
     };
     sink.progress(b.len() as u64, b.len() as u64);
     Ok(n)
