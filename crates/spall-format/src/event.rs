@@ -393,6 +393,9 @@ pub struct RawSample<'a> {
     pub stack: &'a [RawFrame<'a>],
     /// The sample's own arguments (pprof's labels), as a JSON object; mostly none.
     pub args: Args<'a>,
+    /// Whether `stack` is the previous sample's: a reader that hands one sample over once
+    /// per kind (pprof's sample types) says so, and the stack is not looked at again.
+    pub same_stack: bool,
     /// Byte offset of the sample in the decoded input.
     pub offset: u64,
 }

@@ -118,6 +118,8 @@ pub struct TraceBuilder {
     thread_ids: HashMap<(ExtId, ExtId), u32>,
     /// The last thread looked up (events come in runs of one thread).
     last_thread: Option<((ExtId, ExtId), u32)>,
+    /// The last profile sample's args text and id (see `EventSink::sample`).
+    last_sample_args: Option<(String, ArgsId)>,
     /// The thread of the current `.spall` v3 buffer, with its stack taken out.
     spall_cur: Option<SpallCursor>,
     instants: Vec<Instant>,
@@ -170,6 +172,7 @@ impl Default for TraceBuilder {
             threads: Vec::new(),
             thread_ids: HashMap::new(),
             last_thread: None,
+            last_sample_args: None,
             spall_cur: None,
             instants: Vec::new(),
             counters: Vec::new(),
@@ -742,11 +745,20 @@ impl EventSink for TraceBuilder {
         if let (Some(n), None) = (&s.thread_name, self.threads[t as usize].name) {
             self.threads[t as usize].name = Some(self.strings.intern(n));
         }
+        // A profile's samples repeat their args (pprof hands each sample over once per
+        // sample type): the last one's are stored once.
         let args = match &s.args {
             spall_format::Args::None => ArgsId::NONE,
             a => {
                 let (text, is_json) = args_text(a);
-                self.args.add(text, is_json)
+                match &self.last_sample_args {
+                    Some((t, id)) if t == text => *id,
+                    _ => {
+                        let id = self.args.add(text, is_json);
+                        self.last_sample_args = Some((text.to_string(), id));
+                        id
+                    }
+                }
             }
         };
         self.profile.add(s, t, args, &mut self.strings);

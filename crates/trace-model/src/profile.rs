@@ -15,6 +15,9 @@ use crate::diag::ModelWarning;
 use crate::samples::{Frame, Frames, SampleTrack, NO_FRAME};
 use crate::strings::{StrId, Strings};
 
+/// How many tracks [`Collected`] remembers the kinds of.
+const RECENT_TRACKS: usize = 8;
+
 /// One track being collected.
 #[derive(Default)]
 struct TrackBuild {
@@ -36,9 +39,11 @@ pub(crate) struct Collected {
     pub(crate) frames: Frames,
     tracks: Vec<TrackBuild>,
     ids: HashMap<(u32, StrId, SampleUnit), u32>,
-    /// The last sample's track, and its kind's text: samples come in runs of one track.
-    last: Option<(u32, SampleUnit, u32)>,
-    last_kind: String,
+    /// The last few tracks samples went to, with their kind's text: samples come in runs
+    /// of one track, or (pprof's sample types) take turns among a few.
+    recent: Vec<(u32, SampleUnit, String, u32)>,
+    /// The last sample's leaf frame, for a sample with the same stack.
+    last_leaf: Option<u32>,
     /// The last sample's stack: frame text and interned frame (consecutive samples share
     /// their outer frames, which need no lookup then).
     prev: Vec<(u64, u32)>,
@@ -60,7 +65,9 @@ impl Collected {
     ) {
         let track = self.track(s, thread, strings);
         let mut parent = NO_FRAME;
-        for (depth, f) in s.stack.iter().enumerate() {
+        let same = self.last_leaf.filter(|_| s.same_stack);
+        let stack = if same.is_some() { &[][..] } else { s.stack };
+        for (depth, f) in stack.iter().enumerate() {
             let key = frame_key(f);
             if let Some(&(k, id)) = self.prev.get(depth) {
                 let same = k == key && self.same_frame(id, f, parent, strings);
@@ -84,7 +91,11 @@ impl Collected {
             parent = self.frames.get_frame(fr);
             self.prev.push((key, parent));
         }
-        self.prev.truncate(s.stack.len());
+        match same {
+            Some(leaf) => parent = leaf,
+            None => self.prev.truncate(s.stack.len()),
+        }
+        self.last_leaf = Some(parent);
         let t = &mut self.tracks[track as usize];
         match s.ts {
             Some(ts) => t.ts.push(ts),
@@ -136,10 +147,9 @@ impl Collected {
 
     /// The track of a sample.
     fn track(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) -> u32 {
-        if let Some((th, unit, t)) = self.last {
-            if th == thread && unit == s.unit && self.last_kind == s.kind {
-                return t;
-            }
+        let hit = (self.recent.iter()).find(|r| r.0 == thread && r.1 == s.unit && r.2 == s.kind);
+        if let Some(r) = hit {
+            return r.3;
         }
         let kind = strings.intern(&s.kind);
         let next = self.tracks.len() as u32;
@@ -152,9 +162,10 @@ impl Collected {
                 ..TrackBuild::default()
             });
         }
-        self.last = Some((thread, s.unit, t));
-        self.last_kind.clear();
-        self.last_kind.push_str(&s.kind);
+        if self.recent.len() == RECENT_TRACKS {
+            self.recent.remove(0);
+        }
+        self.recent.push((thread, s.unit, s.kind.to_string(), t));
         t
     }
 
@@ -166,7 +177,8 @@ impl Collected {
         thread: impl Fn(u32) -> u32,
         args: impl Fn(ArgsId) -> ArgsId,
     ) {
-        self.last = None;
+        self.recent.clear();
+        self.last_leaf = None;
         self.default_kind = self.default_kind.take().or(other.default_kind);
         self.prev.clear();
         let map: Vec<u32> = {

@@ -94,7 +94,7 @@ impl SampleTrack {
 #[derive(Default)]
 pub(crate) struct Frames {
     pub(crate) frames: Vec<Frame>,
-    ids: HashMap<Frame, u32>,
+    ids: hashbrown::HashMap<Frame, u32>,
 }
 
 impl Frames {

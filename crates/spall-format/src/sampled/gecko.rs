@@ -232,6 +232,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 weight: (w * scale) as i64,
                 stack: &stack,
                 args: Args::None,
+                same_stack: false,
                 offset: 0,
             });
             self.n += 1;

@@ -190,16 +190,17 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
     sink.sample_kind_default(&kinds[0].name, kinds[0].unit);
     metadata(&t, &s, sink);
     let frames = location_frames(&t, &s, diags);
-    let thread_name = main_binary(&t, &s);
+    let thread_name = main_binary(&t);
     let mut stack: Vec<RawFrame<'_>> = Vec::new();
     let mut values: Vec<i64> = Vec::new();
     let mut labels = String::new();
+    let mut locs: Vec<u64> = Vec::new();
     let (mut bad_locs, mut n) = (0u64, 0u64);
     for &(sample, offset) in &t.samples {
         stack.clear();
         values.clear();
         labels.clear();
-        let mut locs: Vec<u64> = Vec::new();
+        locs.clear();
         for f in Reader::new(sample, offset) {
             let Ok(f) = f else {
                 warn(diags, offset, || {
@@ -238,6 +239,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
         } else {
             Args::Json(Cow::Owned(format!("{{{labels}}}")))
         };
+        let mut same_stack = false;
         for k in &kinds {
             let Some(&v) = values.get(k.index) else {
                 continue;
@@ -255,8 +257,10 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                 weight: v.saturating_mul(k.scale),
                 stack: &stack,
                 args: args.clone(),
+                same_stack,
                 offset,
             });
+            same_stack = true;
         }
         if values.len() != t.sample_types.len() {
             warn(diags, offset, || {
@@ -441,10 +445,10 @@ fn location_frames<'a>(
 }
 
 /// The main binary's file name (the first mapping's), for the thread's name.
-fn main_binary<'a>(t: &Tables<'a>, s: &impl Fn(u64) -> Cow<'a, str>) -> Option<Cow<'a, str>> {
-    let file = s(t.mappings.first()?.1);
+fn main_binary<'t>(t: &'t Tables<'_>) -> Option<Cow<'t, str>> {
+    let file = t.strings.get(t.mappings.first()?.1 as usize)?;
     let base = file.rsplit('/').next().unwrap_or("");
-    (!base.is_empty()).then(|| Cow::Owned(base.to_string()))
+    (!base.is_empty()).then_some(Cow::Borrowed(base))
 }
 
 /// A `Label` appended to `out` as a JSON member: `"key":"value"`, or `"key":"12 unit"`.

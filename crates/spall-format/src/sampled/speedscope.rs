@@ -134,6 +134,7 @@ impl Profile<'_, '_> {
                 weight,
                 stack: &stack,
                 args: crate::event::Args::None,
+                same_stack: false,
                 offset: 0,
             });
         }
