@@ -33,6 +33,10 @@ seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
 seed model_kinds tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/real/chrome116_devtools_export.json
 seed cli_text tests/fixtures/budgets/*.toml
 seed decode_profiles tests/fixtures/real/profiles/*.perf tests/fixtures/real/profiles/*.cpuprofile
+# pprof and Gecko fixtures are gzipped; the readers see them decompressed.
+for f in tests/fixtures/real/profiles/*.pb.gz tests/fixtures/real/profiles/*.json.gz; do
+  { gzip -dc "$f" | head -c 60000 > "fuzz/corpus/decode_profiles/$(basename "$f" .gz)"; } || true
+done
 mkdir -p fuzz/corpus/decode_spall
 # The decode_spall target supplies the magic itself: seeds start after it. (`head` closing
 # the pipe early is expected, hence `|| true` under pipefail.)

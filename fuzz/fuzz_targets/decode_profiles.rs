@@ -1,4 +1,5 @@
-//! Sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`, speedscope): each
+//! Sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`, speedscope, pprof,
+//! Gecko): each
 //! reader on any bytes, through the model, whose sample invariants must hold.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
@@ -12,6 +13,8 @@ fuzz_target!(|data: &[u8]| {
         ProfileFormat::Collapsed,
         ProfileFormat::CpuProfile,
         ProfileFormat::Speedscope,
+        ProfileFormat::Pprof,
+        ProfileFormat::Gecko,
     ] {
         let mut sink = |_: &spall_format::RawEvent<'_>| {};
         let _ = sampled::decode(data, f, &mut sink, &mut Diagnostics::default());
@@ -22,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
     for s in t.samples() {
         assert_eq!(s.ts.len(), s.weight.len());
         assert_eq!(s.ts.len(), s.frame.len());
+        assert!(s.args.is_empty() || s.args.len() == s.ts.len());
         assert!(s.ts.windows(2).all(|w| w[0] <= w[1]), "samples in time order");
         for &f in &s.frame {
             assert!(f == trace_model::NO_FRAME || (f as usize) < t.frames().len());

@@ -31,6 +31,12 @@ struct Cli {
     /// available, and the container's limit) or `off`.
     #[arg(long, global = true, value_name = "SIZE", default_value = "auto", value_parser = util::parse_memory_limit)]
     max_memory: spall_format::MemoryLimit,
+    /// Of a sampling profile with several kinds of samples (pprof's sample types, perf's
+    /// events), count this one in flame graphs, statistics and diffs: `cpu`,
+    /// `alloc_space`, or `kind/unit`. Default: the kind the profile names (pprof's default
+    /// sample type), else the one with the most samples.
+    #[arg(long, global = true, value_name = "KIND")]
+    sample_kind: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -200,6 +206,7 @@ fn main() -> ExitCode {
         max_decompressed: cli.max_decompressed,
         max_memory: cli.max_memory,
     });
+    util::set_sample_kind(cli.sample_kind.clone());
     let result = match cli.command {
         Command::Info { trace, format } => info::run(&trace, format == TableOrJson::Json),
         Command::Stats {

@@ -29,6 +29,13 @@ pub fn decode_options() -> DecodeOptions {
     DECODE.get().cloned().unwrap_or_default()
 }
 
+static SAMPLE_KIND: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Sets the kind of samples counted in a sampling profile (from `--sample-kind`).
+pub fn set_sample_kind(kind: Option<String>) {
+    let _ = SAMPLE_KIND.set(kind);
+}
+
 pub use spall_util::{parse_memory_limit, parse_size};
 
 /// Loads a trace, showing progress on stderr (when it is a terminal) once a load has taken
@@ -51,7 +58,7 @@ pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
             );
         }
     });
-    let trace = loaded.map_err(|e| match e.kind {
+    let mut trace = loaded.map_err(|e| match e.kind {
         spall_format::ErrorKind::DecompressedTooLarge { .. } => {
             Fatal(format!("{e} (--max-decompressed SIZE)"))
         }
@@ -59,6 +66,9 @@ pub fn load(path: &Path) -> Result<(Trace, f64), Fatal> {
     })?;
     if shown {
         eprint!("\r{:80}\r", "");
+    }
+    if let Some(kind) = SAMPLE_KIND.get().and_then(Option::as_deref) {
+        trace.set_sample_kind(kind).map_err(Fatal)?;
     }
     Ok((trace, start.elapsed().as_secs_f64()))
 }

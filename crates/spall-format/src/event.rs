@@ -273,6 +273,10 @@ pub trait EventSink {
     /// lives only for the call. The default drops it.
     fn sample(&mut self, _sample: &RawSample<'_>) {}
 
+    /// A profile of several kinds of samples says which one its own tools show first
+    /// (pprof's default sample type); called before its samples. The default ignores it.
+    fn sample_kind_default(&mut self, _kind: &str, _unit: SampleUnit) {}
+
     /// Called now and then with the bytes decoded so far and the total, for progress bars.
     fn progress(&mut self, _done: u64, _total: u64) {}
 
@@ -387,6 +391,11 @@ pub struct RawSample<'a> {
     pub weight: i64,
     /// The stack, outermost frame first.
     pub stack: &'a [RawFrame<'a>],
+    /// The sample's own arguments (pprof's labels), as a JSON object; mostly none.
+    pub args: Args<'a>,
+    /// Whether `stack` is the previous sample's: a reader that hands one sample over once
+    /// per kind (pprof's sample types) says so, and the stack is not looked at again.
+    pub same_stack: bool,
     /// Byte offset of the sample in the decoded input.
     pub offset: u64,
 }

@@ -43,6 +43,9 @@ pub fn detect(b: &[u8]) -> Detected {
     if b.starts_with(&[0x1f, 0x8b]) {
         return Detected::Gzip;
     }
+    if let Some(p) = crate::sampled::sniff_binary(b) {
+        return Detected::Profile(p);
+    }
     if crate::proto::looks_like(b) {
         return Detected::Proto;
     }

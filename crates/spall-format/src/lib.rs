@@ -1,6 +1,6 @@
 //! Bytes in, raw events out: decoders for `.spall` (versions 1 and 3), Chrome JSON
 //! trace-event files and Perfetto protobuf traces ([`proto`]), sampling profiles
-//! ([`sampled`]: `perf script`, collapsed stacks, `.cpuprofile`, speedscope), plus a
+//! ([`sampled`]: `perf script`, collapsed stacks, `.cpuprofile`, speedscope, pprof, Gecko), plus a
 //! `.spall` version 3 writer.
 //!
 //! The format is detected from content, never from the file name: `.spall` magic, gzip
@@ -109,6 +109,8 @@ impl Format {
             Format::Profile(ProfileFormat::Collapsed) => "collapsed",
             Format::Profile(ProfileFormat::CpuProfile) => "cpuprofile",
             Format::Profile(ProfileFormat::Speedscope) => "speedscope",
+            Format::Profile(ProfileFormat::Pprof) => "pprof",
+            Format::Profile(ProfileFormat::Gecko) => "gecko",
         }
     }
 

@@ -70,6 +70,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
         self.sink.sample(sample);
     }
 
+    fn sample_kind_default(&mut self, kind: &str, unit: crate::SampleUnit) {
+        self.sink.sample_kind_default(kind, unit);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

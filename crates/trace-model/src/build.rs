@@ -118,6 +118,8 @@ pub struct TraceBuilder {
     thread_ids: HashMap<(ExtId, ExtId), u32>,
     /// The last thread looked up (events come in runs of one thread).
     last_thread: Option<((ExtId, ExtId), u32)>,
+    /// The last profile sample's args text and id (see `EventSink::sample`).
+    last_sample_args: Option<(String, ArgsId)>,
     /// The thread of the current `.spall` v3 buffer, with its stack taken out.
     spall_cur: Option<SpallCursor>,
     instants: Vec<Instant>,
@@ -170,6 +172,7 @@ impl Default for TraceBuilder {
             threads: Vec::new(),
             thread_ids: HashMap::new(),
             last_thread: None,
+            last_sample_args: None,
             spall_cur: None,
             instants: Vec::new(),
             counters: Vec::new(),
@@ -749,7 +752,27 @@ impl EventSink for TraceBuilder {
                 p.name = Some(name);
             }
         }
-        self.profile.add(s, t, &mut self.strings);
+        // A profile's samples repeat their args (pprof hands each sample over once per
+        // sample type): the last one's are stored once.
+        let args = match &s.args {
+            spall_format::Args::None => ArgsId::NONE,
+            a => {
+                let (text, is_json) = args_text(a);
+                match &self.last_sample_args {
+                    Some((t, id)) if t == text => *id,
+                    _ => {
+                        let id = self.args.add(text, is_json);
+                        self.last_sample_args = Some((text.to_string(), id));
+                        id
+                    }
+                }
+            }
+        };
+        self.profile.add(s, t, args, &mut self.strings);
+    }
+
+    fn sample_kind_default(&mut self, kind: &str, unit: spall_format::SampleUnit) {
+        self.profile.default_kind = Some((kind.to_string(), unit));
     }
 
     fn spall_buffer(&mut self, pid: u32, tid: u32) {

@@ -53,10 +53,15 @@ impl Trace {
         !self.samples.is_empty() && self.span_count() == 0
     }
 
-    /// The kind of samples flame graphs and statistics count, and its unit: of the kinds
-    /// the tracks hold, the one with the most samples (a `perf` file of several events
-    /// shows the commonest, as `perf report` shows one event at a time).
+    /// The kind of samples flame graphs and statistics count, and its unit: the one the
+    /// tracks say is counted ([`SampleTrack::counted`]: pprof's default sample type, or one
+    /// chosen with [`set_sample_kind`](Self::set_sample_kind)), else of the kinds the
+    /// tracks hold the one with the most samples (a `perf` file of several events shows the
+    /// commonest, as `perf report` shows one event at a time).
     pub fn sample_kind(&self) -> Option<(StrId, SampleUnit)> {
+        if let Some(s) = self.samples.iter().find(|s| s.counted) {
+            return Some((s.kind, s.unit));
+        }
         let mut n: HashMap<(StrId, SampleUnit), usize> = HashMap::new();
         for s in &self.samples {
             *n.entry((s.kind, s.unit)).or_default() += s.ts.len();
@@ -64,6 +69,41 @@ impl Trace {
         n.into_iter()
             .max_by_key(|&((k, u), c)| (c, std::cmp::Reverse((k, u))))
             .map(|x| x.0)
+    }
+
+    /// Counts the samples of kind `name` (`cpu`, `alloc_space`; or `name/unit`, as
+    /// `cpu/nanoseconds`) from now on; an error naming the kinds there are if none is
+    /// called so.
+    pub fn set_sample_kind(&mut self, name: &str) -> Result<(), String> {
+        let kinds = self.sample_kinds();
+        let hit = (kinds.iter()).find(|&&(k, u)| {
+            let k = self.strings.get(k);
+            name == k || name.split_once('/') == Some((k, u.name()))
+        });
+        let Some(&(kind, unit)) = hit else {
+            let names: Vec<String> = (kinds.iter())
+                .map(|&(k, u)| format!("{}/{}", self.strings.get(k), u.name()))
+                .collect();
+            return Err(format!(
+                "no samples of kind {name:?}; the kinds are: {}",
+                names.join(", ")
+            ));
+        };
+        for s in &mut self.samples {
+            s.counted = s.kind == kind && s.unit == unit;
+        }
+        Ok(())
+    }
+
+    /// Every (kind, unit) the sample tracks hold, in the order of their first track.
+    pub fn sample_kinds(&self) -> Vec<(StrId, SampleUnit)> {
+        let mut v: Vec<(StrId, SampleUnit)> = Vec::new();
+        for s in &self.samples {
+            if !v.contains(&(s.kind, s.unit)) {
+                v.push((s.kind, s.unit));
+            }
+        }
+        v
     }
 
     /// The tracks of the counted kind on the selected threads.

@@ -33,6 +33,7 @@ mod args;
 mod asyncs;
 mod build;
 mod compare;
+mod demangle;
 mod derived;
 mod diag;
 mod export;

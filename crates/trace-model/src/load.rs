@@ -25,6 +25,10 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
         self.builder.sample(sample);
     }
 
+    fn sample_kind_default(&mut self, kind: &str, unit: spall_format::SampleUnit) {
+        self.builder.sample_kind_default(kind, unit);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

@@ -10,9 +10,13 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, RawFrame, RawSample, SampleUnit};
 
+use crate::args::ArgsId;
 use crate::diag::ModelWarning;
 use crate::samples::{Frame, Frames, SampleTrack, NO_FRAME};
 use crate::strings::{StrId, Strings};
+
+/// How many tracks [`Collected`] remembers the kinds of.
+const RECENT_TRACKS: usize = 8;
 
 /// One track being collected.
 #[derive(Default)]
@@ -25,6 +29,8 @@ struct TrackBuild {
     ts: Vec<i64>,
     frame: Vec<u32>,
     weight: Vec<i64>,
+    /// Per sample, its args; empty until a sample has some.
+    args: Vec<ArgsId>,
 }
 
 /// A builder's profile samples and their frames.
@@ -33,20 +39,35 @@ pub(crate) struct Collected {
     pub(crate) frames: Frames,
     tracks: Vec<TrackBuild>,
     ids: HashMap<(u32, StrId, SampleUnit), u32>,
-    /// The last sample's track, and its kind's text: samples come in runs of one track.
-    last: Option<(u32, SampleUnit, u32)>,
-    last_kind: String,
+    /// The last few tracks samples went to, with their kind's text: samples come in runs
+    /// of one track, or (pprof's sample types) take turns among a few.
+    recent: Vec<(u32, SampleUnit, String, u32)>,
+    /// The last sample's leaf frame, for a sample with the same stack.
+    last_leaf: Option<u32>,
     /// The last sample's stack: frame text and interned frame (consecutive samples share
     /// their outer frames, which need no lookup then).
     prev: Vec<(u64, u32)>,
+    /// The kind the profile's own tools count by default, where it says
+    /// ([`spall_format::EventSink::sample_kind_default`]).
+    pub(crate) default_kind: Option<(String, SampleUnit)>,
+    /// Names that look mangled, to their demangled form (`StrId::EMPTY`: not mangled).
+    demangled: HashMap<StrId, StrId>,
 }
 
 impl Collected {
-    /// Adds one sample of `thread`.
-    pub(crate) fn add(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) {
+    /// Adds one sample of `thread`, with its args' id (`ArgsId::NONE`: none).
+    pub(crate) fn add(
+        &mut self,
+        s: &RawSample<'_>,
+        thread: u32,
+        args: ArgsId,
+        strings: &mut Strings,
+    ) {
         let track = self.track(s, thread, strings);
         let mut parent = NO_FRAME;
-        for (depth, f) in s.stack.iter().enumerate() {
+        let same = self.last_leaf.filter(|_| s.same_stack);
+        let stack = if same.is_some() { &[][..] } else { s.stack };
+        for (depth, f) in stack.iter().enumerate() {
             let key = frame_key(f);
             if let Some(&(k, id)) = self.prev.get(depth) {
                 let same = k == key && self.same_frame(id, f, parent, strings);
@@ -56,8 +77,10 @@ impl Collected {
                 }
             }
             self.prev.truncate(depth);
+            let (name, raw) = self.name(&f.name, strings);
             let fr = Frame {
-                name: strings.intern(&f.name),
+                name,
+                raw,
                 parent,
                 file: f
                     .file
@@ -68,7 +91,11 @@ impl Collected {
             parent = self.frames.get_frame(fr);
             self.prev.push((key, parent));
         }
-        self.prev.truncate(s.stack.len());
+        match same {
+            Some(leaf) => parent = leaf,
+            None => self.prev.truncate(s.stack.len()),
+        }
+        self.last_leaf = Some(parent);
         let t = &mut self.tracks[track as usize];
         match s.ts {
             Some(ts) => t.ts.push(ts),
@@ -79,23 +106,50 @@ impl Collected {
         }
         t.frame.push(parent);
         t.weight.push(s.weight);
+        if args != ArgsId::NONE && t.args.is_empty() {
+            t.args.resize(t.weight.len() - 1, ArgsId::NONE);
+        }
+        if !t.args.is_empty() {
+            t.args.push(args);
+        }
+    }
+
+    /// A frame's name interned, demangled if it is a C++ or Rust symbol, and its raw form
+    /// (`StrId::EMPTY` when it needed no demangling).
+    fn name(&mut self, name: &str, strings: &mut Strings) -> (StrId, StrId) {
+        let id = strings.intern(name);
+        if !(name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("__")) {
+            return (id, StrId::EMPTY);
+        }
+        let d = *(self.demangled.entry(id)).or_insert_with(|| {
+            crate::demangle::demangle(name).map_or(StrId::EMPTY, |d| strings.intern(&d))
+        });
+        if d == StrId::EMPTY {
+            (id, StrId::EMPTY)
+        } else {
+            (d, id)
+        }
     }
 
     /// Whether the interned frame `id` is `f` called from `parent`.
     fn same_frame(&self, id: u32, f: &RawFrame<'_>, parent: u32, strings: &Strings) -> bool {
         let fr = &self.frames.frames[id as usize];
+        let name = if fr.raw == StrId::EMPTY {
+            fr.name
+        } else {
+            fr.raw
+        };
         fr.parent == parent
-            && strings.get(fr.name) == f.name
+            && strings.get(name) == f.name
             && fr.line == f.line.unwrap_or(0)
             && strings.get(fr.file) == f.file.as_deref().unwrap_or("")
     }
 
     /// The track of a sample.
     fn track(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) -> u32 {
-        if let Some((th, unit, t)) = self.last {
-            if th == thread && unit == s.unit && self.last_kind == s.kind {
-                return t;
-            }
+        let hit = (self.recent.iter()).find(|r| r.0 == thread && r.1 == s.unit && r.2 == s.kind);
+        if let Some(r) = hit {
+            return r.3;
         }
         let kind = strings.intern(&s.kind);
         let next = self.tracks.len() as u32;
@@ -108,9 +162,10 @@ impl Collected {
                 ..TrackBuild::default()
             });
         }
-        self.last = Some((thread, s.unit, t));
-        self.last_kind.clear();
-        self.last_kind.push_str(&s.kind);
+        if self.recent.len() == RECENT_TRACKS {
+            self.recent.remove(0);
+        }
+        self.recent.push((thread, s.unit, s.kind.to_string(), t));
         t
     }
 
@@ -120,8 +175,11 @@ impl Collected {
         other: Collected,
         s: impl Fn(StrId) -> StrId,
         thread: impl Fn(u32) -> u32,
+        args: impl Fn(ArgsId) -> ArgsId,
     ) {
-        self.last = None;
+        self.recent.clear();
+        self.last_leaf = None;
+        self.default_kind = self.default_kind.take().or(other.default_kind);
         self.prev.clear();
         let map: Vec<u32> = {
             let mut map = Vec::with_capacity(other.frames.frames.len());
@@ -131,9 +189,10 @@ impl Collected {
                 } else {
                     map[f.parent as usize]
                 };
-                let (name, file) = (s(f.name), s(f.file));
+                let (name, file, raw) = (s(f.name), s(f.file), s(f.raw));
                 map.push(self.frames.get_frame(Frame {
                     name,
+                    raw,
                     parent,
                     file,
                     line: f.line,
@@ -154,6 +213,15 @@ impl Collected {
                 });
             }
             let mine = &mut self.tracks[i as usize];
+            if !t.args.is_empty() || !mine.args.is_empty() {
+                mine.args.resize(mine.weight.len(), ArgsId::NONE);
+                let theirs = t.args.iter().map(|&a| args(a));
+                mine.args.extend(
+                    theirs
+                        .chain(std::iter::repeat(ArgsId::NONE))
+                        .take(t.weight.len()),
+                );
+            }
             mine.untimed += t.untimed;
             mine.ts.extend(t.ts);
             mine.weight.extend(t.weight);
@@ -169,8 +237,10 @@ impl Collected {
     /// frames (more may be added to them).
     pub(crate) fn finish(
         self,
+        strings: &Strings,
         diags: &mut Diagnostics<ModelWarning>,
     ) -> (Vec<SampleTrack>, Frames) {
+        let default = self.default_kind;
         let tracks = (self.tracks.into_iter())
             .map(|mut t| {
                 let n = t.ts.len() as u64;
@@ -195,15 +265,22 @@ impl Collected {
                     let pick = |v: &[i64]| order.iter().map(|&i| v[i as usize]).collect();
                     (t.ts, t.weight) = (pick(&t.ts), pick(&t.weight));
                     t.frame = order.iter().map(|&i| t.frame[i as usize]).collect();
+                    if !t.args.is_empty() {
+                        t.args = order.iter().map(|&i| t.args[i as usize]).collect();
+                    }
                 }
+                let counted = (default.as_ref())
+                    .is_some_and(|(k, u)| *u == t.unit && strings.get(t.kind) == k);
                 SampleTrack {
                     thread: t.thread,
                     kind: t.kind,
                     unit: t.unit,
+                    counted,
                     timed,
                     ts: t.ts,
                     frame: t.frame,
                     weight: t.weight,
+                    args: t.args,
                 }
             })
             .collect();

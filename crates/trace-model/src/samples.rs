@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use spall_format::{Diagnostics, SampleUnit};
 
-use crate::args::ArgsStore;
+use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
 use crate::other::SampleEvent;
 use crate::strings::{StrId, Strings};
@@ -38,6 +38,9 @@ pub struct Frame {
     pub file: StrId,
     /// The line in `file`, 1-based; 0 where not given.
     pub line: u32,
+    /// The name as the file gave it where `name` is that name demangled (a C++ or Rust
+    /// symbol); else [`StrId::EMPTY`].
+    pub raw: StrId,
 }
 
 /// The samples of one thread and kind, sorted by time.
@@ -50,6 +53,11 @@ pub struct SampleTrack {
     pub kind: StrId,
     /// The weights' unit.
     pub unit: SampleUnit,
+    /// Whether flame graphs and statistics count this track's kind (see
+    /// [`Trace::sample_kind`](crate::Trace::sample_kind)): the kind the profile's own tools
+    /// show by default (pprof's default sample type), or one chosen with
+    /// [`Trace::set_sample_kind`](crate::Trace::set_sample_kind).
+    pub counted: bool,
     /// Whether the times are the samples' own. When false (collapsed stacks, and
     /// speedscope profiles in bytes or counts have none) each sample was given the time at
     /// which the previous one's weight ended, from 0, in file order: speedscope's "time
@@ -61,6 +69,9 @@ pub struct SampleTrack {
     pub frame: Vec<u32>,
     /// Per sample, its weight in `unit`.
     pub weight: Vec<i64>,
+    /// Per sample, its own arguments (pprof's labels); empty when no sample of the track
+    /// has any.
+    pub args: Vec<ArgsId>,
 }
 
 impl SampleTrack {
@@ -83,7 +94,7 @@ impl SampleTrack {
 #[derive(Default)]
 pub(crate) struct Frames {
     pub(crate) frames: Vec<Frame>,
-    ids: HashMap<Frame, u32>,
+    ids: hashbrown::HashMap<Frame, u32>,
 }
 
 impl Frames {
@@ -94,6 +105,7 @@ impl Frames {
             parent,
             file: StrId::EMPTY,
             line: 0,
+            raw: StrId::EMPTY,
         })
     }
 
@@ -207,10 +219,12 @@ pub(crate) fn build(
             thread,
             kind,
             unit,
+            counted: false,
             timed: true,
             ts,
             frame,
             weight,
+            args: Vec::new(),
         }
     }));
     tracks.sort_by_key(|t| (t.thread, t.kind));

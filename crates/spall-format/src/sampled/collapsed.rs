@@ -69,6 +69,8 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             ts: None,
             weight,
             stack: &frames,
+            args: crate::event::Args::None,
+            same_stack: false,
             offset: at as u64,
         });
         n += 1;

@@ -99,6 +99,8 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             ts: Some(ts),
             weight: next.saturating_sub(ts).max(0),
             stack: &stack,
+            args: crate::event::Args::None,
+            same_stack: false,
             offset: 0,
         });
     }

@@ -3,14 +3,16 @@
 //! Each reader turns one file format into [`RawSample`]s, handed to
 //! [`EventSink::sample`] one at a time in file order:
 //! [`collapsed`] stacks (`a;b;c 12`), `perf script` text ([`perf`]), V8's `.cpuprofile`
-//! ([`cpuprofile`]) and speedscope's file format ([`speedscope`]). A sample names its
+//! ([`cpuprofile`]), speedscope's file format ([`speedscope`]), pprof's `profile.proto`
+//! ([`pprof`]) and Firefox's Gecko profiles ([`gecko`]). A sample names its
 //! thread, its stack (outermost frame first), its weight and the weight's unit, and its
 //! time where the format has one (collapsed stacks have none; the model lays untimed
 //! samples out itself).
 //!
 //! The format is detected from content ([`sniff`]): JSON whose first key is one a
 //! `.cpuprofile` or a speedscope file starts with, else text whose first record is a
-//! `perf script` header followed by a frame line, or a `stack weight` line.
+//! `perf script` header followed by a frame line, or a `stack weight` line. A pprof file
+//! is protobuf, told from a Perfetto trace by [`sniff_binary`], before Perfetto's check.
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
@@ -19,7 +21,9 @@ pub use crate::event::{RawFrame, RawSample, SampleUnit};
 
 pub mod collapsed;
 pub mod cpuprofile;
+pub mod gecko;
 pub mod perf;
+pub mod pprof;
 pub mod speedscope;
 mod text;
 
@@ -36,6 +40,10 @@ pub enum ProfileFormat {
     CpuProfile,
     /// speedscope's JSON file format.
     Speedscope,
+    /// pprof's `profile.proto` (Go's `runtime/pprof`, the `pprof` tools).
+    Pprof,
+    /// Firefox's Gecko profile JSON: raw, processed, or in a DevTools recording.
+    Gecko,
 }
 
 /// How far into the input detection looks.
@@ -61,12 +69,24 @@ pub fn sniff(b: &[u8]) -> Option<ProfileFormat> {
     }
 }
 
+/// The binary sampling-profile format of `b` (not gzip), if it is one: checked before
+/// Perfetto's protobuf, which a pprof file would otherwise pass for.
+pub fn sniff_binary(b: &[u8]) -> Option<ProfileFormat> {
+    pprof::looks_like(b).then_some(ProfileFormat::Pprof)
+}
+
 /// A JSON object's kind from its first key (the object's text after `{`).
 fn json_kind(after_brace: &[u8]) -> Option<ProfileFormat> {
     let s = after_brace.trim_ascii_start();
     let key = s.strip_prefix(b"\"")?;
     let end = key.iter().position(|&c| c == b'"')?;
     match &key[..end] {
+        b"meta" | b"libs" | b"profile" | b"threads" | b"processes" | b"version" | b"systemHost"
+        | b"duration" | b"label" | b"configuration"
+            if gecko::looks_like(after_brace) =>
+        {
+            Some(ProfileFormat::Gecko)
+        }
         b"nodes" | b"head" | b"startTime" | b"endTime" | b"timeDeltas" | b"title"
             if cpuprofile::looks_like(after_brace) =>
         {
@@ -93,6 +113,8 @@ pub fn decode<S: EventSink>(
         ProfileFormat::Collapsed => collapsed::decode(b, sink, diags)?,
         ProfileFormat::CpuProfile => cpuprofile::decode(b, sink, diags)?,
         ProfileFormat::Speedscope => speedscope::decode(b, sink, diags)?,
+        ProfileFormat::Pprof => pprof::decode(b, sink, diags)?,
+        ProfileFormat::Gecko => gecko::decode(b, sink, diags)?,
     };
     sink.progress(b.len() as u64, b.len() as u64);
     Ok(n)
@@ -125,6 +147,8 @@ pub(crate) mod tests {
         pub weight: i64,
         /// Outermost first: (name, file, line).
         pub stack: Vec<(String, Option<String>, Option<u32>)>,
+        /// The args' text, or "".
+        pub args: String,
     }
 
     /// A sink that keeps every sample.
@@ -148,6 +172,7 @@ pub(crate) mod tests {
                         (f.name.to_string(), file, f.line)
                     })
                     .collect(),
+                args: s.args.raw().unwrap_or("").to_string(),
             });
         }
     }

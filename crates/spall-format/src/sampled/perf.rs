@@ -368,6 +368,8 @@ fn flush<'a, S: EventSink>(
         ts: h.ts,
         weight: h.period.unwrap_or(1),
         stack: frames,
+        args: crate::event::Args::None,
+        same_stack: false,
         offset: offset as u64,
     });
     frames.clear();

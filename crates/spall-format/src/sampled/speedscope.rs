@@ -133,6 +133,8 @@ impl Profile<'_, '_> {
                 ts,
                 weight,
                 stack: &stack,
+                args: crate::event::Args::None,
+                same_stack: false,
                 offset: 0,
             });
         }

@@ -73,7 +73,7 @@ impl TraceBuilder {
         } = self;
         args.shrink();
         let thread_process: Vec<u32> = threads.iter().map(|t| t.process).collect();
-        let profiled = profile.finish(&mut diags);
+        let profiled = profile.finish(&strings, &mut diags);
         let (samples, frames) = samples::build(
             &samples,
             profiled,

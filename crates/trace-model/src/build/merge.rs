@@ -291,7 +291,7 @@ impl TraceBuilder {
                 (a.process, a.thread) = (p(a.process), t(a.thread));
                 a
             }));
-        self.profile.absorb(c.profile, |s| r.s(s), t);
+        self.profile.absorb(c.profile, |s| r.s(s), t, |a| r.a(a));
         self.samples.extend(c.samples.into_iter().map(|mut e| {
             (e.name, e.id, e.args, e.thread) = (r.s(e.name), r.s(e.id), r.a(e.args), t(e.thread));
             e

@@ -126,6 +126,8 @@ impl W<'_> {
             Format::Profile(ProfileFormat::Collapsed) => 5,
             Format::Profile(ProfileFormat::CpuProfile) => 6,
             Format::Profile(ProfileFormat::Speedscope) => 7,
+            Format::Profile(ProfileFormat::Pprof) => 8,
+            Format::Profile(ProfileFormat::Gecko) => 9,
         });
         self.u8(s.gzip as u8);
         self.u64(s.input_bytes);
@@ -197,6 +199,8 @@ impl<'a> R<'a> {
             5 => Format::Profile(ProfileFormat::Collapsed),
             6 => Format::Profile(ProfileFormat::CpuProfile),
             7 => Format::Profile(ProfileFormat::Speedscope),
+            8 => Format::Profile(ProfileFormat::Pprof),
+            9 => Format::Profile(ProfileFormat::Gecko),
             _ => return Err(self.fail("a format")),
         };
         let gzip = self.bool()?;

@@ -163,12 +163,15 @@ impl Trace {
             return Err("flow links in range");
         }
         let n_frames = self.frames.len() as u32;
-        let frames = self.frames.iter().all(|f| str_ok(f.name) && str_ok(f.file))
+        let frames = (self.frames.iter())
+            .all(|f| str_ok(f.name) && str_ok(f.file) && str_ok(f.raw))
             && self.samples.iter().all(|s| {
                 s.thread < n_thread
                     && str_ok(s.kind)
                     && s.ts.len() == s.frame.len()
                     && s.ts.len() == s.weight.len()
+                    && (s.args.is_empty() || s.args.len() == s.ts.len())
+                    && s.args.iter().all(|a| a.0 <= n_args)
                     && s.frame.iter().all(|&f| f < n_frames)
             });
         if !frames {

@@ -146,16 +146,19 @@ record!(SampleTrack {
     thread,
     kind,
     unit,
+    counted,
     timed,
     ts,
     frame,
-    weight
+    weight,
+    args
 });
 record!(Frame {
     name,
     parent,
     file,
-    line
+    line,
+    raw
 });
 
 /// An instant's scope and mark share a byte: the scope in the low bits, a mark in bit 4.
@@ -402,6 +405,16 @@ impl Wire for Vec<StrId> {
 }
 
 /// A counter's values, as their bits.
+impl Wire for Vec<ArgsId> {
+    fn put(&self, w: &mut W<'_>) {
+        w.list(self, |w, a| w.u32(a.0));
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        r.list(|r| Ok(ArgsId(r.u32()?)))
+    }
+}
+
 impl Wire for Vec<f64> {
     fn put(&self, w: &mut W<'_>) {
         w.u64(self.len() as u64);

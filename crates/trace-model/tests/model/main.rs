@@ -13,6 +13,7 @@ mod generated;
 mod hostile;
 mod navigation;
 mod parallel;
+mod pprof;
 mod profiles;
 mod proto;
 mod semantics;
