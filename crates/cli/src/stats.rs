@@ -149,16 +149,7 @@ fn run_samples(trace: &Trace, sel: &Selection, a: &Args) -> Result<ExitCode, Fat
     let (kind, unit) = trace
         .sample_kind()
         .map_or(("", SampleUnit::Count), |(k, u)| (trace.str(k), u));
-    let all: i64 = (trace.samples().iter())
-        .filter(|s| trace.str(s.kind) == kind && s.unit == unit)
-        .filter(|s| {
-            filter
-                .threads
-                .as_ref()
-                .is_none_or(|t| t.contains(&s.thread))
-        })
-        .map(|s| s.total_weight())
-        .fold(0, i64::saturating_add);
+    let all = trace.sample_total(filter.threads.as_deref(), filter.range);
     let share = |w: i64| {
         if all == 0 {
             0.0

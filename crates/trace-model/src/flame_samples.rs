@@ -29,11 +29,14 @@ pub struct SampleStats {
     pub self_weight: i64,
 }
 
-/// A weight in `unit`, for people: a duration, a size, or a plain count.
+/// A weight (or a difference of weights) in `unit`, for people: a duration, a size, or a
+/// plain count.
 pub fn weight_text(unit: SampleUnit, w: i64) -> String {
     match unit {
         SampleUnit::Nanoseconds => spall_util::format_duration(w),
-        SampleUnit::Bytes => spall_util::human_bytes(w.max(0) as u64),
+        // Negative in differences (`diff`'s deltas, `check`'s margins).
+        SampleUnit::Bytes if w < 0 => format!("-{}", spall_util::human_bytes(w.unsigned_abs())),
+        SampleUnit::Bytes => spall_util::human_bytes(w as u64),
         SampleUnit::Count => w.to_string(),
     }
 }
@@ -245,6 +248,16 @@ impl Trace {
             e.samples += sub_c[f];
         }
         by_name.into_values().collect()
+    }
+
+    /// The weight of the counted kind's samples on `threads` (`None`: all) in `range`: the
+    /// whole a function's share is of.
+    pub fn sample_total(&self, threads: Option<&[u32]>, range: Option<(i64, i64)>) -> i64 {
+        let (r0, r1) = range.unwrap_or((i64::MIN, i64::MAX));
+        (self.counted_tracks(threads))
+            .flat_map(|t| t.ts.iter().zip(&t.weight))
+            .filter(|&(&ts, _)| ts >= r0 && ts < r1)
+            .fold(0, |a, (_, &w)| a.saturating_add(w))
     }
 
     /// Whether a caller of `frame` has its name (its samples are counted there).
