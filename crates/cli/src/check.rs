@@ -5,13 +5,40 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use trace_model::{percentile, GroupBy, NameFilter, Trace};
+use trace_model::{percentile, weight_text, GroupBy, NameFilter, SampleUnit, Trace};
 
+use crate::diff_samples;
 use crate::select::Selection;
 use crate::util::{human_ns, load, parse_range, Fatal};
 
-/// The limits a budget may set, in the order they are reported.
-const METRICS: [&str; 8] = ["count", "total", "self", "mean", "p50", "p90", "p99", "max"];
+/// The limits a budget may set, in the order they are reported: the last two only of a
+/// sampling profile (a function's weights as shares of the profile's).
+const METRICS: [&str; 10] = [
+    "count",
+    "total",
+    "self",
+    "mean",
+    "p50",
+    "p90",
+    "p99",
+    "max",
+    "total_share",
+    "self_share",
+];
+
+/// How a limit was written, which says what it can be checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Given {
+    /// A duration: nanoseconds.
+    Time,
+    /// A size (`"10MB"`): bytes, of a bytes profile.
+    Bytes,
+    /// A plain number: calls or samples for `count`; for `total` and `self`, a weight in a
+    /// profile's unit.
+    Plain,
+    /// A percentage, in parts per million.
+    Share,
+}
 
 /// Which functions a budget covers.
 #[derive(Debug, Clone)]
@@ -25,8 +52,9 @@ enum Target {
 pub struct Budget {
     target: Target,
     thread: Option<String>,
-    /// (metric, limit): nanoseconds, or a plain number for `count`.
-    limits: Vec<(&'static str, i64)>,
+    /// (metric, limit, how it was written): nanoseconds, a plain number for `count`, bytes
+    /// or a profile's weight for `total` and `self`, parts per million for shares.
+    limits: Vec<(&'static str, i64, Given)>,
     /// 1-based line of its `[[budget]]` header.
     line: usize,
 }
@@ -184,13 +212,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                 ));
             };
             let limit = match (metric, v) {
-                ("count", toml::Value::Integer(n)) if *n >= 0 => *n,
+                ("count", toml::Value::Integer(n)) if *n >= 0 => (*n, Given::Plain),
                 ("count", v) => {
                     return Err(err(i, k, format!("expected a whole number, found {v}")))
                 }
-                (_, toml::Value::String(s)) => {
-                    spall_util::parse_time_with_unit(s).map_err(|e| err(i, k, e))?
+                ("total_share" | "self_share", v) => {
+                    let pct = v.as_str().filter(|s| s.trim().ends_with('%'));
+                    let ppm = pct.and_then(|s| crate::util::parse_percent(s).ok());
+                    let Some(ppm) = ppm.filter(|p| *p <= 100.0) else {
+                        return Err(err(
+                            i,
+                            k,
+                            format!("expected a percentage such as \"5%\", found {v}"),
+                        ));
+                    };
+                    ((ppm * 1e4).round() as i64, Given::Share)
                 }
+                // A profile's weight in its own unit.
+                ("total" | "self", toml::Value::Integer(n)) if *n >= 0 => (*n, Given::Plain),
+                ("total" | "self", toml::Value::String(s)) if s.trim().ends_with(['B', 'b']) => {
+                    let n = spall_util::parse_size(s).map_err(|e| err(i, k, e))?;
+                    (i64::try_from(n).unwrap_or(i64::MAX), Given::Bytes)
+                }
+                (_, toml::Value::String(s)) => (
+                    spall_util::parse_time_with_unit(s).map_err(|e| err(i, k, e))?,
+                    Given::Time,
+                ),
                 (_, v) => {
                     return Err(err(
                         i,
@@ -199,7 +246,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                     ))
                 }
             };
-            limits.push((metric, limit));
+            limits.push((metric, limit.0, limit.1));
         }
         if limits.is_empty() {
             return Err(err(
@@ -208,7 +255,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                 format!("sets no limit; give at least one of {}", METRICS.join(", ")),
             ));
         }
-        limits.sort_by_key(|(m, _)| METRICS.iter().position(|x| x == m));
+        limits.sort_by_key(|(m, _, _)| METRICS.iter().position(|x| x == m));
         out.push(Budget {
             target,
             thread: text_of("thread")?,
@@ -219,12 +266,43 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
     Ok(out)
 }
 
-/// The measured values of one budget's spans: `None` when the trace has none of them.
+/// Why `trace` cannot be checked against `b`'s limits: a limit in a unit the trace does not
+/// weigh in, a share of a trace of spans, a per-call time of a profile.
+fn unfit(trace: &Trace, b: &Budget) -> Option<String> {
+    let unit = trace
+        .sample_kind()
+        .filter(|_| trace.is_sampled())
+        .map(|k| k.1);
+    for &(metric, _, given) in &b.limits {
+        let why = match (unit, given) {
+            (None, Given::Share) => "shares are of sampling profiles; this is a trace of spans",
+            (None, Given::Plain) if metric != "count" => {
+                "a plain number is a profile's weight; this trace's times need a unit (\"2ms\")"
+            }
+            (None, Given::Bytes) => "this trace's times need a duration, not a size",
+            (Some(_), _) if matches!(metric, "mean" | "p50" | "p90" | "p99" | "max") => {
+                "profiles have no per-call times; limit count, total, self or their shares"
+            }
+            (Some(u), Given::Time) if u != SampleUnit::Nanoseconds => {
+                "a duration, but the profile's weights are not times"
+            }
+            (Some(u), Given::Bytes) if u != SampleUnit::Bytes => {
+                "a size, but the profile's weights are not bytes"
+            }
+            _ => continue,
+        };
+        return Some(format!("{metric}: {why}"));
+    }
+    None
+}
+
+/// The measured values of one budget's spans (or samples): `None` when the trace has none
+/// of them.
 fn measure(
     trace: &Trace,
     b: &Budget,
     range: &Option<(Option<i64>, Option<i64>)>,
-) -> Result<Option<[i64; 8]>, String> {
+) -> Result<Option<[i64; 10]>, String> {
     let threads = match &b.thread {
         Some(spec) => {
             let found = trace.find_threads(spec);
@@ -241,13 +319,23 @@ fn measure(
         range: *range,
         ..Selection::default()
     };
+    let re = match &b.target {
+        Target::Name(n) => {
+            regex::Regex::new(&format!("^{}$", regex::escape(n))).expect("an escaped name")
+        }
+        Target::Match(r) => r.clone(),
+    };
+    if trace.is_sampled() {
+        let filter = sel.filter(trace, threads);
+        return Ok(diff_samples::measure(
+            trace,
+            &re,
+            filter.threads,
+            filter.range,
+        ));
+    }
     let mut filter = sel.filter(trace, threads);
-    filter.name = Some(match &b.target {
-        Target::Name(n) => NameFilter::Regex(
-            regex::Regex::new(&format!("^{}$", regex::escape(n))).expect("an escaped name"),
-        ),
-        Target::Match(r) => NameFilter::Regex(r.clone()),
-    });
+    filter.name = Some(NameFilter::Regex(re));
     // All matching names count together, as one function.
     let groups = trace.groups(&filter, GroupBy::Name);
     if groups.is_empty() {
@@ -270,6 +358,8 @@ fn measure(
         percentile(&durs, 90),
         percentile(&durs, 99),
         durs[durs.len() - 1],
+        0,
+        0,
     ]))
 }
 
@@ -292,6 +382,8 @@ struct Line {
     limit: i64,
     measured: Option<i64>,
     verdict: Verdict,
+    /// Of a profile: the unit of its weights.
+    unit: Option<SampleUnit>,
 }
 
 impl Line {
@@ -314,15 +406,26 @@ impl Line {
                 Some(v) if v <= limit => Verdict::Kept,
                 Some(_) => Verdict::Broken,
             },
+            unit: None,
         }
     }
 }
 
-fn show(metric: &str, v: i64) -> String {
-    if metric == "count" {
-        v.to_string()
-    } else {
-        human_ns(v)
+/// A value of `l`'s metric, for people.
+fn show(l: &Line, v: i64) -> String {
+    match (l.metric, l.unit) {
+        ("count", _) => v.to_string(),
+        ("total_share" | "self_share", _) => format!("{:.2}%", v as f64 / 1e4),
+        (_, Some(u)) => weight_text(u, v),
+        (_, None) => human_ns(v),
+    }
+}
+
+/// A value of `l`'s metric for the JSON: shares in percent.
+fn json_value(l: &Line, v: Option<i64>) -> Value {
+    match (l.metric, v) {
+        ("total_share" | "self_share", Some(v)) => json!(v as f64 / 1e4),
+        _ => json!(v),
     }
 }
 
@@ -360,9 +463,25 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         .transpose()
         .map_err(|e| Fatal(format!("--baseline: {}", e.0)))?
         .map(|b| b.0);
+    if let Some(base) = &base {
+        diff_samples::kind_of(base, &trace).map_err(|e| Fatal(format!("--baseline: {}", e.0)))?;
+    }
+    let unit = (trace.sample_kind())
+        .filter(|_| trace.is_sampled())
+        .map(|k| k.1);
     let mut lines = Vec::new();
     let idx = |m: &str| METRICS.iter().position(|x| *x == m).unwrap();
     for b in &budgets {
+        for (t, what) in [(Some(&trace), "TRACE"), (base.as_ref(), "BASE")] {
+            if let Some(why) = t.and_then(|t| unfit(t, b)) {
+                return Err(Fatal(format!(
+                    "{}:{}: budget {}: {why} ({what})",
+                    a.budget.display(),
+                    b.line,
+                    b.label()
+                )));
+            }
+        }
         let measured = measure(&trace, b, &range)
             .map_err(|e| Fatal(format!("{} line {}: {e}", a.budget.display(), b.line)))?;
         let before = match (&base, a.max_regression) {
@@ -371,13 +490,15 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
                 .map(|v| (v, pct)),
             _ => None,
         };
-        for &(metric, limit) in &b.limits {
+        for &(metric, limit, _) in &b.limits {
             let now = measured.map(|v| v[idx(metric)]);
             lines.push(Line::new(b, metric, "budget", limit, now));
+            lines.last_mut().expect("a line").unit = unit;
             if let (Some((v, pct)), Some(_)) = (before, now) {
                 let was = v[idx(metric)];
                 let limit = was + (was as f64 * pct / 100.0).round() as i64;
                 lines.push(Line::new(b, metric, "baseline", limit, now));
+                lines.last_mut().expect("a line").unit = unit;
             }
         }
     }
@@ -427,22 +548,22 @@ fn margin(l: &Line) -> Option<i64> {
 
 fn print_table(lines: &[Line]) {
     println!(
-        "{:<8} {:<7} {:>12} {:>12} {:>12}  budget",
+        "{:<8} {:<11} {:>12} {:>12} {:>12}  budget",
         "status", "metric", "limit", "measured", "margin"
     );
     for l in lines {
-        let measured = l.measured.map_or("–".into(), |v| show(l.metric, v));
-        let margin = margin(l).map_or("–".into(), |v| show(l.metric, v));
+        let measured = l.measured.map_or("–".into(), |v| show(l, v));
+        let margin = margin(l).map_or("–".into(), |v| show(l, v));
         let from = if l.source == "baseline" {
             " (vs baseline)"
         } else {
             ""
         };
         println!(
-            "{:<8} {:<7} {:>12} {:>12} {:>12}  {}{from}",
+            "{:<8} {:<11} {:>12} {:>12} {:>12}  {}{from}",
             verdict_name(l.verdict),
             l.metric,
-            show(l.metric, l.limit),
+            show(l, l.limit),
             measured,
             margin,
             l.budget
@@ -466,9 +587,9 @@ fn print_json(a: &Args, lines: &[Line]) {
                 "line": l.budget_line,
                 "metric": l.metric,
                 "against": l.source,
-                "limit": l.limit,
-                "measured": l.measured,
-                "margin": margin(l),
+                "limit": json_value(l, Some(l.limit)),
+                "measured": json_value(l, l.measured),
+                "margin": json_value(l, margin(l)),
                 "status": verdict_name(l.verdict),
             })
         })
@@ -530,15 +651,11 @@ fn print_junit(a: &Args, lines: &[Line]) {
             r#"    <testcase classname="spall.budget" name="{}""#,
             xml(&name)
         );
-        let limit = show(l.metric, l.limit);
+        let limit = show(l, l.limit);
         match (l.verdict, l.measured) {
             (Verdict::Kept, _) => println!("/>"),
             (Verdict::Broken, Some(m)) => {
-                let msg = format!(
-                    "{} {} is over its limit {limit}",
-                    l.metric,
-                    show(l.metric, m)
-                );
+                let msg = format!("{} {} is over its limit {limit}", l.metric, show(l, m));
                 println!(">");
                 println!(
                     r#"      <failure message="{}" type="budget">{}</failure>"#,
@@ -592,11 +709,40 @@ max = "250us"
         assert_eq!(b.len(), 2);
         assert_eq!(
             b[0].limits,
-            vec![("count", 10), ("total", 1_500_000_000), ("p90", 2_000_000)]
+            vec![
+                ("count", 10, Given::Plain),
+                ("total", 1_500_000_000, Given::Time),
+                ("p90", 2_000_000, Given::Time)
+            ]
         );
         assert_eq!(b[0].line, 2);
         assert_eq!(b[1].line, 8);
         assert_eq!(b[1].label(), "/^gc::/ on main");
+        // A profile's limits: shares, sizes and weights in its own unit.
+        let b = parse(
+            Path::new("b.toml"),
+            "[[budget]]\nname = \"f\"\nself_share = \"2.5%\"\ntotal = \"1MB\"\nself = 7\n",
+        )
+        .unwrap();
+        assert_eq!(
+            b[0].limits,
+            vec![
+                ("total", 1 << 20, Given::Bytes),
+                ("self", 7, Given::Plain),
+                ("self_share", 25_000, Given::Share)
+            ]
+        );
+        for bad in [
+            "self_share = 5",
+            "self_share = \"150%\"",
+            "total_share = \"x%\"",
+        ] {
+            let e = errors(&format!("[[budget]]\nname = \"a\"\n{bad}\n"));
+            assert!(
+                e.starts_with("b.toml:3:") && e.contains("percentage"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

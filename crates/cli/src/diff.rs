@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use trace_model::{Group, GroupBy, Measure, NoiseRules, Side, Trace, Verdict};
+use trace_model::{weight_text, Group, GroupBy, Measure, NoiseRules, Side, Trace, Verdict};
 
+use crate::diff_samples::{ppm, Profile};
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
 use crate::util::{human_ns, load, Fatal};
-use crate::{diff_flame, flame};
+use crate::{diff_flame, diff_samples, flame};
 
 /// Which number of a function is compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -24,6 +25,10 @@ pub enum Metric {
     P90,
     P99,
     Count,
+    /// Of a profile: self weight as a share of the profile's whole weight.
+    SelfShare,
+    /// Of a profile: total weight as a share of the profile's whole weight.
+    TotalShare,
 }
 
 impl Metric {
@@ -36,28 +41,13 @@ impl Metric {
             Metric::P90 => "p90",
             Metric::P99 => "p99",
             Metric::Count => "count",
+            Metric::SelfShare => "self-share",
+            Metric::TotalShare => "total-share",
         }
     }
 
-    fn of(self, g: &Group) -> i64 {
-        let s = &g.stats;
-        match self {
-            Metric::SelfTime => s.self_ns,
-            Metric::Total => s.total_ns,
-            Metric::Mean => s.mean_ns,
-            Metric::P50 => s.p50_ns,
-            Metric::P90 => s.p90_ns,
-            Metric::P99 => s.p99_ns,
-            Metric::Count => s.count as i64,
-        }
-    }
-
-    /// Values in the metric's unit, for people.
-    fn show(self, v: i64) -> String {
-        match self {
-            Metric::Count => v.to_string(),
-            _ => human_ns(v),
-        }
+    fn is_share(self) -> bool {
+        matches!(self, Metric::SelfShare | Metric::TotalShare)
     }
 }
 
@@ -161,7 +151,7 @@ pub enum Status {
 }
 
 impl Status {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Status::Regressed => "regressed",
             Status::Improved => "improved",
@@ -173,14 +163,14 @@ impl Status {
 }
 
 /// One row of the comparison.
-struct Row<'a> {
-    key: String,
-    base: Option<&'a Group>,
-    new: Option<&'a Group>,
-    status: Status,
-    delta: i64,
-    ratio: Option<f64>,
-    p_value: Option<f64>,
+pub(crate) struct Row<'a> {
+    pub key: String,
+    pub base: Option<&'a Group>,
+    pub new: Option<&'a Group>,
+    pub status: Status,
+    pub delta: i64,
+    pub ratio: Option<f64>,
+    pub p_value: Option<f64>,
 }
 
 /// The rules that turn two numbers into a status: the metric, and the noise rules the
@@ -188,16 +178,54 @@ struct Row<'a> {
 struct Rules {
     metric: Metric,
     noise: NoiseRules,
+    /// Of two profiles: their kind, unit and whole weights.
+    profile: Option<Profile>,
 }
 
 impl Rules {
+    /// The metric of a group of BASE (`in_new` false) or NEW: shares in parts per million.
+    fn of(&self, g: &Group, in_new: bool) -> i64 {
+        let s = &g.stats;
+        let all = self
+            .profile
+            .as_ref()
+            .map_or(0, |p| if in_new { p.new_all } else { p.base_all });
+        match self.metric {
+            Metric::SelfTime => s.self_ns,
+            Metric::Total => s.total_ns,
+            Metric::Mean => s.mean_ns,
+            Metric::P50 => s.p50_ns,
+            Metric::P90 => s.p90_ns,
+            Metric::P99 => s.p99_ns,
+            Metric::Count => s.count as i64,
+            Metric::SelfShare => ppm(s.self_ns, all),
+            Metric::TotalShare => ppm(s.total_ns, all),
+        }
+    }
+
+    /// A value of the metric (or a weight, with `weight`), in its unit, for people.
+    fn show_as(&self, v: i64, weight: bool) -> String {
+        match (self.metric, &self.profile) {
+            (Metric::Count, _) if !weight => v.to_string(),
+            (m, Some(_)) if m.is_share() && !weight => format!("{:.2}%", v as f64 / 1e4),
+            (_, Some(p)) => weight_text(p.unit, v),
+            (_, None) => human_ns(v),
+        }
+    }
+
+    fn show(&self, v: i64) -> String {
+        self.show_as(v, false)
+    }
+
     fn judge(&self, b: &Group, n: &Group) -> (Status, i64, Option<f64>, Option<f64>) {
         let m = self.metric;
-        let (bv, nv) = (m.of(b), m.of(n));
+        let (bv, nv) = (self.of(b, false), self.of(n, true));
         let ratio = (bv != 0).then(|| nv as f64 / bv as f64);
         let measure = match m {
             Metric::Count => Measure::Count,
-            Metric::Total | Metric::SelfTime => Measure::Sum,
+            Metric::Total | Metric::SelfTime | Metric::SelfShare | Metric::TotalShare => {
+                Measure::Sum
+            }
             _ => Measure::PerCall,
         };
         // Per-occurrence values: is their distribution shifted, or is it noise?
@@ -283,23 +311,69 @@ fn prepare(
     new: &Trace,
 ) -> Result<(Rules, Vec<Group>, Vec<Group>), Fatal> {
     let (tb, tn) = pick_threads(base, new, &sel.threads, a.match_threads)?;
-    let by = match a.by {
-        By::Name => GroupBy::Name,
-        By::Stack => GroupBy::Stack,
+    let profile = diff_samples::kind_of(base, new)?;
+    let shares = a.metric.is_share();
+    if profile.is_some()
+        && matches!(
+            a.metric,
+            Metric::Mean | Metric::P50 | Metric::P90 | Metric::P99
+        )
+    {
+        return Err(Fatal(format!(
+            "--metric {}: profiles have no per-call times; compare self, total, count, \
+             self-share or total-share",
+            a.metric.name()
+        )));
+    }
+    if profile.is_none() && shares {
+        return Err(Fatal(format!(
+            "--metric {} is of sampling profiles; these are traces of spans",
+            a.metric.name()
+        )));
+    }
+    let Some((kind, unit)) = profile else {
+        let by = match a.by {
+            By::Name => GroupBy::Name,
+            By::Stack => GroupBy::Stack,
+        };
+        let gb = base.groups(&sel.filter(base, tb), by);
+        let gn = new.groups(&sel.filter(new, tn), by);
+        let min_delta = a
+            .min_delta
+            .unwrap_or_else(|| NoiseRules::for_base(base).min_delta);
+        return Ok((rules(a, min_delta, None), gb, gn));
     };
-    let gb = base.groups(&sel.filter(base, tb), by);
-    let gn = new.groups(&sel.filter(new, tn), by);
-    let rules = Rules {
+    let stack = a.by == By::Stack;
+    let (gb, base_all) = diff_samples::groups(base, sel, tb, stack);
+    let (gn, new_all) = diff_samples::groups(new, sel, tn, stack);
+    // Default: 0.1% of BASE's weight, as for traces 0.1% of BASE's duration; for shares,
+    // that weight's share.
+    let min_delta = match a.min_delta {
+        Some(d) if shares => ppm(d, base_all),
+        Some(d) => d,
+        None if shares => 1000,
+        None => (base_all / 1000).max(1),
+    };
+    let profile = Profile {
+        kind,
+        unit,
+        base_all,
+        new_all,
+    };
+    let rules = rules(a, min_delta, Some(profile));
+    Ok((rules, gb, gn))
+}
+
+fn rules(a: &Args, min_delta: i64, profile: Option<Profile>) -> Rules {
+    Rules {
         metric: a.metric,
         noise: NoiseRules {
             threshold_pct: a.threshold,
-            min_delta: a
-                .min_delta
-                .unwrap_or_else(|| NoiseRules::for_base(base).min_delta),
+            min_delta,
             alpha: a.alpha,
         },
-    };
-    Ok((rules, gb, gn))
+        profile,
+    }
 }
 
 /// The comparison `run` reports, as its CSV lines (header first), for traces already
@@ -307,7 +381,7 @@ fn prepare(
 pub fn compare_csv(a: &Args, base: &Trace, new: &Trace) -> Result<Vec<String>, Fatal> {
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
     let (rules, gb, gn) = prepare(a, &sel, base, new)?;
-    Ok(csv_lines(&compare(base, new, &gb, &gn, &rules)))
+    Ok(csv_lines(&rules, &compare(base, new, &gb, &gn, &rules)))
 }
 
 /// Refuses a `--format` that the other options do not allow (before any load).
@@ -389,8 +463,8 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
     let counts = |s: Status| rows.iter().filter(|r| r.status == s).count();
     match a.format {
         Format::Json => println!("{:#}", json_report(a, &rules, &rows)),
-        Format::Csv => print_csv(&rows),
-        Format::Table => print_table(a.metric, &rows),
+        Format::Csv => print_csv(&rules, &rows),
+        Format::Table => print_table(&rules, &rows),
         Format::Markdown => print_markdown(a, &rules, &rows),
         Format::Folded | Format::Svg => {
             let stacks = stacks(a, &sel, &base, &new)?;
@@ -418,7 +492,6 @@ fn compare<'a>(
     gn: &'a [Group],
     rules: &Rules,
 ) -> Vec<Row<'a>> {
-    let m = rules.metric;
     let mut in_new: HashMap<String, &Group> = gn.iter().map(|g| (key(new, g), g)).collect();
     let mut rows = Vec::new();
     for b in gb {
@@ -441,7 +514,7 @@ fn compare<'a>(
                 base: Some(b),
                 new: None,
                 status: Status::Removed,
-                delta: -m.of(b),
+                delta: -rules.of(b, false),
                 ratio: None,
                 p_value: None,
             },
@@ -456,14 +529,14 @@ fn compare<'a>(
                 base: None,
                 new: Some(n),
                 status: Status::Added,
-                delta: m.of(n),
+                delta: rules.of(n, true),
                 ratio: None,
                 p_value: None,
             });
         }
     }
     let size = |r: &Row<'_>| match r.status {
-        Status::Unchanged => r.base.map_or(0, |g| m.of(g)).unsigned_abs(),
+        Status::Unchanged => r.base.map_or(0, |g| rules.of(g, false)).unsigned_abs(),
         _ => r.delta.unsigned_abs(),
     };
     rows.sort_by(|x, y| {
@@ -475,10 +548,22 @@ fn compare<'a>(
     rows
 }
 
-fn side(g: Option<&Group>) -> Value {
-    match g {
-        None => Value::Null,
-        Some(g) => {
+/// A side's numbers: a profile's samples, weights and shares (in percent of `all`), or a
+/// trace's counts and times.
+fn side(g: Option<&Group>, profile: Option<i64>) -> Value {
+    match (g, profile) {
+        (None, _) => Value::Null,
+        (Some(g), Some(all)) => {
+            let s = &g.stats;
+            json!({
+                "samples": s.count,
+                "total": s.total_ns,
+                "self": s.self_ns,
+                "total_share": ppm(s.total_ns, all) as f64 / 1e4,
+                "self_share": ppm(s.self_ns, all) as f64 / 1e4,
+            })
+        }
+        (Some(g), None) => {
             let s = &g.stats;
             json!({
                 "count": s.count,
@@ -495,15 +580,21 @@ fn side(g: Option<&Group>) -> Value {
 }
 
 fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
+    let p = rules.profile.as_ref();
+    // A profile's delta is in the metric's unit; a share's in percentage points.
+    let delta = |d: i64| match p {
+        Some(_) if a.metric.is_share() => json!(d as f64 / 1e4),
+        _ => json!(d),
+    };
     let functions: Vec<Value> = rows
         .iter()
         .map(|r| {
             json!({
                 "name": r.key,
                 "status": r.status.name(),
-                "base": side(r.base),
-                "new": side(r.new),
-                "delta_ns": r.delta,
+                "base": side(r.base, p.map(|p| p.base_all)),
+                "new": side(r.new, p.map(|p| p.new_all)),
+                (if p.is_some() { "delta" } else { "delta_ns" }): delta(r.delta),
                 "ratio": r.ratio,
                 "p_value": r.p_value,
             })
@@ -522,7 +613,7 @@ fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
             json!(rows.iter().filter(|r| r.status == s).count()),
         );
     }
-    json!({
+    let mut out = json!({
         "base": a.base.display().to_string(),
         "new": a.new.display().to_string(),
         "metric": a.metric.name(),
@@ -532,16 +623,29 @@ fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
         "alpha": rules.noise.alpha,
         "summary": summary,
         "functions": functions,
-    })
+    });
+    if let Some(p) = p {
+        let o = out.as_object_mut().expect("an object");
+        o.remove("min_delta_ns");
+        o.insert("min_delta".into(), delta(rules.noise.min_delta));
+        o.insert("kind".into(), json!(p.kind));
+        o.insert("unit".into(), json!(p.unit.name()));
+        o.insert("base_weight".into(), json!(p.base_all));
+        o.insert("new_weight".into(), json!(p.new_all));
+    }
+    out
 }
 
-fn print_csv(rows: &[Row<'_>]) {
-    for line in csv_lines(rows) {
+fn print_csv(rules: &Rules, rows: &[Row<'_>]) {
+    for line in csv_lines(rules, rows) {
         println!("{line}");
     }
 }
 
-fn csv_lines(rows: &[Row<'_>]) -> Vec<String> {
+fn csv_lines(rules: &Rules, rows: &[Row<'_>]) -> Vec<String> {
+    if let Some(p) = &rules.profile {
+        return diff_samples::csv_lines(p, rules.metric.is_share(), rows);
+    }
     let mut lines = vec![
         "name,status,base_count,new_count,base_total_ns,new_total_ns,base_self_ns,new_self_ns,\
          base_mean_ns,new_mean_ns,base_p50_ns,new_p50_ns,base_p90_ns,new_p90_ns,base_p99_ns,\
@@ -598,8 +702,19 @@ fn p_text(r: &Row<'_>) -> String {
     })
 }
 
-fn print_table(m: Metric, rows: &[Row<'_>]) {
-    let val = |g: Option<&Group>| g.map_or("–".into(), |g| m.show(m.of(g)));
+fn print_table(rules: &Rules, rows: &[Row<'_>]) {
+    let m = rules.metric;
+    let val =
+        |g: Option<&Group>, in_new| g.map_or("–".into(), |g| rules.show(rules.of(g, in_new)));
+    if let Some(p) = &rules.profile {
+        println!(
+            "{} samples, weight in {}: {} in BASE, {} in NEW",
+            p.kind,
+            p.unit.name(),
+            rules.show_as(p.base_all, true),
+            rules.show_as(p.new_all, true)
+        );
+    }
     println!(
         "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  name   ({} per function)",
         "status",
@@ -614,16 +729,25 @@ fn print_table(m: Metric, rows: &[Row<'_>]) {
         println!(
             "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  {}",
             r.status.name(),
-            val(r.base),
-            val(r.new),
-            format!("{}{}", if r.delta > 0 { "+" } else { "" }, m.show(r.delta)),
+            val(r.base, false),
+            val(r.new, true),
+            format!(
+                "{}{}",
+                if r.delta > 0 { "+" } else { "" },
+                rules.show(r.delta)
+            ),
             change(r),
             p_text(r),
             r.key.escape_debug()
         );
     }
     if rows.is_empty() {
-        println!("(no spans matched in either trace)");
+        let what = if rules.profile.is_some() {
+            "samples"
+        } else {
+            "spans"
+        };
+        println!("(no {what} matched in either trace)");
     }
 }
 
@@ -654,36 +778,42 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
             "function"
         },
         rules.noise.threshold_pct,
-        m.show(if m == Metric::Count {
+        rules.show(if m == Metric::Count {
             0
         } else {
             rules.noise.min_delta
         }),
-        if m == Metric::Count {
+        if m == Metric::Count || rules.profile.is_some() {
             String::new()
         } else {
             format!(", beyond noise (Mann-Whitney p < {})", rules.noise.alpha)
         }
     );
     let md = |s: &str| s.replace('|', "\\|").replace('`', "'");
-    let val = |g: Option<&Group>| g.map_or("–".into(), |g| m.show(m.of(g)));
+    let val =
+        |g: Option<&Group>, in_new| g.map_or("–".into(), |g| rules.show(rules.of(g, in_new)));
     let table = |title: &str, which: &[Status]| {
         let sel: Vec<&Row<'_>> = rows.iter().filter(|r| which.contains(&r.status)).collect();
         if sel.is_empty() {
             return;
         }
         println!("#### {title}\n");
-        println!("| function | base | new | delta | change | p | calls (base → new) |");
+        let calls = if rules.profile.is_some() {
+            "samples"
+        } else {
+            "calls"
+        };
+        println!("| function | base | new | delta | change | p | {calls} (base → new) |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
         for r in sel {
             let calls = |g: Option<&Group>| g.map_or("–".into(), |g| g.stats.count.to_string());
             println!(
                 "| `{}` | {} | {} | {}{} | {} | {} | {} → {} |",
                 md(&r.key),
-                val(r.base),
-                val(r.new),
+                val(r.base, false),
+                val(r.new, true),
                 if r.delta > 0 { "+" } else { "" },
-                m.show(r.delta),
+                rules.show(r.delta),
                 change(r),
                 p_text(r),
                 calls(r.base),
@@ -710,8 +840,8 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
             println!(
                 "| `{}` | {} | {} | {} |",
                 md(&r.key),
-                val(r.base),
-                val(r.new),
+                val(r.base, false),
+                val(r.new, true),
                 change(r)
             );
         }

@@ -1,13 +1,13 @@
 //! `diff` and `check` on generated pairs of traces with known changes: one function made
 //! slower, one faster, one removed, one added, the rest unchanged but for ±2% noise.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
 use crate::common::pair::{pair, trace, STEADY};
-use crate::common::{run, SPALL_CLI};
+use crate::common::{run, write, SPALL_CLI};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -191,12 +191,6 @@ fn markdown_lists_regressions_first_and_folds_the_rest() {
     assert!(lines[0].starts_with("name,status,base_count,new_count"));
     assert_eq!(lines.len(), 10);
     assert!(lines[1].starts_with("slow_fn,regressed,100,100,"));
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
 }
 
 #[test]

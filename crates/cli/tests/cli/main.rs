@@ -12,6 +12,7 @@ mod flame;
 mod fleet;
 mod gate;
 mod outputs;
+mod profile_diff;
 mod profiles;
 mod proto;
 mod proto_threads;

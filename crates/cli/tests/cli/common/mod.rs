@@ -4,6 +4,7 @@
 
 pub mod pair;
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 pub use spall_test_support::doc;
@@ -56,4 +57,11 @@ pub fn spall_json(args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&o.stderr)
     );
     serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null)
+}
+
+/// Writes `text` to `dir/name`; its path as a string.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
 }
