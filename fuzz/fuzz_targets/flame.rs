@@ -39,6 +39,7 @@ fuzz_target!(|data: &[u8]| {
             threads: None,
             range,
             per_thread,
+            sample_kind: None,
         };
         for sort in [FlameSort::Heaviest, FlameSort::Name] {
             let tree = t.flame(&opts, sort);

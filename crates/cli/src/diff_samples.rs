@@ -187,6 +187,7 @@ pub fn measure(
         threads,
         range,
         per_thread: false,
+        sample_kind: None,
     };
     let tree = t.flame(&opts, FlameSort::Name);
     let hit: Vec<bool> = (tree.label.iter())

@@ -94,6 +94,7 @@ pub fn tree(
         threads: filter.threads,
         range: filter.range,
         per_thread,
+        sample_kind: None,
     };
     let tree = trace.flame(&opts, FlameSort::Name);
     match &sel.name {

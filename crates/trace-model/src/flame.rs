@@ -43,6 +43,10 @@ pub struct FlameOptions {
     pub range: Option<(i64, i64)>,
     /// Keep threads apart: the process and the thread are the first two frames.
     pub per_thread: bool,
+    /// Of a sampling profile, the kind of samples counted (`alloc_space`, or
+    /// `alloc_objects/count`, as [`Trace::set_sample_kind`] names them); `None` (or a kind
+    /// the profile lacks): [`Trace::sample_kind`].
+    pub sample_kind: Option<String>,
 }
 
 /// How a node's children are ordered.
@@ -750,6 +754,7 @@ mod tests {
             threads: Some(vec![0]),
             range,
             per_thread: false,
+            sample_kind: None,
         };
         let tree = t.flame(&opts, FlameSort::Heaviest);
         assert_eq!(

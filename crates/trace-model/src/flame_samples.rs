@@ -51,6 +51,16 @@ impl Trace {
         }
     }
 
+    /// [`flame_weight_text`](Self::flame_weight_text) for a flame graph of the samples of
+    /// `kind` ([`FlameOptions::sample_kind`]).
+    pub fn kind_weight_text(&self, kind: Option<&str>, w: i64) -> String {
+        let kind = kind.and_then(|k| self.find_sample_kind(k).ok());
+        match kind.filter(|_| self.is_sampled()) {
+            Some((_, unit)) => weight_text(unit, w),
+            None => self.flame_weight_text(w),
+        }
+    }
+
     /// Whether this is a sampling profile: samples and no spans.
     pub fn is_sampled(&self) -> bool {
         !self.samples.is_empty() && self.span_count() == 0
@@ -78,6 +88,15 @@ impl Trace {
     /// `cpu/nanoseconds`) from now on; an error naming the kinds there are if none is
     /// called so.
     pub fn set_sample_kind(&mut self, name: &str) -> Result<(), String> {
+        let (kind, unit) = self.find_sample_kind(name)?;
+        for s in &mut self.samples {
+            s.counted = s.kind == kind && s.unit == unit;
+        }
+        Ok(())
+    }
+
+    /// The kind called `name` (or `name/unit`); an error naming the kinds there are.
+    pub fn find_sample_kind(&self, name: &str) -> Result<(StrId, SampleUnit), String> {
         let kinds = self.sample_kinds();
         let hit = (kinds.iter()).find(|&&(k, u)| {
             let k = self.strings.get(k);
@@ -92,10 +111,15 @@ impl Trace {
                 names.join(", ")
             ));
         };
-        for s in &mut self.samples {
-            s.counted = s.kind == kind && s.unit == unit;
-        }
-        Ok(())
+        Ok((kind, unit))
+    }
+
+    /// The kind `opts` counts: its [`FlameOptions::sample_kind`] where the profile has it,
+    /// else [`sample_kind`](Self::sample_kind).
+    pub fn flame_sample_kind(&self, opts: &FlameOptions) -> Option<(StrId, SampleUnit)> {
+        (opts.sample_kind.as_deref())
+            .and_then(|k| self.find_sample_kind(k).ok())
+            .or_else(|| self.sample_kind())
     }
 
     /// Every (kind, unit) the sample tracks hold, in the order of their first track.
@@ -114,7 +138,15 @@ impl Trace {
         &'a self,
         threads: Option<&'a [u32]>,
     ) -> impl Iterator<Item = &'a SampleTrack> + 'a {
-        let kind = self.sample_kind();
+        self.kind_tracks(self.sample_kind(), threads)
+    }
+
+    /// The tracks of `kind` on the selected threads.
+    fn kind_tracks<'a>(
+        &'a self,
+        kind: Option<(StrId, SampleUnit)>,
+        threads: Option<&'a [u32]>,
+    ) -> impl Iterator<Item = &'a SampleTrack> + 'a {
         self.samples.iter().filter(move |s| {
             Some((s.kind, s.unit)) == kind && threads.is_none_or(|t| t.contains(&s.thread))
         })
@@ -131,7 +163,8 @@ impl Trace {
         let mut node = vec![u32::MAX; n];
         let mut made: Vec<u32> = Vec::new();
         let mut chain: Vec<u32> = Vec::new();
-        for track in self.counted_tracks(opts.threads.as_deref()) {
+        let kind = self.flame_sample_kind(opts);
+        for track in self.kind_tracks(kind, opts.threads.as_deref()) {
             let base = if opts.per_thread {
                 let th = &self.threads[track.thread as usize];
                 let p = b.child(0, FrameLabel::Process(th.process));

@@ -408,8 +408,10 @@ pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
     };
     lines.push(format!(
         "total {} · self {} · {} {what}",
-        l.trace.flame_weight_text(total),
-        l.trace.flame_weight_text(t.self_ns[n]),
+        l.trace
+            .kind_weight_text(s.flame.sample_kind.as_deref(), total),
+        l.trace
+            .kind_weight_text(s.flame.sample_kind.as_deref(), t.self_ns[n]),
         t.count[n]
     ));
     lines.push(format!(

@@ -2,7 +2,7 @@
 //! the selected frame with its occurrences, and the sandwich.
 
 use egui::{RichText, Ui};
-use trace_model::{label_text, FlameSort, FrameLabel};
+use trace_model::{label_text, FlameOptions, FlameSort, FrameLabel};
 
 use crate::flame::draw::describe;
 use crate::kinds::Pick;
@@ -14,6 +14,7 @@ use crate::view::viewport::format_duration;
 /// Returns whether the view changed.
 pub fn ui(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
     let mut changed = scope(ui, l, s);
+    changed |= sample_kind(ui, l, &mut s.flame);
     changed |= shape(ui, &mut s.flame);
     let Some(main) = s.flame.main.clone() else {
         ui.label("building the flame graph …");
@@ -76,6 +77,41 @@ fn scope(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
             None => "only the range (Shift+drag in the timeline)".into(),
         };
         changed |= ui.checkbox(&mut f.use_range, text).changed();
+    });
+    changed
+}
+
+/// Of a profile with several kinds of samples (pprof's sample types: CPU time and
+/// samples, allocated and in-use space and objects), which one the graph weighs.
+fn sample_kind(ui: &mut Ui, l: &Loaded, f: &mut FlameView) -> bool {
+    let t = &l.trace;
+    let kinds = t.sample_kinds();
+    if !t.is_sampled() || kinds.len() < 2 {
+        return false;
+    }
+    let name = |(k, u): (trace_model::StrId, trace_model::SampleUnit)| {
+        format!("{}/{}", t.str(k), u.name())
+    };
+    let now = t.flame_sample_kind(&FlameOptions {
+        sample_kind: f.sample_kind.clone(),
+        ..FlameOptions::default()
+    });
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("weigh").weak());
+        egui::ComboBox::from_id_salt("flame_sample_kind")
+            .selected_text(now.map(name).unwrap_or_default())
+            .show_ui(ui, |ui| {
+                for k in kinds {
+                    let text = name(k);
+                    if ui.selectable_label(Some(k) == now, &text).clicked() && Some(k) != now {
+                        f.sample_kind = Some(text);
+                        changed = true;
+                    }
+                }
+            })
+            .response
+            .on_hover_text("the kind of samples the graph counts (pprof's sample type)");
     });
     changed
 }

@@ -132,6 +132,9 @@ pub struct FlameView {
     pub icicle: bool,
     /// The order of siblings.
     pub sort: FlameSort,
+    /// Of a profile with several kinds of samples (pprof's sample types), the one counted
+    /// (`name/unit`); `None`: the profile's default.
+    pub sample_kind: Option<String>,
     /// The merged graph, and what it was built from.
     pub main: Option<Pane>,
     built: Option<(FlameOptions, FlameSort)>,
@@ -164,6 +167,7 @@ impl Default for FlameView {
             use_range: true,
             icicle: true,
             sort: FlameSort::Heaviest,
+            sample_kind: None,
             main: None,
             built: None,
             sandwich: None,
@@ -188,6 +192,7 @@ impl FlameView {
         self.use_range = old.use_range;
         self.icicle = old.icicle;
         self.sort = old.sort;
+        self.sample_kind = old.sample_kind.clone();
         self.base = old.base.clone();
     }
 }
@@ -384,6 +389,7 @@ impl FlameView {
             threads,
             range: if self.use_range { range } else { None },
             per_thread: self.per_thread,
+            sample_kind: self.sample_kind.clone(),
         }
     }
 
@@ -653,6 +659,7 @@ fn base_options(new: &Trace, base: &Trace, o: &FlameOptions) -> FlameOptions {
             .range
             .map(|(a, b)| (a.saturating_add(shift), b.saturating_add(shift))),
         per_thread: o.per_thread,
+        sample_kind: o.sample_kind.clone(),
     }
 }
 

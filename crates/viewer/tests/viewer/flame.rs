@@ -186,3 +186,41 @@ fn a_flame_frame_of_a_big_graph_draws_few_instances() {
     let drawn = scene.instance_count();
     assert!(drawn < 20_000, "{drawn} instances for {nodes} stacks");
 }
+
+/// A real Go heap profile (four sample types): the flame graph weighs the kind the panel
+/// picks, rebuilt when it changes, and its tooltip speaks that kind's unit.
+#[test]
+fn a_profile_flame_graph_weighs_the_picked_sample_kind() {
+    use spall_viewer::flame::describe;
+    use spall_viewer::view::flame::FlameHit;
+    let bytes = spall_test_support::fixture_bytes("real/profiles/go_heap.pb.gz");
+    let l = Loaded::new(trace_model::load_bytes(&bytes).unwrap(), "heap".into());
+    // Each kind's whole weight, as the model counts it once that kind is set.
+    let whole = |kind: &str| {
+        let mut t = trace_model::load_bytes(&bytes).unwrap();
+        t.set_sample_kind(kind).unwrap();
+        t.sample_total(None, None)
+    };
+    let mut s = shot(&l, None, true, None);
+    let root = |s: &ViewState| s.flame.main.as_ref().unwrap().tree.total[0];
+    let tip = |s: &ViewState| {
+        let hit = FlameHit {
+            pane: Which::Main,
+            node: 1,
+        };
+        describe(&l, s, hit).join("\n")
+    };
+    let (k, _) = l.trace.sample_kind().unwrap();
+    assert_eq!(root(&s), whole(l.trace.str(k)));
+    assert!(tip(&s).contains("MB"), "{}", tip(&s));
+    for kind in ["alloc_objects/count", "alloc_space"] {
+        s.flame.sample_kind = Some(kind.into());
+        assert!(s.flame_wanted(&l).is_some(), "{kind}: a rebuild is due");
+        s.ensure_flame(&l);
+        assert_eq!(root(&s), whole(kind), "{kind}");
+    }
+    assert_ne!(whole("alloc_space"), whole(l.trace.str(k)));
+    s.flame.sample_kind = Some("alloc_objects".into());
+    s.ensure_flame(&l);
+    assert!(!tip(&s).contains("B"), "a count, not a size: {}", tip(&s));
+}
