@@ -240,7 +240,19 @@ impl Rules {
                 },
             }
         }
-        let j = self.noise.judge(measure, side(m, b, bv), side(m, n, nv));
+        let mut j = self.noise.judge(measure, side(m, b, bv), side(m, n, nv));
+        // A profile's change must also be beyond sampling noise.
+        if let Some(p) = &self.profile {
+            let (wb, wn) = match m {
+                Metric::Count => (b.stats.count as i64, n.stats.count as i64),
+                Metric::Total | Metric::TotalShare => (b.stats.total_ns, n.stats.total_ns),
+                _ => (b.stats.self_ns, n.stats.self_ns),
+            };
+            j.p_value = p.p_value(wb, wn, m == Metric::Count, m.is_share());
+            if j.p_value.is_none_or(|p| p >= self.noise.alpha) {
+                j.verdict = Verdict::Unchanged;
+            }
+        }
         let status = match j.verdict {
             Verdict::Slower => Status::Regressed,
             Verdict::Faster => Status::Improved,
@@ -344,8 +356,8 @@ fn prepare(
         return Ok((rules(a, min_delta, None), gb, gn));
     };
     let stack = a.by == By::Stack;
-    let (gb, base_all) = diff_samples::groups(base, sel, tb, stack);
-    let (gn, new_all) = diff_samples::groups(new, sel, tn, stack);
+    let (gb, base_all, base_n) = diff_samples::groups(base, sel, tb, stack);
+    let (gn, new_all, new_n) = diff_samples::groups(new, sel, tn, stack);
     // Default: 0.1% of BASE's weight, as for traces 0.1% of BASE's duration; for shares,
     // that weight's share.
     let min_delta = match a.min_delta {
@@ -359,6 +371,8 @@ fn prepare(
         unit,
         base_all,
         new_all,
+        base_n,
+        new_n,
     };
     let rules = rules(a, min_delta, Some(profile));
     Ok((rules, gb, gn))
@@ -783,7 +797,9 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
         } else {
             rules.noise.min_delta
         }),
-        if m == Metric::Count || rules.profile.is_some() {
+        if rules.profile.is_some() {
+            format!(", beyond sampling noise (p < {})", rules.noise.alpha)
+        } else if m == Metric::Count {
             String::new()
         } else {
             format!(", beyond noise (Mann-Whitney p < {})", rules.noise.alpha)

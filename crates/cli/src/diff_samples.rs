@@ -23,6 +23,44 @@ pub struct Profile {
     pub unit: SampleUnit,
     pub base_all: i64,
     pub new_all: i64,
+    /// Each side's number of samples.
+    pub base_n: u64,
+    pub new_n: u64,
+}
+
+impl Profile {
+    /// The number of samples behind `w` of a side: the weight itself where the unit is a
+    /// count of events, else in proportion to the side's samples (exact for a fixed
+    /// period, as `perf` and Go's CPU profiles have).
+    fn events(&self, w: i64, in_new: bool) -> f64 {
+        let (all, n) = if in_new {
+            (self.new_all, self.new_n)
+        } else {
+            (self.base_all, self.base_n)
+        };
+        match self.unit {
+            SampleUnit::Count => w as f64,
+            _ if all == 0 => 0.0,
+            _ => w as f64 * n as f64 / all as f64,
+        }
+    }
+
+    /// The sampling-noise p-value of a change of the weights `wb` in BASE to `wn` in NEW
+    /// (`samples`: they are sample counts): as shares of each side's whole with `shares`,
+    /// else as counts.
+    pub fn p_value(&self, wb: i64, wn: i64, samples: bool, shares: bool) -> Option<f64> {
+        let (kb, kn) = if samples {
+            (wb as f64, wn as f64)
+        } else {
+            (self.events(wb, false), self.events(wn, true))
+        };
+        let whole = if self.unit == SampleUnit::Count {
+            (self.base_all as f64, self.new_all as f64)
+        } else {
+            (self.base_n as f64, self.new_n as f64)
+        };
+        trace_model::sampling_p(kb, kn, shares.then_some(whole))
+    }
 }
 
 /// `w` as parts per million of `all` (0 when `all` is 0): shares compared as integers.
@@ -93,15 +131,16 @@ fn group(stack: Vec<StrId>, samples: u64, total: i64, self_weight: i64) -> Group
 }
 
 /// The profile's groups on `threads` (`None`: all) as `sel` picks them, per function name
-/// or per stack, and the whole weight they are shares of.
+/// or per stack, the whole weight they are shares of, and the number of samples.
 pub fn groups(
     t: &Trace,
     sel: &Selection,
     threads: Option<Vec<u32>>,
     by_stack: bool,
-) -> (Vec<Group>, i64) {
+) -> (Vec<Group>, i64, u64) {
     let filter = sel.filter(t, threads.clone());
     let all = t.sample_total(filter.threads.as_deref(), filter.range);
+    let n = t.sample_count(filter.threads.as_deref(), filter.range);
     if !by_stack {
         let mut rows = t.sample_stats(filter.threads.as_deref(), filter.range);
         if let Some(re) = &sel.name {
@@ -110,7 +149,7 @@ pub fn groups(
         let groups = (rows.into_iter())
             .map(|r| group(vec![r.name], r.samples, r.total, r.self_weight))
             .collect();
-        return (groups, all);
+        return (groups, all, n);
     }
     // Per stack: the flame tree's nodes, as `flame` merges the samples.
     let tree = flame::tree(t, sel, threads, false);
@@ -129,7 +168,7 @@ pub fn groups(
         let i = n as usize;
         groups.push(group(stack, tree.count[i], tree.total[i], tree.self_ns[i]));
     }
-    (groups, all)
+    (groups, all, n)
 }
 
 /// A profile's rows: samples, weights and shares (percent) of each side.
@@ -166,7 +205,7 @@ pub(crate) fn csv_lines(p: &Profile, shares: bool, rows: &[Row<'_>]) -> Vec<Stri
             r.delta.to_string()
         });
         f.push(r.ratio.map_or(String::new(), |x| format!("{x:.6}")));
-        f.push(String::new());
+        f.push(r.p_value.map_or(String::new(), |x| format!("{x:.3e}")));
         lines.push(f.join(","));
     }
     lines

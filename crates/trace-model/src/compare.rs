@@ -205,6 +205,23 @@ pub fn mann_whitney_p(a: &[i64], b: &[i64]) -> Option<f64> {
     Some(erfc(z / std::f64::consts::SQRT_2).min(1.0))
 }
 
+/// Sampling noise: the two-sided p-value that `k_new` events of `n_new` and `k_base` of
+/// `n_base` are one rate (a two-proportion z-test, pooled), or with `n_*` `None` that two
+/// Poisson counts have one mean (`k_new` given `k_base + k_new` is binomial with p = 1/2).
+/// `None` when there is nothing to test (no events, or a whole of none).
+pub fn sampling_p(k_base: f64, k_new: f64, n: Option<(f64, f64)>) -> Option<f64> {
+    let z = match n {
+        Some((nb, nn)) => {
+            let pool = (k_base + k_new) / (nb + nn);
+            let se = (pool * (1.0 - pool) * (1.0 / nb + 1.0 / nn)).sqrt();
+            (k_new / nn - k_base / nb) / se
+        }
+        None => (k_new - k_base) / (k_base + k_new).sqrt(),
+    };
+    z.is_finite()
+        .then(|| erfc(z.abs() / std::f64::consts::SQRT_2).min(1.0))
+}
+
 /// The complementary error function (Numerical Recipes' Chebyshev fit; relative error
 /// below 1.2e-7 everywhere).
 fn erfc(x: f64) -> f64 {
@@ -232,6 +249,19 @@ mod tests {
 
     /// Reference values from scipy 1.17.1:
     /// `scipy.stats.mannwhitneyu(x, y, method="asymptotic").pvalue`.
+    #[test]
+    fn sampling_noise_needs_enough_samples() {
+        // 30 of 100 against 60 of 150: z = 1.614, p = 0.1066 (Python's math.erfc).
+        let p = sampling_p(30.0, 60.0, Some((100.0, 150.0))).unwrap();
+        assert!((p - 0.1066).abs() < 1e-4, "{p}");
+        // Ten times the samples: the same shares are far beyond noise.
+        assert!(sampling_p(300.0, 600.0, Some((1000.0, 1500.0))).unwrap() < 1e-4);
+        // Counts: 155 against 97 (z = 3.654, p = 0.000258).
+        let p = sampling_p(155.0, 97.0, None).unwrap();
+        assert!((p - 0.000258).abs() < 1e-5, "{p}");
+        assert_eq!(sampling_p(0.0, 0.0, None), None);
+    }
+
     #[test]
     fn p_values_match_the_reference() {
         let close = |a: f64, b: f64| (a - b).abs() < 1e-6;

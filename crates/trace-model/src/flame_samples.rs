@@ -293,6 +293,14 @@ impl Trace {
             .fold(0, |a, (_, &w)| a.saturating_add(w))
     }
 
+    /// How many samples of the counted kind are on `threads` (`None`: all) in `range`.
+    pub fn sample_count(&self, threads: Option<&[u32]>, range: Option<(i64, i64)>) -> u64 {
+        let (r0, r1) = range.unwrap_or((i64::MIN, i64::MAX));
+        (self.counted_tracks(threads))
+            .map(|t| t.ts.iter().filter(|&&ts| ts >= r0 && ts < r1).count() as u64)
+            .sum()
+    }
+
     /// Whether a caller of `frame` has its name (its samples are counted there).
     fn recursion_below(&self, frame: u32) -> bool {
         let name = self.frames[frame as usize].name;

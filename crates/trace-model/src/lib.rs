@@ -65,7 +65,9 @@ pub use annotations::{Annotations, Marker};
 pub use args::{ArgsId, ArgsStore};
 pub use asyncs::{async_flags, AsyncSlice, AsyncTrack, NO_PARENT};
 pub use build::TraceBuilder;
-pub use compare::{mann_whitney_p, Judgement, Measure, NoiseRules, Side, Verdict, MIN_SAMPLES};
+pub use compare::{
+    mann_whitney_p, sampling_p, Judgement, Measure, NoiseRules, Side, Verdict, MIN_SAMPLES,
+};
 pub use diag::ModelWarning;
 pub use export::SpallExport;
 pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};

@@ -39,9 +39,9 @@ fn st(s: &str, d: f64) -> (String, f64) {
 #[test]
 fn collapsed_profiles_diff_by_weight_and_by_share() {
     let (b, n) = (folded("base"), folded("new"));
-    // BASE: lex 30, parse 10, render 50, gone 10 (100); NEW: lex 60, parse 10, render 50,
-    // added 30 (150). By weight lex doubled; by share it grew from 30% to 40%, while
-    // render's and parse's fell by a third.
+    // BASE: lex 300, parse 100, render 500, gone 100 (1000 samples); NEW: lex 600, parse
+    // 100, render 500, added 300 (1500). By weight lex doubled; by share it grew from 30%
+    // to 40%, while render's and parse's fell by a third: all beyond sampling noise.
     let v = diff_json(&[&b, &n]);
     assert_eq!(
         (v["unit"].as_str(), v["kind"].as_str()),
@@ -49,12 +49,12 @@ fn collapsed_profiles_diff_by_weight_and_by_share() {
     );
     assert_eq!(
         (v["base_weight"].as_i64(), v["new_weight"].as_i64()),
-        (Some(100), Some(150))
+        (Some(1000), Some(1500))
     );
     let want: BTreeMap<String, (String, f64)> = [
-        ("lex", st("regressed", 30.0)),
-        ("added", st("added", 30.0)),
-        ("gone", st("removed", -10.0)),
+        ("lex", st("regressed", 300.0)),
+        ("added", st("added", 300.0)),
+        ("gone", st("removed", -100.0)),
         ("render", st("unchanged", 0.0)),
         ("parse", st("unchanged", 0.0)),
         ("main", st("unchanged", 0.0)),
@@ -84,17 +84,22 @@ fn collapsed_profiles_diff_by_weight_and_by_share() {
     let csv = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert!(lines[0].starts_with("name,status,base_samples,new_samples,base_total,new_total,"));
-    assert!(lines.contains(&"main;parse;lex,regressed,1,1,30,60,30,60,30.0000,40.0000,30.0000,40.0000,30,2.000000,"), "{csv}");
-    assert!(
-        lines.contains(
-            &"main;parse,unchanged,2,2,40,70,10,10,40.0000,46.6666,10.0000,6.6666,0,1.000000,"
-        ),
-        "{csv}"
-    );
+    let row = |stack: &str| {
+        *lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{stack},")))
+            .unwrap()
+    };
+    // lex's 300 samples against 600 are far beyond noise (z = 10, p ~ 1e-23).
+    let lex = row("main;parse;lex");
+    let want = "main;parse;lex,regressed,1,1,300,600,300,600,30.0000,40.0000,30.0000,40.0000,300,2.000000,";
+    assert!(lex.starts_with(want) && lex.contains("e-2"), "{csv}");
+    let parse = "main;parse,unchanged,2,2,400,700,100,100,40.0000,46.6666,10.0000,6.6666,0,1.000000,1.000e0";
+    assert_eq!(row("main;parse"), parse, "{csv}");
     // The same stacks as the differential folded output, which `flame` weighs.
     let o = run(&["diff", &b, &n, "--by", "stack", "--format", "folded"]);
     let f = String::from_utf8(o.stdout).unwrap();
-    assert!(f.lines().any(|l| l == "main;parse;lex 30 60"), "{f}");
+    assert!(f.lines().any(|l| l == "main;parse;lex 300 600"), "{f}");
 
     let o = run(&[
         "diff",
@@ -187,9 +192,21 @@ fn a_real_perf_profile_against_itself_with_half_of_heavy_left_out() {
         [status("leaf"), status("fib"), status("light")],
         ["improved", "unchanged", "unchanged"]
     );
-    // fib kept its weight, so its share of the smaller whole grew.
-    let v = diff_json(&[&path, &new, "--metric", "self-share"]);
-    assert_eq!(statuses(&v)["fib"].0, "regressed");
+    // fib and light kept their weight, so their shares of the smaller whole grew by half:
+    // light's 38 samples make that beyond sampling noise, fib's 17 do not.
+    let v = diff_json(&[&path, &new, "--metric", "total-share"]);
+    let p = |f: &str| {
+        let r = (v["functions"].as_array().unwrap().iter()).find(|r| r["name"] == f);
+        let r = r.unwrap();
+        (
+            r["status"].as_str().unwrap().to_string(),
+            r["p_value"].as_f64().unwrap(),
+        )
+    };
+    let (light, fib) = (p("light"), p("fib"));
+    assert!(light.0 == "regressed" && light.1 < 0.05, "{light:?}");
+    assert!(fib.0 == "unchanged" && fib.1 > 0.05, "{fib:?}");
+    assert_eq!(p("heavy").0, "improved");
     // The same file on both sides: nothing changed.
     let v = diff_json(&[&path, &fixture("real/profiles/spin_fields.perf")]);
     let states: BTreeSet<&str> = (v["functions"].as_array().unwrap().iter())
@@ -229,13 +246,13 @@ fn profiles_of_different_units_or_kinds_do_not_compare() {
 #[test]
 fn check_gates_on_a_functions_weight_and_share_of_a_profile() {
     let dir = spall_test_support::scratch_dir("profile_check");
-    // NEW: lex 60 of 150. `main|lex` counted as one function: main holds every sample,
-    // so 150 samples' weight once, not main's and lex's added.
+    // NEW: lex 600 of 1500. `main|lex` counted as one function: main holds every sample,
+    // so their weight once, not main's and lex's added.
     let budget = write(
         &dir,
         "b.toml",
-        "[[budget]]\nname = \"lex\"\nself_share = \"35%\"\nself = 100\n\n\
-         [[budget]]\nmatch = \"^(main|lex)$\"\ntotal = 150\ncount = 4\ntotal_share = \"100%\"\n",
+        "[[budget]]\nname = \"lex\"\nself_share = \"35%\"\nself = 1000\n\n\
+         [[budget]]\nmatch = \"^(main|lex)$\"\ntotal = 1500\ncount = 4\ntotal_share = \"100%\"\n",
     );
     let o = run(&[
         "check",
@@ -254,17 +271,17 @@ fn check_gates_on_a_functions_weight_and_share_of_a_profile() {
         })
         .collect();
     let want = [
-        ("self", "kept", 60.0),
+        ("self", "kept", 600.0),
         ("self_share", "broken", 40.0),
         ("count", "kept", 4.0),
-        ("total", "kept", 150.0),
+        ("total", "kept", 1500.0),
         ("total_share", "kept", 100.0),
     ];
     let want: Vec<(String, String, f64)> = (want.iter())
         .map(|(m, s, x)| (m.to_string(), s.to_string(), *x))
         .collect();
     assert_eq!(got, want);
-    // Against BASE (lex 30 of 100): its share grew by a third, more than 10%.
+    // Against BASE (lex 300 of 1000): its share grew by a third, more than 10%.
     let o = run(&[
         "check",
         &folded("new"),
