@@ -238,11 +238,19 @@ impl TraceBuilder {
         }
     }
 
+    /// Inline: returned through memory from a call, the id was read back wider than it
+    /// was written, a stalled store forward on every event.
+    #[inline(always)]
     fn ext_id(&mut self, id: &RawId<'_>) -> ExtId {
         match id {
             RawId::Num(n) => ExtId::Num(*n),
-            RawId::Str(s) => ExtId::Str(self.strings.intern(s)),
+            RawId::Str(s) => self.ext_str(s),
         }
+    }
+
+    #[inline(never)]
+    fn ext_str(&mut self, s: &str) -> ExtId {
+        ExtId::Str(self.strings.intern(s))
     }
 
     fn process(&mut self, pid: ExtId) -> u32 {
