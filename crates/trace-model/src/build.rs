@@ -6,7 +6,7 @@ use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Ra
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
-use crate::nest::{KeptEnd, Matcher, Pending};
+use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
 use crate::other::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
 };
@@ -34,7 +34,7 @@ struct ThreadBuild {
     /// the thread's events in file order again: a thread that went back in time, or that
     /// trace_processor would pair otherwise, is paired again from them, alone, as a
     /// buffered builder pairs it, with no second decode (see `nest::streamed_lanes`).
-    ends: Vec<KeptEnd>,
+    ends: KeptEnds,
     /// After the chunks' merge: each chunk's `ends`.
     kept: Vec<merge::KeptPart>,
     /// Streaming mode: the thread's B/E events went back in time (`stream`'s pairs are
@@ -241,11 +241,19 @@ impl TraceBuilder {
         }
     }
 
+    /// Inline: returned through memory from a call, the id was read back wider than it
+    /// was written, a stalled store forward on every event.
+    #[inline(always)]
     fn ext_id(&mut self, id: &RawId<'_>) -> ExtId {
         match id {
             RawId::Num(n) => ExtId::Num(*n),
-            RawId::Str(s) => ExtId::Str(self.strings.intern(s)),
+            RawId::Str(s) => self.ext_str(s),
         }
+    }
+
+    #[inline(never)]
+    fn ext_str(&mut self, s: &str) -> ExtId {
+        ExtId::Str(self.strings.intern(s))
     }
 
     fn process(&mut self, pid: ExtId) -> u32 {
@@ -290,7 +298,7 @@ impl TraceBuilder {
                     sort_index: None,
                     events: Vec::new(),
                     stream: self.streaming.then(Matcher::for_chunk),
-                    ends: Vec::new(),
+                    ends: KeptEnds::default(),
                     kept: Vec::new(),
                     disordered: false,
                     diags: Diagnostics::default(),

@@ -8,7 +8,10 @@
 //!
 //! Recursion-free: depth is a `Vec` index, so 100,000 levels cost memory, not stack.
 
+mod kept;
 mod tp;
+
+pub(crate) use kept::KeptEnds;
 
 use spall_format::{Diagnostics, Phase};
 

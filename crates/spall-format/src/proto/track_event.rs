@@ -344,17 +344,22 @@ fn track_of<'s, 'a>(
     if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
         w.tracks.insert(u, ());
     }
-    if let Some(u) = uuid.filter(|u| !f.tracks.contains_key(u)) {
-        unknown.entry(u).or_insert_with(|| {
-            d.warn(WarningKind::ProtoUnknownTrack, at, || {
-                format!("an event on track {u}, which no TrackDescriptor defines; taken as a global track")
-            });
-            Track::new(u)
-        });
+    let Some(u) = uuid else {
+        return (None, None);
+    };
+    // One lookup for the usual track, which a descriptor defines.
+    if let Some(t) = f.tracks.get(&u) {
+        return (uuid, Some(t));
     }
-    let unknown = &*unknown;
-    let track = uuid.and_then(|u| f.tracks.get(&u).or_else(|| unknown.get(&u)));
-    (uuid, track)
+    let t = unknown.entry(u).or_insert_with(|| {
+        d.warn(WarningKind::ProtoUnknownTrack, at, || {
+            format!(
+                "an event on track {u}, which no TrackDescriptor defines; taken as a global track"
+            )
+        });
+        Track::new(u)
+    });
+    (uuid, Some(&*t))
 }
 
 /// Where the event's track puts it: with no track, on its sequence's thread, else on
