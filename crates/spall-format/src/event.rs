@@ -273,6 +273,10 @@ pub trait EventSink {
     /// lives only for the call. The default drops it.
     fn sample(&mut self, _sample: &RawSample<'_>) {}
 
+    /// Receives one scheduler record of a system trace ([`ftrace`](crate::ftrace)); its
+    /// borrowed text lives only for the call. The default drops it.
+    fn sched(&mut self, _sched: &crate::ftrace::RawSched<'_>) {}
+
     /// Called now and then with the bytes decoded so far and the total, for progress bars.
     fn progress(&mut self, _done: u64, _total: u64) {}
 

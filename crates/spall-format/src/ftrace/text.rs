@@ -1,0 +1,1 @@
+//! The tracefs `trace` text format and systrace HTML pages.
