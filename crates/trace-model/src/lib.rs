@@ -51,6 +51,7 @@ pub mod perfetto;
 mod profile;
 mod range;
 mod samples;
+pub mod sched;
 mod span;
 mod stack;
 mod stats;

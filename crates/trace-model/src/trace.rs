@@ -38,9 +38,17 @@ pub struct Trace {
     /// Views computed at their first use: trace_processor's, at the first
     /// `Trace::perfetto`.
     pub(crate) derived: crate::derived::Derived,
+    /// A system trace's scheduling: CPU slices, thread states, CPU counters.
+    pub(crate) sched: Option<Box<crate::sched::SchedData>>,
 }
 
 impl Trace {
+    /// A system trace's scheduling data (CPU slices, thread states, CPU counters); `None`
+    /// for traces with no scheduler records.
+    pub fn sched(&self) -> Option<&crate::sched::SchedData> {
+        self.sched.as_deref()
+    }
+
     /// The interned strings (names, categories, thread and process names).
     pub fn strings(&self) -> &Strings {
         &self.strings

@@ -10,7 +10,7 @@ use spall_format::{
 };
 
 use super::{TransferError, R, W};
-use crate::diag::ModelWarning;
+use crate::diag::{ModelWarning, SCHED_STATS};
 use crate::span::ExtId;
 use crate::strings::StrId;
 
@@ -32,6 +32,10 @@ pub(super) fn model_tag(k: ModelWarning) -> (u8, u8) {
         BadSamples => (12, 0),
         UnmodelledPhase(p) => (13, p.0),
         MisplacedEnd => (14, 0),
+        Sched(name) => (
+            15,
+            SCHED_STATS.iter().position(|n| *n == name).unwrap_or(0) as u8,
+        ),
     }
 }
 
@@ -53,6 +57,7 @@ pub(super) fn model_kind(tag: u8, phase: u8) -> Option<ModelWarning> {
         12 => BadSamples,
         13 => UnmodelledPhase(Phase(phase)),
         14 => MisplacedEnd,
+        15 => Sched(SCHED_STATS.get(phase as usize)?),
         _ => return None,
     })
 }

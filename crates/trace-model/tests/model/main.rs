@@ -17,3 +17,4 @@ mod proto;
 mod semantics;
 mod stream;
 mod streaming;
+mod systrace;
