@@ -42,6 +42,7 @@
 pub mod arrow;
 mod catalog;
 mod connected;
+mod sched;
 mod slices;
 mod source;
 mod tables;
