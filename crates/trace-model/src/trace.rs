@@ -239,7 +239,8 @@ impl Trace {
         v
     }
 
-    /// Approximate heap bytes held by the spans (lanes), samples, strings and arguments.
+    /// Approximate heap bytes held by the spans (lanes), samples, strings, arguments and
+    /// scheduling data.
     pub fn heap_bytes(&self) -> usize {
         let samples: usize = (self.samples.iter())
             .map(|s| s.ts.capacity() * 8 + s.weight.capacity() * 8 + s.frame.capacity() * 4)
@@ -253,5 +254,6 @@ impl Trace {
             + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.strings.heap_bytes()
             + self.args.heap_bytes()
+            + self.sched.as_ref().map_or(0, |s| s.heap_bytes())
     }
 }

@@ -14,6 +14,8 @@ use crate::source::{only, opt_int, Bounds, Cell, Constraint, Op, Source};
 static EMPTY: SchedData = SchedData {
     slices: Vec::new(),
     states: Vec::new(),
+    by_thread: Vec::new(),
+    thread_at: Vec::new(),
     counters: Vec::new(),
     cpus: Vec::new(),
 };
@@ -70,7 +72,7 @@ impl Source for Sched {
 }
 
 /// `thread_state(id, ts, dur, cpu, utid, state, io_wait, blocked_function, waker_utid,
-/// irq_context, ucpu)`: each thread's states, by thread, then time.
+/// irq_context, ucpu)`: every thread's states, in time order.
 pub(crate) struct ThreadStates(pub Arc<Trace>);
 
 impl Source for ThreadStates {

@@ -258,8 +258,6 @@ impl Ftrace {
     }
 
     /// A `CompactSched`: its columns read, then one record per switch and waking.
-    // The columns are read side by side, by index.
-    #[allow(clippy::needless_range_loop)]
     fn compact<S: EventSink>(
         &mut self,
         f: &Found<'_>,
@@ -300,54 +298,57 @@ impl Ftrace {
                 .cloned()
                 .unwrap_or(Cow::Borrowed(""))
         };
+        // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
+        // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
+        let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &self.cols[k]), at, d);
+        let wakings = short_columns(&[6, 7, 8, 9, 10].map(|k| &self.cols[k]), at, d);
+        // Deltas to times, each chain its own.
+        for k in [0, 6] {
+            let mut ts = 0u64;
+            for x in &mut self.cols[k] {
+                ts = ts.wrapping_add(*x);
+                *x = ts;
+            }
+        }
         let c = &self.cols;
-        let mut n = 0;
-        // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index.
-        let switches = [&c[0], &c[1], &c[2], &c[3], &c[5]];
-        let count = short_columns(&switches, at, d);
-        let mut ts = 0u64;
-        for i in 0..count {
-            ts = ts.wrapping_add(c[0][i]);
-            let s = RawSched {
-                kind: SchedKind::CompactSwitch,
-                ts: time(f, ts, at, d),
-                cpu,
-                actor: -1,
-                tid: c[2][i] as u32 as i64,
-                prio: c[3][i] as u32 as i32,
-                comm: comm(c[5][i]),
-                prev_tid: -1,
-                prev_state: c[1][i] as i64,
-                offset: at,
-                ..RawSched::default()
+        // Both kinds merged by time: each CPU's records then come in time order.
+        let (mut i, mut j) = (0, 0);
+        while i < switches || j < wakings {
+            let s = if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+                i += 1;
+                RawSched {
+                    kind: SchedKind::CompactSwitch,
+                    ts: time(f, c[0][i - 1], at, d),
+                    cpu,
+                    actor: -1,
+                    tid: c[2][i - 1] as u32 as i64,
+                    prio: c[3][i - 1] as u32 as i32,
+                    comm: comm(c[5][i - 1]),
+                    prev_tid: -1,
+                    prev_state: c[1][i - 1] as i64,
+                    offset: at,
+                    ..RawSched::default()
+                }
+            } else {
+                j += 1;
+                RawSched {
+                    kind: SchedKind::CompactWaking,
+                    ts: time(f, c[6][j - 1], at, d),
+                    cpu,
+                    actor: -1,
+                    flags: c[11].get(j - 1).map(|&x| x as u32),
+                    tid: c[7][j - 1] as u32 as i64,
+                    prio: c[9][j - 1] as u32 as i32,
+                    comm: comm(c[10][j - 1]),
+                    prev_tid: -1,
+                    value: c[8][j - 1] as u32 as i64,
+                    offset: at,
+                    ..RawSched::default()
+                }
             };
             sink.sched(&s);
-            n += 1;
         }
-        // Wakings: timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
-        let wakings = [&c[6], &c[7], &c[8], &c[9], &c[10]];
-        let count = short_columns(&wakings, at, d);
-        let mut ts = 0u64;
-        for i in 0..count {
-            ts = ts.wrapping_add(c[6][i]);
-            let s = RawSched {
-                kind: SchedKind::CompactWaking,
-                ts: time(f, ts, at, d),
-                cpu,
-                actor: -1,
-                flags: c[11].get(i).map(|&x| x as u32),
-                tid: c[7][i] as u32 as i64,
-                prio: c[9][i] as u32 as i32,
-                comm: comm(c[10][i]),
-                prev_tid: -1,
-                value: c[8][i] as u32 as i64,
-                offset: at,
-                ..RawSched::default()
-            };
-            sink.sched(&s);
-            n += 1;
-        }
-        n
+        (switches + wakings) as u64
     }
 
     /// A `ProcessTree`: process names (the command line's first word) and each thread's
@@ -465,7 +466,7 @@ fn int32(v: Value<'_>) -> i64 {
 
 /// How many records columns of these lengths make: the shortest (a column cut short drops
 /// the records past it, counted).
-fn short_columns(cols: &[&Vec<u64>], at: u64, d: &mut Diagnostics) -> usize {
+fn short_columns(cols: &[&Vec<u64>; 5], at: u64, d: &mut Diagnostics) -> usize {
     let most = cols.iter().map(|c| c.len()).max().unwrap_or(0);
     let least = cols.iter().map(|c| c.len()).min().unwrap_or(0);
     if least < most {

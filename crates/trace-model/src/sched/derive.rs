@@ -43,7 +43,8 @@ struct Rel {
 
 struct States {
     rows: Vec<ThreadState>,
-    rel: HashMap<u32, Rel>,
+    /// By thread index (threads are the trace's: as many as the input named).
+    rel: Vec<Option<Rel>>,
     idle: Option<u32>,
 }
 
@@ -52,8 +53,12 @@ fn is_blocked(s: TaskState) -> bool {
 }
 
 impl States {
+    fn rel(&self, t: u32) -> Option<Rel> {
+        self.rel.get(t as usize).copied().flatten()
+    }
+
     fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
-        if let (Some(r), false) = (self.rel.get(&t), data_loss) {
+        if let (Some(r), false) = (self.rel(t), data_loss) {
             let row = &mut self.rows[r.last];
             row.dur = ts - row.ts;
         }
@@ -66,7 +71,7 @@ impl States {
         state: TaskState,
         cpu: Option<u32>,
         waker: Option<u32>,
-        flags: u16,
+        flags: u8,
     ) {
         if Some(t) == self.idle {
             return;
@@ -79,11 +84,14 @@ impl States {
             state,
             cpu,
             waker,
-            irq: (flags != NO_FLAGS).then_some(flags & 0x18 != 0),
+            irq: (flags != NO_FLAGS).then_some(flags != 0),
             io_wait: None,
             blocked_function: None,
         });
-        let rel = self.rel.entry(t).or_insert(Rel {
+        if self.rel.len() <= t as usize {
+            self.rel.resize(t as usize + 1, None);
+        }
+        let rel = self.rel[t as usize].get_or_insert(Rel {
             last: row,
             blocked: None,
         });
@@ -104,8 +112,7 @@ impl States {
 
     fn switch(&mut self, ts: i64, cpu: u32, prev: u32, state: TaskState, next: u32) {
         let loss = self
-            .rel
-            .get(&prev)
+            .rel(prev)
             .is_some_and(|r| self.rows[r.last].state != TaskState::RUNNING);
         self.close(ts, prev, loss);
         self.open(ts, prev, state, None, None, NO_FLAGS);
@@ -113,8 +120,8 @@ impl States {
         self.open(ts, next, TaskState::RUNNING, Some(cpu), None, NO_FLAGS);
     }
 
-    fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u16) {
-        if let Some(r) = self.rel.get(&t) {
+    fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u8) {
+        if let Some(r) = self.rel(t) {
             if !is_blocked(self.rows[r.last].state) {
                 return;
             }
@@ -146,14 +153,12 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    // Stable: records of one time keep their file order.
-    c.recs.sort_by_key(|r| r.ts);
     let version = c.version;
     let mut slices: Vec<SchedSlice> = Vec::new();
     let mut cpus: HashMap<u32, Pending> = HashMap::new();
     let mut st = States {
         rows: Vec::new(),
-        rel: HashMap::new(),
+        rel: Vec::new(),
         idle,
     };
     let mut counters: HashMap<(CpuCounterKind, u32), CpuCounter> = HashMap::new();
@@ -172,109 +177,107 @@ pub(crate) fn derive(
             )
         });
     };
-    for r in &c.recs {
-        match r.kind {
-            SchedKind::Switch | SchedKind::CompactSwitch => {
-                if r.ts < max_ts {
-                    warn(diags, "sched_switch_out_of_order", r);
-                    continue;
-                }
-                max_ts = r.ts;
-                let next = thread(r.tid);
-                name(next, r.comm);
-                let p = cpus.entry(r.cpu).or_default();
-                let state = TaskState::from_raw(r.prev_state as i64, version);
-                let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
-                    let Some((tid, t, _)) = p.last else {
-                        p.last = Some((r.tid, next, r.prio));
-                        warn(diags, "compact_sched_switch_skipped", r);
-                        continue;
-                    };
-                    (t, tid)
+    in_time_order(&mut c, |r| match r.kind {
+        SchedKind::Switch | SchedKind::CompactSwitch => {
+            if r.ts < max_ts {
+                warn(diags, "sched_switch_out_of_order", r);
+                return;
+            }
+            max_ts = r.ts;
+            let next = thread(r.tid);
+            name(next, r.comm);
+            let p = cpus.entry(r.cpu).or_default();
+            let state = TaskState::from_raw(r.prev_state as i64, version);
+            let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
+                let Some((tid, t, _)) = p.last else {
+                    p.last = Some((r.tid, next, r.prio));
+                    warn(diags, "compact_sched_switch_skipped", r);
+                    return;
+                };
+                (t, tid)
+            } else {
+                let t = thread(r.other);
+                name(t, r.prev_comm());
+                (t, r.other)
+            };
+            if state == TaskState::UNKNOWN {
+                warn(diags, "task_state_invalid", r);
+            }
+            if let Some(i) = p.slice {
+                if p.last.map(|l| l.0) == Some(prev_tid) {
+                    slices[i].dur = r.ts - slices[i].ts;
+                    slices[i].end_state = state;
                 } else {
-                    let t = thread(r.prev_tid);
-                    name(t, r.prev_comm);
-                    (t, r.prev_tid)
-                };
-                if state == TaskState::UNKNOWN {
-                    warn(diags, "task_state_invalid", r);
-                }
-                if let Some(i) = p.slice {
-                    if p.last.map(|l| l.0) == Some(prev_tid) {
-                        slices[i].dur = r.ts - slices[i].ts;
-                        slices[i].end_state = state;
-                    } else {
-                        warn(diags, "mismatched_sched_switch_tids", r);
-                    }
-                }
-                p.slice = Some(slices.len());
-                p.last = Some((r.tid, next, r.prio));
-                slices.push(SchedSlice {
-                    ts: r.ts,
-                    dur: -1,
-                    cpu: r.cpu,
-                    thread: next,
-                    end_state: TaskState::UNKNOWN,
-                    priority: r.prio,
-                });
-                st.switch(r.ts, r.cpu, prev, state, next);
-            }
-            SchedKind::CompactWaking => {
-                if r.ts < max_ts {
-                    warn(diags, "sched_waking_out_of_order", r);
-                    continue;
-                }
-                max_ts = r.ts;
-                let Some((_, waker, _)) = cpus.get(&r.cpu).and_then(|p| p.last) else {
-                    warn(diags, "compact_sched_waking_skipped", r);
-                    continue;
-                };
-                let t = thread(r.tid);
-                st.waking(r.ts, t, waker, r.flags);
-            }
-            SchedKind::Waking => {
-                let t = thread(r.tid);
-                name(t, r.comm);
-                let waker = thread(r.actor);
-                st.waking(r.ts, t, waker, NO_FLAGS);
-            }
-            SchedKind::Wakeup | SchedKind::Rename => {
-                let t = thread(r.tid);
-                name(t, r.comm);
-            }
-            SchedKind::NewTask => {
-                let t = thread(r.tid);
-                name(t, r.comm);
-                let parent = thread(r.actor);
-                st.open(r.ts, t, TaskState::RUNNABLE, None, Some(parent), 0);
-            }
-            SchedKind::BlockedReason => {
-                let t = thread(r.tid);
-                if let Some(b) = st.rel.get(&t).and_then(|r| r.blocked) {
-                    st.rows[b].io_wait = Some(r.value != 0);
+                    warn(diags, "mismatched_sched_switch_tids", r);
                 }
             }
-            SchedKind::CpuFrequency | SchedKind::CpuIdle => {
-                let kind = match r.kind {
-                    SchedKind::CpuFrequency => CpuCounterKind::Frequency,
-                    _ => CpuCounterKind::Idle,
-                };
-                let cpu = r.cpu;
-                let e = counters.entry((kind, cpu)).or_insert_with(|| CpuCounter {
-                    kind,
-                    cpu,
-                    ts: Vec::new(),
-                    values: Vec::new(),
-                });
-                e.ts.push(r.ts);
-                e.values.push(r.value as f64);
-            }
-            SchedKind::ProcessExit
-            | SchedKind::ProcessFree
-            | SchedKind::KernelVersion
-            | SchedKind::ThreadGroup => {}
+            p.slice = Some(slices.len());
+            p.last = Some((r.tid, next, r.prio));
+            slices.push(SchedSlice {
+                ts: r.ts,
+                dur: -1,
+                cpu: r.cpu,
+                thread: next,
+                end_state: TaskState::UNKNOWN,
+                priority: r.prio,
+            });
+            st.switch(r.ts, r.cpu, prev, state, next);
         }
-    }
+        SchedKind::CompactWaking => {
+            if r.ts < max_ts {
+                warn(diags, "sched_waking_out_of_order", r);
+                return;
+            }
+            max_ts = r.ts;
+            let Some((_, waker, _)) = cpus.get(&r.cpu).and_then(|p| p.last) else {
+                warn(diags, "compact_sched_waking_skipped", r);
+                return;
+            };
+            let t = thread(r.tid);
+            st.waking(r.ts, t, waker, r.flags);
+        }
+        SchedKind::Waking => {
+            let t = thread(r.tid);
+            name(t, r.comm);
+            let waker = thread(r.other);
+            st.waking(r.ts, t, waker, NO_FLAGS);
+        }
+        SchedKind::Wakeup | SchedKind::Rename => {
+            let t = thread(r.tid);
+            name(t, r.comm);
+        }
+        SchedKind::NewTask => {
+            let t = thread(r.tid);
+            name(t, r.comm);
+            let parent = thread(r.other);
+            st.open(r.ts, t, TaskState::RUNNABLE, None, Some(parent), 0);
+        }
+        SchedKind::BlockedReason => {
+            let t = thread(r.tid);
+            if let Some(b) = st.rel(t).and_then(|r| r.blocked) {
+                st.rows[b].io_wait = Some(r.extra != 0);
+            }
+        }
+        SchedKind::CpuFrequency | SchedKind::CpuIdle => {
+            let kind = match r.kind {
+                SchedKind::CpuFrequency => CpuCounterKind::Frequency,
+                _ => CpuCounterKind::Idle,
+            };
+            let cpu = r.cpu;
+            let e = counters.entry((kind, cpu)).or_insert_with(|| CpuCounter {
+                kind,
+                cpu,
+                ts: Vec::new(),
+                values: Vec::new(),
+            });
+            e.ts.push(r.ts);
+            e.values.push(r.extra as f64);
+        }
+        SchedKind::ProcessExit
+        | SchedKind::ProcessFree
+        | SchedKind::KernelVersion
+        | SchedKind::ThreadGroup => {}
+    });
     let mut cpu_list: Vec<u32> = slices.iter().map(|s| s.cpu).collect();
     cpu_list.extend(counters.keys().map(|k| k.1));
     cpu_list.sort_unstable();
@@ -287,6 +290,8 @@ pub(crate) fn derive(
         data: SchedData {
             slices,
             states: st.rows,
+            by_thread: Vec::new(),
+            thread_at: Vec::new(),
             counters,
             cpus: cpu_list,
         },
@@ -294,20 +299,54 @@ pub(crate) fn derive(
     }
 }
 
+/// Calls `f` with every record in time order, records of one time in file order (as a
+/// stable sort by time would). Each CPU's records are usually in time order already: the
+/// CPUs are merged, and only a CPU whose records go back in time is sorted first.
+fn in_time_order(c: &mut Collected, mut f: impl FnMut(&Rec)) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let key = |r: &Rec| (r.ts, r.seq);
+    for (_, l) in &mut c.cpus {
+        if !l.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+            l.sort_by_key(key);
+        }
+    }
+    let lists = &c.cpus;
+    let mut at = vec![0usize; lists.len()];
+    let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())
+        .filter(|(_, l)| !l.1.is_empty())
+        .map(|(k, l)| Reverse((key(&l.1[0]), k)))
+        .collect();
+    while let Some(Reverse((_, k))) = heap.pop() {
+        let l = &lists[k].1;
+        // Take the CPU's records while they stay before every other CPU's next one.
+        let bound = heap
+            .peek()
+            .map_or((i64::MAX, u32::MAX), |Reverse((h, _))| *h);
+        while at[k] < l.len() && key(&l[at[k]]) <= bound {
+            f(&l[at[k]]);
+            at[k] += 1;
+        }
+        if at[k] < l.len() {
+            heap.push(Reverse((key(&l[at[k]]), k)));
+        }
+    }
+}
+
 /// Each tid's process, as process trees and new tasks say, in time order: `tgid[tid]`.
 pub(crate) fn thread_groups(c: &Collected) -> HashMap<i32, i32> {
     let mut tgid: HashMap<i32, i32> = HashMap::new();
-    let mut recs: Vec<&Rec> = (c.recs.iter())
+    let mut recs: Vec<&Rec> = (c.iter())
         .filter(|r| matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask))
         .collect();
-    recs.sort_by_key(|r| (r.kind != SchedKind::ThreadGroup, r.ts));
+    recs.sort_by_key(|r| (r.kind != SchedKind::ThreadGroup, r.ts, r.seq));
     for r in recs {
         match r.kind {
-            SchedKind::ThreadGroup if r.value > 0 && r.value <= i32::MAX as u32 => {
-                tgid.insert(r.tid, r.value as i32);
+            SchedKind::ThreadGroup if r.extra > 0 && r.extra <= i32::MAX as u32 => {
+                tgid.insert(r.tid, r.extra as i32);
             }
-            SchedKind::NewTask if r.value & CLONE_THREAD != 0 => {
-                if let Some(&g) = tgid.get(&r.actor) {
+            SchedKind::NewTask if r.extra & CLONE_THREAD != 0 => {
+                if let Some(&g) = tgid.get(&r.other) {
                     tgid.entry(r.tid).or_insert(g);
                 }
             }

@@ -94,8 +94,13 @@ pub struct CpuCounter {
 pub struct SchedData {
     /// Scheduling slices, by CPU, then time.
     pub slices: Vec<SchedSlice>,
-    /// Thread states, by thread, then time.
+    /// Thread states, in time order (as trace_processor numbers them).
     pub states: Vec<ThreadState>,
+    /// Indices into `states`, by thread, then time: thread `t`'s are
+    /// `by_thread[thread_at[t]..thread_at[t + 1]]`.
+    pub by_thread: Vec<u32>,
+    /// Where each thread's states begin in `by_thread`, one more than the threads.
+    pub thread_at: Vec<u32>,
     /// CPU counters, by kind, then CPU.
     pub counters: Vec<CpuCounter>,
     /// The CPUs seen, ascending.
@@ -116,10 +121,25 @@ impl SchedData {
     }
 
     /// The states of one thread, by time.
-    pub fn thread_states(&self, thread: u32) -> &[ThreadState] {
-        let a = self.states.partition_point(|s| s.thread < thread);
-        let b = self.states.partition_point(|s| s.thread <= thread);
-        &self.states[a..b]
+    pub fn thread_states(&self, thread: u32) -> impl Iterator<Item = &ThreadState> {
+        let t = thread as usize;
+        let (a, b) = match (self.thread_at.get(t), self.thread_at.get(t + 1)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, 0),
+        };
+        self.by_thread[a..b]
+            .iter()
+            .map(|&i| &self.states[i as usize])
+    }
+
+    /// The memory it holds, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.slices.capacity() * std::mem::size_of::<SchedSlice>()
+            + self.states.capacity() * std::mem::size_of::<ThreadState>()
+            + (self.by_thread.capacity() + self.thread_at.capacity()) * 4
+            + (self.counters.iter())
+                .map(|c| c.ts.capacity() * 8 + c.values.capacity() * 8)
+                .sum::<usize>()
     }
 
     /// CPU time per thread (slices still running at the end count up to `end`), largest
@@ -154,8 +174,32 @@ pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
         x.thread = new[x.thread as usize];
         x.waker = x.waker.map(|w| new[w as usize]);
     }
-    // Stable: each CPU's slices and each thread's states are already in time order.
-    s.slices.sort_by_key(|x| x.cpu);
-    s.states.sort_by_key(|x| x.thread);
+    // Each CPU's slices are already in time order: a stable counting sort by CPU (through
+    // its rank) keeps it. The states stay in time order, indexed by thread.
+    let rank: hashbrown::HashMap<u32, u32> = (s.cpus.iter().enumerate())
+        .map(|(i, &c)| (c, i as u32))
+        .collect();
+    let order = counting_order(&s.slices, s.cpus.len(), |x| rank[&x.cpu]).0;
+    s.slices = order.iter().map(|&i| s.slices[i as usize]).collect();
+    (s.by_thread, s.thread_at) = counting_order(&s.states, new.len(), |x| x.thread);
     s
+}
+
+/// The indices of `v` stably sorted by `key` (below `keys`), and where each key's begin.
+fn counting_order<T>(v: &[T], keys: usize, key: impl Fn(&T) -> u32) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; keys + 1];
+    for x in v {
+        start[key(x) as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let at = start.clone();
+    let mut order = vec![0u32; v.len()];
+    for (i, x) in v.iter().enumerate() {
+        let k = key(x) as usize;
+        order[start[k] as usize] = i as u32;
+        start[k] += 1;
+    }
+    (order, at)
 }

@@ -47,7 +47,10 @@ fn slices_per_cpu_with_end_states() {
     assert_eq!(t.str(t.threads()[pool as usize].name.unwrap()), "pool-1");
     assert_eq!(t.threads()[pool as usize].pid, ExtId::Num(100));
     let cpu_time = s.cpu_time(t.end_ns(), Some(thread_named(&t, 0)));
-    let app = cpu_time.iter().find(|c| c.0 == thread_named(&t, 100)).unwrap();
+    let app = cpu_time
+        .iter()
+        .find(|c| c.0 == thread_named(&t, 100))
+        .unwrap();
     assert_eq!((app.1, app.2), (3, 5000));
 }
 
@@ -55,7 +58,7 @@ fn slices_per_cpu_with_end_states() {
 fn thread_states_with_wakers_and_io_wait() {
     let t = load("events");
     let s = t.sched().unwrap();
-    let pool = s.thread_states(thread_named(&t, 102));
+    let pool: Vec<_> = s.thread_states(thread_named(&t, 102)).collect();
     let got: Vec<(i64, i64, TaskState, Option<i64>)> = (pool.iter())
         .map(|x| (x.ts, x.dur, x.state, x.waker.map(|w| tid_of(&t, w))))
         .collect();
@@ -70,7 +73,7 @@ fn thread_states_with_wakers_and_io_wait() {
     assert_eq!(pool[2].io_wait, Some(true));
     assert_eq!(pool[0].irq, Some(false));
     // The idle task has no states.
-    assert!(s.thread_states(thread_named(&t, 0)).is_empty());
+    assert_eq!(s.thread_states(thread_named(&t, 0)).count(), 0);
     let freq: Vec<_> = (s.counters.iter())
         .filter(|c| c.kind == CpuCounterKind::Frequency)
         .map(|c| (c.cpu, c.values[0]))
@@ -88,7 +91,10 @@ fn compact_switches_take_the_previous_task_from_the_cpu() {
     let counts: Vec<(String, u64)> = (t.diagnostics().counts())
         .map(|(k, n)| (k.to_string(), n))
         .collect();
-    assert!(counts.contains(&("compact_sched_switch_skipped".into(), 2)), "{counts:?}");
+    assert!(
+        counts.contains(&("compact_sched_switch_skipped".into(), 2)),
+        "{counts:?}"
+    );
 }
 
 #[test]
@@ -99,9 +105,19 @@ fn hostile_records_warn_and_keep_the_rest() {
     assert!(s.cpus.contains(&4_000_000_000));
     assert_eq!(s.cpu_slices(4_000_000_000).len(), 2);
     assert!(s.counters.iter().any(|c| c.cpu == 3_000_000_000));
-    let counts: Vec<String> = t.diagnostics().counts().map(|(k, _)| k.to_string()).collect();
-    assert!(counts.contains(&"task_state_invalid".to_string()), "{counts:?}");
-    assert!(counts.contains(&"mismatched_sched_switch_tids".to_string()), "{counts:?}");
+    let counts: Vec<String> = t
+        .diagnostics()
+        .counts()
+        .map(|(k, _)| k.to_string())
+        .collect();
+    assert!(
+        counts.contains(&"task_state_invalid".to_string()),
+        "{counts:?}"
+    );
+    assert!(
+        counts.contains(&"mismatched_sched_switch_tids".to_string()),
+        "{counts:?}"
+    );
     // The switch written back in time is put in its place: CPU 0 stays ordered.
     let cpu0 = s.cpu_slices(0);
     assert!(cpu0.windows(2).all(|w| w[0].ts <= w[1].ts));
