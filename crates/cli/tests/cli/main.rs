@@ -16,3 +16,4 @@ mod proto;
 mod proto_threads;
 mod spall_trace;
 mod sql;
+mod systrace;
