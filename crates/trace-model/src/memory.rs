@@ -72,6 +72,12 @@ impl EventSink for Count {
             _ => self.other += 1,
         }
     }
+
+    fn sched(&mut self, _: &spall_format::RawSched<'_>) {
+        // A scheduler record peaks at about 120 bytes (its 40-byte row, then two thread
+        // states and a slice a switch): three other events' worth.
+        self.other += 3;
+    }
 }
 
 /// Estimates the peak memory of loading `input`.
