@@ -32,6 +32,7 @@ for f in tests/fixtures/systrace/*.pftrace.gz; do
     gunzip -c "$f" > "fuzz/corpus/$t/$(basename "$f" .gz)"
   done
 done
+cp tests/fixtures/systrace/events.trace tests/fixtures/systrace/events.html fuzz/corpus/build_model/
 # The Chromium trace is gzipped: its first packets, decompressed.
 { gunzip -c tests/fixtures/real/chromium148_startup.pftrace.gz | head -c 60000 \
     > fuzz/corpus/decode_proto/chromium148_startup.pftrace; } || true

@@ -97,6 +97,8 @@ pub enum Format {
     Proto,
     /// A sampling profile.
     Profile(ProfileFormat),
+    /// Ftrace text or a systrace HTML page ([`ftrace::text`]).
+    Systrace,
 }
 
 impl Format {
@@ -111,6 +113,7 @@ impl Format {
             Format::Profile(ProfileFormat::Collapsed) => "collapsed",
             Format::Profile(ProfileFormat::CpuProfile) => "cpuprofile",
             Format::Profile(ProfileFormat::Speedscope) => "speedscope",
+            Format::Systrace => "systrace",
         }
     }
 
@@ -304,6 +307,10 @@ pub(crate) fn decode_plain<S: EventSink>(
         Detected::Profile(p) => {
             let n = sampled::decode(b, p, sink, &mut diagnostics)?;
             (Format::Profile(p), n, None, None)
+        }
+        Detected::Systrace => {
+            let n = ftrace::text::decode(b, sink, &mut diagnostics);
+            (Format::Systrace, n, None, None)
         }
         Detected::Utf16 => {
             let Some(utf8) = sampled::utf16_to_utf8(b) else {

@@ -141,3 +141,62 @@ fn a_trace_cut_anywhere_keeps_what_came_before() {
     }
     assert!(last > whole.sched.len() / 2);
 }
+
+#[test]
+fn ftrace_text_and_systrace_pages_read_alike() {
+    let text = read_fixture("systrace/events.trace");
+    let html = read_fixture("systrace/events.html");
+    let (mut a, mut b) = (Sys::default(), Sys::default());
+    let sa = decode(&text, &mut a).unwrap();
+    let sb = decode(&html, &mut b).unwrap();
+    assert_eq!(
+        (sa.format.name(), sb.format.name()),
+        ("systrace", "systrace")
+    );
+    assert!(
+        sa.diagnostics.is_empty(),
+        "{:?}",
+        sa.diagnostics.counts().collect::<Vec<_>>()
+    );
+    // The page's records are the text's (offsets aside: the page's count from its start).
+    let no_offsets = |s: &Sys| -> Vec<RawSched<'static>> {
+        (s.sched.iter())
+            .map(|r| RawSched {
+                offset: 0,
+                ..r.clone()
+            })
+            .collect()
+    };
+    assert_eq!(no_offsets(&a), no_offsets(&b));
+    // The same records as the protobuf file's, but for the text's microseconds.
+    let mut p = Sys::default();
+    decode(&gunzip("events"), &mut p).unwrap();
+    // A blocked reason's caller: an address in the protobuf, a symbol in the text.
+    let comm = |r: &RawSched<'_>| match r.kind {
+        SchedKind::BlockedReason => String::new(),
+        _ => r.comm.to_string(),
+    };
+    let key = |r: &RawSched<'_>| (r.kind, r.ts, r.cpu, r.tid, comm(r));
+    let pk: Vec<_> = (p.sched.iter())
+        .filter(|r| !matches!(r.kind, SchedKind::KernelVersion | SchedKind::ThreadGroup))
+        .map(|r| (r.kind, r.ts * 1000, r.cpu, r.tid, comm(r)))
+        .collect();
+    let tk: Vec<_> = (a.sched.iter())
+        .filter(|r| r.kind != SchedKind::ThreadGroup)
+        .map(key)
+        .collect();
+    let mut pk_sorted = pk.clone();
+    pk_sorted.sort_by_key(|k| (k.1, k.2));
+    let mut tk_sorted = tk.clone();
+    tk_sorted.sort_by_key(|k| (k.1, k.2));
+    assert_eq!(tk_sorted, pk_sorted);
+    let sw: Vec<_> = kinds(&a, SchedKind::Switch)
+        .iter()
+        .map(|r| r.prev_state)
+        .collect();
+    assert_eq!(sw, [0, 0, 1, 0, 1, 0, 0, 0x800, 2, 0x402]);
+    let markers: Vec<_> = (a.events.iter())
+        .map(|e| (e.ph, e.name.to_string()))
+        .collect();
+    assert_eq!(markers.len(), 8);
+}

@@ -131,6 +131,7 @@ impl W<'_> {
             Format::Profile(ProfileFormat::Collapsed) => 5,
             Format::Profile(ProfileFormat::CpuProfile) => 6,
             Format::Profile(ProfileFormat::Speedscope) => 7,
+            Format::Systrace => 8,
         });
         self.u8(s.gzip as u8);
         self.u64(s.input_bytes);
@@ -202,6 +203,7 @@ impl<'a> R<'a> {
             5 => Format::Profile(ProfileFormat::Collapsed),
             6 => Format::Profile(ProfileFormat::CpuProfile),
             7 => Format::Profile(ProfileFormat::Speedscope),
+            8 => Format::Systrace,
             _ => return Err(self.fail("a format")),
         };
         let gzip = self.bool()?;

@@ -122,3 +122,47 @@ fn hostile_records_warn_and_keep_the_rest() {
     let cpu0 = s.cpu_slices(0);
     assert!(cpu0.windows(2).all(|w| w[0].ts <= w[1].ts));
 }
+
+#[test]
+fn ftrace_text_gives_the_protobuf_files_slices_and_states() {
+    let p = load("events");
+    let text = trace_model::load(spall_test_support::fixture("systrace/events.trace")).unwrap();
+    let slices = |t: &Trace, scale: i64| -> Vec<(i64, i64, u32, i64, String)> {
+        (t.sched().unwrap().slices.iter())
+            .map(|s| {
+                let dur = if s.dur < 0 { -1 } else { s.dur * scale };
+                (
+                    s.ts * scale,
+                    dur,
+                    s.cpu,
+                    tid_of(t, s.thread),
+                    s.end_state.to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(slices(&text, 1), slices(&p, 1000));
+    // (tid, ts, dur, state, waker's tid), by thread then time.
+    type State = (i64, i64, i64, String, Option<i64>);
+    let states = |t: &Trace, scale: i64| -> Vec<State> {
+        let mut v: Vec<State> = (t.sched().unwrap().states.iter())
+            .map(|x| {
+                let dur = if x.dur < 0 { -1 } else { x.dur * scale };
+                let waker = x.waker.map(|w| tid_of(t, w));
+                (
+                    tid_of(t, x.thread),
+                    x.ts * scale,
+                    dur,
+                    x.state.to_string(),
+                    waker,
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(states(&text, 1), states(&p, 1000));
+    // The text names threads by their comms, and the tgid column puts them in processes.
+    let pool = thread_named(&text, 102);
+    assert_eq!(text.threads()[pool as usize].pid, ExtId::Num(100));
+}
