@@ -36,7 +36,8 @@ pub enum SchedKind {
     ProcessExit,
     /// `sched_process_free`.
     ProcessFree,
-    /// `sched_blocked_reason`: `tid` blocked in `comm` (the caller), `value` 1 if io_wait.
+    /// `sched_blocked_reason`: `tid` blocked in `comm` (the caller, as text traces name
+    /// it; empty in protobuf, whose caller is an address), `value` 1 if io_wait.
     BlockedReason,
     /// `cpu_frequency`: `value` is the CPU's new frequency (kHz) from `ts`.
     CpuFrequency,

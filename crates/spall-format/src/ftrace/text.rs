@@ -158,13 +158,9 @@ impl Reader {
                     .and_then(|p| p.parse().ok())
                     .unwrap_or(0);
             }
-            "task_newtask" => {
-                s.kind = SchedKind::NewTask;
-                s.tid = field(fields, "pid", None)?.parse().ok()?;
-                s.comm = Cow::Borrowed(field(fields, "comm", Some(" clone_flags="))?);
-                let flags = field(fields, "clone_flags", None)?;
-                s.value = i64::from_str_radix(flags.trim_start_matches("0x"), 16).ok()?;
-            }
+            // trace_processor's text reader skips new tasks (no runnable state, no
+            // process): so does this one; the tgid column places the thread.
+            "task_newtask" => return Some(()),
             "task_rename" => {
                 s.kind = SchedKind::Rename;
                 s.tid = field(fields, "pid", None)?.parse().ok()?;

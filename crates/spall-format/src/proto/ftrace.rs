@@ -172,7 +172,8 @@ impl Ftrace {
                 for g in fields() {
                     match g.num {
                         1 => s.tid = int32(g.value),
-                        2 => s.comm = Cow::Owned(format!("{:#x}", g.value.uint().unwrap_or(0))),
+                        // `caller` (2) is a kernel address: trace_processor keeps no
+                        // function for it without symbols, nor does this.
                         3 => s.value = g.value.uint().unwrap_or(0) as i64,
                         _ => {}
                     }

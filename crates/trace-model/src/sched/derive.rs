@@ -256,6 +256,9 @@ pub(crate) fn derive(
             let t = thread(r.tid);
             if let Some(b) = st.rel(t).and_then(|r| r.blocked) {
                 st.rows[b].io_wait = Some(r.extra != 0);
+                if r.comm != StrId::EMPTY {
+                    st.rows[b].blocked_function = Some(r.comm);
+                }
             }
         }
         SchedKind::CpuFrequency | SchedKind::CpuIdle => {

@@ -124,7 +124,7 @@ fn hostile_records_warn_and_keep_the_rest() {
 }
 
 #[test]
-fn ftrace_text_gives_the_protobuf_files_slices_and_states() {
+fn ftrace_text_gives_the_protobuf_files_slices_and_states_but_new_tasks() {
     let p = load("events");
     let text = trace_model::load(spall_test_support::fixture("systrace/events.trace")).unwrap();
     let slices = |t: &Trace, scale: i64| -> Vec<(i64, i64, u32, i64, String)> {
@@ -161,7 +161,11 @@ fn ftrace_text_gives_the_protobuf_files_slices_and_states() {
         v.sort();
         v
     };
-    assert_eq!(states(&text, 1), states(&p, 1000));
+    // But the new task's runnable state: text traces' new tasks are skipped (as
+    // trace_processor's text reader skips them).
+    let mut want = states(&p, 1000);
+    want.retain(|s| (s.0, s.1) != (102, 7_000_000));
+    assert_eq!(states(&text, 1), want);
     // The text names threads by their comms, and the tgid column puts them in processes.
     let pool = thread_named(&text, 102);
     assert_eq!(text.threads()[pool as usize].pid, ExtId::Num(100));
