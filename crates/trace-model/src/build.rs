@@ -17,6 +17,7 @@ use crate::trace::Trace;
 
 mod finish;
 mod merge;
+mod sched;
 
 struct ThreadBuild {
     pid: ExtId,
@@ -131,6 +132,8 @@ pub struct TraceBuilder {
     samples: Vec<SampleEvent>,
     /// Samples of a sampling profile.
     profile: crate::profile::Collected,
+    /// Scheduler records of a system trace.
+    sched: crate::sched::collect::Collected,
     metadata: Vec<Metadata>,
     /// Named async tracks (`M` `track_name` with an `id`): (process, id, name).
     pub(super) track_names: Vec<(u32, StrId, StrId)>,
@@ -182,6 +185,7 @@ impl Default for TraceBuilder {
             async_events: Vec::new(),
             samples: Vec::new(),
             profile: Default::default(),
+            sched: Default::default(),
             metadata: Vec::new(),
             track_names: Vec::new(),
             diags: Diagnostics::default(),
@@ -781,6 +785,10 @@ impl EventSink for TraceBuilder {
 
     fn sample_kind_default(&mut self, kind: &str, unit: spall_format::SampleUnit) {
         self.profile.default_kind = Some((kind.to_string(), unit));
+    }
+
+    fn sched(&mut self, s: &spall_format::RawSched<'_>) {
+        self.sched.add(s, &mut self.strings);
     }
 
     fn spall_buffer(&mut self, pid: u32, tid: u32) {

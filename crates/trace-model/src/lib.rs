@@ -53,6 +53,7 @@ mod profile;
 mod range;
 mod sample_lanes;
 mod samples;
+pub mod sched;
 mod span;
 mod stack;
 mod stats;

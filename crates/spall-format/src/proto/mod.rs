@@ -12,7 +12,10 @@
 //! (`b`/`e`, with the track's uuid as id), instants `i` (or `n` on async tracks), counters
 //! `C` with a `value` argument, flows as flow v2 on their slice, names as `M` events.
 //!
-//! Packets of kinds not modelled (ftrace, system stats, profiles...) are counted per kind
+//! System traces' packets (ftrace bundles, process trees, the kernel version) are read in
+//! [`ftrace`] into scheduler records and atrace events.
+//!
+//! Packets of kinds not modelled (system stats, profiles...) are counted per kind
 //! ([`WarningKind::ProtoUnmodelled`]), never dropped silently.
 //!
 //! [`ProtoStream`] decodes the packets as the file's bytes arrive, with one decoder over
@@ -44,6 +47,7 @@ mod clock;
 mod compressed;
 mod descriptor;
 mod events;
+mod ftrace;
 mod hash;
 mod kinds;
 mod named;

@@ -50,6 +50,7 @@ impl TraceBuilder {
     /// otherwise in trace_processor: decode again, buffered, to pair it as it does.
     pub(super) fn finish_inner(mut self, decode: Summary, may_redo: bool) -> Option<Trace> {
         self.spall_flush();
+        let sched = self.take_sched();
         let TraceBuilder {
             mut strings,
             mut args,
@@ -127,7 +128,9 @@ impl TraceBuilder {
                 ..m
             })
             .collect();
+        let sched = sched.map(|s| Box::new(crate::sched::renumber(s, &order.new_thread)));
         Some(Trace {
+            sched,
             strings,
             processes,
             threads,

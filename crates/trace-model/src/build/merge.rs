@@ -292,6 +292,7 @@ impl TraceBuilder {
                 a
             }));
         self.profile.absorb(c.profile, |s| r.s(s), t, |a| r.a(a));
+        self.sched.absorb(c.sched, |s| r.s(s));
         self.samples.extend(c.samples.into_iter().map(|mut e| {
             (e.name, e.id, e.args, e.thread) = (r.s(e.name), r.s(e.id), r.a(e.args), t(e.thread));
             e

@@ -73,7 +73,7 @@ record!(Trace {
     end_ns,
     diagnostics as ModelDiags,
     decode as DecodeSummary,
-} default derived check checked_ids);
+} default derived, sched check checked_ids);
 record!(Process {
     pid,
     name,

@@ -19,3 +19,4 @@ mod proto;
 mod semantics;
 mod stream;
 mod streaming;
+mod systrace;
