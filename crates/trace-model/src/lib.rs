@@ -32,6 +32,7 @@ pub mod annotations;
 mod args;
 mod asyncs;
 mod build;
+pub mod changes;
 mod compare;
 mod derived;
 mod diag;

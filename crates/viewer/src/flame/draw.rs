@@ -5,12 +5,13 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
-use crate::flame::compare::{self, Change};
+use crate::flame::compare;
 use crate::loaded::Loaded;
 use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
 use crate::view::room::{Ghost, Room};
 use crate::view::state::ViewState;
 use crate::view::viewport::format_duration;
+use trace_model::changes::{Change, Status};
 
 /// Frames at least this wide (pixels) are drawn one by one; narrower ones merge.
 const MIN_PX: f32 = 1.0;
@@ -250,7 +251,7 @@ impl PaneCx<'_> {
             let lx = x.max(r.x) + 4.0;
             let room = (x + w).min(r.x + r.w) - lx - 3.0;
             let mut text = label_text(&self.l.trace, label);
-            if ch.is_some_and(|c| c.status == compare::Status::Added) {
+            if ch.is_some_and(|c| c.status == Status::Added) {
                 text = format!("+ {text}").into();
             }
             let px = 12.0 * s.scale;

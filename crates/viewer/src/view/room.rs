@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use trace_model::FlameTree;
 
-use crate::flame::compare::Change;
+use trace_model::changes::Change;
 
 /// A removed stack's frame: BASE's node, where its bar starts in the widened layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -306,7 +306,7 @@ fn nested(calls: &[(&str, f64)]) -> Vec<u8> {
 
 #[test]
 fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
-    use spall_viewer::flame::compare::Status;
+    use trace_model::changes::Status;
     let base = nested(&[
         ("inner_slow", 100.0),
         ("inner_same", 80.0),
@@ -376,8 +376,8 @@ fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
 
 #[test]
 fn the_statistics_table_tests_each_names_per_call_self_times() {
-    use spall_viewer::flame::compare::{judge_names, Status};
     use std::collections::HashMap;
+    use trace_model::changes::{judge_names, Status};
     let (base, new) = noisy_pair(true);
     let (l, b) = (loaded(&new, "new"), loaded(&base, "base"));
     let base_rows: HashMap<String, (i64, u64)> = (b.whole_stats().iter())
