@@ -20,9 +20,9 @@ impl SceneBuilder {
     /// main area; a side panel, if any, is drawn by the caller).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         scene.begin(
-            s.width.ceil() as u32,
-            s.height.ceil() as u32,
-            s.theme.background,
+            s.timeline.width.ceil() as u32,
+            s.timeline.height.ceil() as u32,
+            s.timeline.theme.background,
         );
         match s.mode {
             Mode::Flame => crate::flame::draw::build(scene, fonts, l, s),

@@ -678,7 +678,7 @@ fn compare_opens_on_the_coloured_flame_graph() {
         height: 400,
         view: None,
         select: None,
-        flows: spall_viewer::view::state::FlowMode::Selected,
+        flows: spall_viewer::view::timeline::FlowMode::Selected,
         theme: spall_viewer::theme::Theme::new(spall_viewer::theme::ThemeKind::Light),
         scale: 1.0,
         mode: spall_viewer::view::flame::Mode::Flame,

@@ -5,7 +5,10 @@
 //! - [`layout`]: process and thread tracks, one row per depth, collapsible.
 //! - [`flame`]: the flame graph's view: scope, zoom, selection, sandwich, hit testing.
 //! - [`room`]: compare mode's flame graph, widened for the stacks only BASE has.
-//! - [`state`]: the whole view (selection, hover, range, highlights, mode).
+//! - [`timeline`]: one pane of tracks: axis, scroll, rows, selection, hover, markers,
+//!   search matches.
+//! - [`state`]: the whole view, in parts: the timeline, the flame graph, compare mode's
+//!   BASE pane; the range and the mode.
 //! - [`compare`]: compare mode's timeline: BASE's tracks under NEW's, on one time axis.
 //! - [`search`]: the names that match a query, stepped through in time order.
 //! - [`geometry`]: the on-screen box of a span or another pick.
@@ -19,4 +22,5 @@ pub mod layout;
 pub mod room;
 pub mod search;
 pub mod state;
+pub mod timeline;
 pub mod viewport;

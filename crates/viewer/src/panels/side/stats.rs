@@ -298,7 +298,8 @@ impl Panel {
         let name = l.trace.str(r.name);
         let mut clicked = false;
         row.col(|ui| {
-            let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
+            let highlighted =
+                s.timeline.matches.name_matches(r.name) && s.timeline.matches.query == name;
             // Names that share a prefix differ at their ends: keep both.
             let room = ui.available_width();
             let per_char = ui.text_style_height(&egui::TextStyle::Body) * 0.5;
