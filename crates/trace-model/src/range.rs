@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use crate::asyncs::async_flags;
-use crate::other::CounterSeries;
+use crate::event_kinds::CounterSeries;
 use crate::strings::StrId;
 use crate::trace::Trace;
 

@@ -28,7 +28,7 @@ impl SceneBuilder {
             Mode::Flame => crate::flame::draw::build(scene, fonts, l, s),
             Mode::Timeline => {
                 self.timeline.build(scene, fonts, l, s);
-                crate::timeline::compare::base_pane(&mut self.timeline, scene, fonts, l, s);
+                crate::timeline::base_pane::base_pane(&mut self.timeline, scene, fonts, l, s);
             }
         }
         if let Some(w) = &l.warnings {
@@ -36,7 +36,7 @@ impl SceneBuilder {
         }
         if s.mode == Mode::Timeline {
             tooltip(scene, fonts, l, s);
-            crate::timeline::compare::base_tooltip(scene, fonts, s);
+            crate::timeline::base_pane::base_tooltip(scene, fonts, s);
         }
     }
 }

@@ -634,7 +634,7 @@ fn opening_a_file_through_the_recent_list() {
 /// (exactly the colours the headless renderer gives those changes).
 #[test]
 fn compare_opens_on_the_coloured_flame_graph() {
-    use spall_viewer::flame::compare::fill;
+    use spall_viewer::flame::changes::fill;
     use trace_model::changes::Status;
     let Some((display, _xvfb)) = display_for("the compare mode test", false) else {
         return;

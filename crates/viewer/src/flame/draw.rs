@@ -5,10 +5,10 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
-use crate::flame::compare;
+use crate::flame::changes;
 use crate::loaded::Loaded;
 use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
-use crate::view::room::{Ghost, Room};
+use crate::view::removed_stacks::{Ghost, Room};
 use crate::view::state::ViewState;
 use crate::view::viewport::format_duration;
 use trace_model::changes::{Change, Status};
@@ -236,7 +236,7 @@ impl PaneCx<'_> {
         let label = self.p.tree.label[n as usize];
         let ch = self.changes.get(n as usize);
         let c = match ch {
-            Some(ch) => compare::fill(&s.timeline.theme, ch),
+            Some(ch) => changes::fill(&s.timeline.theme, ch),
             None => fill(self.l, s, label),
         };
         scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
@@ -245,7 +245,7 @@ impl PaneCx<'_> {
         let notch = self.p.room.is_none() && ch.is_some_and(|c| !c.removed.is_empty());
         if notch && w > 8.0 * s.timeline.scale {
             let nw = 3.0 * s.timeline.scale;
-            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, compare::REMOVED);
+            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, changes::REMOVED);
         }
         if w > 14.0 {
             let lx = x.max(r.x) + 4.0;
@@ -323,7 +323,7 @@ fn removed(
         return;
     };
     let b = &room.base;
-    let fill = compare::removed_fill(&s.timeline.theme);
+    let fill = changes::removed_fill(&s.timeline.theme);
     let (h, px) = (r.row_h - 1.0, 12.0 * s.timeline.scale);
     let step = 6.0 * s.timeline.scale;
     let mut stack = vec![g.node];
@@ -338,12 +338,12 @@ fn removed(
             scene.push_clip(x, y, w, h);
             let mut hx = x - h;
             while hx < x + w {
-                scene.line(hx, y + h, hx + h, y, 1.0, compare::REMOVED.with_alpha(70));
+                scene.line(hx, y + h, hx + h, y, 1.0, changes::REMOVED.with_alpha(70));
                 hx += step;
             }
             scene.pop_clip();
         }
-        scene.outline(x, y, w, h, 1.0, compare::REMOVED);
+        scene.outline(x, y, w, h, 1.0, changes::REMOVED);
         if w > 14.0 {
             let lx = x.max(r.x) + 4.0;
             let room = (x + w).min(r.x + r.w) - lx - 3.0;
@@ -419,7 +419,7 @@ pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
         share(t.total[p.zoom as usize])
     ));
     if let Some(c) = s.flame.changes_of(h.pane).get(n) {
-        lines.extend(compare::describe(c));
+        lines.extend(changes::describe(c));
     }
     let path = t.path(h.node);
     if path.len() > 1 {

@@ -12,7 +12,7 @@ use crate::view::flame::Mode;
 use crate::view::layout::{track_list, Track};
 use crate::view::state::{Side, ViewState};
 
-mod compare;
+mod alignment;
 mod range;
 mod stats;
 
@@ -152,7 +152,7 @@ impl Panel {
         summary(ui, l);
         self.search_row(ui, l, s, &mut act);
         mode_switch(ui, s, &mut act);
-        compare::align_row(ui, l, s, &mut act);
+        alignment::align_row(ui, l, s, &mut act);
         ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {

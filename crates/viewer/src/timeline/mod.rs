@@ -5,10 +5,10 @@
 //! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
 //! - [`markers`]: flags at a time, with a note.
 //! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
-//! - `compare`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
+//! - `base_pane`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
 //!   code through BASE's own view.
 
-pub(crate) mod compare;
+pub(crate) mod base_pane;
 pub mod draw;
 pub(crate) mod kinds;
 pub mod markers;

@@ -10,7 +10,7 @@ use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, Sp
 
 use crate::loaded::Loaded;
 use crate::view::layout::{Collapsed, Track};
-use crate::view::room::Room;
+use crate::view::removed_stacks::Room;
 
 /// Which view the main area shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -29,7 +29,7 @@ pub struct ViewState {
     pub mode: Mode,
     /// The flame graph's state.
     pub flame: FlameView,
-    /// Compare mode: BASE's tracks, drawn under NEW's ([`crate::view::compare`]).
+    /// Compare mode: BASE's tracks, drawn under NEW's ([`crate::view::base_pane`]).
     pub compare: Option<Box<BaseTimeline>>,
 }
 
@@ -217,7 +217,7 @@ pub enum Alignment {
 }
 
 /// BASE's pane: the trace, its own view of its tracks, and where it sits in time.
-/// ([`crate::view::compare`] has its operations.)
+/// ([`crate::view::base_pane`] has its operations.)
 #[derive(Clone, Debug)]
 pub struct BaseTimeline {
     /// BASE, loaded (its index, colours, kinds).

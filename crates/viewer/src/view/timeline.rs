@@ -2,7 +2,7 @@
 //! selection, hover, markers and search matches, in an area of the screen. The view of a
 //! trace has one ([`ViewState::timeline`](crate::view::state::ViewState::timeline)); in
 //! compare mode BASE's pane is another, whose axis follows NEW's
-//! ([`crate::view::compare`]). Hit testing and on-screen boxes are in
+//! ([`crate::view::base_pane`]). Hit testing and on-screen boxes are in
 //! [`crate::view::geometry`]. No GL: unit-tested through the view.
 
 use trace_model::{InstantScope, SpanRef};

@@ -266,7 +266,7 @@ fn near(a: Color, b: Color) -> bool {
 
 /// The first span named `name` in `l`.
 fn first(l: &Loaded, name: &str) -> trace_model::SpanRef {
-    spall_viewer::view::compare::first_named(&l.trace, name, None).unwrap()
+    spall_viewer::view::base_pane::first_named(&l.trace, name, None).unwrap()
 }
 
 #[test]

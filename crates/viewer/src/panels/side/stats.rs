@@ -11,9 +11,9 @@ use crate::loaded::Loaded;
 use crate::panels::csv::table_text;
 use crate::view::state::ViewState;
 
-mod compare;
-pub(super) use compare::BaseSelf;
-use compare::{base_only_row, delta_cell};
+mod base_columns;
+pub(super) use base_columns::BaseSelf;
+use base_columns::{base_only_row, delta_cell};
 
 /// Which statistics column sorts the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Generated pairs of traces for the compare-mode tests (`compare.rs`,
+//! Generated pairs of traces for the compare-mode tests (`compare_flame.rs`,
 //! `compare_timeline.rs`); each includes this file, and uses part of it.
 #![allow(dead_code)]
 

@@ -1,6 +1,6 @@
 //! Compare mode's timeline: under NEW's tracks, a divider naming BASE and how it is
 //! aligned, then BASE's tracks, drawn by the same code as NEW's through BASE's own view
-//! ([`crate::view::compare`]). Each pane is clipped to itself and draws only its visible
+//! ([`crate::view::base_pane`]). Each pane is clipped to itself and draws only its visible
 //! rows through the level of detail, so a frame costs about what one timeline costs.
 
 use render_gl::{Fonts, Scene, VAlign};

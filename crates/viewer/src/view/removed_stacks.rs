@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use spall_viewer::view::room::Room;
+//! use spall_viewer::view::removed_stacks::Room;
 //!
 //! let tree = trace_model::FlameTree::default();
 //! assert!(Room::new(&tree, &[], Arc::new(tree.clone())).is_none());
