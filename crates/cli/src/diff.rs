@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use trace_model::{Group, GroupBy, Measure, NoiseRules, Side, Trace, Verdict};
+use trace_model::{Group, GroupBy, Measure, NoiseRules, Observation, Trace, Verdict};
 
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
@@ -201,8 +201,8 @@ impl Rules {
             _ => Measure::PerCall,
         };
         // Per-occurrence values: is their distribution shifted, or is it noise?
-        fn side(m: Metric, g: &Group, value: i64) -> Side<'_> {
-            Side {
+        fn side(m: Metric, g: &Group, value: i64) -> Observation<'_> {
+            Observation {
                 value,
                 count: g.stats.count,
                 samples: if m == Metric::SelfTime {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use crate::{
     label_text, FlameOptions, FlameTree, FrameLabel, GroupBy, Judgement, Measure, NameStats,
-    NoiseRules, Side, StatsFilter, StrId, Trace, Verdict, MIN_SAMPLES,
+    NoiseRules, Observation, StatsFilter, StrId, Trace, Verdict, MIN_SAMPLES,
 };
 
 /// How a frame changed.
@@ -115,7 +115,7 @@ fn compare_trees(
         }
         let n = new.self_ns[i];
         let (base_count, new_count) = (b.map_or(0, |b| base.count[b as usize]), new.count[i]);
-        let side = |value, count, samples| Side {
+        let side = |value, count, samples| Observation {
             value,
             count,
             samples,
@@ -250,7 +250,7 @@ pub fn judge(base: Option<i64>, new: i64, min_delta: i64) -> Status {
         return Status::Added;
     };
     let rules = NoiseRules::new(min_delta);
-    let none = |value| Side {
+    let none = |value| Observation {
         value,
         count: 0,
         samples: &[],
@@ -282,7 +282,7 @@ pub fn judge_names(
     (bt, base): (&Trace, &HashMap<String, (i64, u64)>),
 ) -> HashMap<String, NameVerdict> {
     let rules = NoiseRules::for_base(bt);
-    let side = |value, count, samples| Side {
+    let side = |value, count, samples| Observation {
         value,
         count,
         samples,

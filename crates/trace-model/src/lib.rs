@@ -78,7 +78,9 @@ pub use memory::{
     check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
 };
 pub use nav::Hit;
-pub use noise::{mann_whitney_p, Judgement, Measure, NoiseRules, Side, Verdict, MIN_SAMPLES};
+pub use noise::{
+    mann_whitney_p, Judgement, Measure, NoiseRules, Observation, Verdict, MIN_SAMPLES,
+};
 pub use order::DisplayOrder;
 pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
