@@ -4,7 +4,7 @@
 //!
 //! A frame's or a name's self time is judged by the thresholds first (a change counts from
 //! 5% of BASE's value and from 0.1% of BASE's duration); only a change they count, with
-//! [`MIN_SAMPLES`] calls or more on each side, goes to the Mann-Whitney test on the
+//! [`MIN_SAMPLES`](crate::MIN_SAMPLES) calls or more on each side, goes to the Mann-Whitney test on the
 //! per-call self times, which are gathered (one pass over each trace) only then. Stacks only
 //! in BASE are listed on the frame they left.
 
@@ -12,20 +12,35 @@ use std::collections::HashMap;
 
 use crate::{
     label_text, FlameOptions, FlameTree, FrameLabel, GroupBy, Judgement, Measure, NameStats,
-    NoiseRules, Observation, StatsFilter, StrId, Trace, Verdict, MIN_SAMPLES,
+    NoiseRules, Observation, StatsFilter, StrId, Trace, Verdict,
 };
 
-/// How a frame changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a compared thing (a frame, a name, a call stack) changed from BASE to NEW: the
+/// status `spall-cli diff` reports (slower is "regressed", faster "improved") and the
+/// viewer's compare mode colours by. Ordered as the diff lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
-    /// More self time in NEW, past the rules.
+    /// Larger in NEW, past the rules.
     Slower,
-    /// Less self time in NEW, past the rules.
+    /// Smaller in NEW, past the rules.
     Faster,
+    /// Only in NEW.
+    Added,
+    /// Only in BASE.
+    Removed,
     /// Within what counts as noise.
     Unchanged,
-    /// The stack is only in NEW.
-    Added,
+}
+
+impl From<Verdict> for Status {
+    /// A thing both traces have: the verdict on it.
+    fn from(v: Verdict) -> Status {
+        match v {
+            Verdict::Slower => Status::Slower,
+            Verdict::Faster => Status::Faster,
+            Verdict::Unchanged => Status::Unchanged,
+        }
+    }
 }
 
 /// A call stack only in BASE, under a frame NEW still has.
@@ -129,10 +144,8 @@ fn compare_trees(
                     side(v, base_count, &[]),
                     side(n, new_count, &[]),
                 );
-                let enough =
-                    base_count as usize >= MIN_SAMPLES && new_count as usize >= MIN_SAMPLES;
-                if let (true, true, Some((new_opts, base_opts))) =
-                    (j.verdict != Verdict::Unchanged, enough, test)
+                if let (true, Some((new_opts, base_opts))) =
+                    (j.wants_test(base_count, new_count), test)
                 {
                     let (pb, pn) = calls
                         .get_or_insert_with(|| (per_call(bt, base_opts), per_call(nt, new_opts)));
@@ -146,12 +159,7 @@ fn compare_trees(
                         );
                     }
                 }
-                let status = match j.verdict {
-                    Verdict::Slower => Status::Slower,
-                    Verdict::Faster => Status::Faster,
-                    Verdict::Unchanged => Status::Unchanged,
-                };
-                (status, j.p_value)
+                (j.verdict.into(), j.p_value)
             }
         };
         out.push(Change {
@@ -189,10 +197,8 @@ fn compare_trees(
             .sort_by(|a, b| b.base_total.cmp(&a.base_total).then(a.name.cmp(&b.name)));
     }
     let size = |c: &Change| match c.status {
-        Status::Slower | Status::Faster | Status::Added => {
-            (c.new_self - c.base_self.unwrap_or(0)).unsigned_abs()
-        }
         Status::Unchanged => 0,
+        _ => (c.new_self - c.base_self.unwrap_or(0)).unsigned_abs(),
     };
     let max = out.iter().map(size).max().unwrap_or(0).max(1);
     for c in &mut out {
@@ -255,11 +261,7 @@ pub fn judge(base: Option<i64>, new: i64, min_delta: i64) -> Status {
         count: 0,
         samples: &[],
     };
-    match rules.judge(Measure::Sum, none(v), none(new)).verdict {
-        Verdict::Slower => Status::Slower,
-        Verdict::Faster => Status::Faster,
-        Verdict::Unchanged => Status::Unchanged,
-    }
+    rules.judge(Measure::Sum, none(v), none(new)).verdict.into()
 }
 
 /// One name's self time in NEW against BASE, over the whole traces.
@@ -275,7 +277,7 @@ pub struct NameVerdict {
 /// Per name of NEW's statistics `rows` (of the whole trace `nt`), its self time judged
 /// against BASE's (`base`: self time and calls per name, of the whole trace `bt`) as
 /// the flame graph judges a frame: the thresholds, then, where they count the change and
-/// each side has [`MIN_SAMPLES`] calls, the Mann-Whitney test on the per-call self times.
+/// each side has [`MIN_SAMPLES`](crate::MIN_SAMPLES) calls, the Mann-Whitney test on the per-call self times.
 /// Those are gathered (one pass over each trace) only when some name needs the test.
 pub fn judge_names(
     (nt, rows): (&Trace, &[NameStats]),
@@ -304,8 +306,7 @@ pub fn judge_names(
             side(v, bc, &[]),
             side(r.self_ns, r.count, &[]),
         );
-        let enough = bc as usize >= MIN_SAMPLES && r.count as usize >= MIN_SAMPLES;
-        if j.verdict != Verdict::Unchanged && enough {
+        if j.wants_test(bc, r.count) {
             tested.push((name, v, bc, r.self_ns, r.count));
         }
         out.insert(name.to_string(), verdict_of(j));
@@ -332,11 +333,7 @@ pub fn judge_names(
 
 fn verdict_of(j: Judgement) -> NameVerdict {
     NameVerdict {
-        status: match j.verdict {
-            Verdict::Slower => Status::Slower,
-            Verdict::Faster => Status::Faster,
-            Verdict::Unchanged => Status::Unchanged,
-        },
+        status: j.verdict.into(),
         p_value: j.p_value,
     }
 }

@@ -162,6 +162,18 @@ impl NoiseRules {
     }
 }
 
+impl Judgement {
+    /// Whether the per-occurrence test could still overturn this verdict, reached on the
+    /// numbers alone: it counts a change and each side has [`MIN_SAMPLES`] occurrences or
+    /// more (`base_count`, `new_count`). Callers that gather the per-occurrence values only
+    /// for such changes (the viewer's compare mode) judge again with them.
+    pub fn wants_test(&self, base_count: u64, new_count: u64) -> bool {
+        self.verdict != Verdict::Unchanged
+            && base_count as usize >= MIN_SAMPLES
+            && new_count as usize >= MIN_SAMPLES
+    }
+}
+
 /// The two-sided p-value for samples `a` and `b`, both sorted ascending; `None` when either
 /// is empty or every value is equal.
 pub fn mann_whitney_p(a: &[i64], b: &[i64]) -> Option<f64> {

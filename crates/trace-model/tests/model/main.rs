@@ -14,6 +14,7 @@ mod hostile;
 mod navigation;
 mod parallel;
 mod proto;
+mod self_time;
 mod semantics;
 mod stream;
 mod streaming;

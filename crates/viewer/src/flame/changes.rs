@@ -31,7 +31,8 @@ pub fn fill(theme: &Theme, c: &Change) -> Color {
     let target = match c.status {
         Status::Unchanged => return Color::rgb(neutral[0], neutral[1], neutral[2]),
         Status::Slower | Status::Added => [224, 52, 48],
-        Status::Faster => [44, 108, 224],
+        // Less in NEW; a frame of NEW's graph is never only in BASE.
+        Status::Faster | Status::Removed => [44, 108, 224],
     };
     // Every counted change shows, the largest at full colour.
     let k = 0.35 + 0.65 * c.intensity.clamp(0.0, 1.0);

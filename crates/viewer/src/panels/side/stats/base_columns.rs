@@ -85,7 +85,9 @@ fn delta_text(was: Option<i64>, now: i64, status: Status) -> RichText {
         Status::Slower | Status::Added => {
             RichText::new(text).color(egui::Color32::from_rgb(214, 48, 44))
         }
-        Status::Faster => RichText::new(text).color(egui::Color32::from_rgb(44, 108, 224)),
+        Status::Faster | Status::Removed => {
+            RichText::new(text).color(egui::Color32::from_rgb(44, 108, 224))
+        }
         Status::Unchanged => RichText::new(text),
     }
 }
