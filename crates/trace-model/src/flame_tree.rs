@@ -15,8 +15,8 @@ use std::borrow::Cow;
 
 use hashbrown::HashMap;
 
-use crate::range::clip_span;
-use crate::span::{child_time, SpanRef};
+use crate::clip::{child_time, clip_span};
+use crate::span::SpanRef;
 use crate::stats::lower_bound;
 use crate::strings::StrId;
 use crate::trace::Trace;

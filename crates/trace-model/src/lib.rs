@@ -33,6 +33,7 @@ mod args;
 mod asyncs;
 mod build;
 pub mod changes;
+mod clip;
 mod derived;
 mod diag;
 mod event_kinds;
@@ -64,6 +65,7 @@ pub use annotations::{Annotations, Marker};
 pub use args::{ArgsId, ArgsStore};
 pub use asyncs::{async_flags, AsyncSlice, AsyncTrack, NO_PARENT};
 pub use build::TraceBuilder;
+pub use clip::clip_span;
 pub use diag::ModelWarning;
 pub use event_kinds::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata,
@@ -82,7 +84,7 @@ pub use noise::{
     mann_whitney_p, Judgement, Measure, NoiseRules, Observation, Verdict, MIN_SAMPLES,
 };
 pub use order::DisplayOrder;
-pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
+pub use range::{AsyncRangeStats, CounterRangeStats};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::tagged;
 pub use spall_format::SampleUnit;

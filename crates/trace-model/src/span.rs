@@ -1,7 +1,7 @@
 //! Where spans live: processes, threads, and each thread's lanes of spans.
 
 use crate::args::ArgsId;
-use crate::range::clip_span;
+use crate::clip::child_time;
 use crate::strings::StrId;
 
 /// A process or thread id as the file gave it: a number, or a string (interned).
@@ -188,7 +188,7 @@ impl Thread {
     }
 
     /// Self time of span `i` at `depth`: its duration minus its direct children's
-    /// ([`child_time`]).
+    /// (`child_time`, the rule of self time).
     pub fn self_ns(&self, depth: usize, i: usize) -> i64 {
         let lane = &self.lanes[depth];
         let (s, e) = (lane.start[i], lane.end(i));
@@ -201,15 +201,4 @@ impl Thread {
         };
         lane.dur[i] - children
     }
-}
-
-/// The rule of self time, which a span's details, the statistics and the flame graph
-/// share (each in its own loop): a span's self time is its time less its direct
-/// children's, each child `[start, end)` counted only up to the parent's end `parent_end`
-/// (a child that outlives its parent, a partial overlap in a broken trace, takes only
-/// the part inside it) and only within the range `[from, to)`. A child outside either
-/// counts 0.
-#[inline]
-pub(crate) fn child_time(start: i64, end: i64, parent_end: i64, (from, to): (i64, i64)) -> i64 {
-    clip_span(start, end.min(parent_end), from, to).unwrap_or(0)
 }

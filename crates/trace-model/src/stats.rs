@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use regex::Regex;
 
-use crate::range::clip_span;
+use crate::clip::{child_time, clip_span};
 use crate::samples::{Frames, NO_FRAME};
-use crate::span::{child_time, Lane, Thread};
+use crate::span::{Lane, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
 

@@ -1,4 +1,4 @@
-//! Self time is one rule (`child_time` in `span.rs`) counted by three loops: a span's
+//! Self time is one rule (`child_time` in `clip.rs`) counted by three loops: a span's
 //! own (`Thread::self_ns`, the details panel and SQL's `self_dur`), the statistics', and
 //! the flame graph's. On the edge-case and real traces, broken nesting included, the
 //! statistics agree with the spans' own self times per name, and the flame graph's
