@@ -9,7 +9,8 @@ use crate::loaded::Loaded;
 use crate::overlay::tooltip_box;
 use crate::timeline::draw::{TimelineBuilder, HEADER_PX};
 use crate::timeline::kinds as fk;
-use crate::view::state::{ViewState, DIVIDER_H};
+use crate::view::state::ViewState;
+use crate::view::timeline::DIVIDER_H;
 
 /// The divider and BASE's pane, in compare mode (nothing otherwise).
 pub(crate) fn base_pane(

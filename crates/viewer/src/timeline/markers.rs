@@ -10,8 +10,9 @@ use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::Marker;
 
 use crate::loaded::Loaded;
-use crate::view::state::{BaseTimeline, Side, ViewState, DIVIDER_H};
+use crate::view::state::{BaseTimeline, Side, ViewState};
 use crate::view::timeline::TimelineView;
+use crate::view::timeline::DIVIDER_H;
 
 /// Markers a trace may hold (adding one more replaces nothing and is refused).
 pub const MAX_MARKERS: usize = 1000;

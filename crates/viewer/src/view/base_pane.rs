@@ -24,8 +24,8 @@ use trace_model::{SpanRef, Trace};
 
 use crate::loaded::Loaded;
 use crate::view::search::{kth_of_two, Matches};
-use crate::view::state::{Alignment, BaseTimeline, Side, ViewState, DIVIDER_H};
-use crate::view::timeline::TimelineView;
+use crate::view::state::{Alignment, BaseTimeline, Side, ViewState};
+use crate::view::timeline::{TimelineView, DIVIDER_H};
 
 impl BaseTimeline {
     fn new(new: &Trace, loaded: Arc<Loaded>, s: &ViewState) -> BaseTimeline {
@@ -199,7 +199,7 @@ impl ViewState {
         let hit = c.view.hit(&b, x, y);
         c.view.selected = hit;
         if let (true, Some(p)) = (double, hit) {
-            if let Some((a, e)) = crate::view::state::pick_extent(&b, p) {
+            if let Some((a, e)) = crate::view::timeline::pick_extent(&b, p) {
                 let off = c.offset;
                 self.timeline
                     .viewport

@@ -7,8 +7,7 @@ use trace_model::{InstantScope, SpanRef};
 use crate::kinds::{self, Pick};
 use crate::loaded::Loaded;
 use crate::view::layout::RowKind;
-use crate::view::state::pick_extent;
-use crate::view::timeline::TimelineView;
+use crate::view::timeline::{pick_extent, TimelineView};
 
 impl TimelineView {
     /// What is under a point of the timeline area, with a tolerance of a few pixels so

@@ -7,11 +7,10 @@ use std::sync::Arc;
 
 use trace_model::{FlameOptions, FlameSort, NameStats, StatsFilter, StrId};
 
-use crate::kinds::Pick;
 use crate::loaded::Loaded;
 use crate::theme::Theme;
 use crate::view::flame::{FlameHit, FlameView, Mode};
-use crate::view::timeline::TimelineView;
+use crate::view::timeline::{pick_extent, TimelineView};
 
 pub use crate::view::search::Matches;
 
@@ -204,9 +203,6 @@ pub enum Side {
     Base,
 }
 
-/// Height of the divider between NEW's and BASE's panes, logical pixels.
-pub const DIVIDER_H: f32 = 22.0;
-
 /// How BASE's times are lined up with NEW's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Alignment {
@@ -231,27 +227,10 @@ pub struct BaseTimeline {
     pub aligned: Alignment,
 }
 
-/// The time a pick covers (a point for instants, samples and counter values).
-pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
-    let t = &l.trace;
-    match p {
-        Pick::Span(r) => {
-            let s = t.span(r);
-            Some((s.start, s.end()))
-        }
-        Pick::Instant(i) => t.instants().get(i as usize).map(|x| (x.ts, x.ts)),
-        Pick::Async(i) => t.async_slices().get(i as usize).map(|x| (x.start, x.end)),
-        Pick::Counter { ts, .. } => Some((ts, ts)),
-        Pick::Sample { track, index } => {
-            let ts = *t.samples().get(track as usize)?.ts.get(index as usize)?;
-            Some((ts, ts))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::Pick;
     use crate::theme::ThemeKind;
     use crate::view::layout::{RowKind, HEADER_H, LANE_H};
     use crate::view::timeline::TRACKS_TOP;

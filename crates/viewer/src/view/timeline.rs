@@ -12,7 +12,6 @@ use crate::loaded::Loaded;
 use crate::theme::Theme;
 use crate::view::layout::{Collapsed, Layout, RowKind, Track};
 use crate::view::search::Matches;
-use crate::view::state::{pick_extent, DIVIDER_H};
 use crate::view::viewport::Viewport;
 
 /// Height of the minimap strip at the top.
@@ -21,6 +20,8 @@ pub const MINIMAP_H: f32 = 36.0;
 pub const RULER_H: f32 = 22.0;
 /// Where the tracks start.
 pub const TRACKS_TOP: f32 = MINIMAP_H + RULER_H;
+/// Height of the divider between NEW's and BASE's panes, logical pixels.
+pub const DIVIDER_H: f32 = 22.0;
 
 /// A pane of tracks and what the user does in it.
 #[derive(Clone, Debug)]
@@ -363,6 +364,24 @@ impl FlowMode {
             FlowMode::None => FlowMode::Selected,
             FlowMode::Selected => FlowMode::All,
             FlowMode::All => FlowMode::None,
+        }
+    }
+}
+
+/// The time a pick covers (a point for instants, samples and counter values).
+pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
+    let t = &l.trace;
+    match p {
+        Pick::Span(r) => {
+            let s = t.span(r);
+            Some((s.start, s.end()))
+        }
+        Pick::Instant(i) => t.instants().get(i as usize).map(|x| (x.ts, x.ts)),
+        Pick::Async(i) => t.async_slices().get(i as usize).map(|x| (x.start, x.end)),
+        Pick::Counter { ts, .. } => Some((ts, ts)),
+        Pick::Sample { track, index } => {
+            let ts = *t.samples().get(track as usize)?.ts.get(index as usize)?;
+            Some((ts, ts))
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::compare_pair::*;
 
 #[test]
 fn the_divider_drags_and_both_panes_follow() {
-    use spall_viewer::view::state::DIVIDER_H;
+    use spall_viewer::view::timeline::DIVIDER_H;
     let (l, b) = shifted_pair();
     let mut s = prepare_compare(&l, &timeline_shot(), Some(b)).unwrap();
     let top = s.timeline.tracks_top();
