@@ -21,7 +21,7 @@ use std::ops::Range;
 use super::ids::SliceIds;
 use crate::args::ArgsId;
 use crate::asyncs::{async_flags, AsyncSlice, NO_PARENT};
-use crate::other::InstantScope;
+use crate::event_kinds::InstantScope;
 use crate::span::{ExtId, SpanRef, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
