@@ -85,6 +85,12 @@ impl TraceBuilder {
         let (start, end) = samples::extent(&samples, (start, end));
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
         let from_spall = decode.format.is_spall();
+        // trace_processor's sorter orders a JSON trace's events of one time by phase, but
+        // a protobuf trace's by time alone (file order kept): none is sorted by phase.
+        let sorted_from = match decode.format {
+            spall_format::Format::Proto => i64::MAX,
+            _ => sorted_from,
+        };
         let order = Numbering::new(&processes, &threads, &strings);
         let mut other = OtherEvents {
             instants,
