@@ -4,9 +4,9 @@
 //! a track of their own beside their thread's), and nestable async slices
 //! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
 //! global track, or a process track for `id2.local` ids; a protobuf trace's on its
-//! descriptor's track (one per process and uuid), except that a descriptor below a thread's
-//! track gives a thread track of that thread, shared by its siblings of the same name
-//! whose slices do not overlap. Legacy async (`S`/`T`/`F`) is left out, as
+//! descriptor's track, merged as trace_processor merges them: descriptors below one thread,
+//! one process or none that share a name share tracks (a thread's, a process's or a global
+//! one) while their slices do not overlap. Legacy async (`S`/`T`/`F`) is left out, as
 //! trace_processor drops it.
 //!
 //! Their ids follow the spans': thread instants thread by thread in time order, then process
@@ -244,10 +244,8 @@ struct Asyncs {
     /// Depth-first, operation by operation ([`async_order`]), and each one's slot.
     order: Vec<u32>,
     slots: Vec<u32>,
-    /// A protobuf slice's track name: its descriptor's, as the model names it.
-    proto_name: HashMap<u32, StrId>,
-    /// The top-level slices below a thread's descriptor track: their slot and name.
-    thread_slots: HashMap<u32, (u32, Option<StrId>)>,
+    /// A protobuf trace's top-level slices: their merged track's scope, slot and name.
+    proto_slots: HashMap<u32, Key>,
 }
 
 impl Asyncs {
@@ -263,18 +261,22 @@ impl Asyncs {
                 }
             }
         }
-        let below_thread = |s: &AsyncSlice| {
-            proto
-                && s.flags & async_flags::LOCAL == 0
-                && t.processes()[s.process as usize].pid != ExtId::Num(0)
+        // A descriptor below a thread's track (not process-local, in a process) is that
+        // thread's; one below a process's, the process's; the others are the trace's.
+        let scope = |s: &AsyncSlice| match s.flags & async_flags::LOCAL {
+            0 if t.processes()[s.process as usize].pid != ExtId::Num(0) => Scope::Thread(s.thread),
+            0 => Scope::Global,
+            _ => Scope::Process(s.process),
         };
-        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
+        let proto_slots = match proto {
+            true => merged_slots(t, &order, &proto_name, scope),
+            false => HashMap::new(),
+        };
         Asyncs {
             proto,
             order,
             slots,
-            proto_name,
-            thread_slots,
+            proto_slots,
         }
     }
 
@@ -285,10 +287,8 @@ impl Asyncs {
             0 => Scope::Global,
             _ => Scope::Process(s.process),
         };
-        if let Some(&(slot, name)) = self.thread_slots.get(&a) {
-            (Scope::Thread(s.thread), name, slot)
-        } else if self.proto {
-            (process, Some(s.id), s.process)
+        if let Some(&key) = self.proto_slots.get(&a) {
+            key
         } else {
             (process, Some(s.name), slot)
         }
@@ -312,10 +312,9 @@ impl Asyncs {
             let n = keys.len();
             async_track.entry(key).or_insert_with(|| {
                 keys.push(key);
-                names.push(match key.0 {
-                    Scope::Thread(_) => key.1,
-                    _ if self.proto => self.proto_name.get(&a).copied(),
-                    _ => Some(s.name),
+                names.push(match self.proto {
+                    true => key.1,
+                    false => Some(s.name),
                 });
                 n
             });
@@ -472,26 +471,26 @@ pub(crate) fn held(th: &Thread, d: usize, ts: i64) -> bool {
         .any(|(_, f)| f & crate::span::flags::ENDED_WITH_PARENT != 0)
 }
 
-/// The track name and slot of each top-level async slice below a thread's descriptor
-/// track, packed as trace_processor packs such tracks: siblings on a thread that share a
-/// name share tracks; a descriptor keeps the slot it took while any of its slices is open,
-/// and takes the first slot free at its next start. A descriptor's name is the model's
-/// name of its first slice's track (an unnamed descriptor's: that slice's name), all its
-/// slices on it.
-fn thread_slots(
+/// The merged track (scope, name, slot) of each top-level async slice of a protobuf trace,
+/// packed as trace_processor merges descriptor tracks: siblings of one thread, process or
+/// the trace that share a name share tracks; a descriptor keeps the slot it took while any
+/// of its slices is open, and takes the first slot free at its next start. A descriptor's
+/// name is the model's name of its first slice's track (an unnamed descriptor's: that
+/// slice's name), all its slices on it.
+fn merged_slots(
     t: &Trace,
     order: &[u32],
     names: &HashMap<u32, StrId>,
-    below_thread: impl Fn(&AsyncSlice) -> bool,
-) -> HashMap<u32, (u32, Option<StrId>)> {
-    // Per (thread, name), each slot's descriptor (its uuid) and when it frees.
+    scope: impl Fn(&AsyncSlice) -> Scope,
+) -> HashMap<u32, Key> {
+    // Per (scope, name), each slot's descriptor (its uuid) and when it frees.
     type Slots = Vec<(StrId, i64)>;
-    let mut busy: HashMap<(u32, Option<StrId>), Slots> = HashMap::new();
+    let mut busy: HashMap<(Scope, Option<StrId>), Slots> = HashMap::new();
     let mut named: HashMap<StrId, Option<StrId>> = HashMap::new();
     let mut out = HashMap::new();
     for &a in order {
         let s = &t.async_slices()[a as usize];
-        if s.parent != NO_PARENT || !below_thread(s) {
+        if s.parent != NO_PARENT {
             continue;
         }
         let end = if s.flags & async_flags::UNFINISHED != 0 {
@@ -500,7 +499,8 @@ fn thread_slots(
             s.end
         };
         let name = *named.entry(s.id).or_insert(names.get(&a).copied());
-        let slots = busy.entry((s.thread, name)).or_default();
+        let scope = scope(s);
+        let slots = busy.entry((scope, name)).or_default();
         let k = match slots.iter().position(|&(id, _)| id == s.id) {
             Some(k) => k,
             None => match slots.iter().position(|&(_, e)| e <= s.start) {
@@ -512,7 +512,7 @@ fn thread_slots(
             },
         };
         slots[k] = (s.id, slots[k].1.max(end));
-        out.insert(a, (k as u32, name));
+        out.insert(a, (scope, name, k as u32));
     }
     out
 }
