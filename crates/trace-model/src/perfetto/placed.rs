@@ -52,7 +52,8 @@ pub struct Row {
     /// Its track: a thread instant's, its thread's (the thread track's id); the others', an
     /// index into [`View::tracks`](super::View::tracks).
     pub track: u32,
-    /// Async: one past the id of its last descendant (its descendants are `id + 1..end`).
+    /// Async and thread instants: one past the id of its last descendant (its descendants
+    /// are `id + 1..end`).
     pub end: u64,
 }
 
@@ -177,7 +178,8 @@ impl Placed {
 }
 
 /// Appends the thread instants' rows, thread by thread in time order, each inside the
-/// deepest span open at its time; returns each thread's range of them in `rows`.
+/// deepest span open at its time, or the instant before at its time; returns each
+/// thread's range of them in `rows`.
 fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) -> Vec<Range<u32>> {
     let mut by_thread = vec![0..0; t.threads().len()];
     let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
@@ -191,13 +193,20 @@ fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) 
         let e = &t.instants()[i as usize];
         (e.thread, e.ts, i)
     });
+    // The instant before, while it is at the same time on the same thread: its thread,
+    // time, depth and id.
+    let mut last: Option<(u32, i64, u32, i64)> = None;
     for &i in &thread_instants {
         let e = &t.instants()[i as usize];
-        let (depth, parent) = match open_at(t, ids, e.thread, e.ts) {
-            Some(p) => (p.depth + 1, ids.id(p) as i64),
-            None => (0, -1),
-        };
         let k = rows.len() as u32;
+        // trace_processor keeps a zero-length slice on its stack until a later time: an
+        // instant at the time of the one before nests in it.
+        let (depth, parent) = match (last, open_at(t, ids, e.thread, e.ts)) {
+            (Some((th, ts, d, id)), _) if th == e.thread && ts == e.ts => (d + 1, id),
+            (_, Some(p)) => (p.depth + 1, ids.id(p) as i64),
+            (_, None) => (0, -1),
+        };
+        last = Some((e.thread, e.ts, depth, (ids.len() + k as u64) as i64));
         let r = &mut by_thread[e.thread as usize];
         if r.start == r.end {
             *r = k..k;
@@ -210,6 +219,16 @@ fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) 
             track: e.thread,
             end: 0,
         });
+    }
+    // An instant's descendants are the instants nested in it: the rest of its time's.
+    let first = ids.len();
+    let mut end = first + rows.len() as u64;
+    for k in (0..rows.len()).rev() {
+        let next = rows.get(k + 1).map(|r| r.parent);
+        if next != Some((first + k as u64) as i64) {
+            end = first + k as u64 + 1;
+        }
+        rows[k].end = end;
     }
     by_thread
 }
