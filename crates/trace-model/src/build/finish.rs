@@ -311,6 +311,9 @@ impl OtherEvents {
         self.instants.sort_by_key(|i| i.ts);
         for c in &mut self.counters {
             c.process = new_process[c.process as usize];
+            if let Some(t) = &mut c.thread {
+                *t = new_thread[*t as usize];
+            }
             if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
                 let mut pairs: Vec<(i64, f64)> =
                     c.ts.iter().copied().zip(c.values.iter().copied()).collect();
