@@ -5,7 +5,7 @@
 //! cargo run --release -p spall-format --example gen-trace -- bench-data/1gb.spall --spans 24000000
 //! ```
 //!
-//! The output format follows the extension (`.spall`, else JSON). The same options always
+//! The output format follows the extension (`.spall`, version 3 unless `--v1`, else JSON). The same options always
 //! give the same bytes.
 
 use std::path::PathBuf;
@@ -18,6 +18,7 @@ fn main() {
     let mut out: Option<PathBuf> = None;
     let mut synth = Synth::default();
     let mut mix_be = true;
+    let mut v1 = false;
     while let Some(a) = args.next() {
         let mut num = |what: &str| -> u64 {
             let v = args
@@ -35,6 +36,7 @@ fn main() {
             "--names" => synth.names = num("--names") as usize,
             "--seed" => synth.seed = num("--seed"),
             "--x-only" => mix_be = false,
+            "--v1" => v1 = true,
             "-h" | "--help" => usage(""),
             _ if out.is_none() && !a.starts_with('-') => out = Some(a.into()),
             _ => usage(&format!("unexpected argument {a}")),
@@ -49,7 +51,10 @@ fn main() {
     let file =
         std::fs::File::create(&out).unwrap_or_else(|e| usage(&format!("{}: {e}", out.display())));
     let t = Instant::now();
-    let spans = if out.extension().is_some_and(|e| e == "spall") {
+    let spall = out.extension().is_some_and(|e| e == "spall");
+    let spans = if spall && v1 {
+        synth.write_spall_v1(file)
+    } else if spall {
         synth.write_spall(file)
     } else {
         synth.write_json(file, mix_be)
@@ -70,7 +75,7 @@ fn usage(msg: &str) -> ! {
         eprintln!("gen-trace: {msg}");
     }
     eprintln!(
-        "usage: gen-trace OUT [--spans N] [--threads N] [--processes N] [--depth N] [--names N] [--seed N] [--x-only]"
+        "usage: gen-trace OUT [--spans N] [--threads N] [--processes N] [--depth N] [--names N] [--seed N] [--x-only] [--v1]"
     );
     std::process::exit(2)
 }

@@ -24,6 +24,15 @@ seed decode_json tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json 
 seed build_model tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/fuzz/* \
   tests/fixtures/proto/*.pftrace
 seed decode_proto tests/fixtures/proto/*.pftrace
+# System traces (ftrace bundles, compact_sched, atrace), decompressed, for both readers of
+# protobuf: the decoder and the model (scheduling slices, thread states).
+for f in tests/fixtures/systrace/*.pftrace.gz; do
+  for t in decode_proto build_model; do
+    mkdir -p "fuzz/corpus/$t"
+    gunzip -c "$f" > "fuzz/corpus/$t/$(basename "$f" .gz)"
+  done
+done
+cp tests/fixtures/systrace/events.trace tests/fixtures/systrace/events.html fuzz/corpus/build_model/
 # The Chromium trace is gzipped: its first packets, decompressed.
 { gunzip -c tests/fixtures/real/chromium148_startup.pftrace.gz | head -c 60000 \
     > fuzz/corpus/decode_proto/chromium148_startup.pftrace; } || true

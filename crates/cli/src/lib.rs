@@ -15,6 +15,7 @@ pub mod info;
 pub mod markers;
 #[cfg(feature = "sql")]
 pub mod query;
+pub mod sched;
 pub mod select;
 pub mod stats;
 pub mod util;

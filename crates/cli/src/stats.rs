@@ -50,7 +50,13 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
                     })
                 })
                 .collect();
-            println!("{:#}", json!({ "functions": functions }));
+            let mut out = json!({ "functions": functions });
+            if trace.sched().is_some() {
+                let cpu = crate::sched::cpu_time(&trace);
+                let top = cpu.iter().take(a.top.unwrap_or(usize::MAX));
+                out["cpu_time"] = top.map(crate::sched::row_json).collect();
+            }
+            println!("{out:#}");
         }
         StatsFormat::Csv => {
             println!("name,count,total_ns,self_ns,min_ns,max_ns,mean_ns,p50_ns,p90_ns,p99_ns");
@@ -91,6 +97,11 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
             }
             if rows.is_empty() {
                 println!("(no spans matched)");
+            }
+            if trace.sched().is_some() {
+                println!("\nCPU time per thread (scheduling slices):");
+                let cpu = crate::sched::cpu_time(&trace);
+                crate::sched::print_table(&cpu, a.top.unwrap_or(30));
             }
         }
     }

@@ -78,6 +78,10 @@ pub enum WarningKind {
     /// A line or record of a sampling profile that does not parse; skipped (or cut where
     /// it broke).
     ProfileMalformed,
+    /// A system-trace record that does not parse (a cut ftrace bundle, a compact_sched
+    /// column cut short, an atrace marker or tracefs text line that breaks its form);
+    /// skipped, the rest kept.
+    FtraceMalformed,
 }
 
 impl DiagnosticKind for WarningKind {
@@ -91,7 +95,7 @@ impl WarningKind {
     /// (its names are the packets'); `None` for any other name.
     pub fn from_name(name: &str) -> Option<WarningKind> {
         use WarningKind::*;
-        const FIXED: [WarningKind; 28] = [
+        const FIXED: [WarningKind; 29] = [
             JsonTruncatedEvent,
             JsonUnterminated,
             JsonMissingComma,
@@ -120,6 +124,7 @@ impl WarningKind {
             ProtoUnmatchedEnd,
             ProtoClock,
             ProfileMalformed,
+            FtraceMalformed,
         ];
         FIXED.into_iter().find(|k| k.as_str() == name)
     }
@@ -157,6 +162,7 @@ impl WarningKind {
             ProtoUnmatchedEnd => "proto_unmatched_end",
             ProtoClock => "proto_clock",
             ProfileMalformed => "profile_malformed",
+            FtraceMalformed => "ftrace_malformed",
         }
     }
 }

@@ -277,6 +277,10 @@ pub trait EventSink {
     /// (pprof's default sample type); called before its samples. The default ignores it.
     fn sample_kind_default(&mut self, _kind: &str, _unit: SampleUnit) {}
 
+    /// Receives one scheduler record of a system trace ([`ftrace`](crate::ftrace)); its
+    /// borrowed text lives only for the call. The default drops it.
+    fn sched(&mut self, _sched: &crate::ftrace::RawSched<'_>) {}
+
     /// Called now and then with the bytes decoded so far and the total, for progress bars.
     fn progress(&mut self, _done: u64, _total: u64) {}
 

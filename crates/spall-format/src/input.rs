@@ -27,6 +27,8 @@ pub enum Detected {
     Profile(crate::sampled::ProfileFormat),
     /// UTF-16 text with a byte-order mark: made UTF-8, then detected again.
     Utf16,
+    /// Ftrace text (`# tracer:`) or a systrace HTML page (see [`crate::ftrace::text`]).
+    Systrace,
     /// Anything else is treated as JSON.
     Json,
 }
@@ -51,6 +53,9 @@ pub fn detect(b: &[u8]) -> Detected {
     }
     if b.starts_with(&[0xFF, 0xFE]) || b.starts_with(&[0xFE, 0xFF]) {
         return Detected::Utf16;
+    }
+    if crate::ftrace::text::looks_like(b) {
+        return Detected::Systrace;
     }
     if let Some(p) = crate::sampled::sniff(b) {
         return Detected::Profile(p);

@@ -44,6 +44,7 @@ mod arch;
 mod diag;
 mod error;
 mod event;
+pub mod ftrace;
 mod input;
 pub mod json;
 mod json_writer;
@@ -66,6 +67,7 @@ use std::path::Path;
 pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
 pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId};
+pub use ftrace::{RawSched, SchedKind};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, JsonStream, TopLevelKey};
 pub use json_writer::JsonWriter;
@@ -95,6 +97,8 @@ pub enum Format {
     Proto,
     /// A sampling profile.
     Profile(ProfileFormat),
+    /// Ftrace text or a systrace HTML page ([`ftrace::text`]).
+    Systrace,
 }
 
 impl Format {
@@ -111,6 +115,7 @@ impl Format {
             Format::Profile(ProfileFormat::Speedscope) => "speedscope",
             Format::Profile(ProfileFormat::Pprof) => "pprof",
             Format::Profile(ProfileFormat::Gecko) => "gecko",
+            Format::Systrace => "systrace",
         }
     }
 
@@ -304,6 +309,10 @@ pub(crate) fn decode_plain<S: EventSink>(
         Detected::Profile(p) => {
             let n = sampled::decode(b, p, sink, &mut diagnostics)?;
             (Format::Profile(p), n, None, None)
+        }
+        Detected::Systrace => {
+            let n = ftrace::text::decode(b, sink, &mut diagnostics);
+            (Format::Systrace, n, None, None)
         }
         Detected::Utf16 => {
             let Some(utf8) = sampled::utf16_to_utf8(b) else {

@@ -74,6 +74,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
         self.sink.sample_kind_default(kind, unit);
     }
 
+    fn sched(&mut self, sched: &crate::RawSched<'_>) {
+        self.sink.sched(sched);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

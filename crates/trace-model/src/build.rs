@@ -6,10 +6,10 @@ use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Ra
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
-use crate::nest::{KeptEnd, Matcher, Pending};
-use crate::other::{
+use crate::event_kinds::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
 };
+use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
 use crate::span::ExtId;
 use crate::stack::{ChunkStack, ThreadStack};
 use crate::strings::{StrId, Strings};
@@ -17,6 +17,7 @@ use crate::trace::Trace;
 
 mod finish;
 mod merge;
+mod sched;
 
 struct ThreadBuild {
     pid: ExtId,
@@ -34,7 +35,7 @@ struct ThreadBuild {
     /// the thread's events in file order again: a thread that went back in time, or that
     /// trace_processor would pair otherwise, is paired again from them, alone, as a
     /// buffered builder pairs it, with no second decode (see `nest::streamed_lanes`).
-    ends: Vec<KeptEnd>,
+    ends: KeptEnds,
     /// After the chunks' merge: each chunk's `ends`.
     kept: Vec<merge::KeptPart>,
     /// Streaming mode: the thread's B/E events went back in time (`stream`'s pairs are
@@ -131,6 +132,8 @@ pub struct TraceBuilder {
     samples: Vec<SampleEvent>,
     /// Samples of a sampling profile.
     profile: crate::profile::Collected,
+    /// Scheduler records of a system trace.
+    sched: crate::sched::collect::Collected,
     metadata: Vec<Metadata>,
     /// Named async tracks (`M` `track_name` with an `id`): (process, id, name).
     pub(super) track_names: Vec<(u32, StrId, StrId)>,
@@ -182,6 +185,7 @@ impl Default for TraceBuilder {
             async_events: Vec::new(),
             samples: Vec::new(),
             profile: Default::default(),
+            sched: Default::default(),
             metadata: Vec::new(),
             track_names: Vec::new(),
             diags: Diagnostics::default(),
@@ -241,11 +245,19 @@ impl TraceBuilder {
         }
     }
 
+    /// Inline: returned through memory from a call, the id was read back wider than it
+    /// was written, a stalled store forward on every event.
+    #[inline(always)]
     fn ext_id(&mut self, id: &RawId<'_>) -> ExtId {
         match id {
             RawId::Num(n) => ExtId::Num(*n),
-            RawId::Str(s) => ExtId::Str(self.strings.intern(s)),
+            RawId::Str(s) => self.ext_str(s),
         }
+    }
+
+    #[inline(never)]
+    fn ext_str(&mut self, s: &str) -> ExtId {
+        ExtId::Str(self.strings.intern(s))
     }
 
     fn process(&mut self, pid: ExtId) -> u32 {
@@ -290,7 +302,7 @@ impl TraceBuilder {
                     sort_index: None,
                     events: Vec::new(),
                     stream: self.streaming.then(Matcher::for_chunk),
-                    ends: Vec::new(),
+                    ends: KeptEnds::default(),
                     kept: Vec::new(),
                     disordered: false,
                     diags: Diagnostics::default(),
@@ -773,6 +785,10 @@ impl EventSink for TraceBuilder {
 
     fn sample_kind_default(&mut self, kind: &str, unit: spall_format::SampleUnit) {
         self.profile.default_kind = Some((kind.to_string(), unit));
+    }
+
+    fn sched(&mut self, s: &spall_format::RawSched<'_>) {
+        self.sched.add(s, &mut self.strings);
     }
 
     fn spall_buffer(&mut self, pid: u32, tid: u32) {

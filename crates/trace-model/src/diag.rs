@@ -44,7 +44,23 @@ pub enum ModelWarning {
     /// A JSON `B` still open when the span it started in (an `X`, or a `B` ended out of
     /// order) ended; ended there, as trace_processor ends it.
     MisplacedEnd,
+    /// A scheduler record of a system trace that could not be used, named as
+    /// trace_processor's stat (`mismatched_sched_switch_tids`, `compact_sched_switch_skipped`,
+    /// `compact_sched_waking_skipped`, `task_state_invalid`, `sched_switch_out_of_order`,
+    /// `sched_pid_too_large`).
+    Sched(&'static str),
 }
+
+/// The names [`ModelWarning::Sched`] takes.
+pub(crate) const SCHED_STATS: [&str; 7] = [
+    "mismatched_sched_switch_tids",
+    "compact_sched_switch_skipped",
+    "compact_sched_waking_skipped",
+    "task_state_invalid",
+    "sched_switch_out_of_order",
+    "sched_waking_out_of_order",
+    "sched_pid_too_large",
+];
 
 impl DiagnosticKind for ModelWarning {
     fn name(self) -> Cow<'static, str> {
@@ -64,6 +80,7 @@ impl DiagnosticKind for ModelWarning {
             UnfinishedAsync => "unfinished_async",
             BadSamples => "bad_samples",
             MisplacedEnd => "misplaced_end_event",
+            Sched(name) => name,
             UnmodelledPhase(p) if p == Phase::MISSING => "event_without_phase",
             UnmodelledPhase(p) if p.0.is_ascii_graphic() => {
                 return Cow::Owned(format!("unmodelled_phase_{}", p.as_char()))

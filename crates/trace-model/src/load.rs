@@ -29,6 +29,10 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
         self.builder.sample_kind_default(kind, unit);
     }
 
+    fn sched(&mut self, sched: &spall_format::RawSched<'_>) {
+        self.builder.sched(sched);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

@@ -5,8 +5,8 @@ use spall_format::{Diagnostics, Summary};
 use crate::args::ArgsStore;
 use crate::asyncs::{AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
+use crate::event_kinds::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
 use crate::flows::FlowLink;
-use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
 use crate::samples::{Frame, SampleTrack};
 use crate::span::{ExtId, Lane, Process, SpanData, SpanRef, Thread};
 use crate::strings::{StrId, Strings};
@@ -38,9 +38,17 @@ pub struct Trace {
     /// Views computed at their first use: trace_processor's, at the first
     /// `Trace::perfetto`.
     pub(crate) derived: crate::derived::Derived,
+    /// A system trace's scheduling: CPU slices, thread states, CPU counters.
+    pub(crate) sched: Option<Box<crate::sched::SchedData>>,
 }
 
 impl Trace {
+    /// A system trace's scheduling data (CPU slices, thread states, CPU counters); `None`
+    /// for traces with no scheduler records.
+    pub fn sched(&self) -> Option<&crate::sched::SchedData> {
+        self.sched.as_deref()
+    }
+
     /// The interned strings (names, categories, thread and process names).
     pub fn strings(&self) -> &Strings {
         &self.strings
@@ -231,7 +239,8 @@ impl Trace {
         v
     }
 
-    /// Approximate heap bytes held by the spans (lanes), samples, strings and arguments.
+    /// Approximate heap bytes held by the spans (lanes), samples, strings, arguments and
+    /// scheduling data.
     pub fn heap_bytes(&self) -> usize {
         let samples: usize = (self.samples.iter())
             .map(|s| s.ts.capacity() * 8 + s.weight.capacity() * 8 + s.frame.capacity() * 4)
@@ -245,5 +254,6 @@ impl Trace {
             + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.strings.heap_bytes()
             + self.args.heap_bytes()
+            + self.sched.as_ref().map_or(0, |s| s.heap_bytes())
     }
 }

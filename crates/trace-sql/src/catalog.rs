@@ -6,6 +6,7 @@ use std::sync::Arc;
 use trace_model::Trace;
 
 use crate::samples::{Callsites, Frames, Mappings, Samples};
+use crate::sched::{CpuCounterTracks, Sched, ThreadStates};
 use crate::slices::Slices;
 use crate::source::Source;
 use crate::tables::{
@@ -48,6 +49,10 @@ impl Catalog {
             ("thread_track", Arc::new(ThreadTracks(trace.clone()))),
             ("process_track", tracks(true)),
             ("counter_track", Arc::new(CounterTracks(trace.clone()))),
+            (
+                "process_counter_track",
+                Arc::new(CounterTracks(trace.clone())),
+            ),
             ("counter", Arc::new(Counters::new(trace.clone()))),
             ("instant", Arc::new(Instants(trace.clone()))),
             ("flow", flows.clone()),
@@ -57,6 +62,13 @@ impl Catalog {
             ("stack_profile_callsite", Arc::new(Callsites(trace.clone()))),
             ("stack_profile_frame", Arc::new(Frames(trace.clone()))),
             ("stack_profile_mapping", Arc::new(Mappings(trace.clone()))),
+            ("sched", Arc::new(Sched(trace.clone()))),
+            ("sched_slice", Arc::new(Sched(trace.clone()))),
+            ("thread_state", Arc::new(ThreadStates(trace.clone()))),
+            (
+                "cpu_counter_track",
+                Arc::new(CpuCounterTracks(trace.clone())),
+            ),
         ];
         Catalog {
             slices,

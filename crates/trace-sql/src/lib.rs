@@ -44,6 +44,7 @@ pub mod arrow;
 mod catalog;
 mod connected;
 mod samples;
+mod sched;
 mod slices;
 mod source;
 mod tables;

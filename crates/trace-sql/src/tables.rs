@@ -216,7 +216,8 @@ impl AllTracks {
         if self.process_only {
             first..first + v.track_counts().0 as u64
         } else {
-            0..first + v.tracks().len() as u64
+            let cpu = crate::sched::data(&self.t).counters.len() as u64;
+            0..first + v.tracks().len() as u64 + cpu
         }
     }
 }
@@ -250,6 +251,16 @@ impl Source for AllTracks {
                     0 => Cell::Int(row as i64),
                     1 => counter_name(t, c),
                     2 => Cell::Text("process_counter_track"),
+                    _ => Cell::Null,
+                };
+            }
+            None if row >= first + v.tracks().len() as u64 => {
+                let k = (row - first) as usize - v.tracks().len();
+                let c = &crate::sched::data(t).counters[k];
+                return match col {
+                    0 => Cell::Int(row as i64),
+                    1 => Cell::Text(c.kind.name()),
+                    2 => Cell::Text("cpu_counter_track"),
                     _ => Cell::Null,
                 };
             }
@@ -312,10 +323,12 @@ impl Source for CounterTracks {
 
 /// A counter track's name as trace_processor gives it: a JSON `C` event's series are
 /// `NAME KEY` (`memory heap`, `fps value`), `NAME id: ID KEY` for an event with an `id`; a
-/// Perfetto protobuf counter track keeps its name.
+/// Perfetto protobuf counter track, and a text system trace's atrace counter, keeps its
+/// name.
 fn counter_name<'a>(t: &'a Trace, c: &trace_model::CounterSeries) -> Cell<'a> {
     let (name, key) = (t.str(c.name), t.str(c.key));
-    if t.decode_summary().format.name() == "perfetto" {
+    // System traces' atrace counters keep their names too.
+    if matches!(t.decode_summary().format.name(), "perfetto" | "systrace") {
         return Cell::Text(name);
     }
     // The model's name is Chrome's, `NAME ID`.
@@ -326,20 +339,37 @@ fn counter_name<'a>(t: &'a Trace, c: &trace_model::CounterSeries) -> Cell<'a> {
     Cell::Owned(with_id.unwrap_or_else(|| format!("{name} {key}")))
 }
 
-/// `counter(id, ts, value, track_id)`: every sample of every series, series by series.
+/// `counter(id, ts, value, track_id)`: every sample of every series, series by series:
+/// the counter series', then the CPU counters' (`sched.rs`).
 pub(crate) struct Counters {
     pub t: Arc<Trace>,
     /// First id of each series, and the total at the end.
     pub base: Vec<u64>,
+    /// The track id of the first CPU counter.
+    cpu_track: i64,
 }
 
 impl Counters {
     pub(crate) fn new(t: Arc<Trace>) -> Counters {
         let mut base = vec![0u64];
-        for c in t.counters() {
-            base.push(base.last().unwrap() + c.ts.len() as u64);
+        let cpu = crate::sched::data(&t).counters.iter().map(|c| c.ts.len());
+        for n in t.counters().iter().map(|c| c.ts.len()).chain(cpu) {
+            base.push(base.last().unwrap() + n as u64);
         }
-        Counters { t, base }
+        let cpu_track = crate::sched::first_cpu_track(&t) as i64;
+        Counters { t, base, cpu_track }
+    }
+
+    /// Series `k`: its times, values and track id.
+    fn series(&self, k: usize) -> (&[i64], &[f64], i64) {
+        let n = self.t.counters().len();
+        match self.t.counters().get(k) {
+            Some(c) => (&c.ts, &c.values, (self.t.threads().len() + k) as i64),
+            None => {
+                let c = &crate::sched::data(&self.t).counters[k - n];
+                (&c.ts, &c.values, self.cpu_track + (k - n) as i64)
+            }
+        }
     }
 }
 
@@ -351,18 +381,15 @@ impl Source for Counters {
         col == 1 || col == 3
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let first = self.t.threads().len() as i64;
         let (track, ts) = (Bounds::of(cons, 3), Bounds::of(cons, 1));
-        let series = Bounds {
-            lo: track.lo.saturating_sub(first),
-            hi: track.hi.saturating_sub(first),
-        }
-        .clamp(self.t.counters().len());
         let mut out = Vec::new();
-        for k in series {
-            let c = &self.t.counters()[k];
-            let lo = c.ts.partition_point(|&s| s < ts.lo) as u64;
-            let hi = c.ts.partition_point(|&s| s <= ts.hi) as u64;
+        for k in 0..self.base.len() - 1 {
+            let (times, _, id) = self.series(k);
+            if id < track.lo || id > track.hi {
+                continue;
+            }
+            let lo = times.partition_point(|&s| s < ts.lo) as u64;
+            let hi = times.partition_point(|&s| s <= ts.hi) as u64;
             if lo < hi {
                 out.push(self.base[k] + lo..self.base[k] + hi);
             }
@@ -371,20 +398,20 @@ impl Source for Counters {
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
         let k = self.base.partition_point(|&b| b <= row) - 1;
-        let c = &self.t.counters()[k];
+        let (ts, values, id) = self.series(k);
         let i = (row - self.base[k]) as usize;
         match col {
             0 => Cell::Int(row as i64),
-            1 => Cell::Int(c.ts[i]),
-            2 => Cell::Real(c.values[i]),
-            3 => Cell::Int(self.t.threads().len() as i64 + k as i64),
+            1 => Cell::Int(ts[i]),
+            2 => Cell::Real(values[i]),
+            3 => Cell::Int(id),
             _ => Cell::Null,
         }
     }
     fn estimate(&self, cons: &[(usize, Op)]) -> f64 {
         let n = *self.base.last().unwrap() as f64;
         if cons.iter().any(|&(c, _)| c == 3) {
-            n / self.t.counters().len().max(1) as f64
+            n / (self.base.len() - 1).max(1) as f64
         } else {
             n.max(1.0)
         }

@@ -18,3 +18,4 @@ mod proto;
 mod proto_threads;
 mod spall_trace;
 mod sql;
+mod systrace;

@@ -24,6 +24,9 @@ pub(super) struct Packet<'a> {
     pub(super) snapshot: Option<&'a [u8]>,
     pub(super) thread: Option<&'a [u8]>,
     pub(super) kind: Option<u32>,
+    /// A system-trace packet: its field (ftrace events, process tree, system info), bytes
+    /// and offset.
+    pub(super) system: Option<(u32, &'a [u8], u64)>,
     /// Its sequence's index in [`Decoder::seqs`].
     pub(super) slot: usize,
 }

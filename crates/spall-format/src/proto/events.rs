@@ -60,6 +60,8 @@ pub(super) struct Decoder<'a> {
     pub(super) args: String,
     /// Counter values' arguments (while `args` holds the event's).
     pub(super) cargs: String,
+    /// System-trace packets' state (see [`ftrace`](super::ftrace)).
+    pub(super) ftrace: super::ftrace::Ftrace,
 }
 
 impl<'a> Decoder<'a> {
@@ -81,6 +83,7 @@ impl<'a> Decoder<'a> {
             te: Te::default(),
             args: String::new(),
             cargs: String::new(),
+            ftrace: Default::default(),
         }
     }
 
@@ -127,6 +130,8 @@ impl<'a> Decoder<'a> {
                 (6, Value::Bytes(b)) => pk.snapshot = Some(b),
                 (44, Value::Bytes(b)) => pk.thread = Some(b),
                 (11 | 12 | 59 | 6 | 44, _) => annot::wrong_type(d, f.offset),
+                // System traces: ftrace bundles, process trees, the kernel's version.
+                (1 | 2 | 45, Value::Bytes(b)) => pk.system = Some((f.num, b, r.offset_of(b))),
                 // Sideband fields, descriptors (read in the first pass), sync markers.
                 (3 | 36 | 43 | 60 | 79 | 87 | 98, _) => {}
                 (n, _) => pk.kind = Some(n),
@@ -137,6 +142,14 @@ impl<'a> Decoder<'a> {
             d.warn(WarningKind::ProtoUnmodelled(kind), at, || {
                 format!("a packet of kind {k} ({kind}), which is not modelled; counted and skipped")
             });
+        }
+        if let Some((n, b, at)) = pk.system {
+            let f = &*self.f;
+            self.events += match n {
+                1 => self.ftrace.bundle(f, b, at, sink, d),
+                2 => self.ftrace.process_tree(b, at, sink, d),
+                _ => self.ftrace.system_info(b, at, sink),
+            };
         }
         pk.slot = self.slot(pk.seq);
         let seq = &mut self.seqs[pk.slot];

@@ -12,7 +12,10 @@
 //! (`b`/`e`, with the track's uuid as id), instants `i` (or `n` on async tracks), counters
 //! `C` with a `value` argument, flows as flow v2 on their slice, names as `M` events.
 //!
-//! Packets of kinds not modelled (ftrace, system stats, profiles...) are counted per kind
+//! System traces' packets (ftrace bundles, process trees, the kernel version) are read in
+//! `ftrace` into scheduler records and atrace events.
+//!
+//! Packets of kinds not modelled (system stats, profiles...) are counted per kind
 //! ([`WarningKind::ProtoUnmodelled`]), never dropped silently.
 //!
 //! [`ProtoStream`] decodes the packets as the file's bytes arrive, with one decoder over
@@ -44,11 +47,13 @@ mod clock;
 mod compressed;
 mod descriptor;
 mod events;
+mod ftrace;
 mod hash;
 mod kinds;
 mod named;
 mod parts;
 mod scan;
+mod scan_par;
 mod seq;
 mod stream;
 mod track_event;
@@ -167,7 +172,7 @@ pub(crate) fn decode<S: EventSink>(
     max_decompressed: u64,
 ) -> Result<u64, Error> {
     let mut bundles = Vec::new();
-    let found = first_pass(b, &mut bundles, d, max_decompressed)?;
+    let found = first_pass(b, &mut bundles, d, max_decompressed, false)?;
     let total = b.len() as u64;
     let mut events = events::names(&found, sink) + named::track_names(&found, sink);
     let mut lefts = Vec::new();
@@ -201,7 +206,7 @@ where
 {
     use rayon::prelude::*;
     let mut bundles = Vec::new();
-    let found = first_pass(b, &mut bundles, d, max_decompressed)?;
+    let found = first_pass(b, &mut bundles, d, max_decompressed, true)?;
     spall_util::timing::stage("protobuf first pass");
     let mut sinks = vec![new_sink()];
     let mut events =
@@ -230,16 +235,22 @@ where
     Ok((events, sinks))
 }
 
-/// The first pass ([`scan`]), over the file and, where it holds compressed packets, over
-/// them too, inflated into `bundles` (see [`compressed`]).
+/// The first pass ([`scan`]; on two threads if `parallel`, [`scan_par`]), over the file
+/// and, where it holds compressed packets, over them too, inflated into `bundles` (see
+/// [`compressed`]).
 fn first_pass<'a>(
     b: &'a [u8],
     bundles: &'a mut Vec<compressed::Bundle>,
     d: &mut Diagnostics,
     max_decompressed: u64,
+    parallel: bool,
 ) -> Result<scan::Found<'a>, Error> {
     let mut first = Diagnostics::default();
-    let found = scan::scan(b, &[], &mut first)?;
+    let found = if parallel {
+        scan_par::scan_parallel(b, &mut first)?
+    } else {
+        scan::scan(b, &[], &mut first)?
+    };
     if found.compressed.is_empty() {
         d.merge(first);
         return Ok(found);

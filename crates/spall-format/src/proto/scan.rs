@@ -42,6 +42,9 @@ pub struct Track<'a> {
     pub place: Place,
     pub pid: i64,
     pub tid: Option<i64>,
+    /// Resolved by [`Found::resolve`]: an ancestor names a parent no descriptor defines.
+    /// trace_processor cannot place such a track and drops its events.
+    pub orphan: bool,
     /// The uuid as text: the async id of its slices.
     pub id: String,
 }
@@ -58,6 +61,7 @@ impl Track<'_> {
             place: Place::Other,
             pid: 0,
             tid: None,
+            orphan: false,
             id: uuid.to_string(),
         }
     }
@@ -147,12 +151,7 @@ pub fn scan<'a>(
             });
         }
     })?;
-    if let Some(c) = primary {
-        f.clocks.trace_clock = c;
-    }
-    f.clocks.finish();
-    f.resolve();
-    f.name_threads();
+    f.finish(primary);
     Ok(f)
 }
 
@@ -174,6 +173,17 @@ impl<'a> Found<'a> {
             bufs: Vec::new(),
             compressed: Vec::new(),
         }
+    }
+
+    /// After the last packet: the trace clock (the first snapshot's primary clock, if one
+    /// named it), clock pairs, tracks' places and threads' names.
+    pub fn finish(&mut self, primary: Option<u32>) {
+        if let Some(c) = primary {
+            self.clocks.trace_clock = c;
+        }
+        self.clocks.finish();
+        self.resolve();
+        self.name_threads();
     }
 
     /// A thread track's name names its thread, unless a ThreadDescriptor did.
@@ -201,44 +211,29 @@ impl<'a> Found<'a> {
         if bundle.is_some() {
             return bundle;
         }
-        let end = at as usize + p.len();
-        match self.runs.last_mut() {
-            Some(r) if r.seq == seq && r.buf == buf && r.end == frame as usize => r.end = end,
-            _ => self.runs.push(Run {
-                buf,
-                start: frame as usize,
-                end,
-                seq,
-            }),
-        }
+        add_run(
+            &mut self.runs,
+            buf,
+            frame as usize,
+            at as usize + p.len(),
+            seq,
+        );
         None
     }
 
     /// What packet `p` describes (tracks, clocks, processes, threads), noted; returns its
     /// sequence and, for a bundle of compressed packets, the bundle (nothing else noted).
     pub fn facts(&mut self, p: &'a [u8], primary: &mut Option<u32>) -> (u32, Option<&'a [u8]>) {
-        // Only the sequence and the rare descriptor, snapshot and bundle fields are read.
-        let mut seq = 0;
-        let mut parts: [Option<&[u8]>; 5] = [None; 5];
-        skim(
-            p,
-            10,
-            |n| matches!(n, 60 | 6 | 43 | 44 | 50),
-            |v| seq = v as u32,
-            |n, x| {
-                let i = match n {
-                    60 => 0,
-                    6 => 1,
-                    43 => 2,
-                    44 => 3,
-                    _ => 4,
-                };
-                parts[i] = Some(x);
-            },
-        );
+        let (seq, parts) = rare_fields(p);
         if parts[4].is_some() {
             return (seq, parts[4]);
         }
+        self.note(seq, &parts, primary);
+        (seq, None)
+    }
+
+    /// Notes a packet's rare fields ([`rare_fields`]; no bundle).
+    pub fn note(&mut self, seq: u32, parts: &RareFields<'a>, primary: &mut Option<u32>) {
         if let Some(x) = parts[0] {
             self.track(x);
         }
@@ -253,7 +248,6 @@ impl<'a> Found<'a> {
         if let Some(x) = parts[3] {
             self.thread(x);
         }
-        (seq, None)
     }
 
     fn track(&mut self, b: &'a [u8]) {
@@ -398,7 +392,7 @@ impl<'a> Found<'a> {
             Place::Other
         };
         // Parents may form a cycle in a broken file: a bounded walk.
-        let (mut pid, mut tid) = (None, None);
+        let (mut pid, mut tid, mut orphan) = (None, None, false);
         let mut cur = Some(t);
         for _ in 0..64 {
             let Some(c) = cur else { break };
@@ -414,12 +408,57 @@ impl<'a> Found<'a> {
             cur = (c.parent != 0)
                 .then(|| self.tracks.get(&c.parent))
                 .flatten();
+            orphan = c.parent != 0 && cur.is_none();
         }
         let t = self.tracks.get_mut(&u).expect("a track just found");
+        t.orphan = orphan;
         t.place = place;
         t.pid = pid.unwrap_or(0);
         t.tid = tid;
     }
+}
+
+/// The packet framed from `start` to `end` of buffer `buf`, of sequence `seq`, added to the
+/// last run where it follows it.
+#[inline]
+pub fn add_run(runs: &mut Vec<Run>, buf: u32, start: usize, end: usize, seq: u32) {
+    match runs.last_mut() {
+        Some(r) if r.seq == seq && r.buf == buf && r.end == start => r.end = end,
+        _ => runs.push(Run {
+            buf,
+            start,
+            end,
+            seq,
+        }),
+    }
+}
+
+/// A packet's track descriptor, clock snapshot, process and thread descriptors and bundle
+/// of compressed packets, where it has them.
+pub type RareFields<'a> = [Option<&'a [u8]>; 5];
+
+/// A packet's sequence and its [`RareFields`]: only those fields are read.
+#[inline]
+pub fn rare_fields(p: &[u8]) -> (u32, RareFields<'_>) {
+    let mut seq = 0;
+    let mut parts: RareFields<'_> = [None; 5];
+    skim(
+        p,
+        10,
+        |n| matches!(n, 60 | 6 | 43 | 44 | 50),
+        |v| seq = v as u32,
+        |n, x| {
+            let i = match n {
+                60 => 0,
+                6 => 1,
+                43 => 2,
+                44 => 3,
+                _ => 4,
+            };
+            parts[i] = Some(x);
+        },
+    );
+    (seq, parts)
 }
 
 /// A `ThreadDescriptor`'s (pid, tid), name and sort index.

@@ -253,6 +253,11 @@ impl<'a> Decoder<'a> {
             _ => Cow::Owned(te.cats.join(",")),
         };
         let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
+        if track.is_some_and(|t| t.orphan) {
+            return d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                format!("an event on track {}, below a parent track no TrackDescriptor defines; skipped, as trace_processor skips it", uuid.unwrap_or(0))
+            });
+        }
         let wh = place(track, uuid, te, seq, at, d);
         write_args(args, te, seq, at, d);
         let ev_args = if args.is_empty() {
@@ -344,17 +349,22 @@ fn track_of<'s, 'a>(
     if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
         w.tracks.insert(u, ());
     }
-    if let Some(u) = uuid.filter(|u| !f.tracks.contains_key(u)) {
-        unknown.entry(u).or_insert_with(|| {
-            d.warn(WarningKind::ProtoUnknownTrack, at, || {
-                format!("an event on track {u}, which no TrackDescriptor defines; taken as a global track")
-            });
-            Track::new(u)
-        });
+    let Some(u) = uuid else {
+        return (None, None);
+    };
+    // One lookup for the usual track, which a descriptor defines.
+    if let Some(t) = f.tracks.get(&u) {
+        return (uuid, Some(t));
     }
-    let unknown = &*unknown;
-    let track = uuid.and_then(|u| f.tracks.get(&u).or_else(|| unknown.get(&u)));
-    (uuid, track)
+    let t = unknown.entry(u).or_insert_with(|| {
+        d.warn(WarningKind::ProtoUnknownTrack, at, || {
+            format!(
+                "an event on track {u}, which no TrackDescriptor defines; taken as a global track"
+            )
+        });
+        Track::new(u)
+    });
+    (uuid, Some(&*t))
 }
 
 /// Where the event's track puts it: with no track, on its sequence's thread, else on

@@ -9,4 +9,5 @@ mod fuzz_regressions;
 mod json_leniency;
 mod parallel;
 mod spall_cases;
+mod systrace;
 mod truncation;

@@ -11,8 +11,8 @@ use spall_format::{Diagnostics, Summary};
 use super::{ProcessBuild, TraceBuilder};
 use crate::args::ArgsId;
 use crate::diag::ModelWarning;
-use crate::nest::{KeptEnd, Matcher, Pending};
-use crate::other::{CounterSeries, Flow};
+use crate::event_kinds::{CounterSeries, Flow};
+use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
 use crate::span::{flags, ExtId, SpanData};
 use crate::stack::{ChunkIds, ChunkStack, ThreadStack};
 use crate::strings::{StrId, Strings};
@@ -49,7 +49,7 @@ impl Remap {
 struct Piece {
     chunk: usize,
     matcher: Matcher,
-    ends: Vec<KeptEnd>,
+    ends: KeptEnds,
     diags: Diagnostics<ModelWarning>,
 }
 
@@ -69,7 +69,7 @@ pub(super) struct KeptPart {
     chunk: usize,
     /// The thread's spans in the chunks before.
     before: u32,
-    ends: Vec<KeptEnd>,
+    ends: KeptEnds,
 }
 
 /// A thread's kept `E` events with the merged builder's ids and their places among all of
@@ -78,7 +78,7 @@ pub(super) fn kept_ends(parts: Vec<KeptPart>, maps: &[Remap]) -> Vec<KeptEnd> {
     let mut out = Vec::with_capacity(parts.iter().map(|p| p.ends.len()).sum());
     for p in parts {
         let r = &maps[p.chunk];
-        out.extend(p.ends.into_iter().map(|mut x| {
+        out.extend(p.ends.into_vec().into_iter().map(|mut x| {
             (x.name, x.cat, x.args) = (r.s(x.name), r.s(x.cat), r.a(x.args));
             x.after += p.before;
             x
@@ -292,6 +292,7 @@ impl TraceBuilder {
                 a
             }));
         self.profile.absorb(c.profile, |s| r.s(s), t, |a| r.a(a));
+        self.sched.absorb(c.sched, |s| r.s(s));
         self.samples.extend(c.samples.into_iter().map(|mut e| {
             (e.name, e.id, e.args, e.thread) = (r.s(e.name), r.s(e.id), r.a(e.args), t(e.thread));
             e

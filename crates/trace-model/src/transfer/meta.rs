@@ -10,7 +10,7 @@ use spall_format::{
 };
 
 use super::{TransferError, R, W};
-use crate::diag::ModelWarning;
+use crate::diag::{ModelWarning, SCHED_STATS};
 use crate::span::ExtId;
 use crate::strings::StrId;
 
@@ -32,6 +32,10 @@ pub(super) fn model_tag(k: ModelWarning) -> (u8, u8) {
         BadSamples => (12, 0),
         UnmodelledPhase(p) => (13, p.0),
         MisplacedEnd => (14, 0),
+        Sched(name) => (
+            15,
+            SCHED_STATS.iter().position(|n| *n == name).unwrap_or(0) as u8,
+        ),
     }
 }
 
@@ -53,6 +57,7 @@ pub(super) fn model_kind(tag: u8, phase: u8) -> Option<ModelWarning> {
         12 => BadSamples,
         13 => UnmodelledPhase(Phase(phase)),
         14 => MisplacedEnd,
+        15 => Sched(SCHED_STATS.get(phase as usize)?),
         _ => return None,
     })
 }
@@ -128,6 +133,7 @@ impl W<'_> {
             Format::Profile(ProfileFormat::Speedscope) => 7,
             Format::Profile(ProfileFormat::Pprof) => 8,
             Format::Profile(ProfileFormat::Gecko) => 9,
+            Format::Systrace => 10,
         });
         self.u8(s.gzip as u8);
         self.u64(s.input_bytes);
@@ -201,6 +207,7 @@ impl<'a> R<'a> {
             7 => Format::Profile(ProfileFormat::Speedscope),
             8 => Format::Profile(ProfileFormat::Pprof),
             9 => Format::Profile(ProfileFormat::Gecko),
+            10 => Format::Systrace,
             _ => return Err(self.fail("a format")),
         };
         let gzip = self.bool()?;

@@ -11,8 +11,10 @@ use super::TransferError;
 use crate::args::{ArgsId, ArgsStore};
 use crate::asyncs::{AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
+use crate::event_kinds::{
+    AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata,
+};
 use crate::flows::FlowLink;
-use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 use crate::samples::{Frame, SampleTrack};
 use crate::span::{ExtId, Lane, Process, SpanRef, Thread};
 use crate::strings::{StrId, Strings};
@@ -73,7 +75,7 @@ record!(Trace {
     end_ns,
     diagnostics as ModelDiags,
     decode as DecodeSummary,
-} default derived check checked_ids);
+} default derived, sched check checked_ids);
 record!(Process {
     pid,
     name,

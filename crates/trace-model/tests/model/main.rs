@@ -16,6 +16,8 @@ mod parallel;
 mod pprof;
 mod profiles;
 mod proto;
+mod self_time;
 mod semantics;
 mod stream;
 mod streaming;
+mod systrace;

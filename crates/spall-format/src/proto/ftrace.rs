@@ -1,0 +1,494 @@
+//! System-trace packets: `FtraceEventBundle` (`ftrace_events`, field 1), `ProcessTree`
+//! (2) and `SystemInfo` (45), read into [`RawSched`] records and, for atrace `print`
+//! markers and names, ordinary events (see [`ftrace`](crate::ftrace)).
+//!
+//! A bundle holds one CPU's events: `event`s, each a `FtraceEvent` (timestamp, the
+//! logging task's pid, `common_flags`, one event message), and `compact_sched`, the
+//! switches and wakings as packed columns with delta-encoded timestamps (each kind its own
+//! chain, the first absolute) and comms as indices into the bundle's intern table.
+//! Timestamps are in the ftrace clock, BOOTTIME, converted to the trace clock as packet
+//! times are.
+
+use std::borrow::Cow;
+
+use super::base::text;
+use super::clock::{self, BOOTTIME};
+use super::scan::Found;
+use super::wire::{repeated, Reader, Value};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
+use crate::ftrace::atrace::{self, Skip, Tgids};
+use crate::ftrace::{RawSched, SchedKind};
+
+const UNMODELLED_EVENT: &str = "proto_unmodelled_ftrace_event";
+
+/// What the system-trace packets of one decoder share: each thread's process (for atrace
+/// ends that name none) and scratch space.
+#[derive(Default)]
+pub(super) struct Ftrace {
+    tgids: Tgids,
+    args: String,
+    cols: [Vec<u64>; 12],
+}
+
+fn warn(d: &mut Diagnostics, at: u64, what: impl FnOnce() -> String) {
+    d.warn(WarningKind::FtraceMalformed, at, what);
+}
+
+impl Ftrace {
+    /// One `FtraceEventBundle` at byte `at`; returns the events handed out.
+    pub(super) fn bundle<S: EventSink>(
+        &mut self,
+        f: &Found<'_>,
+        b: &[u8],
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) -> u64 {
+        let mut cpu = 0u32;
+        for fl in Reader::new(b, at).map_while(Result::ok) {
+            if fl.num == 1 {
+                cpu = fl.value.uint().unwrap_or(0).min(u32::MAX as u64) as u32;
+            }
+        }
+        let mut n = 0;
+        let mut r = Reader::new(b, at);
+        while let Some(fl) = r.next_field() {
+            let fl = match fl {
+                Ok(fl) => fl,
+                Err(e) => {
+                    warn(d, e.offset, || {
+                        format!("an ftrace bundle that breaks ({e}); the rest of it was skipped")
+                    });
+                    break;
+                }
+            };
+            match (fl.num, fl.value) {
+                (2, Value::Bytes(ev)) => n += self.event(f, cpu, ev, r.offset_of(ev), sink, d),
+                (4, Value::Bytes(cs)) => n += self.compact(f, cpu, cs, r.offset_of(cs), sink, d),
+                (3, v) if v.uint().unwrap_or(0) > 0 => {
+                    d.warn(
+                        WarningKind::ProtoUnmodelled("ftrace_lost_events"),
+                        fl.offset,
+                        || format!("CPU {cpu}'s ftrace buffer overran: events were lost there"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+
+    /// One `FtraceEvent`.
+    fn event<S: EventSink>(
+        &mut self,
+        f: &Found<'_>,
+        cpu: u32,
+        b: &[u8],
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) -> u64 {
+        let (mut ts, mut pid, mut flags, mut body) = (None, -1i64, None, None);
+        let mut r = Reader::new(b, at);
+        while let Some(fl) = r.next_field() {
+            let Ok(fl) = fl else {
+                warn(d, at, || "an ftrace event that breaks; skipped".into());
+                return 0;
+            };
+            match (fl.num, fl.value) {
+                (1, v) => ts = v.uint(),
+                (2, v) => pid = v.uint().unwrap_or(0) as u32 as i64,
+                (5, v) => flags = v.uint().map(|x| x as u32),
+                (n, Value::Bytes(m)) => body = Some((n, m, r.offset_of(m))),
+                _ => {}
+            }
+        }
+        let (Some(ts), Some((kind, m, mat))) = (ts, body) else {
+            warn(d, at, || {
+                "an ftrace event with no timestamp or no event; skipped".into()
+            });
+            return 0;
+        };
+        let ts = time(f, ts, at, d);
+        let mut s = RawSched {
+            ts,
+            cpu,
+            actor: pid,
+            flags,
+            prev_tid: -1,
+            offset: at,
+            ..RawSched::default()
+        };
+        let fields = || Reader::new(m, mat).map_while(Result::ok);
+        match kind {
+            3 => return self.print(ts, pid, m, mat, sink, d),
+            4 => {
+                s.kind = SchedKind::Switch;
+                for g in fields() {
+                    match g.num {
+                        1 => s.prev_comm = str_of(g.value, mat, d),
+                        2 => s.prev_tid = int32(g.value),
+                        3 => s.prev_prio = int32(g.value) as i32,
+                        4 => s.prev_state = g.value.int().unwrap_or(0),
+                        5 => s.comm = str_of(g.value, mat, d),
+                        6 => s.tid = int32(g.value),
+                        7 => s.prio = int32(g.value) as i32,
+                        _ => {}
+                    }
+                }
+            }
+            11 | 13 => {
+                s.kind = if kind == 11 {
+                    SchedKind::CpuFrequency
+                } else {
+                    SchedKind::CpuIdle
+                };
+                for g in fields() {
+                    match g.num {
+                        1 => s.value = g.value.uint().unwrap_or(0) as u32 as i64,
+                        2 => s.cpu = g.value.uint().unwrap_or(0).min(u32::MAX as u64) as u32,
+                        _ => {}
+                    }
+                }
+            }
+            17 | 20 | 114 => {
+                s.kind = match kind {
+                    20 => SchedKind::Waking,
+                    _ => SchedKind::Wakeup,
+                };
+                s.value = (kind == 114) as i64;
+                for g in fields() {
+                    match g.num {
+                        1 => s.comm = str_of(g.value, mat, d),
+                        2 => s.tid = int32(g.value),
+                        3 => s.prio = int32(g.value) as i32,
+                        _ => {}
+                    }
+                }
+            }
+            18 => {
+                s.kind = SchedKind::BlockedReason;
+                for g in fields() {
+                    match g.num {
+                        1 => s.tid = int32(g.value),
+                        // `caller` (2) is a kernel address: trace_processor keeps no
+                        // function for it without symbols, nor does this.
+                        3 => s.value = g.value.uint().unwrap_or(0) as i64,
+                        _ => {}
+                    }
+                }
+            }
+            235 | 236 => {
+                s.kind = if kind == 235 {
+                    SchedKind::NewTask
+                } else {
+                    SchedKind::Rename
+                };
+                for g in fields() {
+                    match (kind, g.num) {
+                        (_, 1) => s.tid = int32(g.value),
+                        (235, 2) | (236, 3) => s.comm = str_of(g.value, mat, d),
+                        (235, 3) => s.value = g.value.uint().unwrap_or(0) as i64,
+                        (236, 2) => s.prev_comm = str_of(g.value, mat, d),
+                        _ => {}
+                    }
+                }
+            }
+            238 | 240 => {
+                s.kind = if kind == 238 {
+                    SchedKind::ProcessExit
+                } else {
+                    SchedKind::ProcessFree
+                };
+                for g in fields() {
+                    match (kind, g.num) {
+                        (_, 1) => s.comm = str_of(g.value, mat, d),
+                        (_, 2) => s.tid = int32(g.value),
+                        (238, 3) => s.value = int32(g.value),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                d.warn(WarningKind::ProtoUnmodelled(UNMODELLED_EVENT), at, || {
+                    format!("an ftrace event of kind {kind}, which is not modelled; counted and skipped")
+                });
+                return 0;
+            }
+        }
+        sink.sched(&s);
+        1
+    }
+
+    /// A `print` event: an atrace marker, read into an ordinary event.
+    fn print<S: EventSink>(
+        &mut self,
+        ts: i64,
+        tid: i64,
+        m: &[u8],
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) -> u64 {
+        let buf = Reader::new(m, at)
+            .map_while(Result::ok)
+            .find(|g| g.num == 2)
+            .and_then(|g| g.value.bytes())
+            .unwrap_or(b"");
+        let buf = text(buf, at, d);
+        let mut n = 0;
+        let r = atrace::marker(
+            &buf,
+            ts,
+            tid,
+            at,
+            &mut self.tgids,
+            &mut self.args,
+            &mut |e| {
+                n += 1;
+                sink.event(e);
+            },
+        );
+        if r == Err(Skip::Malformed) {
+            warn(d, at, || {
+                format!("an atrace marker that does not parse ({buf:?}); skipped")
+            });
+        }
+        n
+    }
+
+    /// A `CompactSched`: its columns read, then one record per switch and waking.
+    fn compact<S: EventSink>(
+        &mut self,
+        f: &Found<'_>,
+        cpu: u32,
+        b: &[u8],
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) -> u64 {
+        let mut interned: Vec<Cow<'_, str>> = Vec::new();
+        for c in &mut self.cols {
+            c.clear();
+        }
+        let mut r = Reader::new(b, at);
+        while let Some(fl) = r.next_field() {
+            let Ok(fl) = fl else {
+                warn(d, at, || {
+                    "a compact_sched block that breaks; skipped".into()
+                });
+                return 0;
+            };
+            match fl.num {
+                5 => interned.push(text(fl.value.bytes().unwrap_or(b""), fl.offset, d)),
+                n @ 1..=12 => {
+                    let col = &mut self.cols[n as usize - 1];
+                    if repeated(fl.value, false, |x| col.push(x)).is_err() {
+                        warn(d, fl.offset, || {
+                            "a compact_sched column that breaks; cut there".into()
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        let comm = |i: u64| -> Cow<'_, str> {
+            interned
+                .get(i as usize)
+                .cloned()
+                .unwrap_or(Cow::Borrowed(""))
+        };
+        // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
+        // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
+        let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &self.cols[k]), at, d);
+        let wakings = short_columns(&[6, 7, 8, 9, 10].map(|k| &self.cols[k]), at, d);
+        // Deltas to times, each chain its own.
+        for k in [0, 6] {
+            let mut ts = 0u64;
+            for x in &mut self.cols[k] {
+                ts = ts.wrapping_add(*x);
+                *x = ts;
+            }
+        }
+        let c = &self.cols;
+        // Both kinds merged by time: each CPU's records then come in time order.
+        let (mut i, mut j) = (0, 0);
+        while i < switches || j < wakings {
+            let s = if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+                i += 1;
+                RawSched {
+                    kind: SchedKind::CompactSwitch,
+                    ts: time(f, c[0][i - 1], at, d),
+                    cpu,
+                    actor: -1,
+                    tid: c[2][i - 1] as u32 as i64,
+                    prio: c[3][i - 1] as u32 as i32,
+                    comm: comm(c[5][i - 1]),
+                    prev_tid: -1,
+                    prev_state: c[1][i - 1] as i64,
+                    offset: at,
+                    ..RawSched::default()
+                }
+            } else {
+                j += 1;
+                RawSched {
+                    kind: SchedKind::CompactWaking,
+                    ts: time(f, c[6][j - 1], at, d),
+                    cpu,
+                    actor: -1,
+                    flags: c[11].get(j - 1).map(|&x| x as u32),
+                    tid: c[7][j - 1] as u32 as i64,
+                    prio: c[9][j - 1] as u32 as i32,
+                    comm: comm(c[10][j - 1]),
+                    prev_tid: -1,
+                    value: c[8][j - 1] as u32 as i64,
+                    offset: at,
+                    ..RawSched::default()
+                }
+            };
+            sink.sched(&s);
+        }
+        (switches + wakings) as u64
+    }
+
+    /// A `ProcessTree`: process names (the command line's first word) and each thread's
+    /// process and name.
+    pub(super) fn process_tree<S: EventSink>(
+        &mut self,
+        b: &[u8],
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) -> u64 {
+        let mut n = 0;
+        let mut r = Reader::new(b, at);
+        while let Some(fl) = r.next_field() {
+            let Ok(fl) = fl else {
+                warn(d, at, || {
+                    "a process tree that breaks; the rest was skipped".into()
+                });
+                break;
+            };
+            let Value::Bytes(m) = fl.value else { continue };
+            let (mut id, mut tgid, mut name) = (None, None, None);
+            for g in Reader::new(m, fl.offset).map_while(Result::ok) {
+                match (fl.num, g.num) {
+                    (1, 1) | (2, 1) => id = g.value.int(),
+                    (1, 2) | (2, 3) => tgid = g.value.int(),
+                    (1, 3) if name.is_none() => name = g.value.bytes(),
+                    (2, 2) => name = g.value.bytes(),
+                    _ => {}
+                }
+            }
+            let Some(id) = id else { continue };
+            let name = name.map(|x| text(x, fl.offset, d));
+            // A thread's process; a process's main thread, and its parent's (`tgid` holds
+            // the ppid there), as trace_processor makes both.
+            let groups = match fl.num {
+                2 => [(id, tgid.unwrap_or(0)), (0, 0)],
+                _ => [(id, id), (tgid.unwrap_or(0), tgid.unwrap_or(0))],
+            };
+            for (tid, group) in groups.into_iter().filter(|g| g.0 > 0) {
+                self.tgids.set(tid, group);
+                sink.sched(&RawSched {
+                    kind: SchedKind::ThreadGroup,
+                    tid,
+                    value: group,
+                    prev_tid: -1,
+                    offset: fl.offset,
+                    ..RawSched::default()
+                });
+                n += 1;
+            }
+            let Some(name) = name else { continue };
+            self.args.clear();
+            self.args.push_str("{\"name\":");
+            crate::proto::annot::escape_into(&mut self.args, &name);
+            self.args.push('}');
+            let (pid, tid, what) = match fl.num {
+                1 => (id, 0, "process_name"),
+                _ => (tgid.unwrap_or(0), id, "thread_name"),
+            };
+            sink.event(&RawEvent {
+                ph: Phase::METADATA,
+                name: Cow::Borrowed(what),
+                pid: RawId::Num(pid),
+                tid: RawId::Num(tid),
+                args: Args::Json(Cow::Borrowed(&self.args)),
+                offset: fl.offset,
+                ..RawEvent::default()
+            });
+            n += 1;
+        }
+        n
+    }
+
+    /// A `SystemInfo`: the kernel's version, from `utsname.release` (`"5.10.43-android"`).
+    pub(super) fn system_info<S: EventSink>(&mut self, b: &[u8], at: u64, sink: &mut S) -> u64 {
+        let release = Reader::new(b, at)
+            .map_while(Result::ok)
+            .filter(|g| g.num == 1)
+            .filter_map(|g| g.value.bytes())
+            .flat_map(|u| Reader::new(u, 0).map_while(Result::ok))
+            .find(|g| g.num == 3)
+            .and_then(|g| g.value.bytes());
+        let Some(v) = release.and_then(kernel_version) else {
+            return 0;
+        };
+        sink.sched(&RawSched {
+            kind: SchedKind::KernelVersion,
+            value: v,
+            prev_tid: -1,
+            offset: at,
+            ..RawSched::default()
+        });
+        1
+    }
+}
+
+/// `"5.10.43-android"` as 5 * 1000 + 10.
+pub(crate) fn kernel_version(release: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(release).ok()?;
+    let mut it = s.split(|c: char| !c.is_ascii_digit());
+    let major: i64 = it.next()?.parse().ok()?;
+    let minor: i64 = it.next()?.parse().ok()?;
+    (major < 1000 && minor < 1000).then_some(major * 1000 + minor)
+}
+
+fn str_of<'b>(v: Value<'b>, at: u64, d: &mut Diagnostics) -> Cow<'b, str> {
+    text(v.bytes().unwrap_or(b""), at, d)
+}
+
+/// An `int32` field (pids, priorities), written as a sign-extended varint.
+fn int32(v: Value<'_>) -> i64 {
+    v.int().unwrap_or(0) as i32 as i64
+}
+
+/// How many records columns of these lengths make: the shortest (a column cut short drops
+/// the records past it, counted).
+fn short_columns(cols: &[&Vec<u64>; 5], at: u64, d: &mut Diagnostics) -> usize {
+    let most = cols.iter().map(|c| c.len()).max().unwrap_or(0);
+    let least = cols.iter().map(|c| c.len()).min().unwrap_or(0);
+    if least < most {
+        warn(d, at, || {
+            format!("compact_sched columns of different lengths ({least} to {most}); the records past {least} were skipped")
+        });
+    }
+    least
+}
+
+/// A ftrace timestamp (BOOTTIME ns) in the trace clock.
+fn time(f: &Found<'_>, ts: u64, at: u64, d: &mut Diagnostics) -> i64 {
+    let ns = ts.min(i64::MAX as u64) as i64;
+    match f.clocks.to_trace(clock::key(BOOTTIME, 0), ns) {
+        Some(t) => t,
+        None => {
+            d.warn(WarningKind::ProtoClock, at, || {
+                "an ftrace time that no clock snapshot relates to the trace clock; taken as it is"
+                    .into()
+            });
+            ns
+        }
+    }
+}

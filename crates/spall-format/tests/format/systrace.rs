@@ -1,0 +1,208 @@
+//! System traces: Perfetto ftrace bundles (full events and compact_sched), process trees
+//! and atrace markers, from the generated fixtures of `scripts/gen-systrace.py`; and
+//! hostile ones (cut anywhere, impossible CPUs) that must warn and keep the rest.
+
+use spall_format::{decode, EventSink, Phase, RawEvent, RawSched, SchedKind, WarningKind};
+
+use crate::common::read_fixture;
+
+#[derive(Default)]
+struct Sys {
+    sched: Vec<RawSched<'static>>,
+    events: Vec<RawEvent<'static>>,
+}
+
+impl EventSink for Sys {
+    fn event(&mut self, e: &RawEvent<'_>) {
+        self.events.push(e.clone().into_owned());
+    }
+    fn sched(&mut self, s: &RawSched<'_>) {
+        self.sched.push(s.clone().into_owned());
+    }
+}
+
+fn gunzip(name: &str) -> Vec<u8> {
+    let gz = read_fixture(&format!("systrace/{name}.pftrace.gz"));
+    spall_format::gunzip(&gz, 1 << 30, &mut spall_format::Diagnostics::default()).unwrap()
+}
+
+fn kinds(s: &Sys, k: SchedKind) -> Vec<&RawSched<'static>> {
+    s.sched.iter().filter(|r| r.kind == k).collect()
+}
+
+#[test]
+fn full_events_read_with_their_fields() {
+    let mut s = Sys::default();
+    let sum = decode(&gunzip("events"), &mut s).unwrap();
+    assert!(
+        sum.diagnostics.is_empty(),
+        "{:?}",
+        sum.diagnostics.counts().collect::<Vec<_>>()
+    );
+    let sw = kinds(&s, SchedKind::Switch);
+    assert_eq!(sw.len(), 10);
+    let first = sw[0];
+    assert_eq!(
+        (first.ts, first.cpu, first.prev_tid, first.tid),
+        (1000, 0, 0, 100)
+    );
+    assert_eq!(
+        (&*first.comm, &*first.prev_comm, first.prio),
+        ("app", "swapper/0", 120)
+    );
+    let waking = kinds(&s, SchedKind::Waking);
+    assert_eq!(waking.len(), 3);
+    assert_eq!(
+        (waking[0].actor, waking[0].tid, &*waking[0].comm),
+        (100, 101, "RenderThread")
+    );
+    assert_eq!(waking[1].flags, Some(0x10));
+    let nt = kinds(&s, SchedKind::NewTask)[0];
+    assert_eq!((nt.actor, nt.tid, nt.value), (100, 102, 0x10100));
+    assert_eq!(&*kinds(&s, SchedKind::Rename)[0].comm, "pool-1");
+    assert_eq!(kinds(&s, SchedKind::Wakeup).len(), 2);
+    let freq = kinds(&s, SchedKind::CpuFrequency);
+    assert_eq!((freq[1].cpu, freq[1].value), (1, 1_200_000));
+    assert_eq!(kinds(&s, SchedKind::CpuIdle)[1].value, 4_294_967_295);
+    assert_eq!(kinds(&s, SchedKind::KernelVersion)[0].value, 6001);
+    assert_eq!(kinds(&s, SchedKind::BlockedReason)[0].value, 1);
+    // Atrace markers: thread spans (an `E` with no tgid joins its `B`'s process), a
+    // process counter, an async pair and an instant; names from the process tree.
+    let phases: Vec<(Phase, &str, String)> = (s.events.iter())
+        .filter(|e| e.ph != Phase::METADATA)
+        .map(|e| (e.ph, &*e.name, e.pid.to_string()))
+        .collect();
+    assert_eq!(phases.len(), 8, "{phases:?}");
+    assert!(phases.contains(&(Phase::BEGIN, "doFrame", "100".into())));
+    assert!(phases.contains(&(Phase::COUNTER, "queue", "100".into())));
+    assert!(phases.contains(&(Phase::ASYNC_BEGIN, "load", "100".into())));
+    let names: Vec<String> = (s.events.iter())
+        .filter(|e| e.ph == Phase::METADATA)
+        .map(|e| format!("{} {} {}", e.name, e.pid, e.args.raw().unwrap_or("")))
+        .collect();
+    assert!(names.contains(&"process_name 100 {\"name\":\"/system/bin/app\"}".to_string()));
+    assert!(names.contains(&"thread_name 100 {\"name\":\"RenderThread\"}".to_string()));
+}
+
+#[test]
+fn compact_sched_deltas_and_intern_table() {
+    let mut s = Sys::default();
+    decode(&gunzip("compact"), &mut s).unwrap();
+    let sw: Vec<(i64, u32, i64, i64, String)> = kinds(&s, SchedKind::CompactSwitch)
+        .iter()
+        .map(|r| (r.ts, r.cpu, r.tid, r.prev_state, r.comm.to_string()))
+        .collect();
+    assert_eq!(sw.len(), 8);
+    assert_eq!(sw[0], (1000, 0, 100, 0, "app".into()));
+    assert_eq!(sw[1], (3000, 0, 0, 1, "swapper/0".into()));
+    assert_eq!(sw[4], (6000, 1, 100, 0, "app".into()));
+    assert_eq!(sw[6], (7000, 0, 0, 0x800, "swapper/0".into()));
+    let wk = kinds(&s, SchedKind::CompactWaking);
+    assert_eq!(wk.len(), 4);
+    assert_eq!(
+        (wk[1].ts, wk[1].tid, wk[1].value, wk[1].flags),
+        (5800, 100, 1, Some(0x10))
+    );
+}
+
+#[test]
+fn hostile_inputs_warn_and_keep_the_rest() {
+    let mut s = Sys::default();
+    let sum = decode(&gunzip("hostile"), &mut s).unwrap();
+    assert_eq!(
+        sum.diagnostics.count(WarningKind::FtraceMalformed),
+        1,
+        "the broken marker"
+    );
+    assert!(kinds(&s, SchedKind::Switch)
+        .iter()
+        .any(|r| r.cpu == 4_000_000_000));
+    assert!(kinds(&s, SchedKind::CpuFrequency)
+        .iter()
+        .any(|r| r.cpu == 3_000_000_000));
+}
+
+#[test]
+fn a_trace_cut_anywhere_keeps_what_came_before() {
+    let bytes = gunzip("events");
+    let mut whole = Sys::default();
+    decode(&bytes, &mut whole).unwrap();
+    let mut last = 0;
+    for cut in (8..bytes.len()).step_by(7) {
+        let mut s = Sys::default();
+        let Ok(sum) = decode(&bytes[..cut], &mut s) else {
+            continue;
+        };
+        assert!(s.sched.len() <= whole.sched.len());
+        if cut < bytes.len() {
+            assert!(sum.diagnostics.total() > 0, "a cut at {cut} went unnoticed");
+        }
+        last = last.max(s.sched.len());
+    }
+    assert!(last > whole.sched.len() / 2);
+}
+
+#[test]
+fn ftrace_text_and_systrace_pages_read_alike() {
+    let text = read_fixture("systrace/events.trace");
+    let html = read_fixture("systrace/events.html");
+    let (mut a, mut b) = (Sys::default(), Sys::default());
+    let sa = decode(&text, &mut a).unwrap();
+    let sb = decode(&html, &mut b).unwrap();
+    assert_eq!(
+        (sa.format.name(), sb.format.name()),
+        ("systrace", "systrace")
+    );
+    assert!(
+        sa.diagnostics.is_empty(),
+        "{:?}",
+        sa.diagnostics.counts().collect::<Vec<_>>()
+    );
+    // The page's records are the text's (offsets aside: the page's count from its start).
+    let no_offsets = |s: &Sys| -> Vec<RawSched<'static>> {
+        (s.sched.iter())
+            .map(|r| RawSched {
+                offset: 0,
+                ..r.clone()
+            })
+            .collect()
+    };
+    assert_eq!(no_offsets(&a), no_offsets(&b));
+    // The same records as the protobuf file's, but for the text's microseconds.
+    let mut p = Sys::default();
+    decode(&gunzip("events"), &mut p).unwrap();
+    // A blocked reason's caller: an address in the protobuf, a symbol in the text.
+    let comm = |r: &RawSched<'_>| match r.kind {
+        SchedKind::BlockedReason => String::new(),
+        _ => r.comm.to_string(),
+    };
+    let key = |r: &RawSched<'_>| (r.kind, r.ts, r.cpu, r.tid, comm(r));
+    let pk: Vec<_> = (p.sched.iter())
+        // Text has no new tasks: trace_processor's text reader skips them, and so does ours.
+        .filter(|r| {
+            !matches!(
+                r.kind,
+                SchedKind::KernelVersion | SchedKind::ThreadGroup | SchedKind::NewTask
+            )
+        })
+        .map(|r| (r.kind, r.ts * 1000, r.cpu, r.tid, comm(r)))
+        .collect();
+    let tk: Vec<_> = (a.sched.iter())
+        .filter(|r| r.kind != SchedKind::ThreadGroup)
+        .map(key)
+        .collect();
+    let mut pk_sorted = pk.clone();
+    pk_sorted.sort_by_key(|k| (k.1, k.2));
+    let mut tk_sorted = tk.clone();
+    tk_sorted.sort_by_key(|k| (k.1, k.2));
+    assert_eq!(tk_sorted, pk_sorted);
+    let sw: Vec<_> = kinds(&a, SchedKind::Switch)
+        .iter()
+        .map(|r| r.prev_state)
+        .collect();
+    assert_eq!(sw, [0, 0, 1, 0, 1, 0, 0, 0x800, 2, 0x402]);
+    let markers: Vec<_> = (a.events.iter())
+        .map(|e| (e.ph, e.name.to_string()))
+        .collect();
+    assert_eq!(markers.len(), 8);
+}

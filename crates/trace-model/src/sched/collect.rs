@@ -1,0 +1,148 @@
+//! Scheduler records as they arrive: packed rows, comms interned, bucketed by CPU (each
+//! CPU's records usually come in time order, so the buckets are merged, not sorted).
+
+use hashbrown::HashMap;
+use spall_format::{RawSched, SchedKind};
+
+use crate::strings::{StrId, Strings};
+
+/// One scheduler record, packed into 40 bytes (see [`RawSched`] for the fields'
+/// meaning): pids are the kernel's 32-bit ids, `prev_state` its 16 bits as
+/// trace_processor takes them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rec {
+    pub ts: i64,
+    /// The record's place in the file, for records of one time.
+    pub seq: u32,
+    pub cpu: u32,
+    pub tid: i32,
+    /// A switch's previous task, else the task that logged the record.
+    pub other: i32,
+    pub prio: i32,
+    pub comm: StrId,
+    /// A switch's previous comm (a [`StrId`]), else the record's value.
+    pub extra: u32,
+    pub prev_state: u16,
+    /// `common_flags`' irq bits, [`NO_FLAGS`] where the record gave none.
+    pub flags: u8,
+    pub kind: SchedKind,
+}
+
+pub(crate) const NO_FLAGS: u8 = u8::MAX;
+
+impl Rec {
+    pub(crate) fn prev_comm(&self) -> StrId {
+        StrId(self.extra)
+    }
+}
+
+/// The records of one builder (one chunk of a parallel decode).
+#[derive(Debug, Default)]
+pub(crate) struct Collected {
+    /// Each CPU's records, in file order.
+    pub cpus: Vec<(u32, Vec<Rec>)>,
+    index: HashMap<u32, usize>,
+    last: Option<(u32, usize)>,
+    /// Records so far.
+    pub n: u32,
+    /// The kernel version the trace states, if any.
+    pub version: Option<i64>,
+    /// Records whose fields did not fit (a pid past 32 bits): counted.
+    pub dropped: u64,
+}
+
+impl Collected {
+    fn bucket(&mut self, cpu: u32) -> &mut Vec<Rec> {
+        let i = match self.last {
+            Some((c, i)) if c == cpu => i,
+            _ => {
+                let cpus = &mut self.cpus;
+                let i = *self.index.entry(cpu).or_insert_with(|| {
+                    cpus.push((cpu, Vec::new()));
+                    cpus.len() - 1
+                });
+                self.last = Some((cpu, i));
+                i
+            }
+        };
+        &mut self.cpus[i].1
+    }
+
+    pub(crate) fn add(&mut self, s: &RawSched<'_>, strings: &mut Strings) {
+        if s.kind == SchedKind::KernelVersion {
+            self.version = Some(s.value);
+            return;
+        }
+        let fit = |x: i64| i32::try_from(x).ok();
+        let other = if s.kind == SchedKind::Switch {
+            s.prev_tid
+        } else {
+            s.actor
+        };
+        let (Some(tid), Some(other)) = (fit(s.tid), fit(other)) else {
+            self.dropped += 1;
+            return;
+        };
+        let intern = |strings: &mut Strings, c: &str| match c {
+            "" => StrId::EMPTY,
+            c => strings.intern(c),
+        };
+        let extra = match s.kind {
+            SchedKind::Switch => intern(strings, &s.prev_comm).0,
+            _ => s.value.clamp(0, u32::MAX as i64) as u32,
+        };
+        let r = Rec {
+            ts: s.ts,
+            seq: self.n,
+            cpu: s.cpu,
+            tid,
+            other,
+            prio: s.prio,
+            comm: intern(strings, &s.comm),
+            extra,
+            prev_state: s.prev_state as u16,
+            flags: s.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8),
+            kind: s.kind,
+        };
+        self.n = self.n.wrapping_add(1);
+        self.bucket(s.cpu).push(r);
+    }
+
+    /// Appends a later chunk's records, its string ids mapped by `s`.
+    pub(crate) fn absorb(&mut self, other: Collected, s: impl Fn(StrId) -> StrId) {
+        self.version = other.version.or(self.version);
+        self.dropped += other.dropped;
+        let base = self.n;
+        self.n = self.n.wrapping_add(other.n);
+        for (cpu, recs) in other.cpus {
+            let into = self.bucket(cpu);
+            let empty = into.is_empty();
+            let fix = |mut r: Rec| {
+                r.seq = r.seq.wrapping_add(base);
+                r.comm = s(r.comm);
+                if r.kind == SchedKind::Switch {
+                    r.extra = s(StrId(r.extra)).0;
+                }
+                r
+            };
+            if empty {
+                // The usual case: one chunk held every record (a protobuf part).
+                *into = recs;
+                for r in into.iter_mut() {
+                    *r = fix(*r);
+                }
+            } else {
+                into.extend(recs.into_iter().map(fix));
+            }
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.n == 0 && self.dropped == 0
+    }
+
+    /// Every record, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Rec> {
+        self.cpus.iter().flat_map(|c| c.1.iter())
+    }
+}

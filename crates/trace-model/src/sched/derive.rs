@@ -1,0 +1,363 @@
+//! The records replayed in time order into slices, thread states and CPU counters, by
+//! trace_processor's rules (its `sched_event_tracker` and `thread_state_tracker`):
+//!
+//! - A switch closes its CPU's open slice (if the previous task is the one that slice ran;
+//!   else `mismatched_sched_switch_tids`) with the previous task's end state, and opens
+//!   one for the next task. A compact switch takes its previous task from the CPU's last
+//!   switch, so each CPU's first compact switch only records its next task.
+//! - Thread states: a switch closes the previous task's row (not when it was not running:
+//!   data was lost, its row keeps `dur` -1) and opens one in its end state; it closes the
+//!   next task's row and opens `Running` on the CPU. A waking of a thread with no row opens
+//!   `R`; of a thread whose last row is neither `Running` nor `R` (so `R+` too) closes it
+//!   and opens `R` with its waker; otherwise changes nothing. A new task opens `R`, woken
+//!   by its parent. The idle task gets no rows.
+//! - Names: each record's comms name their threads, the latest winning (the caller keeps a
+//!   name a process tree gave).
+//!
+//! CPUs are looked up in a map, never used as indices: a CPU number of 4 billion costs
+//! one entry.
+
+use hashbrown::HashMap;
+use spall_format::{Diagnostics, SchedKind};
+
+use super::collect::{Collected, Rec, NO_FLAGS};
+use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
+use crate::diag::ModelWarning;
+use crate::strings::StrId;
+
+const CLONE_THREAD: u32 = 0x0001_0000;
+
+/// A CPU's last switch: its open slice and the task it put there.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    slice: Option<usize>,
+    last: Option<(i32, u32, i32)>,
+}
+
+/// Each thread's last row and last blocked row.
+#[derive(Clone, Copy)]
+struct Rel {
+    last: usize,
+    blocked: Option<usize>,
+}
+
+struct States {
+    rows: Vec<ThreadState>,
+    /// By thread index (threads are the trace's: as many as the input named).
+    rel: Vec<Option<Rel>>,
+    idle: Option<u32>,
+}
+
+fn is_blocked(s: TaskState) -> bool {
+    s != TaskState::RUNNING && s != TaskState::RUNNABLE
+}
+
+impl States {
+    fn rel(&self, t: u32) -> Option<Rel> {
+        self.rel.get(t as usize).copied().flatten()
+    }
+
+    fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
+        if let (Some(r), false) = (self.rel(t), data_loss) {
+            let row = &mut self.rows[r.last];
+            row.dur = ts - row.ts;
+        }
+    }
+
+    fn open(
+        &mut self,
+        ts: i64,
+        t: u32,
+        state: TaskState,
+        cpu: Option<u32>,
+        waker: Option<u32>,
+        flags: u8,
+    ) {
+        if Some(t) == self.idle {
+            return;
+        }
+        let row = self.rows.len();
+        self.rows.push(ThreadState {
+            ts,
+            dur: -1,
+            thread: t,
+            state,
+            cpu,
+            waker,
+            irq: (flags != NO_FLAGS).then_some(flags != 0),
+            io_wait: None,
+            blocked_function: None,
+        });
+        if self.rel.len() <= t as usize {
+            self.rel.resize(t as usize + 1, None);
+        }
+        let rel = self.rel[t as usize].get_or_insert(Rel {
+            last: row,
+            blocked: None,
+        });
+        if state == TaskState::RUNNING {
+            *rel = Rel {
+                last: row,
+                blocked: None,
+            };
+        } else if is_blocked(state) {
+            *rel = Rel {
+                last: row,
+                blocked: Some(row),
+            };
+        } else {
+            rel.last = row;
+        }
+    }
+
+    fn switch(&mut self, ts: i64, cpu: u32, prev: u32, state: TaskState, next: u32) {
+        let loss = self
+            .rel(prev)
+            .is_some_and(|r| self.rows[r.last].state != TaskState::RUNNING);
+        self.close(ts, prev, loss);
+        self.open(ts, prev, state, None, None, NO_FLAGS);
+        self.close(ts, next, false);
+        self.open(ts, next, TaskState::RUNNING, Some(cpu), None, NO_FLAGS);
+    }
+
+    fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u8) {
+        if let Some(r) = self.rel(t) {
+            if !is_blocked(self.rows[r.last].state) {
+                return;
+            }
+            self.close(ts, t, false);
+        }
+        self.open(ts, t, TaskState::RUNNABLE, None, Some(waker), flags);
+    }
+}
+
+/// What [`derive`] gives back: the data (threads in the caller's numbering) and each
+/// thread's last comm.
+pub(crate) struct Derived {
+    pub data: SchedData,
+    pub names: Vec<(u32, StrId)>,
+}
+
+/// Replays `c`'s records; `thread(tid)` is the thread of a tid, `idle` the idle task's.
+pub(crate) fn derive(
+    mut c: Collected,
+    thread: &mut dyn FnMut(i32) -> u32,
+    idle: Option<u32>,
+    diags: &mut Diagnostics<ModelWarning>,
+) -> Derived {
+    if c.dropped > 0 {
+        diags.warn_n(
+            ModelWarning::Sched("sched_pid_too_large"),
+            c.dropped,
+            0,
+            || "scheduler records with a pid past 32 bits; skipped".into(),
+        );
+    }
+    let version = c.version;
+    let mut slices: Vec<SchedSlice> = Vec::new();
+    let mut cpus: HashMap<u32, Pending> = HashMap::new();
+    let mut st = States {
+        rows: Vec::new(),
+        rel: Vec::new(),
+        idle,
+    };
+    let mut counters: HashMap<(CpuCounterKind, u32), CpuCounter> = HashMap::new();
+    let mut names: HashMap<u32, StrId> = HashMap::new();
+    let mut name = |t: u32, s: StrId| {
+        if s != StrId::EMPTY {
+            names.insert(t, s);
+        }
+    };
+    let mut max_ts = i64::MIN;
+    let warn = |diags: &mut Diagnostics<ModelWarning>, what: &'static str, r: &Rec| {
+        diags.warn(ModelWarning::Sched(what), 0, || {
+            format!(
+                "a scheduler record at {} ns on CPU {} ({what}); skipped",
+                r.ts, r.cpu
+            )
+        });
+    };
+    in_time_order(&mut c, |r| match r.kind {
+        SchedKind::Switch | SchedKind::CompactSwitch => {
+            if r.ts < max_ts {
+                warn(diags, "sched_switch_out_of_order", r);
+                return;
+            }
+            max_ts = r.ts;
+            let next = thread(r.tid);
+            name(next, r.comm);
+            let p = cpus.entry(r.cpu).or_default();
+            let state = TaskState::from_raw(r.prev_state as i64, version);
+            let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
+                let Some((tid, t, _)) = p.last else {
+                    p.last = Some((r.tid, next, r.prio));
+                    warn(diags, "compact_sched_switch_skipped", r);
+                    return;
+                };
+                (t, tid)
+            } else {
+                let t = thread(r.other);
+                name(t, r.prev_comm());
+                (t, r.other)
+            };
+            if state == TaskState::UNKNOWN {
+                warn(diags, "task_state_invalid", r);
+            }
+            if let Some(i) = p.slice {
+                if p.last.map(|l| l.0) == Some(prev_tid) {
+                    slices[i].dur = r.ts - slices[i].ts;
+                    slices[i].end_state = state;
+                } else {
+                    warn(diags, "mismatched_sched_switch_tids", r);
+                }
+            }
+            p.slice = Some(slices.len());
+            p.last = Some((r.tid, next, r.prio));
+            slices.push(SchedSlice {
+                ts: r.ts,
+                dur: -1,
+                cpu: r.cpu,
+                thread: next,
+                end_state: TaskState::UNKNOWN,
+                priority: r.prio,
+            });
+            st.switch(r.ts, r.cpu, prev, state, next);
+        }
+        SchedKind::CompactWaking => {
+            if r.ts < max_ts {
+                warn(diags, "sched_waking_out_of_order", r);
+                return;
+            }
+            max_ts = r.ts;
+            let Some((_, waker, _)) = cpus.get(&r.cpu).and_then(|p| p.last) else {
+                warn(diags, "compact_sched_waking_skipped", r);
+                return;
+            };
+            let t = thread(r.tid);
+            st.waking(r.ts, t, waker, r.flags);
+        }
+        SchedKind::Waking => {
+            let t = thread(r.tid);
+            name(t, r.comm);
+            let waker = thread(r.other);
+            st.waking(r.ts, t, waker, NO_FLAGS);
+        }
+        SchedKind::Wakeup | SchedKind::Rename => {
+            let t = thread(r.tid);
+            name(t, r.comm);
+        }
+        SchedKind::NewTask => {
+            let t = thread(r.tid);
+            name(t, r.comm);
+            let parent = thread(r.other);
+            st.open(r.ts, t, TaskState::RUNNABLE, None, Some(parent), 0);
+        }
+        SchedKind::BlockedReason => {
+            let t = thread(r.tid);
+            if let Some(b) = st.rel(t).and_then(|r| r.blocked) {
+                st.rows[b].io_wait = Some(r.extra != 0);
+                if r.comm != StrId::EMPTY {
+                    st.rows[b].blocked_function = Some(r.comm);
+                }
+            }
+        }
+        SchedKind::CpuFrequency | SchedKind::CpuIdle => {
+            let kind = match r.kind {
+                SchedKind::CpuFrequency => CpuCounterKind::Frequency,
+                _ => CpuCounterKind::Idle,
+            };
+            let cpu = r.cpu;
+            let e = counters.entry((kind, cpu)).or_insert_with(|| CpuCounter {
+                kind,
+                cpu,
+                ts: Vec::new(),
+                values: Vec::new(),
+            });
+            e.ts.push(r.ts);
+            e.values.push(r.extra as f64);
+        }
+        SchedKind::ProcessExit
+        | SchedKind::ProcessFree
+        | SchedKind::KernelVersion
+        | SchedKind::ThreadGroup => {}
+    });
+    let mut cpu_list: Vec<u32> = slices.iter().map(|s| s.cpu).collect();
+    cpu_list.extend(counters.keys().map(|k| k.1));
+    cpu_list.sort_unstable();
+    cpu_list.dedup();
+    let mut counters: Vec<CpuCounter> = counters.into_values().collect();
+    counters.sort_by_key(|c| (c.kind, c.cpu));
+    let mut names: Vec<(u32, StrId)> = names.into_iter().collect();
+    names.sort_unstable();
+    Derived {
+        data: SchedData {
+            slices,
+            states: st.rows,
+            by_thread: Vec::new(),
+            thread_at: Vec::new(),
+            counters,
+            cpus: cpu_list,
+        },
+        names,
+    }
+}
+
+/// Calls `f` with every record in time order, records of one time in file order (as a
+/// stable sort by time would). Each CPU's records are usually in time order already: the
+/// CPUs are merged, and only a CPU whose records go back in time is sorted first.
+fn in_time_order(c: &mut Collected, mut f: impl FnMut(&Rec)) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let key = |r: &Rec| (r.ts, r.seq);
+    for (_, l) in &mut c.cpus {
+        if !l.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+            l.sort_by_key(key);
+        }
+    }
+    let lists = &c.cpus;
+    let mut at = vec![0usize; lists.len()];
+    let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())
+        .filter(|(_, l)| !l.1.is_empty())
+        .map(|(k, l)| Reverse((key(&l.1[0]), k)))
+        .collect();
+    while let Some(Reverse((_, k))) = heap.pop() {
+        let l = &lists[k].1;
+        // Take the CPU's records while they stay before every other CPU's next one.
+        let bound = heap
+            .peek()
+            .map_or((i64::MAX, u32::MAX), |Reverse((h, _))| *h);
+        while at[k] < l.len() && key(&l[at[k]]) <= bound {
+            f(&l[at[k]]);
+            at[k] += 1;
+        }
+        if at[k] < l.len() {
+            heap.push(Reverse((key(&l[at[k]]), k)));
+        }
+    }
+}
+
+/// Each tid's process, as process trees and new tasks say, in time order: `tgid[tid]`.
+pub(crate) fn thread_groups(c: &Collected) -> HashMap<i32, i32> {
+    let mut tgid: HashMap<i32, i32> = HashMap::new();
+    let mut recs: Vec<&Rec> = (c.iter())
+        .filter(|r| matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask))
+        .collect();
+    recs.sort_by_key(|r| (r.kind != SchedKind::ThreadGroup, r.ts, r.seq));
+    for r in recs {
+        match r.kind {
+            SchedKind::ThreadGroup if r.extra > 0 && r.extra <= i32::MAX as u32 => {
+                tgid.insert(r.tid, r.extra as i32);
+            }
+            SchedKind::NewTask if r.extra & CLONE_THREAD != 0 => {
+                if let Some(&g) = tgid.get(&r.other) {
+                    tgid.entry(r.tid).or_insert(g);
+                }
+            }
+            SchedKind::NewTask => {
+                tgid.entry(r.tid).or_insert(r.tid);
+            }
+            _ => {}
+        }
+    }
+    tgid
+}

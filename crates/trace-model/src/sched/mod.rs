@@ -1,0 +1,205 @@
+//! System traces: what ran on each CPU, in what state each thread was, and the CPUs'
+//! counters, derived from the scheduler records of [`spall_format::ftrace`] as Perfetto's
+//! trace_processor derives them (docs/MODEL.md, "System traces").
+//!
+//! The records are collected as they are decoded (`collect`), then sorted by time and
+//! replayed once (`derive`): each switch closes the CPU's open slice and opens one for
+//! the next task; each thread's states follow switches, wakings and new tasks. Threads are
+//! the model's own ([`Trace::threads`](crate::Trace::threads)), found by tid.
+
+pub(crate) mod collect;
+pub(crate) mod derive;
+mod state;
+
+pub use state::TaskState;
+
+use crate::strings::StrId;
+
+/// One scheduling slice: a thread running on a CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchedSlice {
+    /// When it started running.
+    pub ts: i64,
+    /// How long it ran; -1 if it still ran at the end of the trace.
+    pub dur: i64,
+    /// The CPU.
+    pub cpu: u32,
+    /// The thread (index into [`Trace::threads`](crate::Trace::threads)); the idle task is
+    /// the thread with tid 0.
+    pub thread: u32,
+    /// The state it left the CPU in ([`TaskState::UNKNOWN`] while it still runs, or where
+    /// the kernel's bits mean nothing).
+    pub end_state: TaskState,
+    /// Its priority.
+    pub priority: i32,
+}
+
+/// One interval of a thread's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadState {
+    /// When it began.
+    pub ts: i64,
+    /// How long it lasted; -1 if it lasted to the end of the trace (or data was lost).
+    pub dur: i64,
+    /// The thread.
+    pub thread: u32,
+    /// Running, runnable (`R`, `R+`) or a blocked state (`S`, `D`...).
+    pub state: TaskState,
+    /// The CPU it ran on, for running states.
+    pub cpu: Option<u32>,
+    /// The thread that woke it (runnable states after a waking or a new task).
+    pub waker: Option<u32>,
+    /// Whether the waking came from an interrupt, where the record said.
+    pub irq: Option<bool>,
+    /// Whether a blocked state was waiting for I/O (`sched_blocked_reason`).
+    pub io_wait: Option<bool>,
+    /// The kernel function it blocked in, where known.
+    pub blocked_function: Option<StrId>,
+}
+
+/// What a CPU counter measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CpuCounterKind {
+    /// `cpu_frequency`, in kHz (trace_processor's `cpufreq`).
+    Frequency,
+    /// `cpu_idle`: the idle state, 4294967295 when the CPU leaves idle (`cpuidle`).
+    Idle,
+}
+
+impl CpuCounterKind {
+    /// trace_processor's name for the counter track.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuCounterKind::Frequency => "cpufreq",
+            CpuCounterKind::Idle => "cpuidle",
+        }
+    }
+}
+
+/// One counter of one CPU: its values over time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuCounter {
+    /// What it measures.
+    pub kind: CpuCounterKind,
+    /// The CPU.
+    pub cpu: u32,
+    /// Times, ascending.
+    pub ts: Vec<i64>,
+    /// The value from each time on.
+    pub values: Vec<f64>,
+}
+
+/// Everything a system trace says about scheduling.
+#[derive(Clone, Debug, Default)]
+pub struct SchedData {
+    /// Scheduling slices, by CPU, then time.
+    pub slices: Vec<SchedSlice>,
+    /// Thread states, in time order (as trace_processor numbers them).
+    pub states: Vec<ThreadState>,
+    /// Indices into `states`, by thread, then time: thread `t`'s are
+    /// `by_thread[thread_at[t]..thread_at[t + 1]]`.
+    pub by_thread: Vec<u32>,
+    /// Where each thread's states begin in `by_thread`, one more than the threads.
+    pub thread_at: Vec<u32>,
+    /// CPU counters, by kind, then CPU.
+    pub counters: Vec<CpuCounter>,
+    /// The CPUs seen, ascending.
+    pub cpus: Vec<u32>,
+}
+
+impl SchedData {
+    /// Whether the trace held no scheduling data.
+    pub fn is_empty(&self) -> bool {
+        self.slices.is_empty() && self.states.is_empty() && self.counters.is_empty()
+    }
+
+    /// The slices of one CPU, by time.
+    pub fn cpu_slices(&self, cpu: u32) -> &[SchedSlice] {
+        let a = self.slices.partition_point(|s| s.cpu < cpu);
+        let b = self.slices.partition_point(|s| s.cpu <= cpu);
+        &self.slices[a..b]
+    }
+
+    /// The states of one thread, by time.
+    pub fn thread_states(&self, thread: u32) -> impl Iterator<Item = &ThreadState> {
+        let t = thread as usize;
+        let (a, b) = match (self.thread_at.get(t), self.thread_at.get(t + 1)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, 0),
+        };
+        self.by_thread[a..b]
+            .iter()
+            .map(|&i| &self.states[i as usize])
+    }
+
+    /// The memory it holds, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.slices.capacity() * std::mem::size_of::<SchedSlice>()
+            + self.states.capacity() * std::mem::size_of::<ThreadState>()
+            + (self.by_thread.capacity() + self.thread_at.capacity()) * 4
+            + (self.counters.iter())
+                .map(|c| c.ts.capacity() * 8 + c.values.capacity() * 8)
+                .sum::<usize>()
+    }
+
+    /// CPU time per thread (slices still running at the end count up to `end`), largest
+    /// first: (thread, slices, nanoseconds). The idle task (`idle`) is left out.
+    pub fn cpu_time(&self, end: i64, idle: Option<u32>) -> Vec<(u32, u64, i64)> {
+        let mut per: hashbrown::HashMap<u32, (u64, i64)> = hashbrown::HashMap::new();
+        for s in &self.slices {
+            if Some(s.thread) == idle {
+                continue;
+            }
+            let dur = if s.dur < 0 {
+                (end - s.ts).max(0)
+            } else {
+                s.dur
+            };
+            let e = per.entry(s.thread).or_default();
+            e.0 += 1;
+            e.1 += dur;
+        }
+        let mut v: Vec<_> = per.into_iter().map(|(t, (n, d))| (t, n, d)).collect();
+        v.sort_by_key(|&(t, _, d)| (std::cmp::Reverse(d), t));
+        v
+    }
+}
+
+/// `s` with its threads renumbered (`new[old]`) and re-sorted.
+pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
+    for x in &mut s.slices {
+        x.thread = new[x.thread as usize];
+    }
+    for x in &mut s.states {
+        x.thread = new[x.thread as usize];
+        x.waker = x.waker.map(|w| new[w as usize]);
+    }
+    // Each CPU's slices are already in time order: a stable counting sort by CPU (through
+    // its rank) keeps it. The states stay in time order, indexed by thread.
+    let rank: hashbrown::HashMap<u32, u32> = (s.cpus.iter().enumerate())
+        .map(|(i, &c)| (c, i as u32))
+        .collect();
+    let order = counting_order(&s.slices, s.cpus.len(), |x| rank[&x.cpu]).0;
+    s.slices = order.iter().map(|&i| s.slices[i as usize]).collect();
+    (s.by_thread, s.thread_at) = counting_order(&s.states, new.len(), |x| x.thread);
+    s
+}
+
+/// The indices of `v` stably sorted by `key` (below `keys`), and where each key's begin.
+fn counting_order<T>(v: &[T], keys: usize, key: impl Fn(&T) -> u32) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; keys + 1];
+    for x in v {
+        start[key(x) as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let at = start.clone();
+    let mut order = vec![0u32; v.len()];
+    for (i, x) in v.iter().enumerate() {
+        let k = key(x) as usize;
+        order[start[k] as usize] = i as u32;
+        start[k] += 1;
+    }
+    (order, at)
+}

@@ -1,0 +1,172 @@
+//! System traces in the model: scheduling slices, thread states and CPU counters from the
+//! generated fixtures of `scripts/gen-systrace.py` (trace_processor's answers on the same
+//! files are checked row by row in trace-sql's parity suite); hostile ones.
+
+use trace_model::sched::{CpuCounterKind, TaskState};
+use trace_model::{ExtId, Trace};
+
+fn load(name: &str) -> Trace {
+    let p = spall_test_support::fixture(&format!("systrace/{name}.pftrace.gz"));
+    trace_model::load(p).unwrap()
+}
+
+fn tid_of(t: &Trace, thread: u32) -> i64 {
+    match t.threads()[thread as usize].tid {
+        ExtId::Num(n) => n,
+        ExtId::Str(_) => -1,
+    }
+}
+
+fn thread_named(t: &Trace, tid: i64) -> u32 {
+    (0..t.threads().len() as u32)
+        .find(|&i| tid_of(t, i) == tid)
+        .unwrap()
+}
+
+#[test]
+fn slices_per_cpu_with_end_states() {
+    let t = load("events");
+    let s = t.sched().expect("scheduling data");
+    assert_eq!(s.cpus, [0, 1]);
+    let cpu0: Vec<(i64, i64, i64, String)> = (s.cpu_slices(0).iter())
+        .map(|x| (x.ts, x.dur, tid_of(&t, x.thread), x.end_state.to_string()))
+        .collect();
+    assert_eq!(
+        cpu0,
+        [
+            (1000, 2500, 100, "S".into()),
+            (3500, 3000, 0, "R".into()),
+            (6500, 1500, 100, "R+".into()),
+            (8000, 1000, 102, "D".into()),
+            (9000, 1000, 100, "I".into()),
+            (10000, -1, 0, "?".into()),
+        ]
+    );
+    // Threads are the model's: named by the process tree, else by their latest comm.
+    let pool = thread_named(&t, 102);
+    assert_eq!(t.str(t.threads()[pool as usize].name.unwrap()), "pool-1");
+    assert_eq!(t.threads()[pool as usize].pid, ExtId::Num(100));
+    let cpu_time = s.cpu_time(t.end_ns(), Some(thread_named(&t, 0)));
+    let app = cpu_time
+        .iter()
+        .find(|c| c.0 == thread_named(&t, 100))
+        .unwrap();
+    assert_eq!((app.1, app.2), (3, 5000));
+}
+
+#[test]
+fn thread_states_with_wakers_and_io_wait() {
+    let t = load("events");
+    let s = t.sched().unwrap();
+    let pool: Vec<_> = s.thread_states(thread_named(&t, 102)).collect();
+    let got: Vec<(i64, i64, TaskState, Option<i64>)> = (pool.iter())
+        .map(|x| (x.ts, x.dur, x.state, x.waker.map(|w| tid_of(&t, w))))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (7000, 1000, TaskState::RUNNABLE, Some(100)),
+            (8000, 1000, TaskState::RUNNING, None),
+            (9000, -1, TaskState(0x2), None),
+        ]
+    );
+    assert_eq!(pool[2].io_wait, Some(true));
+    assert_eq!(pool[0].irq, Some(false));
+    // The idle task has no states.
+    assert_eq!(s.thread_states(thread_named(&t, 0)).count(), 0);
+    let freq: Vec<_> = (s.counters.iter())
+        .filter(|c| c.kind == CpuCounterKind::Frequency)
+        .map(|c| (c.cpu, c.values[0]))
+        .collect();
+    assert_eq!(freq, [(0, 1_800_000.0), (1, 1_200_000.0)]);
+}
+
+#[test]
+fn compact_switches_take_the_previous_task_from_the_cpu() {
+    let t = load("compact");
+    let s = t.sched().unwrap();
+    // Each CPU's first compact switch only says who runs: no slice.
+    assert_eq!(s.slices.len(), 6);
+    assert_eq!(s.cpu_slices(0)[0].ts, 3000);
+    let counts: Vec<(String, u64)> = (t.diagnostics().counts())
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    assert!(
+        counts.contains(&("compact_sched_switch_skipped".into(), 2)),
+        "{counts:?}"
+    );
+}
+
+#[test]
+fn hostile_records_warn_and_keep_the_rest() {
+    let t = load("hostile");
+    let s = t.sched().unwrap();
+    // CPU 4 billion is a CPU like any other (looked up, never an index).
+    assert!(s.cpus.contains(&4_000_000_000));
+    assert_eq!(s.cpu_slices(4_000_000_000).len(), 2);
+    assert!(s.counters.iter().any(|c| c.cpu == 3_000_000_000));
+    let counts: Vec<String> = t
+        .diagnostics()
+        .counts()
+        .map(|(k, _)| k.to_string())
+        .collect();
+    assert!(
+        counts.contains(&"task_state_invalid".to_string()),
+        "{counts:?}"
+    );
+    assert!(
+        counts.contains(&"mismatched_sched_switch_tids".to_string()),
+        "{counts:?}"
+    );
+    // The switch written back in time is put in its place: CPU 0 stays ordered.
+    let cpu0 = s.cpu_slices(0);
+    assert!(cpu0.windows(2).all(|w| w[0].ts <= w[1].ts));
+}
+
+#[test]
+fn ftrace_text_gives_the_protobuf_files_slices_and_states_but_new_tasks() {
+    let p = load("events");
+    let text = trace_model::load(spall_test_support::fixture("systrace/events.trace")).unwrap();
+    let slices = |t: &Trace, scale: i64| -> Vec<(i64, i64, u32, i64, String)> {
+        (t.sched().unwrap().slices.iter())
+            .map(|s| {
+                let dur = if s.dur < 0 { -1 } else { s.dur * scale };
+                (
+                    s.ts * scale,
+                    dur,
+                    s.cpu,
+                    tid_of(t, s.thread),
+                    s.end_state.to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(slices(&text, 1), slices(&p, 1000));
+    // (tid, ts, dur, state, waker's tid), by thread then time.
+    type State = (i64, i64, i64, String, Option<i64>);
+    let states = |t: &Trace, scale: i64| -> Vec<State> {
+        let mut v: Vec<State> = (t.sched().unwrap().states.iter())
+            .map(|x| {
+                let dur = if x.dur < 0 { -1 } else { x.dur * scale };
+                let waker = x.waker.map(|w| tid_of(t, w));
+                (
+                    tid_of(t, x.thread),
+                    x.ts * scale,
+                    dur,
+                    x.state.to_string(),
+                    waker,
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // But the new task's runnable state: text traces' new tasks are skipped (as
+    // trace_processor's text reader skips them).
+    let mut want = states(&p, 1000);
+    want.retain(|s| (s.0, s.1) != (102, 7_000_000));
+    assert_eq!(states(&text, 1), want);
+    // The text names threads by their comms, and the tgid column puts them in processes.
+    let pool = thread_named(&text, 102);
+    assert_eq!(text.threads()[pool as usize].pid, ExtId::Num(100));
+}
