@@ -221,10 +221,14 @@ pub(crate) fn derive(
         idle,
     };
     let mut counters: HashMap<(CpuCounterKind, u32), CpuCounter> = HashMap::new();
-    let mut names: HashMap<u32, StrId> = HashMap::new();
+    // By thread (threads are numbered densely); EMPTY: none.
+    let mut names: Vec<StrId> = Vec::new();
     let mut name = |t: u32, s: StrId| {
         if s != StrId::EMPTY {
-            names.insert(t, s);
+            if names.len() <= t as usize {
+                names.resize(t as usize + 1, StrId::EMPTY);
+            }
+            names[t as usize] = s;
         }
     };
     let mut max_ts = i64::MIN;
@@ -353,8 +357,10 @@ pub(crate) fn derive(
     cpu_list.dedup();
     let mut counters: Vec<CpuCounter> = counters.into_values().collect();
     counters.sort_by_key(|c| (c.kind, c.cpu));
-    let mut names: Vec<(u32, StrId)> = names.into_iter().collect();
-    names.sort_unstable();
+    let names: Vec<(u32, StrId)> = (names.into_iter().enumerate())
+        .filter(|&(_, s)| s != StrId::EMPTY)
+        .map(|(t, s)| (t as u32, s))
+        .collect();
     Derived {
         data: SchedData {
             slices,
