@@ -18,3 +18,15 @@ pub fn tune_heap() {
         libc::mallopt(libc::M_TOP_PAD, 64 << 20);
     }
 }
+
+/// Gives the heap's free pages back to the kernel (glibc; elsewhere it does nothing): for
+/// a stage that frees a large input piece by piece while its output, in blocks of their
+/// own mappings, grows, so the two are not both held.
+pub fn release_free() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory; it is safe to call at any time.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

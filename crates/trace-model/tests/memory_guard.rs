@@ -203,3 +203,55 @@ fn a_profiles_estimate_counts_its_samples() {
     );
     std::fs::remove_file(&p).unwrap();
 }
+
+/// A tracefs text trace of `rounds` rounds on four CPUs: each round one task wakes the
+/// other, then the CPU switches to it (a waking and a switch, as a busy system logs them).
+fn systrace_file(name: &str, rounds: u32) -> PathBuf {
+    use std::fmt::Write;
+    let mut out = String::from("# tracer: nop\n#\n");
+    for i in 0..rounds {
+        let cpu = i % 4;
+        let (a, b) = (1000 + cpu * 2 + i / 4 % 2, 1000 + cpu * 2 + (i / 4 + 1) % 2);
+        let us = u64::from(i) * 10;
+        let (s, f) = (us / 1_000_000, us % 1_000_000);
+        writeln!(
+            out,
+            "task-{a} [{cpu:03}] d..2 {s}.{f:06}: sched_waking: comm=task-{b} pid={b} prio=120 target_cpu={cpu:03}\n\
+             task-{a} [{cpu:03}] d..2 {s}.{:06}: sched_switch: prev_comm=task-{a} prev_pid={a} prev_prio=120 prev_state=S ==> next_comm=task-{b} next_pid={b} next_prio=120",
+            f + 5
+        )
+        .unwrap();
+    }
+    let p = std::env::temp_dir().join(format!("spall-memory-{name}-{}.trace", std::process::id()));
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+/// A system trace's scheduler records become slices and thread states larger than the
+/// records: the estimate covers them (above the real peak, not far above it).
+#[test]
+fn a_system_traces_estimate_covers_its_slices_and_states() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let p = systrace_file("est-sched", 100_000);
+    let input = spall_format::Input::open(&p, &DecodeOptions::default()).unwrap();
+    let est = trace_model::estimate_memory(&input);
+    drop(input);
+    let opts = limited(u64::MAX);
+    let (t, peak) = peak_during(|| trace_model::load_with(&p, &opts, |_, _| {}).unwrap());
+    let s = t.sched().expect("scheduling data");
+    assert_eq!(s.slices.len(), 100_000);
+    // Beyond the fixed base (16 MiB), which would hide the records' share.
+    let est_sched = est.bytes - (16 << 20);
+    eprintln!(
+        "sched: estimate {est_sched} bytes beyond the base, peak heap {peak}, model {}",
+        s.heap_bytes()
+    );
+    let r = est_sched as f64 / peak as f64;
+    assert!(
+        (1.0..3.0).contains(&r),
+        "estimate {est_sched} against a peak of {peak}"
+    );
+    std::fs::remove_file(&p).unwrap();
+}

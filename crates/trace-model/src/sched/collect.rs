@@ -1,5 +1,8 @@
 //! Scheduler records as they arrive: packed rows, comms interned, bucketed by CPU (each
 //! CPU's records usually come in time order, so the buckets are merged, not sorted).
+//! A bucket is a list of fixed-size chunks: the replay frees each chunk once it has
+//! passed it, so the records and the slices and states made of them are not all held
+//! at once, and a bucket grows without copying.
 
 use hashbrown::HashMap;
 use spall_format::{RawSched, SchedKind};
@@ -36,11 +39,17 @@ impl Rec {
     }
 }
 
+/// Records per chunk of a bucket (640 KB).
+const CHUNK: usize = 1 << 14;
+
+/// One CPU's records, in file order, in chunks.
+pub(crate) type Bucket = Vec<Vec<Rec>>;
+
 /// The records of one builder (one chunk of a parallel decode).
 #[derive(Debug, Default)]
 pub(crate) struct Collected {
     /// Each CPU's records, in file order.
-    pub cpus: Vec<(u32, Vec<Rec>)>,
+    pub cpus: Vec<(u32, Bucket)>,
     index: HashMap<u32, usize>,
     last: Option<(u32, usize)>,
     /// Records so far.
@@ -52,7 +61,7 @@ pub(crate) struct Collected {
 }
 
 impl Collected {
-    fn bucket(&mut self, cpu: u32) -> &mut Vec<Rec> {
+    fn bucket(&mut self, cpu: u32) -> &mut Bucket {
         let i = match self.last {
             Some((c, i)) if c == cpu => i,
             _ => {
@@ -105,7 +114,15 @@ impl Collected {
             kind: s.kind,
         };
         self.n = self.n.wrapping_add(1);
-        self.bucket(s.cpu).push(r);
+        let b = self.bucket(s.cpu);
+        match b.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(r),
+            _ => {
+                let mut c = Vec::with_capacity(CHUNK);
+                c.push(r);
+                b.push(c);
+            }
+        }
     }
 
     /// Appends a later chunk's records, its string ids mapped by `s`.
@@ -114,26 +131,16 @@ impl Collected {
         self.dropped += other.dropped;
         let base = self.n;
         self.n = self.n.wrapping_add(other.n);
-        for (cpu, recs) in other.cpus {
-            let into = self.bucket(cpu);
-            let empty = into.is_empty();
-            let fix = |mut r: Rec| {
+        for (cpu, mut recs) in other.cpus {
+            for r in recs.iter_mut().flatten() {
                 r.seq = r.seq.wrapping_add(base);
                 r.comm = s(r.comm);
                 if r.kind == SchedKind::Switch {
                     r.extra = s(StrId(r.extra)).0;
                 }
-                r
-            };
-            if empty {
-                // The usual case: one chunk held every record (a protobuf part).
-                *into = recs;
-                for r in into.iter_mut() {
-                    *r = fix(*r);
-                }
-            } else {
-                into.extend(recs.into_iter().map(fix));
             }
+            // Chunks move as they are; a partly filled one stays so.
+            self.bucket(cpu).append(&mut recs);
         }
     }
 
@@ -143,6 +150,6 @@ impl Collected {
 
     /// Every record, in no particular order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Rec> {
-        self.cpus.iter().flat_map(|c| c.1.iter())
+        self.cpus.iter().flat_map(|c| c.1.iter().flatten())
     }
 }

@@ -20,18 +20,78 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
-use super::collect::{Collected, Rec, NO_FLAGS};
+use super::collect::{Bucket, Collected, Rec, NO_FLAGS};
 use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
 
 const CLONE_THREAD: u32 = 0x0001_0000;
 
-/// A CPU's last switch: its open slice and the task it put there.
+/// A CPU's last switch: its open slice and the task it put there; where its slices go
+/// (`start..next` of the slices written so far).
 #[derive(Clone, Copy, Default)]
 struct Pending {
     slice: Option<usize>,
     last: Option<(i32, u32, i32)>,
+    start: usize,
+    next: usize,
+}
+
+/// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
+/// come out by CPU, then time, with no sort or copy; and the most thread states the
+/// records can open (two a switch, one a waking or new task), so that they are allocated
+/// once.
+fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
+    let mut states = 0;
+    let mut n: Vec<(u32, usize)> = (c.cpus.iter())
+        .map(|(cpu, b)| {
+            let mut k = 0;
+            for r in b.iter().flatten() {
+                match r.kind {
+                    SchedKind::Switch | SchedKind::CompactSwitch => k += 1,
+                    SchedKind::Waking | SchedKind::CompactWaking | SchedKind::NewTask => {
+                        states += 1
+                    }
+                    _ => {}
+                }
+            }
+            states += 2 * k;
+            (*cpu, k)
+        })
+        .collect();
+    n.sort_unstable();
+    let mut cpus = HashMap::with_capacity(n.len());
+    let mut at = 0;
+    for (cpu, k) in n {
+        let p = Pending {
+            start: at,
+            next: at,
+            ..Pending::default()
+        };
+        cpus.insert(cpu, p);
+        at += k;
+    }
+    let blank = SchedSlice {
+        ts: 0,
+        dur: -1,
+        cpu: 0,
+        thread: 0,
+        end_state: TaskState::UNKNOWN,
+        priority: 0,
+    };
+    (vec![blank; at], cpus, states)
+}
+
+/// Closes the gaps skipped switches left in each CPU's room.
+fn close_gaps(slices: &mut Vec<SchedSlice>, cpus: &HashMap<u32, Pending>) {
+    let mut rooms: Vec<(usize, usize)> = cpus.values().map(|p| (p.start, p.next)).collect();
+    rooms.sort_unstable();
+    let mut w = 0;
+    for (a, b) in rooms {
+        slices.copy_within(a..b, w);
+        w += b - a;
+    }
+    slices.truncate(w);
 }
 
 /// Each thread's last row and last blocked row.
@@ -140,7 +200,7 @@ pub(crate) struct Derived {
 
 /// Replays `c`'s records; `thread(tid)` is the thread of a tid, `idle` the idle task's.
 pub(crate) fn derive(
-    mut c: Collected,
+    c: Collected,
     thread: &mut dyn FnMut(i32) -> u32,
     idle: Option<u32>,
     diags: &mut Diagnostics<ModelWarning>,
@@ -154,18 +214,21 @@ pub(crate) fn derive(
         );
     }
     let version = c.version;
-    let mut slices: Vec<SchedSlice> = Vec::new();
-    let mut cpus: HashMap<u32, Pending> = HashMap::new();
+    let (mut slices, mut cpus, most_states) = lay_out(&c);
     let mut st = States {
-        rows: Vec::new(),
+        rows: Vec::with_capacity(most_states),
         rel: Vec::new(),
         idle,
     };
     let mut counters: HashMap<(CpuCounterKind, u32), CpuCounter> = HashMap::new();
-    let mut names: HashMap<u32, StrId> = HashMap::new();
+    // By thread (threads are numbered densely); EMPTY: none.
+    let mut names: Vec<StrId> = Vec::new();
     let mut name = |t: u32, s: StrId| {
         if s != StrId::EMPTY {
-            names.insert(t, s);
+            if names.len() <= t as usize {
+                names.resize(t as usize + 1, StrId::EMPTY);
+            }
+            names[t as usize] = s;
         }
     };
     let mut max_ts = i64::MIN;
@@ -177,7 +240,7 @@ pub(crate) fn derive(
             )
         });
     };
-    in_time_order(&mut c, |r| match r.kind {
+    in_time_order(c.cpus, |r| match r.kind {
         SchedKind::Switch | SchedKind::CompactSwitch => {
             if r.ts < max_ts {
                 warn(diags, "sched_switch_out_of_order", r);
@@ -186,7 +249,9 @@ pub(crate) fn derive(
             max_ts = r.ts;
             let next = thread(r.tid);
             name(next, r.comm);
-            let p = cpus.entry(r.cpu).or_default();
+            let Some(p) = cpus.get_mut(&r.cpu) else {
+                return;
+            };
             let state = TaskState::from_raw(r.prev_state as i64, version);
             let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
                 let Some((tid, t, _)) = p.last else {
@@ -211,16 +276,17 @@ pub(crate) fn derive(
                     warn(diags, "mismatched_sched_switch_tids", r);
                 }
             }
-            p.slice = Some(slices.len());
+            p.slice = Some(p.next);
             p.last = Some((r.tid, next, r.prio));
-            slices.push(SchedSlice {
+            p.next += 1;
+            slices[p.next - 1] = SchedSlice {
                 ts: r.ts,
                 dur: -1,
                 cpu: r.cpu,
                 thread: next,
                 end_state: TaskState::UNKNOWN,
                 priority: r.prio,
-            });
+            };
             st.switch(r.ts, r.cpu, prev, state, next);
         }
         SchedKind::CompactWaking => {
@@ -281,18 +347,27 @@ pub(crate) fn derive(
         | SchedKind::KernelVersion
         | SchedKind::ThreadGroup => {}
     });
-    let mut cpu_list: Vec<u32> = slices.iter().map(|s| s.cpu).collect();
+    close_gaps(&mut slices, &cpus);
+    let mut cpu_list: Vec<u32> = (cpus.iter())
+        .filter(|(_, p)| p.next > p.start)
+        .map(|(&c, _)| c)
+        .collect();
     cpu_list.extend(counters.keys().map(|k| k.1));
     cpu_list.sort_unstable();
     cpu_list.dedup();
     let mut counters: Vec<CpuCounter> = counters.into_values().collect();
     counters.sort_by_key(|c| (c.kind, c.cpu));
-    let mut names: Vec<(u32, StrId)> = names.into_iter().collect();
-    names.sort_unstable();
+    let names: Vec<(u32, StrId)> = (names.into_iter().enumerate())
+        .filter(|&(_, s)| s != StrId::EMPTY)
+        .map(|(t, s)| (t as u32, s))
+        .collect();
     Derived {
         data: SchedData {
             slices,
-            states: st.rows,
+            states: {
+                st.rows.shrink_to_fit();
+                st.rows
+            },
             by_thread: Vec::new(),
             thread_at: Vec::new(),
             counters,
@@ -302,36 +377,122 @@ pub(crate) fn derive(
     }
 }
 
-/// Calls `f` with every record in time order, records of one time in file order (as a
-/// stable sort by time would). Each CPU's records are usually in time order already: the
-/// CPUs are merged, and only a CPU whose records go back in time is sorted first.
-fn in_time_order(c: &mut Collected, mut f: impl FnMut(&Rec)) {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let key = |r: &Rec| (r.ts, r.seq);
-    for (_, l) in &mut c.cpus {
-        if !l.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
-            l.sort_by_key(key);
+/// One CPU's records as the replay walks them: chunks still to come (last first) and the
+/// one being read, freed as soon as it has been read.
+struct Cursor {
+    rest: Vec<Vec<Rec>>,
+    cur: Vec<Rec>,
+    at: usize,
+}
+
+/// Freed records given back to the kernel at a time: the heap keeps what it frees for
+/// reuse, but the slices and states grow in mappings of their own, which would not reuse
+/// it.
+const RELEASE_BYTES: usize = 32 << 20;
+
+fn key(r: &Rec) -> (i64, u32) {
+    (r.ts, r.seq)
+}
+
+impl Cursor {
+    fn new(mut chunks: Bucket) -> Cursor {
+        let mut prev = (i64::MIN, 0);
+        let sorted = chunks.iter().flatten().all(|r| {
+            let ok = prev <= key(r);
+            prev = key(r);
+            ok
+        });
+        if !sorted {
+            let mut all: Vec<Rec> = chunks.concat();
+            all.sort_by_key(key);
+            chunks = vec![all];
+        }
+        chunks.reverse();
+        let mut c = Cursor {
+            rest: chunks,
+            cur: Vec::new(),
+            at: 0,
+        };
+        c.refill(&mut 0);
+        c
+    }
+
+    /// Moves to the next chunk, freeing the one read (counted in `freed`, bytes).
+    fn refill(&mut self, freed: &mut usize) {
+        *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
+        while self.at == self.cur.len() {
+            let Some(next) = self.rest.pop() else {
+                self.cur = Vec::new();
+                self.at = 0;
+                return;
+            };
+            self.cur = next;
+            self.at = 0;
         }
     }
-    let lists = &c.cpus;
-    let mut at = vec![0usize; lists.len()];
+
+    fn head(&self) -> Option<(i64, u32)> {
+        self.cur.get(self.at).map(key)
+    }
+
+    /// Calls `f` with the records up to `bound`, in order; when the chunks freed pass
+    /// [`RELEASE_BYTES`], gives them back to the kernel.
+    fn take_until(&mut self, bound: (i64, u32), freed: &mut usize, f: &mut impl FnMut(&Rec)) {
+        while let Some(r) = self.cur.get(self.at) {
+            if key(r) > bound {
+                return;
+            }
+            f(r);
+            self.at += 1;
+            if self.at == self.cur.len() {
+                self.refill(freed);
+                if *freed >= RELEASE_BYTES {
+                    *freed = 0;
+                    spall_util::release_free();
+                }
+            }
+        }
+    }
+}
+
+/// Calls `f` with every record in time order, records of one time in file order (as a
+/// stable sort by time would). Each CPU's records are usually in time order already: the
+/// CPUs are merged, and only a CPU whose records go back in time is sorted first. A few
+/// CPUs are compared in a row; many (hostile input), through a heap.
+fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    const END: (i64, u32) = (i64::MAX, u32::MAX);
+    let mut lists: Vec<Cursor> = cpus.into_iter().map(|(_, b)| Cursor::new(b)).collect();
+    lists.retain(|l| l.head().is_some());
+    let mut freed = 0;
+    if lists.len() <= 32 {
+        loop {
+            let (mut best, mut bound) = (None, END);
+            for (k, l) in lists.iter().enumerate() {
+                let Some(h) = l.head() else { continue };
+                match best {
+                    Some((b, _)) if h >= b => bound = bound.min(h),
+                    Some((b, _)) => {
+                        bound = b;
+                        best = Some((h, k));
+                    }
+                    None => best = Some((h, k)),
+                }
+            }
+            let Some((_, k)) = best else { return };
+            lists[k].take_until(bound, &mut freed, &mut f);
+        }
+    }
     let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())
-        .filter(|(_, l)| !l.1.is_empty())
-        .map(|(k, l)| Reverse((key(&l.1[0]), k)))
+        .filter_map(|(k, l)| Some(Reverse((l.head()?, k))))
         .collect();
     while let Some(Reverse((_, k))) = heap.pop() {
-        let l = &lists[k].1;
         // Take the CPU's records while they stay before every other CPU's next one.
-        let bound = heap
-            .peek()
-            .map_or((i64::MAX, u32::MAX), |Reverse((h, _))| *h);
-        while at[k] < l.len() && key(&l[at[k]]) <= bound {
-            f(&l[at[k]]);
-            at[k] += 1;
-        }
-        if at[k] < l.len() {
-            heap.push(Reverse((key(&l[at[k]]), k)));
+        let bound = heap.peek().map_or(END, |Reverse((h, _))| *h);
+        lists[k].take_until(bound, &mut freed, &mut f);
+        if let Some(h) = lists[k].head() {
+            heap.push(Reverse((h, k)));
         }
     }
 }

@@ -165,7 +165,7 @@ impl SchedData {
     }
 }
 
-/// `s` with its threads renumbered (`new[old]`) and re-sorted.
+/// `s` with its threads renumbered (`new[old]`) and its states indexed by thread.
 pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
     for x in &mut s.slices {
         x.thread = new[x.thread as usize];
@@ -174,13 +174,8 @@ pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
         x.thread = new[x.thread as usize];
         x.waker = x.waker.map(|w| new[w as usize]);
     }
-    // Each CPU's slices are already in time order: a stable counting sort by CPU (through
-    // its rank) keeps it. The states stay in time order, indexed by thread.
-    let rank: hashbrown::HashMap<u32, u32> = (s.cpus.iter().enumerate())
-        .map(|(i, &c)| (c, i as u32))
-        .collect();
-    let order = counting_order(&s.slices, s.cpus.len(), |x| rank[&x.cpu]).0;
-    s.slices = order.iter().map(|&i| s.slices[i as usize]).collect();
+    // The slices are already by CPU, then time (derive lays them out so); the states stay
+    // in time order, indexed by thread.
     (s.by_thread, s.thread_at) = counting_order(&s.states, new.len(), |x| x.thread);
     s
 }
