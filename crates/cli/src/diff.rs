@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use trace_model::changes::Status;
 use trace_model::{weight_text, Group, GroupBy, Measure, NoiseRules, Observation, Trace, Verdict};
 
+use crate::diff_row::{status_name, Row};
 use crate::diff_samples::{ppm, Profile};
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
@@ -140,28 +141,6 @@ pub struct Args {
     /// svg: draw BASE's frames instead of NEW's, so that what NEW no longer runs shows.
     #[arg(long)]
     pub base_widths: bool,
-}
-
-/// A status as the reports name it: a change for the worse is a regression.
-pub(crate) fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Slower => "regressed",
-        Status::Faster => "improved",
-        Status::Added => "added",
-        Status::Removed => "removed",
-        Status::Unchanged => "unchanged",
-    }
-}
-
-/// One row of the comparison.
-pub(crate) struct Row<'a> {
-    pub key: String,
-    pub base: Option<&'a Group>,
-    pub new: Option<&'a Group>,
-    pub status: Status,
-    pub delta: i64,
-    pub ratio: Option<f64>,
-    pub p_value: Option<f64>,
 }
 
 /// The rules that turn two numbers into a status: the metric, and the noise rules the

@@ -9,7 +9,7 @@ use trace_model::{
     FlameOptions, FlameSort, FrameLabel, Group, NameStats, SampleUnit, StrId, Trace,
 };
 
-use crate::diff::Row;
+use crate::diff_row::{status_name, Row};
 use crate::flame;
 use crate::select::Selection;
 use crate::stats::csv_field;
@@ -181,10 +181,7 @@ pub(crate) fn csv_lines(p: &Profile, shares: bool, rows: &[Row<'_>]) -> Vec<Stri
     ];
     let share = |w: i64, all: i64| format!("{:.4}", ppm(w, all) as f64 / 1e4);
     for r in rows {
-        let mut f = vec![
-            csv_field(&r.key),
-            crate::diff::status_name(r.status).to_string(),
-        ];
+        let mut f = vec![csv_field(&r.key), status_name(r.status).to_string()];
         let cols = |g: Option<&Group>, all: i64| -> [String; 5] {
             g.map_or(Default::default(), |g| {
                 let s = &g.stats;

@@ -7,6 +7,7 @@ pub mod check;
 pub mod convert;
 pub mod diff;
 mod diff_flame;
+mod diff_row;
 mod diff_samples;
 #[cfg(feature = "sql")]
 pub mod export;

@@ -4,30 +4,21 @@
 
 use serde_json::Value;
 
-use crate::common::SPALL_CLI;
+use crate::common::{fixture, run_ok};
 
+/// `spall-cli ARGS`'s standard output (it must succeed).
 fn run(args: &[&str]) -> String {
-    let out = std::process::Command::new(SPALL_CLI)
-        .args(args)
-        .output()
-        .expect("spall-cli runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(run_ok(args).stdout).unwrap()
 }
 
-fn fixture() -> String {
-    spall_test_support::fixture("systrace/events.pftrace.gz")
-        .display()
-        .to_string()
+/// The generated system trace with every ftrace event.
+fn events() -> String {
+    fixture("systrace/events.pftrace.gz")
 }
 
 #[test]
 fn info_counts_cpus_slices_and_cpu_time() {
-    let v: Value = serde_json::from_str(&run(&["info", &fixture(), "--format", "json"])).unwrap();
+    let v: Value = serde_json::from_str(&run(&["info", &events(), "--format", "json"])).unwrap();
     let s = &v["sched"];
     assert_eq!(s["cpus"], serde_json::json!([0, 1]));
     assert_eq!(
@@ -46,7 +37,7 @@ fn info_counts_cpus_slices_and_cpu_time() {
         (app["tid"].as_str(), app["cpu_ns"].as_i64()),
         (Some("100"), Some(5000))
     );
-    let table = run(&["info", &fixture()]);
+    let table = run(&["info", &events()]);
     assert!(table.contains("2 CPUs, 10 scheduling slices"), "{table}");
     // Not a system trace: no scheduling.
     let json = spall_test_support::fixture("edge/bex-interaction.json");
@@ -62,7 +53,7 @@ fn info_counts_cpus_slices_and_cpu_time() {
 
 #[test]
 fn stats_adds_cpu_time_per_thread() {
-    let v: Value = serde_json::from_str(&run(&["stats", &fixture(), "--format", "json"])).unwrap();
+    let v: Value = serde_json::from_str(&run(&["stats", &events(), "--format", "json"])).unwrap();
     let rows: Vec<(String, i64)> = (v["cpu_time"].as_array().unwrap().iter())
         .map(|r| {
             (
@@ -80,6 +71,6 @@ fn stats_adds_cpu_time_per_thread() {
             ("pool-1".into(), 1000),
         ]
     );
-    let table = run(&["stats", &fixture()]);
+    let table = run(&["stats", &events()]);
     assert!(table.contains("CPU time per thread"), "{table}");
 }

@@ -1,30 +1,12 @@
-//! A thread's samples as stacks over time (trace-index's `SampleStacks`): finding a box of
-//! a pick and describing it. The boxes are drawn as span lanes are (`draw.rs`).
+//! A thread's samples as stacks over time (trace-index's `SampleStacks`): describing a
+//! picked box (`view::timeline::stack_box` finds it). The boxes are drawn as span lanes are (`draw.rs`).
 
-use trace_model::{weight_text, Lane};
+use trace_model::weight_text;
 
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
+use crate::view::timeline::stack_box;
 use crate::view::viewport::format_duration;
-
-/// The lane and index of a [`Pick::Stack`]'s box.
-pub fn stack_box(l: &Loaded, p: Pick) -> Option<(&Lane, usize)> {
-    let Pick::Stack {
-        track,
-        depth,
-        sample,
-    } = p
-    else {
-        return None;
-    };
-    let st = l.trace.samples().get(track as usize)?;
-    let stacks = l.kinds.sample_stacks.get(st.thread as usize)?;
-    let lane = stacks.lanes.get(depth as usize)?;
-    let ts = *st.ts.get(sample as usize)?;
-    // The box holding the sample: the last one starting at or before it.
-    let i = lane.start.partition_point(|&s| s <= ts).checked_sub(1)?;
-    Some((lane, i))
-}
 
 /// A box's title (its frame), where the frame is in the source, how many samples it
 /// covers and what they weigh, and when.

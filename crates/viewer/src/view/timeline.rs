@@ -5,7 +5,7 @@
 //! ([`crate::view::base_pane`]). Hit testing and on-screen boxes are in
 //! [`crate::view::geometry`]. No GL: unit-tested through the view.
 
-use trace_model::{InstantScope, SpanRef};
+use trace_model::{InstantScope, Lane, SpanRef};
 
 use crate::kinds::Pick;
 use crate::loaded::Loaded;
@@ -384,8 +384,27 @@ pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
             Some((ts, ts))
         }
         Pick::Stack { .. } => {
-            let (lane, i) = crate::timeline::stacks::stack_box(l, p)?;
+            let (lane, i) = stack_box(l, p)?;
             Some((lane.start[i], lane.end(i)))
         }
     }
+}
+
+/// The lane and index of a [`Pick::Stack`]'s box.
+pub fn stack_box(l: &Loaded, p: Pick) -> Option<(&Lane, usize)> {
+    let Pick::Stack {
+        track,
+        depth,
+        sample,
+    } = p
+    else {
+        return None;
+    };
+    let st = l.trace.samples().get(track as usize)?;
+    let stacks = l.kinds.sample_stacks.get(st.thread as usize)?;
+    let lane = stacks.lanes.get(depth as usize)?;
+    let ts = *st.ts.get(sample as usize)?;
+    // The box holding the sample: the last one starting at or before it.
+    let i = lane.start.partition_point(|&s| s <= ts).checked_sub(1)?;
+    Some((lane, i))
 }
