@@ -164,7 +164,7 @@ impl App {
                         let hit = s.hit(l, x, y);
                         match (hit, double) {
                             (Some(p), true) => s.zoom_to_pick(l, p),
-                            (hit, _) => s.selected = hit,
+                            (hit, _) => s.select_pick(l, hit),
                         }
                     }
                 }
