@@ -25,6 +25,9 @@ pub struct CpuLanes {
     pub slices: Vec<Vec<u32>>,
     /// The idle task (tid 0 of pid 0), if the trace has it.
     pub idle: Option<u32>,
+    /// Per thread (`Trace::threads`), its time on a CPU: its slices' durations (one still
+    /// running at the end of the trace counts to the end).
+    pub cpu_ns: Vec<i64>,
     /// Per CPU counter (`SchedData::counters`), the values drawn: frequencies as they are,
     /// idle states as depth (0 when not idle, state + 1 when idle, as Perfetto draws
     /// them); with each its min/max index and its range.
@@ -54,6 +57,7 @@ impl CpuLanes {
             idle,
             ..CpuLanes::default()
         };
+        out.cpu_ns = vec![0; t.threads().len()];
         let mut from = 0;
         for &cpu in &s.cpus {
             let n = s.slices[from..].partition_point(|x| x.cpu <= cpu);
@@ -63,6 +67,9 @@ impl CpuLanes {
                     continue;
                 }
                 let dur = if x.dur < 0 { t.end_ns() - x.ts } else { x.dur };
+                if let Some(ns) = out.cpu_ns.get_mut(x.thread as usize) {
+                    *ns += dur.max(0);
+                }
                 lane.start.push(x.ts);
                 lane.dur.push(dur.max(0));
                 lane.name.push(name(x.thread));
@@ -117,6 +124,11 @@ impl CpuLanes {
         let counters: usize = (self.counters.iter())
             .map(|c| c.0.capacity() * 8 + c.1.heap_bytes())
             .sum();
-        lanes + ids + counters + self.index.iter().map(LaneIndex::heap_bytes).sum::<usize>()
+        let per_thread = self.cpu_ns.capacity() * 8;
+        lanes
+            + ids
+            + counters
+            + per_thread
+            + self.index.iter().map(LaneIndex::heap_bytes).sum::<usize>()
     }
 }

@@ -235,7 +235,13 @@ fn header_text(l: &Loaded, s: &ViewState, kind: RowKind) -> String {
             // A profile's thread counts its samples; a trace's its spans (and samples).
             let samples = (l.kinds.samples_by_thread[ti as usize])
                 .map_or(0, |k| t.samples()[k as usize].ts.len());
+            // A system trace's thread: its time on a CPU, as Perfetto's thread track says.
+            let cpu = sched::cpu_time(l, ti).map_or(String::new(), |ns| {
+                format!(", {} on CPU", crate::view::viewport::format_duration(ns))
+            });
             match (spans, samples) {
+                (0, 0) if !cpu.is_empty() => format!("{folded} {label}   {}", &cpu[2..]),
+                (_, 0) if !cpu.is_empty() => format!("{folded} {label}   {spans} spans{cpu}"),
                 (0, n) if n > 0 => format!("{folded} {label}   {n} samples"),
                 (_, 0) => format!("{folded} {label}   {spans} spans"),
                 (_, n) => format!("{folded} {label}   {spans} spans, {n} samples"),

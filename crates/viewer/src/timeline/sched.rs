@@ -318,3 +318,12 @@ pub fn selection_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     let xw = (s.viewport.x(st.ts) as f32).clamp(-1e5, 1e5);
     bezier_arrow(scene, (xw, from), (xw, to), s.scale, th.selection);
 }
+
+/// Thread `thread`'s time on a CPU, if it has scheduling states (for its header).
+pub fn cpu_time(l: &Loaded, thread: u32) -> Option<i64> {
+    let sd = l.trace.sched()?;
+    if thread_state_ids(sd, thread).is_empty() {
+        return None;
+    }
+    l.kinds.cpu_lanes.cpu_ns.get(thread as usize).copied()
+}
