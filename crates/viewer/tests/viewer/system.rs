@@ -143,3 +143,23 @@ fn a_click_on_a_cpu_slice_selects_its_thread_and_names_its_waker() {
     };
     assert_eq!(describe(&l, Pick::State(i))[0], "Running");
 }
+
+#[test]
+fn a_page_draws_the_same_rows_from_a_transferred_trace() {
+    // The page's worker hands the model over as a transfer; the page builds its views
+    // from what arrives, so the CPU lanes and strips must come through it.
+    let l = load("systrace/events.pftrace.gz");
+    let back = trace_model::Trace::from_transfer(&l.trace.to_transfer()).unwrap();
+    let page = Loaded::new(back, "page".into());
+    let (s, a) = shot(&l);
+    let (sp, b) = shot(&page);
+    let rows = |l: &Loaded, s: &ViewState| {
+        let v: Vec<_> = (drawn_tracks(l, s).into_iter())
+            .map(|d| (d.kind, d.thread, d.name, d.y as i32))
+            .collect();
+        v
+    };
+    assert_eq!(rows(&l, &s), rows(&page, &sp));
+    assert!(rows(&page, &sp).iter().any(|r| r.0 == "cpu"));
+    assert!(a == b, "the same pixels");
+}
