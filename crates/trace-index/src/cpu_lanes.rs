@@ -61,8 +61,19 @@ impl CpuLanes {
         let mut from = 0;
         for &cpu in &s.cpus {
             let n = s.slices[from..].partition_point(|x| x.cpu <= cpu);
-            let (mut lane, mut ids) = (Lane::default(), Vec::new());
-            for (i, x) in s.slices[from..from + n].iter().enumerate() {
+            let of_cpu = &s.slices[from..from + n];
+            // Sized once: the lanes are most of what a system trace's index holds.
+            let m = of_cpu.iter().filter(|x| Some(x.thread) != idle).count();
+            let mut lane = Lane {
+                start: Vec::with_capacity(m),
+                dur: Vec::with_capacity(m),
+                name: Vec::with_capacity(m),
+                cat: Vec::with_capacity(m),
+                args: Vec::with_capacity(m),
+                flags: Vec::with_capacity(m),
+            };
+            let mut ids = Vec::with_capacity(m);
+            for (i, x) in of_cpu.iter().enumerate() {
                 if Some(x.thread) == idle || x.cpu != cpu {
                     continue;
                 }
