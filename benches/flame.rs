@@ -21,7 +21,7 @@ use spall_format::synth::Synth;
 use spall_viewer::scene::SceneBuilder;
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::view::flame::{compare_tree, FlameHit, Mode, Which};
-use spall_viewer::view::room::Room;
+use spall_viewer::view::removed_stacks::Room;
 use spall_viewer::view::state::ViewState;
 use spall_viewer::Loaded;
 use trace_model::{FlameOptions, FlameSort};

@@ -19,7 +19,8 @@ use spall_format::synth::Synth;
 use spall_format::{Args, EventSink, Phase, RawEvent, RawId};
 use spall_viewer::scene::SceneBuilder;
 use spall_viewer::theme::{Theme, ThemeKind};
-use spall_viewer::view::state::{FlowMode, ViewState};
+use spall_viewer::view::state::ViewState;
+use spall_viewer::view::timeline::FlowMode;
 use spall_viewer::Loaded;
 
 fn synth(spans: u64) -> Synth {
@@ -122,7 +123,7 @@ fn bench(c: &mut Criterion) {
         ];
         for (zoom, a, b) in zooms {
             let mut s = ViewState::new(&l, 1600.0, 900.0, Theme::new(ThemeKind::Light));
-            s.viewport.show(a, b);
+            s.timeline.viewport.show(a, b);
             fb.build(&mut scene, &mut fonts, &l, &s);
             eprintln!("{label} {zoom}: {} instances", scene.instance_count());
             g.bench_function(format!("{label}_spans_{zoom}"), |bch| {
@@ -144,8 +145,8 @@ fn bench(c: &mut Criterion) {
     );
     for (zoom, a, b) in three_zooms(&l.trace) {
         let mut s = ViewState::new(&l, 1600.0, 900.0, Theme::new(ThemeKind::Light));
-        s.viewport.show(a, b);
-        s.flows = FlowMode::All;
+        s.timeline.viewport.show(a, b);
+        s.timeline.flows = FlowMode::All;
         fb.build(&mut scene, &mut fonts, &l, &s);
         eprintln!("all {zoom}: {} instances", scene.instance_count());
         g.bench_function(format!("all_kinds_{zoom}"), |bch| {
@@ -185,7 +186,7 @@ fn compare(c: &mut Criterion) {
             if stacked {
                 s.set_base(&l, Some(base.clone()));
             }
-            s.viewport.show(a, b);
+            s.timeline.viewport.show(a, b);
             s.sync_compare();
             fb.build(&mut scene, &mut fonts, &l, &s);
             let name = format!("{}_{zoom}", if stacked { "compare" } else { "single" });

@@ -52,6 +52,9 @@ fi
 echo "== hostile input at full size (release build)"
 cargo test --release --locked -p trace-model --test hostile_full -- --ignored --test-threads=1
 
+echo "== SQL parity on the large Chromium traces (release build)"
+cargo test --release --locked -p trace-sql --test sql parity:: -- --ignored
+
 echo "== the web viewer in headless Chromium (tests/web/e2e.mjs)"
 # Needs wasm-bindgen-cli, Debian's chromium, node and `npm ci` in tests/web (see .ci/run).
 if command -v wasm-bindgen >/dev/null && [ -x /usr/bin/chromium ] && command -v node >/dev/null \

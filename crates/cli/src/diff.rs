@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use trace_model::{Group, GroupBy, Measure, NoiseRules, Side, Trace, Verdict};
+use trace_model::changes::Status;
+use trace_model::{Group, GroupBy, Measure, NoiseRules, Observation, Trace};
 
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
@@ -151,24 +152,14 @@ pub struct Args {
     pub base_widths: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Status {
-    Regressed,
-    Improved,
-    Added,
-    Removed,
-    Unchanged,
-}
-
-impl Status {
-    fn name(self) -> &'static str {
-        match self {
-            Status::Regressed => "regressed",
-            Status::Improved => "improved",
-            Status::Added => "added",
-            Status::Removed => "removed",
-            Status::Unchanged => "unchanged",
-        }
+/// A status as the reports name it: a change for the worse is a regression.
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Slower => "regressed",
+        Status::Faster => "improved",
+        Status::Added => "added",
+        Status::Removed => "removed",
+        Status::Unchanged => "unchanged",
     }
 }
 
@@ -201,8 +192,8 @@ impl Rules {
             _ => Measure::PerCall,
         };
         // Per-occurrence values: is their distribution shifted, or is it noise?
-        fn side(m: Metric, g: &Group, value: i64) -> Side<'_> {
-            Side {
+        fn side(m: Metric, g: &Group, value: i64) -> Observation<'_> {
+            Observation {
                 value,
                 count: g.stats.count,
                 samples: if m == Metric::SelfTime {
@@ -213,12 +204,7 @@ impl Rules {
             }
         }
         let j = self.noise.judge(measure, side(m, b, bv), side(m, n, nv));
-        let status = match j.verdict {
-            Verdict::Slower => Status::Regressed,
-            Verdict::Faster => Status::Improved,
-            Verdict::Unchanged => Status::Unchanged,
-        };
-        (status, j.delta, ratio, j.p_value)
+        (j.verdict.into(), j.delta, ratio, j.p_value)
     }
 }
 
@@ -398,7 +384,7 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         }
     }
     let failed = match a.fail_on {
-        FailOn::Regressed => counts(Status::Regressed) > 0,
+        FailOn::Regressed => counts(Status::Slower) > 0,
         FailOn::Any => counts(Status::Unchanged) < rows.len(),
         FailOn::Never => false,
     };
@@ -500,7 +486,7 @@ fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
         .map(|r| {
             json!({
                 "name": r.key,
-                "status": r.status.name(),
+                "status": status_name(r.status),
                 "base": side(r.base),
                 "new": side(r.new),
                 "delta_ns": r.delta,
@@ -511,14 +497,14 @@ fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
         .collect();
     let mut summary = serde_json::Map::new();
     for s in [
-        Status::Regressed,
-        Status::Improved,
+        Status::Slower,
+        Status::Faster,
         Status::Added,
         Status::Removed,
         Status::Unchanged,
     ] {
         summary.insert(
-            s.name().into(),
+            status_name(s).into(),
             json!(rows.iter().filter(|r| r.status == s).count()),
         );
     }
@@ -549,7 +535,7 @@ fn csv_lines(rows: &[Row<'_>]) -> Vec<String> {
             .to_string(),
     ];
     for r in rows {
-        let mut f = vec![csv_field(&r.key), r.status.name().to_string()];
+        let mut f = vec![csv_field(&r.key), status_name(r.status).to_string()];
         let cols = |g: Option<&Group>| -> [String; 8] {
             match g {
                 None => Default::default(),
@@ -613,7 +599,7 @@ fn print_table(m: Metric, rows: &[Row<'_>]) {
     for r in rows {
         println!(
             "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  {}",
-            r.status.name(),
+            status_name(r.status),
             val(r.base),
             val(r.new),
             format!("{}{}", if r.delta > 0 { "+" } else { "" }, m.show(r.delta)),
@@ -632,15 +618,15 @@ fn print_table(m: Metric, rows: &[Row<'_>]) {
 fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
     let m = a.metric;
     let n = |s: Status| rows.iter().filter(|r| r.status == s).count();
-    let icon = if n(Status::Regressed) > 0 {
+    let icon = if n(Status::Slower) > 0 {
         "🔴"
     } else {
         "🟢"
     };
     println!(
         "### {icon} spall diff: {} regressed, {} improved, {} added, {} removed, {} unchanged\n",
-        n(Status::Regressed),
-        n(Status::Improved),
+        n(Status::Slower),
+        n(Status::Faster),
         n(Status::Added),
         n(Status::Removed),
         n(Status::Unchanged)
@@ -692,8 +678,8 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
         }
         println!();
     };
-    table("Regressions", &[Status::Regressed]);
-    table("Improvements", &[Status::Improved]);
+    table("Regressions", &[Status::Slower]);
+    table("Improvements", &[Status::Faster]);
     table("Added and removed", &[Status::Added, Status::Removed]);
     let same: Vec<&Row<'_>> = rows
         .iter()

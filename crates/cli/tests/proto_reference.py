@@ -6,7 +6,9 @@ protobuf classes (perfetto_trace_pb2), for comparison with spall's own reader.
 
 Prints JSON: slices per name (count, and the sum of their start times in the trace clock's
 ns), instants per name, counter samples per counter track name, flow ids and flow points,
-and the threads' (pid, tid, name).
+the threads' (pid, tid, name), and slices and instants per kind of track (`by_kind`: a
+thread's, below a thread's, a process's or below it, or neither: `global`). Events on a
+track below a parent no descriptor defines are left out, as trace_processor leaves them.
 """
 
 import bisect
@@ -75,6 +77,26 @@ def main(path):
     flow_points = 0
     seqs = defaultdict(dict)
 
+    def kind(uuid):
+        # The nearest thread or process among the track and its ancestors; None for a
+        # track below a parent no descriptor defines.
+        t = tracks.get(uuid)
+        for _ in range(64):
+            if t is None:
+                return "global"
+            if t.HasField("thread"):
+                return "thread"
+            if t.HasField("process"):
+                return "process"
+            if not t.parent_uuid:
+                return "global"
+            if t.parent_uuid not in tracks:
+                return None
+            t = tracks[t.parent_uuid]
+        return "global"
+
+    by_kind = defaultdict(Counter)
+
     def counter_name(uuid):
         # A counter under a thread's track is that thread's series: "NAME TID".
         t = tracks.get(uuid)
@@ -130,19 +152,31 @@ def main(path):
             ts = to_trace(c[3][0], c[3][1] + ns - c[2]) if c[3] else ns
         else:
             ts = to_trace(clock, p.timestamp)
+        default = defaults.track_event_defaults.track_uuid if defaults is not None else 0
+        if te.HasField("track_uuid") and te.track_uuid == 0:
+            # Chrome's legacy events on track 0 stay on their sequence's thread; its
+            # typed instants there are global.
+            where = "thread" if te.HasField("legacy_event") else "global"
+        else:
+            where = kind(te.track_uuid if te.HasField("track_uuid") else default)
+        if where is None:
+            continue
         name = te.name if te.HasField("name") else names.get(te.name_iid, "")
         if te.HasField("legacy_event") and te.legacy_event.HasField("name_iid"):
             name = names.get(te.legacy_event.name_iid, "")
         if te.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
             slices[name] += 1
             starts[name] += ts
+            by_kind[where]["slices"] += 1
         elif te.type == pb.TrackEvent.TYPE_INSTANT:
             instants[name] += 1
+            by_kind[where]["instants"] += 1
         elif te.type == pb.TrackEvent.TYPE_COUNTER:
             uuid = te.track_uuid if te.HasField("track_uuid") else defaults.track_event_defaults.track_uuid
             counters[counter_name(uuid)] += 1
         elif te.HasField("legacy_event") and chr(te.legacy_event.phase) in "RIi":
             instants[name] += 1
+            by_kind[where]["instants"] += 1
         extra = list(te.extra_counter_track_uuids) or (
             list(defaults.track_event_defaults.extra_counter_track_uuids) if defaults is not None else [])
         for uuid, _ in zip(extra, te.extra_counter_values):
@@ -159,6 +193,7 @@ def main(path):
         "slices": slices, "slice_starts": starts, "instants": instants, "counters": counters,
         "flow_ids": len(flow_ids), "flow_points": flow_points,
         "threads": sorted([pid, tid, n] for (pid, tid), n in threads.items() if n),
+        "by_kind": by_kind,
     }, sort_keys=True))
 
 

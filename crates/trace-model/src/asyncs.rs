@@ -19,7 +19,7 @@ use spall_format::Diagnostics;
 
 use crate::args::ArgsId;
 use crate::diag::ModelWarning;
-use crate::other::AsyncEvent;
+use crate::event_kinds::AsyncEvent;
 use crate::strings::StrId;
 
 /// Bits of [`AsyncSlice::flags`].

@@ -6,10 +6,10 @@ use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, Ra
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
-use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
-use crate::other::{
+use crate::event_kinds::{
     AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata, SampleEvent,
 };
+use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
 use crate::span::ExtId;
 use crate::stack::{ChunkStack, ThreadStack};
 use crate::strings::{StrId, Strings};

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use spall_format::SpallWriter;
 
-use crate::other::InstantScope;
+use crate::event_kinds::InstantScope;
 use crate::span::{flags, ExtId, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;

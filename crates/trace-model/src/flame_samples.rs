@@ -10,7 +10,7 @@
 use hashbrown::HashMap;
 use spall_format::SampleUnit;
 
-use crate::flame::{Builder, FlameOptions, FlameSort, FlameTree, FrameLabel};
+use crate::flame_tree::{Builder, FlameOptions, FlameSort, FlameTree, FrameLabel};
 use crate::samples::{SampleTrack, NO_FRAME};
 use crate::strings::StrId;
 use crate::trace::Trace;

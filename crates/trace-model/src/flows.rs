@@ -19,7 +19,7 @@
 use spall_format::Diagnostics;
 
 use crate::diag::ModelWarning;
-use crate::other::{Flow, FlowPoint};
+use crate::event_kinds::{Flow, FlowPoint};
 use crate::span::{SpanRef, Thread};
 
 /// An arrow from the span a flow leaves to the span it arrives at.

@@ -32,22 +32,24 @@ pub mod annotations;
 mod args;
 mod asyncs;
 mod build;
-mod compare;
+pub mod changes;
+mod clip;
 mod demangle;
 mod derived;
 mod diag;
+mod event_kinds;
 mod export;
 mod find;
-mod flame;
 mod flame_samples;
+mod flame_tree;
 mod flows;
 mod histogram;
 mod load;
 mod memory;
 mod nav;
 mod nest;
+mod noise;
 mod order;
-mod other;
 pub mod perfetto;
 mod profile;
 mod range;
@@ -66,11 +68,14 @@ pub use annotations::{Annotations, Marker};
 pub use args::{ArgsId, ArgsStore};
 pub use asyncs::{async_flags, AsyncSlice, AsyncTrack, NO_PARENT};
 pub use build::TraceBuilder;
-pub use compare::{mann_whitney_p, Judgement, Measure, NoiseRules, Side, Verdict, MIN_SAMPLES};
+pub use clip::clip_span;
 pub use diag::ModelWarning;
+pub use event_kinds::{
+    AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata,
+};
 pub use export::SpallExport;
-pub use flame::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flame_samples::{weight_text, SampleStats};
+pub use flame_tree::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel};
 pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
 pub use load::{load, load_bytes, load_with, LoadSteps};
@@ -78,9 +83,11 @@ pub use memory::{
     check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
 };
 pub use nav::Hit;
+pub use noise::{
+    mann_whitney_p, Judgement, Measure, NoiseRules, Observation, Verdict, MIN_SAMPLES,
+};
 pub use order::DisplayOrder;
-pub use other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
-pub use range::{clip_span, AsyncRangeStats, CounterRangeStats};
+pub use range::{AsyncRangeStats, CounterRangeStats};
 pub use sample_lanes::{frame_at_depth, MAX_STACK_DEPTH};
 pub use samples::{Frame, SampleTrack, NO_FRAME};
 pub use spall_format::tagged;

@@ -4,12 +4,13 @@
 //! JSON thread's events would pair or nest otherwise in trace_processor (an `E` of another
 //! name or category, an `E` at the time of the `B` it would end, a `B` outliving the `X`
 //! it starts in, an `X` starting with a `B`), that thread is paired again as
-//! trace_processor pairs it ([`tp`]), so that the viewer, statistics and SQL agree with it.
+//! trace_processor pairs it ([`trace_processor`]), so that the viewer, statistics and SQL
+//! agree with it.
 //!
 //! Recursion-free: depth is a `Vec` index, so 100,000 levels cost memory, not stack.
 
 mod kept;
-mod tp;
+mod trace_processor;
 
 pub(crate) use kept::KeptEnds;
 
@@ -98,10 +99,11 @@ pub(crate) struct Matcher {
     /// JSON: trace_processor would pair some E with another B (see the module's overview).
     mismatched: bool,
     /// JSON: the latest time at which an E ended a B of the same time. trace_processor
-    /// takes such an E before its B only where its sorter orders by phase (see [`tp`]).
+    /// takes such an E before its B only where its sorter orders by phase (see
+    /// [`trace_processor`]).
     tie_at: Option<i64>,
-    /// trace_processor's stack, when pairing as it does ([`tp`]).
-    stack: Vec<tp::Entry>,
+    /// trace_processor's stack, when pairing as it does ([`trace_processor`]).
+    stack: Vec<trace_processor::Entry>,
 }
 
 impl Matcher {
@@ -405,7 +407,8 @@ fn end_without_begin(
 /// Builds the lanes of one thread from its buffered events (any order): a stable sort by
 /// time (file order kept among equal times), matching, nesting; for a JSON thread that
 /// trace_processor would pair otherwise, matching and nesting again as it pairs
-/// ([`tp`]; its sorter orders events by phase at one time from `sorted_from` on).
+/// ([`trace_processor`]; its sorter orders events by phase at one time from `sorted_from`
+/// on).
 /// `trace_end` closes unfinished `B`s.
 pub(crate) fn build_lanes(
     mut events: Vec<Pending>,
@@ -433,7 +436,7 @@ pub(crate) fn build_lanes(
         return (lanes, merges);
     }
     drop(lanes);
-    tp::sort(&mut events, sorted_from);
+    trace_processor::sort(&mut events, sorted_from);
     let mut m = Matcher::new(false);
     for e in events {
         m.push_tp(e, names, d);

@@ -1,38 +1,13 @@
-//! What a time range holds: the one rule for clipping a span to a range, and the counter
-//! and async statistics of a range.
-//!
-//! A range is half-open, `[from, to)`. A span `[start, end)` is in it when the two share
-//! time; a zero-length span at `t` when `from <= t < to`. A span in the range counts with
-//! the part of it inside (`min(end, to) - max(start, from)`), so a span straddling an edge
-//! is cut there, one merely touching an edge is out, and an empty range holds nothing. The rule, with examples, is in
-//! docs/MODEL.md ("Ranges").
-//!
-//! # Example
-//!
-//! ```
-//! use trace_model::clip_span;
-//!
-//! assert_eq!(clip_span(0, 10, 5, 20), Some(5)); // cut at the range's start
-//! assert_eq!(clip_span(20, 30, 5, 20), None); // starts where the range ends
-//! assert_eq!(clip_span(5, 5, 5, 20), Some(0)); // zero-length, at the start: in
-//! assert_eq!(clip_span(20, 20, 5, 20), None); // zero-length, at the end: out
-//! ```
+//! What a time range holds: the counter and async statistics of a range. A span is
+//! clipped to a range by the one rule in [`clip_span`](crate::clip_span).
 
 use std::collections::BTreeMap;
 
 use crate::asyncs::async_flags;
-use crate::other::CounterSeries;
+use crate::clip::clip_span;
+use crate::event_kinds::CounterSeries;
 use crate::strings::StrId;
 use crate::trace::Trace;
-
-/// How much of the span `[start, end)` lies in the range `[from, to)`: `None` when the span
-/// is not in it (see the module's rule: a zero-length span is in when `from <= start < to`).
-#[inline]
-pub fn clip_span(start: i64, end: i64, from: i64, to: i64) -> Option<i64> {
-    let (a, b) = (start.max(from), end.min(to));
-    let inside = a < b || (start == end && from <= start && start < to);
-    inside.then_some(b - a)
-}
 
 impl CounterSeries {
     /// The value at time `t`: that of the last sample at or before it (`None` before the

@@ -20,7 +20,7 @@ use spall_format::{Diagnostics, SampleUnit};
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
-use crate::other::SampleEvent;
+use crate::event_kinds::SampleEvent;
 use crate::strings::{StrId, Strings};
 
 /// No frame: the parent of a stack's outermost frame.

@@ -1,6 +1,7 @@
 //! Where spans live: processes, threads, and each thread's lanes of spans.
 
 use crate::args::ArgsId;
+use crate::clip::child_time;
 use crate::strings::StrId;
 
 /// A process or thread id as the file gave it: a number, or a string (interned).
@@ -186,15 +187,15 @@ impl Thread {
         self.lanes.iter().map(|l| l.len() as u64).sum()
     }
 
-    /// Self time of span `i` at `depth`: its duration minus its direct children's (a
-    /// child that outlives it, a partial overlap, counts only up to its end).
+    /// Self time of span `i` at `depth`: its duration minus its direct children's
+    /// (`child_time`, the rule of self time).
     pub fn self_ns(&self, depth: usize, i: usize) -> i64 {
         let lane = &self.lanes[depth];
         let (s, e) = (lane.start[i], lane.end(i));
         let children: i64 = match self.lanes.get(depth + 1) {
             Some(next) => next
                 .starting_in(s, e)
-                .map(|j| next.end(j).min(e) - next.start[j])
+                .map(|j| child_time(next.start[j], next.end(j), e, (i64::MIN, i64::MAX)))
                 .sum(),
             None => 0,
         };

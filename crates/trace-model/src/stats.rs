@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use regex::Regex;
 
-use crate::range::clip_span;
+use crate::clip::{child_time, clip_span};
 use crate::samples::{Frames, NO_FRAME};
 use crate::span::{Lane, Thread};
 use crate::strings::StrId;
@@ -245,10 +245,7 @@ impl Collector<'_> {
                 }
                 let mut j = c;
                 while j < n.len() && n.start[j] < e {
-                    // A partially overlapping child counts only up to our end.
-                    if let Some(cd) = clip(n.start[j], n.end(j).min(e)) {
-                        child_sum += cd;
-                    }
+                    child_sum += child_time(n.start[j], n.end(j), e, (r0, r1));
                     j += 1;
                 }
             }

@@ -2,7 +2,6 @@
 //! and flows): what the viewer derives from the trace once to draw them, and what can be
 //! picked (selected or hovered).
 
-use trace_index::EventIndex;
 use trace_model::{SpanRef, Trace};
 
 /// Something the user can select or hover.
@@ -16,7 +15,7 @@ pub enum Pick {
     Async(u32),
     /// A counter group's value at a time.
     Counter {
-        /// Index into `Kinds::counters`.
+        /// Index into `EventIndex::counters`.
         group: u32,
         /// The time, in nanoseconds.
         ts: i64,
@@ -53,9 +52,6 @@ impl Pick {
         }
     }
 }
-
-/// Per-kind lookups, built once per trace (trace-index's [`EventIndex`]).
-pub type Kinds = EventIndex;
 
 /// The index of the first of `items` (sorted by `key`) whose key is at least `t`.
 ///

@@ -6,8 +6,7 @@ use std::sync::OnceLock;
 
 use render_gl::Color;
 
-use crate::kinds::Kinds;
-use trace_index::TraceIndex;
+use trace_index::{EventIndex, TraceIndex};
 use trace_model::{NameStats, StatsFilter, Trace};
 
 /// Columns in the minimap's profile (the web page's load worker computes it too).
@@ -20,7 +19,7 @@ pub struct Loaded {
     /// Visible-range queries over the trace's spans.
     pub index: TraceIndex,
     /// Counters, instants, async tracks, samples and flows, arranged for drawing.
-    pub kinds: Kinds,
+    pub kinds: EventIndex,
     /// A colour per interned string (used for span names).
     pub colors: Vec<Color>,
     /// Per minimap column, how busy the threads' top-level spans are (0..=1).
@@ -109,7 +108,7 @@ impl Loaded {
 
     /// [`new`](Self::new) with the index already built.
     pub fn with_index(trace: Trace, index: TraceIndex, source: String) -> Loaded {
-        let kinds = Kinds::new(&trace);
+        let kinds = EventIndex::new(&trace);
         let minimap = trace.activity(MINIMAP_BINS);
         Loaded::with_views(trace, index, kinds, minimap, source)
     }
@@ -120,7 +119,7 @@ impl Loaded {
     pub(crate) fn with_views(
         trace: Trace,
         index: TraceIndex,
-        kinds: Kinds,
+        kinds: EventIndex,
         minimap: Vec<f32>,
         source: String,
     ) -> Loaded {

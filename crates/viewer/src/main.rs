@@ -11,7 +11,7 @@ use spall_viewer::load;
 use spall_viewer::screenshot;
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::view::flame::Mode;
-use spall_viewer::view::state::FlowMode;
+use spall_viewer::view::timeline::FlowMode;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -4,23 +4,24 @@
 use render_gl::{Fonts, Scene, VAlign};
 
 use crate::view::state::ViewState;
+use crate::view::timeline::TimelineView;
 
 /// Height of the warning banner, in logical pixels.
 pub const BANNER_PX: f32 = 20.0;
 
 /// A strip along the bottom of the main area: the trace loaded, but with warnings.
 pub fn banner(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, text: &str) {
-    let h = BANNER_PX * s.scale;
-    let y = s.height - h;
-    scene.rect(0.0, y, s.width, h, s.theme.warning);
-    if let Some(fit) = fonts.truncate(text, 12.0 * s.scale, s.width - 16.0) {
+    let h = BANNER_PX * s.timeline.scale;
+    let y = s.timeline.height - h;
+    scene.rect(0.0, y, s.timeline.width, h, s.timeline.theme.warning);
+    if let Some(fit) = fonts.truncate(text, 12.0 * s.timeline.scale, s.timeline.width - 16.0) {
         scene.text(
             fonts,
             8.0,
             y + h / 2.0,
-            12.0 * s.scale,
+            12.0 * s.timeline.scale,
             VAlign::Center,
-            s.theme.text,
+            s.timeline.theme.text,
             &fit,
         );
     }
@@ -30,7 +31,7 @@ pub fn banner(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, text: &str) {
 pub fn tooltip_box(
     scene: &mut Scene,
     fonts: &mut Fonts,
-    s: &ViewState,
+    s: &TimelineView,
     lines: &[String],
     x: f32,
     y: f32,

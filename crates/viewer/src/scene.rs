@@ -20,15 +20,15 @@ impl SceneBuilder {
     /// main area; a side panel, if any, is drawn by the caller).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         scene.begin(
-            s.width.ceil() as u32,
-            s.height.ceil() as u32,
-            s.theme.background,
+            s.timeline.width.ceil() as u32,
+            s.timeline.height.ceil() as u32,
+            s.timeline.theme.background,
         );
         match s.mode {
             Mode::Flame => crate::flame::draw::build(scene, fonts, l, s),
             Mode::Timeline => {
                 self.timeline.build(scene, fonts, l, s);
-                crate::timeline::compare::base_pane(&mut self.timeline, scene, fonts, l, s);
+                crate::timeline::base_pane::base_pane(&mut self.timeline, scene, fonts, l, s);
             }
         }
         if let Some(w) = &l.warnings {
@@ -36,7 +36,7 @@ impl SceneBuilder {
         }
         if s.mode == Mode::Timeline {
             tooltip(scene, fonts, l, s);
-            crate::timeline::compare::base_tooltip(scene, fonts, s);
+            crate::timeline::base_pane::base_tooltip(scene, fonts, s);
         }
     }
 }

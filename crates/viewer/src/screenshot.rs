@@ -15,7 +15,8 @@ use crate::loaded::Loaded;
 use crate::scene::SceneBuilder;
 use crate::theme::Theme;
 use crate::view::flame::{FlameHit, FlameThreads, Mode, Which};
-use crate::view::state::{FlowMode, ViewState};
+use crate::view::state::ViewState;
+use crate::view::timeline::FlowMode;
 
 /// What to show.
 #[derive(Clone, Debug)]
@@ -67,14 +68,14 @@ pub fn prepare_compare(
     base: Option<std::sync::Arc<Loaded>>,
 ) -> Result<ViewState, ViewerError> {
     let mut s = ViewState::new(l, shot.width as f32, shot.height as f32, shot.theme);
-    s.set_scale(l, shot.scale);
+    s.timeline.set_scale(l, shot.scale);
     let t = &l.trace;
     if let Some((a, b)) = shot.view {
         let start = t.start_ns() + a.unwrap_or(0);
         let end = b.map_or(t.end_ns(), |b| t.start_ns() + b);
-        s.viewport.show(start, end.max(start + 1));
+        s.timeline.viewport.show(start, end.max(start + 1));
     }
-    s.flows = shot.flows;
+    s.timeline.flows = shot.flows;
     s.set_base(l, base);
     if shot.view.is_none() && s.compare.is_some() {
         // Both traces, the longer one whole.
@@ -101,8 +102,8 @@ pub fn prepare_compare(
             i.map(|i| Pick::Instant(i as u32))
         });
         match found {
-            Some(Pick::Span(r)) => s.select(l, Some(r)),
-            Some(p) => s.selected = Some(p),
+            Some(Pick::Span(r)) => s.timeline.select(l, Some(r)),
+            Some(p) => s.timeline.selected = Some(p),
             None => return Err(ViewerError::NoSuchSpan(name.clone())),
         }
         s.align_at_selection(l);
@@ -121,7 +122,7 @@ fn flame(l: &Loaded, shot: &Shot, s: &mut ViewState) -> Result<(), ViewerError> 
         s.flame.threads = FlameThreads::One(ti);
     }
     if shot.view.is_some() {
-        s.range = Some(s.viewport.visible());
+        s.range = Some(s.timeline.viewport.visible());
     }
     s.ensure_flame(l);
     if let Some(name) = &shot.select {
@@ -156,7 +157,7 @@ fn flame(l: &Loaded, shot: &Shot, s: &mut ViewState) -> Result<(), ViewerError> 
 /// Renders the state to RGBA pixels (rows from the top), headless (EGL: native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn render(l: &Loaded, s: &ViewState) -> Result<Vec<u8>, ViewerError> {
-    let (w, h) = (s.width as u32, s.height as u32);
+    let (w, h) = (s.timeline.width as u32, s.timeline.height as u32);
     let headless = Headless::new(w, h)?;
     // SAFETY: the headless context is current on this thread for the renderer's lifetime.
     let mut renderer = unsafe { Renderer::new(headless.gl().clone(), ShaderVersion::Gl33) }?;

@@ -634,7 +634,8 @@ fn opening_a_file_through_the_recent_list() {
 /// (exactly the colours the headless renderer gives those changes).
 #[test]
 fn compare_opens_on_the_coloured_flame_graph() {
-    use spall_viewer::flame::compare::{fill, Status};
+    use spall_viewer::flame::changes::fill;
+    use trace_model::changes::Status;
     let Some((display, _xvfb)) = display_for("the compare mode test", false) else {
         return;
     };
@@ -677,7 +678,7 @@ fn compare_opens_on_the_coloured_flame_graph() {
         height: 400,
         view: None,
         select: None,
-        flows: spall_viewer::view::state::FlowMode::Selected,
+        flows: spall_viewer::view::timeline::FlowMode::Selected,
         theme: spall_viewer::theme::Theme::new(spall_viewer::theme::ThemeKind::Light),
         scale: 1.0,
         mode: spall_viewer::view::flame::Mode::Flame,

@@ -1,4 +1,4 @@
-//! The Chromium fixture read by spall and, independently, by the `perfetto` Python
+//! The Chromium fixtures read by spall and, independently, by the `perfetto` Python
 //! package's protobuf classes (`proto_reference.py`): the counts must be exactly equal.
 
 use crate::common::{self, SPALL_CLI};
@@ -9,6 +9,49 @@ use serde_json::{json, Value};
 use trace_model::async_flags;
 
 const CHROMIUM: &str = "real/chromium148_startup.pftrace.gz";
+
+/// Every Chromium protobuf fixture: two versions, four category sets.
+const CHROMIUM_ALL: &[&str] = &[
+    CHROMIUM,
+    "real/chromium148_script_all.pftrace.gz",
+    "real/chromium148_script_toplevel.pftrace.gz",
+    "real/chromium148_script_timeline.pftrace.gz",
+    "real/chromium156_script_all.pftrace.gz",
+    "real/chromium156_script_toplevel.pftrace.gz",
+    "real/chromium156_script_timeline.pftrace.gz",
+];
+
+/// Slices and instants per kind of track, as the reference counts them: a thread's (its
+/// spans, and the async slices below its track), a process's, or the trace's.
+fn by_kind(t: &trace_model::Trace) -> Value {
+    let mut kinds: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+    let mut add = |kind, what| *kinds.entry(kind).or_default().entry(what).or_default() += 1;
+    for th in t.threads() {
+        for lane in &th.lanes {
+            (0..lane.len()).for_each(|_| add("thread", "slices"));
+        }
+    }
+    for s in t.async_slices() {
+        let kind = match s.flags & async_flags::LOCAL {
+            0 if t.processes()[s.process as usize].pid != trace_model::ExtId::Num(0) => "thread",
+            0 => "global",
+            _ => "process",
+        };
+        match s.flags & async_flags::INSTANT {
+            0 => add(kind, "slices"),
+            _ => add(kind, "instants"),
+        }
+    }
+    for i in t.instants() {
+        let kind = match i.scope {
+            trace_model::InstantScope::Thread => "thread",
+            trace_model::InstantScope::Process => "process",
+            trace_model::InstantScope::Global => "global",
+        };
+        add(kind, "instants");
+    }
+    json!(kinds)
+}
 
 /// The reference script's view, from the model.
 fn reading(t: &trace_model::Trace) -> Value {
@@ -65,7 +108,7 @@ fn reading(t: &trace_model::Trace) -> Value {
     threads.sort_by_key(|v| v.to_string());
     json!({"slices": slices, "slice_starts": starts, "instants": instants,
            "counters": counters, "flow_ids": t.flows().len(), "flow_points": points,
-           "threads": threads})
+           "threads": threads, "by_kind": by_kind(t)})
 }
 
 /// `python3` with the `perfetto` package, or `None` (a failure under `SPALL_REQUIRE_PYTHON`).
@@ -87,11 +130,18 @@ fn python_with_perfetto() -> Option<&'static str> {
 }
 
 #[test]
-fn chromium_trace_matches_the_perfetto_packages_reading() {
+fn chromium_traces_match_the_perfetto_packages_reading() {
     let Some(py) = python_with_perfetto() else {
         return;
     };
-    let path = common::fixture(CHROMIUM);
+    for f in CHROMIUM_ALL {
+        matches_the_reference(py, f);
+    }
+}
+
+/// Fixture `f` as spall reads it and as `proto_reference.py` does.
+fn matches_the_reference(py: &str, f: &str) {
+    let path = common::fixture(f);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/proto_reference.py");
     let out = Command::new(py).arg(script).arg(&path).output().unwrap();
     assert!(
@@ -109,7 +159,7 @@ fn chromium_trace_matches_the_perfetto_packages_reading() {
                 || want[key].as_array().unwrap().is_empty(),
                 |o| o.is_empty()
             ),
-            "{key}"
+            "{f}: {key}"
         );
     }
     assert!(want["flow_points"].as_u64().unwrap() > 0);
@@ -121,8 +171,9 @@ fn chromium_trace_matches_the_perfetto_packages_reading() {
         "flow_ids",
         "flow_points",
         "threads",
+        "by_kind",
     ] {
-        assert_eq!(got[key], want[key], "{key}");
+        assert_eq!(got[key], want[key], "{f}: {key}");
     }
 }
 

@@ -6,7 +6,7 @@
 //! records, in file order (each CPU's in time order, the CPUs interleaved): pairing them
 //! into slices and thread states needs them all, sorted, which the model does. Atrace
 //! markers (`B|tgid|name`, `E`, `C`, `S`/`F`, `I`, `N`/`G`/`H`) become ordinary
-//! [`RawEvent`]s ([`atrace`]): thread spans, process counters and async slices.
+//! [`RawEvent`](crate::RawEvent)s ([`atrace`]): thread spans, process counters and async slices.
 
 use std::borrow::Cow;
 

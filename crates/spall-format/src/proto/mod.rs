@@ -13,7 +13,7 @@
 //! `C` with a `value` argument, flows as flow v2 on their slice, names as `M` events.
 //!
 //! System traces' packets (ftrace bundles, process trees, the kernel version) are read in
-//! [`ftrace`] into scheduler records and atrace events.
+//! `ftrace` into scheduler records and atrace events.
 //!
 //! Packets of kinds not modelled (system stats, profiles...) are counted per kind
 //! ([`WarningKind::ProtoUnmodelled`]), never dropped silently.

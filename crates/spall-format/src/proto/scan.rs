@@ -42,6 +42,9 @@ pub struct Track<'a> {
     pub place: Place,
     pub pid: i64,
     pub tid: Option<i64>,
+    /// Resolved by [`Found::resolve`]: an ancestor names a parent no descriptor defines.
+    /// trace_processor cannot place such a track and drops its events.
+    pub orphan: bool,
     /// The uuid as text: the async id of its slices.
     pub id: String,
 }
@@ -58,6 +61,7 @@ impl Track<'_> {
             place: Place::Other,
             pid: 0,
             tid: None,
+            orphan: false,
             id: uuid.to_string(),
         }
     }
@@ -388,7 +392,7 @@ impl<'a> Found<'a> {
             Place::Other
         };
         // Parents may form a cycle in a broken file: a bounded walk.
-        let (mut pid, mut tid) = (None, None);
+        let (mut pid, mut tid, mut orphan) = (None, None, false);
         let mut cur = Some(t);
         for _ in 0..64 {
             let Some(c) = cur else { break };
@@ -404,8 +408,10 @@ impl<'a> Found<'a> {
             cur = (c.parent != 0)
                 .then(|| self.tracks.get(&c.parent))
                 .flatten();
+            orphan = c.parent != 0 && cur.is_none();
         }
         let t = self.tracks.get_mut(&u).expect("a track just found");
+        t.orphan = orphan;
         t.place = place;
         t.pid = pid.unwrap_or(0);
         t.tid = tid;

@@ -159,12 +159,14 @@ type Placed = Option<(
     Option<i64>,
     Option<CounterInfo>,
     Option<Vec<u8>>,
+    bool,
 )>;
 
 fn placed(f: &Found<'_>, u: u64) -> Placed {
-    f.tracks
-        .get(&u)
-        .map(|t| (t.place, t.pid, t.tid, t.counter, t.name.map(<[u8]>::to_vec)))
+    f.tracks.get(&u).map(|t| {
+        let name = t.name.map(<[u8]>::to_vec);
+        (t.place, t.pid, t.tid, t.counter, name, t.orphan)
+    })
 }
 
 type Basis = Vec<(i64, Vec<(i64, i64)>)>;

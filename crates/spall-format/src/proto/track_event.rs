@@ -253,6 +253,11 @@ impl<'a> Decoder<'a> {
             _ => Cow::Owned(te.cats.join(",")),
         };
         let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
+        if track.is_some_and(|t| t.orphan) {
+            return d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                format!("an event on track {}, below a parent track no TrackDescriptor defines; skipped, as trace_processor skips it", uuid.unwrap_or(0))
+            });
+        }
         let wh = place(track, uuid, te, seq, at, d);
         write_args(args, te, seq, at, d);
         let ev_args = if args.is_empty() {

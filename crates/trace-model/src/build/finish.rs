@@ -12,9 +12,9 @@ use super::merge::Remap;
 use super::{ProcessBuild, ThreadBuild, TraceBuilder};
 use crate::asyncs::{self, AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
+use crate::event_kinds::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
 use crate::flows;
 use crate::nest::{build_lanes, merge_end_args, streamed_lanes, EndArgs};
-use crate::other::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
 use crate::samples::{self, SampleTrack};
 use crate::span::{ExtId, Process, Thread};
 use crate::strings::{StrId, Strings};
@@ -86,6 +86,12 @@ impl TraceBuilder {
         let (start, end) = samples::extent(&samples, (start, end));
         let (start, end) = if start > end { (0, 0) } else { (start, end) };
         let from_spall = decode.format.is_spall();
+        // trace_processor's sorter orders a JSON trace's events of one time by phase, but
+        // a protobuf trace's by time alone (file order kept): none is sorted by phase.
+        let sorted_from = match decode.format {
+            spall_format::Format::Proto => i64::MAX,
+            _ => sorted_from,
+        };
         let order = Numbering::new(&processes, &threads, &strings);
         let mut other = OtherEvents {
             instants,
@@ -308,6 +314,9 @@ impl OtherEvents {
         self.instants.sort_by_key(|i| i.ts);
         for c in &mut self.counters {
             c.process = new_process[c.process as usize];
+            if let Some(t) = &mut c.thread {
+                *t = new_thread[*t as usize];
+            }
             if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
                 let mut pairs: Vec<(i64, f64)> =
                     c.ts.iter().copied().zip(c.values.iter().copied()).collect();

@@ -73,7 +73,7 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
 
 /// Each arrow from the slice of the point before; an `f` ends the flow.
 fn chain_links(
-    points: &[crate::other::FlowPoint],
+    points: &[crate::event_kinds::FlowPoint],
     bound: &[Option<u64>],
     fi: u32,
     links: &mut Vec<(u64, u64, u32)>,
@@ -120,7 +120,7 @@ fn v1_links(
     t: &Trace,
     ids: &SliceIds,
     placed: &Placed,
-    points: &[crate::other::FlowPoint],
+    points: &[crate::event_kinds::FlowPoint],
     bound: &[Option<u64>],
     fi: u32,
     first: &mut Option<Option<u64>>,
@@ -200,7 +200,7 @@ fn bind_point(
     t: &Trace,
     ids: &SliceIds,
     placed: &Placed,
-    p: &crate::other::FlowPoint,
+    p: &crate::event_kinds::FlowPoint,
 ) -> Option<u64> {
     let model = t.flow_point_span(p);
     // A span `slice` leaves out gives the point to the nearest ancestor it holds, the

@@ -4,9 +4,9 @@
 //! a track of their own beside their thread's), and nestable async slices
 //! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
 //! global track, or a process track for `id2.local` ids; a protobuf trace's on its
-//! descriptor's track (one per process and uuid), except that a descriptor below a thread's
-//! track gives a thread track of that thread, shared by its siblings of the same name
-//! whose slices do not overlap. Legacy async (`S`/`T`/`F`) is left out, as
+//! descriptor's track, merged as trace_processor merges them: descriptors below one thread,
+//! one process or none that share a name share tracks (a thread's, a process's or a global
+//! one) while their slices do not overlap. Legacy async (`S`/`T`/`F`) is left out, as
 //! trace_processor drops it.
 //!
 //! Their ids follow the spans': thread instants thread by thread in time order, then process
@@ -21,7 +21,7 @@ use std::ops::Range;
 use super::ids::SliceIds;
 use crate::args::ArgsId;
 use crate::asyncs::{async_flags, AsyncSlice, NO_PARENT};
-use crate::other::InstantScope;
+use crate::event_kinds::InstantScope;
 use crate::span::{ExtId, SpanRef, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -52,7 +52,8 @@ pub struct Row {
     /// Its track: a thread instant's, its thread's (the thread track's id); the others', an
     /// index into [`View::tracks`](super::View::tracks).
     pub track: u32,
-    /// Async: one past the id of its last descendant (its descendants are `id + 1..end`).
+    /// Async and thread instants: one past the id of its last descendant (its descendants
+    /// are `id + 1..end`).
     pub end: u64,
 }
 
@@ -177,7 +178,8 @@ impl Placed {
 }
 
 /// Appends the thread instants' rows, thread by thread in time order, each inside the
-/// deepest span open at its time; returns each thread's range of them in `rows`.
+/// deepest span open at its time, or the instant before at its time; returns each
+/// thread's range of them in `rows`.
 fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) -> Vec<Range<u32>> {
     let mut by_thread = vec![0..0; t.threads().len()];
     let mut thread_instants: Vec<u32> = (0..t.instants().len() as u32)
@@ -191,13 +193,20 @@ fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) 
         let e = &t.instants()[i as usize];
         (e.thread, e.ts, i)
     });
+    // The instant before, while it is at the same time on the same thread: its thread,
+    // time, depth and id.
+    let mut last: Option<(u32, i64, u32, i64)> = None;
     for &i in &thread_instants {
         let e = &t.instants()[i as usize];
-        let (depth, parent) = match open_at(t, ids, e.thread, e.ts) {
-            Some(p) => (p.depth + 1, ids.id(p) as i64),
-            None => (0, -1),
-        };
         let k = rows.len() as u32;
+        // trace_processor keeps a zero-length slice on its stack until a later time: an
+        // instant at the time of the one before nests in it.
+        let (depth, parent) = match (last, open_at(t, ids, e.thread, e.ts)) {
+            (Some((th, ts, d, id)), _) if th == e.thread && ts == e.ts => (d + 1, id),
+            (_, Some(p)) => (p.depth + 1, ids.id(p) as i64),
+            (_, None) => (0, -1),
+        };
+        last = Some((e.thread, e.ts, depth, (ids.len() + k as u64) as i64));
         let r = &mut by_thread[e.thread as usize];
         if r.start == r.end {
             *r = k..k;
@@ -210,6 +219,16 @@ fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) 
             track: e.thread,
             end: 0,
         });
+    }
+    // An instant's descendants are the instants nested in it: the rest of its time's.
+    let first = ids.len();
+    let mut end = first + rows.len() as u64;
+    for k in (0..rows.len()).rev() {
+        let next = rows.get(k + 1).map(|r| r.parent);
+        if next != Some((first + k as u64) as i64) {
+            end = first + k as u64 + 1;
+        }
+        rows[k].end = end;
     }
     by_thread
 }
@@ -244,10 +263,8 @@ struct Asyncs {
     /// Depth-first, operation by operation ([`async_order`]), and each one's slot.
     order: Vec<u32>,
     slots: Vec<u32>,
-    /// A protobuf slice's track name: its descriptor's, as the model names it.
-    proto_name: HashMap<u32, StrId>,
-    /// The top-level slices below a thread's descriptor track: their slot and name.
-    thread_slots: HashMap<u32, (u32, Option<StrId>)>,
+    /// A protobuf trace's top-level slices: their merged track's scope, slot and name.
+    proto_slots: HashMap<u32, Key>,
 }
 
 impl Asyncs {
@@ -263,18 +280,22 @@ impl Asyncs {
                 }
             }
         }
-        let below_thread = |s: &AsyncSlice| {
-            proto
-                && s.flags & async_flags::LOCAL == 0
-                && t.processes()[s.process as usize].pid != ExtId::Num(0)
+        // A descriptor below a thread's track (not process-local, in a process) is that
+        // thread's; one below a process's, the process's; the others are the trace's.
+        let scope = |s: &AsyncSlice| match s.flags & async_flags::LOCAL {
+            0 if t.processes()[s.process as usize].pid != ExtId::Num(0) => Scope::Thread(s.thread),
+            0 => Scope::Global,
+            _ => Scope::Process(s.process),
         };
-        let thread_slots = thread_slots(t, &order, &proto_name, below_thread);
+        let proto_slots = match proto {
+            true => merged_slots(t, &order, &proto_name, scope),
+            false => HashMap::new(),
+        };
         Asyncs {
             proto,
             order,
             slots,
-            proto_name,
-            thread_slots,
+            proto_slots,
         }
     }
 
@@ -285,10 +306,8 @@ impl Asyncs {
             0 => Scope::Global,
             _ => Scope::Process(s.process),
         };
-        if let Some(&(slot, name)) = self.thread_slots.get(&a) {
-            (Scope::Thread(s.thread), name, slot)
-        } else if self.proto {
-            (process, Some(s.id), s.process)
+        if let Some(&key) = self.proto_slots.get(&a) {
+            key
         } else {
             (process, Some(s.name), slot)
         }
@@ -312,10 +331,9 @@ impl Asyncs {
             let n = keys.len();
             async_track.entry(key).or_insert_with(|| {
                 keys.push(key);
-                names.push(match key.0 {
-                    Scope::Thread(_) => key.1,
-                    _ if self.proto => self.proto_name.get(&a).copied(),
-                    _ => Some(s.name),
+                names.push(match self.proto {
+                    true => key.1,
+                    false => Some(s.name),
                 });
                 n
             });
@@ -472,26 +490,26 @@ pub(crate) fn held(th: &Thread, d: usize, ts: i64) -> bool {
         .any(|(_, f)| f & crate::span::flags::ENDED_WITH_PARENT != 0)
 }
 
-/// The track name and slot of each top-level async slice below a thread's descriptor
-/// track, packed as trace_processor packs such tracks: siblings on a thread that share a
-/// name share tracks; a descriptor keeps the slot it took while any of its slices is open,
-/// and takes the first slot free at its next start. A descriptor's name is the model's
-/// name of its first slice's track (an unnamed descriptor's: that slice's name), all its
-/// slices on it.
-fn thread_slots(
+/// The merged track (scope, name, slot) of each top-level async slice of a protobuf trace,
+/// packed as trace_processor merges descriptor tracks: siblings of one thread, process or
+/// the trace that share a name share tracks; a descriptor keeps the slot it took while any
+/// of its slices is open, and takes the first slot free at its next start. A descriptor's
+/// name is the model's name of its first slice's track (an unnamed descriptor's: that
+/// slice's name), all its slices on it.
+fn merged_slots(
     t: &Trace,
     order: &[u32],
     names: &HashMap<u32, StrId>,
-    below_thread: impl Fn(&AsyncSlice) -> bool,
-) -> HashMap<u32, (u32, Option<StrId>)> {
-    // Per (thread, name), each slot's descriptor (its uuid) and when it frees.
+    scope: impl Fn(&AsyncSlice) -> Scope,
+) -> HashMap<u32, Key> {
+    // Per (scope, name), each slot's descriptor (its uuid) and when it frees.
     type Slots = Vec<(StrId, i64)>;
-    let mut busy: HashMap<(u32, Option<StrId>), Slots> = HashMap::new();
+    let mut busy: HashMap<(Scope, Option<StrId>), Slots> = HashMap::new();
     let mut named: HashMap<StrId, Option<StrId>> = HashMap::new();
     let mut out = HashMap::new();
     for &a in order {
         let s = &t.async_slices()[a as usize];
-        if s.parent != NO_PARENT || !below_thread(s) {
+        if s.parent != NO_PARENT {
             continue;
         }
         let end = if s.flags & async_flags::UNFINISHED != 0 {
@@ -500,7 +518,8 @@ fn thread_slots(
             s.end
         };
         let name = *named.entry(s.id).or_insert(names.get(&a).copied());
-        let slots = busy.entry((s.thread, name)).or_default();
+        let scope = scope(s);
+        let slots = busy.entry((scope, name)).or_default();
         let k = match slots.iter().position(|&(id, _)| id == s.id) {
             Some(k) => k,
             None => match slots.iter().position(|&(_, e)| e <= s.start) {
@@ -512,7 +531,7 @@ fn thread_slots(
             },
         };
         slots[k] = (s.id, slots[k].1.max(end));
-        out.insert(a, (k as u32, name));
+        out.insert(a, (scope, name, k as u32));
     }
     out
 }

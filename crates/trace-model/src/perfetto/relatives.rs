@@ -40,12 +40,13 @@ pub(super) fn ancestors(v: &View, t: &Trace, id: u64) -> Vec<Range<u64>> {
 }
 
 /// The ids of slice `id`'s descendants, as ascending ranges: a span's lane by lane below
-/// it, then the thread instants inside it; an async slice's, the ids right after it.
+/// it, then the thread instants inside it; an async slice's or a thread instant's, the ids
+/// right after it.
 pub(super) fn descendants(v: &View, t: &Trace, id: u64) -> Vec<Range<u64>> {
     let (ids, placed) = (&v.ids, &v.placed);
     let Some(r) = ids.span(id) else {
         return match placed.row(id) {
-            Some(row) if matches!(row.src, Src::Async(_)) && id + 1 < row.end => {
+            Some(row) if !matches!(row.src, Src::Instant(_)) && id + 1 < row.end => {
                 std::iter::once(id + 1..row.end).collect()
             }
             _ => Vec::new(),

@@ -2,8 +2,8 @@
 //! counters, derived from the scheduler records of [`spall_format::ftrace`] as Perfetto's
 //! trace_processor derives them (docs/MODEL.md, "System traces").
 //!
-//! The records are collected as they are decoded ([`collect`]), then sorted by time and
-//! replayed once ([`derive`]): each switch closes the CPU's open slice and opens one for
+//! The records are collected as they are decoded (`collect`), then sorted by time and
+//! replayed once (`derive`): each switch closes the CPU's open slice and opens one for
 //! the next task; each thread's states follow switches, wakings and new tasks. Threads are
 //! the model's own ([`Trace::threads`](crate::Trace::threads)), found by tid.
 

@@ -12,8 +12,10 @@ use super::TransferError;
 use crate::args::{ArgsId, ArgsStore};
 use crate::asyncs::{AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
+use crate::event_kinds::{
+    AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata,
+};
 use crate::flows::FlowLink;
-use crate::other::{AsyncEvent, CounterSeries, Flow, FlowPoint, Instant, InstantScope, Metadata};
 use crate::samples::{Frame, SampleTrack};
 use crate::span::{ExtId, Lane, Process, SpanRef, Thread};
 use crate::strings::{StrId, Strings};

@@ -16,6 +16,7 @@ mod parallel;
 mod pprof;
 mod profiles;
 mod proto;
+mod self_time;
 mod semantics;
 mod stream;
 mod streaming;

@@ -95,11 +95,169 @@ const KNOWN: &[Known] = &[
     },
 ];
 
+/// Answers on the newer Chromium traces that still differ, for causes not yet found or
+/// fixed (issue 57); each must still differ, so that a fix moves it out of here.
+const OPEN: &[Known] = &[
+    Known {
+        trace: "c148_all",
+        queries: &[
+            "by_depth",
+            "first_slices",
+            "parents",
+            "roots",
+            "thread_slices_by_thread_name",
+        ],
+        why: "a thread instant at the time a slice ends: trace_processor nests it in the \
+              slice when it came before the end in the file; the model keeps no file order \
+              between instants and ends",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_toplevel",
+        queries: &["by_depth", "parents", "roots"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_toplevel",
+        queries: &["unfinished_slices", "by_depth", "parents", "roots"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_json",
+        queries: &["by_depth", "parents", "roots"],
+        why: "one ThreadPool_RunTask left unfinished at the trace's end: trace_processor \
+              keeps it inside the WorkerThread active open above it",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_all",
+        queries: &["process_track_slices", "tracks_with_slices"],
+        why: "merged descriptor tracks: trace_processor nests some slices of one process \
+              track (WaitForPresentation at depth 2) where ours stay apart",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_toplevel",
+        queries: &["process_track_slices", "tracks_with_slices"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_toplevel",
+        queries: &["process_track_slices"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_json",
+        queries: &["process_track_slices", "tracks_with_slices"],
+        why: "JSON async tracks: trace_processor nests some WaitForPresentation slices \
+              two deep and uses fewer tracks",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_all",
+        queries: &[
+            "flow_ends",
+            "flow_end_kinds",
+            "directly_connected_flow",
+            "following_flow",
+            "preceding_flow",
+            "connected_flows_by_slice",
+        ],
+        why: "a flow on a slice that begins at its parent's time with its duration binds \
+              to the parent here, to the slice that carried it in trace_processor",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_toplevel",
+        queries: &["flow_ends", "following_flow", "preceding_flow"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_toplevel",
+        queries: &[
+            "flows",
+            "flow_ends",
+            "flow_end_kinds",
+            "directly_connected_flow",
+            "following_flow",
+            "preceding_flow",
+            "connected_flows_by_slice",
+        ],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_json",
+        queries: &["preceding_flow"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_all",
+        queries: &[
+            "arg_keys",
+            "extract_arg_each_key",
+            "thread_slices_by_thread_name",
+        ],
+        why: "Chrome's ChromeTrackEvent extensions beyond the four described \
+              (sequence_manager_task, thread_pool_task, current_task, ...), which \
+              trace_processor reads with the trace's ExtensionDescriptor, \
+              legacy_event.passthrough_utid and an undecoded source_location_iid",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_toplevel",
+        queries: &["arg_keys", "extract_arg_each_key"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_timeline",
+        queries: &["arg_keys", "arg_values", "extract_arg_each_key"],
+        why: "as c148_all's; and a legacy event's args.data as debug.data, where \
+              trace_processor has debug.beginData",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_toplevel",
+        queries: &["arg_keys", "extract_arg_each_key"],
+        why: "as c148_all's",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_timeline",
+        queries: &["arg_keys", "arg_values", "extract_arg_each_key"],
+        why: "as c148_timeline's",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_timeline",
+        queries: &[
+            "slices_per_process_via_thread",
+            "threads",
+            "processes",
+            "thread_process",
+        ],
+        why: "threads and processes named only by descriptors without events: \
+              trace_processor lists them, with the process's full command line",
+        ids: &[],
+    },
+    Known {
+        trace: "c156_toplevel",
+        queries: &["slices_per_process_via_thread", "processes"],
+        why: "as c156_timeline's",
+        ids: &[],
+    },
+];
+
 /// The known difference of query `qn` on trace `name`, if it is one.
 fn known(name: &str, qn: &str) -> Option<&'static Known> {
-    KNOWN
-        .iter()
-        .find(|k| k.trace == name && k.queries.contains(&qn))
+    (KNOWN.iter().chain(OPEN)).find(|k| k.trace == name && k.queries.contains(&qn))
 }
 
 /// trace_processor's rows with its numbers for string ids replaced by the strings.
@@ -175,13 +333,27 @@ fn run(fixture: &Path) -> (usize, usize, Vec<String>) {
 
 #[test]
 fn answers_as_trace_processor() {
-    let dir = root().join("tests/fixtures/sql-parity/expected");
+    check_dir("expected", 6);
+}
+
+/// The large Chromium traces (`sql-parity/large`: all categories, protobuf and JSON), a
+/// minute in release, longer than a debug run should take:
+/// `cargo test --release -p trace-sql --test sql parity:: -- --ignored`.
+#[test]
+#[ignore]
+fn answers_as_trace_processor_on_large_traces() {
+    check_dir("large", 2);
+}
+
+/// Every fixture of `sql-parity/DIR` (at least `min` of them) answers as expected.
+fn check_dir(dir: &str, min: usize) {
+    let dir = root().join("tests/fixtures/sql-parity").join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    assert!(files.len() >= 6, "{} fixtures", files.len());
+    assert!(files.len() >= min, "{} fixtures", files.len());
     let (mut ok, mut all, mut fails) = (0, 0, Vec::new());
     for f in &files {
         let (o, a, fl) = run(f);
@@ -193,7 +365,8 @@ fn answers_as_trace_processor() {
         eprintln!("{f}");
     }
     let known: usize = KNOWN.iter().map(|k| k.queries.len()).sum();
-    eprintln!("parity: {ok} of {all} answers as expected ({known} known differences)");
+    let open: usize = OPEN.iter().map(|k| k.queries.len()).sum();
+    eprintln!("parity: {ok} of {all} answers as expected ({known} known differences, {open} open)");
     assert!(
         fails.is_empty(),
         "{} of {all} answers not as expected",

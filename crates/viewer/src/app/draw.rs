@@ -42,11 +42,11 @@ impl App {
         let mut parts = Vec::new();
         if let (Some(l), Some(s)) = (&self.shown.loaded, &self.shown.state) {
             let (x, _) = self.input.cursor;
-            if s.mode == Mode::Timeline && x >= 0.0 && x < s.width {
-                let t = s.viewport.time_at(x as f64) - l.trace.start_ns();
+            if s.mode == Mode::Timeline && x >= 0.0 && x < s.timeline.width {
+                let t = s.timeline.viewport.time_at(x as f64) - l.trace.start_ns();
                 parts.push(format!("cursor {}", format_duration(t)));
             }
-            let (a, b) = s.viewport.visible();
+            let (a, b) = s.timeline.viewport.visible();
             parts.push(format!("view {}", format_duration(b - a)));
         }
         parts.push(format!(
@@ -206,20 +206,20 @@ impl App {
             );
             return;
         };
-        s.theme = theme;
-        s.set_scale(l, scale);
-        if (s.width, s.height) != (w, h) {
-            s.resize(w, h);
+        s.timeline.theme = theme;
+        s.timeline.set_scale(l, scale);
+        if (s.timeline.width, s.timeline.height) != (w, h) {
+            s.timeline.resize(w, h);
         }
         if let Some(((a, b), shown)) = self.shown.restore {
             self.shown.fit_pending = false;
-            let v = s.viewport;
+            let v = s.timeline.viewport;
             match shown {
                 Some(o) if (o.t0, o.ns_per_px) != (v.t0, v.ns_per_px) => self.shown.restore = None,
                 Some(o) if o.width == v.width => {}
                 _ => {
-                    s.viewport.show_exact(a, b);
-                    self.shown.restore = Some(((a, b), Some(s.viewport)));
+                    s.timeline.viewport.show_exact(a, b);
+                    self.shown.restore = Some(((a, b), Some(s.timeline.viewport)));
                 }
             }
         } else if self.shown.fit_pending {

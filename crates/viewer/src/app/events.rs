@@ -127,7 +127,7 @@ impl ApplicationHandler<UserEvent> for App {
             .shown
             .state
             .as_ref()
-            .is_some_and(|s| self.input.cursor.0 > s.width);
+            .is_some_and(|s| self.input.cursor.0 > s.timeline.width);
         match event {
             WindowEvent::CloseRequested => el.exit(),
             WindowEvent::RedrawRequested => self.draw(),
@@ -141,7 +141,7 @@ impl ApplicationHandler<UserEvent> for App {
                 if over_panel && self.input.drag.is_none() {
                     self.input.cursor = (x, y);
                     if let Some(s) = &mut self.shown.state {
-                        if s.hover.take().is_some() {
+                        if s.timeline.hover.take().is_some() {
                             self.redraw();
                         }
                     }

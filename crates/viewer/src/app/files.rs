@@ -426,7 +426,7 @@ impl App {
                             }
                         }
                         if let Some(p) = self.file.path.clone() {
-                            if s.markers.is_empty() && s.range.is_none() {
+                            if s.timeline.markers.is_empty() && s.range.is_none() {
                                 crate::persist::saved_view::apply_sidecar(&p, &mut s, &l);
                             }
                             self.settings.add_recent(&p);

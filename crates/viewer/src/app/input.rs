@@ -36,10 +36,10 @@ impl App {
                 s.search(l, &name);
                 self.side.panel.search = name;
             }
-            MenuChoice::Zoom => s.zoom_to_pick(l, pick),
+            MenuChoice::Zoom => s.timeline.zoom_to_pick(l, pick),
             MenuChoice::Flame => {
                 if let Pick::Span(r) = pick {
-                    s.selected = Some(pick);
+                    s.timeline.selected = Some(pick);
                     s.mode = Mode::Flame;
                     let label = trace_model::FrameLabel::Name(l.trace.span(r).name);
                     s.flame.open_sandwich(l, label);
@@ -63,7 +63,7 @@ impl App {
                 if (x - *x0).abs() + (y - *y0).abs() > 3.0 {
                     *moved = true;
                 }
-                s.pan(-dx);
+                s.timeline.pan(-dx);
                 // In compare mode, the pane the drag started in scrolls.
                 s.scroll_at(*y0, -dy);
                 s.clear_hover();
@@ -71,7 +71,7 @@ impl App {
             }
             Some(Drag::Range { from }) => {
                 // Statistics are recomputed when the drag ends, not on every move.
-                let t = s.viewport.time_at(x as f64);
+                let t = s.timeline.viewport.time_at(x as f64);
                 s.range = Some(((*from).min(t), (*from).max(t)));
             }
             Some(Drag::Divider) => {
@@ -80,8 +80,8 @@ impl App {
             }
             Some(Drag::Minimap) => {
                 let t = minimap_time(l, s, x);
-                let (a, b) = s.viewport.visible();
-                s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
+                let (a, b) = s.timeline.viewport.visible();
+                s.timeline.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
             }
             None if s.mode == Mode::Flame => {
                 if !s.flame_hover(x, y) {
@@ -90,12 +90,12 @@ impl App {
             }
             None if s.hover_base(x, y) => {}
             None => {
-                let hit = s.hit(l, x, y);
+                let hit = s.timeline.hit(l, x, y);
                 let new = hit.map(|r| (r, x, y));
-                if new.map(|h| h.0) == s.hover.map(|h| h.0) && hit.is_none() {
+                if new.map(|h| h.0) == s.timeline.hover.map(|h| h.0) && hit.is_none() {
                     return;
                 }
-                s.hover = new;
+                s.timeline.hover = new;
             }
         }
         self.redraw();
@@ -110,11 +110,11 @@ impl App {
         let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
-        if x > s.width {
+        if x > s.timeline.width {
             return;
         }
         if button == MouseButton::Right && !pressed && s.mode == Mode::Timeline {
-            self.input.context_menu = s.hit(l, x, y).map(|p| (p, x, y));
+            self.input.context_menu = s.timeline.hit(l, x, y).map(|p| (p, x, y));
             self.redraw();
             return;
         }
@@ -132,13 +132,13 @@ impl App {
             return;
         }
         if pressed {
-            self.input.drag = Some(if y < s.minimap_h() {
+            self.input.drag = Some(if y < s.timeline.minimap_h() {
                 let t = minimap_time(l, s, x);
-                let (a, b) = s.viewport.visible();
-                s.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
+                let (a, b) = s.timeline.viewport.visible();
+                s.timeline.viewport.show(t - (b - a) / 2, t + (b - a) / 2);
                 Drag::Minimap
-            } else if y < s.tracks_top() || self.input.shift {
-                let t = s.viewport.time_at(x as f64);
+            } else if y < s.timeline.tracks_top() || self.input.shift {
+                let t = s.timeline.viewport.time_at(x as f64);
                 s.range = Some((t, t));
                 Drag::Range { from: t }
             } else if s.on_divider(y) {
@@ -158,20 +158,20 @@ impl App {
                     self.input.last_click = Some((now, x, y));
                     if s.in_base(y) {
                         s.click_base(x, y, double);
-                    } else if let Some(kind) = s.header_at(y) {
-                        s.toggle_collapse(l, kind);
+                    } else if let Some(kind) = s.timeline.header_at(y) {
+                        s.timeline.toggle_collapse(l, kind);
                     } else {
-                        let hit = s.hit(l, x, y);
+                        let hit = s.timeline.hit(l, x, y);
                         match (hit, double) {
-                            (Some(p), true) => s.zoom_to_pick(l, p),
-                            (hit, _) => s.select_pick(l, hit),
+                            (Some(p), true) => s.timeline.zoom_to_pick(l, p),
+                            (hit, _) => s.timeline.select_pick(l, hit),
                         }
                     }
                 }
                 Some(Drag::Range { .. }) => {
                     // A click on the ruler (no real drag) clears the range.
                     if let Some((a, b)) = s.range {
-                        if b - a < (s.viewport.ns_per_px * 2.0) as i64 {
+                        if b - a < (s.timeline.viewport.ns_per_px * 2.0) as i64 {
                             s.range = None;
                         }
                     }
@@ -187,7 +187,7 @@ impl App {
         let (Some(l), Some(s)) = (&self.shown.loaded, &mut self.shown.state) else {
             return;
         };
-        if x > s.width || s.mode == Mode::Flame {
+        if x > s.timeline.width || s.mode == Mode::Flame {
             return;
         }
         let (dx, dy) = match delta {
@@ -197,7 +197,7 @@ impl App {
         if self.input.shift {
             s.scroll_at(self.input.cursor.1, -(dy + dx));
         } else if dx.abs() > dy.abs() {
-            s.pan(-dx);
+            s.timeline.pan(-dx);
         } else {
             s.zoom_at(l, x, 1.0015f64.powf(dy as f64));
         }
@@ -220,6 +220,7 @@ impl App {
                     // Ctrl+C: the selection's name; Ctrl+Shift+C: its call stack.
                     let text = match (&self.shown.loaded, &self.shown.state) {
                         (Some(l), Some(s)) => s
+                            .timeline
                             .selected
                             .and_then(|p| crate::kinds::copy_text(&l.trace, p, self.input.shift)),
                         _ => None,
@@ -274,22 +275,22 @@ impl App {
             }
             return;
         }
-        let (cx, w) = (s.width / 2.0, s.width);
+        let (cx, w) = (s.timeline.width / 2.0, s.timeline.width);
         let Some(action) = action else { return };
         match action {
             Action::ZoomIn => s.zoom_at(l, cx, 1.25),
             Action::ZoomOut => s.zoom_at(l, cx, 0.8),
-            Action::PanLeft => s.pan(-w * 0.1),
-            Action::PanRight => s.pan(w * 0.1),
-            Action::ScrollUp => s.scroll(-40.0),
-            Action::ScrollDown => s.scroll(40.0),
+            Action::PanLeft => s.timeline.pan(-w * 0.1),
+            Action::PanRight => s.timeline.pan(w * 0.1),
+            Action::ScrollUp => s.timeline.scroll(-40.0),
+            Action::ScrollDown => s.timeline.scroll(40.0),
             Action::Fit => s.fit(l),
             Action::FitAll => s.fit_all(l),
-            Action::ToggleTheme => self.side.theme = Some(s.theme.toggled()),
+            Action::ToggleTheme => self.side.theme = Some(s.timeline.theme.toggled()),
             Action::Search => self.side.panel.focus_search = true,
-            Action::Flows => s.flows = s.flows.cycled(),
+            Action::Flows => s.timeline.flows = s.timeline.flows.cycled(),
             Action::PrevSlice | Action::NextSlice => {
-                if !s.step_on_lane(l, action == Action::NextSlice) {
+                if !s.timeline.step_on_lane(l, action == Action::NextSlice) {
                     return;
                 }
             }
@@ -302,7 +303,7 @@ impl App {
                 // The pointer's pane takes it (BASE's in compare mode); off the
                 // timeline, NEW's at the middle.
                 let (x, y) = match self.input.cursor {
-                    (x, y) if x < s.width => (x, y),
+                    (x, y) if x < s.timeline.width => (x, y),
                     _ => (cx, 0.0),
                 };
                 let panel = &mut self.side.panel;
@@ -320,7 +321,7 @@ impl App {
                 s.step_match(l, !self.input.shift);
             }
             Action::Clear => {
-                s.selected = None;
+                s.timeline.selected = None;
                 if let Some(c) = s.compare.as_deref_mut() {
                     c.view.selected = None;
                 }
@@ -353,7 +354,7 @@ fn flame_key(l: &Loaded, s: &mut ViewState, key: &Key, theme: &mut Option<Theme>
                     f.open_sandwich(l, label);
                 }
             }
-            "t" => *theme = Some(s.theme.toggled()),
+            "t" => *theme = Some(s.timeline.theme.toggled()),
             _ => return false,
         },
         Key::Named(NamedKey::Backspace) => {

@@ -81,7 +81,7 @@ struct App {
     shown: Shown,
     file: Opening,
     input: Input,
-    side: Side,
+    side: Chrome,
     drawing: Drawing,
     /// Remembered between runs (theme, recent files), and where.
     settings: Settings,
@@ -164,7 +164,7 @@ struct Input {
 }
 
 /// The side panel and the window's chrome: sizes, theme, the status notice.
-struct Side {
+struct Chrome {
     panel: Panel,
     /// The panel's width in pixels in the last frame.
     panel_px: f32,
@@ -260,7 +260,7 @@ impl App {
                 context_menu: None,
                 show_help: false,
             },
-            side: Side {
+            side: Chrome {
                 panel: Panel::with_columns(SortColumn::from_labels(&settings.stats_columns)),
                 panel_px: 0.0,
                 panel_hidden: settings.panel_hidden,

@@ -5,21 +5,22 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::{label_text, FlameSort, FrameLabel};
 
-use crate::flame::compare::{self, Change};
+use crate::flame::changes;
 use crate::loaded::Loaded;
 use crate::view::flame::{FlameHit, FlameThreads, Pane, Region, Which, HEADER_PX};
-use crate::view::room::{Ghost, Room};
+use crate::view::removed_stacks::{Ghost, Room};
 use crate::view::state::ViewState;
 use crate::view::viewport::format_duration;
+use trace_model::changes::{Change, Status};
 
 /// Frames at least this wide (pixels) are drawn one by one; narrower ones merge.
 const MIN_PX: f32 = 1.0;
 
 /// Draws the flame view; `s.flame` must have its graph built.
 pub fn build(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-    let th = s.theme;
+    let th = s.timeline.theme;
     let f = &s.flame;
-    let top = HEADER_PX * s.scale;
+    let top = HEADER_PX * s.timeline.scale;
     header(scene, fonts, l, s);
     let Some(main) = &f.main else {
         message(scene, fonts, s, top, "building the flame graph …");
@@ -29,7 +30,7 @@ pub fn build(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         message(scene, fonts, s, top, "no spans in this scope");
         return;
     }
-    for (which, r) in f.regions(top, s.width, s.height, s.scale) {
+    for (which, r) in f.regions(top, s.timeline.width, s.timeline.height, s.timeline.scale) {
         let Some(p) = f.pane(which) else { continue };
         scene.push_clip(r.x, r.y, r.w, r.h);
         pane(scene, fonts, l, s, p, &r, which);
@@ -39,12 +40,12 @@ pub fn build(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
             Which::Main => None,
         };
         if let Some(c) = caption {
-            let px = 11.0 * s.scale;
+            let px = 11.0 * s.timeline.scale;
             let cw = fonts.measure(c, px);
             let y = if r.down {
-                r.y + r.h - 10.0 * s.scale
+                r.y + r.h - 10.0 * s.timeline.scale
             } else {
-                r.y + 10.0 * s.scale
+                r.y + 10.0 * s.timeline.scale
             };
             let x = r.x + r.w - cw - 8.0;
             scene.text(fonts, x, y, px, VAlign::Center, th.text_dim, c);
@@ -59,17 +60,17 @@ pub fn build(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
     }
     if let Some((k, x, y)) = f.hover_removed {
         let lines = describe_removed(s, k);
-        crate::overlay::tooltip_box(scene, fonts, s, &lines, x, y);
+        crate::overlay::tooltip_box(scene, fonts, &s.timeline, &lines, x, y);
     }
 }
 
 fn message(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, top: f32, text: &str) {
-    let px = 14.0 * s.scale;
-    let c = s.theme.text_dim;
+    let px = 14.0 * s.timeline.scale;
+    let c = s.timeline.theme.text_dim;
     scene.text(
         fonts,
         16.0,
-        top + 30.0 * s.scale,
+        top + 30.0 * s.timeline.scale,
         px,
         VAlign::Center,
         c,
@@ -79,10 +80,10 @@ fn message(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, top: f32, text: 
 
 /// The strip above the graph: what is merged, and the zoomed frame's path.
 fn header(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-    let th = s.theme;
+    let th = s.timeline.theme;
     let f = &s.flame;
-    let h = HEADER_PX * s.scale;
-    scene.rect(0.0, 0.0, s.width, h, th.ruler);
+    let h = HEADER_PX * s.timeline.scale;
+    scene.rect(0.0, 0.0, s.timeline.width, h, th.ruler);
     let t = &l.trace;
     let scope = match f.threads {
         FlameThreads::All if f.per_thread => "all threads, apart".to_string(),
@@ -121,8 +122,8 @@ fn header(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
             text = format!("{text}   ·   {}", names.join(" › "));
         }
     }
-    let px = 12.0 * s.scale;
-    if let Some(fit) = fonts.truncate(&text, px, s.width - 16.0) {
+    let px = 12.0 * s.timeline.scale;
+    if let Some(fit) = fonts.truncate(&text, px, s.timeline.width - 16.0) {
         scene.text(fonts, 8.0, h / 2.0, px, VAlign::Center, th.text, &fit);
     }
 }
@@ -131,14 +132,14 @@ fn header(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
 fn fill(l: &Loaded, s: &ViewState, label: FrameLabel) -> Color {
     match label {
         FrameLabel::Name(n) => {
-            let c = s.theme.span_fill(l.colors[n.0 as usize]);
-            if s.matches.is_active() && !s.matches.name_matches(n) {
-                c.with_alpha(s.theme.dim_alpha)
+            let c = s.timeline.theme.span_fill(l.colors[n.0 as usize]);
+            if s.timeline.matches.is_active() && !s.timeline.matches.name_matches(n) {
+                c.with_alpha(s.timeline.theme.dim_alpha)
             } else {
                 c
             }
         }
-        _ => s.theme.process_header,
+        _ => s.timeline.theme.process_header,
     }
 }
 
@@ -161,7 +162,7 @@ fn pane(
         changes: s.flame.changes_of(which),
         scale: r.w as f64 / p.w(p.zoom).max(1) as f64,
     };
-    let (t, th) = (&p.tree, s.theme);
+    let (t, th) = (&p.tree, s.timeline.theme);
     // Ancestors (and the root) span the width: click one to zoom back out.
     for n in std::iter::once(0).chain(t.path(p.zoom)) {
         if n == p.zoom {
@@ -235,28 +236,28 @@ impl PaneCx<'_> {
         let label = self.p.tree.label[n as usize];
         let ch = self.changes.get(n as usize);
         let c = match ch {
-            Some(ch) => compare::fill(&s.theme, ch),
+            Some(ch) => changes::fill(&s.timeline.theme, ch),
             None => fill(self.l, s, label),
         };
         scene.rect(x, y, w.max(MIN_PX), r.row_h - 1.0, c);
         // Work only BASE ran under this frame, where the pane has no room to draw it: a
         // blue notch at its right end.
         let notch = self.p.room.is_none() && ch.is_some_and(|c| !c.removed.is_empty());
-        if notch && w > 8.0 * s.scale {
-            let nw = 3.0 * s.scale;
-            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, compare::REMOVED);
+        if notch && w > 8.0 * s.timeline.scale {
+            let nw = 3.0 * s.timeline.scale;
+            scene.rect(x + w - nw, y, nw, r.row_h - 1.0, changes::REMOVED);
         }
         if w > 14.0 {
             let lx = x.max(r.x) + 4.0;
             let room = (x + w).min(r.x + r.w) - lx - 3.0;
             let mut text = label_text(&self.l.trace, label);
-            if ch.is_some_and(|c| c.status == compare::Status::Added) {
+            if ch.is_some_and(|c| c.status == Status::Added) {
                 text = format!("+ {text}").into();
             }
-            let px = 12.0 * s.scale;
+            let px = 12.0 * s.timeline.scale;
             if let Some(fit) = fonts.truncate(&text, px, room) {
                 let y = y + (r.row_h - 1.0) / 2.0;
-                let color = s.theme.text_on(c);
+                let color = s.timeline.theme.text_on(c);
                 scene.text(fonts, lx, y, px, VAlign::Center, color, &fit);
             }
         }
@@ -267,7 +268,7 @@ impl PaneCx<'_> {
     fn children(&self, scene: &mut Scene, n: u32, w: f32, stack: &mut Vec<u32>) {
         let (p, r, t) = (self.p, self.r, &self.p.tree);
         let cy = r.row_y(t.depth[n as usize] + 1);
-        let merged = self.s.theme.text_dim.with_alpha(120);
+        let merged = self.s.timeline.theme.text_dim.with_alpha(120);
         let mut run: Option<(f32, f32)> = None;
         let flush = |scene: &mut Scene, run: &mut Option<(f32, f32)>| {
             if let Some((a, b)) = run.take() {
@@ -322,9 +323,9 @@ fn removed(
         return;
     };
     let b = &room.base;
-    let fill = compare::removed_fill(&s.theme);
-    let (h, px) = (r.row_h - 1.0, 12.0 * s.scale);
-    let step = 6.0 * s.scale;
+    let fill = changes::removed_fill(&s.timeline.theme);
+    let (h, px) = (r.row_h - 1.0, 12.0 * s.timeline.scale);
+    let step = 6.0 * s.timeline.scale;
     let mut stack = vec![g.node];
     while let Some(k) = stack.pop() {
         let (x, w) = (x_of(k), (b.total[k as usize] as f64 * scale) as f32);
@@ -337,18 +338,18 @@ fn removed(
             scene.push_clip(x, y, w, h);
             let mut hx = x - h;
             while hx < x + w {
-                scene.line(hx, y + h, hx + h, y, 1.0, compare::REMOVED.with_alpha(70));
+                scene.line(hx, y + h, hx + h, y, 1.0, changes::REMOVED.with_alpha(70));
                 hx += step;
             }
             scene.pop_clip();
         }
-        scene.outline(x, y, w, h, 1.0, compare::REMOVED);
+        scene.outline(x, y, w, h, 1.0, changes::REMOVED);
         if w > 14.0 {
             let lx = x.max(r.x) + 4.0;
             let room = (x + w).min(r.x + r.w) - lx - 3.0;
             let text = format!("− {}", label_text(bt, b.label[k as usize]));
             if let Some(fit) = fonts.truncate(&text, px, room) {
-                let c = s.theme.text_on(fill);
+                let c = s.timeline.theme.text_on(fill);
                 scene.text(fonts, lx, y + h / 2.0, px, VAlign::Center, c, &fit);
             }
         }
@@ -418,7 +419,7 @@ pub fn describe(l: &Loaded, s: &ViewState, h: FlameHit) -> Vec<String> {
         share(t.total[p.zoom as usize])
     ));
     if let Some(c) = s.flame.changes_of(h.pane).get(n) {
-        lines.extend(compare::describe(c));
+        lines.extend(changes::describe(c));
     }
     let path = t.path(h.node);
     if path.len() > 1 {
@@ -447,5 +448,5 @@ fn tooltip(
     x: f32,
     y: f32,
 ) {
-    crate::overlay::tooltip_box(scene, fonts, s, &describe(l, s, h), x, y);
+    crate::overlay::tooltip_box(scene, fonts, &s.timeline, &describe(l, s, h), x, y);
 }

@@ -3,9 +3,10 @@
 //!
 //! - `draw`: the header strip and the panes, drawn into a render-gl `Scene`.
 //! - `panel`: scope, orientation, order, breadcrumb, occurrences and the sandwich.
-//! - `compare`: compare mode, each frame's change against another trace.
+//! - `changes`: compare mode's colours and tooltip lines for the changes that
+//!   [`trace_model::changes`] works out.
 
-pub mod compare;
+pub mod changes;
 pub(crate) mod draw;
 pub(crate) mod panel;
 

@@ -34,7 +34,7 @@ fn scope(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
     let mut changed = false;
     let t = &l.trace;
     let f = &mut s.flame;
-    let selected_thread = match s.selected {
+    let selected_thread = match s.timeline.selected {
         Some(Pick::Span(r)) => Some(r.thread),
         _ => None,
     };
@@ -253,6 +253,6 @@ fn occurrences(ui: &mut Ui, l: &Loaded, s: &mut ViewState) -> bool {
 /// Switches to the timeline with the span selected and in view.
 fn show_in_timeline(l: &Loaded, s: &mut ViewState, r: trace_model::SpanRef) {
     s.mode = Mode::Timeline;
-    s.select(l, Some(r));
-    s.zoom_to(l, r);
+    s.timeline.select(l, Some(r));
+    s.timeline.zoom_to(l, r);
 }

@@ -47,7 +47,7 @@ pub(crate) fn details(ui: &mut Ui, l: &Loaded, s: &ViewState, r: SpanRef) -> Opt
             });
     }
     ui.label(RichText::new("call stack").weak());
-    for (depth, a) in s.call_stack(l, r).into_iter().enumerate() {
+    for (depth, a) in s.timeline.call_stack(l, r).into_iter().enumerate() {
         let name = t.str(t.span(a).name);
         let label = format!("{}{}", "  ".repeat(depth), name);
         if a == r {

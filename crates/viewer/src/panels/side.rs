@@ -12,7 +12,7 @@ use crate::view::flame::Mode;
 use crate::view::layout::{track_list, Track};
 use crate::view::state::{Side, ViewState};
 
-mod compare;
+mod alignment;
 mod range;
 mod stats;
 
@@ -152,7 +152,7 @@ impl Panel {
         summary(ui, l);
         self.search_row(ui, l, s, &mut act);
         mode_switch(ui, s, &mut act);
-        compare::align_row(ui, l, s, &mut act);
+        alignment::align_row(ui, l, s, &mut act);
         ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
@@ -274,7 +274,7 @@ impl Panel {
                 act.redraw = true;
             }
         });
-        if s.matches.is_active() {
+        if s.timeline.matches.is_active() {
             // In compare mode, both panes' matches (Enter steps through both).
             let (n, at) = s.match_position(l);
             let base = s.compare.as_deref().map(|c| c.view.matches.len());
@@ -299,7 +299,7 @@ impl Panel {
                     }
                 });
         }
-        if let (Some(p), Mode::Timeline) = (s.selected, s.mode) {
+        if let (Some(p), Mode::Timeline) = (s.timeline.selected, s.mode) {
             egui::CollapsingHeader::new(RichText::new("Selection").strong())
                 .default_open(true)
                 .show(ui, |ui| {
@@ -311,14 +311,14 @@ impl Panel {
                         }
                     };
                     if let Some(next) = next {
-                        s.select(l, Some(next));
-                        s.center_on(l, next);
+                        s.timeline.select(l, Some(next));
+                        s.timeline.center_on(l, next);
                         act.redraw = true;
                     }
                 });
         }
-        if !s.markers.is_empty() && s.mode == Mode::Timeline {
-            let title = format!("Markers · {}", s.markers.len());
+        if !s.timeline.markers.is_empty() && s.mode == Mode::Timeline {
+            let title = format!("Markers · {}", s.timeline.markers.len());
             egui::CollapsingHeader::new(RichText::new(title).strong())
                 .default_open(true)
                 .show(ui, |ui| {
@@ -392,8 +392,8 @@ impl Panel {
                 .show(ui, |ui| {
                     if let Some(r) = a.ui(ui, l) {
                         s.mode = Mode::Timeline;
-                        s.select(l, Some(r));
-                        s.zoom_to(l, r);
+                        s.timeline.select(l, Some(r));
+                        s.timeline.zoom_to(l, r);
                         act.redraw = true;
                     }
                 });
@@ -411,13 +411,13 @@ impl Panel {
                 match self.query.ui(ui, l) {
                     Some(Show::Slice(r)) => {
                         s.mode = Mode::Timeline;
-                        s.select(l, Some(r));
-                        s.zoom_to(l, r);
+                        s.timeline.select(l, Some(r));
+                        s.timeline.zoom_to(l, r);
                         act.redraw = true;
                     }
                     Some(Show::Range(a, b)) => {
                         s.mode = Mode::Timeline;
-                        s.viewport.show(a, b);
+                        s.timeline.viewport.show(a, b);
                         act.redraw = true;
                     }
                     None => {}
@@ -468,27 +468,27 @@ impl Panel {
             .collect();
         if let Some(show) = show_all {
             for &&(t, ..) in &listed {
-                s.collapsed.set_hidden(t, !show);
+                s.timeline.collapsed.set_hidden(t, !show);
             }
             changed = true;
         }
         for (track, label, indent) in listed.iter().take(MAX_LISTED) {
             ui.horizontal(|ui| {
                 ui.add_space(*indent as f32 * 14.0);
-                let mut shown = !s.collapsed.is_hidden(*track);
+                let mut shown = !s.timeline.collapsed.is_hidden(*track);
                 if ui.checkbox(&mut shown, label.as_str()).changed() {
-                    s.collapsed.set_hidden(*track, !shown);
+                    s.timeline.collapsed.set_hidden(*track, !shown);
                     changed = true;
                 }
                 if matches!(track, Track::Process(_) | Track::Thread(_)) {
-                    let pinned = s.collapsed.is_pinned(*track);
+                    let pinned = s.timeline.collapsed.is_pinned(*track);
                     let text = if pinned { "unpin" } else { "pin" };
                     if ui
                         .small_button(text)
                         .on_hover_text("keep this track at the top")
                         .clicked()
                     {
-                        s.collapsed.set_pinned(*track, !pinned);
+                        s.timeline.collapsed.set_pinned(*track, !pinned);
                         changed = true;
                     }
                 }
@@ -501,7 +501,7 @@ impl Panel {
             ));
         }
         if changed {
-            s.relayout(l);
+            s.timeline.relayout(l);
         }
         changed
     }

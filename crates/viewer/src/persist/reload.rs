@@ -90,28 +90,33 @@ impl ViewState {
     /// load of the same file.
     pub fn carry_over(&mut self, old: &ViewState, old_l: &Loaded, l: &Loaded) {
         let map = Remap::new(old_l, l);
-        self.collapsed = carry_collapsed(&old.collapsed, &map, l);
-        self.theme = old.theme;
-        self.scale = old.scale;
-        self.flows = old.flows;
+        self.timeline.collapsed = carry_collapsed(&old.timeline.collapsed, &map, l);
+        self.timeline.theme = old.timeline.theme;
+        self.timeline.scale = old.timeline.scale;
+        self.timeline.flows = old.timeline.flows;
         self.range = old.range;
         // Markers are kept relative to the trace's start, as saved.
-        self.markers = old.markers.clone();
+        self.timeline.markers = old.timeline.markers.clone();
         self.mode = old.mode;
         self.flame.carry_settings(&old.flame);
-        self.layout = Layout::new(&l.trace, &l.kinds, &self.collapsed, self.scale);
+        self.timeline.layout = Layout::new(
+            &l.trace,
+            &l.kinds,
+            &self.timeline.collapsed,
+            self.timeline.scale,
+        );
         // The same times at the same pixels, though the trace's start (the origin) moved.
-        let origin = self.viewport.origin;
-        self.viewport = old.viewport;
-        self.viewport.t0 += (old.viewport.origin - origin) as f64;
-        self.viewport.origin = origin;
-        self.viewport.resize(self.width as f64);
-        self.scroll_y = old.scroll_y;
-        self.clamp_scroll();
-        if old.matches.is_active() {
-            self.search(l, &old.matches.query);
+        let origin = self.timeline.viewport.origin;
+        self.timeline.viewport = old.timeline.viewport;
+        self.timeline.viewport.t0 += (old.timeline.viewport.origin - origin) as f64;
+        self.timeline.viewport.origin = origin;
+        self.timeline.viewport.resize(self.timeline.width as f64);
+        self.timeline.scroll_y = old.timeline.scroll_y;
+        self.timeline.clamp_scroll();
+        if old.timeline.matches.is_active() {
+            self.search(l, &old.timeline.matches.query);
         }
-        self.selected = match old.selected {
+        self.timeline.selected = match old.timeline.selected {
             Some(Pick::Span(r)) => same_span(old_l, l, &map, r).map(Pick::Span),
             _ => None,
         };

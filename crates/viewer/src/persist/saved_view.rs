@@ -17,7 +17,7 @@ use crate::view::state::ViewState;
 
 /// What is written for one file.
 pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
-    let (a, b) = s.viewport.visible();
+    let (a, b) = s.timeline.viewport.visible();
     let start = l.trace.start_ns();
     let set = |v: &[bool]| -> Vec<usize> { (0..v.len()).filter(|&i| v[i]).collect() };
     let unset = |v: &[bool]| -> Vec<usize> { (0..v.len()).filter(|&i| !v[i]).collect() };
@@ -26,7 +26,7 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
         v.sort();
         v.into_iter().map(|(k, i)| json!([k, i])).collect()
     };
-    let c = &s.collapsed;
+    let c = &s.timeline.collapsed;
     let mut v = json!({
         "len": stamp.map(|s| s.len),
         "modified": stamp.and_then(modified_ns),
@@ -42,7 +42,7 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
         "pinned": tracks(&c.pinned),
     });
     let notes = Annotations {
-        markers: s.markers.clone(),
+        markers: s.timeline.markers.clone(),
         range: s.range.map(|(a, b)| (a - start, b - start)),
     };
     if let Some(o) = v.as_object_mut() {
@@ -77,8 +77,9 @@ pub fn apply(
         mark(&mut c.async_groups, "open_async_groups", false);
         c.hidden = tracks(v.get("hidden"), l);
         c.pinned = tracks(v.get("pinned"), l);
-        s.collapsed = c;
-        s.layout = Layout::new(&l.trace, &l.kinds, &s.collapsed, s.scale);
+        s.timeline.collapsed = c;
+        s.timeline.layout =
+            Layout::new(&l.trace, &l.kinds, &s.timeline.collapsed, s.timeline.scale);
     }
     apply_annotations(&Annotations::from_json(v), s, l);
     let view = v.get("view")?.as_array()?;
@@ -95,7 +96,7 @@ pub fn apply(
 pub fn apply_annotations(a: &Annotations, s: &mut ViewState, l: &Loaded) {
     let (start, end) = (l.trace.start_ns(), l.trace.end_ns());
     let span = (end - start).max(0);
-    s.markers = (a.markers.iter())
+    s.timeline.markers = (a.markers.iter())
         .take(crate::timeline::markers::MAX_MARKERS)
         .map(|m| trace_model::Marker {
             at_ns: m.at_ns.clamp(0, span),
@@ -179,52 +180,89 @@ mod tests {
         crate::load(None, &Default::default(), |_, _| {}).unwrap()
     }
 
+    /// A view as the settings file holds it (written by earlier versions too): it still
+    /// applies, and is written back the same.
+    #[test]
+    fn a_view_saved_before_still_applies_and_is_written_back_the_same() {
+        let l = loaded();
+        let theme = crate::theme::Theme::new(crate::theme::ThemeKind::Light);
+        let saved = r#"{"len": 1234, "modified": 99000000000, "view": [1000, 5000000],
+            "collapsed": {"processes": [], "threads": [1], "asyncs": [], "open_async_groups": [0]},
+            "hidden": [["thread", 2]], "pinned": [["process", 0]],
+            "markers": [{"at_ns": 100, "note": "a note"}, {"at_ns": 300, "note": ""}],
+            "range": [10, 500]}"#;
+        let v: Value = serde_json::from_str(saved).unwrap();
+        let stamp = FileStamp {
+            len: 1234,
+            modified: Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(99)),
+        };
+        let mut s = ViewState::new(&l, 1000.0, 700.0, theme);
+        let start = l.trace.start_ns();
+        let shown = apply(&v, &mut s, &l, Some(stamp));
+        assert_eq!(shown, Some((start + 1000, start + 5_000_000)));
+        let c = &s.timeline.collapsed;
+        assert!(c.threads[1] && !c.threads[0]);
+        assert!(!c.async_groups[0]);
+        assert!(c.hidden.contains(&Track::Thread(2)) && c.pinned.contains(&Track::Process(0)));
+        let notes: Vec<(i64, &str)> = (s.timeline.markers.iter())
+            .map(|m| (m.at_ns, m.note.as_str()))
+            .collect();
+        assert_eq!(notes, [(100, "a note"), (300, "")]);
+        assert_eq!(s.range, Some((start + 10, start + 500)));
+        let mut again = save(&s, &l, Some(stamp));
+        // The caller shows the visible range; nothing here moved the viewport.
+        again["view"] = v["view"].clone();
+        assert_eq!(again, v);
+    }
+
     #[test]
     fn a_view_round_trips_for_the_same_file_and_only_its_range_otherwise() {
         let l = loaded();
         let theme = crate::theme::Theme::new(crate::theme::ThemeKind::Light);
         let mut s = ViewState::new(&l, 1000.0, 700.0, theme);
         let (t0, t1) = (l.trace.start_ns(), l.trace.end_ns());
-        s.viewport.show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
-        s.collapsed.threads[1] = true;
-        s.collapsed.async_groups[0] = false;
-        s.collapsed.hidden.insert(Track::Thread(2));
-        s.collapsed.pinned.insert(Track::Process(0));
+        s.timeline
+            .viewport
+            .show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
+        s.timeline.collapsed.threads[1] = true;
+        s.timeline.collapsed.async_groups[0] = false;
+        s.timeline.collapsed.hidden.insert(Track::Thread(2));
+        s.timeline.collapsed.pinned.insert(Track::Process(0));
         s.range = Some((t0 + 10, t0 + 500));
-        crate::timeline::markers::add(&mut s, &l, t0 + 300);
-        crate::timeline::markers::add(&mut s, &l, t0 + 100);
-        s.markers[1].note = "a \"quoted\" note".into();
+        crate::timeline::markers::add(&mut s.timeline, &l, t0 + 300);
+        crate::timeline::markers::add(&mut s.timeline, &l, t0 + 100);
+        s.timeline.markers[1].note = "a \"quoted\" note".into();
         let stamp = FileStamp {
             len: 1234,
             modified: Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(99)),
         };
         // Through text, as the settings file holds it.
         let v: Value = serde_json::from_str(&save(&s, &l, Some(stamp)).to_string()).unwrap();
-        let want = s.viewport.visible();
+        let want = s.timeline.viewport.visible();
 
         let mut same = ViewState::new(&l, 1000.0, 700.0, theme);
         assert_eq!(apply(&v, &mut same, &l, Some(stamp)), Some(want));
-        assert!(same.collapsed.threads[1] && !same.collapsed.threads[0]);
+        assert!(same.timeline.collapsed.threads[1] && !same.timeline.collapsed.threads[0]);
         assert!(
-            !same.collapsed.async_groups[0],
+            !same.timeline.collapsed.async_groups[0],
             "an opened async group stays open"
         );
-        assert!(same.collapsed.hidden.contains(&Track::Thread(2)));
-        assert!(same.collapsed.pinned.contains(&Track::Process(0)));
+        assert!(same.timeline.collapsed.hidden.contains(&Track::Thread(2)));
+        assert!(same.timeline.collapsed.pinned.contains(&Track::Process(0)));
 
         let changed = FileStamp { len: 999, ..stamp };
         let mut other = ViewState::new(&l, 1000.0, 700.0, theme);
         assert_eq!(apply(&v, &mut other, &l, Some(changed)), Some(want));
         assert!(
-            !other.collapsed.threads[1],
+            !other.timeline.collapsed.threads[1],
             "tracks only apply to the same file"
         );
         // Markers and the range are times from the start: they apply to a rewritten file.
-        assert_eq!(other.markers, s.markers);
-        assert_eq!(other.markers[0].at_ns, 100, "in time order");
+        assert_eq!(other.timeline.markers, s.timeline.markers);
+        assert_eq!(other.timeline.markers[0].at_ns, 100, "in time order");
         assert_eq!(other.range, s.range);
-        assert_eq!(same.markers, s.markers);
-        assert!(other.collapsed.hidden.is_empty());
+        assert_eq!(same.timeline.markers, s.timeline.markers);
+        assert!(other.timeline.collapsed.hidden.is_empty());
 
         // Garbage is ignored, never a panic.
         for bad in [
@@ -240,6 +278,6 @@ mod tests {
         let junk = json!({"len": 1234, "modified": 99_000_000_000i64, "hidden": [["thread", 1e9], 3, ["x"]],
             "collapsed": {"threads": [-1, 1e12, 0]}});
         apply(&junk, &mut s, &l, Some(stamp));
-        assert!(s.collapsed.hidden.is_empty() && s.collapsed.threads[0]);
+        assert!(s.timeline.collapsed.hidden.is_empty() && s.timeline.collapsed.threads[0]);
     }
 }

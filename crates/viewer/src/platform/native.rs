@@ -118,7 +118,7 @@ pub(crate) fn frame_drawn(
     // After the frame number: whether a trace is shown, its spans, the visible range.
     let info = match (l, s) {
         (Some(l), Some(s)) => {
-            let (a, b) = s.viewport.visible();
+            let (a, b) = s.timeline.viewport.visible();
             format!("true {} {a} {b}", l.trace.span_count())
         }
         _ => "false".to_string(),

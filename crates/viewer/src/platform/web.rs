@@ -379,7 +379,7 @@ pub(crate) fn frame_drawn(
 /// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
 /// `data-sql-error`. Scripts and the browser test read them.
 fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &QueryPanel) {
-    let markers = s.map_or(String::new(), |s| s.markers.len().to_string());
+    let markers = s.map_or(String::new(), |s| s.timeline.markers.len().to_string());
     let first_spans =
         (s.and_then(crate::view::drawn::first_spans_y)).map_or(String::new(), |y| y.to_string());
     let stats = match l.map(|l| l.whole_stats_ready().is_some()) {
@@ -389,8 +389,9 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
     };
     let (state, spans, view, selected) = match (l, s) {
         (Some(l), Some(s)) => {
-            let (a, b) = s.viewport.visible();
+            let (a, b) = s.timeline.viewport.visible();
             let selected = s
+                .timeline
                 .selected
                 .and_then(|p| crate::kinds::copy_text(&l.trace, p, false))
                 .unwrap_or_default();

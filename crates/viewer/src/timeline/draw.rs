@@ -13,6 +13,7 @@ use crate::timeline::kinds as fk;
 use crate::timeline::sched;
 use crate::view::layout::{RowKind, LABEL_PX};
 use crate::view::state::ViewState;
+use crate::view::timeline::TimelineView;
 use crate::view::viewport::{format_duration, format_time, tick_step};
 
 pub use crate::timeline::kinds::HEADER_PX;
@@ -28,7 +29,7 @@ impl TimelineBuilder {
     /// Draws the timeline for `s` into a begun `scene` of `s.width × s.height`: tracks,
     /// ruler, markers and minimap (the tooltip is [`tooltip`], drawn over the banner).
     pub fn build(&mut self, scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-        self.tracks(scene, fonts, l, s);
+        self.tracks(scene, fonts, l, &s.timeline, s.range);
         ruler(scene, fonts, l, s);
         crate::timeline::markers::draw(scene, fonts, l, s);
         minimap(scene, l, s);
@@ -39,7 +40,8 @@ impl TimelineBuilder {
         scene: &mut Scene,
         fonts: &mut Fonts,
         l: &Loaded,
-        s: &ViewState,
+        s: &TimelineView,
+        range: Option<(i64, i64)>,
     ) {
         let th = s.theme;
         let (w, top) = (s.width, s.tracks_top());
@@ -132,7 +134,7 @@ impl TimelineBuilder {
             match_marks(scene, l, s);
         }
         fk::flows(scene, fonts, l, s, &mut self.links);
-        selection_and_range(scene, l, s);
+        selection_and_range(scene, l, s, range);
         sched::selection_marks(scene, l, s);
         scene.pop_clip();
     }
@@ -159,7 +161,7 @@ impl TimelineBuilder {
         scene: &mut Scene,
         fonts: &mut Fonts,
         l: &Loaded,
-        s: &ViewState,
+        s: &TimelineView,
         (source, thread, depth): (Source, u32, u32),
         y: f32,
         row_h: f32,
@@ -209,7 +211,7 @@ impl TimelineBuilder {
 }
 
 /// The text of a thread's, an async group's or an async track's header.
-fn header_text(l: &Loaded, s: &ViewState, kind: RowKind) -> String {
+fn header_text(l: &Loaded, s: &TimelineView, kind: RowKind) -> String {
     let t = &l.trace;
     match kind {
         RowKind::AsyncGroup(p) => {
@@ -256,7 +258,7 @@ fn process_header(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     p: u32,
     y: f32,
     h: f32,
@@ -294,8 +296,9 @@ fn process_header(
     );
 }
 
-/// The selection's outline and the selected range's shading, over every track.
-fn selection_and_range(scene: &mut Scene, l: &Loaded, s: &ViewState) {
+/// The selection's outline and the selected range's shading (NEW's pane only), over
+/// every track.
+fn selection_and_range(scene: &mut Scene, l: &Loaded, s: &TimelineView, range: Option<(i64, i64)>) {
     let (th, top) = (s.theme, s.tracks_top());
     let boxed = match s.selected {
         Some(Pick::Span(r)) => s.span_box(l, r),
@@ -305,7 +308,7 @@ fn selection_and_range(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     if let Some((x, y, bw, h)) = boxed {
         scene.outline(x - 1.0, y - 1.0, bw + 2.0, h + 2.0, 2.0, th.selection);
     }
-    if let Some((a, b)) = s.range {
+    if let Some((a, b)) = range {
         let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
         scene.rect(xa, top, (xb - xa).max(1.0), s.tracks_height(), th.range);
         scene.rect(xa, top, 1.0, s.tracks_height(), th.range_edge);
@@ -314,7 +317,7 @@ fn selection_and_range(scene: &mut Scene, l: &Loaded, s: &ViewState) {
 }
 
 /// Marks under every visible match, so matches too small to see as boxes still show.
-fn match_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
+fn match_marks(scene: &mut Scene, l: &Loaded, s: &TimelineView) {
     let (t0, t1) = s.viewport.visible();
     let spans = &s.matches.spans;
     // Matches are sorted by start; spans that start before the view and reach into it are
@@ -358,7 +361,7 @@ fn arrow(collapsed: bool) -> &'static str {
 fn header(
     scene: &mut Scene,
     fonts: &mut Fonts,
-    s: &ViewState,
+    s: &TimelineView,
     y: f32,
     h: f32,
     band: Color,
@@ -372,7 +375,7 @@ fn header(
 }
 
 /// A small label at the right end of a marker row, so it says what it holds.
-fn row_label(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, y: f32, h: f32, text: &str) {
+fn row_label(scene: &mut Scene, fonts: &mut Fonts, s: &TimelineView, y: f32, h: f32, text: &str) {
     let px = 10.0 * s.scale;
     let w = fonts.measure(text, px);
     let c = s.theme.text_dim.with_alpha(180);
@@ -388,26 +391,39 @@ fn row_label(scene: &mut Scene, fonts: &mut Fonts, s: &ViewState, y: f32, h: f32
 }
 
 fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-    let th = s.theme;
-    let (w, y, ruler_h) = (s.width, s.minimap_h(), s.ruler_h());
-    let px = 11.0 * s.scale;
+    let th = s.timeline.theme;
+    let (w, y, ruler_h) = (
+        s.timeline.width,
+        s.timeline.minimap_h(),
+        s.timeline.ruler_h(),
+    );
+    let px = 11.0 * s.timeline.scale;
     scene.rect(0.0, y, w, ruler_h, th.ruler);
-    let step = tick_step(s.viewport.ns_per_px, 110.0 * s.scale as f64);
-    let (t0, t1) = s.viewport.visible();
+    let step = tick_step(
+        s.timeline.viewport.ns_per_px,
+        110.0 * s.timeline.scale as f64,
+    );
+    let (t0, t1) = s.timeline.viewport.visible();
     let origin = l.trace.start_ns();
     // Ticks at multiples of `step` from the trace start.
     let first = (t0 - origin).div_euclid(step) * step + origin;
     let mut t = first;
     let mut n = 0;
     while t <= t1 && n < 200 {
-        let x = s.viewport.x(t) as f32;
+        let x = s.timeline.viewport.x(t) as f32;
         scene.rect(x, y, 1.0, ruler_h, th.tick);
         // In compare mode the grid runs on through BASE's pane: one time axis.
         let grid_h = match s.compare {
-            Some(_) => s.height - s.tracks_top(),
-            None => s.tracks_height(),
+            Some(_) => s.timeline.height - s.timeline.tracks_top(),
+            None => s.timeline.tracks_height(),
         };
-        scene.rect(x, s.tracks_top(), 1.0, grid_h, th.tick.with_alpha(70));
+        scene.rect(
+            x,
+            s.timeline.tracks_top(),
+            1.0,
+            grid_h,
+            th.tick.with_alpha(70),
+        );
         let label = format_time(t - origin, step);
         scene.text(
             fonts,
@@ -422,7 +438,10 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
         n += 1;
     }
     if let Some((a, b)) = s.range {
-        let (xa, xb) = (s.viewport.x(a) as f32, s.viewport.x(b) as f32);
+        let (xa, xb) = (
+            s.timeline.viewport.x(a) as f32,
+            s.timeline.viewport.x(b) as f32,
+        );
         scene.rect(
             xa,
             y,
@@ -446,8 +465,8 @@ fn ruler(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
 }
 
 fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
-    let th = s.theme;
-    let (w, mh) = (s.width, s.minimap_h());
+    let th = s.timeline.theme;
+    let (w, mh) = (s.timeline.width, s.timeline.minimap_h());
     scene.rect(0.0, 0.0, w, mh, th.minimap);
     let bins = &l.minimap;
     let n = bins.len().max(1);
@@ -464,7 +483,7 @@ fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
     // The visible window.
     let t = &l.trace;
     let total = (t.duration_ns().max(1)) as f64;
-    let (a, b) = s.viewport.visible();
+    let (a, b) = s.timeline.viewport.visible();
     let xa = ((a - t.start_ns()) as f64 / total * w as f64) as f32;
     let xb = ((b - t.start_ns()) as f64 / total * w as f64) as f32;
     let (xa, xb) = (xa.clamp(0.0, w), xb.clamp(0.0, w));
@@ -475,17 +494,17 @@ fn minimap(scene: &mut Scene, l: &Loaded, s: &ViewState) {
 /// The time under a minimap x.
 pub fn minimap_time(l: &Loaded, s: &ViewState, x: f32) -> i64 {
     let t = &l.trace;
-    t.start_ns() + ((x / s.width.max(1.0)) as f64 * t.duration_ns() as f64) as i64
+    t.start_ns() + ((x / s.timeline.width.max(1.0)) as f64 * t.duration_ns() as f64) as i64
 }
 
 /// The hovered pick's tooltip, if any.
 pub fn tooltip(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-    if let Some((p, x, y)) = s.hover {
-        tooltip_box(scene, fonts, s, &fk::describe(l, p), x, y);
+    if let Some((p, x, y)) = s.timeline.hover {
+        tooltip_box(scene, fonts, &s.timeline, &fk::describe(l, p), x, y);
     }
 }
 
 /// Colour used for spans of `name` (for legends and tests).
-pub fn fill_for(l: &Loaded, s: &ViewState, name: trace_model::StrId) -> Color {
+pub fn fill_for(l: &Loaded, s: &TimelineView, name: trace_model::StrId) -> Color {
     s.theme.span_fill(l.colors[name.0 as usize])
 }

@@ -8,7 +8,7 @@ use trace_model::{async_flags, SpanRef, Trace};
 use crate::kinds::{first_at_or_after, Pick};
 use crate::loaded::{name_color, reserved_color, Loaded};
 use crate::view::layout::LABEL_PX;
-use crate::view::state::{FlowMode, ViewState};
+use crate::view::timeline::{FlowMode, TimelineView};
 use crate::view::viewport::{format_duration, format_value};
 
 /// Text size of process and thread headers, in logical pixels.
@@ -36,7 +36,7 @@ pub fn diamond(scene: &mut Scene, x: f32, y: f32, r: f32, color: Color) {
 pub fn instants(
     scene: &mut Scene,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     list: &[u32],
     y: f32,
     h: f32,
@@ -73,7 +73,7 @@ pub fn counter(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     group: u32,
     y: f32,
     h: f32,
@@ -145,7 +145,7 @@ pub fn counter(
 pub(crate) fn series_columns(
     scene: &mut Scene,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     (ts, vals, index): (&[i64], &[f64], &trace_index::SeriesIndex),
     (min, max): (f64, f64),
     (y, h): (f32, f32),
@@ -221,7 +221,7 @@ pub fn async_summary(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     process: u32,
     (y, h): (f32, f32),
     text: &str,
@@ -265,7 +265,7 @@ pub fn async_row(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     ids: &[u32],
     (y, h): (f32, f32),
 ) {
@@ -332,7 +332,7 @@ pub fn async_row(
 
 /// A thread's CPU samples: a tick per sample (one per pixel column at most), coloured by
 /// its leaf frame, reaching to the next sample when there is room.
-pub fn samples(scene: &mut Scene, l: &Loaded, s: &ViewState, track: u32, y: f32, h: f32) {
+pub fn samples(scene: &mut Scene, l: &Loaded, s: &TimelineView, track: u32, y: f32, h: f32) {
     let t = &l.trace;
     let st = &t.samples()[track as usize];
     let (t0, t1) = s.viewport.visible();
@@ -364,7 +364,7 @@ pub fn flows(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     scratch: &mut Vec<u32>,
 ) {
     let t = &l.trace;
@@ -435,7 +435,7 @@ pub fn chain(t: &Trace, r: SpanRef, cap: usize, out: &mut Vec<u32>) {
 }
 
 /// Where an arrow leaves (`out`: the span's end) or arrives (its start), mid-row.
-fn anchor(l: &Loaded, s: &ViewState, r: SpanRef, out: bool) -> Option<(f32, f32)> {
+fn anchor(l: &Loaded, s: &TimelineView, r: SpanRef, out: bool) -> Option<(f32, f32)> {
     let row = s.layout.span_anchor(&l.trace, r.thread, r.depth)?;
     let sp = l.trace.span(r);
     let x = s.viewport.x(if out { sp.end() } else { sp.start }) as f32;

@@ -10,7 +10,9 @@ use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::Marker;
 
 use crate::loaded::Loaded;
-use crate::view::state::{BaseTimeline, Side, ViewState, DIVIDER_H};
+use crate::view::state::{BaseTimeline, Side, ViewState};
+use crate::view::timeline::TimelineView;
+use crate::view::timeline::DIVIDER_H;
 
 /// Markers a trace may hold (adding one more replaces nothing and is refused).
 pub const MAX_MARKERS: usize = 1000;
@@ -21,7 +23,7 @@ pub const BASE_FLAG: Color = Color::rgb(0, 150, 200);
 
 /// Adds a marker at `at` (absolute ns, clamped to the trace); returns its index, or `None`
 /// when the list is full.
-pub fn add(s: &mut ViewState, l: &Loaded, at: i64) -> Option<usize> {
+pub fn add(s: &mut TimelineView, l: &Loaded, at: i64) -> Option<usize> {
     if s.markers.len() >= MAX_MARKERS {
         return None;
     }
@@ -42,19 +44,27 @@ pub fn add(s: &mut ViewState, l: &Loaded, at: i64) -> Option<usize> {
 /// (at BASE's time) when `y` is in BASE's pane or on its divider, else NEW's. Returns
 /// whose list it went to and where, or `None` when that list is full.
 pub fn add_at(s: &mut ViewState, l: &Loaded, x: f32, y: f32) -> Option<(Side, usize)> {
-    let at = s.viewport.time_at(x as f64);
+    let at = s.timeline.viewport.time_at(x as f64);
     if s.in_base(y) {
         let c = s.compare.as_deref_mut()?;
         let b = c.loaded.clone();
         return add(&mut c.view, &b, at + c.offset).map(|i| (Side::Base, i));
     }
-    add(s, l, at).map(|i| (Side::New, i))
+    add(&mut s.timeline, l, at).map(|i| (Side::New, i))
 }
 
 /// A line through the tracks and a flag with the note on the ruler, for each marker in view.
 pub fn draw(scene: &mut Scene, fonts: &mut Fonts, l: &Loaded, s: &ViewState) {
-    let ruler = (s.minimap_h(), s.ruler_h());
-    flags(scene, fonts, s, l.trace.start_ns(), ruler, FLAG, "#");
+    let ruler = (s.timeline.minimap_h(), s.timeline.ruler_h());
+    flags(
+        scene,
+        fonts,
+        &s.timeline,
+        l.trace.start_ns(),
+        ruler,
+        FLAG,
+        "#",
+    );
 }
 
 /// Compare mode: BASE's own markers, lines through BASE's pane (whose viewport is the
@@ -79,7 +89,7 @@ pub(crate) fn draw_base(scene: &mut Scene, fonts: &mut Fonts, c: &BaseTimeline) 
 fn flags(
     scene: &mut Scene,
     fonts: &mut Fonts,
-    s: &ViewState,
+    s: &TimelineView,
     start: i64,
     (y, ruler_h): (f32, f32),
     colour: Color,
@@ -127,13 +137,13 @@ fn flags(
 /// Compare mode: the markers' lines on through BASE's pane, from pixel row `top` down,
 /// at their times on the shared axis (NEW's).
 pub(crate) fn lines_below(scene: &mut Scene, l: &Loaded, s: &ViewState, top: f32) {
-    let (t0, t1) = s.viewport.visible();
+    let (t0, t1) = s.timeline.viewport.visible();
     let start = l.trace.start_ns();
-    let h = (s.height - top).max(0.0);
-    for m in &s.markers {
+    let h = (s.timeline.height - top).max(0.0);
+    for m in &s.timeline.markers {
         let at = start + m.at_ns;
         if (t0..=t1).contains(&at) {
-            let x = s.viewport.x(at) as f32;
+            let x = s.timeline.viewport.x(at) as f32;
             scene.rect(x, top, 1.0, h, FLAG.with_alpha(170));
         }
     }
@@ -142,10 +152,10 @@ pub(crate) fn lines_below(scene: &mut Scene, l: &Loaded, s: &ViewState, top: f32
 /// The panel's list: each marker's time (click to centre on it), its note, and a button
 /// that deletes it. Returns whether anything changed that the timeline shows.
 pub fn panel(ui: &mut egui::Ui, l: &Loaded, s: &mut ViewState, focus: Option<usize>) -> bool {
-    let (changed, go) = rows(ui, &mut s.markers, focus);
+    let (changed, go) = rows(ui, &mut s.timeline.markers, focus);
     if let Some(at) = go {
         let at = l.trace.start_ns() + at;
-        s.center_range(at, at);
+        s.timeline.center_range(at, at);
     }
     changed || go.is_some()
 }
@@ -159,7 +169,7 @@ pub fn base_panel(ui: &mut egui::Ui, s: &mut ViewState, focus: Option<usize>) ->
     let (changed, go) = rows(ui, &mut c.view.markers, focus);
     if let Some(at) = go {
         let at = c.loaded.trace.start_ns() + at - c.offset;
-        s.center_range(at, at);
+        s.timeline.center_range(at, at);
         s.sync_compare();
     }
     changed || go.is_some()

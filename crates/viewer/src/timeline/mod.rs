@@ -8,10 +8,10 @@
 //!   drawn as span lanes by `draw`).
 //! - `stacks`: a thread's samples as stacks over time (drawn as span lanes by `draw`).
 //! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
-//! - `compare`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
+//! - `base_pane`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
 //!   code through BASE's own view.
 
-pub(crate) mod compare;
+pub(crate) mod base_pane;
 pub mod draw;
 pub(crate) mod kinds;
 pub mod markers;

@@ -11,7 +11,7 @@ use crate::kinds::{first_at_or_after, Pick};
 use crate::loaded::Loaded;
 use crate::timeline::kinds::{bezier_arrow, series_columns};
 use crate::view::layout::{RowKind, STATES_H};
-use crate::view::state::ViewState;
+use crate::view::timeline::TimelineView;
 use crate::view::viewport::{format_duration, format_value};
 
 /// What a state is, for its colour and its name, as Perfetto UI (v52) groups them.
@@ -114,7 +114,7 @@ pub fn state_end(st: &ThreadState, trace_end: i64) -> i64 {
 
 /// A thread's states as a strip: each state a box in its colour; where several fall in
 /// one pixel column, the column takes the first one's.
-pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &ViewState, thread: u32, y: f32, h: f32) {
+pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &TimelineView, thread: u32, y: f32, h: f32) {
     let Some(sd) = l.trace.sched() else {
         return;
     };
@@ -147,7 +147,7 @@ pub fn cpu_counter(
     scene: &mut Scene,
     fonts: &mut Fonts,
     l: &Loaded,
-    s: &ViewState,
+    s: &TimelineView,
     i: u32,
     (y, h): (f32, f32),
 ) {
@@ -275,7 +275,7 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
 
 /// The window y of the middle of thread `thread`'s state strip (else of its header), if
 /// laid out.
-fn thread_y(s: &ViewState, thread: u32) -> Option<f32> {
+fn thread_y(s: &TimelineView, thread: u32) -> Option<f32> {
     let row = (s.layout.rows.iter())
         .find(|r| r.kind == RowKind::ThreadStates(thread))
         .or_else(|| (s.layout.rows.iter()).find(|r| r.kind == RowKind::Thread(thread)))?;
@@ -284,7 +284,7 @@ fn thread_y(s: &ViewState, thread: u32) -> Option<f32> {
 
 /// With a scheduling slice selected: its time outlined on its thread's state strip, and
 /// an arrow from the thread that woke it (at the waking) to it.
-pub fn selection_marks(scene: &mut Scene, l: &Loaded, s: &ViewState) {
+pub fn selection_marks(scene: &mut Scene, l: &Loaded, s: &TimelineView) {
     let (Some(p @ Pick::Sched(i)), Some(sd)) = (s.selected, l.trace.sched()) else {
         return;
     };

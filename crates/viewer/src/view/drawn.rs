@@ -43,11 +43,14 @@ pub fn drawn_tracks(l: &Loaded, s: &ViewState) -> Vec<DrawnTrack> {
     if s.mode != Mode::Timeline {
         return Vec::new();
     }
-    let (top, bottom) = (s.tracks_top(), s.tracks_top() + s.tracks_height());
+    let (top, bottom) = (
+        s.timeline.tracks_top(),
+        s.timeline.tracks_top() + s.timeline.tracks_height(),
+    );
     let mut out: Vec<DrawnTrack> = Vec::new();
     let mut last: Option<RowKind> = None;
-    for row in &s.layout.rows {
-        let y = top + row.y - s.scroll_y;
+    for row in &s.timeline.layout.rows {
+        let y = top + row.y - s.timeline.scroll_y;
         let continues = matches!(
             (last, row.kind),
             (Some(RowKind::Lane { thread: a, .. }), RowKind::Lane { thread: b, .. }) if a == b
@@ -80,10 +83,13 @@ pub fn drawn_tracks(l: &Loaded, s: &ViewState) -> Vec<DrawnTrack> {
 /// The window y of the first row of a thread's spans on screen, if any: what the page
 /// reports as `data-first-spans`. O(rows on screen).
 pub fn first_spans_y(s: &ViewState) -> Option<f32> {
-    let shown = s.layout.visible(s.scroll_y, s.scroll_y + s.tracks_height());
-    (s.layout.rows[shown].iter())
+    let shown = s.timeline.layout.visible(
+        s.timeline.scroll_y,
+        s.timeline.scroll_y + s.timeline.tracks_height(),
+    );
+    (s.timeline.layout.rows[shown].iter())
         .find(|r| matches!(r.kind, RowKind::Lane { .. }))
-        .map(|r| s.tracks_top() + r.y - s.scroll_y)
+        .map(|r| s.timeline.tracks_top() + r.y - s.timeline.scroll_y)
 }
 
 /// A track starting at `row`, drawn at `y`.
@@ -173,9 +179,9 @@ pub fn layout_json(l: &Loaded, s: &ViewState) -> Value {
         })
         .collect();
     json!({
-        "width": s.width,
-        "height": s.height,
-        "tracks_top": s.tracks_top(),
+        "width": s.timeline.width,
+        "height": s.timeline.height,
+        "tracks_top": s.timeline.tracks_top(),
         "tracks": tracks,
     })
 }

@@ -5,13 +5,12 @@
 
 use std::sync::Arc;
 
+use trace_model::changes::{self, Change};
 use trace_model::{label_text, FlameOptions, FlameSort, FlameTree, FrameLabel, SpanRef, Trace};
-
-use crate::flame::compare::{self, Change};
 
 use crate::loaded::Loaded;
 use crate::view::layout::{Collapsed, Track};
-use crate::view::room::Room;
+use crate::view::removed_stacks::Room;
 
 /// Which view the main area shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -228,7 +227,7 @@ pub fn compare_tree(
     let bo = base_options(new, b, &want.0);
     let bt = b.flame(&bo, want.1);
     Compared {
-        changes: compare::changes((new, tree, &want.0), (b, &bt, &bo)),
+        changes: changes::changes((new, tree, &want.0), (b, &bt, &bo)),
         base_tree: Some(Arc::new(bt)),
     }
 }
@@ -590,8 +589,8 @@ impl FlameView {
         };
         let nt = &l.trace;
         (
-            compare::changes_by_totals((nt, callers), (b, &bc)),
-            compare::changes_by_totals((nt, callees), (b, &be)),
+            changes::changes_by_totals((nt, callers), (b, &bc)),
+            changes::changes_by_totals((nt, callees), (b, &be)),
         )
     }
 

@@ -7,9 +7,9 @@ use trace_model::{InstantScope, SpanRef};
 use crate::kinds::{self, Pick};
 use crate::loaded::Loaded;
 use crate::view::layout::RowKind;
-use crate::view::state::{pick_extent, ViewState};
+use crate::view::timeline::{pick_extent, TimelineView};
 
-impl ViewState {
+impl TimelineView {
     /// What is under a point of the timeline area, with a tolerance of a few pixels so
     /// that sub-pixel spans and markers can be picked.
     pub fn hit(&self, l: &Loaded, x: f32, y: f32) -> Option<Pick> {

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use trace_model::{DisplayOrder, Trace};
 
-use crate::kinds::Kinds;
+use trace_index::EventIndex;
 
 /// Height of a header row (process, thread, async), logical pixels.
 pub const HEADER_H: f32 = 22.0;
@@ -30,7 +30,7 @@ pub const STATES_H: f32 = 10.0;
 pub const LABEL_PX: f32 = 12.0;
 
 /// What a row of the timeline shows; the numbers are indices into the trace's (or
-/// [`Kinds`]') lists.
+/// [`EventIndex`]') lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowKind {
     /// The header of a process (`Trace::processes`).
@@ -50,7 +50,7 @@ pub enum RowKind {
     ProcessInstants(u32),
     /// A thread's thread-scoped instants.
     ThreadInstants(u32),
-    /// One counter group (`Kinds::counters`).
+    /// One counter group (`EventIndex::counters`).
     Counter(u32),
     /// The header of a process's async tracks, folded into one group; folded, it draws
     /// where any of their slices is.
@@ -179,7 +179,7 @@ pub enum Track {
     Process(u32),
     /// A thread (`Trace::threads`).
     Thread(u32),
-    /// A counter group (`Kinds::counters`).
+    /// A counter group (`EventIndex::counters`).
     Counter(u32),
     /// An async track (`Trace::async_tracks`).
     Async(u32),
@@ -187,7 +187,7 @@ pub enum Track {
 
 /// Every track the filter lists, in display order, with its label and its nesting (0 for a
 /// process, 1 for what is in it, 2 for a thread's counters).
-pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
+pub fn track_list(trace: &Trace, kinds: &EventIndex) -> Vec<(Track, String, u8)> {
     let mut v = Vec::new();
     let order = &kinds.order;
     let counter = |g: u32| format!("counter {}", trace.str(kinds.counters[g as usize].name));
@@ -216,7 +216,7 @@ pub fn track_list(trace: &Trace, kinds: &Kinds) -> Vec<(Track, String, u8)> {
 }
 
 /// Whether a thread has nothing to draw (named by metadata only).
-fn thread_is_empty(trace: &Trace, k: &Kinds, t: u32) -> bool {
+fn thread_is_empty(trace: &Trace, k: &EventIndex, t: u32) -> bool {
     let t = t as usize;
     trace.threads()[t].lanes.is_empty()
         && !has_states(trace, t as u32)
@@ -227,7 +227,7 @@ fn thread_is_empty(trace: &Trace, k: &Kinds, t: u32) -> bool {
 
 /// Whether a process has nothing to draw: no track, as in Perfetto, where a process named
 /// by metadata only (a PyTorch trace's idle GPUs) would take a row of the first screen.
-fn process_is_empty(trace: &Trace, k: &Kinds, p: u32) -> bool {
+fn process_is_empty(trace: &Trace, k: &EventIndex, p: u32) -> bool {
     let pi = p as usize;
     k.instants_by_process[pi].is_empty()
         && k.counters_by_process[pi].is_empty()
@@ -264,7 +264,7 @@ pub struct Layout {
 /// Lays rows out one after the other.
 struct Builder<'a> {
     trace: &'a Trace,
-    kinds: &'a Kinds,
+    kinds: &'a EventIndex,
     c: &'a Collapsed,
     order: &'a DisplayOrder,
     scale: f32,
@@ -417,9 +417,9 @@ impl Builder<'_> {
 
 impl Layout {
     /// Rows in display order: pinned processes and threads, global instants, then processes
-    /// with their threads in the model's display order (`Kinds::order`); hidden tracks
+    /// with their threads in the model's display order (`EventIndex::order`); hidden tracks
     /// left out.
-    pub fn new(trace: &Trace, kinds: &Kinds, collapsed: &Collapsed, scale: f32) -> Layout {
+    pub fn new(trace: &Trace, kinds: &EventIndex, collapsed: &Collapsed, scale: f32) -> Layout {
         let order = &kinds.order;
         let mut b = Builder {
             trace,
@@ -518,7 +518,7 @@ mod tests {
     #[test]
     fn rows_follow_processes_threads_and_depths() {
         let t = trace();
-        let l = Layout::new(&t, &Kinds::new(&t), &Collapsed::for_trace(&t), 1.0);
+        let l = Layout::new(&t, &EventIndex::new(&t), &Collapsed::for_trace(&t), 1.0);
         let kinds: Vec<RowKind> = l.rows.iter().map(|r| r.kind).collect();
         assert_eq!(
             kinds,
@@ -565,7 +565,7 @@ mod tests {
         let mut c = Collapsed::for_trace(&t);
         c.threads[0] = true;
         c.processes[1] = true;
-        let l = Layout::new(&t, &Kinds::new(&t), &c, 1.0);
+        let l = Layout::new(&t, &EventIndex::new(&t), &c, 1.0);
         let kinds: Vec<RowKind> = l.rows.iter().map(|r| r.kind).collect();
         assert_eq!(
             kinds,
@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn hidden_tracks_are_left_out_and_pinned_ones_come_first() {
         let t = trace();
-        let k = Kinds::new(&t);
+        let k = EventIndex::new(&t);
         let mut c = Collapsed::for_trace(&t);
         let headers = |c: &Collapsed| -> Vec<RowKind> {
             Layout::new(&t, &k, c, 1.0)
@@ -654,7 +654,7 @@ mod tests {
             ]
             .concat(),
         );
-        let k = Kinds::new(&t);
+        let k = EventIndex::new(&t);
         assert_eq!(
             k.order,
             t.display_order(),
@@ -724,7 +724,7 @@ mod tests {
             ]
             .concat(),
         );
-        let k = Kinds::new(&t);
+        let k = EventIndex::new(&t);
         assert_eq!(k.async_by_process[0].len(), 4, "four tracks in pid 1");
         let kinds = |c: &Collapsed| -> Vec<RowKind> {
             (Layout::new(&t, &k, c, 1.0).rows.iter())
@@ -820,7 +820,7 @@ mod tests {
             ]
             .concat(),
         );
-        let k = Kinds::new(&t);
+        let k = EventIndex::new(&t);
         let (th1, th2) = (k.counters_by_thread[0][0], k.counters_by_thread[1][0]);
         let process = k.counters_by_process[0][0];
         let rows: Vec<RowKind> = (Layout::new(&t, &k, &Collapsed::for_trace(&t), 1.0).rows)

@@ -16,16 +16,16 @@ use crate::compare_pair::*;
 
 #[test]
 fn the_divider_drags_and_both_panes_follow() {
-    use spall_viewer::view::state::DIVIDER_H;
+    use spall_viewer::view::timeline::DIVIDER_H;
     let (l, b) = shifted_pair();
     let mut s = prepare_compare(&l, &timeline_shot(), Some(b)).unwrap();
-    let top = s.tracks_top();
-    let mid = top + s.tracks_height();
+    let top = s.timeline.tracks_top();
+    let mid = top + s.timeline.tracks_height();
     assert!(s.on_divider(mid + 2.0) && !s.on_divider(mid - 2.0));
     // Dragged up to a quarter of the tracks area: NEW's pane shrinks, BASE's starts there.
-    let avail = s.height - top - DIVIDER_H;
+    let avail = s.timeline.height - top - DIVIDER_H;
     s.drag_divider(top + avail / 4.0 + DIVIDER_H / 2.0);
-    let divider = top + s.tracks_height();
+    let divider = top + s.timeline.tracks_height();
     assert!((divider - (top + avail / 4.0)).abs() <= 1.0, "{divider}");
     let c = s.compare.as_deref().unwrap();
     assert!((c.view.tracks_top() - (divider + DIVIDER_H)).abs() <= 1.0);
@@ -34,7 +34,7 @@ fn the_divider_drags_and_both_panes_follow() {
     let px = render(&l, &s).unwrap();
     assert!(near(
         pixel(&px, W as f32 - 3.0, divider + 8.0),
-        s.theme.ruler
+        s.timeline.theme.ruler
     ));
     let c = s.compare.as_deref().unwrap();
     let bf = c
@@ -47,9 +47,9 @@ fn the_divider_drags_and_both_panes_follow() {
     );
     // Past the ends, each pane keeps a tenth.
     s.drag_divider(0.0);
-    assert!((s.tracks_height() - (avail * 0.1).floor()).abs() <= 1.0);
-    s.drag_divider(s.height);
-    assert!((s.tracks_height() - (avail * 0.9).floor()).abs() <= 1.0);
+    assert!((s.timeline.tracks_height() - (avail * 0.1).floor()).abs() <= 1.0);
+    s.drag_divider(s.timeline.height);
+    assert!((s.timeline.tracks_height() - (avail * 0.9).floor()).abs() <= 1.0);
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn a_search_and_a_marker_reach_bases_pane() {
     // Typed: a substring, in each trace's own names.
     s.search(&l, "gone");
     let c = s.compare.as_deref().unwrap();
-    assert!(s.matches.spans.is_empty());
+    assert!(s.timeline.matches.spans.is_empty());
     assert_eq!(c.view.matches.spans.len(), 20, "BASE's gone_fn");
     // A statistics row's name: exactly that name in BASE, or nothing there.
     let slow = l.trace.strings().lookup("slow_fn").unwrap();
@@ -72,15 +72,16 @@ fn a_search_and_a_marker_reach_bases_pane() {
     assert!(c.view.matches.is_active() && c.view.matches.spans.is_empty());
     // Drawn: BASE's match marked under its box, a span that does not match dimmed.
     s.search(&l, "gone");
-    let mid = s.viewport.visible().0 + (s.viewport.visible().1 - s.viewport.visible().0) / 3;
-    spall_viewer::timeline::markers::add(&mut s, &l, mid).unwrap();
+    let mid = s.timeline.viewport.visible().0
+        + (s.timeline.viewport.visible().1 - s.timeline.viewport.visible().0) / 3;
+    spall_viewer::timeline::markers::add(&mut s.timeline, &l, mid).unwrap();
     let px = render(&l, &s).unwrap();
     let c = s.compare.as_deref().unwrap();
     let gone = (c.view)
         .span_box(&c.loaded, first(&c.loaded, "gone_fn"))
         .unwrap();
     let mark = pixel(&px, gone.0 + 1.0, gone.1 + gone.3 - 1.0);
-    assert!(near(mark, s.theme.match_marker), "{mark:?}");
+    assert!(near(mark, s.timeline.theme.match_marker), "{mark:?}");
     let plain = prepare_compare(&l, &timeline_shot(), Some(c.loaded.clone())).unwrap();
     let plain_px = render(&l, &plain).unwrap();
     let frame = c
@@ -93,7 +94,7 @@ fn a_search_and_a_marker_reach_bases_pane() {
     );
     assert_ne!(dim, full, "BASE's frame dimmed by the search");
     // The marker's line runs on through BASE's pane, at NEW's time on the shared axis.
-    let x = (s.viewport.x(mid) as f32).round();
+    let x = (s.timeline.viewport.x(mid) as f32).round();
     let y = c.view.tracks_top() + 40.0;
     let line = pixel(&px, x, y);
     assert!(
@@ -108,14 +109,14 @@ fn a_marker_placed_in_bases_pane_is_bases() {
     use spall_viewer::view::state::Side;
     let (l, b) = shifted_pair();
     let mut s = prepare_compare(&l, &timeline_shot(), Some(b.clone())).unwrap();
-    let divider = s.tracks_top() + s.tracks_height();
+    let divider = s.timeline.tracks_top() + s.timeline.tracks_height();
     // N with the pointer on BASE's gone_fn: a marker of BASE's, at that span's start on
     // BASE's clock (5 s later than NEW's).
     let gone = b.trace.span(first(&b, "gone_fn")).start;
     let bx = s.compare.as_deref().unwrap().view.viewport.x(gone) as f32;
-    let base_y = s.height - 5.0;
+    let base_y = s.timeline.height - 5.0;
     assert_eq!(add_at(&mut s, &l, bx, base_y), Some((Side::Base, 0)));
-    assert!(s.markers.is_empty(), "NEW's list untouched");
+    assert!(s.timeline.markers.is_empty(), "NEW's list untouched");
     let c = s.compare.as_deref().unwrap();
     let at = b.trace.start_ns() + c.view.markers[0].at_ns;
     assert!((at - gone).abs() <= 200, "{at} vs gone_fn at {gone}");
@@ -186,7 +187,7 @@ fn enter_steps_through_both_panes_matches_in_time_order() {
     // From a view that ends where NEW starts: NEW's first, BASE's first (at the same time
     // on the shared axis, NEW's go first), then alternating (BASE's frames are longer).
     let t0 = l.trace.start_ns();
-    s.viewport.show(t0 - 10_000, t0);
+    s.timeline.viewport.show(t0 - 10_000, t0);
     let centred = |bx: (f32, f32, f32, f32)| {
         let mid = bx.0 + bx.2 / 2.0;
         assert!((mid - W as f32 / 2.0).abs() < 2.0, "centred at {mid}");
@@ -195,13 +196,13 @@ fn enter_steps_through_both_panes_matches_in_time_order() {
         assert_eq!(s.step_match(&l, true), Some(k));
         let c = s.compare.as_deref().unwrap();
         if k % 2 == 0 {
-            assert_eq!(s.selected_span(), Some(news[k / 2]), "step {k}");
-            centred(s.span_box(&l, news[k / 2]).unwrap());
+            assert_eq!(s.timeline.selected_span(), Some(news[k / 2]), "step {k}");
+            centred(s.timeline.span_box(&l, news[k / 2]).unwrap());
         } else {
             assert_eq!(c.view.selected_span(), Some(bases[k / 2]), "step {k}");
             centred(c.view.span_box(&b, bases[k / 2]).unwrap());
             assert_eq!(
-                s.selected_span(),
+                s.timeline.selected_span(),
                 Some(news[k / 2]),
                 "NEW's selection stays"
             );
@@ -220,7 +221,7 @@ fn enter_steps_through_both_panes_matches_in_time_order() {
     // BASE drawn 100 µs earlier: its first match now comes first.
     s.compare.as_deref_mut().unwrap().offset += 100_000;
     s.search(&l, "slow");
-    s.viewport.show(t0 - 200_000, t0 - 190_000);
+    s.timeline.viewport.show(t0 - 200_000, t0 - 190_000);
     assert_eq!(s.step_match(&l, true), Some(0));
     assert_eq!(s.match_position(&l), (40, Some((0, Side::Base))));
     assert_eq!(s.step_match(&l, true), Some(1));
@@ -265,7 +266,7 @@ fn near(a: Color, b: Color) -> bool {
 
 /// The first span named `name` in `l`.
 fn first(l: &Loaded, name: &str) -> trace_model::SpanRef {
-    spall_viewer::view::compare::first_named(&l.trace, name, None).unwrap()
+    spall_viewer::view::base_pane::first_named(&l.trace, name, None).unwrap()
 }
 
 #[test]
@@ -276,14 +277,14 @@ fn the_timeline_draws_bases_tracks_under_news_aligned_at_their_starts() {
     let px = render(&l, &s).unwrap();
     let c = s.compare.as_deref().expect("compare mode's BASE pane");
     // The divider between the panes, in the ruler's colour, and BASE's pane under it.
-    let divider = s.tracks_top() + s.tracks_height();
+    let divider = s.timeline.tracks_top() + s.timeline.tracks_height();
     assert!(
-        divider > s.tracks_top() + 100.0 && divider < 400.0,
+        divider > s.timeline.tracks_top() + 100.0 && divider < 400.0,
         "{divider}"
     );
     assert!(near(
         pixel(&px, W as f32 - 3.0, divider + 8.0),
-        s.theme.ruler
+        s.timeline.theme.ruler
     ));
     assert!(c.view.tracks_top() > divider);
     // A span only BASE has is drawn in BASE's pane, in its colour; one only NEW has, in
@@ -304,12 +305,12 @@ fn the_timeline_draws_bases_tracks_under_news_aligned_at_their_starts() {
     );
     let got = pixel(&px, gone.0 + 1.0, gone.1 + 1.0);
     assert!(near(got, want), "gone_fn drawn {got:?}, wants {want:?}");
-    let added = s.span_box(&l, first(&l, "new_fn")).unwrap();
-    assert!(added.1 > s.tracks_top() && added.1 + added.3 < divider);
-    let want = fill_for(&l, &s, l.trace.span(first(&l, "new_fn")).name);
+    let added = s.timeline.span_box(&l, first(&l, "new_fn")).unwrap();
+    assert!(added.1 > s.timeline.tracks_top() && added.1 + added.3 < divider);
+    let want = fill_for(&l, &s.timeline, l.trace.span(first(&l, "new_fn")).name);
     assert!(near(pixel(&px, added.0 + 1.0, added.1 + 1.0), want));
     // BASE started 5 s later on its clock, yet its first frame is drawn where NEW's is.
-    let nf = s.span_box(&l, first(&l, "frame")).unwrap();
+    let nf = s.timeline.span_box(&l, first(&l, "frame")).unwrap();
     let bf = c
         .view
         .span_box(&c.loaded, first(&c.loaded, "frame"))
@@ -339,13 +340,16 @@ fn a_statistics_row_jumps_to_the_function_in_both_timelines() {
     s.set_base(&l, Some(b.clone()));
     let name_of = |l: &Loaded, r| l.trace.str(l.trace.span(r).name).to_string();
     assert!(s.jump_to_name(&l, "fast_fn"));
-    let r = s.selected_span().expect("NEW's fast_fn selected");
+    let r = s.timeline.selected_span().expect("NEW's fast_fn selected");
     assert_eq!(r, first(&l, "fast_fn"));
     let c = s.compare.as_deref().unwrap();
     let br = c.view.selected_span().expect("BASE's fast_fn selected");
     assert_eq!(br, first(&b, "fast_fn"));
     // Lined up on the shared axis, and on screen.
-    let (nb, bb) = (s.span_box(&l, r).unwrap(), c.view.span_box(&b, br).unwrap());
+    let (nb, bb) = (
+        s.timeline.span_box(&l, r).unwrap(),
+        c.view.span_box(&b, br).unwrap(),
+    );
     assert!((nb.0 - bb.0).abs() < 1.0, "{nb:?} {bb:?}");
     assert!(nb.0 >= 0.0 && nb.0 + nb.2 <= W as f32, "{nb:?}");
     assert!(
@@ -358,7 +362,7 @@ fn a_statistics_row_jumps_to_the_function_in_both_timelines() {
     let f = l.trace.span(tenth);
     s.range = Some((f.start, f.end()));
     assert!(s.jump_to_name(&l, "slow_fn"));
-    let r = s.selected_span().unwrap();
+    let r = s.timeline.selected_span().unwrap();
     assert_eq!(name_of(&l, r), "slow_fn");
     assert!(
         l.trace.span(r).start >= f.start,
@@ -371,7 +375,7 @@ fn a_statistics_row_jumps_to_the_function_in_both_timelines() {
     s.range = None;
     // A name only BASE has: nothing in NEW, BASE's first call brought on screen.
     assert!(s.jump_to_name(&l, "gone_fn"));
-    assert_eq!(s.selected_span(), None);
+    assert_eq!(s.timeline.selected_span(), None);
     let c = s.compare.as_deref().unwrap();
     let br = c.view.selected_span().unwrap();
     assert_eq!(name_of(&b, br), "gone_fn");
@@ -389,41 +393,45 @@ fn base_aligns_at_a_span_chosen_in_each_and_back_at_the_starts() {
     // NEW's 3rd slow_fn with BASE's 7th, picked with a click in BASE's pane.
     let news = l.trace.occurrences(|n| n == "slow_fn");
     let bases = b.trace.occurrences(|n| n == "slow_fn");
-    s.select(&l, Some(news[2]));
+    s.timeline.select(&l, Some(news[2]));
     let c = s.compare.as_deref().unwrap();
     let (x, y, w, h) = c
         .view
         .span_box(&b, bases[6])
         .unwrap_or((-1.0, -1.0, 0.0, 0.0));
-    assert!(s.in_base(y + h / 2.0) && !s.in_base(s.tracks_top() + 1.0));
+    assert!(s.in_base(y + h / 2.0) && !s.in_base(s.timeline.tracks_top() + 1.0));
     s.click_base(x + w / 2.0, y + h / 2.0, false);
     assert_eq!(
         s.compare.as_deref().unwrap().view.selected_span(),
         Some(bases[6])
     );
-    assert_eq!(s.selected_span(), Some(news[2]), "NEW's selection stays");
+    assert_eq!(
+        s.timeline.selected_span(),
+        Some(news[2]),
+        "NEW's selection stays"
+    );
     assert!(s.align_at_selection(&l));
     let c = s.compare.as_deref().unwrap();
     let (nb, bb) = (
-        s.span_box(&l, news[2]).unwrap(),
+        s.timeline.span_box(&l, news[2]).unwrap(),
         c.view.span_box(&b, bases[6]).unwrap(),
     );
     assert!((nb.0 - bb.0).abs() < 1.0, "{nb:?} {bb:?}");
     // Hovering BASE's pane describes BASE's span, and NEW's hover is cleared.
     assert!(s.hover_base(bb.0 + 1.0, bb.1 + 1.0));
     let c = s.compare.as_deref().unwrap();
-    assert!(c.view.hover.is_some() && s.hover.is_none());
+    assert!(c.view.hover.is_some() && s.timeline.hover.is_none());
     s.align_at_starts(&l);
     let c = s.compare.as_deref().unwrap();
     let (nf, bf) = (
-        s.span_box(&l, first(&l, "frame")).unwrap(),
+        s.timeline.span_box(&l, first(&l, "frame")).unwrap(),
         c.view.span_box(&b, first(&b, "frame")).unwrap(),
     );
     assert!((nf.0 - bf.0).abs() < 1.0, "{nf:?} {bf:?}");
     // Compare mode off: one timeline again, the tracks area whole.
     s.set_base(&l, None);
     assert!(s.compare.is_none() && !s.in_base(499.0));
-    assert_eq!(s.tracks_height(), 500.0 - s.tracks_top());
+    assert_eq!(s.timeline.tracks_height(), 500.0 - s.timeline.tracks_top());
 }
 
 /// The lines docs/CI.md gives a job for the compare screenshots, run as written on a

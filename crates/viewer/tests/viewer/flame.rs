@@ -6,7 +6,8 @@ use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::timeline::draw::fill_for;
 use spall_viewer::view::flame::{Mode, Which, HEADER_PX, ROW_PX};
-use spall_viewer::view::state::{FlowMode, ViewState};
+use spall_viewer::view::state::ViewState;
+use spall_viewer::view::timeline::FlowMode;
 use spall_viewer::Loaded;
 
 const W: u32 = 1000;
@@ -67,7 +68,7 @@ impl Img {
 
 fn color(l: &Loaded, s: &ViewState, name: &str) -> Color {
     let id = l.trace.strings().lookup(name).unwrap();
-    fill_for(l, s, id)
+    fill_for(l, &s.timeline, id)
 }
 
 /// Just inside the top of the row at `depth`, root on top (above the labels' glyphs).

@@ -17,7 +17,7 @@ fn corner(l: &Loaded) -> Color {
         height: h,
         view: None,
         select: None,
-        flows: spall_viewer::view::state::FlowMode::Selected,
+        flows: spall_viewer::view::timeline::FlowMode::Selected,
         theme: Theme::new(ThemeKind::Light),
         scale: 1.0,
         mode: spall_viewer::view::flame::Mode::Timeline,

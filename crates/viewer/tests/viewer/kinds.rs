@@ -6,7 +6,8 @@ use spall_test_support::fixture;
 use spall_viewer::screenshot::{prepare, render, Shot};
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::view::layout::RowKind;
-use spall_viewer::view::state::{FlowMode, ViewState};
+use spall_viewer::view::state::ViewState;
+use spall_viewer::view::timeline::FlowMode;
 use spall_viewer::Loaded;
 
 fn from_bytes(bytes: &[u8]) -> Loaded {
@@ -96,12 +97,13 @@ fn shot(l: &Loaded) -> (ViewState, Img) {
 /// The screen rectangle (y, h) of the first row of a kind.
 fn row(s: &ViewState, want: impl Fn(RowKind) -> bool) -> (f32, f32) {
     let r = s
+        .timeline
         .layout
         .rows
         .iter()
         .find(|r| want(r.kind))
         .expect("the row is laid out");
-    (s.tracks_top() + r.y - s.scroll_y, r.h)
+    (s.timeline.tracks_top() + r.y - s.timeline.scroll_y, r.h)
 }
 
 fn differing(a: &Img, b: &Img) -> usize {
@@ -148,8 +150,8 @@ fn a_counter_is_a_step_graph_on_its_scale() {
     let (y, h) = row(&s, |k| matches!(k, RowKind::Counter(_)));
     let g = &l.kinds.counters[0];
     assert_eq!((g.min, g.max), (1.0, 10.0));
-    let x = |us: i64| s.viewport.x(us * 1000) as f32;
-    let bg = s.theme.background;
+    let x = |us: i64| s.timeline.viewport.x(us * 1000) as f32;
+    let bg = s.timeline.theme.background;
     // Under value 10 the column is filled near the top of the row; under value 1 it is not.
     let near_top = y + 8.0;
     assert_ne!(img.at(x(829), near_top), bg, "value 10 reaches the top");
@@ -176,8 +178,11 @@ fn a_one_sample_spike_survives_zooming_out() {
     let l = from_bytes(json.as_bytes());
     let (s, img) = shot(&l);
     let (y, _) = row(&s, |k| matches!(k, RowKind::Counter(_)));
-    let x = s.viewport.x(l.trace.start_ns() + 123_457_000) as f32;
-    assert!(s.viewport.ns_per_px > 100_000.0, "many samples per pixel");
+    let x = s.timeline.viewport.x(l.trace.start_ns() + 123_457_000) as f32;
+    assert!(
+        s.timeline.viewport.ns_per_px > 100_000.0,
+        "many samples per pixel"
+    );
     let series = Theme::new(ThemeKind::Light).span_fill(spall_viewer::loaded::name_color("mem"));
     assert!(
         img.near(x, y + 6.0, 1, series),
@@ -201,8 +206,8 @@ fn instants_are_diamonds_on_their_tracks() {
             trace_model::InstantScope::Global => RowKind::GlobalInstants,
         };
         let (y, h) = row(&s, |k| k == kind);
-        let x = s.viewport.x(inst.ts) as f32;
-        let c = s.theme.span_fill(l.colors[inst.name.0 as usize]);
+        let x = s.timeline.viewport.x(inst.ts) as f32;
+        let c = s.timeline.theme.span_fill(l.colors[inst.name.0 as usize]);
         assert!(
             img.near(x, y + h / 2.0, 2, c),
             "instant {i} ({}) is drawn at its time",
@@ -210,7 +215,7 @@ fn instants_are_diamonds_on_their_tracks() {
         );
         // Hovering it picks it.
         assert_eq!(
-            s.hit(&l, x, y + h / 2.0),
+            s.timeline.hit(&l, x, y + h / 2.0),
             Some(spall_viewer::kinds::Pick::Instant(i as u32))
         );
     }
@@ -223,13 +228,14 @@ fn overlapping_async_operations_get_their_own_rows() {
     let (mut s, _) = shot(&l);
     // A process's async tracks are folded into one group until it is opened.
     assert!(s
+        .timeline
         .layout
         .rows
         .iter()
         .any(|r| matches!(r.kind, RowKind::AsyncGroup(_))));
-    s.collapsed.async_groups.fill(false);
-    s.relayout(&l);
-    let (w, h) = (s.width as u32, s.height as u32);
+    s.timeline.collapsed.async_groups.fill(false);
+    s.timeline.relayout(&l);
+    let (w, h) = (s.timeline.width as u32, s.timeline.height as u32);
     let img = Img {
         px: render(&l, &s).expect("headless rendering works"),
         w,
@@ -252,11 +258,11 @@ fn overlapping_async_operations_get_their_own_rows() {
         });
         for &id in ids {
             let a = &t.async_slices()[id as usize];
-            let c = s.theme.span_fill(l.colors[a.name.0 as usize]);
+            let c = s.timeline.theme.span_fill(l.colors[a.name.0 as usize]);
             let x = if a.end > a.start {
-                (s.viewport.x(a.start) as f32 + s.viewport.x(a.end) as f32) / 2.0
+                (s.timeline.viewport.x(a.start) as f32 + s.timeline.viewport.x(a.end) as f32) / 2.0
             } else {
-                s.viewport.x(a.start) as f32
+                s.timeline.viewport.x(a.start) as f32
             };
             assert!(
                 img.near(x, y + h / 2.0, 2, c),
@@ -276,26 +282,29 @@ fn a_flow_arrow_joins_two_known_slices() {
     let from = t.str(t.span(link.from).name).to_string();
     let (s, img) = shot_with(&l, 1000, 500, FlowMode::Selected, Some(&from));
     assert_eq!(
-        s.selected_span(),
+        s.timeline.selected_span(),
         Some(link.from),
         "--select picks the flow's source"
     );
     let anchor = |r: trace_model::SpanRef, out: bool| {
-        let row = s.layout.lane_row(r.thread, r.depth).unwrap();
+        let row = s.timeline.layout.lane_row(r.thread, r.depth).unwrap();
         let sp = t.span(r);
-        let x = s.viewport.x(if out { sp.end() } else { sp.start }) as f32;
-        (x, s.tracks_top() + row.y - s.scroll_y + row.h / 2.0)
+        let x = s.timeline.viewport.x(if out { sp.end() } else { sp.start }) as f32;
+        (
+            x,
+            s.timeline.tracks_top() + row.y - s.timeline.scroll_y + row.h / 2.0,
+        )
     };
     let (a, b) = (anchor(link.from, true), anchor(link.to, false));
     // The curve's middle is the midpoint of its ends (its control points are symmetric).
     let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
     assert!(
-        img.near(mid.0, mid.1, 2, s.theme.flow),
+        img.near(mid.0, mid.1, 2, s.timeline.theme.flow),
         "the arrow passes {mid:?}"
     );
     // With flows off, it is gone.
     let (_, off) = shot_with(&l, 1000, 500, FlowMode::None, Some(&from));
-    assert!(!off.near(mid.0, mid.1, 2, s.theme.flow));
+    assert!(!off.near(mid.0, mid.1, 2, s.timeline.theme.flow));
 }
 
 #[test]
@@ -310,21 +319,21 @@ fn cpu_samples_get_a_track_coloured_by_leaf_frame() {
     let st = &t.samples()[track as usize];
     let (s, img) = shot(&l);
     let (y, h) = row(&s, |k| k == RowKind::Samples(st.thread));
-    let bg = s.theme.background;
+    let bg = s.timeline.theme.background;
     let painted = (0..1000)
         .filter(|&x| img.at(x as f32, y + h / 2.0) != bg)
         .count();
     assert!(painted > 50, "only {painted} columns of samples");
     // A sample's tick has its leaf frame's colour.
     let i = st.ts.len() / 2;
-    let x = s.viewport.x(st.ts[i]) as f32;
+    let x = s.timeline.viewport.x(st.ts[i]) as f32;
     let leaf = t.frames()[st.frame[i] as usize].name;
-    let c = s.theme.span_fill(l.colors[leaf.0 as usize]);
+    let c = s.timeline.theme.span_fill(l.colors[leaf.0 as usize]);
     assert!(
         img.near(x, y + h / 2.0, 1, c),
         "the tick has its leaf frame's colour"
     );
-    let hit = s.hit(&l, x, y + h / 2.0);
+    let hit = s.timeline.hit(&l, x, y + h / 2.0);
     assert!(matches!(
         hit,
         Some(spall_viewer::kinds::Pick::Sample { .. })
@@ -375,17 +384,23 @@ fn sample_stacks_are_drawn_over_time_as_boxes() {
         };
         let (y, h) = row(&s, want);
         let (x0, x1) = (
-            s.viewport.x(lane.start[i]) as f32,
-            s.viewport.x(lane.end(i)) as f32,
+            s.timeline.viewport.x(lane.start[i]) as f32,
+            s.timeline.viewport.x(lane.end(i)) as f32,
         );
         assert!(x1 - x0 > 200.0, "{rel}: the box is {} px wide", x1 - x0);
-        let fill = s.theme.span_fill(l.colors[lane.name[i].0 as usize]);
+        let fill = s
+            .timeline
+            .theme
+            .span_fill(l.colors[lane.name[i].0 as usize]);
         // Across the row, above its label's text.
         for x in [x0 + 3.0, (x0 + x1) / 2.0, x1 - 3.0] {
             assert_eq!(img.at(x, y + 2.0), fill, "{rel}: the box at {x}");
         }
         let mid = (x0 + x1) / 2.0;
-        let hit = s.hit(&l, mid, y + h / 2.0).expect("the box is picked");
+        let hit = s
+            .timeline
+            .hit(&l, mid, y + h / 2.0)
+            .expect("the box is picked");
         assert!(matches!(
             hit,
             spall_viewer::kinds::Pick::Stack { depth: 0, .. }
@@ -418,7 +433,7 @@ fn a_generated_trace_lays_out_every_kind_in_order() {
     ]"#,
     );
     let (s, _) = shot(&l);
-    let kinds: Vec<RowKind> = s.layout.rows.iter().map(|r| r.kind).collect();
+    let kinds: Vec<RowKind> = s.timeline.layout.rows.iter().map(|r| r.kind).collect();
     assert_eq!(
         kinds,
         vec![
@@ -455,11 +470,11 @@ fn counters_take_the_colour_the_file_names() {
     let l = from_fixture("real/bazel_profile_with_queuing.json.gz");
     let (mut s, _) = shot(&l);
     // The process's counters come under its threads: scrolled to.
-    let counter = (s.layout.rows.iter())
+    let counter = (s.timeline.layout.rows.iter())
         .find(|r| matches!(r.kind, RowKind::Counter(_)))
         .unwrap();
-    s.scroll_y = counter.y - 10.0;
-    let (w, h) = (s.width as u32, s.height as u32);
+    s.timeline.scroll_y = counter.y - 10.0;
+    let (w, h) = (s.timeline.width as u32, s.timeline.height as u32);
     let img = Img {
         px: render(&l, &s).expect("headless rendering works"),
         w,

@@ -5,7 +5,7 @@
 #[path = "common/compare_pair.rs"]
 mod compare_pair;
 
-mod compare;
+mod compare_flame;
 mod compare_timeline;
 mod flame;
 mod hostile;

@@ -64,16 +64,16 @@ fn json_without_its_closing_bracket_reloads_with_more_events() {
         more += &ev("late", 3, i * 100, 20);
     }
     let (l1, s1, l2, s2) = reload_after(&p, more.as_bytes(), |l, s| {
-        s.viewport.show(
+        s.timeline.viewport.show(
             l.trace.start_ns() + 1_000_000,
             l.trace.start_ns() + 2_000_000,
         );
-        s.toggle_collapse(l, RowKind::Thread(0));
+        s.timeline.toggle_collapse(l, RowKind::Thread(0));
         s.search(l, "work");
-        let first = s.matches.spans[3];
-        s.select(l, Some(first));
+        let first = s.timeline.matches.spans[3];
+        s.timeline.select(l, Some(first));
         // (Selecting shows a hidden thread: hide one after.)
-        s.collapsed.set_hidden(Track::Process(0), true);
+        s.timeline.collapsed.set_hidden(Track::Process(0), true);
     });
     assert_eq!(l1.trace.span_count(), 100);
     assert_eq!(l2.trace.span_count(), 100 + 1 + 29 * 2);
@@ -82,13 +82,17 @@ fn json_without_its_closing_bracket_reloads_with_more_events() {
         "the live file was warned about"
     );
     // The view stayed.
-    assert_eq!(s2.viewport.visible(), s1.viewport.visible());
-    assert!(s1.collapsed.threads[0] && s2.collapsed.threads[0]);
-    assert!(s2.collapsed.is_hidden(Track::Process(0)));
-    assert_eq!(s2.matches.query, "work");
-    assert_eq!(s2.matches.spans.len(), 50);
-    let (Some(Pick::Span(a)), Some(Pick::Span(b))) = (s1.selected, s2.selected) else {
-        panic!("the selection was lost: {:?}", s2.selected);
+    assert_eq!(
+        s2.timeline.viewport.visible(),
+        s1.timeline.viewport.visible()
+    );
+    assert!(s1.timeline.collapsed.threads[0] && s2.timeline.collapsed.threads[0]);
+    assert!(s2.timeline.collapsed.is_hidden(Track::Process(0)));
+    assert_eq!(s2.timeline.matches.query, "work");
+    assert_eq!(s2.timeline.matches.spans.len(), 50);
+    let (Some(Pick::Span(a)), Some(Pick::Span(b))) = (s1.timeline.selected, s2.timeline.selected)
+    else {
+        panic!("the selection was lost: {:?}", s2.timeline.selected);
     };
     let (x, y) = (l1.trace.span(a), l2.trace.span(b));
     assert_eq!((x.start, x.dur), (y.start, y.dur));
@@ -113,8 +117,8 @@ fn growing_spall_reloads_with_more_events() {
     std::fs::write(&p, &bytes[..cut]).unwrap();
     let (l1, s1, l2, s2) = reload_after(&p, &bytes[cut..], |l, s| {
         let t0 = l.trace.start_ns();
-        s.viewport.show(t0 + 1000, t0 + 500_000);
-        s.scroll_y = 120.0;
+        s.timeline.viewport.show(t0 + 1000, t0 + 500_000);
+        s.timeline.scroll_y = 120.0;
     });
     let (n1, n2) = (l1.trace.span_count(), l2.trace.span_count());
     assert!(
@@ -122,8 +126,11 @@ fn growing_spall_reloads_with_more_events() {
         "{n1} spans in a third of the file"
     );
     assert_eq!(n2, 60_000);
-    assert_eq!(s2.viewport.visible(), s1.viewport.visible());
-    assert_eq!(s2.scroll_y, 120.0);
+    assert_eq!(
+        s2.timeline.viewport.visible(),
+        s1.timeline.viewport.visible()
+    );
+    assert_eq!(s2.timeline.scroll_y, 120.0);
     std::fs::remove_file(&p).unwrap();
 }
 
@@ -140,13 +147,17 @@ fn new_threads_sorting_first_keep_the_collapsed_ones() {
         let seven = (l.trace.threads().iter())
             .position(|t| t.tid == trace_model::ExtId::Num(7))
             .unwrap() as u32;
-        s.toggle_collapse(l, RowKind::Thread(seven));
+        s.timeline.toggle_collapse(l, RowKind::Thread(seven));
     });
     assert_eq!(l1.trace.threads().len() + 1, l2.trace.threads().len());
-    let collapsed: Vec<_> = (l2.trace.threads().iter().zip(&s2.collapsed.threads))
-        .filter(|(_, &c)| c)
-        .map(|(t, _)| t.tid)
-        .collect();
+    let collapsed: Vec<_> = (l2
+        .trace
+        .threads()
+        .iter()
+        .zip(&s2.timeline.collapsed.threads))
+    .filter(|(_, &c)| c)
+    .map(|(t, _)| t.tid)
+    .collect();
     assert_eq!(collapsed, [trace_model::ExtId::Num(7)]);
     std::fs::remove_file(&p).unwrap();
 }

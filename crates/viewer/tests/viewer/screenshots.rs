@@ -9,7 +9,8 @@ use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::timeline::draw::fill_for;
 use spall_viewer::view::drawn::{drawn_tracks, first_spans_y};
 use spall_viewer::view::layout::RowKind;
-use spall_viewer::view::state::{ViewState, TRACKS_TOP};
+use spall_viewer::view::state::ViewState;
+use spall_viewer::view::timeline::TRACKS_TOP;
 use spall_viewer::Loaded;
 use trace_model::SpanRef;
 
@@ -36,7 +37,7 @@ pub(crate) fn settings(width: u32, height: u32, kind: ThemeKind, select: Option<
         height,
         view: None,
         select: select.map(str::to_string),
-        flows: spall_viewer::view::state::FlowMode::Selected,
+        flows: spall_viewer::view::timeline::FlowMode::Selected,
         theme: Theme::new(kind),
         scale: 1.0,
         mode: spall_viewer::view::flame::Mode::Timeline,
@@ -76,22 +77,23 @@ fn spans_sit_in_their_rows_with_their_colours() {
     for (name, depth) in [("alpha", 0), ("beta", 1), ("gamma", 2)] {
         let r = find(&l, name);
         assert_eq!(r.depth, depth);
-        let (x, y, w, h) = s.span_box(&l, r).unwrap();
-        let row = s.layout.lane_row(r.thread, r.depth).unwrap();
+        let (x, y, w, h) = s.timeline.span_box(&l, r).unwrap();
+        let row = s.timeline.layout.lane_row(r.thread, r.depth).unwrap();
         assert_eq!(y, TRACKS_TOP + row.y, "{name}");
         // A pixel near the right end of the box, clear of the label, has the name's colour.
         let c = img.at(x + w - 3.0, y + h / 2.0);
         assert_eq!(
             c,
-            fill_for(&l, &s, l.trace.span(r).name),
+            fill_for(&l, &s.timeline, l.trace.span(r).name),
             "{name} at depth {depth}"
         );
         // Below the deepest lane there is only background.
     }
-    let (_, y, _, h) = s.span_box(&l, find(&l, "gamma")).unwrap();
-    assert_eq!(img.at(500.0, y + h + 30.0), s.theme.background);
+    let (_, y, _, h) = s.timeline.span_box(&l, find(&l, "gamma")).unwrap();
+    assert_eq!(img.at(500.0, y + h + 30.0), s.timeline.theme.background);
     // The header rows carry the header colour.
     let header = s
+        .timeline
         .layout
         .rows
         .iter()
@@ -99,7 +101,7 @@ fn spans_sit_in_their_rows_with_their_colours() {
         .unwrap();
     assert_eq!(
         img.at(990.0, TRACKS_TOP + header.y + 5.0),
-        s.theme.thread_header
+        s.timeline.theme.thread_header
     );
 }
 
@@ -108,8 +110,8 @@ fn labels_are_drawn_inside_their_boxes() {
     let l = load("edge/simple.json");
     let (s, img) = shot(&l, ThemeKind::Light, None);
     let r = find(&l, "alpha");
-    let (x, y, _, h) = s.span_box(&l, r).unwrap();
-    let fill = fill_for(&l, &s, l.trace.span(r).name);
+    let (x, y, _, h) = s.timeline.span_box(&l, r).unwrap();
+    let fill = fill_for(&l, &s.timeline, l.trace.span(r).name);
     let mut text_px = 0;
     for px in (x as u32 + 2)..(x as u32 + 60) {
         for py in (y as u32 + 2)..(y + h - 2.0) as u32 {
@@ -128,14 +130,14 @@ fn labels_are_drawn_inside_their_boxes() {
 fn the_selection_is_highlighted() {
     let l = load("edge/simple.json");
     let (s, img) = shot(&l, ThemeKind::Light, Some("gamma"));
-    let r = s.selected_span().expect("--select found gamma");
+    let r = s.timeline.selected_span().expect("--select found gamma");
     assert_eq!(l.trace.str(l.trace.span(r).name), "gamma");
-    let (x, y, w, _) = s.span_box(&l, r).unwrap();
+    let (x, y, w, _) = s.timeline.span_box(&l, r).unwrap();
     // The outline sits just outside the box: its top edge is the selection colour.
-    assert_eq!(img.at(x + w / 2.0, y - 1.0), s.theme.selection);
+    assert_eq!(img.at(x + w / 2.0, y - 1.0), s.timeline.theme.selection);
     // Unselected, the same pixel is not.
     let (_, plain) = shot(&l, ThemeKind::Light, None);
-    assert_ne!(plain.at(x + w / 2.0, y - 1.0), s.theme.selection);
+    assert_ne!(plain.at(x + w / 2.0, y - 1.0), s.timeline.theme.selection);
 }
 
 #[test]
@@ -143,15 +145,15 @@ fn the_dark_theme_differs_from_the_light_one() {
     let l = load("real/chrome116_devtools_export.json");
     let (ls, light) = shot(&l, ThemeKind::Light, None);
     let (ds, dark) = shot(&l, ThemeKind::Dark, None);
-    assert_ne!(ls.theme.background, ds.theme.background);
+    assert_ne!(ls.timeline.theme.background, ds.timeline.theme.background);
     // The bottom corner: the background, or the warning banner when the load warned.
     let bottom = 499.0;
     let corner = |th: &Theme| match l.warnings {
         Some(_) => th.warning,
         None => th.background,
     };
-    assert_eq!(light.at(999.0, bottom), corner(&ls.theme));
-    assert_eq!(dark.at(999.0, bottom), corner(&ds.theme));
+    assert_eq!(light.at(999.0, bottom), corner(&ls.timeline.theme));
+    assert_eq!(dark.at(999.0, bottom), corner(&ds.timeline.theme));
     let differing = light
         .px
         .chunks(4)
@@ -179,7 +181,7 @@ fn spall_files_render_and_a_range_view_zooms() {
             height: 300,
             view: Some((Some(0), Some(2_000_000))),
             select: Some("Frame".into()),
-            flows: spall_viewer::view::state::FlowMode::Selected,
+            flows: spall_viewer::view::timeline::FlowMode::Selected,
             theme: Theme::new(ThemeKind::Light),
             scale: 1.0,
             mode: spall_viewer::view::flame::Mode::Timeline,
@@ -189,15 +191,17 @@ fn spall_files_render_and_a_range_view_zooms() {
         },
     )
     .unwrap();
-    let (a, b) = s.viewport.visible();
+    let (a, b) = s.timeline.viewport.visible();
     assert!(b - a < 2_200_000 && a <= l.trace.start_ns() + 1, "{a}..{b}");
-    s.hover = s.selected.map(|r| (r, 100.0, 100.0));
+    s.timeline.hover = s.timeline.selected.map(|r| (r, 100.0, 100.0));
     let px = render(&l, &s).unwrap();
     assert_eq!(px.len(), 800 * 300 * 4);
     // Something was drawn: spans in many colours over much of the picture, and the
     // selected frame's outline.
     let pixels = || px.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]);
-    let drawn = pixels().filter(|&p| p != s.theme.background.0).count();
+    let drawn = pixels()
+        .filter(|&p| p != s.timeline.theme.background.0)
+        .count();
     assert!(
         drawn > 800 * 300 / 4,
         "{drawn} pixels differ from the background"
@@ -205,7 +209,7 @@ fn spall_files_render_and_a_range_view_zooms() {
     let colours: std::collections::HashSet<[u8; 4]> = pixels().collect();
     assert!(colours.len() >= 16, "{} colours", colours.len());
     assert!(
-        pixels().any(|p| p == s.theme.selection.0),
+        pixels().any(|p| p == s.timeline.theme.selection.0),
         "no selection outline"
     );
 }
@@ -263,7 +267,7 @@ fn a_chromium_protobuf_trace_opens_on_its_main_threads_spans() {
         .position(|th| th.name.is_some_and(|n| t.str(n) == "CrBrowserMain"))
         .expect("CrBrowserMain") as u32;
     let lanes = t.threads()[main as usize].lanes.len() as u32;
-    let last = s.layout.lane_row(main, lanes - 1).unwrap();
+    let last = s.timeline.layout.lane_row(main, lanes - 1).unwrap();
     assert!(
         TRACKS_TOP + last.y + last.h < 500.0,
         "its lanes are on the first screen"
@@ -276,16 +280,16 @@ fn a_chromium_protobuf_trace_opens_on_its_main_threads_spans() {
         depth: 0,
         index: i as u32,
     };
-    let (x, y, w, h) = s.span_box(&l, r).unwrap();
+    let (x, y, w, h) = s.timeline.span_box(&l, r).unwrap();
     assert!(w > 20.0, "{w}");
     assert_eq!(
         img.at(x + w - 3.0, y + h / 2.0),
-        fill_for(&l, &s, t.span(r).name)
+        fill_for(&l, &s.timeline, t.span(r).name)
     );
     // Right under the lanes: the thread's own counter.
-    let next = (s.layout.rows.iter())
+    let next = (s.timeline.layout.rows.iter())
         .position(|row| row.y > last.y)
-        .map(|k| s.layout.rows[k].kind);
+        .map(|k| s.timeline.layout.rows[k].kind);
     let Some(RowKind::Counter(g)) = next else {
         panic!("after the lanes: {next:?}");
     };

@@ -13,6 +13,7 @@ use spall_viewer::timeline::sched::{
 use spall_viewer::view::drawn::drawn_tracks;
 use spall_viewer::view::layout::RowKind;
 use spall_viewer::view::state::ViewState;
+use spall_viewer::view::timeline::TimelineView;
 use spall_viewer::Loaded;
 
 const W: u32 = 1000;
@@ -35,7 +36,7 @@ fn at(px: &[u8], x: f32, y: f32) -> Color {
 }
 
 /// The window y of a row.
-fn row_y(s: &ViewState, kind: RowKind) -> Option<(f32, f32)> {
+fn row_y(s: &TimelineView, kind: RowKind) -> Option<(f32, f32)> {
     let row = s.layout.rows.iter().find(|r| r.kind == kind)?;
     Some((s.tracks_top() + row.y - s.scroll_y, row.h))
 }
@@ -74,16 +75,17 @@ fn every_system_fixture_lays_out_cpu_lanes_and_state_strips() {
 #[test]
 fn cpu_slices_take_their_threads_colour_and_states_perfettos() {
     let l = load("systrace/events.pftrace.gz");
-    let (s, px) = shot(&l);
+    let (vs, px) = shot(&l);
+    let s = &vs.timeline;
     let t = &l.trace;
     let sd = t.sched().unwrap();
     // CPU 0's longest slice is drawn in its thread's colour, mid-box.
     let lanes = &l.kinds.cpu_lanes;
     let lane = &lanes.lanes[0];
     let i = (0..lane.len()).max_by_key(|&i| lane.dur[i]).unwrap();
-    let (y, h) = row_y(&s, RowKind::Cpu(0)).expect("CPU 0's lane");
+    let (y, h) = row_y(s, RowKind::Cpu(0)).expect("CPU 0's lane");
     let x = s.viewport.x(lane.start[i] + lane.dur[i] / 2) as f32;
-    assert_eq!(at(&px, x, y + h / 2.0), fill_for(&l, &s, lane.name[i]));
+    assert_eq!(at(&px, x, y + h / 2.0), fill_for(&l, s, lane.name[i]));
     let thread = sd.slices[lanes.slices[0][i] as usize].thread;
     assert_eq!(lane.name[i], t.threads()[thread as usize].name.unwrap());
     // The idle task has no box: no slice of tid 0 in any lane.
@@ -96,7 +98,7 @@ fn cpu_slices_take_their_threads_colour_and_states_perfettos() {
             .filter(|st| st.dur > 0 && state_kind(st) == want)
             .max_by_key(|st| st.dur)
             .unwrap_or_else(|| panic!("a {want:?} state"));
-        let (y, h) = row_y(&s, RowKind::ThreadStates(st.thread)).unwrap();
+        let (y, h) = row_y(s, RowKind::ThreadStates(st.thread)).unwrap();
         let x = s.viewport.x(st.ts + st.dur / 2) as f32;
         assert_eq!(at(&px, x, y + h / 2.0), state_color(want), "{want:?}");
     }
@@ -105,7 +107,8 @@ fn cpu_slices_take_their_threads_colour_and_states_perfettos() {
 #[test]
 fn a_click_on_a_cpu_slice_selects_its_thread_and_names_its_waker() {
     let l = load("systrace/events.pftrace.gz");
-    let (mut s, _) = shot(&l);
+    let (mut vs, _) = shot(&l);
+    let s = &mut vs.timeline;
     let t = &l.trace;
     let sd = t.sched().unwrap();
     let lanes = &l.kinds.cpu_lanes;
@@ -123,21 +126,21 @@ fn a_click_on_a_cpu_slice_selects_its_thread_and_names_its_waker() {
         })
         .expect("a woken slice");
     let x = &sd.slices[k as usize];
-    let (y, h) = row_y(&s, RowKind::Cpu(c as u32)).unwrap();
+    let (y, h) = row_y(s, RowKind::Cpu(c as u32)).unwrap();
     let px = s.viewport.x(x.ts + x.dur.max(1) / 2) as f32;
     let hit = s.hit(&l, px, y + h / 2.0);
     assert_eq!(hit, Some(Pick::Sched(k)));
     s.select_pick(&l, hit);
     assert_eq!(s.selected, hit);
     // Its thread's strip is on screen, and its details say who woke it.
-    let (sy, _) = row_y(&s, RowKind::ThreadStates(x.thread)).unwrap();
+    let (sy, _) = row_y(s, RowKind::ThreadStates(x.thread)).unwrap();
     assert!(sy >= s.tracks_top() && sy < H as f32, "{sy}");
     let lines = describe(&l, Pick::Sched(k)).join("\n");
     assert!(lines.contains(&t.thread_label(x.thread)), "{lines}");
     let woken = format!("woken by  {}", t.thread_label(waker));
     assert!(lines.contains(&woken), "{lines}");
     // A state's tooltip names it as Perfetto does.
-    let (ty, th) = row_y(&s, RowKind::ThreadStates(x.thread)).unwrap();
+    let (ty, th) = row_y(s, RowKind::ThreadStates(x.thread)).unwrap();
     let Some(Pick::State(i)) = s.hit(&l, px, ty + th / 2.0) else {
         panic!("no state under the slice");
     };

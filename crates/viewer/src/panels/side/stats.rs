@@ -11,9 +11,9 @@ use crate::loaded::Loaded;
 use crate::panels::csv::table_text;
 use crate::view::state::ViewState;
 
-mod compare;
-pub(super) use compare::BaseSelf;
-use compare::{base_only_row, delta_cell};
+mod base_columns;
+pub(super) use base_columns::BaseSelf;
+use base_columns::{base_only_row, delta_cell};
 
 /// Which statistics column sorts the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,7 +298,8 @@ impl Panel {
         let name = l.trace.str(r.name);
         let mut clicked = false;
         row.col(|ui| {
-            let highlighted = s.matches.name_matches(r.name) && s.matches.query == name;
+            let highlighted =
+                s.timeline.matches.name_matches(r.name) && s.timeline.matches.query == name;
             // Names that share a prefix differ at their ends: keep both.
             let room = ui.available_width();
             let per_char = ui.text_style_height(&egui::TextStyle::Body) * 0.5;

@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_time::{Duration, Instant};
 
-use crate::kinds::Kinds;
 use crate::loaded::{Loaded, MINIMAP_BINS};
+use trace_index::EventIndex;
 
 use spall_web_transfer::Streams;
 pub use spall_web_transfer::{pack, Model};
@@ -29,7 +29,7 @@ const TAKE_BYTES: usize = 8 << 20;
 pub(crate) struct Taking {
     model: Model,
     /// The kinds, derived in a step of their own once the trace and index are in.
-    kinds: Option<Kinds>,
+    kinds: Option<EventIndex>,
     /// Steps run so far (`<body data-take-steps>` once taken).
     steps: u32,
     /// Turns so far, a frame apart (`<body data-take-turns>` once taken).
@@ -81,7 +81,7 @@ impl Taking {
         {
             // The views' data: the kinds in a step, the rest in the next.
             let Some(kinds) = self.kinds.take() else {
-                self.kinds = Some(Kinds::new(self.trace.as_ref()?));
+                self.kinds = Some(EventIndex::new(self.trace.as_ref()?));
                 return None;
             };
             let trace = self.trace.as_ref()?;

@@ -1,4 +1,4 @@
-//! Generated pairs of traces for the compare-mode tests (`compare.rs`,
+//! Generated pairs of traces for the compare-mode tests (`compare_flame.rs`,
 //! `compare_timeline.rs`); each includes this file, and uses part of it.
 #![allow(dead_code)]
 
@@ -8,7 +8,7 @@ use render_gl::Color;
 use spall_viewer::screenshot::Shot;
 use spall_viewer::theme::{Theme, ThemeKind};
 use spall_viewer::view::flame::Mode;
-use spall_viewer::view::state::FlowMode;
+use spall_viewer::view::timeline::FlowMode;
 use spall_viewer::Loaded;
 
 pub const W: u32 = 1200;

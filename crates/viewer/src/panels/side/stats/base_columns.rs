@@ -9,7 +9,7 @@ use egui::{RichText, Ui};
 use trace_model::{NameStats, StatsFilter, Trace};
 
 use super::{compact_duration, SortColumn};
-use crate::flame::compare::{self, NameVerdict, Status};
+use trace_model::changes::{self, NameVerdict, Status};
 
 /// Compare mode's figures from BASE for the statistics table.
 #[derive(Debug)]
@@ -18,7 +18,7 @@ pub(in crate::panels::side) struct BaseSelf {
     pub(super) trace: Arc<Trace>,
     /// Self time and calls per span name over the whole trace.
     pub(super) self_ns: HashMap<String, (i64, u64)>,
-    /// The smallest change that counts ([`compare::min_delta`]).
+    /// The smallest change that counts ([`changes::min_delta`]).
     min_delta: i64,
     /// Names NEW's rows lack, with BASE's self time, largest first.
     pub(super) base_only: Vec<(String, i64)>,
@@ -31,7 +31,7 @@ impl BaseSelf {
         let self_ns = (trace.stats(&StatsFilter::default()).iter())
             .map(|r| (trace.str(r.name).to_string(), (r.self_ns, r.count)))
             .collect();
-        let min_delta = compare::min_delta(&trace);
+        let min_delta = changes::min_delta(&trace);
         BaseSelf {
             trace,
             self_ns,
@@ -44,7 +44,7 @@ impl BaseSelf {
     /// Judges `rows` (NEW's, of the whole trace `t`) against BASE, and finds the names
     /// BASE has and they lack.
     pub(super) fn compare_rows(&mut self, rows: &[NameStats], t: &Trace) {
-        self.verdicts = compare::judge_names((t, rows), (&self.trace, &self.self_ns));
+        self.verdicts = changes::judge_names((t, rows), (&self.trace, &self.self_ns));
         let in_new: std::collections::HashSet<&str> = rows.iter().map(|r| t.str(r.name)).collect();
         self.base_only = (self.self_ns.iter())
             .filter(|(name, _)| !in_new.contains(name.as_str()))
@@ -64,7 +64,7 @@ impl BaseSelf {
 /// tooltip gives the Mann-Whitney p-value where the test ran.
 pub(super) fn delta_cell(ui: &mut Ui, b: &BaseSelf, name: &str, was: Option<i64>, now: i64) {
     let v = b.verdict(name);
-    let status = v.map_or_else(|| compare::judge(was, now, b.min_delta), |v| v.status);
+    let status = v.map_or_else(|| changes::judge(was, now, b.min_delta), |v| v.status);
     let r = ui.label(delta_text(was, now, status));
     if let Some(p) = v.and_then(|v| v.p_value) {
         let what = if status == Status::Unchanged {
@@ -85,7 +85,9 @@ fn delta_text(was: Option<i64>, now: i64, status: Status) -> RichText {
         Status::Slower | Status::Added => {
             RichText::new(text).color(egui::Color32::from_rgb(214, 48, 44))
         }
-        Status::Faster => RichText::new(text).color(egui::Color32::from_rgb(44, 108, 224)),
+        Status::Faster | Status::Removed => {
+            RichText::new(text).color(egui::Color32::from_rgb(44, 108, 224))
+        }
         Status::Unchanged => RichText::new(text),
     }
 }
@@ -117,7 +119,7 @@ pub(super) fn base_only_row(
         ui.label(compact_duration(was));
     });
     row.col(|ui| {
-        let status = compare::judge(Some(was), 0, b.min_delta);
+        let status = changes::judge(Some(was), 0, b.min_delta);
         ui.label(delta_text(Some(was), 0, status));
     });
 }

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use spall_viewer::view::room::Room;
+//! use spall_viewer::view::removed_stacks::Room;
 //!
 //! let tree = trace_model::FlameTree::default();
 //! assert!(Room::new(&tree, &[], Arc::new(tree.clone())).is_none());
@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use trace_model::FlameTree;
 
-use crate::flame::compare::Change;
+use trace_model::changes::Change;
 
 /// A removed stack's frame: BASE's node, where its bar starts in the widened layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use hashbrown::HashMap;
 
-use crate::range::clip_span;
+use crate::clip::{child_time, clip_span};
 use crate::span::SpanRef;
 use crate::stats::lower_bound;
 use crate::strings::StrId;
@@ -340,11 +340,13 @@ impl Trace {
                     let parent =
                         (k < up.start.len() && up.start[k] <= s && up.end[k] >= s).then_some(k);
                     // A span that outlives its parent (a partial overlap in a broken trace)
-                    // counts up to the parent's end, as self time does: no frame is wider
-                    // than its parent. Nesting still follows the timeline (`end`); only the
-                    // time is cut (`cut`, which its own children are cut to in turn).
-                    let cut = parent.map_or(e, |k| e.min(up.cut[k]).max(s));
-                    let dur = clip(s, cut).unwrap_or(0);
+                    // counts up to the parent's end, by self time's rule (`child_time`): no
+                    // frame is wider than its parent. Nesting still follows the timeline
+                    // (`end`); only the time is cut (`cut`, the parent's end for its own
+                    // children in turn).
+                    let parent_end = parent.map_or(e, |k| up.cut[k]);
+                    let cut = e.min(parent_end).max(s);
+                    let dur = child_time(s, e, parent_end, (r0, r1));
                     let parent_node = match parent {
                         Some(k) => {
                             up.child[k] += dur;

@@ -1,6 +1,6 @@
 //! Compare mode's timeline: under NEW's tracks, a divider naming BASE and how it is
 //! aligned, then BASE's tracks, drawn by the same code as NEW's through BASE's own view
-//! ([`crate::view::compare`]). Each pane is clipped to itself and draws only its visible
+//! ([`crate::view::base_pane`]). Each pane is clipped to itself and draws only its visible
 //! rows through the level of detail, so a frame costs about what one timeline costs.
 
 use render_gl::{Fonts, Scene, VAlign};
@@ -9,7 +9,8 @@ use crate::loaded::Loaded;
 use crate::overlay::tooltip_box;
 use crate::timeline::draw::{TimelineBuilder, HEADER_PX};
 use crate::timeline::kinds as fk;
-use crate::view::state::{ViewState, DIVIDER_H};
+use crate::view::state::ViewState;
+use crate::view::timeline::DIVIDER_H;
 
 /// The divider and BASE's pane, in compare mode (nothing otherwise).
 pub(crate) fn base_pane(
@@ -22,17 +23,26 @@ pub(crate) fn base_pane(
     let Some(c) = s.compare.as_deref() else {
         return;
     };
-    let th = s.theme;
-    let (y, h) = (s.tracks_top() + s.tracks_height(), DIVIDER_H * s.scale);
-    scene.rect(0.0, y, s.width, h, th.ruler);
-    scene.rect(0.0, y, s.width, s.scale.max(1.0), th.text_dim);
+    let th = s.timeline.theme;
+    let (y, h) = (
+        s.timeline.tracks_top() + s.timeline.tracks_height(),
+        DIVIDER_H * s.timeline.scale,
+    );
+    scene.rect(0.0, y, s.timeline.width, h, th.ruler);
+    scene.rect(
+        0.0,
+        y,
+        s.timeline.width,
+        s.timeline.scale.max(1.0),
+        th.text_dim,
+    );
     let text = format!("NEW above · {}", c.label(&l.trace));
-    let px = HEADER_PX * s.scale;
+    let px = HEADER_PX * s.timeline.scale;
     let text = fonts
-        .truncate(&text, px, (s.width - 12.0).max(0.0))
+        .truncate(&text, px, (s.timeline.width - 12.0).max(0.0))
         .unwrap_or_default();
     scene.text(fonts, 6.0, y + h / 2.0, px, VAlign::Center, th.text, &text);
-    b.tracks(scene, fonts, &c.loaded, &c.view);
+    b.tracks(scene, fonts, &c.loaded, &c.view, None);
     crate::timeline::markers::lines_below(scene, l, s, y + h);
     crate::timeline::markers::draw_base(scene, fonts, c);
 }

@@ -21,7 +21,12 @@ fn colour_of(l: &Loaded, s: &ViewState, px: &[u8], name: &str) -> Color {
         .unwrap_or_else(|| panic!("{name} drawn"));
     let f = &s.flame;
     let (_, r) = f
-        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
+        .regions(
+            HEADER_PX * s.timeline.scale,
+            s.timeline.width,
+            s.timeline.height,
+            s.timeline.scale,
+        )
         .into_iter()
         .find(|(w, _)| *w == Which::Main)
         .unwrap();
@@ -139,7 +144,12 @@ fn a_noisy_change_draws_unchanged_and_a_clean_shift_red() {
 fn main_box(l: &Loaded, s: &ViewState, name: &str) -> (f32, f32, f32, f32) {
     let (_, r) = s
         .flame
-        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
+        .regions(
+            HEADER_PX * s.timeline.scale,
+            s.timeline.width,
+            s.timeline.height,
+            s.timeline.scale,
+        )
         .into_iter()
         .find(|(w, _)| *w == Which::Main)
         .unwrap();
@@ -155,7 +165,12 @@ fn removed_at(s: &ViewState, y: f32) -> Vec<(f32, u32)> {
     (0..W)
         .map(|x| x as f32 + 0.5)
         .filter_map(|x| {
-            let k = s.flame.hit_removed((s.width, s.height), s.scale, x, y)?;
+            let k = s.flame.hit_removed(
+                (s.timeline.width, s.timeline.height),
+                s.timeline.scale,
+                x,
+                y,
+            )?;
             Some((x, k))
         })
         .collect()
@@ -306,7 +321,7 @@ fn nested(calls: &[(&str, f64)]) -> Vec<u8> {
 
 #[test]
 fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
-    use spall_viewer::flame::compare::Status;
+    use trace_model::changes::Status;
     let base = nested(&[
         ("inner_slow", 100.0),
         ("inner_same", 80.0),
@@ -353,7 +368,12 @@ fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
     // Drawn: the slower callee red, the unchanged one grey.
     let (_, r) = s
         .flame
-        .regions(HEADER_PX * s.scale, s.width, s.height, s.scale)
+        .regions(
+            HEADER_PX * s.timeline.scale,
+            s.timeline.width,
+            s.timeline.height,
+            s.timeline.scale,
+        )
         .into_iter()
         .find(|(w, _)| *w == Which::Callees)
         .expect("the callees pane");
@@ -376,8 +396,8 @@ fn the_sandwich_is_coloured_by_the_change_of_its_callees() {
 
 #[test]
 fn the_statistics_table_tests_each_names_per_call_self_times() {
-    use spall_viewer::flame::compare::{judge_names, Status};
     use std::collections::HashMap;
+    use trace_model::changes::{judge_names, Status};
     let (base, new) = noisy_pair(true);
     let (l, b) = (loaded(&new, "new"), loaded(&base, "base"));
     let base_rows: HashMap<String, (i64, u64)> = (b.whole_stats().iter())

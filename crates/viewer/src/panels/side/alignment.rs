@@ -17,7 +17,7 @@ pub(super) fn align_row(ui: &mut Ui, l: &Loaded, s: &mut ViewState, act: &mut Ac
         ui.label("Align BASE");
         let tip = "line BASE up with the span selected in NEW: at the span selected in \
                    BASE, else at BASE's first span of that name";
-        let can = s.selected_span().is_some();
+        let can = s.timeline.selected_span().is_some();
         if ui
             .add_enabled(can, egui::Button::new("at the selection").small())
             .on_hover_text(tip)

@@ -1,32 +1,46 @@
-//! Compare mode: each frame of NEW's flame graph matched by call stack with BASE's, its
-//! self time judged by the rules `spall-cli diff --by stack` gates on ([`NoiseRules`]: a
-//! change counts from 5% of BASE's value, from 0.1% of BASE's duration, and, with enough
-//! calls on each side, when the Mann-Whitney test finds the per-call self times shifted),
-//! and the colour that shows the change: red slower, blue faster, the deeper the larger,
-//! neutral grey when unchanged. Stacks only in BASE are listed on the frame they left
-//! (which the graph widens to draw them: `view::room`).
+//! What changed between two traces, judged by the [`NoiseRules`] `spall-cli diff` gates on:
+//! per frame of a flame graph (NEW's frames matched with BASE's by call stack) and per span
+//! name, for the viewer's compare mode (its flame graph and statistics table).
+//!
+//! A frame's or a name's self time is judged by the thresholds first (a change counts from
+//! 5% of BASE's value and from 0.1% of BASE's duration); only a change they count, with
+//! [`MIN_SAMPLES`](crate::MIN_SAMPLES) calls or more on each side, goes to the Mann-Whitney test on the
+//! per-call self times, which are gathered (one pass over each trace) only then. Stacks only
+//! in BASE are listed on the frame they left.
 
 use std::collections::HashMap;
 
-use render_gl::Color;
-use trace_model::{
-    label_text, FlameOptions, FlameTree, FrameLabel, GroupBy, Measure, NoiseRules, Side,
-    StatsFilter, StrId, Trace, Verdict, MIN_SAMPLES,
+use crate::{
+    label_text, FlameOptions, FlameTree, FrameLabel, GroupBy, Judgement, Measure, NameStats,
+    NoiseRules, Observation, StatsFilter, StrId, Trace, Verdict,
 };
 
-use crate::theme::{Theme, ThemeKind};
-
-/// How a frame changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a compared thing (a frame, a name, a call stack) changed from BASE to NEW: the
+/// status `spall-cli diff` reports (slower is "regressed", faster "improved") and the
+/// viewer's compare mode colours by. Ordered as the diff lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
-    /// More self time in NEW, past the rules.
+    /// Larger in NEW, past the rules.
     Slower,
-    /// Less self time in NEW, past the rules.
+    /// Smaller in NEW, past the rules.
     Faster,
+    /// Only in NEW.
+    Added,
+    /// Only in BASE.
+    Removed,
     /// Within what counts as noise.
     Unchanged,
-    /// The stack is only in NEW.
-    Added,
+}
+
+impl From<Verdict> for Status {
+    /// A thing both traces have: the verdict on it.
+    fn from(v: Verdict) -> Status {
+        match v {
+            Verdict::Slower => Status::Slower,
+            Verdict::Faster => Status::Faster,
+            Verdict::Unchanged => Status::Unchanged,
+        }
+    }
 }
 
 /// A call stack only in BASE, under a frame NEW still has.
@@ -116,7 +130,7 @@ fn compare_trees(
         }
         let n = new.self_ns[i];
         let (base_count, new_count) = (b.map_or(0, |b| base.count[b as usize]), new.count[i]);
-        let side = |value, count, samples| Side {
+        let side = |value, count, samples| Observation {
             value,
             count,
             samples,
@@ -130,10 +144,8 @@ fn compare_trees(
                     side(v, base_count, &[]),
                     side(n, new_count, &[]),
                 );
-                let enough =
-                    base_count as usize >= MIN_SAMPLES && new_count as usize >= MIN_SAMPLES;
-                if let (true, true, Some((new_opts, base_opts))) =
-                    (j.verdict != Verdict::Unchanged, enough, test)
+                if let (true, Some((new_opts, base_opts))) =
+                    (j.wants_test(base_count, new_count), test)
                 {
                     let (pb, pn) = calls
                         .get_or_insert_with(|| (per_call(bt, base_opts), per_call(nt, new_opts)));
@@ -147,12 +159,7 @@ fn compare_trees(
                         );
                     }
                 }
-                let status = match j.verdict {
-                    Verdict::Slower => Status::Slower,
-                    Verdict::Faster => Status::Faster,
-                    Verdict::Unchanged => Status::Unchanged,
-                };
-                (status, j.p_value)
+                (j.verdict.into(), j.p_value)
             }
         };
         out.push(Change {
@@ -190,10 +197,8 @@ fn compare_trees(
             .sort_by(|a, b| b.base_total.cmp(&a.base_total).then(a.name.cmp(&b.name)));
     }
     let size = |c: &Change| match c.status {
-        Status::Slower | Status::Faster | Status::Added => {
-            (c.new_self - c.base_self.unwrap_or(0)).unsigned_abs()
-        }
         Status::Unchanged => 0,
+        _ => (c.new_self - c.base_self.unwrap_or(0)).unsigned_abs(),
     };
     let max = out.iter().map(size).max().unwrap_or(0).max(1);
     for c in &mut out {
@@ -251,16 +256,12 @@ pub fn judge(base: Option<i64>, new: i64, min_delta: i64) -> Status {
         return Status::Added;
     };
     let rules = NoiseRules::new(min_delta);
-    let none = |value| Side {
+    let none = |value| Observation {
         value,
         count: 0,
         samples: &[],
     };
-    match rules.judge(Measure::Sum, none(v), none(new)).verdict {
-        Verdict::Slower => Status::Slower,
-        Verdict::Faster => Status::Faster,
-        Verdict::Unchanged => Status::Unchanged,
-    }
+    rules.judge(Measure::Sum, none(v), none(new)).verdict.into()
 }
 
 /// One name's self time in NEW against BASE, over the whole traces.
@@ -276,14 +277,14 @@ pub struct NameVerdict {
 /// Per name of NEW's statistics `rows` (of the whole trace `nt`), its self time judged
 /// against BASE's (`base`: self time and calls per name, of the whole trace `bt`) as
 /// the flame graph judges a frame: the thresholds, then, where they count the change and
-/// each side has [`MIN_SAMPLES`] calls, the Mann-Whitney test on the per-call self times.
+/// each side has [`MIN_SAMPLES`](crate::MIN_SAMPLES) calls, the Mann-Whitney test on the per-call self times.
 /// Those are gathered (one pass over each trace) only when some name needs the test.
 pub fn judge_names(
-    (nt, rows): (&Trace, &[trace_model::NameStats]),
+    (nt, rows): (&Trace, &[NameStats]),
     (bt, base): (&Trace, &HashMap<String, (i64, u64)>),
 ) -> HashMap<String, NameVerdict> {
     let rules = NoiseRules::for_base(bt);
-    let side = |value, count, samples| Side {
+    let side = |value, count, samples| Observation {
         value,
         count,
         samples,
@@ -305,8 +306,7 @@ pub fn judge_names(
             side(v, bc, &[]),
             side(r.self_ns, r.count, &[]),
         );
-        let enough = bc as usize >= MIN_SAMPLES && r.count as usize >= MIN_SAMPLES;
-        if j.verdict != Verdict::Unchanged && enough {
+        if j.wants_test(bc, r.count) {
             tested.push((name, v, bc, r.self_ns, r.count));
         }
         out.insert(name.to_string(), verdict_of(j));
@@ -331,13 +331,9 @@ pub fn judge_names(
     out
 }
 
-fn verdict_of(j: trace_model::Judgement) -> NameVerdict {
+fn verdict_of(j: Judgement) -> NameVerdict {
     NameVerdict {
-        status: match j.verdict {
-            Verdict::Slower => Status::Slower,
-            Verdict::Faster => Status::Faster,
-            Verdict::Unchanged => Status::Unchanged,
-        },
+        status: j.verdict.into(),
         p_value: j.p_value,
     }
 }
@@ -346,108 +342,4 @@ fn verdict_of(j: trace_model::Judgement) -> NameVerdict {
 /// (`diff --min-delta`'s default).
 pub fn min_delta(base: &Trace) -> i64 {
     NoiseRules::for_base(base).min_delta
-}
-
-/// The notch on a frame under which BASE ran stacks NEW no longer has, and the outline of
-/// those stacks' own frames.
-pub const REMOVED: Color = Color::rgb(44, 108, 224);
-
-/// The fill of a frame only BASE has: a pale blue, so the outline and the label read as
-/// BASE's work, not NEW's.
-pub fn removed_fill(theme: &Theme) -> Color {
-    match theme.kind {
-        ThemeKind::Light => Color::rgb(214, 226, 248),
-        ThemeKind::Dark => Color::rgb(40, 52, 82),
-    }
-}
-
-/// The fill of a frame in compare mode.
-pub fn fill(theme: &Theme, c: &Change) -> Color {
-    let neutral = match theme.kind {
-        ThemeKind::Light => [206, 206, 206],
-        ThemeKind::Dark => [88, 88, 92],
-    };
-    let target = match c.status {
-        Status::Unchanged => return Color::rgb(neutral[0], neutral[1], neutral[2]),
-        Status::Slower | Status::Added => [224, 52, 48],
-        Status::Faster => [44, 108, 224],
-    };
-    // Every counted change shows, the largest at full colour.
-    let k = 0.35 + 0.65 * c.intensity.clamp(0.0, 1.0);
-    let mix = |i: usize| (neutral[i] as f32 + (target[i] as f32 - neutral[i] as f32) * k) as u8;
-    Color::rgb(mix(0), mix(1), mix(2))
-}
-
-/// The tooltip's lines for a frame.
-pub fn describe(c: &Change) -> Vec<String> {
-    use crate::view::viewport::format_duration;
-    let Some(b) = c.base_self else {
-        return vec![format!(
-            "added: not in BASE · self {}",
-            format_duration(c.new_self)
-        )];
-    };
-    let d = c.new_self - b;
-    let pct = if b > 0 {
-        format!(" ({:+.1}%)", d as f64 * 100.0 / b as f64)
-    } else {
-        String::new()
-    };
-    let what = match c.status {
-        Status::Slower => "slower",
-        Status::Faster => "faster",
-        _ => "unchanged",
-    };
-    let mut lines = vec![format!(
-        "self: base {} → new {} · {}{}{pct} · {what}",
-        format_duration(b),
-        format_duration(c.new_self),
-        if d > 0 { "+" } else { "" },
-        format_duration(d)
-    )];
-    if c.base_count > 0 && c.new_count > 0 {
-        let (pb, pn) = (b / c.base_count as i64, c.new_self / c.new_count as i64);
-        let pct = if pb > 0 {
-            format!(" ({:+.1}%)", (pn - pb) as f64 * 100.0 / pb as f64)
-        } else {
-            String::new()
-        };
-        lines.push(format!(
-            "per call: {} → {}{pct} · calls {} → {}",
-            format_duration(pb),
-            format_duration(pn),
-            c.base_count,
-            c.new_count
-        ));
-    }
-    if let Some(p) = c.p_value {
-        let verdict = if p < NoiseRules::new(0).alpha {
-            "a shift"
-        } else {
-            "noise: drawn unchanged"
-        };
-        lines.push(format!("Mann-Whitney p = {p:.3} ({verdict})"));
-    }
-    lines.extend(describe_removed(c));
-    lines
-}
-
-/// The tooltip's lines for the stacks only in BASE under a frame.
-fn describe_removed(c: &Change) -> Vec<String> {
-    use crate::view::viewport::format_duration;
-    if c.removed.is_empty() {
-        return Vec::new();
-    }
-    let mut lines = vec![format!("removed here (only in BASE): {}", c.removed.len())];
-    for r in c.removed.iter().take(6) {
-        lines.push(format!(
-            "  − {} · base {}",
-            r.name,
-            format_duration(r.base_total)
-        ));
-    }
-    if c.removed.len() > 6 {
-        lines.push(format!("  … {} more", c.removed.len() - 6));
-    }
-    lines
 }

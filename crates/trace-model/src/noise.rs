@@ -12,14 +12,14 @@
 //! # Example
 //!
 //! ```
-//! use trace_model::{Measure, NoiseRules, Side, Verdict};
+//! use trace_model::{Measure, NoiseRules, Observation, Verdict};
 //!
 //! let rules = NoiseRules { threshold_pct: 5.0, min_delta: 100, alpha: 0.05 };
 //! // Ten calls each, every one 10% slower: a real regression.
 //! let base: Vec<i64> = (0..10).map(|i| 1_000 + i).collect();
 //! let new: Vec<i64> = base.iter().map(|v| v * 11 / 10).collect();
-//! fn side(v: &[i64]) -> Side<'_> {
-//!     Side { value: v.iter().sum(), count: v.len() as u64, samples: v }
+//! fn side(v: &[i64]) -> Observation<'_> {
+//!     Observation { value: v.iter().sum(), count: v.len() as u64, samples: v }
 //! }
 //! let j = rules.judge(Measure::Sum, side(&base), side(&new));
 //! assert_eq!(j.verdict, Verdict::Slower);
@@ -71,9 +71,9 @@ pub enum Measure {
     Count,
 }
 
-/// One trace's side of a comparison.
+/// One trace's side of a comparison: the compared number and what it was observed over.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Side<'a> {
+pub struct Observation<'a> {
     /// The compared number.
     pub value: i64,
     /// Occurrences behind it.
@@ -106,7 +106,7 @@ pub struct Judgement {
 
 impl NoiseRules {
     /// The verdict on `new` against `base`.
-    pub fn judge(&self, m: Measure, base: Side<'_>, new: Side<'_>) -> Judgement {
+    pub fn judge(&self, m: Measure, base: Observation<'_>, new: Observation<'_>) -> Judgement {
         let (bv, nv) = (base.value, new.value);
         let delta = nv - bv;
         let rel = |d: i64, base: i64| {
@@ -159,6 +159,18 @@ impl NoiseRules {
             delta,
             p_value,
         }
+    }
+}
+
+impl Judgement {
+    /// Whether the per-occurrence test could still overturn this verdict, reached on the
+    /// numbers alone: it counts a change and each side has [`MIN_SAMPLES`] occurrences or
+    /// more (`base_count`, `new_count`). Callers that gather the per-occurrence values only
+    /// for such changes (the viewer's compare mode) judge again with them.
+    pub fn wants_test(&self, base_count: u64, new_count: u64) -> bool {
+        self.verdict != Verdict::Unchanged
+            && base_count as usize >= MIN_SAMPLES
+            && new_count as usize >= MIN_SAMPLES
     }
 }
 
@@ -270,8 +282,8 @@ mod tests {
         let once: Vec<i64> = (0..10).map(|i| 100 + i).collect();
         let mut twice = [once.clone(), once.clone()].concat();
         twice.sort_unstable();
-        fn side(v: &[i64]) -> Side<'_> {
-            Side {
+        fn side(v: &[i64]) -> Observation<'_> {
+            Observation {
                 value: v.iter().sum(),
                 count: v.len() as u64,
                 samples: v,
@@ -286,8 +298,8 @@ mod tests {
         let (mut a, mut b) = (noisy, louder);
         a.sort_unstable();
         b.sort_unstable();
-        fn mean(v: &[i64]) -> Side<'_> {
-            Side {
+        fn mean(v: &[i64]) -> Observation<'_> {
+            Observation {
                 value: v.iter().sum::<i64>() / v.len() as i64,
                 count: v.len() as u64,
                 samples: v,

@@ -4,10 +4,11 @@
 //! The tracks area splits in two panes: NEW's tracks above, a labelled divider, BASE's
 //! tracks below. Each pane scrolls, collapses and selects on its own; the time axis is
 //! NEW's, with BASE shifted by an offset so that both start at 0, or so that a span
-//! chosen in each starts at the same x ([`Alignment`]). BASE's pane is a [`ViewState`]
-//! of its own whose viewport follows NEW's ([`ViewState::sync_compare`]), so the
-//! timeline's drawing and hit testing serve both panes unchanged. The types live in
-//! `state` (a [`ViewState`] holds its BASE); the operations are here.
+//! chosen in each starts at the same x ([`Alignment`]). BASE's pane is a
+//! [`TimelineView`] of its own whose viewport follows NEW's
+//! ([`ViewState::sync_compare`]), so the timeline's drawing and hit testing serve both
+//! panes unchanged. The types live in `state` (a [`ViewState`] holds its BASE); the
+//! operations, which need both panes, are here.
 //!
 //! ```no_run
 //! # fn f(new: &spall_viewer::Loaded, base: std::sync::Arc<spall_viewer::Loaded>,
@@ -23,19 +24,20 @@ use trace_model::{SpanRef, Trace};
 
 use crate::loaded::Loaded;
 use crate::view::search::{kth_of_two, Matches};
-use crate::view::state::{Alignment, BaseTimeline, Side, ViewState, DIVIDER_H};
+use crate::view::state::{Alignment, BaseTimeline, Side, ViewState};
+use crate::view::timeline::{TimelineView, DIVIDER_H};
 
 impl BaseTimeline {
     fn new(new: &Trace, loaded: Arc<Loaded>, s: &ViewState) -> BaseTimeline {
-        let mut view = ViewState::new(&loaded, s.width, s.height, s.theme);
-        view.set_scale(&loaded, s.scale);
+        let t = &s.timeline;
+        let mut view = TimelineView::new(&loaded, t.width, t.height, t.theme);
+        view.set_scale(&loaded, t.scale);
         let offset = loaded.trace.start_ns() - new.start_ns();
         BaseTimeline {
             loaded,
             view,
             offset,
             aligned: Alignment::Starts,
-            split: 0.5,
         }
     }
 
@@ -61,17 +63,18 @@ impl ViewState {
     /// starts.
     pub fn set_base(&mut self, l: &Loaded, base: Option<Arc<Loaded>>) {
         self.flame.set_base(base.as_ref().map(|b| b.trace.clone()));
+        self.timeline.split = base.is_some().then_some(0.5);
         self.compare = base.map(|b| Box::new(BaseTimeline::new(&l.trace, b, self)));
         self.search_base(false);
         self.sync_compare();
-        self.clamp_scroll();
+        self.timeline.clamp_scroll();
     }
 
     /// Compare mode: BASE's pane highlights what NEW's does: the same query, or with
     /// `exact` (a statistics row's name) that name, if BASE has it. Stepping through
     /// matches goes through both ([`step_both`](Self::step_both)).
     pub(crate) fn search_base(&mut self, exact: bool) {
-        let q = &self.matches.query;
+        let q = &self.timeline.matches.query;
         let Some(c) = self.compare.as_deref_mut() else {
             return;
         };
@@ -90,12 +93,13 @@ impl ViewState {
     /// Brings BASE's pane to NEW's view: size, scale, theme, and the time axis shifted by
     /// the offset. Call after NEW's view changed and before drawing or hit testing BASE.
     pub fn sync_compare(&mut self) {
-        let top = self.tracks_top() + self.split_h() + DIVIDER_H * self.scale;
+        let top =
+            self.timeline.tracks_top() + self.timeline.split_h() + DIVIDER_H * self.timeline.scale;
         let (vp, (w, h), scale, theme) = (
-            self.viewport,
-            (self.width, self.height),
-            self.scale,
-            self.theme,
+            self.timeline.viewport,
+            (self.timeline.width, self.timeline.height),
+            self.timeline.scale,
+            self.timeline.theme,
         );
         let Some(c) = self.compare.as_deref_mut() else {
             return;
@@ -103,7 +107,7 @@ impl ViewState {
         let v = &mut c.view;
         v.set_scale(&c.loaded, scale);
         // BASE's pane starts below NEW's and the divider.
-        v.pane_top = top - crate::view::state::TRACKS_TOP * scale;
+        v.pane_top = top - crate::view::timeline::TRACKS_TOP * scale;
         (v.width, v.height, v.theme) = (w, h, theme);
         v.viewport = vp;
         v.viewport.origin = vp.origin + c.offset;
@@ -122,31 +126,31 @@ impl ViewState {
 
     /// Whether pixel row `y` is in BASE's pane (or its divider) in compare mode.
     pub fn in_base(&self, y: f32) -> bool {
-        self.compare.is_some() && y >= self.tracks_top() + self.tracks_height()
+        self.compare.is_some() && y >= self.timeline.tracks_top() + self.timeline.tracks_height()
     }
 
     /// Whether pixel row `y` is on the divider between the panes (compare mode).
     pub fn on_divider(&self, y: f32) -> bool {
-        let top = self.tracks_top() + self.tracks_height();
-        self.compare.is_some() && y >= top && y < top + DIVIDER_H * self.scale
+        let top = self.timeline.tracks_top() + self.timeline.tracks_height();
+        self.compare.is_some() && y >= top && y < top + DIVIDER_H * self.timeline.scale
     }
 
     /// Moves the divider so that its middle is at pixel row `y`: NEW's pane gets the
     /// tracks area above it, BASE's the rest, each at least a tenth.
     pub fn drag_divider(&mut self, y: f32) {
-        let d = DIVIDER_H * self.scale;
-        let avail = (self.height - self.tracks_top() - d).max(1.0);
-        let share = ((y - self.tracks_top() - d / 2.0) / avail).clamp(0.1, 0.9);
-        if let Some(c) = self.compare.as_deref_mut() {
-            c.split = share;
+        let d = DIVIDER_H * self.timeline.scale;
+        let avail = (self.timeline.height - self.timeline.tracks_top() - d).max(1.0);
+        let share = ((y - self.timeline.tracks_top() - d / 2.0) / avail).clamp(0.1, 0.9);
+        if self.compare.is_some() {
+            self.timeline.split = Some(share);
         }
-        self.clamp_scroll();
+        self.timeline.clamp_scroll();
         self.sync_compare();
     }
 
     /// No hover in either pane (the view moved under the pointer).
     pub fn clear_hover(&mut self) {
-        self.hover = None;
+        self.timeline.hover = None;
         if let Some(c) = self.compare.as_deref_mut() {
             c.view.hover = None;
         }
@@ -159,7 +163,7 @@ impl ViewState {
                 c.view.scroll(dy);
             }
         } else {
-            self.scroll(dy);
+            self.timeline.scroll(dy);
         }
     }
 
@@ -176,7 +180,7 @@ impl ViewState {
             None
         };
         if inside {
-            self.hover = None;
+            self.timeline.hover = None;
         }
         inside
     }
@@ -195,9 +199,11 @@ impl ViewState {
         let hit = c.view.hit(&b, x, y);
         c.view.selected = hit;
         if let (true, Some(p)) = (double, hit) {
-            if let Some((a, e)) = crate::view::state::pick_extent(&b, p) {
+            if let Some((a, e)) = crate::view::timeline::pick_extent(&b, p) {
                 let off = c.offset;
-                self.viewport.show(a - off, (e - off).max(a - off + 1));
+                self.timeline
+                    .viewport
+                    .show(a - off, (e - off).max(a - off + 1));
                 self.sync_compare();
             }
         }
@@ -218,11 +224,11 @@ impl ViewState {
             Some((k, _)) if forward => (k + 1) % n,
             Some((k, _)) => (k + n - 1) % n,
             None => {
-                let (a, b) = self.viewport.visible();
+                let (a, b) = self.timeline.viewport.visible();
                 let mid = a + (b - a) / 2;
                 let c = self.compare.as_deref()?;
-                let i =
-                    self.matches.before(l, mid) + c.view.matches.before(&c.loaded, mid + c.offset);
+                let i = self.timeline.matches.before(l, mid)
+                    + c.view.matches.before(&c.loaded, mid + c.offset);
                 if forward {
                     i % n
                 } else {
@@ -232,24 +238,24 @@ impl ViewState {
         };
         let c = self.compare.as_deref_mut()?;
         let (bm, b, off) = (&c.view.matches, c.loaded.clone(), c.offset);
-        let in_new = |i| self.matches.nth_timed(l, i).map_or(0, |m| m.0);
+        let in_new = |i| self.timeline.matches.nth_timed(l, i).map_or(0, |m| m.0);
         let in_base = |j| bm.nth_timed(&b, j).map_or(0, |m| m.0 - off);
-        let from = (self.matches.len(), in_new);
+        let from = (self.timeline.matches.len(), in_new);
         match kth_of_two(next, from, (bm.len(), in_base))? {
             (true, i) => {
                 c.view.matches.current = None;
-                self.matches.current = Some(i);
-                let pick = self.matches.nth(l, i)?;
-                self.show_match(l, pick);
+                self.timeline.matches.current = Some(i);
+                let pick = self.timeline.matches.nth(l, i)?;
+                self.timeline.show_match(l, pick);
             }
             (false, j) => {
-                self.matches.current = None;
+                self.timeline.matches.current = None;
                 c.view.matches.current = Some(j);
                 let pick = c.view.matches.nth(&b, j)?;
                 // Shown in BASE's own view, whose axis NEW's then follows.
                 c.view.show_match(&b, pick);
-                self.viewport = c.view.viewport;
-                self.viewport.origin -= off;
+                self.timeline.viewport = c.view.viewport;
+                self.timeline.viewport.origin -= off;
             }
         }
         self.sync_compare();
@@ -260,7 +266,7 @@ impl ViewState {
     /// the order `step_both` goes through them, with its pane. Out
     /// of compare mode, NEW's alone.
     pub fn match_position(&self, l: &Loaded) -> (usize, Option<(usize, Side)>) {
-        let m = &self.matches;
+        let m = &self.timeline.matches;
         let Some(c) = self.compare.as_deref() else {
             return (m.len(), m.current.map(|i| (i, Side::New)));
         };
@@ -292,7 +298,7 @@ impl ViewState {
     /// Lines BASE up at the span selected in NEW: with the span selected in BASE, else
     /// BASE's first span of the same name (selected). Returns whether it could.
     pub fn align_at_selection(&mut self, l: &Loaded) -> bool {
-        let Some(r) = self.selected_span() else {
+        let Some(r) = self.timeline.selected_span() else {
             return false;
         };
         let Some(c) = self.compare.as_deref_mut() else {
@@ -320,10 +326,10 @@ impl ViewState {
     pub fn jump_to_name(&mut self, l: &Loaded, name: &str) -> bool {
         let range = self.range;
         let new = first_named(&l.trace, name, range);
-        self.select(l, new);
+        self.timeline.select(l, new);
         if let Some(r) = new {
             let sp = l.trace.span(r);
-            self.center_range(sp.start, sp.end());
+            self.timeline.center_range(sp.start, sp.end());
         }
         let Some(c) = self.compare.as_deref_mut() else {
             return new.is_some();
@@ -346,7 +352,7 @@ impl ViewState {
             // Only BASE has it: show it where it is.
             None => {
                 let off = c.offset;
-                self.center_range(bs.start - off, bs.end() - off);
+                self.timeline.center_range(bs.start - off, bs.end() - off);
             }
         }
         self.sync_compare();
