@@ -6,6 +6,7 @@ The traces are built with the protobuf classes of PyPI's `perfetto` package (0.5
 
     python3 scripts/gen-systrace.py tests/fixtures/systrace      # the fixtures, gzipped
     python3 scripts/gen-systrace.py --big 300 /tmp/sched.pftrace   # ~300 MB of compact_sched
+    python3 scripts/gen-systrace.py --android 1 /tmp/android.pftrace.gz  # an Android-like second
 
 Fixtures (each gzipped; tests/fixtures/systrace/README.md says what each holds):
 - `events.pftrace.gz`: kernel 6.1 (SystemInfo), a process tree, two CPUs' bundles written
@@ -250,13 +251,181 @@ def big(path, mb, cpus=8, per_bundle=4096):
     print(f"{path}: {written} bytes, {n} bundles, {n * per_bundle} switches")
 
 
+# An Android-like system trace: a 60 Hz app with its RenderThread, surfaceflinger, binder
+# calls into system_server, a garbage collector and kernel workers, placed on 8 CPUs by a
+# small scheduler, with cpufreq and cpuidle, as an Android device records it.
+ANDROID_THREADS = [
+    # (tid, tgid, name, CPUs it may run on)
+    (600, 600, "surfaceflinger", range(0, 8)),
+    (610, 600, "RenderEngine", range(0, 8)),
+    (1000, 1000, "system_server", range(0, 8)),
+    (1011, 1000, "binder:1000_1", range(0, 8)),
+    (1012, 1000, "binder:1000_2", range(0, 8)),
+    (1020, 1000, "android.anim", range(0, 8)),
+    (5000, 5000, "com.example.app", range(4, 8)),
+    (5010, 5000, "RenderThread", range(4, 8)),
+    (5011, 5000, "HeapTaskDaemon", range(0, 4)),
+    (5012, 5000, "binder:5000_1", range(0, 8)),
+    (80, 80, "kworker/u16:2", range(0, 8)),
+    (400, 400, "logd", range(0, 4)),
+]
+ANDROID_PROCS = {600: ["/system/bin/surfaceflinger"], 1000: ["system_server"],
+                 5000: ["com.example.app"], 80: ["kworker/u16:2"], 400: ["/system/bin/logd"]}
+
+
+class Sched:
+    """Places runs of tasks on CPUs: each run starts on the allowed CPU free first, no
+    earlier than its wakeup, so the time between shows as runnable."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.free = [0] * 8
+        self.runs = [[] for _ in range(8)]  # (start, end, tid, end_state, marks)
+        self.wakes = []  # (cpu, ts, waker, tid, target_cpu)
+        self.where = {}  # tid -> (cpu, end) of its last run
+        self.blocked = []  # (end, tid): runs that ended blocked on I/O
+        self.names = {t[0]: t[2] for t in ANDROID_THREADS}
+        self.cpus = {t[0]: t[3] for t in ANDROID_THREADS}
+
+    def run(self, tid, wake, dur, waker=None, end_state=1, marks=()):
+        cpu = min(self.cpus[tid], key=lambda c: (max(self.free[c], wake), c))
+        start = max(self.free[cpu], wake) + self.rng.randint(2, 40) * 1000
+        if waker == 0:
+            self.wakes.append((cpu, wake, 0, tid, cpu))
+        elif waker is not None and waker in self.where:
+            self.wakes.append((self.where[waker][0], wake, waker, tid, cpu))
+        end = start + dur
+        self.runs[cpu].append((start, end, tid, end_state, [(start + o, m) for o, m in marks]))
+        self.free[cpu] = end
+        self.where[tid] = (cpu, end)
+        return end
+
+
+def android_trace(seconds=0.5, seed=7):
+    import random
+    rng = random.Random(seed)
+    s = Sched(rng)
+    ms = 1_000_000
+    frame = 16_666_667
+    t0 = 10 * ms
+    for tid in (5011, 80, 400, 1011, 5000, 5010, 600, 1000):
+        s.where[tid] = (0, t0)
+    gc_next = t0 + 40 * ms
+    for k in range(int(seconds * 1e9 / frame)):
+        v = t0 + k * frame
+        # Vsync: surfaceflinger composes, then wakes the app's main thread.
+        sf = s.run(600, v, rng.randint(1, 3) * ms, waker=0,
+                   marks=[(0, "B|600|onMessageRefresh"), (ms // 2, "E|600")])
+        work = rng.randint(3, 9) * ms
+        half = work // 2
+        # The app's frame: a binder call into system_server in the middle.
+        m1 = s.run(5000, sf, half, waker=600, end_state=1,
+                   marks=[(0, "B|5000|Choreographer#doFrame %d" % k), (1000, "B|5000|traversal"),
+                          (half // 2, "E|5000"), (half // 2 + 1000, "B|5000|binder transaction")])
+        b = s.run(1011, m1, rng.randint(3, 12) * 100_000, waker=5000,
+                  marks=[(0, "B|1000|binder reply"), (50_000, "E|1000")])
+        m2 = s.run(5000, b, work - half, waker=1011, end_state=1,
+                   marks=[(0, "E|5000"), (1000, "B|5000|draw"), (work - half - 2000, "E|5000"),
+                          (work - half - 1000, "E|5000")])
+        # RenderThread draws, sometimes waiting on I/O (D) half way.
+        draw = rng.randint(2, 6) * ms
+        if rng.random() < 0.3:
+            r1 = s.run(5010, m2, draw // 2, waker=5000, end_state=2,
+                       marks=[(0, "B|5000|DrawFrame %d" % k)])
+            s.blocked.append((r1, 5010))
+            r = s.run(5010, r1 + rng.randint(5, 20) * 100_000, draw - draw // 2, waker=80,
+                      marks=[(draw - draw // 2 - 1000, "E|5000")])
+        else:
+            r = s.run(5010, m2, draw, waker=5000,
+                      marks=[(0, "B|5000|DrawFrame %d" % k), (draw - 1000, "E|5000")])
+        s.run(610, r, rng.randint(5, 15) * 100_000, waker=5010)
+        # Background: system_server's animation thread, kernel workers and logd.
+        s.run(1020, v + 2 * ms, rng.randint(2, 8) * 100_000, waker=1000)
+        for _ in range(rng.randint(1, 4)):
+            s.run(80, v + rng.randint(0, 16) * ms, rng.randint(1, 3) * 50_000, waker=0)
+        if rng.random() < 0.5:
+            s.run(400, v + rng.randint(0, 16) * ms, rng.randint(1, 5) * 100_000, waker=5000)
+        # The garbage collector: long runs, preempted (R+) and resumed.
+        while gc_next < v + frame:
+            e = s.run(5011, gc_next, rng.randint(2, 6) * ms, waker=5000, end_state=0x100,
+                      marks=[(0, "B|5000|concurrent mark compact GC"), (1000_000, "E|5000")])
+            gc_next = e + rng.randint(2, 30) * ms
+    return android_packets(s, rng)
+
+
+def android_packets(s, rng):
+    t = pb.Trace()
+    si = packet(t)
+    si.system_info.utsname.sysname = "Linux"
+    si.system_info.utsname.release = "6.1.25-android14"
+    p = packet(t)
+    p.timestamp = 1
+    for pid, cmd in ANDROID_PROCS.items():
+        pr = p.process_tree.processes.add()
+        pr.pid, pr.ppid = pid, 1
+        pr.cmdline.extend(cmd)
+    for tid, tgid, name, _ in ANDROID_THREADS:
+        th = p.process_tree.threads.add()
+        th.tid, th.tgid, th.name = tid, tgid, name
+    blocked = set(s.blocked)
+    for cpu in range(8):
+        b = packet(t).ftrace_events
+        b.cpu = cpu
+        wakes = sorted(w for w in s.wakes if w[0] == cpu)
+        events = []
+        for wcpu, ts, waker, tid, target in wakes:
+            events.append((ts - 500, "w", (waker, tid, target)))
+        runs = s.runs[cpu]
+        idle = (0, "swapper/%d" % cpu)
+        freq_at = 0
+        for i, (start, end, tid, state, marks) in enumerate(runs):
+            task = (tid, s.names[tid])
+            events.append((start, "s", (idle, task, 0)))
+            events.extend((ts, "m", (tid, m)) for ts, m in marks)
+            events.append((end, "s", (task, idle, state)))
+            if (end, tid) in blocked:
+                events.append((end + 1000, "b", tid))
+            nxt = runs[i + 1][0] if i + 1 < len(runs) else None
+            if nxt is not None and nxt - end > 1_000_000:
+                events.append((end + 20_000, "i", rng.choice([0, 1, 2])))
+                events.append((nxt - 20_000, "i", 4294967295))
+            if end >= freq_at:
+                events.append((end + 5000, "f", rng.choice([300000, 1000000, 1800000, 2400000])))
+                freq_at = end + rng.randint(20, 80) * 1_000_000
+        for ts, kind, a in sorted(events, key=lambda e: (e[0], e[1] != "s")):
+            if kind == "s":
+                (p_tid, p_comm), (n_tid, n_comm), state = a
+                switch(b, ts, p_tid, p_comm, state, n_tid, n_comm)
+            elif kind == "m":
+                mark(b, ts, a[0], a[1])
+            elif kind == "w":
+                waker, tid, target = a
+                ev(b, ts, waker, flags=0x10 if waker == 0 else 0,
+                   sched_waking=dict(comm=s.names.get(tid, ""), pid=tid, prio=120,
+                                     target_cpu=target, success=1))
+            elif kind == "b":
+                ev(b, ts, 0, sched_blocked_reason=dict(pid=a, caller=0xffff0000, io_wait=1))
+            elif kind == "i":
+                ev(b, ts, 0, cpu_idle=dict(state=a, cpu_id=cpu))
+            elif kind == "f":
+                ev(b, ts, 0, cpu_frequency=dict(state=a, cpu_id=cpu))
+    return t
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="a folder for the fixtures, or with --big a file")
     ap.add_argument("--big", type=int, metavar="MB", help="write one large compact_sched trace")
+    ap.add_argument("--android", type=float, metavar="SECONDS",
+                    help="write one Android-like trace (60 Hz app, binder, GC) of this length, gzipped")
     a = ap.parse_args()
     if a.big:
         return big(a.out, a.big)
+    if a.android:
+        t = android_trace(a.android)
+        write_gz(a.out, t)
+        print(f"{a.out}: {len(t.SerializeToString())} bytes")
+        return 0
     os.makedirs(a.out, exist_ok=True)
     for name, t in [("events", events_trace()), ("compact", compact_trace()),
                     ("hostile", hostile_trace())]:

@@ -8,6 +8,7 @@ use trace_model::{DisplayOrder, InstantScope, StrId, Trace};
 use rayon::prelude::*;
 
 use crate::async_groups::AsyncGroup;
+use crate::cpu_lanes::CpuLanes;
 use crate::sample_stacks::SampleStacks;
 use crate::series::SeriesIndex;
 
@@ -59,6 +60,8 @@ pub struct EventIndex {
     pub samples_by_thread: Vec<Option<u32>>,
     /// Per thread, its sample track's stacks over time (empty where it has none).
     pub sample_stacks: Vec<SampleStacks>,
+    /// A system trace's scheduling slices, one lane per CPU (empty for other traces).
+    pub cpu_lanes: CpuLanes,
     /// Flow links (indices into `Trace::flow_links`) as (earlier end's time, later end's
     /// time, link), by the earlier time.
     pub links_by_time: Vec<(i64, i64, u32)>,
@@ -107,6 +110,7 @@ impl EventIndex {
             .map(|s| s.map_or_else(SampleStacks::default, |s| SampleStacks::build(t, s)))
             .collect();
         k.async_groups = AsyncGroup::build(t, &k.async_place);
+        k.cpu_lanes = CpuLanes::build(t);
         k.order = t.display_order();
         k.order_links(t);
         k

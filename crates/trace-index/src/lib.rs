@@ -31,6 +31,7 @@
 
 mod arch;
 mod async_groups;
+mod cpu_lanes;
 mod detail;
 mod events;
 mod item;
@@ -46,6 +47,7 @@ mod walk;
 mod properties;
 
 pub use async_groups::AsyncGroup;
+pub use cpu_lanes::CpuLanes;
 pub use detail::Detail;
 pub use events::{CounterGroup, EventIndex};
 pub use item::Item;

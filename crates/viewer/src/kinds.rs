@@ -27,6 +27,10 @@ pub enum Pick {
         /// Index of the sample in the track.
         index: u32,
     },
+    /// A scheduling slice of a system trace: an index into `SchedData::slices`.
+    Sched(u32),
+    /// A thread's scheduling state: an index into `SchedData::states`.
+    State(u32),
     /// A box of a thread's stacks over time (`Kinds::sample_stacks`): consecutive samples
     /// with the same frame at one depth, named by its first sample.
     Stack {
@@ -127,6 +131,10 @@ pub fn copy_text(t: &trace_model::Trace, pick: Pick, stack: bool) -> Option<Stri
             Some(names.join("\n"))
         }
         Pick::Counter { .. } => None,
+        Pick::Sched(_) | Pick::State(_) => {
+            let th = crate::timeline::sched::pick_thread(t, pick)?;
+            Some(t.thread_label(th))
+        }
     }
 }
 

@@ -25,7 +25,9 @@ use crate::trace::Trace;
 mod bytes;
 mod meta;
 mod pieces;
+#[macro_use]
 mod records;
+mod sched;
 
 pub use bytes::{TransferReader, TransferWriter};
 use bytes::{TransferReader as R, TransferWriter as W};
@@ -33,7 +35,7 @@ pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, S
 use records::Record;
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
-pub const MAGIC: &[u8; 8] = b"SPALLTM2";
+pub const MAGIC: &[u8; 8] = b"SPALLTM3";
 
 /// Why a buffer is not a transferred trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,8 +72,8 @@ impl Trace {
     /// The trace [`Trace::to_transfer`] wrote.
     pub fn from_transfer(bytes: &[u8]) -> Result<Trace, TransferError> {
         let mut r = R::new(bytes);
-        if r.take(8, "the magic SPALLTM1")? != MAGIC {
-            return Err(r.fail("the magic SPALLTM1"));
+        if r.take(8, "the magic SPALLTM3")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM3"));
         }
         let t = Trace::read(&mut r)?;
         if !r.at_end() {
@@ -214,8 +216,8 @@ impl TraceIn {
     /// Reads the head; the streams hold `lens` values (by [`Stream`]), the trace's first.
     pub fn new(head: &[u8], lens: [u64; 3]) -> Result<TraceIn, TransferError> {
         let mut r = R::with_pieces(head, lens);
-        if r.take(8, "the magic SPALLTM1")? != MAGIC {
-            return Err(r.fail("the magic SPALLTM1"));
+        if r.take(8, "the magic SPALLTM3")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM3"));
         }
         let trace = Trace::read(&mut r)?;
         if !r.at_end() {

@@ -7,6 +7,7 @@ use spall_format::{Diagnostics, SampleUnit, Summary};
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
 use super::meta::{model_kind, model_tag};
+use super::sched::Sched;
 use super::TransferError;
 use crate::args::{ArgsId, ArgsStore};
 use crate::asyncs::{AsyncSlice, AsyncTrack};
@@ -75,7 +76,8 @@ record!(Trace {
     end_ns,
     diagnostics as ModelDiags,
     decode as DecodeSummary,
-} default derived, sched check checked_ids);
+    sched as Sched,
+} default derived check checked_ids);
 record!(Process {
     pid,
     name,
@@ -225,6 +227,7 @@ fn same_lengths(r: &mut R<'_>, lane: Lane) -> Result<Lane, TransferError> {
 fn checked_ids(r: &mut R<'_>, t: Trace) -> Result<Trace, TransferError> {
     t.check_ids(r.pieces_left().is_none())
         .map_err(|expected| r.fail(expected))?;
+    super::sched::check(&t).map_err(|expected| r.fail(expected))?;
     Ok(t)
 }
 

@@ -27,6 +27,7 @@ fn fields(t: &Trace) -> Vec<String> {
         format!("{} {}", t.start_ns, t.end_ns),
         format!("{:?}", t.diagnostics),
         format!("{:?}", t.decode),
+        format!("{:?}", t.sched),
         perfetto(t),
     ]
 }
@@ -121,5 +122,34 @@ fn a_damaged_buffer_is_an_error() {
             b[n] ^= flip;
             let _ = Trace::from_transfer(&b);
         }
+    }
+}
+
+#[test]
+fn scheduling_data_out_of_its_tables_is_an_error() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/systrace");
+    let bytes = std::fs::read(format!("{dir}/events.pftrace.gz")).unwrap();
+    let t = crate::load_bytes(&bytes).unwrap();
+    assert!(t.sched().is_some_and(|s| !s.states.is_empty()));
+    let damaged: [fn(&mut crate::sched::SchedData); 4] = [
+        |s| s.slices[0].thread = 1 << 20,
+        |s| s.states[0].waker = Some(1 << 20),
+        |s| s.by_thread[0] = 1 << 20,
+        |s| {
+            s.thread_at.pop();
+        },
+    ];
+    for (i, damage) in damaged.into_iter().enumerate() {
+        let mut bad = crate::load_bytes(&bytes).unwrap();
+        damage(bad.sched.as_deref_mut().unwrap());
+        assert!(
+            Trace::from_transfer(&bad.to_transfer()).is_err(),
+            "damage {i}"
+        );
+    }
+    // Cut anywhere in the scheduling data (the buffer's end): an error.
+    let whole = t.to_transfer();
+    for n in whole.len().saturating_sub(2000)..whole.len() {
+        assert!(Trace::from_transfer(&whole[..n]).is_err(), "cut at {n}");
     }
 }

@@ -164,7 +164,7 @@ impl App {
                         let hit = s.timeline.hit(l, x, y);
                         match (hit, double) {
                             (Some(p), true) => s.timeline.zoom_to_pick(l, p),
-                            (hit, _) => s.timeline.selected = hit,
+                            (hit, _) => s.timeline.select_pick(l, hit),
                         }
                     }
                 }

@@ -10,6 +10,7 @@ use crate::kinds::Pick;
 use crate::loaded::Loaded;
 use crate::overlay::tooltip_box;
 use crate::timeline::kinds as fk;
+use crate::timeline::sched;
 use crate::view::layout::{RowKind, LABEL_PX};
 use crate::view::state::ViewState;
 use crate::view::timeline::TimelineView;
@@ -107,11 +108,26 @@ impl TimelineBuilder {
                 }
                 RowKind::Process(p) => process_header(scene, fonts, l, s, p, y, row.h),
                 RowKind::Lane { thread, depth } => {
-                    self.lane(scene, fonts, l, s, (thread, depth, false), y, row.h);
+                    self.lane(scene, fonts, l, s, (Source::Spans, thread, depth), y, row.h);
                 }
                 RowKind::Stack { thread, depth } => {
-                    self.lane(scene, fonts, l, s, (thread, depth, true), y, row.h);
+                    self.lane(
+                        scene,
+                        fonts,
+                        l,
+                        s,
+                        (Source::Stacks, thread, depth),
+                        y,
+                        row.h,
+                    );
                 }
+                RowKind::Cpu(c) => {
+                    self.lane(scene, fonts, l, s, (Source::Cpu, c, 0), y, row.h);
+                    let cpu = l.kinds.cpu_lanes.cpus[c as usize];
+                    row_label(scene, fonts, s, y, row.h, &format!("CPU {cpu}"));
+                }
+                RowKind::CpuCounter(i) => sched::cpu_counter(scene, fonts, l, s, i, (y, row.h)),
+                RowKind::ThreadStates(t) => sched::thread_states(scene, l, s, t, y, row.h),
             }
         }
         if searching {
@@ -119,13 +135,25 @@ impl TimelineBuilder {
         }
         fk::flows(scene, fonts, l, s, &mut self.links);
         selection_and_range(scene, l, s, range);
+        sched::selection_marks(scene, l, s);
         scene.pop_clip();
     }
 }
 
+/// What a lane of boxes shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// A thread's spans at one depth.
+    Spans,
+    /// A thread's samples' stacks over time at one depth.
+    Stacks,
+    /// What ran on a CPU (`Kinds::cpu_lanes`), each slice named by its thread.
+    Cpu,
+}
+
 impl TimelineBuilder {
-    /// One depth of a thread's spans, or with `stacks` of its samples' stacks over time:
-    /// boxes (merged where too small to see one by one) and their labels, dimmed outside a
+    /// One depth of a thread's spans or of its samples' stacks over time, or a CPU's
+    /// scheduling slices: boxes (merged where too small to see one by one) and their labels, dimmed outside a
     /// search's matches.
     #[allow(clippy::too_many_arguments)]
     fn lane(
@@ -134,7 +162,7 @@ impl TimelineBuilder {
         fonts: &mut Fonts,
         l: &Loaded,
         s: &TimelineView,
-        (thread, depth, stacks): (u32, u32, bool),
+        (source, thread, depth): (Source, u32, u32),
         y: f32,
         row_h: f32,
     ) {
@@ -145,9 +173,10 @@ impl TimelineBuilder {
         let searching = s.matches.is_active();
         self.items.clear();
         let (ti, d, out) = (thread as usize, depth as usize, &mut self.items);
-        match stacks {
-            true => l.kinds.sample_stacks[ti].query_into(d, t0, t1, detail, out),
-            false => l.index.query_into(t, ti, d, t0, t1, detail, out),
+        match source {
+            Source::Stacks => l.kinds.sample_stacks[ti].query_into(d, t0, t1, detail, out),
+            Source::Spans => l.index.query_into(t, ti, d, t0, t1, detail, out),
+            Source::Cpu => l.kinds.cpu_lanes.query_into(ti, t0, t1, detail, out),
         }
         let h = row_h - 1.0;
         for it in &self.items {
@@ -208,7 +237,13 @@ fn header_text(l: &Loaded, s: &TimelineView, kind: RowKind) -> String {
             // A profile's thread counts its samples; a trace's its spans (and samples).
             let samples = (l.kinds.samples_by_thread[ti as usize])
                 .map_or(0, |k| t.samples()[k as usize].ts.len());
+            // A system trace's thread: its time on a CPU, as Perfetto's thread track says.
+            let cpu = sched::cpu_time(l, ti).map_or(String::new(), |ns| {
+                format!(", {} on CPU", crate::view::viewport::format_duration(ns))
+            });
             match (spans, samples) {
+                (0, 0) if !cpu.is_empty() => format!("{folded} {label}   {}", &cpu[2..]),
+                (_, 0) if !cpu.is_empty() => format!("{folded} {label}   {spans} spans{cpu}"),
                 (0, n) if n > 0 => format!("{folded} {label}   {n} samples"),
                 (_, 0) => format!("{folded} {label}   {spans} spans"),
                 (_, n) => format!("{folded} {label}   {spans} spans, {n} samples"),

@@ -81,59 +81,14 @@ pub fn counter(
     let t = &l.trace;
     let g = &l.kinds.counters[group as usize];
     let th = s.theme;
-    let lo = g.min.min(0.0);
-    let hi = if g.max > lo { g.max } else { lo + 1.0 };
-    let (top, bottom) = (y + 3.0 * s.scale, y + h - 2.0);
-    let y_of = |v: f64| bottom - ((v - lo) / (hi - lo)) as f32 * (bottom - top);
-    let (t0, t1) = s.viewport.visible();
-    let cols = s.width.ceil() as usize;
-    let end_x = s.viewport.x(t.end_ns()) as f32;
+    let t1 = s.viewport.visible().1;
     scene.rect(0.0, y + h - 1.0, s.width, 1.0, th.tick.with_alpha(120));
     for (k, &ci) in g.series.iter().enumerate() {
         let c = &t.counters()[ci as usize];
         let color = th.span_fill(series_color(t, g.series.len(), c));
-        let fill = color.with_alpha(if g.series.len() > 1 { 70 } else { 110 });
-        let (ts, vals) = (&c.ts, &c.values);
-        let mut i = ts.partition_point(|&x| x < t0);
-        // (first column, min, max) of the run being drawn.
-        let mut run: Option<(usize, f64, f64)> = None;
-        let flush = |scene: &mut Scene, run: Option<(usize, f64, f64)>, to: usize| {
-            let Some((from, a, b)) = run else { return };
-            let x0 = from as f32;
-            let w = (to as f32).min(end_x) - x0;
-            if w <= 0.0 {
-                return;
-            }
-            let (ya, yb) = (y_of(a), y_of(b));
-            scene.rect(x0, yb, w, bottom - yb, fill);
-            scene.rect(x0, yb, w, (1.5 * s.scale).max(1.0), color);
-            if ya - yb >= 1.0 {
-                scene.rect(x0, yb, w.max(1.0), ya - yb + 1.0, color);
-            }
-        };
-        for col in 0..cols {
-            let tc = s.viewport.time_at(col as f64 + 1.0);
-            let j = i + first_at_or_after(&ts[i..], tc, |&x| x);
-            let carry = i.checked_sub(1).map(|p| vals[p]);
-            let inside = g.index[k].min_max(vals, i, j);
-            let mm = match (carry, inside) {
-                (Some(v), Some((a, b))) => Some((v.min(a), v.max(b))),
-                (Some(v), None) => Some((v, v)),
-                (None, m) => m,
-            };
-            i = j;
-            match (run, mm) {
-                (Some((_, a, b)), Some((c, d))) if a == b && c == d && a == c => {}
-                _ => {
-                    flush(scene, run, col);
-                    run = mm.map(|(a, b)| (col, a, b));
-                }
-            }
-            if tc > t1 && i >= ts.len() {
-                break;
-            }
-        }
-        flush(scene, run, cols);
+        let alpha = if g.series.len() > 1 { 70 } else { 110 };
+        let series = (&c.ts[..], &c.values[..], &g.index[k]);
+        series_columns(scene, l, s, series, (g.min, g.max), (y, h), color, alpha);
     }
     // Labels: the name (and a legend when several series overlay), the scale, and the
     // latest value in view.
@@ -181,6 +136,70 @@ pub fn counter(
         th.text_dim,
         &scale,
     );
+}
+
+/// One counter series as a step graph scaled to `lo..hi` (0 included) in the row at
+/// `y` of height `h`: per pixel column the range of its values there, found through its
+/// [`SeriesIndex`](trace_index::SeriesIndex), so the cost is bounded by the row's width.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn series_columns(
+    scene: &mut Scene,
+    l: &Loaded,
+    s: &TimelineView,
+    (ts, vals, index): (&[i64], &[f64], &trace_index::SeriesIndex),
+    (min, max): (f64, f64),
+    (y, h): (f32, f32),
+    color: Color,
+    alpha: u8,
+) {
+    let lo = min.min(0.0);
+    let hi = if max > lo { max } else { lo + 1.0 };
+    let (top, bottom) = (y + 3.0 * s.scale, y + h - 2.0);
+    let y_of = |v: f64| bottom - ((v - lo) / (hi - lo)) as f32 * (bottom - top);
+    let (t0, t1) = s.viewport.visible();
+    let cols = s.width.ceil() as usize;
+    let end_x = s.viewport.x(l.trace.end_ns()) as f32;
+    let fill = color.with_alpha(alpha);
+    let mut i = ts.partition_point(|&x| x < t0);
+    // (first column, min, max) of the run being drawn.
+    let mut run: Option<(usize, f64, f64)> = None;
+    let flush = |scene: &mut Scene, run: Option<(usize, f64, f64)>, to: usize| {
+        let Some((from, a, b)) = run else { return };
+        let x0 = from as f32;
+        let w = (to as f32).min(end_x) - x0;
+        if w <= 0.0 {
+            return;
+        }
+        let (ya, yb) = (y_of(a), y_of(b));
+        scene.rect(x0, yb, w, bottom - yb, fill);
+        scene.rect(x0, yb, w, (1.5 * s.scale).max(1.0), color);
+        if ya - yb >= 1.0 {
+            scene.rect(x0, yb, w.max(1.0), ya - yb + 1.0, color);
+        }
+    };
+    for col in 0..cols {
+        let tc = s.viewport.time_at(col as f64 + 1.0);
+        let j = i + first_at_or_after(&ts[i..], tc, |&x| x);
+        let carry = i.checked_sub(1).map(|p| vals[p]);
+        let inside = index.min_max(vals, i, j);
+        let mm = match (carry, inside) {
+            (Some(v), Some((a, b))) => Some((v.min(a), v.max(b))),
+            (Some(v), None) => Some((v, v)),
+            (None, m) => m,
+        };
+        i = j;
+        match (run, mm) {
+            (Some((_, a, b)), Some((c, d))) if a == b && c == d && a == c => {}
+            _ => {
+                flush(scene, run, col);
+                run = mm.map(|(a, b)| (col, a, b));
+            }
+        }
+        if tc > t1 && i >= ts.len() {
+            break;
+        }
+    }
+    flush(scene, run, cols);
 }
 
 /// The colour of a counter series: the file's `cname` when it names a known colour, else
@@ -425,7 +444,13 @@ fn anchor(l: &Loaded, s: &TimelineView, r: SpanRef, out: bool) -> Option<(f32, f
 }
 
 /// A cubic Bézier from `a` to `b` leaving and arriving horizontally, with an arrow head.
-fn bezier_arrow(scene: &mut Scene, a: (f32, f32), b: (f32, f32), scale: f32, color: Color) {
+pub(crate) fn bezier_arrow(
+    scene: &mut Scene,
+    a: (f32, f32),
+    b: (f32, f32),
+    scale: f32,
+    color: Color,
+) {
     let dx = ((b.0 - a.0).abs() * 0.5).clamp(12.0 * scale, 200.0 * scale);
     let (c1, c2) = ((a.0 + dx, a.1), (b.0 - dx, b.1));
     let width = 1.5 * scale;
@@ -526,6 +551,7 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
             v
         }
         Pick::Stack { .. } => crate::timeline::stacks::describe_stack(l, p),
+        Pick::Sched(_) | Pick::State(_) => crate::timeline::sched::describe(l, p),
         Pick::Sample { track, index } => {
             let st = &t.samples()[track as usize];
             let mut f = st.frame[index as usize];

@@ -4,6 +4,8 @@
 //!
 //! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
 //! - [`markers`]: flags at a time, with a note.
+//! - `sched`: a system trace's CPU counters and thread-state strips (its CPUs' slices are
+//!   drawn as span lanes by `draw`).
 //! - `stacks`: a thread's samples as stacks over time (drawn as span lanes by `draw`).
 //! - [`draw`]: tracks, labels, selection, search marks, ruler, minimap, tooltip.
 //! - `base_pane`: compare mode's divider and BASE's tracks under NEW's, drawn by `draw`'s
@@ -13,4 +15,5 @@ pub(crate) mod base_pane;
 pub mod draw;
 pub(crate) mod kinds;
 pub mod markers;
+pub mod sched;
 pub(crate) mod stacks;

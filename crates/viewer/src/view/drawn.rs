@@ -17,10 +17,11 @@ use crate::view::state::ViewState;
 #[derive(Clone, Debug, PartialEq)]
 pub struct DrawnTrack {
     /// What it is: `process`, `thread` (a thread's header), `spans` (its lanes),
-    /// `thread_instants`, `samples`, `sample_stacks` (a thread's stacks over time, every
+    /// `thread_states` (its scheduling states), `thread_instants`, `samples`, `sample_stacks` (a thread's stacks over time, every
     /// depth), `counter`, `process_instants`, `global_instants`,
     /// `async_group` (folded: its summary row), `async` (a track, header and rows),
-    /// `async_packed` (a process's one-slice async tracks, packed).
+    /// `async_packed` (a process's one-slice async tracks, packed), `cpu` (what ran on a
+    /// CPU, named `CPU n`), `cpu_counter` (`cpufreq CPU n`, `cpuidle CPU n`).
     pub kind: &'static str,
     /// The process's pid as the file writes it, if the track belongs to one.
     pub process: Option<String>,
@@ -105,6 +106,18 @@ fn track(l: &Loaded, row: &Row, y: f32) -> DrawnTrack {
         RowKind::ThreadInstants(th) => ("thread_instants", of_thread(th)),
         RowKind::Samples(th) => ("samples", of_thread(th)),
         RowKind::Stack { thread, .. } => ("sample_stacks", of_thread(thread)),
+        RowKind::Cpu(c) => {
+            let cpu = k.cpu_lanes.cpus[c as usize];
+            ("cpu", (None, None, format!("CPU {cpu}")))
+        }
+        RowKind::CpuCounter(i) => {
+            let c = t.sched().map(|s| &s.counters[i as usize]);
+            let name = c.map_or(String::new(), |c| {
+                format!("{} CPU {}", c.kind.name(), c.cpu)
+            });
+            ("cpu_counter", (None, None, name))
+        }
+        RowKind::ThreadStates(th) => ("thread_states", of_thread(th)),
         RowKind::GlobalInstants => ("global_instants", (None, None, String::new())),
         RowKind::ProcessInstants(p) => ("process_instants", (Some(p), None, String::new())),
         RowKind::Counter(g) => {

@@ -34,6 +34,15 @@ impl TimelineView {
                     index: h.index as u32,
                 }))
             }
+            RowKind::Cpu(c) => k.cpu_lanes.hit(c as usize, t, tol).map(Pick::Sched),
+            RowKind::ThreadStates(th) => {
+                let sd = tr.sched()?;
+                let ids = crate::timeline::sched::thread_state_ids(sd, th);
+                let i = ids.partition_point(|&i| sd.states[i as usize].ts <= t + tol);
+                let last = *ids.get(i.checked_sub(1)?)?;
+                let end = crate::timeline::sched::state_end(&sd.states[last as usize], tr.end_ns());
+                (end >= t - tol).then_some(Pick::State(last))
+            }
             RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),
             RowKind::ProcessInstants(p) => instant(&k.instants_by_process[p as usize]),
             RowKind::GlobalInstants => instant(&k.global_instants),
@@ -136,6 +145,13 @@ impl TimelineView {
                         && g.packed_row(t, i) == Some(row)
                 }
                 (Pick::Counter { group, .. }, RowKind::Counter(g)) => g == group,
+                (Pick::Sched(i), RowKind::Cpu(c)) => {
+                    let cpu = t.sched().map(|sd| sd.slices[i as usize].cpu);
+                    cpu == l.kinds.cpu_lanes.cpus.get(c as usize).copied()
+                }
+                (Pick::State(i), RowKind::ThreadStates(th)) => {
+                    t.sched().map(|sd| sd.states[i as usize].thread) == Some(th)
+                }
                 (Pick::Sample { track, .. }, RowKind::Samples(th)) => {
                     t.samples()[track as usize].thread == th
                 }

@@ -24,6 +24,8 @@ pub const GAP_H: f32 = 4.0;
 pub const COUNTER_H: f32 = 44.0;
 /// Height of a row of instants or samples, logical pixels.
 pub const MARKS_H: f32 = 16.0;
+/// Height of a thread's state strip, logical pixels.
+pub const STATES_H: f32 = 10.0;
 /// Text size of the rows' labels, logical pixels.
 pub const LABEL_PX: f32 = 12.0;
 
@@ -71,6 +73,12 @@ pub enum RowKind {
     },
     /// A thread's CPU samples (`Trace::samples`).
     Samples(u32),
+    /// What ran on one CPU (an index into `Kinds::cpu_lanes.cpus`).
+    Cpu(u32),
+    /// One CPU counter, frequency or idle state (an index into `SchedData::counters`).
+    CpuCounter(u32),
+    /// A thread's scheduling states (`SchedData::thread_states`), a strip over its slices.
+    ThreadStates(u32),
     /// One depth of a thread's samples as stacks over time (`Kinds::sample_stacks`).
     Stack {
         /// Index into `Trace::threads`.
@@ -211,6 +219,7 @@ pub fn track_list(trace: &Trace, kinds: &EventIndex) -> Vec<(Track, String, u8)>
 fn thread_is_empty(trace: &Trace, k: &EventIndex, t: u32) -> bool {
     let t = t as usize;
     trace.threads()[t].lanes.is_empty()
+        && !has_states(trace, t as u32)
         && k.instants_by_thread[t].is_empty()
         && k.samples_by_thread[t].is_none()
         && k.counters_by_thread[t].is_empty()
@@ -224,6 +233,13 @@ fn process_is_empty(trace: &Trace, k: &EventIndex, p: u32) -> bool {
         && k.counters_by_process[pi].is_empty()
         && k.async_by_process[pi].is_empty()
         && (trace.processes()[pi].threads.iter()).all(|&t| thread_is_empty(trace, k, t))
+}
+
+/// Whether a system trace holds scheduling states of thread `t`.
+fn has_states(trace: &Trace, t: u32) -> bool {
+    trace
+        .sched()
+        .is_some_and(|s| s.thread_states(t).next().is_some())
 }
 
 fn flag(v: &[bool], i: u32) -> bool {
@@ -326,6 +342,25 @@ impl Builder<'_> {
         }
     }
 
+    /// A system trace's CPUs, as Perfetto shows them above the processes: what ran on
+    /// each, then their counters (frequency, idle states), CPU by CPU.
+    fn cpus(&mut self) {
+        for c in 0..self.kinds.cpu_lanes.cpus.len() as u32 {
+            self.push(LANE_H * self.scale, RowKind::Cpu(c));
+        }
+        let Some(s) = self.trace.sched() else {
+            return;
+        };
+        let mut counters: Vec<u32> = (0..s.counters.len() as u32).collect();
+        counters.sort_by_key(|&i| (s.counters[i as usize].cpu, s.counters[i as usize].kind));
+        for i in counters {
+            self.push(COUNTER_H / 2.0 * self.scale, RowKind::CpuCounter(i));
+        }
+        if !s.cpus.is_empty() {
+            self.y += GAP_H * self.scale;
+        }
+    }
+
     /// A thread's header, instants, samples and lanes, unless hidden or empty.
     fn thread(&mut self, t: u32) {
         let (k, c) = (self.kinds, self.c);
@@ -342,6 +377,9 @@ impl Builder<'_> {
         self.push(HEADER_H * self.scale, RowKind::Thread(t));
         if flag(&c.threads, t) {
             return;
+        }
+        if has_states(self.trace, t) {
+            self.push(STATES_H * self.scale, RowKind::ThreadStates(t));
         }
         if marks {
             self.push(marks_h, RowKind::ThreadInstants(t));
@@ -413,6 +451,7 @@ impl Layout {
                 }
             }
         }
+        b.cpus();
         if !kinds.global_instants.is_empty() {
             b.push(MARKS_H * scale, RowKind::GlobalInstants);
         }

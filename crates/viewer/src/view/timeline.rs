@@ -191,6 +191,30 @@ impl TimelineView {
         }
     }
 
+    /// Selects what a click hit. A scheduling slice (a CPU lane's box) also brings its
+    /// thread's row into view, as Perfetto does, where its states and who woke it show.
+    pub fn select_pick(&mut self, l: &Loaded, hit: Option<Pick>) {
+        self.selected = hit;
+        let Some(p @ Pick::Sched(_)) = hit else {
+            return;
+        };
+        let Some(th) = crate::timeline::sched::pick_thread(&l.trace, p) else {
+            return;
+        };
+        let process = l.trace.threads()[th as usize].process;
+        self.show_tracks(l, process, Some(th), None);
+        let row = (self.layout.rows.iter())
+            .find(|r| matches!(r.kind, RowKind::ThreadStates(t) | RowKind::Thread(t) if t == th));
+        if let Some(row) = row {
+            let (top, bottom) = (row.y, row.y + row.h);
+            let visible = self.tracks_height();
+            if top < self.scroll_y || bottom > self.scroll_y + visible {
+                self.scroll_y = top - visible / 2.0;
+                self.clamp_scroll();
+            }
+        }
+    }
+
     /// `[` / `]`: selects the previous or next span on the selected span's lane, centring
     /// it when it is off screen. False when there is none.
     pub fn step_on_lane(&mut self, l: &Loaded, forward: bool) -> bool {
@@ -387,6 +411,7 @@ pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
             let (lane, i) = stack_box(l, p)?;
             Some((lane.start[i], lane.end(i)))
         }
+        Pick::Sched(_) | Pick::State(_) => crate::timeline::sched::pick_extent(t, p),
     }
 }
 

@@ -15,3 +15,4 @@ mod query_panel;
 mod reload;
 mod screenshots;
 mod settings;
+mod system;

@@ -31,7 +31,7 @@ impl Img {
 }
 
 /// A screenshot's settings: the defaults at `width` x `height`.
-fn settings(width: u32, height: u32, kind: ThemeKind, select: Option<&str>) -> Shot {
+pub(crate) fn settings(width: u32, height: u32, kind: ThemeKind, select: Option<&str>) -> Shot {
     Shot {
         width,
         height,

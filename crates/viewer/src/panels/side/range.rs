@@ -1,5 +1,6 @@
-//! Range statistics besides spans: counters and async slices over a time range, shown as
-//! tables that copy as CSV or TSV.
+//! Range statistics besides spans: counters, async slices and (in a system trace) time on
+//! a CPU per thread and per process over a time range, shown as tables that copy as CSV
+//! or TSV.
 
 use egui::{RichText, Ui};
 
@@ -14,6 +15,9 @@ pub(super) struct RangeKinds {
     counters: Vec<(String, [Option<f64>; 5])>,
     /// Per async name: count, total, min, max (clipped to the range).
     asyncs: Vec<(String, u64, i64, i64, i64)>,
+    /// Time on a CPU (clipped to the range), most first: per thread (process, thread,
+    /// slices, ns), and per process (process, threads, slices, ns).
+    cpu: [Vec<(String, String, u64, i64)>; 2],
 }
 
 impl RangeKinds {
@@ -36,7 +40,23 @@ impl RangeKinds {
                 (name, x.count, x.total_ns, x.min_ns, x.max_ns)
             })
             .collect();
-        RangeKinds { counters, asyncs }
+        RangeKinds {
+            counters,
+            asyncs,
+            cpu: cpu_time(l, a, b),
+        }
+    }
+
+    /// The CPU-time tables as CSV or TSV, times in ns: per thread (`by_process` false) or
+    /// per process.
+    fn cpu_text(&self, by_process: bool, sep: char) -> String {
+        let head = match by_process {
+            false => ["process", "thread", "slices", "cpu_ns"],
+            true => ["process", "threads", "slices", "cpu_ns"],
+        };
+        let rows = (self.cpu[by_process as usize].iter())
+            .map(|(p, th, n, ns)| vec![p.clone(), th.clone(), n.to_string(), ns.to_string()]);
+        crate::panels::csv::csv(&head, rows, sep)
     }
 
     /// The counters' table as CSV or TSV (full precision; empty where no value).
@@ -102,6 +122,33 @@ impl RangeKinds {
                 });
             more_rows(ui, self.counters.len());
         }
+        for (by_process, title) in [(false, "thread"), (true, "process")] {
+            let rows = &self.cpu[by_process as usize];
+            if rows.is_empty() {
+                continue;
+            }
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(format!("CPU time per {title} in range")).weak());
+                copy(ui, &|sep| self.cpu_text(by_process, sep));
+            });
+            egui::Grid::new(("range_cpu", by_process))
+                .striped(true)
+                .show(ui, |ui| {
+                    let second = if by_process { "threads" } else { "thread" };
+                    for h in ["process", second, "slices", "on CPU"] {
+                        ui.label(RichText::new(h).weak());
+                    }
+                    ui.end_row();
+                    for (p, th, n, ns) in rows.iter().take(SHOWN_ROWS) {
+                        ui.label(p);
+                        ui.label(th);
+                        ui.label(n.to_string());
+                        ui.label(format_duration(*ns));
+                        ui.end_row();
+                    }
+                });
+            more_rows(ui, rows.len());
+        }
         if !self.asyncs.is_empty() {
             ui.horizontal(|ui| {
                 ui.label(RichText::new("async slices in range (clipped)").weak());
@@ -126,6 +173,33 @@ impl RangeKinds {
     }
 }
 
+/// Time on a CPU in `[a, b]` per thread and per process (`RangeKinds::cpu`); empty for
+/// traces without scheduling data.
+fn cpu_time(l: &Loaded, a: i64, b: i64) -> [Vec<(String, String, u64, i64)>; 2] {
+    let t = &l.trace;
+    let per_thread = l.kinds.cpu_lanes.cpu_time_in(t, a, b);
+    let process_of = |th: u32| t.threads()[th as usize].process;
+    let process_name = |p: u32| {
+        let pr = &t.processes()[p as usize];
+        pr.name
+            .map_or_else(|| t.ext_id(pr.pid).to_string(), |n| t.str(n).to_string())
+    };
+    let mut per_process: std::collections::HashMap<u32, (u64, u64, i64)> = Default::default();
+    for &(th, n, ns) in &per_thread {
+        let e = per_process.entry(process_of(th)).or_default();
+        *e = (e.0 + 1, e.1 + n, e.2 + ns);
+    }
+    let mut processes: Vec<_> = per_process.into_iter().collect();
+    processes.sort_by_key(|&(p, (_, _, ns))| (std::cmp::Reverse(ns), p));
+    let threads = (per_thread.into_iter())
+        .map(|(th, n, ns)| (process_name(process_of(th)), t.thread_label(th), n, ns))
+        .collect();
+    let processes = (processes.into_iter())
+        .map(|(p, (k, n, ns))| (process_name(p), k.to_string(), n, ns))
+        .collect();
+    [threads, processes]
+}
+
 /// Rows a range table shows; the copied CSV holds every row.
 const SHOWN_ROWS: usize = 100;
 
@@ -142,6 +216,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_system_traces_range_lists_cpu_time_per_thread_and_process() {
+        let path = "../../tests/fixtures/systrace/events.pftrace.gz";
+        let l = Loaded::new(trace_model::load(path).unwrap(), "test".into());
+        let (t0, t1) = (l.trace.start_ns(), l.trace.end_ns());
+        let k = RangeKinds::new(&l, t0, t1);
+        // The model's CPU time per thread over the whole trace, idle left out.
+        let whole = l
+            .trace
+            .sched()
+            .unwrap()
+            .cpu_time(t1, l.kinds.cpu_lanes.idle);
+        assert_eq!(k.cpu[0].len(), whole.len());
+        for ((_, th, n, ns), (w, wn, wns)) in k.cpu[0].iter().zip(&whole) {
+            assert_eq!((th, n, ns), (&l.trace.thread_label(*w), wn, wns));
+        }
+        // Per process: the threads' sums.
+        let total: i64 = k.cpu[1].iter().map(|x| x.3).sum();
+        assert_eq!(total, whole.iter().map(|x| x.2).sum::<i64>());
+        assert!(k
+            .cpu_text(true, ',')
+            .starts_with("process,threads,slices,cpu_ns\r\n"));
+        // A range of nothing: no rows.
+        assert!(RangeKinds::new(&l, t0 - 10, t0 - 5).cpu[0].is_empty());
+    }
+
+    #[test]
     fn range_tables_export_full_precision_rfc4180() {
         let k = RangeKinds {
             counters: vec![(
@@ -149,6 +249,7 @@ mod tests {
                 [Some(0.125), Some(3.0), Some(1.5), None, Some(2.0)],
             )],
             asyncs: vec![("load, then parse".into(), 2, 3_000, 1_000, 2_000)],
+            cpu: Default::default(),
         };
         assert_eq!(
             k.counters_text(','),

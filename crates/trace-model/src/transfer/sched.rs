@@ -1,0 +1,159 @@
+//! A system trace's scheduling data ([`SchedData`]) in a transfer: a presence byte, then
+//! its slices, states, indices by thread, CPU counters and CPUs; checked on arrival so that
+//! every index a viewer follows points inside its table.
+
+use super::bytes::{TransferReader as R, TransferWriter as W};
+use super::records::{Codec, List, Plain, Record, Wire};
+use super::TransferError;
+use crate::sched::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
+use crate::strings::StrId;
+use crate::trace::Trace;
+
+record!(SchedSlice {
+    ts,
+    dur,
+    cpu,
+    thread,
+    end_state,
+    priority
+});
+record!(ThreadState {
+    ts,
+    dur,
+    thread,
+    state,
+    cpu,
+    waker,
+    irq,
+    io_wait,
+    blocked_function
+});
+record!(CpuCounter {
+    kind,
+    cpu,
+    ts,
+    values
+});
+record!(SchedData {
+    slices as List,
+    states as List,
+    by_thread,
+    thread_at,
+    counters as List,
+    cpus
+});
+
+/// `Trace::sched`: absent, or present and its data.
+pub(super) struct Sched;
+
+impl Codec<Option<Box<SchedData>>> for Sched {
+    fn put(v: &Option<Box<SchedData>>, w: &mut W<'_>) {
+        match v {
+            None => w.u8(0),
+            Some(s) => {
+                w.u8(1);
+                s.put(w);
+            }
+        }
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Option<Box<SchedData>>, TransferError> {
+        match r.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(Box::new(SchedData::get(r)?))),
+            _ => Err(r.fail("a scheduling presence byte")),
+        }
+    }
+}
+
+impl Wire for TaskState {
+    fn put(&self, w: &mut W<'_>) {
+        w.u32(self.0 as u32);
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        let v = r.u32()?;
+        u16::try_from(v)
+            .map(TaskState)
+            .map_err(|_| r.fail("a 16-bit task state"))
+    }
+}
+
+/// A priority, as its 32 bits.
+impl Wire for i32 {
+    fn put(&self, w: &mut W<'_>) {
+        w.u32(*self as u32);
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        Ok(r.u32()? as i32)
+    }
+}
+
+/// Unknown, false or true, as 0, 1, 2.
+impl Wire for Option<bool> {
+    fn put(&self, w: &mut W<'_>) {
+        w.u8(self.map_or(0, |b| 1 + b as u8));
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        match r.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(false)),
+            2 => Ok(Some(true)),
+            _ => Err(r.fail("an optional flag")),
+        }
+    }
+}
+
+impl Wire for CpuCounterKind {
+    fn put(&self, w: &mut W<'_>) {
+        w.u8(match self {
+            CpuCounterKind::Frequency => 0,
+            CpuCounterKind::Idle => 1,
+        });
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        match r.u8()? {
+            0 => Ok(CpuCounterKind::Frequency),
+            1 => Ok(CpuCounterKind::Idle),
+            _ => Err(r.fail("a CPU counter kind")),
+        }
+    }
+}
+
+/// What is wrong with `t`'s scheduling data, if anything: a thread, state or string index
+/// out of its table, indices by thread that do not cover the states in order, or a
+/// counter's columns of two lengths.
+pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
+    let Some(s) = t.sched.as_deref() else {
+        return Ok(());
+    };
+    let threads = t.threads.len() as u32;
+    let thread = |th: u32| th < threads;
+    let string = |id: Option<StrId>| id.is_none_or(|id| (id.0 as usize) < t.strings.len());
+    if !s.slices.iter().all(|x| thread(x.thread)) {
+        return Err("scheduling slices of known threads");
+    }
+    let states_ok = (s.states.iter())
+        .all(|x| thread(x.thread) && x.waker.is_none_or(thread) && string(x.blocked_function));
+    if !states_ok {
+        return Err("thread states of known threads and strings");
+    }
+    let n = s.states.len() as u32;
+    let at = &s.thread_at;
+    let indices_ok = at.len() == threads as usize + 1
+        && at.first() == Some(&0)
+        && at.last() == Some(&(s.by_thread.len() as u32))
+        && at.windows(2).all(|w| w[0] <= w[1])
+        && s.by_thread.len() == s.states.len()
+        && s.by_thread.iter().all(|&i| i < n);
+    if !indices_ok {
+        return Err("thread states indexed by thread");
+    }
+    if !(s.counters.iter()).all(|c| c.ts.len() == c.values.len()) {
+        return Err("CPU counters with a value per time");
+    }
+    Ok(())
+}
