@@ -2,6 +2,7 @@
 //! and flows): what the viewer derives from the trace once to draw them, and what can be
 //! picked (selected or hovered).
 
+use trace_model::sched::{SchedData, ThreadState};
 use trace_model::{SpanRef, Trace};
 
 /// Something the user can select or hover.
@@ -132,7 +133,7 @@ pub fn copy_text(t: &trace_model::Trace, pick: Pick, stack: bool) -> Option<Stri
         }
         Pick::Counter { .. } => None,
         Pick::Sched(_) | Pick::State(_) => {
-            let th = crate::timeline::sched::pick_thread(t, pick)?;
+            let th = pick_thread(t, pick)?;
             Some(t.thread_label(th))
         }
     }
@@ -195,5 +196,50 @@ mod copy_tests {
             copy_text(&t, Pick::Counter { group: 0, ts: 0 }, false),
             None
         );
+    }
+}
+
+/// Thread `t`'s states (indices into `SchedData::states`), by time.
+pub fn thread_state_ids(sd: &SchedData, t: u32) -> &[u32] {
+    let t = t as usize;
+    match (sd.thread_at.get(t), sd.thread_at.get(t + 1)) {
+        (Some(&a), Some(&b)) => &sd.by_thread[a as usize..b as usize],
+        _ => &[],
+    }
+}
+
+/// When a state ends (one lasting to the end of the trace ends there).
+pub fn state_end(st: &ThreadState, trace_end: i64) -> i64 {
+    if st.dur < 0 {
+        trace_end.max(st.ts)
+    } else {
+        st.ts.saturating_add(st.dur)
+    }
+}
+
+/// The thread of a scheduling slice or state.
+pub fn pick_thread(t: &trace_model::Trace, p: Pick) -> Option<u32> {
+    let sd = t.sched()?;
+    match p {
+        Pick::Sched(i) => sd.slices.get(i as usize).map(|x| x.thread),
+        Pick::State(i) => sd.states.get(i as usize).map(|x| x.thread),
+        _ => None,
+    }
+}
+
+/// The time a scheduling slice or state covers.
+pub fn pick_extent(t: &trace_model::Trace, p: Pick) -> Option<(i64, i64)> {
+    let sd = t.sched()?;
+    match p {
+        Pick::Sched(i) => {
+            let x = sd.slices.get(i as usize)?;
+            let end = if x.dur < 0 { t.end_ns() } else { x.ts + x.dur };
+            Some((x.ts, end.max(x.ts)))
+        }
+        Pick::State(i) => {
+            let x = sd.states.get(i as usize)?;
+            Some((x.ts, state_end(x, t.end_ns())))
+        }
+        _ => None,
     }
 }

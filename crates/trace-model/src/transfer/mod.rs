@@ -23,16 +23,17 @@ use crate::strings::StrId;
 use crate::trace::Trace;
 
 mod bytes;
+#[macro_use]
+mod codec;
 mod meta;
 mod pieces;
-#[macro_use]
 mod records;
 mod sched;
 
 pub use bytes::{TransferReader, TransferWriter};
 use bytes::{TransferReader as R, TransferWriter as W};
+use codec::Record;
 pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, Stream};
-use records::Record;
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
 pub const MAGIC: &[u8; 8] = b"SPALLTM3";

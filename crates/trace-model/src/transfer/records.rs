@@ -1,11 +1,12 @@
 //! What a transferred trace holds, as one list per record: each field in the order it is
-//! in the buffer, with how it is written ([`Codec`]). [`record!`] makes both the writer
-//! and the reader of a record from its list, so the two cannot drift apart, and adding a
-//! column is one line.
+//! in the buffer, with how it is written (`codec.rs`'s `Codec`). `record!` makes both the
+//! writer and the reader of a record from its list, so the two cannot drift apart, and
+//! adding a column is one line.
 
 use spall_format::{Diagnostics, SampleUnit, Summary};
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
+use super::codec::{Codec, List, Plain, Record, Wire};
 use super::meta::{model_kind, model_tag};
 use super::sched::Sched;
 use super::TransferError;
@@ -20,41 +21,6 @@ use crate::samples::{Frame, SampleTrack};
 use crate::span::{ExtId, Lane, Process, SpanRef, Thread};
 use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
-
-/// How a value of type `T` is written and read back.
-pub(super) trait Codec<T> {
-    fn put(v: &T, w: &mut W<'_>);
-    fn get(r: &mut R<'_>) -> Result<T, TransferError>;
-}
-
-/// A record written field by field (see [`record!`]).
-pub(super) trait Record: Sized {
-    fn put(&self, w: &mut W<'_>);
-    fn get(r: &mut R<'_>) -> Result<Self, TransferError>;
-}
-
-/// Makes `Record` for a struct from its fields in buffer order, each `field` (written
-/// plainly, [`Plain`]) or `field as Codec`; `default` (optional) names fields not written,
-/// derived again on the reading side; `check` (optional) vets the record read.
-macro_rules! record {
-    ($ty:ident { $($field:ident $(as $codec:ident)?),* $(,)? }
-     $(default $($dfield:ident),+)? $(check $check:path)?) => {
-        impl Record for $ty {
-            fn put(&self, w: &mut W<'_>) {
-                $(<record!(@codec $($codec)?) as Codec<_>>::put(&self.$field, w);)*
-            }
-
-            fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
-                $(let $field = <record!(@codec $($codec)?) as Codec<_>>::get(r)?;)*
-                let v = $ty { $($field,)* $($($dfield: Default::default(),)+)? };
-                $(let v = $check(r, v)?;)?
-                Ok(v)
-            }
-        }
-    };
-    (@codec) => { Plain };
-    (@codec $codec:ident) => { $codec };
-}
 
 record!(Trace {
     strings as Texts,
@@ -231,12 +197,6 @@ fn checked_ids(r: &mut R<'_>, t: Trace) -> Result<Trace, TransferError> {
     Ok(t)
 }
 
-/// A value written as its type writes it ([`Wire`]).
-pub(super) struct Plain;
-
-/// A list of records: its length, then each one.
-pub(super) struct List;
-
 /// A lane's large column: inline, or in a transfer in pieces to the column streams.
 pub(super) struct Col;
 
@@ -252,32 +212,6 @@ pub(super) struct ModelDiags;
 
 /// The decode's summary.
 pub(super) struct DecodeSummary;
-
-/// A value with one way to be written.
-pub(super) trait Wire: Sized {
-    fn put(&self, w: &mut W<'_>);
-    fn get(r: &mut R<'_>) -> Result<Self, TransferError>;
-}
-
-impl<T: Wire> Codec<T> for Plain {
-    fn put(v: &T, w: &mut W<'_>) {
-        v.put(w);
-    }
-
-    fn get(r: &mut R<'_>) -> Result<T, TransferError> {
-        T::get(r)
-    }
-}
-
-impl<T: Record> Codec<Vec<T>> for List {
-    fn put(v: &Vec<T>, w: &mut W<'_>) {
-        w.list(v, |w, x| x.put(w));
-    }
-
-    fn get(r: &mut R<'_>) -> Result<Vec<T>, TransferError> {
-        r.list(T::get)
-    }
-}
 
 /// `Wire` for types written as a writer's and a reader's method pair.
 macro_rules! wire {

@@ -3,7 +3,7 @@
 //! every index a viewer follows points inside its table.
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
-use super::records::{Codec, List, Plain, Record, Wire};
+use super::codec::{Codec, List, Plain, Record, Wire};
 use super::TransferError;
 use crate::sched::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
 use crate::strings::StrId;

@@ -3,6 +3,7 @@
 //! on the CPU.
 //!
 //! - `kinds`: the rows that are not span lanes (counters, instants, async, samples), flows.
+//! - `marks`: a counter's step graph and a curved arrow, drawn by several kinds of rows.
 //! - [`markers`]: flags at a time, with a note.
 //! - `sched`: a system trace's CPU counters and thread-state strips (its CPUs' slices are
 //!   drawn as span lanes by `draw`).
@@ -15,5 +16,6 @@ pub(crate) mod base_pane;
 pub mod draw;
 pub(crate) mod kinds;
 pub mod markers;
+pub(crate) mod marks;
 pub mod sched;
 pub(crate) mod stacks;

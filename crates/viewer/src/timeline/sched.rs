@@ -7,9 +7,11 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::sched::{CpuCounterKind, SchedData, TaskState, ThreadState};
 
-use crate::kinds::{first_at_or_after, Pick};
+use crate::kinds::{
+    first_at_or_after, pick_extent, pick_thread, state_end, thread_state_ids, Pick,
+};
 use crate::loaded::Loaded;
-use crate::timeline::kinds::{bezier_arrow, series_columns};
+use crate::timeline::marks::{bezier_arrow, series_columns};
 use crate::view::layout::{RowKind, STATES_H};
 use crate::view::timeline::TimelineView;
 use crate::view::viewport::{format_duration, format_value};
@@ -94,24 +96,6 @@ pub fn state_name(st: &ThreadState) -> String {
     name.to_string()
 }
 
-/// Thread `t`'s states (indices into `SchedData::states`), by time.
-pub fn thread_state_ids(sd: &SchedData, t: u32) -> &[u32] {
-    let t = t as usize;
-    match (sd.thread_at.get(t), sd.thread_at.get(t + 1)) {
-        (Some(&a), Some(&b)) => &sd.by_thread[a as usize..b as usize],
-        _ => &[],
-    }
-}
-
-/// When a state ends (one lasting to the end of the trace ends there).
-pub fn state_end(st: &ThreadState, trace_end: i64) -> i64 {
-    if st.dur < 0 {
-        trace_end.max(st.ts)
-    } else {
-        st.ts.saturating_add(st.dur)
-    }
-}
-
 /// A thread's states as a strip: each state a box in its colour; where several fall in
 /// one pixel column, the column takes the first one's.
 pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &TimelineView, thread: u32, y: f32, h: f32) {
@@ -181,33 +165,6 @@ pub fn cpu_counter(
     let x = 6.0 + scene.text(fonts, 6.0, y + 1.0, px, VAlign::Top, th.text, &label);
     let max = format!("max {}", format_value(range.1));
     scene.text(fonts, x + 8.0, y + 1.0, px, VAlign::Top, th.text_dim, &max);
-}
-
-/// The thread of a scheduling slice or state.
-pub fn pick_thread(t: &trace_model::Trace, p: Pick) -> Option<u32> {
-    let sd = t.sched()?;
-    match p {
-        Pick::Sched(i) => sd.slices.get(i as usize).map(|x| x.thread),
-        Pick::State(i) => sd.states.get(i as usize).map(|x| x.thread),
-        _ => None,
-    }
-}
-
-/// The time a scheduling slice or state covers.
-pub fn pick_extent(t: &trace_model::Trace, p: Pick) -> Option<(i64, i64)> {
-    let sd = t.sched()?;
-    match p {
-        Pick::Sched(i) => {
-            let x = sd.slices.get(i as usize)?;
-            let end = if x.dur < 0 { t.end_ns() } else { x.ts + x.dur };
-            Some((x.ts, end.max(x.ts)))
-        }
-        Pick::State(i) => {
-            let x = sd.states.get(i as usize)?;
-            Some((x.ts, state_end(x, t.end_ns())))
-        }
-        _ => None,
-    }
 }
 
 /// The state a thread was in just before `ts` (the runnable state a slice starting at

@@ -37,10 +37,10 @@ impl TimelineView {
             RowKind::Cpu(c) => k.cpu_lanes.hit(c as usize, t, tol).map(Pick::Sched),
             RowKind::ThreadStates(th) => {
                 let sd = tr.sched()?;
-                let ids = crate::timeline::sched::thread_state_ids(sd, th);
+                let ids = crate::kinds::thread_state_ids(sd, th);
                 let i = ids.partition_point(|&i| sd.states[i as usize].ts <= t + tol);
                 let last = *ids.get(i.checked_sub(1)?)?;
-                let end = crate::timeline::sched::state_end(&sd.states[last as usize], tr.end_ns());
+                let end = crate::kinds::state_end(&sd.states[last as usize], tr.end_ns());
                 (end >= t - tol).then_some(Pick::State(last))
             }
             RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),

@@ -198,7 +198,7 @@ impl TimelineView {
         let Some(p @ Pick::Sched(_)) = hit else {
             return;
         };
-        let Some(th) = crate::timeline::sched::pick_thread(&l.trace, p) else {
+        let Some(th) = crate::kinds::pick_thread(&l.trace, p) else {
             return;
         };
         let process = l.trace.threads()[th as usize].process;
@@ -411,7 +411,7 @@ pub fn pick_extent(l: &Loaded, p: Pick) -> Option<(i64, i64)> {
             let (lane, i) = stack_box(l, p)?;
             Some((lane.start[i], lane.end(i)))
         }
-        Pick::Sched(_) | Pick::State(_) => crate::timeline::sched::pick_extent(t, p),
+        Pick::Sched(_) | Pick::State(_) => crate::kinds::pick_extent(t, p),
     }
 }
 

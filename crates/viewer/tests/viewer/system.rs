@@ -3,13 +3,11 @@
 
 use render_gl::Color;
 use spall_test_support::fixture;
-use spall_viewer::kinds::Pick;
+use spall_viewer::kinds::{thread_state_ids, Pick};
 use spall_viewer::screenshot::{prepare, render};
 use spall_viewer::theme::ThemeKind;
 use spall_viewer::timeline::draw::fill_for;
-use spall_viewer::timeline::sched::{
-    describe, state_color, state_kind, thread_state_ids, StateKind,
-};
+use spall_viewer::timeline::sched::{describe, state_color, state_kind, StateKind};
 use spall_viewer::view::drawn::drawn_tracks;
 use spall_viewer::view::layout::RowKind;
 use spall_viewer::view::state::ViewState;
