@@ -52,7 +52,7 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
             .iter()
             .map(|p| match async_at.get(&(p.thread, p.ts)) {
                 Some(&a) => Some(a),
-                None => bind_point(t, ids, placed, p),
+                None => bind_point(t, ids, placed, p, proto),
             })
             .collect();
         // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
@@ -201,6 +201,7 @@ fn bind_point(
     ids: &SliceIds,
     placed: &Placed,
     p: &crate::event_kinds::FlowPoint,
+    proto: bool,
 ) -> Option<u64> {
     let model = t.flow_point_span(p);
     // A span `slice` leaves out gives the point to the nearest ancestor it holds, the
@@ -218,6 +219,16 @@ fn bind_point(
         Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
         _ => i64::MAX,
     };
+    if proto && p.bind_enclosing {
+        // A protobuf instant's flow: the instant itself, as trace_processor binds it, though
+        // other instants begin with it.
+        let mut at = placed.instants_in(t, p.thread, p.ts, p.ts.saturating_add(1));
+        if let Some(i) =
+            at.find(|&id| instant(t, placed, id).is_some_and(|i| i.name == p.span_name))
+        {
+            return Some(i);
+        }
+    }
     if p.phase == b'f' && !p.bind_enclosing {
         let next = placed.instants_in(t, p.thread, p.ts, i64::MAX).next();
         return match next {
@@ -226,6 +237,14 @@ fn bind_point(
         };
     }
     topmost(t, ids, placed, ids.nest.main_of(p.thread), p.ts)
+}
+
+/// The thread instant slice `id` is, if it is one.
+fn instant<'t>(t: &'t Trace, placed: &Placed, id: u64) -> Option<&'t crate::Instant> {
+    match placed.row(id)?.src {
+        Src::ThreadInstant(i) => t.instants().get(i as usize),
+        _ => None,
+    }
 }
 
 /// The slice on top of trace_processor's stack for `thread` at `ts`: the slice that began

@@ -104,6 +104,7 @@ record!(FlowPoint {
     bind_enclosing,
     on_slice,
     span_dur,
+    span_name,
     offset
 });
 record!(AsyncEvent {
