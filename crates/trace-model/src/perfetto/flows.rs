@@ -16,6 +16,7 @@ use super::ids::SliceIds;
 use super::placed::{Placed, Src};
 use super::View;
 use crate::span::{flags, SpanRef};
+use crate::strings::StrId;
 use crate::trace::Trace;
 
 /// One row of `flow`: an arrow between two slices.
@@ -33,14 +34,15 @@ pub struct FlowRow {
 pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
     let (ids, placed) = (&view.ids, &view.placed);
     let proto = t.decode_summary().format.name() == "perfetto";
-    // A protobuf event on an async track gives its flow points its thread and time:
-    // they bind to the async slice that thread began then.
-    let mut async_at: HashMap<(u32, i64), u64> = HashMap::new();
+    // A protobuf event on an async track gives its flow points its thread, time and name:
+    // they bind to the async slice that thread began then, with that name (not a thread
+    // instant beginning with it).
+    let mut async_at: HashMap<(u32, i64, StrId), u64> = HashMap::new();
     if proto {
         for (k, row) in placed.rows.iter().enumerate() {
             if let Src::Async(a) = row.src {
                 let s = &t.async_slices()[a as usize];
-                async_at.insert((s.thread, s.start), placed.first + k as u64);
+                async_at.insert((s.thread, s.start, s.name), placed.first + k as u64);
             }
         }
     }
@@ -50,7 +52,7 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
         let (fi, points) = (fi as u32, &f.points);
         let bound: Vec<Option<u64>> = points
             .iter()
-            .map(|p| match async_at.get(&(p.thread, p.ts)) {
+            .map(|p| match async_at.get(&(p.thread, p.ts, p.span_name)) {
                 Some(&a) => Some(a),
                 None => bind_point(t, ids, placed, p, proto),
             })
