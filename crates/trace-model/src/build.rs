@@ -395,7 +395,7 @@ impl TraceBuilder {
         self.disordered |= th.disordered && !self.keep;
         if (ev.flow_in || ev.flow_out) && ev.bind_id.is_some() && ph != Phase::END {
             let slice_dur = if ph == Phase::COMPLETE { dur } else { -1 };
-            self.flow_point(ev, t, Some(slice_dur));
+            self.flow_point(ev, t, Some(slice_dur), name);
         }
     }
 
@@ -536,12 +536,16 @@ impl TraceBuilder {
     fn flow(&mut self, ev: &RawEvent<'_>) {
         self.time(ev.ts, ev.ts);
         let thread = self.thread(ev);
-        self.flow_point(ev, thread, None);
+        // A further flow v2 point of a slice (the protobuf reader's, for a slice carrying
+        // several): bound to that slice, as its first is.
+        let slice = (ev.flow_in && ev.bind_id.is_some()).then_some(-1);
+        let name = self.strings.intern(&ev.name);
+        self.flow_point(ev, thread, slice, name);
     }
 
-    /// A point of the flow `ev` belongs to; `slice` is the duration of the slice that carries
-    /// a flow v2 point (-1 when not known yet, for `B`).
-    fn flow_point(&mut self, ev: &RawEvent<'_>, thread: u32, slice: Option<i64>) {
+    /// A point of the flow `ev` (named `name`) belongs to; `slice` is the duration of the
+    /// slice that carries a flow v2 point (-1 when not known yet, for `B`).
+    fn flow_point(&mut self, ev: &RawEvent<'_>, thread: u32, slice: Option<i64>, name: StrId) {
         // Flow v2 ids are global: one flow per `bind_id`, whatever the slices' categories.
         let cat = if slice.is_some() { "" } else { &ev.cat };
         let local;
@@ -590,6 +594,7 @@ impl TraceBuilder {
             bind_enclosing: ev.bp == Some(b'e'),
             on_slice: slice.is_some(),
             span_dur: slice.unwrap_or(-1),
+            span_name: name,
             offset: ev.offset,
         });
     }

@@ -75,6 +75,9 @@ pub struct FlowPoint {
     pub on_slice: bool,
     /// The slice's duration in nanoseconds, for an [`on_slice`](Self::on_slice) point.
     pub span_dur: i64,
+    /// The name of the event that carried the point: for an [`on_slice`](Self::on_slice)
+    /// point, it tells the slice from a parent beginning with it and lasting as long.
+    pub span_name: StrId,
     /// Byte offset of the event in the decoded input (for warnings).
     pub offset: u64,
 }

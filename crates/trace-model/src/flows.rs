@@ -79,15 +79,22 @@ pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
         index: index as u32,
     };
     if p.on_slice {
-        // The slice that carried the point: starting at its time, with its duration; the
-        // shallowest when several match.
-        return th.lanes.iter().enumerate().find_map(|(d, lane)| {
-            let i = lane.start.partition_point(|&s| s < p.ts);
-            (i..lane.len())
-                .take_while(|&i| lane.start[i] == p.ts)
-                .find(|&i| p.span_dur < 0 || lane.dur[i] == p.span_dur)
-                .map(|i| at(d, i))
-        });
+        // The slice that carried the point: starting at its time, with its duration and
+        // name (a parent beginning with it may last as long); the shallowest when several
+        // match, and without the name when none has it.
+        let find = |by_name: bool| {
+            th.lanes.iter().enumerate().find_map(|(d, lane)| {
+                let i = lane.start.partition_point(|&s| s < p.ts);
+                (i..lane.len())
+                    .take_while(|&i| lane.start[i] == p.ts)
+                    .find(|&i| {
+                        (p.span_dur < 0 || lane.dur[i] == p.span_dur)
+                            && (!by_name || lane.name[i] == p.span_name)
+                    })
+                    .map(|i| at(d, i))
+            })
+        };
+        return find(true).or_else(|| find(false));
     }
     if p.phase != b'f' || p.bind_enclosing {
         // The deepest span containing the time.
@@ -145,6 +152,24 @@ mod tests {
         assert!(pairs.contains(&("mid".into(), "done".into())));
         assert_eq!(t.flows().len(), 1);
         assert_eq!(t.diagnostics().count(ModelWarning::FlowUnbound), 0);
+    }
+
+    #[test]
+    fn flow_v2_binds_the_carrier_not_its_twin_parent() {
+        // `inner` begins with `outer` and lasts as long: the flow leaves `inner`, which
+        // carried it, as trace_processor binds it.
+        let t = load_bytes(
+            br#"[
+            {"ph":"X","name":"outer","ts":0,"dur":10,"pid":1,"tid":1},
+            {"ph":"X","name":"inner","ts":0,"dur":10,"pid":1,"tid":1,"bind_id":"0x1","flow_out":true},
+            {"ph":"B","name":"recv","ts":20,"pid":1,"tid":2},
+            {"ph":"B","name":"in","ts":20,"pid":1,"tid":2,"bind_id":"0x1","flow_in":true},
+            {"ph":"E","ts":25,"pid":1,"tid":2},
+            {"ph":"E","ts":25,"pid":1,"tid":2}
+        ]"#,
+        )
+        .unwrap();
+        assert_eq!(link_names(&t), vec![("inner".into(), "in".into())]);
     }
 
     #[test]

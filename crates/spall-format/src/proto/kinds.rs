@@ -30,36 +30,45 @@ pub(super) fn flow_points<'t>(te: &'t Te<'_>) -> impl Iterator<Item = (u64, bool
 }
 
 /// The event's flow points (after the first `skip`, carried on the slice itself) as flow
-/// events bound to the enclosing slice.
+/// events bound to the enclosing slice, or, `on_slice`, to the slice `ev` begins (flow v2,
+/// as trace_processor binds every flow of a slice to it, not to a child beginning with it).
 pub(super) fn flow_events<S: EventSink>(
     events: &mut u64,
     sink: &mut S,
     ev: &RawEvent<'_>,
     te: &Te<'_>,
     skip: usize,
+    on_slice: bool,
 ) {
     // Most events have no flow: not even the iterator is built for them.
     if te.flow_out.len() + te.flow_in.len() > skip {
-        flow_events_of(events, sink, ev, flow_points(te).skip(skip));
+        flow_events_of(events, sink, ev, flow_points(te).skip(skip), on_slice);
     }
 }
 
-/// Flow events for `points`, bound to the slice `ev` encloses.
+/// Flow events for `points`, bound to the slice `ev` encloses, or, `on_slice`, to the slice
+/// `ev` begins.
 pub(super) fn flow_events_of<S: EventSink>(
     events: &mut u64,
     sink: &mut S,
     ev: &RawEvent<'_>,
     points: impl Iterator<Item = (u64, bool)>,
+    on_slice: bool,
 ) {
     for (id, terminating) in points {
         let mut buf = [0u8; 20];
+        let id = Some(Cow::Borrowed(dec(&mut buf, id)));
+        let (id, bind_id) = if on_slice { (None, id) } else { (id, None) };
         let f = RawEvent {
             ph: Phase(flow_phase(terminating)),
             name: ev.name.clone(),
             ts: ev.ts,
             pid: ev.pid.clone(),
             tid: ev.tid.clone(),
-            id: Some(Cow::Borrowed(dec(&mut buf, id))),
+            id,
+            bind_id,
+            flow_in: on_slice,
+            flow_out: on_slice && !terminating,
             bp: Some(b'e'),
             offset: ev.offset,
             ..RawEvent::default()
@@ -209,5 +218,5 @@ pub(super) fn legacy<'a, S: EventSink>(
         ev.flow_out = direction & 2 != 0;
     }
     emit(events, sink, ev);
-    flow_events(events, sink, ev, te, 0);
+    flow_events(events, sink, ev, te, 0, false);
 }

@@ -181,7 +181,7 @@ pub fn resolve<S: EventSink>(lefts: Vec<Left<'_>>, sink: &mut S, d: &mut Diagnos
         };
         super::track_event::set_async_id(&mut ev, dec(&mut buf, u), e.local);
         emit(&mut events, sink, &ev);
-        flow_events_of(&mut events, sink, &ev, e.flows.iter().copied());
+        flow_events_of(&mut events, sink, &ev, e.flows.iter().copied(), false);
     }
     events
 }

@@ -598,3 +598,35 @@ fn compressed_packets_decode_in_place_and_never_inflate_past_the_limit() {
         let _ = decode(&c, &mut Collect::default());
     }
 }
+
+#[test]
+fn every_flow_of_a_slice_is_bound_to_it() {
+    // A slice carrying two flows: the second is the slice's as the first is (flow v2), not
+    // the enclosing slice's, which may be a child beginning with it; an instant's flow
+    // stays a point for the enclosing slice.
+    let ids: Vec<u8> = [77u64, 78].iter().flat_map(|i| i.to_le_bytes()).collect();
+    let b = trace(&[
+        thread_track(1, 10, 11, "t"),
+        event(100, M::default().v(9, 1).v(11, 1).s(23, "a").b(47, &ids)),
+        event(100, M::default().v(9, 3).v(11, 1).s(23, "i").fixed(47, 79)),
+        event(110, M::default().v(9, 2).v(11, 1)),
+    ]);
+    let (evs, s) = run(&b);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let e = not_meta(&evs);
+    let flow = |e: &crate::RawEvent<'_>| {
+        (
+            e.id.as_deref().map(str::to_string),
+            e.bind_id.as_deref().map(str::to_string),
+            e.flow_in,
+            e.flow_out,
+        )
+    };
+    assert_eq!(
+        (e[0].ph, flow(e[0])),
+        (Phase::BEGIN, (None, Some("77".into()), true, true))
+    );
+    assert_eq!(flow(e[1]), (None, Some("78".into()), true, true));
+    assert_eq!(&*e[1].name, "a");
+    assert_eq!(flow(e[3]), (Some("79".into()), None, false, false));
+}

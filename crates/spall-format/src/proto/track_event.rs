@@ -511,7 +511,7 @@ fn slice_begin<'a, 'e, S: EventSink>(
             ev.ph = Phase::BEGIN;
             emit(out.events, out.sink, ev);
             let skip = usize::from(first.is_some());
-            flow_events(out.events, out.sink, ev, te, skip);
+            flow_events(out.events, out.sink, ev, te, skip, true);
         }
         Where::Process(..) | Where::Async(..) => {
             let (id, u, local) = async_id(wh);
@@ -519,7 +519,7 @@ fn slice_begin<'a, 'e, S: EventSink>(
             set_async_id(ev, id, local);
             stacks.entry(u).or_default().push(open);
             emit(out.events, out.sink, ev);
-            flow_events(out.events, out.sink, ev, te, 0);
+            flow_events(out.events, out.sink, ev, te, 0, false);
         }
     }
 }
@@ -540,7 +540,7 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
         Where::Thread(..) => {
             ev.ph = Phase::END;
             emit(out.events, out.sink, ev);
-            return flow_events(out.events, out.sink, ev, te, 0);
+            return flow_events(out.events, out.sink, ev, te, 0, false);
         }
         Where::Process(..) | Where::Async(..) => async_id(wh),
     };
@@ -551,7 +551,7 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
             ev.name = n;
             ev.cat = c;
             emit(out.events, out.sink, ev);
-            flow_events(out.events, out.sink, ev, te, 0);
+            flow_events(out.events, out.sink, ev, te, 0, false);
         }
         None => {
             let (pid, tid) = wh.ids();
@@ -588,7 +588,7 @@ fn instant<'e, S: EventSink>(
         }
     }
     emit(out.events, out.sink, ev);
-    flow_events(out.events, out.sink, ev, te, 0);
+    flow_events(out.events, out.sink, ev, te, 0, false);
 }
 
 /// Extra counter values: on the event's own tracks, else the sequence's defaults; a

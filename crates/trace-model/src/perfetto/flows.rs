@@ -16,6 +16,7 @@ use super::ids::SliceIds;
 use super::placed::{Placed, Src};
 use super::View;
 use crate::span::{flags, SpanRef};
+use crate::strings::StrId;
 use crate::trace::Trace;
 
 /// One row of `flow`: an arrow between two slices.
@@ -33,14 +34,15 @@ pub struct FlowRow {
 pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
     let (ids, placed) = (&view.ids, &view.placed);
     let proto = t.decode_summary().format.name() == "perfetto";
-    // A protobuf event on an async track gives its flow points its thread and time:
-    // they bind to the async slice that thread began then.
-    let mut async_at: HashMap<(u32, i64), u64> = HashMap::new();
+    // A protobuf event on an async track gives its flow points its thread, time and name:
+    // they bind to the async slice that thread began then, with that name (not a thread
+    // instant beginning with it).
+    let mut async_at: HashMap<(u32, i64, StrId), u64> = HashMap::new();
     if proto {
         for (k, row) in placed.rows.iter().enumerate() {
             if let Src::Async(a) = row.src {
                 let s = &t.async_slices()[a as usize];
-                async_at.insert((s.thread, s.start), placed.first + k as u64);
+                async_at.insert((s.thread, s.start, s.name), placed.first + k as u64);
             }
         }
     }
@@ -50,9 +52,9 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
         let (fi, points) = (fi as u32, &f.points);
         let bound: Vec<Option<u64>> = points
             .iter()
-            .map(|p| match async_at.get(&(p.thread, p.ts)) {
+            .map(|p| match async_at.get(&(p.thread, p.ts, p.span_name)) {
                 Some(&a) => Some(a),
-                None => bind_point(t, ids, placed, p),
+                None => bind_point(t, ids, placed, p, proto),
             })
             .collect();
         // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
@@ -201,6 +203,7 @@ fn bind_point(
     ids: &SliceIds,
     placed: &Placed,
     p: &crate::event_kinds::FlowPoint,
+    proto: bool,
 ) -> Option<u64> {
     let model = t.flow_point_span(p);
     // A span `slice` leaves out gives the point to the nearest ancestor it holds, the
@@ -218,6 +221,16 @@ fn bind_point(
         Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
         _ => i64::MAX,
     };
+    if proto && p.bind_enclosing {
+        // A protobuf instant's flow: the instant itself, as trace_processor binds it, though
+        // other instants begin with it.
+        let mut at = placed.instants_in(t, p.thread, p.ts, p.ts.saturating_add(1));
+        if let Some(i) =
+            at.find(|&id| instant(t, placed, id).is_some_and(|i| i.name == p.span_name))
+        {
+            return Some(i);
+        }
+    }
     if p.phase == b'f' && !p.bind_enclosing {
         let next = placed.instants_in(t, p.thread, p.ts, i64::MAX).next();
         return match next {
@@ -226,6 +239,14 @@ fn bind_point(
         };
     }
     topmost(t, ids, placed, ids.nest.main_of(p.thread), p.ts)
+}
+
+/// The thread instant slice `id` is, if it is one.
+fn instant<'t>(t: &'t Trace, placed: &Placed, id: u64) -> Option<&'t crate::Instant> {
+    match placed.row(id)?.src {
+        Src::ThreadInstant(i) => t.instants().get(i as usize),
+        _ => None,
+    }
 }
 
 /// The slice on top of trace_processor's stack for `thread` at `ts`: the slice that began

@@ -72,6 +72,7 @@ record!(FlowPoint {
     bind_enclosing,
     on_slice,
     span_dur,
+    span_name,
     offset
 });
 record!(AsyncEvent {

@@ -159,42 +159,34 @@ const OPEN: &[Known] = &[
     },
     Known {
         trace: "c148_all",
-        queries: &[
-            "flow_ends",
-            "flow_end_kinds",
-            "directly_connected_flow",
-            "following_flow",
-            "preceding_flow",
-            "connected_flows_by_slice",
-        ],
-        why: "a flow on a slice that begins at its parent's time with its duration binds \
-              to the parent here, to the slice that carried it in trace_processor",
+        queries: &["following_flow", "preceding_flow"],
+        why: "the slices counted are chosen by depth too, which differs (instants at a \
+              slice's end, above)",
+        ids: &[],
+    },
+    Known {
+        trace: "c148_all",
+        queries: &["directly_connected_flow"],
+        why: "the chains of flows through slices differ though flow_ends and \
+              flow_end_kinds agree: cause not found",
         ids: &[],
     },
     Known {
         trace: "c148_toplevel",
-        queries: &["flow_ends", "following_flow", "preceding_flow"],
+        queries: &["following_flow", "preceding_flow"],
         why: "as c148_all's",
         ids: &[],
     },
     Known {
         trace: "c156_toplevel",
-        queries: &[
-            "flows",
-            "flow_ends",
-            "flow_end_kinds",
-            "directly_connected_flow",
-            "following_flow",
-            "preceding_flow",
-            "connected_flows_by_slice",
-        ],
+        queries: &["following_flow", "preceding_flow"],
         why: "as c148_all's",
         ids: &[],
     },
     Known {
         trace: "c148_json",
         queries: &["preceding_flow"],
-        why: "as c148_all's",
+        why: "as c148_all's (its depths differ: the unfinished ThreadPool_RunTask)",
         ids: &[],
     },
     Known {
