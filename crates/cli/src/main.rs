@@ -17,7 +17,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "spall-cli",
     version,
-    about = "Query .spall, Chrome JSON and Perfetto protobuf trace files: summaries, per-function statistics, validation, conversion, and regression checks for CI.",
+    about = "Query traces (.spall, Chrome JSON, Perfetto protobuf), sampling profiles and system traces: summaries, per-function statistics, validation, conversion, and regression checks for CI.",
     after_help = "Traces may be .spall (v1, v3), Chrome JSON, Perfetto protobuf (.pftrace, .perfetto-trace), or gzip of any of them; the format is detected from the content.\n\nExit codes: 0 success, 1 a check failed, 2 bad usage or unreadable input."
 )]
 struct Cli {
