@@ -211,41 +211,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                     ),
                 ));
             };
-            let limit = match (metric, v) {
-                ("count", toml::Value::Integer(n)) if *n >= 0 => (*n, Given::Plain),
-                ("count", v) => {
-                    return Err(err(i, k, format!("expected a whole number, found {v}")))
-                }
-                ("total_share" | "self_share", v) => {
-                    let pct = v.as_str().filter(|s| s.trim().ends_with('%'));
-                    let ppm = pct.and_then(|s| crate::util::parse_percent(s).ok());
-                    let Some(ppm) = ppm.filter(|p| *p <= 100.0) else {
-                        return Err(err(
-                            i,
-                            k,
-                            format!("expected a percentage such as \"5%\", found {v}"),
-                        ));
-                    };
-                    ((ppm * 1e4).round() as i64, Given::Share)
-                }
-                // A profile's weight in its own unit.
-                ("total" | "self", toml::Value::Integer(n)) if *n >= 0 => (*n, Given::Plain),
-                ("total" | "self", toml::Value::String(s)) if s.trim().ends_with(['B', 'b']) => {
-                    let n = spall_util::parse_size(s).map_err(|e| err(i, k, e))?;
-                    (i64::try_from(n).unwrap_or(i64::MAX), Given::Bytes)
-                }
-                (_, toml::Value::String(s)) => (
-                    spall_util::parse_time_with_unit(s).map_err(|e| err(i, k, e))?,
-                    Given::Time,
-                ),
-                (_, v) => {
-                    return Err(err(
-                        i,
-                        k,
-                        format!("expected a duration with a unit such as \"2ms\", found {v}"),
-                    ))
-                }
-            };
+            let limit = limit_of(metric, v).map_err(|m| err(i, k, m))?;
             limits.push((metric, limit.0, limit.1));
         }
         if limits.is_empty() {
@@ -264,6 +230,35 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
         });
     }
     Ok(out)
+}
+
+/// A budget's limit `metric = v`, with how it was given; the error says what was expected.
+fn limit_of(metric: &str, v: &toml::Value) -> Result<(i64, Given), String> {
+    let limit = match (metric, v) {
+        ("count", toml::Value::Integer(n)) if *n >= 0 => (*n, Given::Plain),
+        ("count", v) => return Err(format!("expected a whole number, found {v}")),
+        ("total_share" | "self_share", v) => {
+            let pct = v.as_str().filter(|s| s.trim().ends_with('%'));
+            let ppm = pct.and_then(|s| crate::util::parse_percent(s).ok());
+            let Some(ppm) = ppm.filter(|p| *p <= 100.0) else {
+                return Err(format!("expected a percentage such as \"5%\", found {v}"));
+            };
+            ((ppm * 1e4).round() as i64, Given::Share)
+        }
+        // A profile's weight in its own unit.
+        ("total" | "self", toml::Value::Integer(n)) if *n >= 0 => (*n, Given::Plain),
+        ("total" | "self", toml::Value::String(s)) if s.trim().ends_with(['B', 'b']) => {
+            let n = spall_util::parse_size(s)?;
+            (i64::try_from(n).unwrap_or(i64::MAX), Given::Bytes)
+        }
+        (_, toml::Value::String(s)) => (spall_util::parse_time_with_unit(s)?, Given::Time),
+        (_, v) => {
+            return Err(format!(
+                "expected a duration with a unit such as \"2ms\", found {v}"
+            ))
+        }
+    };
+    Ok(limit)
 }
 
 /// Why `trace` cannot be checked against `b`'s limits: a limit in a unit the trace does not

@@ -23,7 +23,6 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     }
     let secs = load_secs + index_secs;
     let d = &trace.decode_summary();
-    let diagnostics = trace.warning_counts();
     let cpu_samples = cpu_samples(&trace);
     let version = match d.spall {
         Some(h) => format!(
@@ -110,7 +109,15 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     for (k, v) in rows {
         println!("{k:<16} {v}");
     }
-    let busy = crate::sched::cpu_time(&trace);
+    print_tail(path, &trace);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table's last rows: the busiest threads' CPU time (system traces), the profiles,
+/// and the warnings by kind.
+fn print_tail(path: &Path, trace: &Trace) {
+    let diagnostics = trace.warning_counts();
+    let busy = crate::sched::cpu_time(trace);
     for c in busy.iter().take(5) {
         let who = format!("{}:{} {}", c.pid, c.tid, c.name.escape_debug());
         let ns = human_ns(c.ns);
@@ -119,7 +126,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
             "cpu time", c.slices
         );
     }
-    for p in profiles(&trace) {
+    for p in profiles(trace) {
         println!("{:<16} {}", "profile", p.line());
     }
     let total: u64 = diagnostics.iter().map(|d| d.1).sum();
@@ -130,7 +137,6 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
     if total > 0 {
         println!("(details: spall-cli validate {})", path.display());
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Builds the index, as the viewer does before its first full frame: the seconds it took

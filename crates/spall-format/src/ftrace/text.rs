@@ -89,19 +89,7 @@ impl Reader {
 
     /// One event line; `None` when it does not parse.
     fn line<S: EventSink>(&mut self, l: &str, at: u64, sink: &mut S) -> Option<()> {
-        // The CPU column `[ddd]` splits the task from the rest.
-        let open = l.find(" [")?;
-        let close = open + l[open..].find(']')?;
-        let cpu: u32 = l[open + 2..close].trim().parse().ok()?;
-        let mut task = l[..open].trim_end();
-        let mut tgid = None;
-        if task.ends_with(')') {
-            let p = task.rfind('(')?;
-            tgid = task[p + 1..task.len() - 1].trim().parse::<i64>().ok();
-            task = task[..p].trim_end();
-        }
-        let dash = task.rfind('-')?;
-        let (comm, tid) = (&task[..dash], task[dash + 1..].parse::<i64>().ok()?);
+        let (cpu, comm, tid, tgid, close) = task_columns(l)?;
         if let Some(g) = tgid.filter(|&g| g > 0 && self.tgids.get(tid) != g) {
             // The tgid column says which process the thread is in: once per change.
             self.tgids.set(tid, g);
@@ -253,6 +241,25 @@ fn seconds_to_ns(s: &str) -> Option<i64> {
         ns *= 10;
     }
     secs.checked_mul(1_000_000_000)?.checked_add(ns)
+}
+
+/// A line's task and CPU columns (`comm-tid`, then `(tgid)` where the trace has that
+/// column, then `[cpu]`): the CPU, command, tid, tgid and where the CPU column ends.
+fn task_columns(l: &str) -> Option<(u32, &str, i64, Option<i64>, usize)> {
+    // The CPU column `[ddd]` splits the task from the rest.
+    let open = l.find(" [")?;
+    let close = open + l[open..].find(']')?;
+    let cpu: u32 = l[open + 2..close].trim().parse().ok()?;
+    let mut task = l[..open].trim_end();
+    let mut tgid = None;
+    if task.ends_with(')') {
+        let p = task.rfind('(')?;
+        tgid = task[p + 1..task.len() - 1].trim().parse::<i64>().ok();
+        task = task[..p].trim_end();
+    }
+    let dash = task.rfind('-')?;
+    let (comm, tid) = (&task[..dash], task[dash + 1..].parse::<i64>().ok()?);
+    Some((cpu, comm, tid, tgid, close))
 }
 
 #[cfg(test)]

@@ -161,32 +161,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             .cloned()
             .unwrap_or(Cow::Borrowed(""))
     };
-    // The kinds, the one go tool pprof shows first.
-    let mut kinds: Vec<Kind<'_>> = (t.sample_types.iter().enumerate())
-        .map(|(index, &(ty, unit))| {
-            let (u, scale) = unit_of(&s(unit));
-            let name = s(ty);
-            let name = if name.is_empty() {
-                Cow::Borrowed("samples")
-            } else {
-                name
-            };
-            Kind {
-                name,
-                unit: u,
-                scale,
-                index,
-            }
-        })
-        .collect();
-    if kinds.is_empty() {
-        return Err(bad("a pprof profile with no sample types", 0));
-    }
-    let default = (t.default_type)
-        .and_then(|d| kinds.iter().position(|k| t.sample_types[k.index].0 == d))
-        .unwrap_or(kinds.len() - 1);
-    let first = kinds.remove(default);
-    kinds.insert(0, first);
+    let kinds = kinds_of(&t, &s)?;
     sink.sample_kind_default(&kinds[0].name, kinds[0].unit);
     metadata(&t, &s, sink);
     let frames = location_frames(&t, &s, diags);
@@ -279,6 +254,37 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
         });
     }
     Ok(n)
+}
+
+/// The profile's kinds of samples, the one `go tool pprof` shows first
+/// (`default_sample_type`, else the last).
+fn kinds_of<'a>(t: &Tables<'a>, s: &impl Fn(u64) -> Cow<'a, str>) -> Result<Vec<Kind<'a>>, Error> {
+    let mut kinds: Vec<Kind<'_>> = (t.sample_types.iter().enumerate())
+        .map(|(index, &(ty, unit))| {
+            let (u, scale) = unit_of(&s(unit));
+            let name = s(ty);
+            let name = if name.is_empty() {
+                Cow::Borrowed("samples")
+            } else {
+                name
+            };
+            Kind {
+                name,
+                unit: u,
+                scale,
+                index,
+            }
+        })
+        .collect();
+    if kinds.is_empty() {
+        return Err(bad("a pprof profile with no sample types", 0));
+    }
+    let default = (t.default_type)
+        .and_then(|d| kinds.iter().position(|k| t.sample_types[k.index].0 == d))
+        .unwrap_or(kinds.len() - 1);
+    let first = kinds.remove(default);
+    kinds.insert(0, first);
+    Ok(kinds)
 }
 
 /// The first pass: every table, and where each sample is.
