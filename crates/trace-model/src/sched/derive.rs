@@ -213,167 +213,239 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    let version = c.version;
-    let (mut slices, mut cpus, most_states) = lay_out(&c);
-    let mut st = States {
-        rows: Vec::with_capacity(most_states),
-        rel: Vec::new(),
-        idle,
+    let (slices, cpus, most_states) = lay_out(&c);
+    let mut rp = Replay {
+        version: c.version,
+        slices,
+        cpus,
+        st: States {
+            rows: Vec::with_capacity(most_states),
+            rel: Vec::new(),
+            idle,
+        },
+        counters: HashMap::new(),
+        names: Vec::new(),
+        max_ts: i64::MIN,
     };
-    let mut counters: HashMap<(CpuCounterKind, u32), CpuCounter> = HashMap::new();
-    // By thread (threads are numbered densely); EMPTY: none.
-    let mut names: Vec<StrId> = Vec::new();
-    let mut name = |t: u32, s: StrId| {
-        if s != StrId::EMPTY {
-            if names.len() <= t as usize {
-                names.resize(t as usize + 1, StrId::EMPTY);
-            }
-            names[t as usize] = s;
+    in_time_order(c.cpus, |r| rp.record(r, thread, diags));
+    rp.finish()
+}
+
+/// Warns of a scheduler record skipped for `what`.
+fn warn(diags: &mut Diagnostics<ModelWarning>, what: &'static str, r: &Rec) {
+    diags.warn(ModelWarning::Sched(what), 0, || {
+        format!(
+            "a scheduler record at {} ns on CPU {} ({what}); skipped",
+            r.ts, r.cpu
+        )
+    });
+}
+
+/// Names thread `t` by `s` in `names` unless `s` is empty, the latest name winning.
+#[inline]
+fn set_name(names: &mut Vec<StrId>, t: u32, s: StrId) {
+    if s != StrId::EMPTY {
+        if names.len() <= t as usize {
+            names.resize(t as usize + 1, StrId::EMPTY);
         }
-    };
-    let mut max_ts = i64::MIN;
-    let warn = |diags: &mut Diagnostics<ModelWarning>, what: &'static str, r: &Rec| {
-        diags.warn(ModelWarning::Sched(what), 0, || {
-            format!(
-                "a scheduler record at {} ns on CPU {} ({what}); skipped",
-                r.ts, r.cpu
-            )
-        });
-    };
-    in_time_order(c.cpus, |r| match r.kind {
-        SchedKind::Switch | SchedKind::CompactSwitch => {
-            if r.ts < max_ts {
-                warn(diags, "sched_switch_out_of_order", r);
-                return;
+        names[t as usize] = s;
+    }
+}
+
+/// What the replay has built so far, carried from one record to the next.
+struct Replay {
+    version: Option<i64>,
+    slices: Vec<SchedSlice>,
+    cpus: HashMap<u32, Pending>,
+    st: States,
+    counters: HashMap<(CpuCounterKind, u32), CpuCounter>,
+    /// By thread (threads are numbered densely); EMPTY: none.
+    names: Vec<StrId>,
+    max_ts: i64,
+}
+
+impl Replay {
+    /// Replays one record, by its kind.
+    #[inline]
+    fn record(
+        &mut self,
+        r: &Rec,
+        thread: &mut dyn FnMut(i32) -> u32,
+        diags: &mut Diagnostics<ModelWarning>,
+    ) {
+        match r.kind {
+            SchedKind::Switch | SchedKind::CompactSwitch => self.switch(r, thread, diags),
+            SchedKind::CompactWaking => self.compact_waking(r, thread, diags),
+            SchedKind::Waking => {
+                let t = thread(r.tid);
+                set_name(&mut self.names, t, r.comm);
+                let waker = thread(r.other);
+                self.st.waking(r.ts, t, waker, NO_FLAGS);
             }
-            max_ts = r.ts;
-            let next = thread(r.tid);
-            name(next, r.comm);
-            let Some(p) = cpus.get_mut(&r.cpu) else {
+            SchedKind::Wakeup | SchedKind::Rename => {
+                let t = thread(r.tid);
+                set_name(&mut self.names, t, r.comm);
+            }
+            SchedKind::NewTask => {
+                let t = thread(r.tid);
+                set_name(&mut self.names, t, r.comm);
+                let parent = thread(r.other);
+                (self.st).open(r.ts, t, TaskState::RUNNABLE, None, Some(parent), 0);
+            }
+            SchedKind::BlockedReason => self.blocked_reason(r, thread),
+            SchedKind::CpuFrequency | SchedKind::CpuIdle => self.counter(r),
+            SchedKind::ProcessExit
+            | SchedKind::ProcessFree
+            | SchedKind::KernelVersion
+            | SchedKind::ThreadGroup => {}
+        }
+    }
+
+    /// A switch (full or compact): closes its CPU's open slice, opens the next task's,
+    /// and moves both tasks' thread states on.
+    fn switch(
+        &mut self,
+        r: &Rec,
+        thread: &mut dyn FnMut(i32) -> u32,
+        diags: &mut Diagnostics<ModelWarning>,
+    ) {
+        if r.ts < self.max_ts {
+            warn(diags, "sched_switch_out_of_order", r);
+            return;
+        }
+        self.max_ts = r.ts;
+        let next = thread(r.tid);
+        set_name(&mut self.names, next, r.comm);
+        let Some(p) = self.cpus.get_mut(&r.cpu) else {
+            return;
+        };
+        let state = TaskState::from_raw(r.prev_state as i64, self.version);
+        let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
+            let Some((tid, t, _)) = p.last else {
+                p.last = Some((r.tid, next, r.prio));
+                warn(diags, "compact_sched_switch_skipped", r);
                 return;
             };
-            let state = TaskState::from_raw(r.prev_state as i64, version);
-            let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
-                let Some((tid, t, _)) = p.last else {
-                    p.last = Some((r.tid, next, r.prio));
-                    warn(diags, "compact_sched_switch_skipped", r);
-                    return;
-                };
-                (t, tid)
+            (t, tid)
+        } else {
+            let t = thread(r.other);
+            set_name(&mut self.names, t, r.prev_comm());
+            (t, r.other)
+        };
+        if state == TaskState::UNKNOWN {
+            warn(diags, "task_state_invalid", r);
+        }
+        let slices = &mut self.slices;
+        if let Some(i) = p.slice {
+            if p.last.map(|l| l.0) == Some(prev_tid) {
+                slices[i].dur = r.ts - slices[i].ts;
+                slices[i].end_state = state;
             } else {
-                let t = thread(r.other);
-                name(t, r.prev_comm());
-                (t, r.other)
-            };
-            if state == TaskState::UNKNOWN {
-                warn(diags, "task_state_invalid", r);
-            }
-            if let Some(i) = p.slice {
-                if p.last.map(|l| l.0) == Some(prev_tid) {
-                    slices[i].dur = r.ts - slices[i].ts;
-                    slices[i].end_state = state;
-                } else {
-                    warn(diags, "mismatched_sched_switch_tids", r);
-                }
-            }
-            p.slice = Some(p.next);
-            p.last = Some((r.tid, next, r.prio));
-            p.next += 1;
-            slices[p.next - 1] = SchedSlice {
-                ts: r.ts,
-                dur: -1,
-                cpu: r.cpu,
-                thread: next,
-                end_state: TaskState::UNKNOWN,
-                priority: r.prio,
-            };
-            st.switch(r.ts, r.cpu, prev, state, next);
-        }
-        SchedKind::CompactWaking => {
-            if r.ts < max_ts {
-                warn(diags, "sched_waking_out_of_order", r);
-                return;
-            }
-            max_ts = r.ts;
-            let Some((_, waker, _)) = cpus.get(&r.cpu).and_then(|p| p.last) else {
-                warn(diags, "compact_sched_waking_skipped", r);
-                return;
-            };
-            let t = thread(r.tid);
-            st.waking(r.ts, t, waker, r.flags);
-        }
-        SchedKind::Waking => {
-            let t = thread(r.tid);
-            name(t, r.comm);
-            let waker = thread(r.other);
-            st.waking(r.ts, t, waker, NO_FLAGS);
-        }
-        SchedKind::Wakeup | SchedKind::Rename => {
-            let t = thread(r.tid);
-            name(t, r.comm);
-        }
-        SchedKind::NewTask => {
-            let t = thread(r.tid);
-            name(t, r.comm);
-            let parent = thread(r.other);
-            st.open(r.ts, t, TaskState::RUNNABLE, None, Some(parent), 0);
-        }
-        SchedKind::BlockedReason => {
-            let t = thread(r.tid);
-            if let Some(b) = st.rel(t).and_then(|r| r.blocked) {
-                st.rows[b].io_wait = Some(r.extra != 0);
-                if r.comm != StrId::EMPTY {
-                    st.rows[b].blocked_function = Some(r.comm);
-                }
+                warn(diags, "mismatched_sched_switch_tids", r);
             }
         }
-        SchedKind::CpuFrequency | SchedKind::CpuIdle => {
-            let kind = match r.kind {
-                SchedKind::CpuFrequency => CpuCounterKind::Frequency,
-                _ => CpuCounterKind::Idle,
-            };
-            let cpu = r.cpu;
-            let e = counters.entry((kind, cpu)).or_insert_with(|| CpuCounter {
+        p.slice = Some(p.next);
+        p.last = Some((r.tid, next, r.prio));
+        p.next += 1;
+        slices[p.next - 1] = SchedSlice {
+            ts: r.ts,
+            dur: -1,
+            cpu: r.cpu,
+            thread: next,
+            end_state: TaskState::UNKNOWN,
+            priority: r.prio,
+        };
+        self.st.switch(r.ts, r.cpu, prev, state, next);
+    }
+
+    /// A compact waking: its waker is the task its CPU's last switch put there.
+    fn compact_waking(
+        &mut self,
+        r: &Rec,
+        thread: &mut dyn FnMut(i32) -> u32,
+        diags: &mut Diagnostics<ModelWarning>,
+    ) {
+        if r.ts < self.max_ts {
+            warn(diags, "sched_waking_out_of_order", r);
+            return;
+        }
+        self.max_ts = r.ts;
+        let Some((_, waker, _)) = self.cpus.get(&r.cpu).and_then(|p| p.last) else {
+            warn(diags, "compact_sched_waking_skipped", r);
+            return;
+        };
+        let t = thread(r.tid);
+        self.st.waking(r.ts, t, waker, r.flags);
+    }
+
+    /// Why a thread blocked: marks its last blocked row.
+    fn blocked_reason(&mut self, r: &Rec, thread: &mut dyn FnMut(i32) -> u32) {
+        let t = thread(r.tid);
+        if let Some(b) = self.st.rel(t).and_then(|r| r.blocked) {
+            self.st.rows[b].io_wait = Some(r.extra != 0);
+            if r.comm != StrId::EMPTY {
+                self.st.rows[b].blocked_function = Some(r.comm);
+            }
+        }
+    }
+
+    /// A CPU frequency or idle sample, added to its CPU's counter.
+    fn counter(&mut self, r: &Rec) {
+        let kind = match r.kind {
+            SchedKind::CpuFrequency => CpuCounterKind::Frequency,
+            _ => CpuCounterKind::Idle,
+        };
+        let cpu = r.cpu;
+        let e = self
+            .counters
+            .entry((kind, cpu))
+            .or_insert_with(|| CpuCounter {
                 kind,
                 cpu,
                 ts: Vec::new(),
                 values: Vec::new(),
             });
-            e.ts.push(r.ts);
-            e.values.push(r.extra as f64);
-        }
-        SchedKind::ProcessExit
-        | SchedKind::ProcessFree
-        | SchedKind::KernelVersion
-        | SchedKind::ThreadGroup => {}
-    });
-    close_gaps(&mut slices, &cpus);
-    let mut cpu_list: Vec<u32> = (cpus.iter())
-        .filter(|(_, p)| p.next > p.start)
-        .map(|(&c, _)| c)
-        .collect();
-    cpu_list.extend(counters.keys().map(|k| k.1));
-    cpu_list.sort_unstable();
-    cpu_list.dedup();
-    let mut counters: Vec<CpuCounter> = counters.into_values().collect();
-    counters.sort_by_key(|c| (c.kind, c.cpu));
-    let names: Vec<(u32, StrId)> = (names.into_iter().enumerate())
-        .filter(|&(_, s)| s != StrId::EMPTY)
-        .map(|(t, s)| (t as u32, s))
-        .collect();
-    Derived {
-        data: SchedData {
-            slices,
-            states: {
-                st.rows.shrink_to_fit();
-                st.rows
-            },
-            by_thread: Vec::new(),
-            thread_at: Vec::new(),
+        e.ts.push(r.ts);
+        e.values.push(r.extra as f64);
+    }
+
+    /// Closes the replay at the end: slices packed by CPU, the CPUs seen, counters and
+    /// names in order.
+    fn finish(self) -> Derived {
+        let Replay {
+            mut slices,
+            cpus,
+            mut st,
             counters,
-            cpus: cpu_list,
-        },
-        names,
+            names,
+            ..
+        } = self;
+        close_gaps(&mut slices, &cpus);
+        let mut cpu_list: Vec<u32> = (cpus.iter())
+            .filter(|(_, p)| p.next > p.start)
+            .map(|(&c, _)| c)
+            .collect();
+        cpu_list.extend(counters.keys().map(|k| k.1));
+        cpu_list.sort_unstable();
+        cpu_list.dedup();
+        let mut counters: Vec<CpuCounter> = counters.into_values().collect();
+        counters.sort_by_key(|c| (c.kind, c.cpu));
+        let names: Vec<(u32, StrId)> = (names.into_iter().enumerate())
+            .filter(|&(_, s)| s != StrId::EMPTY)
+            .map(|(t, s)| (t as u32, s))
+            .collect();
+        st.rows.shrink_to_fit();
+        Derived {
+            data: SchedData {
+                slices,
+                states: st.rows,
+                by_thread: Vec::new(),
+                thread_at: Vec::new(),
+                counters,
+                cpus: cpu_list,
+            },
+            names,
+        }
     }
 }
 
