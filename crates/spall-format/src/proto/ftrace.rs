@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use super::base::text;
 use super::clock::{self, BOOTTIME};
 use super::scan::Found;
-use super::wire::{repeated, Reader, Value};
+use super::wire::{repeated, Field, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::ftrace::atrace::{self, Skip, Tgids};
@@ -111,6 +111,9 @@ impl Ftrace {
             return 0;
         };
         let ts = time(f, ts, at, d);
+        if kind == 3 {
+            return self.print(ts, pid, m, mat, sink, d);
+        }
         let mut s = RawSched {
             ts,
             cpu,
@@ -120,102 +123,13 @@ impl Ftrace {
             offset: at,
             ..RawSched::default()
         };
-        let fields = || Reader::new(m, mat).map_while(Result::ok);
-        match kind {
-            3 => return self.print(ts, pid, m, mat, sink, d),
-            4 => {
-                s.kind = SchedKind::Switch;
-                for g in fields() {
-                    match g.num {
-                        1 => s.prev_comm = str_of(g.value, mat, d),
-                        2 => s.prev_tid = int32(g.value),
-                        3 => s.prev_prio = int32(g.value) as i32,
-                        4 => s.prev_state = g.value.int().unwrap_or(0),
-                        5 => s.comm = str_of(g.value, mat, d),
-                        6 => s.tid = int32(g.value),
-                        7 => s.prio = int32(g.value) as i32,
-                        _ => {}
-                    }
-                }
-            }
-            11 | 13 => {
-                s.kind = if kind == 11 {
-                    SchedKind::CpuFrequency
-                } else {
-                    SchedKind::CpuIdle
-                };
-                for g in fields() {
-                    match g.num {
-                        1 => s.value = g.value.uint().unwrap_or(0) as u32 as i64,
-                        2 => s.cpu = g.value.uint().unwrap_or(0).min(u32::MAX as u64) as u32,
-                        _ => {}
-                    }
-                }
-            }
-            17 | 20 | 114 => {
-                s.kind = match kind {
-                    20 => SchedKind::Waking,
-                    _ => SchedKind::Wakeup,
-                };
-                s.value = (kind == 114) as i64;
-                for g in fields() {
-                    match g.num {
-                        1 => s.comm = str_of(g.value, mat, d),
-                        2 => s.tid = int32(g.value),
-                        3 => s.prio = int32(g.value) as i32,
-                        _ => {}
-                    }
-                }
-            }
-            18 => {
-                s.kind = SchedKind::BlockedReason;
-                for g in fields() {
-                    match g.num {
-                        1 => s.tid = int32(g.value),
-                        // `caller` (2) is a kernel address: trace_processor keeps no
-                        // function for it without symbols, nor does this.
-                        3 => s.value = g.value.uint().unwrap_or(0) as i64,
-                        _ => {}
-                    }
-                }
-            }
-            235 | 236 => {
-                s.kind = if kind == 235 {
-                    SchedKind::NewTask
-                } else {
-                    SchedKind::Rename
-                };
-                for g in fields() {
-                    match (kind, g.num) {
-                        (_, 1) => s.tid = int32(g.value),
-                        (235, 2) | (236, 3) => s.comm = str_of(g.value, mat, d),
-                        (235, 3) => s.value = g.value.uint().unwrap_or(0) as i64,
-                        (236, 2) => s.prev_comm = str_of(g.value, mat, d),
-                        _ => {}
-                    }
-                }
-            }
-            238 | 240 => {
-                s.kind = if kind == 238 {
-                    SchedKind::ProcessExit
-                } else {
-                    SchedKind::ProcessFree
-                };
-                for g in fields() {
-                    match (kind, g.num) {
-                        (_, 1) => s.comm = str_of(g.value, mat, d),
-                        (_, 2) => s.tid = int32(g.value),
-                        (238, 3) => s.value = int32(g.value),
-                        _ => {}
-                    }
-                }
-            }
-            _ => {
-                d.warn(WarningKind::ProtoUnmodelled(UNMODELLED_EVENT), at, || {
-                    format!("an ftrace event of kind {kind}, which is not modelled; counted and skipped")
-                });
-                return 0;
-            }
+        if !sched_message(&mut s, kind, m, mat, d) {
+            d.warn(WarningKind::ProtoUnmodelled(UNMODELLED_EVENT), at, || {
+                format!(
+                    "an ftrace event of kind {kind}, which is not modelled; counted and skipped"
+                )
+            });
+            return 0;
         }
         sink.sched(&s);
         1
@@ -454,6 +368,123 @@ pub(crate) fn kernel_version(release: &[u8]) -> Option<i64> {
     let major: i64 = it.next()?.parse().ok()?;
     let minor: i64 = it.next()?.parse().ok()?;
     (major < 1000 && minor < 1000).then_some(major * 1000 + minor)
+}
+
+/// The fields of the event message `m` at byte `at`, up to the first that breaks.
+#[inline]
+fn fields(m: &[u8], at: u64) -> impl Iterator<Item = Field<'_>> {
+    Reader::new(m, at).map_while(Result::ok)
+}
+
+/// Reads event message `m` (field `kind` of an `FtraceEvent`) into `s`; false for a kind
+/// not modelled.
+#[inline]
+fn sched_message<'b>(
+    s: &mut RawSched<'b>,
+    kind: u32,
+    m: &'b [u8],
+    at: u64,
+    d: &mut Diagnostics,
+) -> bool {
+    match kind {
+        4 => sched_switch(s, m, at, d),
+        11 | 13 => cpu_state(s, kind, m, at),
+        17 | 20 | 114 => sched_wakeup(s, kind, m, at, d),
+        18 => blocked_reason(s, m, at),
+        235 | 236 | 238 | 240 => task_life(s, kind, m, at, d),
+        _ => return false,
+    }
+    true
+}
+
+/// A `sched_switch` message.
+#[inline]
+fn sched_switch<'b>(s: &mut RawSched<'b>, m: &'b [u8], at: u64, d: &mut Diagnostics) {
+    s.kind = SchedKind::Switch;
+    for g in fields(m, at) {
+        match g.num {
+            1 => s.prev_comm = str_of(g.value, at, d),
+            2 => s.prev_tid = int32(g.value),
+            3 => s.prev_prio = int32(g.value) as i32,
+            4 => s.prev_state = g.value.int().unwrap_or(0),
+            5 => s.comm = str_of(g.value, at, d),
+            6 => s.tid = int32(g.value),
+            7 => s.prio = int32(g.value) as i32,
+            _ => {}
+        }
+    }
+}
+
+/// A `cpu_frequency` (11) or `cpu_idle` (13) message.
+#[inline]
+fn cpu_state(s: &mut RawSched<'_>, kind: u32, m: &[u8], at: u64) {
+    s.kind = if kind == 11 {
+        SchedKind::CpuFrequency
+    } else {
+        SchedKind::CpuIdle
+    };
+    for g in fields(m, at) {
+        match g.num {
+            1 => s.value = g.value.uint().unwrap_or(0) as u32 as i64,
+            2 => s.cpu = g.value.uint().unwrap_or(0).min(u32::MAX as u64) as u32,
+            _ => {}
+        }
+    }
+}
+
+/// A `sched_wakeup` (17), `sched_waking` (20) or `sched_wakeup_new` (114) message.
+#[inline]
+fn sched_wakeup<'b>(s: &mut RawSched<'b>, kind: u32, m: &'b [u8], at: u64, d: &mut Diagnostics) {
+    s.kind = match kind {
+        20 => SchedKind::Waking,
+        _ => SchedKind::Wakeup,
+    };
+    s.value = (kind == 114) as i64;
+    for g in fields(m, at) {
+        match g.num {
+            1 => s.comm = str_of(g.value, at, d),
+            2 => s.tid = int32(g.value),
+            3 => s.prio = int32(g.value) as i32,
+            _ => {}
+        }
+    }
+}
+
+/// A `sched_blocked_reason` message.
+#[inline]
+fn blocked_reason(s: &mut RawSched<'_>, m: &[u8], at: u64) {
+    s.kind = SchedKind::BlockedReason;
+    for g in fields(m, at) {
+        match g.num {
+            1 => s.tid = int32(g.value),
+            // `caller` (2) is a kernel address: trace_processor keeps no
+            // function for it without symbols, nor does this.
+            3 => s.value = g.value.uint().unwrap_or(0) as i64,
+            _ => {}
+        }
+    }
+}
+
+/// A `task_newtask` (235), `task_rename` (236), `sched_process_exit` (238) or
+/// `sched_process_free` (240) message.
+#[inline]
+fn task_life<'b>(s: &mut RawSched<'b>, kind: u32, m: &'b [u8], at: u64, d: &mut Diagnostics) {
+    s.kind = match kind {
+        235 => SchedKind::NewTask,
+        236 => SchedKind::Rename,
+        238 => SchedKind::ProcessExit,
+        _ => SchedKind::ProcessFree,
+    };
+    for g in fields(m, at) {
+        match (kind, g.num) {
+            (235 | 236, 1) | (238 | 240, 2) => s.tid = int32(g.value),
+            (235, 2) | (236, 3) | (238 | 240, 1) => s.comm = str_of(g.value, at, d),
+            (235, 3) => s.value = g.value.uint().unwrap_or(0) as i64,
+            (236, 2) => s.prev_comm = str_of(g.value, at, d),
+            (238, 3) => s.value = int32(g.value),
+            _ => {}
+        }
+    }
 }
 
 fn str_of<'b>(v: Value<'b>, at: u64, d: &mut Diagnostics) -> Cow<'b, str> {
