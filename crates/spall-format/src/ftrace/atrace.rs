@@ -43,6 +43,23 @@ pub enum Skip {
     Malformed,
 }
 
+/// [`marker`] into `sink`, as both readers call it: how many events it gave, and why it
+/// gave none.
+pub fn marker_to<S: crate::event::EventSink>(
+    buf: &str,
+    (ts, tid, offset): (i64, i64, u64),
+    tgids: &mut Tgids,
+    args: &mut String,
+    sink: &mut S,
+) -> (u64, Result<(), Skip>) {
+    let mut n = 0;
+    let r = marker(buf, ts, tid, offset, tgids, args, &mut |e| {
+        n += 1;
+        sink.event(e);
+    });
+    (n, r)
+}
+
 /// Reads marker `buf`, written by thread `tid` at `ts`, and hands its event to `f`.
 /// `args` is scratch space for a counter's value.
 pub fn marker(

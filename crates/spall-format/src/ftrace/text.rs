@@ -180,19 +180,8 @@ impl Reader {
                 let text = fields
                     .strip_prefix("tracing_mark_write: ")
                     .unwrap_or(fields);
-                let mut n = 0;
-                let r = atrace::marker(
-                    text,
-                    ts,
-                    tid,
-                    at,
-                    &mut self.tgids,
-                    &mut self.args,
-                    &mut |e| {
-                        n += 1;
-                        sink.event(e)
-                    },
-                );
+                let (n, r) =
+                    atrace::marker_to(text, (ts, tid, at), &mut self.tgids, &mut self.args, sink);
                 self.n += n;
                 return (r != Err(Skip::Malformed)).then_some(());
             }

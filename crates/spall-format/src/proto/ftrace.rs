@@ -151,19 +151,7 @@ impl Ftrace {
             .and_then(|g| g.value.bytes())
             .unwrap_or(b"");
         let buf = text(buf, at, d);
-        let mut n = 0;
-        let r = atrace::marker(
-            &buf,
-            ts,
-            tid,
-            at,
-            &mut self.tgids,
-            &mut self.args,
-            &mut |e| {
-                n += 1;
-                sink.event(e);
-            },
-        );
+        let (n, r) = atrace::marker_to(&buf, (ts, tid, at), &mut self.tgids, &mut self.args, sink);
         if r == Err(Skip::Malformed) {
             warn(d, at, || {
                 format!("an atrace marker that does not parse ({buf:?}); skipped")
