@@ -92,9 +92,9 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         (
             "memory",
             format!(
-                "{} for the model ({:.1} bytes per span), {} for the index",
+                "{} for the model ({}), {} for the index",
                 human_bytes(trace.heap_bytes() as u64),
-                trace.heap_bytes() as f64 / trace.span_count().max(1) as f64,
+                per_item(trace.heap_bytes(), trace.span_count(), d.events),
                 human_bytes(index_bytes as u64),
             ),
         ),
@@ -287,4 +287,14 @@ fn decoded(bytes: u64, parsed: u64) -> String {
         human_bytes(parsed),
         parsed as f64 / bytes.max(1) as f64
     )
+}
+
+/// The model's bytes per span, or per event where a trace has no spans (a profile's samples,
+/// a system trace's records): a per-span figure of a trace without spans means nothing.
+fn per_item(heap: usize, spans: u64, events: u64) -> String {
+    match (spans, events) {
+        (0, 0) => "no events".into(),
+        (0, e) => format!("{:.1} bytes per event", heap as f64 / e as f64),
+        (s, _) => format!("{:.1} bytes per span", heap as f64 / s as f64),
+    }
 }

@@ -172,3 +172,24 @@ fn real_firefox_profile_counts_as_a_python_reading() {
     assert_eq!(v["format"], "gecko");
     assert_eq!(v["threads"], 2, "{v}");
 }
+
+#[test]
+fn info_weighs_a_profiles_memory_per_event_not_per_span() {
+    // A profile has no spans: a figure per span would divide by zero or by one.
+    let text = cli(&["info", &fixture("real/profiles/spin.perf")]);
+    let line = text.lines().find(|l| l.starts_with("memory")).unwrap();
+    assert!(line.contains("bytes per event"), "{line}");
+    let per: f64 = line
+        .split('(')
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        per > 4.0 && per < 400.0,
+        "a sample costs tens of bytes: {line}"
+    );
+}
