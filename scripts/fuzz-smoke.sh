@@ -43,7 +43,7 @@ seed decode_json tests/fixtures/systrace/chrome-system.json
     > fuzz/corpus/decode_proto/chromium148_startup.pftrace; } || true
 seed info_path tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
 seed flame tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/real/catapult_*.json
-seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
+seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/systrace/events.trace
 seed model_kinds tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/real/chrome116_devtools_export.json
 seed cli_text tests/fixtures/budgets/*.toml
 seed decode_profiles tests/fixtures/real/profiles/*.perf tests/fixtures/real/profiles/*.cpuprofile
