@@ -37,6 +37,7 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
             "asyncs": set(&c.asyncs),
             // Groups start folded: the ones the user opened.
             "open_async_groups": unset(&c.async_groups),
+            "open_cpu_counters": !c.cpu_counters,
         },
         "hidden": tracks(&c.hidden),
         "pinned": tracks(&c.pinned),
@@ -75,6 +76,8 @@ pub fn apply(
         mark(&mut c.threads, "threads", true);
         mark(&mut c.asyncs, "asyncs", true);
         mark(&mut c.async_groups, "open_async_groups", false);
+        let open = coll.and_then(|c| c.get("open_cpu_counters"));
+        c.cpu_counters = open.and_then(Value::as_bool) != Some(true);
         c.hidden = tracks(v.get("hidden"), l);
         c.pinned = tracks(v.get("pinned"), l);
         s.timeline.collapsed = c;
