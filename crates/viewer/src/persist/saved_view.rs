@@ -37,11 +37,14 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
             "asyncs": set(&c.asyncs),
             // Groups start folded: the ones the user opened.
             "open_async_groups": unset(&c.async_groups),
-            "open_cpu_counters": !c.cpu_counters,
         },
         "hidden": tracks(&c.hidden),
         "pinned": tracks(&c.pinned),
     });
+    // Only when the user opened them: a view saved with them folded reads as before.
+    if !c.cpu_counters {
+        v["collapsed"]["open_cpu_counters"] = json!(true);
+    }
     let notes = Annotations {
         markers: s.timeline.markers.clone(),
         range: s.range.map(|(a, b)| (a - start, b - start)),
@@ -229,6 +232,7 @@ mod tests {
             .show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
         s.timeline.collapsed.threads[1] = true;
         s.timeline.collapsed.async_groups[0] = false;
+        s.timeline.collapsed.cpu_counters = false;
         s.timeline.collapsed.hidden.insert(Track::Thread(2));
         s.timeline.collapsed.pinned.insert(Track::Process(0));
         s.range = Some((t0 + 10, t0 + 500));
@@ -249,6 +253,10 @@ mod tests {
         assert!(
             !same.timeline.collapsed.async_groups[0],
             "an opened async group stays open"
+        );
+        assert!(
+            !same.timeline.collapsed.cpu_counters,
+            "so do the CPU counters"
         );
         assert!(same.timeline.collapsed.hidden.contains(&Track::Thread(2)));
         assert!(same.timeline.collapsed.pinned.contains(&Track::Process(0)));
