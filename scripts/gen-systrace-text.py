@@ -11,7 +11,8 @@ Also the same text in the other wrappings system traces come in:
 - android.html: a systrace page as catapult's systrace writes one from a device: a JSON
   block, a `PROCESS DUMP` block (android_process_data_agent's two `ps` snapshots: processes
   with their NAME column, then threads with their names), and the trace text as base64
-  gzip (catapult's trace2html encoding of a block);
+  gzip (catapult's trace2html encoding of a block); dump.html, the same with the text as
+  text;
 - chrome-system.json: a Chrome JSON trace (spans on the app's threads, as Chrome's own
   tracing writes them) whose `systemTraceEvents` string holds the text."""
 import base64
@@ -138,6 +139,10 @@ page = """<!DOCTYPE html>
 </html>
 """ % (dump, base64.b64encode(gz).decode())
 open("tests/fixtures/systrace/android.html", "w").write(page)
+# The same page with the text as text, which trace_processor reads too (it reads no base64
+# block): its answers on this one are the parity suite's.
+plain = page.replace(base64.b64encode(gz).decode() + "\n", text)
+open("tests/fixtures/systrace/dump.html", "w").write(plain)
 
 # Chrome's spans on the app's main thread and render thread, in the trace's microseconds
 # (ftrace's clock: Chrome on Android traces on CLOCK_MONOTONIC, as the kernel does).

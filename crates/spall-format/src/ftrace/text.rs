@@ -60,6 +60,7 @@ pub fn decode<S: EventSink>(b: &[u8], limit: u64, sink: &mut S, d: &mut Diagnost
         r.block(&b[body..end], body as u64, limit, sink, d);
         at = end;
     }
+    r.n += wrapped::thread_names(&r.dump, &r.named, sink);
     r.n
 }
 
@@ -76,6 +77,11 @@ struct Reader {
     tgids: Tgids,
     args: String,
     n: u64,
+    /// The threads a page's process dump names, named at the end if the text did not.
+    dump: Vec<wrapped::DumpThread>,
+    /// The tids the text's records name (a switch's, a waking's, a rename's), once a dump
+    /// was read.
+    named: std::collections::HashSet<i64>,
 }
 
 impl Reader {
@@ -115,7 +121,7 @@ impl Reader {
             return;
         }
         if wrapped::is_process_dump(block) {
-            self.n += wrapped::process_dump(block, at, sink, d);
+            self.n += wrapped::process_dump(block, at, sink, d, &mut self.dump);
         } else {
             self.atrace(block, at, limit, sink, d);
         }
@@ -240,6 +246,10 @@ impl Reader {
             }
             // Other ftrace events (irqs, workqueues, binder...) are not modelled.
             _ => return Some(()),
+        }
+        if !self.dump.is_empty() && !s.comm.is_empty() {
+            self.named.insert(s.tid);
+            self.named.insert(s.prev_tid);
         }
         sink.sched(&s);
         self.n += 1;

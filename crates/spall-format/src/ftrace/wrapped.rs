@@ -154,16 +154,23 @@ pub fn is_process_dump(block: &[u8]) -> bool {
     block.trim_ascii_start().starts_with(b"PROCESS DUMP")
 }
 
+/// A thread a `PROCESS DUMP` names: process, thread, name, offset. Its name is the weakest
+/// (trace_processor's): the scheduler's comm wins, so it is given only to threads the
+/// trace text never names ([`thread_names`]).
+pub type DumpThread = (i64, i64, String, u64);
+
 /// The `ps` listing of a `PROCESS DUMP` block, as trace_processor reads it: after a
 /// `USER PID PPID VSZ ...` header, a process a line (its name the `NAME` column); after a
-/// `USER PID TID CMD` header, a thread a line (process, thread, name). Each names its
-/// process or thread (a metadata event) and places the thread in its process. Returns the
-/// number of records; lines that do not parse are counted.
+/// `USER PID TID CMD` header, a thread a line (process, thread, name). Each places the
+/// thread in its process; a process is named at once (a metadata event), a thread's name
+/// is added to `threads`. Returns the number of records; lines that do not parse are
+/// counted.
 pub fn process_dump<S: EventSink>(
     block: &[u8],
     base: u64,
     sink: &mut S,
     d: &mut Diagnostics,
+    threads: &mut Vec<DumpThread>,
 ) -> u64 {
     #[derive(PartialEq)]
     enum Form {
@@ -208,24 +215,53 @@ pub fn process_dump<S: EventSink>(
                     offset: at,
                     ..RawSched::default()
                 });
-                args.clear();
-                args.push_str("{\"name\":");
-                args.push_str(&serde_json::Value::from(name).to_string());
-                args.push('}');
-                sink.event(&RawEvent {
-                    ph: Phase::METADATA,
-                    name: Cow::Borrowed(what),
-                    pid: RawId::Num(pid),
-                    tid: RawId::Num(if what == "process_name" { 0 } else { tid }),
-                    args: Args::Json(Cow::Borrowed(&args)),
-                    offset: at,
-                    ..RawEvent::default()
-                });
-                n += 2;
+                n += 1;
+                if what == "process_name" {
+                    n += name_event(sink, &mut args, what, (pid, 0, name, at));
+                } else {
+                    threads.push((pid, tid, name.to_string(), at));
+                }
             }
         }
     }
     n
+}
+
+/// A `process_name` or `thread_name` metadata event; 1.
+fn name_event<S: EventSink>(
+    sink: &mut S,
+    args: &mut String,
+    what: &'static str,
+    (pid, tid, name, at): (i64, i64, &str, u64),
+) -> u64 {
+    args.clear();
+    args.push_str("{\"name\":");
+    args.push_str(&serde_json::Value::from(name).to_string());
+    args.push('}');
+    sink.event(&RawEvent {
+        ph: Phase::METADATA,
+        name: Cow::Borrowed(what),
+        pid: RawId::Num(pid),
+        tid: RawId::Num(tid),
+        args: Args::Json(Cow::Borrowed(args)),
+        offset: at,
+        ..RawEvent::default()
+    });
+    1
+}
+
+/// Names the dump's `threads` that `named` (the tids the trace's own records name) does
+/// not hold; the number of events.
+pub fn thread_names<S: EventSink>(
+    threads: &[DumpThread],
+    named: &std::collections::HashSet<i64>,
+    sink: &mut S,
+) -> u64 {
+    let mut args = String::new();
+    (threads.iter())
+        .filter(|t| !named.contains(&t.1))
+        .map(|t| name_event(sink, &mut args, "thread_name", (t.0, t.1, &t.2, t.3)))
+        .sum()
 }
 
 /// `line` from where its token `tok` (a slice of it) starts: a command line with spaces.

@@ -286,7 +286,12 @@ fn a_systrace_page_names_processes_from_its_process_dump() {
         .collect();
     assert!(names.contains(&r#"process_name 100 0 {"name":"com.example.app"}"#.to_string()));
     assert!(names.contains(&r#"process_name 200 0 {"name":"system_server"}"#.to_string()));
-    assert!(names.contains(&r#"thread_name 200 201 {"name":"binder:200_1"}"#.to_string()));
+    // Thread names only where the text names none: the scheduler's comm wins, as in
+    // trace_processor (the app's main thread stays "app", not "com.example.app").
+    assert!(names.contains(&r#"thread_name 200 200 {"name":"system_server"}"#.to_string()));
+    assert!(names.contains(&r#"thread_name 1 1 {"name":"init"}"#.to_string()));
+    assert!(!names.iter().any(|n| n.starts_with("thread_name 100 100")), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("thread_name 200 201")), "{names:?}");
     // A dump line that breaks is counted, and the rest kept.
     let page = String::from_utf8(read_fixture("systrace/android.html")).unwrap();
     let broken = page.replacen("u0_a123        100   101", "u0_a123        x   101", 1);
