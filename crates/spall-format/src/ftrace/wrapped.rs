@@ -77,9 +77,14 @@ pub fn unwrap_atrace<'a>(
     Cow::Owned(inflate(&fixed, false, at, limit, d))
 }
 
-/// Inflates zlib (or gzip, `gzip` true) data up to `limit` bytes; a broken or cut stream
-/// keeps what came out before the break, counted.
+/// Inflates zlib (or gzip, `gzip` true) data up to `limit` bytes (`--max-decompressed`,
+/// lowered to the memory available); a broken or cut stream keeps what came out before
+/// the break, counted.
 pub fn inflate(z: &[u8], gzip: bool, at: u64, limit: u64, d: &mut Diagnostics) -> Vec<u8> {
+    let limit = match spall_util::MemoryLimit::Available.resolve() {
+        Some((m, _)) => limit.min(m),
+        None => limit,
+    };
     let mut out = Vec::new();
     let cap = limit.saturating_add(1);
     let r = if gzip {

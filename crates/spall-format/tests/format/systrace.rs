@@ -290,8 +290,14 @@ fn a_systrace_page_names_processes_from_its_process_dump() {
     // trace_processor (the app's main thread stays "app", not "com.example.app").
     assert!(names.contains(&r#"thread_name 200 200 {"name":"system_server"}"#.to_string()));
     assert!(names.contains(&r#"thread_name 1 1 {"name":"init"}"#.to_string()));
-    assert!(!names.iter().any(|n| n.starts_with("thread_name 100 100")), "{names:?}");
-    assert!(!names.iter().any(|n| n.starts_with("thread_name 200 201")), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.starts_with("thread_name 100 100")),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("thread_name 200 201")),
+        "{names:?}"
+    );
     // A dump line that breaks is counted, and the rest kept.
     let page = String::from_utf8(read_fixture("systrace/android.html")).unwrap();
     let broken = page.replacen("u0_a123        100   101", "u0_a123        x   101", 1);
@@ -339,4 +345,19 @@ fn chrome_json_system_trace_events_join_the_spans() {
     )
     .unwrap();
     assert_eq!(sum.diagnostics.count(WarningKind::FtraceMalformed), 1);
+}
+
+#[test]
+fn compressed_text_stops_at_the_limit() {
+    let z = read_fixture("systrace/events.ctrace");
+    let opts = spall_format::DecodeOptions {
+        max_decompressed: 1000,
+        ..Default::default()
+    };
+    let mut s = Sys::default();
+    let sum = spall_format::decode_with(&z, &opts, &mut s).unwrap();
+    let why = format!("{:?}", sum.diagnostics);
+    assert!(why.contains("inflates past 1000 bytes"), "{why}");
+    // The lines of the first 1000 bytes (the header's, and a switch or so), the last cut.
+    assert!(s.sched.len() < 5, "{}", s.sched.len());
 }
