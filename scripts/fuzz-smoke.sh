@@ -32,13 +32,18 @@ for f in tests/fixtures/systrace/*.pftrace.gz; do
     gunzip -c "$f" > "fuzz/corpus/$t/$(basename "$f" .gz)"
   done
 done
-cp tests/fixtures/systrace/events.trace tests/fixtures/systrace/events.html fuzz/corpus/build_model/
+# Text system traces in each wrapping: tracefs text, atrace -z output, pages (a process dump,
+# base64 gzip), and Chrome JSON with systemTraceEvents.
+cp tests/fixtures/systrace/events.trace tests/fixtures/systrace/events.html \
+  tests/fixtures/systrace/events.ctrace tests/fixtures/systrace/android.html \
+  tests/fixtures/systrace/chrome-system.json fuzz/corpus/build_model/
+seed decode_json tests/fixtures/systrace/chrome-system.json
 # The Chromium trace is gzipped: its first packets, decompressed.
 { gunzip -c tests/fixtures/real/chromium148_startup.pftrace.gz | head -c 60000 \
     > fuzz/corpus/decode_proto/chromium148_startup.pftrace; } || true
 seed info_path tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
 seed flame tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/real/catapult_*.json
-seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall
+seed diff tests/fixtures/edge/*.json tests/fixtures/spall/*.spall tests/fixtures/systrace/events.trace
 seed model_kinds tests/fixtures/edge/*.json tests/fixtures/real/catapult_*.json tests/fixtures/real/chrome116_devtools_export.json
 seed cli_text tests/fixtures/budgets/*.toml
 seed decode_profiles tests/fixtures/real/profiles/*.perf tests/fixtures/real/profiles/*.cpuprofile

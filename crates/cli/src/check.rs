@@ -7,13 +7,14 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use trace_model::{percentile, weight_text, GroupBy, NameFilter, SampleUnit, Trace};
 
-use crate::diff_samples;
 use crate::select::Selection;
 use crate::util::{human_ns, load, parse_range, Fatal};
+use crate::{diff_samples, sched};
 
-/// The limits a budget may set, in the order they are reported: the last two only of a
-/// sampling profile (a function's weights as shares of the profile's).
-const METRICS: [&str; 10] = [
+/// The limits a budget may set, in the order they are reported: `total_share` and
+/// `self_share` only of a sampling profile (a function's weights as shares of the
+/// profile's), `cpu` only of a system trace (threads' CPU time from the scheduler).
+const METRICS: [&str; 11] = [
     "count",
     "total",
     "self",
@@ -24,6 +25,7 @@ const METRICS: [&str; 10] = [
     "max",
     "total_share",
     "self_share",
+    "cpu",
 ];
 
 /// How a limit was written, which says what it can be checked against.
@@ -45,6 +47,8 @@ enum Given {
 enum Target {
     Name(String),
     Match(regex::Regex),
+    /// A `cpu` budget: the CPU time of `thread` (every thread when none is given).
+    Threads,
 }
 
 /// One `[[budget]]` table.
@@ -64,6 +68,7 @@ impl Budget {
         let what = match &self.target {
             Target::Name(n) => n.clone(),
             Target::Match(r) => format!("/{}/", r.as_str()),
+            Target::Threads => "CPU time".into(),
         };
         match &self.thread {
             Some(t) => format!("{what} on {t}"),
@@ -180,7 +185,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
                 Some(v) => Err(err(i, key, format!("expected a string, found {v}"))),
             }
         };
+        let cpu = b.contains_key("cpu");
         let target = match (text_of("name")?, text_of("match")?) {
+            (Some(_), _) | (_, Some(_)) if cpu => {
+                return Err(err(
+                    i,
+                    "cpu",
+                    "cpu limits a thread's CPU time from the scheduler: give `thread` (or \
+                     nothing, for every thread), not `name` or `match`"
+                        .into(),
+                ))
+            }
+            (None, None) if cpu => Target::Threads,
             (Some(n), None) => Target::Name(n),
             (None, Some(m)) => {
                 Target::Match(regex::Regex::new(&m).map_err(|e| err(i, "match", e.to_string()))?)
@@ -213,6 +229,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Budget>, Fatal> {
             };
             let limit = limit_of(metric, v).map_err(|m| err(i, k, m))?;
             limits.push((metric, limit.0, limit.1));
+        }
+        if cpu && limits.len() > 1 {
+            return Err(err(
+                i,
+                "cpu",
+                "cpu goes in a budget of its own (its other limits are of spans)".into(),
+            ));
         }
         if limits.is_empty() {
             return Err(err(
@@ -264,6 +287,14 @@ fn limit_of(metric: &str, v: &toml::Value) -> Result<(i64, Given), String> {
 /// Why `trace` cannot be checked against `b`'s limits: a limit in a unit the trace does not
 /// weigh in, a share of a trace of spans, a per-call time of a profile.
 fn unfit(trace: &Trace, b: &Budget) -> Option<String> {
+    if matches!(b.target, Target::Threads) {
+        let sched = trace.sched().is_some_and(|s| !s.slices.is_empty());
+        return (!sched).then(|| {
+            "cpu: CPU time comes from the scheduler of a system trace (Perfetto, ftrace, \
+             systrace); this trace has no scheduling data"
+                .into()
+        });
+    }
     let unit = trace
         .sample_kind()
         .filter(|_| trace.is_sampled())
@@ -297,7 +328,7 @@ fn measure(
     trace: &Trace,
     b: &Budget,
     range: &Option<(Option<i64>, Option<i64>)>,
-) -> Result<Option<[i64; 10]>, String> {
+) -> Result<Option<[i64; 11]>, String> {
     let threads = match &b.thread {
         Some(spec) => {
             let found = trace.find_threads(spec);
@@ -319,6 +350,17 @@ fn measure(
             regex::Regex::new(&format!("^{}$", regex::escape(n))).expect("an escaped name")
         }
         Target::Match(r) => r.clone(),
+        Target::Threads => {
+            let filter = sel.filter(trace, threads);
+            let mut threads = filter.threads;
+            if let Some(t) = threads.as_mut() {
+                t.sort_unstable();
+            }
+            let per = sched::slice_durations(trace, threads.as_deref(), filter.range);
+            let mut v = [0; 11];
+            v[10] = per.values().flatten().sum();
+            return Ok(Some(v));
+        }
     };
     if trace.is_sampled() {
         let filter = sel.filter(trace, threads);
@@ -353,6 +395,7 @@ fn measure(
         percentile(&durs, 90),
         percentile(&durs, 99),
         durs[durs.len() - 1],
+        0,
         0,
         0,
     ]))

@@ -14,7 +14,7 @@ use crate::diff_samples::{ppm, Profile};
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
 use crate::util::{human_ns, load, Fatal};
-use crate::{diff_flame, diff_samples, flame};
+use crate::{diff_cpu, diff_flame, diff_samples, flame};
 
 /// Which number of a function is compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -31,6 +31,8 @@ pub enum Metric {
     SelfShare,
     /// Of a profile: total weight as a share of the profile's whole weight.
     TotalShare,
+    /// Of two system traces: each thread's CPU time (its scheduling slices' total).
+    Cpu,
 }
 
 impl Metric {
@@ -45,11 +47,21 @@ impl Metric {
             Metric::Count => "count",
             Metric::SelfShare => "self-share",
             Metric::TotalShare => "total-share",
+            Metric::Cpu => "cpu",
         }
     }
 
     fn is_share(self) -> bool {
         matches!(self, Metric::SelfShare | Metric::TotalShare)
+    }
+
+    /// What one row of the comparison is.
+    fn per(self, by: By) -> &'static str {
+        match (self, by) {
+            (Metric::Cpu, _) => "thread",
+            (_, By::Stack) => "call stack",
+            _ => "function",
+        }
     }
 }
 
@@ -162,7 +174,7 @@ impl Rules {
             .map_or(0, |p| if in_new { p.new_all } else { p.base_all });
         match self.metric {
             Metric::SelfTime => s.self_ns,
-            Metric::Total => s.total_ns,
+            Metric::Total | Metric::Cpu => s.total_ns,
             Metric::Mean => s.mean_ns,
             Metric::P50 => s.p50_ns,
             Metric::P90 => s.p90_ns,
@@ -193,9 +205,11 @@ impl Rules {
         let ratio = (bv != 0).then(|| nv as f64 / bv as f64);
         let measure = match m {
             Metric::Count => Measure::Count,
-            Metric::Total | Metric::SelfTime | Metric::SelfShare | Metric::TotalShare => {
-                Measure::Sum
-            }
+            Metric::Total
+            | Metric::SelfTime
+            | Metric::SelfShare
+            | Metric::TotalShare
+            | Metric::Cpu => Measure::Sum,
             _ => Measure::PerCall,
         };
         // Per-occurrence values: is their distribution shifted, or is it noise?
@@ -280,14 +294,30 @@ fn key(t: &Trace, g: &Group) -> String {
     names.join(";")
 }
 
+/// A group with the key it is matched by across the traces.
+type Keyed = (String, Group);
+
+fn keyed(t: &Trace, groups: Vec<Group>) -> Vec<Keyed> {
+    groups.into_iter().map(|g| (key(t, &g), g)).collect()
+}
+
 /// The groups of each trace and the rules that judge them.
 fn prepare(
     a: &Args,
     sel: &Selection,
     base: &Trace,
     new: &Trace,
-) -> Result<(Rules, Vec<Group>, Vec<Group>), Fatal> {
+) -> Result<(Rules, Vec<Keyed>, Vec<Keyed>), Fatal> {
     let (tb, tn) = pick_threads(base, new, &sel.threads, a.match_threads)?;
+    if a.metric == Metric::Cpu {
+        diff_cpu::require(base, new)?;
+        let min_delta = a
+            .min_delta
+            .unwrap_or_else(|| NoiseRules::for_base(base).min_delta);
+        let gb = diff_cpu::groups(base, sel, tb, a.match_threads);
+        let gn = diff_cpu::groups(new, sel, tn, a.match_threads);
+        return Ok((rules(a, min_delta, None), gb, gn));
+    }
     let profile = diff_samples::kind_of(base, new)?;
     let shares = a.metric.is_share();
     if profile.is_some()
@@ -318,6 +348,7 @@ fn prepare(
         let min_delta = a
             .min_delta
             .unwrap_or_else(|| NoiseRules::for_base(base).min_delta);
+        let (gb, gn) = (keyed(base, gb), keyed(new, gn));
         return Ok((rules(a, min_delta, None), gb, gn));
     };
     let stack = a.by == By::Stack;
@@ -340,7 +371,7 @@ fn prepare(
         new_n,
     };
     let rules = rules(a, min_delta, Some(profile));
-    Ok((rules, gb, gn))
+    Ok((rules, keyed(base, gb), keyed(new, gn)))
 }
 
 fn rules(a: &Args, min_delta: i64, profile: Option<Profile>) -> Rules {
@@ -360,11 +391,16 @@ fn rules(a: &Args, min_delta: i64, profile: Option<Profile>) -> Rules {
 pub fn compare_csv(a: &Args, base: &Trace, new: &Trace) -> Result<Vec<String>, Fatal> {
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
     let (rules, gb, gn) = prepare(a, &sel, base, new)?;
-    Ok(csv_lines(&rules, &compare(base, new, &gb, &gn, &rules)))
+    Ok(csv_lines(&rules, &compare(&gb, &gn, &rules)))
 }
 
 /// Refuses a `--format` that the other options do not allow (before any load).
 pub fn check_format(a: &Args) -> Result<(), Fatal> {
+    if a.metric == Metric::Cpu && a.by == By::Stack {
+        return Err(Fatal(
+            "--metric cpu compares threads' CPU time; --by stack is of spans".into(),
+        ));
+    }
     let stacked = matches!(a.format, Format::Folded | Format::Svg);
     if stacked && (a.by != By::Stack || a.metric != Metric::SelfTime) {
         return Err(Fatal(
@@ -380,11 +416,7 @@ pub fn check_format(a: &Args) -> Result<(), Fatal> {
 pub fn report(a: &Args, base: &Trace, new: &Trace) -> Result<Value, Fatal> {
     let sel = Selection::parse(&a.thread, a.filter.as_deref(), a.range.as_deref())?;
     let (rules, gb, gn) = prepare(a, &sel, base, new)?;
-    Ok(json_report(
-        a,
-        &rules,
-        &compare(base, new, &gb, &gn, &rules),
-    ))
+    Ok(json_report(a, &rules, &compare(&gb, &gn, &rules)))
 }
 
 /// What `--by stack --format folded` (or `svg`) writes, for traces already loaded.
@@ -438,12 +470,12 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
         new.map_err(|e| Fatal(format!("NEW: {}", e.0)))?,
     );
     let (rules, gb, gn) = prepare(a, &sel, &base, &new)?;
-    let rows = compare(&base, &new, &gb, &gn, &rules);
+    let rows = compare(&gb, &gn, &rules);
     let counts = |s: Status| rows.iter().filter(|r| r.status == s).count();
     match a.format {
         Format::Json => println!("{:#}", json_report(a, &rules, &rows)),
         Format::Csv => print_csv(&rules, &rows),
-        Format::Table => print_table(&rules, &rows),
+        Format::Table => print_table(&rules, &rows, a.metric.per(a.by)),
         Format::Markdown => print_markdown(a, &rules, &rows),
         Format::Folded | Format::Svg => {
             let stacks = stacks(a, &sel, &base, &new)?;
@@ -464,18 +496,12 @@ pub fn run(a: &Args) -> Result<ExitCode, Fatal> {
 
 /// Rows matched by key, in report order: regressions and improvements by the size of the
 /// change, then added, removed, and unchanged by their base value.
-fn compare<'a>(
-    base: &Trace,
-    new: &Trace,
-    gb: &'a [Group],
-    gn: &'a [Group],
-    rules: &Rules,
-) -> Vec<Row<'a>> {
-    let mut in_new: HashMap<String, &Group> = gn.iter().map(|g| (key(new, g), g)).collect();
+fn compare<'a>(gb: &'a [Keyed], gn: &'a [Keyed], rules: &Rules) -> Vec<Row<'a>> {
+    let mut in_new: HashMap<&str, &Group> = gn.iter().map(|(k, g)| (k.as_str(), g)).collect();
     let mut rows = Vec::new();
-    for b in gb {
-        let k = key(base, b);
-        let row = match in_new.remove(&k) {
+    for (k, b) in gb {
+        let k = k.clone();
+        let row = match in_new.remove(k.as_str()) {
             Some(n) => {
                 let (status, delta, ratio, p_value) = rules.judge(b, n);
                 Row {
@@ -500,9 +526,9 @@ fn compare<'a>(
         };
         rows.push(row);
     }
-    for n in gn {
-        let k = key(new, n);
-        if in_new.remove(&k).is_some() {
+    for (k, n) in gn {
+        let k = k.clone();
+        if in_new.remove(k.as_str()).is_some() {
             rows.push(Row {
                 key: k,
                 base: None,
@@ -601,7 +627,7 @@ fn json_report(a: &Args, rules: &Rules, rows: &[Row<'_>]) -> Value {
         "min_delta_ns": rules.noise.min_delta,
         "alpha": rules.noise.alpha,
         "summary": summary,
-        "functions": functions,
+        (if a.metric == Metric::Cpu { "threads" } else { "functions" }): functions,
     });
     if let Some(p) = p {
         let o = out.as_object_mut().expect("an object");
@@ -681,7 +707,7 @@ fn p_text(r: &Row<'_>) -> String {
     })
 }
 
-fn print_table(rules: &Rules, rows: &[Row<'_>]) {
+fn print_table(rules: &Rules, rows: &[Row<'_>], per: &str) {
     let m = rules.metric;
     let val =
         |g: Option<&Group>, in_new| g.map_or("–".into(), |g| rules.show(rules.of(g, in_new)));
@@ -695,14 +721,15 @@ fn print_table(rules: &Rules, rows: &[Row<'_>]) {
         );
     }
     println!(
-        "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  name   ({} per function)",
+        "{:<10} {:>12} {:>12} {:>12} {:>8} {:>8}  name   ({} per {})",
         "status",
         "base",
         "new",
         "delta",
         "change",
         "p",
-        m.name()
+        m.name(),
+        per
     );
     for r in rows {
         println!(
@@ -721,10 +748,10 @@ fn print_table(rules: &Rules, rows: &[Row<'_>]) {
         );
     }
     if rows.is_empty() {
-        let what = if rules.profile.is_some() {
-            "samples"
-        } else {
-            "spans"
+        let what = match (&rules.profile, m) {
+            (Some(_), _) => "samples",
+            (None, Metric::Cpu) => "scheduling slices",
+            (None, _) => "spans",
         };
         println!("(no {what} matched in either trace)");
     }
@@ -751,11 +778,7 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
     println!(
         "Metric: **{}** per {}; a change counts at ±{}% and at least {}{}.\n",
         m.name(),
-        if a.by == By::Stack {
-            "call stack"
-        } else {
-            "function"
-        },
+        m.per(a.by),
         rules.noise.threshold_pct,
         rules.show(if m == Metric::Count {
             0
@@ -779,12 +802,13 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
             return;
         }
         println!("#### {title}\n");
-        let calls = if rules.profile.is_some() {
-            "samples"
-        } else {
-            "calls"
+        let calls = match (&rules.profile, m) {
+            (Some(_), _) => "samples",
+            (None, Metric::Cpu) => "slices",
+            (None, _) => "calls",
         };
-        println!("| function | base | new | delta | change | p | {calls} (base → new) |");
+        let per = m.per(a.by);
+        println!("| {per} | base | new | delta | change | p | {calls} (base → new) |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
         for r in sel {
             let calls = |g: Option<&Group>| g.map_or("–".into(), |g| g.stats.count.to_string());
@@ -815,7 +839,7 @@ fn print_markdown(a: &Args, rules: &Rules, rows: &[Row<'_>]) {
             "<details><summary>{} unchanged (largest first)</summary>\n",
             same.len()
         );
-        println!("| function | base | new | change |");
+        println!("| {} | base | new | change |", m.per(a.by));
         println!("|---|---:|---:|---:|");
         for r in same.iter().take(50) {
             println!(

@@ -213,14 +213,15 @@ pub(crate) fn csv_lines(p: &Profile, shares: bool, rows: &[Row<'_>]) -> Vec<Stri
 
 /// `check`'s numbers for the functions matching `re` on `threads` in `range`, counted as
 /// one function: [samples, total, self, 0 (mean, p50, p90, p99, max: none), total share,
-/// self share] (shares in parts per million); `None` when no sample holds one of them.
+/// self share, 0 (cpu)] (shares in parts per million); `None` when no sample holds one of
+/// them.
 /// A sample counts once however many matching frames its stack holds: at the outermost.
 pub fn measure(
     t: &Trace,
     re: &regex::Regex,
     threads: Option<Vec<u32>>,
     range: Option<(i64, i64)>,
-) -> Option<[i64; 10]> {
+) -> Option<[i64; 11]> {
     let all = t.sample_total(threads.as_deref(), range);
     let opts = FlameOptions {
         threads,
@@ -247,7 +248,7 @@ pub fn measure(
         under[n] |= under[p];
     }
     (samples > 0).then(|| {
-        let mut v = [0; 10];
+        let mut v = [0; 11];
         v[..3].copy_from_slice(&[samples as i64, total, self_w]);
         v[8] = ppm(total, all);
         v[9] = ppm(self_w, all);

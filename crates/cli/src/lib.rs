@@ -6,6 +6,7 @@
 pub mod check;
 pub mod convert;
 pub mod diff;
+mod diff_cpu;
 mod diff_flame;
 mod diff_row;
 mod diff_samples;

@@ -142,7 +142,7 @@ Examples:
   spall-cli query trace.json \"SELECT key, string_value FROM slice JOIN args USING (arg_set_id) WHERE slice.name = 'load'\" --format json
   spall-cli query trace.json          # an interactive shell";
 
-const CHECK_HELP: &str = "A budget file holds [[budget]] tables: `name = \"render\"` (or `match = \"^gc::\"`, every matching name counted together), an optional `thread` (a name or PID:TID), and limits: count (a whole number) and total, self, mean, p50, p90, p99, max (durations with a unit: \"2ms\").
+const CHECK_HELP: &str = "A budget file holds [[budget]] tables: `name = \"render\"` (or `match = \"^gc::\"`, every matching name counted together), an optional `thread` (a name or PID:TID), and limits: count (a whole number) and total, self, mean, p50, p90, p99, max (durations with a unit: \"2ms\"). Of a system trace, `cpu = \"120ms\"` with an optional `thread` (and no name) limits CPU time from the scheduler.
 
 Exit codes: 0 every budget kept, 1 one broken (or, with --strict, a function never called), 2 a malformed budget file (the message names the line and key) or an unreadable trace.
 
@@ -160,6 +160,8 @@ Examples:
 
 const DIFF_HELP: &str = "A function regressed when its metric grew by at least --threshold and --min-delta and, when both traces call it 5 or more times, its durations shifted beyond noise (Mann-Whitney U test, p < --alpha). Functions only in NEW are 'added', only in BASE 'removed'.
 
+--metric cpu compares system traces (Perfetto, ftrace, systrace) per thread: each thread's CPU time from the scheduler (its scheduling slices' total, clipped to --range), threads matched by process and thread name (or PID:TID with --match-threads id); the noise test runs on the slices' durations. Both traces must hold scheduling data.
+
 --by stack --format folded writes the differential folded stacks (STACK BASE_NS NEW_NS, self time as `flame` counts it); --format svg draws them: NEW's frames, red where self time grew, blue where it shrank.
 
 Exit codes: 0 nothing regressed (see --fail-on), 1 something did, 2 bad usage or unreadable input.
@@ -169,7 +171,8 @@ Examples:
   spall-cli diff base.spall new.spall --metric p90 --threshold 10% --format markdown > comment.md
   spall-cli diff base.json new.json --by stack --thread main --format json | jq '.functions[0]'
   spall-cli diff base.json new.json --by stack --format svg > diff.svg
-  spall-cli diff base.json new.json --by stack --format folded | inferno-flamegraph > diff.svg";
+  spall-cli diff base.json new.json --by stack --format folded | inferno-flamegraph > diff.svg
+  spall-cli diff base.pftrace new.pftrace --metric cpu --format markdown";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TableOrJson {

@@ -30,10 +30,7 @@ pub fn cpu_time(t: &Trace) -> Vec<CpuTime> {
     let Some(s) = t.sched() else {
         return Vec::new();
     };
-    let idle = (0..t.threads().len() as u32).find(|&i| {
-        let th = &t.threads()[i as usize];
-        th.tid == ExtId::Num(0) && th.pid == ExtId::Num(0)
-    });
+    let idle = idle_thread(t);
     (s.cpu_time(t.end_ns(), idle).into_iter())
         .map(|(thread, slices, ns)| {
             let th = &t.threads()[thread as usize];
@@ -95,4 +92,47 @@ pub fn print_table(rows: &[CpuTime], top: usize) {
             c.name.escape_debug()
         );
     }
+}
+
+/// The idle task's thread (pid 0, tid 0), which CPU time leaves out.
+fn idle_thread(t: &Trace) -> Option<u32> {
+    (0..t.threads().len() as u32).find(|&i| {
+        let th = &t.threads()[i as usize];
+        th.tid == ExtId::Num(0) && th.pid == ExtId::Num(0)
+    })
+}
+
+/// Each thread's scheduling slices as durations, clipped to `range` (`[start, end)` in
+/// trace nanoseconds; a slice still running at the end runs to the trace's end), for the
+/// threads in `threads` (`None`: all but the idle task). Threads with no slice in the range
+/// are left out. What `diff --metric cpu` and `check`'s `cpu` limit count.
+pub fn slice_durations(
+    t: &Trace,
+    threads: Option<&[u32]>,
+    range: Option<(i64, i64)>,
+) -> std::collections::HashMap<u32, Vec<i64>> {
+    let mut out: std::collections::HashMap<u32, Vec<i64>> = Default::default();
+    let Some(s) = t.sched() else {
+        return out;
+    };
+    let idle = idle_thread(t);
+    let (from, to) = range.unwrap_or((i64::MIN, i64::MAX));
+    for &cpu in &s.cpus {
+        for sl in s.cpu_slices(cpu) {
+            let keep = match threads {
+                Some(list) => list.binary_search(&sl.thread).is_ok(),
+                None => Some(sl.thread) != idle,
+            };
+            let end = if sl.dur < 0 {
+                t.end_ns().max(sl.ts)
+            } else {
+                sl.ts.saturating_add(sl.dur)
+            };
+            let (a, b) = (sl.ts.max(from), end.min(to));
+            if keep && (b > a || (a == b && sl.ts >= from && sl.ts < to)) {
+                out.entry(sl.thread).or_default().push(b - a);
+            }
+        }
+    }
+    out
 }

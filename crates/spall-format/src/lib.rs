@@ -311,7 +311,7 @@ pub(crate) fn decode_plain<S: EventSink>(
             (Format::Profile(p), n, None, None)
         }
         Detected::Systrace => {
-            let n = ftrace::text::decode(b, sink, &mut diagnostics);
+            let n = ftrace::text::decode(b, max_decompressed, sink, &mut diagnostics);
             (Format::Systrace, n, None, None)
         }
         Detected::Utf16 => {

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 
 pub mod atrace;
 pub mod text;
+pub mod wrapped;
 
 /// What a scheduler record says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

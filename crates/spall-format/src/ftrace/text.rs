@@ -13,11 +13,13 @@
 use std::borrow::Cow;
 
 use super::atrace::{self, Skip, Tgids};
+use super::wrapped;
 use super::{state_from_letters, RawSched, SchedKind};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::EventSink;
 
-/// Whether `b` is ftrace text (`# tracer:` first) or a systrace page with trace data.
+/// Whether `b` is ftrace text (`# tracer:` first), atrace's output (a `TRACE:` line, then
+/// the text or its zlib stream) or a systrace page with trace data.
 pub fn looks_like(b: &[u8]) -> bool {
     let head = &b[..b.len().min(64 << 10)];
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
@@ -25,20 +27,25 @@ pub fn looks_like(b: &[u8]) -> bool {
     if t.starts_with(b"# tracer:") {
         return true;
     }
+    if let Some((at, _)) = wrapped::after_marker(t) {
+        let rest = t[at..].trim_ascii_start();
+        return rest.starts_with(b"#") || wrapped::is_zlib(rest);
+    }
     let html = t.starts_with(b"<!DOCTYPE html") || t.starts_with(b"<html");
     html && find(head, b"class=\"trace-data\"").is_some()
 }
 
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
-    h.windows(n.len()).position(|w| w == n)
+    memchr::memmem::find(h, n)
 }
 
-/// Decodes ftrace text or a systrace page into `sink`; the number of events and records.
-pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, d: &mut Diagnostics) -> u64 {
+/// Decodes ftrace text, atrace output or a systrace page into `sink`; the number of events
+/// and records. `limit` bounds what compressed text may inflate to.
+pub fn decode<S: EventSink>(b: &[u8], limit: u64, sink: &mut S, d: &mut Diagnostics) -> u64 {
     let mut r = Reader::default();
     let t = b.trim_ascii_start();
     if !t.starts_with(b"<") {
-        r.text(b, 0, sink, d);
+        r.atrace(b, 0, limit, sink, d);
         return r.n;
     }
     // Every trace-data block of the page; JSON ones (Chrome's part) are not ftrace.
@@ -50,13 +57,18 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, d: &mut Diagnostics) -> u64 
         };
         let body = start + gt + 1;
         let end = find(&b[body..], b"</script>").map_or(b.len(), |e| body + e);
-        let block = &b[body..end];
-        let first = block.trim_ascii_start().first().copied();
-        if !matches!(first, Some(b'{' | b'[')) {
-            r.text(block, body as u64, sink, d);
-        }
+        r.block(&b[body..end], body as u64, limit, sink, d);
         at = end;
     }
+    r.n += wrapped::thread_names(&r.dump, &r.named, sink);
+    r.n
+}
+
+/// Decodes plain ftrace text (a Chrome JSON trace's `systemTraceEvents`) into `sink`, its
+/// offsets counted from `base`; the number of events and records.
+pub fn decode_lines<S: EventSink>(b: &[u8], base: u64, sink: &mut S, d: &mut Diagnostics) -> u64 {
+    let mut r = Reader::default();
+    r.text(b, base, sink, d);
     r.n
 }
 
@@ -65,9 +77,56 @@ struct Reader {
     tgids: Tgids,
     args: String,
     n: u64,
+    /// The threads a page's process dump names, named at the end if the text did not.
+    dump: Vec<wrapped::DumpThread>,
+    /// The tids the text's records name (a switch's, a waking's, a rename's), once a dump
+    /// was read.
+    named: std::collections::HashSet<i64>,
 }
 
 impl Reader {
+    /// Text that may be atrace's output: after its `TRACE:` line, inflated if compressed.
+    fn atrace<S: EventSink>(
+        &mut self,
+        b: &[u8],
+        base: u64,
+        limit: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) {
+        match wrapped::after_marker(b) {
+            Some(m) => match wrapped::unwrap_atrace(b, m, limit, d) {
+                // Offsets in inflated text count from where the stream starts.
+                Cow::Owned(t) => self.text(&t, base + m.0 as u64, sink, d),
+                Cow::Borrowed(t) => self.text(t, base + m.0 as u64, sink, d),
+            },
+            None => self.text(b, base, sink, d),
+        }
+    }
+
+    /// One `trace-data` block of a page: ftrace text (maybe atrace's output), a process
+    /// dump, or either of them base64 gzip; JSON (Chrome's part) is skipped.
+    fn block<S: EventSink>(
+        &mut self,
+        block: &[u8],
+        at: u64,
+        limit: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) {
+        let inflated = wrapped::base64_block(block, at, limit, d);
+        let block = inflated.as_deref().unwrap_or(block);
+        let first = block.trim_ascii_start().first().copied();
+        if matches!(first, Some(b'{' | b'[')) {
+            return;
+        }
+        if wrapped::is_process_dump(block) {
+            self.n += wrapped::process_dump(block, at, sink, d, &mut self.dump);
+        } else {
+            self.atrace(block, at, limit, sink, d);
+        }
+    }
+
     fn text<S: EventSink>(&mut self, b: &[u8], base: u64, sink: &mut S, d: &mut Diagnostics) {
         let mut off = 0usize;
         for raw in b.split(|&c| c == b'\n') {
@@ -187,6 +246,10 @@ impl Reader {
             }
             // Other ftrace events (irqs, workqueues, binder...) are not modelled.
             _ => return Some(()),
+        }
+        if !self.dump.is_empty() && !s.comm.is_empty() {
+            self.named.insert(s.tid);
+            self.named.insert(s.prev_tid);
         }
         sink.sched(&s);
         self.n += 1;

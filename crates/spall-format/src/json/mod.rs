@@ -133,20 +133,20 @@ pub(crate) fn parse_run_at<S: EventSink>(
 /// The top level after the event array: `b` is the rest of the input from just after the
 /// array (from byte `base`); `unterminated`: the input already ended inside the array.
 /// What a whole-input decode finds there (the other keys, the closing brace, trailing
-/// text) goes to `info` and `d`.
-pub(crate) fn parse_tail(
+/// text) goes to `info` and `d`; `systemTraceEvents`' records to `sink`. Returns how many.
+pub(crate) fn parse_tail<S: EventSink>(
     b: &[u8],
     base: u64,
     unterminated: bool,
     info: &mut JsonInfo,
     d: &mut Diagnostics,
-) {
-    let mut sink = |_: &RawEvent<'_>| {};
+    sink: &mut S,
+) -> u64 {
     let mut p = Parser {
         s: "",
         b,
         base,
-        sink: &mut sink,
+        sink,
         d,
         events: 0,
         unterminated,
@@ -158,6 +158,7 @@ pub(crate) fn parse_tail(
         0
     };
     p.trailing(end);
+    p.events
 }
 
 struct Parser<'a, 's, S> {
@@ -334,6 +335,9 @@ impl<S: EventSink> Parser<'_, '_, S> {
                     return b.len();
                 }
             }
+            if key == "systemTraceEvents" {
+                self.system_trace(start, i);
+            }
             if key == "displayTimeUnit" && b[start] == b'"' {
                 info.display_time_unit =
                     Some(String::from_utf8_lossy(&b[start + 1..i - 1]).into_owned());
@@ -349,6 +353,25 @@ impl<S: EventSink> Parser<'_, '_, S> {
             });
         }
         i + 1
+    }
+
+    /// `systemTraceEvents`, the value at `b[start..end]`: ftrace text (Chrome's system
+    /// tracing on Android and ChromeOS), decoded into the same sink as the events, so its
+    /// scheduling and atrace slices join them. Offsets in it count from the string's start
+    /// as if it had no escapes.
+    fn system_trace(&mut self, start: usize, end: usize) {
+        let b = self.b;
+        if b[start] != b'"' {
+            self.d
+                .warn(WarningKind::FtraceMalformed, self.at(start), || {
+                    "\"systemTraceEvents\" that is not a string of ftrace text; skipped".into()
+                });
+            return;
+        }
+        let raw = String::from_utf8_lossy(&b[start + 1..end - 1]);
+        let (t, _) = text::unescape(&raw, raw.contains('\\'));
+        let at = self.at(start + 1);
+        self.events += crate::ftrace::text::decode_lines(t.as_bytes(), at, self.sink, self.d);
     }
 
     /// The elements of the event array; `i` is just after `[`. Returns where it ends.

@@ -23,7 +23,7 @@ use super::scan::skip_ws;
 use super::{decode_hooked, parse_run_at, parse_tail, JsonInfo, LoopState, Stop};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::Error;
-use crate::event::{EventSink, RawEvent};
+use crate::event::EventSink;
 use crate::parallel::{guess_element, CHUNK_BYTES, GUESS_AHEAD};
 use crate::{detect, Detected, Format, Summary};
 
@@ -204,7 +204,10 @@ impl<S: EventSink> JsonStream<S> {
         if let Phase::Tail { unterminated } = self.phase {
             let (b, at) = (&self.window[self.start..], self.at);
             self.not_utf8 |= simdutf8::basic::from_utf8(b).is_err();
-            parse_tail(b, at, unterminated, &mut self.info, &mut self.diags);
+            // The top level's events (`systemTraceEvents`) join its sink, the first.
+            let top = &mut self.sinks[0];
+            let (info, diags) = (&mut self.info, &mut self.diags);
+            self.events += parse_tail(b, at, unterminated, info, diags, top);
         }
         if self.text_malformed && self.not_utf8 {
             return Ok(None);
@@ -234,10 +237,13 @@ impl<S: EventSink> JsonStream<S> {
             (b.len(), false)
         };
         let mut d = Diagnostics::default();
-        let mut ignore = |_: &RawEvent<'_>| {};
-        let info = decode_hooked(b, None, &mut ignore, &mut d, Some(&mut hook));
+        // The top level's own sink, as the parallel decode has: it takes the events of the
+        // keys before the array (`systemTraceEvents`), kept only once the array is found.
+        let mut top = (self.new_sink)();
+        let info = decode_hooked(b, None, &mut top, &mut d, Some(&mut hook));
         match (info, found) {
-            (Ok((info, _)), Some((start, d))) => {
+            (Ok((info, n)), Some((start, d))) => {
+                self.events += n;
                 self.not_utf8 |= simdutf8::basic::from_utf8(&b[..start]).is_err();
                 self.info = info;
                 self.diags = d;
@@ -247,8 +253,7 @@ impl<S: EventSink> JsonStream<S> {
                     state: LoopState::default(),
                     stop: None,
                 };
-                // The top level's own sink, as the parallel decode has.
-                self.sinks.push((self.new_sink)());
+                self.sinks.push(top);
             }
             _ => self.wait_for = b.len().saturating_mul(2),
         }

@@ -206,3 +206,158 @@ fn ftrace_text_and_systrace_pages_read_alike() {
         .collect();
     assert_eq!(markers.len(), 8);
 }
+
+/// The records of `s` without their offsets (which count from different starts in
+/// different wrappings of the same text).
+fn no_offsets(s: &Sys) -> Vec<RawSched<'static>> {
+    (s.sched.iter())
+        .map(|r| RawSched {
+            offset: 0,
+            ..r.clone()
+        })
+        .collect()
+}
+
+fn plain_text() -> Sys {
+    let mut s = Sys::default();
+    decode(&read_fixture("systrace/events.trace"), &mut s).unwrap();
+    s
+}
+
+#[test]
+fn compressed_atrace_output_reads_as_its_text() {
+    let text = plain_text();
+    let z = read_fixture("systrace/events.ctrace");
+    let mut s = Sys::default();
+    let sum = decode(&z, &mut s).unwrap();
+    assert_eq!(sum.format.name(), "systrace");
+    assert!(sum.diagnostics.is_empty(), "{:?}", sum.diagnostics);
+    assert_eq!(no_offsets(&s), no_offsets(&text));
+    assert_eq!(s.events.len(), text.events.len());
+    // `adb shell` through a terminal doubles every line end, inside the zlib stream too.
+    let mut crlf = Vec::new();
+    for &c in &z {
+        if c == b'\n' {
+            crlf.push(b'\r');
+        }
+        crlf.push(c);
+    }
+    let mut s = Sys::default();
+    let sum = decode(&crlf, &mut s).unwrap();
+    assert!(sum.diagnostics.is_empty(), "{:?}", sum.diagnostics);
+    assert_eq!(no_offsets(&s), no_offsets(&text));
+    // Cut: what inflated before the cut, and a warning.
+    let mut s = Sys::default();
+    let sum = decode(&z[..z.len() * 2 / 3], &mut s).unwrap();
+    assert!(sum.diagnostics.count(WarningKind::FtraceMalformed) >= 1);
+    assert!(!s.sched.is_empty() && s.sched.len() < text.sched.len());
+    // Uncompressed atrace output (`atrace` without -z) has the same `TRACE:` line.
+    let plain = [
+        &b"capturing trace... done\nTRACE:\n"[..],
+        &read_fixture("systrace/events.trace"),
+    ]
+    .concat();
+    let mut s = Sys::default();
+    assert!(decode(&plain, &mut s).unwrap().diagnostics.is_empty());
+    assert_eq!(no_offsets(&s), no_offsets(&text));
+}
+
+#[test]
+fn a_systrace_page_names_processes_from_its_process_dump() {
+    let text = plain_text();
+    let mut s = Sys::default();
+    let sum = decode(&read_fixture("systrace/android.html"), &mut s).unwrap();
+    assert_eq!(sum.format.name(), "systrace");
+    assert!(sum.diagnostics.is_empty(), "{:?}", sum.diagnostics);
+    // The trace text came base64 gzip: the same records, after the dump's.
+    let dump = s.sched.len() - text.sched.len();
+    assert_eq!(no_offsets(&s)[dump..], no_offsets(&text)[..]);
+    let groups: Vec<(i64, i64)> = s.sched[..dump]
+        .iter()
+        .map(|r| {
+            assert_eq!(r.kind, SchedKind::ThreadGroup);
+            (r.tid, r.value)
+        })
+        .collect();
+    assert!(groups.contains(&(201, 200)) && groups.contains(&(102, 100)));
+    let names: Vec<String> = (s.events.iter())
+        .filter(|e| e.ph == Phase::METADATA)
+        .map(|e| format!("{} {} {} {}", e.name, e.pid, e.tid, e.args.raw().unwrap()))
+        .collect();
+    assert!(names.contains(&r#"process_name 100 0 {"name":"com.example.app"}"#.to_string()));
+    assert!(names.contains(&r#"process_name 200 0 {"name":"system_server"}"#.to_string()));
+    // Thread names only where the text names none: the scheduler's comm wins, as in
+    // trace_processor (the app's main thread stays "app", not "com.example.app").
+    assert!(names.contains(&r#"thread_name 200 200 {"name":"system_server"}"#.to_string()));
+    assert!(names.contains(&r#"thread_name 1 1 {"name":"init"}"#.to_string()));
+    assert!(
+        !names.iter().any(|n| n.starts_with("thread_name 100 100")),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("thread_name 200 201")),
+        "{names:?}"
+    );
+    // A dump line that breaks is counted, and the rest kept.
+    let page = String::from_utf8(read_fixture("systrace/android.html")).unwrap();
+    let broken = page.replacen("u0_a123        100   101", "u0_a123        x   101", 1);
+    let mut b = Sys::default();
+    let sum = decode(broken.as_bytes(), &mut b).unwrap();
+    assert_eq!(sum.diagnostics.count(WarningKind::FtraceMalformed), 1);
+    assert_eq!(b.sched.len(), s.sched.len() - 1);
+}
+
+#[test]
+fn chrome_json_system_trace_events_join_the_spans() {
+    let text = plain_text();
+    let json = read_fixture("systrace/chrome-system.json");
+    let mut s = Sys::default();
+    let sum = decode(&json, &mut s).unwrap();
+    assert_eq!(sum.format.name(), "json");
+    assert!(sum.diagnostics.is_empty(), "{:?}", sum.diagnostics);
+    assert_eq!(no_offsets(&s), no_offsets(&text));
+    let names: Vec<&str> = s.events.iter().map(|e| &*e.name).collect();
+    assert!(names.contains(&"Looper.dispatch") && names.contains(&"doFrame"));
+    assert_eq!(sum.events as usize, s.events.len() + s.sched.len());
+    // Streamed in small runs, with the text before the event array or after it.
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let before = format!(
+        "{{\"systemTraceEvents\": {}, \"traceEvents\": {}}}",
+        v["systemTraceEvents"], v["traceEvents"]
+    );
+    for bytes in [&json[..], before.as_bytes()] {
+        let mut st = spall_format::JsonStream::with_target(64, Sys::default);
+        for piece in bytes.chunks(50) {
+            st.push(piece).unwrap();
+        }
+        let (sum, sinks) = st.finish().unwrap().unwrap();
+        assert!(sum.diagnostics.is_empty(), "{:?}", sum.diagnostics);
+        let sched: usize = sinks.iter().map(|k| k.sched.len()).sum();
+        let events: usize = sinks.iter().map(|k| k.events.len()).sum();
+        assert_eq!(sched, text.sched.len());
+        assert_eq!(sum.events as usize, sched + events);
+    }
+    // Not a string: counted, the spans kept.
+    let mut s = Sys::default();
+    let sum = decode(
+        br#"{"traceEvents": [], "systemTraceEvents": {"a": 1}}"#,
+        &mut s,
+    )
+    .unwrap();
+    assert_eq!(sum.diagnostics.count(WarningKind::FtraceMalformed), 1);
+}
+
+#[test]
+fn compressed_text_stops_at_the_limit() {
+    let z = read_fixture("systrace/events.ctrace");
+    let opts = spall_format::DecodeOptions {
+        max_decompressed: 1000,
+        ..Default::default()
+    };
+    let mut s = Sys::default();
+    let sum = spall_format::decode_with(&z, &opts, &mut s).unwrap();
+    let why = format!("{:?}", sum.diagnostics);
+    assert!(why.contains("inflates past 1000 bytes"), "{why}");
+    // The lines of the first 1000 bytes (the header's, and a switch or so), the last cut.
+    assert!(s.sched.len() < 5, "{}", s.sched.len());
+}

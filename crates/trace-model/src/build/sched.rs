@@ -16,7 +16,14 @@ impl TraceBuilder {
             return None;
         }
         let c = std::mem::take(&mut self.sched);
-        if let (Some(a), Some(b)) = (c.iter().map(|r| r.ts).min(), c.iter().map(|r| r.ts).max()) {
+        // A process tree's (or a tgid column's, or a ps dump's) thread groups have no time:
+        // they must not stretch the trace back to 0.
+        let timed = || {
+            (c.iter()
+                .filter(|r| r.kind != spall_format::SchedKind::ThreadGroup))
+            .map(|r| r.ts)
+        };
+        if let (Some(a), Some(b)) = (timed().min(), timed().max()) {
             self.time(a, b);
         }
         let groups = derive::thread_groups(&c);

@@ -138,6 +138,7 @@ fn carry_collapsed(old: &Collapsed, map: &Remap, l: &Loaded) -> Collapsed {
     copy(&old.async_groups, &mut c.async_groups, &|i| {
         map.processes[i]
     });
+    c.cpu_counters = old.cpu_counters;
     let asyncs = c.asyncs.len();
     c.hidden = (old.hidden.iter())
         .filter_map(|&t| map.track(t, asyncs))

@@ -41,6 +41,10 @@ pub fn save(s: &ViewState, l: &Loaded, stamp: Option<FileStamp>) -> Value {
         "hidden": tracks(&c.hidden),
         "pinned": tracks(&c.pinned),
     });
+    // Only when the user opened them: a view saved with them folded reads as before.
+    if !c.cpu_counters {
+        v["collapsed"]["open_cpu_counters"] = json!(true);
+    }
     let notes = Annotations {
         markers: s.timeline.markers.clone(),
         range: s.range.map(|(a, b)| (a - start, b - start)),
@@ -75,6 +79,8 @@ pub fn apply(
         mark(&mut c.threads, "threads", true);
         mark(&mut c.asyncs, "asyncs", true);
         mark(&mut c.async_groups, "open_async_groups", false);
+        let open = coll.and_then(|c| c.get("open_cpu_counters"));
+        c.cpu_counters = open.and_then(Value::as_bool) != Some(true);
         c.hidden = tracks(v.get("hidden"), l);
         c.pinned = tracks(v.get("pinned"), l);
         s.timeline.collapsed = c;
@@ -226,6 +232,7 @@ mod tests {
             .show(t0 + (t1 - t0) / 4, t0 + (t1 - t0) / 2);
         s.timeline.collapsed.threads[1] = true;
         s.timeline.collapsed.async_groups[0] = false;
+        s.timeline.collapsed.cpu_counters = false;
         s.timeline.collapsed.hidden.insert(Track::Thread(2));
         s.timeline.collapsed.pinned.insert(Track::Process(0));
         s.range = Some((t0 + 10, t0 + 500));
@@ -246,6 +253,10 @@ mod tests {
         assert!(
             !same.timeline.collapsed.async_groups[0],
             "an opened async group stays open"
+        );
+        assert!(
+            !same.timeline.collapsed.cpu_counters,
+            "so do the CPU counters"
         );
         assert!(same.timeline.collapsed.hidden.contains(&Track::Thread(2)));
         assert!(same.timeline.collapsed.pinned.contains(&Track::Process(0)));

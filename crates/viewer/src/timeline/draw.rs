@@ -84,7 +84,10 @@ impl TimelineBuilder {
                     let text = header_text(l, s, row.kind);
                     fk::async_summary(scene, fonts, l, s, p, (y, row.h), &text);
                 }
-                RowKind::AsyncGroup(_) | RowKind::AsyncHeader(_) | RowKind::Thread(_) => {
+                RowKind::AsyncGroup(_)
+                | RowKind::AsyncHeader(_)
+                | RowKind::Thread(_)
+                | RowKind::CpuCounters => {
                     let text = header_text(l, s, row.kind);
                     header(scene, fonts, s, y, row.h, th.thread_header, 18.0, &text);
                 }
@@ -219,6 +222,14 @@ fn header_text(l: &Loaded, s: &TimelineView, kind: RowKind) -> String {
             let folded = s.collapsed.async_groups.get(p as usize) == Some(&true);
             let (k, n) = (g.tracks.len(), g.slices);
             format!("{} {k} async tracks, {n} slices", arrow(folded))
+        }
+        RowKind::CpuCounters => {
+            let n = t.sched().map_or(0, |s| s.counters.len());
+            let what = sched::counter_kinds(l);
+            format!(
+                "{} CPU {what}   {n} counters",
+                arrow(s.collapsed.cpu_counters)
+            )
         }
         RowKind::AsyncHeader(a) => {
             let tr = &t.async_tracks()[a as usize];

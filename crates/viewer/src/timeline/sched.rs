@@ -167,6 +167,20 @@ pub fn cpu_counter(
     scene.text(fonts, x + 8.0, y + 1.0, px, VAlign::Top, th.text_dim, &max);
 }
 
+/// What the CPU counters hold, for their group's header: "frequency", "idle states" or
+/// both.
+pub fn counter_kinds(l: &Loaded) -> &'static str {
+    let Some(sd) = l.trace.sched() else {
+        return "counters";
+    };
+    let has = |k| sd.counters.iter().any(|c| c.kind == k);
+    match (has(CpuCounterKind::Frequency), has(CpuCounterKind::Idle)) {
+        (true, true) => "frequency and idle states",
+        (true, false) => "frequency",
+        _ => "idle states",
+    }
+}
+
 /// The state a thread was in just before `ts` (the runnable state a slice starting at
 /// `ts` ends, with its waker): an index into `SchedData::states`.
 pub fn state_before(sd: &SchedData, thread: u32, ts: i64) -> Option<u32> {

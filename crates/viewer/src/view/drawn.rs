@@ -110,6 +110,13 @@ fn track(l: &Loaded, row: &Row, y: f32) -> DrawnTrack {
             let cpu = k.cpu_lanes.cpus[c as usize];
             ("cpu", (None, None, format!("CPU {cpu}")))
         }
+        RowKind::CpuCounters => {
+            let n = t.sched().map_or(0, |s| s.counters.len());
+            (
+                "cpu_counter_group",
+                (None, None, format!("{n} CPU counters")),
+            )
+        }
         RowKind::CpuCounter(i) => {
             let c = t.sched().map(|s| &s.counters[i as usize]);
             let name = c.map_or(String::new(), |c| {

@@ -75,6 +75,9 @@ pub enum RowKind {
     Samples(u32),
     /// What ran on one CPU (an index into `Kinds::cpu_lanes.cpus`).
     Cpu(u32),
+    /// The header of a system trace's CPU counters (frequency, idle states), one group
+    /// folded by default, as Perfetto folds its "CPU frequency" tracks.
+    CpuCounters,
     /// One CPU counter, frequency or idle state (an index into `SchedData::counters`).
     CpuCounter(u32),
     /// A thread's scheduling states (`SchedData::thread_states`), a strip over its slices.
@@ -97,6 +100,7 @@ impl RowKind {
                 | RowKind::Thread(_)
                 | RowKind::AsyncGroup(_)
                 | RowKind::AsyncHeader(_)
+                | RowKind::CpuCounters
         )
     }
 }
@@ -123,6 +127,9 @@ pub struct Collapsed {
     pub asyncs: Vec<bool>,
     /// Per process, whether its group of async tracks is folded (folded by default).
     pub async_groups: Vec<bool>,
+    /// Whether the CPU counters are folded into their header (folded by default): they
+    /// would take a quarter of the first screen of a phone's trace.
+    pub cpu_counters: bool,
     /// Tracks the user hid.
     pub hidden: HashSet<Track>,
     /// Pinned processes and threads come first, in display order, processes before threads.
@@ -130,13 +137,15 @@ pub struct Collapsed {
 }
 
 impl Collapsed {
-    /// Everything expanded and shown but the async groups, which start folded.
+    /// Everything expanded and shown but the async groups and the CPU counters, which
+    /// start folded.
     pub fn for_trace(trace: &Trace) -> Collapsed {
         Collapsed {
             processes: vec![false; trace.processes().len()],
             threads: vec![false; trace.threads().len()],
             asyncs: vec![false; trace.async_tracks().len()],
             async_groups: vec![true; trace.processes().len()],
+            cpu_counters: true,
             ..Collapsed::default()
         }
     }
@@ -343,7 +352,8 @@ impl Builder<'_> {
     }
 
     /// A system trace's CPUs, as Perfetto shows them above the processes: what ran on
-    /// each, then their counters (frequency, idle states), CPU by CPU.
+    /// each, then the header of their counters (frequency, idle states) and, unfolded, the
+    /// counters CPU by CPU.
     fn cpus(&mut self) {
         for c in 0..self.kinds.cpu_lanes.cpus.len() as u32 {
             self.push(LANE_H * self.scale, RowKind::Cpu(c));
@@ -351,9 +361,12 @@ impl Builder<'_> {
         let Some(s) = self.trace.sched() else {
             return;
         };
+        if !s.counters.is_empty() {
+            self.push(HEADER_H * self.scale, RowKind::CpuCounters);
+        }
         let mut counters: Vec<u32> = (0..s.counters.len() as u32).collect();
         counters.sort_by_key(|&i| (s.counters[i as usize].cpu, s.counters[i as usize].kind));
-        for i in counters {
+        for i in counters.into_iter().filter(|_| !self.c.cpu_counters) {
             self.push(COUNTER_H / 2.0 * self.scale, RowKind::CpuCounter(i));
         }
         if !s.cpus.is_empty() {

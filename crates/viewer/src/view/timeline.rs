@@ -178,6 +178,7 @@ impl TimelineView {
             RowKind::Thread(t) => self.collapsed.threads[t as usize] ^= true,
             RowKind::AsyncHeader(a) => self.collapsed.asyncs[a as usize] ^= true,
             RowKind::AsyncGroup(p) => self.collapsed.async_groups[p as usize] ^= true,
+            RowKind::CpuCounters => self.collapsed.cpu_counters ^= true,
             _ => return,
         }
         self.relayout(l);

@@ -46,6 +46,9 @@ fn every_system_fixture_lays_out_cpu_lanes_and_state_strips() {
         "systrace/compact.pftrace.gz",
         "systrace/events.trace",
         "systrace/events.html",
+        "systrace/events.ctrace",
+        "systrace/android.html",
+        "systrace/chrome-system.json",
     ] {
         let l = load(f);
         let (s, _) = shot(&l);
@@ -163,4 +166,49 @@ fn a_page_draws_the_same_rows_from_a_transferred_trace() {
     assert_eq!(rows(&l, &s), rows(&page, &sp));
     assert!(rows(&page, &sp).iter().any(|r| r.0 == "cpu"));
     assert!(a == b, "the same pixels");
+}
+
+#[test]
+fn cpu_counters_start_folded_under_the_cpu_lanes() {
+    let l = load("systrace/events.pftrace.gz");
+    let (mut vs, px) = shot(&l);
+    let n = l.trace.sched().unwrap().counters.len();
+    assert!(n >= 3, "{n} CPU counters");
+    let kinds = |vs: &ViewState| -> Vec<&'static str> {
+        drawn_tracks(&l, vs).iter().map(|d| d.kind).collect()
+    };
+    // Folded: the CPU lanes, one header for every counter, then the processes.
+    let folded = kinds(&vs);
+    assert_eq!(
+        folded[..3],
+        ["cpu", "cpu", "cpu_counter_group"],
+        "{folded:?}"
+    );
+    assert_eq!(folded[3], "process", "{folded:?}");
+    let s = &vs.timeline;
+    let (y, h) = row_y(s, RowKind::CpuCounters).unwrap();
+    // The header is drawn as a thread's is: a band, not the background.
+    assert_ne!(
+        at(&px, W as f32 / 2.0, y + h / 2.0),
+        at(&px, W as f32 / 2.0, 1.0)
+    );
+    let first_process = |s: &TimelineView| {
+        (s.layout.rows.iter())
+            .find(|r| matches!(r.kind, RowKind::Process(_)))
+            .unwrap()
+            .y
+    };
+    let folded_at = first_process(s);
+    // A click on the header unfolds them, CPU by CPU, right under it.
+    vs.timeline.toggle_collapse(&l, RowKind::CpuCounters);
+    let open = kinds(&vs);
+    assert_eq!(open[..3], ["cpu", "cpu", "cpu_counter_group"]);
+    assert!(
+        open[3..3 + n].iter().all(|&k| k == "cpu_counter"),
+        "{open:?}"
+    );
+    assert_eq!(open[3 + n], "process");
+    assert!(first_process(&vs.timeline) > folded_at);
+    vs.timeline.toggle_collapse(&l, RowKind::CpuCounters);
+    assert_eq!(kinds(&vs), folded);
 }
