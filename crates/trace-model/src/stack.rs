@@ -487,8 +487,9 @@ impl ThreadStack {
     /// after the spans that start before it, in file order among those at the same time.
     ///
     /// Zeros come in time order (a thread that went back is paired by `replay` instead),
-    /// so each lane's place only moves forward: a cursor per lane, found by galloping, in
-    /// place of a search of the whole lane at every depth of every zero (spall.h's output
+    /// so each lane's place only moves forward: a cursor per lane, found by galloping, and
+    /// lanes probed by a binary search over depth, in place of a search of the whole lane
+    /// at every depth of every zero (spall.h's output
     /// of a clock that ticks by 10 ns holds hundreds of thousands of zeros 40 deep). Each
     /// lane then takes its zeros in place, moved from the back, not copied whole.
     fn place_zeros(&mut self) {
@@ -504,21 +505,28 @@ impl ThreadStack {
                 cursor.fill(0);
             }
             last = t;
-            let mut depth = 0;
-            let mut at = 0;
-            while let Some(lane) = self.lanes.get(depth) {
-                at = gallop(&lane.start, cursor[depth], t);
-                cursor[depth] = at;
-                if at > 0 && lane.end(at - 1) > t {
-                    depth += 1;
-                    continue;
+            // A lane covers `t` only if the one above it does (the spans nest), so the
+            // depth is found by a binary search over the lanes.
+            let mut probe = |d: usize| {
+                let lane = &self.lanes[d];
+                let at = gallop(&lane.start, cursor[d], t);
+                cursor[d] = at;
+                (at, at > 0 && lane.end(at - 1) > t)
+            };
+            let (mut lo, mut hi) = (0, self.lanes.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                match probe(mid).1 {
+                    true => lo = mid + 1,
+                    false => hi = mid,
                 }
-                break;
             }
-            if depth == self.lanes.len() {
-                at = 0;
-            }
-            placed.push((depth, at, z));
+            let at = if lo < self.lanes.len() {
+                probe(lo).0
+            } else {
+                0
+            };
+            placed.push((lo, at, z));
         }
         placed.sort_by_key(|&(depth, ..)| depth);
         for group in placed.chunk_by(|a, b| a.0 == b.0) {
