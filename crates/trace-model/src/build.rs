@@ -46,6 +46,11 @@ struct ThreadBuild {
     diags: Diagnostics<ModelWarning>,
     /// Streaming mode, `.spall` v3: Begin and End events put straight into lanes.
     spall: Option<ChunkStack>,
+    /// Streaming mode, `.spall` v3: the stacks before each step back in time, in file
+    /// order (`spall` follows them). Each went forward in time, so its events can be had
+    /// again from it ([`ChunkStack::replay`]): the thread is paired again from them, as a
+    /// buffered builder pairs it, with no second decode.
+    spall_cut: Vec<ChunkStack>,
     /// After the chunks' merge: their `spall` stacks joined.
     joined: Option<ThreadStack>,
     /// Streaming mode: the first and last B/E timestamps seen.
@@ -88,16 +93,28 @@ struct SpallCursor {
     /// The thread's `first_be_ts` and `last_be_ts`, kept up to date here.
     first: i64,
     last: i64,
+    /// The latest time before the last step back in time (`i64::MIN`: none).
+    peak: i64,
+    /// The stacks cut off by steps back in time in this buffer (see `spall_cut`).
+    cut: Vec<ChunkStack>,
 }
 
 impl SpallCursor {
-    /// Records a Begin's or End's time; `true` if it went back in time.
+    /// Records a Begin's or End's time; a step back in time starts a new stack.
     #[inline(always)]
-    fn at(&mut self, ts: i64) -> bool {
-        let back = ts < self.last;
+    fn at(&mut self, ts: i64) {
+        if ts < self.last {
+            self.step_back();
+        }
         self.first = self.first.min(ts);
         self.last = ts;
-        back
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn step_back(&mut self) {
+        self.peak = self.peak.max(self.last);
+        self.cut.push(std::mem::take(&mut self.stack));
     }
 }
 
@@ -231,10 +248,10 @@ impl TraceBuilder {
     }
 
     /// [`streaming`](Self::streaming) builders for a file whose first bytes are `head`:
-    /// `.spall` pairs every thread as it streams, so its builders keep no `E` events (a
-    /// `.spall` thread whose events go back in time makes
-    /// [`try_finish`](Self::try_finish) fail, and the caller decodes again with
-    /// [`new`](Self::new)).
+    /// `.spall` pairs every thread as it streams, so its builders keep no `E` events: a v3
+    /// thread whose events go back in time is paired again from its stacks (`spall_cut`),
+    /// a v1 thread's makes [`try_finish`](Self::try_finish) fail, and the caller decodes
+    /// again with [`new`](Self::new).
     pub(crate) fn streaming_for(head: &[u8]) -> fn() -> TraceBuilder {
         match spall_format::detect(head) {
             spall_format::Detected::Spall => || TraceBuilder {
@@ -307,6 +324,7 @@ impl TraceBuilder {
                     disordered: false,
                     diags: Diagnostics::default(),
                     spall: None,
+                    spall_cut: Vec::new(),
                     joined: None,
                     first_be_ts: i64::MAX,
                     last_be_ts: i64::MIN,
@@ -716,7 +734,8 @@ impl TraceBuilder {
         let t = self.thread(ev);
         let th = &mut self.threads[t as usize];
         if ev.ts < th.last_be_ts {
-            self.disordered = true;
+            th.disordered = true;
+            th.spall_cut.extend(th.spall.take());
         }
         th.first_be_ts = th.first_be_ts.min(ev.ts);
         th.last_be_ts = ev.ts;
@@ -728,8 +747,8 @@ impl TraceBuilder {
     }
 
     /// Puts the current `.spall` buffer's stack and times back into its thread, and its
-    /// times into the trace's range: while a thread's B/E times go forward (else the load
-    /// is redone, see `disordered`), its first and last are its least and greatest.
+    /// times into the trace's range: its first and last are its least and greatest, but
+    /// for what came before a step back in time (`peak`).
     fn spall_flush(&mut self) {
         let Some(c) = self.spall_cur.take() else {
             return;
@@ -737,10 +756,14 @@ impl TraceBuilder {
         let th = &mut self.threads[c.thread as usize];
         th.first_be_ts = c.first;
         th.last_be_ts = c.last;
+        if !c.cut.is_empty() {
+            th.disordered = true;
+            th.spall_cut.extend(c.cut);
+        }
         if c.had_stack || !c.stack.is_empty() {
             th.spall = Some(c.stack);
         }
-        self.time(c.first, c.last);
+        self.time(c.first, c.last.max(c.peak));
     }
 }
 
@@ -809,6 +832,8 @@ impl EventSink for TraceBuilder {
                 stack: stack.unwrap_or_default(),
                 first: th.first_be_ts,
                 last: th.last_be_ts,
+                peak: i64::MIN,
+                cut: Vec::new(),
             });
         }
     }
@@ -829,9 +854,7 @@ impl EventSink for TraceBuilder {
         let Some(c) = &mut self.spall_cur else {
             return self.spall_event(ev, Some(name), args);
         };
-        if c.at(ev.ts) {
-            self.disordered = true;
-        }
+        c.at(ev.ts);
         c.stack.begin(ev.ts, name, args, ev.offset);
     }
 
@@ -843,9 +866,7 @@ impl EventSink for TraceBuilder {
                 false => self.add(ev),
             };
         };
-        if c.at(ev.ts) {
-            self.disordered = true;
-        }
+        c.at(ev.ts);
         c.stack.end(ev.ts, ev.offset);
     }
 }

@@ -66,8 +66,9 @@ pub fn load(path: impl AsRef<Path>) -> Result<Trace, Error> {
 /// and the builders are merged in file order; B/E events are matched as they stream in. A
 /// thread whose B/E events go back in time, or that trace_processor would pair otherwise,
 /// is paired again from the events its builders kept, alone: each byte is decoded once
-/// ([`Summary::parsed_bytes`]). Only a `.spall` file whose B/E events go back in time on
-/// some thread (its builders keep no events) is decoded a second time, in one piece, with
+/// ([`Summary::parsed_bytes`]); a `.spall` v3 thread, from the stacks it had before and
+/// after each step back. Only a `.spall` v1 file whose B/E events go back in time on some
+/// thread (its builders keep no events) is decoded a second time, in one piece, with
 /// buffering (progress then runs twice). The result does not depend on the number of
 /// threads.
 pub fn load_with(
@@ -188,7 +189,7 @@ impl LoadSteps {
     }
 
     /// Merges the chunks and nests the spans (the one step that takes time in proportion to
-    /// the whole trace); a `.spall` trace whose B/E events go back in time is decoded
+    /// the whole trace); a `.spall` v1 trace whose B/E events go back in time is decoded
     /// again, buffered.
     pub fn finish(self) -> Result<Trace, Error> {
         let done = self.steps.finish()?;

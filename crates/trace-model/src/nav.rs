@@ -139,13 +139,16 @@ impl Trace {
                 continue;
             };
             threads += 1;
+            // Comparisons, not `f64::max`/`min`: their NaN rule makes them calls to
+            // `fmax`/`fmin` in WebAssembly (the times here are never NaN).
             for i in 0..lane.len() {
                 let a = (lane.start[i] - s) as f64 / bin_ns;
                 let b = (lane.end(i) - s) as f64 / bin_ns;
-                let (ai, bi) = (a.floor().max(0.0) as usize, (b.ceil() as usize).min(bins));
+                let (ai, bi) = (a.floor() as usize, (b.ceil() as usize).min(bins));
                 for (k, bin) in acc.iter_mut().enumerate().take(bi).skip(ai) {
-                    let lo = a.max(k as f64);
-                    let hi = b.min(k as f64 + 1.0);
+                    let (k0, k1) = (k as f64, k as f64 + 1.0);
+                    let lo = if a > k0 { a } else { k0 };
+                    let hi = if b < k1 { b } else { k1 };
                     if hi > lo {
                         *bin += hi - lo;
                     }

@@ -577,7 +577,8 @@ pub(crate) fn streamed_lanes(
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> ((Vec<Lane>, EndArgs), bool) {
-    // `.spall` pairs as it streamed; only a step back in time decodes it again.
+    // `.spall` pairs as it streamed; only a v1 file's step back in time decodes it again
+    // (a v3 thread that steps back is paired from its stacks: `ChunkStack::replay`).
     let ends = ends.filter(|_| !from_spall);
     let events = match (disordered, ends) {
         (true, Some(ends)) => replay(m.spans.concat(), &ends(), &[]),

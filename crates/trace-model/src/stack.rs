@@ -20,11 +20,16 @@
 //! see. Its spans are kept by (how many such Ends came before, depth among the chunk's own
 //! Begins); [`ThreadStack::join`] turns that into absolute depths once the earlier chunks
 //! are known, and copies each run of spans into its lane.
+//!
+//! A thread whose Begins and Ends go back in time gets a new stack at each step back, and
+//! is paired again from its stacks' events ([`ChunkStack::replay`]) as a buffered builder
+//! pairs the file's: each byte is still decoded once.
 
-use spall_format::Diagnostics;
+use spall_format::{Diagnostics, Phase};
 
 use crate::args::ArgsId;
 use crate::diag::ModelWarning;
+use crate::nest::Pending;
 use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
 
@@ -100,8 +105,21 @@ pub(crate) struct ChunkStack {
     done: Vec<Vec<Run>>,
     /// Ends that found no open Begin in the chunk: (time, byte offset).
     orphans: Vec<(i64, u64)>,
-    /// Zero-length spans with their Begin's byte offset.
-    zeros: Vec<(u64, Closed)>,
+    /// Zero-length spans.
+    zeros: Vec<Zero>,
+}
+
+/// A zero-length span: its Begin's byte offset, and where it stood among the Begins of
+/// its time (for [`ChunkStack::replay`]).
+#[derive(Clone, Copy, Debug)]
+struct Zero {
+    offset: u64,
+    span: Closed,
+    /// Its depth among the chunk's Begins.
+    depth: u32,
+    /// The byte offset of the Begin it lay in, if that began at the same time (else
+    /// `UNKNOWN`).
+    parent: u64,
 }
 
 impl ChunkStack {
@@ -137,12 +155,28 @@ impl ChunkStack {
             args: b.args,
         };
         if s.dur == 0 {
-            return self.zeros.push((b.offset, s));
+            return self.zero(b.offset, s);
         }
         match self.lanes.get_mut(self.open.len()) {
             Some(run) => run.push(s),
             None => self.deeper(s),
         }
+    }
+
+    /// A zero-length span.
+    #[cold]
+    #[inline(never)]
+    fn zero(&mut self, offset: u64, span: Closed) {
+        let parent = match self.open.last() {
+            Some(p) if p.start == span.start => p.offset,
+            _ => UNKNOWN,
+        };
+        self.zeros.push(Zero {
+            offset,
+            span,
+            depth: self.open.len() as u32,
+            parent,
+        });
     }
 
     /// An End with no open Begin in the chunk.
@@ -162,6 +196,108 @@ impl ChunkStack {
         self.lanes[depth].push(s);
     }
 }
+
+impl ChunkStack {
+    /// The Begin and End events of stacks that each went forward in time, given in file
+    /// order as (chunk index, stack), with the merged builder's ids: each stack's events in
+    /// an order a buffered builder pairs as it paired the file's (`ids` as in
+    /// [`ThreadStack::join`]).
+    ///
+    /// At one time, the stack's own order is: the Ends of positive spans (deepest first),
+    /// Ends with no Begin (in file order), the Begins of positive spans (outermost first).
+    /// A zero-length span's Begin and End pair with each other wherever they stand among
+    /// those, but its place among the Begins decides which opened first (the order of
+    /// spans that end up of one time and length): it follows the Begin it lay in, if that
+    /// was of its time. The byte offset of a positive span's events is not kept: each
+    /// takes the offset of the event before it (for warnings).
+    pub(crate) fn replay<'a>(
+        stacks: Vec<(usize, ChunkStack)>,
+        ids: impl Fn(usize) -> ChunkIds<'a>,
+    ) -> Vec<Pending> {
+        let mut out = Vec::new();
+        for (ci, c) in stacks {
+            let ids = ids(ci);
+            // (time, class, order within the class at that time), then the event.
+            let mut keyed: Vec<((i64, u8, i64), Pending)> = Vec::new();
+            let event = |ts, phase, name: StrId, args: ArgsId, offset| Pending {
+                ts,
+                dur: 0,
+                phase,
+                name: ids.name(name),
+                cat: StrId::EMPTY,
+                args: ids.args(args),
+                offset,
+            };
+            let (begin, end) = (Phase::BEGIN, Phase::END);
+            let none = (StrId::EMPTY, ArgsId::NONE);
+            let lanes = c.done.iter().chain(std::iter::once(&c.lanes));
+            for (depth, run) in lanes.flat_map(|l| l.iter().enumerate()) {
+                let d = depth as i64;
+                for s in run.blocks.iter().flatten() {
+                    let b = event(s.start, begin, s.name, s.args, UNKNOWN);
+                    keyed.push(((s.start, 2, d << 32), b));
+                    let e = event(s.start + s.dur, end, none.0, none.1, UNKNOWN);
+                    keyed.push(((s.start + s.dur, 0, -d), e));
+                }
+            }
+            for &(ts, offset) in &c.orphans {
+                keyed.push((
+                    (ts, 1, offset as i64),
+                    event(ts, end, none.0, none.1, offset),
+                ));
+            }
+            for (z, slot) in c.zeros.iter().zip(zero_slots(&c.zeros)) {
+                let (s, offset) = (z.span, z.offset);
+                let b = event(s.start, begin, s.name, s.args, offset);
+                keyed.push(((s.start, 2, slot), b));
+                let e = event(s.start, end, none.0, none.1, offset);
+                keyed.push(((s.start, 2, slot + 1), e));
+            }
+            for (depth, b) in c.open.iter().enumerate() {
+                let e = event(b.start, begin, b.name, b.args, b.offset);
+                keyed.push(((b.start, 2, (depth as i64) << 32), e));
+            }
+            keyed.sort_unstable_by_key(|k| k.0);
+            let mut last = out.last().map_or(0, |e: &Pending| e.offset);
+            out.extend(keyed.into_iter().map(|(_, mut e)| {
+                if e.offset == UNKNOWN {
+                    e.offset = last;
+                }
+                last = e.offset;
+                e
+            }));
+        }
+        out
+    }
+}
+
+/// Each zero-length span's place among the Begins of its time, in
+/// [`ChunkStack::replay`]'s keys: after the positive Begin it lay in (depth `d`:
+/// `d << 32`) or before every positive Begin, then in file order (the low bits).
+fn zero_slots(zeros: &[Zero]) -> Vec<i64> {
+    // The slot of each zero-length span that holds others, by its offset.
+    let mut holders: hashbrown::HashMap<u64, i64> = hashbrown::HashMap::new();
+    let mut order: Vec<usize> = (0..zeros.len()).collect();
+    order.sort_unstable_by_key(|&i| zeros[i].offset);
+    let mut slots = vec![0; zeros.len()];
+    for (rank, i) in order.into_iter().enumerate() {
+        let z = &zeros[i];
+        let base = match z.parent {
+            UNKNOWN => -1 << 32,
+            p => match holders.get(&p) {
+                Some(&slot) => slot & !0xFFFF_FFFF,
+                None => i64::from(z.depth - 1) << 32,
+            },
+        };
+        let slot = base | (2 * rank as i64 + 1);
+        holders.insert(z.offset, slot);
+        slots[i] = slot;
+    }
+    slots
+}
+
+/// The byte offset of an event [`ChunkStack::replay`] does not know yet.
+const UNKNOWN: u64 = u64::MAX;
 
 /// A merged Begin left open, with its depth.
 #[derive(Clone, Copy, Debug)]
@@ -286,9 +422,9 @@ impl ThreadStack {
                     }
                 }
             }
-            t.zeros.extend(c.zeros.into_iter().map(|(offset, s)| {
-                let (name, args) = (ids.name(s.name), ids.args(s.args));
-                (offset, span(s.start, s.dur, name, args))
+            t.zeros.extend(c.zeros.into_iter().map(|z| {
+                let (s, name, args) = (z.span, ids.name(z.span.name), ids.args(z.span.args));
+                (z.offset, span(s.start, s.dur, name, args))
             }));
             let top = t.stack.len();
             t.stack
@@ -349,51 +485,96 @@ impl ThreadStack {
 
     /// Puts each zero-length span under the positive spans covering its time, in its lane
     /// after the spans that start before it, in file order among those at the same time.
+    ///
+    /// Zeros come in time order (a thread that went back is paired by `replay` instead),
+    /// so each lane's place only moves forward: a cursor per lane, found by galloping, and
+    /// lanes probed by a binary search over depth, in place of a search of the whole lane
+    /// at every depth of every zero (spall.h's output
+    /// of a clock that ticks by 10 ns holds hundreds of thousands of zeros 40 deep). Each
+    /// lane then takes its zeros in place, moved from the back, not copied whole.
     fn place_zeros(&mut self) {
         let mut zeros = std::mem::take(&mut self.zeros);
         zeros.sort_by_key(|&(offset, _)| offset);
         // (lane, position among the lane's positive spans, span), in file order per lane.
         let mut placed: Vec<(usize, usize, SpanData)> = Vec::with_capacity(zeros.len());
+        let mut cursor = vec![0usize; self.lanes.len()];
+        let mut last = i64::MIN;
         for (_, z) in zeros {
             let t = z.start;
-            let mut depth = 0;
-            let mut at = 0;
-            while let Some(lane) = self.lanes.get(depth) {
-                at = lane.start.partition_point(|&s| s <= t);
-                if at > 0 && lane.end(at - 1) > t {
-                    depth += 1;
-                    continue;
+            if t < last {
+                cursor.fill(0);
+            }
+            last = t;
+            // A lane covers `t` only if the one above it does (the spans nest), so the
+            // depth is found by a binary search over the lanes.
+            let mut probe = |d: usize| {
+                let lane = &self.lanes[d];
+                let at = gallop(&lane.start, cursor[d], t);
+                cursor[d] = at;
+                (at, at > 0 && lane.end(at - 1) > t)
+            };
+            let (mut lo, mut hi) = (0, self.lanes.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                match probe(mid).1 {
+                    true => lo = mid + 1,
+                    false => hi = mid,
                 }
-                break;
             }
-            if depth == self.lanes.len() {
-                at = 0;
-            }
-            placed.push((depth, at, z));
+            let at = if lo < self.lanes.len() {
+                probe(lo).0
+            } else {
+                0
+            };
+            placed.push((lo, at, z));
         }
         placed.sort_by_key(|&(depth, ..)| depth);
-        let mut i = 0;
-        while i < placed.len() {
-            let depth = placed[i].0;
-            let n = placed[i..].iter().take_while(|p| p.0 == depth).count();
+        for group in placed.chunk_by(|a, b| a.0 == b.0) {
+            let depth = group[0].0;
             if self.lanes.len() <= depth {
                 self.lanes.resize_with(depth + 1, Lane::default);
             }
-            let old = std::mem::take(&mut self.lanes[depth]);
-            let mut lane = Lane::with_capacity(old.len() + n);
-            let mut next = 0;
-            for &(_, at, z) in &placed[i..i + n] {
-                for k in next..at {
-                    lane.push(&old.get(k));
-                }
-                next = at;
-                lane.push(&z);
-            }
-            for k in next..old.len() {
-                lane.push(&old.get(k));
-            }
-            self.lanes[depth] = lane;
-            i += n;
+            let lane = &mut self.lanes[depth];
+            insert_at(&mut lane.start, group, |s| s.start);
+            insert_at(&mut lane.dur, group, |s| s.dur);
+            insert_at(&mut lane.name, group, |s| s.name);
+            insert_at(&mut lane.cat, group, |s| s.cat);
+            insert_at(&mut lane.args, group, |s| s.args);
+            insert_at(&mut lane.flags, group, |s| s.flags);
         }
+    }
+}
+
+/// The number of leading `starts` at or before `t`, given that it is at least `from`:
+/// steps of 1, 2, 4, ... from `from`, then a binary search of the last step.
+fn gallop(starts: &[i64], from: usize, t: i64) -> usize {
+    let mut lo = from;
+    let mut step = 1;
+    while lo + step <= starts.len() && starts[lo + step - 1] <= t {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(starts.len());
+    lo + starts[lo..hi].partition_point(|&s| s <= t)
+}
+
+/// Inserts each placed span's `field` before the element at its place in `v` as it was
+/// (places ascending; equal ones keep their order), moving the elements from the back once.
+fn insert_at<T: Copy>(
+    v: &mut Vec<T>,
+    items: &[(usize, usize, SpanData)],
+    field: impl Fn(&SpanData) -> T,
+) {
+    let Some(first) = items.first() else {
+        return;
+    };
+    let old = v.len();
+    v.resize(old + items.len(), field(&first.2));
+    let mut src_end = old;
+    for (k, (_, at, s)) in items.iter().enumerate().rev() {
+        // Elements `at..src_end` move up by the `k + 1` items at or before them.
+        v.copy_within(*at..src_end, at + k + 1);
+        v[at + k] = field(s);
+        src_end = *at;
     }
 }

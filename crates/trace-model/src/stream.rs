@@ -61,7 +61,7 @@ impl LoadStream {
     }
 
     /// Merges the chunks and nests the spans. `None` when the whole file must be decoded
-    /// again, which the stream no longer has: a `.spall` thread's B/E events go back in
+    /// again, which the stream no longer has: a `.spall` v1 thread's B/E events go back in
     /// time (a second, buffered decode), or the decode would warn in a way a stream cannot
     /// (see [`TraceStream::finish`]). A JSON or protobuf thread whose events go back in
     /// time, or that trace_processor would pair otherwise, is paired again from the

@@ -53,14 +53,23 @@ struct Piece {
     diags: Diagnostics<ModelWarning>,
 }
 
-/// A thread joined across chunks: its matcher, its `.spall` stack, the warnings of joining
-/// them, and its kept `E` events.
+/// A thread joined across chunks: its matcher, its `.spall` stack (or, for a `.spall`
+/// thread that went back in time, its Begin and End events had again in file order), the
+/// warnings of joining them, and its kept `E` events.
 type Joined = (
     Matcher,
-    Option<ThreadStack>,
+    SpallJoined,
     Diagnostics<ModelWarning>,
     Vec<KeptPart>,
 );
+
+/// A `.spall` thread's stacks joined across chunks: none, joined, or (the thread went
+/// back in time) its events in file order, to be paired as a buffered builder pairs them.
+enum SpallJoined {
+    None,
+    Stack(ThreadStack),
+    Replay(Vec<Pending>),
+}
 
 /// One chunk's kept `E` events of a thread, left with the chunk's ids: most threads never
 /// need them, so they are renumbered only for a thread paired again ([`kept_ends`]).
@@ -117,15 +126,25 @@ impl TraceBuilder {
         spall_util::timing::stage("chunks merged: strings, args, other events");
         pieces.resize_with(g.threads.len(), Vec::new);
         stacks.resize_with(g.threads.len(), Vec::new);
-        let joined = join_threads(pieces, stacks, &maps, &g.strings, from_spall);
+        let disordered: Vec<bool> = g.threads.iter().map(|t| t.disordered).collect();
+        let joined = join_threads(pieces, stacks, &disordered, &maps, &g.strings, from_spall);
         spall_util::timing::stage("threads joined across chunks");
         for (t, (m, stack, d, kept)) in g.threads.iter_mut().zip(joined) {
             t.stream = Some(m);
-            t.joined = stack;
             t.diags = d;
             t.kept = kept;
-            // Nothing kept to pair it again from: decode again.
-            g.disordered |= t.disordered && (!g.keep || from_spall);
+            match stack {
+                SpallJoined::None => {
+                    // Nothing kept to pair it again from: decode again.
+                    g.disordered |= t.disordered && (!g.keep || from_spall);
+                }
+                SpallJoined::Stack(s) => t.joined = Some(s),
+                SpallJoined::Replay(events) => {
+                    // Paired again as the buffered builder pairs it (`nest_threads`).
+                    (t.stream, t.events) = (None, events);
+                    t.diags = Diagnostics::default();
+                }
+            }
         }
         g.chunk_maps = maps;
         g
@@ -211,9 +230,8 @@ impl TraceBuilder {
                     diags: std::mem::take(&mut t.diags),
                 });
             }
-            if let Some(st) = t.spall.take() {
-                stacks[gt as usize].push((ci, st));
-            }
+            let cut = t.spall_cut.drain(..);
+            (stacks[gt as usize]).extend(cut.chain(t.spall.take()).map(|st| (ci, st)));
         }
         tmap
     }
@@ -316,6 +334,7 @@ impl TraceBuilder {
 fn join_threads(
     pieces: Vec<Vec<Piece>>,
     stacks: Vec<Vec<(usize, ChunkStack)>>,
+    disordered: &[bool],
     maps: &[Remap],
     strings: &Strings,
     from_spall: bool,
@@ -329,17 +348,20 @@ fn join_threads(
     pieces
         .into_par_iter()
         .zip(stacks)
-        .map(|(ps, st)| {
+        .zip(disordered)
+        .map(|((ps, st), &disordered)| {
             let mut m = Matcher::new(false);
             let mut d = Diagnostics::default();
             let mut kept = Vec::new();
-            let stack = (!st.is_empty()).then(|| {
-                let ids = |ci: usize| ChunkIds {
-                    names: &maps[ci].strs,
-                    args: maps[ci].args,
-                };
-                ThreadStack::join(st, ids, &mut d)
-            });
+            let ids = |ci: usize| ChunkIds {
+                names: &maps[ci].strs,
+                args: maps[ci].args,
+            };
+            let stack = match (st.is_empty(), disordered) {
+                (true, _) => SpallJoined::None,
+                (false, false) => SpallJoined::Stack(ThreadStack::join(st, ids, &mut d)),
+                (false, true) => SpallJoined::Replay(ChunkStack::replay(st, ids)),
+            };
             for p in ps {
                 let r = &maps[p.chunk];
                 let fix_span = |s: &mut SpanData| {

@@ -468,3 +468,77 @@ fn misplaced_ends_pair_again_without_a_second_decode() {
         check(&t, &format!("streamed in pieces of {piece}"));
     }
 }
+
+/// A `.spall` file whose threads go back in time now and then, within a buffer and from
+/// one buffer to the next (zero-length spans, Ends with no Begin, Begins left open, equal
+/// times, beside threads that go forward): each load (parallel, on one thread, stepped,
+/// streamed in many runs) decodes each byte once and gives the buffered builder's trace
+/// and warnings.
+#[test]
+fn spall_steps_back_in_time_without_a_second_decode() {
+    use spall_format::synth::Rng;
+    use spall_format::SpallWriter;
+    let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
+    let mut rng = Rng(11);
+    let threads = 4u32;
+    let mut now = vec![1_000u64; threads as usize];
+    let mut depth = vec![0u32; threads as usize];
+    for round in 0..600 {
+        let t = rng.below(threads as u64) as u32;
+        let (i, tid) = (t as usize, 10 + t);
+        // Threads 0 and 1 step back now and then; 2 and 3 go forward.
+        if t < 2 && rng.below(4) == 0 {
+            now[i] -= rng.below(60).min(now[i]);
+        }
+        for _ in 0..30 {
+            now[i] += rng.below(2) * rng.below(5);
+            match rng.below(10) {
+                0..=4 if depth[i] < 12 => {
+                    let args = if rng.below(4) == 0 { "a=1" } else { "" };
+                    let name = format!("s{}", rng.below(20));
+                    w.begin(1, tid, now[i], &name, args).unwrap();
+                    depth[i] += 1;
+                }
+                5 if depth[i] == 0 && rng.below(3) == 0 => w.end(1, tid, now[i]).unwrap(),
+                _ if depth[i] > 0 => {
+                    w.end(1, tid, now[i]).unwrap();
+                    depth[i] -= 1;
+                }
+                _ => {}
+            }
+        }
+        if round % 7 == 0 {
+            // Small buffers: steps back across buffers, and many runs to stream.
+            w.flush().unwrap();
+        }
+    }
+    let bytes = w.finish().unwrap();
+    let want = buffered(&bytes);
+    let d = want.diagnostics();
+    for k in [ModelWarning::EndWithoutBegin, ModelWarning::UnclosedBegin] {
+        assert!(d.count(k) > 0, "{k:?}: {:?}", d.examples());
+    }
+    let check = |t: &Trace, what: &str| {
+        let parsed = t.decode_summary().parsed_bytes;
+        assert_eq!(parsed, bytes.len() as u64, "{what}: bytes decoded");
+        assert_same(t, &want, what);
+        // The same warnings; the offset of a positive span's events is not kept.
+        let w = |t: &Trace| -> Vec<String> {
+            (t.diagnostics().examples().iter())
+                .map(|w| format!("{:?} {}", w.kind, w.message))
+                .collect()
+        };
+        assert_eq!(w(t), w(&want), "{what}: warnings");
+    };
+    check(&load_bytes(&bytes).unwrap(), "parallel");
+    check(&with_threads(1, || load_bytes(&bytes).unwrap()), "1 thread");
+    check(&stepped(&bytes), "stepped");
+    for target in [4_096, 30_000] {
+        let mut load = LoadStream::with_target(&bytes, target).unwrap();
+        for p in bytes.chunks(10_007) {
+            load.push(p).unwrap();
+        }
+        let t = load.finish().unwrap().expect("no second decode");
+        check(&t, &format!("streamed in runs of {target}"));
+    }
+}
