@@ -24,6 +24,7 @@ pub use crate::event::{RawFrame, RawSample, SampleUnit};
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod gecko;
+mod gecko_markers;
 pub mod perf;
 pub mod pprof;
 pub mod speedscope;
