@@ -101,6 +101,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             stack: &stack,
             args: crate::event::Args::None,
             same_stack: false,
+            cpu: None,
             offset: 0,
         });
     }

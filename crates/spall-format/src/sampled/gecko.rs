@@ -272,6 +272,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 stack: &stack,
                 args: Args::None,
                 same_stack: false,
+                cpu: None,
                 offset: 0,
             });
             self.n += 1;

@@ -29,6 +29,7 @@ struct Header<'a> {
     comm: &'a str,
     pid: Option<i64>,
     tid: Option<i64>,
+    cpu: Option<u32>,
     ts: Option<i64>,
     period: Option<i64>,
     event: &'a str,
@@ -76,7 +77,7 @@ fn header(line: &str) -> Option<Header<'_>> {
                 thread_end = Some(e);
             }
         } else if w.starts_with('[') && w.ends_with(']') && thread_end.is_some() {
-            // [cpu]
+            h.cpu = w[1..w.len() - 1].parse().ok();
         } else if let Some(ts) = w.strip_suffix(':').and_then(time_ns) {
             h.ts = Some(ts);
             if thread_end.is_none() {
@@ -91,6 +92,7 @@ fn header(line: &str) -> Option<Header<'_>> {
         } else if thread_end.is_some() {
             // A word between the thread and its time: the comm went on (`V8 Worker 12`).
             thread_end = None;
+            h.cpu = None;
         }
         after = e;
     }
@@ -403,6 +405,7 @@ fn flush<'a, S: EventSink>(
         args: crate::event::Args::None,
         same_stack: false,
         offset,
+        cpu: h.cpu,
     });
     frames.clear();
     1
