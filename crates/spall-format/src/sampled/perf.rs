@@ -275,6 +275,13 @@ pub(crate) fn run_end(b: &[u8]) -> Option<usize> {
     None
 }
 
+/// The warning that the file's text is not UTF-8 (once a file, at its start).
+pub(crate) fn warn_not_utf8(diags: &mut Diagnostics) {
+    diags.warn(WarningKind::InvalidUtf8, 0, || {
+        "perf script text that is not valid UTF-8: decoded with U+FFFD replacements".into()
+    });
+}
+
 /// Decodes `b`, whole records that start at the file's offset `base` (of `total` bytes),
 /// into `sink`; the number of samples. Text that is not UTF-8 is warned about once per
 /// file (`warned`: whether an earlier run did).
@@ -289,9 +296,7 @@ pub(crate) fn decode_run<S: EventSink>(
     let text = utf8(b);
     if let (Cow::Owned(_), false) = (&text, *warned) {
         *warned = true;
-        diags.warn(WarningKind::InvalidUtf8, 0, || {
-            "perf script text that is not valid UTF-8: decoded with U+FFFD replacements".into()
-        });
+        warn_not_utf8(diags);
     }
     let text: &str = &text;
     let mut rec: Option<Record<'_>> = None;
