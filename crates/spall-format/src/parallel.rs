@@ -244,13 +244,7 @@ where
             (sink, d, n)
         })
         .collect();
-    let mut events = 0;
-    let mut sinks = Vec::with_capacity(parts.len());
-    for (s, d, n) in parts {
-        diags.merge(d);
-        events += n;
-        sinks.push(s);
-    }
+    let (sinks, events) = in_order(parts, &mut diags);
     let summary = Summary {
         format: Format::SpallV3,
         gzip: false,
@@ -263,6 +257,18 @@ where
         json: None,
     };
     Ok(Some((summary, sinks)))
+}
+
+/// The chunks' sinks in file order and their event count, their warnings merged in order.
+fn in_order<S>(parts: Vec<(S, Diagnostics, u64)>, diags: &mut Diagnostics) -> (Vec<S>, u64) {
+    let mut events = 0;
+    let mut sinks = Vec::with_capacity(parts.len());
+    for (s, d, n) in parts {
+        diags.merge(d);
+        events += n;
+        sinks.push(s);
+    }
+    (sinks, events)
 }
 
 /// `perf script` text or collapsed stacks: runs of about [`CHUNK_BYTES`] of whole records,
@@ -321,13 +327,7 @@ where
             (sink, d, n)
         })
         .collect();
-    let mut events = 0;
-    let mut sinks = Vec::with_capacity(parts.len());
-    for (s, d, n) in parts {
-        diags.merge(d);
-        events += n;
-        sinks.push(s);
-    }
+    let (sinks, events) = in_order(parts, &mut diags);
     let summary = Summary {
         format: Format::Profile(format),
         gzip: false,
