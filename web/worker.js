@@ -1,6 +1,6 @@
 // The load worker: a second instance of the viewer's WebAssembly module (the page sends the
-// module it compiled) that reads a trace in chunks, decodes it (.spall and JSON, gzipped or not,
-// as the chunks arrive) and builds the model, and hands the model to the page in pieces
+// module it compiled) that reads a trace in chunks, decodes it (.spall, JSON, protobuf, perf
+// script text and collapsed stacks, gzipped or not, as the chunks arrive) and builds the model, and hands the model to the page in pieces
 // (typed arrays of its columns, transferred).
 // The page's thread only draws meanwhile.
 //

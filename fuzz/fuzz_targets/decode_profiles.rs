@@ -1,6 +1,6 @@
 //! Sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`, speedscope, pprof,
-//! Gecko): each
-//! reader on any bytes, through the model, whose sample invariants must hold.
+//! Gecko): each reader on any bytes, through the model, whose sample invariants must hold;
+//! a text profile streamed in pieces gives the whole decode's samples and warnings.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use spall_format::sampled::{self, ProfileFormat};
@@ -19,6 +19,7 @@ fuzz_target!(|data: &[u8]| {
         let mut sink = |_: &spall_format::RawEvent<'_>| {};
         let _ = sampled::decode(data, f, &mut sink, &mut Diagnostics::default());
     }
+    stream(data);
     let Ok(t) = trace_model::load_bytes(data) else {
         return;
     };
@@ -39,3 +40,35 @@ fuzz_target!(|data: &[u8]| {
         let _ = t.flame(&Default::default(), Default::default());
     }
 });
+
+/// Samples counted, and their frames.
+#[derive(Default, Debug, PartialEq)]
+struct Samples(u64, u64);
+
+impl spall_format::EventSink for Samples {
+    fn event(&mut self, _: &spall_format::RawEvent<'_>) {}
+    fn sample(&mut self, s: &spall_format::RawSample<'_>) {
+        self.0 += 1;
+        self.1 += s.stack.len() as u64;
+    }
+}
+
+/// A text profile's stream, in pieces and runs of any size, against the whole decode.
+fn stream(data: &[u8]) {
+    let Some(f) = spall_format::ProfileStream::<Samples>::accepts(data) else {
+        return;
+    };
+    let piece = 1 + data.last().map_or(0, |&b| b as usize);
+    let mut s = spall_format::ProfileStream::with_target(f, 64, Samples::default);
+    for p in data.chunks(piece) {
+        s.push(p).expect("a text profile's stream takes any bytes");
+    }
+    let (got, sinks) = s.finish().expect("a text profile's stream finishes");
+    let mut whole = Samples::default();
+    let summary = spall_format::decode(data, &mut whole).expect("the whole decode");
+    let all = sinks.iter().fold(Samples::default(), |a, c| Samples(a.0 + c.0, a.1 + c.1));
+    assert_eq!(all, whole);
+    assert_eq!(got.events, summary.events);
+    let counts = |s: &spall_format::Summary| s.diagnostics.counts().collect::<Vec<_>>();
+    assert_eq!(counts(&got), counts(&summary));
+}

@@ -5,7 +5,8 @@
 // as errors, a dropped .spall and Perfetto protobuf file, HiDPI, the load worker (files
 // read in slices that records straddle, by the SIMD loader and by the page's module with
 // ?simd=0, cancelling a load by opening another), compare mode
-// (?trace=&compare=, the second file picker, a Shift-drop), and no console error anywhere.
+// (?trace=&compare=, the second file picker, a Shift-drop), sampling profiles streamed by
+// the worker and drawn, and no console error anywhere.
 // The same site served cross-origin isolated (COOP/COEP) loads in the threaded module.
 //
 //   node tests/web/e2e.mjs SITE_DIR            (SITE_DIR from scripts/build-web.sh)
@@ -608,6 +609,64 @@ async function isolated() {
   await t.context().close();
 }
 
+// Sampling profiles in the load worker. A real `perf record -g` (spin.perf) 90 times end to
+// end (each copy's times after the last: 5.6 MB, past the memory guard's first 4 MB), picked
+// and read in 4,099-byte slices: decoded as read ("loading" reports, not a gathered file's
+// "reading"), every sample there (perf_sample against the headers counted here), drawn on
+// the timeline; a gzipped one streamed through gzip; node's .cpuprofile (gathered, then
+// decoded) with the samples its JSON lists.
+async function profiles() {
+  const p = await newPage();
+  await p.goto(`${base}/?chunk=4099`);
+  await waitState(p, "loaded");
+  await p.evaluate(() => {
+    const show = globalThis.spall_progress;
+    globalThis.stages_ = [];
+    globalThis.spall_progress = (...a) => { stages_.push(a[2]); return show(...a); };
+  });
+  // The count of `sql`'s first cell once it is `want` (the trace picked has arrived).
+  const count = async (sql, want) => {
+    let got = null;
+    for (let i = 0; i < 60 && got !== String(want); i++) {
+      await p.evaluate((q) => spall.run_sql(q), sql);
+      await p.waitForFunction(() => ["done", "error"].includes(document.body.dataset.sql), null, { timeout: 10_000 }).catch(() => {});
+      got = (await state(p)).sqlFirst;
+      if (got !== String(want)) await p.waitForTimeout(500);
+    }
+    return got;
+  };
+  const spin = await readFile(join(roots.fixtures, "real/profiles/spin.perf"), "utf8");
+  const headers = spin.split("\n").filter((l) => /^\S/.test(l) && !l.startsWith("#"));
+  const times = headers.map((l) => Number(l.match(/ (\d+\.\d+):/)[1]));
+  const span = Math.max(...times) - Math.min(...times) + 0.001;
+  const copies = 90;
+  const big = Buffer.from(Array.from({ length: copies }, (_, i) =>
+    spin.replace(/^(\S.*? )(\d+\.\d+):/gm, (_, a, t) => `${a}${(Number(t) + i * span).toFixed(6)}:`)).join("\n"));
+  await p.setInputFiles("#spall-file", { name: "spin90.perf", mimeType: "text/plain", buffer: big });
+  const n = await count("SELECT COUNT(*) FROM perf_sample", headers.length * copies);
+  const stages = await p.evaluate(() => stages_);
+  const slices = Math.ceil(big.length / 4099);
+  const loading = stages.filter((x) => x === "loading").length, reading = stages.filter((x) => x === "reading").length;
+  let s = await state(p);
+  check(n === String(headers.length * copies) && s.loader === "worker" && loading >= slices / 5 && reading <= slices,
+    `perf script (${(big.length / 1e6).toFixed(1)} MB) streamed by the ${s.loader}: ${n} samples (${headers.length * copies} headers), ${loading} of ${slices} slices decoded as read, ${reading} gathered`);
+  await p.waitForTimeout(500);
+  const img = await pixels(p);
+  const tl = stats(img, 0, 120, 1280 - 530, 700);
+  check(tl.colours > 10 && tl.busy > 0.05, `its samples are drawn (${tl.colours} colours, ${(tl.busy * 100).toFixed(1)}% of the timeline)`);
+  const rust = gunzipSync(await readFile(join(roots.fixtures, "real/profiles/demangle_rust.perf.gz"))).toString();
+  const rustSamples = rust.split("\n").filter((l) => /^\S/.test(l) && !l.startsWith("#")).length;
+  await p.setInputFiles("#spall-file", join(roots.fixtures, "real/profiles/demangle_rust.perf.gz"));
+  check(await count("SELECT COUNT(*) FROM perf_sample", rustSamples) === String(rustSamples),
+    `a gzipped perf script through the worker: ${rustSamples} samples`);
+  const cpu = JSON.parse(await readFile(join(roots.fixtures, "real/profiles/work.cpuprofile"), "utf8"));
+  await p.setInputFiles("#spall-file", join(roots.fixtures, "real/profiles/work.cpuprofile"));
+  const got = await count("SELECT COUNT(*) FROM cpu_profile_stack_sample", cpu.samples.length);
+  check(got === String(cpu.samples.length), `node's .cpuprofile through the worker: ${got} samples (its JSON: ${cpu.samples.length})`);
+  check(p.errors.length === 0, `profiles: no console errors (${p.errors.join(" | ")})`);
+  await p.context().close();
+}
+
 // Load times: from navigation to the first frame of the loaded trace, median of 3.
 async function timings(files) {
   for (const f of files) {
@@ -676,6 +735,7 @@ try {
   if (bench > 0) await timings(process.argv.slice(bench + 1));
   else {
     await e2e();
+    await profiles();
     await unknownSize();
     await isolated();
   }

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use trace_model::changes::Status;
-use trace_model::{weight_text, Group, GroupBy, Measure, NoiseRules, Observation, Trace, Verdict};
+use trace_model::{
+    weight_text, Group, GroupBy, Measure, NoiseRules, Observation, SampleUnit, Trace, Verdict,
+};
 
 use crate::diff_row::{status_name, Row};
 use crate::diff_samples::{ppm, Profile};
@@ -126,9 +128,10 @@ pub struct Args {
     #[arg(long, value_name = "PCT", default_value = "5%", value_parser = crate::util::parse_percent)]
     pub threshold: f64,
     /// ...and from this absolute change over the trace (a per-call metric's change times
-    /// its calls); default: 0.1% of BASE's duration.
-    #[arg(long, value_name = "DURATION", value_parser = crate::util::parse_duration)]
-    pub min_delta: Option<i64>,
+    /// its calls): a duration ("2ms"), or for a profile of bytes a size ("4KB") and of
+    /// counts a number; default: 0.1% of BASE's duration (or weight).
+    #[arg(long, value_name = "DELTA", value_parser = MinDelta::parse)]
+    pub min_delta: Option<MinDelta>,
     /// With 5 or more calls on each side, a change also needs a Mann-Whitney p-value below this.
     #[arg(long, value_name = "P", default_value = "0.05", value_parser = crate::util::parse_alpha)]
     pub alpha: f64,
@@ -301,6 +304,14 @@ fn keyed(t: &Trace, groups: Vec<Group>) -> Vec<Keyed> {
     groups.into_iter().map(|g| (key(t, &g), g)).collect()
 }
 
+/// `--min-delta` for a trace of spans or of scheduling (nanoseconds), or the base's default.
+fn trace_min_delta(a: &Args, base: &Trace) -> Result<i64, Fatal> {
+    match a.min_delta {
+        Some(d) => d.in_unit(None),
+        None => Ok(NoiseRules::for_base(base).min_delta),
+    }
+}
+
 /// The groups of each trace and the rules that judge them.
 fn prepare(
     a: &Args,
@@ -311,9 +322,7 @@ fn prepare(
     let (tb, tn) = pick_threads(base, new, &sel.threads, a.match_threads)?;
     if a.metric == Metric::Cpu {
         diff_cpu::require(base, new)?;
-        let min_delta = a
-            .min_delta
-            .unwrap_or_else(|| NoiseRules::for_base(base).min_delta);
+        let min_delta = trace_min_delta(a, base)?;
         let gb = diff_cpu::groups(base, sel, tb, a.match_threads);
         let gn = diff_cpu::groups(new, sel, tn, a.match_threads);
         return Ok((rules(a, min_delta, None), gb, gn));
@@ -345,9 +354,7 @@ fn prepare(
         };
         let gb = base.groups(&sel.filter(base, tb), by);
         let gn = new.groups(&sel.filter(new, tn), by);
-        let min_delta = a
-            .min_delta
-            .unwrap_or_else(|| NoiseRules::for_base(base).min_delta);
+        let min_delta = trace_min_delta(a, base)?;
         let (gb, gn) = (keyed(base, gb), keyed(new, gn));
         return Ok((rules(a, min_delta, None), gb, gn));
     };
@@ -356,7 +363,7 @@ fn prepare(
     let (gn, new_all, new_n) = diff_samples::groups(new, sel, tn, stack);
     // Default: 0.1% of BASE's weight, as for traces 0.1% of BASE's duration; for shares,
     // that weight's share.
-    let min_delta = match a.min_delta {
+    let min_delta = match a.min_delta.map(|d| d.in_unit(Some(unit))).transpose()? {
         Some(d) if shares => ppm(d, base_all),
         Some(d) => d,
         None if shares => 1000,
@@ -372,6 +379,57 @@ fn prepare(
     };
     let rules = rules(a, min_delta, Some(profile));
     Ok((rules, keyed(base, gb), keyed(new, gn)))
+}
+
+/// `--min-delta` as given: a duration, a size, or a plain number, each taken in the unit of
+/// the weights compared (a plain number: a trace's nanoseconds, a profile's own unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinDelta {
+    Time(i64),
+    Bytes(i64),
+    Plain(i64),
+}
+
+impl MinDelta {
+    /// `2ms`, `4KB` / `1MiB` (a size ends in B), or digits.
+    pub fn parse(s: &str) -> Result<MinDelta, String> {
+        let t = s.trim();
+        if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
+            return t
+                .parse()
+                .map(MinDelta::Plain)
+                .map_err(|_| format!("{s:?} is too large"));
+        }
+        if t.ends_with(['B', 'b']) {
+            let n = crate::util::parse_size(t)?;
+            return Ok(MinDelta::Bytes(i64::try_from(n).unwrap_or(i64::MAX)));
+        }
+        crate::util::parse_duration(t).map(MinDelta::Time)
+    }
+
+    /// The delta in the unit of the weights compared (`None`: a trace's nanoseconds); an
+    /// error for a size of times or a duration of bytes or counts.
+    pub fn in_unit(self, unit: Option<SampleUnit>) -> Result<i64, Fatal> {
+        let ns = matches!(unit, None | Some(SampleUnit::Nanoseconds));
+        match (self, unit) {
+            (MinDelta::Plain(n), _) => Ok(n),
+            (MinDelta::Time(n), _) if ns => Ok(n),
+            (MinDelta::Bytes(n), Some(SampleUnit::Bytes)) => Ok(n),
+            (d, u) => Err(Fatal(format!(
+                "--min-delta: {}, but the {} weighs {}",
+                match d {
+                    MinDelta::Time(_) => "a duration",
+                    _ => "a size",
+                },
+                if u.is_some() { "profile" } else { "trace" },
+                match u {
+                    None | Some(SampleUnit::Nanoseconds) => "time (give a duration: \"2ms\")",
+                    Some(SampleUnit::Bytes) => "bytes (give a size: \"4KB\", or a number)",
+                    Some(_) => "counts (give a number)",
+                }
+            ))),
+        }
+    }
 }
 
 fn rules(a: &Args, min_delta: i64, profile: Option<Profile>) -> Rules {

@@ -402,4 +402,6 @@ pub struct RawSample<'a> {
     pub same_stack: bool,
     /// Byte offset of the sample in the decoded input.
     pub offset: u64,
+    /// The CPU the sample was taken on, where the format says (`perf script`'s `[cpu]`).
+    pub cpu: Option<u32>,
 }

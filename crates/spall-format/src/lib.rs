@@ -76,7 +76,7 @@ pub use mapped::MappedFile;
 // that decoding needs no second import.
 pub use parallel::{decode_parallel, CHUNK_BYTES};
 pub use proto::ProtoStream;
-pub use sampled::{ProfileFormat, RawFrame, RawSample, SampleUnit};
+pub use sampled::{ProfileFormat, ProfileStream, RawFrame, RawSample, SampleUnit};
 pub use spall::SpallHeader;
 pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};

@@ -14,7 +14,8 @@
 //! therefore always that of the sequential parser.
 //!
 //! Perfetto protobuf is cut by packet sequence rather than by bytes (`proto::parts`), with
-//! the same contract.
+//! the same contract. `perf script` text and collapsed stacks are cut where a record
+//! starts, as their stream cuts them ([`ProfileStream`](crate::ProfileStream)).
 //!
 //! `.spall` version 1 files (a flat stream), small inputs and JSON that is not one event
 //! array are decoded sequentially into a single sink.
@@ -28,6 +29,7 @@ use crate::error::Error;
 use crate::event::{EventSink, RawEvent};
 use crate::input::{detect, Bytes, DecodeOptions, Detected};
 use crate::json::{self, LoopState, Stop};
+use crate::sampled::{collapsed, perf, ProfileFormat};
 use crate::{decode_plain, spall, Format, Input, Summary};
 
 /// The size of a chunk: large enough that per-chunk costs vanish, small enough that two
@@ -182,6 +184,16 @@ where
             new_sink,
             progress,
         )?),
+        Detected::Profile(f @ (ProfileFormat::Perf | ProfileFormat::Collapsed)) if parallel => {
+            Some(profile_text(
+                b,
+                f,
+                diags.clone(),
+                new_sink,
+                progress,
+                release,
+            ))
+        }
         _ => None,
     };
     match result {
@@ -232,13 +244,7 @@ where
             (sink, d, n)
         })
         .collect();
-    let mut events = 0;
-    let mut sinks = Vec::with_capacity(parts.len());
-    for (s, d, n) in parts {
-        diags.merge(d);
-        events += n;
-        sinks.push(s);
-    }
+    let (sinks, events) = in_order(parts, &mut diags);
     let summary = Summary {
         format: Format::SpallV3,
         gzip: false,
@@ -251,6 +257,89 @@ where
         json: None,
     };
     Ok(Some((summary, sinks)))
+}
+
+/// The chunks' sinks in file order and their event count, their warnings merged in order.
+fn in_order<S>(parts: Vec<(S, Diagnostics, u64)>, diags: &mut Diagnostics) -> (Vec<S>, u64) {
+    let mut events = 0;
+    let mut sinks = Vec::with_capacity(parts.len());
+    for (s, d, n) in parts {
+        diags.merge(d);
+        events += n;
+        sinks.push(s);
+    }
+    (sinks, events)
+}
+
+/// `perf script` text or collapsed stacks: runs of about [`CHUNK_BYTES`] of whole records,
+/// each cut where a record starts. Text that is not UTF-8 is warned about once, first, as
+/// the sequential decode does.
+fn profile_text<S, F>(
+    b: &[u8],
+    format: ProfileFormat,
+    mut diags: Diagnostics,
+    new_sink: &F,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    release: Release<'_>,
+) -> Decoded<S>
+where
+    S: EventSink + Send,
+    F: Fn() -> S + Sync,
+{
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start < b.len() {
+        let target = start + CHUNK_BYTES;
+        let cut = |w: &[u8]| match format {
+            ProfileFormat::Perf => perf::run_end(w),
+            _ => memchr::memrchr(b'\n', w).map(|i| i + 1),
+        };
+        let end = match b.get(start..target).map(cut) {
+            Some(Some(p)) if p > 0 => start + p,
+            Some(_) => b.len(),
+            None => b.len(),
+        };
+        ranges.push((start, end));
+        start = end;
+    }
+    if format == ProfileFormat::Perf && simdutf8::basic::from_utf8(b).is_err() {
+        perf::warn_not_utf8(&mut diags);
+    }
+    let progress = Progress {
+        done: AtomicU64::new(0),
+        total: b.len() as u64,
+        report: progress,
+    };
+    let total = b.len() as u64;
+    let parts: Vec<(S, Diagnostics, u64)> = ranges
+        .par_iter()
+        .map(|&(s, e)| {
+            let mut sink = new_sink();
+            let mut d = Diagnostics::default();
+            let n = match format {
+                ProfileFormat::Perf => {
+                    perf::decode_run(&b[s..e], s as u64, total, &mut sink, &mut d, &mut true)
+                }
+                _ => collapsed::decode_run(&b[s..e], s as u64, total, &mut sink, &mut d),
+            };
+            release(s, e);
+            progress.add((e - s) as u64);
+            (sink, d, n)
+        })
+        .collect();
+    let (sinks, events) = in_order(parts, &mut diags);
+    let summary = Summary {
+        format: Format::Profile(format),
+        gzip: false,
+        input_bytes: total,
+        decoded_bytes: total,
+        parsed_bytes: total,
+        events,
+        diagnostics: diags,
+        spall: None,
+        json: None,
+    };
+    (summary, sinks)
 }
 
 /// Perfetto protobuf: packet sequences in parts, each part on its own (see `proto::parts`).

@@ -1,6 +1,7 @@
 //! A trace decoded as its bytes arrive, whatever the format a stream can take: `.spall`
 //! versions 1 and 3 ([`SpallStream`]), Chrome JSON ([`JsonStream`]), Perfetto protobuf
-//! ([`ProtoStream`]), and any of them gzipped
+//! ([`ProtoStream`]), `perf script` text and collapsed stacks ([`ProfileStream`]), and any of
+//! them gzipped
 //! (decompressed as the bytes arrive, the output pushed on at once, so neither the file
 //! nor its decompressed text is ever held whole).
 //!
@@ -14,6 +15,7 @@ use std::io::Write;
 use crate::error::Error;
 use crate::event::EventSink;
 use crate::proto::ProtoStream;
+use crate::sampled::ProfileStream;
 use crate::{detect, DecodeOptions, Detected, JsonStream, SpallStream, Summary};
 
 /// How much of a gzip file's start is decompressed to see what it holds.
@@ -46,6 +48,8 @@ pub enum TraceStream<S: EventSink> {
     Json(JsonStream<S>),
     /// Perfetto protobuf.
     Proto(Box<ProtoStream<S>>),
+    /// `perf script` text or collapsed stacks.
+    Profile(ProfileStream<S>),
     /// Any of them, gzipped.
     Gzip(Box<Gunzipping<S>>),
 }
@@ -143,7 +147,10 @@ impl<S: EventSink> TraceStream<S> {
                 target, new_sink,
             ))))
         } else {
-            None
+            let f = ProfileStream::<S>::accepts(head)?;
+            Some(TraceStream::Profile(ProfileStream::with_target(
+                f, target, new_sink,
+            )))
         }
     }
 
@@ -154,6 +161,7 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Spall(s) => s.progress(),
             TraceStream::Json(s) => s.progress(),
             TraceStream::Proto(s) => s.progress(),
+            TraceStream::Profile(s) => s.progress(),
             TraceStream::Gzip(g) => (g.read, g.read),
         }
     }
@@ -175,6 +183,7 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Spall(s) => s.push(chunk),
             TraceStream::Json(s) => s.push(chunk),
             TraceStream::Proto(s) => s.push(chunk),
+            TraceStream::Profile(s) => s.push(chunk),
             TraceStream::Gzip(g) => {
                 g.read += chunk.len() as u64;
                 if g.unsound {
@@ -200,6 +209,7 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Spall(s) => s.finish().map(Some),
             TraceStream::Json(s) => s.finish(),
             TraceStream::Proto(s) => s.finish(),
+            TraceStream::Profile(s) => s.finish().map(Some),
             TraceStream::Gzip(g) => {
                 let read = g.read;
                 // A stream that ends early fails here (the inner stream's own error is the

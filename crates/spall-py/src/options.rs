@@ -92,13 +92,16 @@ impl NumOrText {
         .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
     }
 
-    pub fn duration_ns(self, name: &str) -> PyResult<i64> {
+    /// `min_delta=`: a number in the compared weights' unit (a trace's nanoseconds), or the
+    /// CLI's text (`"2ms"`, `"4KB"`).
+    pub fn min_delta(self) -> PyResult<spall_cli::diff::MinDelta> {
+        use spall_cli::diff::MinDelta;
         match self {
-            NumOrText::Int(v) => Ok(v),
-            NumOrText::Float(v) => Ok(v.round() as i64),
-            NumOrText::Text(s) => spall_cli::util::parse_duration(&s),
+            NumOrText::Int(v) => Ok(MinDelta::Plain(v)),
+            NumOrText::Float(v) => Ok(MinDelta::Plain(v.round() as i64)),
+            NumOrText::Text(s) => MinDelta::parse(&s),
         }
-        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+        .map_err(|e| PyValueError::new_err(format!("min_delta: {e}")))
     }
 }
 

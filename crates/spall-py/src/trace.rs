@@ -279,7 +279,7 @@ impl Trace {
                 Some(v) => v.percent("threshold")?,
                 None => 5.0,
             },
-            min_delta: min_delta.map(|v| v.duration_ns("min_delta")).transpose()?,
+            min_delta: min_delta.map(|v| v.min_delta()).transpose()?,
             alpha: spall_cli::util::parse_alpha(&alpha.to_string())
                 .map_err(|e| PyValueError::new_err(format!("alpha: {e}")))?,
             fail_on: diff::FailOn::Never,

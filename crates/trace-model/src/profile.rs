@@ -12,7 +12,7 @@ use spall_format::{Diagnostics, RawFrame, RawSample, SampleUnit};
 
 use crate::args::ArgsId;
 use crate::diag::ModelWarning;
-use crate::samples::{Frame, Frames, SampleTrack, NO_FRAME};
+use crate::samples::{Frame, Frames, SampleTrack, NO_CPU, NO_FRAME};
 use crate::strings::{StrId, Strings};
 
 /// How many tracks [`Collected`] remembers the kinds of.
@@ -31,6 +31,8 @@ struct TrackBuild {
     weight: Vec<i64>,
     /// Per sample, its args; empty until a sample has some.
     args: Vec<ArgsId>,
+    /// Per sample, its CPU ([`NO_CPU`]: not known); empty until a sample has one.
+    cpu: Vec<u32>,
 }
 
 /// A builder's profile samples and their frames.
@@ -106,11 +108,14 @@ impl Collected {
         }
         t.frame.push(parent);
         t.weight.push(s.weight);
-        if args != ArgsId::NONE && t.args.is_empty() {
+        // Filled in from the first sample that has some (the track's first included).
+        if args != ArgsId::NONE || !t.args.is_empty() {
             t.args.resize(t.weight.len() - 1, ArgsId::NONE);
-        }
-        if !t.args.is_empty() {
             t.args.push(args);
+        }
+        if s.cpu.is_some() || !t.cpu.is_empty() {
+            t.cpu.resize(t.weight.len() - 1, NO_CPU);
+            t.cpu.push(s.cpu.unwrap_or(NO_CPU));
         }
     }
 
@@ -222,6 +227,11 @@ impl Collected {
                         .take(t.weight.len()),
                 );
             }
+            if !t.cpu.is_empty() || !mine.cpu.is_empty() {
+                mine.cpu.resize(mine.weight.len(), NO_CPU);
+                let theirs = t.cpu.iter().copied().chain(std::iter::repeat(NO_CPU));
+                mine.cpu.extend(theirs.take(t.weight.len()));
+            }
             mine.untimed += t.untimed;
             mine.ts.extend(t.ts);
             mine.weight.extend(t.weight);
@@ -268,6 +278,9 @@ impl Collected {
                     if !t.args.is_empty() {
                         t.args = order.iter().map(|&i| t.args[i as usize]).collect();
                     }
+                    if !t.cpu.is_empty() {
+                        t.cpu = order.iter().map(|&i| t.cpu[i as usize]).collect();
+                    }
                 }
                 let counted = (default.as_ref())
                     .is_some_and(|(k, u)| *u == t.unit && strings.get(t.kind) == k);
@@ -281,6 +294,7 @@ impl Collected {
                     frame: t.frame,
                     weight: t.weight,
                     args: t.args,
+                    cpu: t.cpu,
                 }
             })
             .collect();
@@ -331,6 +345,29 @@ mod tests {
         assert_eq!((t.start_ns(), t.end_ns()), (0, 20));
         // main, a, b, c: each (name, caller) once.
         assert_eq!(t.frames().len(), 4);
+    }
+
+    /// A track's first sample keeps its CPU (and args), which filling the column in from
+    /// the first sample that has one once lost; a sample with none is `NO_CPU`.
+    #[test]
+    fn the_first_samples_cpu_is_kept_and_moves_with_it() {
+        let text = "\
+p 1/1 [003] 2.0: 1 cycles:
+\t1 f (/bin/p)
+
+p 1/1 1.5: 1 cycles:
+\t1 g (/bin/p)
+
+p 1/1 [001] 1.0: 1 cycles:
+\t1 h (/bin/p)
+";
+        let t = load_bytes(text.as_bytes()).unwrap();
+        let [s] = t.samples() else {
+            panic!("one track")
+        };
+        // Sorted by time: h, g, f.
+        assert_eq!(s.cpu, vec![1, crate::NO_CPU, 3]);
+        assert_eq!(stack(&t, s.frame[2]), "f");
     }
 
     #[test]

@@ -26,6 +26,9 @@ use crate::strings::{StrId, Strings};
 /// No frame: the parent of a stack's outermost frame.
 pub const NO_FRAME: u32 = u32::MAX;
 
+/// A sample's CPU where it is not known.
+pub const NO_CPU: u32 = u32::MAX;
+
 /// One stack frame: a function (where given, its source file and line), and the frame
 /// that called it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +75,9 @@ pub struct SampleTrack {
     /// Per sample, its own arguments (pprof's labels); empty when no sample of the track
     /// has any.
     pub args: Vec<ArgsId>,
+    /// Per sample, the CPU it was taken on ([`NO_CPU`]: not known); empty when no sample
+    /// of the track says (`perf script` prints `[cpu]` for system-wide recordings).
+    pub cpu: Vec<u32>,
 }
 
 impl SampleTrack {
@@ -225,6 +231,7 @@ pub(crate) fn build(
             frame,
             weight,
             args: Vec::new(),
+            cpu: Vec::new(),
         }
     }));
     tracks.sort_by_key(|t| (t.thread, t.kind));

@@ -87,6 +87,10 @@ impl Source for Samples {
                 let kernel = leaf.is_some_and(|f| t.str(f.file) == "[kernel.kallsyms]");
                 Cell::Text(if kernel { "kernel" } else { "user" })
             }
+            (true, 3) => match st.cpu.get(i) {
+                Some(&c) if c != trace_model::NO_CPU => Cell::Int(c.into()),
+                _ => Cell::Null,
+            },
             (false, 5) | (true, 8) => Cell::Int(st.weight[i]),
             _ => Cell::Null,
         }

@@ -5,9 +5,11 @@
 //! memory), which the page takes without a copy and copies into its model in steps.
 //! The page's thread only draws and handles input meanwhile.
 //!
-//! A `.spall`, Chrome JSON or Perfetto protobuf file, gzipped or not, is decoded as its
-//! chunks arrive ([`trace_model::LoadStream`]): the worker holds the model and a few
-//! megabytes of the file, never the whole file. A file a stream cannot take (gzip within
+//! A `.spall`, Chrome JSON or Perfetto protobuf file, `perf script` text or collapsed
+//! stacks, gzipped or not, is decoded as its chunks arrive ([`trace_model::LoadStream`]):
+//! the worker holds the model and a few megabytes of the file, never the whole file. The
+//! JSON and protobuf sampling profiles (`.cpuprofile`, speedscope, Gecko, pprof) are
+//! gathered, then decoded (their arrays refer to each other). A file a stream cannot take (gzip within
 //! gzip) is gathered whole, then decoded, as is one whose stream could not give the whole
 //! decode's result (the worker reads the file again).
 //!
@@ -29,7 +31,7 @@ const REPORT_EVERY: Duration = Duration::from_millis(50);
 enum Mode {
     /// The first bytes, kept until the memory guard has seen enough of them.
     Start(Vec<u8>),
-    /// `.spall`, JSON or protobuf (gzipped or not), decoded as it arrives.
+    /// `.spall`, JSON, protobuf or a text profile (gzipped or not), decoded as it arrives.
     Stream(Box<LoadStream>),
     /// Anything else: gathered, then decoded.
     Whole(Vec<u8>),

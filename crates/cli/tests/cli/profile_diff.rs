@@ -334,3 +334,57 @@ fn check_gates_on_a_functions_weight_and_share_of_a_profile() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// `--min-delta` in the profile's unit: a number of samples for collapsed stacks, a size
+/// (or a number of bytes) for a profile of bytes; a duration of either is refused.
+#[test]
+fn min_delta_is_taken_in_the_profiles_unit() {
+    let (b, n) = (folded("base"), folded("new"));
+    // lex grew by 300 samples: a change from a delta of 300, not of 301.
+    let lex = |d: &str| statuses(&diff_json(&[&b, &n, "--min-delta", d]))["lex"].clone();
+    assert_eq!(lex("300"), st("regressed", 300.0));
+    assert_eq!(lex("301"), st("unchanged", 300.0));
+    for wrong in ["2ms", "1KB"] {
+        let o = run(&["diff", &b, &n, "--min-delta", wrong]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.code() == Some(2) && err.contains("counts"),
+            "{wrong}: {err}"
+        );
+    }
+    // Two speedscope profiles of bytes, 10 bytes a sample: `alloc` grew from 500 samples
+    // to 800 (by 3,000 bytes), `keep` stayed at 500.
+    let dir = spall_test_support::scratch_dir("profile_min_delta");
+    let bytes = |name: &str, allocs: usize| {
+        let mut samples = vec!["[0,1]"; allocs];
+        samples.extend(["[0,2]"; 500]);
+        let text = format!(
+            r#"{{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{{"name":"main"}},{{"name":"alloc"}},{{"name":"keep"}}]}},"profiles":[{{"type":"sampled","name":"heap","unit":"bytes","startValue":0,"endValue":1,"samples":[{}],"weights":[{}]}}]}}"#,
+            samples.join(","),
+            vec!["10"; samples.len()].join(",")
+        );
+        write(&dir, name, &text)
+    };
+    let (hb, hn) = (bytes("b.json", 500), bytes("n.json", 800));
+    let alloc = |d: &str| {
+        statuses(&diff_json(&[&hb, &hn, "--min-delta", d]))["alloc"]
+            .0
+            .clone()
+    };
+    assert_eq!(alloc("2KiB"), "regressed");
+    assert_eq!(alloc("3000"), "regressed");
+    assert_eq!(alloc("3KiB"), "unchanged");
+    let o = run(&["diff", &hb, &hn, "--min-delta", "1ms"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code() == Some(2) && err.contains("bytes"), "{err}");
+    // A trace's delta is a duration, as before (a plain number: nanoseconds).
+    let spans = fixture("real/catapult_simple_trace.json");
+    let o = run(&["diff", &spans, &spans, "--min-delta", "4KB"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        run(&["diff", &spans, &spans, "--min-delta", "2ms"])
+            .status
+            .code(),
+        Some(0)
+    );
+}

@@ -37,6 +37,18 @@ fn split(line: &[u8]) -> Option<(&[u8], i64)> {
 
 /// Decodes every line into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
+    Ok(decode_run(b, 0, b.len() as u64, sink, diags))
+}
+
+/// Decodes `b`, whole lines that start at the file's offset `base` (of `total` bytes),
+/// into `sink`; the number of samples.
+pub(crate) fn decode_run<S: EventSink>(
+    b: &[u8],
+    base: u64,
+    total: u64,
+    sink: &mut S,
+    diags: &mut Diagnostics,
+) -> u64 {
     let mut frames: Vec<RawFrame<'_>> = Vec::new();
     let mut n = 0;
     for (at, line) in lines(b) {
@@ -45,7 +57,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             continue;
         }
         let Some((stack, weight)) = split(t) else {
-            warn(diags, at as u64, || {
+            warn(diags, base + at as u64, || {
                 format!(
                     "a collapsed-stack line with no weight: {:?}; skipped",
                     utf8(&t[..t.len().min(80)])
@@ -71,14 +83,15 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
             stack: &frames,
             args: crate::event::Args::None,
             same_stack: false,
-            offset: at as u64,
+            cpu: None,
+            offset: base + at as u64,
         });
         n += 1;
         if n % 65536 == 0 {
-            sink.progress(at as u64, b.len() as u64);
+            sink.progress(base + at as u64, total);
         }
     }
-    Ok(n)
+    n
 }
 
 #[cfg(test)]

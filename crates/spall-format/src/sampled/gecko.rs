@@ -17,12 +17,14 @@
 //! timed (ms as ns, from the root's `meta.startTime`). Each thread is its own (pid, tid),
 //! named by its `name`; its process by `processName`. A raw frame's location
 //! `func (file:line:col)` (with, in newer profiles, a source index `[n]` after it) is
-//! split into the function and its file and line, as the Firefox Profiler shows it.
+//! split into the function and its file and line, as the Firefox Profiler shows it. A
+//! thread's markers are events on it ([`gecko_markers`](super::gecko_markers)).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::gecko_markers::{self, Place};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -58,12 +60,14 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
     let shared = root
         .pointer("/shared/stringArray")
         .and_then(Value::as_array);
+    let categories = meta.get("categories").and_then(Value::as_array);
     let mut cx = Cx {
         sink,
         diags,
         start,
         processed,
         shared,
+        categories,
         n: 0,
     };
     cx.profile(root, 0)?;
@@ -77,6 +81,9 @@ struct Cx<'s, 'v, S> {
     start: f64,
     processed: bool,
     shared: Option<&'v Vec<Value>>,
+    /// The root's `meta.categories`, which markers name by index.
+    categories: Option<&'v Vec<Value>>,
+    /// Samples and markers handed over.
     n: u64,
 }
 
@@ -134,6 +141,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             start: self.start,
             processed: self.processed,
             shared: self.shared,
+            categories: self.categories,
             n: 0,
         };
         cx.profile(v, depth)?;
@@ -145,36 +153,63 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
         warn(self.diags, 0, || format!("{what}; skipped"));
     }
 
-    /// One thread's samples, each with its stack.
+    /// One thread's samples, then its markers.
     fn thread(&mut self, t: &Map<String, Value>, shift: f64) {
         let strings = (t.get("stringTable").and_then(Value::as_array))
             .or_else(|| t.get("stringArray").and_then(Value::as_array))
             .or(self.shared);
         let empty = Vec::new();
         let strings = strings.unwrap_or(&empty);
+        let pid = id_of(t.get("pid"));
+        let tid = id_of(t.get("tid"));
+        let meta = |key: &str, name: &str| RawEvent {
+            ph: Phase::METADATA,
+            name: Cow::Owned(key.to_string()),
+            pid: pid.clone(),
+            tid: tid.clone(),
+            args: Args::Json(Cow::Owned(serde_json::json!({ "name": name }).to_string())),
+            ..RawEvent::default()
+        };
+        if let Some(p) = t.get("processName").and_then(Value::as_str) {
+            self.sink.event(&meta("process_name", p));
+        }
+        let last = self.samples(t, strings, (&pid, &tid), shift);
+        // A thread of markers alone: its name, which samples would have given.
+        if let (None, Some(name)) = (last, t.get("name").and_then(Value::as_str)) {
+            self.sink.event(&meta("thread_name", name));
+        }
+        let at = Place {
+            strings,
+            categories: self.categories,
+            pid: &pid,
+            tid: &tid,
+            shift,
+            last: last.unwrap_or(f64::MIN),
+        };
+        self.n += gecko_markers::emit(t, &at, self.sink, self.diags);
+    }
+
+    /// One thread's samples, each with its stack; the last sample's time (ms), if any.
+    fn samples(
+        &mut self,
+        t: &Map<String, Value>,
+        strings: &[Value],
+        (pid, tid): (&RawId<'static>, &RawId<'static>),
+        shift: f64,
+    ) -> Option<f64> {
         let (Some(samples), Some(stacks), Some(frames)) = (
             Table::of(t.get("samples")),
             Table::of(t.get("stackTable")),
             Table::of(t.get("frameTable")),
         ) else {
-            self.skip("a thread with no samples, stackTable or frameTable");
-            return;
+            if t.get("markers").is_none() {
+                self.skip("a thread with no samples, stackTable or frameTable");
+            }
+            return None;
         };
         let funcs = Table::of(t.get("funcTable"));
         let frames = frame_list(&frames, funcs.as_ref(), strings);
-        let pid = id_of(t.get("pid"));
-        let tid = id_of(t.get("tid"));
         let name = t.get("name").and_then(Value::as_str);
-        if let Some(p) = t.get("processName").and_then(Value::as_str) {
-            self.sink.event(&RawEvent {
-                ph: Phase::METADATA,
-                name: Cow::Borrowed("process_name"),
-                pid: pid.clone(),
-                tid: tid.clone(),
-                args: Args::Json(Cow::Owned(serde_json::json!({ "name": p }).to_string())),
-                ..RawEvent::default()
-            });
-        }
         let weight_type = (t.get("samples").and_then(|s| s.get("weightType")))
             .and_then(Value::as_str)
             .unwrap_or("samples");
@@ -195,6 +230,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
         );
         let mut stack: Vec<RawFrame<'_>> = Vec::new();
         let (mut clock, mut broken) = (0.0, 0u64);
+        let mut last: Option<f64> = None;
         for i in 0..samples.len() {
             let ms = match (time_col.get(i), delta_col.get(i)) {
                 (Some(t), _) => t.as_f64(),
@@ -204,6 +240,9 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 }),
                 _ => None,
             };
+            if let Some(ms) = ms {
+                last = Some(last.map_or(ms, |l: f64| l.max(ms)));
+            }
             let w = weight_col.get(i).and_then(Value::as_f64).unwrap_or(1.0);
             stack.clear();
             let mut s = stack_col.get(i).and_then(Value::as_u64);
@@ -233,6 +272,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 stack: &stack,
                 args: Args::None,
                 same_stack: false,
+                cpu: None,
                 offset: 0,
             });
             self.n += 1;
@@ -243,6 +283,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                     "stacks whose frame or prefix is not a row before them; cut there".into()
                 });
         }
+        last
     }
 }
 
@@ -326,7 +367,7 @@ fn split_location(loc: &str, line: Option<u32>) -> RawFrame<'_> {
 }
 
 /// A table: rows read through a schema (raw), or columns (processed).
-enum Table<'v> {
+pub(super) enum Table<'v> {
     Rows {
         schema: &'v Map<String, Value>,
         data: &'v [Value],
@@ -335,14 +376,14 @@ enum Table<'v> {
 }
 
 /// One column of a [`Table`].
-enum Column<'v> {
+pub(super) enum Column<'v> {
     Rows { data: &'v [Value], index: usize },
     Col(&'v [Value]),
     None,
 }
 
 impl<'v> Column<'v> {
-    fn get(&self, i: usize) -> Option<&'v Value> {
+    pub(super) fn get(&self, i: usize) -> Option<&'v Value> {
         let v = match self {
             Column::Rows { data, index } => data.get(i)?.as_array()?.get(*index)?,
             Column::Col(c) => c.get(i)?,
@@ -353,7 +394,7 @@ impl<'v> Column<'v> {
 }
 
 impl<'v> Table<'v> {
-    fn of(v: Option<&'v Value>) -> Option<Table<'v>> {
+    pub(super) fn of(v: Option<&'v Value>) -> Option<Table<'v>> {
         let o = v?.as_object()?;
         match (o.get("schema").and_then(Value::as_object), o.get("data")) {
             (Some(schema), Some(Value::Array(data))) => Some(Table::Rows { schema, data }),
@@ -362,7 +403,7 @@ impl<'v> Table<'v> {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Table::Rows { data, .. } => data.len(),
             // The length, never past the longest column.
@@ -376,7 +417,7 @@ impl<'v> Table<'v> {
         }
     }
 
-    fn col(&self, name: &str) -> Column<'v> {
+    pub(super) fn col(&self, name: &str) -> Column<'v> {
         match self {
             Table::Rows { schema, data } => match schema.get(name).and_then(Value::as_u64) {
                 Some(index) => Column::Rows {

@@ -13,6 +13,8 @@
 //! `.cpuprofile` or a speedscope file starts with, else text whose first record is a
 //! `perf script` header followed by a frame line, or a `stack weight` line. A pprof file
 //! is protobuf, told from a Perfetto trace by [`sniff_binary`], before Perfetto's check.
+//!
+//! The text formats are also decoded as their bytes arrive ([`ProfileStream`]).
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
@@ -22,10 +24,14 @@ pub use crate::event::{RawFrame, RawSample, SampleUnit};
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod gecko;
+mod gecko_markers;
 pub mod perf;
 pub mod pprof;
 pub mod speedscope;
+mod stream;
 mod text;
+
+pub use stream::ProfileStream;
 
 pub use text::utf16_to_utf8;
 

@@ -29,6 +29,7 @@ struct Header<'a> {
     comm: &'a str,
     pid: Option<i64>,
     tid: Option<i64>,
+    cpu: Option<u32>,
     ts: Option<i64>,
     period: Option<i64>,
     event: &'a str,
@@ -76,7 +77,7 @@ fn header(line: &str) -> Option<Header<'_>> {
                 thread_end = Some(e);
             }
         } else if w.starts_with('[') && w.ends_with(']') && thread_end.is_some() {
-            // [cpu]
+            h.cpu = w[1..w.len() - 1].parse().ok();
         } else if let Some(ts) = w.strip_suffix(':').and_then(time_ns) {
             h.ts = Some(ts);
             if thread_end.is_none() {
@@ -91,6 +92,7 @@ fn header(line: &str) -> Option<Header<'_>> {
         } else if thread_end.is_some() {
             // A word between the thread and its time: the comm went on (`V8 Worker 12`).
             thread_end = None;
+            h.cpu = None;
         }
         after = e;
     }
@@ -248,17 +250,53 @@ fn srcline(line: &str) -> Option<(&str, u32)> {
     Some((file, n.parse().ok()?))
 }
 
-/// The record being read: its header and where it starts; its frames are kept apart, in
-/// one vector used again for every record.
-type Record<'a> = (Header<'a>, usize);
+/// The record being read: its header and its offset in the file; its frames are kept
+/// apart, in one vector used again for every record.
+type Record<'a> = (Header<'a>, u64);
 
 /// Decodes every record into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
+    let total = b.len() as u64;
+    Ok(decode_run(b, 0, total, sink, diags, &mut false))
+}
+
+/// Where a run of whole records may end in `b` (a stream's bytes so far): the start of the
+/// last line that begins a record (a header: not indented, blank or a `#` comment, which a
+/// record in progress would read otherwise), if one starts after byte 0.
+pub(crate) fn run_end(b: &[u8]) -> Option<usize> {
+    let mut end = b.len();
+    while let Some(nl) = memchr::memrchr(b'\n', &b[..end]) {
+        let p = nl + 1;
+        if !matches!(b.get(p), None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#')) {
+            return Some(p);
+        }
+        end = nl;
+    }
+    None
+}
+
+/// The warning that the file's text is not UTF-8 (once a file, at its start).
+pub(crate) fn warn_not_utf8(diags: &mut Diagnostics) {
+    diags.warn(WarningKind::InvalidUtf8, 0, || {
+        "perf script text that is not valid UTF-8: decoded with U+FFFD replacements".into()
+    });
+}
+
+/// Decodes `b`, whole records that start at the file's offset `base` (of `total` bytes),
+/// into `sink`; the number of samples. Text that is not UTF-8 is warned about once per
+/// file (`warned`: whether an earlier run did).
+pub(crate) fn decode_run<S: EventSink>(
+    b: &[u8],
+    base: u64,
+    total: u64,
+    sink: &mut S,
+    diags: &mut Diagnostics,
+    warned: &mut bool,
+) -> u64 {
     let text = utf8(b);
-    if let Cow::Owned(_) = text {
-        diags.warn(WarningKind::InvalidUtf8, 0, || {
-            "perf script text that is not valid UTF-8: decoded with U+FFFD replacements".into()
-        });
+    if let (Cow::Owned(_), false) = (&text, *warned) {
+        *warned = true;
+        warn_not_utf8(diags);
     }
     let text: &str = &text;
     let mut rec: Option<Record<'_>> = None;
@@ -267,6 +305,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
     let mut n = 0u64;
     let mut at = 0usize;
     let mut next_progress = 1 << 24;
+    let off = |start: usize| base + start as u64;
     while at < text.len() {
         let end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i);
         let line = text[at..end].strip_suffix('\r').unwrap_or(&text[at..end]);
@@ -290,7 +329,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                         }
                         // A srcline with no source: `[kernel.kallsyms][ffffffff8226f122]`.
                         (None, Some(_)) if line.trim().ends_with(']') => {}
-                        _ => warn(diags, start as u64, || {
+                        _ => warn(diags, off(start), || {
                             format!(
                                 "a perf script line that is not a frame: {:?}; skipped",
                                 clip(line)
@@ -298,7 +337,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                         }),
                     },
                 },
-                None => warn(diags, start as u64, || {
+                None => warn(diags, off(start), || {
                     format!(
                         "a perf script frame with no sample header: {:?}; skipped",
                         clip(line)
@@ -311,9 +350,9 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                 match header(line) {
                     Some(h) => {
                         frames.extend(frame(h.rest));
-                        rec = Some((h, start));
+                        rec = Some((h, off(start)));
                     }
-                    None => warn(diags, start as u64, || {
+                    None => warn(diags, off(start), || {
                         format!(
                             "a perf script line that is not a sample header: {:?}; skipped",
                             clip(line)
@@ -324,11 +363,11 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
         }
         if start >= next_progress {
             next_progress = start + (1 << 24);
-            sink.progress(start as u64, b.len() as u64);
+            sink.progress(off(start), total);
         }
     }
     n += flush(&mut rec, &mut frames, sink);
-    Ok(n)
+    n
 }
 
 /// The first 80 bytes of a line, for a warning.
@@ -370,7 +409,8 @@ fn flush<'a, S: EventSink>(
         stack: frames,
         args: crate::event::Args::None,
         same_stack: false,
-        offset: offset as u64,
+        offset,
+        cpu: h.cpu,
     });
     frames.clear();
     1

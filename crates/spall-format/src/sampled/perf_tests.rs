@@ -166,8 +166,12 @@ fn header_parts() {
     assert_eq!(event_name("sched:sched_switch"), "sched:sched_switch");
     let h = header("kworker/0:1 12/13 [003] 2.0: 9 cpu-clock:").unwrap();
     assert_eq!(
-        (h.comm, h.pid, h.tid, h.period),
-        ("kworker/0:1", Some(12), Some(13), Some(9))
+        (h.comm, h.pid, h.tid, h.cpu, h.period),
+        ("kworker/0:1", Some(12), Some(13), Some(3), Some(9))
     );
+    // A bracketed word inside the comm is no cpu.
+    let h = header("w 12 [x] more 13 2.0: cpu-clock:").unwrap();
+    assert_eq!((h.comm, h.tid, h.cpu), ("w 12 [x] more", Some(13), None));
+    assert_eq!(header("a 5 2.0: cpu-clock:").unwrap().cpu, None);
     assert!(header("no event here").is_none());
 }

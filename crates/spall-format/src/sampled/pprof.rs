@@ -234,6 +234,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                 args: args.clone(),
                 same_stack,
                 offset,
+                cpu: None,
             });
             same_stack = true;
         }

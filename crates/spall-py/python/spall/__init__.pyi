@@ -117,7 +117,7 @@ class Trace:
         metric: Literal["self", "total", "mean", "p50", "p90", "p99", "count"] = "self",
         by: Literal["name", "stack"] = "name",
         threshold: Optional[Union[float, str]] = None,
-        min_delta: Optional[Union[int, str]] = None,
+        min_delta: Optional[Union[int, float, str]] = None,
         alpha: float = 0.05,
         filter: Optional[str] = None,
         thread: Optional[_Threads] = None,

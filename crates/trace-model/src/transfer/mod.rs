@@ -174,6 +174,7 @@ impl Trace {
                     && s.ts.len() == s.frame.len()
                     && s.ts.len() == s.weight.len()
                     && (s.args.is_empty() || s.args.len() == s.ts.len())
+                    && (s.cpu.is_empty() || s.cpu.len() == s.ts.len())
                     && s.args.iter().all(|a| a.0 <= n_args)
                     && s.frame.iter().all(|&f| f < n_frames)
             });

@@ -122,7 +122,8 @@ record!(SampleTrack {
     ts,
     frame,
     weight,
-    args
+    args,
+    cpu
 });
 record!(Frame {
     name,

@@ -542,3 +542,65 @@ fn spall_steps_back_in_time_without_a_second_decode() {
         check(&t, &format!("streamed in runs of {target}"));
     }
 }
+
+/// `perf script` text and collapsed stacks over two chunks are cut where records start and
+/// decoded in parallel: the buffered builder's samples, stacks, threads and warnings (text
+/// that is not UTF-8 warned once).
+#[test]
+fn text_profiles_in_parallel_equal_buffered() {
+    let spin =
+        std::fs::read_to_string(spall_test_support::fixture("real/profiles/spin.perf")).unwrap();
+    let mut perf = Vec::new();
+    for i in 0..(2 * CHUNK_BYTES / spin.len() + 2) {
+        // Each copy a second later, one record's symbol not UTF-8.
+        for line in spin.lines() {
+            match line.split_once(" 2592.") {
+                Some((a, t)) => perf.extend(format!("{a} {}.{t}\n", 2592 + i).bytes()),
+                None if i == 7 && line.contains("heavy") => perf.extend(b"\t11b9 he\xffavy (x)\n"),
+                None => perf.extend(format!("{line}\n").bytes()),
+            }
+        }
+    }
+    let mut folded = String::new();
+    for i in 0..(2 * CHUNK_BYTES / 45 + 1_000) {
+        folded.push_str(&format!(
+            "main;run_{};parse_{};lex_the_input_text_{};read_{} {}\n",
+            i % 5,
+            i % 11,
+            i % 17,
+            i % 3,
+            1 + i % 9
+        ));
+    }
+    /// Counts samples.
+    #[derive(Default)]
+    struct Count(usize);
+    impl spall_format::EventSink for Count {
+        fn event(&mut self, _: &spall_format::RawEvent<'_>) {}
+        fn sample(&mut self, _: &spall_format::RawSample<'_>) {
+            self.0 += 1;
+        }
+    }
+    for (what, bytes) in [("perf", perf), ("folded", folded.into_bytes())] {
+        assert!(
+            bytes.len() > 2 * CHUNK_BYTES,
+            "{what}: {} bytes",
+            bytes.len()
+        );
+        let (_, runs) =
+            spall_format::decode_parallel(&bytes, &Default::default(), Count::default, &|_, _| {})
+                .unwrap();
+        assert!(runs.len() >= 2, "{what}: {} runs", runs.len());
+        let par = load_bytes(&bytes).unwrap();
+        let want = buffered(&bytes);
+        let samples: usize = par.samples().iter().map(|t| t.ts.len()).sum();
+        assert!(samples > 10_000);
+        assert_eq!(runs.iter().map(|c| c.0).sum::<usize>(), samples, "{what}");
+        assert!(
+            par.to_transfer() == want.to_transfer(),
+            "{what}: the traces differ"
+        );
+        let d = &par.decode_summary().diagnostics;
+        assert_eq!(d.total(), u64::from(what == "perf"), "{what}: {d:?}");
+    }
+}

@@ -327,3 +327,42 @@ fn zero_length_pairs_pair_again_only_after_time_went_back() {
     assert!(got.to_transfer() == crate::common::buffered(&back).to_transfer());
     assert_eq!(got.decode_summary().parsed_bytes, back.len() as u64);
 }
+
+/// `perf script` text and collapsed stacks (as a browser's worker reads them: in slices,
+/// gzipped or not) stream in runs, and give `load_bytes`'s trace: the same samples, stacks,
+/// threads and untimed layout, however the file is cut.
+#[test]
+fn streamed_text_profiles_are_load_bytes_trace() {
+    let root = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/real/profiles"
+    );
+    let read = |name: &str| std::fs::read(format!("{root}/{name}")).unwrap();
+    let mut files = vec![
+        ("spin.perf".to_string(), read("spin.perf")),
+        ("spin_fields.perf".to_string(), read("spin_fields.perf")),
+        (
+            "demangle_rust.perf.gz".to_string(),
+            read("demangle_rust.perf.gz"),
+        ),
+    ];
+    // Folded stacks, CRLF and comments: untimed samples laid out end to end by weight.
+    let mut folded = String::from("# folded\r\n");
+    for i in 0..3_000 {
+        folded.push_str(&format!("main;f{};g{} {}\r\n", i % 7, i % 13, 1 + i % 5));
+    }
+    files.push(("folded".to_string(), folded.into_bytes()));
+    for (name, bytes) in files {
+        let want = load_bytes(&bytes).unwrap();
+        let samples: usize = want.samples().iter().map(|t| t.ts.len()).sum();
+        assert!(samples > 50, "{name}: {samples} samples");
+        let want = want.to_transfer();
+        for (piece, target) in [(8 << 20, CHUNK_BYTES), (4_099, 4_099), (333, 1_000)] {
+            let got = streamed_json(&bytes, piece, target).expect("no need to decode again");
+            assert!(
+                got.to_transfer() == want,
+                "{name}: pieces of {piece}, runs of {target}"
+            );
+        }
+    }
+}

@@ -46,6 +46,38 @@ fn perf_function(line: &str) -> String {
     sym.to_string()
 }
 
+/// `perf_sample.cpu`: the `[cpu]` perf script prints (a recording with `--sample-cpu`),
+/// per thread, as the headers read plainly count them; NULL where it printed none.
+#[test]
+fn perf_samples_have_the_cpu_perf_printed() {
+    let rel = "real/profiles/deep_cpu.perf";
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    let mut want: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for head in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with([' ', '\t']))
+    {
+        let w: Vec<&str> = head.split_whitespace().collect();
+        let cpu: i64 = w[2].trim_matches(['[', ']']).parse().unwrap();
+        *want
+            .entry(format!("{} {cpu}", w[1]))
+            .or_insert(vec![0])
+            .first_mut()
+            .unwrap() += 1;
+    }
+    assert!(want.len() >= 3, "{want:?}");
+    let sql = "SELECT t.tid || ' ' || s.cpu, COUNT(*) FROM perf_sample s JOIN thread t USING (utid) GROUP BY 1";
+    assert_eq!(by_key(&db(rel), sql), want);
+    let none = db("real/profiles/spin.perf")
+        .query("SELECT COUNT(*), COUNT(cpu) FROM perf_sample")
+        .unwrap();
+    assert!(
+        none.rows[0][0].as_i64() > Some(100) && none.rows[0][1] == 0,
+        "{:?}",
+        none.rows
+    );
+}
+
 /// Per (tid, leaf function): its samples, stack depth and whether the leaf is the kernel's,
 /// from `perf script` text read plainly.
 #[test]

@@ -1,0 +1,224 @@
+//! A text profile (`perf script` output, collapsed stacks) decoded as its bytes arrive (a
+//! browser's worker reading a file in chunks), so neither the file nor its text is held
+//! whole: only the bytes since the last run, about one pushed piece.
+//!
+//! Once the bytes held reach the target, they are cut where a record starts (a `perf
+//! script` header line, a collapsed stack's line) and what comes before is decoded as one
+//! run into its own sink, with the file's offsets; the records are independent, so the
+//! runs' samples, in file order, are a whole-file decode's. The JSON and protobuf profiles
+//! are not streamed: their arrays refer to each other (a `.cpuprofile`'s samples to its
+//! nodes and to a separate array of times, pprof's samples to a string table that may come
+//! last), so their bytes are gathered and decoded whole.
+
+use super::{collapsed, perf, ProfileFormat};
+use crate::diag::Diagnostics;
+use crate::error::Error;
+use crate::event::EventSink;
+use crate::parallel::CHUNK_BYTES;
+use crate::{detect, Detected, Format, Summary};
+
+/// A `perf script` or collapsed-stack decode fed chunk by chunk: [`push`](Self::push) the
+/// file's bytes in order, then [`finish`](Self::finish).
+pub struct ProfileStream<S> {
+    format: ProfileFormat,
+    /// The bytes not decoded yet, from the start of a record.
+    window: Vec<u8>,
+    /// The file's offset of `window[0]`.
+    at: u64,
+    /// A run is decoded once the window holds this many bytes.
+    target: usize,
+    /// Whether a run's text was not UTF-8 (warned about once, as a whole-file decode does).
+    warned_utf8: bool,
+    diags: Diagnostics,
+    sinks: Vec<S>,
+    samples: u64,
+    read: u64,
+    new_sink: Box<dyn Fn() -> S>,
+}
+
+impl<S> std::fmt::Debug for ProfileStream<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProfileStream")
+            .field("format", &self.format)
+            .field("read", &self.read)
+            .field("held", &self.window.len())
+            .field("sinks", &self.sinks.len())
+            .finish()
+    }
+}
+
+impl<S: EventSink> ProfileStream<S> {
+    /// The text profile format of a file whose first bytes are `head`, if it is one this
+    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered).
+    pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
+        match detect(head) {
+            Detected::Profile(f @ (ProfileFormat::Perf | ProfileFormat::Collapsed)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// A stream of `format` whose runs of about `target` bytes each go to a new sink from
+    /// `new_sink`.
+    pub fn with_target(
+        format: ProfileFormat,
+        target: usize,
+        new_sink: impl Fn() -> S + 'static,
+    ) -> Self {
+        ProfileStream {
+            format,
+            window: Vec::new(),
+            at: 0,
+            target: target.max(1),
+            warned_utf8: false,
+            diags: Diagnostics::default(),
+            sinks: Vec::new(),
+            samples: 0,
+            read: 0,
+            new_sink: Box::new(new_sink),
+        }
+    }
+
+    /// A stream with the parallel decoder's runs.
+    pub fn new(format: ProfileFormat, new_sink: impl Fn() -> S + 'static) -> Self {
+        ProfileStream::with_target(format, CHUNK_BYTES, new_sink)
+    }
+
+    /// `(read, decoded)`: bytes pushed so far, and bytes decoded of them.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.read, self.at)
+    }
+
+    /// The next bytes of the file: once the window reaches the target, its whole records
+    /// are decoded as a run.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        self.read += chunk.len() as u64;
+        self.window.extend_from_slice(chunk);
+        if self.window.len() >= self.target {
+            let end = match self.format {
+                ProfileFormat::Perf => perf::run_end(&self.window),
+                _ => memchr::memrchr(b'\n', &self.window).map(|i| i + 1),
+            };
+            if let Some(end) = end.filter(|&e| e > 0) {
+                self.decode_run(end);
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes `window[..end]` into a new sink and drops those bytes.
+    fn decode_run(&mut self, end: usize) {
+        let mut sink = (self.new_sink)();
+        let b = &self.window[..end];
+        let total = self.read;
+        let d = &mut self.diags;
+        self.samples += match self.format {
+            ProfileFormat::Perf => {
+                perf::decode_run(b, self.at, total, &mut sink, d, &mut self.warned_utf8)
+            }
+            _ => collapsed::decode_run(b, self.at, total, &mut sink, d),
+        };
+        self.sinks.push(sink);
+        self.window.drain(..end);
+        self.at += end as u64;
+    }
+
+    /// Decodes what is left and returns the summary and the sinks, in file order.
+    pub fn finish(mut self) -> Result<(Summary, Vec<S>), Error> {
+        if !self.window.is_empty() || self.sinks.is_empty() {
+            self.decode_run(self.window.len());
+        }
+        let summary = Summary {
+            format: Format::Profile(self.format),
+            gzip: false,
+            input_bytes: self.read,
+            decoded_bytes: self.read,
+            parsed_bytes: self.read,
+            events: self.samples,
+            diagnostics: self.diags,
+            spall: None,
+            json: None,
+        };
+        Ok((summary, self.sinks))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampled::tests::Samples;
+
+    /// A decode's result as text to compare: its warnings by offset (a run's warning that
+    /// the text is not UTF-8 comes in the run's turn, a whole decode's first).
+    fn text(sum: Summary, samples: &[crate::sampled::tests::Owned]) -> String {
+        let d = &sum.diagnostics;
+        let mut ex: Vec<_> = d.examples().iter().map(|w| format!("{w:?}")).collect();
+        ex.sort();
+        format!("{} {} {ex:?} {samples:?}", sum.events, d.total())
+    }
+
+    /// What a whole-file decode gives, as text to compare.
+    fn whole(b: &[u8]) -> String {
+        let mut s = Samples::default();
+        let sum = crate::decode(b, &mut s).unwrap();
+        text(sum, &s.0)
+    }
+
+    /// The same, streamed in pieces of `piece` bytes, runs of `target`.
+    fn streamed(b: &[u8], piece: usize, target: usize) -> String {
+        let f = ProfileStream::<Samples>::accepts(b).expect("a text profile");
+        let mut s = ProfileStream::with_target(f, target, Samples::default);
+        for p in b.chunks(piece.max(1)) {
+            s.push(p).unwrap();
+        }
+        let (sum, sinks) = s.finish().unwrap();
+        assert_eq!(sum.input_bytes, b.len() as u64);
+        let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+        text(sum, &all)
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/real/profiles"
+        );
+        std::fs::read(format!("{root}/{name}")).unwrap()
+    }
+
+    #[test]
+    fn real_perf_script_in_any_pieces_is_the_whole_decode() {
+        for name in ["spin.perf", "spin_fields.perf"] {
+            let b = fixture(name);
+            let want = whole(&b);
+            assert!(want.len() > 1000, "{name}: {want}");
+            for (piece, target) in [(b.len(), 1 << 20), (4_099, 10_000), (97, 300), (1, 1)] {
+                let got = streamed(&b, piece, target);
+                assert!(got == want, "{name}: pieces of {piece}, runs of {target}");
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_text_at_every_cut_is_the_whole_decode() {
+        // A record cut by a comment line, frames with no header, a bad header, CRLF, text
+        // that is not UTF-8 in two runs (warned once), a blank line of spaces.
+        let perf = b"# header\nmain 1/1 [000] 1.5: 10 cycles:u:\n\tffff a (b)\n# x\n\
+            \tffff b (c)\n\n\tdead orphan (x)\nnot a header\r\nmain 1/1 [000] 1.6: cycles:\n\
+            \tffff \xff (b)\n  \nmain 1/2 [001] 1.7: 5 cycles:\n\tffff c\xfe (d)\n";
+        let folded = b"# c\r\nmain;a 3\r\n\r\nno weight\nmain;\xffb 4\nmain;c 5";
+        for b in [&perf[..], &folded[..]] {
+            let want = whole(b);
+            for target in [1, 16, 1 << 20] {
+                for cut in 0..=b.len() {
+                    let f = ProfileStream::<Samples>::accepts(b).unwrap();
+                    let mut s = ProfileStream::with_target(f, target, Samples::default);
+                    s.push(&b[..cut]).unwrap();
+                    s.push(&b[cut..]).unwrap();
+                    let (sum, sinks) = s.finish().unwrap();
+                    let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+                    let got = text(sum, &all);
+                    assert!(got == want, "cut at {cut}, runs of {target}\n{got}\n{want}");
+                }
+            }
+        }
+    }
+}
