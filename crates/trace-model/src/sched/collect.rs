@@ -100,6 +100,11 @@ impl Collected {
             SchedKind::Switch => intern(strings, &s.prev_comm).0,
             _ => s.value.clamp(0, u32::MAX as i64) as u32,
         };
+        // The replay names no thread after a compact waking (as trace_processor does not).
+        let comm = match s.kind {
+            SchedKind::CompactWaking => StrId::EMPTY,
+            _ => intern(strings, &s.comm),
+        };
         let r = Rec {
             ts: s.ts,
             seq: self.n,
@@ -107,7 +112,7 @@ impl Collected {
             tid,
             other,
             prio: s.prio,
-            comm: intern(strings, &s.comm),
+            comm,
             extra,
             prev_state: s.prev_state as u16,
             flags: s.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8),

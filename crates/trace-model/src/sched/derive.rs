@@ -137,17 +137,10 @@ impl States {
             return;
         }
         let row = self.rows.len();
-        self.rows.push(ThreadState {
-            ts,
-            dur: -1,
-            thread: t,
-            state,
-            cpu,
-            waker,
-            irq: (flags != NO_FLAGS).then_some(flags != 0),
-            io_wait: None,
-            blocked_function: None,
-        });
+        let mut st = ThreadState::new(ts, -1, t, state);
+        st.set_other(cpu.or(waker));
+        st.set_irq((flags != NO_FLAGS).then_some(flags != 0));
+        self.rows.push(st);
         if self.rel.len() <= t as usize {
             self.rel.resize(t as usize + 1, None);
         }
@@ -382,9 +375,10 @@ impl Replay {
     fn blocked_reason(&mut self, r: &Rec, thread: &mut dyn FnMut(i32) -> u32) {
         let t = thread(r.tid);
         if let Some(b) = self.st.rel(t).and_then(|r| r.blocked) {
-            self.st.rows[b].io_wait = Some(r.extra != 0);
+            let row = &mut self.st.rows[b];
+            row.set_io_wait(Some(r.extra != 0));
             if r.comm != StrId::EMPTY {
-                self.st.rows[b].blocked_function = Some(r.comm);
+                row.set_other(Some(r.comm.0));
             }
         }
     }
