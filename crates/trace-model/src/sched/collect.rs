@@ -58,6 +58,32 @@ pub(crate) struct Collected {
     pub version: Option<i64>,
     /// Records whose fields did not fit (a pid past 32 bits): counted.
     pub dropped: u64,
+    /// Comms interned lately, by where their bytes are ([`intern_comm`]).
+    comms: Vec<(usize, StrId)>,
+}
+
+/// Slots of the comm cache: a bundle's intern table names a few dozen tasks.
+const COMM_SLOTS: usize = 256;
+
+/// `c` interned. A compact bundle's records borrow their comms from its intern table, the
+/// same bytes for every record of a task: those are found by their address (and checked
+/// against the string, as bytes at one address may change between bundles of a stream)
+/// before the string is hashed.
+fn intern_comm(cache: &mut Vec<(usize, StrId)>, strings: &mut Strings, c: &str) -> StrId {
+    if c.is_empty() {
+        return StrId::EMPTY;
+    }
+    if cache.is_empty() {
+        cache.resize(COMM_SLOTS, (0, StrId::EMPTY));
+    }
+    let at = c.as_ptr() as usize;
+    let slot = &mut cache[(at ^ at >> 8) % COMM_SLOTS];
+    if slot.0 == at && slot.1 != StrId::EMPTY && strings.get(slot.1) == c {
+        return slot.1;
+    }
+    let id = strings.intern(c);
+    *slot = (at, id);
+    id
 }
 
 impl Collected {
@@ -92,10 +118,8 @@ impl Collected {
             self.dropped += 1;
             return;
         };
-        let intern = |strings: &mut Strings, c: &str| match c {
-            "" => StrId::EMPTY,
-            c => strings.intern(c),
-        };
+        let comms = &mut self.comms;
+        let mut intern = |strings: &mut Strings, c: &str| intern_comm(comms, strings, c);
         let extra = match s.kind {
             SchedKind::Switch => intern(strings, &s.prev_comm).0,
             _ => s.value.clamp(0, u32::MAX as i64) as u32,

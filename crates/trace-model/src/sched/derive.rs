@@ -533,10 +533,13 @@ fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
     lists.retain(|l| l.head().is_some());
     let mut freed = 0;
     if lists.len() <= 32 {
+        // Each CPU's next key, kept in a row: a round (usually one record, as the CPUs
+        // interleave finely) reads it, not each CPU's chunk.
+        let mut heads: Vec<Option<(i64, u32)>> = lists.iter().map(Cursor::head).collect();
         loop {
             let (mut best, mut bound) = (None, END);
-            for (k, l) in lists.iter().enumerate() {
-                let Some(h) = l.head() else { continue };
+            for (k, h) in heads.iter().enumerate() {
+                let Some(h) = *h else { continue };
                 match best {
                     Some((b, _)) if h >= b => bound = bound.min(h),
                     Some((b, _)) => {
@@ -548,6 +551,7 @@ fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
             }
             let Some((_, k)) = best else { return };
             lists[k].take_until(bound, &mut freed, &mut f);
+            heads[k] = lists[k].head();
         }
     }
     let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())
