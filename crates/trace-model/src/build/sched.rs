@@ -19,7 +19,7 @@ impl TraceBuilder {
             return None;
         }
         let c = std::mem::take(&mut self.sched);
-        if let (Some(a), Some(b)) = (c.iter().map(|r| r.ts).min(), c.iter().map(|r| r.ts).max()) {
+        if let Some((a, b)) = c.span {
             self.time(a, b);
         }
         let groups = derive::thread_groups(&c);

@@ -60,6 +60,11 @@ pub(crate) struct Collected {
     pub dropped: u64,
     /// Comms interned lately, by where their bytes are ([`intern_comm`]).
     comms: Vec<(usize, StrId)>,
+    /// The first and last time of the records, kept as they come (not a pass over them).
+    pub span: Option<(i64, i64)>,
+    /// The process trees' and new tasks' records, also kept apart: the few that
+    /// [`thread_groups`](super::derive::thread_groups) reads.
+    pub groups: Vec<Rec>,
 }
 
 /// Slots of the comm cache: a bundle's intern table names a few dozen tasks.
@@ -143,6 +148,13 @@ impl Collected {
             kind: s.kind,
         };
         self.n = self.n.wrapping_add(1);
+        self.span = Some(
+            self.span
+                .map_or((r.ts, r.ts), |(a, b)| (a.min(r.ts), b.max(r.ts))),
+        );
+        if matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask) {
+            self.groups.push(r);
+        }
         let b = self.bucket(s.cpu);
         match b.last_mut() {
             Some(c) if c.len() < CHUNK => c.push(r),
@@ -160,6 +172,15 @@ impl Collected {
         self.dropped += other.dropped;
         let base = self.n;
         self.n = self.n.wrapping_add(other.n);
+        self.span = match (self.span, other.span) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+            (a, b) => a.or(b),
+        };
+        for mut r in other.groups {
+            r.seq = r.seq.wrapping_add(base);
+            r.comm = s(r.comm);
+            self.groups.push(r);
+        }
         for (cpu, mut recs) in other.cpus {
             for r in recs.iter_mut().flatten() {
                 r.seq = r.seq.wrapping_add(base);
@@ -175,10 +196,5 @@ impl Collected {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.n == 0 && self.dropped == 0
-    }
-
-    /// Every record, in no particular order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Rec> {
-        self.cpus.iter().flat_map(|c| c.1.iter().flatten())
     }
 }

@@ -40,13 +40,16 @@ struct Pending {
 /// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
 /// come out by CPU, then time, with no sort or copy; and the most thread states the
 /// records can open (two a switch, one a waking or new task), so that they are allocated
-/// once.
-fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
+/// once. The same pass tells, for each CPU, whether its records are in time order.
+fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize, Vec<bool>) {
     let mut states = 0;
+    let mut sorted = Vec::with_capacity(c.cpus.len());
     let mut n: Vec<(u32, usize)> = (c.cpus.iter())
         .map(|(cpu, b)| {
-            let mut k = 0;
+            let (mut k, mut prev, mut in_order) = (0, (i64::MIN, 0), true);
             for r in b.iter().flatten() {
+                in_order &= prev <= key(r);
+                prev = key(r);
                 match r.kind {
                     SchedKind::Switch | SchedKind::CompactSwitch => k += 1,
                     SchedKind::Waking | SchedKind::CompactWaking | SchedKind::NewTask => {
@@ -56,6 +59,7 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
                 }
             }
             states += 2 * k;
+            sorted.push(in_order);
             (*cpu, k)
         })
         .collect();
@@ -79,7 +83,7 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
         end_state: TaskState::UNKNOWN,
         priority: 0,
     };
-    (vec![blank; at], cpus, states)
+    (vec![blank; at], cpus, states, sorted)
 }
 
 /// Closes the gaps skipped switches left in each CPU's room.
@@ -206,7 +210,7 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    let (slices, cpus, most_states) = lay_out(&c);
+    let (slices, cpus, most_states, sorted) = lay_out(&c);
     let mut rp = Replay {
         version: c.version,
         slices,
@@ -220,7 +224,7 @@ pub(crate) fn derive(
         names: Vec::new(),
         max_ts: i64::MIN,
     };
-    in_time_order(c.cpus, |r| rp.record(r, thread, diags));
+    in_time_order(c.cpus, &sorted, |r| rp.record(r, thread, diags));
     rp.finish()
 }
 
@@ -461,13 +465,8 @@ fn key(r: &Rec) -> (i64, u32) {
 }
 
 impl Cursor {
-    fn new(mut chunks: Bucket) -> Cursor {
-        let mut prev = (i64::MIN, 0);
-        let sorted = chunks.iter().flatten().all(|r| {
-            let ok = prev <= key(r);
-            prev = key(r);
-            ok
-        });
+    /// `sorted`: whether the records are in time order already.
+    fn new(mut chunks: Bucket, sorted: bool) -> Cursor {
         if !sorted {
             let mut all: Vec<Rec> = chunks.concat();
             all.sort_by_key(key);
@@ -524,12 +523,15 @@ impl Cursor {
 /// Calls `f` with every record in time order, records of one time in file order (as a
 /// stable sort by time would). Each CPU's records are usually in time order already: the
 /// CPUs are merged, and only a CPU whose records go back in time is sorted first. A few
-/// CPUs are compared in a row; many (hostile input), through a heap.
-fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
+/// CPUs are compared in a row; many (hostile input), through a heap. `sorted[i]`: whether
+/// CPU `i`'s records are in time order already ([`lay_out`] tells).
+fn in_time_order(cpus: Vec<(u32, Bucket)>, sorted: &[bool], mut f: impl FnMut(&Rec)) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     const END: (i64, u32) = (i64::MAX, u32::MAX);
-    let mut lists: Vec<Cursor> = cpus.into_iter().map(|(_, b)| Cursor::new(b)).collect();
+    let mut lists: Vec<Cursor> = (cpus.into_iter().zip(sorted))
+        .map(|((_, b), &s)| Cursor::new(b, s))
+        .collect();
     lists.retain(|l| l.head().is_some());
     let mut freed = 0;
     if lists.len() <= 32 {
@@ -570,9 +572,7 @@ fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
 /// Each tid's process, as process trees and new tasks say, in time order: `tgid[tid]`.
 pub(crate) fn thread_groups(c: &Collected) -> HashMap<i32, i32> {
     let mut tgid: HashMap<i32, i32> = HashMap::new();
-    let mut recs: Vec<&Rec> = (c.iter())
-        .filter(|r| matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask))
-        .collect();
+    let mut recs: Vec<&Rec> = c.groups.iter().collect();
     recs.sort_by_key(|r| (r.kind != SchedKind::ThreadGroup, r.ts, r.seq));
     for r in recs {
         match r.kind {

@@ -265,3 +265,39 @@ fn counting_order<T>(v: &[T], keys: usize, key: impl Fn(&T) -> u32) -> (Vec<u32>
     }
     (order, at)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A system trace holds two states a switch: their size is most of its memory.
+    #[test]
+    fn a_thread_state_keeps_each_field_apart_in_32_bytes() {
+        assert_eq!(std::mem::size_of::<ThreadState>(), 32);
+        let mut run = ThreadState::new(5, 10, 1, TaskState::RUNNING);
+        run.set_other(Some(3));
+        run.set_irq(Some(true));
+        run.set_io_wait(Some(false));
+        assert_eq!(
+            (run.cpu(), run.waker(), run.blocked_function()),
+            (Some(3), None, None)
+        );
+        assert_eq!((run.irq(), run.io_wait()), (Some(true), Some(false)));
+        run.set_irq(None);
+        assert_eq!((run.irq(), run.io_wait()), (None, Some(false)));
+        let mut r = ThreadState::new(5, 10, 1, TaskState::RUNNABLE);
+        r.set_other(Some(7));
+        assert_eq!(
+            (r.cpu(), r.waker(), r.blocked_function()),
+            (None, Some(7), None)
+        );
+        let mut d = ThreadState::new(5, 10, 1, TaskState::from_raw(2, None));
+        assert_eq!(d.blocked_function(), None);
+        d.set_other(Some(9));
+        assert_eq!(
+            (d.cpu(), d.waker(), d.blocked_function()),
+            (None, None, Some(StrId(9)))
+        );
+        assert_eq!((d.irq(), d.io_wait()), (None, None));
+    }
+}
