@@ -6,6 +6,7 @@ The traces are built with the protobuf classes of PyPI's `perfetto` package (0.5
 
     python3 scripts/gen-systrace.py tests/fixtures/systrace      # the fixtures, gzipped
     python3 scripts/gen-systrace.py --big 300 /tmp/sched.pftrace   # ~300 MB of compact_sched
+    python3 scripts/gen-systrace.py --big 100 --cpus 2 --tasks 5000 --per-bundle 512 F  # many threads
     python3 scripts/gen-systrace.py --android 1 /tmp/android.pftrace.gz  # an Android-like second
 
 Fixtures (each gzipped; tests/fixtures/systrace/README.md says what each holds):
@@ -215,19 +216,28 @@ def field(num, wire, payload):
     return key + payload
 
 
-def big(path, mb, cpus=8, per_bundle=4096):
+def big(path, mb, cpus=8, tasks=64, per_bundle=4096):
     """Compact_sched bundles, `per_bundle` switches and as many wakings each, round robin over
-    `cpus` CPUs, until `mb` megabytes: each CPU runs tasks 1000..1063 in turn."""
-    comms = [("task-%d" % i).encode() for i in range(64)]
+    `cpus` CPUs, until `mb` megabytes: each CPU runs tasks 1000.. (`tasks` of them) in turn,
+    with the comms a bundle names in its intern table."""
     deltas = b"".join(varint(d) for d in ([37, 911, 12000, 4097] * per_bundle)[: per_bundle - 1])
     states = b"".join(varint(s) for s in ([1, 0, 2, 0x800] * per_bundle)[:per_bundle])
-    pids = b"".join(varint(1000 + (i % 64)) for i in range(per_bundle))
     prios = b"".join(varint(120) for _ in range(per_bundle))
-    cidx = b"".join(varint(i % 64) for i in range(per_bundle))
-    wpids = b"".join(varint(1000 + ((i * 7) % 64)) for i in range(per_bundle))
     wtarget = b"".join(varint(i % cpus) for i in range(per_bundle))
     wflags = b"".join(varint(0) for _ in range(per_bundle))
-    interned = b"".join(field(5, 2, c) for c in comms)
+    variants = []
+    # Each bundle switches between 64 of the tasks (as a CPU's page of ftrace names a few
+    # dozen); with more tasks, bundles take turns over groups of them.
+    group = min(64, tasks)
+    for v in range(-(-tasks // group)):
+        run = [(v * group + i % group) % tasks for i in range(per_bundle)]
+        woken = [(v * group + (i * 7) % group) % tasks for i in range(per_bundle)]
+        index = {t: k for k, t in enumerate(dict.fromkeys(run + woken))}
+        interned = b"".join(field(5, 2, ("task-%d" % t).encode()) for t in index)
+        variants.append((interned, b"".join(varint(1000 + t) for t in run),
+                         b"".join(varint(index[t]) for t in run),
+                         b"".join(varint(1000 + t) for t in woken),
+                         b"".join(varint(index[t]) for t in woken)))
     size = mb * 1_000_000
     step = (37 + 911 + 12000 + 4097) * per_bundle // 4
     written = 0
@@ -235,13 +245,14 @@ def big(path, mb, cpus=8, per_bundle=4096):
     with open(path, "wb") as f:
         while written < size:
             cpu = n % cpus
+            interned, pids, cidx, wpids, widx = variants[(n // cpus) % len(variants)]
             start = 1_000_000 + (n // cpus) * step
             ts = varint(start) + deltas
             wts = varint(start + 5) + deltas
             cs = (interned + field(1, 2, ts) + field(2, 2, states) + field(3, 2, pids)
                   + field(4, 2, prios) + field(6, 2, cidx) + field(7, 2, wts)
                   + field(8, 2, wpids) + field(9, 2, wtarget) + field(10, 2, prios)
-                  + field(11, 2, cidx) + field(12, 2, wflags))
+                  + field(11, 2, widx) + field(12, 2, wflags))
             bundle = field(1, 0, varint(cpu)) + field(4, 2, cs)
             pkt = field(10, 0, varint(SEQ)) + field(1, 2, bundle)
             out = field(1, 2, pkt)
@@ -416,11 +427,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="a folder for the fixtures, or with --big a file")
     ap.add_argument("--big", type=int, metavar="MB", help="write one large compact_sched trace")
+    ap.add_argument("--cpus", type=int, default=8, help="with --big: how many CPUs")
+    ap.add_argument("--tasks", type=int, default=64, help="with --big: how many tasks take turns")
+    ap.add_argument("--per-bundle", type=int, default=4096, help="with --big: switches a bundle")
     ap.add_argument("--android", type=float, metavar="SECONDS",
                     help="write one Android-like trace (60 Hz app, binder, GC) of this length, gzipped")
     a = ap.parse_args()
     if a.big:
-        return big(a.out, a.big)
+        return big(a.out, a.big, a.cpus, a.tasks, a.per_bundle)
     if a.android:
         t = android_trace(a.android)
         write_gz(a.out, t)

@@ -93,15 +93,13 @@ impl Source for ThreadStates {
             0 => Cell::Int(row as i64),
             1 => Cell::Int(s.ts),
             2 => Cell::Int(s.dur),
-            3 | 10 => opt_int(s.cpu.map(i64::from)),
+            3 | 10 => opt_int(s.cpu().map(i64::from)),
             4 => Cell::Int(s.thread as i64),
             5 => state(s.state),
-            6 => opt_int(s.io_wait.map(i64::from)),
-            7 => s
-                .blocked_function
-                .map_or(Cell::Null, |f| Cell::Text(t.str(f))),
-            8 => opt_int(s.waker.map(i64::from)),
-            9 => opt_int(s.irq.map(i64::from)),
+            6 => opt_int(s.io_wait().map(i64::from)),
+            7 => (s.blocked_function()).map_or(Cell::Null, |f| Cell::Text(t.str(f))),
+            8 => opt_int(s.waker().map(i64::from)),
+            9 => opt_int(s.irq().map(i64::from)),
             _ => Cell::Null,
         }
     }

@@ -8,6 +8,9 @@ use super::TraceBuilder;
 use crate::sched::{derive, SchedData};
 use crate::span::ExtId;
 
+/// Tids found by index rather than by hash (Linux's default `pid_max` is 4M).
+const DENSE_TIDS: usize = 1 << 22;
+
 impl TraceBuilder {
     /// Derives the scheduling data, creating and naming the threads it refers to; `None`
     /// when the trace held no scheduler records.
@@ -16,14 +19,7 @@ impl TraceBuilder {
             return None;
         }
         let c = std::mem::take(&mut self.sched);
-        // A process tree's (or a tgid column's, or a ps dump's) thread groups have no time:
-        // they must not stretch the trace back to 0.
-        let timed = || {
-            (c.iter()
-                .filter(|r| r.kind != spall_format::SchedKind::ThreadGroup))
-            .map(|r| r.ts)
-        };
-        if let (Some(a), Some(b)) = (timed().min(), timed().max()) {
+        if let Some((a, b)) = c.span {
             self.time(a, b);
         }
         let groups = derive::thread_groups(&c);
@@ -43,13 +39,29 @@ impl TraceBuilder {
             by_tid.insert(tid.into(), t);
         }
         let mut diags = std::mem::take(&mut self.diags);
+        // The replay asks for a thread a few times a record: tids below DENSE_TIDS are
+        // found by index, the map asked once each.
+        let mut dense: Vec<u32> = Vec::new();
         let mut thread = |tid: i32| -> u32 {
-            let tid = i64::from(tid);
-            if let Some(&t) = by_tid.get(&tid) {
+            let slot = usize::try_from(tid).ok().filter(|&i| i < DENSE_TIDS);
+            if let Some(&t) = slot.and_then(|i| dense.get(i)).filter(|&&t| t != u32::MAX) {
                 return t;
             }
-            let t = self.thread_of((ExtId::Num(0), ExtId::Num(tid)));
-            by_tid.insert(tid, t);
+            let tid = i64::from(tid);
+            let t = match by_tid.get(&tid) {
+                Some(&t) => t,
+                None => {
+                    let t = self.thread_of((ExtId::Num(0), ExtId::Num(tid)));
+                    by_tid.insert(tid, t);
+                    t
+                }
+            };
+            if let Some(i) = slot {
+                if dense.len() <= i {
+                    dense.resize(i + 1, u32::MAX);
+                }
+                dense[i] = t;
+            }
             t
         };
         let idle = thread(0);

@@ -58,6 +58,37 @@ pub(crate) struct Collected {
     pub version: Option<i64>,
     /// Records whose fields did not fit (a pid past 32 bits): counted.
     pub dropped: u64,
+    /// Comms interned lately, by where their bytes are ([`intern_comm`]).
+    comms: Vec<(usize, StrId)>,
+    /// The first and last time of the records, kept as they come (not a pass over them).
+    pub span: Option<(i64, i64)>,
+    /// The process trees' and new tasks' records, also kept apart: the few that
+    /// [`thread_groups`](super::derive::thread_groups) reads.
+    pub groups: Vec<Rec>,
+}
+
+/// Slots of the comm cache: a bundle's intern table names a few dozen tasks.
+const COMM_SLOTS: usize = 256;
+
+/// `c` interned. A compact bundle's records borrow their comms from its intern table, the
+/// same bytes for every record of a task: those are found by their address (and checked
+/// against the string, as bytes at one address may change between bundles of a stream)
+/// before the string is hashed.
+fn intern_comm(cache: &mut Vec<(usize, StrId)>, strings: &mut Strings, c: &str) -> StrId {
+    if c.is_empty() {
+        return StrId::EMPTY;
+    }
+    if cache.is_empty() {
+        cache.resize(COMM_SLOTS, (0, StrId::EMPTY));
+    }
+    let at = c.as_ptr() as usize;
+    let slot = &mut cache[(at ^ at >> 8) % COMM_SLOTS];
+    if slot.0 == at && slot.1 != StrId::EMPTY && strings.get(slot.1) == c {
+        return slot.1;
+    }
+    let id = strings.intern(c);
+    *slot = (at, id);
+    id
 }
 
 impl Collected {
@@ -92,13 +123,16 @@ impl Collected {
             self.dropped += 1;
             return;
         };
-        let intern = |strings: &mut Strings, c: &str| match c {
-            "" => StrId::EMPTY,
-            c => strings.intern(c),
-        };
+        let comms = &mut self.comms;
+        let mut intern = |strings: &mut Strings, c: &str| intern_comm(comms, strings, c);
         let extra = match s.kind {
             SchedKind::Switch => intern(strings, &s.prev_comm).0,
             _ => s.value.clamp(0, u32::MAX as i64) as u32,
+        };
+        // The replay names no thread after a compact waking (as trace_processor does not).
+        let comm = match s.kind {
+            SchedKind::CompactWaking => StrId::EMPTY,
+            _ => intern(strings, &s.comm),
         };
         let r = Rec {
             ts: s.ts,
@@ -107,13 +141,24 @@ impl Collected {
             tid,
             other,
             prio: s.prio,
-            comm: intern(strings, &s.comm),
+            comm,
             extra,
             prev_state: s.prev_state as u16,
             flags: s.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8),
             kind: s.kind,
         };
         self.n = self.n.wrapping_add(1);
+        // A process tree's (or a tgid column's, or a ps dump's) thread groups have no time:
+        // they must not stretch the trace back to 0.
+        if r.kind != SchedKind::ThreadGroup {
+            self.span = Some(
+                self.span
+                    .map_or((r.ts, r.ts), |(a, b)| (a.min(r.ts), b.max(r.ts))),
+            );
+        }
+        if matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask) {
+            self.groups.push(r);
+        }
         let b = self.bucket(s.cpu);
         match b.last_mut() {
             Some(c) if c.len() < CHUNK => c.push(r),
@@ -131,6 +176,15 @@ impl Collected {
         self.dropped += other.dropped;
         let base = self.n;
         self.n = self.n.wrapping_add(other.n);
+        self.span = match (self.span, other.span) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+            (a, b) => a.or(b),
+        };
+        for mut r in other.groups {
+            r.seq = r.seq.wrapping_add(base);
+            r.comm = s(r.comm);
+            self.groups.push(r);
+        }
         for (cpu, mut recs) in other.cpus {
             for r in recs.iter_mut().flatten() {
                 r.seq = r.seq.wrapping_add(base);
@@ -146,10 +200,5 @@ impl Collected {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.n == 0 && self.dropped == 0
-    }
-
-    /// Every record, in no particular order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Rec> {
-        self.cpus.iter().flat_map(|c| c.1.iter().flatten())
     }
 }

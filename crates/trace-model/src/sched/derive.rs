@@ -40,13 +40,16 @@ struct Pending {
 /// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
 /// come out by CPU, then time, with no sort or copy; and the most thread states the
 /// records can open (two a switch, one a waking or new task), so that they are allocated
-/// once.
-fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
+/// once. The same pass tells, for each CPU, whether its records are in time order.
+fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize, Vec<bool>) {
     let mut states = 0;
+    let mut sorted = Vec::with_capacity(c.cpus.len());
     let mut n: Vec<(u32, usize)> = (c.cpus.iter())
         .map(|(cpu, b)| {
-            let mut k = 0;
+            let (mut k, mut prev, mut in_order) = (0, (i64::MIN, 0), true);
             for r in b.iter().flatten() {
+                in_order &= prev <= key(r);
+                prev = key(r);
                 match r.kind {
                     SchedKind::Switch | SchedKind::CompactSwitch => k += 1,
                     SchedKind::Waking | SchedKind::CompactWaking | SchedKind::NewTask => {
@@ -56,6 +59,7 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
                 }
             }
             states += 2 * k;
+            sorted.push(in_order);
             (*cpu, k)
         })
         .collect();
@@ -79,7 +83,7 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
         end_state: TaskState::UNKNOWN,
         priority: 0,
     };
-    (vec![blank; at], cpus, states)
+    (vec![blank; at], cpus, states, sorted)
 }
 
 /// Closes the gaps skipped switches left in each CPU's room.
@@ -137,17 +141,10 @@ impl States {
             return;
         }
         let row = self.rows.len();
-        self.rows.push(ThreadState {
-            ts,
-            dur: -1,
-            thread: t,
-            state,
-            cpu,
-            waker,
-            irq: (flags != NO_FLAGS).then_some(flags != 0),
-            io_wait: None,
-            blocked_function: None,
-        });
+        let mut st = ThreadState::new(ts, -1, t, state);
+        st.set_other(cpu.or(waker));
+        st.set_irq((flags != NO_FLAGS).then_some(flags != 0));
+        self.rows.push(st);
         if self.rel.len() <= t as usize {
             self.rel.resize(t as usize + 1, None);
         }
@@ -213,7 +210,7 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    let (slices, cpus, most_states) = lay_out(&c);
+    let (slices, cpus, most_states, sorted) = lay_out(&c);
     let mut rp = Replay {
         version: c.version,
         slices,
@@ -227,7 +224,7 @@ pub(crate) fn derive(
         names: Vec::new(),
         max_ts: i64::MIN,
     };
-    in_time_order(c.cpus, |r| rp.record(r, thread, diags));
+    in_time_order(c.cpus, &sorted, |r| rp.record(r, thread, diags));
     rp.finish()
 }
 
@@ -382,9 +379,10 @@ impl Replay {
     fn blocked_reason(&mut self, r: &Rec, thread: &mut dyn FnMut(i32) -> u32) {
         let t = thread(r.tid);
         if let Some(b) = self.st.rel(t).and_then(|r| r.blocked) {
-            self.st.rows[b].io_wait = Some(r.extra != 0);
+            let row = &mut self.st.rows[b];
+            row.set_io_wait(Some(r.extra != 0));
             if r.comm != StrId::EMPTY {
-                self.st.rows[b].blocked_function = Some(r.comm);
+                row.set_other(Some(r.comm.0));
             }
         }
     }
@@ -467,13 +465,8 @@ fn key(r: &Rec) -> (i64, u32) {
 }
 
 impl Cursor {
-    fn new(mut chunks: Bucket) -> Cursor {
-        let mut prev = (i64::MIN, 0);
-        let sorted = chunks.iter().flatten().all(|r| {
-            let ok = prev <= key(r);
-            prev = key(r);
-            ok
-        });
+    /// `sorted`: whether the records are in time order already.
+    fn new(mut chunks: Bucket, sorted: bool) -> Cursor {
         if !sorted {
             let mut all: Vec<Rec> = chunks.concat();
             all.sort_by_key(key);
@@ -530,19 +523,25 @@ impl Cursor {
 /// Calls `f` with every record in time order, records of one time in file order (as a
 /// stable sort by time would). Each CPU's records are usually in time order already: the
 /// CPUs are merged, and only a CPU whose records go back in time is sorted first. A few
-/// CPUs are compared in a row; many (hostile input), through a heap.
-fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
+/// CPUs are compared in a row; many (hostile input), through a heap. `sorted[i]`: whether
+/// CPU `i`'s records are in time order already ([`lay_out`] tells).
+fn in_time_order(cpus: Vec<(u32, Bucket)>, sorted: &[bool], mut f: impl FnMut(&Rec)) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     const END: (i64, u32) = (i64::MAX, u32::MAX);
-    let mut lists: Vec<Cursor> = cpus.into_iter().map(|(_, b)| Cursor::new(b)).collect();
+    let mut lists: Vec<Cursor> = (cpus.into_iter().zip(sorted))
+        .map(|((_, b), &s)| Cursor::new(b, s))
+        .collect();
     lists.retain(|l| l.head().is_some());
     let mut freed = 0;
     if lists.len() <= 32 {
+        // Each CPU's next key, kept in a row: a round (usually one record, as the CPUs
+        // interleave finely) reads it, not each CPU's chunk.
+        let mut heads: Vec<Option<(i64, u32)>> = lists.iter().map(Cursor::head).collect();
         loop {
             let (mut best, mut bound) = (None, END);
-            for (k, l) in lists.iter().enumerate() {
-                let Some(h) = l.head() else { continue };
+            for (k, h) in heads.iter().enumerate() {
+                let Some(h) = *h else { continue };
                 match best {
                     Some((b, _)) if h >= b => bound = bound.min(h),
                     Some((b, _)) => {
@@ -554,6 +553,7 @@ fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
             }
             let Some((_, k)) = best else { return };
             lists[k].take_until(bound, &mut freed, &mut f);
+            heads[k] = lists[k].head();
         }
     }
     let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())
@@ -572,9 +572,7 @@ fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
 /// Each tid's process, as process trees and new tasks say, in time order: `tgid[tid]`.
 pub(crate) fn thread_groups(c: &Collected) -> HashMap<i32, i32> {
     let mut tgid: HashMap<i32, i32> = HashMap::new();
-    let mut recs: Vec<&Rec> = (c.iter())
-        .filter(|r| matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask))
-        .collect();
+    let mut recs: Vec<&Rec> = c.groups.iter().collect();
     recs.sort_by_key(|r| (r.kind != SchedKind::ThreadGroup, r.ts, r.seq));
     for r in recs {
         match r.kind {

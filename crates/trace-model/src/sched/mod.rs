@@ -34,7 +34,9 @@ pub struct SchedSlice {
     pub priority: i32,
 }
 
-/// One interval of a thread's state.
+/// One interval of a thread's state, in 32 bytes: the CPU (of a running state), the waker
+/// (of a runnable one) and the kernel function (of a blocked one) share a word, as no state
+/// has two of them; the optional flags share a byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThreadState {
     /// When it began.
@@ -45,16 +47,79 @@ pub struct ThreadState {
     pub thread: u32,
     /// Running, runnable (`R`, `R+`) or a blocked state (`S`, `D`...).
     pub state: TaskState,
+    /// The CPU, waker or blocked function, by `state`; [`NONE`] for none.
+    pub(crate) other: u32,
+    /// `irq` (bits 0-1) and `io_wait` (bits 2-3): 0 unknown, 1 false, 2 true.
+    pub(crate) flags: u8,
+}
+
+const NONE: u32 = u32::MAX;
+
+fn flag(v: Option<bool>) -> u8 {
+    v.map_or(0, |b| 1 + b as u8)
+}
+
+fn unflag(bits: u8) -> Option<bool> {
+    match bits & 3 {
+        1 => Some(false),
+        2 => Some(true),
+        _ => None,
+    }
+}
+
+impl ThreadState {
+    /// A state with no CPU, waker, flags or function.
+    pub fn new(ts: i64, dur: i64, thread: u32, state: TaskState) -> ThreadState {
+        ThreadState {
+            ts,
+            dur,
+            thread,
+            state,
+            other: NONE,
+            flags: 0,
+        }
+    }
+
     /// The CPU it ran on, for running states.
-    pub cpu: Option<u32>,
+    pub fn cpu(&self) -> Option<u32> {
+        (self.state == TaskState::RUNNING && self.other != NONE).then_some(self.other)
+    }
+
     /// The thread that woke it (runnable states after a waking or a new task).
-    pub waker: Option<u32>,
-    /// Whether the waking came from an interrupt, where the record said.
-    pub irq: Option<bool>,
-    /// Whether a blocked state was waiting for I/O (`sched_blocked_reason`).
-    pub io_wait: Option<bool>,
+    pub fn waker(&self) -> Option<u32> {
+        (self.state == TaskState::RUNNABLE && self.other != NONE).then_some(self.other)
+    }
+
     /// The kernel function it blocked in, where known.
-    pub blocked_function: Option<StrId>,
+    pub fn blocked_function(&self) -> Option<StrId> {
+        let blocked = self.state != TaskState::RUNNING && self.state != TaskState::RUNNABLE;
+        (blocked && self.other != NONE).then_some(StrId(self.other))
+    }
+
+    /// Whether the waking came from an interrupt, where the record said.
+    pub fn irq(&self) -> Option<bool> {
+        unflag(self.flags)
+    }
+
+    /// Whether a blocked state was waiting for I/O (`sched_blocked_reason`).
+    pub fn io_wait(&self) -> Option<bool> {
+        unflag(self.flags >> 2)
+    }
+
+    /// Sets the CPU, the waker or the blocked function, whichever `state` has.
+    pub fn set_other(&mut self, v: Option<u32>) {
+        self.other = v.unwrap_or(NONE);
+    }
+
+    /// Sets whether the waking came from an interrupt.
+    pub fn set_irq(&mut self, v: Option<bool>) {
+        self.flags = (self.flags & !3) | flag(v);
+    }
+
+    /// Sets whether the state waited for I/O.
+    pub fn set_io_wait(&mut self, v: Option<bool>) {
+        self.flags = (self.flags & 3) | flag(v) << 2;
+    }
 }
 
 /// What a CPU counter measures.
@@ -172,7 +237,9 @@ pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
     }
     for x in &mut s.states {
         x.thread = new[x.thread as usize];
-        x.waker = x.waker.map(|w| new[w as usize]);
+        if let Some(w) = x.waker() {
+            x.other = new[w as usize];
+        }
     }
     // The slices are already by CPU, then time (derive lays them out so); the states stay
     // in time order, indexed by thread.
@@ -197,4 +264,40 @@ fn counting_order<T>(v: &[T], keys: usize, key: impl Fn(&T) -> u32) -> (Vec<u32>
         start[k] += 1;
     }
     (order, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A system trace holds two states a switch: their size is most of its memory.
+    #[test]
+    fn a_thread_state_keeps_each_field_apart_in_32_bytes() {
+        assert_eq!(std::mem::size_of::<ThreadState>(), 32);
+        let mut run = ThreadState::new(5, 10, 1, TaskState::RUNNING);
+        run.set_other(Some(3));
+        run.set_irq(Some(true));
+        run.set_io_wait(Some(false));
+        assert_eq!(
+            (run.cpu(), run.waker(), run.blocked_function()),
+            (Some(3), None, None)
+        );
+        assert_eq!((run.irq(), run.io_wait()), (Some(true), Some(false)));
+        run.set_irq(None);
+        assert_eq!((run.irq(), run.io_wait()), (None, Some(false)));
+        let mut r = ThreadState::new(5, 10, 1, TaskState::RUNNABLE);
+        r.set_other(Some(7));
+        assert_eq!(
+            (r.cpu(), r.waker(), r.blocked_function()),
+            (None, Some(7), None)
+        );
+        let mut d = ThreadState::new(5, 10, 1, TaskState::from_raw(2, None));
+        assert_eq!(d.blocked_function(), None);
+        d.set_other(Some(9));
+        assert_eq!(
+            (d.cpu(), d.waker(), d.blocked_function()),
+            (None, None, Some(StrId(9)))
+        );
+        assert_eq!((d.irq(), d.io_wait()), (None, None));
+    }
 }

@@ -22,11 +22,8 @@ record!(ThreadState {
     dur,
     thread,
     state,
-    cpu,
-    waker,
-    irq,
-    io_wait,
-    blocked_function
+    other,
+    flags
 });
 record!(CpuCounter {
     kind,
@@ -90,22 +87,6 @@ impl Wire for i32 {
     }
 }
 
-/// Unknown, false or true, as 0, 1, 2.
-impl Wire for Option<bool> {
-    fn put(&self, w: &mut W<'_>) {
-        w.u8(self.map_or(0, |b| 1 + b as u8));
-    }
-
-    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
-        match r.u8()? {
-            0 => Ok(None),
-            1 => Ok(Some(false)),
-            2 => Ok(Some(true)),
-            _ => Err(r.fail("an optional flag")),
-        }
-    }
-}
-
 impl Wire for CpuCounterKind {
     fn put(&self, w: &mut W<'_>) {
         w.u8(match self {
@@ -137,7 +118,7 @@ pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
         return Err("scheduling slices of known threads");
     }
     let states_ok = (s.states.iter())
-        .all(|x| thread(x.thread) && x.waker.is_none_or(thread) && string(x.blocked_function));
+        .all(|x| thread(x.thread) && x.waker().is_none_or(thread) && string(x.blocked_function()));
     if !states_ok {
         return Err("thread states of known threads and strings");
     }

@@ -133,7 +133,11 @@ fn scheduling_data_out_of_its_tables_is_an_error() {
     assert!(t.sched().is_some_and(|s| !s.states.is_empty()));
     let damaged: [fn(&mut crate::sched::SchedData); 4] = [
         |s| s.slices[0].thread = 1 << 20,
-        |s| s.states[0].waker = Some(1 << 20),
+        |s| {
+            // A runnable state's waker.
+            let r = (s.states.iter()).position(|x| x.state == crate::sched::TaskState::RUNNABLE);
+            s.states[r.unwrap()].set_other(Some(1 << 20))
+        },
         |s| s.by_thread[0] = 1 << 20,
         |s| {
             s.thread_at.pop();

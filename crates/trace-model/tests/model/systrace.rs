@@ -60,7 +60,7 @@ fn thread_states_with_wakers_and_io_wait() {
     let s = t.sched().unwrap();
     let pool: Vec<_> = s.thread_states(thread_named(&t, 102)).collect();
     let got: Vec<(i64, i64, TaskState, Option<i64>)> = (pool.iter())
-        .map(|x| (x.ts, x.dur, x.state, x.waker.map(|w| tid_of(&t, w))))
+        .map(|x| (x.ts, x.dur, x.state, x.waker().map(|w| tid_of(&t, w))))
         .collect();
     assert_eq!(
         got,
@@ -70,8 +70,8 @@ fn thread_states_with_wakers_and_io_wait() {
             (9000, -1, TaskState(0x2), None),
         ]
     );
-    assert_eq!(pool[2].io_wait, Some(true));
-    assert_eq!(pool[0].irq, Some(false));
+    assert_eq!(pool[2].io_wait(), Some(true));
+    assert_eq!(pool[0].irq(), Some(false));
     // The idle task has no states.
     assert_eq!(s.thread_states(thread_named(&t, 0)).count(), 0);
     let freq: Vec<_> = (s.counters.iter())
@@ -148,7 +148,7 @@ fn ftrace_text_gives_the_protobuf_files_slices_and_states_but_new_tasks() {
         let mut v: Vec<State> = (t.sched().unwrap().states.iter())
             .map(|x| {
                 let dur = if x.dur < 0 { -1 } else { x.dur * scale };
-                let waker = x.waker.map(|w| tid_of(t, w));
+                let waker = x.waker().map(|w| tid_of(t, w));
                 (
                     tid_of(t, x.thread),
                     x.ts * scale,

@@ -48,7 +48,7 @@ pub fn state_kind(st: &ThreadState) -> StateKind {
     }
     let text = st.state.text().unwrap_or_default();
     if text.contains('D') {
-        match st.io_wait {
+        match st.io_wait() {
             Some(false) => StateKind::UninterruptibleNonIo,
             _ => StateKind::Uninterruptible,
         }
@@ -85,7 +85,7 @@ pub fn state_name(st: &ThreadState) -> String {
         (_, "S") => "Sleeping",
         (_, "I") => "Idle",
         (StateKind::UninterruptibleNonIo, "D") => "Uninterruptible Sleep (non-IO)",
-        (StateKind::Uninterruptible, "D") if st.io_wait == Some(true) => {
+        (StateKind::Uninterruptible, "D") if st.io_wait() == Some(true) => {
             "Uninterruptible Sleep (IO)"
         }
         (_, "D") => "Uninterruptible Sleep",
@@ -192,8 +192,8 @@ pub fn state_before(sd: &SchedData, thread: u32, ts: i64) -> Option<u32> {
 /// Who woke a thread into runnable state `st`, and when: "name (tid N) at T".
 fn woken_by(l: &Loaded, st: &ThreadState) -> Option<String> {
     let t = &l.trace;
-    let w = st.waker?;
-    let irq = if st.irq == Some(true) {
+    let w = st.waker()?;
+    let irq = if st.irq() == Some(true) {
         " (from an interrupt)"
     } else {
         ""
@@ -231,11 +231,11 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
             let st = &sd.states[i as usize];
             v.push(state_name(st));
             v.push(t.thread_label(thread));
-            let cpu = st.cpu.map_or(String::new(), |c| format!("   CPU {c}"));
+            let cpu = st.cpu().map_or(String::new(), |c| format!("   CPU {c}"));
             v.push(format!("duration  {}{cpu}", format_duration(b - a)));
             v.push(format!("start     {}", rel(a)));
             v.extend(woken_by(l, st));
-            if let Some(f) = st.blocked_function {
+            if let Some(f) = st.blocked_function() {
                 v.push(format!("blocked in {}", t.str(f)));
             }
         }
@@ -280,7 +280,7 @@ pub fn selection_marks(scene: &mut Scene, l: &Loaded, s: &TimelineView) {
     let Some(st) = state_before(sd, x.thread, x.ts).map(|k| &sd.states[k as usize]) else {
         return;
     };
-    let (Some(w), Some(to)) = (st.waker, thread_y(s, x.thread)) else {
+    let (Some(w), Some(to)) = (st.waker(), thread_y(s, x.thread)) else {
         return;
     };
     let Some(from) = thread_y(s, w) else {

@@ -123,7 +123,7 @@ fn a_click_on_a_cpu_slice_selects_its_thread_and_names_its_waker() {
                 .iter()
                 .rev()
                 .find(|&&i| sd.states[i as usize].ts < x.ts)?;
-            Some((c, k, sd.states[*before as usize].waker?))
+            Some((c, k, sd.states[*before as usize].waker()?))
         })
         .expect("a woken slice");
     let x = &sd.slices[k as usize];
