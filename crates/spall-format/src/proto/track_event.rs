@@ -12,7 +12,7 @@ use super::seq::{time, Seq, Uses};
 use super::typed;
 use super::wire::{repeated, Field, Reader, Value, WireErrorKind};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
+use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId, ThreadSlice};
 
 /// Where an event's track puts it.
 #[derive(Clone, Copy)]
@@ -260,6 +260,10 @@ impl<'a> Decoder<'a> {
         }
         let wh = place(track, uuid, te, seq, at, d);
         write_args(args, te, seq, at, d);
+        if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
+            *events += 1;
+            return sink.thread_slice(&slice);
+        }
         let ev_args = if args.is_empty() {
             Args::None
         } else {
@@ -324,6 +328,43 @@ impl<'a> Decoder<'a> {
             extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
         }
     }
+}
+
+/// The event as a [`ThreadSlice`], when it is one: a slice's begin or end on a thread, with
+/// no flow and no extra counter value (the usual TrackEvent, handed over without a
+/// [`RawEvent`]).
+#[inline]
+fn thread_slice<'e>(
+    wh: Where<'_>,
+    te: &Te<'_>,
+    ts: i64,
+    name: &'e str,
+    cat: &'e str,
+    args: &'e str,
+    at: u64,
+) -> Option<ThreadSlice<'e>> {
+    let Where::Thread(pid, tid) = wh else {
+        return None;
+    };
+    let ph = match te.ty {
+        ty::SLICE_BEGIN => Phase::BEGIN,
+        ty::SLICE_END => Phase::END,
+        _ => return None,
+    };
+    let plain = te.flow_out.is_empty()
+        && te.flow_in.is_empty()
+        && te.extra_values.is_empty()
+        && te.extra_double_values.is_empty();
+    plain.then_some(ThreadSlice {
+        ph,
+        pid,
+        tid,
+        ts,
+        name,
+        cat,
+        args,
+        offset: at,
+    })
 }
 
 /// Where a TrackEvent's events go: the sink, and the count of events given to it.
