@@ -87,6 +87,13 @@ impl From<WireErrorKind> for WrongType {
 type FieldResult = Result<(), WrongType>;
 
 impl<'a> Te<'a> {
+    /// The event's track: its own, else its sequence's default (Chrome writes global
+    /// legacy instants with track 0: they stay on their sequence's track).
+    #[inline]
+    fn uuid(&self, seq: &Seq<'_>) -> Option<u64> {
+        self.track.filter(|&u| u != 0).or(seq.track_uuid)
+    }
+
     /// Reads a TrackEvent's fields (`b`, at byte `at` of the input), by group: names,
     /// placement (time, type, track), counter values, flows and what becomes args.
     #[inline]
@@ -252,13 +259,26 @@ impl<'a> Decoder<'a> {
             1 => te.cats[0].clone(),
             _ => Cow::Owned(te.cats.join(",")),
         };
-        let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
-        if track.is_some_and(|t| t.orphan) {
-            return d.warn(WarningKind::ProtoUnknownTrack, at, || {
-                format!("an event on track {}, below a parent track no TrackDescriptor defines; skipped, as trace_processor skips it", uuid.unwrap_or(0))
-            });
-        }
-        let wh = place(track, uuid, te, seq, at, d);
+        let (uuid, track, wh) = match (seq.thread_track, uses.is_none(), te.ty) {
+            // The sequence's last thread track again, looked up once (not for a counter,
+            // which needs its track; nor in a stream, which records the tracks used).
+            (Some((u, pid, tid)), true, t) if t != ty::COUNTER && te.uuid(seq) == Some(u) => {
+                (Some(u), None, Where::Thread(pid, tid))
+            }
+            _ => {
+                let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
+                if track.is_some_and(|t| t.orphan) {
+                    return d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                        format!("an event on track {}, below a parent track no TrackDescriptor defines; skipped, as trace_processor skips it", uuid.unwrap_or(0))
+                    });
+                }
+                let wh = place(track, uuid, te, seq, at, d);
+                if let (Some(u), Some(_), Where::Thread(pid, tid)) = (uuid, track, wh) {
+                    seq.thread_track = Some((u, pid, tid));
+                }
+                (uuid, track, wh)
+            }
+        };
         write_args(args, te, seq, at, d);
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
@@ -386,7 +406,7 @@ fn track_of<'s, 'a>(
     at: u64,
     d: &mut Diagnostics,
 ) -> (Option<u64>, Option<&'s Track<'a>>) {
-    let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
+    let uuid = te.uuid(seq);
     if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
         w.tracks.insert(u, ());
     }
