@@ -282,7 +282,13 @@ impl<'a> Decoder<'a> {
         write_args(args, te, seq, at, d);
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
-            return sink.thread_slice(&slice);
+            sink.thread_slice(&slice);
+            if !te.extra_values.is_empty() || !te.extra_double_values.is_empty() {
+                let mut ev = slice.to_raw();
+                let out = &mut Out { events, sink };
+                extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
+            }
+            return;
         }
         let ev_args = if args.is_empty() {
             Args::None
@@ -351,8 +357,8 @@ impl<'a> Decoder<'a> {
 }
 
 /// The event as a [`ThreadSlice`], when it is one: a slice's begin or end on a thread, with
-/// no flow and no extra counter value (the usual TrackEvent, handed over without a
-/// [`RawEvent`]).
+/// no flow (the usual TrackEvent, handed over without a [`RawEvent`]; its extra counter
+/// values, Chrome's thread times, follow it).
 #[inline]
 fn thread_slice<'e>(
     wh: Where<'_>,
@@ -371,10 +377,7 @@ fn thread_slice<'e>(
         ty::SLICE_END => Phase::END,
         _ => return None,
     };
-    let plain = te.flow_out.is_empty()
-        && te.flow_in.is_empty()
-        && te.extra_values.is_empty()
-        && te.extra_double_values.is_empty();
+    let plain = te.flow_out.is_empty() && te.flow_in.is_empty();
     plain.then_some(ThreadSlice {
         ph,
         pid,
@@ -656,6 +659,7 @@ fn instant<'e, S: EventSink>(
 /// track no descriptor defines is skipped, warned. Not inlined: inlined, it cost the
 /// decode of events without extra values more than the call costs those with them.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn extra_counters<S: EventSink>(
     out: &mut Out<'_, S>,
     ev: &mut RawEvent<'_>,
