@@ -262,12 +262,64 @@ impl RawEvent<'_> {
     }
 }
 
+/// A slice's begin (`B`) or end (`E`) on a thread's own track, carrying no flow: what a
+/// Perfetto TrackEvent of type SLICE_BEGIN or SLICE_END most often is. It is a `B`/`E`
+/// [`RawEvent`] with only these fields set, handed to
+/// [`EventSink::thread_slice`] without building one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadSlice<'a> {
+    /// [`Phase::BEGIN`] or [`Phase::END`].
+    pub ph: Phase,
+    /// The process.
+    pub pid: i64,
+    /// The thread, within the process.
+    pub tid: i64,
+    /// The time, in nanoseconds.
+    pub ts: i64,
+    /// The slice's name (empty when none).
+    pub name: &'a str,
+    /// Comma-separated categories (empty when none).
+    pub cat: &'a str,
+    /// The arguments as a JSON object's text; empty when none.
+    pub args: &'a str,
+    /// Byte offset of the event in the decoded input.
+    pub offset: u64,
+}
+
+impl<'a> ThreadSlice<'a> {
+    /// The same event as a [`RawEvent`].
+    pub fn to_raw(&self) -> RawEvent<'a> {
+        RawEvent {
+            ph: self.ph,
+            name: Cow::Borrowed(self.name),
+            cat: Cow::Borrowed(self.cat),
+            ts: self.ts,
+            pid: RawId::Num(self.pid),
+            tid: RawId::Num(self.tid),
+            args: match self.args {
+                "" => Args::None,
+                a => Args::Json(Cow::Borrowed(a)),
+            },
+            offset: self.offset,
+            ..RawEvent::default()
+        }
+    }
+}
+
 /// Receives decoded events, one at a time, in file order.
 ///
 /// Any `FnMut(&RawEvent<'_>)` closure is a sink.
 pub trait EventSink {
     /// Receives one event; its borrowed text lives only for the call.
     fn event(&mut self, event: &RawEvent<'_>);
+
+    /// Receives a thread's slice begin or end (Perfetto's TrackEvents); its borrowed text
+    /// lives only for the call. The default hands it to [`event`](Self::event) as a
+    /// [`RawEvent`]; a sink that only builds spans takes it as it is.
+    #[inline]
+    fn thread_slice(&mut self, slice: &ThreadSlice<'_>) {
+        self.event(&slice.to_raw())
+    }
 
     /// Receives one sample of a sampling profile (the `sampled` module); its borrowed text
     /// lives only for the call. The default drops it.

@@ -97,6 +97,11 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
     fn spall_end(&mut self, event: &RawEvent<'_>) {
         self.sink.spall_end(event);
     }
+
+    #[inline]
+    fn thread_slice(&mut self, slice: &crate::ThreadSlice<'_>) {
+        self.sink.thread_slice(slice);
+    }
 }
 
 impl Input {

@@ -2,7 +2,9 @@
 
 use hashbrown::HashMap;
 
-use spall_format::{Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, RawSample, Summary};
+use spall_format::{
+    Args, Diagnostics, EventSink, Id2, Phase, RawEvent, RawId, RawSample, Summary, ThreadSlice,
+};
 
 use crate::args::{ArgsId, ArgsStore};
 use crate::diag::ModelWarning;
@@ -294,14 +296,20 @@ impl TraceBuilder {
 
     fn thread(&mut self, ev: &RawEvent<'_>) -> u32 {
         let key = (self.ext_id(&ev.pid), self.ext_id(&ev.tid));
-        if let Some((k, t)) = self.last_thread {
-            if k == key {
-                return t;
+        self.thread_at(key)
+    }
+
+    /// The thread with this (pid, tid), the last one's looked up once.
+    #[inline(always)]
+    fn thread_at(&mut self, key: (ExtId, ExtId)) -> u32 {
+        match self.last_thread {
+            Some((k, t)) if k == key => t,
+            _ => {
+                let t = self.thread_of(key);
+                self.last_thread = Some((key, t));
+                t
             }
         }
-        let t = self.thread_of(key);
-        self.last_thread = Some((key, t));
-        t
     }
 
     /// The thread with this (pid, tid), created if new.
@@ -395,26 +403,56 @@ impl TraceBuilder {
         self.time(ev.ts, ev.ts.saturating_add(dur));
         let t = self.thread(ev);
         let name = self.strings.intern(&ev.name);
-        let cat = self.strings.intern(&ev.cat);
         let (a, is_json) = args_text(&ev.args);
-        let args = self.args.add(a, is_json);
-        let e = Pending {
-            ts: ev.ts,
-            dur,
-            phase: ph,
-            name,
-            cat,
-            args,
-            offset: ev.offset,
-        };
-        let th = &mut self.threads[t as usize];
-        let strings = &self.strings;
-        th.span_event(e, self.keep, &|id| strings.get(id).to_string());
-        self.disordered |= th.disordered && !self.keep;
+        let e = self.pending(ph, ev.ts, dur, name, &ev.cat, (a, is_json), ev.offset);
+        self.thread_span_event(t, e);
         if (ev.flow_in || ev.flow_out) && ev.bind_id.is_some() && ph != Phase::END {
             let slice_dur = if ph == Phase::COMPLETE { dur } else { -1 };
             self.flow_point(ev, t, Some(slice_dur), name);
         }
+    }
+
+    /// A span-forming event's strings and arguments stored, as its thread's matcher takes it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pending(
+        &mut self,
+        phase: Phase,
+        ts: i64,
+        dur: i64,
+        name: StrId,
+        cat: &str,
+        (args, is_json): (&str, bool),
+        offset: u64,
+    ) -> Pending {
+        Pending {
+            ts,
+            dur,
+            phase,
+            name,
+            cat: self.strings.intern(cat),
+            args: self.args.add(args, is_json),
+            offset,
+        }
+    }
+
+    /// A `B`, `E` or `X` onto thread `t`'s matcher (or its buffered events).
+    #[inline(always)]
+    fn thread_span_event(&mut self, t: u32, e: Pending) {
+        let th = &mut self.threads[t as usize];
+        let strings = &self.strings;
+        th.span_event(e, self.keep, &|id| strings.get(id).to_string());
+        self.disordered |= th.disordered && !self.keep;
+    }
+
+    /// The event-order bookkeeping of [`add`](Self::add) for an event at `ts`.
+    #[inline(always)]
+    fn order(&mut self, ts: i64) {
+        if ts < self.latest {
+            self.sorted_from = self.sorted_from.min(ts);
+        }
+        self.earliest = self.earliest.min(ts);
+        self.latest = self.latest.max(ts);
     }
 
     /// An `i`, `I` or `R` event.
@@ -774,14 +812,7 @@ impl EventSink for TraceBuilder {
 
     fn sample(&mut self, s: &RawSample<'_>) {
         let key = (self.ext_id(&s.pid), self.ext_id(&s.tid));
-        let t = match self.last_thread {
-            Some((k, t)) if k == key => t,
-            _ => {
-                let t = self.thread_of(key);
-                self.last_thread = Some((key, t));
-                t
-            }
-        };
+        let t = self.thread_at(key);
         if let (Some(n), None) = (&s.thread_name, self.threads[t as usize].name) {
             let name = self.strings.intern(n);
             self.threads[t as usize].name = Some(name);
@@ -856,6 +887,17 @@ impl EventSink for TraceBuilder {
         };
         c.at(ev.ts);
         c.stack.begin(ev.ts, name, args, ev.offset);
+    }
+
+    /// As [`event`](Self::event) takes its `B` or `E` [`RawEvent`], with no event built.
+    #[inline]
+    fn thread_slice(&mut self, s: &ThreadSlice<'_>) {
+        self.order(s.ts);
+        self.time(s.ts, s.ts);
+        let t = self.thread_at((ExtId::Num(s.pid), ExtId::Num(s.tid)));
+        let name = self.strings.intern(s.name);
+        let e = self.pending(s.ph, s.ts, 0, name, s.cat, (s.args, true), s.offset);
+        self.thread_span_event(t, e);
     }
 
     #[inline(always)]

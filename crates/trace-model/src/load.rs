@@ -50,6 +50,11 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
     fn spall_end(&mut self, event: &RawEvent<'_>) {
         self.builder.spall_end(event);
     }
+
+    #[inline]
+    fn thread_slice(&mut self, slice: &spall_format::ThreadSlice<'_>) {
+        self.builder.thread_slice(slice);
+    }
 }
 
 /// Loads a trace file (`.spall`, JSON or gzip, detected by content).

@@ -186,6 +186,7 @@ impl<'a> Decoder<'a> {
         if let Some(b) = pk.thread {
             let (key, _, _) = thread_descriptor(b);
             seq.thread = Some(key);
+            seq.thread_track = None;
             for f in Reader::new(b, 0).map_while(Result::ok) {
                 if f.num == 6 {
                     seq.last_us = f.value.int().unwrap_or(0);

@@ -55,6 +55,10 @@ pub(super) struct Seq<'a> {
     /// The thread of a legacy `ThreadDescriptor` packet: the default track.
     pub(super) thread: Option<(i64, i64)>,
     pub(super) last_us: i64,
+    /// The last thread track this sequence's events went on, defined by a descriptor:
+    /// (uuid, pid, tid). Set and read only by a whole decode, whose tracks are all known;
+    /// cleared when `thread` changes.
+    pub(super) thread_track: Option<(u64, i64, i64)>,
     /// Running totals of incremental counter tracks: integer values summed exactly, any
     /// double turns the total into one.
     pub(super) sums: IdMap<u64, Num>,

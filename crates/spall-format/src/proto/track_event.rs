@@ -12,7 +12,7 @@ use super::seq::{time, Seq, Uses};
 use super::typed;
 use super::wire::{repeated, Field, Reader, Value, WireErrorKind};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
+use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId, ThreadSlice};
 
 /// Where an event's track puts it.
 #[derive(Clone, Copy)]
@@ -87,6 +87,13 @@ impl From<WireErrorKind> for WrongType {
 type FieldResult = Result<(), WrongType>;
 
 impl<'a> Te<'a> {
+    /// The event's track: its own, else its sequence's default (Chrome writes global
+    /// legacy instants with track 0: they stay on their sequence's track).
+    #[inline]
+    fn uuid(&self, seq: &Seq<'_>) -> Option<u64> {
+        self.track.filter(|&u| u != 0).or(seq.track_uuid)
+    }
+
     /// Reads a TrackEvent's fields (`b`, at byte `at` of the input), by group: names,
     /// placement (time, type, track), counter values, flows and what becomes args.
     #[inline]
@@ -252,14 +259,37 @@ impl<'a> Decoder<'a> {
             1 => te.cats[0].clone(),
             _ => Cow::Owned(te.cats.join(",")),
         };
-        let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
-        if track.is_some_and(|t| t.orphan) {
-            return d.warn(WarningKind::ProtoUnknownTrack, at, || {
-                format!("an event on track {}, below a parent track no TrackDescriptor defines; skipped, as trace_processor skips it", uuid.unwrap_or(0))
-            });
-        }
-        let wh = place(track, uuid, te, seq, at, d);
+        let (uuid, track, wh) = match (seq.thread_track, uses.is_none(), te.ty) {
+            // The sequence's last thread track again, looked up once (not for a counter,
+            // which needs its track; nor in a stream, which records the tracks used).
+            (Some((u, pid, tid)), true, t) if t != ty::COUNTER && te.uuid(seq) == Some(u) => {
+                (Some(u), None, Where::Thread(pid, tid))
+            }
+            _ => {
+                let (uuid, track) = track_of(f, unknown, uses, te, seq, at, d);
+                if track.is_some_and(|t| t.orphan) {
+                    return d.warn(WarningKind::ProtoUnknownTrack, at, || {
+                        format!("an event on track {}, below a parent track no TrackDescriptor defines; skipped, as trace_processor skips it", uuid.unwrap_or(0))
+                    });
+                }
+                let wh = place(track, uuid, te, seq, at, d);
+                if let (Some(u), Some(_), Where::Thread(pid, tid)) = (uuid, track, wh) {
+                    seq.thread_track = Some((u, pid, tid));
+                }
+                (uuid, track, wh)
+            }
+        };
         write_args(args, te, seq, at, d);
+        if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
+            *events += 1;
+            sink.thread_slice(&slice);
+            if !te.extra_values.is_empty() || !te.extra_double_values.is_empty() {
+                let mut ev = slice.to_raw();
+                let out = &mut Out { events, sink };
+                extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
+            }
+            return;
+        }
         let ev_args = if args.is_empty() {
             Args::None
         } else {
@@ -326,6 +356,40 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// The event as a [`ThreadSlice`], when it is one: a slice's begin or end on a thread, with
+/// no flow (the usual TrackEvent, handed over without a [`RawEvent`]; its extra counter
+/// values, Chrome's thread times, follow it).
+#[inline]
+fn thread_slice<'e>(
+    wh: Where<'_>,
+    te: &Te<'_>,
+    ts: i64,
+    name: &'e str,
+    cat: &'e str,
+    args: &'e str,
+    at: u64,
+) -> Option<ThreadSlice<'e>> {
+    let Where::Thread(pid, tid) = wh else {
+        return None;
+    };
+    let ph = match te.ty {
+        ty::SLICE_BEGIN => Phase::BEGIN,
+        ty::SLICE_END => Phase::END,
+        _ => return None,
+    };
+    let plain = te.flow_out.is_empty() && te.flow_in.is_empty();
+    plain.then_some(ThreadSlice {
+        ph,
+        pid,
+        tid,
+        ts,
+        name,
+        cat,
+        args,
+        offset: at,
+    })
+}
+
 /// Where a TrackEvent's events go: the sink, and the count of events given to it.
 struct Out<'s, S> {
     events: &'s mut u64,
@@ -345,7 +409,7 @@ fn track_of<'s, 'a>(
     at: u64,
     d: &mut Diagnostics,
 ) -> (Option<u64>, Option<&'s Track<'a>>) {
-    let uuid = te.track.filter(|&u| u != 0).or(seq.track_uuid);
+    let uuid = te.uuid(seq);
     if let (Some(w), Some(u)) = (uses.as_mut(), uuid) {
         w.tracks.insert(u, ());
     }
@@ -595,6 +659,7 @@ fn instant<'e, S: EventSink>(
 /// track no descriptor defines is skipped, warned. Not inlined: inlined, it cost the
 /// decode of events without extra values more than the call costs those with them.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn extra_counters<S: EventSink>(
     out: &mut Out<'_, S>,
     ev: &mut RawEvent<'_>,

@@ -200,3 +200,44 @@ fn a_zero_length_slice_pairs_in_file_order() {
         (outer + 1, 0)
     );
 }
+
+/// Takes every event as a `RawEvent`: thread slices through `EventSink::thread_slice`'s
+/// default, not the builder's own.
+struct RawOnly(trace_model::TraceBuilder);
+
+impl spall_format::EventSink for RawOnly {
+    fn event(&mut self, event: &spall_format::RawEvent<'_>) {
+        spall_format::EventSink::event(&mut self.0, event);
+    }
+}
+
+/// The builder takes a thread slice handed over as such (`thread_slice`) as it takes the
+/// same slice as a `B`/`E` `RawEvent`: same spans, names, categories, args and warnings,
+/// on the generated fixtures and a real Chromium trace.
+#[test]
+fn thread_slices_build_as_their_raw_events_do() {
+    let real = spall_test_support::fixture("real/chromium148_startup.pftrace.gz");
+    for path in [
+        proto_fixture("tracks.pftrace"),
+        proto_fixture("interning.pftrace"),
+        real,
+    ] {
+        let bytes = std::fs::read(&path).expect("reads");
+        let mut direct = trace_model::TraceBuilder::new();
+        let summary = spall_format::decode(&bytes, &mut direct).expect("decodes");
+        let direct = direct.finish(summary);
+        let mut raw = RawOnly(trace_model::TraceBuilder::new());
+        let summary = spall_format::decode(&bytes, &mut raw).expect("decodes");
+        let raw = raw.0.finish(summary);
+        assert!(direct.span_count() > 0, "{}", path.display());
+        assert_eq!(reading(&direct), reading(&raw), "{}", path.display());
+        let cats = |t: &Trace| -> Vec<String> {
+            t.threads()
+                .iter()
+                .flat_map(|th| th.lanes.iter())
+                .flat_map(|l| l.cat.iter().map(|&c| t.str(c).to_string()))
+                .collect()
+        };
+        assert_eq!(cats(&direct), cats(&raw), "{}", path.display());
+    }
+}
