@@ -253,12 +253,7 @@ impl<'a> Decoder<'a> {
         let seq = &mut seqs[pk.slot];
         te.read(b, te_at, seq, d);
         let ts = time(f, seq, pk, te, at, d, uses);
-        let name: Cow<'a, str> = te.name.clone().unwrap_or(Cow::Borrowed(""));
-        let cat: Cow<'a, str> = match te.cats.len() {
-            0 => Cow::Borrowed(""),
-            1 => te.cats[0].clone(),
-            _ => Cow::Owned(te.cats.join(",")),
-        };
+        let (name, cat) = name_and_cat(te);
         let (uuid, track, wh) = match (seq.thread_track, uses.is_none(), te.ty) {
             // The sequence's last thread track again, looked up once (not for a counter,
             // which needs its track; nor in a stream, which records the tracks used).
@@ -354,6 +349,18 @@ impl<'a> Decoder<'a> {
             extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
         }
     }
+}
+
+/// The event's name, and its categories joined by commas (as trace_processor joins them).
+#[inline]
+fn name_and_cat<'a>(te: &Te<'a>) -> (Cow<'a, str>, Cow<'a, str>) {
+    let name = te.name.clone().unwrap_or(Cow::Borrowed(""));
+    let cat = match te.cats.len() {
+        0 => Cow::Borrowed(""),
+        1 => te.cats[0].clone(),
+        _ => Cow::Owned(te.cats.join(",")),
+    };
+    (name, cat)
 }
 
 /// The event as a [`ThreadSlice`], when it is one: a slice's begin or end on a thread, with
