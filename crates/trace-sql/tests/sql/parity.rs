@@ -115,12 +115,6 @@ const OPEN: &[Known] = &[
         ids: &[],
     },
     Known {
-        trace: "c148_toplevel",
-        queries: &["by_depth", "roots"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
         trace: "c156_toplevel",
         queries: &["unfinished_slices", "by_depth", "roots"],
         why: "as c148_all's",
@@ -138,12 +132,6 @@ const OPEN: &[Known] = &[
         queries: &["process_track_slices", "tracks_with_slices"],
         why: "merged descriptor tracks: trace_processor nests some slices of one process \
               track (WaitForPresentation at depth 2) where ours stay apart",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_toplevel",
-        queries: &["process_track_slices", "tracks_with_slices"],
-        why: "as c148_all's",
         ids: &[],
     },
     Known {
@@ -171,12 +159,6 @@ const OPEN: &[Known] = &[
         queries: &["directly_connected_flow"],
         why: "the chains of flows through slices differ though flow_ends and \
               flow_end_kinds agree: cause not found",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_toplevel",
-        queries: &["following_flow"],
-        why: "as c148_all's",
         ids: &[],
     },
     Known {
