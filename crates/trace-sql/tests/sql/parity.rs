@@ -116,35 +116,31 @@ const OPEN: &[Known] = &[
     },
     Known {
         trace: "c156_toplevel",
-        queries: &["unfinished_slices", "by_depth", "roots"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_json",
-        queries: &["by_depth", "parents", "roots"],
-        why: "one ThreadPool_RunTask left unfinished at the trace's end: trace_processor \
-              keeps it inside the WorkerThread active open above it",
+        queries: &[
+            "unfinished_slices",
+            "by_depth",
+            "roots",
+            "process_track_slices",
+            "following_flow",
+        ],
+        why: "a process track written from two sequences (gpu::Scheduler's \
+              Scheduler::Running: its begins on one, its ends on another, whose packets \
+              come first in the file): the protobuf reader pairs ends with begins in file \
+              order and leaves one slice unfinished, trace_processor pairs them in time order",
         ids: &[],
     },
     Known {
         trace: "c148_all",
-        queries: &["process_track_slices", "tracks_with_slices"],
+        queries: &["process_track_slices"],
         why: "merged descriptor tracks: trace_processor nests some slices of one process \
               track (WaitForPresentation at depth 2) where ours stay apart",
         ids: &[],
     },
     Known {
-        trace: "c156_toplevel",
-        queries: &["process_track_slices"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
         trace: "c148_json",
-        queries: &["process_track_slices", "tracks_with_slices"],
-        why: "JSON async tracks: trace_processor nests some WaitForPresentation slices \
-              two deep and uses fewer tracks",
+        queries: &["by_depth", "process_track_slices", "tracks_with_slices"],
+        why: "JSON async tracks: trace_processor nests an `n` inside the `n` before it at \
+              one time (WaitForPresentation inside Swap) and uses fewer tracks",
         ids: &[],
     },
     Known {
@@ -162,15 +158,9 @@ const OPEN: &[Known] = &[
         ids: &[],
     },
     Known {
-        trace: "c156_toplevel",
-        queries: &["following_flow"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
         trace: "c148_json",
         queries: &["preceding_flow"],
-        why: "as c148_all's (its depths differ: the unfinished ThreadPool_RunTask)",
+        why: "as c148_all's (its depths differ: the stacked `n` events above)",
         ids: &[],
     },
     Known {
@@ -219,8 +209,11 @@ const OPEN: &[Known] = &[
             "processes",
             "thread_process",
         ],
-        why: "threads and processes named only by descriptors without events: \
-              trace_processor lists them, with the process's full command line",
+        why: "processes named only in ChromeActiveProcesses (1150, 1152, ...): \
+              trace_processor lists them, each with a main thread; and a process's name: \
+              trace_processor keeps the first of the descriptors Chrome wrote with a \
+              chrome_process (\"WebUI Top Renderer\", \"Renderer\"), ours is the command \
+              line other descriptors of the process give as its process_name",
         ids: &[],
     },
     Known {
