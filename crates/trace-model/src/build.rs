@@ -51,6 +51,11 @@ struct ThreadBuild {
     /// Streaming mode: the first and last B/E timestamps seen.
     first_be_ts: i64,
     last_be_ts: i64,
+    /// The thread's latest instants, all at time `waiting_at`: an `E` at that time that
+    /// comes after them ends a span that holds them, a `B` begins one that does not
+    /// ([`Instant::ends_after`], [`Instant::begins_after`]).
+    waiting_at: i64,
+    waiting: Vec<u32>,
 }
 
 impl ThreadBuild {
@@ -310,6 +315,8 @@ impl TraceBuilder {
                     joined: None,
                     first_be_ts: i64::MAX,
                     last_be_ts: i64::MIN,
+                    waiting_at: i64::MIN,
+                    waiting: Vec::new(),
                 });
                 self.thread_ids.insert(key, t);
                 t
@@ -390,6 +397,16 @@ impl TraceBuilder {
             offset: ev.offset,
         };
         let th = &mut self.threads[t as usize];
+        if ph != Phase::COMPLETE && th.waiting_at == ev.ts {
+            for &i in &th.waiting {
+                let inst = &mut self.instants[i as usize];
+                let n = match ph {
+                    Phase::END => &mut inst.ends_after,
+                    _ => &mut inst.begins_after,
+                };
+                *n = n.saturating_add(1);
+            }
+        }
         let strings = &self.strings;
         th.span_event(e, self.keep, &|id| strings.get(id).to_string());
         self.disordered |= th.disordered && !self.keep;
@@ -417,7 +434,17 @@ impl TraceBuilder {
             thread,
             args: self.args_of(ev),
             mark: ev.ph == Phase::MARK,
+            ends_after: 0,
+            begins_after: 0,
         };
+        if scope == InstantScope::Thread {
+            let th = &mut self.threads[thread as usize];
+            if th.waiting_at != ev.ts {
+                th.waiting_at = ev.ts;
+                th.waiting.clear();
+            }
+            th.waiting.push(self.instants.len() as u32);
+        }
         self.instants.push(inst);
     }
 
