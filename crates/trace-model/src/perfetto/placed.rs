@@ -449,17 +449,29 @@ fn async_rows(
         id_of[a as usize] = first + (base + n) as u64;
     }
     let mut track = 0;
+    // The row before: its slice, and where it went.
+    let mut prev: Option<(&AsyncSlice, u32, i64)> = None;
     for (&a, &slot) in asyncs.order.iter().zip(&asyncs.slots) {
         let s = &t.async_slices()[a as usize];
-        let parent = if s.parent == NO_PARENT {
+        let (mut depth, mut parent) = if s.parent == NO_PARENT {
             track = track_of(a, slot);
-            -1
+            (s.depth as u32, -1)
         } else {
-            id_of[s.parent as usize] as i64
+            (s.depth as u32, id_of[s.parent as usize] as i64)
         };
+        // An `n` at the time of the `n` before it in one operation nests in it, as
+        // trace_processor keeps a zero-length slice open until a later time.
+        let instant = |x: &AsyncSlice| x.flags & async_flags::INSTANT != 0;
+        if let Some((p, d, id)) = prev {
+            let same = p.parent == s.parent && p.start == s.start;
+            if same && s.parent != NO_PARENT && instant(p) && instant(s) {
+                (depth, parent) = (d + 1, id);
+            }
+        }
+        prev = Some((s, depth, (first + rows.len() as u64) as i64));
         rows.push(Row {
             src: Src::Async(a),
-            depth: s.depth as u32,
+            depth,
             parent,
             track,
             end: 0,

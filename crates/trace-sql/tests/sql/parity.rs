@@ -101,13 +101,6 @@ const KNOWN: &[Known] = &[
 /// fixed (issue 57); each must still differ, so that a fix moves it out of here.
 const OPEN: &[Known] = &[
     Known {
-        trace: "c148_all",
-        queries: &["by_depth"],
-        why: "39 instants on merged descriptor tracks one level above trace_processor's \
-              (as process_track_slices below)",
-        ids: &[],
-    },
-    Known {
         trace: "c156_toplevel",
         queries: &[
             "unfinished_slices",
@@ -123,17 +116,9 @@ const OPEN: &[Known] = &[
         ids: &[],
     },
     Known {
-        trace: "c148_all",
-        queries: &["process_track_slices"],
-        why: "merged descriptor tracks: trace_processor nests some slices of one process \
-              track (WaitForPresentation at depth 2) where ours stay apart",
-        ids: &[],
-    },
-    Known {
         trace: "c148_json",
-        queries: &["by_depth", "process_track_slices", "tracks_with_slices"],
-        why: "JSON async tracks: trace_processor nests an `n` inside the `n` before it at \
-              one time (WaitForPresentation inside Swap) and uses fewer tracks",
+        queries: &["tracks_with_slices"],
+        why: "JSON async tracks: trace_processor uses fewer tracks (215, we 244)",
         ids: &[],
     },
     Known {
@@ -149,12 +134,6 @@ const OPEN: &[Known] = &[
         queries: &["directly_connected_flow"],
         why: "the chains of flows through slices differ though flow_ends and \
               flow_end_kinds agree: cause not found",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_json",
-        queries: &["preceding_flow"],
-        why: "as c148_all's (its depths differ: the stacked `n` events above)",
         ids: &[],
     },
     Known {
