@@ -58,6 +58,11 @@ struct ThreadBuild {
     /// Streaming mode: the first and last B/E timestamps seen.
     first_be_ts: i64,
     last_be_ts: i64,
+    /// The thread's latest instants, all at time `waiting_at`: an `E` at that time that
+    /// comes after them ends a span that holds them, a `B` begins one that does not
+    /// ([`Instant::ends_after`], [`Instant::begins_after`]).
+    waiting_at: i64,
+    waiting: Vec<u32>,
 }
 
 impl ThreadBuild {
@@ -336,6 +341,8 @@ impl TraceBuilder {
                     joined: None,
                     first_be_ts: i64::MAX,
                     last_be_ts: i64::MIN,
+                    waiting_at: i64::MIN,
+                    waiting: Vec::new(),
                 });
                 self.thread_ids.insert(key, t);
                 t
@@ -440,6 +447,17 @@ impl TraceBuilder {
     #[inline(always)]
     fn thread_span_event(&mut self, t: u32, e: Pending) {
         let th = &mut self.threads[t as usize];
+        if e.phase != Phase::COMPLETE && th.waiting_at == e.ts {
+            // The instants of this time before it in the file: one more B or E after them.
+            for &i in &th.waiting {
+                let inst = &mut self.instants[i as usize];
+                let n = match e.phase {
+                    Phase::END => &mut inst.ends_after,
+                    _ => &mut inst.begins_after,
+                };
+                *n = n.saturating_add(1);
+            }
+        }
         let strings = &self.strings;
         th.span_event(e, self.keep, &|id| strings.get(id).to_string());
         self.disordered |= th.disordered && !self.keep;
@@ -473,7 +491,17 @@ impl TraceBuilder {
             thread,
             args: self.args_of(ev),
             mark: ev.ph == Phase::MARK,
+            ends_after: 0,
+            begins_after: 0,
         };
+        if scope == InstantScope::Thread {
+            let th = &mut self.threads[thread as usize];
+            if th.waiting_at != ev.ts {
+                th.waiting_at = ev.ts;
+                th.waiting.clear();
+            }
+            th.waiting.push(self.instants.len() as u32);
+        }
         self.instants.push(inst);
     }
 

@@ -33,6 +33,14 @@ pub struct Instant {
     pub args: ArgsId,
     /// An `R` event: a mark (Chrome's navigation timing writes them: `navigationStart`).
     pub mark: bool,
+    /// How many `E` events of its thread at its time came after it in the file (at most
+    /// 255): the spans they end held it open, for trace_processor, which takes one
+    /// sequence's events of one time in file order (a protobuf instant written just
+    /// before its slice's end is inside that slice).
+    pub ends_after: u8,
+    /// How many `B` events of its thread at its time came after it in the file (at most
+    /// 255): the spans they begin do not hold it, for trace_processor.
+    pub begins_after: u8,
 }
 
 /// One counter series: one per process, counter name and argument key.

@@ -711,7 +711,13 @@ fn depths(
         }
         sizes[depth] += 1;
         depths.push(depth as u32 | partial);
-        stack.push(end);
+        // A `B` never ended holds everything after it, even a span starting at the
+        // trace's end, where it was cut (trace_processor's stack still has it open).
+        stack.push(if s.flags & flags::UNFINISHED != 0 {
+            i64::MAX
+        } else {
+            end
+        });
     }
     d.merge(warnings);
     Some((depths, sizes, differs))
@@ -754,5 +760,21 @@ mod tests {
         }
         m.end_chunk(&names, &mut d);
         assert!(!m.pairs_otherwise(0));
+    }
+
+    /// A `B` starting at the trace's end, where the `B`s still open are cut, nests inside
+    /// them (trace_processor's stack still holds them), not beside them.
+    #[test]
+    fn a_begin_at_the_trace_end_nests_in_the_unfinished_ones() {
+        let t = crate::load_bytes(
+            br#"[{"ph":"B","name":"a","ts":0,"pid":1,"tid":1},
+                {"ph":"B","name":"b","ts":2,"pid":1,"tid":1},
+                {"ph":"B","name":"c","ts":5,"pid":1,"tid":1}]"#,
+        )
+        .unwrap();
+        let lanes = &t.threads()[0].lanes;
+        let names: Vec<&str> = lanes.iter().map(|l| t.str(l.name[0])).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert!(lanes.iter().all(|l| l.flags[0] & flags::UNFINISHED != 0));
     }
 }

@@ -640,8 +640,9 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
     }
 }
 
-/// An instant: on a thread, thread-scoped (global for Chrome's on track 0), on a process's
-/// track process-scoped, on another track an async instant.
+/// An instant: on a thread, thread-scoped (global for Chrome's on track 0), on any other
+/// track (a process's too) an async instant, nested in the slice open on that track as
+/// trace_processor nests it.
 #[inline]
 fn instant<'e, S: EventSink>(
     out: &mut Out<'_, S>,
@@ -651,8 +652,7 @@ fn instant<'e, S: EventSink>(
 ) {
     match wh {
         Where::Thread(..) => ev.scope = Some(if te.track == Some(0) { b'g' } else { b't' }),
-        Where::Process(..) => ev.scope = Some(b'p'),
-        Where::Async(..) => {
+        Where::Process(..) | Where::Async(..) => {
             ev.ph = Phase::ASYNC_INSTANT;
             let (id, _, local) = async_id(wh);
             set_async_id(ev, id, local);

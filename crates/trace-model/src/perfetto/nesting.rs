@@ -187,7 +187,12 @@ impl Nesting {
                 depth: d,
                 index: i as u32,
             });
-            stack.push((start.saturating_add(dur), dur == 0));
+            // An unfinished slice is open to the end, past the trace's last event.
+            let end = match src.flags[i] & flags::UNFINISHED {
+                0 => start.saturating_add(dur),
+                _ => i64::MAX,
+            };
+            stack.push((end, dur == 0));
         }
         for &ti in members {
             let th = &t.threads()[ti as usize];

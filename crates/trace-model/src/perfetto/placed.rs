@@ -21,7 +21,7 @@ use std::ops::Range;
 use super::ids::SliceIds;
 use crate::args::ArgsId;
 use crate::asyncs::{async_flags, AsyncSlice, NO_PARENT};
-use crate::event_kinds::InstantScope;
+use crate::event_kinds::{Instant, InstantScope};
 use crate::span::{ExtId, SpanRef, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -175,7 +175,35 @@ impl Placed {
         let at = self.first + r.start as u64;
         at + lo..at + hi.max(lo)
     }
+
+    /// How many of the instants on `thread` at `ts` (the first ones there) a span ending at
+    /// `ts` holds when its `E` is the `rank`th of that time's (1: the outermost span's) to
+    /// come after them: those written before it ([`Instant::ends_after`](crate::Instant)).
+    pub(crate) fn held_at(&self, t: &Trace, thread: u32, ts: i64, rank: u8) -> u64 {
+        self.first_at(t, thread, ts, |i| i.ends_after >= rank)
+    }
+
+    /// How many of the instants on `thread` at `ts` (the first ones there) a span starting
+    /// at `ts` does not hold when its `B` is the `rank`th of that time's (1: the innermost
+    /// span's) to come after them: those written before it.
+    pub(crate) fn before_at(&self, t: &Trace, thread: u32, ts: i64, rank: u8) -> u64 {
+        self.first_at(t, thread, ts, |i| i.begins_after >= rank)
+    }
+
+    /// How many of the first instants on `thread` at `ts` satisfy `f`.
+    fn first_at(&self, t: &Trace, thread: u32, ts: i64, f: impl Fn(&Instant) -> bool) -> u64 {
+        let at = self.instants_in(t, thread, ts, ts.saturating_add(1));
+        let row = |id: u64| &self.rows[(id - self.first) as usize];
+        let ok = |id: u64| match row(id).src {
+            Src::ThreadInstant(i) => f(&t.instants()[i as usize]),
+            _ => false,
+        };
+        at.take_while(|&id| ok(id)).count() as u64
+    }
 }
+
+/// The thread instant before: its thread, time, `B`s and `E`s after it, depth and id.
+type Before = (u32, i64, (u8, u8), u32, i64);
 
 /// Appends the thread instants' rows, thread by thread in time order, each inside the
 /// deepest span open at its time, or the instant before at its time; returns each
@@ -193,20 +221,27 @@ fn thread_instants(t: &Trace, ids: &SliceIds, proto: bool, rows: &mut Vec<Row>) 
         let e = &t.instants()[i as usize];
         (e.thread, e.ts, i)
     });
-    // The instant before, while it is at the same time on the same thread: its thread,
-    // time, depth and id.
-    let mut last: Option<(u32, i64, u32, i64)> = None;
+    // The instant before, while it is at the same time on the same thread with no `E`
+    // between them: its thread, time, `E`s after it, depth and id.
+    let mut last: Option<Before> = None;
     for &i in &thread_instants {
         let e = &t.instants()[i as usize];
         let k = rows.len() as u32;
         // trace_processor keeps a zero-length slice on its stack until a later time: an
         // instant at the time of the one before nests in it.
-        let (depth, parent) = match (last, open_at(t, ids, e.thread, e.ts)) {
-            (Some((th, ts, d, id)), _) if th == e.thread && ts == e.ts => (d + 1, id),
+        // A protobuf instant written before the end of a slice ending at its time is
+        // inside it (trace_processor takes a sequence's events of one time in file order).
+        let held = if proto {
+            (e.ends_after, e.begins_after)
+        } else {
+            (0, 0)
+        };
+        let (depth, parent) = match (last, open_at(t, ids, e.thread, e.ts, held)) {
+            (Some((th, ts, h, d, id)), _) if (th, ts, h) == (e.thread, e.ts, held) => (d + 1, id),
             (_, Some(p)) => (p.depth + 1, ids.id(p) as i64),
             (_, None) => (0, -1),
         };
-        last = Some((e.thread, e.ts, depth, (ids.len() + k as u64) as i64));
+        last = Some((e.thread, e.ts, held, depth, (ids.len() + k as u64) as i64));
         let r = &mut by_thread[e.thread as usize];
         if r.start == r.end {
             *r = k..k;
@@ -414,17 +449,29 @@ fn async_rows(
         id_of[a as usize] = first + (base + n) as u64;
     }
     let mut track = 0;
+    // The row before: its slice, and where it went.
+    let mut prev: Option<(&AsyncSlice, u32, i64)> = None;
     for (&a, &slot) in asyncs.order.iter().zip(&asyncs.slots) {
         let s = &t.async_slices()[a as usize];
-        let parent = if s.parent == NO_PARENT {
+        let (mut depth, mut parent) = if s.parent == NO_PARENT {
             track = track_of(a, slot);
-            -1
+            (s.depth as u32, -1)
         } else {
-            id_of[s.parent as usize] as i64
+            (s.depth as u32, id_of[s.parent as usize] as i64)
         };
+        // An `n` at the time of the `n` before it in one operation nests in it, as
+        // trace_processor keeps a zero-length slice open until a later time.
+        let instant = |x: &AsyncSlice| x.flags & async_flags::INSTANT != 0;
+        if let Some((p, d, id)) = prev {
+            let same = p.parent == s.parent && p.start == s.start;
+            if same && s.parent != NO_PARENT && instant(p) && instant(s) {
+                (depth, parent) = (d + 1, id);
+            }
+        }
+        prev = Some((s, depth, (first + rows.len() as u64) as i64));
         rows.push(Row {
             src: Src::Async(a),
-            depth: s.depth as u32,
+            depth,
             parent,
             track,
             end: 0,
@@ -449,8 +496,10 @@ fn async_rows(
 
 /// The deepest span on `thread` open at `ts` (started at or before it, ending after it,
 /// or ending at it with a span ended with its parent there: trace_processor had that one
-/// still open).
-fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
+/// still open), or, of the spans ending at `ts`, the `holds.0`th outermost; not the
+/// `holds.1` innermost of those starting at `ts` (begun after the instant in the file).
+fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64, holds: (u8, u8)) -> Option<SpanRef> {
+    let (mut ends, mut begins) = holds;
     if thread as usize >= t.threads().len() {
         return None;
     }
@@ -463,12 +512,29 @@ fn open_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<SpanRef> {
         let end = lane.end(i);
         let unfinished = lane.flags[i] & crate::span::flags::UNFINISHED != 0;
         if end <= ts && !unfinished && !(end == ts && held(th, d, ts)) {
-            break;
+            if end < ts || ends == 0 {
+                break;
+            }
+            ends -= 1;
         }
         out = Some(SpanRef {
             thread,
             depth: d as u32,
             index: i as u32,
+        });
+    }
+    while let Some(p) =
+        out.filter(|p| begins > 0 && th.lanes[p.depth as usize].start[p.index as usize] == ts)
+    {
+        begins -= 1;
+        out = p.depth.checked_sub(1).map(|d| {
+            let lane = &th.lanes[d as usize];
+            let index = lane.start.partition_point(|&s| s <= ts) as u32 - 1;
+            SpanRef {
+                thread,
+                depth: d,
+                index,
+            }
         });
     }
     out

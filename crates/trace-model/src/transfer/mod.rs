@@ -36,7 +36,7 @@ use codec::Record;
 pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, Stream};
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
-pub const MAGIC: &[u8; 8] = b"SPALLTM3";
+pub const MAGIC: &[u8; 8] = b"SPALLTM4";
 
 /// Why a buffer is not a transferred trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,8 +73,8 @@ impl Trace {
     /// The trace [`Trace::to_transfer`] wrote.
     pub fn from_transfer(bytes: &[u8]) -> Result<Trace, TransferError> {
         let mut r = R::new(bytes);
-        if r.take(8, "the magic SPALLTM3")? != MAGIC {
-            return Err(r.fail("the magic SPALLTM3"));
+        if r.take(8, "the magic SPALLTM4")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM4"));
         }
         let t = Trace::read(&mut r)?;
         if !r.at_end() {
@@ -218,8 +218,8 @@ impl TraceIn {
     /// Reads the head; the streams hold `lens` values (by [`Stream`]), the trace's first.
     pub fn new(head: &[u8], lens: [u64; 3]) -> Result<TraceIn, TransferError> {
         let mut r = R::with_pieces(head, lens);
-        if r.take(8, "the magic SPALLTM3")? != MAGIC {
-            return Err(r.fail("the magic SPALLTM3"));
+        if r.take(8, "the magic SPALLTM4")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM4"));
         }
         let trace = Trace::read(&mut r)?;
         if !r.at_end() {

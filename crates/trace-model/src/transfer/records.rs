@@ -133,7 +133,8 @@ record!(Frame {
     raw
 });
 
-/// An instant's scope and mark share a byte: the scope in the low bits, a mark in bit 4.
+/// An instant's scope and mark share a byte: the scope in the low bits, a mark in bit 4;
+/// its `ends_after` and `begins_after` follow.
 impl Record for Instant {
     fn put(&self, w: &mut W<'_>) {
         w.i64(self.ts);
@@ -145,6 +146,8 @@ impl Record for Instant {
             InstantScope::Thread => 2,
         };
         w.u8(u8::from(self.mark) << 4 | scope);
+        w.u8(self.ends_after);
+        w.u8(self.begins_after);
         w.u32(self.process);
         w.u32(self.thread);
         w.u32(self.args.0);
@@ -152,6 +155,7 @@ impl Record for Instant {
 
     fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
         let (ts, name, cat, scope) = (r.i64()?, StrId(r.u32()?), StrId(r.u32()?), r.u8()?);
+        let (ends_after, begins_after) = (r.u8()?, r.u8()?);
         Ok(Instant {
             ts,
             name,
@@ -166,6 +170,8 @@ impl Record for Instant {
             thread: r.u32()?,
             args: ArgsId(r.u32()?),
             mark: scope & 0x10 != 0,
+            ends_after,
+            begins_after,
         })
     }
 }

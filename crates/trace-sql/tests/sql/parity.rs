@@ -3,7 +3,9 @@
 //! Rows are compared in order when the query has an `ORDER BY`, as multisets otherwise;
 //! reals to 1e-9 relative. Every answer must be equal but the [`KNOWN`] differences, which
 //! must still differ (so that a fix is noticed) and be equal once their stated difference
-//! is undone. Set `PARITY_TRACE` to print each query as it runs.
+//! is undone. Set `PARITY_TRACE` to print each query as it runs, `PARITY_SHOW=NAME` to
+//! print whether each of trace NAME's answers differs, `PARITY_SHOW=NAME/QUERY` to print
+//! one answer's rows beside trace_processor's.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -123,69 +125,32 @@ const OPEN: &[Known] = &[
         ids: &[],
     },
     Known {
-        trace: "c148_all",
+        trace: "c156_toplevel",
         queries: &[
+            "unfinished_slices",
             "by_depth",
-            "first_slices",
-            "parents",
             "roots",
-            "thread_slices_by_thread_name",
+            "process_track_slices",
+            "following_flow",
         ],
-        why: "a thread instant at the time a slice ends: trace_processor nests it in the \
-              slice when it came before the end in the file; the model keeps no file order \
-              between instants and ends",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_toplevel",
-        queries: &["by_depth", "parents", "roots"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c156_toplevel",
-        queries: &["unfinished_slices", "by_depth", "parents", "roots"],
-        why: "as c148_all's",
+        why: "a process track written from two sequences (gpu::Scheduler's \
+              Scheduler::Running: its begins on one, its ends on another, whose packets \
+              come first in the file): the protobuf reader pairs ends with begins in file \
+              order and leaves one slice unfinished, trace_processor pairs them in time order",
         ids: &[],
     },
     Known {
         trace: "c148_json",
-        queries: &["by_depth", "parents", "roots"],
-        why: "one ThreadPool_RunTask left unfinished at the trace's end: trace_processor \
-              keeps it inside the WorkerThread active open above it",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_all",
-        queries: &["process_track_slices", "tracks_with_slices"],
-        why: "merged descriptor tracks: trace_processor nests some slices of one process \
-              track (WaitForPresentation at depth 2) where ours stay apart",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_toplevel",
-        queries: &["process_track_slices", "tracks_with_slices"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c156_toplevel",
-        queries: &["process_track_slices"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_json",
-        queries: &["process_track_slices", "tracks_with_slices"],
-        why: "JSON async tracks: trace_processor nests some WaitForPresentation slices \
-              two deep and uses fewer tracks",
+        queries: &["tracks_with_slices"],
+        why: "JSON async tracks: trace_processor uses fewer tracks (215, we 244)",
         ids: &[],
     },
     Known {
         trace: "c148_all",
         queries: &["following_flow", "preceding_flow"],
-        why: "the slices counted are chosen by depth too, which differs (instants at a \
-              slice's end, above)",
+        why: "flows leave from and arrive at the slice on top of trace_processor's stack, \
+              which for an instant at a slice's start or end is as the file orders them \
+              (as `slice` now nests it), but the flow binding does not read that order yet",
         ids: &[],
     },
     Known {
@@ -196,30 +161,8 @@ const OPEN: &[Known] = &[
         ids: &[],
     },
     Known {
-        trace: "c148_toplevel",
-        queries: &["following_flow", "preceding_flow"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c156_toplevel",
-        queries: &["following_flow", "preceding_flow"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_json",
-        queries: &["preceding_flow"],
-        why: "as c148_all's (its depths differ: the unfinished ThreadPool_RunTask)",
-        ids: &[],
-    },
-    Known {
         trace: "c148_all",
-        queries: &[
-            "arg_keys",
-            "extract_arg_each_key",
-            "thread_slices_by_thread_name",
-        ],
+        queries: &["arg_keys", "extract_arg_each_key"],
         why: "Chrome's ChromeTrackEvent extensions beyond the four described \
               (sequence_manager_task, thread_pool_task, current_task, ...), which \
               trace_processor reads with the trace's ExtensionDescriptor, \
@@ -259,8 +202,11 @@ const OPEN: &[Known] = &[
             "processes",
             "thread_process",
         ],
-        why: "threads and processes named only by descriptors without events: \
-              trace_processor lists them, with the process's full command line",
+        why: "processes named only in ChromeActiveProcesses (1150, 1152, ...): \
+              trace_processor lists them, each with a main thread; and a process's name: \
+              trace_processor keeps the first of the descriptors Chrome wrote with a \
+              chrome_process (\"WebUI Top Renderer\", \"Renderer\"), ours is the command \
+              line other descriptors of the process give as its process_name",
         ids: &[],
     },
     Known {
@@ -321,6 +267,22 @@ fn run(fixture: &Path) -> (usize, usize, Vec<String>) {
             (Err(e), None) => Some(format!("error: {e}")),
             (Ok(r), None) => {
                 let want: Vec<Vec<Value>> = serde_json::from_value(q["rows"].clone()).unwrap();
+                if let Ok(v) = std::env::var("PARITY_SHOW") {
+                    if v == format!("{name}/{qn}") || v == name {
+                        eprintln!("== {name}/{qn}: {:?}", compare(sql, &want, &r.rows));
+                        if v != name {
+                            for (i, row) in want.iter().enumerate() {
+                                eprintln!("want {}", key(row));
+                                if let Some(g) = r.rows.get(i) {
+                                    eprintln!("got  {}", key(g));
+                                }
+                            }
+                            for g in r.rows.iter().skip(want.len()) {
+                                eprintln!("got  {}", key(g));
+                            }
+                        }
+                    }
+                }
                 match known(&name, qn) {
                     None => compare(sql, &want, &r.rows),
                     Some(k) => match compare(sql, &want, &r.rows) {
