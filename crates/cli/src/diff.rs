@@ -13,6 +13,7 @@ use trace_model::{
 
 use crate::diff_row::{status_name, Row};
 use crate::diff_samples::{ppm, Profile};
+pub use crate::select::MatchThreads;
 use crate::select::{no_such_thread, threads, Selection};
 use crate::stats::csv_field;
 use crate::util::{human_ns, load, Fatal};
@@ -99,15 +100,6 @@ pub enum FailOn {
     Any,
     /// Always exit 0 (report only).
     Never,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MatchThreads {
-    /// A thread of NEW is the one with the same name as BASE's (pids and tids change
-    /// between runs).
-    Name,
-    /// A thread of NEW is the one with the same PID:TID.
-    Id,
 }
 
 #[derive(Debug, clap::Args)]

@@ -11,9 +11,8 @@ use std::collections::BTreeMap;
 
 use trace_model::{percentile, Group, NameStats, StrId, Trace};
 
-use crate::diff::MatchThreads;
 use crate::sched;
-use crate::select::Selection;
+use crate::select::{MatchThreads, Selection};
 use crate::util::Fatal;
 
 /// An error unless both traces hold scheduling data: a trace without it has no CPU time

@@ -5,6 +5,16 @@ use trace_model::{NameFilter, StatsFilter, Trace};
 
 use crate::util::{parse_range, Fatal};
 
+/// How a thread of one trace is matched to a thread of another (`diff`, `check`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MatchThreads {
+    /// A thread of NEW is the one with the same name as BASE's (pids and tids change
+    /// between runs).
+    Name,
+    /// A thread of NEW is the one with the same PID:TID.
+    Id,
+}
+
 /// The parsed options, checked before any trace is loaded.
 #[derive(Debug, Default)]
 pub struct Selection {

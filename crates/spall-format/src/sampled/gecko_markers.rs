@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::gecko::Table;
+use super::gecko_table::Table;
 use super::warn;
 use crate::diag::Diagnostics;
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};

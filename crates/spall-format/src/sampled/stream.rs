@@ -176,18 +176,10 @@ mod tests {
         text(sum, &all)
     }
 
-    fn fixture(name: &str) -> Vec<u8> {
-        let root = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/real/profiles"
-        );
-        std::fs::read(format!("{root}/{name}")).unwrap()
-    }
-
     #[test]
     fn real_perf_script_in_any_pieces_is_the_whole_decode() {
         for name in ["spin.perf", "spin_fields.perf"] {
-            let b = fixture(name);
+            let b = spall_test_support::fixture_bytes(&format!("real/profiles/{name}"));
             let want = whole(&b);
             assert!(want.len() > 1000, "{name}: {want}");
             for (piece, target) in [(b.len(), 1 << 20), (4_099, 10_000), (97, 300), (1, 1)] {
