@@ -511,7 +511,10 @@ impl ThreadStack {
                 let lane = &self.lanes[d];
                 let at = gallop(&lane.start, cursor[d], t);
                 cursor[d] = at;
-                (at, at > 0 && lane.end(at - 1) > t)
+                // A `B` never ended covers even a zero at the trace's end, where it was
+                // cut (as `nest::depths` and trace_processor's stack hold it open).
+                let open = |i: usize| lane.end(i) > t || lane.flags[i] & flags::UNFINISHED != 0;
+                (at, at > 0 && open(at - 1))
             };
             let (mut lo, mut hi) = (0, self.lanes.len());
             while lo < hi {
