@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         for th in 0..threads {
             for st in s.thread_states(th) {
                 assert_eq!(st.thread, th);
-                assert!(st.waker.is_none_or(|w| w < threads));
+                assert!(st.waker().is_none_or(|w| w < threads));
             }
         }
     }
