@@ -15,6 +15,7 @@ pub mod export;
 pub mod flame;
 pub mod info;
 pub mod markers;
+mod min_delta;
 #[cfg(feature = "sql")]
 pub mod query;
 pub mod sched;
