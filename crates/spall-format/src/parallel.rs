@@ -251,17 +251,25 @@ where
         .collect();
     let (sinks, events) = in_order(parts, &mut diags);
     let summary = Summary {
-        format: Format::SpallV3,
-        gzip: false,
-        input_bytes: b.len() as u64,
-        decoded_bytes: b.len() as u64,
-        parsed_bytes: b.len() as u64,
-        events,
-        diagnostics: diags,
         spall: Some(header),
-        json: None,
+        ..read_once(Format::SpallV3, b.len() as u64, events, diags)
     };
     Ok(Some((summary, sinks)))
+}
+
+/// The summary of a decode that read each of its `bytes` once, unwrapped from nothing.
+fn read_once(format: Format, bytes: u64, events: u64, diagnostics: Diagnostics) -> Summary {
+    Summary {
+        format,
+        gzip: false,
+        input_bytes: bytes,
+        decoded_bytes: bytes,
+        parsed_bytes: bytes,
+        events,
+        diagnostics,
+        spall: None,
+        json: None,
+    }
 }
 
 /// The chunks' sinks in file order and their event count, their warnings merged in order.
@@ -333,17 +341,7 @@ where
         })
         .collect();
     let (sinks, events) = in_order(parts, &mut diags);
-    let summary = Summary {
-        format: Format::Profile(format),
-        gzip: false,
-        input_bytes: total,
-        decoded_bytes: total,
-        parsed_bytes: total,
-        events,
-        diagnostics: diags,
-        spall: None,
-        json: None,
-    };
+    let summary = read_once(Format::Profile(format), total, events, diags);
     (summary, sinks)
 }
 
@@ -368,17 +366,7 @@ where
         crate::proto::decode_parallel(b, &mut diags, max_decompressed, new_sink, &|n| {
             progress.add(n)
         })?;
-    let summary = Summary {
-        format: Format::Proto,
-        gzip: false,
-        input_bytes: b.len() as u64,
-        decoded_bytes: b.len() as u64,
-        parsed_bytes: b.len() as u64,
-        events,
-        diagnostics: diags,
-        spall: None,
-        json: None,
-    };
+    let summary = read_once(Format::Proto, b.len() as u64, events, diags);
     Ok((summary, sinks))
 }
 
