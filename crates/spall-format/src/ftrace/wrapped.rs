@@ -201,7 +201,7 @@ pub fn process_dump<S: EventSink>(
                         .zip(tokens[2].parse::<i64>().ok())
                         .map(|(pid, _ppid)| (pid, pid, tokens[8], "process_name")),
                     // user pid tid cmd...
-                    Form::Short => (tokens[1].parse().ok())
+                    Form::Short if tokens.len() >= 4 => (tokens[1].parse().ok())
                         .zip(tokens[2].parse().ok())
                         .map(|(pid, tid)| (pid, tid, rest_from(&line, tokens[3]), "thread_name")),
                     _ => None,
@@ -278,6 +278,7 @@ fn rest_from<'a>(line: &'a str, tok: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Collect;
 
     #[test]
     fn markers_zlib_and_base64() {
@@ -290,5 +291,23 @@ mod tests {
         assert!(is_zlib(&[0x78, 0x9c]) && is_zlib(&[0x78, 0x01]) && !is_zlib(b"# "));
         assert_eq!(base64(b"aGVs\nbG8=").as_deref(), Some(&b"hello"[..]));
         assert_eq!(base64(b"a<b"), None);
+    }
+
+    #[test]
+    fn short_process_dump_lines_are_counted_not_read() {
+        // Lines cut short under either header (a fuzzer found the thread form's panic).
+        let dump = b"PROCESS DUMP\nUSER PID TID CMD\nsystem 200\nroot 1 1\nroot 1 1 init\n\
+            USER PID PPID VSZ RSS WCHAN PC S NAME COMMAND\nroot 1 0 2 3\n";
+        let (mut sink, mut d, mut threads) =
+            (Collect::default(), Diagnostics::default(), Vec::new());
+        let n = process_dump(dump, 0, &mut sink, &mut d, &mut threads);
+        assert_eq!(n, 1, "only the whole thread line is a record");
+        assert_eq!(threads, vec![(1, 1, "init".to_string(), 50)]);
+        assert_eq!(d.total(), 3, "{d:?}");
+        assert_eq!(
+            sink.0.len(),
+            0,
+            "a thread is named only after the trace text"
+        );
     }
 }
