@@ -7,6 +7,7 @@ use super::base::{dec, emit, malformed, text, Num, Open, Packet, PendingEnd, Te}
 use super::events::Decoder;
 use super::hash::IdMap;
 use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase};
+use super::named;
 use super::scan::{Found, Place, Track};
 use super::seq::{time, Seq, Uses};
 use super::typed;
@@ -275,6 +276,11 @@ impl<'a> Decoder<'a> {
             }
         };
         write_args(args, te, seq, at, d);
+        for &(num, m, _) in &te.typed {
+            if num == named::ACTIVE_PROCESSES {
+                *events += named::active_processes(m, sink);
+            }
+        }
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
             sink.thread_slice(&slice);

@@ -191,27 +191,6 @@ const OPEN: &[Known] = &[
         why: "as c148_all's",
         ids: &[],
     },
-    Known {
-        trace: "c156_timeline",
-        queries: &[
-            "slices_per_process_via_thread",
-            "threads",
-            "processes",
-            "thread_process",
-        ],
-        why: "processes named only in ChromeActiveProcesses (1150, 1152, ...): \
-              trace_processor lists them, each with a main thread; and a process's name: \
-              trace_processor keeps the first of the descriptors Chrome wrote with a \
-              chrome_process (\"WebUI Top Renderer\", \"Renderer\"), ours is the command \
-              line other descriptors of the process give as its process_name",
-        ids: &[],
-    },
-    Known {
-        trace: "c156_toplevel",
-        queries: &["slices_per_process_via_thread", "processes"],
-        why: "as c156_timeline's",
-        ids: &[],
-    },
 ];
 
 /// The known difference of query `qn` on trace `name`, if it is one.
