@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::annot::{self, Interned};
-use super::base::{dec, emit, malformed, text, Num, Open, Packet, PendingEnd, Te};
+use super::base::{dec, emit, malformed, text, Num, Open, Packet, Pending, PendingEnd, Te};
 use super::events::Decoder;
 use super::hash::IdMap;
 use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase};
@@ -601,8 +601,8 @@ fn slice_begin<'a, 'e, S: EventSink>(
     }
 }
 /// A slice's end: on a thread, an `E`; else an async `e` closing the innermost slice open
-/// on its track, or, with none open in this part, an end pending until every part is
-/// decoded.
+/// on its track, or, with none open in this part that began by then, an end pending until
+/// every part is decoded.
 #[inline]
 fn slice_end<'a: 'e, 'e, S: EventSink>(
     out: &mut Out<'_, S>,
@@ -610,7 +610,7 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
     wh: Where<'e>,
     te: &Te<'_>,
     stacks: &mut IdMap<u64, Vec<Open<'a>>>,
-    pending: &mut Vec<PendingEnd>,
+    pending: &mut Pending,
     args: &str,
 ) {
     let (id, u, local) = match wh {
@@ -621,7 +621,16 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
         }
         Where::Process(..) | Where::Async(..) => async_id(wh),
     };
-    match stacks.get_mut(&u).and_then(Vec::pop) {
+    // An end closes the innermost slice open only if that began by then: trace_processor
+    // pairs a track's begins and ends in time order, and a track written from several
+    // sequences (gpu::Scheduler's) can bring an end here before a begin later than it.
+    // Such an end waits, as one with no slice open does, for `parts::resolve`, and so do
+    // the track's later ends in this part.
+    let waits = !pending.tracks.is_empty() && pending.tracks.contains_key(&u);
+    let top = stacks
+        .get_mut(&u)
+        .filter(|s| !waits && s.last().is_some_and(|o| o.2 <= ev.ts));
+    match top.and_then(Vec::pop) {
         Some((n, c, _)) => {
             ev.ph = Phase::ASYNC_END;
             set_async_id(ev, id, local);
@@ -632,7 +641,8 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
         }
         None => {
             let (pid, tid) = wh.ids();
-            pending.push(PendingEnd {
+            pending.tracks.insert(u, ());
+            pending.ends.push(PendingEnd {
                 track: u,
                 ts: ev.ts,
                 pid,

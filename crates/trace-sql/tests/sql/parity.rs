@@ -125,21 +125,6 @@ const OPEN: &[Known] = &[
         ids: &[],
     },
     Known {
-        trace: "c156_toplevel",
-        queries: &[
-            "unfinished_slices",
-            "by_depth",
-            "roots",
-            "process_track_slices",
-            "following_flow",
-        ],
-        why: "a process track written from two sequences (gpu::Scheduler's \
-              Scheduler::Running: its begins on one, its ends on another, whose packets \
-              come first in the file): the protobuf reader pairs ends with begins in file \
-              order and leaves one slice unfinished, trace_processor pairs them in time order",
-        ids: &[],
-    },
-    Known {
         trace: "c148_json",
         queries: &["tracks_with_slices"],
         why: "JSON async tracks: trace_processor uses fewer tracks (215, we 244)",
