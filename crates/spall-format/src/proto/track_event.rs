@@ -494,8 +494,11 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
     // A legacy mark (`R`, `navigationStart`) keeps its phase as an arg, as
     // trace_processor keeps it for its JSON exporter.
     let mark = legacy_phase(te.legacy) == Some(b'R');
+    // trace_processor also keeps an interned location's iid (`source_location_iid`, a
+    // `uint`), defined or not: it reflects that TrackEvent field into args too.
+    let iid = te.location_iid.filter(|_| !flat).map(|(i, _)| i);
     let any = !te.annots.is_empty() || location.is_some() || posted_from.is_some();
-    if !any && typed.is_empty() && !mark {
+    if !any && iid.is_none() && typed.is_empty() && !mark {
         return;
     }
     args.push('{');
@@ -516,6 +519,11 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
             "source_location"
         };
         annot::write_location(args, key, l, interned, at, d);
+    }
+    if let Some(i) = iid {
+        comma(args);
+        args.push_str("\"source_location_iid\":");
+        crate::tagged::write_uint(args, i);
     }
     if let Some(l) = posted_from {
         comma(args);
