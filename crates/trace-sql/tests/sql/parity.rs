@@ -149,7 +149,9 @@ const OPEN: &[Known] = &[
         trace: "c148_all",
         queries: &["arg_keys", "extract_arg_each_key"],
         why: "legacy_event.passthrough_utid, trace_processor's row id of the thread that \
-              wrote an event on a process track, is not written",
+              wrote an event on a process track, is not written; where it is, the value \
+              (1 at each key's first slice) is a utid of trace_processor's numbering, whose \
+              row 0 is its swapper, where ours starts with the trace's first thread",
         ids: &[],
     },
     Known {
