@@ -6,6 +6,7 @@ compiled protos. Run again when that package's TrackEvent gains fields:
 
     pip install perfetto && scripts/gen-proto-fields.py
 """
+import gzip
 import os
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 from google.protobuf import descriptor_pb2, descriptor_pool
@@ -26,54 +27,37 @@ TY = {
 }
 
 # Chrome's own TrackEvent extensions (`ChromeTrackEvent`, fields 1000-1999) are not in the
-# package: trace_processor compiles in Chrome's `chrome_track_event.proto`. The ones Chrome
-# writes in a startup trace are described here from that file, as (field, name, message,
-# fields, enums); a field's type is a scalar, ("enum", NAME) or ("msg", NAME).
-P = descriptor_pb2.FieldDescriptorProto
-BEGIN_FRAME_ID = ("BeginFrameId", [(1, "source_id", P.TYPE_UINT64), (2, "sequence_number", P.TYPE_UINT64)], [])
-EXTENSIONS = [
-    (1002, "chrome_task_annotator", ("ChromeTaskAnnotator", [
-        (1, "ipc_hash", P.TYPE_UINT32),
-        (2, "task_delay_us", P.TYPE_UINT64),
-        (3, "delay_policy", ("enum", "DelayPolicy")),
-    ], [("DelayPolicy", [(0, "FLEXIBLE_NO_SOONER"), (1, "FLEXIBLE_PREFER_EARLY"), (2, "PRECISE")])])),
-    (1006, "chrome_raster_task", ("ChromeRasterTask", [(1, "source_frame_number", P.TYPE_INT64)], [])),
-    (1064, "animation_frame_timing_info", ("AnimationFrameTimingInfo", [
-        (1, "blocking_duration_ms", P.TYPE_INT64),
-        (2, "duration_ms", P.TYPE_INT64),
-        (3, "num_scripts", P.TYPE_INT64),
-        (4, "begin_frame_id", ("msg", "BeginFrameId")),
-    ], [])),
-    (1074, "begin_frame_id", BEGIN_FRAME_ID),
-]
+# package: trace_processor compiles in Chrome's `chrome_track_event.proto` and adds the
+# descriptor a trace carries (its `extension_descriptor` packet). They are taken from the
+# descriptor Chromium 156 wrote into a fixture trace.
+FIXTURE = "tests/fixtures/real/chromium156_script_toplevel.pftrace.gz"
+SHARED = "protos/perfetto/trace/perfetto_trace.proto"
 
 
-def extension_messages():
-    """The extensions' messages as descriptors, in a pool of their own."""
-    fd = descriptor_pb2.FileDescriptorProto(name="chrome_extensions.proto", package="chrome", syntax="proto2")
-    done = set()
-    for _, _, (name, fields, enums) in EXTENSIONS + [(0, "", BEGIN_FRAME_ID)]:
-        if name in done:
-            continue
-        done.add(name)
-        m = fd.message_type.add(name=name)
-        for ename, values in enums:
-            e = m.enum_type.add(name=ename)
-            for n, v in values:
-                e.value.add(name=v, number=n)
-        for num, fname, ty in fields:
-            f = m.field.add(name=fname, number=num, label=P.LABEL_OPTIONAL)
-            if isinstance(ty, tuple):
-                f.type = P.TYPE_ENUM if ty[0] == "enum" else P.TYPE_MESSAGE
-                f.type_name = f".chrome.{name}.{ty[1]}" if ty[0] == "enum" else f".chrome.{ty[1]}"
-            else:
-                f.type = ty
+def chrome_extensions(root):
+    """ChromeTrackEvent's extensions of TrackEvent, as (number, name, field descriptor)."""
+    trace = pb.Trace()
+    with gzip.open(os.path.join(root, FIXTURE)) as f:
+        trace.ParseFromString(f.read())
+    sets = [p.extension_descriptor.extension_set for p in trace.packet if p.HasField("extension_descriptor")]
     pool = descriptor_pool.DescriptorPool()
-    pool.Add(fd)
-    return {n: pool.FindMessageTypeByName(f"chrome.{m[0]}") for n, _, m in EXTENSIONS}
+    shared = descriptor_pb2.FileDescriptorProto()
+    pb.TrackEvent.DESCRIPTOR.file.CopyToProto(shared)
+    pool.Add(shared)
+    for raw in sets[-1].file:
+        # Perfetto's own copy of descriptor.proto: read again as protobuf's.
+        fd = descriptor_pb2.FileDescriptorProto.FromString(raw.SerializeToString())
+        # The package has Perfetto's protos in one file: its TrackEvent, SourceLocation, ...
+        deps = [d if d.startswith("base/") else SHARED for d in fd.dependency]
+        del fd.dependency[:]
+        fd.dependency.extend(dict.fromkeys(deps))
+        del fd.public_dependency[:]
+        pool.Add(fd)
+    ext = pool.FindMessageTypeByName("perfetto.protos.ChromeTrackEvent").extensions
+    return sorted((e.number, e.name, e) for e in ext if e.containing_type.full_name == te.full_name)
 
 
-messages, enums = [], []
+messages, enums, enum_names = [], [], []
 msg_index, enum_index = {}, {}
 
 
@@ -81,6 +65,7 @@ def enum(e):
     if e.full_name not in enum_index:
         enum_index[e.full_name] = len(enums)
         enums.append(sorted((v.number, v.name) for v in e.values))
+        enum_names.append(e.full_name)
     return enum_index[e.full_name]
 
 
@@ -110,36 +95,61 @@ top = []
 for n in TOP:
     f = te.fields_by_number[n]
     top.append((n, f.name, message(f.message_type)))
-ext = extension_messages()
-for n, name, _ in EXTENSIONS:
-    top.append((n, name, message(ext[n])))
-
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-out = os.path.join(root, "crates/spall-format/src/proto/typed_fields.rs")
-with open(out, "w") as w:
-    w.write("//! Generated by `scripts/gen-proto-fields.py` from the PyPI package `perfetto`'s\n")
-    w.write("//! descriptors: Chrome's typed TrackEvent fields. Do not edit by hand.\n\n")
+for n, name, f in chrome_extensions(root):
+    if f.type == F.TYPE_MESSAGE:
+        top.append((n, name, message(f.message_type)))
+def packed(w, items, indent):
+    """Writes `items` (each ending in a comma) as lines of at most 100 columns."""
+    line = indent
+    for it in items:
+        if len(line) + len(it) + 1 > 100 and line.strip():
+            w.write(line.rstrip() + "\n")
+            line = indent
+        line += it + " "
+    if line.strip():
+        w.write(line.rstrip() + "\n")
+
+
+def slices(w, lists, notes):
+    """Writes each list of items as a slice `&[...]`, on one line where it fits."""
+    for items, note in zip(lists, notes):
+        one_line = f"    &[{' '.join(items).rstrip(',')}], // {note}"
+        if len(one_line) <= 100:
+            w.write(one_line + "\n")
+            continue
+        w.write(f"    // {note}\n    &[\n")
+        packed(w, items, "        ")
+        w.write("    ],\n")
+
+
+HEAD = """//! Generated by `scripts/gen-proto-fields.py` from the PyPI package `perfetto`'s
+//! descriptors and the extension descriptor Chromium 156 writes into its traces:
+//! Chrome's typed TrackEvent fields {what}. Do not edit by hand.
+//! (Packed several to a line, unformatted: a table, not code to read.)
+
+"""
+d = os.path.join(root, "crates/spall-format/src/proto")
+with open(os.path.join(d, "typed_fields.rs"), "w") as w:
+    w.write(HEAD.format(what="and their messages"))
     w.write("use super::descriptor::{many, one, Field, Ty::*};\n\n")
     w.write("/// TrackEvent's typed fields written as args: (number, name, message).\n")
+    w.write("#[rustfmt::skip]\n")
     w.write(f"pub(super) static TRACK_EVENT: [(u32, &str, u16); {len(top)}] = [\n")
-    for n, name, m in top:
-        w.write(f"    ({n}, \"{name}\", {m}),\n")
+    packed(w, [f"({n}, \"{name}\", {m})," for n, name, m in top], "    ")
     w.write("];\n\n")
     w.write("/// Each message's fields, by number.\n")
+    w.write("#[rustfmt::skip]\n")
     w.write(f"pub(super) static MESSAGES: [&[Field]; {len(messages)}] = [\n")
-    for name, fields in messages:
-        w.write(f"    // {name}\n    &[\n")
-        for n, fname, ty, rep in fields:
-            w.write(f"        {'many' if rep else 'one'}({n}, \"{fname}\", {ty}),\n")
-        w.write("    ],\n")
-    w.write("];\n\n")
-    w.write("/// Each enum's values, by number.\n")
-    w.write(f"pub(super) static ENUMS: [&[(i32, &str)]; {len(enums)}] = [\n")
-    for vals in enums:
-        w.write("    &[\n")
-        for n, name in vals:
-            w.write(f"        ({n}, \"{name}\"),\n")
-        w.write("    ],\n")
+    slices(w, [[f"{'many' if rep else 'one'}({n}, \"{fname}\", {ty})," for n, fname, ty, rep in fields]
+               for _, fields in messages], [f"{i}: {name}" for i, (name, _) in enumerate(messages)])
     w.write("];\n")
-print(f"{out}: {len(top)} TrackEvent fields, {len(messages)} messages, {len(enums)} enums")
-os.system(f"rustfmt --edition 2021 {out}")
+with open(os.path.join(d, "typed_enums.rs"), "w") as w:
+    w.write(HEAD.format(what="(their enums)"))
+    w.write("/// Each enum's values, by number.\n")
+    w.write("#[rustfmt::skip]\n")
+    w.write(f"pub(super) static ENUMS: [&[(i32, &str)]; {len(enums)}] = [\n")
+    slices(w, [[f"({n}, \"{name}\")," for n, name in vals] for vals in enums],
+           [f"{i}: {name}" for i, name in enumerate(enum_names)])
+    w.write("];\n")
+print(f"{d}: {len(top)} TrackEvent fields, {len(messages)} messages, {len(enums)} enums")

@@ -712,6 +712,11 @@ impl TraceBuilder {
                     }
                 }
             }
+            // A thread known to exist, unnamed (the protobuf reader's, for the processes
+            // Chrome lists as active, as trace_processor lists them).
+            "spall_thread" => {
+                self.thread(ev);
+            }
             "track_name" if ev.id.is_some() => {
                 let id = ev.id.as_deref().unwrap_or_default();
                 let pid = self.ext_id(&ev.pid);

@@ -123,12 +123,17 @@ pub fn write_debug(
     let mut first = true;
     let mut err = Ok(());
     for &(a, at) in list {
+        let mark = out.len();
         if !first {
             out.push(',');
         }
-        first = false;
-        if let Err(e) = annotation(out, a, at, it, 0, true, d) {
-            err = err.and(Err(e));
+        match annotation(out, a, at, it, 0, true, d) {
+            Ok(true) => first = false,
+            Ok(false) => out.truncate(mark),
+            Err(e) => {
+                first = false;
+                err = err.and(Err(e));
+            }
         }
     }
     if wrap {
@@ -137,7 +142,9 @@ pub fn write_debug(
     err
 }
 
-/// One `DebugAnnotation`: `"name":value` when `named`, else the value.
+/// One `DebugAnnotation`: `"name":value` when `named`, else the value. An annotation with
+/// no value is not written (false), as trace_processor adds no arg for it (an array's
+/// later elements keep their indices dense).
 fn annotation(
     out: &mut String,
     a: &[u8],
@@ -146,7 +153,7 @@ fn annotation(
     depth: usize,
     named: bool,
     d: &mut Diagnostics,
-) -> Result<(), WireError> {
+) -> Result<bool, WireError> {
     let mut name: Option<(&[u8], u64, Option<&str>)> = None;
     let mut value: Option<Field<'_>> = None;
     let (mut dict, mut array) = (false, false);
@@ -171,6 +178,9 @@ fn annotation(
             _ => {}
         }
     }
+    if err.is_none() && !dict && !array && value.is_none() {
+        return Ok(false);
+    }
     if named {
         match name {
             Some((_, _, Some(json))) => out.push_str(json),
@@ -189,11 +199,15 @@ fn annotation(
         for f in fields(a, at).map_while(Result::ok) {
             if let (n, Value::Bytes(b)) = (f.num, f.value) {
                 if n == num {
+                    let mark = out.len();
                     if !first {
                         out.push(',');
                     }
-                    first = false;
-                    annotation(out, b, offset_in(a, at, b), it, depth + 1, dict, d)?;
+                    if annotation(out, b, offset_in(a, at, b), it, depth + 1, dict, d)? {
+                        first = false;
+                    } else {
+                        out.truncate(mark);
+                    }
                 }
             }
         }
@@ -206,7 +220,7 @@ fn annotation(
     }
     match err {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(true),
     }
 }
 

@@ -124,6 +124,14 @@ impl Te<'_> {
     }
 }
 
+/// A part's ends left for `parts::resolve`, and the tracks they are on: a track's later
+/// ends in the part wait too, so that all of them pair in time order.
+#[derive(Default)]
+pub(super) struct Pending {
+    pub(super) ends: Vec<PendingEnd>,
+    pub(super) tracks: super::hash::IdMap<u64, ()>,
+}
+
 /// A slice end on an async track with no slice open in its own part.
 pub(super) struct PendingEnd {
     pub(super) track: u64,

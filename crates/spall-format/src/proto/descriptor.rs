@@ -15,7 +15,7 @@ pub(super) enum Ty {
     Double,
     Float,
     Str,
-    /// An index into `ENUMS`.
+    /// An index into `ENUMS` (`typed_enums.rs`).
     Enum(u16),
     /// An index into `MESSAGES`.
     Msg(u16),

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use super::annot::{self, escape_bytes, escape_into};
-use super::base::{emit, malformed, Open, Packet, PendingEnd, Te};
+use super::base::{emit, malformed, Open, Packet, Pending, Te};
 use super::hash::IdMap;
 use super::packet_kind;
 use super::scan::{thread_descriptor, Found, Track};
@@ -54,7 +54,7 @@ pub(super) struct Decoder<'a> {
     pub(super) stacks: IdMap<u64, Vec<Open<'a>>>,
     /// Slice ends on async tracks where this part has no slice open: paired after every
     /// part is decoded, with slices other parts left open.
-    pub(super) pending: Vec<PendingEnd>,
+    pub(super) pending: Pending,
     pub(super) events: u64,
     pub(super) te: Te<'a>,
     pub(super) args: String,
@@ -78,7 +78,7 @@ impl<'a> Decoder<'a> {
             last: None,
             unknown: IdMap::default(),
             stacks: IdMap::default(),
-            pending: Vec::new(),
+            pending: Pending::default(),
             events: 0,
             te: Te::default(),
             args: String::new(),

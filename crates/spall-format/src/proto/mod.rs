@@ -58,6 +58,7 @@ mod seq;
 mod stream;
 mod track_event;
 mod typed;
+mod typed_enums;
 mod typed_fields;
 pub mod wire;
 

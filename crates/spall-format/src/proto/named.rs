@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::annot::escape_bytes;
 use super::scan::{Found, Place};
+use super::wire::{repeated, Reader};
 use crate::diag::Diagnostics;
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 
@@ -36,6 +37,34 @@ pub(super) fn track_names<S: EventSink>(f: &Found<'_>, sink: &mut S) -> u64 {
             ..RawEvent::default()
         });
         events += 1;
+    }
+    events
+}
+
+/// TrackEvent's `chrome_active_processes` field.
+pub(super) const ACTIVE_PROCESSES: u32 = 49;
+
+/// The processes a `ChromeActiveProcesses` message lists (`m`): trace_processor gives each
+/// a process and its main thread, named or not; each becomes a `spall_thread` event, which
+/// says only that thread `pid` of process `pid` exists. Returns how many.
+pub(super) fn active_processes<S: EventSink>(m: &[u8], sink: &mut S) -> u64 {
+    let mut events = 0;
+    for f in Reader::new(m, 0).map_while(Result::ok) {
+        if f.num != 1 {
+            continue;
+        }
+        // `repeated int32 pid`: packed or not.
+        let _ = repeated(f.value, false, |pid| {
+            let pid = pid as i32 as i64;
+            sink.event(&RawEvent {
+                ph: Phase::METADATA,
+                name: Cow::Borrowed("spall_thread"),
+                pid: RawId::Num(pid),
+                tid: RawId::Num(pid),
+                ..RawEvent::default()
+            });
+            events += 1;
+        });
     }
     events
 }

@@ -125,7 +125,7 @@ impl<'a> Decoder<'a> {
             open.extend(stack.into_iter().map(|o| (u, o)));
         }
         Left {
-            ends: self.pending,
+            ends: self.pending.ends,
             open,
         }
     }

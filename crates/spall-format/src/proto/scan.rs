@@ -72,6 +72,9 @@ pub struct Named<'a> {
     pub name: Option<&'a [u8]>,
     pub sort_index: Option<i64>,
     pub labels: Vec<&'a [u8]>,
+    /// A process named by a descriptor that also said what Chrome process it is: the first
+    /// such name stays.
+    pub by_chrome: bool,
 }
 
 /// Packets of one sequence next to each other in one buffer: `bufs[buf][start..end]`,
@@ -243,7 +246,7 @@ impl<'a> Found<'a> {
             }
         }
         if let Some(x) = parts[2] {
-            self.process(x);
+            self.process(x, false);
         }
         if let Some(x) = parts[3] {
             self.thread(x);
@@ -253,12 +256,14 @@ impl<'a> Found<'a> {
     fn track(&mut self, b: &'a [u8]) {
         let mut uuid = 0;
         let mut t = Track::new(0);
+        let (mut process, mut chrome) = (None, false);
         for (num, v) in fields(b) {
             match (num, v) {
                 (1, v) => uuid = v.uint().unwrap_or(0),
                 (5, v) => t.parent = v.uint().unwrap_or(0),
                 (2 | 10 | 13, Value::Bytes(s)) => t.name = Some(s),
-                (3, Value::Bytes(x)) => t.process = Some(self.process(x)),
+                (3, Value::Bytes(x)) => process = Some(x),
+                (6, Value::Bytes(_)) => chrome = true,
                 (4, Value::Bytes(x)) => t.thread = Some(self.thread(x)),
                 (8, Value::Bytes(x)) => {
                     let mut c = CounterInfo {
@@ -277,6 +282,9 @@ impl<'a> Found<'a> {
                 _ => {}
             }
         }
+        if let Some(x) = process {
+            t.process = Some(self.process(x, chrome));
+        }
         // A descriptor emitted again (after an incremental state reset) updates the first.
         match self.tracks.get_mut(&uuid) {
             Some(old) => {
@@ -293,8 +301,15 @@ impl<'a> Found<'a> {
         }
     }
 
-    /// A `ProcessDescriptor`: its pid, its name and sort index noted.
-    fn process(&mut self, b: &'a [u8]) -> i64 {
+    /// A `ProcessDescriptor`: its pid, its name and sort index noted. `chrome`: its track
+    /// descriptor also has a `ChromeProcessDescriptor`.
+    ///
+    /// Chrome writes a process's descriptor on every sequence, named by its type
+    /// ("Renderer") where it adds the `ChromeProcessDescriptor`, by its command line where
+    /// not. trace_processor keeps the first name by time, which is the typed one in
+    /// Chrome's traces: the first name of a descriptor with a `ChromeProcessDescriptor`
+    /// stays; otherwise a later name replaces an earlier one.
+    fn process(&mut self, b: &'a [u8], chrome: bool) -> i64 {
         let mut pid = 0;
         let (mut name, mut cmdline, mut sort) = (None, None, None);
         let mut labels = Vec::new();
@@ -313,7 +328,12 @@ impl<'a> Found<'a> {
             }
         }
         let p = self.processes.entry(pid).or_default();
-        p.name = name.or(p.name).or(cmdline);
+        if chrome && name.is_some() && !p.by_chrome {
+            p.name = name;
+            p.by_chrome = true;
+        } else if !p.by_chrome {
+            p.name = name.or(p.name).or(cmdline);
+        }
         p.sort_index = sort.or(p.sort_index);
         if !labels.is_empty() {
             p.labels = labels;

@@ -3,10 +3,11 @@
 use std::borrow::Cow;
 
 use super::annot::{self, Interned};
-use super::base::{dec, emit, malformed, text, Num, Open, Packet, PendingEnd, Te};
+use super::base::{dec, emit, malformed, text, Num, Open, Packet, Pending, PendingEnd, Te};
 use super::events::Decoder;
 use super::hash::IdMap;
 use super::kinds::{counter, flow_events, flow_phase, flow_points, legacy, legacy_phase};
+use super::named;
 use super::scan::{Found, Place, Track};
 use super::seq::{time, Seq, Uses};
 use super::typed;
@@ -275,6 +276,11 @@ impl<'a> Decoder<'a> {
             }
         };
         write_args(args, te, seq, at, d);
+        for &(num, m, _) in &te.typed {
+            if num == named::ACTIVE_PROCESSES {
+                *events += named::active_processes(m, sink);
+            }
+        }
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
             sink.thread_slice(&slice);
@@ -488,8 +494,11 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
     // A legacy mark (`R`, `navigationStart`) keeps its phase as an arg, as
     // trace_processor keeps it for its JSON exporter.
     let mark = legacy_phase(te.legacy) == Some(b'R');
+    // trace_processor also keeps an interned location's iid (`source_location_iid`, a
+    // `uint`), defined or not: it reflects that TrackEvent field into args too.
+    let iid = te.location_iid.filter(|_| !flat).map(|(i, _)| i);
     let any = !te.annots.is_empty() || location.is_some() || posted_from.is_some();
-    if !any && typed.is_empty() && !mark {
+    if !any && iid.is_none() && typed.is_empty() && !mark {
         return;
     }
     args.push('{');
@@ -510,6 +519,11 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
             "source_location"
         };
         annot::write_location(args, key, l, interned, at, d);
+    }
+    if let Some(i) = iid {
+        comma(args);
+        args.push_str("\"source_location_iid\":");
+        crate::tagged::write_uint(args, i);
     }
     if let Some(l) = posted_from {
         comma(args);
@@ -595,8 +609,8 @@ fn slice_begin<'a, 'e, S: EventSink>(
     }
 }
 /// A slice's end: on a thread, an `E`; else an async `e` closing the innermost slice open
-/// on its track, or, with none open in this part, an end pending until every part is
-/// decoded.
+/// on its track, or, with none open in this part that began by then, an end pending until
+/// every part is decoded.
 #[inline]
 fn slice_end<'a: 'e, 'e, S: EventSink>(
     out: &mut Out<'_, S>,
@@ -604,7 +618,7 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
     wh: Where<'e>,
     te: &Te<'_>,
     stacks: &mut IdMap<u64, Vec<Open<'a>>>,
-    pending: &mut Vec<PendingEnd>,
+    pending: &mut Pending,
     args: &str,
 ) {
     let (id, u, local) = match wh {
@@ -615,7 +629,16 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
         }
         Where::Process(..) | Where::Async(..) => async_id(wh),
     };
-    match stacks.get_mut(&u).and_then(Vec::pop) {
+    // An end closes the innermost slice open only if that began by then: trace_processor
+    // pairs a track's begins and ends in time order, and a track written from several
+    // sequences (gpu::Scheduler's) can bring an end here before a begin later than it.
+    // Such an end waits, as one with no slice open does, for `parts::resolve`, and so do
+    // the track's later ends in this part.
+    let waits = !pending.tracks.is_empty() && pending.tracks.contains_key(&u);
+    let top = stacks
+        .get_mut(&u)
+        .filter(|s| !waits && s.last().is_some_and(|o| o.2 <= ev.ts));
+    match top.and_then(Vec::pop) {
         Some((n, c, _)) => {
             ev.ph = Phase::ASYNC_END;
             set_async_id(ev, id, local);
@@ -626,7 +649,8 @@ fn slice_end<'a: 'e, 'e, S: EventSink>(
         }
         None => {
             let (pid, tid) = wh.ids();
-            pending.push(PendingEnd {
+            pending.tracks.insert(u, ());
+            pending.ends.push(PendingEnd {
                 track: u,
                 ts: ev.ts,
                 pid,
