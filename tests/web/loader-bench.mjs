@@ -8,9 +8,9 @@
 // each run, then the medians: the decode's time without the page's hand-off, file reads or
 // the browser's scheduling, and the finish's stages (the trace built, indexed, packed for
 // the page). Each slice is a buffer of its own, kept for the packed columns as the worker
-// keeps them (docs/PERFORMANCE.md, "The page, one worker"). Several sites compare builds, run by run. Each load's CPU time
-// (the process's, V8's own threads included) is printed too: on a busy machine it follows
-// the work where the wall time follows the load.
+// keeps them (docs/WEB.md, "Loading in a worker"). Several sites compare builds, run by
+// run. Each load's CPU time (the process's, V8's own threads included) is printed too: on
+// a busy machine it follows the work where the wall time follows the load.
 //
 //   scripts/build-web.sh target/web-site
 //   node tests/web/loader-bench.mjs target/web-site FILE
