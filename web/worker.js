@@ -133,9 +133,16 @@ async function* piecesHere({ file, url }, size) {
   }
 }
 
+// The least bytes of a piece worth keeping for the columns (a fetch body's small pieces
+// are not), unless the slices are smaller (a test's ?chunk=).
+const KEEP_PIECE = 1 << 20;
+
 // Feeds a File (read in slices of `size` bytes) or a fetch body to a new Loader as its
-// pieces arrive; `runs`: the stream's runs (0: as natively).
-const feed = async (name, source, stream, size, runs) => {
+// pieces arrive; `runs`: the stream's runs (0: as natively). Once pushed (copied into the
+// module), a piece's buffer goes to `pool`, up to the bytes the Loader's columns will take
+// (keep_bytes, once the memory guard has seen the first bytes): Loader.finish packs the columns into them, memory already written, rather
+// than into new arrays, whose fresh pages cost more than the copy (docs/PERFORMANCE.md).
+const feed = async (name, source, stream, size, runs, pool) => {
   const what = source.file ? "cannot be read" : "cannot be fetched";
   const it = pieces(source, size);
   let loader = source.file ? new Loader(name, source.file.size, stream, runs) : null;
@@ -157,6 +164,15 @@ const feed = async (name, source, stream, size, runs) => {
       }
       loader.push(piece);
       done += piece.length;
+      // Until the memory guard has run (the first 4 MB) every piece is kept; then the
+      // pool is cut to the estimate.
+      const keep = loader.keep_bytes() || Infinity;
+      const whole = piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength;
+      if (whole && piece.length >= Math.min(KEEP_PIECE, size) && pool.bytes < keep) {
+        pool.push(piece.buffer);
+        pool.bytes += piece.length;
+      }
+      while (pool.bytes > keep) pool.bytes -= pool.pop().byteLength;
       if (source.file || done - reported >= REPORT) {
         reported = done;
         report(loader);
@@ -245,17 +261,20 @@ const main = async ({ data }) => {
   postMessage({ started: true, threads, simd });
   const progress = (done, total, stage) => postMessage({ progress: [done, total, stage] });
   // A test's small slices (?chunk=) make small runs too, so a small file crosses many.
+  // The file's pieces kept for the columns (see feed), and their bytes.
+  const pool = Object.assign([], { bytes: 0 });
   const read = (stream) =>
-    feed(name, file ? { file } : { url }, stream, chunk || CHUNK, file ? chunk || 0 : 0);
+    feed(name, file ? { file } : { url }, stream, chunk || CHUNK, file ? chunk || 0 : 0, pool);
   try {
     let loader = await read(true);
-    let model = loader.finish(progress);
+    let model = loader.finish(progress, pool);
     // A streamed file whose events go back in time (or whose decode warns in a way a stream
     // cannot, see LoadStream::finish) is decoded again, whole.
     if (!model) {
       loader = await read(false);
-      model = loader.finish(progress);
+      model = loader.finish(progress, pool);
     }
+    pool.length = 0;
     // The side panel's statistics, once the page has taken the trace (not competing with
     // it for a core meanwhile).
     const taken = new Promise((resolve) => { onmessage = resolve; });

@@ -381,7 +381,10 @@ async function e2e() {
   // with frames between them: the trace's head, its columns, the index's head, its
   // columns, the kinds, the rest of the views' data (`data-take-steps`), never in one; steps
   // run back to back for up to 50 ms a turn (`data-take-turns`, at most one a step). The
-  // first file's load runs in the worker the page started ahead of it (`data-ahead`).
+  // columns are packed into the file's slices the worker kept once it had decoded them
+  // (`data-reused`, buffers of 4,099 bytes: odd sizes, each stream crossing many), with
+  // the same spans. The first file's load runs in the worker the page started ahead of it
+  // (`data-ahead`).
   const c = await newPage();
   await c.goto(`${base}/?chunk=4099`);
   await waitState(c, "loaded");
@@ -415,6 +418,7 @@ async function e2e() {
       `${file} in 4,099-byte slices by the ${s.loader} on ${s.threads} threads, SIMD ${s.simd}: ${s.spans} spans (spall-cli info: ${spans})`);
     check(Number(s.takeSteps) >= 6 && Number(s.takeTurns) >= 1 && Number(s.takeTurns) <= Number(s.takeSteps),
       `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more) over ${s.takeTurns} turns`);
+    check(Number(s.reused) > 1, `${file}: its columns were packed into ${s.reused} of the file's slices (2 or more)`);
     if (file.endsWith(".spall")) check(s.ahead === "1", `${file}: loaded by the worker started ahead (data-ahead ${s.ahead})`);
   }
   // Perfetto protobuf is streamed too: the 1.2 MB Chromium trace after 4.2 MB of packets of

@@ -7,9 +7,10 @@
 // shared); REUSE=1 loads them all in one instance, whose memory has grown already. Prints
 // each run, then the medians: the decode's time without the page's hand-off, file reads or
 // the browser's scheduling, and the finish's stages (the trace built, indexed, packed for
-// the page). Several sites compare builds, run by run. Each load's CPU time
-// (the process's, V8's own threads included) is printed too: on a busy machine it follows
-// the work where the wall time follows the load.
+// the page). Each slice is a buffer of its own, kept for the packed columns as the worker
+// keeps them (docs/WEB.md, "Loading in a worker"). Several sites compare builds, run by
+// run. Each load's CPU time (the process's, V8's own threads included) is printed too: on
+// a busy machine it follows the work where the wall time follows the load.
 //
 //   scripts/build-web.sh target/web-site
 //   node tests/web/loader-bench.mjs target/web-site FILE
@@ -51,13 +52,27 @@ const instance = async (b) => {
 
 const load = async (b, stream) => {
   const { Loader } = await instance(b);
+  // Each slice in a buffer of its own, as the page's reader hands them over, made before
+  // the clock starts (another thread's work there); kept for the columns as web/worker.js
+  // keeps them, up to the Loader's keep_bytes.
+  const slices = [];
+  for (let at = 0; at < bytes.length; at += SLICE) slices.push(new Uint8Array(bytes.subarray(at, at + SLICE)));
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const loader = new Loader(file, bytes.length, stream, 0);
-  for (let at = 0; at < bytes.length; at += SLICE) loader.push(bytes.subarray(at, at + SLICE));
+  const pool = [];
+  let kept = 0;
+  for (const s of slices) {
+    loader.push(s);
+    const keep = loader.keep_bytes ? loader.keep_bytes() || Infinity : 0;
+    if (kept < keep) (pool.push(s.buffer), (kept += s.length));
+    while (kept > keep) kept -= pool.pop().byteLength;
+  }
+  slices.length = 0;
   const streaming = loader.streaming();
   const t1 = performance.now();
-  loader.finish(() => {});
+  loader.finish(() => {}, pool);
+  pool.length = 0;
   // The finish's stages (a build before Loader.stages has none).
   const stages = loader.stages ? [...loader.stages()].map((m) => m.toFixed(0)).join("/") : "";
   const t2 = performance.now();

@@ -562,8 +562,44 @@ fn gallop(starts: &[i64], from: usize, t: i64) -> usize {
 }
 
 /// Inserts each placed span's `field` before the element at its place in `v` as it was
-/// (places ascending; equal ones keep their order), moving the elements from the back once.
+/// (places ascending; equal ones keep their order). Natively the column grows in place
+/// (a large reallocation moves pages, not bytes) and its elements move from the back once;
+/// in WebAssembly a reallocation copies the column, so it is merged into a new one
+/// instead, one copy rather than two (spall.h's output puts zeros in lanes of millions).
 fn insert_at<T: Copy>(
+    v: &mut Vec<T>,
+    items: &[(usize, usize, SpanData)],
+    field: impl Fn(&SpanData) -> T,
+) {
+    if cfg!(target_arch = "wasm32") {
+        merge_at(v, items, field);
+    } else {
+        shift_at(v, items, field);
+    }
+}
+
+/// [`insert_at`] into a new column.
+fn merge_at<T: Copy>(
+    v: &mut Vec<T>,
+    items: &[(usize, usize, SpanData)],
+    field: impl Fn(&SpanData) -> T,
+) {
+    if items.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(v.len() + items.len());
+    let mut from = 0;
+    for (_, at, s) in items {
+        out.extend_from_slice(&v[from..*at]);
+        out.push(field(s));
+        from = *at;
+    }
+    out.extend_from_slice(&v[from..]);
+    *v = out;
+}
+
+/// [`insert_at`] in place.
+fn shift_at<T: Copy>(
     v: &mut Vec<T>,
     items: &[(usize, usize, SpanData)],
     field: impl Fn(&SpanData) -> T,
@@ -579,5 +615,43 @@ fn insert_at<T: Copy>(
         v.copy_within(*at..src_end, at + k + 1);
         v[at + k] = field(s);
         src_end = *at;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways of inserting give the same column, places repeated and at either end.
+    #[test]
+    fn merge_and_shift_insert_alike() {
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for len in [0usize, 1, 2, 5, 40] {
+            for count in [0usize, 1, 3, 17] {
+                let column: Vec<i64> = (0..len as i64).map(|i| i * 10).collect();
+                let mut places: Vec<usize> = (0..count).map(|_| next(len + 1)).collect();
+                places.sort_unstable();
+                let items: Vec<(usize, usize, SpanData)> = places
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &at)| (0, at, span(-1 - k as i64, 0, StrId::EMPTY, ArgsId::NONE)))
+                    .collect();
+                let (mut a, mut b) = (column.clone(), column.clone());
+                merge_at(&mut a, &items, |s| s.start);
+                shift_at(&mut b, &items, |s| s.start);
+                assert_eq!(a, b, "len {len}, places {places:?}");
+                assert_eq!(a.len(), len + count);
+                // Each inserted value sits before the element that was at its place.
+                for (k, &at) in places.iter().enumerate() {
+                    assert_eq!(a[at + k], -1 - k as i64);
+                }
+            }
+        }
     }
 }

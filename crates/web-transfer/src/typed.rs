@@ -13,11 +13,12 @@ trait Typed: Sized + JsCast {
     type Item: Copy;
     const SIZE: u32;
     fn with_length(n: u32) -> Self;
+    /// A view of the whole of `b` (the values that fit), `None` if none fit.
+    fn view(b: &js_sys::ArrayBuffer) -> Option<Self>;
     fn len(&self) -> u32;
     fn part(&self, a: u32, b: u32) -> Self;
     fn fill_from(&self, v: &[Self::Item]);
     fn fill_to(&self, v: &mut [Self::Item]);
-    fn trimmed(&self, n: u32) -> Self;
 }
 
 macro_rules! typed {
@@ -27,6 +28,10 @@ macro_rules! typed {
             const SIZE: u32 = std::mem::size_of::<$item>() as u32;
             fn with_length(n: u32) -> Self {
                 <$t>::new_with_length(n)
+            }
+            fn view(b: &js_sys::ArrayBuffer) -> Option<Self> {
+                let n = b.byte_length() / Self::SIZE;
+                (n > 0).then(|| <$t>::new_with_byte_offset_and_length(b, 0, n))
             }
             fn len(&self) -> u32 {
                 self.length()
@@ -39,9 +44,6 @@ macro_rules! typed {
             }
             fn fill_to(&self, v: &mut [$item]) {
                 self.copy_to(v)
-            }
-            fn trimmed(&self, n: u32) -> Self {
-                self.slice(0, n)
             }
         }
     };
@@ -72,12 +74,14 @@ impl<T: Typed> Pieces<T> {
         }
     }
 
-    fn push(&mut self, mut v: &[T::Item]) {
+    /// Appends `v`: into the pool's buffers while there are any, then into new arrays.
+    fn push(&mut self, mut v: &[T::Item], pool: &mut Vec<js_sys::ArrayBuffer>) {
         while !v.is_empty() {
             let room = self.arrays.last().map_or(0, |a| a.len() - self.at);
             if room == 0 {
-                self.arrays
-                    .push(T::with_length((self.bytes / T::SIZE).max(1)));
+                let reused = std::iter::from_fn(|| pool.pop()).find_map(|b| T::view(&b));
+                let fresh = || T::with_length((self.bytes / T::SIZE).max(1));
+                self.arrays.push(reused.unwrap_or_else(fresh));
                 self.at = 0;
                 continue;
             }
@@ -89,12 +93,13 @@ impl<T: Typed> Pieces<T> {
         }
     }
 
-    /// The arrays, the last cut to what was written.
+    /// The arrays, the last cut to what was written: a view of its first values (its
+    /// buffer, transferred whole, goes with it).
     fn finish(mut self) -> Vec<T> {
         if let Some(last) = self.arrays.pop() {
             let whole = last.len() == self.at;
             self.arrays
-                .push(if whole { last } else { last.trimmed(self.at) });
+                .push(if whole { last } else { last.part(0, self.at) });
         }
         self.arrays
     }
@@ -131,6 +136,8 @@ pub struct Streams {
     i64s: Pieces<js_sys::BigInt64Array>,
     u32s: Pieces<js_sys::Uint32Array>,
     u8s: Pieces<js_sys::Uint8Array>,
+    /// Buffers to write into before new arrays are made (see [`pack`]).
+    pool: Vec<js_sys::ArrayBuffer>,
 }
 
 impl Streams {
@@ -140,6 +147,7 @@ impl Streams {
             i64s: Pieces::new(Vec::new(), bytes),
             u32s: Pieces::new(Vec::new(), bytes),
             u8s: Pieces::new(Vec::new(), bytes),
+            pool: Vec::new(),
         }
     }
 
@@ -151,13 +159,13 @@ impl Streams {
 
 impl trace_model::ColumnSink for Streams {
     fn i64s(&mut self, v: &[i64]) {
-        self.i64s.push(v);
+        self.i64s.push(v, &mut self.pool);
     }
     fn u32s(&mut self, v: &[u32]) {
-        self.u32s.push(v);
+        self.u32s.push(v, &mut self.pool);
     }
     fn u8s(&mut self, v: &[u8]) {
-        self.u8s.push(v);
+        self.u8s.push(v, &mut self.pool);
     }
 }
 
@@ -213,6 +221,7 @@ impl Model {
                 i64s: Pieces::new(array(o, "i64s"), 0),
                 u32s: Pieces::new(array(o, "u32s"), 0),
                 u8s: Pieces::new(array(o, "u8s"), 0),
+                pool: Vec::new(),
             },
             minimap: js_sys::Reflect::get(o, &"minimap".into())
                 .ok()
@@ -227,17 +236,25 @@ impl Model {
     }
 }
 
-/// A trace and its index for the page: `{trace, index, i64s, u32s, u8s, minimap, buffers}`,
+/// A trace and its index for the page: `{trace, index, i64s, u32s, u8s, minimap, buffers,
+/// reused}`,
 /// the heads of both ([`trace_model::Trace::to_transfer_pieces`],
 /// [`trace_index::TraceIndex::to_transfer_pieces`]) and their column streams, each column
 /// copied once, straight from the model into typed arrays of at most 32 MB; the minimap
 /// ([`trace_model::Trace::activity`] over [`MINIMAP_BINS`]: O(spans), so the worker's
 /// work, not the page's); `buffers`: what to transfer. `piece_bytes`: the arrays' size
 /// (0: 32 MB; tests make it small, so that a small trace crosses in many).
+///
+/// The columns go first into `pool`'s buffers, each whole (the file's pieces, which the
+/// worker keeps once they are pushed), then into new arrays: a new array's memory is fresh
+/// pages, which the copy faults in at a few hundred MB/s on a busy machine, where a buffer
+/// already written runs at memory's speed. What is left of the pool is dropped; `reused`
+/// says how many of its buffers were taken (for tests and benchmarks).
 pub fn pack(
     trace: &trace_model::Trace,
     index: &trace_index::TraceIndex,
     piece_bytes: u32,
+    pool: Vec<js_sys::ArrayBuffer>,
 ) -> js_sys::Object {
     let bytes = if piece_bytes == 0 {
         PIECE_BYTES
@@ -245,11 +262,16 @@ pub fn pack(
         piece_bytes
     };
     let mut s = Streams::new(bytes);
+    // Popped from the end: the pieces in the order given.
+    s.pool = pool.into_iter().rev().collect();
+    let given = s.pool.len();
     let trace_minimap = trace.activity(MINIMAP_BINS);
     let heads = [
         trace.to_transfer_pieces(&mut s),
         index.to_transfer_pieces(&mut s),
     ];
+    let reused = given - s.pool.len();
+    s.pool.clear();
     let [trace, index] = heads.map(|h| js_sys::Uint8Array::from(&h[..]));
     let o = js_sys::Object::new();
     let buffers = js_sys::Array::new();
@@ -275,6 +297,7 @@ pub fn pack(
         ("u8s", u8s.into()),
         ("minimap", minimap.into()),
         ("buffers", buffers.into()),
+        ("reused", (reused as f64).into()),
     ];
     for (k, v) in parts {
         let _ = js_sys::Reflect::set(&o, &k.into(), &v);

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use trace_model::{DecodeOptions, LoadSteps, LoadStream, MemoryLimit, SAMPLE_BYTES};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_time::{Duration, Instant};
 
 /// How often progress is posted to the page while decoding gathered bytes.
@@ -56,6 +57,9 @@ pub struct Loader {
     shown: Cell<u64>,
     /// What [`stages`](Self::stages) returns.
     stages: Vec<f64>,
+    /// Bytes of the columns [`finish`](Self::finish) will pack, as the memory guard
+    /// estimates them (0 before it has run).
+    packed: u64,
 }
 
 #[wasm_bindgen]
@@ -74,7 +78,17 @@ impl Loader {
             built: None,
             shown: Cell::new(0),
             stages: Vec::new(),
+            packed: 0,
         }
+    }
+
+    /// How many bytes of the file's pieces the worker may keep, once pushed, for
+    /// [`finish`](Self::finish) to pack the columns into (see
+    /// [`pack`](spall_web_transfer::pack)): the columns' estimated size, so that the
+    /// pieces never take more than the packed columns would, and only at the end; 0 until
+    /// the memory guard has seen the file's first bytes.
+    pub fn keep_bytes(&self) -> f64 {
+        self.packed as f64
     }
 
     /// Takes the next chunk of the file. Once the first few megabytes are in, the memory
@@ -124,12 +138,15 @@ impl Loader {
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
     /// few times a second, and returns the trace and its index as
-    /// [`pack`](spall_web_transfer::pack) packs them (`buffers`: the ones to transfer).
+    /// [`pack`](spall_web_transfer::pack) packs them (`buffers`: the ones to transfer),
+    /// first into `pool`'s `ArrayBuffer`s if it is an array of them (the pieces the worker
+    /// kept, see [`keep_bytes`](Self::keep_bytes)).
     /// `undefined` when a streamed file must be read again, whole (see
     /// [`trace_model::LoadStream::finish`]): the worker reads it again with `stream` false.
     pub fn finish(
         &mut self,
         progress: &js_sys::Function,
+        pool: JsValue,
     ) -> Result<Option<js_sys::Object>, String> {
         let started = Instant::now();
         if let Mode::Start(_) = self.mode {
@@ -183,7 +200,9 @@ impl Loader {
         let indexed = Instant::now();
         // Tests' small runs make small pieces of the model too.
         let piece = if self.runs > 0 { 4096 } else { 0 };
-        let packed = spall_web_transfer::pack(&trace, &index, piece);
+        let pool = pool.dyn_into::<js_sys::Array>().unwrap_or_default();
+        let pool = pool.iter().filter_map(|b| b.dyn_into().ok()).collect();
+        let packed = spall_web_transfer::pack(&trace, &index, piece, pool);
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         self.stages = vec![
             ms(started, built),
@@ -243,6 +262,7 @@ impl Loader {
         let e = trace_model::estimate_sample(&head, total, stream.is_none());
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
+        self.packed = e.bytes.saturating_sub(e.held);
         self.mode = if let Some(s) = stream {
             let mut s = Box::new(s);
             s.push(&head).map_err(|e| failed(&self.name, e))?;
