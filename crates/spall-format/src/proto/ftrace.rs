@@ -18,7 +18,7 @@ use super::wire::{repeated, Field, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::ftrace::atrace::{self, Skip, Tgids};
-use crate::ftrace::{RawSched, SchedKind};
+use crate::ftrace::{CompactRec, CompactSched, RawSched, SchedKind};
 
 const UNMODELLED_EVENT: &str = "proto_unmodelled_ftrace_event";
 
@@ -29,6 +29,8 @@ pub(super) struct Ftrace {
     tgids: Tgids,
     args: String,
     cols: [Vec<u64>; 12],
+    /// A compact_sched block's records, merged.
+    recs: Vec<CompactRec>,
 }
 
 fn warn(d: &mut Diagnostics, at: u64, what: impl FnOnce() -> String) {
@@ -195,12 +197,6 @@ impl Ftrace {
                 _ => {}
             }
         }
-        let comm = |i: u64| -> Cow<'_, str> {
-            interned
-                .get(i as usize)
-                .cloned()
-                .unwrap_or(Cow::Borrowed(""))
-        };
         // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
         // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
         let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &self.cols[k]), at, d);
@@ -215,42 +211,41 @@ impl Ftrace {
         }
         let c = &self.cols;
         // Both kinds merged by time: each CPU's records then come in time order.
+        let recs = &mut self.recs;
+        recs.clear();
+        recs.reserve(switches + wakings);
         let (mut i, mut j) = (0, 0);
         while i < switches || j < wakings {
-            let s = if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+            if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+                recs.push(CompactRec {
+                    ts: time(f, c[0][i], at, d),
+                    value: c[1][i],
+                    tid: c[2][i] as u32,
+                    prio: c[3][i] as u32 as i32,
+                    comm: c[5][i].min(u32::MAX as u64) as u32,
+                    flags: None,
+                    waking: false,
+                });
                 i += 1;
-                RawSched {
-                    kind: SchedKind::CompactSwitch,
-                    ts: time(f, c[0][i - 1], at, d),
-                    cpu,
-                    actor: -1,
-                    tid: c[2][i - 1] as u32 as i64,
-                    prio: c[3][i - 1] as u32 as i32,
-                    comm: comm(c[5][i - 1]),
-                    prev_tid: -1,
-                    prev_state: c[1][i - 1] as i64,
-                    offset: at,
-                    ..RawSched::default()
-                }
             } else {
+                recs.push(CompactRec {
+                    ts: time(f, c[6][j], at, d),
+                    value: c[8][j],
+                    tid: c[7][j] as u32,
+                    prio: c[9][j] as u32 as i32,
+                    comm: c[10][j].min(u32::MAX as u64) as u32,
+                    flags: c[11].get(j).map(|&x| x as u32),
+                    waking: true,
+                });
                 j += 1;
-                RawSched {
-                    kind: SchedKind::CompactWaking,
-                    ts: time(f, c[6][j - 1], at, d),
-                    cpu,
-                    actor: -1,
-                    flags: c[11].get(j - 1).map(|&x| x as u32),
-                    tid: c[7][j - 1] as u32 as i64,
-                    prio: c[9][j - 1] as u32 as i32,
-                    comm: comm(c[10][j - 1]),
-                    prev_tid: -1,
-                    value: c[8][j - 1] as u32 as i64,
-                    offset: at,
-                    ..RawSched::default()
-                }
-            };
-            sink.sched(&s);
+            }
         }
+        sink.sched_compact(&CompactSched {
+            cpu,
+            offset: at,
+            comms: &interned,
+            recs,
+        });
         (switches + wakings) as u64
     }
 

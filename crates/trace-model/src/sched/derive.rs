@@ -20,7 +20,7 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
-use super::collect::{Bucket, Collected, Rec, NO_FLAGS};
+use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
 use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
@@ -40,29 +40,12 @@ struct Pending {
 /// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
 /// come out by CPU, then time, with no sort or copy; and the most thread states the
 /// records can open (two a switch, one a waking or new task), so that they are allocated
-/// once. The same pass tells, for each CPU, whether its records are in time order.
-fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize, Vec<bool>) {
-    let mut states = 0;
-    let mut sorted = Vec::with_capacity(c.cpus.len());
-    let mut n: Vec<(u32, usize)> = (c.cpus.iter())
-        .map(|(cpu, b)| {
-            let (mut k, mut prev, mut in_order) = (0, (i64::MIN, 0), true);
-            for r in b.iter().flatten() {
-                in_order &= prev <= key(r);
-                prev = key(r);
-                match r.kind {
-                    SchedKind::Switch | SchedKind::CompactSwitch => k += 1,
-                    SchedKind::Waking | SchedKind::CompactWaking | SchedKind::NewTask => {
-                        states += 1
-                    }
-                    _ => {}
-                }
-            }
-            states += 2 * k;
-            sorted.push(in_order);
-            (*cpu, k)
-        })
-        .collect();
+/// once. Both counted as the records came.
+fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize) {
+    let states = (c.cpus.iter())
+        .map(|(_, b)| 2 * b.switches + b.wakings)
+        .sum();
+    let mut n: Vec<(u32, usize)> = c.cpus.iter().map(|(cpu, b)| (*cpu, b.switches)).collect();
     n.sort_unstable();
     let mut cpus = HashMap::with_capacity(n.len());
     let mut at = 0;
@@ -83,7 +66,7 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize, Vec
         end_state: TaskState::UNKNOWN,
         priority: 0,
     };
-    (vec![blank; at], cpus, states, sorted)
+    (vec![blank; at], cpus, states)
 }
 
 /// Closes the gaps skipped switches left in each CPU's room.
@@ -210,7 +193,7 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    let (slices, cpus, most_states, sorted) = lay_out(&c);
+    let (slices, cpus, most_states) = lay_out(&c);
     let mut rp = Replay {
         version: c.version,
         slices,
@@ -224,7 +207,7 @@ pub(crate) fn derive(
         names: Vec::new(),
         max_ts: i64::MIN,
     };
-    in_time_order(c.cpus, &sorted, |r| rp.record(r, thread, diags));
+    in_time_order(c.cpus, |r| rp.record(r, thread, diags));
     rp.finish()
 }
 
@@ -448,9 +431,11 @@ impl Replay {
 }
 
 /// One CPU's records as the replay walks them: chunks still to come (last first) and the
-/// one being read, freed as soon as it has been read.
+/// rows being read, a chunk's own or a block's widened; each chunk freed as soon as it
+/// has been read.
 struct Cursor {
-    rest: Vec<Vec<Rec>>,
+    cpu: u32,
+    rest: Vec<Chunk>,
     cur: Vec<Rec>,
     at: usize,
 }
@@ -465,15 +450,22 @@ fn key(r: &Rec) -> (i64, u32) {
 }
 
 impl Cursor {
-    /// `sorted`: whether the records are in time order already.
-    fn new(mut chunks: Bucket, sorted: bool) -> Cursor {
-        if !sorted {
-            let mut all: Vec<Rec> = chunks.concat();
+    fn new(cpu: u32, b: Bucket) -> Cursor {
+        let mut chunks = b.chunks;
+        if !b.sorted {
+            let mut all: Vec<Rec> = Vec::new();
+            for c in chunks {
+                match c {
+                    Chunk::Rows(rows) => all.extend_from_slice(&rows),
+                    Chunk::Block(b) => b.widen_into(cpu, &mut all),
+                }
+            }
             all.sort_by_key(key);
-            chunks = vec![all];
+            chunks = vec![Chunk::Rows(all)];
         }
         chunks.reverse();
         let mut c = Cursor {
+            cpu,
             rest: chunks,
             cur: Vec::new(),
             at: 0,
@@ -482,17 +474,27 @@ impl Cursor {
         c
     }
 
-    /// Moves to the next chunk, freeing the one read (counted in `freed`, bytes).
+    /// Moves to the next chunk, freeing the one read (counted in `freed`, bytes). A block
+    /// is widened into the rows' room, which stays for the next.
     fn refill(&mut self, freed: &mut usize) {
-        *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
         while self.at == self.cur.len() {
-            let Some(next) = self.rest.pop() else {
-                self.cur = Vec::new();
-                self.at = 0;
-                return;
-            };
-            self.cur = next;
             self.at = 0;
+            match self.rest.pop() {
+                None => {
+                    *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
+                    self.cur = Vec::new();
+                    return;
+                }
+                Some(Chunk::Rows(rows)) => {
+                    *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
+                    self.cur = rows;
+                }
+                Some(Chunk::Block(b)) => {
+                    *freed += b.bytes();
+                    self.cur.clear();
+                    b.widen_into(self.cpu, &mut self.cur);
+                }
+            }
         }
     }
 
@@ -523,14 +525,13 @@ impl Cursor {
 /// Calls `f` with every record in time order, records of one time in file order (as a
 /// stable sort by time would). Each CPU's records are usually in time order already: the
 /// CPUs are merged, and only a CPU whose records go back in time is sorted first. A few
-/// CPUs are compared in a row; many (hostile input), through a heap. `sorted[i]`: whether
-/// CPU `i`'s records are in time order already ([`lay_out`] tells).
-fn in_time_order(cpus: Vec<(u32, Bucket)>, sorted: &[bool], mut f: impl FnMut(&Rec)) {
+/// CPUs are compared in a row; many (hostile input), through a heap.
+fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec)) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     const END: (i64, u32) = (i64::MAX, u32::MAX);
-    let mut lists: Vec<Cursor> = (cpus.into_iter().zip(sorted))
-        .map(|((_, b), &s)| Cursor::new(b, s))
+    let mut lists: Vec<Cursor> = (cpus.into_iter())
+        .map(|(cpu, b)| Cursor::new(cpu, b))
         .collect();
     lists.retain(|l| l.head().is_some());
     let mut freed = 0;
