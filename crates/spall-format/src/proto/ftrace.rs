@@ -211,6 +211,12 @@ impl Ftrace {
         }
         let c = &self.cols;
         // Both kinds merged by time: each CPU's records then come in time order.
+        // The usual trace clock is ftrace's own: no conversion to look up a record at a time.
+        let same_clock = f.clocks.trace_clock == BOOTTIME;
+        let mut time = |ts: u64| match same_clock {
+            true => ts.min(i64::MAX as u64) as i64,
+            false => time(f, ts, at, d),
+        };
         let recs = &mut self.recs;
         recs.clear();
         recs.reserve(switches + wakings);
@@ -218,7 +224,7 @@ impl Ftrace {
         while i < switches || j < wakings {
             if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
                 recs.push(CompactRec {
-                    ts: time(f, c[0][i], at, d),
+                    ts: time(c[0][i]),
                     value: c[1][i],
                     tid: c[2][i] as u32,
                     prio: c[3][i] as u32 as i32,
@@ -229,7 +235,7 @@ impl Ftrace {
                 i += 1;
             } else {
                 recs.push(CompactRec {
-                    ts: time(f, c[6][j], at, d),
+                    ts: time(c[6][j]),
                     value: c[8][j],
                     tid: c[7][j] as u32,
                     prio: c[9][j] as u32 as i32,
