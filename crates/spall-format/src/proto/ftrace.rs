@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use super::base::text;
 use super::clock::{self, BOOTTIME};
 use super::scan::Found;
-use super::wire::{repeated, Field, Reader, Value};
+use super::wire::{repeated, varint, Field, Reader, Value, WireErrorKind};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::ftrace::atrace::{self, Skip, Tgids};
@@ -188,7 +188,7 @@ impl Ftrace {
                 5 => interned.push(text(fl.value.bytes().unwrap_or(b""), fl.offset, d)),
                 n @ 1..=12 => {
                     let col = &mut self.cols[n as usize - 1];
-                    if repeated(fl.value, false, |x| col.push(x)).is_err() {
+                    if packed(fl.value, col).is_err() {
                         warn(d, fl.offset, || {
                             "a compact_sched column that breaks; cut there".into()
                         });
@@ -483,6 +483,26 @@ fn str_of<'b>(v: Value<'b>, at: u64, d: &mut Diagnostics) -> Cow<'b, str> {
 /// An `int32` field (pids, priorities), written as a sign-extended varint.
 fn int32(v: Value<'_>) -> i64 {
     v.int().unwrap_or(0) as i32 as i64
+}
+
+/// A column's values appended to `col`: packed varints, most of one byte (priorities,
+/// states, comm indices), read without a call each; or a value not packed.
+fn packed(v: Value<'_>, col: &mut Vec<u64>) -> Result<(), WireErrorKind> {
+    let Value::Bytes(mut b) = v else {
+        return repeated(v, false, |x| col.push(x));
+    };
+    col.reserve(b.len());
+    while let Some(&byte) = b.first() {
+        if byte < 0x80 {
+            col.push(byte as u64);
+            b = &b[1..];
+            continue;
+        }
+        let (x, n) = varint(b)?;
+        col.push(x);
+        b = &b[n..];
+    }
+    Ok(())
 }
 
 /// How many records columns of these lengths make: the shortest (a column cut short drops
