@@ -1,14 +1,14 @@
 //! Scheduler records as they arrive: packed rows, comms interned, bucketed by CPU (each
 //! CPU's records usually come in time order, so the buckets are merged, not sorted).
 //! A bucket is a list of chunks: rows of ordinary records, or a `compact_sched` block
-//! kept as its 24-byte columns (most of a system trace's records), which the replay
+//! kept as 16-byte records (most of a system trace's records), which the replay
 //! widens into rows a block at a time. The replay frees each chunk once it has passed
 //! it, so the records and the slices and states made of them are not all held at once,
 //! and a bucket grows without copying. What the replay needs before it starts (switches
 //! and states per CPU, whether a CPU's records are in time order) is counted as they come.
 
 use hashbrown::HashMap;
-use spall_format::{CompactSched, RawSched, SchedKind};
+use spall_format::{CompactRec, CompactSched, RawSched, SchedKind};
 
 use crate::strings::{StrId, Strings};
 
@@ -45,18 +45,39 @@ impl Rec {
 /// Records per chunk of a bucket (640 KB).
 const CHUNK: usize = 1 << 14;
 
-/// A `compact_sched` record as held until the replay: its `seq` is its block's first plus
-/// its place in the block.
+/// A `compact_sched` record as held until the replay, in 16 bytes: its `seq` is its
+/// block's first plus its place in the block; `bits` holds its comm's index in the block
+/// (bits 0-7), its priority (8-15), a switch's `prev_state` (16-30) or a waking's flags
+/// (16-23), and whether it is a waking (31). A block whose values do not fit there (a
+/// priority past 255, a comm index past 255, a state past 0x7fff) is added record by record.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Packed {
     ts: i64,
     tid: i32,
-    prio: i32,
-    /// An index into the block's comms.
-    comm: u32,
-    prev_state: u16,
-    flags: u8,
-    waking: bool,
+    bits: u32,
+}
+
+const WAKING: u32 = 1 << 31;
+
+impl Packed {
+    /// `r` packed, if its values fit.
+    fn new(r: &CompactRec, tid: i32) -> Option<Packed> {
+        let state = r.value as u16;
+        let fits = (0..=255).contains(&r.prio) && (r.waking || (r.comm <= 255 && state <= 0x7fff));
+        let upper = match r.waking {
+            true => WAKING | (r.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8) as u32) << 16,
+            false => (state as u32) << 16 | r.comm,
+        };
+        fits.then_some(Packed {
+            ts: r.ts,
+            tid,
+            bits: upper | (r.prio as u32) << 8,
+        })
+    }
+
+    fn waking(&self) -> bool {
+        self.bits & WAKING != 0
+    }
 }
 
 /// One `compact_sched` block of a CPU.
@@ -73,25 +94,29 @@ impl Block {
     pub(crate) fn widen_into(&self, cpu: u32, out: &mut Vec<Rec>) {
         out.reserve(self.recs.len());
         out.extend(self.recs.iter().enumerate().map(|(i, p)| {
+            let waking = p.waking();
+            let comm = (p.bits & 0xff) as usize;
             Rec {
                 ts: p.ts,
                 seq: self.seq.wrapping_add(i as u32),
                 cpu,
                 tid: p.tid,
                 other: -1,
-                prio: p.prio,
-                comm: match p.waking {
+                prio: (p.bits >> 8 & 0xff) as i32,
+                comm: match waking {
                     true => StrId::EMPTY,
-                    false => self
-                        .comms
-                        .get(p.comm as usize)
-                        .copied()
-                        .unwrap_or(StrId::EMPTY),
+                    false => self.comms.get(comm).copied().unwrap_or(StrId::EMPTY),
                 },
                 extra: 0,
-                prev_state: p.prev_state,
-                flags: p.flags,
-                kind: match p.waking {
+                prev_state: match waking {
+                    true => 0,
+                    false => (p.bits >> 16) as u16,
+                },
+                flags: match waking {
+                    true => (p.bits >> 16) as u8,
+                    false => NO_FLAGS,
+                },
+                kind: match waking {
                     true => SchedKind::CompactWaking,
                     false => SchedKind::CompactSwitch,
                 },
@@ -307,6 +332,13 @@ impl Collected {
     ///
     /// [`add`]: Self::add
     pub(crate) fn add_compact(&mut self, b: &CompactSched<'_>, strings: &mut Strings) {
+        let fits = |r: &CompactRec| Packed::new(r, 0).is_some();
+        if !b.recs.iter().all(fits) {
+            for i in 0..b.recs.len() {
+                self.add(&b.raw(i), strings);
+            }
+            return;
+        }
         let mut comms = vec![None; b.comms.len()];
         let mut recs = Vec::with_capacity(b.recs.len());
         let seq = self.n;
@@ -330,15 +362,7 @@ impl Collected {
             (lo, hi) = (lo.min(r.ts), hi.max(r.ts));
             switches += !r.waking as usize;
             wakings += r.waking as usize;
-            recs.push(Packed {
-                ts: r.ts,
-                tid,
-                prio: r.prio,
-                comm: r.comm,
-                prev_state: r.value as u16,
-                flags: r.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8),
-                waking: r.waking,
-            });
+            recs.extend(Packed::new(r, tid));
         }
         if recs.is_empty() {
             return;

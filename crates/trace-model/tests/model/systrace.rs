@@ -222,7 +222,8 @@ fn compact_bundle(cpu: u64, comms: &[&str], cols: &[(u64, &[u64])]) -> Vec<u8> {
 }
 
 /// A block whose times go back (a delta that wraps), with a pid past 31 bits, a comm
-/// index past its table and a waking column cut short; then another CPU's block.
+/// index past its table and a waking column cut short; then another CPU's block, with a
+/// priority past what a block holds packed.
 fn hostile_compact() -> Vec<u8> {
     let back = u64::MAX - 2499;
     let mut t = compact_bundle(
@@ -254,7 +255,7 @@ fn hostile_compact() -> Vec<u8> {
             (7, &[1000]),
             (8, &[10]),
             (9, &[1]),
-            (10, &[120]),
+            (10, &[300]),
             (11, &[1]),
         ],
     ));
