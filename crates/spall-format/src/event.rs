@@ -333,6 +333,15 @@ pub trait EventSink {
     /// borrowed text lives only for the call. The default drops it.
     fn sched(&mut self, _sched: &crate::ftrace::RawSched<'_>) {}
 
+    /// Receives a CPU's `compact_sched` block, its records in order. The default hands
+    /// each to [`sched`](Self::sched) as a [`RawSched`](crate::RawSched); a sink that
+    /// stores them can take the block whole.
+    fn sched_compact(&mut self, block: &crate::ftrace::CompactSched<'_>) {
+        for i in 0..block.recs.len() {
+            self.sched(&block.raw(i));
+        }
+    }
+
     /// Called now and then with the bytes decoded so far and the total, for progress bars.
     fn progress(&mut self, _done: u64, _total: u64) {}
 

@@ -80,6 +80,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
         self.sink.sched(sched);
     }
 
+    fn sched_compact(&mut self, block: &crate::CompactSched<'_>) {
+        self.sink.sched_compact(block);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

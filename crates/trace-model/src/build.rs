@@ -806,6 +806,10 @@ impl EventSink for TraceBuilder {
         self.sched.add(s, &mut self.strings);
     }
 
+    fn sched_compact(&mut self, block: &spall_format::CompactSched<'_>) {
+        self.sched.add_compact(block, &mut self.strings);
+    }
+
     fn spall_buffer(&mut self, pid: u32, tid: u32) {
         if self.streaming {
             self.spall_flush();

@@ -33,6 +33,10 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
         self.builder.sched(sched);
     }
 
+    fn sched_compact(&mut self, block: &spall_format::CompactSched<'_>) {
+        self.builder.sched_compact(block);
+    }
+
     fn progress(&mut self, done: u64, total: u64) {
         (self.progress)(done, total);
     }

@@ -94,6 +94,10 @@ impl EventSink for Count {
         // events' worth, with room.
         self.other += 5;
     }
+
+    fn sched_compact(&mut self, block: &spall_format::CompactSched<'_>) {
+        self.other += 5 * block.recs.len() as u64;
+    }
 }
 
 /// Estimates the peak memory of loading `input`.

@@ -99,6 +99,72 @@ impl RawSched<'_> {
     }
 }
 
+/// One record of a `compact_sched` block ([`CompactSched`]): a switch (only its next task;
+/// the previous is the task the CPU's previous switch put there) or a waking (whose waker
+/// is the task running on the CPU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompactRec {
+    /// When, in trace nanoseconds.
+    pub ts: i64,
+    /// A switch's `prev_state` (the kernel's bits); a waking's target CPU.
+    pub value: u64,
+    /// The next task of a switch; the woken task.
+    pub tid: u32,
+    /// Its priority.
+    pub prio: i32,
+    /// Its name: an index into the block's intern table.
+    pub comm: u32,
+    /// A waking's `common_flags`, where given.
+    pub flags: Option<u32>,
+    /// A waking, not a switch.
+    pub waking: bool,
+}
+
+/// One CPU's `compact_sched` block, its columns decoded: the switches and wakings merged
+/// by time (a switch first at one time), as [`RawSched`] records would come, so that a
+/// sink can store them as they are rather than one record at a time.
+#[derive(Clone, Copy, Debug)]
+pub struct CompactSched<'a> {
+    /// The CPU whose bundle it is.
+    pub cpu: u32,
+    /// Byte offset of the block in the decoded input.
+    pub offset: u64,
+    /// The block's intern table: the comms its records name.
+    pub comms: &'a [Cow<'a, str>],
+    /// The records, in order.
+    pub recs: &'a [CompactRec],
+}
+
+impl CompactSched<'_> {
+    /// Record `i` as a [`RawSched`] (a compact waking's comm is named, though the model
+    /// names no thread after one).
+    pub fn raw(&self, i: usize) -> RawSched<'_> {
+        let r = &self.recs[i];
+        let comm =
+            (self.comms.get(r.comm as usize)).map_or(Cow::Borrowed(""), |c| Cow::Borrowed(&**c));
+        let mut s = RawSched {
+            kind: SchedKind::CompactSwitch,
+            ts: r.ts,
+            cpu: self.cpu,
+            actor: -1,
+            tid: r.tid as i64,
+            prio: r.prio,
+            comm,
+            prev_tid: -1,
+            offset: self.offset,
+            ..RawSched::default()
+        };
+        if r.waking {
+            s.kind = SchedKind::CompactWaking;
+            s.flags = r.flags;
+            s.value = r.value as u32 as i64;
+        } else {
+            s.prev_state = r.value as i64;
+        }
+        s
+    }
+}
+
 /// A text `prev_state` (`S`, `D|K`, `R+`...) as a 4.4 kernel's bits, trace_processor's
 /// reading of text traces; `None` for letters it does not know.
 pub fn state_from_letters(s: &str) -> Option<i64> {

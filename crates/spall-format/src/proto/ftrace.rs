@@ -14,11 +14,11 @@ use std::borrow::Cow;
 use super::base::text;
 use super::clock::{self, BOOTTIME};
 use super::scan::Found;
-use super::wire::{repeated, Field, Reader, Value};
+use super::wire::{repeated, varint, Field, Reader, Value, WireErrorKind};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::ftrace::atrace::{self, Skip, Tgids};
-use crate::ftrace::{RawSched, SchedKind};
+use crate::ftrace::{CompactRec, CompactSched, RawSched, SchedKind};
 
 const UNMODELLED_EVENT: &str = "proto_unmodelled_ftrace_event";
 
@@ -29,6 +29,8 @@ pub(super) struct Ftrace {
     tgids: Tgids,
     args: String,
     cols: [Vec<u64>; 12],
+    /// A compact_sched block's records, merged.
+    recs: Vec<CompactRec>,
 }
 
 fn warn(d: &mut Diagnostics, at: u64, what: impl FnOnce() -> String) {
@@ -186,7 +188,7 @@ impl Ftrace {
                 5 => interned.push(text(fl.value.bytes().unwrap_or(b""), fl.offset, d)),
                 n @ 1..=12 => {
                     let col = &mut self.cols[n as usize - 1];
-                    if repeated(fl.value, false, |x| col.push(x)).is_err() {
+                    if packed(fl.value, col).is_err() {
                         warn(d, fl.offset, || {
                             "a compact_sched column that breaks; cut there".into()
                         });
@@ -195,12 +197,6 @@ impl Ftrace {
                 _ => {}
             }
         }
-        let comm = |i: u64| -> Cow<'_, str> {
-            interned
-                .get(i as usize)
-                .cloned()
-                .unwrap_or(Cow::Borrowed(""))
-        };
         // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
         // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
         let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &self.cols[k]), at, d);
@@ -215,42 +211,47 @@ impl Ftrace {
         }
         let c = &self.cols;
         // Both kinds merged by time: each CPU's records then come in time order.
+        // The usual trace clock is ftrace's own: no conversion to look up a record at a time.
+        let same_clock = f.clocks.trace_clock == BOOTTIME;
+        let mut time = |ts: u64| match same_clock {
+            true => ts.min(i64::MAX as u64) as i64,
+            false => time(f, ts, at, d),
+        };
+        let recs = &mut self.recs;
+        recs.clear();
+        recs.reserve(switches + wakings);
         let (mut i, mut j) = (0, 0);
         while i < switches || j < wakings {
-            let s = if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+            if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+                recs.push(CompactRec {
+                    ts: time(c[0][i]),
+                    value: c[1][i],
+                    tid: c[2][i] as u32,
+                    prio: c[3][i] as u32 as i32,
+                    comm: c[5][i].min(u32::MAX as u64) as u32,
+                    flags: None,
+                    waking: false,
+                });
                 i += 1;
-                RawSched {
-                    kind: SchedKind::CompactSwitch,
-                    ts: time(f, c[0][i - 1], at, d),
-                    cpu,
-                    actor: -1,
-                    tid: c[2][i - 1] as u32 as i64,
-                    prio: c[3][i - 1] as u32 as i32,
-                    comm: comm(c[5][i - 1]),
-                    prev_tid: -1,
-                    prev_state: c[1][i - 1] as i64,
-                    offset: at,
-                    ..RawSched::default()
-                }
             } else {
+                recs.push(CompactRec {
+                    ts: time(c[6][j]),
+                    value: c[8][j],
+                    tid: c[7][j] as u32,
+                    prio: c[9][j] as u32 as i32,
+                    comm: c[10][j].min(u32::MAX as u64) as u32,
+                    flags: c[11].get(j).map(|&x| x as u32),
+                    waking: true,
+                });
                 j += 1;
-                RawSched {
-                    kind: SchedKind::CompactWaking,
-                    ts: time(f, c[6][j - 1], at, d),
-                    cpu,
-                    actor: -1,
-                    flags: c[11].get(j - 1).map(|&x| x as u32),
-                    tid: c[7][j - 1] as u32 as i64,
-                    prio: c[9][j - 1] as u32 as i32,
-                    comm: comm(c[10][j - 1]),
-                    prev_tid: -1,
-                    value: c[8][j - 1] as u32 as i64,
-                    offset: at,
-                    ..RawSched::default()
-                }
-            };
-            sink.sched(&s);
+            }
         }
+        sink.sched_compact(&CompactSched {
+            cpu,
+            offset: at,
+            comms: &interned,
+            recs,
+        });
         (switches + wakings) as u64
     }
 
@@ -482,6 +483,26 @@ fn str_of<'b>(v: Value<'b>, at: u64, d: &mut Diagnostics) -> Cow<'b, str> {
 /// An `int32` field (pids, priorities), written as a sign-extended varint.
 fn int32(v: Value<'_>) -> i64 {
     v.int().unwrap_or(0) as i32 as i64
+}
+
+/// A column's values appended to `col`: packed varints, most of one byte (priorities,
+/// states, comm indices), read without a call each; or a value not packed.
+fn packed(v: Value<'_>, col: &mut Vec<u64>) -> Result<(), WireErrorKind> {
+    let Value::Bytes(mut b) = v else {
+        return repeated(v, false, |x| col.push(x));
+    };
+    col.reserve(b.len());
+    while let Some(&byte) = b.first() {
+        if byte < 0x80 {
+            col.push(byte as u64);
+            b = &b[1..];
+            continue;
+        }
+        let (x, n) = varint(b)?;
+        col.push(x);
+        b = &b[n..];
+    }
+    Ok(())
 }
 
 /// How many records columns of these lengths make: the shortest (a column cut short drops

@@ -1,11 +1,14 @@
 //! Scheduler records as they arrive: packed rows, comms interned, bucketed by CPU (each
 //! CPU's records usually come in time order, so the buckets are merged, not sorted).
-//! A bucket is a list of fixed-size chunks: the replay frees each chunk once it has
-//! passed it, so the records and the slices and states made of them are not all held
-//! at once, and a bucket grows without copying.
+//! A bucket is a list of chunks: rows of ordinary records, or a `compact_sched` block
+//! kept as 16-byte records (most of a system trace's records), which the replay
+//! widens into rows a block at a time. The replay frees each chunk once it has passed
+//! it, so the records and the slices and states made of them are not all held at once,
+//! and a bucket grows without copying. What the replay needs before it starts (switches
+//! and states per CPU, whether a CPU's records are in time order) is counted as they come.
 
 use hashbrown::HashMap;
-use spall_format::{RawSched, SchedKind};
+use spall_format::{CompactRec, CompactSched, RawSched, SchedKind};
 
 use crate::strings::{StrId, Strings};
 
@@ -42,8 +45,170 @@ impl Rec {
 /// Records per chunk of a bucket (640 KB).
 const CHUNK: usize = 1 << 14;
 
-/// One CPU's records, in file order, in chunks.
-pub(crate) type Bucket = Vec<Vec<Rec>>;
+/// A `compact_sched` record as held until the replay, in 16 bytes: its `seq` is its
+/// block's first plus its place in the block; `bits` holds its comm's index in the block
+/// (bits 0-7), its priority (8-15), a switch's `prev_state` (16-30) or a waking's flags
+/// (16-23), and whether it is a waking (31). A block whose values do not fit there (a
+/// priority past 255, a comm index past 255, a state past 0x7fff) is added record by record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packed {
+    ts: i64,
+    tid: i32,
+    bits: u32,
+}
+
+const WAKING: u32 = 1 << 31;
+
+impl Packed {
+    /// `r` packed, if its values fit.
+    fn new(r: &CompactRec, tid: i32) -> Option<Packed> {
+        let state = r.value as u16;
+        let fits = (0..=255).contains(&r.prio) && (r.waking || (r.comm <= 255 && state <= 0x7fff));
+        let upper = match r.waking {
+            true => WAKING | (r.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8) as u32) << 16,
+            false => (state as u32) << 16 | r.comm,
+        };
+        fits.then_some(Packed {
+            ts: r.ts,
+            tid,
+            bits: upper | (r.prio as u32) << 8,
+        })
+    }
+
+    fn waking(&self) -> bool {
+        self.bits & WAKING != 0
+    }
+}
+
+/// One `compact_sched` block of a CPU.
+#[derive(Debug)]
+pub(crate) struct Block {
+    seq: u32,
+    /// The comms its switches name, interned; EMPTY where none did.
+    comms: Vec<StrId>,
+    recs: Vec<Packed>,
+}
+
+impl Block {
+    /// The block's records as rows of CPU `cpu`, appended to `out`.
+    pub(crate) fn widen_into(&self, cpu: u32, out: &mut Vec<Rec>) {
+        out.reserve(self.recs.len());
+        out.extend(self.recs.iter().enumerate().map(|(i, p)| {
+            let waking = p.waking();
+            let comm = (p.bits & 0xff) as usize;
+            Rec {
+                ts: p.ts,
+                seq: self.seq.wrapping_add(i as u32),
+                cpu,
+                tid: p.tid,
+                other: -1,
+                prio: (p.bits >> 8 & 0xff) as i32,
+                comm: match waking {
+                    true => StrId::EMPTY,
+                    false => self.comms.get(comm).copied().unwrap_or(StrId::EMPTY),
+                },
+                extra: 0,
+                prev_state: match waking {
+                    true => 0,
+                    false => (p.bits >> 16) as u16,
+                },
+                flags: match waking {
+                    true => (p.bits >> 16) as u8,
+                    false => NO_FLAGS,
+                },
+                kind: match waking {
+                    true => SchedKind::CompactWaking,
+                    false => SchedKind::CompactSwitch,
+                },
+            }
+        }));
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.recs.capacity() * std::mem::size_of::<Packed>() + self.comms.capacity() * 4
+    }
+}
+
+/// A piece of a CPU's records, in file order.
+#[derive(Debug)]
+pub(crate) enum Chunk {
+    Rows(Vec<Rec>),
+    Block(Block),
+}
+
+fn key(r: &Rec) -> (i64, u32) {
+    (r.ts, r.seq)
+}
+
+/// One CPU's records, in file order, in chunks; and what the replay needs before it
+/// starts.
+#[derive(Debug)]
+pub(crate) struct Bucket {
+    pub chunks: Vec<Chunk>,
+    /// Switches (full and compact): the CPU's slices at most.
+    pub switches: usize,
+    /// Wakings and new tasks: each opens one thread state at most.
+    pub wakings: usize,
+    /// Whether the records are in time order (by time, then file order).
+    pub sorted: bool,
+    first: Option<(i64, u32)>,
+    last: Option<(i64, u32)>,
+}
+
+impl Default for Bucket {
+    fn default() -> Bucket {
+        Bucket {
+            chunks: Vec::new(),
+            switches: 0,
+            wakings: 0,
+            sorted: true,
+            first: None,
+            last: None,
+        }
+    }
+}
+
+impl Bucket {
+    /// Notes a record's kind and key as it is added.
+    #[inline]
+    fn note(&mut self, kind: SchedKind, k: (i64, u32)) {
+        match kind {
+            SchedKind::Switch | SchedKind::CompactSwitch => self.switches += 1,
+            SchedKind::Waking | SchedKind::CompactWaking | SchedKind::NewTask => self.wakings += 1,
+            _ => {}
+        }
+        self.sorted &= self.last.is_none_or(|l| l <= k);
+        self.first.get_or_insert(k);
+        self.last = Some(k);
+    }
+
+    fn push(&mut self, r: Rec) {
+        self.note(r.kind, key(&r));
+        match self.chunks.last_mut() {
+            Some(Chunk::Rows(c)) if c.len() < CHUNK => c.push(r),
+            _ => {
+                let mut c = Vec::with_capacity(64);
+                c.push(r);
+                self.chunks.push(Chunk::Rows(c));
+            }
+        }
+    }
+
+    /// Appends a later builder's bucket (its records already renumbered).
+    fn append(&mut self, mut other: Bucket) {
+        self.switches += other.switches;
+        self.wakings += other.wakings;
+        let joined = match (self.last, other.first) {
+            (Some(a), Some(b)) => a <= b,
+            _ => true,
+        };
+        self.sorted &= other.sorted && joined;
+        self.first = self.first.or(other.first);
+        self.last = other.last.or(self.last);
+        // Chunks move as they are; a partly filled one stays so.
+        self.chunks.append(&mut other.chunks);
+    }
+}
 
 /// The records of one builder (one chunk of a parallel decode).
 #[derive(Debug, Default)]
@@ -98,7 +263,7 @@ impl Collected {
             _ => {
                 let cpus = &mut self.cpus;
                 let i = *self.index.entry(cpu).or_insert_with(|| {
-                    cpus.push((cpu, Vec::new()));
+                    cpus.push((cpu, Bucket::default()));
                     cpus.len() - 1
                 });
                 self.last = Some((cpu, i));
@@ -159,15 +324,69 @@ impl Collected {
         if matches!(r.kind, SchedKind::ThreadGroup | SchedKind::NewTask) {
             self.groups.push(r);
         }
-        let b = self.bucket(s.cpu);
-        match b.last_mut() {
-            Some(c) if c.len() < CHUNK => c.push(r),
-            _ => {
-                let mut c = Vec::with_capacity(CHUNK);
-                c.push(r);
-                b.push(c);
+        self.bucket(s.cpu).push(r);
+    }
+
+    /// Adds a `compact_sched` block as it is (see [`Block`]): the records [`add`] would
+    /// add, the same comms interned in the same order.
+    ///
+    /// [`add`]: Self::add
+    pub(crate) fn add_compact(&mut self, b: &CompactSched<'_>, strings: &mut Strings) {
+        let fits = |r: &CompactRec| Packed::new(r, 0).is_some();
+        if !b.recs.iter().all(fits) {
+            for i in 0..b.recs.len() {
+                self.add(&b.raw(i), strings);
             }
+            return;
         }
+        let mut comms = vec![None; b.comms.len()];
+        let mut recs = Vec::with_capacity(b.recs.len());
+        let seq = self.n;
+        let (mut switches, mut wakings) = (0, 0);
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let mut in_order = true;
+        for r in b.recs {
+            let Ok(tid) = i32::try_from(r.tid) else {
+                self.dropped += 1;
+                continue;
+            };
+            // Comms interned as the switches name them (the replay names no thread after
+            // a compact waking, as trace_processor does not).
+            if !r.waking {
+                if let Some(slot) = comms.get_mut(r.comm as usize) {
+                    let c: &str = &b.comms[r.comm as usize];
+                    slot.get_or_insert_with(|| intern_comm(&mut self.comms, strings, c));
+                }
+            }
+            in_order &= hi <= r.ts;
+            (lo, hi) = (lo.min(r.ts), hi.max(r.ts));
+            switches += !r.waking as usize;
+            wakings += r.waking as usize;
+            recs.extend(Packed::new(r, tid));
+        }
+        if recs.is_empty() {
+            return;
+        }
+        let n = recs.len() as u32;
+        self.n = self.n.wrapping_add(n);
+        self.span = Some(self.span.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+        let first = (recs[0].ts, seq);
+        let last = (recs[recs.len() - 1].ts, seq.wrapping_add(n - 1));
+        let block = Block {
+            seq,
+            comms: comms
+                .into_iter()
+                .map(|c| c.unwrap_or(StrId::EMPTY))
+                .collect(),
+            recs,
+        };
+        let bucket = self.bucket(b.cpu);
+        bucket.switches += switches;
+        bucket.wakings += wakings;
+        bucket.sorted &= in_order && bucket.last.is_none_or(|l| l <= first);
+        bucket.first.get_or_insert(first);
+        bucket.last = Some(last);
+        bucket.chunks.push(Chunk::Block(block));
     }
 
     /// Appends a later chunk's records, its string ids mapped by `s`.
@@ -185,16 +404,27 @@ impl Collected {
             r.comm = s(r.comm);
             self.groups.push(r);
         }
-        for (cpu, mut recs) in other.cpus {
-            for r in recs.iter_mut().flatten() {
-                r.seq = r.seq.wrapping_add(base);
-                r.comm = s(r.comm);
-                if r.kind == SchedKind::Switch {
-                    r.extra = s(StrId(r.extra)).0;
+        for (cpu, mut bucket) in other.cpus {
+            for c in &mut bucket.chunks {
+                match c {
+                    Chunk::Rows(rows) => {
+                        for r in rows {
+                            r.seq = r.seq.wrapping_add(base);
+                            r.comm = s(r.comm);
+                            if r.kind == SchedKind::Switch {
+                                r.extra = s(StrId(r.extra)).0;
+                            }
+                        }
+                    }
+                    Chunk::Block(b) => {
+                        b.seq = b.seq.wrapping_add(base);
+                        b.comms.iter_mut().for_each(|c| *c = s(*c));
+                    }
                 }
             }
-            // Chunks move as they are; a partly filled one stays so.
-            self.bucket(cpu).append(&mut recs);
+            let shift = |k: Option<(i64, u32)>| k.map(|(t, q)| (t, q.wrapping_add(base)));
+            (bucket.first, bucket.last) = (shift(bucket.first), shift(bucket.last));
+            self.bucket(cpu).append(bucket);
         }
     }
 

@@ -20,7 +20,7 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
-use super::collect::{Bucket, Collected, Rec, NO_FLAGS};
+use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
 use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
@@ -31,6 +31,7 @@ const CLONE_THREAD: u32 = 0x0001_0000;
 /// (`start..next` of the slices written so far).
 #[derive(Clone, Copy, Default)]
 struct Pending {
+    cpu: u32,
     slice: Option<usize>,
     last: Option<(i32, u32, i32)>,
     start: usize,
@@ -40,40 +41,26 @@ struct Pending {
 /// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
 /// come out by CPU, then time, with no sort or copy; and the most thread states the
 /// records can open (two a switch, one a waking or new task), so that they are allocated
-/// once. The same pass tells, for each CPU, whether its records are in time order.
-fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize, Vec<bool>) {
-    let mut states = 0;
-    let mut sorted = Vec::with_capacity(c.cpus.len());
-    let mut n: Vec<(u32, usize)> = (c.cpus.iter())
-        .map(|(cpu, b)| {
-            let (mut k, mut prev, mut in_order) = (0, (i64::MIN, 0), true);
-            for r in b.iter().flatten() {
-                in_order &= prev <= key(r);
-                prev = key(r);
-                match r.kind {
-                    SchedKind::Switch | SchedKind::CompactSwitch => k += 1,
-                    SchedKind::Waking | SchedKind::CompactWaking | SchedKind::NewTask => {
-                        states += 1
-                    }
-                    _ => {}
-                }
-            }
-            states += 2 * k;
-            sorted.push(in_order);
-            (*cpu, k)
+/// once. Both counted as the records came.
+fn lay_out(c: &Collected) -> (Vec<SchedSlice>, Vec<Pending>, usize) {
+    let states = (c.cpus.iter())
+        .map(|(_, b)| 2 * b.switches + b.wakings)
+        .sum();
+    // Pending by bucket, the rooms by CPU number.
+    let mut cpus: Vec<Pending> = (c.cpus.iter())
+        .map(|(cpu, _)| Pending {
+            cpu: *cpu,
+            ..Pending::default()
         })
         .collect();
+    let mut n: Vec<(u32, usize)> = (c.cpus.iter().enumerate())
+        .map(|(i, (cpu, _))| (*cpu, i))
+        .collect();
     n.sort_unstable();
-    let mut cpus = HashMap::with_capacity(n.len());
     let mut at = 0;
-    for (cpu, k) in n {
-        let p = Pending {
-            start: at,
-            next: at,
-            ..Pending::default()
-        };
-        cpus.insert(cpu, p);
-        at += k;
+    for (_, i) in n {
+        (cpus[i].start, cpus[i].next) = (at, at);
+        at += c.cpus[i].1.switches;
     }
     let blank = SchedSlice {
         ts: 0,
@@ -83,12 +70,12 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, HashMap<u32, Pending>, usize, Vec
         end_state: TaskState::UNKNOWN,
         priority: 0,
     };
-    (vec![blank; at], cpus, states, sorted)
+    (vec![blank; at], cpus, states)
 }
 
 /// Closes the gaps skipped switches left in each CPU's room.
-fn close_gaps(slices: &mut Vec<SchedSlice>, cpus: &HashMap<u32, Pending>) {
-    let mut rooms: Vec<(usize, usize)> = cpus.values().map(|p| (p.start, p.next)).collect();
+fn close_gaps(slices: &mut Vec<SchedSlice>, cpus: &[Pending]) {
+    let mut rooms: Vec<(usize, usize)> = cpus.iter().map(|p| (p.start, p.next)).collect();
     rooms.sort_unstable();
     let mut w = 0;
     for (a, b) in rooms {
@@ -117,10 +104,12 @@ fn is_blocked(s: TaskState) -> bool {
 }
 
 impl States {
+    #[inline]
     fn rel(&self, t: u32) -> Option<Rel> {
         self.rel.get(t as usize).copied().flatten()
     }
 
+    #[inline]
     fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
         if let (Some(r), false) = (self.rel(t), data_loss) {
             let row = &mut self.rows[r.last];
@@ -128,6 +117,7 @@ impl States {
         }
     }
 
+    #[inline]
     fn open(
         &mut self,
         ts: i64,
@@ -167,6 +157,7 @@ impl States {
         }
     }
 
+    #[inline]
     fn switch(&mut self, ts: i64, cpu: u32, prev: u32, state: TaskState, next: u32) {
         let loss = self
             .rel(prev)
@@ -177,6 +168,7 @@ impl States {
         self.open(ts, next, TaskState::RUNNING, Some(cpu), None, NO_FLAGS);
     }
 
+    #[inline]
     fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u8) {
         if let Some(r) = self.rel(t) {
             if !is_blocked(self.rows[r.last].state) {
@@ -198,7 +190,7 @@ pub(crate) struct Derived {
 /// Replays `c`'s records; `thread(tid)` is the thread of a tid, `idle` the idle task's.
 pub(crate) fn derive(
     c: Collected,
-    thread: &mut dyn FnMut(i32) -> u32,
+    thread: &mut impl FnMut(i32) -> u32,
     idle: Option<u32>,
     diags: &mut Diagnostics<ModelWarning>,
 ) -> Derived {
@@ -210,7 +202,7 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    let (slices, cpus, most_states, sorted) = lay_out(&c);
+    let (slices, cpus, most_states) = lay_out(&c);
     let mut rp = Replay {
         version: c.version,
         slices,
@@ -224,7 +216,7 @@ pub(crate) fn derive(
         names: Vec::new(),
         max_ts: i64::MIN,
     };
-    in_time_order(c.cpus, &sorted, |r| rp.record(r, thread, diags));
+    in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
     rp.finish()
 }
 
@@ -253,7 +245,8 @@ fn set_name(names: &mut Vec<StrId>, t: u32, s: StrId) {
 struct Replay {
     version: Option<i64>,
     slices: Vec<SchedSlice>,
-    cpus: HashMap<u32, Pending>,
+    /// By bucket (the CPUs in the order they came).
+    cpus: Vec<Pending>,
     st: States,
     counters: HashMap<(CpuCounterKind, u32), CpuCounter>,
     /// By thread (threads are numbered densely); EMPTY: none.
@@ -267,12 +260,13 @@ impl Replay {
     fn record(
         &mut self,
         r: &Rec,
-        thread: &mut dyn FnMut(i32) -> u32,
+        slot: usize,
+        thread: &mut impl FnMut(i32) -> u32,
         diags: &mut Diagnostics<ModelWarning>,
     ) {
         match r.kind {
-            SchedKind::Switch | SchedKind::CompactSwitch => self.switch(r, thread, diags),
-            SchedKind::CompactWaking => self.compact_waking(r, thread, diags),
+            SchedKind::Switch | SchedKind::CompactSwitch => self.switch(r, slot, thread, diags),
+            SchedKind::CompactWaking => self.compact_waking(r, slot, thread, diags),
             SchedKind::Waking => {
                 let t = thread(r.tid);
                 set_name(&mut self.names, t, r.comm);
@@ -303,7 +297,8 @@ impl Replay {
     fn switch(
         &mut self,
         r: &Rec,
-        thread: &mut dyn FnMut(i32) -> u32,
+        slot: usize,
+        thread: &mut impl FnMut(i32) -> u32,
         diags: &mut Diagnostics<ModelWarning>,
     ) {
         if r.ts < self.max_ts {
@@ -313,9 +308,8 @@ impl Replay {
         self.max_ts = r.ts;
         let next = thread(r.tid);
         set_name(&mut self.names, next, r.comm);
-        let Some(p) = self.cpus.get_mut(&r.cpu) else {
-            return;
-        };
+        // A switch's bucket is its CPU's.
+        let p = &mut self.cpus[slot];
         let state = TaskState::from_raw(r.prev_state as i64, self.version);
         let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
             let Some((tid, t, _)) = p.last else {
@@ -359,7 +353,8 @@ impl Replay {
     fn compact_waking(
         &mut self,
         r: &Rec,
-        thread: &mut dyn FnMut(i32) -> u32,
+        slot: usize,
+        thread: &mut impl FnMut(i32) -> u32,
         diags: &mut Diagnostics<ModelWarning>,
     ) {
         if r.ts < self.max_ts {
@@ -367,7 +362,7 @@ impl Replay {
             return;
         }
         self.max_ts = r.ts;
-        let Some((_, waker, _)) = self.cpus.get(&r.cpu).and_then(|p| p.last) else {
+        let Some((_, waker, _)) = self.cpus[slot].last else {
             warn(diags, "compact_sched_waking_skipped", r);
             return;
         };
@@ -376,7 +371,7 @@ impl Replay {
     }
 
     /// Why a thread blocked: marks its last blocked row.
-    fn blocked_reason(&mut self, r: &Rec, thread: &mut dyn FnMut(i32) -> u32) {
+    fn blocked_reason(&mut self, r: &Rec, thread: &mut impl FnMut(i32) -> u32) {
         let t = thread(r.tid);
         if let Some(b) = self.st.rel(t).and_then(|r| r.blocked) {
             let row = &mut self.st.rows[b];
@@ -420,8 +415,8 @@ impl Replay {
         } = self;
         close_gaps(&mut slices, &cpus);
         let mut cpu_list: Vec<u32> = (cpus.iter())
-            .filter(|(_, p)| p.next > p.start)
-            .map(|(&c, _)| c)
+            .filter(|p| p.next > p.start)
+            .map(|p| p.cpu)
             .collect();
         cpu_list.extend(counters.keys().map(|k| k.1));
         cpu_list.sort_unstable();
@@ -448,9 +443,13 @@ impl Replay {
 }
 
 /// One CPU's records as the replay walks them: chunks still to come (last first) and the
-/// one being read, freed as soon as it has been read.
+/// rows being read, a chunk's own or a block's widened; each chunk freed as soon as it
+/// has been read.
 struct Cursor {
-    rest: Vec<Vec<Rec>>,
+    cpu: u32,
+    /// The bucket's place among the CPUs'.
+    slot: usize,
+    rest: Vec<Chunk>,
     cur: Vec<Rec>,
     at: usize,
 }
@@ -465,15 +464,23 @@ fn key(r: &Rec) -> (i64, u32) {
 }
 
 impl Cursor {
-    /// `sorted`: whether the records are in time order already.
-    fn new(mut chunks: Bucket, sorted: bool) -> Cursor {
-        if !sorted {
-            let mut all: Vec<Rec> = chunks.concat();
+    fn new(cpu: u32, slot: usize, b: Bucket) -> Cursor {
+        let mut chunks = b.chunks;
+        if !b.sorted {
+            let mut all: Vec<Rec> = Vec::new();
+            for c in chunks {
+                match c {
+                    Chunk::Rows(rows) => all.extend_from_slice(&rows),
+                    Chunk::Block(b) => b.widen_into(cpu, &mut all),
+                }
+            }
             all.sort_by_key(key);
-            chunks = vec![all];
+            chunks = vec![Chunk::Rows(all)];
         }
         chunks.reverse();
         let mut c = Cursor {
+            cpu,
+            slot,
             rest: chunks,
             cur: Vec::new(),
             at: 0,
@@ -482,17 +489,27 @@ impl Cursor {
         c
     }
 
-    /// Moves to the next chunk, freeing the one read (counted in `freed`, bytes).
+    /// Moves to the next chunk, freeing the one read (counted in `freed`, bytes). A block
+    /// is widened into the rows' room, which stays for the next.
     fn refill(&mut self, freed: &mut usize) {
-        *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
         while self.at == self.cur.len() {
-            let Some(next) = self.rest.pop() else {
-                self.cur = Vec::new();
-                self.at = 0;
-                return;
-            };
-            self.cur = next;
             self.at = 0;
+            match self.rest.pop() {
+                None => {
+                    *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
+                    self.cur = Vec::new();
+                    return;
+                }
+                Some(Chunk::Rows(rows)) => {
+                    *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
+                    self.cur = rows;
+                }
+                Some(Chunk::Block(b)) => {
+                    *freed += b.bytes();
+                    self.cur.clear();
+                    b.widen_into(self.cpu, &mut self.cur);
+                }
+            }
         }
     }
 
@@ -502,12 +519,17 @@ impl Cursor {
 
     /// Calls `f` with the records up to `bound`, in order; when the chunks freed pass
     /// [`RELEASE_BYTES`], gives them back to the kernel.
-    fn take_until(&mut self, bound: (i64, u32), freed: &mut usize, f: &mut impl FnMut(&Rec)) {
+    fn take_until(
+        &mut self,
+        bound: (i64, u32),
+        freed: &mut usize,
+        f: &mut impl FnMut(&Rec, usize),
+    ) {
         while let Some(r) = self.cur.get(self.at) {
             if key(r) > bound {
                 return;
             }
-            f(r);
+            f(r, self.slot);
             self.at += 1;
             if self.at == self.cur.len() {
                 self.refill(freed);
@@ -523,37 +545,44 @@ impl Cursor {
 /// Calls `f` with every record in time order, records of one time in file order (as a
 /// stable sort by time would). Each CPU's records are usually in time order already: the
 /// CPUs are merged, and only a CPU whose records go back in time is sorted first. A few
-/// CPUs are compared in a row; many (hostile input), through a heap. `sorted[i]`: whether
-/// CPU `i`'s records are in time order already ([`lay_out`] tells).
-fn in_time_order(cpus: Vec<(u32, Bucket)>, sorted: &[bool], mut f: impl FnMut(&Rec)) {
+/// CPUs are compared in a row; many (hostile input), through a heap.
+fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec, usize)) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     const END: (i64, u32) = (i64::MAX, u32::MAX);
-    let mut lists: Vec<Cursor> = (cpus.into_iter().zip(sorted))
-        .map(|((_, b), &s)| Cursor::new(b, s))
+    let mut lists: Vec<Cursor> = (cpus.into_iter().enumerate())
+        .map(|(slot, (cpu, b))| Cursor::new(cpu, slot, b))
         .collect();
     lists.retain(|l| l.head().is_some());
     let mut freed = 0;
     if lists.len() <= 32 {
-        // Each CPU's next key, kept in a row: a round (usually one record, as the CPUs
-        // interleave finely) reads it, not each CPU's chunk.
-        let mut heads: Vec<Option<(i64, u32)>> = lists.iter().map(Cursor::head).collect();
+        // Each CPU's next key, kept in a row as one number (time, then file order; none
+        // is u128::MAX): a round (usually one record, as the CPUs interleave finely)
+        // finds the least and the next with one comparison a CPU.
+        let pack = |h: Option<(i64, u32)>| {
+            h.map_or(u128::MAX, |(t, s)| {
+                ((t as u64 ^ 1 << 63) as u128) << 32 | s as u128
+            })
+        };
+        let mut heads: Vec<u128> = lists.iter().map(|l| pack(l.head())).collect();
         loop {
-            let (mut best, mut bound) = (None, END);
-            for (k, h) in heads.iter().enumerate() {
-                let Some(h) = *h else { continue };
-                match best {
-                    Some((b, _)) if h >= b => bound = bound.min(h),
-                    Some((b, _)) => {
-                        bound = b;
-                        best = Some((h, k));
-                    }
-                    None => best = Some((h, k)),
+            let (mut best, mut k, mut bound) = (u128::MAX, 0, u128::MAX);
+            for (i, &h) in heads.iter().enumerate() {
+                if h < best {
+                    (bound, best, k) = (best, h, i);
+                } else {
+                    bound = bound.min(h);
                 }
             }
-            let Some((_, k)) = best else { return };
+            if best == u128::MAX {
+                return;
+            }
+            let bound = match bound {
+                u128::MAX => END,
+                b => (((b >> 32) as u64 ^ 1 << 63) as i64, b as u32),
+            };
             lists[k].take_until(bound, &mut freed, &mut f);
-            heads[k] = lists[k].head();
+            heads[k] = pack(lists[k].head());
         }
     }
     let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())

@@ -232,6 +232,17 @@ impl SchedData {
 
 /// `s` with its threads renumbered (`new[old]`) and its states indexed by thread.
 pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
+    // Threads often keep their numbers: then the slices and states stay as they are.
+    if (new.iter().enumerate()).any(|(i, &n)| n != i as u32) {
+        renumber_threads(&mut s, new);
+    }
+    // The slices are already by CPU, then time (derive lays them out so); the states stay
+    // in time order, indexed by thread.
+    (s.by_thread, s.thread_at) = counting_order(&s.states, new.len(), |x| x.thread);
+    s
+}
+
+fn renumber_threads(s: &mut SchedData, new: &[u32]) {
     for x in &mut s.slices {
         x.thread = new[x.thread as usize];
     }
@@ -241,10 +252,6 @@ pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
             x.other = new[w as usize];
         }
     }
-    // The slices are already by CPU, then time (derive lays them out so); the states stay
-    // in time order, indexed by thread.
-    (s.by_thread, s.thread_at) = counting_order(&s.states, new.len(), |x| x.thread);
-    s
 }
 
 /// The indices of `v` stably sorted by `key` (below `keys`), and where each key's begin.
