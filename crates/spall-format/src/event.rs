@@ -350,15 +350,17 @@ pub trait EventSink {
     /// wrote them. Lets a sink look its thread up once per buffer.
     fn spall_buffer(&mut self, _pid: u32, _tid: u32) {}
 
-    /// `.spall` version 3: a Begin event of the current buffer (`B`, named, with `.spall`
-    /// text arguments or none). The default hands it to [`event`](Self::event).
+    /// `.spall`: a Begin event (`B`, named, with `.spall` text arguments or none) of the
+    /// current buffer (version 3) or of the thread its pid and tid name (version 1, which
+    /// has no buffers). The default hands it to [`event`](Self::event).
     #[inline]
     fn spall_begin(&mut self, event: &RawEvent<'_>) {
         self.event(event)
     }
 
-    /// `.spall` version 3: an End event of the current buffer (`E`, with no name or
-    /// arguments). The default hands it to [`event`](Self::event).
+    /// `.spall`: an End event (`E`, with no name or arguments), of the current buffer
+    /// (version 3) or of its pid and tid (version 1). The default hands it to
+    /// [`event`](Self::event).
     #[inline]
     fn spall_end(&mut self, event: &RawEvent<'_>) {
         self.event(event)

@@ -323,7 +323,8 @@ fn decode_v1<S: EventSink>(b: &[u8], from: usize, scale: &TickScale, ctx: &mut C
                     } else {
                         Args::Text(ctx.text(&b[p + 20 + nl..p + 20 + nl + al], p))
                     };
-                    ctx.emit(&ev);
+                    ctx.events += 1;
+                    ctx.sink.spall_begin(&ev);
                 }
                 p += 20 + nl + al;
             }
@@ -340,7 +341,8 @@ fn decode_v1<S: EventSink>(b: &[u8], from: usize, scale: &TickScale, ctx: &mut C
                     ev.tid = RawId::Num(u32_at(b, p + 5) as i64);
                     ev.name = Cow::Borrowed("");
                     ev.args = Args::None;
-                    ctx.emit(&ev);
+                    ctx.events += 1;
+                    ctx.sink.spall_end(&ev);
                 }
                 p += 17;
             }

@@ -220,10 +220,9 @@ impl TraceBuilder {
     }
 
     /// [`streaming`](Self::streaming) builders for a file whose first bytes are `head`:
-    /// `.spall` pairs every thread as it streams, so its builders keep no `E` events: a v3
-    /// thread whose events go back in time is paired again from its stacks (`spall_cut`),
-    /// a v1 thread's makes [`try_finish`](Self::try_finish) fail, and the caller decodes
-    /// again with [`new`](Self::new).
+    /// `.spall` pairs every thread as it streams (its Begins and Ends, v3's and v1's, come
+    /// through `spall_begin` and `spall_end`), so its builders keep no `E` events: a thread
+    /// whose events go back in time is paired again from its stacks (`spall_cut`).
     pub(crate) fn streaming_for(head: &[u8]) -> fn() -> TraceBuilder {
         match spall_format::detect(head) {
             spall_format::Detected::Spall => || TraceBuilder {

@@ -75,11 +75,10 @@ pub fn load(path: impl AsRef<Path>) -> Result<Trace, Error> {
 /// and the builders are merged in file order; B/E events are matched as they stream in. A
 /// thread whose B/E events go back in time, or that trace_processor would pair otherwise,
 /// is paired again from the events its builders kept, alone: each byte is decoded once
-/// ([`Summary::parsed_bytes`]); a `.spall` v3 thread, from the stacks it had before and
-/// after each step back. Only a `.spall` v1 file whose B/E events go back in time on some
-/// thread (its builders keep no events) is decoded a second time, in one piece, with
-/// buffering (progress then runs twice). The result does not depend on the number of
-/// threads.
+/// ([`Summary::parsed_bytes`]); a `.spall` thread (v3 or v1), from the stacks it had
+/// before and after each step back. A builder that kept no events for a thread it cannot
+/// pair (none does today) would make the file decode a second time, in one piece, with
+/// buffering. The result does not depend on the number of threads.
 pub fn load_with(
     path: impl AsRef<Path>,
     opts: &DecodeOptions,
@@ -198,7 +197,7 @@ impl LoadSteps {
     }
 
     /// Merges the chunks and nests the spans (the one step that takes time in proportion to
-    /// the whole trace); a `.spall` v1 trace whose B/E events go back in time is decoded
+    /// the whole trace); a trace a builder cannot pair (see [`load_with`]) is decoded
     /// again, buffered.
     pub fn finish(self) -> Result<Trace, Error> {
         let done = self.steps.finish()?;

@@ -61,11 +61,10 @@ impl LoadStream {
     }
 
     /// Merges the chunks and nests the spans. `None` when the whole file must be decoded
-    /// again, which the stream no longer has: a `.spall` v1 thread's B/E events go back in
-    /// time (a second, buffered decode), or the decode would warn in a way a stream cannot
-    /// (see [`TraceStream::finish`]). A JSON or protobuf thread whose events go back in
-    /// time, or that trace_processor would pair otherwise, is paired again from the
-    /// events its builders kept.
+    /// again, which the stream no longer has: the decode would warn in a way a stream
+    /// cannot (see [`TraceStream::finish`]). A JSON or protobuf thread whose events go back
+    /// in time, or that trace_processor would pair otherwise, is paired again from the
+    /// events its builders kept; a `.spall` thread, from its stacks.
     pub fn finish(self) -> Result<Option<Trace>, Error> {
         let decoded = self.stream.finish()?;
         Ok(decoded.and_then(|(summary, chunks)| TraceBuilder::finish_chunks(chunks, summary)))

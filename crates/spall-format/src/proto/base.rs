@@ -101,6 +101,7 @@ pub(super) struct Te<'a> {
 }
 
 impl Te<'_> {
+    #[inline]
     pub(super) fn clear(&mut self) {
         self.ty = 0;
         self.name = None;
@@ -121,6 +122,17 @@ impl Te<'_> {
         self.location = None;
         self.task_iid = None;
         self.typed.clear();
+    }
+
+    /// Whether it has nothing that becomes args (`write_args`' quick answer).
+    #[inline]
+    pub(super) fn no_args(&self) -> bool {
+        self.annots.is_empty()
+            && self.typed.is_empty()
+            && self.legacy.is_none()
+            && self.location_iid.is_none()
+            && self.location.is_none()
+            && self.task_iid.is_none()
     }
 }
 

@@ -102,7 +102,8 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    /// One packet, at byte `at` of the input.
+    /// One packet, at byte `at` of the input: the usual TrackEvent packet read the fast
+    /// way ([`fast`](super::fast)), any other by the general field walk.
     pub fn packet<S: EventSink>(
         &mut self,
         p: &'a [u8],
@@ -110,12 +111,36 @@ impl<'a> Decoder<'a> {
         sink: &mut S,
         d: &mut Diagnostics,
     ) {
+        // Filled in place: a packet is too large to move about per event.
         let mut pk = Packet::default();
+        if !super::fast::packet(p, at, &mut pk) {
+            pk = Packet::default();
+            if !self.fields(p, at, &mut pk, sink, d) {
+                return;
+            }
+        }
+        self.apply(&mut pk, at, sink, d);
+    }
+
+    /// A packet's fields by the general walk; its system-trace events decoded and its
+    /// unmodelled kind counted. `false` when a field is broken (warned).
+    #[inline(never)]
+    pub(super) fn fields<S: EventSink>(
+        &mut self,
+        p: &'a [u8],
+        at: u64,
+        pk: &mut Packet<'a>,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) -> bool {
         let mut r = Reader::new(p, at);
         while let Some(f) = r.next_field() {
             let f = match f {
                 Ok(f) => f,
-                Err(e) => return malformed(d, e, "a packet"),
+                Err(e) => {
+                    malformed(d, e, "a packet");
+                    return false;
+                }
             };
             match (f.num, f.value) {
                 (8, v) => pk.ts = v.uint(),
@@ -151,6 +176,18 @@ impl<'a> Decoder<'a> {
                 _ => self.ftrace.system_info(b, at, sink),
             };
         }
+        true
+    }
+
+    /// A packet's fields applied: its sequence's state, then its TrackEvent.
+    #[inline]
+    fn apply<S: EventSink>(
+        &mut self,
+        pk: &mut Packet<'a>,
+        at: u64,
+        sink: &mut S,
+        d: &mut Diagnostics,
+    ) {
         pk.slot = self.slot(pk.seq);
         let seq = &mut self.seqs[pk.slot];
         if pk.dropped {
@@ -194,8 +231,8 @@ impl<'a> Decoder<'a> {
             }
         }
         match pk.te {
-            Some(_) => self.track_event(&pk, at, sink, d),
-            None => advance(seq, &pk),
+            Some(_) => self.track_event(pk, at, sink, d),
+            None => advance(seq, pk),
         }
     }
 }

@@ -47,6 +47,7 @@ mod clock;
 mod compressed;
 mod descriptor;
 mod events;
+mod fast;
 mod ftrace;
 mod hash;
 mod kinds;

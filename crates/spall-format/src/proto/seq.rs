@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use super::annot::AnnName;
 use super::base::{text, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
-use super::hash::IdMap;
+use super::hash::{IdMap, IidMap};
 use super::scan::Found;
 use super::wire::{repeated, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
@@ -38,8 +38,8 @@ pub(super) struct IncClock {
 #[derive(Default)]
 pub(super) struct Seq<'a> {
     pub(super) valid: bool,
-    pub(super) names: IdMap<u64, Cow<'a, str>>,
-    pub(super) cats: IdMap<u64, Cow<'a, str>>,
+    pub(super) names: IidMap<Cow<'a, str>>,
+    pub(super) cats: IidMap<Cow<'a, str>>,
     pub(super) ann_names: IdMap<u64, AnnName<'a>>,
     pub(super) ann_strings: IdMap<u64, &'a [u8]>,
     /// Interned `SourceLocation` messages, undecoded.

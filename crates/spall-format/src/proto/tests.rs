@@ -630,3 +630,75 @@ fn every_flow_of_a_slice_is_bound_to_it() {
     assert_eq!(&*e[1].name, "a");
     assert_eq!(flow(e[3]), (Some("79".into()), None, false, false));
 }
+
+/// The fast readers (`fast`) and the general field walk give the same events, in the same
+/// order, and the same warnings: on the generated fixtures, real Chromium traces and
+/// packets that stray from the usual one field by field.
+#[test]
+fn the_fast_readers_decode_as_the_general_walk_does() {
+    use super::fast::{with_general_only, FAST_READS};
+    let ev = |ts: u64, te: M| event(ts, te).v(13, 2);
+    let stray = trace(&[
+        thread_track(1, 10, 11, "t"),
+        M::default().v(10, SEQ as u64).v(13, 1).m(
+            12,
+            M::default()
+                .m(2, M::default().v(1, 1).s(2, "a"))
+                .m(2, M::default().v(1, 2).s(2, "b"))
+                .m(1, M::default().v(1, 1).s(2, "cat")),
+        ),
+        // A counter track, and the sequence's defaults: extra counter values go on it.
+        M::default().m(60, M::default().v(1, 9).s(2, "mem").m(8, M::default())),
+        M::default()
+            .v(10, SEQ as u64)
+            .m(59, M::default().m(11, M::default().v(11, 1).b(31, &[9]))),
+        // Packed category ids, a sideband field, extra counter values (one and packed).
+        ev(100, M::default().v(9, 1).v(10, 1).b(3, &[1, 1]).v(12, 5)).v(79, 4),
+        ev(110, M::default().v(9, 1).v(10, 2).b(12, &[7, 8]).v(11, 1)),
+        // A typed field (Chrome's keyed service), broken; a field no reader takes.
+        ev(
+            115,
+            M::default().v(9, 3).v(10, 1).b(26, &[0x08, 0x80]).v(900, 1),
+        ),
+        // An undefined name, then category; a name inline; a broken varint.
+        ev(120, M::default().v(9, 2).v(10, 9)),
+        ev(130, M::default().v(9, 2).v(3, 9)),
+        ev(140, M::default().v(9, 3).s(23, "inline")),
+        ev(150, M::default().v(9, 3).b(12, &[0x80])),
+        // A delta in microseconds, no packet timestamp; an unmodelled packet field.
+        M::default()
+            .v(10, SEQ as u64)
+            .m(11, M::default().v(9, 3).v(1, 7).v(10, 1)),
+        ev(160, M::default().v(9, 3).v(10, 1)).v(7, 1),
+    ]);
+    let mut inputs = vec![("stray".to_string(), stray)];
+    for name in [
+        "proto/tracks.pftrace",
+        "proto/clocks.pftrace",
+        "proto/interning.pftrace",
+        "proto/locations.pftrace",
+        "proto/compressed.pftrace",
+        "real/chromium148_startup.pftrace.gz",
+        "real/chromium156_script_timeline.pftrace.gz",
+    ] {
+        let mut b = spall_test_support::fixture_bytes(name);
+        if b.starts_with(&[0x1f, 0x8b]) {
+            let mut d = crate::diag::Diagnostics::default();
+            b = crate::gunzip(&b, u64::MAX, &mut d).unwrap();
+        }
+        inputs.push((name.to_string(), b));
+    }
+    for (name, b) in inputs {
+        FAST_READS.with(|n| n.set(0));
+        let (fast, fs) = run(&b);
+        let taken = FAST_READS.with(|n| n.get());
+        let (general, gs) = with_general_only(|| run(&b));
+        assert!(taken > 0, "{name}: no TrackEvent read the fast way");
+        assert_eq!(fast.len(), general.len(), "{name}");
+        for (i, (f, g)) in fast.iter().zip(&general).enumerate() {
+            assert_eq!(f, g, "{name}: event {i}");
+        }
+        assert_eq!(fs.diagnostics, gs.diagnostics, "{name}");
+        assert_eq!(fs.events, gs.events, "{name}");
+    }
+}

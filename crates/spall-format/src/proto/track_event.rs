@@ -211,14 +211,7 @@ impl<'a> Te<'a> {
                 self.location_iid = v.uint().map(|i| (i, field.offset));
             }
             (SOURCE_LOCATION, Value::Bytes(l)) => self.location = Some(l),
-            (TASK_EXECUTION, Value::Bytes(task)) => {
-                let at = r.offset_of(task);
-                for f in Reader::new(task, at).map_while(Result::ok) {
-                    if f.num == POSTED_FROM_IID {
-                        self.task_iid = f.value.uint().map(|i| (i, f.offset));
-                    }
-                }
-            }
+            (TASK_EXECUTION, Value::Bytes(task)) => self.task(task, r.offset_of(task)),
             (DEBUG_ANNOTATIONS | LEGACY_EVENT | SOURCE_LOCATION, _) => return Err(WrongType),
             (n, Value::Bytes(m)) if typed::track_event_field(n).is_some() => {
                 self.typed.push((n, m, r.offset_of(m)));
@@ -228,6 +221,18 @@ impl<'a> Te<'a> {
         Ok(())
     }
 }
+impl<'a> Te<'a> {
+    /// `TaskExecution` `task` (at byte `at`): where the task was posted from.
+    #[inline]
+    pub(super) fn task(&mut self, task: &'a [u8], at: u64) {
+        for f in Reader::new(task, at).map_while(Result::ok) {
+            if f.num == POSTED_FROM_IID {
+                self.task_iid = f.value.uint().map(|i| (i, f.offset));
+            }
+        }
+    }
+}
+
 impl<'a> Decoder<'a> {
     /// The packet's TrackEvent (`pk.te`, its packet at byte `at`): the events it becomes.
     pub(super) fn track_event<S: EventSink>(
@@ -252,7 +257,9 @@ impl<'a> Decoder<'a> {
         } = self;
         let Some((b, te_at)) = pk.te else { return };
         let seq = &mut seqs[pk.slot];
-        te.read(b, te_at, seq, d);
+        if !te.read_fast(b, te_at, seq) {
+            te.read(b, te_at, seq, d);
+        }
         let ts = time(f, seq, pk, te, at, d, uses);
         let (name, cat) = name_and_cat(te);
         let (uuid, track, wh) = match (seq.thread_track, uses.is_none(), te.ty) {
@@ -476,6 +483,9 @@ fn place<'t>(
 #[inline]
 fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Diagnostics) {
     args.clear();
+    if te.no_args() {
+        return;
+    }
     let flat = te.legacy.is_some() && legacy_phase(te.legacy) == Some(b'C');
     // The source location (and whether interned), and where Chrome's task was posted
     // from (as trace_processor names it: `task.posted_from.file_name`, ...).

@@ -471,14 +471,31 @@ fn misplaced_ends_pair_again_without_a_second_decode() {
 
 /// A `.spall` file whose threads go back in time now and then, within a buffer and from
 /// one buffer to the next (zero-length spans, Ends with no Begin, Begins left open, equal
-/// times, beside threads that go forward): each load (parallel, on one thread, stepped,
-/// streamed in many runs) decodes each byte once and gives the buffered builder's trace
-/// and warnings.
+/// times, beside threads that go forward), as version 3 and as version 1 (no buffers):
+/// each load (parallel, on one thread, stepped, streamed in many runs) decodes each byte
+/// once and gives the buffered builder's trace and warnings.
 #[test]
 fn spall_steps_back_in_time_without_a_second_decode() {
     use spall_format::synth::Rng;
     use spall_format::SpallWriter;
     let mut w = SpallWriter::new(Vec::new(), 1.0).unwrap();
+    // The same events as version 1: a header, then Begin (3) and End (4) records.
+    let mut v1 = Vec::new();
+    v1.extend_from_slice(&spall_format::spall::MAGIC.to_le_bytes());
+    v1.extend_from_slice(&1u64.to_le_bytes());
+    v1.extend_from_slice(&0.001f64.to_le_bytes());
+    v1.extend_from_slice(&[0; 8]);
+    let mut v1_event = |ty: u8, tid: u32, ts: u64, text: Option<(&str, &str)>| {
+        v1.extend_from_slice(&[ty, 0][..if text.is_some() { 2 } else { 1 }]);
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&tid.to_le_bytes());
+        v1.extend_from_slice(&(ts as f64).to_le_bytes());
+        if let Some((name, args)) = text {
+            v1.extend_from_slice(&[name.len() as u8, args.len() as u8]);
+            v1.extend_from_slice(name.as_bytes());
+            v1.extend_from_slice(args.as_bytes());
+        }
+    };
     let mut rng = Rng(11);
     let threads = 4u32;
     let mut now = vec![1_000u64; threads as usize];
@@ -497,11 +514,16 @@ fn spall_steps_back_in_time_without_a_second_decode() {
                     let args = if rng.below(4) == 0 { "a=1" } else { "" };
                     let name = format!("s{}", rng.below(20));
                     w.begin(1, tid, now[i], &name, args).unwrap();
+                    v1_event(3, tid, now[i], Some((&name, args)));
                     depth[i] += 1;
                 }
-                5 if depth[i] == 0 && rng.below(3) == 0 => w.end(1, tid, now[i]).unwrap(),
+                5 if depth[i] == 0 && rng.below(3) == 0 => {
+                    w.end(1, tid, now[i]).unwrap();
+                    v1_event(4, tid, now[i], None);
+                }
                 _ if depth[i] > 0 => {
                     w.end(1, tid, now[i]).unwrap();
+                    v1_event(4, tid, now[i], None);
                     depth[i] -= 1;
                 }
                 _ => {}
@@ -512,34 +534,36 @@ fn spall_steps_back_in_time_without_a_second_decode() {
             w.flush().unwrap();
         }
     }
-    let bytes = w.finish().unwrap();
-    let want = buffered(&bytes);
-    let d = want.diagnostics();
-    for k in [ModelWarning::EndWithoutBegin, ModelWarning::UnclosedBegin] {
-        assert!(d.count(k) > 0, "{k:?}: {:?}", d.examples());
-    }
-    let check = |t: &Trace, what: &str| {
-        let parsed = t.decode_summary().parsed_bytes;
-        assert_eq!(parsed, bytes.len() as u64, "{what}: bytes decoded");
-        assert_same(t, &want, what);
-        // The same warnings; the offset of a positive span's events is not kept.
-        let w = |t: &Trace| -> Vec<String> {
-            (t.diagnostics().examples().iter())
-                .map(|w| format!("{:?} {}", w.kind, w.message))
-                .collect()
-        };
-        assert_eq!(w(t), w(&want), "{what}: warnings");
-    };
-    check(&load_bytes(&bytes).unwrap(), "parallel");
-    check(&with_threads(1, || load_bytes(&bytes).unwrap()), "1 thread");
-    check(&stepped(&bytes), "stepped");
-    for target in [4_096, 30_000] {
-        let mut load = LoadStream::with_target(&bytes, target).unwrap();
-        for p in bytes.chunks(10_007) {
-            load.push(p).unwrap();
+    for (version, bytes) in [(3, w.finish().unwrap()), (1, v1)] {
+        let want = buffered(&bytes);
+        let d = want.diagnostics();
+        for k in [ModelWarning::EndWithoutBegin, ModelWarning::UnclosedBegin] {
+            assert!(d.count(k) > 0, "v{version} {k:?}: {:?}", d.examples());
         }
-        let t = load.finish().unwrap().expect("no second decode");
-        check(&t, &format!("streamed in runs of {target}"));
+        let check = |t: &Trace, what: &str| {
+            let what = format!("v{version}, {what}");
+            let parsed = t.decode_summary().parsed_bytes;
+            assert_eq!(parsed, bytes.len() as u64, "{what}: bytes decoded");
+            assert_same(t, &want, &what);
+            // The same warnings; the offset of a positive span's events is not kept.
+            let w = |t: &Trace| -> Vec<String> {
+                (t.diagnostics().examples().iter())
+                    .map(|w| format!("{:?} {}", w.kind, w.message))
+                    .collect()
+            };
+            assert_eq!(w(t), w(&want), "{what}: warnings");
+        };
+        check(&load_bytes(&bytes).unwrap(), "parallel");
+        check(&with_threads(1, || load_bytes(&bytes).unwrap()), "1 thread");
+        check(&stepped(&bytes), "stepped");
+        for target in [4_096, 30_000] {
+            let mut load = LoadStream::with_target(&bytes, target).unwrap();
+            for p in bytes.chunks(10_007) {
+                load.push(p).unwrap();
+            }
+            let t = load.finish().unwrap().expect("no second decode");
+            check(&t, &format!("streamed in runs of {target}"));
+        }
     }
 }
 

@@ -126,12 +126,15 @@ fn streamed_spall_version_1_is_load_bytes_trace() {
             "pieces of {piece}, runs of {target}: the traces differ"
         );
     }
-    // A real version 1 file whose one thread's clock goes back 8 times: decoded again,
-    // whole, as load_bytes decodes it again buffered.
+    // A real version 1 file whose one thread's clock goes back 8 times: paired again from
+    // its stacks, as load_bytes pairs it, each byte decoded once.
     let crux = std::fs::read(format!("{fixtures}/crux_v1.spall")).unwrap();
     let mut load = LoadStream::new(&crux).unwrap();
     load.push(&crux).unwrap();
-    assert!(load.finish().unwrap().is_none());
+    let got = load.finish().unwrap().expect("no second decode");
+    let want = load_bytes(&crux).unwrap();
+    assert_eq!(want.decode_summary().parsed_bytes, crux.len() as u64);
+    assert!(got.to_transfer() == want.to_transfer());
 }
 
 /// `bytes` streamed in pieces of `piece` bytes, runs of `target` (`None`: decode again).
