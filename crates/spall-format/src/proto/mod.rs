@@ -48,7 +48,7 @@ mod compressed;
 mod descriptor;
 mod events;
 mod ftrace;
-mod hash;
+pub(crate) mod hash;
 mod kinds;
 mod named;
 mod parts;
