@@ -193,13 +193,16 @@ pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagno
     let mut order: Vec<(i64, i64)> = times.into_iter().zip(samples).collect();
     order.sort_by_key(|s| s.0);
     let mut stack: Vec<RawFrame<'_>> = Vec::new();
+    // The stack's nodes, when it is the node's whole stack.
+    let mut path: Vec<u32> = Vec::new();
     let mut missing = 0u64;
     for (i, &(ts, node)) in order.iter().enumerate() {
         let next = order.get(i + 1).map_or(end_ns.unwrap_or(ts), |n| n.0);
         // Consecutive samples of one node (a loop) share their stack.
         let same = i > 0 && order[i - 1].1 == node;
-        if !same && !tree.walk(node, &mut stack) {
+        if !same && !tree.walk(node, &mut stack, &mut path) {
             missing += 1;
+            path.clear();
         }
         sink.sample(&RawSample {
             pid: RawId::Num(0),
@@ -212,6 +215,7 @@ pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagno
             stack: &stack,
             args: crate::event::Args::None,
             same_stack: false,
+            nodes: &path,
             cpu: None,
             offset: 0,
         });
@@ -370,11 +374,12 @@ impl<'a> Tree<'a> {
         Tree { nodes, index, up }
     }
 
-    /// The stack of node `id` into `out`, outermost first, `(root)` left out; false if a
-    /// node was missing, the parents looped or went deeper than [`MAX_DEPTH`] (the
-    /// innermost frames are kept).
-    fn walk(&self, id: i64, out: &mut Vec<RawFrame<'a>>) -> bool {
+    /// The stack of node `id` into `out` and its nodes' indices into `path`, outermost
+    /// first, `(root)` left out; false if a node was missing, the parents looped or went
+    /// deeper than [`MAX_DEPTH`] (the innermost frames are kept).
+    fn walk(&self, id: i64, out: &mut Vec<RawFrame<'a>>, path: &mut Vec<u32>) -> bool {
         out.clear();
+        path.clear();
         let mut at = self.index.get(&id).copied().unwrap_or(LOST);
         let whole = loop {
             if at == TOP {
@@ -384,12 +389,15 @@ impl<'a> Tree<'a> {
                 break false;
             }
             let n = &self.nodes[at as usize];
+            let i = at;
             at = self.up[at as usize];
             if !(at == TOP && n.frame.name == "(root)") {
                 out.push(n.frame.clone());
+                path.push(i);
             }
         };
         out.reverse();
+        path.reverse();
         whole
     }
 }
