@@ -517,15 +517,19 @@ impl<'b> Cur<'b> {
     fn string(&mut self) -> R<Cow<'b, str>> {
         let start = self.i + 1;
         let rest = &self.b[start..];
-        let Some(q) = memchr::memchr2(b'"', b'\\', rest) else {
-            return Err(self.need());
-        };
-        if rest[q] == b'"' {
-            let s = &rest[..q];
-            if s.iter().any(|&c| c < 0x20) {
-                return Err(Stop::Fail);
+        // Byte by byte: a node's strings are short, and memchr's setup cost more than
+        // the scan (in wasm most).
+        let mut q = 0;
+        loop {
+            match rest.get(q) {
+                None => return Err(self.need()),
+                Some(b'"' | b'\\') => break,
+                Some(0..0x20) => return Err(Stop::Fail),
+                Some(_) => q += 1,
             }
-            let s = std::str::from_utf8(s).map_err(|_| Stop::Fail)?;
+        }
+        if rest[q] == b'"' {
+            let s = std::str::from_utf8(&rest[..q]).map_err(|_| Stop::Fail)?;
             self.i = start + q + 1;
             return Ok(Cow::Borrowed(s));
         }
