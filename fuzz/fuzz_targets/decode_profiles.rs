@@ -1,6 +1,7 @@
 //! Sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`, speedscope, pprof,
 //! Gecko): each reader on any bytes, through the model, whose sample invariants must hold;
-//! a text profile streamed in pieces gives the whole decode's samples and warnings.
+//! a text profile or `.cpuprofile` streamed in pieces gives the whole decode's samples and
+//! warnings.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use spall_format::sampled::{self, ProfileFormat};
@@ -53,7 +54,8 @@ impl spall_format::EventSink for Samples {
     }
 }
 
-/// A text profile's stream, in pieces and runs of any size, against the whole decode.
+/// A text profile's or `.cpuprofile`'s stream, in pieces and runs of any size, against the
+/// whole decode.
 fn stream(data: &[u8]) {
     let Some(f) = spall_format::ProfileStream::<Samples>::accepts(data) else {
         return;
@@ -61,9 +63,13 @@ fn stream(data: &[u8]) {
     let piece = 1 + data.last().map_or(0, |&b| b as usize);
     let mut s = spall_format::ProfileStream::with_target(f, 64, Samples::default);
     for p in data.chunks(piece) {
-        s.push(p).expect("a text profile's stream takes any bytes");
+        s.push(p).expect("a profile's stream takes any bytes");
     }
-    let (got, sinks) = s.finish().expect("a text profile's stream finishes");
+    // A `.cpuprofile` its streamed reader gives up on is decoded again, whole.
+    let Some((got, sinks)) = s.finish().expect("a profile's stream finishes") else {
+        assert_eq!(f, spall_format::ProfileFormat::CpuProfile);
+        return;
+    };
     let mut whole = Samples::default();
     let summary = spall_format::decode(data, &mut whole).expect("the whole decode");
     let all = sinks.iter().fold(Samples::default(), |a, c| Samples(a.0 + c.0, a.1 + c.1));

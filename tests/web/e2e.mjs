@@ -617,8 +617,8 @@ async function isolated() {
 // end (each copy's times after the last: 5.6 MB, past the memory guard's first 4 MB), picked
 // and read in 4,099-byte slices: decoded as read ("loading" reports, not a gathered file's
 // "reading"), every sample there (perf_sample against the headers counted here), drawn on
-// the timeline; a gzipped one streamed through gzip; node's .cpuprofile (gathered, then
-// decoded) with the samples its JSON lists.
+// the timeline; a gzipped one streamed through gzip; node's .cpuprofile (streamed too) with
+// the samples its JSON lists.
 async function profiles() {
   const p = await newPage();
   await p.goto(`${base}/?chunk=4099`);

@@ -463,6 +463,11 @@ pub struct RawSample<'a> {
     /// Whether `stack` is the previous sample's: a reader that hands one sample over once
     /// per kind (pprof's sample types) says so, and the stack is not looked at again.
     pub same_stack: bool,
+    /// Where the reader keeps the stacks as one call tree (V8's nodes): per frame of
+    /// `stack`, its node's index in that tree, which names the frame and all its callers
+    /// for the whole decode, so a sink may take a node's stack from a node it has seen
+    /// rather than look at every frame again; empty where not.
+    pub nodes: &'a [u32],
     /// Byte offset of the sample in the decoded input.
     pub offset: u64,
     /// The CPU the sample was taken on, where the format says (`perf script`'s `[cpu]`).

@@ -171,6 +171,7 @@ impl<S: EventSink> TraceStream<S> {
     pub fn gave_up(&self) -> Option<&'static str> {
         match self {
             TraceStream::Proto(s) => s.gave_up(),
+            TraceStream::Profile(s) => s.gave_up(),
             TraceStream::Gzip(g) if g.unsound => Some("a gzip stream a whole decode warns about"),
             TraceStream::Gzip(g) => g.dec.get_ref().inner.gave_up(),
             _ => None,
@@ -209,7 +210,7 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Spall(s) => s.finish().map(Some),
             TraceStream::Json(s) => s.finish(),
             TraceStream::Proto(s) => s.finish(),
-            TraceStream::Profile(s) => s.finish().map(Some),
+            TraceStream::Profile(s) => s.finish(),
             TraceStream::Gzip(g) => {
                 let read = g.read;
                 // A stream that ends early fails here (the inner stream's own error is the

@@ -19,7 +19,7 @@ use arrow_array::{
     StringArray, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_schema::ArrowError;
-use trace_model::{ExtId, InstantScope, Lane, SpanRef, StrId, Trace, NO_FRAME};
+use trace_model::{ExtId, InstantScope, Lane, SpanRef, StrId, Trace, NO_CPU, NO_FRAME};
 
 /// Interned strings to dictionary keys: the values are only the strings used, in order of
 /// first use.
@@ -347,8 +347,9 @@ pub fn flows(t: &Trace) -> Result<RecordBatch, ArrowError> {
 
 /// Every sample of every sample track: `ts` (laid end to end by weight where the format
 /// has no times: `timed` is false), `weight`, `unit` (`count`, `nanoseconds` or `bytes`), `kind`
-/// (`cycles`, `cpu`, `samples`, ...), `thread` and `process` (rows of `threads()`), and
-/// its stack: `frame` (the leaf frame's index, null for an empty stack), `name`, `file`
+/// (`cycles`, `cpu`, `samples`, ...), `thread` and `process` (rows of `threads()`), `cpu`
+/// (the CPU it was taken on, as `perf script` prints it for system-wide recordings; null
+/// where the format does not say), and its stack: `frame` (the leaf frame's index, null for an empty stack), `name`, `file`
 /// and `line` (the leaf function's; line 0 where not given), `depth` (frames in the
 /// stack), `stack` (outermost to leaf, `;`-separated as `flame --format folded` writes;
 /// dictionary-encoded, each distinct stack one string).
@@ -358,8 +359,11 @@ pub fn samples(t: &Trace) -> Result<RecordBatch, ArrowError> {
     let (mut thread, mut process) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut unit, mut kind, mut timed) = (Vec::new(), Vec::new(), Vec::new());
     let mut frame: Vec<Option<u32>> = Vec::with_capacity(n);
+    let mut cpu: Vec<Option<u32>> = Vec::with_capacity(n);
     for st in t.samples() {
         let k = st.ts.len();
+        // A track's CPUs are empty when none of its samples has one.
+        cpu.extend((0..k).map(|i| st.cpu.get(i).copied().filter(|&c| c != NO_CPU)));
         ts.extend_from_slice(&st.ts);
         weight.extend_from_slice(&st.weight);
         thread.resize(thread.len() + k, st.thread);
@@ -408,6 +412,7 @@ pub fn samples(t: &Trace) -> Result<RecordBatch, ArrowError> {
         ("timed", Arc::new(BooleanArray::from(timed))),
         ("thread", Arc::new(UInt32Array::from(thread))),
         ("process", Arc::new(UInt32Array::from(process))),
+        ("cpu", Arc::new(UInt32Array::from(cpu))),
         (
             "name",
             Dict::keys(

@@ -396,8 +396,8 @@ impl Trace {
 
     /// Every sample of the profile (or the trace's CPU samples) as a `pyarrow.Table`: ts,
     /// weight, unit, kind, timed (false where the format has no times and samples are
-    /// laid end to end by weight), thread and process (rows of `threads()`), the leaf
-    /// function's name, file and line, depth, frame (the leaf's index; null for an empty
+    /// laid end to end by weight), thread and process (rows of `threads()`), cpu (null
+    /// where the format does not say), the leaf function's name, file and line, depth, frame (the leaf's index; null for an empty
     /// stack) and stack (outermost to leaf, `;`-separated, as `flame(format="folded")`).
     fn samples<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.arrow(py, columns::samples)

@@ -1,6 +1,8 @@
 """The model as pyarrow tables: every span, thread, counter sample, instant, arrow and
 sample."""
 
+import re
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -78,7 +80,7 @@ def test_samples_weigh_each_stack_as_the_folded_flame_graph(fixtures, load):
         t = load(fixtures / "real/profiles" / name)
         s = t.samples()
         assert s.column_names == [
-            "ts", "weight", "unit", "kind", "timed", "thread", "process",
+            "ts", "weight", "unit", "kind", "timed", "thread", "process", "cpu",
             "name", "file", "line", "depth", "frame", "stack",
         ]
         # Each stack's summed weight is its line of `flame --format folded`.
@@ -99,3 +101,24 @@ def test_samples_weigh_each_stack_as_the_folded_flame_graph(fixtures, load):
     assert t.query("SELECT COUNT(*) FROM perf_sample").rows() == [(t.samples().num_rows,)]
     per_thread = t.samples().group_by("thread").aggregate([("weight", "count")])
     assert sorted(r["weight_count"] for r in per_thread.to_pylist()) == [17, 157]
+
+
+def test_samples_carry_the_cpu_perf_script_printed(fixtures, load):
+    # deep_cpu.perf: `perf record -a -g`, its headers `comm tid [cpu] secs: period event:`,
+    # read here independently of the package's reader.
+    path = fixtures / "real/profiles/deep_cpu.perf"
+    header = re.compile(r"^\S.*?\s(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d+):", re.M)
+    want = sorted(
+        (int(secs) * 1_000_000_000 + int(frac.ljust(9, "0")), int(cpu))
+        for _, cpu, secs, frac in header.findall(path.read_text())
+    )
+    assert len({c for _, c in want}) > 1
+    t = load(path)
+    s = t.samples()
+    assert sorted(zip(s["ts"].to_pylist(), s["cpu"].to_pylist())) == want
+    # The SQL table's column says the same.
+    assert t.query("SELECT SUM(cpu), COUNT(cpu) FROM perf_sample").rows() == [
+        (sum(c for _, c in want), len(want))
+    ]
+    # A format with no CPUs has nulls.
+    assert load(fixtures / "real/profiles/work.cpuprofile").samples()["cpu"].null_count > 0

@@ -283,6 +283,44 @@ impl Trace {
         by_name.into_values().collect()
     }
 
+    /// What a statistics table lists (the viewer's panel, the page's): for a sampling
+    /// profile ([`is_sampled`](Self::is_sampled)) a row per function of the counted kind's
+    /// samples as `spall-cli stats` gives them ([`sample_stats`](Self::sample_stats)): its
+    /// samples as the count, its total and self weight, in the profile's unit
+    /// ([`sample_kind`](Self::sample_kind)), as `total_ns` and `self_ns`, the other figures
+    /// 0; else [`stats`](Self::stats)'s span names. Largest total first, then by name.
+    pub fn table_stats(&self, filter: &crate::StatsFilter) -> Vec<crate::NameStats> {
+        if !self.is_sampled() {
+            return self.stats(filter);
+        }
+        let mut rows: Vec<crate::NameStats> = (self
+            .sample_stats(filter.threads.as_deref(), filter.range))
+        .into_iter()
+        .filter(|r| {
+            filter
+                .name
+                .as_ref()
+                .is_none_or(|f| f.matches(self.str(r.name)))
+        })
+        .map(|r| crate::NameStats {
+            name: r.name,
+            count: r.samples,
+            total_ns: r.total,
+            self_ns: r.self_weight,
+            min_ns: 0,
+            max_ns: 0,
+            mean_ns: 0,
+            p50_ns: 0,
+            p90_ns: 0,
+            p99_ns: 0,
+        })
+        .collect();
+        rows.sort_by(|a, b| {
+            (b.total_ns.cmp(&a.total_ns)).then_with(|| self.str(a.name).cmp(self.str(b.name)))
+        });
+        rows
+    }
+
     /// The weight of the counted kind's samples on `threads` (`None`: all) in `range`: the
     /// whole a function's share is of.
     pub fn sample_total(&self, threads: Option<&[u32]>, range: Option<(i64, i64)>) -> i64 {

@@ -54,6 +54,9 @@ pub(crate) struct Collected {
     pub(crate) default_kind: Option<(String, SampleUnit)>,
     /// Names that look mangled, to their demangled form (`StrId::EMPTY`: not mangled).
     demangled: HashMap<StrId, StrId>,
+    /// Per node of the reader's call tree ([`RawSample::nodes`]), its frame ([`NO_FRAME`]:
+    /// not seen yet).
+    tree_frames: Vec<u32>,
 }
 
 impl Collected {
@@ -68,7 +71,12 @@ impl Collected {
         let track = self.track(s, thread, strings);
         let mut parent = NO_FRAME;
         let same = self.last_leaf.filter(|_| s.same_stack);
-        let stack = if same.is_some() { &[][..] } else { s.stack };
+        let tree = same.is_none() && !s.nodes.is_empty() && s.nodes.len() == s.stack.len();
+        let stack = if same.is_some() || tree {
+            &[][..]
+        } else {
+            s.stack
+        };
         for (depth, f) in stack.iter().enumerate() {
             let key = frame_key(f);
             if let Some(&(k, id)) = self.prev.get(depth) {
@@ -79,22 +87,12 @@ impl Collected {
                 }
             }
             self.prev.truncate(depth);
-            let (name, raw) = self.name(&f.name, strings);
-            let fr = Frame {
-                name,
-                raw,
-                parent,
-                file: f
-                    .file
-                    .as_deref()
-                    .map_or(StrId::EMPTY, |x| strings.intern(x)),
-                line: f.line.unwrap_or(0),
-            };
-            parent = self.frames.get_frame(fr);
+            parent = self.intern(f, parent, strings);
             self.prev.push((key, parent));
         }
         match same {
             Some(leaf) => parent = leaf,
+            None if tree => parent = self.tree_stack(s, strings),
             None => self.prev.truncate(s.stack.len()),
         }
         self.last_leaf = Some(parent);
@@ -117,6 +115,45 @@ impl Collected {
             t.cpu.resize(t.weight.len() - 1, NO_CPU);
             t.cpu.push(s.cpu.unwrap_or(NO_CPU));
         }
+    }
+
+    /// The frame `f` called from `parent`, interned.
+    fn intern(&mut self, f: &RawFrame<'_>, parent: u32, strings: &mut Strings) -> u32 {
+        let (name, raw) = self.name(&f.name, strings);
+        let file = (f.file.as_deref()).map_or(StrId::EMPTY, |x| strings.intern(x));
+        self.frames.get_frame(Frame {
+            name,
+            raw,
+            parent,
+            file,
+            line: f.line.unwrap_or(0),
+        })
+    }
+
+    /// The leaf frame of a sample whose stack the reader keeps as a call tree
+    /// ([`RawSample::nodes`]): from the deepest of its nodes seen before, only the frames
+    /// below it are interned (a node's frame is the same in every sample).
+    fn tree_stack(&mut self, s: &RawSample<'_>, strings: &mut Strings) -> u32 {
+        let known = |n: u32| self.tree_frames.get(n as usize).copied();
+        let seen = s
+            .nodes
+            .iter()
+            .rposition(|&n| known(n).is_some_and(|f| f != NO_FRAME));
+        let (mut parent, from) = match seen {
+            Some(d) => (self.tree_frames[s.nodes[d] as usize], d + 1),
+            None => (NO_FRAME, 0),
+        };
+        for (f, &n) in s.stack[from..].iter().zip(&s.nodes[from..]) {
+            parent = self.intern(f, parent, strings);
+            let n = n as usize;
+            if self.tree_frames.len() <= n {
+                self.tree_frames.resize(n + 1, NO_FRAME);
+            }
+            self.tree_frames[n] = parent;
+        }
+        // The next sample's stack is compared with this one's frame by frame.
+        self.prev.clear();
+        parent
     }
 
     /// A frame's name interned, demangled if it is a C++ or Rust symbol, and its raw form
@@ -184,9 +221,22 @@ impl Collected {
     ) {
         self.recent.clear();
         self.last_leaf = None;
+        self.tree_frames.clear();
         self.default_kind = self.default_kind.take().or(other.default_kind);
         self.prev.clear();
-        let map: Vec<u32> = {
+        // Into no frames (a profile decoded as one chunk), they are taken as they are:
+        // distinct strings stay distinct, so the frames stay distinct, and keep their ids
+        // (an empty map).
+        let map: Vec<u32> = if self.frames.frames.is_empty() {
+            let mine = other.frames.frames.into_iter().map(|f| Frame {
+                name: s(f.name),
+                file: s(f.file),
+                raw: s(f.raw),
+                ..f
+            });
+            self.frames.take_unique(mine);
+            Vec::new()
+        } else {
             let mut map = Vec::with_capacity(other.frames.frames.len());
             for f in &other.frames.frames {
                 let parent = if f.parent == NO_FRAME {
@@ -313,9 +363,61 @@ fn frame_key(f: &RawFrame<'_>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use spall_format::SampleUnit;
+    use spall_format::{EventSink, RawEvent, RawSample, SampleUnit};
 
+    use crate::build::TraceBuilder;
     use crate::{load_bytes, Trace, NO_FRAME};
+
+    /// A builder fed samples without their call tree's nodes.
+    struct NoNodes(TraceBuilder);
+
+    impl EventSink for NoNodes {
+        fn event(&mut self, e: &RawEvent<'_>) {
+            self.0.event(e);
+        }
+        fn sample(&mut self, s: &RawSample<'_>) {
+            let mut s = s.clone();
+            s.nodes = &[];
+            self.0.sample(&s);
+        }
+    }
+
+    /// A `.cpuprofile`'s stacks taken from the nodes seen before are the frames one by
+    /// one: the same trace, frame table and all, on node's real profile and on a tree with
+    /// twin nodes (one frame, two nodes), a parent loop and a chain cut at V8's depth.
+    #[test]
+    fn stacks_from_tree_nodes_are_the_frames_one_by_one() {
+        let real = spall_test_support::fixture_bytes("real/profiles/work.cpuprofile");
+        let mut nodes: Vec<String> = (2..=1500)
+            .map(|i| {
+                format!(
+                    r#"{{"id":{i},"parent":{},"callFrame":{{"functionName":"f{}"}}}}"#,
+                    i - 1,
+                    i % 7
+                )
+            })
+            .collect();
+        nodes.push(r#"{"id":1,"callFrame":{"functionName":"(root)"}}"#.into());
+        nodes.push(r#"{"id":9000,"parent":3,"callFrame":{"functionName":"f4"}}"#.into());
+        nodes.push(r#"{"id":9001,"parent":9002,"callFrame":{"functionName":"x"}}"#.into());
+        nodes.push(r#"{"id":9002,"parent":9001,"callFrame":{"functionName":"y"}}"#.into());
+        let samples = [5, 4, 9000, 1500, 9001, 30, 9000, 6, 1200, 2, 1500, 77];
+        let deltas: Vec<String> = (0..samples.len()).map(|i| (i % 3).to_string()).collect();
+        let synth = format!(
+            r#"{{"nodes":[{}],"samples":{samples:?},"timeDeltas":[{}]}}"#,
+            nodes.join(","),
+            deltas.join(",")
+        );
+        for b in [&real[..], synth.as_bytes()] {
+            let mut with = TraceBuilder::new();
+            let sum = spall_format::decode(b, &mut with).unwrap();
+            let mut without = NoNodes(TraceBuilder::new());
+            let sum2 = spall_format::decode(b, &mut without).unwrap();
+            let (a, b) = (with.finish(sum), without.0.finish(sum2));
+            assert!(a.frames().len() > 10);
+            assert!(a.to_transfer() == b.to_transfer());
+        }
+    }
 
     /// A sample's stack as `a;b;c`.
     fn stack(t: &Trace, mut f: u32) -> String {

@@ -117,11 +117,26 @@ impl Frames {
 
     /// The frame `f` (its parent interned before it), interned.
     pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
+        if self.ids.len() < self.frames.len() {
+            // Frames taken as they were (`take_unique`) are looked up from now on.
+            let start = self.ids.len();
+            for (i, &f) in self.frames.iter().enumerate().skip(start) {
+                self.ids.insert(f, i as u32);
+            }
+        }
         let next = self.frames.len() as u32;
         *self.ids.entry(f).or_insert_with(|| {
             self.frames.push(f);
             next
         })
+    }
+
+    /// Into no frames, `frames`, distinct and each after its parent, with their ids as
+    /// they are; not looked up until [`get_frame`](Self::get_frame) needs them (a profile
+    /// decoded as one chunk never does).
+    pub(crate) fn take_unique(&mut self, frames: impl Iterator<Item = Frame>) {
+        debug_assert!(self.frames.is_empty());
+        self.frames.extend(frames);
     }
 
     /// The names from the outermost frame down to `id`.

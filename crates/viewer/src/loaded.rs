@@ -148,11 +148,12 @@ impl Loaded {
         let _ = self.stats.set(stats);
     }
 
-    /// Per-name statistics of the whole trace, computed on first use (and waited for, if
-    /// another thread is computing them).
+    /// Per-name statistics of the whole trace (of a sampling profile, per function:
+    /// [`Trace::table_stats`]), computed on first use (and waited for, if another thread is
+    /// computing them).
     pub fn whole_stats(&self) -> &[NameStats] {
         self.stats
-            .get_or_init(|| self.trace.stats(&StatsFilter::default()))
+            .get_or_init(|| self.trace.table_stats(&StatsFilter::default()))
     }
 }
 

@@ -7,9 +7,10 @@
 //!
 //! A `.spall`, Chrome JSON or Perfetto protobuf file, `perf script` text or collapsed
 //! stacks, gzipped or not, is decoded as its chunks arrive ([`trace_model::LoadStream`]):
-//! the worker holds the model and a few megabytes of the file, never the whole file. The
-//! JSON and protobuf sampling profiles (`.cpuprofile`, speedscope, Gecko, pprof) are
-//! gathered, then decoded (their arrays refer to each other). A file a stream cannot take (gzip within
+//! the worker holds the model and a few megabytes of the file, never the whole file. A
+//! `.cpuprofile` whose first key is `nodes` (V8's) is streamed too; the other JSON and
+//! protobuf sampling profiles (speedscope, Gecko, pprof) are gathered, then decoded (their
+//! arrays refer to each other in any order). A file a stream cannot take (gzip within
 //! gzip) is gathered whole, then decoded, as is one whose stream could not give the whole
 //! decode's result (the worker reads the file again).
 //!
@@ -221,13 +222,13 @@ impl Loader {
     }
 
     /// The whole-trace statistics of the trace [`finish`](Self::finish) returned (the side
-    /// panel's first table: O(spans), so they are computed here, after the page has the
-    /// trace), as [`pack_stats`](spall_web_transfer::pack_stats) packs them; empty if none.
+    /// panel's first table, a sampling profile's per function: O(spans), so they are
+    /// computed here, after the page has the trace), as [`pack_stats`](spall_web_transfer::pack_stats) packs them; empty if none.
     pub fn stats(&mut self) -> Vec<u8> {
         let Some(trace) = self.built.take() else {
             return Vec::new();
         };
-        let stats = trace.stats(&trace_model::StatsFilter::default());
+        let stats = trace.table_stats(&trace_model::StatsFilter::default());
         spall_web_transfer::pack_stats(&stats)
     }
 

@@ -49,7 +49,7 @@ mod descriptor;
 mod events;
 mod fast;
 mod ftrace;
-mod hash;
+pub(crate) mod hash;
 mod kinds;
 mod named;
 mod parts;

@@ -16,12 +16,12 @@
 use std::borrow::Cow;
 
 use serde_json::Value;
-use std::collections::HashMap;
 
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::{EventSink, RawId};
+use crate::proto::hash::IdMap;
 
 /// Whether a JSON object (its text after `{`) looks like a `.cpuprofile`.
 pub(crate) fn looks_like(after_brace: &[u8]) -> bool {
@@ -30,18 +30,23 @@ pub(crate) fn looks_like(after_brace: &[u8]) -> bool {
 }
 
 /// One call-tree node.
-struct Node<'a> {
-    parent: Option<i64>,
-    frame: RawFrame<'a>,
+pub(super) struct Node<'a> {
+    pub(super) id: i64,
+    pub(super) parent: Option<i64>,
+    pub(super) frame: RawFrame<'a>,
 }
 
 /// What a reading of the file gives: the call tree, and the samples with their times.
-struct Parsed<'a> {
-    nodes: HashMap<i64, Node<'a>>,
-    times: Vec<i64>,
-    samples: Vec<i64>,
-    end_ns: Option<i64>,
-    title: Option<Cow<'a, str>>,
+pub(super) struct Parsed<'a> {
+    /// In file order; of two nodes with one id, the later one counts.
+    pub(super) nodes: Vec<Node<'a>>,
+    /// `(parent, child)` ids from the nodes' `children` lists, in file order: they set the
+    /// children's parents once every node is in.
+    pub(super) children: Vec<(i64, i64)>,
+    pub(super) times: Vec<i64>,
+    pub(super) samples: Vec<i64>,
+    pub(super) end_ns: Option<i64>,
+    pub(super) title: Option<Cow<'a, str>>,
 }
 
 /// The current form, read straight into the fields it needs: a node is about 100 bytes
@@ -87,6 +92,12 @@ struct FastFrame<'a> {
 
 /// Decodes the profile into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
+    let mut r = super::cpuprofile_stream::Reader::default();
+    if r.push(b).is_ok() {
+        if let Some(n) = r.finish(sink, diags) {
+            return Ok(n);
+        }
+    }
     if let Ok(f) = serde_json::from_slice::<Fast<'_>>(b) {
         let p = parsed_fast(f, diags);
         return Ok(emit(p, sink, diags));
@@ -98,7 +109,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
 }
 
 fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a> {
-    let mut nodes: HashMap<i64, Node<'a>> = HashMap::with_capacity(f.nodes.len());
+    let mut nodes = Vec::with_capacity(f.nodes.len());
     let mut children = Vec::new();
     for n in f.nodes {
         let cf = n.call_frame.unwrap_or(FastFrame {
@@ -107,25 +118,16 @@ fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a> {
             line_number: None,
         });
         let frame = frame(cf.function_name, cf.url, cf.line_number);
-        let parent = n.parent;
-        nodes.insert(n.id, Node { parent, frame });
-        if !n.children.is_empty() {
-            children.push((n.id, n.children));
-        }
-    }
-    // Parents from the children lists (the older files give no `parent`).
-    for (id, kids) in children {
-        for c in kids {
-            if let Some(child) = nodes.get_mut(&c) {
-                child.parent = Some(id);
-            }
-        }
+        let (id, parent) = (n.id, n.parent);
+        nodes.push(Node { id, parent, frame });
+        children.extend(n.children.into_iter().map(|c| (id, c)));
     }
     let stamps = f.timestamps.map(|t| t.into_iter());
     let deltas = f.time_deltas.map(|d| d.into_iter());
     let times = sample_times(stamps, f.start_time.unwrap_or(0.0), deltas, diags);
     Parsed {
         nodes,
+        children,
         times,
         samples: f.samples,
         end_ns: f.end_time.map(|e| (e * 1000.0).round() as i64),
@@ -135,7 +137,8 @@ fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a> {
 
 /// Any form, read as a JSON tree.
 fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<Parsed<'a>, Error> {
-    let mut nodes: HashMap<i64, Node<'_>> = HashMap::new();
+    let mut nodes = Vec::new();
+    let mut children = Vec::new();
     let legacy = v.get("head").is_some() && v.get("nodes").is_none();
     if legacy {
         add_tree(&v["head"], None, &mut nodes, diags);
@@ -143,22 +146,11 @@ fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<Parsed<'a>, 
         let list = v.get("nodes").and_then(Value::as_array);
         let list = list.ok_or_else(|| bad("a .cpuprofile with no nodes array", 0))?;
         for n in list {
-            add_node(
-                n,
-                n.get("callFrame").unwrap_or(&Value::Null),
-                &mut nodes,
-                diags,
-            );
-        }
-        for n in list {
-            let Some(id) = n.get("id").and_then(Value::as_i64) else {
+            let cf = n.get("callFrame").unwrap_or(&Value::Null);
+            let Some(id) = add_node(n, cf, &mut nodes, diags) else {
                 continue;
             };
-            for c in ids(n.get("children")) {
-                if let Some(child) = nodes.get_mut(&c) {
-                    child.parent = Some(id);
-                }
-            }
+            children.extend(ids(n.get("children")).map(|c| (id, c)));
         }
     }
     let stamps =
@@ -170,6 +162,7 @@ fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<Parsed<'a>, 
     let times = sample_times(stamps, start, deltas, diags);
     Ok(Parsed {
         nodes,
+        children,
         times,
         samples: ids(v.get("samples")).collect(),
         end_ns: end_time(v, legacy),
@@ -178,9 +171,10 @@ fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<Parsed<'a>, 
 }
 
 /// Hands the samples over in time order; their number.
-fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagnostics) -> u64 {
+pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagnostics) -> u64 {
     let Parsed {
         nodes,
+        children,
         times,
         samples,
         end_ns,
@@ -195,16 +189,20 @@ fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagnostics) -> u
             )
         });
     }
+    let tree = Tree::new(nodes, children);
     let mut order: Vec<(i64, i64)> = times.into_iter().zip(samples).collect();
     order.sort_by_key(|s| s.0);
     let mut stack: Vec<RawFrame<'_>> = Vec::new();
+    // The stack's nodes, when it is the node's whole stack.
+    let mut path: Vec<u32> = Vec::new();
     let mut missing = 0u64;
     for (i, &(ts, node)) in order.iter().enumerate() {
         let next = order.get(i + 1).map_or(end_ns.unwrap_or(ts), |n| n.0);
         // Consecutive samples of one node (a loop) share their stack.
         let same = i > 0 && order[i - 1].1 == node;
-        if !same && !walk(node, &nodes, &mut stack) {
+        if !same && !tree.walk(node, &mut stack, &mut path) {
             missing += 1;
+            path.clear();
         }
         sink.sample(&RawSample {
             pid: RawId::Num(0),
@@ -217,6 +215,7 @@ fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagnostics) -> u
             stack: &stack,
             args: crate::event::Args::None,
             same_stack: false,
+            nodes: &path,
             cpu: None,
             offset: 0,
         });
@@ -230,7 +229,7 @@ fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagnostics) -> u
 }
 
 /// A node's frame: `(anonymous)` for an empty name, the line 1-based, only with a url.
-fn frame<'a>(
+pub(super) fn frame<'a>(
     name: Option<Cow<'a, str>>,
     url: Option<Cow<'a, str>>,
     line: Option<i64>,
@@ -261,7 +260,7 @@ fn ids(v: Option<&Value>) -> impl Iterator<Item = i64> + '_ {
 fn add_node<'a>(
     n: &'a Value,
     cf: &'a Value,
-    nodes: &mut HashMap<i64, Node<'a>>,
+    nodes: &mut Vec<Node<'a>>,
     diags: &mut Diagnostics,
 ) -> Option<i64> {
     let Some(id) = n.get("id").and_then(Value::as_i64) else {
@@ -272,7 +271,7 @@ fn add_node<'a>(
     let line = cf.get("lineNumber").and_then(Value::as_i64);
     let frame = frame(text("functionName"), text("url"), line);
     let parent = n.get("parent").and_then(Value::as_i64);
-    nodes.insert(id, Node { parent, frame });
+    nodes.push(Node { id, parent, frame });
     Some(id)
 }
 
@@ -280,7 +279,7 @@ fn add_node<'a>(
 fn add_tree<'a>(
     head: &'a Value,
     parent: Option<i64>,
-    nodes: &mut HashMap<i64, Node<'a>>,
+    nodes: &mut Vec<Node<'a>>,
     diags: &mut Diagnostics,
 ) {
     let mut todo = vec![(head, parent)];
@@ -288,7 +287,7 @@ fn add_tree<'a>(
         let Some(id) = add_node(n, n, nodes, diags) else {
             continue;
         };
-        if let Some(node) = nodes.get_mut(&id) {
+        if let Some(node) = nodes.last_mut() {
             node.parent = parent;
         }
         for c in n
@@ -304,7 +303,7 @@ fn add_tree<'a>(
 
 /// Each sample's time in ns: the absolute `timestamps` (µs) where there are some, else
 /// `start` (µs) plus the running sum of the deltas.
-fn sample_times(
+pub(super) fn sample_times(
     stamps: Option<impl Iterator<Item = f64>>,
     start: f64,
     deltas: Option<impl Iterator<Item = f64>>,
@@ -339,28 +338,68 @@ fn end_time(v: &Value, legacy: bool) -> Option<i64> {
 /// nodes (only a hostile file has one) would cost its depth for every sample of it.
 const MAX_DEPTH: usize = 1024;
 
-/// The stack of `node` into `out`, outermost first, `(root)` left out; false if a node was
-/// missing, the parents looped or went deeper than [`MAX_DEPTH`] (the innermost frames
-/// are kept).
-fn walk<'a>(node: i64, nodes: &HashMap<i64, Node<'a>>, out: &mut Vec<RawFrame<'a>>) -> bool {
-    out.clear();
-    let mut at = Some(node);
-    while let Some(id) = at {
-        let Some(n) = nodes.get(&id) else {
-            out.reverse();
-            return false;
-        };
-        if out.len() >= MAX_DEPTH {
-            out.reverse();
-            return false;
+/// The call tree by index: each node's parent's index, found once rather than by id for
+/// every frame of every sample.
+struct Tree<'a> {
+    nodes: Vec<Node<'a>>,
+    /// Node id to index (of two nodes with one id, the later).
+    index: IdMap<i64, u32>,
+    /// Per node, its parent's index, [`TOP`] or [`LOST`].
+    up: Vec<u32>,
+}
+
+/// No parent: the outermost node.
+const TOP: u32 = u32::MAX;
+/// A parent id the tree does not hold.
+const LOST: u32 = u32::MAX - 1;
+
+impl<'a> Tree<'a> {
+    fn new(mut nodes: Vec<Node<'a>>, children: Vec<(i64, i64)>) -> Self {
+        let mut index = IdMap::with_capacity_and_hasher(nodes.len(), Default::default());
+        for (i, n) in nodes.iter().enumerate() {
+            index.insert(n.id, i as u32);
         }
-        if !(n.parent.is_none() && n.frame.name == "(root)") {
-            out.push(n.frame.clone());
+        // Parents from the children lists (the older files give no `parent`).
+        for (parent, child) in children {
+            if let Some(&i) = index.get(&child) {
+                nodes[i as usize].parent = Some(parent);
+            }
         }
-        at = n.parent;
+        let up = (nodes.iter())
+            .map(|n| {
+                n.parent
+                    .map_or(TOP, |p| index.get(&p).copied().unwrap_or(LOST))
+            })
+            .collect();
+        Tree { nodes, index, up }
     }
-    out.reverse();
-    true
+
+    /// The stack of node `id` into `out` and its nodes' indices into `path`, outermost
+    /// first, `(root)` left out; false if a node was missing, the parents looped or went
+    /// deeper than [`MAX_DEPTH`] (the innermost frames are kept).
+    fn walk(&self, id: i64, out: &mut Vec<RawFrame<'a>>, path: &mut Vec<u32>) -> bool {
+        out.clear();
+        path.clear();
+        let mut at = self.index.get(&id).copied().unwrap_or(LOST);
+        let whole = loop {
+            if at == TOP {
+                break true;
+            }
+            if at == LOST || out.len() >= MAX_DEPTH {
+                break false;
+            }
+            let n = &self.nodes[at as usize];
+            let i = at;
+            at = self.up[at as usize];
+            if !(at == TOP && n.frame.name == "(root)") {
+                out.push(n.frame.clone());
+                path.push(i);
+            }
+        };
+        out.reverse();
+        path.reverse();
+        whole
+    }
 }
 
 #[cfg(test)]
@@ -406,7 +445,7 @@ mod tests {
 
     /// The fast reading of node's real profile (and of the tests' own) is the tree's.
     #[test]
-    fn both_readings_agree() {
+    fn all_readings_agree() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../tests/fixtures/real/profiles/work.cpuprofile"
@@ -414,16 +453,30 @@ mod tests {
         let real = std::fs::read(path).unwrap();
         let escaped = br#"{"nodes":[{"id":1,"callFrame":{"functionName":"a\"b","url":"x\u0041.js","lineNumber":3}},
             {"id":2,"children":[1]}],"samples":[1,2,9],"timeDeltas":[5,5]}"#;
-        for b in [&real[..], &escaped[..]] {
-            assert!(serde_json::from_slice::<Fast<'_>>(b).is_ok());
-            let (fast, fd) = read(std::str::from_utf8(b).unwrap());
+        // Duplicate ids, a parent loop, floats, nulls, unknown fields, absolute times.
+        let odd = br#"{"nodes":[{"id":7,"callFrame":{"functionName":"(root)","x":{"y":[1]}}},
+            {"id":8,"parent":7,"callFrame":{"functionName":"f","url":null}},{"id":8,"parent":7,
+            "callFrame":{"functionName":"g","lineNumber":null}},{"id":4,"parent":5},{"id":5,"parent":4}],
+            "samples":[8,4,8,6],"timestamps":[5,3.25,1e1],"timeDeltas":null,"startTime":-0,"endTime":2.5}"#;
+        for b in [&real[..], &escaped[..], &odd[..]] {
+            let f = serde_json::from_slice::<Fast<'_>>(b).unwrap();
+            let (mut fast, mut fd) = (Samples::default(), Diagnostics::default());
+            let p = parsed_fast(f, &mut fd);
+            emit(p, &mut fast, &mut fd);
+            let mut r = super::super::cpuprofile_stream::Reader::default();
+            let (mut read, mut rd) = (Samples::default(), Diagnostics::default());
+            r.push(b).unwrap();
+            r.finish(&mut read, &mut rd)
+                .expect("the streamed reader takes it");
             let v: Value = serde_json::from_slice(b).unwrap();
             let (mut tree, mut td) = (Samples::default(), Diagnostics::default());
             let p = parsed_tree(&v, &mut td).unwrap();
             emit(p, &mut tree, &mut td);
             assert!(fast.0.len() >= 2);
             assert_eq!(fast.0, tree.0);
+            assert_eq!(read.0, tree.0);
             assert_eq!(format!("{fd:?}"), format!("{td:?}"));
+            assert_eq!(format!("{rd:?}"), format!("{td:?}"));
         }
     }
 

@@ -273,6 +273,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 stack: &stack,
                 args: Args::None,
                 same_stack: false,
+                nodes: &[],
                 cpu: None,
                 offset: 0,
             });

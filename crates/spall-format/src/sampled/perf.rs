@@ -409,6 +409,7 @@ fn flush<'a, S: EventSink>(
         stack: frames,
         args: crate::event::Args::None,
         same_stack: false,
+        nodes: &[],
         offset,
         cpu: h.cpu,
     });

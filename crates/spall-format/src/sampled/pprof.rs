@@ -233,6 +233,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                 stack: &stack,
                 args: args.clone(),
                 same_stack,
+                nodes: &[],
                 offset,
                 cpu: None,
             });

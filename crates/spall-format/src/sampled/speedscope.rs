@@ -135,6 +135,7 @@ impl Profile<'_, '_> {
                 stack: &stack,
                 args: crate::event::Args::None,
                 same_stack: false,
+                nodes: &[],
                 cpu: None,
                 offset: 0,
             });

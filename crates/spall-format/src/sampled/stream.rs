@@ -1,15 +1,21 @@
-//! A text profile (`perf script` output, collapsed stacks) decoded as its bytes arrive (a
-//! browser's worker reading a file in chunks), so neither the file nor its text is held
-//! whole: only the bytes since the last run, about one pushed piece.
+//! A profile decoded as its bytes arrive (a browser's worker reading a file in chunks), so
+//! neither the file nor its text is held whole.
 //!
-//! Once the bytes held reach the target, they are cut where a record starts (a `perf
-//! script` header line, a collapsed stack's line) and what comes before is decoded as one
-//! run into its own sink, with the file's offsets; the records are independent, so the
-//! runs' samples, in file order, are a whole-file decode's. The JSON and protobuf profiles
-//! are not streamed: their arrays refer to each other (a `.cpuprofile`'s samples to its
-//! nodes and to a separate array of times, pprof's samples to a string table that may come
-//! last), so their bytes are gathered and decoded whole.
+//! `perf script` text and collapsed stacks: only the bytes since the last run, about one
+//! pushed piece. Once the bytes held reach the target, they are cut where a record starts
+//! (a `perf script` header line, a collapsed stack's line) and what comes before is
+//! decoded as one run into its own sink, with the file's offsets; the records are
+//! independent, so the runs' samples, in file order, are a whole-file decode's.
+//!
+//! A `.cpuprofile` whose first key is `nodes` (what V8 writes): read into its call tree,
+//! samples and times as the bytes arrive (`cpuprofile_stream`), the samples handed over
+//! at the end, into one sink (they refer to the tree and are put in time order). Where
+//! that reader gives up, [`finish`](ProfileStream::finish) says to decode the file again,
+//! whole. speedscope, Gecko and pprof are not streamed: their arrays refer to each other
+//! in any order (pprof's samples to a string table that may come last), so their bytes
+//! are gathered and decoded whole.
 
+use super::cpuprofile_stream::Reader;
 use super::{collapsed, perf, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -32,6 +38,8 @@ pub struct ProfileStream<S> {
     diags: Diagnostics,
     sinks: Vec<S>,
     samples: u64,
+    /// A `.cpuprofile`'s reader.
+    cpu: Option<Box<Reader>>,
     read: u64,
     new_sink: Box<dyn Fn() -> S>,
 }
@@ -48,11 +56,18 @@ impl<S> std::fmt::Debug for ProfileStream<S> {
 }
 
 impl<S: EventSink> ProfileStream<S> {
-    /// The text profile format of a file whose first bytes are `head`, if it is one this
-    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered).
+    /// The profile format of a file whose first bytes are `head`, if it is one this
+    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered), or a
+    /// `.cpuprofile` whose first key is `nodes` (not the older `head` form).
     pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
         match detect(head) {
             Detected::Profile(f @ (ProfileFormat::Perf | ProfileFormat::Collapsed)) => Some(f),
+            Detected::Profile(f @ ProfileFormat::CpuProfile) => {
+                let rest = head.trim_ascii_start().strip_prefix(b"{")?;
+                rest.trim_ascii_start()
+                    .starts_with(b"\"nodes\"")
+                    .then_some(f)
+            }
             _ => None,
         }
     }
@@ -73,6 +88,7 @@ impl<S: EventSink> ProfileStream<S> {
             diags: Diagnostics::default(),
             sinks: Vec::new(),
             samples: 0,
+            cpu: (format == ProfileFormat::CpuProfile).then(Box::default),
             read: 0,
             new_sink: Box::new(new_sink),
         }
@@ -85,13 +101,21 @@ impl<S: EventSink> ProfileStream<S> {
 
     /// `(read, decoded)`: bytes pushed so far, and bytes decoded of them.
     pub fn progress(&self) -> (u64, u64) {
-        (self.read, self.at)
+        match &self.cpu {
+            Some(r) => (self.read, r.consumed()),
+            None => (self.read, self.at),
+        }
     }
 
     /// The next bytes of the file: once the window reaches the target, its whole records
     /// are decoded as a run.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
         self.read += chunk.len() as u64;
+        if let Some(r) = &mut self.cpu {
+            // A reader that gave up waits for the finish, which says so.
+            let _ = r.push(chunk);
+            return Ok(());
+        }
         self.window.extend_from_slice(chunk);
         if self.window.len() >= self.target {
             let end = match self.format {
@@ -122,9 +146,26 @@ impl<S: EventSink> ProfileStream<S> {
         self.at += end as u64;
     }
 
-    /// Decodes what is left and returns the summary and the sinks, in file order.
-    pub fn finish(mut self) -> Result<(Summary, Vec<S>), Error> {
-        if !self.window.is_empty() || self.sinks.is_empty() {
+    /// Whether the stream gave up, so far: [`finish`](Self::finish) will say to decode
+    /// the file again, whole.
+    pub fn gave_up(&self) -> Option<&'static str> {
+        (self.cpu.as_ref().is_some_and(|r| r.failed()))
+            .then_some("a .cpuprofile the streamed reader does not take")
+    }
+
+    /// Decodes what is left and returns the summary and the sinks, in file order, or
+    /// `None` when the file must be decoded again, whole (a `.cpuprofile` whose reader gave
+    /// up).
+    #[allow(clippy::type_complexity)]
+    pub fn finish(mut self) -> Result<Option<(Summary, Vec<S>)>, Error> {
+        if let Some(r) = self.cpu.take() {
+            let mut sink = (self.new_sink)();
+            match r.finish(&mut sink, &mut self.diags) {
+                Some(n) => self.samples = n,
+                None => return Ok(None),
+            }
+            self.sinks.push(sink);
+        } else if !self.window.is_empty() || self.sinks.is_empty() {
             self.decode_run(self.window.len());
         }
         let summary = Summary {
@@ -138,7 +179,7 @@ impl<S: EventSink> ProfileStream<S> {
             spall: None,
             json: None,
         };
-        Ok((summary, self.sinks))
+        Ok(Some((summary, self.sinks)))
     }
 }
 
@@ -159,21 +200,93 @@ mod tests {
     /// What a whole-file decode gives, as text to compare.
     fn whole(b: &[u8]) -> String {
         let mut s = Samples::default();
-        let sum = crate::decode(b, &mut s).unwrap();
-        text(sum, &s.0)
+        match crate::decode(b, &mut s) {
+            Ok(sum) => text(sum, &s.0),
+            Err(e) => format!("error {e}"),
+        }
     }
 
-    /// The same, streamed in pieces of `piece` bytes, runs of `target`.
+    /// The same, streamed in pieces of `piece` bytes, runs of `target`; "decode again"
+    /// where the stream says so.
     fn streamed(b: &[u8], piece: usize, target: usize) -> String {
-        let f = ProfileStream::<Samples>::accepts(b).expect("a text profile");
+        let f = ProfileStream::<Samples>::accepts(b).expect("a streamed profile");
         let mut s = ProfileStream::with_target(f, target, Samples::default);
         for p in b.chunks(piece.max(1)) {
             s.push(p).unwrap();
         }
-        let (sum, sinks) = s.finish().unwrap();
+        let Some((sum, sinks)) = s.finish().unwrap() else {
+            return "decode again".into();
+        };
         assert_eq!(sum.input_bytes, b.len() as u64);
         let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
         text(sum, &all)
+    }
+
+    /// A real `node --cpu-prof` profile, and V8's own order of its fields in many shapes:
+    /// streamed in any pieces it is the whole decode, never held whole.
+    #[test]
+    fn real_cpuprofile_in_any_pieces_is_the_whole_decode() {
+        let b = spall_test_support::fixture_bytes("real/profiles/work.cpuprofile");
+        let want = whole(&b);
+        assert!(want.starts_with("208 0 "), "{}", &want[..200]);
+        for piece in [b.len(), 8_191, 97, 1] {
+            assert!(streamed(&b, piece, 1) == want, "pieces of {piece}");
+        }
+    }
+
+    /// Hostile and unusual `.cpuprofile`s, cut at every byte: the stream gives the whole
+    /// decode's samples and warnings, or says to decode the file again (never another
+    /// result, never a panic).
+    #[test]
+    fn hostile_cpuprofiles_at_every_cut_are_the_whole_decode_or_decoded_again() {
+        let streamed_ok = [
+            // Escapes, null fields, unknown fields of every kind, floats, a parent loop, a
+            // missing node, more samples than deltas, whitespace everywhere.
+            &br#" { "nodes" : [ {"id":1,"callFrame":{"functionName":"a\"b\u00e9","url":null,"lineNumber":null,"x":[1,{"y":true}]},"hitCount":3},
+              {"id":2,"parent":1,"callFrame":{"functionName":"ete","url":"u.js","lineNumber":4}},
+              {"id":3,"children":[2],"callFrame":null},{"id":4,"parent":5},{"id":5,"parent":4}] ,
+             "x": {"a": [1.5e3, -0, "s"]}, "startTime": 1.25e3, "endTime": 9000,
+             "samples": [2, 3, 4, 9, 2], "timeDeltas": [10, -5, 2.5, 0.001], "title": "t\n" }
+"#[..],
+            br#"{"nodes":[{"id":7,"callFrame":{"functionName":"(root)"}},{"id":8,"parent":7,"callFrame":{"functionName":"f"}},{"id":8,"parent":7,"callFrame":{"functionName":"g"}}],"samples":[8,8],"timestamps":[5,3],"timeDeltas":null}"#,
+        ];
+        let given_up = [
+            // A duplicate field, a key with an escape, a float id, a null children, text
+            // after the object, a cut file, the wrong type, an id too long to be sure of.
+            &br#"{"nodes":[],"nodes":[]}"#[..],
+            br#"{"nodes":[{"i\u0064":1}]}"#,
+            br#"{"nodes":[{"id":1.0}]}"#,
+            br#"{"nodes":[{"id":1,"children":null}]}"#,
+            br#"{"nodes":[]} x"#,
+            br#"{"nodes":[{"id":1}],"samples":[1"#,
+            br#"{"nodes":{}}"#,
+            br#"{"nodes":[{"id":1234567890123456789}]}"#,
+            b"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"\xff\"}}]}",
+        ];
+        for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {
+            for b in files {
+                let want = whole(b);
+                for cut in 0..=b.len() {
+                    let mut s =
+                        ProfileStream::with_target(ProfileFormat::CpuProfile, 1, Samples::default);
+                    s.push(&b[..cut]).unwrap();
+                    s.push(&b[cut..]).unwrap();
+                    let got = match s.finish().unwrap() {
+                        Some((sum, sinks)) => {
+                            let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+                            text(sum, &all)
+                        }
+                        None => "decode again".into(),
+                    };
+                    let b = String::from_utf8_lossy(b);
+                    if ok {
+                        assert!(got == want, "{b} cut at {cut}\n{got}\n{want}");
+                    } else {
+                        assert_eq!(got, "decode again", "{b} cut at {cut}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -205,7 +318,7 @@ mod tests {
                     let mut s = ProfileStream::with_target(f, target, Samples::default);
                     s.push(&b[..cut]).unwrap();
                     s.push(&b[cut..]).unwrap();
-                    let (sum, sinks) = s.finish().unwrap();
+                    let (sum, sinks) = s.finish().unwrap().unwrap();
                     let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
                     let got = text(sum, &all);
                     assert!(got == want, "cut at {cut}, runs of {target}\n{got}\n{want}");

@@ -148,7 +148,7 @@ class Trace:
         (rows of slices()), ts_out, ts_in."""
     def samples(self) -> pyarrow.Table:
         """Every sample: ts, weight, unit, kind, timed, thread and process (rows of
-        threads()), name, file, line (the leaf function's), depth, frame, stack (outermost
+        threads()), cpu (null where the format does not say), name, file, line (the leaf function's), depth, frame, stack (outermost
         to leaf, ';'-separated)."""
 
 class TraceBatch:

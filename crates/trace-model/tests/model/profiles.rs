@@ -84,3 +84,46 @@ fn a_real_profiles_stack_lanes_cover_each_sample_once() {
         }
     }
 }
+
+/// The statistics table's rows (the viewer's and the page's panel) of a real `perf
+/// record -g`: per function, its samples, total and self weight in the profile's unit,
+/// each as a plain reading of the `perf script` text counts them (self: the weight of the
+/// samples whose first frame it is; total: of those whose stack holds it, once each).
+#[test]
+fn a_profiles_table_stats_are_its_functions_weights() {
+    let text = std::fs::read_to_string(fixture("real/profiles/spin.perf")).unwrap();
+    let mut want: std::collections::BTreeMap<String, (u64, i64, i64)> = Default::default();
+    for record in text.split("\n\n").filter(|r| !r.trim().is_empty()) {
+        let mut lines = record.lines().filter(|l| !l.starts_with('#'));
+        let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        // `comm tid secs: period event:`
+        let period: i64 = header[header.len() - 2].parse().unwrap();
+        let names: Vec<String> = lines
+            .map(|l| {
+                let sym = l.trim().split_once(' ').unwrap().1;
+                let sym = sym.rsplit_once(" (").map_or(sym, |s| s.0);
+                sym.split_once("+0x").map_or(sym, |s| s.0).to_string()
+            })
+            .collect();
+        let mut seen = BTreeSet::new();
+        for (i, n) in names.iter().enumerate() {
+            let e = want.entry(n.clone()).or_default();
+            if seen.insert(n.clone()) {
+                e.0 += 1;
+                e.1 += period;
+            }
+            if i == 0 {
+                e.2 += period;
+            }
+        }
+    }
+    let t = load(fixture("real/profiles/spin.perf")).unwrap();
+    let rows = t.table_stats(&Default::default());
+    let got: std::collections::BTreeMap<String, (u64, i64, i64)> = (rows.iter())
+        .map(|r| (t.str(r.name).to_string(), (r.count, r.total_ns, r.self_ns)))
+        .collect();
+    assert!(want.len() > 5 && want["leaf"].2 > 0, "{want:?}");
+    assert_eq!(got, want);
+    // Largest total first.
+    assert!(rows.windows(2).all(|w| w[0].total_ns >= w[1].total_ns));
+}

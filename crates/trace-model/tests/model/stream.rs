@@ -331,9 +331,9 @@ fn zero_length_pairs_pair_again_only_after_time_went_back() {
     assert_eq!(got.decode_summary().parsed_bytes, back.len() as u64);
 }
 
-/// `perf script` text and collapsed stacks (as a browser's worker reads them: in slices,
-/// gzipped or not) stream in runs, and give `load_bytes`'s trace: the same samples, stacks,
-/// threads and untimed layout, however the file is cut.
+/// `perf script` text, collapsed stacks and node's `.cpuprofile` (as a browser's worker
+/// reads them: in slices, gzipped or not) stream, and give `load_bytes`'s trace: the same
+/// samples, stacks, threads and untimed layout, however the file is cut.
 #[test]
 fn streamed_text_profiles_are_load_bytes_trace() {
     let root = concat!(
@@ -348,6 +348,7 @@ fn streamed_text_profiles_are_load_bytes_trace() {
             "demangle_rust.perf.gz".to_string(),
             read("demangle_rust.perf.gz"),
         ),
+        ("work.cpuprofile".to_string(), read("work.cpuprofile")),
     ];
     // Folded stacks, CRLF and comments: untimed samples laid out end to end by weight.
     let mut folded = String::from("# folded\r\n");

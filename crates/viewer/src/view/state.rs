@@ -186,7 +186,7 @@ impl ViewState {
     pub fn stats(&self, l: &Loaded) -> Vec<NameStats> {
         match self.range {
             None => l.whole_stats().to_vec(),
-            range => l.trace.stats(&StatsFilter {
+            range => l.trace.table_stats(&StatsFilter {
                 range,
                 ..StatsFilter::default()
             }),

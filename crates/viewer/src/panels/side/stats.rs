@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use egui::{RichText, TextEdit, Ui};
-use trace_model::{NameStats, Trace};
+use trace_model::{NameStats, SampleUnit, Trace};
 
 use super::Panel;
 use crate::loaded::Loaded;
@@ -92,8 +92,18 @@ impl SortColumn {
             .collect()
     }
 
-    /// A row's figure in this column, compact (empty for the name).
-    fn cell(self, r: &NameStats) -> String {
+    /// A row's figure in this column, compact (empty for the name). `sampled`: the
+    /// profile's unit, where the rows are a sampling profile's functions (their total and
+    /// self weights in it, and no durations).
+    fn cell(self, r: &NameStats, sampled: Option<SampleUnit>) -> String {
+        if let Some(unit) = sampled {
+            return match self {
+                SortColumn::Count => compact_count(r.count),
+                SortColumn::Total => compact_weight(r.total_ns, unit),
+                SortColumn::SelfTime => compact_weight(r.self_ns, unit),
+                _ => String::new(),
+            };
+        }
         match self {
             SortColumn::Name => String::new(),
             SortColumn::Count => compact_count(r.count),
@@ -317,9 +327,11 @@ impl Panel {
                 }
             });
         });
+        let t = &l.trace;
+        let sampled = t.sample_kind().filter(|_| t.is_sampled()).map(|k| k.1);
         for &(col, ..) in &cols[1..] {
             row.col(|ui| {
-                let resp = ui.label(col.cell(r));
+                let resp = ui.label(col.cell(r, sampled));
                 if col == SortColumn::Count && r.count >= 1000 {
                     resp.on_hover_text(r.count.to_string());
                 }
@@ -447,6 +459,15 @@ pub fn compact_count(n: u64) -> String {
         }
     }
     n.to_string()
+}
+
+/// A sampling profile's weight in its unit, compact: a duration, a count, a size.
+pub fn compact_weight(w: i64, unit: SampleUnit) -> String {
+    match unit {
+        SampleUnit::Nanoseconds => compact_duration(w),
+        SampleUnit::Count => compact_count(w.max(0) as u64),
+        SampleUnit::Bytes => spall_util::human_bytes(w.max(0) as u64),
+    }
 }
 
 /// A duration in three significant figures, to keep number columns narrow.

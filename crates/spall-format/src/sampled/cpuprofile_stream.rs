@@ -1,0 +1,725 @@
+//! V8's `.cpuprofile` in its current form read as its bytes arrive, by a small state
+//! machine over the top-level object rather than a JSON parser over the whole text: each
+//! node is read into a few numbers and two interned strings as soon as its bytes are in,
+//! and `samples`, `timeDeltas` (or `timestamps`) one number at a time, so neither the file
+//! nor its text is held, only the bytes of the item not yet complete.
+//!
+//! It reads what the whole-file fast reading (`cpuprofile::Fast`) reads, and gives up on
+//! anything it is not sure that reading takes alike (a duplicate field, a key with
+//! escapes, a value of another type, the older `head` form, a number it would have to
+//! round differently, nesting deeper than [`MAX_NESTING`]): the file is then decoded whole,
+//! as before. So when it does not give up, its samples and warnings are the whole
+//! decode's, whatever pieces the bytes came in (the whole decode runs this same reader
+//! first, over all the bytes at once).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::cpuprofile::{emit, frame, sample_times, Node, Parsed};
+use crate::diag::Diagnostics;
+use crate::event::EventSink;
+
+/// Why a step stopped: the bytes so far end inside the item, or the reader gives up.
+enum Stop {
+    Need,
+    Fail,
+}
+
+type R<T> = Result<T, Stop>;
+
+/// The most bytes one item (a node, a number, a skipped value) may take while incomplete:
+/// an item is read again from its start as more bytes come, so a hostile one-item file
+/// would cost its size at each push.
+const MAX_ITEM: usize = 64 << 20;
+
+/// The deepest nesting read: serde_json, which the whole decode falls back to, stops at
+/// 128.
+const MAX_NESTING: usize = 100;
+
+/// A top-level field the reader keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Nodes,
+    Samples,
+    TimeDeltas,
+    Timestamps,
+    StartTime,
+    EndTime,
+    Title,
+    Other,
+}
+
+impl Field {
+    fn of(key: &[u8]) -> Field {
+        match key {
+            b"nodes" => Field::Nodes,
+            b"samples" => Field::Samples,
+            b"timeDeltas" => Field::TimeDeltas,
+            b"timestamps" => Field::Timestamps,
+            b"startTime" => Field::StartTime,
+            b"endTime" => Field::EndTime,
+            b"title" => Field::Title,
+            _ => Field::Other,
+        }
+    }
+}
+
+/// Where the reader is in the top-level object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    /// Before its `{`.
+    #[default]
+    Open,
+    /// After `{`: a key or `}`.
+    FirstKey,
+    /// After a value: `,` and a key, or `}`.
+    NextKey,
+    /// After a key and its `:`.
+    Value(Field),
+    /// After an array's `[`: an item or `]`.
+    FirstItem(Field),
+    /// After an item: `,` and an item, or `]`.
+    NextItem(Field),
+    /// After the closing `}`: only whitespace.
+    Done,
+}
+
+/// A node as read: its strings interned.
+struct RawNode {
+    id: i64,
+    parent: Option<i64>,
+    name: u32,
+    url: u32,
+    line: Option<i64>,
+}
+
+/// No string.
+const NO_STR: u32 = u32::MAX;
+
+/// A `.cpuprofile` being read: [`push`](Self::push) its bytes in order, then
+/// [`finish`](Self::finish).
+#[derive(Default)]
+pub(crate) struct Reader {
+    state: State,
+    /// The bytes of the item not complete yet.
+    window: Vec<u8>,
+    failed: bool,
+    /// The fields seen (a second one fails, as in serde).
+    seen: [bool; 7],
+    nodes: Vec<RawNode>,
+    children: Vec<(i64, i64)>,
+    /// The current node's children, kept until the node is complete.
+    kids: Vec<i64>,
+    samples: Vec<i64>,
+    deltas: Option<Vec<f64>>,
+    stamps: Option<Vec<f64>>,
+    start: Option<f64>,
+    end: Option<f64>,
+    title: Option<String>,
+    strings: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32, BuildHasherDefault<WordHasher>>,
+    read: u64,
+}
+
+impl Reader {
+    /// Whether the reader has given up (the file must be decoded whole).
+    pub(crate) fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Bytes read completely so far.
+    pub(crate) fn consumed(&self) -> u64 {
+        self.read - self.window.len() as u64
+    }
+
+    /// The file's next bytes; an error once the reader has given up.
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> Result<(), ()> {
+        if self.failed {
+            return Err(());
+        }
+        self.read += chunk.len() as u64;
+        if self.window.is_empty() {
+            // Read in place: only an incomplete item's bytes are copied.
+            let used = self.run(chunk, false);
+            self.window.extend_from_slice(&chunk[used..]);
+        } else {
+            let mut w = std::mem::take(&mut self.window);
+            w.extend_from_slice(chunk);
+            let used = self.run(&w, false);
+            w.drain(..used);
+            self.window = w;
+        }
+        if self.window.len() > MAX_ITEM {
+            self.failed = true;
+        }
+        if self.failed {
+            self.window = Vec::new();
+            return Err(());
+        }
+        Ok(())
+    }
+
+    /// Reads what is left and hands the samples to `sink` in time order; their number, or
+    /// `None` if the reader gave up (nothing was handed over then).
+    pub(crate) fn finish<S: EventSink>(
+        mut self,
+        sink: &mut S,
+        diags: &mut Diagnostics,
+    ) -> Option<u64> {
+        if !self.failed {
+            let w = std::mem::take(&mut self.window);
+            self.run(&w, true);
+        }
+        if self.failed || self.state != State::Done || !self.seen[Field::Nodes as usize] {
+            return None;
+        }
+        let Reader {
+            nodes: raw,
+            children,
+            samples,
+            deltas,
+            stamps,
+            start,
+            end,
+            title,
+            strings,
+            ..
+        } = self;
+        let text = |i: u32| (i != NO_STR).then(|| Cow::Borrowed(&*strings[i as usize]));
+        let nodes = (raw.iter())
+            .map(|n| Node {
+                id: n.id,
+                parent: n.parent,
+                frame: frame(text(n.name), text(n.url), n.line),
+            })
+            .collect();
+        drop(raw);
+        let (stamps, deltas) = (stamps.map(Vec::into_iter), deltas.map(Vec::into_iter));
+        let times = sample_times(stamps, start.unwrap_or(0.0), deltas, diags);
+        let p = Parsed {
+            nodes,
+            children,
+            times,
+            samples,
+            end_ns: end.map(|e| (e * 1000.0).round() as i64),
+            title: title.as_deref().map(Cow::Borrowed),
+        };
+        Some(emit(p, sink, diags))
+    }
+
+    /// Reads the items complete in `b` (the rest of the input if `end`); how many bytes
+    /// they took.
+    fn run(&mut self, b: &[u8], end: bool) -> usize {
+        let mut c = Cur { b, i: 0, end };
+        loop {
+            let at = c.i;
+            match self.step(&mut c) {
+                Ok(()) => {}
+                Err(Stop::Need) => return at,
+                Err(Stop::Fail) => {
+                    // The end of the input after the closing brace is the end.
+                    if !(self.state == State::Done && end && c.i == b.len()) {
+                        self.failed = true;
+                    }
+                    return at;
+                }
+            }
+        }
+    }
+
+    /// One step of the top-level object.
+    fn step(&mut self, c: &mut Cur<'_>) -> R<()> {
+        self.state = match self.state {
+            State::Open => {
+                c.eat(b'{')?;
+                State::FirstKey
+            }
+            State::FirstKey | State::NextKey => {
+                let first = self.state == State::FirstKey;
+                match c.ws()? {
+                    b'}' => {
+                        c.i += 1;
+                        State::Done
+                    }
+                    b',' if !first => {
+                        c.i += 1;
+                        State::Value(c.key_colon()?)
+                    }
+                    b'"' if first => State::Value(c.key_colon()?),
+                    _ => return Err(Stop::Fail),
+                }
+            }
+            State::Value(f) => self.value(c, f)?,
+            State::FirstItem(f) => {
+                if c.ws()? == b']' {
+                    c.i += 1;
+                    State::NextKey
+                } else {
+                    self.item(c, f)?;
+                    State::NextItem(f)
+                }
+            }
+            State::NextItem(f) => match c.ws()? {
+                b',' => {
+                    c.i += 1;
+                    self.item(c, f)?;
+                    State::NextItem(f)
+                }
+                b']' => {
+                    c.i += 1;
+                    State::NextKey
+                }
+                _ => return Err(Stop::Fail),
+            },
+            State::Done => {
+                c.ws()?;
+                return Err(Stop::Fail);
+            }
+        };
+        Ok(())
+    }
+
+    /// A top-level field's value, or its array's `[`.
+    fn value(&mut self, c: &mut Cur<'_>, f: Field) -> R<State> {
+        if f != Field::Other && self.seen[f as usize] {
+            return Err(Stop::Fail);
+        }
+        let null = c.ws()? == b'n';
+        let next = match f {
+            Field::Nodes | Field::Samples => {
+                c.eat(b'[')?;
+                State::FirstItem(f)
+            }
+            Field::TimeDeltas | Field::Timestamps if null => {
+                c.literal(b"null")?;
+                State::NextKey
+            }
+            Field::TimeDeltas | Field::Timestamps => {
+                c.eat(b'[')?;
+                let v = Some(Vec::new());
+                match f {
+                    Field::TimeDeltas => self.deltas = v,
+                    _ => self.stamps = v,
+                }
+                State::FirstItem(f)
+            }
+            Field::StartTime | Field::EndTime => {
+                let v = if null {
+                    c.literal(b"null")?;
+                    None
+                } else {
+                    Some(c.float()?)
+                };
+                match f {
+                    Field::StartTime => self.start = v,
+                    _ => self.end = v,
+                }
+                State::NextKey
+            }
+            Field::Title => {
+                self.title = if null {
+                    c.literal(b"null")?;
+                    None
+                } else {
+                    Some(c.string_value()?.into_owned())
+                };
+                State::NextKey
+            }
+            Field::Other => {
+                c.skip(1)?;
+                State::NextKey
+            }
+        };
+        if f != Field::Other {
+            self.seen[f as usize] = true;
+        }
+        Ok(next)
+    }
+
+    /// One item of an array: a node, a sample's node id, a time.
+    fn item(&mut self, c: &mut Cur<'_>, f: Field) -> R<()> {
+        match f {
+            Field::Nodes => self.node(c),
+            Field::Samples => {
+                let v = c.int()?;
+                self.samples.push(v);
+                Ok(())
+            }
+            _ => {
+                let v = c.float()?;
+                let list = match f {
+                    Field::TimeDeltas => &mut self.deltas,
+                    _ => &mut self.stamps,
+                };
+                list.get_or_insert_with(Vec::new).push(v);
+                Ok(())
+            }
+        }
+    }
+
+    /// One node: `id`, `parent`, `children` and `callFrame`'s `functionName`, `url` and
+    /// `lineNumber`; other fields skipped.
+    fn node(&mut self, c: &mut Cur<'_>) -> R<()> {
+        c.eat(b'{')?;
+        self.kids.clear();
+        let (mut id, mut parent, mut call) = (None, None, None);
+        let mut seen = [false; 4];
+        let mut more = c.ws()? != b'}';
+        while more {
+            let key = c.key()?;
+            c.eat(b':')?;
+            let k = match key {
+                b"id" => 0,
+                b"parent" => 1,
+                b"callFrame" => 2,
+                b"children" => 3,
+                _ => 4,
+            };
+            if k < 4 && std::mem::replace(&mut seen[k], true) {
+                return Err(Stop::Fail);
+            }
+            match k {
+                0 => id = Some(c.int()?),
+                1 => parent = c.opt(Cur::int)?,
+                2 => call = c.opt(Cur::call_frame)?,
+                3 => {
+                    c.eat(b'[')?;
+                    let mut next = c.ws()? != b']';
+                    while next {
+                        self.kids.push(c.int()?);
+                        next = c.comma_or(b']')?;
+                    }
+                    c.i += 1;
+                }
+                _ => c.skip(3)?,
+            }
+            more = c.comma_or(b'}')?;
+        }
+        c.i += 1;
+        let id = id.ok_or(Stop::Fail)?;
+        let (name, url, line) = call.unwrap_or((None, None, None));
+        let name = name.map_or(NO_STR, |s| self.intern(&s));
+        let url = url.map_or(NO_STR, |s| self.intern(&s));
+        self.nodes.push(RawNode {
+            id,
+            parent,
+            name,
+            url,
+            line,
+        });
+        self.children.extend(self.kids.iter().map(|&k| (id, k)));
+        Ok(())
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.into());
+        self.ids.insert(s.into(), i);
+        i
+    }
+}
+
+/// A node's `callFrame`: its name, url and line.
+type CallFrame<'b> = (Option<Cow<'b, str>>, Option<Cow<'b, str>>, Option<i64>);
+
+/// A position in the bytes read so far; `end`: they are all there will be.
+struct Cur<'b> {
+    b: &'b [u8],
+    i: usize,
+    end: bool,
+}
+
+impl<'b> Cur<'b> {
+    /// Ran out: wait for more bytes, or give up at the end.
+    fn need(&self) -> Stop {
+        if self.end {
+            Stop::Fail
+        } else {
+            Stop::Need
+        }
+    }
+
+    /// Skips whitespace; the next byte.
+    fn ws(&mut self) -> R<u8> {
+        while let Some(&c) = self.b.get(self.i) {
+            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                return Ok(c);
+            }
+            self.i += 1;
+        }
+        Err(self.need())
+    }
+
+    fn eat(&mut self, want: u8) -> R<()> {
+        if self.ws()? != want {
+            return Err(Stop::Fail);
+        }
+        self.i += 1;
+        Ok(())
+    }
+
+    /// After an item: true at `,` (taken), false at `close` (left).
+    fn comma_or(&mut self, close: u8) -> R<bool> {
+        match self.ws()? {
+            b',' => {
+                self.i += 1;
+                Ok(true)
+            }
+            c if c == close => Ok(false),
+            _ => Err(Stop::Fail),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> R<()> {
+        let Some(got) = self.b.get(self.i..self.i + word.len()) else {
+            return Err(self.need());
+        };
+        if got != word {
+            return Err(Stop::Fail);
+        }
+        self.i += word.len();
+        Ok(())
+    }
+
+    /// `null` as `None`, else `read`'s value.
+    fn opt<T>(&mut self, read: impl FnOnce(&mut Self) -> R<T>) -> R<Option<T>> {
+        if self.ws()? == b'n' {
+            self.literal(b"null")?;
+            Ok(None)
+        } else {
+            read(self).map(Some)
+        }
+    }
+
+    /// A key without escapes (one with escapes is given up on).
+    fn key(&mut self) -> R<&'b [u8]> {
+        if self.ws()? != b'"' {
+            return Err(Stop::Fail);
+        }
+        match self.string()? {
+            Cow::Borrowed(s) => Ok(s.as_bytes()),
+            Cow::Owned(_) => Err(Stop::Fail),
+        }
+    }
+
+    fn key_colon(&mut self) -> R<Field> {
+        let f = Field::of(self.key()?);
+        self.eat(b':')?;
+        Ok(f)
+    }
+
+    /// A string (at its `"`), borrowed where it has no escapes. Control characters and
+    /// text that is not UTF-8 fail, as in serde_json.
+    fn string(&mut self) -> R<Cow<'b, str>> {
+        let start = self.i + 1;
+        let rest = &self.b[start..];
+        // Byte by byte: a node's strings are short, and memchr's setup cost more than
+        // the scan (in wasm most).
+        let mut q = 0;
+        loop {
+            match rest.get(q) {
+                None => return Err(self.need()),
+                Some(b'"' | b'\\') => break,
+                Some(0..0x20) => return Err(Stop::Fail),
+                Some(_) => q += 1,
+            }
+        }
+        if rest[q] == b'"' {
+            let s = std::str::from_utf8(&rest[..q]).map_err(|_| Stop::Fail)?;
+            self.i = start + q + 1;
+            return Ok(Cow::Borrowed(s));
+        }
+        // Escapes: find the closing quote, and let serde_json read the string.
+        let mut j = q;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &rest[j..]) {
+                None => return Err(self.need()),
+                Some(k) if rest[j + k] == b'\\' => j += k + 2,
+                Some(k) => {
+                    j += k;
+                    break;
+                }
+            }
+            if j >= rest.len() {
+                return Err(self.need());
+            }
+        }
+        let raw = &self.b[self.i..start + j + 1];
+        let s: String = serde_json::from_slice(raw).map_err(|_| Stop::Fail)?;
+        self.i = start + j + 1;
+        Ok(Cow::Owned(s))
+    }
+
+    /// A number's text, checked against JSON's grammar; it must be followed by a byte
+    /// (every number in the file is).
+    fn number(&mut self) -> R<&'b [u8]> {
+        let start = self.i;
+        let n = self.b[start..]
+            .iter()
+            .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
+        let Some(n) = n else {
+            return Err(self.need());
+        };
+        let t = &self.b[start..start + n];
+        if !json_number(t) {
+            return Err(Stop::Fail);
+        }
+        self.i = start + n;
+        Ok(t)
+    }
+
+    /// An integer of up to 18 digits: serde_json's `i64` takes it alike (anything else is
+    /// given up on).
+    fn int(&mut self) -> R<i64> {
+        if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
+            return Err(Stop::Fail);
+        }
+        let t = self.number()?;
+        let digits = t.strip_prefix(b"-").unwrap_or(t);
+        if digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+            return Err(Stop::Fail);
+        }
+        let v = digits.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
+        Ok(if t[0] == b'-' { -v } else { v })
+    }
+
+    /// A number as serde_json's `f64` reads it: integers exactly, others by serde_json.
+    fn float(&mut self) -> R<f64> {
+        if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
+            return Err(Stop::Fail);
+        }
+        let t = self.number()?;
+        let digits = t.strip_prefix(b"-").unwrap_or(t);
+        // `-0` is serde_json's -0.0.
+        let plain = digits.len() <= 18
+            && digits.iter().all(u8::is_ascii_digit)
+            && !(t[0] == b'-' && digits == b"0");
+        if plain {
+            let v = digits.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
+            return Ok(if t[0] == b'-' { -v } else { v } as f64);
+        }
+        serde_json::from_slice(t).map_err(|_| Stop::Fail)
+    }
+
+    /// A `callFrame` object (at its `{`).
+    fn call_frame(&mut self) -> R<CallFrame<'b>> {
+        self.eat(b'{')?;
+        let (mut name, mut url, mut line) = (None, None, None);
+        let mut seen = [false; 3];
+        let mut more = self.ws()? != b'}';
+        while more {
+            let key = self.key()?;
+            self.eat(b':')?;
+            let k = match key {
+                b"functionName" => 0,
+                b"url" => 1,
+                b"lineNumber" => 2,
+                _ => 3,
+            };
+            if k < 3 && std::mem::replace(&mut seen[k], true) {
+                return Err(Stop::Fail);
+            }
+            match k {
+                0 => name = self.opt(Cur::string_value)?,
+                1 => url = self.opt(Cur::string_value)?,
+                2 => line = self.opt(Cur::int)?,
+                _ => self.skip(4)?,
+            }
+            more = self.comma_or(b'}')?;
+        }
+        self.i += 1;
+        Ok((name, url, line))
+    }
+
+    /// A string value (after whitespace).
+    fn string_value(&mut self) -> R<Cow<'b, str>> {
+        if self.ws()? != b'"' {
+            return Err(Stop::Fail);
+        }
+        self.string()
+    }
+
+    /// Any value, checked and skipped; `depth`: its nesting.
+    fn skip(&mut self, depth: usize) -> R<()> {
+        if depth > MAX_NESTING {
+            return Err(Stop::Fail);
+        }
+        match self.ws()? {
+            b'"' => self.string().map(drop),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number().map(drop),
+            open @ (b'[' | b'{') => {
+                self.i += 1;
+                let close = if open == b'[' { b']' } else { b'}' };
+                let mut more = self.ws()? != close;
+                while more {
+                    if open == b'{' {
+                        self.key()?;
+                        self.eat(b':')?;
+                    }
+                    self.skip(depth + 1)?;
+                    more = self.comma_or(close)?;
+                }
+                self.i += 1;
+                Ok(())
+            }
+            _ => Err(Stop::Fail),
+        }
+    }
+}
+
+/// Whether `t` is a JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn json_number(t: &[u8]) -> bool {
+    let t = t.strip_prefix(b"-").unwrap_or(t);
+    let int = t.iter().take_while(|c| c.is_ascii_digit()).count();
+    if int == 0 || (int > 1 && t[0] == b'0') {
+        return false;
+    }
+    let mut r = &t[int..];
+    if let Some(f) = r.strip_prefix(b".") {
+        let n = f.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        r = &f[n..];
+    }
+    if let Some(e) = r.strip_prefix(b"e").or_else(|| r.strip_prefix(b"E")) {
+        let e = e
+            .strip_prefix(b"+")
+            .or_else(|| e.strip_prefix(b"-"))
+            .unwrap_or(e);
+        let n = e.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        r = &e[n..];
+    }
+    r.is_empty()
+}
+
+/// A string hasher a word at a time (names and urls are interned once per node, and
+/// SipHash took a large share of that).
+#[derive(Default, Clone, Copy)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        let tail = (words.remainder().iter()).fold(bytes.len() as u64, |a, &c| a << 8 | c as u64);
+        self.0 = (self.0.rotate_left(5) ^ tail).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
