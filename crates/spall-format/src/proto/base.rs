@@ -101,6 +101,12 @@ pub(super) struct Te<'a> {
 }
 
 impl Te<'_> {
+    /// Whether the event carries extra counter values (on any type of event).
+    #[inline]
+    pub(super) fn has_extras(&self) -> bool {
+        !self.extra_values.is_empty() || !self.extra_double_values.is_empty()
+    }
+
     #[inline]
     pub(super) fn clear(&mut self) {
         self.ty = 0;

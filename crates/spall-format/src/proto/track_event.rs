@@ -291,18 +291,14 @@ impl<'a> Decoder<'a> {
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
             sink.thread_slice(&slice);
-            if !te.extra_values.is_empty() || !te.extra_double_values.is_empty() {
+            if te.has_extras() {
                 let mut ev = slice.to_raw();
                 let out = &mut Out { events, sink };
                 extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
             }
             return;
         }
-        let ev_args = if args.is_empty() {
-            Args::None
-        } else {
-            Args::Json(Cow::Borrowed(args.as_str()))
-        };
+        let ev_args = (!args.is_empty()).then_some(Args::Json(Cow::Borrowed(args.as_str())));
         let (pid, tid) = wh.ids();
         let mut buf = [0u8; 20];
         let mut ev = RawEvent {
@@ -312,7 +308,7 @@ impl<'a> Decoder<'a> {
             ts,
             pid: RawId::Num(pid),
             tid: RawId::Num(tid),
-            args: ev_args,
+            args: ev_args.unwrap_or(Args::None),
             offset: at,
             ..RawEvent::default()
         };
@@ -346,19 +342,15 @@ impl<'a> Decoder<'a> {
                 let global = te.track == Some(0);
                 legacy(out.events, out.sink, &mut ev, l, l_at, seq, te, global, d);
             }
-            (ty, _) => {
-                // Extra counter values may ride on an event of any type.
-                let extra = !te.extra_values.is_empty() || !te.extra_double_values.is_empty();
-                if ty != ty::UNSPECIFIED || !extra {
-                    d.warn(
-                        WarningKind::ProtoUnmodelled("proto_unmodelled_event_type"),
-                        at,
-                        || format!("a TrackEvent of type {ty}, which is not modelled; skipped"),
-                    );
-                }
-            }
+            // Extra counter values may ride on an event of any type.
+            (ty, _) if ty == ty::UNSPECIFIED && te.has_extras() => {}
+            (ty, _) => d.warn(
+                WarningKind::ProtoUnmodelled("proto_unmodelled_event_type"),
+                at,
+                || format!("a TrackEvent of type {ty}, which is not modelled; skipped"),
+            ),
         }
-        if !te.extra_values.is_empty() || !te.extra_double_values.is_empty() {
+        if te.has_extras() {
             extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
         }
     }

@@ -23,7 +23,6 @@ pub use crate::event::{RawFrame, RawSample, SampleUnit};
 
 pub mod collapsed;
 pub mod cpuprofile;
-mod cpuprofile_stream;
 pub mod gecko;
 mod gecko_markers;
 mod gecko_table;

@@ -8,14 +8,14 @@
 //! independent, so the runs' samples, in file order, are a whole-file decode's.
 //!
 //! A `.cpuprofile` whose first key is `nodes` (what V8 writes): read into its call tree,
-//! samples and times as the bytes arrive (`cpuprofile_stream`), the samples handed over
+//! samples and times as the bytes arrive (`cpuprofile::stream`), the samples handed over
 //! at the end, into one sink (they refer to the tree and are put in time order). Where
 //! that reader gives up, [`finish`](ProfileStream::finish) says to decode the file again,
 //! whole. speedscope, Gecko and pprof are not streamed: their arrays refer to each other
 //! in any order (pprof's samples to a string table that may come last), so their bytes
 //! are gathered and decoded whole.
 
-use super::cpuprofile_stream::Reader;
+use super::cpuprofile::Reader;
 use super::{collapsed, perf, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::cpuprofile::{emit, frame, sample_times, Node, Parsed};
+use super::tree::{emit, frame, sample_times, Node, Parsed};
 use crate::diag::Diagnostics;
 use crate::event::EventSink;
 
