@@ -373,7 +373,8 @@ pub(crate) fn frame_drawn(
 /// Writes the app's state to `<body>`'s `data-*` attributes: `data-state` (`loading`,
 /// `loaded`, `error`), `data-spans`, `data-view` (the visible range, ns), `data-selected`
 /// (the selection's name), `data-markers` (how many), `data-stats` (the whole-trace
-/// statistics: `computing`, `ready`), `data-first-spans` (the canvas y of the first row of
+/// statistics: `computing`, `ready`), `data-stats-rows` (its rows: names, or a profile's
+/// functions), `data-first-spans` (the canvas y of the first row of
 /// a thread's spans on screen: `view::drawn::first_spans_y`), `data-error`, and for the
 /// SQL section `data-sql` (`running`,
 /// `done`, `error`), `data-sql-rows`, `data-sql-first` (the first row, tab-separated) and
@@ -387,6 +388,8 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         Some(false) => "computing",
         None => "",
     };
+    let stats_rows =
+        (l.and_then(Loaded::whole_stats_ready)).map_or(String::new(), |r| r.len().to_string());
     let (state, spans, view, selected) = match (l, s) {
         (Some(l), Some(s)) => {
             let (a, b) = s.timeline.viewport.visible();
@@ -420,7 +423,7 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         Some(Err(e)) => ("error", String::new(), String::new(), e.clone()),
     };
     let key = format!(
-        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{stats}\n{first_spans}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
+        "{state}\n{spans}\n{view}\n{selected}\n{markers}\n{stats}\n{stats_rows}\n{first_spans}\n{error}\n{sql}\n{sql_rows}\n{sql_first}\n{sql_error}"
     );
     let changed = REPORTED.with(|r| {
         let mut r = r.borrow_mut();
@@ -440,6 +443,7 @@ fn report(l: Option<&Loaded>, s: Option<&ViewState>, error: Option<&str>, q: &Qu
         ("selected", &selected),
         ("markers", &markers),
         ("stats", stats),
+        ("statsRows", &stats_rows),
         ("firstSpans", &first_spans),
         ("error", error),
         ("sql", sql),
