@@ -113,18 +113,7 @@ fn group(stack: Vec<StrId>, samples: u64, total: i64, self_weight: i64) -> Group
     let name = *stack.last().expect("a group has a name");
     Group {
         stack,
-        stats: NameStats {
-            name,
-            count: samples,
-            total_ns: total,
-            self_ns: self_weight,
-            min_ns: 0,
-            max_ns: 0,
-            mean_ns: 0,
-            p50_ns: 0,
-            p90_ns: 0,
-            p99_ns: 0,
-        },
+        stats: NameStats::of_samples(name, samples, total, self_weight),
         durations: Vec::new(),
         self_times: Vec::new(),
     }

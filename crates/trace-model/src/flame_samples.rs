@@ -302,18 +302,7 @@ impl Trace {
                 .as_ref()
                 .is_none_or(|f| f.matches(self.str(r.name)))
         })
-        .map(|r| crate::NameStats {
-            name: r.name,
-            count: r.samples,
-            total_ns: r.total,
-            self_ns: r.self_weight,
-            min_ns: 0,
-            max_ns: 0,
-            mean_ns: 0,
-            p50_ns: 0,
-            p90_ns: 0,
-            p99_ns: 0,
-        })
+        .map(|r| crate::NameStats::of_samples(r.name, r.samples, r.total, r.self_weight))
         .collect();
         rows.sort_by(|a, b| {
             (b.total_ns.cmp(&a.total_ns)).then_with(|| self.str(a.name).cmp(self.str(b.name)))

@@ -67,6 +67,25 @@ pub struct NameStats {
     pub p99_ns: i64,
 }
 
+impl NameStats {
+    /// A sampling profile's row for one function (or stack): its samples as the count, its
+    /// total and self weight (in the profile's unit) as the times, no per-call figures.
+    pub fn of_samples(name: StrId, samples: u64, total: i64, self_weight: i64) -> NameStats {
+        NameStats {
+            name,
+            count: samples,
+            total_ns: total,
+            self_ns: self_weight,
+            min_ns: 0,
+            max_ns: 0,
+            mean_ns: 0,
+            p50_ns: 0,
+            p90_ns: 0,
+            p99_ns: 0,
+        }
+    }
+}
+
 /// How spans are grouped for statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GroupBy {
