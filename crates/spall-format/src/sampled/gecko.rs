@@ -394,10 +394,7 @@ mod tests {
         "funcTable":{"name":[0,1],"fileName":[null,2],"lineNumber":[1,8],"length":2}}]}"#;
 
     fn read(text: &str) -> (Samples, Diagnostics) {
-        let mut s = Samples::default();
-        let mut d = Diagnostics::default();
-        decode(text.as_bytes(), &mut s, &mut d).unwrap();
-        (s, d)
+        Samples::read(decode, text)
     }
 
     #[test]

@@ -185,6 +185,17 @@ pub(crate) mod tests {
     }
 
     impl Samples {
+        /// `text` through a reader's `decode`, which must succeed: its samples and warnings.
+        pub(crate) fn read(
+            decode: fn(&[u8], &mut Samples, &mut Diagnostics) -> Result<u64, crate::Error>,
+            text: &str,
+        ) -> (Samples, Diagnostics) {
+            let mut s = Samples::default();
+            let mut d = Diagnostics::default();
+            decode(text.as_bytes(), &mut s, &mut d).unwrap();
+            (s, d)
+        }
+
         /// Each sample as `a;b;c` (outermost first) and its weight.
         pub(crate) fn stacks(&self) -> Vec<(String, i64)> {
             (self.0.iter())

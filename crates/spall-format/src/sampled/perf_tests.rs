@@ -2,10 +2,7 @@ use super::*;
 use crate::sampled::tests::Samples;
 
 fn read(text: &str) -> (Samples, Diagnostics) {
-    let mut s = Samples::default();
-    let mut d = Diagnostics::default();
-    decode(text.as_bytes(), &mut s, &mut d).unwrap();
-    (s, d)
+    Samples::read(decode, text)
 }
 
 /// `perf script` of `perf record -g` with perf's default fields.

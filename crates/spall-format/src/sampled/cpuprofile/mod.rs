@@ -58,10 +58,7 @@ mod tests {
     use crate::SampleUnit;
 
     fn read(text: &str) -> (Samples, Diagnostics) {
-        let mut s = Samples::default();
-        let mut d = Diagnostics::default();
-        decode(text.as_bytes(), &mut s, &mut d).unwrap();
-        (s, d)
+        Samples::read(decode, text)
     }
 
     #[test]
