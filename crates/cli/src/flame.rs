@@ -23,8 +23,8 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its
-    /// content); `-` reads it from standard input.
+    /// A trace or profile in any format spall reads (listed under `spall-cli --help`),
+    /// gzipped or not, told by its content; `-` reads it from standard input.
     trace: PathBuf,
     #[arg(long, value_enum, default_value_t = Format::Folded)]
     format: Format,

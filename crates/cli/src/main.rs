@@ -18,7 +18,7 @@ use clap::{Parser, Subcommand, ValueEnum};
     name = "spall-cli",
     version,
     about = "Query traces (.spall, Chrome JSON, Perfetto protobuf), sampling profiles and system traces: summaries, per-function statistics, validation, conversion, and regression checks for CI.",
-    after_help = "Traces may be .spall (v1, v3), Chrome JSON, Perfetto protobuf (.pftrace, .perfetto-trace), or gzip of any of them; the format is detected from the content.\n\nExit codes: 0 success, 1 a check failed, 2 bad usage or unreadable input."
+    after_help = "Reads traces: .spall (v1, v3), Chrome JSON, Perfetto protobuf (.pftrace, .perfetto-trace; with ftrace system data); sampling profiles: `perf script` text, pprof, V8/Node .cpuprofile, Firefox (Gecko) profiles, speedscope files, collapsed stacks; system traces: ftrace and atrace text, systrace HTML; or gzip of any of them. The format is detected from the content.\n\nExit codes: 0 success, 1 a check failed, 2 bad usage or unreadable input."
 )]
 struct Cli {
     #[command(subcommand)]

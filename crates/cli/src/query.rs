@@ -25,8 +25,8 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its
-    /// content); `-` reads it from standard input.
+    /// A trace or profile in any format spall reads (listed under `spall-cli --help`),
+    /// gzipped or not, told by its content; `-` reads it from standard input.
     pub trace: PathBuf,
     /// The SQL (several statements separated by `;`: each one's rows are printed). With
     /// neither SQL nor -f, an interactive shell.

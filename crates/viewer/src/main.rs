@@ -21,7 +21,8 @@ use spall_viewer::view::timeline::FlowMode;
     after_help = "Keys: W/S zoom, A/D pan, F or Home fit, Ctrl+F or / search, Enter/Shift+Enter next/previous match (in compare mode, both panes' in time order), L flows (selected/all/none), G flame graph (in it: click zooms, Backspace zooms out, V sandwich, I icicle/flame, O order), T theme, Ctrl+O open, F5 or Ctrl+R reload (keeping the view), Ctrl+C / Ctrl+Shift+C copy the selection's name / call stack, Ctrl+S save the window as a PNG, [ / ] previous/next slice on the lane, M mark the selection's range, N add a marker at the mouse (its note in the panel; shared with `spall-cli markers --save`; in compare mode, over BASE's pane, one of BASE's own), Q side panel, ? every key, Esc clear.\nMouse: wheel zooms at the cursor (Shift+wheel scrolls), drag pans, Shift+drag or a drag on the ruler selects a range, click selects, double-click zooms.\n\nExamples:\n  spall trace.json\n  spall trace.spall --screenshot out.png --size 1600x900 --view 10ms..20ms --select render --flows all --theme dark --scale 2\n  spall trace.json --screenshot out.png --layout-json tracks.json\n  spall trace.json --screenshot flame.png --mode flame --thread 1:1 --view 0..50ms --select render\n  spall new.json --compare base.json\n  spall new.json --compare base.json --screenshot diff.png --mode flame\n  spall new.json --compare base.json --screenshot both.png --select render"
 )]
 struct Args {
-    /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (a built-in demo when omitted).
+    /// A trace or profile in any format spall reads (listed in `--help`'s heading), gzipped
+    /// or not (a built-in demo when omitted).
     trace: Option<PathBuf>,
     /// Render one frame to this PNG, with no window, and exit.
     #[arg(long, value_name = "OUT.png")]

@@ -30,7 +30,7 @@ pub enum Format {
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Traces: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by content).
+    /// Traces or profiles in any format spall reads, gzipped or not (told by content).
     #[arg(required = true, num_args = 1..)]
     pub trace: Vec<PathBuf>,
     /// The dataset directory (created if missing): OUTDIR/TABLE/HASH.parquet per trace and
