@@ -142,20 +142,27 @@ fn go_pprof_inlined_calls_are_frames() {
     assert_eq!(v["format"], "pprof");
 }
 
+/// What `crates/cli/tests/SCRIPT` prints for `path`.
+fn python_reading(py: &str, script: &str, path: &str) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(script);
+    let o = std::process::Command::new(py)
+        .arg(&script)
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
 #[test]
 fn real_firefox_profile_counts_as_a_python_reading() {
     let Some(py) = crate::common::python() else {
         return;
     };
     let path = fixture("real/profiles/firefox_page.json.gz");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gecko_reference.py");
-    let o = std::process::Command::new(py)
-        .arg(&script)
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let want: Weights = (String::from_utf8(o.stdout).unwrap().lines())
+    let want: Weights = (python_reading(py, "gecko_reference.py", &path).lines())
         .map(|l| {
             let v: Vec<&str> = l.split('\t').collect();
             let n = |i: usize| v[i].parse::<i64>().unwrap();
@@ -192,4 +199,108 @@ fn info_weighs_a_profiles_memory_per_event_not_per_span() {
         per > 4.0 && per < 400.0,
         "a sample costs tens of bytes: {line}"
     );
+}
+
+/// The Gecko markers of a real Firefox profile (instants, intervals, starts paired with
+/// ends, starts never ended) against an independent reading: every marker as the reader
+/// writes it (`convert`), and in `slice` all but those trace_processor's nesting drops,
+/// which `validate` counts.
+#[test]
+fn real_firefox_markers_read_as_a_python_reading() {
+    let Some(py) = crate::common::python() else {
+        return;
+    };
+    let path = fixture("real/profiles/firefox_markers.json.gz");
+    let want: Vec<String> = python_reading(py, "gecko_markers_reference.py", &path)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert!(want.len() > 8000, "{} markers", want.len());
+
+    let dir = spall_test_support::scratch_dir("gecko-markers");
+    let out = dir.join("markers.json");
+    run_ok(&["convert", &path, out.to_str().unwrap()]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let mut got: Vec<String> = (v["traceEvents"].as_array().unwrap().iter())
+        .filter(|e| e["ph"] == "X" || e["ph"] == "i")
+        .map(|e| {
+            let ns = |k: &str| (e[k].as_f64().unwrap_or(0.0) * 1e3).round() as i64;
+            format!(
+                "{}\t{}\t{}",
+                e["name"].as_str().unwrap(),
+                ns("ts"),
+                ns("dur")
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want_sorted = want.clone();
+    want_sorted.sort();
+    let only = |a: &[String], b: &[String]| -> Vec<String> {
+        let b: BTreeSet<&String> = b.iter().collect();
+        a.iter()
+            .filter(|x| !b.contains(x))
+            .take(10)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(got.len(), want.len());
+    assert!(
+        got == want_sorted,
+        "read but not in the reference: {:?}\nin the reference but not read: {:?}",
+        only(&got, &want_sorted),
+        only(&want_sorted, &got)
+    );
+
+    // `slice` drops a span that starts inside another and ends after it, as
+    // trace_processor does; the model keeps it and counts it.
+    let rows = cli(&[
+        "query",
+        &path,
+        "SELECT COUNT(*) FROM slice",
+        "--format",
+        "csv",
+    ]);
+    let in_slice: usize = rows.lines().nth(1).unwrap().parse().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&cli(&["validate", &path, "--format", "json"])).unwrap();
+    let overlaps = v["diagnostics"]["partial_overlap"].as_u64().unwrap_or(0) as usize;
+    assert!(overlaps > 0, "{v}");
+    assert_eq!(in_slice + overlaps, want.len());
+}
+
+/// `convert` says what its output cannot hold: a profile's samples and a system trace's
+/// scheduler records, which neither Chrome JSON events nor `.spall` carry, are counted.
+#[test]
+fn convert_counts_the_samples_and_scheduling_it_leaves_out() {
+    let dir = spall_test_support::scratch_dir("convert-left-out");
+    let said = |input: &str, out: &str| {
+        let out = dir.join(out);
+        let o = run_ok(&["convert", &fixture(input), out.to_str().unwrap()]);
+        String::from_utf8(o.stderr).unwrap()
+    };
+    // spin.perf: 174 samples, no event of any other kind.
+    let text = said("real/profiles/spin.perf", "spin.json");
+    assert!(
+        text.contains("wrote") && text.contains(": 0 events of the 174"),
+        "{text}"
+    );
+    assert!(
+        text.contains("174 samples of a sampling profile (dropped"),
+        "{text}"
+    );
+    let text = said("real/profiles/spin.perf", "spin.spall");
+    assert!(
+        text.contains("174 samples of a sampling profile (dropped"),
+        "{text}"
+    );
+    // A Perfetto system trace: its compact_sched records.
+    let text = said("systrace/compact.pftrace.gz", "compact.json");
+    assert!(text.contains("19 scheduler records"), "{text}");
+    let text = said("systrace/compact.pftrace.gz", "compact.spall");
+    assert!(text.contains("6 CPU slices, 9 thread states"), "{text}");
+    // A Chrome JSON trace's system trace text goes out verbatim: nothing left out.
+    let text = said("systrace/chrome-system.json", "system.json");
+    assert!(!text.contains("scheduler records"), "{text}");
 }
