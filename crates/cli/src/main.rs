@@ -46,8 +46,8 @@ enum Command {
         after_help = "Examples:\n  spall-cli info trace.json\n  spall-cli info trace.spall --format json | jq .spans\n  curl -s https://example.com/trace.json.gz | spall-cli info -"
     )]
     Info {
-        /// A trace: .spall, Chrome JSON or Perfetto protobuf, gzipped or not (told by its
-        /// content); `-` reads it from standard input.
+        /// A trace or profile in any format spall reads (listed under `spall-cli --help`),
+        /// gzipped or not, told by its content; `-` reads it from standard input.
         trace: PathBuf,
         #[arg(long, value_enum, default_value_t = Table)]
         format: TableOrJson,
