@@ -131,11 +131,13 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     let written = |e: io::Error| Fatal(format!("{}: cannot write: {e}", output.display()));
+    let counts = sink.counts();
     let (out, bad_args) = sink.finish(&extra).map_err(written)?;
     out.finish().map_err(written)?.commit()?;
     eprintln!(
-        "spall-cli: wrote {}: {} events from {} ({} warnings while reading)",
+        "spall-cli: wrote {}: {} events of the {} read from {} ({} warnings while reading)",
         output.display(),
+        counts.events,
         summary.events,
         summary.format,
         summary.diagnostics.total()
@@ -145,7 +147,36 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
             "  {bad_args} events had args that are not valid JSON; written as {{\"unparsed\": \"...\"}}"
         );
     }
+    // A JSON input's system trace text goes out verbatim with its other keys.
+    let sched_kept = extra.iter().any(|(k, _)| *k == "systemTraceEvents");
+    let sched = if sched_kept { 0 } else { counts.sched_left_out };
+    not_representable("Chrome JSON", counts.samples_left_out, sched, Vec::new());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reports, on stderr, what a conversion to `format` left out: a sampling profile's
+/// samples, a system trace's scheduler records, and `more`.
+fn not_representable(format: &str, samples: u64, sched: u64, mut more: Vec<String>) {
+    if samples > 0 {
+        more.insert(
+            0,
+            format!(
+                "{samples} samples of a sampling profile (dropped; `spall-cli flame` writes \
+                 its stacks and weights as folded stacks)"
+            ),
+        );
+    }
+    if sched > 0 {
+        more.push(format!(
+            "{sched} scheduler records: CPU slices, thread states, CPU counters (dropped)"
+        ));
+    }
+    if !more.is_empty() {
+        eprintln!("  not representable in {format}:");
+        for l in more {
+            eprintln!("    {l}");
+        }
+    }
 }
 
 fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
@@ -211,11 +242,15 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
             x.shift_ns
         ));
     }
-    if !lost.is_empty() {
-        eprintln!("  not representable in .spall:");
-        for l in lost {
-            eprintln!("    {l}");
-        }
+    let samples = trace.samples().iter().map(|t| t.ts.len() as u64).sum();
+    if let Some(s) = trace.sched().filter(|s| !s.is_empty()) {
+        let values: usize = s.counters.iter().map(|c| c.ts.len()).sum();
+        lost.push(format!(
+            "{} CPU slices, {} thread states and {values} CPU counter values (dropped)",
+            s.slices.len(),
+            s.states.len()
+        ));
     }
+    not_representable(".spall", samples, 0, lost);
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,22 @@
 
 use std::io::{self, Write};
 
-use crate::event::{Args, Id2, RawEvent, RawId};
+use crate::event::{Args, Id2, RawEvent, RawId, RawSample};
+use crate::ftrace::RawSched;
 use crate::EventSink;
+
+/// What a [`JsonWriter`] wrote, and what it received but left out, so that a conversion
+/// can say so: a Chrome JSON trace of events holds neither a sampling profile's weighted
+/// stacks nor a system trace's scheduler records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteCounts {
+    /// Events written.
+    pub events: u64,
+    /// Samples of a sampling profile left out (a sample of several kinds counted once).
+    pub samples_left_out: u64,
+    /// Scheduler records of a system trace left out (switches, wakings, CPU counters...).
+    pub sched_left_out: u64,
+}
 
 /// Streams events as a Chrome JSON trace, `{"traceEvents": [...], ...}`: an [`EventSink`],
 /// so a decoder's events go straight through with nothing modelled away. Times are written
@@ -25,6 +39,7 @@ pub struct JsonWriter<W: Write> {
     first: bool,
     err: Option<io::Error>,
     bad_args: u64,
+    counts: WriteCounts,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -36,7 +51,13 @@ impl<W: Write> JsonWriter<W> {
             first: true,
             err: None,
             bad_args: 0,
+            counts: WriteCounts::default(),
         })
+    }
+
+    /// What was written, and left out, so far.
+    pub fn counts(&self) -> WriteCounts {
+        self.counts
     }
 
     /// Ends the event array, then writes the top-level keys `extra` as `(name, raw JSON
@@ -68,12 +89,21 @@ impl<W: Write> EventSink for JsonWriter<W> {
         }
         let sep = if self.first { "\n" } else { ",\n" };
         self.first = false;
+        self.counts.events += 1;
         let mut line = String::with_capacity(160);
         line.push_str(sep);
         event_json(ev, &mut line, &mut self.bad_args);
         if let Err(e) = self.out.write_all(line.as_bytes()) {
             self.err = Some(e);
         }
+    }
+
+    fn sample(&mut self, sample: &RawSample<'_>) {
+        self.counts.samples_left_out += u64::from(!sample.same_stack);
+    }
+
+    fn sched(&mut self, _sched: &RawSched<'_>) {
+        self.counts.sched_left_out += 1;
     }
 }
 

@@ -70,7 +70,7 @@ pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId, ThreadSli
 pub use ftrace::{CompactRec, CompactSched, RawSched, SchedKind};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, JsonStream, TopLevelKey};
-pub use json_writer::JsonWriter;
+pub use json_writer::{JsonWriter, WriteCounts};
 pub use mapped::MappedFile;
 // The memory limit is part of DecodeOptions and of an ErrorKind: re-exported so
 // that decoding needs no second import.
