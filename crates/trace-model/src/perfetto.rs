@@ -228,6 +228,14 @@ impl View {
     pub fn tid(&self, th: &Thread) -> ExtId {
         self.mains.tid(th)
     }
+
+    /// The process trace_processor puts a thread of the model in: none for a thread of a
+    /// system trace that only the scheduler names (no process tree, tgid column or new
+    /// task places it), which the model keeps in process 0 beside the idle task.
+    pub fn upid(&self, t: &Trace, th: &Thread) -> Option<u32> {
+        let unplaced = th.pid == ExtId::Num(0) && th.tid != ExtId::Num(0) && t.sched().is_some();
+        (!unplaced).then_some(th.process)
+    }
 }
 
 impl Trace {

@@ -67,9 +67,12 @@ impl Source for Threads {
                 (None | Some(""), _) => Cell::Null,
                 (Some(n), _) => Cell::Text(n),
             },
-            3 => Cell::Int(th.process as i64),
+            3 => opt_int(t.perfetto().upid(t, th).map(i64::from)),
             4 => opt_int(th.sort_index),
-            5 => ext(t, th.pid),
+            5 => match t.perfetto().upid(t, th) {
+                Some(_) => ext(t, th.pid),
+                None => Cell::Null,
+            },
             _ => Cell::Null,
         }
     }

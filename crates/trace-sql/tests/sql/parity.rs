@@ -111,6 +111,14 @@ const KNOWN: &[Known] = &[
           which its ftrace and systrace importers (and ours, on every input) do not",
         ids: &[],
     },
+    Known {
+        trace: "systrace_linux",
+        queries: &["sched", "cpu_time_per_thread", "threads"],
+        why: "a thread whose name has a space (rustc's `opt cgu.15`): trace_processor's \
+          text reader cuts a line's task and its `next_comm=` at the first space (`opt`); \
+          we keep the kernel's whole comm, as the line's own task column shows it",
+        ids: &[],
+    },
 ];
 
 /// Answers on the newer Chromium traces that still differ, for causes not yet found or
