@@ -284,6 +284,12 @@ pub struct ThreadSlice<'a> {
     pub args: &'a str,
     /// Byte offset of the event in the decoded input.
     pub offset: u64,
+    /// A number the decoder gives `name` (0: none): within one decode into one sink, a key
+    /// always comes with the same name, so the sink may look the name up once per key.
+    /// Perfetto's interned names have one per sequence and iid, until redefined.
+    pub name_key: u32,
+    /// The same for `cat`.
+    pub cat_key: u32,
 }
 
 impl<'a> ThreadSlice<'a> {

@@ -32,10 +32,13 @@ struct ArgsSegment {
 
 const JSON_BIT: u64 = 1 << 63;
 
-/// Once a segment's text holds this much, an entry that would grow it starts a new one:
-/// growing one string by doubling moves all of it each time (in WebAssembly a `realloc`
-/// always copies), and a trace's argument texts can be a hundred megabytes.
+/// A segment's text never grows: an entry it has no room for starts a new one, twice as
+/// large, from [`FIRST_SEGMENT_BYTES`] up to this. Growing one string by doubling moves
+/// all of it each time, into fresh pages (in WebAssembly a `realloc` always copies), and a
+/// trace's argument texts can be a hundred megabytes; a store only ever written to its
+/// first megabytes reserves no more than twice what it holds.
 const SEGMENT_BYTES: usize = 4 << 20;
+const FIRST_SEGMENT_BYTES: usize = 4 << 10;
 
 impl ArgsStore {
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
@@ -43,18 +46,14 @@ impl ArgsStore {
             return ArgsId::NONE;
         }
         let id = self.count() + 1;
-        let full = |seg: &ArgsSegment| {
-            seg.text.len() >= SEGMENT_BYTES && seg.text.capacity() - seg.text.len() < text.len()
-        };
+        let full = |seg: &ArgsSegment| seg.text.capacity() - seg.text.len() < text.len();
         if self.segments.last().is_none_or(full) {
-            let room = if self.segments.is_empty() {
-                0
-            } else {
-                SEGMENT_BYTES.max(text.len())
-            };
+            let last = self.segments.last().map_or(0, |s| s.text.capacity());
+            let room = (last * 2).clamp(FIRST_SEGMENT_BYTES, SEGMENT_BYTES);
             self.segments.push(ArgsSegment {
-                text: String::with_capacity(room),
-                ends: Vec::new(),
+                text: String::with_capacity(room.max(text.len())),
+                // Most sets are a few dozen bytes.
+                ends: Vec::with_capacity(room / 32),
             });
             self.firsts.push(id);
         }

@@ -14,7 +14,7 @@ use crate::event_kinds::{
 use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
 use crate::span::ExtId;
 use crate::stack::{ChunkStack, ThreadStack};
-use crate::strings::{StrId, Strings};
+use crate::strings::{KeyedIds, StrId, Strings};
 use crate::trace::Trace;
 use spall::SpallCursor;
 
@@ -101,6 +101,9 @@ struct ProcessBuild {
 /// them into a [`Trace`].
 pub struct TraceBuilder {
     strings: Strings,
+    /// The ids of thread slices' keyed names and categories (valid until a merge, after
+    /// which no event comes).
+    keyed: KeyedIds,
     args: ArgsStore,
     processes: Vec<ProcessBuild>,
     process_ids: HashMap<ExtId, u32>,
@@ -158,6 +161,7 @@ impl Default for TraceBuilder {
     fn default() -> Self {
         TraceBuilder {
             strings: Strings::default(),
+            keyed: KeyedIds::default(),
             args: ArgsStore::default(),
             processes: Vec::new(),
             process_ids: HashMap::new(),
@@ -854,8 +858,15 @@ impl EventSink for TraceBuilder {
         self.order(s.ts);
         self.time(s.ts, s.ts);
         let t = self.thread_at((ExtId::Num(s.pid), ExtId::Num(s.tid)));
-        let name = self.strings.intern(s.name);
-        let e = self.pending(s.ph, s.ts, 0, name, s.cat, (s.args, true), s.offset);
+        let e = Pending {
+            ts: s.ts,
+            dur: 0,
+            phase: s.ph,
+            name: self.keyed.intern(s.name_key, s.name, &mut self.strings),
+            cat: self.keyed.intern(s.cat_key, s.cat, &mut self.strings),
+            args: self.args.add(s.args, true),
+            offset: s.offset,
+        };
         self.thread_span_event(t, e);
     }
 

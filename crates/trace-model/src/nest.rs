@@ -78,11 +78,12 @@ pub(crate) const MERGED_ARGS: u32 = 1 << 31;
 /// set (threads match in parallel; the store is built on one thread).
 pub(crate) type EndArgs = Vec<(ArgsId, ArgsId)>;
 
-/// The spans a segment of [`Matcher::spans`] holds (2.5 MB) before the next one starts:
-/// one vector grown past this would copy its spans again at each doubling, into fresh
-/// pages, and hold up to twice their size. The crate's own tests use tiny segments, so
-/// that their threads cross segments.
+/// The most spans a segment of [`Matcher::spans`] holds (2.5 MB). A segment never grows:
+/// a full one is followed by one twice its size, from [`FIRST_SEGMENT_SPANS`] up to this,
+/// where one vector grown by doubling would copy its spans again each time, into fresh
+/// pages. The crate's own tests use tiny segments, so that their threads cross segments.
 const SEGMENT_SPANS: usize = if cfg!(test) { 5 } else { 1 << 16 };
+const FIRST_SEGMENT_SPANS: usize = if cfg!(test) { 2 } else { 1 << 8 };
 
 /// B/E matching for one thread, fed events in time order (for B and E; X events may come
 /// in any order). Spans are kept in the order they open (a B reserves its slot, filled in
@@ -233,17 +234,17 @@ impl Matcher {
         (seg, list.len() - 1)
     }
 
-    /// The index of the segment new spans go to: a new one once the last holds
-    /// [`SEGMENT_SPANS`].
+    /// The index of the segment new spans go to: a new one once the last is full.
     #[inline]
     fn segment(&mut self) -> u32 {
         match self.spans.last() {
-            Some(last) if last.len() < SEGMENT_SPANS => {}
-            Some(last) => {
-                self.before_last += last.len();
-                self.spans.push(Vec::with_capacity(SEGMENT_SPANS));
+            Some(last) if last.len() < last.capacity().min(SEGMENT_SPANS) => {}
+            last => {
+                let (n, cap) = last.map_or((0, 0), |l| (l.len(), l.capacity()));
+                self.before_last += n;
+                let cap = (cap * 2).clamp(FIRST_SEGMENT_SPANS, SEGMENT_SPANS);
+                self.spans.push(Vec::with_capacity(cap));
             }
-            None => self.spans.push(Vec::new()),
         }
         self.spans.len() as u32 - 1
     }

@@ -52,6 +52,46 @@ impl Default for Strings {
     }
 }
 
+/// The ids of the strings a decoder gave keys to ([`ThreadSlice::name_key`]), so that each
+/// is hashed once per key, not once per event: key `k`'s id at `k`, [`UNSEEN`] until its
+/// first event. Keys run from 1 up, one per interned string: those past [`MAX_KEY`] are
+/// hashed as any string, which bounds the table at 16 MB.
+///
+/// [`ThreadSlice::name_key`]: spall_format::ThreadSlice::name_key
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KeyedIds(Vec<u32>);
+
+const UNSEEN: u32 = u32::MAX;
+const MAX_KEY: u32 = 1 << 22;
+
+impl KeyedIds {
+    /// The id of `s`, whose key is `key` (0: none), added to `strings` if new.
+    #[inline(always)]
+    pub(crate) fn intern(&mut self, key: u32, s: &str, strings: &mut Strings) -> StrId {
+        if key == 0 {
+            return strings.intern(s);
+        }
+        match self.0.get(key as usize) {
+            Some(&id) if id != UNSEEN => StrId(id),
+            _ => self.add(key, s, strings),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn add(&mut self, key: u32, s: &str, strings: &mut Strings) -> StrId {
+        let id = strings.intern(s);
+        if key <= MAX_KEY {
+            let k = key as usize;
+            if k >= self.0.len() {
+                self.0.resize((k + 1).next_power_of_two(), UNSEEN);
+            }
+            self.0[k] = id.0;
+        }
+        id
+    }
+}
+
 /// The high and low halves of `a * b` xored: every bit of the product mixed into both.
 #[inline(always)]
 fn fold_mul(a: u64, b: u64) -> u64 {

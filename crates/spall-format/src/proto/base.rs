@@ -31,6 +31,11 @@ pub(super) struct Packet<'a> {
     pub(super) slot: usize,
 }
 
+/// An interned name or category with its key: a number its decoder gives each string it
+/// interns, once (see [`ThreadSlice::name_key`](crate::ThreadSlice::name_key)); 0 where
+/// the decoder gives none.
+pub(super) type Keyed<'a> = (Cow<'a, str>, u32);
+
 /// An open async slice: its name, category and start, for its end.
 pub(super) type Open<'a> = (Cow<'a, str>, Cow<'a, str>, i64);
 
@@ -78,7 +83,11 @@ impl Num {
 pub(super) struct Te<'a> {
     pub(super) ty: u64,
     pub(super) name: Option<Cow<'a, str>>,
+    /// The name's key when it is interned ([`Keyed`]), else 0.
+    pub(super) name_key: u32,
     pub(super) cats: Vec<Cow<'a, str>>,
+    /// The last category's key when it is interned, else 0.
+    pub(super) cat_key: u32,
     pub(super) track: Option<u64>,
     pub(super) counter: Option<Num>,
     pub(super) extra_tracks: Vec<u64>,
@@ -100,7 +109,7 @@ pub(super) struct Te<'a> {
     pub(super) typed: Vec<(u32, &'a [u8], u64)>,
 }
 
-impl Te<'_> {
+impl<'a> Te<'a> {
     /// Whether the event carries extra counter values (on any type of event).
     #[inline]
     pub(super) fn has_extras(&self) -> bool {
@@ -111,7 +120,9 @@ impl Te<'_> {
     pub(super) fn clear(&mut self) {
         self.ty = 0;
         self.name = None;
+        self.name_key = 0;
         self.cats.clear();
+        self.cat_key = 0;
         self.track = None;
         self.counter = None;
         self.extra_tracks.clear();
@@ -128,6 +139,20 @@ impl Te<'_> {
         self.location = None;
         self.task_iid = None;
         self.typed.clear();
+    }
+
+    /// The name, with its key.
+    #[inline]
+    pub(super) fn set_name(&mut self, (name, key): &Keyed<'a>) {
+        self.name = Some(name.clone());
+        self.name_key = *key;
+    }
+
+    /// One more category, with its key.
+    #[inline]
+    pub(super) fn push_cat(&mut self, (cat, key): &Keyed<'a>) {
+        self.cats.push(cat.clone());
+        self.cat_key = *key;
     }
 
     /// Whether it has nothing that becomes args (`write_args`' quick answer).

@@ -62,11 +62,19 @@ pub(super) struct Decoder<'a> {
     pub(super) cargs: String,
     /// System-trace packets' state (see [`ftrace`](super::ftrace)).
     pub(super) ftrace: super::ftrace::Ftrace,
+    /// The key the next interned name or category takes (see
+    /// [`ThreadSlice::name_key`](crate::ThreadSlice::name_key)); 0 in a stream, whose
+    /// sinks take no keys. Decoders into one sink carry it on from one to the next.
+    pub(super) next_key: u32,
 }
 
 impl<'a> Decoder<'a> {
-    pub fn new(f: &'a Found<'a>) -> Decoder<'a> {
-        Decoder::with(Facts::Shared(f), None)
+    /// A whole decode's: interned names take keys from `next_key` on (0: none).
+    pub fn new(f: &'a Found<'a>, next_key: u32) -> Decoder<'a> {
+        Decoder {
+            next_key,
+            ..Decoder::with(Facts::Shared(f), None)
+        }
     }
 
     pub fn with(f: Facts<'a>, uses: Option<Box<Uses>>) -> Decoder<'a> {
@@ -84,6 +92,7 @@ impl<'a> Decoder<'a> {
             args: String::new(),
             cargs: String::new(),
             ftrace: Default::default(),
+            next_key: 0,
         }
     }
 
@@ -209,7 +218,7 @@ impl<'a> Decoder<'a> {
             return;
         }
         if let Some(b) = pk.interned {
-            intern(seq, b, d);
+            intern(seq, b, &mut self.next_key, d);
         }
         if let Some(b) = pk.defaults {
             defaults(seq, b);

@@ -179,18 +179,22 @@ impl<'a> Te<'a> {
                 tag::TE_TYPE => var(b, &mut i).map(|v| self.ty = v),
                 tag::TE_NAME_IID => var(b, &mut i)
                     .and_then(|v| seq.names.get(&v))
-                    .map(|n| self.name = Some(n.clone())),
+                    .map(|n| self.set_name(n)),
                 tag::TE_CATEGORY_IID => var(b, &mut i)
                     .and_then(|v| seq.cats.get(&v))
-                    .map(|c| self.cats.push(c.clone())),
+                    .map(|c| self.push_cat(c)),
                 tag::TE_CATEGORY_IIDS => bytes(b, &mut i).and_then(|ids| {
                     packed(ids, |v| {
-                        self.cats.push(seq.cats.get(&v)?.clone());
+                        self.push_cat(seq.cats.get(&v)?);
                         Some(())
                     })
                 }),
-                tag::TE_CATEGORY => bytes(b, &mut i).and_then(utf8).map(|c| self.cats.push(c)),
-                tag::TE_NAME => bytes(b, &mut i).and_then(utf8).map(|n| self.name = Some(n)),
+                tag::TE_CATEGORY => bytes(b, &mut i)
+                    .and_then(utf8)
+                    .map(|c| self.push_cat(&(c, 0))),
+                tag::TE_NAME => bytes(b, &mut i)
+                    .and_then(utf8)
+                    .map(|n| self.set_name(&(n, 0))),
                 tag::TE_TRACK_UUID => var(b, &mut i).map(|v| self.track = Some(v)),
                 tag::TE_DEBUG_ANNOTATION => bytes(b, &mut i).map(|a| {
                     let off = a.as_ptr() as usize - b.as_ptr() as usize;

@@ -172,7 +172,7 @@ pub(super) fn legacy<'a, S: EventSink>(
         let v = f.value;
         match f.num {
             1 => match v.uint().and_then(|i| seq.names.get(&i)) {
-                Some(n) => ev.name = n.clone(),
+                Some((n, _)) => ev.name = n.clone(),
                 None => annot::undefined(d, f.offset, "event name"),
             },
             2 => ev.ph = Phase(v.uint().unwrap_or(0) as u8),

@@ -179,12 +179,15 @@ pub(crate) fn decode<S: EventSink>(
     let mut events = events::names(&found, sink) + named::track_names(&found, sink);
     let mut lefts = Vec::new();
     let mut done = 0;
+    // One sink takes every part: its keys go on from one part to the next.
+    let mut next_key = 1;
     for ranges in parts::plan(&found) {
-        let mut dec = events::Decoder::new(&found);
+        let mut dec = events::Decoder::new(&found, next_key);
         dec.run(&ranges, sink, d, &mut |n, s: &mut S| {
             done += n;
             s.progress(done, total);
         });
+        next_key = dec.next_key;
         events += dec.events;
         lefts.push(dec.left());
     }
@@ -218,7 +221,7 @@ where
         .map(|ranges| {
             let mut sink = new_sink();
             let mut pd = Diagnostics::default();
-            let mut dec = events::Decoder::new(&found);
+            let mut dec = events::Decoder::new(&found, 1);
             dec.run(ranges, &mut sink, &mut pd, &mut |n, _| add(n));
             (sink, pd, dec.events, dec.left())
         })

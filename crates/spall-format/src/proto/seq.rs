@@ -1,10 +1,8 @@
 //! Each packet sequence's incremental state: interned strings, defaults, incremental
 //! clocks, and the event times they give.
 
-use std::borrow::Cow;
-
 use super::annot::AnnName;
-use super::base::{text, Num, Packet, Te};
+use super::base::{text, Keyed, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
 use super::hash::{IdMap, IidMap};
 use super::scan::Found;
@@ -38,8 +36,8 @@ pub(super) struct IncClock {
 #[derive(Default)]
 pub(super) struct Seq<'a> {
     pub(super) valid: bool,
-    pub(super) names: IidMap<Cow<'a, str>>,
-    pub(super) cats: IidMap<Cow<'a, str>>,
+    pub(super) names: IidMap<Keyed<'a>>,
+    pub(super) cats: IidMap<Keyed<'a>>,
     pub(super) ann_names: IdMap<u64, AnnName<'a>>,
     pub(super) ann_strings: IdMap<u64, &'a [u8]>,
     /// Interned `SourceLocation` messages, undecoded.
@@ -166,8 +164,9 @@ pub(super) fn time(
     }
 }
 
-/// Interned strings of a packet, added to its sequence.
-pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
+/// Interned strings of a packet, added to its sequence; each name and category takes the
+/// key `next` (moved on), unless it is 0 (no keys).
+pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], next: &mut u32, d: &mut Diagnostics) {
     for f in Reader::new(b, 0).map_while(Result::ok) {
         let Value::Bytes(entry) = f.value else {
             continue;
@@ -189,10 +188,10 @@ pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
                 seq.unsymbolized.insert(iid, entry);
             }
             1 => {
-                seq.cats.insert(iid, text(s, f.offset, d));
+                seq.cats.insert(iid, (text(s, f.offset, d), new_key(next)));
             }
             2 => {
-                seq.names.insert(iid, text(s, f.offset, d));
+                seq.names.insert(iid, (text(s, f.offset, d), new_key(next)));
             }
             3 => {
                 seq.ann_names.insert(iid, AnnName::new(s));
@@ -203,6 +202,13 @@ pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], d: &mut Diagnostics) {
             _ => {}
         }
     }
+}
+
+/// The key `next` (0: none), and the next one; once they run out, none.
+fn new_key(next: &mut u32) -> u32 {
+    let k = *next;
+    *next = k.checked_add(1).unwrap_or(0);
+    k
 }
 
 /// `TracePacketDefaults`: the sequence's default clock and tracks.

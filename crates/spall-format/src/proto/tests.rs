@@ -702,3 +702,47 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
         assert_eq!(fs.events, gs.events, "{name}");
     }
 }
+
+/// A thread slice's name and category keys each stand for one text in a whole decode into
+/// one sink (every sequence, every part, an iid redefined after a reset), and interned
+/// names have them: a sink may look a key up once instead of the text each time.
+#[test]
+fn a_key_stands_for_one_text_in_a_decode() {
+    #[derive(Default)]
+    struct Keys(std::collections::HashMap<u32, String>, u64);
+    impl crate::EventSink for Keys {
+        fn event(&mut self, _: &RawEvent<'_>) {}
+        fn thread_slice(&mut self, s: &crate::ThreadSlice<'_>) {
+            for (k, text) in [(s.name_key, s.name), (s.cat_key, s.cat)] {
+                if k != 0 {
+                    self.1 += 1;
+                    let first = self.0.entry(k).or_insert_with(|| text.to_string());
+                    assert_eq!(first, text, "key {k} at byte {}", s.offset);
+                }
+            }
+        }
+    }
+    for name in [
+        "proto/interning.pftrace",
+        "real/chromium148_startup.pftrace.gz",
+        // Several parts (sequences past `PART_BYTES`), decoded one after the other.
+        "real/chromium148_script_all.pftrace.gz",
+    ] {
+        let mut b = spall_test_support::fixture_bytes(name);
+        if b.starts_with(&[0x1f, 0x8b]) {
+            let mut d = crate::diag::Diagnostics::default();
+            b = crate::gunzip(&b, u64::MAX, &mut d).unwrap();
+        }
+        let mut keys = Keys::default();
+        decode(&b, &mut keys).expect("decodes");
+        assert!(keys.1 > 0, "{name}: no keyed name");
+        let parts = {
+            let mut d = crate::diag::Diagnostics::default();
+            super::parts::plan(&super::scan::scan(&b, &[], &mut d).unwrap()).len()
+        };
+        assert!(
+            parts > 1 || !name.contains("script_all"),
+            "{name}: {parts} part"
+        );
+    }
+}

@@ -133,22 +133,22 @@ impl<'a> Te<'a> {
     fn name_field(&mut self, field: Field<'a>, seq: &Seq<'a>, d: &mut Diagnostics) -> FieldResult {
         match (field.num, field.value) {
             (CATEGORY_IIDS, v) => Ok(repeated(v, false, |i| match seq.cats.get(&i) {
-                Some(c) => self.cats.push(c.clone()),
+                Some(c) => self.push_cat(c),
                 None => annot::undefined(d, field.offset, "category"),
             })?),
             (CATEGORIES, Value::Bytes(s)) => {
-                self.cats.push(text(s, field.offset, d));
+                self.push_cat(&(text(s, field.offset, d), 0));
                 Ok(())
             }
             (NAME_IID, v) => {
                 match v.uint().and_then(|i| seq.names.get(&i)) {
-                    Some(n) => self.name = Some(n.clone()),
+                    Some(n) => self.set_name(n),
                     None => annot::undefined(d, field.offset, "event name"),
                 }
                 Ok(())
             }
             (NAME, Value::Bytes(s)) => {
-                self.name = Some(text(s, field.offset, d));
+                self.set_name(&(text(s, field.offset, d), 0));
                 Ok(())
             }
             _ => Err(WrongType),
@@ -399,6 +399,9 @@ fn thread_slice<'e>(
         cat,
         args,
         offset: at,
+        name_key: if te.name.is_some() { te.name_key } else { 0 },
+        // One category is the string interned; several are joined into a new one.
+        cat_key: if te.cats.len() == 1 { te.cat_key } else { 0 },
     })
 }
 
