@@ -291,3 +291,50 @@ fn compact_blocks_build_as_their_records_do() {
         assert_eq!(reading(&whole), reading(&one), "{i}");
     }
 }
+
+/// 37 CPUs (not a power of two), each switching in turn a nanosecond after the one
+/// before, with as many as 6 switches each (so CPUs end at different times), written
+/// CPU after CPU: the replay takes them in time order across CPUs. A record taken out of
+/// order would warn (`sched_switch_out_of_order`), lose its slice, or put a state before
+/// one of an earlier time.
+#[test]
+fn many_cpus_interleaved_are_replayed_in_time_order() {
+    const CPUS: u64 = 37;
+    let mut bytes = Vec::new();
+    let mut switches = 0;
+    for cpu in 0..CPUS {
+        let n = 2 + cpu as usize % 5;
+        let mut ts = vec![1000 + cpu];
+        ts.extend(std::iter::repeat_n(CPUS, n - 1));
+        let pids: Vec<u64> = (0..n as u64).map(|k| 100 + (cpu + k) % 50).collect();
+        bytes.extend(compact_bundle(
+            cpu,
+            &["task"],
+            &[
+                (1, &ts),
+                (2, &vec![1; n]),
+                (3, &pids),
+                (4, &vec![120; n]),
+                (6, &vec![0; n]),
+            ],
+        ));
+        switches += n;
+    }
+    let mut b = trace_model::TraceBuilder::new();
+    let summary = spall_format::decode(&bytes, &mut b).expect("decodes");
+    let t = b.finish(summary);
+    let s = t.sched().unwrap();
+    let counts: Vec<(String, u64)> = (t.diagnostics().counts())
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    assert_eq!(
+        counts,
+        [("compact_sched_switch_skipped".to_string(), CPUS)],
+        "{counts:?}"
+    );
+    assert_eq!(s.slices.len(), switches - CPUS as usize);
+    assert_eq!(s.cpus.len(), CPUS as usize);
+    assert!(s.states.windows(2).all(|w| w[0].ts <= w[1].ts));
+    // Each switch after a CPU's first opens two states (the tasks differ).
+    assert_eq!(s.states.len(), 2 * s.slices.len());
+}
