@@ -96,7 +96,7 @@ impl EventSink for Count {
     }
 
     fn sched_compact(&mut self, block: &spall_format::CompactSched<'_>) {
-        // A compact record is held in 16 bytes until the replay, which frees them as it
+        // A compact record is held in 12 bytes until the replay, which frees them as it
         // goes; the slices and the states' room are allocated whole: about 100 bytes of
         // heap a record at the peak (60 resident), three other events' worth.
         self.other += 3 * block.recs.len() as u64;

@@ -223,7 +223,8 @@ fn compact_bundle(cpu: u64, comms: &[&str], cols: &[(u64, &[u64])]) -> Vec<u8> {
 
 /// A block whose times go back (a delta that wraps), with a pid past 31 bits, a comm
 /// index past its table and a waking column cut short; then another CPU's block, with a
-/// priority past what a block holds packed.
+/// priority past what a block holds packed; then one whose times span more than a packed
+/// record's 32 bits of nanoseconds.
 fn hostile_compact() -> Vec<u8> {
     let back = u64::MAX - 2499;
     let mut t = compact_bundle(
@@ -257,6 +258,17 @@ fn hostile_compact() -> Vec<u8> {
             (9, &[1]),
             (10, &[300]),
             (11, &[1]),
+        ],
+    ));
+    t.extend(compact_bundle(
+        2,
+        &["app", "RenderThread"],
+        &[
+            (1, &[800, 4_300_000_000, 600, 1]),
+            (2, &[0, 1, 0, 2]),
+            (3, &[10, 11, 10, 11]),
+            (4, &[120, 110, 120, 110]),
+            (6, &[0, 1, 0, 1]),
         ],
     ));
     t
