@@ -238,6 +238,10 @@ impl Collected {
             Vec::new()
         } else {
             let mut map = Vec::with_capacity(other.frames.frames.len());
+            // A chunk makes its frames in the order its stacks first show them, as the
+            // chunk that first showed them did: a frame is often the one after the last
+            // one's, checked in the table's own order before it is looked up at random.
+            let mut last = NO_FRAME;
             for f in &other.frames.frames {
                 let parent = if f.parent == NO_FRAME {
                     NO_FRAME
@@ -245,13 +249,19 @@ impl Collected {
                     map[f.parent as usize]
                 };
                 let (name, file, raw) = (s(f.name), s(f.file), s(f.raw));
-                map.push(self.frames.get_frame(Frame {
+                let f = Frame {
                     name,
                     raw,
                     parent,
                     file,
                     line: f.line,
-                }));
+                };
+                let next = last.wrapping_add(1);
+                last = match self.frames.frames.get(next as usize) {
+                    Some(g) if *g == f => next,
+                    _ => self.frames.get_frame(f),
+                };
+                map.push(last);
             }
             map
         };

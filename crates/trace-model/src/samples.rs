@@ -124,6 +124,12 @@ impl Frames {
                 self.ids.insert(f, i as u32);
             }
         }
+        // A stack's frames are often made in one go, each right after its caller: that
+        // one is checked before the frame is looked up at random.
+        let after = f.parent.wrapping_add(1);
+        if self.frames.get(after as usize) == Some(&f) {
+            return after;
+        }
         let next = self.frames.len() as u32;
         *self.ids.entry(f).or_insert_with(|| {
             self.frames.push(f);

@@ -1,7 +1,7 @@
 //! Scheduler records as they arrive: packed rows, comms interned, bucketed by CPU (each
 //! CPU's records usually come in time order, so the buckets are merged, not sorted).
 //! A bucket is a list of chunks: rows of ordinary records, or a `compact_sched` block
-//! kept as 16-byte records (most of a system trace's records), which the replay
+//! kept as 12-byte records (most of a system trace's records), which the replay
 //! widens into rows a block at a time. The replay frees each chunk once it has passed
 //! it, so the records and the slices and states made of them are not all held at once,
 //! and a bucket grows without copying. What the replay needs before it starts (switches
@@ -45,14 +45,15 @@ impl Rec {
 /// Records per chunk of a bucket (640 KB).
 const CHUNK: usize = 1 << 14;
 
-/// A `compact_sched` record as held until the replay, in 16 bytes: its `seq` is its
-/// block's first plus its place in the block; `bits` holds its comm's index in the block
-/// (bits 0-7), its priority (8-15), a switch's `prev_state` (16-30) or a waking's flags
-/// (16-23), and whether it is a waking (31). A block whose values do not fit there (a
-/// priority past 255, a comm index past 255, a state past 0x7fff) is added record by record.
+/// A `compact_sched` record as held until the replay, in 12 bytes: its time is its
+/// block's `base` plus `dt`; its `seq` its block's first plus its place in the block;
+/// `bits` holds its comm's index in the block (bits 0-7), its priority (8-15), a switch's
+/// `prev_state` (16-30) or a waking's flags (16-23), and whether it is a waking (31). A
+/// block whose values do not fit there (a priority past 255, a comm index past 255, a state
+/// past 0x7fff, times more than 4.29 s apart) is added record by record.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Packed {
-    ts: i64,
+    dt: u32,
     tid: i32,
     bits: u32,
 }
@@ -60,16 +61,17 @@ pub(crate) struct Packed {
 const WAKING: u32 = 1 << 31;
 
 impl Packed {
-    /// `r` packed, if its values fit.
-    fn new(r: &CompactRec, tid: i32) -> Option<Packed> {
+    /// `r` packed, its time taken from `base`, if its values fit.
+    fn new(r: &CompactRec, tid: i32, base: i64) -> Option<Packed> {
         let state = r.value as u16;
         let fits = (0..=255).contains(&r.prio) && (r.waking || (r.comm <= 255 && state <= 0x7fff));
         let upper = match r.waking {
             true => WAKING | (r.flags.map_or(NO_FLAGS, |f| (f & 0x18) as u8) as u32) << 16,
             false => (state as u32) << 16 | r.comm,
         };
-        fits.then_some(Packed {
-            ts: r.ts,
+        let dt = u32::try_from(r.ts.wrapping_sub(base)).ok();
+        dt.filter(|_| fits).map(|dt| Packed {
+            dt,
             tid,
             bits: upper | (r.prio as u32) << 8,
         })
@@ -84,6 +86,8 @@ impl Packed {
 #[derive(Debug)]
 pub(crate) struct Block {
     seq: u32,
+    /// The time its records' are counted from.
+    base: i64,
     /// The comms its switches name, interned; EMPTY where none did.
     comms: Vec<StrId>,
     recs: Vec<Packed>,
@@ -97,7 +101,7 @@ impl Block {
             let waking = p.waking();
             let comm = (p.bits & 0xff) as usize;
             Rec {
-                ts: p.ts,
+                ts: self.base + p.dt as i64,
                 seq: self.seq.wrapping_add(i as u32),
                 cpu,
                 tid: p.tid,
@@ -332,7 +336,8 @@ impl Collected {
     ///
     /// [`add`]: Self::add
     pub(crate) fn add_compact(&mut self, b: &CompactSched<'_>, strings: &mut Strings) {
-        let fits = |r: &CompactRec| Packed::new(r, 0).is_some();
+        let base = b.recs.iter().map(|r| r.ts).min().unwrap_or(0);
+        let fits = |r: &CompactRec| Packed::new(r, 0, base).is_some();
         if !b.recs.iter().all(fits) {
             for i in 0..b.recs.len() {
                 self.add(&b.raw(i), strings);
@@ -362,7 +367,7 @@ impl Collected {
             (lo, hi) = (lo.min(r.ts), hi.max(r.ts));
             switches += !r.waking as usize;
             wakings += r.waking as usize;
-            recs.extend(Packed::new(r, tid));
+            recs.extend(Packed::new(r, tid, base));
         }
         if recs.is_empty() {
             return;
@@ -370,10 +375,14 @@ impl Collected {
         let n = recs.len() as u32;
         self.n = self.n.wrapping_add(n);
         self.span = Some(self.span.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
-        let first = (recs[0].ts, seq);
-        let last = (recs[recs.len() - 1].ts, seq.wrapping_add(n - 1));
+        let first = (base + recs[0].dt as i64, seq);
+        let last = (
+            base + recs[recs.len() - 1].dt as i64,
+            seq.wrapping_add(n - 1),
+        );
         let block = Block {
             seq,
+            base,
             comms: comms
                 .into_iter()
                 .map(|c| c.unwrap_or(StrId::EMPTY))

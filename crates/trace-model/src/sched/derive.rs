@@ -96,6 +96,8 @@ struct States {
     rows: Vec<ThreadState>,
     /// By thread index (threads are the trace's: as many as the input named).
     rel: Vec<Option<Rel>>,
+    /// Rows by thread index (so that indexing them by thread needs no pass to count).
+    counts: Vec<u32>,
     idle: Option<u32>,
 }
 
@@ -137,7 +139,9 @@ impl States {
         self.rows.push(st);
         if self.rel.len() <= t as usize {
             self.rel.resize(t as usize + 1, None);
+            self.counts.resize(t as usize + 1, 0);
         }
+        self.counts[t as usize] += 1;
         let rel = self.rel[t as usize].get_or_insert(Rel {
             last: row,
             blocked: None,
@@ -210,6 +214,7 @@ pub(crate) fn derive(
         st: States {
             rows: Vec::with_capacity(most_states),
             rel: Vec::new(),
+            counts: Vec::new(),
             idle,
         },
         counters: HashMap::new(),
@@ -433,7 +438,8 @@ impl Replay {
                 slices,
                 states: st.rows,
                 by_thread: Vec::new(),
-                thread_at: Vec::new(),
+                // Each thread's rows, counted: `renumber` makes them the index.
+                thread_at: st.counts,
                 counters,
                 cpus: cpu_list,
             },
@@ -517,83 +523,72 @@ impl Cursor {
         self.cur.get(self.at).map(key)
     }
 
-    /// Calls `f` with the records up to `bound`, in order; when the chunks freed pass
-    /// [`RELEASE_BYTES`], gives them back to the kernel.
-    fn take_until(
-        &mut self,
-        bound: (i64, u32),
-        freed: &mut usize,
-        f: &mut impl FnMut(&Rec, usize),
-    ) {
-        while let Some(r) = self.cur.get(self.at) {
-            if key(r) > bound {
-                return;
-            }
-            f(r, self.slot);
-            self.at += 1;
-            if self.at == self.cur.len() {
-                self.refill(freed);
-                if *freed >= RELEASE_BYTES {
-                    *freed = 0;
-                    spall_util::release_free();
-                }
+    /// Calls `f` with the next record; when the chunks freed pass [`RELEASE_BYTES`],
+    /// gives them back to the kernel. The cursor must not be at its end.
+    #[inline]
+    fn take_one(&mut self, freed: &mut usize, f: &mut impl FnMut(&Rec, usize)) {
+        f(&self.cur[self.at], self.slot);
+        self.at += 1;
+        if self.at == self.cur.len() {
+            self.refill(freed);
+            if *freed >= RELEASE_BYTES {
+                *freed = 0;
+                spall_util::release_free();
             }
         }
     }
 }
 
+/// A record's key as one number, in the same order (time, then file order); a list's end
+/// is `u128::MAX`.
+#[inline]
+fn pack(h: Option<(i64, u32)>) -> u128 {
+    h.map_or(u128::MAX, |(t, s)| {
+        ((t as u64 ^ 1 << 63) as u128) << 32 | s as u128
+    })
+}
+
 /// Calls `f` with every record in time order, records of one time in file order (as a
 /// stable sort by time would). Each CPU's records are usually in time order already: the
-/// CPUs are merged, and only a CPU whose records go back in time is sorted first. A few
-/// CPUs are compared in a row; many (hostile input), through a heap.
+/// CPUs are merged, and only a CPU whose records go back in time is sorted first.
+///
+/// The merge is a tournament (a loser tree): the CPUs interleave finely (a record each
+/// in turn), so each record is one step, the winner's path replayed with its next key:
+/// log2 of the CPUs comparisons (3 for 8 CPUs, where a scan of the heads takes 8).
 fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec, usize)) {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    const END: (i64, u32) = (i64::MAX, u32::MAX);
     let mut lists: Vec<Cursor> = (cpus.into_iter().enumerate())
         .map(|(slot, (cpu, b))| Cursor::new(cpu, slot, b))
         .collect();
     lists.retain(|l| l.head().is_some());
-    let mut freed = 0;
-    if lists.len() <= 32 {
-        // Each CPU's next key, kept in a row as one number (time, then file order; none
-        // is u128::MAX): a round (usually one record, as the CPUs interleave finely)
-        // finds the least and the next with one comparison a CPU.
-        let pack = |h: Option<(i64, u32)>| {
-            h.map_or(u128::MAX, |(t, s)| {
-                ((t as u64 ^ 1 << 63) as u128) << 32 | s as u128
-            })
-        };
-        let mut heads: Vec<u128> = lists.iter().map(|l| pack(l.head())).collect();
-        loop {
-            let (mut best, mut k, mut bound) = (u128::MAX, 0, u128::MAX);
-            for (i, &h) in heads.iter().enumerate() {
-                if h < best {
-                    (bound, best, k) = (best, h, i);
-                } else {
-                    bound = bound.min(h);
-                }
-            }
-            if best == u128::MAX {
-                return;
-            }
-            let bound = match bound {
-                u128::MAX => END,
-                b => (((b >> 32) as u64 ^ 1 << 63) as i64, b as u32),
-            };
-            lists[k].take_until(bound, &mut freed, &mut f);
-            heads[k] = pack(lists[k].head());
-        }
+    if lists.is_empty() {
+        return;
     }
-    let mut heap: BinaryHeap<Reverse<((i64, u32), usize)>> = (lists.iter().enumerate())
-        .filter_map(|(k, l)| Some(Reverse((l.head()?, k))))
+    let size = lists.len().next_power_of_two();
+    // Leaves past the lists are ended lists.
+    let mut keys: Vec<u128> = (0..size)
+        .map(|i| lists.get(i).map_or(u128::MAX, |l| pack(l.head())))
         .collect();
-    while let Some(Reverse((_, k))) = heap.pop() {
-        // Take the CPU's records while they stay before every other CPU's next one.
-        let bound = heap.peek().map_or(END, |Reverse((h, _))| *h);
-        lists[k].take_until(bound, &mut freed, &mut f);
-        if let Some(h) = lists[k].head() {
-            heap.push(Reverse((h, k)));
+    // `loser[n]`: the list that lost at inner node n (1..size); the winner climbs on.
+    let mut loser = vec![0usize; size];
+    let mut win: Vec<usize> = (0..2 * size).map(|i| i.wrapping_sub(size)).collect();
+    for n in (1..size).rev() {
+        let (a, b) = (win[2 * n], win[2 * n + 1]);
+        (win[n], loser[n]) = if keys[a] <= keys[b] { (a, b) } else { (b, a) };
+    }
+    let mut w = if size == 1 { 0 } else { win[1] };
+    let mut freed = 0;
+    while keys[w] != u128::MAX {
+        lists[w].take_one(&mut freed, &mut f);
+        keys[w] = pack(lists[w].head());
+        // Keys are distinct (file order tells every two records apart), but for ended lists.
+        let mut n = (size + w) / 2;
+        while n >= 1 {
+            let l = loser[n];
+            if keys[l] < keys[w] {
+                loser[n] = w;
+                w = l;
+            }
+            n /= 2;
         }
     }
 }

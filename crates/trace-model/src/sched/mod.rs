@@ -230,15 +230,30 @@ impl SchedData {
     }
 }
 
-/// `s` with its threads renumbered (`new[old]`) and its states indexed by thread.
+/// `s` with its threads renumbered (`new[old]`) and its states indexed by thread; its
+/// `thread_at` holds, as [`derive`] leaves it, each (old) thread's states counted.
 pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
     // Threads often keep their numbers: then the slices and states stay as they are.
     if (new.iter().enumerate()).any(|(i, &n)| n != i as u32) {
         renumber_threads(&mut s, new);
     }
+    // The counts, by new number, unless they do not add up (then counted again).
+    let mut start = vec![0u32; new.len() + 1];
+    for (t, &c) in s.thread_at.iter().enumerate() {
+        if let Some(&n) = new.get(t) {
+            start[n as usize + 1] += c;
+        }
+    }
+    let total: u64 = start.iter().map(|&c| c as u64).sum();
+    if total != s.states.len() as u64 {
+        start.fill(0);
+        for x in &s.states {
+            start[x.thread as usize + 1] += 1;
+        }
+    }
     // The slices are already by CPU, then time (derive lays them out so); the states stay
     // in time order, indexed by thread.
-    (s.by_thread, s.thread_at) = counting_order(&s.states, new.len(), |x| x.thread);
+    (s.by_thread, s.thread_at) = counting_order(&s.states, start, |x| x.thread);
     s
 }
 
@@ -254,13 +269,14 @@ fn renumber_threads(s: &mut SchedData, new: &[u32]) {
     }
 }
 
-/// The indices of `v` stably sorted by `key` (below `keys`), and where each key's begin.
-fn counting_order<T>(v: &[T], keys: usize, key: impl Fn(&T) -> u32) -> (Vec<u32>, Vec<u32>) {
-    let mut start = vec![0u32; keys + 1];
-    for x in v {
-        start[key(x) as usize + 1] += 1;
-    }
-    for k in 0..keys {
+/// The indices of `v` stably sorted by `key`, given each key's count at `start[key + 1]`,
+/// and where each key's begin.
+fn counting_order<T>(
+    v: &[T],
+    mut start: Vec<u32>,
+    key: impl Fn(&T) -> u32,
+) -> (Vec<u32>, Vec<u32>) {
+    for k in 0..start.len() - 1 {
         start[k + 1] += start[k];
     }
     let at = start.clone();

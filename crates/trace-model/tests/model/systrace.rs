@@ -223,7 +223,8 @@ fn compact_bundle(cpu: u64, comms: &[&str], cols: &[(u64, &[u64])]) -> Vec<u8> {
 
 /// A block whose times go back (a delta that wraps), with a pid past 31 bits, a comm
 /// index past its table and a waking column cut short; then another CPU's block, with a
-/// priority past what a block holds packed.
+/// priority past what a block holds packed; then one whose times span more than a packed
+/// record's 32 bits of nanoseconds.
 fn hostile_compact() -> Vec<u8> {
     let back = u64::MAX - 2499;
     let mut t = compact_bundle(
@@ -259,6 +260,17 @@ fn hostile_compact() -> Vec<u8> {
             (11, &[1]),
         ],
     ));
+    t.extend(compact_bundle(
+        2,
+        &["app", "RenderThread"],
+        &[
+            (1, &[800, 4_300_000_000, 600, 1]),
+            (2, &[0, 1, 0, 2]),
+            (3, &[10, 11, 10, 11]),
+            (4, &[120, 110, 120, 110]),
+            (6, &[0, 1, 0, 1]),
+        ],
+    ));
     t
 }
 
@@ -290,4 +302,51 @@ fn compact_blocks_build_as_their_records_do() {
         assert!(whole.sched().is_some_and(|s| !s.slices.is_empty()), "{i}");
         assert_eq!(reading(&whole), reading(&one), "{i}");
     }
+}
+
+/// 37 CPUs (not a power of two), each switching in turn a nanosecond after the one
+/// before, with as many as 6 switches each (so CPUs end at different times), written
+/// CPU after CPU: the replay takes them in time order across CPUs. A record taken out of
+/// order would warn (`sched_switch_out_of_order`), lose its slice, or put a state before
+/// one of an earlier time.
+#[test]
+fn many_cpus_interleaved_are_replayed_in_time_order() {
+    const CPUS: u64 = 37;
+    let mut bytes = Vec::new();
+    let mut switches = 0;
+    for cpu in 0..CPUS {
+        let n = 2 + cpu as usize % 5;
+        let mut ts = vec![1000 + cpu];
+        ts.extend(std::iter::repeat_n(CPUS, n - 1));
+        let pids: Vec<u64> = (0..n as u64).map(|k| 100 + (cpu + k) % 50).collect();
+        bytes.extend(compact_bundle(
+            cpu,
+            &["task"],
+            &[
+                (1, &ts),
+                (2, &vec![1; n]),
+                (3, &pids),
+                (4, &vec![120; n]),
+                (6, &vec![0; n]),
+            ],
+        ));
+        switches += n;
+    }
+    let mut b = trace_model::TraceBuilder::new();
+    let summary = spall_format::decode(&bytes, &mut b).expect("decodes");
+    let t = b.finish(summary);
+    let s = t.sched().unwrap();
+    let counts: Vec<(String, u64)> = (t.diagnostics().counts())
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    assert_eq!(
+        counts,
+        [("compact_sched_switch_skipped".to_string(), CPUS)],
+        "{counts:?}"
+    );
+    assert_eq!(s.slices.len(), switches - CPUS as usize);
+    assert_eq!(s.cpus.len(), CPUS as usize);
+    assert!(s.states.windows(2).all(|w| w[0].ts <= w[1].ts));
+    // Each switch after a CPU's first opens two states (the tasks differ).
+    assert_eq!(s.states.len(), 2 * s.slices.len());
 }
