@@ -58,6 +58,10 @@ pub struct CounterSeries {
     pub id: Option<StrId>,
     /// The argument key (`"value"`, `"bytes"`, ...).
     pub key: StrId,
+    /// A named counter track's series (a Perfetto counter track, an atrace `C` marker, in
+    /// a system trace or a JSON trace's `systemTraceEvents`): `name` is the whole series
+    /// name, where a JSON `C` event's series is its name and [`key`](Self::key).
+    pub from_track: bool,
     /// The colour the file asks for (`cname`, one of chrome://tracing's reserved colour
     /// names such as `"good"` or `"rail_load"`); the last one given wins.
     pub cname: Option<StrId>,

@@ -135,6 +135,7 @@ pub(super) fn counter<S: EventSink>(
         tid: ev.tid.clone(),
         args: Args::Json(Cow::Borrowed(args.as_str())),
         offset: ev.offset,
+        track_counter: true,
         ..RawEvent::default()
     };
     emit(events, sink, &c);

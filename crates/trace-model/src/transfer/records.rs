@@ -60,6 +60,7 @@ record!(CounterSeries {
     name,
     id,
     key,
+    from_track,
     cname,
     ts,
     values

@@ -117,14 +117,6 @@ const KNOWN: &[Known] = &[
 /// fixed (issue 57); each must still differ, so that a fix moves it out of here.
 const OPEN: &[Known] = &[
     Known {
-        trace: "systrace_chrome",
-        queries: &["process_counters"],
-        why: "an atrace counter in a JSON trace's `systemTraceEvents` is named as the JSON's \
-          counter series are (`queue value`); trace_processor keeps the atrace name (`queue`), \
-          as we do for text system traces: the model does not yet say where a series came from",
-        ids: &[],
-    },
-    Known {
         trace: "c148_json",
         queries: &["tracks_with_slices"],
         why: "JSON async tracks: trace_processor uses fewer tracks (215, we 244)",
