@@ -117,12 +117,6 @@ const KNOWN: &[Known] = &[
 /// fixed (issue 57); each must still differ, so that a fix moves it out of here.
 const OPEN: &[Known] = &[
     Known {
-        trace: "c148_json",
-        queries: &["tracks_with_slices"],
-        why: "JSON async tracks: trace_processor uses fewer tracks (215, we 244)",
-        ids: &[],
-    },
-    Known {
         trace: "c148_all",
         queries: &["following_flow", "preceding_flow"],
         why: "flows leave from and arrive at the slice on top of trace_processor's stack, \
