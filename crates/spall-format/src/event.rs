@@ -227,6 +227,9 @@ pub struct RawEvent<'a> {
     /// `C` marker): one series, called `name`, where a JSON `C` event's series are called
     /// by its name and each args key, as trace_processor calls them.
     pub track_counter: bool,
+    /// A flow point carried by a thread slice's end (a Perfetto `TYPE_SLICE_END` event's
+    /// flow ids): it binds to the slice that end closes, as trace_processor binds it.
+    pub closes_slice: bool,
     /// `args`, undecoded.
     pub args: Args<'a>,
     /// Byte offset of the event in the decoded (decompressed) input.
@@ -261,6 +264,7 @@ impl RawEvent<'_> {
             flow_in: self.flow_in,
             flow_out: self.flow_out,
             track_counter: self.track_counter,
+            closes_slice: self.closes_slice,
             args: self.args.into_owned(),
             offset: self.offset,
         }

@@ -648,6 +648,7 @@ impl TraceBuilder {
             span_dur: slice.unwrap_or(-1),
             span_name: name,
             offset: ev.offset,
+            on_end: ev.closes_slice,
         });
     }
 

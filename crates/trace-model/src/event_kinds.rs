@@ -92,6 +92,9 @@ pub struct FlowPoint {
     pub span_name: StrId,
     /// Byte offset of the event in the decoded input (for warnings).
     pub offset: u64,
+    /// Carried by a thread slice's end (a Perfetto `TYPE_SLICE_END` event): trace_processor
+    /// binds it to the slice that end closes, not to the one open after it.
+    pub on_end: bool,
 }
 
 /// A flow: the points sharing one category and id, in time order.

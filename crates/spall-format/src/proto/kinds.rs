@@ -70,6 +70,7 @@ pub(super) fn flow_events_of<S: EventSink>(
             flow_in: on_slice,
             flow_out: on_slice && !terminating,
             bp: Some(b'e'),
+            closes_slice: ev.ph == Phase::END,
             offset: ev.offset,
             ..RawEvent::default()
         };

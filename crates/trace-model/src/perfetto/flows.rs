@@ -248,6 +248,11 @@ fn bind_point(
     if p.on_slice {
         return id;
     }
+    if proto && p.on_end {
+        if let Some(id) = closed_at(t, ids, ids.nest.main_of(p.thread), p.ts) {
+            return Some(id);
+        }
+    }
     let instant_ts = |id: u64| match placed.row(id).map(|r| r.src) {
         Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
         _ => i64::MAX,
@@ -271,6 +276,31 @@ fn bind_point(
         };
     }
     topmost(t, ids, placed, ids.nest.main_of(p.thread), p.ts)
+}
+
+/// The slice a thread's end at `ts` closed: the deepest `B`/`E` span of `thread` ending at
+/// `ts` (the first end of that time; trace_processor binds an end's flows to the slice it
+/// closes, Chrome's `Graphics.Pipeline` steps terminating their flows there).
+fn closed_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<u64> {
+    let th = ids.thread(t, thread);
+    let mut out = None;
+    for (d, lane) in th.lanes.iter().enumerate() {
+        let last = lane.start.partition_point(|&s| s <= ts);
+        // The span ending at `ts`, before any zero-length one starting there.
+        let i = (last.saturating_sub(2)..last).rev().find(|&i| {
+            let f = lane.flags[i];
+            lane.end(i) == ts && f & flags::FROM_BEGIN_END != 0 && f & flags::UNFINISHED == 0
+        });
+        if let Some(i) = i {
+            let r = SpanRef {
+                thread,
+                depth: d as u32,
+                index: i as u32,
+            };
+            out = Some(ids.id(r));
+        }
+    }
+    out
 }
 
 /// The thread instant slice `id` is, if it is one.

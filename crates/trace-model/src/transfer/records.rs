@@ -74,7 +74,8 @@ record!(FlowPoint {
     on_slice,
     span_dur,
     span_name,
-    offset
+    offset,
+    on_end
 });
 record!(AsyncEvent {
     phase,

@@ -118,21 +118,6 @@ const KNOWN: &[Known] = &[
 const OPEN: &[Known] = &[
     Known {
         trace: "c148_all",
-        queries: &["following_flow", "preceding_flow"],
-        why: "flows leave from and arrive at the slice on top of trace_processor's stack, \
-              which for an instant at a slice's start or end is as the file orders them \
-              (as `slice` now nests it), but the flow binding does not read that order yet",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_all",
-        queries: &["directly_connected_flow"],
-        why: "the chains of flows through slices differ though flow_ends and \
-              flow_end_kinds agree: cause not found",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_all",
         queries: &["arg_keys", "extract_arg_each_key"],
         why: "legacy_event.passthrough_utid, trace_processor's row id of the thread that \
               wrote an event on a process track, is not written; where it is, the value \
