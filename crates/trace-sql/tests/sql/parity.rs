@@ -119,10 +119,12 @@ const OPEN: &[Known] = &[
     Known {
         trace: "c148_all",
         queries: &["arg_keys", "extract_arg_each_key"],
-        why: "legacy_event.passthrough_utid, trace_processor's row id of the thread that \
-              wrote an event on a process track, is not written; where it is, the value \
-              (1 at each key's first slice) is a utid of trace_processor's numbering, whose \
-              row 0 is its swapper, where ours starts with the trace's first thread",
+        why: "legacy_event.passthrough_utid, the utid of the thread that wrote an event on \
+              a process or global track, is not written: its value is a row id of \
+              trace_processor's thread table (its swapper at 0, then threads as its importer \
+              meets them: CrBrowserMain 1 at each key's first slice), where our utids number \
+              threads by process and tid from 0; written in ours, arg_keys would agree and \
+              extract_arg_each_key's values would not",
         ids: &[],
     },
     Known {
