@@ -223,6 +223,13 @@ pub struct RawEvent<'a> {
     pub flow_in: bool,
     /// `flow_out: true`: this slice starts (or continues) the flow `bind_id`.
     pub flow_out: bool,
+    /// A counter whose `name` names its track whole (a Perfetto counter track, an atrace
+    /// `C` marker): one series, called `name`, where a JSON `C` event's series are called
+    /// by its name and each args key, as trace_processor calls them.
+    pub track_counter: bool,
+    /// A flow point carried by a thread slice's end (a Perfetto `TYPE_SLICE_END` event's
+    /// flow ids): it binds to the slice that end closes, as trace_processor binds it.
+    pub closes_slice: bool,
     /// `args`, undecoded.
     pub args: Args<'a>,
     /// Byte offset of the event in the decoded (decompressed) input.
@@ -256,6 +263,8 @@ impl RawEvent<'_> {
             cname: self.cname.map(own),
             flow_in: self.flow_in,
             flow_out: self.flow_out,
+            track_counter: self.track_counter,
+            closes_slice: self.closes_slice,
             args: self.args.into_owned(),
             offset: self.offset,
         }

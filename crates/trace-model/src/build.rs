@@ -97,6 +97,9 @@ struct ProcessBuild {
     labels: Vec<StrId>,
 }
 
+/// A counter series' identity: process, own thread, name, key, and whether a named track's.
+type CounterKey = (u32, Option<u32>, StrId, StrId, bool);
+
 /// Collects decoded events (it is an [`EventSink`]), then [`finish`](TraceBuilder::finish)es
 /// them into a [`Trace`].
 pub struct TraceBuilder {
@@ -117,7 +120,7 @@ pub struct TraceBuilder {
     spall_cur: Option<SpallCursor>,
     instants: Vec<Instant>,
     counters: Vec<CounterSeries>,
-    counter_ids: HashMap<(u32, Option<u32>, StrId, StrId), u32>,
+    counter_ids: HashMap<CounterKey, u32>,
     flows: Vec<Flow>,
     flow_ids: HashMap<(StrId, StrId), u32>,
     async_events: Vec<AsyncEvent>,
@@ -562,7 +565,7 @@ impl TraceBuilder {
             let next = self.counters.len() as u32;
             let i = *self
                 .counter_ids
-                .entry((process, own, name, key))
+                .entry((process, own, name, key, ev.track_counter))
                 .or_insert(next);
             if i == next {
                 self.counters.push(CounterSeries {
@@ -571,6 +574,7 @@ impl TraceBuilder {
                     name,
                     id,
                     key,
+                    from_track: ev.track_counter,
                     cname,
                     ts: Vec::new(),
                     values: Vec::new(),
@@ -648,6 +652,7 @@ impl TraceBuilder {
             span_dur: slice.unwrap_or(-1),
             span_name: name,
             offset: ev.offset,
+            on_end: ev.closes_slice,
         });
     }
 

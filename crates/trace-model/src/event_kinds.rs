@@ -58,6 +58,10 @@ pub struct CounterSeries {
     pub id: Option<StrId>,
     /// The argument key (`"value"`, `"bytes"`, ...).
     pub key: StrId,
+    /// A named counter track's series (a Perfetto counter track, an atrace `C` marker, in
+    /// a system trace or a JSON trace's `systemTraceEvents`): `name` is the whole series
+    /// name, where a JSON `C` event's series is its name and [`key`](Self::key).
+    pub from_track: bool,
     /// The colour the file asks for (`cname`, one of chrome://tracing's reserved colour
     /// names such as `"good"` or `"rail_load"`); the last one given wins.
     pub cname: Option<StrId>,
@@ -88,6 +92,9 @@ pub struct FlowPoint {
     pub span_name: StrId,
     /// Byte offset of the event in the decoded input (for warnings).
     pub offset: u64,
+    /// Carried by a thread slice's end (a Perfetto `TYPE_SLICE_END` event): trace_processor
+    /// binds it to the slice that end closes, not to the one open after it.
+    pub on_end: bool,
 }
 
 /// A flow: the points sharing one category and id, in time order.

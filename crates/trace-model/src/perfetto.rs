@@ -302,4 +302,45 @@ mod tests {
         assert_eq!(kept, v.span_slices());
         assert_eq!(v.model_span(v.span_slices()), None, "an instant or none");
     }
+
+    /// JSON async operations share tracks as trace_processor's track compressor shares
+    /// them: every operation of one id is on the track of its id's first name (Chrome's
+    /// `performance.mark` steps of one `id2.local`), an `n` after its operation ended too,
+    /// and an id goes back to the track it had, not to the first one free.
+    #[test]
+    fn json_async_operations_of_one_id_share_its_first_names_track() {
+        let t = crate::load_bytes(
+            br#"[
+            {"ph":"b","name":"step-0","cat":"u","ts":0,"pid":1,"tid":1,"id2":{"local":"0x1"}},
+            {"ph":"e","name":"step-0","cat":"u","ts":10,"pid":1,"tid":1,"id2":{"local":"0x1"}},
+            {"ph":"b","name":"step-1","cat":"u","ts":20,"pid":1,"tid":1,"id2":{"local":"0x1"}},
+            {"ph":"b","name":"step-0","cat":"u","ts":25,"pid":1,"tid":1,"id2":{"local":"0x2"}},
+            {"ph":"e","name":"step-1","cat":"u","ts":30,"pid":1,"tid":1,"id2":{"local":"0x1"}},
+            {"ph":"n","name":"mark","cat":"u","ts":40,"pid":1,"tid":1,"id2":{"local":"0x1"}},
+            {"ph":"e","name":"step-0","cat":"u","ts":45,"pid":1,"tid":1,"id2":{"local":"0x2"}},
+            {"ph":"b","name":"again","cat":"u","ts":50,"pid":1,"tid":1,"id2":{"local":"0x2"}},
+            {"ph":"e","name":"again","cat":"u","ts":60,"pid":1,"tid":1,"id2":{"local":"0x2"}}
+        ]"#,
+        )
+        .unwrap();
+        let v = t.perfetto();
+        let track = |name: &str, ts: i64| {
+            let row = v.rows().iter().find(|r| match r.src {
+                super::Src::Async(a) => {
+                    let s = &t.async_slices()[a as usize];
+                    t.str(s.name) == name && s.start == ts * 1000
+                }
+                _ => false,
+            });
+            row.expect(name).track
+        };
+        let first = track("step-0", 0);
+        assert_eq!(track("step-1", 20), first);
+        assert_eq!(track("mark", 40), first);
+        // 0x2 began while 0x1 was open: a second track, which it keeps.
+        let second = track("step-0", 25);
+        assert_ne!(second, first);
+        assert_eq!(track("again", 50), second);
+        assert_eq!(v.tracks().len(), 2, "{:?}", v.tracks());
+    }
 }

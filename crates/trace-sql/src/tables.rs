@@ -326,12 +326,11 @@ impl Source for CounterTracks {
 
 /// A counter track's name as trace_processor gives it: a JSON `C` event's series are
 /// `NAME KEY` (`memory heap`, `fps value`), `NAME id: ID KEY` for an event with an `id`; a
-/// Perfetto protobuf counter track, and a text system trace's atrace counter, keeps its
-/// name.
+/// named counter track (a Perfetto protobuf one, an atrace counter in any trace, a JSON
+/// trace's `systemTraceEvents` too) keeps its name.
 fn counter_name<'a>(t: &'a Trace, c: &trace_model::CounterSeries) -> Cell<'a> {
     let (name, key) = (t.str(c.name), t.str(c.key));
-    // System traces' atrace counters keep their names too.
-    if matches!(t.decode_summary().format.name(), "perfetto" | "systrace") {
+    if c.from_track {
         return Cell::Text(name);
     }
     // The model's name is Chrome's, `NAME ID`.

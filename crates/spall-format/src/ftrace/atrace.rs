@@ -127,6 +127,7 @@ pub fn marker(
             );
             args.push('}');
             ev.ph = Phase::COUNTER;
+            ev.track_counter = true;
             ev.name = Cow::Borrowed(name);
             ev.args = Args::Json(Cow::Borrowed(args.as_str()));
             f(&ev);
@@ -209,6 +210,7 @@ mod tests {
         let c = read("C|7|queue depth|12", 8, &mut t).unwrap();
         assert_eq!((c[0].ph, &*c[0].name), (Phase::COUNTER, "queue depth"));
         assert_eq!(c[0].args.raw(), Some("{\"value\":12.0}"));
+        assert!(c[0].track_counter, "a named track's series, not NAME KEY");
         let s = read("S|7|load|42", 8, &mut t).unwrap();
         let local = |e: &RawEvent<'_>| match &e.id2 {
             Some(Id2::Local(c)) => c.to_string(),

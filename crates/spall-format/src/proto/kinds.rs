@@ -70,6 +70,7 @@ pub(super) fn flow_events_of<S: EventSink>(
             flow_in: on_slice,
             flow_out: on_slice && !terminating,
             bp: Some(b'e'),
+            closes_slice: ev.ph == Phase::END,
             offset: ev.offset,
             ..RawEvent::default()
         };
@@ -135,6 +136,7 @@ pub(super) fn counter<S: EventSink>(
         tid: ev.tid.clone(),
         args: Args::Json(Cow::Borrowed(args.as_str())),
         offset: ev.offset,
+        track_counter: true,
         ..RawEvent::default()
     };
     emit(events, sink, &c);

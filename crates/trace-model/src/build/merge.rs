@@ -260,7 +260,13 @@ impl TraceBuilder {
             i
         }));
         for cs in c.counters {
-            let key = (p(cs.process), cs.thread.map(t), r.s(cs.name), r.s(cs.key));
+            let key = (
+                p(cs.process),
+                cs.thread.map(t),
+                r.s(cs.name),
+                r.s(cs.key),
+                cs.from_track,
+            );
             let cname = cs.cname.map(|c| r.s(c));
             let next = self.counters.len() as u32;
             let i = *self.counter_ids.entry(key).or_insert(next);
@@ -271,6 +277,7 @@ impl TraceBuilder {
                     name: key.2,
                     id: cs.id.map(|i| r.s(i)),
                     key: key.3,
+                    from_track: key.4,
                     cname,
                     ts: cs.ts,
                     values: cs.values,

@@ -46,6 +46,7 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
             }
         }
     }
+    let events = instant_events(t, proto);
     let mut links = Vec::new();
     let mut first = None;
     for (fi, f) in t.flows().iter().enumerate() {
@@ -54,7 +55,13 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
             .iter()
             .map(|p| match async_at.get(&(p.thread, p.ts, p.span_name)) {
                 Some(&a) => Some(a),
-                None => bind_point(t, ids, placed, p, proto),
+                None => {
+                    let key = (p.thread, p.ts, p.span_name);
+                    let nth = events
+                        .get(&key)
+                        .and_then(|v| v.binary_search(&p.offset).ok());
+                    bind_point(t, ids, placed, p, proto, nth.unwrap_or(0))
+                }
             })
             .collect();
         // Flow v2, and protobuf flows (whose terminating ids end them): each arrow from
@@ -71,6 +78,28 @@ pub(super) fn bind(t: &Trace, view: &View) -> Vec<FlowRow> {
         flow,
     };
     links.into_iter().map(row).collect()
+}
+
+/// A protobuf trace's instants that carry flows, by thread, time and name: their events'
+/// offsets in file order. Instants of one name at one time stack in file order (Chrome's
+/// `SequenceManager PostTask`s, each posting a task with its own flow), and the `k`-th
+/// event's points bind to the `k`-th of them, as trace_processor binds each to its own.
+fn instant_events(t: &Trace, proto: bool) -> HashMap<(u32, i64, StrId), Vec<u64>> {
+    let mut out: HashMap<(u32, i64, StrId), Vec<u64>> = HashMap::new();
+    if !proto {
+        return out;
+    }
+    for p in t.flows().iter().flat_map(|f| &f.points) {
+        if p.bind_enclosing && !p.on_slice {
+            let key = (p.thread, p.ts, p.span_name);
+            out.entry(key).or_default().push(p.offset);
+        }
+    }
+    for v in out.values_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    out
 }
 
 /// Each arrow from the slice of the point before; an `f` ends the flow.
@@ -197,13 +226,15 @@ fn first_slice(t: &Trace, ids: &SliceIds, placed: &Placed) -> Option<u64> {
 }
 
 /// The slice id a flow point binds to: the model's span, or a thread instant where
-/// trace_processor would take it instead.
+/// trace_processor would take it instead (a protobuf instant's point: the `nth` instant of
+/// its name at its time, see [`instant_events`]).
 fn bind_point(
     t: &Trace,
     ids: &SliceIds,
     placed: &Placed,
     p: &crate::event_kinds::FlowPoint,
     proto: bool,
+    nth: usize,
 ) -> Option<u64> {
     let model = t.flow_point_span(p);
     // A span `slice` leaves out gives the point to the nearest ancestor it holds, the
@@ -217,6 +248,11 @@ fn bind_point(
     if p.on_slice {
         return id;
     }
+    if proto && p.on_end {
+        if let Some(id) = closed_at(t, ids, ids.nest.main_of(p.thread), p.ts) {
+            return Some(id);
+        }
+    }
     let instant_ts = |id: u64| match placed.row(id).map(|r| r.src) {
         Some(Src::ThreadInstant(i)) => t.instants()[i as usize].ts,
         _ => i64::MAX,
@@ -224,10 +260,11 @@ fn bind_point(
     if proto && p.bind_enclosing {
         // A protobuf instant's flow: the instant itself, as trace_processor binds it, though
         // other instants begin with it.
-        let mut at = placed.instants_in(t, p.thread, p.ts, p.ts.saturating_add(1));
-        if let Some(i) =
-            at.find(|&id| instant(t, placed, id).is_some_and(|i| i.name == p.span_name))
-        {
+        let at = placed.instants_in(t, p.thread, p.ts, p.ts.saturating_add(1));
+        let named = |&id: &u64| instant(t, placed, id).is_some_and(|i| i.name == p.span_name);
+        let mut named = at.filter(named);
+        let first = named.next();
+        if let Some(i) = if nth == 0 { first } else { named.nth(nth - 1) }.or(first) {
             return Some(i);
         }
     }
@@ -239,6 +276,31 @@ fn bind_point(
         };
     }
     topmost(t, ids, placed, ids.nest.main_of(p.thread), p.ts)
+}
+
+/// The slice a thread's end at `ts` closed: the deepest `B`/`E` span of `thread` ending at
+/// `ts` (the first end of that time; trace_processor binds an end's flows to the slice it
+/// closes, Chrome's `Graphics.Pipeline` steps terminating their flows there).
+fn closed_at(t: &Trace, ids: &SliceIds, thread: u32, ts: i64) -> Option<u64> {
+    let th = ids.thread(t, thread);
+    let mut out = None;
+    for (d, lane) in th.lanes.iter().enumerate() {
+        let last = lane.start.partition_point(|&s| s <= ts);
+        // The span ending at `ts`, before any zero-length one starting there.
+        let i = (last.saturating_sub(2)..last).rev().find(|&i| {
+            let f = lane.flags[i];
+            lane.end(i) == ts && f & flags::FROM_BEGIN_END != 0 && f & flags::UNFINISHED == 0
+        });
+        if let Some(i) = i {
+            let r = SpanRef {
+                thread,
+                depth: d as u32,
+                index: i as u32,
+            };
+            out = Some(ids.id(r));
+        }
+    }
+    out
 }
 
 /// The thread instant slice `id` is, if it is one.

@@ -3,11 +3,12 @@
 //! and global instants (depth 0 on a process or global track; a protobuf trace's marks on
 //! a track of their own beside their thread's), and nestable async slices
 //! (`b`/`n`/`e`; an `n` is a zero-length child, an unfinished one has `dur = -1`) on a
-//! global track, or a process track for `id2.local` ids; a protobuf trace's on its
-//! descriptor's track, merged as trace_processor merges them: descriptors below one thread,
-//! one process or none that share a name share tracks (a thread's, a process's or a global
-//! one) while their slices do not overlap. Legacy async (`S`/`T`/`F`) is left out, as
-//! trace_processor drops it.
+//! global track, or a process track for `id2.local` ids, merged as trace_processor's track
+//! compressor merges them: ids that share the name of their first event share tracks, an id
+//! keeping the track it had; a protobuf trace's on its descriptor's track, merged alike:
+//! descriptors below one thread, one process or none that share a name share tracks (a
+//! thread's, a process's or a global one) while their slices do not overlap. Legacy async
+//! (`S`/`T`/`F`) is left out, as trace_processor drops it.
 //!
 //! Their ids follow the spans': thread instants thread by thread in time order, then process
 //! and global instants, then async slices operation by operation, each operation's slices in
@@ -115,7 +116,7 @@ impl Placed {
         let count = |c| tracks.iter().filter(|k| class(k.scope) == c).count();
         let (process_tracks, thread_tracks) = (count(0), count(1));
         instant_rows(t, first, &instants, &place, &mut rows);
-        let track_of = |a, slot| place[async_track[&asyncs.key(t, a, slot)]];
+        let track_of = |a| place[async_track[&asyncs.key(a)]];
         async_rows(t, first, &asyncs, track_of, &mut rows);
         let merged_args = (0..t.async_slices().len() as u32)
             .filter(|&a| {
@@ -295,16 +296,15 @@ fn instant_keys(t: &Trace, proto: bool) -> (Vec<Key>, Vec<(u32, usize)>) {
 /// The nestable async slices in placing order, with what decides their tracks.
 struct Asyncs {
     proto: bool,
-    /// Depth-first, operation by operation ([`async_order`]), and each one's slot.
+    /// Depth-first, operation by operation ([`async_order`]).
     order: Vec<u32>,
-    slots: Vec<u32>,
-    /// A protobuf trace's top-level slices: their merged track's scope, slot and name.
-    proto_slots: HashMap<u32, Key>,
+    /// The top-level slices: their merged track's scope, name and slot.
+    slots: HashMap<u32, Key>,
 }
 
 impl Asyncs {
     fn new(t: &Trace, proto: bool) -> Asyncs {
-        let (order, slots) = async_order(t);
+        let order = async_order(t);
         // A protobuf slice's track is its descriptor's: one per (process, uuid), named as
         // the model names it (the descriptor's name, else its slices').
         let mut proto_name: HashMap<u32, StrId> = HashMap::new();
@@ -316,36 +316,34 @@ impl Asyncs {
             }
         }
         // A descriptor below a thread's track (not process-local, in a process) is that
-        // thread's; one below a process's, the process's; the others are the trace's.
+        // thread's; one below a process's, the process's; the others are the trace's. A
+        // JSON operation's tracks are its process's for an `id2.local` id, else the trace's.
         let scope = |s: &AsyncSlice| match s.flags & async_flags::LOCAL {
-            0 if t.processes()[s.process as usize].pid != ExtId::Num(0) => Scope::Thread(s.thread),
+            0 if proto && t.processes()[s.process as usize].pid != ExtId::Num(0) => {
+                Scope::Thread(s.thread)
+            }
             0 => Scope::Global,
             _ => Scope::Process(s.process),
         };
-        let proto_slots = match proto {
-            true => merged_slots(t, &order, &proto_name, scope),
-            false => HashMap::new(),
+        let slots = match proto {
+            true => merged_slots(t, &order, |a| proto_name.get(&a).copied(), scope),
+            false => merged_slots(
+                t,
+                &order,
+                |a| Some(t.async_slices()[a as usize].name),
+                scope,
+            ),
         };
         Asyncs {
             proto,
             order,
             slots,
-            proto_slots,
         }
     }
 
-    /// The track key of top-level async slice `a` in slot `slot`.
-    fn key(&self, t: &Trace, a: u32, slot: u32) -> Key {
-        let s = &t.async_slices()[a as usize];
-        let process = match s.flags & async_flags::LOCAL {
-            0 => Scope::Global,
-            _ => Scope::Process(s.process),
-        };
-        if let Some(&key) = self.proto_slots.get(&a) {
-            key
-        } else {
-            (process, Some(s.name), slot)
-        }
+    /// The track key of top-level async slice `a`.
+    fn key(&self, a: u32) -> Key {
+        self.slots[&a]
     }
 
     /// Adds the async tracks to `keys` (with their `names`), in the order their first
@@ -357,12 +355,12 @@ impl Asyncs {
         names: &mut Vec<Option<StrId>>,
     ) -> HashMap<Key, usize> {
         let mut async_track = HashMap::new();
-        for (&a, &slot) in self.order.iter().zip(&self.slots) {
+        for &a in &self.order {
             let s = &t.async_slices()[a as usize];
             if s.parent != NO_PARENT {
                 continue;
             }
-            let key = self.key(t, a, slot);
+            let key = self.key(a);
             let n = keys.len();
             async_track.entry(key).or_insert_with(|| {
                 keys.push(key);
@@ -435,12 +433,12 @@ fn instant_rows(
 }
 
 /// Appends the async slices' rows in depth-first order (a slice's id by its place there,
-/// its track its root's: `track_of(root, slot)`), each with the end of its subtree.
+/// its track its root's: `track_of(root)`), each with the end of its subtree.
 fn async_rows(
     t: &Trace,
     first: u64,
     asyncs: &Asyncs,
-    track_of: impl Fn(u32, u32) -> u32,
+    track_of: impl Fn(u32) -> u32,
     rows: &mut Vec<Row>,
 ) {
     let base = rows.len();
@@ -451,10 +449,10 @@ fn async_rows(
     let mut track = 0;
     // The row before: its slice, and where it went.
     let mut prev: Option<(&AsyncSlice, u32, i64)> = None;
-    for (&a, &slot) in asyncs.order.iter().zip(&asyncs.slots) {
+    for &a in &asyncs.order {
         let s = &t.async_slices()[a as usize];
         let (mut depth, mut parent) = if s.parent == NO_PARENT {
-            track = track_of(a, slot);
+            track = track_of(a);
             (s.depth as u32, -1)
         } else {
             (s.depth as u32, id_of[s.parent as usize] as i64)
@@ -556,22 +554,24 @@ pub(crate) fn held(th: &Thread, d: usize, ts: i64) -> bool {
         .any(|(_, f)| f & crate::span::flags::ENDED_WITH_PARENT != 0)
 }
 
-/// The merged track (scope, name, slot) of each top-level async slice of a protobuf trace,
-/// packed as trace_processor merges descriptor tracks: siblings of one thread, process or
-/// the trace that share a name share tracks; a descriptor keeps the slot it took while any
-/// of its slices is open, and takes the first slot free at its next start. A descriptor's
-/// name is the model's name of its first slice's track (an unnamed descriptor's: that
-/// slice's name), all its slices on it.
+/// The merged track (scope, name, slot) of each top-level async slice, as trace_processor's
+/// track compressor packs them: slices of one scope (a thread, a process or the trace) whose
+/// ids share a name share tracks; an id keeps the slot it took last, and otherwise takes the
+/// first slot with nothing open at its start (taking it over), else a new one. An id's name
+/// is `name_of` its first slice: for a protobuf descriptor, the model's name of its track
+/// (an unnamed descriptor's: that slice's name); for a JSON id (`id2.local` per process,
+/// else trace-wide), the name of its first event, which every later operation of the id
+/// keeps (Chrome's `step-0`, `step-1`, ... of one id share `step-0`'s track).
 fn merged_slots(
     t: &Trace,
     order: &[u32],
-    names: &HashMap<u32, StrId>,
+    name_of: impl Fn(u32) -> Option<StrId>,
     scope: impl Fn(&AsyncSlice) -> Scope,
 ) -> HashMap<u32, Key> {
-    // Per (scope, name), each slot's descriptor (its uuid) and when it frees.
+    // Per (scope, name), each slot's id (a descriptor's uuid) and when it frees.
     type Slots = Vec<(StrId, i64)>;
     let mut busy: HashMap<(Scope, Option<StrId>), Slots> = HashMap::new();
-    let mut named: HashMap<StrId, Option<StrId>> = HashMap::new();
+    let mut named: HashMap<(Scope, StrId), Option<StrId>> = HashMap::new();
     let mut out = HashMap::new();
     for &a in order {
         let s = &t.async_slices()[a as usize];
@@ -583,8 +583,8 @@ fn merged_slots(
         } else {
             s.end
         };
-        let name = *named.entry(s.id).or_insert(names.get(&a).copied());
         let scope = scope(s);
+        let name = *named.entry((scope, s.id)).or_insert_with(|| name_of(a));
         let slots = busy.entry((scope, name)).or_default();
         let k = match slots.iter().position(|&(id, _)| id == s.id) {
             Some(k) => k,
@@ -602,10 +602,8 @@ fn merged_slots(
     out
 }
 
-/// The nestable async slices in depth-first order, operation by operation in start order,
-/// with each slice's slot: its operation's place among those overlapping it on the same
-/// track (same scope and top-level name), the first slot free at its start.
-fn async_order(t: &Trace) -> (Vec<u32>, Vec<u32>) {
+/// The nestable async slices in depth-first order, operation by operation in start order.
+fn async_order(t: &Trace) -> Vec<u32> {
     let slices = t.async_slices();
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); slices.len()];
     let mut roots = Vec::new();
@@ -619,33 +617,13 @@ fn async_order(t: &Trace) -> (Vec<u32>, Vec<u32>) {
         }
     }
     roots.sort_by_key(|&r| (slices[r as usize].start, r));
-    let mut busy: HashMap<(Option<u32>, StrId), Vec<i64>> = HashMap::new();
-    let (mut order, mut slots) = (Vec::new(), Vec::new());
+    let mut order = Vec::new();
     for r in roots {
-        let s = &slices[r as usize];
-        let process = (s.flags & async_flags::LOCAL != 0).then_some(s.process);
-        let ends = busy.entry((process, s.name)).or_default();
-        let end = if s.flags & async_flags::UNFINISHED != 0 {
-            i64::MAX
-        } else {
-            s.end
-        };
-        let slot = match ends.iter().position(|&e| e <= s.start) {
-            Some(k) => {
-                ends[k] = end;
-                k
-            }
-            None => {
-                ends.push(end);
-                ends.len() - 1
-            }
-        };
         let mut stack = vec![r];
         while let Some(x) = stack.pop() {
             order.push(x);
-            slots.push(slot as u32);
             stack.extend(children[x as usize].iter().rev());
         }
     }
-    (order, slots)
+    order
 }

@@ -60,6 +60,7 @@ record!(CounterSeries {
     name,
     id,
     key,
+    from_track,
     cname,
     ts,
     values
@@ -73,7 +74,8 @@ record!(FlowPoint {
     on_slice,
     span_dur,
     span_name,
-    offset
+    offset,
+    on_end
 });
 record!(AsyncEvent {
     phase,

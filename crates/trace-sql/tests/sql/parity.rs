@@ -125,41 +125,14 @@ const KNOWN: &[Known] = &[
 /// fixed (issue 57); each must still differ, so that a fix moves it out of here.
 const OPEN: &[Known] = &[
     Known {
-        trace: "systrace_chrome",
-        queries: &["process_counters"],
-        why: "an atrace counter in a JSON trace's `systemTraceEvents` is named as the JSON's \
-          counter series are (`queue value`); trace_processor keeps the atrace name (`queue`), \
-          as we do for text system traces: the model does not yet say where a series came from",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_json",
-        queries: &["tracks_with_slices"],
-        why: "JSON async tracks: trace_processor uses fewer tracks (215, we 244)",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_all",
-        queries: &["following_flow", "preceding_flow"],
-        why: "flows leave from and arrive at the slice on top of trace_processor's stack, \
-              which for an instant at a slice's start or end is as the file orders them \
-              (as `slice` now nests it), but the flow binding does not read that order yet",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_all",
-        queries: &["directly_connected_flow"],
-        why: "the chains of flows through slices differ though flow_ends and \
-              flow_end_kinds agree: cause not found",
-        ids: &[],
-    },
-    Known {
         trace: "c148_all",
         queries: &["arg_keys", "extract_arg_each_key"],
-        why: "legacy_event.passthrough_utid, trace_processor's row id of the thread that \
-              wrote an event on a process track, is not written; where it is, the value \
-              (1 at each key's first slice) is a utid of trace_processor's numbering, whose \
-              row 0 is its swapper, where ours starts with the trace's first thread",
+        why: "legacy_event.passthrough_utid, the utid of the thread that wrote an event on \
+              a process or global track, is not written: its value is a row id of \
+              trace_processor's thread table (its swapper at 0, then threads as its importer \
+              meets them: CrBrowserMain 1 at each key's first slice), where our utids number \
+              threads by process and tid from 0; written in ours, arg_keys would agree and \
+              extract_arg_each_key's values would not",
         ids: &[],
     },
     Known {
