@@ -2,12 +2,12 @@
 //! in time, so that it is paired as a buffered builder pairs the file's, with no second
 //! decode.
 //!
-//! Each stack went forward in time, and each of its lanes holds spans in order of both
-//! start and end, so a lane's Begins and its Ends are each a sorted stream: the stack's
-//! events in order are a k-way merge of two streams a lane (with the Ends that found no
-//! Begin, the zero-length spans left to place and the Begins left open), a step of a heap
-//! of some 50 streams an event, where sorting them took a sort's 20-odd comparisons and
-//! moved each event more than once.
+//! Each stack went forward in time, and each of its lanes holds spans that each start
+//! after the one before ends, so a lane's Begins and Ends, alternating, are a sorted
+//! stream: the stack's events in order are a k-way merge of a stream a lane (with the
+//! Ends that found no Begin, the zero-length spans left to place and the Begins left
+//! open), a step of a heap of some 30 streams an event, where sorting them took a sort's
+//! 20-odd comparisons and moved each event more than once.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -26,11 +26,12 @@ type Key = (i64, u8, i64);
 
 /// One sorted stream of a stack's events.
 enum Source<'a> {
-    /// A lane's Begins, or (`ends`) its Ends, with its depth: those of positive spans.
+    /// A lane's positive spans, each's Begin then its End (the next starts after it
+    /// ends), with the lane's depth and the End to come.
     Lane {
         spans: std::iter::Flatten<std::slice::Iter<'a, Vec<Closed>>>,
         depth: i64,
-        ends: bool,
+        end: Option<(Key, Pending)>,
     },
     /// Ends with no Begin in the stack: (time, byte offset).
     Orphans(std::slice::Iter<'a, (i64, u64)>),
@@ -63,28 +64,26 @@ impl Source<'_> {
     /// The stream's next event and its key.
     #[inline]
     fn next(&mut self, ids: &ChunkIds<'_>) -> Option<(Key, Pending)> {
-        let (begin, end) = (Phase::BEGIN, Phase::END);
+        let (begin, fin) = (Phase::BEGIN, Phase::END);
         let mk = |ts, phase, name, args, offset| event(ids, ts, phase, (name, args), offset);
         let none = (StrId::EMPTY, ArgsId::NONE);
         Some(match self {
-            Source::Lane { spans, depth, ends } => {
+            Source::Lane { spans, depth, end } => {
+                if let Some(e) = end.take() {
+                    return Some(e);
+                }
                 // Zero-length spans are placed as those left to place are.
                 let s = spans.find(|s| s.dur != 0)?;
-                let d = *depth;
-                match *ends {
-                    false => (
-                        (s.start, 2, d << 32),
-                        mk(s.start, begin, s.name, s.args, UNKNOWN),
-                    ),
-                    true => {
-                        let ts = s.start + s.dur;
-                        ((ts, 0, -d), mk(ts, end, none.0, none.1, UNKNOWN))
-                    }
-                }
+                let (d, ts) = (*depth, s.start + s.dur);
+                *end = Some(((ts, 0, -d), mk(ts, fin, none.0, none.1, UNKNOWN)));
+                (
+                    (s.start, 2, d << 32),
+                    mk(s.start, begin, s.name, s.args, UNKNOWN),
+                )
             }
             Source::Orphans(it) => {
                 let &(ts, offset) = it.next()?;
-                ((ts, 1, offset as i64), mk(ts, end, none.0, none.1, offset))
+                ((ts, 1, offset as i64), mk(ts, fin, none.0, none.1, offset))
             }
             Source::Keyed(it) => it.next()?,
             Source::Open(it) => {
@@ -120,13 +119,11 @@ impl ChunkStack {
             let mut sources: Vec<Source<'_>> = Vec::new();
             let lanes = c.done.iter().chain(std::iter::once(&c.lanes));
             for (depth, run) in lanes.flat_map(|l| l.iter().enumerate()) {
-                for ends in [false, true] {
-                    sources.push(Source::Lane {
-                        spans: run.blocks.iter().flatten(),
-                        depth: depth as i64,
-                        ends,
-                    });
-                }
+                sources.push(Source::Lane {
+                    spans: run.blocks.iter().flatten(),
+                    depth: depth as i64,
+                    end: None,
+                });
             }
             sources.push(Source::Orphans(c.orphans.iter()));
             let mut zeros = std::mem::take(&mut c.zeros);
