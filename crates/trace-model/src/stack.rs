@@ -13,7 +13,10 @@
 //!   (`start <= t < end`), after the spans of its lane that start before `t`, and in file
 //!   order among the zero-length spans at `t`. A span that ends at `t` is open on the stack
 //!   but is not its parent, and one that starts at `t` later in the file is, so zero-length
-//!   spans are set aside and placed once the positive spans are in their lanes.
+//!   spans wait until a later time arrives: the spans open then are those covering `t`, and
+//!   the lane at the stack's depth holds only spans that began before `t`, so they are
+//!   appended to it. Those still waiting at a chunk's end (or at an End with no Begin) are
+//!   placed once the positive spans are in their lanes.
 //!
 //! A chunk of a parallel decode builds a [`ChunkStack`] per thread: Ends that find no open
 //! Begin of the chunk close the Begins left open by earlier chunks, which the chunk cannot
@@ -25,13 +28,14 @@
 //! is paired again from its stacks' events ([`ChunkStack::replay`]) as a buffered builder
 //! pairs the file's: each byte is still decoded once.
 
-use spall_format::{Diagnostics, Phase};
+use spall_format::Diagnostics;
 
 use crate::args::ArgsId;
 use crate::diag::ModelWarning;
-use crate::nest::Pending;
 use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
+
+mod replay;
 
 /// A Begin not closed yet.
 #[derive(Clone, Copy, Debug)]
@@ -96,7 +100,7 @@ impl Run {
 }
 
 /// One thread's Begin and End events within one chunk.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ChunkStack {
     open: Vec<Open>,
     /// Positive spans closed since the last orphan End, by depth among the chunk's Begins.
@@ -105,8 +109,35 @@ pub(crate) struct ChunkStack {
     done: Vec<Vec<Run>>,
     /// Ends that found no open Begin in the chunk: (time, byte offset).
     orphans: Vec<(i64, u64)>,
-    /// Zero-length spans.
+    /// Zero-length spans left to [`ThreadStack::finish`] to place: those at the chunk's
+    /// last time, or at the time of an End with no Begin.
     zeros: Vec<Zero>,
+    /// Zero-length spans of the latest time, `pending_t`, until a later time arrives:
+    /// then their lane is the depth of the stack (see `settle_zeros`).
+    pending: Vec<Zero>,
+    /// The zero-length spans put in `lanes` and `done`, as they were pending: should the
+    /// thread go back in time, [`ChunkStack::replay`] places them as those in `zeros`.
+    settled: Vec<Zero>,
+    /// The time of the `pending` spans; `i64::MAX` when there are none.
+    pending_t: i64,
+    /// A time whose zero-length spans went to `zeros` (all of them do).
+    listed_t: Option<i64>,
+}
+
+impl Default for ChunkStack {
+    fn default() -> ChunkStack {
+        ChunkStack {
+            open: Vec::new(),
+            lanes: Vec::new(),
+            done: Vec::new(),
+            orphans: Vec::new(),
+            zeros: Vec::new(),
+            pending: Vec::new(),
+            settled: Vec::new(),
+            pending_t: i64::MAX,
+            listed_t: None,
+        }
+    }
 }
 
 /// A zero-length span: its Begin's byte offset, and where it stood among the Begins of
@@ -130,10 +161,14 @@ impl ChunkStack {
             && self.done.is_empty()
             && self.orphans.is_empty()
             && self.zeros.is_empty()
+            && self.pending.is_empty()
     }
 
     #[inline(always)]
     pub(crate) fn begin(&mut self, start: i64, name: StrId, args: ArgsId, offset: u64) {
+        if start > self.pending_t {
+            self.settle_zeros();
+        }
         self.open.push(Open {
             start,
             name,
@@ -145,6 +180,9 @@ impl ChunkStack {
     /// Inline always, with what is rare out of line: once per span.
     #[inline(always)]
     pub(crate) fn end(&mut self, ts: i64, offset: u64) {
+        if ts > self.pending_t {
+            self.settle_zeros();
+        }
         let Some(b) = self.open.pop() else {
             return self.orphan(ts, offset);
         };
@@ -171,18 +209,65 @@ impl ChunkStack {
             Some(p) if p.start == span.start => p.offset,
             _ => UNKNOWN,
         };
-        self.zeros.push(Zero {
+        let z = Zero {
             offset,
             span,
             depth: self.open.len() as u32,
             parent,
-        });
+        };
+        match self.listed_t == Some(span.start) {
+            true => self.zeros.push(z),
+            false => {
+                self.pending_t = span.start;
+                self.pending.push(z);
+            }
+        }
+    }
+
+    /// Time has moved past the `pending` zero-length spans: the spans covering their time
+    /// are those open now (a span that ended at it has closed, one that began at it after
+    /// them is open), so they go to the lane of the stack's depth, after its spans (all
+    /// began before), in the order they began. Placed here, not by a search of every lane
+    /// in `ThreadStack::finish` and an insert into the lane's middle: spall.h's output of a
+    /// clock that ticks by 10 ns holds hundreds of thousands.
+    #[cold]
+    #[inline(never)]
+    fn settle_zeros(&mut self) {
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_by_key(|z| z.offset);
+        let depth = self.open.len();
+        if self.lanes.len() <= depth {
+            self.lanes.resize_with(depth + 1, Run::default);
+        }
+        for z in pending.drain(..) {
+            self.lanes[depth].push(z.span);
+            self.settled.push(z);
+        }
+        self.pending = pending;
+        self.pending_t = i64::MAX;
+    }
+
+    /// The `pending` zero-length spans to `zeros`, where `ThreadStack::finish` places them
+    /// (at the chunk's end, where later chunks may still end spans at their time; at an
+    /// End with no Begin, which changes the depths the stack's are relative to).
+    fn list_zeros(&mut self) {
+        if let Some(z) = self.pending.first() {
+            self.listed_t = Some(z.span.start);
+            self.zeros.append(&mut self.pending);
+            self.pending_t = i64::MAX;
+        }
+    }
+
+    /// The chunk's events are all in: no zero-length span left pending.
+    fn close(&mut self) {
+        self.list_zeros();
     }
 
     /// An End with no open Begin in the chunk.
     #[cold]
     #[inline(never)]
     fn orphan(&mut self, ts: i64, offset: u64) {
+        self.list_zeros();
         self.orphans.push((ts, offset));
         self.done.push(std::mem::take(&mut self.lanes));
     }
@@ -195,114 +280,6 @@ impl ChunkStack {
         self.lanes.resize_with(depth + 1, Run::default);
         self.lanes[depth].push(s);
     }
-}
-
-impl ChunkStack {
-    /// The Begin and End events of stacks that each went forward in time, given in file
-    /// order as (chunk index, stack), with the merged builder's ids: each stack's events in
-    /// an order a buffered builder pairs as it paired the file's (`ids` as in
-    /// [`ThreadStack::join`]).
-    ///
-    /// At one time, the stack's own order is: the Ends of positive spans (deepest first),
-    /// Ends with no Begin (in file order), the Begins of positive spans (outermost first).
-    /// A zero-length span's Begin and End pair with each other wherever they stand among
-    /// those, but its place among the Begins decides which opened first (the order of
-    /// spans that end up of one time and length): it follows the Begin it lay in, if that
-    /// was of its time. The byte offset of a positive span's events is not kept: each
-    /// takes the offset of the event before it (for warnings).
-    pub(crate) fn replay<'a>(
-        stacks: Vec<(usize, ChunkStack)>,
-        ids: impl Fn(usize) -> ChunkIds<'a>,
-    ) -> Vec<Pending> {
-        let mut out = Vec::new();
-        for (ci, c) in stacks {
-            let ids = ids(ci);
-            // (time, class, order within the class at that time), then the event's index in
-            // `events`: the keys sorted, each event moved once (sorting the events with
-            // their keys moved 72 bytes an element, most of a replay's time).
-            let mut events: Vec<Pending> = Vec::new();
-            let mut keys: Vec<((i64, u8, i64), u32)> = Vec::new();
-            let mut keyed = |k, e| {
-                let i = u32::try_from(events.len()).expect("fewer than 2^32 events a stack");
-                keys.push((k, i));
-                events.push(e);
-            };
-            let event = |ts, phase, name: StrId, args: ArgsId, offset| Pending {
-                ts,
-                dur: 0,
-                phase,
-                name: ids.name(name),
-                cat: StrId::EMPTY,
-                args: ids.args(args),
-                offset,
-            };
-            let (begin, end) = (Phase::BEGIN, Phase::END);
-            let none = (StrId::EMPTY, ArgsId::NONE);
-            let lanes = c.done.iter().chain(std::iter::once(&c.lanes));
-            for (depth, run) in lanes.flat_map(|l| l.iter().enumerate()) {
-                let d = depth as i64;
-                for s in run.blocks.iter().flatten() {
-                    let b = event(s.start, begin, s.name, s.args, UNKNOWN);
-                    keyed((s.start, 2, d << 32), b);
-                    let e = event(s.start + s.dur, end, none.0, none.1, UNKNOWN);
-                    keyed((s.start + s.dur, 0, -d), e);
-                }
-            }
-            for &(ts, offset) in &c.orphans {
-                keyed(
-                    (ts, 1, offset as i64),
-                    event(ts, end, none.0, none.1, offset),
-                );
-            }
-            for (z, slot) in c.zeros.iter().zip(zero_slots(&c.zeros)) {
-                let (s, offset) = (z.span, z.offset);
-                let b = event(s.start, begin, s.name, s.args, offset);
-                keyed((s.start, 2, slot), b);
-                let e = event(s.start, end, none.0, none.1, offset);
-                keyed((s.start, 2, slot + 1), e);
-            }
-            for (depth, b) in c.open.iter().enumerate() {
-                let e = event(b.start, begin, b.name, b.args, b.offset);
-                keyed((b.start, 2, (depth as i64) << 32), e);
-            }
-            keys.sort_unstable();
-            let mut last = out.last().map_or(0, |e: &Pending| e.offset);
-            out.extend(keys.iter().map(|&(_, i)| {
-                let mut e = events[i as usize];
-                if e.offset == UNKNOWN {
-                    e.offset = last;
-                }
-                last = e.offset;
-                e
-            }));
-        }
-        out
-    }
-}
-
-/// Each zero-length span's place among the Begins of its time, in
-/// [`ChunkStack::replay`]'s keys: after the positive Begin it lay in (depth `d`:
-/// `d << 32`) or before every positive Begin, then in file order (the low bits).
-fn zero_slots(zeros: &[Zero]) -> Vec<i64> {
-    // The slot of each zero-length span that holds others, by its offset.
-    let mut holders: hashbrown::HashMap<u64, i64> = hashbrown::HashMap::new();
-    let mut order: Vec<usize> = (0..zeros.len()).collect();
-    order.sort_unstable_by_key(|&i| zeros[i].offset);
-    let mut slots = vec![0; zeros.len()];
-    for (rank, i) in order.into_iter().enumerate() {
-        let z = &zeros[i];
-        let base = match z.parent {
-            UNKNOWN => -1 << 32,
-            p => match holders.get(&p) {
-                Some(&slot) => slot & !0xFFFF_FFFF,
-                None => i64::from(z.depth - 1) << 32,
-            },
-        };
-        let slot = base | (2 * rank as i64 + 1);
-        holders.insert(z.offset, slot);
-        slots[i] = slot;
-    }
-    slots
 }
 
 /// The byte offset of an event [`ChunkStack::replay`] does not know yet.
@@ -367,6 +344,12 @@ impl ThreadStack {
         ids: impl Fn(usize) -> ChunkIds<'a>,
         d: &mut Diagnostics<ModelWarning>,
     ) -> ThreadStack {
+        let pieces: Vec<(usize, ChunkStack)> = (pieces.into_iter())
+            .map(|(ci, mut c)| {
+                c.close();
+                (ci, c)
+            })
+            .collect();
         // Each lane's size first (a bound: a few orphan-closed spans may be zero-length),
         // so each lane is allocated once.
         let mut sizes: Vec<usize> = Vec::new();
@@ -492,8 +475,9 @@ impl ThreadStack {
         self.lanes
     }
 
-    /// Puts each zero-length span under the positive spans covering its time, in its lane
-    /// after the spans that start before it, in file order among those at the same time.
+    /// Puts each zero-length span left to place (most were placed as they streamed in) under
+    /// the positive spans covering its time, in its lane after the spans that start before
+    /// it, in file order among those at the same time.
     ///
     /// Zeros come in time order (a thread that went back is paired by `replay` instead),
     /// so each lane's place only moves forward: a cursor per lane, found by galloping, and
@@ -534,7 +518,13 @@ impl ThreadStack {
                 }
             }
             let at = if lo < self.lanes.len() {
-                probe(lo).0
+                // Before the lane's zero-length spans of its time: a later chunk put them
+                // there (`ChunkStack::settle_zeros`), and it came first in the file.
+                let (mut at, starts) = (probe(lo).0, &self.lanes[lo].start);
+                while at > 0 && starts[at - 1] == t {
+                    at -= 1;
+                }
+                at
             } else {
                 0
             };
