@@ -13,7 +13,7 @@ MB megabytes, and writes, from the same samples in the same order:
 - OUTDIR/profile.folded: collapsed stacks, one line a sample (`comm;outer;...;inner 1`);
 - OUTDIR/profile.speedscope.json: speedscope's file format, one sampled profile in
   nanoseconds, each sample weighing the time to the next one;
-- OUTDIR/profile.gecko.json: a Firefox DevTools recording (`{profile, duration}`) of a raw
+- OUTDIR/profile.gecko.json: a Firefox DevTools recording (`{systemHost, profile, duration}`) of a raw
   Gecko profile with one thread, the tables speedscope's Firefox import reads
   (`stackTable` [prefix, frame], `frameTable` [location], `samples` [stack, time] in ms),
   each frame's location `function (dso)`.
@@ -155,7 +155,8 @@ def main():
         "markers": {"schema": {"name": 0, "time": 1, "data": 2}, "data": []},
     }
     dur = (times[gecko_n - 1] - t0) * 1e3 if gecko_n else 0
-    gecko = {"profile": {"meta": {"interval": 0.2, "startTime": 0, "version": 24,
+    # speedscope takes a Firefox recording by its systemHost.
+    gecko = {"systemHost": {"name": "Firefox"}, "profile": {"meta": {"interval": 0.2, "startTime": 0, "version": 24,
                                   "processType": 0, "product": "gen-profiles.py"},
                          "threads": [thread], "processes": [], "libs": []},
              "duration": dur}
