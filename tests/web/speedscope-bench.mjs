@@ -72,21 +72,21 @@ try {
       await page.setInputFiles("input[type=file]", file);
       await page.waitForFunction(() => document.title.endsWith(" - speedscope"), null,
         { timeout: 600_000, polling: 50 }).catch((e) => { failed ||= String(e); });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      // A page that ran out of memory crashed: a failed run.
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+        .catch((e) => { failed ||= String(e); });
       const t = Date.now() - t0;
       if (failed) console.log(`${file}: speedscope failed after ${t} ms: ${failed}`);
       else times.push(t);
-      if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT });
-      await page.close();
+      if (process.env.SHOT && !failed) await page.screenshot({ path: process.env.SHOT });
+      await page.close().catch(() => {});
     }
-    if (times.length) {
-      const m = median(times);
-      console.log(`${file}: speedscope ${version} ${(size / 1e6 / (m / 1e3)).toFixed(1)} MB/s, ${m} ms (${times.join(", ")})`);
-      if (ours.length) {
-        const o = median(ours);
-        console.log(`${file}: spall's page ${o} ms (${ours.join(", ")}): ${(m / o).toFixed(1)}x, ` +
-          `load average ${loadavg()[0].toFixed(1)}`);
-      }
+    const m = times.length ? median(times) : null;
+    if (m !== null) console.log(`${file}: speedscope ${version} ${(size / 1e6 / (m / 1e3)).toFixed(1)} MB/s, ${m} ms (${times.join(", ")})`);
+    if (ours.length) {
+      const o = median(ours);
+      console.log(`${file}: spall's page ${o} ms (${ours.join(", ")})` +
+        `${m !== null ? `: ${(m / o).toFixed(1)}x` : ""}, load average ${loadavg()[0].toFixed(1)}`);
     }
   }
 } finally {
