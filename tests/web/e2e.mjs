@@ -622,7 +622,7 @@ async function isolated() {
 // and read in 4,099-byte slices: decoded as read ("loading" reports, not a gathered file's
 // "reading"), every sample there (perf_sample against the headers counted here), drawn on
 // the timeline; a gzipped one streamed through gzip; node's .cpuprofile (streamed too) with
-// the samples its JSON lists.
+// the samples its JSON lists; pprof, Gecko and speedscope's format with theirs.
 async function profiles() {
   const p = await newPage();
   await p.goto(`${base}/?chunk=4099`);
@@ -677,6 +677,42 @@ async function profiles() {
   await p.setInputFiles("#spall-file", join(roots.fixtures, "real/profiles/work.cpuprofile"));
   const got = await count("SELECT COUNT(*) FROM cpu_profile_stack_sample", cpu.samples.length);
   check(got === String(cpu.samples.length), `node's .cpuprofile through the worker: ${got} samples (its JSON: ${cpu.samples.length})`);
+  // The profiles gathered by the worker's stream (gzip undone as the slices arrive), each
+  // against an independent reading: Go's pprof (its `go tool pprof -raw` listing beside
+  // it: one line a sample), a real Firefox profile (its samples' rows, nested processes
+  // included), and speedscope's format written here from spin.perf's samples.
+  const raw = await readFile(join(roots.fixtures, "real/profiles/go_cpu.raw.txt"), "utf8");
+  // Every sample type is a kind of its own: a sample is one of each type it has a value for.
+  const lines = raw.split("\n");
+  const types = lines[lines.findIndex((l) => l.startsWith("Samples:")) + 1].trim().split(/\s+/).length;
+  const pprofSamples = lines.filter((l) => /^\s+\d+\s+\d+: /.test(l))
+    .reduce((n, l) => n + l.trim().split(/\s+/).slice(0, types).filter((v) => Number(v) !== 0).length, 0);
+  await p.setInputFiles("#spall-file", join(roots.fixtures, "real/profiles/go_cpu.pb.gz"));
+  const pp = await count("SELECT COUNT(*) FROM cpu_profile_stack_sample", pprofSamples);
+  check(pp === String(pprofSamples), `Go's pprof through the worker: ${pp} samples of its ${types} types (its -raw listing: ${pprofSamples})`);
+  const gecko = JSON.parse(gunzipSync(await readFile(join(roots.fixtures, "real/profiles/firefox_page.json.gz"))));
+  const rows = (g) => g.threads.reduce((n, t) => n + t.samples.data.filter((r) => r[t.samples.schema.stack] !== null).length, 0) +
+    (g.processes || []).reduce((n, q) => n + rows(q), 0);
+  const geckoSamples = rows(gecko);
+  await p.setInputFiles("#spall-file", join(roots.fixtures, "real/profiles/firefox_page.json.gz"));
+  const gs = await count("SELECT COUNT(*) FROM cpu_profile_stack_sample", geckoSamples);
+  check(gs === String(geckoSamples), `a Firefox profile through the worker: ${gs} samples (its rows with a stack: ${geckoSamples})`);
+  const frames = [], ids = new Map(), samples = [];
+  for (const rec of spin.split("\n\n")) {
+    const lines = rec.split("\n").filter((l) => l.startsWith("\t"));
+    if (!lines.length) continue;
+    samples.push(lines.reverse().map((l) => {
+      const name = l.trim().split(" ")[1];
+      if (!ids.has(name)) (ids.set(name, frames.length), frames.push({ name }));
+      return ids.get(name);
+    }));
+  }
+  const ss = { $schema: "https://www.speedscope.app/file-format-schema.json", shared: { frames },
+    profiles: [{ type: "sampled", name: "spin", unit: "none", startValue: 0, endValue: samples.length,
+      samples, weights: samples.map(() => 1) }] };
+  await p.setInputFiles("#spall-file", { name: "spin.speedscope.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(ss)) });
+  const sc = await count("SELECT COUNT(*) FROM cpu_profile_stack_sample", samples.length);
+  check(sc === String(samples.length), `speedscope's format through the worker: ${sc} samples (written: ${samples.length})`);
   check(p.errors.length === 0, `profiles: no console errors (${p.errors.join(" | ")})`);
   await p.context().close();
 }

@@ -81,7 +81,7 @@ pub use spall::SpallHeader;
 pub use spall_util::{LimitSource, MemoryLimit};
 pub use steps::{Decoded, Steps};
 pub use stream::SpallStream;
-pub use trace_stream::{Gunzipping, TraceStream};
+pub use trace_stream::{Gathered, Gunzipping, TraceStream};
 pub use writer::SpallWriter;
 
 /// The container format of a decoded trace.

@@ -5,6 +5,11 @@
 //! (decompressed as the bytes arrive, the output pushed on at once, so neither the file
 //! nor its decompressed text is ever held whole).
 //!
+//! The sampling profiles whose parts refer to each other in any order (speedscope's file
+//! format, Gecko profiles, pprof, a `.cpuprofile` in the older `head` form) are gathered
+//! ([`Gathered`]): their bytes, decompressed as they arrive when gzipped, so the file is
+//! held once (never its compressed bytes beside its text), and decoded whole at the end.
+//!
 //! A gzip stream that a whole-file decode would warn about (it ends early, is corrupt, or
 //! has bytes after its last member) or refuse (it outgrows the decompression limit) is not
 //! decoded here: [`finish`](TraceStream::finish) says to decode the file again, whole, to
@@ -52,6 +57,24 @@ pub enum TraceStream<S: EventSink> {
     Profile(ProfileStream<S>),
     /// Any of them, gzipped.
     Gzip(Box<Gunzipping<S>>),
+    /// A sampling profile read whole: its bytes gathered, then decoded at the end.
+    Gathered(Gathered<S>),
+}
+
+/// A sampling profile that cannot be decoded before its end (its samples refer to tables
+/// that may come after them): its (decompressed) bytes gathered as they arrive, then
+/// decoded whole by [`finish`](TraceStream::finish), into one sink.
+pub struct Gathered<S> {
+    bytes: Vec<u8>,
+    new_sink: Box<dyn Fn() -> S>,
+}
+
+impl<S> std::fmt::Debug for Gathered<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gathered")
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
 }
 
 /// A gzipped file's stream: what decompresses goes on to the stream within.
@@ -146,11 +169,27 @@ impl<S: EventSink> TraceStream<S> {
             Some(TraceStream::Proto(Box::new(ProtoStream::with_target(
                 target, new_sink,
             ))))
-        } else {
-            let f = ProfileStream::<S>::accepts(head)?;
+        } else if let Some(f) = ProfileStream::<S>::accepts(head) {
             Some(TraceStream::Profile(ProfileStream::with_target(
                 f, target, new_sink,
             )))
+        } else if let Detected::Profile(_) = detect(head) {
+            Some(TraceStream::Gathered(Gathered {
+                bytes: Vec::new(),
+                new_sink: Box::new(new_sink),
+            }))
+        } else {
+            None
+        }
+    }
+
+    /// Whether the stream holds the file's (decompressed) bytes until its end, as a
+    /// [`Gathered`] profile does.
+    pub fn holds_file(&self) -> bool {
+        match self {
+            TraceStream::Gathered(_) => true,
+            TraceStream::Gzip(g) => g.dec.get_ref().inner.holds_file(),
+            _ => false,
         }
     }
 
@@ -163,6 +202,7 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Proto(s) => s.progress(),
             TraceStream::Profile(s) => s.progress(),
             TraceStream::Gzip(g) => (g.read, g.read),
+            TraceStream::Gathered(g) => (g.bytes.len() as u64, 0),
         }
     }
 
@@ -185,6 +225,10 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Json(s) => s.push(chunk),
             TraceStream::Proto(s) => s.push(chunk),
             TraceStream::Profile(s) => s.push(chunk),
+            TraceStream::Gathered(g) => {
+                g.bytes.extend_from_slice(chunk);
+                Ok(())
+            }
             TraceStream::Gzip(g) => {
                 g.read += chunk.len() as u64;
                 if g.unsound {
@@ -211,6 +255,16 @@ impl<S: EventSink> TraceStream<S> {
             TraceStream::Json(s) => s.finish(),
             TraceStream::Proto(s) => s.finish(),
             TraceStream::Profile(s) => s.finish(),
+            TraceStream::Gathered(g) => {
+                let mut sink = (g.new_sink)();
+                let (n, limit) = (
+                    g.bytes.len() as u64,
+                    DecodeOptions::default().max_decompressed,
+                );
+                let d = crate::diag::Diagnostics::default();
+                let summary = crate::decode_plain(&g.bytes, false, n, d, limit, &mut sink)?;
+                Ok(Some((summary, vec![sink])))
+            }
             TraceStream::Gzip(g) => {
                 let read = g.read;
                 // A stream that ends early fails here (the inner stream's own error is the

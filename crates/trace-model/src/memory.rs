@@ -124,8 +124,12 @@ pub(crate) fn estimate_bytes(bytes: &[u8], held: bool) -> MemoryEstimate {
 pub fn estimate_sample(sample: &[u8], total: u64, held: bool) -> MemoryEstimate {
     let sample = &sample[..sample.len().min(SAMPLE_BYTES)];
     let mut count = Count::default();
-    // A cut-off sample decodes like a live trace: what is complete, the rest warned about.
-    let _ = spall_format::decode(sample, &mut count);
+    // A cut-off sample decodes like a live trace: what is complete, the rest warned about;
+    // but a JSON profile cut off gives nothing, so it is not read (up to three times) for
+    // nothing.
+    if sample.len() as u64 >= total || spall_format::sampled::cut_decodes(sample) {
+        let _ = spall_format::decode(sample, &mut count);
+    }
     let scale = |n: u64| {
         if sample.is_empty() {
             0

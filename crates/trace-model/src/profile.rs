@@ -392,9 +392,10 @@ mod tests {
         }
     }
 
-    /// A `.cpuprofile`'s stacks taken from the nodes seen before are the frames one by
-    /// one: the same trace, frame table and all, on node's real profile and on a tree with
-    /// twin nodes (one frame, two nodes), a parent loop and a chain cut at V8's depth.
+    /// A `.cpuprofile`'s (and a Gecko profile's) stacks taken from the nodes seen before are
+    /// the frames one by one: the same trace, frame table and all, on node's real profile,
+    /// on a tree with twin nodes (one frame, two nodes), a parent loop and a chain cut at
+    /// V8's depth, and on a real Firefox profile.
     #[test]
     fn stacks_from_tree_nodes_are_the_frames_one_by_one() {
         let real = spall_test_support::fixture_bytes("real/profiles/work.cpuprofile");
@@ -418,7 +419,9 @@ mod tests {
             nodes.join(","),
             deltas.join(",")
         );
-        for b in [&real[..], synth.as_bytes()] {
+        // A real Firefox profile's stack tables (nested processes: rows numbered on).
+        let gecko = spall_test_support::fixture_bytes("real/profiles/firefox_page.json.gz");
+        for b in [&real[..], synth.as_bytes(), &gecko[..]] {
             let mut with = TraceBuilder::new();
             let sum = spall_format::decode(b, &mut with).unwrap();
             let mut without = NoNodes(TraceBuilder::new());

@@ -50,6 +50,12 @@ impl LoadStream {
         Some(LoadStream { stream })
     }
 
+    /// Whether the stream holds the file's (decompressed) bytes until its end: a sampling
+    /// profile gathered, then decoded whole ([`spall_format::Gathered`]).
+    pub fn holds_file(&self) -> bool {
+        self.stream.holds_file()
+    }
+
     /// `(read, decoded)` bytes.
     pub fn progress(&self) -> (u64, u64) {
         self.stream.progress()

@@ -8,11 +8,12 @@
 //! A `.spall`, Chrome JSON or Perfetto protobuf file, `perf script` text or collapsed
 //! stacks, gzipped or not, is decoded as its chunks arrive ([`trace_model::LoadStream`]):
 //! the worker holds the model and a few megabytes of the file, never the whole file. A
-//! `.cpuprofile` whose first key is `nodes` (V8's) is streamed too; the other JSON and
-//! protobuf sampling profiles (speedscope, Gecko, pprof) are gathered, then decoded (their
-//! arrays refer to each other in any order). A file a stream cannot take (gzip within
-//! gzip) is gathered whole, then decoded, as is one whose stream could not give the whole
-//! decode's result (the worker reads the file again).
+//! `.cpuprofile` whose first key is `nodes` (V8's) is streamed too; the other sampling
+//! profiles (speedscope, Gecko, pprof) go through the stream as well, which gathers their
+//! bytes (gzip undone as they arrive, so the file is held once) and decodes them at the
+//! end (their arrays refer to each other in any order). A file a stream cannot take (gzip
+//! within gzip) is gathered whole, then decoded, as is one whose stream could not give the
+//! whole decode's result (the worker reads the file again).
 //!
 //! Before anything is decoded, the memory the trace will take is estimated from the first
 //! bytes and the file's size, and a load that would not fit ends with the memory guard's
@@ -260,7 +261,8 @@ impl Loader {
         // cross to the page in typed arrays outside wasm memory).
         let total = self.size.max(head.len() as u64);
         let stream = stream.filter(|_| self.may_stream && !self.gather(&head));
-        let e = trace_model::estimate_sample(&head, total, stream.is_none());
+        let held = stream.as_ref().is_none_or(LoadStream::holds_file);
+        let e = trace_model::estimate_sample(&head, total, held);
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
         self.packed = e.bytes.saturating_sub(e.held);

@@ -70,6 +70,7 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
         shared,
         categories,
         n: 0,
+        nodes: 0,
     };
     cx.profile(root, 0)?;
     Ok(cx.n)
@@ -86,6 +87,10 @@ struct Cx<'s, 'v, S> {
     categories: Option<&'v Vec<Value>>,
     /// Samples and markers handed over.
     n: u64,
+    /// The first call-tree node ([`RawSample::nodes`]) of the next thread's stack table:
+    /// each thread's rows are numbered after the previous ones', so a node names one row
+    /// of one thread for the whole decode.
+    nodes: u64,
 }
 
 impl<'v, S: EventSink> Cx<'_, 'v, S> {
@@ -144,9 +149,11 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             shared: self.shared,
             categories: self.categories,
             n: 0,
+            nodes: self.nodes,
         };
         cx.profile(v, depth)?;
         self.n += cx.n;
+        self.nodes = cx.nodes;
         Ok(())
     }
 
@@ -230,6 +237,13 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             samples.col("weight"),
         );
         let mut stack: Vec<RawFrame<'_>> = Vec::new();
+        // A row's stack is its chain of prefixes, the same in every sample (cut at the same
+        // row): the row is a node of the thread's call tree, so the model takes a sample's
+        // stack from the rows it has seen rather than look at every frame again.
+        let base = self.nodes;
+        self.nodes += stacks.len() as u64;
+        let tree = self.nodes <= u64::from(u32::MAX);
+        let mut nodes: Vec<u32> = Vec::new();
         let (mut clock, mut broken) = (0.0, 0u64);
         let mut last: Option<f64> = None;
         for i in 0..samples.len() {
@@ -246,6 +260,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             }
             let w = weight_col.get(i).and_then(Value::as_f64).unwrap_or(1.0);
             stack.clear();
+            nodes.clear();
             let mut s = stack_col.get(i).and_then(Value::as_u64);
             // Each row's prefix comes before it: a chain that does not is cut.
             let mut below = u64::MAX;
@@ -253,7 +268,12 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 below = row;
                 let f = frame_col.get(row as usize).and_then(Value::as_u64);
                 match f.and_then(|f| frames.get(f as usize)) {
-                    Some(fr) => stack.push(fr.clone()),
+                    Some(fr) => {
+                        stack.push(fr.clone());
+                        if tree {
+                            nodes.push((base + row) as u32);
+                        }
+                    }
                     None => broken += 1,
                 }
                 s = prefix_col.get(row as usize).and_then(Value::as_u64);
@@ -262,6 +282,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 broken += 1;
             }
             stack.reverse();
+            nodes.reverse();
             self.sink.sample(&RawSample {
                 pid: pid.clone(),
                 tid: tid.clone(),
@@ -273,7 +294,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 stack: &stack,
                 args: Args::None,
                 same_stack: false,
-                nodes: &[],
+                nodes: &nodes,
                 cpu: None,
                 offset: 0,
             });

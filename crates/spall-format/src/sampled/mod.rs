@@ -128,6 +128,31 @@ pub fn decode<S: EventSink>(
 }
 
 /// A fatal error: the input is not the profile it looked like.
+/// Whether a file's first bytes `head`, cut off, decode to any of its samples: not for the
+/// JSON profiles whose parts refer to each other (`.cpuprofile`, speedscope, Gecko), plain
+/// or gzipped, whose decode fails at the cut after reading up to it (a `.cpuprofile` three
+/// times: the streamed reader, then serde twice). The memory guard's sample skips them.
+pub fn cut_decodes(head: &[u8]) -> bool {
+    let inner;
+    let b = if crate::detect(head) == crate::Detected::Gzip {
+        let mut out = Vec::new();
+        let dec = flate2::read::MultiGzDecoder::new(head);
+        // A head cut off by its length ends early: what came out is enough.
+        let _ =
+            std::io::Read::read_to_end(&mut std::io::Read::take(dec, SNIFF_BYTES as u64), &mut out);
+        inner = out;
+        &inner[..]
+    } else {
+        head
+    };
+    !matches!(
+        crate::detect(b),
+        crate::Detected::Profile(
+            ProfileFormat::CpuProfile | ProfileFormat::Speedscope | ProfileFormat::Gecko
+        )
+    )
+}
+
 pub(crate) fn bad(what: impl Into<String>, offset: u64) -> Error {
     Error::new(ErrorKind::Profile(what.into()), offset)
 }
@@ -252,5 +277,58 @@ pub(crate) mod tests {
         for (b, want) in cases {
             assert_eq!(sniff(b), want, "{:?}", String::from_utf8_lossy(b));
         }
+    }
+
+    /// The memory guard's first bytes: a cut `.cpuprofile`, speedscope or Gecko file
+    /// decodes to nothing (so it is not read), plain or gzipped; a cut `perf script`, JSON
+    /// trace or pprof does (the complete records before the cut).
+    #[test]
+    fn only_cut_json_profiles_decode_to_nothing() {
+        let cpu = spall_test_support::fixture_bytes("real/profiles/work.cpuprofile");
+        let gecko = spall_test_support::fixture_bytes("real/profiles/firefox_page.json.gz");
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gecko[..]), &mut plain)
+            .unwrap();
+        let gecko = plain;
+        let perf = spall_test_support::fixture_bytes("real/profiles/spin.perf");
+        let pprof = spall_test_support::fixture_bytes("real/profiles/go_cpu.pb.gz");
+        let samples = vec!["[0,1]"; 500].join(",");
+        let ss = format!(
+            r#"{{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{{"name":"a"}},{{"name":"b"}}]}},"profiles":[{{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":500,"samples":[{samples}],"weights":[{}]}}]}}"#,
+            vec!["1"; 500].join(",")
+        );
+        let ss = ss.as_bytes();
+        let gz = |b: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut e, b).unwrap();
+            e.finish().unwrap()
+        };
+        for (name, b) in [
+            ("cpuprofile", &cpu[..]),
+            ("gecko", &gecko[..]),
+            ("speedscope", ss),
+        ] {
+            let cut = &b[..b.len() / 2];
+            assert!(!cut_decodes(cut), "{name}");
+            assert!(!cut_decodes(&gz(cut)), "{name}, gzipped");
+            let mut s = Samples::default();
+            let _ = crate::decode(cut, &mut s);
+            assert!(
+                s.0.is_empty(),
+                "{name}: {} samples from half the file",
+                s.0.len()
+            );
+        }
+        for (name, b) in [("perf", &perf[..]), ("pprof", &pprof[..])] {
+            assert!(cut_decodes(&b[..b.len() / 2]), "{name}");
+        }
+        let mut s = Samples::default();
+        let _ = crate::decode(&perf[..perf.len() / 2], &mut s);
+        assert!(
+            s.0.len() > 10,
+            "perf: {} samples from half the file",
+            s.0.len()
+        );
+        assert!(cut_decodes(br#"{"traceEvents":[{"ph":"X","#));
     }
 }

@@ -333,7 +333,9 @@ fn zero_length_pairs_pair_again_only_after_time_went_back() {
 
 /// `perf script` text, collapsed stacks and node's `.cpuprofile` (as a browser's worker
 /// reads them: in slices, gzipped or not) stream, and give `load_bytes`'s trace: the same
-/// samples, stacks, threads and untimed layout, however the file is cut.
+/// samples, stacks, threads and untimed layout, however the file is cut. pprof, Gecko and
+/// speedscope's format are gathered by the stream (gzip undone as the pieces arrive) and
+/// give it too, their summary (gzip, sizes) included.
 #[test]
 fn streamed_text_profiles_are_load_bytes_trace() {
     let root = concat!(
@@ -349,7 +351,31 @@ fn streamed_text_profiles_are_load_bytes_trace() {
             read("demangle_rust.perf.gz"),
         ),
         ("work.cpuprofile".to_string(), read("work.cpuprofile")),
+        ("go_cpu.pb.gz".to_string(), read("go_cpu.pb.gz")),
+        ("go_heap.pb.gz".to_string(), read("go_heap.pb.gz")),
+        (
+            "firefox_page.json.gz".to_string(),
+            read("firefox_page.json.gz"),
+        ),
     ];
+    let plain = |gz: &[u8]| {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut out).unwrap();
+        out
+    };
+    files.push(("go_cpu.pb".to_string(), plain(&read("go_cpu.pb.gz"))));
+    // speedscope's format: a sampled profile in time and an evented one.
+    let mut ss = String::from(
+        r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main","file":"a.c","line":3},{"name":"f"},{"name":"g"}]},"profiles":[{"type":"sampled","name":"cpu","unit":"milliseconds","startValue":0,"endValue":1,"samples":["#,
+    );
+    let stacks: Vec<_> = (0..200).map(|i| format!("[0,{}]", 1 + i % 2)).collect();
+    let weights: Vec<_> = (0..200).map(|i| (1 + i % 3).to_string()).collect();
+    ss += &format!(
+        r#"{}],"weights":[{}]}},{{"type":"evented","name":"ev","unit":"none","startValue":0,"endValue":9,"events":[{{"type":"O","frame":0,"at":0}},{{"type":"O","frame":2,"at":1}},{{"type":"C","frame":2,"at":4}},{{"type":"C","frame":0,"at":9}}]}}]}}"#,
+        stacks.join(","),
+        weights.join(",")
+    );
+    files.push(("speedscope".to_string(), ss.into_bytes()));
     // Folded stacks, CRLF and comments: untimed samples laid out end to end by weight.
     let mut folded = String::from("# folded\r\n");
     for i in 0..3_000 {
@@ -359,7 +385,7 @@ fn streamed_text_profiles_are_load_bytes_trace() {
     for (name, bytes) in files {
         let want = load_bytes(&bytes).unwrap();
         let samples: usize = want.samples().iter().map(|t| t.ts.len()).sum();
-        assert!(samples > 50, "{name}: {samples} samples");
+        assert!(samples > 30, "{name}: {samples} samples");
         let want = want.to_transfer();
         for (piece, target) in [(8 << 20, CHUNK_BYTES), (4_099, 4_099), (333, 1_000)] {
             let got = streamed_json(&bytes, piece, target).expect("no need to decode again");
