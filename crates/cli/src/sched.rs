@@ -103,7 +103,7 @@ fn idle_thread(t: &Trace) -> Option<u32> {
 }
 
 /// Each thread's scheduling slices as durations, clipped to `range` (`[start, end)` in
-/// trace nanoseconds; a slice still running at the end runs to the trace's end), for the
+/// trace nanoseconds; a slice still running ends as `SchedData::slice_end` says), for the
 /// threads in `threads` (`None`: all but the idle task). Threads with no slice in the range
 /// are left out. What `diff --metric cpu` and `check`'s `cpu` limit count.
 pub fn slice_durations(
@@ -117,21 +117,16 @@ pub fn slice_durations(
     };
     let idle = idle_thread(t);
     let (from, to) = range.unwrap_or((i64::MIN, i64::MAX));
-    for &cpu in &s.cpus {
-        for sl in s.cpu_slices(cpu) {
-            let keep = match threads {
-                Some(list) => list.binary_search(&sl.thread).is_ok(),
-                None => Some(sl.thread) != idle,
-            };
-            let end = if sl.dur < 0 {
-                t.end_ns().max(sl.ts)
-            } else {
-                sl.ts.saturating_add(sl.dur)
-            };
-            let (a, b) = (sl.ts.max(from), end.min(to));
-            if keep && (b > a || (a == b && sl.ts >= from && sl.ts < to)) {
-                out.entry(sl.thread).or_default().push(b - a);
-            }
+    // The slices are by CPU, then time: the index is what `slice_end` needs.
+    for (i, sl) in s.slices.iter().enumerate() {
+        let keep = match threads {
+            Some(list) => list.binary_search(&sl.thread).is_ok(),
+            None => Some(sl.thread) != idle,
+        };
+        let end = s.slice_end(i, t.end_ns());
+        let (a, b) = (sl.ts.max(from), end.min(to));
+        if keep && (b > a || (a == b && sl.ts >= from && sl.ts < to)) {
+            out.entry(sl.thread).or_default().push(b - a);
         }
     }
     out

@@ -37,7 +37,8 @@ pub struct CpuLanes {
 
 impl CpuLanes {
     /// The lanes of `t`'s scheduling slices (none for other traces): O(slices). A slice
-    /// still running at the end of the trace lasts to the end.
+    /// still running ends as [`SchedData::slice_end`](trace_model::sched::SchedData::slice_end)
+    /// says.
     pub fn build(t: &Trace) -> CpuLanes {
         let Some(s) = t.sched() else {
             return CpuLanes::default();
@@ -77,7 +78,7 @@ impl CpuLanes {
                 if Some(x.thread) == idle || x.cpu != cpu {
                     continue;
                 }
-                let dur = if x.dur < 0 { t.end_ns() - x.ts } else { x.dur };
+                let dur = s.slice_end(from + i, t.end_ns()) - x.ts;
                 if let Some(ns) = out.cpu_ns.get_mut(x.thread as usize) {
                     *ns += dur.max(0);
                 }
@@ -205,8 +206,8 @@ mod tests {
             let b = a + (t1 - t0) / 3;
             // Brute force: every non-idle slice, clipped.
             let mut want: std::collections::BTreeMap<u32, i64> = Default::default();
-            for x in &sd.slices {
-                let end = if x.dur < 0 { t1 } else { x.ts + x.dur };
+            for (i, x) in sd.slices.iter().enumerate() {
+                let end = sd.slice_end(i, t1);
                 let ns = end.min(b) - x.ts.max(a);
                 if Some(x.thread) != lanes.idle && ns > 0 {
                     *want.entry(x.thread).or_default() += ns;

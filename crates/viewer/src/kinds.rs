@@ -233,8 +233,7 @@ pub fn pick_extent(t: &trace_model::Trace, p: Pick) -> Option<(i64, i64)> {
     match p {
         Pick::Sched(i) => {
             let x = sd.slices.get(i as usize)?;
-            let end = if x.dur < 0 { t.end_ns() } else { x.ts + x.dur };
-            Some((x.ts, end.max(x.ts)))
+            Some((x.ts, sd.slice_end(i as usize, t.end_ns())))
         }
         Pick::State(i) => {
             let x = sd.states.get(i as usize)?;

@@ -207,19 +207,31 @@ impl SchedData {
                 .sum::<usize>()
     }
 
-    /// CPU time per thread (slices still running at the end count up to `end`), largest
-    /// first: (thread, slices, nanoseconds). The idle task (`idle`) is left out.
+    /// Where slice `i` ends for drawing and CPU time. A slice still running (`dur` -1,
+    /// as trace_processor keeps it) ends where the next slice of its CPU begins: a switch
+    /// whose previous task is not this one (counted as mismatched) still means the CPU
+    /// ran another. The last slice of a CPU ends at `end`, the trace's end.
+    pub fn slice_end(&self, i: usize, end: i64) -> i64 {
+        let s = &self.slices[i];
+        if s.dur >= 0 {
+            return s.ts.saturating_add(s.dur);
+        }
+        match self.slices.get(i + 1) {
+            Some(n) if n.cpu == s.cpu => n.ts.max(s.ts),
+            _ => end.max(s.ts),
+        }
+    }
+
+    /// CPU time per thread (a slice still running ends as [`slice_end`](Self::slice_end)
+    /// says), largest first: (thread, slices, nanoseconds). The idle task (`idle`) is
+    /// left out.
     pub fn cpu_time(&self, end: i64, idle: Option<u32>) -> Vec<(u32, u64, i64)> {
         let mut per: hashbrown::HashMap<u32, (u64, i64)> = hashbrown::HashMap::new();
-        for s in &self.slices {
+        for (i, s) in self.slices.iter().enumerate() {
             if Some(s.thread) == idle {
                 continue;
             }
-            let dur = if s.dur < 0 {
-                (end - s.ts).max(0)
-            } else {
-                s.dur
-            };
+            let dur = self.slice_end(i, end) - s.ts;
             let e = per.entry(s.thread).or_default();
             e.0 += 1;
             e.1 += dur;

@@ -350,3 +350,44 @@ fn many_cpus_interleaved_are_replayed_in_time_order() {
     // Each switch after a CPU's first opens two states (the tasks differ).
     assert_eq!(s.states.len(), 2 * s.slices.len());
 }
+
+/// A real kernel's trace (Linux 6.18, `linux.trace.gz`) has a task (tid 69) that the
+/// scheduler switches in four times on CPU 1 and never out: each next switch there names
+/// another previous task (trace_processor's `mismatched_sched_switch_tids`), and both keep
+/// the four slices running (`dur` -1). A CPU runs one task at a time: drawn and counted,
+/// each ends where the CPU's next slice begins, so no thread gets more CPU time than the
+/// trace lasts and no CPU two slices at once.
+#[test]
+fn a_slice_never_switched_out_ends_at_its_cpus_next_slice() {
+    let p = spall_test_support::fixture("systrace/linux.trace.gz");
+    let t = trace_model::load(p).unwrap();
+    let s = t.sched().unwrap();
+    let tid69 = thread_named(&t, 69);
+    let open: Vec<usize> = (0..s.slices.len())
+        .filter(|&i| s.slices[i].thread == tid69)
+        .collect();
+    assert_eq!(open.len(), 4);
+    assert!(open.iter().all(|&i| s.slices[i].dur == -1));
+    for &i in &open {
+        let next = &s.slices[i + 1];
+        assert_eq!(next.cpu, s.slices[i].cpu);
+        assert_eq!(s.slice_end(i, t.end_ns()), next.ts);
+    }
+    for w in 0..s.slices.len().saturating_sub(1) {
+        let (a, b) = (&s.slices[w], &s.slices[w + 1]);
+        if a.cpu == b.cpu {
+            assert!(
+                s.slice_end(w, t.end_ns()) <= b.ts,
+                "slices {w} and {} overlap",
+                w + 1
+            );
+        }
+    }
+    let duration = t.end_ns() - t.start_ns();
+    for (thread, _, ns) in s.cpu_time(t.end_ns(), Some(thread_named(&t, 0))) {
+        assert!(
+            ns <= duration,
+            "thread {thread}: {ns} ns on CPU in {duration}"
+        );
+    }
+}
