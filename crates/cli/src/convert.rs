@@ -147,33 +147,36 @@ fn to_json(input: &Path, output: &Path, gzip: bool) -> Result<ExitCode, Fatal> {
             "  {bad_args} events had args that are not valid JSON; written as {{\"unparsed\": \"...\"}}"
         );
     }
+    let mut lost: Vec<String> = samples_dropped(counts.samples_left_out)
+        .into_iter()
+        .collect();
     // A JSON input's system trace text goes out verbatim with its other keys.
     let sched_kept = extra.iter().any(|(k, _)| *k == "systemTraceEvents");
-    let sched = if sched_kept { 0 } else { counts.sched_left_out };
-    not_representable("Chrome JSON", counts.samples_left_out, sched, Vec::new());
+    if counts.sched_left_out > 0 && !sched_kept {
+        lost.push(format!(
+            "{} scheduler records: CPU slices, thread states, CPU counters (dropped)",
+            counts.sched_left_out
+        ));
+    }
+    not_representable("Chrome JSON", &lost);
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reports, on stderr, what a conversion to `format` left out: a sampling profile's
-/// samples, a system trace's scheduler records, and `more`.
-fn not_representable(format: &str, samples: u64, sched: u64, mut more: Vec<String>) {
-    if samples > 0 {
-        more.insert(
-            0,
-            format!(
-                "{samples} samples of a sampling profile (dropped; `spall-cli flame` writes \
-                 its stacks and weights as folded stacks)"
-            ),
-        );
-    }
-    if sched > 0 {
-        more.push(format!(
-            "{sched} scheduler records: CPU slices, thread states, CPU counters (dropped)"
-        ));
-    }
-    if !more.is_empty() {
+/// A sampling profile's samples, which no output format here holds; `None` for none.
+fn samples_dropped(n: u64) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "{n} samples of a sampling profile (dropped; `spall-cli flame` writes their \
+             stacks and weights as folded stacks)"
+        )
+    })
+}
+
+/// Lists, on stderr, what a conversion to `format` left out.
+fn not_representable(format: &str, lost: &[String]) {
+    if !lost.is_empty() {
         eprintln!("  not representable in {format}:");
-        for l in more {
+        for l in lost {
             eprintln!("    {l}");
         }
     }
@@ -243,6 +246,7 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
         ));
     }
     let samples = trace.samples().iter().map(|t| t.ts.len() as u64).sum();
+    lost.splice(0..0, samples_dropped(samples));
     if let Some(s) = trace.sched().filter(|s| !s.is_empty()) {
         let values: usize = s.counters.iter().map(|c| c.ts.len()).sum();
         lost.push(format!(
@@ -251,6 +255,6 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
             s.states.len()
         ));
     }
-    not_representable(".spall", samples, 0, lost);
+    not_representable(".spall", &lost);
     Ok(ExitCode::SUCCESS)
 }

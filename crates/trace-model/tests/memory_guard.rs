@@ -235,25 +235,32 @@ fn a_system_traces_estimate_covers_its_slices_and_states() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let p = systrace_file("est-sched", 100_000);
-    let input = spall_format::Input::open(&p, &DecodeOptions::default()).unwrap();
-    let est = trace_model::estimate_memory(&input);
-    drop(input);
-    let opts = limited(u64::MAX);
-    let (t, peak) = peak_during(|| trace_model::load_with(&p, &opts, |_, _| {}).unwrap());
-    let s = t.sched().expect("scheduling data");
-    assert_eq!(s.slices.len(), 100_000);
-    // Beyond the fixed base (16 MiB), which would hide the records' share.
-    let est_sched = est.bytes - (16 << 20);
-    eprintln!(
-        "sched: estimate {est_sched} bytes beyond the base, peak heap {peak}, model {}",
-        s.heap_bytes()
-    );
+    let (slices, est_sched, peak) = sched_estimate_and_peak(&p);
+    assert_eq!(slices, 100_000);
     let r = est_sched as f64 / peak as f64;
     assert!(
         (1.0..3.0).contains(&r),
         "estimate {est_sched} against a peak of {peak}"
     );
-    std::fs::remove_file(&p).unwrap();
+}
+
+/// A system trace's scheduling slices once loaded, its memory estimate beyond the fixed
+/// base (16 MiB, which would hide the records' share), and the heap's peak during its
+/// load; the file is removed.
+fn sched_estimate_and_peak(p: &std::path::Path) -> (usize, u64, usize) {
+    let input = spall_format::Input::open(p, &DecodeOptions::default()).unwrap();
+    let est = trace_model::estimate_memory(&input);
+    drop(input);
+    let opts = limited(u64::MAX);
+    let (t, peak) = peak_during(|| trace_model::load_with(p, &opts, |_, _| {}).unwrap());
+    let s = t.sched().expect("scheduling data");
+    let est_sched = est.bytes - (16 << 20);
+    eprintln!(
+        "sched: estimate {est_sched} bytes beyond the base, peak heap {peak}, model {}",
+        s.heap_bytes()
+    );
+    std::fs::remove_file(p).unwrap();
+    (s.slices.len(), est_sched, peak)
 }
 
 fn varint(mut v: u64, out: &mut Vec<u8>) {
@@ -328,18 +335,11 @@ fn a_compact_system_traces_estimate_covers_its_peak() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let p = compact_file("est-compact", 96);
-    let input = spall_format::Input::open(&p, &DecodeOptions::default()).unwrap();
-    let est = trace_model::estimate_memory(&input);
-    drop(input);
-    let opts = limited(u64::MAX);
-    let (t, peak) = peak_during(|| trace_model::load_with(&p, &opts, |_, _| {}).unwrap());
-    let s = t.sched().expect("scheduling data");
-    assert_eq!(s.slices.len(), 96 * 1024 - 8);
-    let est_sched = est.bytes - (16 << 20);
+    let (slices, est_sched, peak) = sched_estimate_and_peak(&p);
+    assert_eq!(slices, 96 * 1024 - 8);
     let r = est_sched as f64 / peak as f64;
     assert!(
         (1.0..1.8).contains(&r),
         "estimate {est_sched} against a peak of {peak}"
     );
-    std::fs::remove_file(&p).unwrap();
 }
