@@ -106,6 +106,15 @@ fn tracks_counters_flows_async_and_annotations() {
     check("tracks");
 }
 
+/// Two instants of one name at one time, each with its flow, and a flow a slice's end
+/// terminates: the model's arrows join spans (the instants' enclosing `RunTask`, the
+/// `Step` that end closes); `trace-sql`'s parity fixture `proto_flows` checks the `flow`
+/// table's, which leave from each instant and reach `Step`, as trace_processor's do.
+#[test]
+fn flows_on_instants_and_slice_ends() {
+    check("flows");
+}
+
 #[test]
 fn clock_snapshots_and_incremental_clocks() {
     check("clocks");
