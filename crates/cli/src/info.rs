@@ -66,9 +66,10 @@ pub fn run(path: &Path, as_json: bool) -> Result<ExitCode, Fatal> {
         (
             "async events",
             format!(
-                "{} in {} slices",
+                "{} in {} slices, {} of them instants",
                 trace.async_events().len(),
-                trace.async_slices().len()
+                trace.async_slices().len(),
+                async_instants(&trace)
             ),
         ),
         (
@@ -227,6 +228,15 @@ fn profiles(trace: &Trace) -> Vec<Profile> {
     out
 }
 
+/// The async slices that are instants (a Perfetto `TYPE_INSTANT` on an async or custom
+/// track, a JSON `n`): with `instants`, every instant event of the trace, as Perfetto's
+/// own reading of a protobuf trace counts them.
+fn async_instants(trace: &Trace) -> usize {
+    (trace.async_slices().iter())
+        .filter(|s| s.flags & trace_model::async_flags::INSTANT != 0)
+        .count()
+}
+
 fn cpu_samples(trace: &Trace) -> usize {
     trace.samples().iter().map(|s| s.ts.len()).sum()
 }
@@ -258,6 +268,7 @@ pub fn json(path: &Path, trace: &Trace, load_secs: f64, index: (f64, usize)) -> 
         "flow_links": trace.flow_links().len(),
         "async_events": trace.async_events().len(),
         "async_slices": trace.async_slices().len(),
+        "async_instants": async_instants(trace),
         "cpu_samples": cpu_samples(trace),
         "profiles": profiles(trace).iter().map(Profile::json).collect::<Vec<_>>(),
         "sched": crate::sched::json(trace),

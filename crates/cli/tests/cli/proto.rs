@@ -175,6 +175,28 @@ fn matches_the_reference(py: &str, f: &str) {
     ] {
         assert_eq!(got[key], want[key], "{f}: {key}");
     }
+    // `info` counts the reference's instants and slices: its instants with the async
+    // instants, and its spans with the other async slices.
+    let info: Value = serde_json::from_slice(&cli(&["info", "--format", "json", &path])).unwrap();
+    let sum = |key: &str| -> u64 {
+        want[key]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum()
+    };
+    let n = |key: &str| info[key].as_u64().unwrap();
+    assert_eq!(
+        n("instants") + n("async_instants"),
+        sum("instants"),
+        "{f}: instants"
+    );
+    assert_eq!(
+        n("spans") + n("async_slices") - n("async_instants"),
+        sum("slices"),
+        "{f}: slices"
+    );
 }
 
 /// Runs `spall-cli ARGS`, which must succeed; its stdout.
