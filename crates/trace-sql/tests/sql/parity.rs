@@ -129,10 +129,10 @@ const OPEN: &[Known] = &[
         queries: &["arg_keys", "extract_arg_each_key"],
         why: "legacy_event.passthrough_utid, the utid of the thread that wrote an event on \
               a process or global track, is not written: its value is a row id of \
-              trace_processor's thread table (its swapper at 0, then threads as its importer \
-              meets them: CrBrowserMain 1 at each key's first slice), where our utids number \
-              threads by process and tid from 0; written in ours, arg_keys would agree and \
-              extract_arg_each_key's values would not",
+              trace_processor's thread table (its swapper at 0, then threads in the order \
+              its importer meets them, by time: docs/SQL.md says how), where our utids \
+              number threads by process and tid from 0; written in ours, arg_keys would \
+              agree and extract_arg_each_key's values would not",
         ids: &[],
     },
     Known {
