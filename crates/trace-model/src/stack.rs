@@ -351,6 +351,8 @@ impl ThreadStack {
             stack: Vec::with_capacity(open),
             zeros: Vec::new(),
         };
+        // A run's block, unpacked.
+        let mut buf = Vec::new();
         for (ci, c) in pieces {
             let ids = ids(ci);
             let base = t.stack.len();
@@ -369,7 +371,7 @@ impl ThreadStack {
             for (o, lanes) in segments.enumerate() {
                 let top = base - o.min(base);
                 for (l, run) in lanes.into_iter().enumerate() {
-                    run.append_to(&mut t.lanes[top + l], &ids);
+                    run.append_to(&mut t.lanes[top + l], &ids, &mut buf);
                 }
             }
             t.zeros.extend(c.zeros.into_iter().map(|z| {

@@ -110,32 +110,21 @@ impl Run {
         }
     }
 
-    /// Appends the spans to `lane`, column by column a block at a time, with `ids`'
-    /// names and arguments; each block is dropped once copied.
-    pub(super) fn append_to(self, lane: &mut Lane, ids: &ChunkIds<'_>) {
+    /// Appends the spans to `lane` with `ids`' names and arguments, a block at a time:
+    /// unpacked into `buf` (cleared first), then column by column, each a plain loop over
+    /// the block; each block is dropped once copied.
+    pub(super) fn append_to(self, lane: &mut Lane, ids: &ChunkIds<'_>, buf: &mut Vec<Closed>) {
         let mut wide = self.wide.iter();
         let mut last_end = 0i64;
         for block in self.blocks {
-            let n = block.len();
-            if block.iter().all(|p| p.dur != WIDE) {
-                // Each a plain loop over the block (the starts a running sum).
-                lane.start.extend(block.iter().map(|p| {
-                    let start = last_end.wrapping_add(i64::from(p.delta));
-                    last_end = start.wrapping_add(i64::from(p.dur));
-                    start
-                }));
-                lane.dur.extend(block.iter().map(|p| i64::from(p.dur)));
-                lane.args.resize(lane.args.len() + n, ArgsId::NONE);
-            } else {
-                for p in &block {
-                    let s = unpack(p, &mut wide, &mut last_end);
-                    lane.start.push(s.start);
-                    lane.dur.push(s.dur);
-                    lane.args.push(ids.args(s.args));
-                }
-            }
-            lane.name
-                .extend(block.iter().map(|p| ids.name(StrId(p.name))));
+            buf.clear();
+            buf.extend(block.iter().map(|p| unpack(p, &mut wide, &mut last_end)));
+            drop(block);
+            lane.start.extend(buf.iter().map(|s| s.start));
+            lane.dur.extend(buf.iter().map(|s| s.dur));
+            lane.name.extend(buf.iter().map(|s| ids.name(s.name)));
+            lane.args.extend(buf.iter().map(|s| ids.args(s.args)));
+            let n = buf.len();
             lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
             lane.flags.resize(lane.flags.len() + n, 0);
         }
@@ -235,7 +224,7 @@ mod tests {
             args: 100,
         };
         let mut lane = Lane::default();
-        run.append_to(&mut lane, &ids);
+        run.append_to(&mut lane, &ids, &mut Vec::new());
         let appended: Vec<_> = (0..lane.len())
             .map(|i| (lane.start[i], lane.dur[i], lane.name[i], lane.args[i]))
             .collect();
