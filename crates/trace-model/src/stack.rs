@@ -22,7 +22,8 @@
 //! Begin of the chunk close the Begins left open by earlier chunks, which the chunk cannot
 //! see. Its spans are kept by (how many such Ends came before, depth among the chunk's own
 //! Begins); [`ThreadStack::join`] turns that into absolute depths once the earlier chunks
-//! are known, and copies each run of spans into its lane.
+//! are known, and copies each run of spans into its lane. A run holds a span in 12 bytes
+//! (`run`): written there and again into the model, its bytes are fresh memory twice.
 //!
 //! A thread whose Begins and Ends go back in time gets a new stack at each step back, and
 //! is paired again from its stacks' events ([`ChunkStack::replay`]) as a buffered builder
@@ -36,6 +37,9 @@ use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
 
 mod replay;
+mod run;
+
+use run::Run;
 
 /// A Begin not closed yet.
 #[derive(Clone, Copy, Debug)]
@@ -54,49 +58,6 @@ struct Closed {
     dur: i64,
     name: StrId,
     args: ArgsId,
-}
-
-/// Spans closed at one depth, in blocks that never move: each twice the size of the one
-/// before, from `FIRST` up to `BLOCK` spans (growing one `Vec` would copy its spans at each
-/// doubling, a copy of every span in all, and to millions of spans fault in about twice
-/// their memory).
-#[derive(Debug, Default)]
-struct Run {
-    blocks: Vec<Vec<Closed>>,
-}
-
-/// The size of the first block, and of a full block, in spans.
-const FIRST: usize = 16;
-const BLOCK: usize = 1 << 13;
-
-impl Run {
-    #[inline]
-    fn push(&mut self, s: Closed) {
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < block.capacity() => block.push(s),
-            _ => self.grow(s),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, s: Closed) {
-        let size = self
-            .blocks
-            .last()
-            .map_or(FIRST, |b| (b.capacity() * 2).min(BLOCK));
-        let mut b = Vec::with_capacity(size);
-        b.push(s);
-        self.blocks.push(b);
-    }
-
-    fn len(&self) -> usize {
-        self.blocks.iter().map(Vec::len).sum()
-    }
-
-    fn blocks(self) -> impl Iterator<Item = Vec<Closed>> {
-        self.blocks.into_iter()
-    }
 }
 
 /// One thread's Begin and End events within one chunk.
@@ -372,6 +333,13 @@ impl ThreadStack {
                     add(&mut sizes, base + l, lane.len());
                 }
             }
+            // Room for the zero-length spans `finish` places, at the depth each most
+            // likely takes (that of the chunk's last stack): a lane filled to its
+            // capacity would grow by doubling, a copy of the lane for a span or two.
+            let top = open - c.done.len().min(open);
+            for z in &c.zeros {
+                add(&mut sizes, top + z.depth as usize, 1);
+            }
             open = open - matched + c.open.len();
         }
         for depth in 0..open {
@@ -383,6 +351,8 @@ impl ThreadStack {
             stack: Vec::with_capacity(open),
             zeros: Vec::new(),
         };
+        // A run's block, unpacked.
+        let mut buf = Vec::new();
         for (ci, c) in pieces {
             let ids = ids(ci);
             let base = t.stack.len();
@@ -401,17 +371,7 @@ impl ThreadStack {
             for (o, lanes) in segments.enumerate() {
                 let top = base - o.min(base);
                 for (l, run) in lanes.into_iter().enumerate() {
-                    let lane = &mut t.lanes[top + l];
-                    // Column by column: each a plain loop over the block.
-                    for spans in run.blocks() {
-                        lane.start.extend(spans.iter().map(|s| s.start));
-                        lane.dur.extend(spans.iter().map(|s| s.dur));
-                        lane.name.extend(spans.iter().map(|s| ids.name(s.name)));
-                        lane.args.extend(spans.iter().map(|s| ids.args(s.args)));
-                        let n = spans.len();
-                        lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
-                        lane.flags.resize(lane.flags.len() + n, 0);
-                    }
+                    run.append_to(&mut t.lanes[top + l], &ids, &mut buf);
                 }
             }
             t.zeros.extend(c.zeros.into_iter().map(|z| {

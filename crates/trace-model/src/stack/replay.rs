@@ -14,7 +14,8 @@ use std::collections::BinaryHeap;
 
 use spall_format::Phase;
 
-use super::{ChunkIds, ChunkStack, Closed, Open, Zero, UNKNOWN};
+use super::run::RunIter;
+use super::{ChunkIds, ChunkStack, Open, Zero, UNKNOWN};
 use crate::args::ArgsId;
 use crate::nest::Pending;
 use crate::strings::StrId;
@@ -29,7 +30,7 @@ enum Source<'a> {
     /// A lane's positive spans, each's Begin then its End (the next starts after it
     /// ends), with the lane's depth and the End to come.
     Lane {
-        spans: std::iter::Flatten<std::slice::Iter<'a, Vec<Closed>>>,
+        spans: RunIter<'a>,
         depth: i64,
         end: Option<(Key, Pending)>,
     },
@@ -120,7 +121,7 @@ impl ChunkStack {
             let lanes = c.done.iter().chain(std::iter::once(&c.lanes));
             for (depth, run) in lanes.flat_map(|l| l.iter().enumerate()) {
                 sources.push(Source::Lane {
-                    spans: run.blocks.iter().flatten(),
+                    spans: run.iter(),
                     depth: depth as i64,
                     end: None,
                 });
