@@ -59,10 +59,14 @@ impl CpuLanes {
             ..CpuLanes::default()
         };
         out.cpu_ns = vec![0; t.threads().len()];
-        let mut from = 0;
         for &cpu in &s.cpus {
-            let n = s.slices[from..].partition_point(|x| x.cpu <= cpu);
-            let of_cpu = &s.slices[from..from + n];
+            // A CPU with counters only has no slices.
+            let range = match s.slice_cpus.binary_search(&cpu) {
+                Ok(k) => s.cpu_range(k),
+                Err(_) => 0..0,
+            };
+            let from = range.start;
+            let of_cpu = &s.slices[range];
             // Sized once: the lanes are most of what a system trace's index holds.
             let m = of_cpu.iter().filter(|x| Some(x.thread) != idle).count();
             let mut lane = Lane {
@@ -75,7 +79,7 @@ impl CpuLanes {
             };
             let mut ids = Vec::with_capacity(m);
             for (i, x) in of_cpu.iter().enumerate() {
-                if Some(x.thread) == idle || x.cpu != cpu {
+                if Some(x.thread) == idle {
                     continue;
                 }
                 let dur = s.slice_end(from + i, t.end_ns()) - x.ts;
@@ -90,7 +94,6 @@ impl CpuLanes {
                 lane.flags.push(0);
                 ids.push((from + i) as u32);
             }
-            from += n;
             out.index
                 .push(LaneIndex::new(&lane, Pyramid::build(&lane), &[]));
             out.lanes.push(lane);

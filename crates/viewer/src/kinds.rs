@@ -210,10 +210,10 @@ pub fn thread_state_ids(sd: &SchedData, t: u32) -> &[u32] {
 
 /// When a state ends (one lasting to the end of the trace ends there).
 pub fn state_end(st: &ThreadState, trace_end: i64) -> i64 {
-    if st.dur < 0 {
+    if st.dur() < 0 {
         trace_end.max(st.ts)
     } else {
-        st.ts.saturating_add(st.dur)
+        st.ts.saturating_add(st.dur())
     }
 }
 

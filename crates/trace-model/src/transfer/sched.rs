@@ -12,18 +12,15 @@ use crate::trace::Trace;
 record!(SchedSlice {
     ts,
     dur,
-    cpu,
     thread,
     end_state,
     priority
 });
 record!(ThreadState {
     ts,
-    dur,
+    dur_state,
     thread,
-    state,
-    other,
-    flags
+    other
 });
 record!(CpuCounter {
     kind,
@@ -33,6 +30,8 @@ record!(CpuCounter {
 });
 record!(SchedData {
     slices as List,
+    slice_cpus,
+    cpu_at,
     states as List,
     by_thread,
     thread_at,
@@ -76,14 +75,14 @@ impl Wire for TaskState {
     }
 }
 
-/// A priority, as its 32 bits.
-impl Wire for i32 {
+/// A priority, as 32 bits.
+impl Wire for i16 {
     fn put(&self, w: &mut W<'_>) {
-        w.u32(*self as u32);
+        w.u32(*self as i32 as u32);
     }
 
     fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
-        Ok(r.u32()? as i32)
+        i16::try_from(r.u32()? as i32).map_err(|_| r.fail("a 16-bit priority"))
     }
 }
 
@@ -116,6 +115,14 @@ pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
     let string = |id: Option<StrId>| id.is_none_or(|id| (id.0 as usize) < t.strings.len());
     if !s.slices.iter().all(|x| thread(x.thread)) {
         return Err("scheduling slices of known threads");
+    }
+    let cpus_ok = s.cpu_at.len() == s.slice_cpus.len() + 1
+        && s.cpu_at.first() == Some(&0)
+        && s.cpu_at.last() == Some(&(s.slices.len() as u32))
+        && s.cpu_at.windows(2).all(|w| w[0] < w[1])
+        && s.slice_cpus.windows(2).all(|w| w[0] < w[1]);
+    if !cpus_ok {
+        return Err("scheduling slices by CPU");
     }
     let states_ok = (s.states.iter())
         .all(|x| thread(x.thread) && x.waker().is_none_or(thread) && string(x.blocked_function()));

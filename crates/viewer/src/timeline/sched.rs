@@ -37,16 +37,16 @@ pub enum StateKind {
 
 /// The kind of a thread state.
 pub fn state_kind(st: &ThreadState) -> StateKind {
-    if st.state == TaskState::RUNNING {
+    if st.state() == TaskState::RUNNING {
         return StateKind::Running;
     }
-    if st.state == TaskState::UNKNOWN {
+    if st.state() == TaskState::UNKNOWN {
         return StateKind::Other;
     }
-    if st.state.is_runnable() {
+    if st.state().is_runnable() {
         return StateKind::Runnable;
     }
-    let text = st.state.text().unwrap_or_default();
+    let text = st.state().text().unwrap_or_default();
     if text.contains('D') {
         match st.io_wait() {
             Some(false) => StateKind::UninterruptibleNonIo,
@@ -77,7 +77,7 @@ pub fn state_color(kind: StateKind) -> Color {
 /// A state's name as Perfetto writes it: `Running`, `Runnable (Preempted)`, `Sleeping`,
 /// `Uninterruptible Sleep (non-IO)`...; else the kernel's letters.
 pub fn state_name(st: &ThreadState) -> String {
-    let text = st.state.text().unwrap_or_else(|| "Unknown".into());
+    let text = st.state().text().unwrap_or_else(|| "Unknown".into());
     let name = match (state_kind(st), text.as_str()) {
         (StateKind::Running, _) => "Running",
         (StateKind::Runnable, "R+") => "Runnable (Preempted)",
@@ -218,7 +218,11 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
         Pick::Sched(i) => {
             let x = &sd.slices[i as usize];
             v.push(t.thread_label(thread));
-            v.push(format!("CPU {}   priority {}", x.cpu, x.priority));
+            v.push(format!(
+                "CPU {}   priority {}",
+                sd.slice_cpu(i as usize),
+                x.priority
+            ));
             v.push(format!("duration  {}", format_duration(b - a)));
             v.push(format!("start     {}", rel(a)));
             if let Some(text) = x.end_state.text() {

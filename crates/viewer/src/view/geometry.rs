@@ -146,7 +146,7 @@ impl TimelineView {
                 }
                 (Pick::Counter { group, .. }, RowKind::Counter(g)) => g == group,
                 (Pick::Sched(i), RowKind::Cpu(c)) => {
-                    let cpu = t.sched().map(|sd| sd.slices[i as usize].cpu);
+                    let cpu = t.sched().map(|sd| sd.slice_cpu(i as usize));
                     cpu == l.kinds.cpu_lanes.cpus.get(c as usize).copied()
                 }
                 (Pick::State(i), RowKind::ThreadStates(th)) => {
