@@ -43,6 +43,9 @@ impl CpuLanes {
         let Some(s) = t.sched() else {
             return CpuLanes::default();
         };
+        // The thread-state strips walk each thread's states: their index by thread is made
+        // here, with the rest of the index, not at the first frame.
+        s.by_thread();
         let idle = (0..t.threads().len() as u32).find(|&i| {
             let th = &t.threads()[i as usize];
             th.tid == ExtId::Num(0) && th.pid == ExtId::Num(0)

@@ -11,16 +11,7 @@ use trace_model::Trace;
 
 use crate::source::{only, opt_int, Bounds, Cell, Constraint, Op, Source};
 
-static EMPTY: SchedData = SchedData {
-    slices: Vec::new(),
-    slice_cpus: Vec::new(),
-    cpu_at: Vec::new(),
-    states: Vec::new(),
-    by_thread: Vec::new(),
-    thread_at: Vec::new(),
-    counters: Vec::new(),
-    cpus: Vec::new(),
-};
+static EMPTY: SchedData = SchedData::empty();
 
 pub(crate) fn data(t: &Trace) -> &SchedData {
     t.sched().unwrap_or(&EMPTY)

@@ -201,9 +201,9 @@ mod copy_tests {
 
 /// Thread `t`'s states (indices into `SchedData::states`), by time.
 pub fn thread_state_ids(sd: &SchedData, t: u32) -> &[u32] {
-    let t = t as usize;
-    match (sd.thread_at.get(t), sd.thread_at.get(t + 1)) {
-        (Some(&a), Some(&b)) => &sd.by_thread[a as usize..b as usize],
+    let (ix, t) = (sd.by_thread(), t as usize);
+    match (ix.at.get(t), ix.at.get(t + 1)) {
+        (Some(&a), Some(&b)) => &ix.order[a as usize..b as usize],
         _ => &[],
     }
 }

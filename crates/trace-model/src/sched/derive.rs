@@ -106,8 +106,6 @@ struct States {
     rows: Vec<ThreadState>,
     /// By thread index (threads are the trace's: as many as the input named).
     rel: Vec<Option<Rel>>,
-    /// Rows by thread index (so that indexing them by thread needs no pass to count).
-    counts: Vec<u32>,
     idle: Option<u32>,
     /// Durations past [`MAX_STATE_DUR`], clamped.
     clamped: u64,
@@ -151,9 +149,7 @@ impl States {
         self.rows.push(st);
         if self.rel.len() <= t as usize {
             self.rel.resize(t as usize + 1, None);
-            self.counts.resize(t as usize + 1, 0);
         }
-        self.counts[t as usize] += 1;
         let rel = self.rel[t as usize].get_or_insert(Rel {
             last: row,
             blocked: None,
@@ -226,7 +222,6 @@ pub(crate) fn derive(
         st: States {
             rows: Vec::with_capacity(most_states),
             rel: Vec::new(),
-            counts: Vec::new(),
             idle,
             clamped: 0,
         },
@@ -465,9 +460,7 @@ impl Replay {
                 slice_cpus,
                 cpu_at,
                 states: st.rows,
-                by_thread: Vec::new(),
-                // Each thread's rows, counted: `renumber` makes them the index.
-                thread_at: st.counts,
+                by_thread: Default::default(),
                 counters,
                 cpus: cpu_list,
             },

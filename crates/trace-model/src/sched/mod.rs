@@ -13,6 +13,8 @@ mod state;
 
 pub use state::TaskState;
 
+use std::sync::OnceLock;
+
 use crate::strings::StrId;
 
 /// One scheduling slice: a thread running on a CPU, in 24 bytes. Its CPU is where it
@@ -215,6 +217,16 @@ pub struct CpuCounter {
     pub values: Vec<f64>,
 }
 
+/// Indices into [`SchedData::states`], by thread, then time: thread `t`'s are
+/// `order[at[t]..at[t + 1]]`.
+#[derive(Clone, Debug, Default)]
+pub struct ByThread {
+    /// Indices into `states`, by thread, then time.
+    pub order: Vec<u32>,
+    /// Where each thread's states begin in `order`, one more than the threads.
+    pub at: Vec<u32>,
+}
+
 /// Everything a system trace says about scheduling.
 #[derive(Clone, Debug, Default)]
 pub struct SchedData {
@@ -226,11 +238,9 @@ pub struct SchedData {
     pub cpu_at: Vec<u32>,
     /// Thread states, in time order (as trace_processor numbers them).
     pub states: Vec<ThreadState>,
-    /// Indices into `states`, by thread, then time: thread `t`'s are
-    /// `by_thread[thread_at[t]..thread_at[t + 1]]`.
-    pub by_thread: Vec<u32>,
-    /// Where each thread's states begin in `by_thread`, one more than the threads.
-    pub thread_at: Vec<u32>,
+    /// The states by thread ([`by_thread`](Self::by_thread)), made when first asked for:
+    /// only the viewer walks a thread's states, and it costs a pass and 4 bytes a state.
+    pub(crate) by_thread: OnceLock<ByThread>,
     /// CPU counters, by kind, then CPU.
     pub counters: Vec<CpuCounter>,
     /// The CPUs seen, ascending.
@@ -238,6 +248,36 @@ pub struct SchedData {
 }
 
 impl SchedData {
+    /// No scheduling data (as a `static` may hold it).
+    pub const fn empty() -> SchedData {
+        SchedData {
+            slices: Vec::new(),
+            slice_cpus: Vec::new(),
+            cpu_at: Vec::new(),
+            states: Vec::new(),
+            by_thread: OnceLock::new(),
+            counters: Vec::new(),
+            cpus: Vec::new(),
+        }
+    }
+
+    /// The states indexed by thread, made on the first call (a counting sort of the
+    /// states by thread); `at` covers the threads up to the last with a state.
+    pub fn by_thread(&self) -> &ByThread {
+        self.by_thread.get_or_init(|| {
+            let mut start = vec![0u32];
+            for x in &self.states {
+                let t = x.thread as usize + 1;
+                if start.len() <= t {
+                    start.resize(t + 1, 0);
+                }
+                start[t] += 1;
+            }
+            let (order, at) = counting_order(&self.states, start, |x| x.thread);
+            ByThread { order, at }
+        })
+    }
+
     /// Whether the trace held no scheduling data.
     pub fn is_empty(&self) -> bool {
         self.slices.is_empty() && self.states.is_empty() && self.counters.is_empty()
@@ -271,23 +311,23 @@ impl SchedData {
         self.slice_cpus.get(self.cpu_index(i)).copied().unwrap_or(0)
     }
 
-    /// The states of one thread, by time.
+    /// The states of one thread, by time (the index by thread made if not yet:
+    /// [`by_thread`](Self::by_thread)).
     pub fn thread_states(&self, thread: u32) -> impl Iterator<Item = &ThreadState> {
+        let ix = self.by_thread();
         let t = thread as usize;
-        let (a, b) = match (self.thread_at.get(t), self.thread_at.get(t + 1)) {
+        let (a, b) = match (ix.at.get(t), ix.at.get(t + 1)) {
             (Some(&a), Some(&b)) => (a as usize, b as usize),
             _ => (0, 0),
         };
-        self.by_thread[a..b]
-            .iter()
-            .map(|&i| &self.states[i as usize])
+        ix.order[a..b].iter().map(|&i| &self.states[i as usize])
     }
 
     /// The memory it holds, in bytes.
     pub fn heap_bytes(&self) -> usize {
         self.slices.capacity() * std::mem::size_of::<SchedSlice>()
             + self.states.capacity() * std::mem::size_of::<ThreadState>()
-            + (self.by_thread.capacity() + self.thread_at.capacity()) * 4
+            + (self.by_thread.get()).map_or(0, |b| (b.order.capacity() + b.at.capacity()) * 4)
             + (self.slice_cpus.capacity() + self.cpu_at.capacity()) * 4
             + (self.counters.iter())
                 .map(|c| c.ts.capacity() * 8 + c.values.capacity() * 8)
@@ -330,30 +370,13 @@ impl SchedData {
     }
 }
 
-/// `s` with its threads renumbered (`new[old]`) and its states indexed by thread; its
-/// `thread_at` holds, as [`derive`] leaves it, each (old) thread's states counted.
+/// `s` with its threads renumbered (`new[old]`).
 pub(crate) fn renumber(mut s: SchedData, new: &[u32]) -> SchedData {
     // Threads often keep their numbers: then the slices and states stay as they are.
     if (new.iter().enumerate()).any(|(i, &n)| n != i as u32) {
         renumber_threads(&mut s, new);
     }
-    // The counts, by new number, unless they do not add up (then counted again).
-    let mut start = vec![0u32; new.len() + 1];
-    for (t, &c) in s.thread_at.iter().enumerate() {
-        if let Some(&n) = new.get(t) {
-            start[n as usize + 1] += c;
-        }
-    }
-    let total: u64 = start.iter().map(|&c| c as u64).sum();
-    if total != s.states.len() as u64 {
-        start.fill(0);
-        for x in &s.states {
-            start[x.thread as usize + 1] += 1;
-        }
-    }
-    // The slices are already by CPU, then time (derive lays them out so); the states stay
-    // in time order, indexed by thread.
-    (s.by_thread, s.thread_at) = counting_order(&s.states, start, |x| x.thread);
+    s.by_thread = OnceLock::new();
     s
 }
 

@@ -1,6 +1,7 @@
 //! A system trace's scheduling data ([`SchedData`]) in a transfer: a presence byte, then
-//! its slices, states, indices by thread, CPU counters and CPUs; checked on arrival so that
-//! every index a viewer follows points inside its table.
+//! its slices, CPUs with slices, states, CPU counters and CPUs (the index by thread is made
+//! again when asked for); checked on arrival so that every index a viewer follows points
+//! inside its table.
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
 use super::codec::{Codec, List, Plain, Record, Wire};
@@ -33,11 +34,9 @@ record!(SchedData {
     slice_cpus,
     cpu_at,
     states as List,
-    by_thread,
-    thread_at,
     counters as List,
     cpus
-});
+} default by_thread);
 
 /// `Trace::sched`: absent, or present and its data.
 pub(super) struct Sched;
@@ -128,17 +127,6 @@ pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
         .all(|x| thread(x.thread) && x.waker().is_none_or(thread) && string(x.blocked_function()));
     if !states_ok {
         return Err("thread states of known threads and strings");
-    }
-    let n = s.states.len() as u32;
-    let at = &s.thread_at;
-    let indices_ok = at.len() == threads as usize + 1
-        && at.first() == Some(&0)
-        && at.last() == Some(&(s.by_thread.len() as u32))
-        && at.windows(2).all(|w| w[0] <= w[1])
-        && s.by_thread.len() == s.states.len()
-        && s.by_thread.iter().all(|&i| i < n);
-    if !indices_ok {
-        return Err("thread states indexed by thread");
     }
     if !(s.counters.iter()).all(|c| c.ts.len() == c.values.len()) {
         return Err("CPU counters with a value per time");
