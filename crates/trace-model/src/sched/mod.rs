@@ -350,6 +350,34 @@ impl SchedData {
         }
     }
 
+    /// The slice a running state ran as: the one on its CPU that began with it.
+    pub fn slice_of(&self, st: &ThreadState) -> Option<usize> {
+        let k = self.slice_cpus.binary_search(&st.cpu()?).ok()?;
+        let r = self.cpu_range(k);
+        let of_cpu = &self.slices[r.clone()];
+        let i = of_cpu.partition_point(|x| x.ts < st.ts);
+        let at = of_cpu[i..].iter().take_while(|x| x.ts == st.ts);
+        let found = at.clone().position(|x| x.thread == st.thread);
+        found.map(|j| r.start + i + j)
+    }
+
+    /// Where state `st` ends for drawing and CPU time; `next` is its thread's next state.
+    /// A running state whose thread was not switched out of it ends with its slice
+    /// ([`slice_end`](Self::slice_end)), though its row, as trace_processor keeps it, lasts
+    /// to the end (`dur` -1) or to the thread's next running state (switched in elsewhere).
+    pub fn state_end(&self, st: &ThreadState, next: Option<&ThreadState>, end: i64) -> i64 {
+        let own = match st.dur() {
+            d if d < 0 => end.max(st.ts),
+            d => st.ts.saturating_add(d),
+        };
+        let running = |x: &ThreadState| x.state() == TaskState::RUNNING;
+        let unswitched = running(st) && (st.dur() < 0 || next.is_some_and(running));
+        match self.slice_of(st).filter(|_| unswitched) {
+            Some(i) => self.slice_end(i, end).min(own),
+            None => own,
+        }
+    }
+
     /// CPU time per thread (a slice still running ends as [`slice_end`](Self::slice_end)
     /// says), largest first: (thread, slices, nanoseconds). The idle task (`idle`) is
     /// left out.

@@ -374,6 +374,21 @@ fn a_slice_never_switched_out_ends_at_its_cpus_next_slice() {
         assert_eq!(s.slice_cpu(i + 1), s.slice_cpu(i));
         assert_eq!(s.slice_end(i, t.end_ns()), next.ts);
     }
+    // Its running states keep trace_processor's rows (lasting to the next one, the last to
+    // the end), but end with their slices.
+    let states: Vec<_> = s.thread_states(tid69).collect();
+    let running: Vec<usize> = (0..states.len())
+        .filter(|&k| states[k].state() == TaskState::RUNNING)
+        .collect();
+    assert_eq!(running.len(), open.len());
+    assert_eq!(states[*running.last().unwrap()].dur(), -1);
+    for (&k, &i) in running.iter().zip(&open) {
+        let x = states[k];
+        assert_eq!(s.slice_of(x), Some(i));
+        let end = s.state_end(x, states.get(k + 1).copied(), t.end_ns());
+        assert_eq!(end, s.slices[i + 1].ts);
+        assert!(end < x.ts + x.dur().max(0) || x.dur() < 0);
+    }
     for w in 0..s.slices.len().saturating_sub(1) {
         let b = &s.slices[w + 1];
         if s.slice_cpu(w) == s.slice_cpu(w + 1) {

@@ -7,9 +7,7 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::sched::{CpuCounterKind, SchedData, TaskState, ThreadState};
 
-use crate::kinds::{
-    first_at_or_after, pick_extent, pick_thread, state_end, thread_state_ids, Pick,
-};
+use crate::kinds::{first_at_or_after, pick_extent, pick_thread, thread_state_ids, Pick};
 use crate::loaded::Loaded;
 use crate::timeline::marks::{bezier_arrow, series_columns};
 use crate::view::layout::{RowKind, STATES_H};
@@ -110,7 +108,8 @@ pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &TimelineView, thread: u3
     let h = (h - 2.0).max(1.0);
     while i < ids.len() && st(i).ts <= t1 {
         let x = st(i);
-        let (x0, x1) = (s.viewport.x(x.ts), s.viewport.x(state_end(x, end)));
+        let next = (i + 1 < ids.len()).then(|| st(i + 1));
+        let (x0, x1) = (s.viewport.x(x.ts), s.viewport.x(sd.state_end(x, next, end)));
         let color = state_color(state_kind(x));
         if x1 - x0 >= 1.0 {
             let (a, b) = (x0.max(-1.0) as f32, x1.min(s.width as f64 + 1.0) as f32);
