@@ -43,6 +43,9 @@ impl CpuLanes {
         let Some(s) = t.sched() else {
             return CpuLanes::default();
         };
+        // The thread-state strips walk each thread's states: their index by thread is made
+        // here, with the rest of the index, not at the first frame.
+        s.by_thread();
         let idle = (0..t.threads().len() as u32).find(|&i| {
             let th = &t.threads()[i as usize];
             th.tid == ExtId::Num(0) && th.pid == ExtId::Num(0)
@@ -59,10 +62,14 @@ impl CpuLanes {
             ..CpuLanes::default()
         };
         out.cpu_ns = vec![0; t.threads().len()];
-        let mut from = 0;
         for &cpu in &s.cpus {
-            let n = s.slices[from..].partition_point(|x| x.cpu <= cpu);
-            let of_cpu = &s.slices[from..from + n];
+            // A CPU with counters only has no slices.
+            let range = match s.slice_cpus.binary_search(&cpu) {
+                Ok(k) => s.cpu_range(k),
+                Err(_) => 0..0,
+            };
+            let from = range.start;
+            let of_cpu = &s.slices[range];
             // Sized once: the lanes are most of what a system trace's index holds.
             let m = of_cpu.iter().filter(|x| Some(x.thread) != idle).count();
             let mut lane = Lane {
@@ -75,7 +82,7 @@ impl CpuLanes {
             };
             let mut ids = Vec::with_capacity(m);
             for (i, x) in of_cpu.iter().enumerate() {
-                if Some(x.thread) == idle || x.cpu != cpu {
+                if Some(x.thread) == idle {
                     continue;
                 }
                 let dur = s.slice_end(from + i, t.end_ns()) - x.ts;
@@ -90,7 +97,6 @@ impl CpuLanes {
                 lane.flags.push(0);
                 ids.push((from + i) as u32);
             }
-            from += n;
             out.index
                 .push(LaneIndex::new(&lane, Pyramid::build(&lane), &[]));
             out.lanes.push(lane);

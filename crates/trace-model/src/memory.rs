@@ -89,17 +89,17 @@ impl EventSink for Count {
     }
 
     fn sched(&mut self, _: &spall_format::RawSched<'_>) {
-        // A scheduler record peaks at about 140 bytes (its 40-byte row while the slice, the
-        // two thread states of a switch, or a waking's state are made): five other
-        // events' worth, with room.
-        self.other += 5;
+        // A scheduler record peaks at about 90 bytes (its 40-byte row while the 24-byte
+        // slice, the two 24-byte thread states of a switch, or a waking's state are made):
+        // three other events' worth, with room.
+        self.other += 3;
     }
 
     fn sched_compact(&mut self, block: &spall_format::CompactSched<'_>) {
         // A compact record is held in 12 bytes until the replay, which frees them as it
-        // goes; the slices and the states' room are allocated whole: about 100 bytes of
-        // heap a record at the peak (60 resident), three other events' worth.
-        self.other += 3 * block.recs.len() as u64;
+        // goes; the slices and the states' room are allocated whole: about 75 bytes of
+        // heap a record at the peak (45 resident), two other events' worth.
+        self.other += 2 * block.recs.len() as u64;
     }
 }
 

@@ -11,14 +11,7 @@ use trace_model::Trace;
 
 use crate::source::{only, opt_int, Bounds, Cell, Constraint, Op, Source};
 
-static EMPTY: SchedData = SchedData {
-    slices: Vec::new(),
-    states: Vec::new(),
-    by_thread: Vec::new(),
-    thread_at: Vec::new(),
-    counters: Vec::new(),
-    cpus: Vec::new(),
-};
+static EMPTY: SchedData = SchedData::empty();
 
 pub(crate) fn data(t: &Trace) -> &SchedData {
     t.sched().unwrap_or(&EMPTY)
@@ -49,12 +42,13 @@ impl Source for Sched {
         only(r.start as u64, r.end as u64)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
-        let s = &data(&self.0).slices[row as usize];
+        let d = data(&self.0);
+        let s = &d.slices[row as usize];
         match col {
             0 => Cell::Int(row as i64),
             1 => Cell::Int(s.ts),
             2 => Cell::Int(s.dur),
-            3 | 7 => Cell::Int(s.cpu as i64),
+            3 | 7 => Cell::Int(d.slice_cpu(row as usize) as i64),
             4 => Cell::Int(s.thread as i64),
             5 if s.dur < 0 => Cell::Null,
             5 => state(s.end_state),
@@ -92,10 +86,10 @@ impl Source for ThreadStates {
         match col {
             0 => Cell::Int(row as i64),
             1 => Cell::Int(s.ts),
-            2 => Cell::Int(s.dur),
+            2 => Cell::Int(s.dur()),
             3 | 10 => opt_int(s.cpu().map(i64::from)),
             4 => Cell::Int(s.thread as i64),
-            5 => state(s.state),
+            5 => state(s.state()),
             6 => opt_int(s.io_wait().map(i64::from)),
             7 => (s.blocked_function()).map_or(Cell::Null, |f| Cell::Text(t.str(f))),
             8 => opt_int(s.waker().map(i64::from)),

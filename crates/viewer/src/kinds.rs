@@ -201,20 +201,20 @@ mod copy_tests {
 
 /// Thread `t`'s states (indices into `SchedData::states`), by time.
 pub fn thread_state_ids(sd: &SchedData, t: u32) -> &[u32] {
-    let t = t as usize;
-    match (sd.thread_at.get(t), sd.thread_at.get(t + 1)) {
-        (Some(&a), Some(&b)) => &sd.by_thread[a as usize..b as usize],
+    let (ix, t) = (sd.by_thread(), t as usize);
+    match (ix.at.get(t), ix.at.get(t + 1)) {
+        (Some(&a), Some(&b)) => &ix.order[a as usize..b as usize],
         _ => &[],
     }
 }
 
-/// When a state ends (one lasting to the end of the trace ends there).
-pub fn state_end(st: &ThreadState, trace_end: i64) -> i64 {
-    if st.dur < 0 {
-        trace_end.max(st.ts)
-    } else {
-        st.ts.saturating_add(st.dur)
-    }
+/// The state after state `i` of its thread.
+pub fn next_state(sd: &SchedData, i: u32) -> Option<&ThreadState> {
+    let x = sd.states.get(i as usize)?;
+    let ids = thread_state_ids(sd, x.thread);
+    let k = ids.partition_point(|&k| sd.states[k as usize].ts < x.ts);
+    let at = k + ids[k..].iter().position(|&k| k == i)?;
+    Some(&sd.states[*ids.get(at + 1)? as usize])
 }
 
 /// The thread of a scheduling slice or state.
@@ -237,7 +237,7 @@ pub fn pick_extent(t: &trace_model::Trace, p: Pick) -> Option<(i64, i64)> {
         }
         Pick::State(i) => {
             let x = sd.states.get(i as usize)?;
-            Some((x.ts, state_end(x, t.end_ns())))
+            Some((x.ts, sd.state_end(x, next_state(sd, i), t.end_ns())))
         }
         _ => None,
     }

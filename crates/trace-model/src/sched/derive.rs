@@ -21,7 +21,9 @@ use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
 use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
-use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
+use super::{
+    CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState, MAX_STATE_DUR,
+};
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
 
@@ -65,7 +67,6 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, Vec<Pending>, usize) {
     let blank = SchedSlice {
         ts: 0,
         dur: -1,
-        cpu: 0,
         thread: 0,
         end_state: TaskState::UNKNOWN,
         priority: 0,
@@ -73,16 +74,25 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, Vec<Pending>, usize) {
     (vec![blank; at], cpus, states)
 }
 
-/// Closes the gaps skipped switches left in each CPU's room.
-fn close_gaps(slices: &mut Vec<SchedSlice>, cpus: &[Pending]) {
-    let mut rooms: Vec<(usize, usize)> = cpus.iter().map(|p| (p.start, p.next)).collect();
+/// Closes the gaps skipped switches left in each CPU's room; gives back the CPUs with
+/// slices and where each one's begin (`SchedData::slice_cpus`, `cpu_at`).
+fn close_gaps(slices: &mut Vec<SchedSlice>, cpus: &[Pending]) -> (Vec<u32>, Vec<u32>) {
+    // The rooms lie in CPU order.
+    let mut rooms: Vec<(usize, usize, u32)> =
+        cpus.iter().map(|p| (p.start, p.next, p.cpu)).collect();
     rooms.sort_unstable();
+    let (mut slice_cpus, mut cpu_at) = (Vec::new(), vec![0u32]);
     let mut w = 0;
-    for (a, b) in rooms {
-        slices.copy_within(a..b, w);
-        w += b - a;
+    for (a, b, cpu) in rooms {
+        if b > a {
+            slices.copy_within(a..b, w);
+            w += b - a;
+            slice_cpus.push(cpu);
+            cpu_at.push(w as u32);
+        }
     }
     slices.truncate(w);
+    (slice_cpus, cpu_at)
 }
 
 /// Each thread's last row and last blocked row.
@@ -96,9 +106,9 @@ struct States {
     rows: Vec<ThreadState>,
     /// By thread index (threads are the trace's: as many as the input named).
     rel: Vec<Option<Rel>>,
-    /// Rows by thread index (so that indexing them by thread needs no pass to count).
-    counts: Vec<u32>,
     idle: Option<u32>,
+    /// Durations past [`MAX_STATE_DUR`], clamped.
+    clamped: u64,
 }
 
 fn is_blocked(s: TaskState) -> bool {
@@ -115,7 +125,7 @@ impl States {
     fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
         if let (Some(r), false) = (self.rel(t), data_loss) {
             let row = &mut self.rows[r.last];
-            row.dur = ts - row.ts;
+            self.clamped += !row.set_dur(ts - row.ts) as u64;
         }
     }
 
@@ -139,9 +149,7 @@ impl States {
         self.rows.push(st);
         if self.rel.len() <= t as usize {
             self.rel.resize(t as usize + 1, None);
-            self.counts.resize(t as usize + 1, 0);
         }
-        self.counts[t as usize] += 1;
         let rel = self.rel[t as usize].get_or_insert(Rel {
             last: row,
             blocked: None,
@@ -165,7 +173,7 @@ impl States {
     fn switch(&mut self, ts: i64, cpu: u32, prev: u32, state: TaskState, next: u32) {
         let loss = self
             .rel(prev)
-            .is_some_and(|r| self.rows[r.last].state != TaskState::RUNNING);
+            .is_some_and(|r| self.rows[r.last].state() != TaskState::RUNNING);
         self.close(ts, prev, loss);
         self.open(ts, prev, state, None, None, NO_FLAGS);
         self.close(ts, next, false);
@@ -175,7 +183,7 @@ impl States {
     #[inline]
     fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u8) {
         if let Some(r) = self.rel(t) {
-            if !is_blocked(self.rows[r.last].state) {
+            if !is_blocked(self.rows[r.last].state()) {
                 return;
             }
             self.close(ts, t, false);
@@ -214,14 +222,24 @@ pub(crate) fn derive(
         st: States {
             rows: Vec::with_capacity(most_states),
             rel: Vec::new(),
-            counts: Vec::new(),
             idle,
+            clamped: 0,
         },
         counters: HashMap::new(),
         names: Vec::new(),
         max_ts: i64::MIN,
+        clamped_prio: 0,
     };
     in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
+    let clamped = [
+        ("thread_state_too_long", rp.st.clamped, "thread states"),
+        ("sched_priority_out_of_range", rp.clamped_prio, "priorities"),
+    ];
+    for (what, n, of) in clamped.into_iter().filter(|c| c.1 > 0) {
+        diags.warn_n(ModelWarning::Sched(what), n, 0, || {
+            format!("{of} past what the model holds (a state of {MAX_STATE_DUR} ns, a 16-bit priority); clamped")
+        });
+    }
     rp.finish()
 }
 
@@ -257,6 +275,8 @@ struct Replay {
     /// By thread (threads are numbered densely); EMPTY: none.
     names: Vec<StrId>,
     max_ts: i64,
+    /// Priorities past 16 bits, clamped.
+    clamped_prio: u64,
 }
 
 impl Replay {
@@ -343,13 +363,14 @@ impl Replay {
         p.slice = Some(p.next);
         p.last = Some((r.tid, next, r.prio));
         p.next += 1;
+        let priority = r.prio.clamp(i16::MIN.into(), i16::MAX.into()) as i16;
+        self.clamped_prio += (priority as i32 != r.prio) as u64;
         slices[p.next - 1] = SchedSlice {
             ts: r.ts,
             dur: -1,
-            cpu: r.cpu,
             thread: next,
             end_state: TaskState::UNKNOWN,
-            priority: r.prio,
+            priority,
         };
         self.st.switch(r.ts, r.cpu, prev, state, next);
     }
@@ -418,7 +439,7 @@ impl Replay {
             names,
             ..
         } = self;
-        close_gaps(&mut slices, &cpus);
+        let (slice_cpus, cpu_at) = close_gaps(&mut slices, &cpus);
         let mut cpu_list: Vec<u32> = (cpus.iter())
             .filter(|p| p.next > p.start)
             .map(|p| p.cpu)
@@ -436,10 +457,10 @@ impl Replay {
         Derived {
             data: SchedData {
                 slices,
+                slice_cpus,
+                cpu_at,
                 states: st.rows,
-                by_thread: Vec::new(),
-                // Each thread's rows, counted: `renumber` makes them the index.
-                thread_at: st.counts,
+                by_thread: Default::default(),
                 counters,
                 cpus: cpu_list,
             },

@@ -1,6 +1,7 @@
 //! A system trace's scheduling data ([`SchedData`]) in a transfer: a presence byte, then
-//! its slices, states, indices by thread, CPU counters and CPUs; checked on arrival so that
-//! every index a viewer follows points inside its table.
+//! its slices, CPUs with slices, states, CPU counters and CPUs (the index by thread is made
+//! again when asked for); checked on arrival so that every index a viewer follows points
+//! inside its table.
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
 use super::codec::{Codec, List, Plain, Record, Wire};
@@ -12,18 +13,15 @@ use crate::trace::Trace;
 record!(SchedSlice {
     ts,
     dur,
-    cpu,
     thread,
     end_state,
     priority
 });
 record!(ThreadState {
     ts,
-    dur,
+    dur_state,
     thread,
-    state,
-    other,
-    flags
+    other
 });
 record!(CpuCounter {
     kind,
@@ -33,12 +31,12 @@ record!(CpuCounter {
 });
 record!(SchedData {
     slices as List,
+    slice_cpus,
+    cpu_at,
     states as List,
-    by_thread,
-    thread_at,
     counters as List,
     cpus
-});
+} default by_thread);
 
 /// `Trace::sched`: absent, or present and its data.
 pub(super) struct Sched;
@@ -76,14 +74,14 @@ impl Wire for TaskState {
     }
 }
 
-/// A priority, as its 32 bits.
-impl Wire for i32 {
+/// A priority, as 32 bits.
+impl Wire for i16 {
     fn put(&self, w: &mut W<'_>) {
-        w.u32(*self as u32);
+        w.u32(*self as i32 as u32);
     }
 
     fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
-        Ok(r.u32()? as i32)
+        i16::try_from(r.u32()? as i32).map_err(|_| r.fail("a 16-bit priority"))
     }
 }
 
@@ -117,21 +115,18 @@ pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
     if !s.slices.iter().all(|x| thread(x.thread)) {
         return Err("scheduling slices of known threads");
     }
+    let cpus_ok = s.cpu_at.len() == s.slice_cpus.len() + 1
+        && s.cpu_at.first() == Some(&0)
+        && s.cpu_at.last() == Some(&(s.slices.len() as u32))
+        && s.cpu_at.windows(2).all(|w| w[0] < w[1])
+        && s.slice_cpus.windows(2).all(|w| w[0] < w[1]);
+    if !cpus_ok {
+        return Err("scheduling slices by CPU");
+    }
     let states_ok = (s.states.iter())
         .all(|x| thread(x.thread) && x.waker().is_none_or(thread) && string(x.blocked_function()));
     if !states_ok {
         return Err("thread states of known threads and strings");
-    }
-    let n = s.states.len() as u32;
-    let at = &s.thread_at;
-    let indices_ok = at.len() == threads as usize + 1
-        && at.first() == Some(&0)
-        && at.last() == Some(&(s.by_thread.len() as u32))
-        && at.windows(2).all(|w| w[0] <= w[1])
-        && s.by_thread.len() == s.states.len()
-        && s.by_thread.iter().all(|&i| i < n);
-    if !indices_ok {
-        return Err("thread states indexed by thread");
     }
     if !(s.counters.iter()).all(|c| c.ts.len() == c.values.len()) {
         return Err("CPU counters with a value per time");

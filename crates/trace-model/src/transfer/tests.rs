@@ -133,14 +133,14 @@ fn scheduling_data_out_of_its_tables_is_an_error() {
     assert!(t.sched().is_some_and(|s| !s.states.is_empty()));
     let damaged: [fn(&mut crate::sched::SchedData); 4] = [
         |s| s.slices[0].thread = 1 << 20,
+        |s| s.cpu_at[1] = s.cpu_at[0],
+        |s| {
+            s.slice_cpus.pop();
+        },
         |s| {
             // A runnable state's waker.
-            let r = (s.states.iter()).position(|x| x.state == crate::sched::TaskState::RUNNABLE);
+            let r = (s.states.iter()).position(|x| x.state() == crate::sched::TaskState::RUNNABLE);
             s.states[r.unwrap()].set_other(Some(1 << 20))
-        },
-        |s| s.by_thread[0] = 1 << 20,
-        |s| {
-            s.thread_at.pop();
         },
     ];
     for (i, damage) in damaged.into_iter().enumerate() {

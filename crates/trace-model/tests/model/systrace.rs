@@ -60,7 +60,7 @@ fn thread_states_with_wakers_and_io_wait() {
     let s = t.sched().unwrap();
     let pool: Vec<_> = s.thread_states(thread_named(&t, 102)).collect();
     let got: Vec<(i64, i64, TaskState, Option<i64>)> = (pool.iter())
-        .map(|x| (x.ts, x.dur, x.state, x.waker().map(|w| tid_of(&t, w))))
+        .map(|x| (x.ts, x.dur(), x.state(), x.waker().map(|w| tid_of(&t, w))))
         .collect();
     assert_eq!(
         got,
@@ -128,13 +128,14 @@ fn ftrace_text_gives_the_protobuf_files_slices_and_states_but_new_tasks() {
     let p = load("events");
     let text = trace_model::load(spall_test_support::fixture("systrace/events.trace")).unwrap();
     let slices = |t: &Trace, scale: i64| -> Vec<(i64, i64, u32, i64, String)> {
-        (t.sched().unwrap().slices.iter())
-            .map(|s| {
+        let sd = t.sched().unwrap();
+        (sd.slices.iter().enumerate())
+            .map(|(i, s)| {
                 let dur = if s.dur < 0 { -1 } else { s.dur * scale };
                 (
                     s.ts * scale,
                     dur,
-                    s.cpu,
+                    sd.slice_cpu(i),
                     tid_of(t, s.thread),
                     s.end_state.to_string(),
                 )
@@ -147,13 +148,13 @@ fn ftrace_text_gives_the_protobuf_files_slices_and_states_but_new_tasks() {
     let states = |t: &Trace, scale: i64| -> Vec<State> {
         let mut v: Vec<State> = (t.sched().unwrap().states.iter())
             .map(|x| {
-                let dur = if x.dur < 0 { -1 } else { x.dur * scale };
+                let dur = if x.dur() < 0 { -1 } else { x.dur() * scale };
                 let waker = x.waker().map(|w| tid_of(t, w));
                 (
                     tid_of(t, x.thread),
                     x.ts * scale,
                     dur,
-                    x.state.to_string(),
+                    x.state().to_string(),
                     waker,
                 )
             })
@@ -370,12 +371,27 @@ fn a_slice_never_switched_out_ends_at_its_cpus_next_slice() {
     assert!(open.iter().all(|&i| s.slices[i].dur == -1));
     for &i in &open {
         let next = &s.slices[i + 1];
-        assert_eq!(next.cpu, s.slices[i].cpu);
+        assert_eq!(s.slice_cpu(i + 1), s.slice_cpu(i));
         assert_eq!(s.slice_end(i, t.end_ns()), next.ts);
     }
+    // Its running states keep trace_processor's rows (lasting to the next one, the last to
+    // the end), but end with their slices.
+    let states: Vec<_> = s.thread_states(tid69).collect();
+    let running: Vec<usize> = (0..states.len())
+        .filter(|&k| states[k].state() == TaskState::RUNNING)
+        .collect();
+    assert_eq!(running.len(), open.len());
+    assert_eq!(states[*running.last().unwrap()].dur(), -1);
+    for (&k, &i) in running.iter().zip(&open) {
+        let x = states[k];
+        assert_eq!(s.slice_of(x), Some(i));
+        let end = s.state_end(x, states.get(k + 1).copied(), t.end_ns());
+        assert_eq!(end, s.slices[i + 1].ts);
+        assert!(end < x.ts + x.dur().max(0) || x.dur() < 0);
+    }
     for w in 0..s.slices.len().saturating_sub(1) {
-        let (a, b) = (&s.slices[w], &s.slices[w + 1]);
-        if a.cpu == b.cpu {
+        let b = &s.slices[w + 1];
+        if s.slice_cpu(w) == s.slice_cpu(w + 1) {
             assert!(
                 s.slice_end(w, t.end_ns()) <= b.ts,
                 "slices {w} and {} overlap",

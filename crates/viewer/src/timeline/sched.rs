@@ -7,9 +7,7 @@
 use render_gl::{Color, Fonts, Scene, VAlign};
 use trace_model::sched::{CpuCounterKind, SchedData, TaskState, ThreadState};
 
-use crate::kinds::{
-    first_at_or_after, pick_extent, pick_thread, state_end, thread_state_ids, Pick,
-};
+use crate::kinds::{first_at_or_after, pick_extent, pick_thread, thread_state_ids, Pick};
 use crate::loaded::Loaded;
 use crate::timeline::marks::{bezier_arrow, series_columns};
 use crate::view::layout::{RowKind, STATES_H};
@@ -37,16 +35,16 @@ pub enum StateKind {
 
 /// The kind of a thread state.
 pub fn state_kind(st: &ThreadState) -> StateKind {
-    if st.state == TaskState::RUNNING {
+    if st.state() == TaskState::RUNNING {
         return StateKind::Running;
     }
-    if st.state == TaskState::UNKNOWN {
+    if st.state() == TaskState::UNKNOWN {
         return StateKind::Other;
     }
-    if st.state.is_runnable() {
+    if st.state().is_runnable() {
         return StateKind::Runnable;
     }
-    let text = st.state.text().unwrap_or_default();
+    let text = st.state().text().unwrap_or_default();
     if text.contains('D') {
         match st.io_wait() {
             Some(false) => StateKind::UninterruptibleNonIo,
@@ -77,7 +75,7 @@ pub fn state_color(kind: StateKind) -> Color {
 /// A state's name as Perfetto writes it: `Running`, `Runnable (Preempted)`, `Sleeping`,
 /// `Uninterruptible Sleep (non-IO)`...; else the kernel's letters.
 pub fn state_name(st: &ThreadState) -> String {
-    let text = st.state.text().unwrap_or_else(|| "Unknown".into());
+    let text = st.state().text().unwrap_or_else(|| "Unknown".into());
     let name = match (state_kind(st), text.as_str()) {
         (StateKind::Running, _) => "Running",
         (StateKind::Runnable, "R+") => "Runnable (Preempted)",
@@ -110,7 +108,8 @@ pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &TimelineView, thread: u3
     let h = (h - 2.0).max(1.0);
     while i < ids.len() && st(i).ts <= t1 {
         let x = st(i);
-        let (x0, x1) = (s.viewport.x(x.ts), s.viewport.x(state_end(x, end)));
+        let next = (i + 1 < ids.len()).then(|| st(i + 1));
+        let (x0, x1) = (s.viewport.x(x.ts), s.viewport.x(sd.state_end(x, next, end)));
         let color = state_color(state_kind(x));
         if x1 - x0 >= 1.0 {
             let (a, b) = (x0.max(-1.0) as f32, x1.min(s.width as f64 + 1.0) as f32);
@@ -218,7 +217,11 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
         Pick::Sched(i) => {
             let x = &sd.slices[i as usize];
             v.push(t.thread_label(thread));
-            v.push(format!("CPU {}   priority {}", x.cpu, x.priority));
+            v.push(format!(
+                "CPU {}   priority {}",
+                sd.slice_cpu(i as usize),
+                x.priority
+            ));
             v.push(format!("duration  {}", format_duration(b - a)));
             v.push(format!("start     {}", rel(a)));
             if let Some(text) = x.end_state.text() {

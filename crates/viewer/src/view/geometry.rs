@@ -40,7 +40,8 @@ impl TimelineView {
                 let ids = crate::kinds::thread_state_ids(sd, th);
                 let i = ids.partition_point(|&i| sd.states[i as usize].ts <= t + tol);
                 let last = *ids.get(i.checked_sub(1)?)?;
-                let end = crate::kinds::state_end(&sd.states[last as usize], tr.end_ns());
+                let next = ids.get(i).map(|&k| &sd.states[k as usize]);
+                let end = sd.state_end(&sd.states[last as usize], next, tr.end_ns());
                 (end >= t - tol).then_some(Pick::State(last))
             }
             RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),
@@ -146,7 +147,7 @@ impl TimelineView {
                 }
                 (Pick::Counter { group, .. }, RowKind::Counter(g)) => g == group,
                 (Pick::Sched(i), RowKind::Cpu(c)) => {
-                    let cpu = t.sched().map(|sd| sd.slices[i as usize].cpu);
+                    let cpu = t.sched().map(|sd| sd.slice_cpu(i as usize));
                     cpu == l.kinds.cpu_lanes.cpus.get(c as usize).copied()
                 }
                 (Pick::State(i), RowKind::ThreadStates(th)) => {

@@ -96,11 +96,11 @@ fn cpu_slices_take_their_threads_colour_and_states_perfettos() {
     // Each thread's longest Running and Runnable states are drawn in Perfetto's colours.
     for want in [StateKind::Running, StateKind::Runnable] {
         let st = (sd.states.iter())
-            .filter(|st| st.dur > 0 && state_kind(st) == want)
-            .max_by_key(|st| st.dur)
+            .filter(|st| st.dur() > 0 && state_kind(st) == want)
+            .max_by_key(|st| st.dur())
             .unwrap_or_else(|| panic!("a {want:?} state"));
         let (y, h) = row_y(s, RowKind::ThreadStates(st.thread)).unwrap();
-        let x = s.viewport.x(st.ts + st.dur / 2) as f32;
+        let x = s.viewport.x(st.ts + st.dur() / 2) as f32;
         assert_eq!(at(&px, x, y + h / 2.0), state_color(want), "{want:?}");
     }
 }
