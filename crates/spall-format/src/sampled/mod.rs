@@ -31,6 +31,7 @@ pub mod pprof;
 pub mod speedscope;
 mod stream;
 mod text;
+mod walk;
 
 pub use stream::ProfileStream;
 

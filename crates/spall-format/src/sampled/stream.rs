@@ -16,7 +16,7 @@
 //! are gathered and decoded whole.
 
 use super::cpuprofile::Reader;
-use super::{collapsed, perf, ProfileFormat};
+use super::{collapsed, perf, speedscope, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::EventSink;
@@ -40,6 +40,8 @@ pub struct ProfileStream<S> {
     samples: u64,
     /// A `.cpuprofile`'s reader.
     cpu: Option<Box<Reader>>,
+    /// A speedscope file's reader.
+    speedscope: Option<Box<speedscope::Stream>>,
     read: u64,
     new_sink: Box<dyn Fn() -> S>,
 }
@@ -61,7 +63,9 @@ impl<S: EventSink> ProfileStream<S> {
     /// `.cpuprofile` whose first key is `nodes` (not the older `head` form).
     pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
         match detect(head) {
-            Detected::Profile(f @ (ProfileFormat::Perf | ProfileFormat::Collapsed)) => Some(f),
+            Detected::Profile(
+                f @ (ProfileFormat::Perf | ProfileFormat::Collapsed | ProfileFormat::Speedscope),
+            ) => Some(f),
             Detected::Profile(f @ ProfileFormat::CpuProfile) => {
                 let rest = head.trim_ascii_start().strip_prefix(b"{")?;
                 rest.trim_ascii_start()
@@ -89,6 +93,7 @@ impl<S: EventSink> ProfileStream<S> {
             sinks: Vec::new(),
             samples: 0,
             cpu: (format == ProfileFormat::CpuProfile).then(Box::default),
+            speedscope: (format == ProfileFormat::Speedscope).then(Box::default),
             read: 0,
             new_sink: Box::new(new_sink),
         }
@@ -101,9 +106,10 @@ impl<S: EventSink> ProfileStream<S> {
 
     /// `(read, decoded)`: bytes pushed so far, and bytes decoded of them.
     pub fn progress(&self) -> (u64, u64) {
-        match &self.cpu {
-            Some(r) => (self.read, r.consumed()),
-            None => (self.read, self.at),
+        match (&self.cpu, &self.speedscope) {
+            (Some(r), _) => (self.read, r.consumed()),
+            (_, Some(r)) => (self.read, r.consumed()),
+            _ => (self.read, self.at),
         }
     }
 
@@ -114,6 +120,10 @@ impl<S: EventSink> ProfileStream<S> {
         if let Some(r) = &mut self.cpu {
             // A reader that gave up waits for the finish, which says so.
             let _ = r.push(chunk);
+            return Ok(());
+        }
+        if let Some(r) = &mut self.speedscope {
+            r.push(chunk, &mut self.sinks, &*self.new_sink, &mut self.diags);
             return Ok(());
         }
         self.window.extend_from_slice(chunk);
@@ -149,6 +159,9 @@ impl<S: EventSink> ProfileStream<S> {
     /// Whether the stream gave up, so far: [`finish`](Self::finish) will say to decode
     /// the file again, whole.
     pub fn gave_up(&self) -> Option<&'static str> {
+        if self.speedscope.as_ref().is_some_and(|r| r.failed()) {
+            return Some("a speedscope file the streamed reader does not take");
+        }
         (self.cpu.as_ref().is_some_and(|r| r.failed()))
             .then_some("a .cpuprofile the streamed reader does not take")
     }
@@ -165,6 +178,11 @@ impl<S: EventSink> ProfileStream<S> {
                 None => return Ok(None),
             }
             self.sinks.push(sink);
+        } else if let Some(mut r) = self.speedscope.take() {
+            if !r.finish(&mut self.sinks, &*self.new_sink, &mut self.diags) {
+                return Ok(None);
+            }
+            self.samples = r.n;
         } else if !self.window.is_empty() || self.sinks.is_empty() {
             self.decode_run(self.window.len());
         }
@@ -322,6 +340,113 @@ mod tests {
                     let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
                     let got = text(sum, &all);
                     assert!(got == want, "cut at {cut}, runs of {target}\n{got}\n{want}");
+                }
+            }
+        }
+    }
+
+    /// One result of a speedscope stream fed `b` in two pieces, cut at `cut`.
+    fn cut_at(b: &[u8], cut: usize) -> String {
+        let mut s = ProfileStream::with_target(ProfileFormat::Speedscope, 1, Samples::default);
+        s.push(&b[..cut]).unwrap();
+        s.push(&b[cut..]).unwrap();
+        match s.finish().unwrap() {
+            Some((sum, sinks)) => {
+                let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+                text(sum, &all)
+            }
+            None => "decode again".into(),
+        }
+    }
+
+    /// A speedscope file of every kind of profile speedscope writes, with 300 samples.
+    fn speedscope_file() -> Vec<u8> {
+        let frames: Vec<_> = (0..40)
+            .map(|i| {
+                format!(
+                    r#"{{"name":"f{i} \"q\" \u00e9","file":"m{}.c","line":{i}}}"#,
+                    i % 3
+                )
+            })
+            .collect();
+        let stacks: Vec<_> = (0..300)
+            .map(|i| format!("[0,{},{}]", 1 + i % 7, 8 + i % 31))
+            .collect();
+        let weights: Vec<_> = (0..300).map(|i| format!("{}.25", 1 + i % 4)).collect();
+        format!(
+            r#"{{"exporter":"speedscope@1.25.0","name":"x","activeProfileIndex":0,"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{}]}},"profiles":[{{"type":"sampled","name":"cpu","unit":"microseconds","startValue":10,"endValue":999,"samples":[{}],"weights":[{}]}},{{"type":"sampled","name":"heap","unit":"bytes","startValue":0,"endValue":9,"samples":[[0,1],[0,2,39]],"weights":[4096,512]}},{{"type":"evented","name":"ev","unit":"milliseconds","startValue":0,"endValue":9,"events":[{{"type":"O","frame":0,"at":0}},{{"type":"O","frame":5,"at":1.5}},{{"type":"C","frame":5,"at":4}},{{"type":"C","frame":0,"at":9}}]}}]}}"#,
+            frames.join(","),
+            stacks.join(","),
+            weights.join(",")
+        )
+        .into_bytes()
+    }
+
+    /// speedscope's format, streamed in any pieces, is the whole decode; never held whole.
+    #[test]
+    fn speedscope_in_any_pieces_is_the_whole_decode() {
+        let b = speedscope_file();
+        let want = whole(&b);
+        assert!(want.starts_with("306 0 "), "{}", &want[..100]);
+        for piece in [b.len(), 4_099, 97, 1] {
+            assert!(streamed(&b, piece, 1) == want, "pieces of {piece}");
+        }
+        let f = ProfileStream::<Samples>::accepts(&b).unwrap();
+        let mut s = ProfileStream::with_target(f, 1, Samples::default);
+        for p in b.chunks(64) {
+            s.push(p).unwrap();
+            let (read, done) = s.progress();
+            assert!(read - done < 1_000, "{read} read, {done} decoded");
+        }
+    }
+
+    /// Hostile and unusual speedscope files, cut at every byte: the stream gives the whole
+    /// decode's samples and warnings, or says to decode the file again (a cut file, the
+    /// wrong types where it descends, what it does not read alike), never another result.
+    #[test]
+    fn hostile_speedscope_at_every_cut_is_the_whole_decode_or_decoded_again() {
+        let streamed_ok = [
+            // Whitespace everywhere, unknown keys of every kind, null and odd fields, bad
+            // frames and weights, more bad events than a warning shows, a bad unit and type.
+            &br#" { "shared" : { "x" : [ {"a":[1,{"b":null}]} ] , "frames" : [ {"name":null,"line":-1}, {"name":"b","file":7,"line":4294967296}, 3 ] } ,
+              "profiles" : [ {"type":"sampled","unit":"seconds","samples":[[0,1],[1,2.0,-1,9],5,[]],"weights":[1e-3,"w",null],"startValue":"s","name":5},
+                {"type":"evented","unit":"nanoseconds","name":"e","events":[1,{"type":"O"},{"type":"O","frame":0,"at":1},{"type":"X","frame":0,"at":1},[],null,{"type":"C","frame":9,"at":2},{"type":"C","frame":0,"at":3}]},
+                {"type":"sampled","unit":"parsecs","samples":[[0]]}, {"samples":[[0]]}, {"type":"sampled","samples":{"a":1},"weights":3,"events":"e"} ] , "z": -0.5e-3 }
+"#[..],
+            br#"{"shared":{"frames":[]},"profiles":[]}"#,
+        ];
+        let given_up = [
+            // profiles first, a duplicate key, a key with an escape, a profile that is not
+            // an object, frames not an array, no profiles, a cut file, text after it, a
+            // skipped value that is not JSON, nesting too deep.
+            &br#"{"profiles":[],"shared":{"frames":[]}}"#[..],
+            br#"{"shared":{"frames":[]},"shared":{"frames":[]},"profiles":[]}"#,
+            br#"{"sh\u0061red":{"frames":[]},"profiles":[]}"#,
+            br#"{"shared":{"frames":[]},"profiles":[5]}"#,
+            br#"{"shared":{"frames":{}},"profiles":[]}"#,
+            br#"{"shared":{"frames":[]}}"#,
+            br#"{"shared":{"frames":[]},"profiles":[{"type":"sampled","samples":[[0"#,
+            br#"{"shared":{"frames":[]},"profiles":[]} x"#,
+            br#"{"shared":{"frames":[]},"profiles":[],"x":[1,]}"#,
+            b"{\"shared\":{\"frames\":[{\"name\":\"\xff\"}]},\"profiles\":[]}",
+        ];
+        let deep = format!(
+            r#"{{"shared":{{"frames":[]}},"profiles":[],"x":{}{}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        let given_up: Vec<&[u8]> = given_up.into_iter().chain([deep.as_bytes()]).collect();
+        for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {
+            for b in files {
+                let want = whole(b);
+                for cut in 0..=b.len() {
+                    let got = cut_at(b, cut);
+                    let b = String::from_utf8_lossy(b);
+                    if ok {
+                        assert!(got == want, "{b} cut at {cut}\n{got}\n{want}");
+                    } else {
+                        assert_eq!(got, "decode again", "{b} cut at {cut}");
+                    }
                 }
             }
         }
