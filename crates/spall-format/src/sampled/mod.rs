@@ -25,6 +25,7 @@ pub mod collapsed;
 pub mod cpuprofile;
 pub mod gecko;
 mod gecko_markers;
+mod gecko_stream;
 mod gecko_table;
 pub mod perf;
 pub mod pprof;

@@ -319,28 +319,12 @@ impl Stream {
         self.walk.as_ref().map_or(0, Walk::consumed)
     }
 
-    /// The file's next bytes; each profile they complete goes to a new sink in `sinks`.
+    /// The file's next bytes (`last`: its end), each profile they complete to a new sink in
+    /// `sinks`; whether it was walked without giving up.
     pub(crate) fn push<S: EventSink>(
         &mut self,
+        last: bool,
         chunk: &[u8],
-        sinks: &mut Vec<S>,
-        new_sink: &dyn Fn() -> S,
-        diags: &mut Diagnostics,
-    ) {
-        let mut walk = self.walk.take().unwrap_or_else(Walk::new);
-        let mut cx = Cx {
-            st: self,
-            sinks,
-            new_sink,
-            diags,
-        };
-        walk.push(chunk, &mut cx);
-        self.walk = Some(walk);
-    }
-
-    /// The end of the file: whether it was read whole (else it must be decoded whole).
-    pub(crate) fn finish<S: EventSink>(
-        &mut self,
         sinks: &mut Vec<S>,
         new_sink: &dyn Fn() -> S,
         diags: &mut Diagnostics,
@@ -352,7 +336,14 @@ impl Stream {
             new_sink,
             diags,
         };
-        walk.finish(&mut cx)
+        walk.push(chunk, &mut cx);
+        let ok = if last {
+            walk.finish(&mut cx)
+        } else {
+            !walk.failed()
+        };
+        self.walk = Some(walk);
+        ok
     }
 }
 

@@ -16,12 +16,18 @@
 //! are gathered and decoded whole.
 
 use super::cpuprofile::Reader;
-use super::{collapsed, perf, speedscope, ProfileFormat};
+use super::{collapsed, gecko_stream, perf, speedscope, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::EventSink;
 use crate::parallel::CHUNK_BYTES;
 use crate::{detect, Detected, Format, Summary};
+
+/// A JSON profile's reader.
+enum Json {
+    Speedscope(Box<speedscope::Stream>),
+    Gecko(Box<gecko_stream::Stream>),
+}
 
 /// A `perf script` or collapsed-stack decode fed chunk by chunk: [`push`](Self::push) the
 /// file's bytes in order, then [`finish`](Self::finish).
@@ -40,8 +46,8 @@ pub struct ProfileStream<S> {
     samples: u64,
     /// A `.cpuprofile`'s reader.
     cpu: Option<Box<Reader>>,
-    /// A speedscope file's reader.
-    speedscope: Option<Box<speedscope::Stream>>,
+    /// A speedscope file's or Gecko profile's reader.
+    json: Option<Json>,
     read: u64,
     new_sink: Box<dyn Fn() -> S>,
 }
@@ -64,7 +70,10 @@ impl<S: EventSink> ProfileStream<S> {
     pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
         match detect(head) {
             Detected::Profile(
-                f @ (ProfileFormat::Perf | ProfileFormat::Collapsed | ProfileFormat::Speedscope),
+                f @ (ProfileFormat::Perf
+                | ProfileFormat::Collapsed
+                | ProfileFormat::Speedscope
+                | ProfileFormat::Gecko),
             ) => Some(f),
             Detected::Profile(f @ ProfileFormat::CpuProfile) => {
                 let rest = head.trim_ascii_start().strip_prefix(b"{")?;
@@ -93,7 +102,11 @@ impl<S: EventSink> ProfileStream<S> {
             sinks: Vec::new(),
             samples: 0,
             cpu: (format == ProfileFormat::CpuProfile).then(Box::default),
-            speedscope: (format == ProfileFormat::Speedscope).then(Box::default),
+            json: match format {
+                ProfileFormat::Speedscope => Some(Json::Speedscope(Box::default())),
+                ProfileFormat::Gecko => Some(Json::Gecko(Box::default())),
+                _ => None,
+            },
             read: 0,
             new_sink: Box::new(new_sink),
         }
@@ -106,9 +119,10 @@ impl<S: EventSink> ProfileStream<S> {
 
     /// `(read, decoded)`: bytes pushed so far, and bytes decoded of them.
     pub fn progress(&self) -> (u64, u64) {
-        match (&self.cpu, &self.speedscope) {
+        match (&self.cpu, &self.json) {
             (Some(r), _) => (self.read, r.consumed()),
-            (_, Some(r)) => (self.read, r.consumed()),
+            (_, Some(Json::Speedscope(r))) => (self.read, r.consumed()),
+            (_, Some(Json::Gecko(r))) => (self.read, r.consumed()),
             _ => (self.read, self.at),
         }
     }
@@ -122,8 +136,8 @@ impl<S: EventSink> ProfileStream<S> {
             let _ = r.push(chunk);
             return Ok(());
         }
-        if let Some(r) = &mut self.speedscope {
-            r.push(chunk, &mut self.sinks, &*self.new_sink, &mut self.diags);
+        if self.json.is_some() {
+            self.push_json(false, chunk);
             return Ok(());
         }
         self.window.extend_from_slice(chunk);
@@ -137,6 +151,16 @@ impl<S: EventSink> ProfileStream<S> {
             }
         }
         Ok(())
+    }
+
+    /// Pushes a chunk to the JSON reader (`last`: the end); its samples so far, or `None`
+    /// once it gave up.
+    fn push_json(&mut self, last: bool, chunk: &[u8]) -> Option<u64> {
+        let (sinks, new_sink, d) = (&mut self.sinks, &*self.new_sink, &mut self.diags);
+        match self.json.as_mut()? {
+            Json::Speedscope(r) => r.push(last, chunk, sinks, new_sink, d).then_some(r.n),
+            Json::Gecko(r) => r.push(last, chunk, sinks, new_sink, d).then_some(r.n),
+        }
     }
 
     /// Decodes `window[..end]` into a new sink and drops those bytes.
@@ -159,8 +183,14 @@ impl<S: EventSink> ProfileStream<S> {
     /// Whether the stream gave up, so far: [`finish`](Self::finish) will say to decode
     /// the file again, whole.
     pub fn gave_up(&self) -> Option<&'static str> {
-        if self.speedscope.as_ref().is_some_and(|r| r.failed()) {
-            return Some("a speedscope file the streamed reader does not take");
+        match &self.json {
+            Some(Json::Speedscope(r)) if r.failed() => {
+                return Some("a speedscope file the streamed reader does not take")
+            }
+            Some(Json::Gecko(r)) if r.failed() => {
+                return Some("a Gecko profile the streamed reader does not take")
+            }
+            _ => {}
         }
         (self.cpu.as_ref().is_some_and(|r| r.failed()))
             .then_some("a .cpuprofile the streamed reader does not take")
@@ -178,11 +208,11 @@ impl<S: EventSink> ProfileStream<S> {
                 None => return Ok(None),
             }
             self.sinks.push(sink);
-        } else if let Some(mut r) = self.speedscope.take() {
-            if !r.finish(&mut self.sinks, &*self.new_sink, &mut self.diags) {
-                return Ok(None);
+        } else if self.json.is_some() {
+            match self.push_json(true, &[]) {
+                Some(n) => self.samples = n,
+                None => return Ok(None),
             }
-            self.samples = r.n;
         } else if !self.window.is_empty() || self.sinks.is_empty() {
             self.decode_run(self.window.len());
         }
@@ -441,6 +471,138 @@ mod tests {
                 let want = whole(b);
                 for cut in 0..=b.len() {
                     let got = cut_at(b, cut);
+                    let b = String::from_utf8_lossy(b);
+                    if ok {
+                        assert!(got == want, "{b} cut at {cut}\n{got}\n{want}");
+                    } else {
+                        assert_eq!(got, "decode again", "{b} cut at {cut}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A Gecko stream fed `b` in pieces of `piece` (or cut once at `cut`): samples and
+    /// events (markers, names) as text, or "decode again".
+    fn gecko(b: &[u8], piece: usize, cut: Option<usize>) -> String {
+        let pieces: Vec<&[u8]> = match cut {
+            Some(c) => vec![&b[..c], &b[c..]],
+            None => b.chunks(piece.max(1)).collect(),
+        };
+        let mut s = ProfileStream::with_target(ProfileFormat::Gecko, 1, Samples::default);
+        let mut e = ProfileStream::with_target(ProfileFormat::Gecko, 1, crate::Collect::default);
+        for p in pieces {
+            s.push(p).unwrap();
+            e.push(p).unwrap();
+        }
+        match (s.finish().unwrap(), e.finish().unwrap()) {
+            (Some((sum, sinks)), Some((_, ev))) => {
+                let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+                let ev: Vec<_> = ev.into_iter().flat_map(|s| s.0).collect();
+                format!("{} {ev:?}", text(sum, &all))
+            }
+            (None, None) => "decode again".into(),
+            _ => panic!("one sink gave up, the other did not"),
+        }
+    }
+
+    /// What the whole decode gives of a Gecko profile, as [`gecko`] gives it.
+    fn gecko_whole(b: &[u8]) -> String {
+        let mut s = Samples::default();
+        let mut c = crate::Collect::default();
+        match (crate::decode(b, &mut s), crate::decode(b, &mut c)) {
+            (Ok(sum), Ok(_)) => format!("{} {:?}", text(sum, &s.0), c.0),
+            (Err(e), _) | (_, Err(e)) => format!("error {e}"),
+        }
+    }
+
+    /// Real Firefox profiles (raw, a subprocess, markers), a DevTools recording, and the
+    /// processed format, streamed in any pieces: the whole decode's samples, markers and
+    /// warnings, never the file held.
+    #[test]
+    fn gecko_in_any_pieces_is_the_whole_decode() {
+        let mut files: Vec<Vec<u8>> = ["firefox_page.json.gz", "firefox_markers.json.gz"]
+            .iter()
+            .map(|f| {
+                let gz = spall_test_support::fixture_bytes(&format!("real/profiles/{f}"));
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out)
+                    .unwrap();
+                out
+            })
+            .collect();
+        let recording = format!(
+            r#"{{"systemHost":{{"name":"Firefox"}},"profile":{}}}"#,
+            super::super::gecko::tests::RAW
+        );
+        files.extend(
+            [
+                super::super::gecko::tests::PROCESSED,
+                super::super::gecko_markers::tests::RAW,
+                &recording,
+            ]
+            .map(|s| s.as_bytes().to_vec()),
+        );
+        for b in &files {
+            let want = gecko_whole(b);
+            assert!(
+                !want.starts_with("0 ") && !want.starts_with("error"),
+                "{want:.200}"
+            );
+            for piece in [b.len(), 65_537, 4_099, 97] {
+                assert!(
+                    gecko(b, piece, None) == want,
+                    "pieces of {piece}: {want:.200}"
+                );
+            }
+        }
+        let b = &files[0];
+        let mut s = ProfileStream::with_target(ProfileFormat::Gecko, 1, Samples::default);
+        let mut held = 0;
+        for p in b.chunks(4_099) {
+            s.push(p).unwrap();
+            let (read, done) = s.progress();
+            held = held.max(read - done);
+        }
+        assert!(
+            held < b.len() as u64 / 10,
+            "{held} of {} bytes held",
+            b.len()
+        );
+    }
+
+    /// Hostile and unusual Gecko profiles, cut at every byte: the whole decode's result,
+    /// or "decode again" (never another result, never a panic).
+    #[test]
+    fn hostile_gecko_at_every_cut_is_the_whole_decode_or_decoded_again() {
+        let streamed_ok = [
+            // Threads of the wrong types and as text, a thread of markers alone, a table
+            // with no schema, unknown keys, a subprocess as text that is not JSON.
+            &br#" {"meta":{"interval":1,"startTime":1,"x":[{}]} , "libs":[{"a":[1,[2]]}],
+              "threads":[5,"not json","{\"name\":\"T\",\"samples\":{}}",{"name":"M","markers":{"data":[]}},
+                {"samples":{"schema":{"stack":0},"data":[[0],[9],[null],"x"]},"stackTable":{"schema":{"frame":1,"prefix":0},"data":[[null,0],[0,5]]},"frameTable":{"data":[]},"stringTable":[]},{}],
+              "processes":["{",{"meta":{"startTime":3},"threads":[]},{"threads":[{"samples":{"data":[]}}]}], "z":null }"#[..],
+            br#"{"systemHost":{},"profile":{"meta":{"interval":1,"stackwalk":1},"threads":[]},"x":1}"#,
+        ];
+        let given_up = [
+            // threads before meta, processes before threads, a processed profile's threads
+            // before its strings, a recording beside the root's keys, no threads, threads
+            // not an array, a duplicate key, a cut file, meta not an object.
+            &br#"{"threads":[],"meta":{"interval":1,"stackwalk":1}}"#[..],
+            br#"{"meta":{"interval":1,"stackwalk":1},"processes":[],"threads":[]}"#,
+            br#"{"meta":{"interval":1,"preprocessedProfileVersion":50},"threads":[],"shared":{"stringArray":[]}}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"profile":{"meta":{"interval":1},"threads":[]},"threads":[]}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1}}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"threads":{}}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"threads":[{"name":"a","name":"b"}]}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"threads":[{"samples":{"data":[[0,1"#,
+            br#"{"meta":5,"threads":[]}"#,
+        ];
+        for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {
+            for b in files {
+                let want = gecko_whole(b);
+                for cut in 0..=b.len() {
+                    let got = gecko(b, 0, Some(cut));
                     let b = String::from_utf8_lossy(b);
                     if ok {
                         assert!(got == want, "{b} cut at {cut}\n{got}\n{want}");

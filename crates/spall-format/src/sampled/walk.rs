@@ -46,6 +46,8 @@ pub(crate) enum Want {
     Members,
     /// Its items one by one if it is an array, else its bytes whole.
     Items,
+    /// Its members or items one by one if it is an object or array, else its bytes whole.
+    Any,
     /// The walk gives up.
     GiveUp,
 }
@@ -54,6 +56,8 @@ pub(crate) enum Want {
 pub(crate) trait Visitor {
     /// What to do with the value at `path`, before its bytes.
     fn want(&mut self, path: &[Seg]) -> Want;
+    /// An object (`object`) or array descended into, at its start.
+    fn open(&mut self, _path: &[Seg], _object: bool) {}
     /// A value wanted whole (or one not the container asked for), complete.
     fn value(&mut self, path: &[Seg], bytes: &[u8]) -> Result<(), ()>;
     /// The end of an object or array descended into.
@@ -284,8 +288,8 @@ impl Walk {
         }
         let c = b[pos];
         let descend = match (want, c) {
-            (Want::Members, b'{') => Some(true),
-            (Want::Items, b'[') => Some(false),
+            (Want::Members | Want::Any, b'{') => Some(true),
+            (Want::Items | Want::Any, b'[') => Some(false),
             _ => None,
         };
         if let Some(object) = descend {
@@ -298,6 +302,7 @@ impl Walk {
                 keys: Vec::new(),
             });
             self.want = None;
+            v.open(&self.path, object);
             self.state = if object {
                 State::FirstKey
             } else {
