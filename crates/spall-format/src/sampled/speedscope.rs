@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::walk::{Seg, Visitor, Walk, Want};
+use super::walk::{keys, Seg, Visitor, Walk, Want};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -125,6 +125,46 @@ impl Prof {
             }
         }
         self.ends.push(self.stacks.len());
+    }
+
+    /// A sample's text as `sample` reads it, where it is plain: `[` indices `,` ... `]`,
+    /// in range, each digits alone (no sign, fraction, exponent or leading zero: those go
+    /// through the document); whether it was.
+    pub(crate) fn fast_sample(&mut self, b: &[u8], frames: usize) -> bool {
+        let Some(inner) = b.strip_prefix(b"[").and_then(|b| b.strip_suffix(b"]")) else {
+            return false;
+        };
+        let len = self.stacks.len();
+        // JSON's whitespace only (trim_ascii takes form feeds too).
+        let ws = |f: &[u8]| {
+            f.iter()
+                .all(|c| c.is_ascii_digit() || b" \t\n\r".contains(c))
+        };
+        if inner.trim_ascii().is_empty() {
+            if !ws(inner) {
+                return false;
+            }
+        } else {
+            for f in inner.split(|&c| c == b',') {
+                let d = f.trim_ascii();
+                let ok = !d.is_empty()
+                    && d.len() <= 9
+                    && d.iter().all(u8::is_ascii_digit)
+                    && (d[0] != b'0' || d.len() == 1);
+                let i = || {
+                    d.iter()
+                        .fold(0usize, |a, &c| a * 10 + usize::from(c - b'0'))
+                };
+                let i = if ok && ws(f) { i() } else { usize::MAX };
+                if i >= frames {
+                    self.stacks.truncate(len);
+                    return false;
+                }
+                self.stacks.push(i as u32);
+            }
+        }
+        self.ends.push(self.stacks.len());
+        true
     }
 
     /// The next of `weights`.
@@ -353,8 +393,9 @@ fn parse(b: &[u8]) -> Result<Value, ()> {
 
 impl<S: EventSink> Visitor for Cx<'_, S> {
     fn want(&mut self, path: &[Seg]) -> Want {
-        let keys: Vec<&str> = path.iter().map(Seg::key).collect();
-        match keys[..] {
+        let (k, n) = keys(path);
+        match k[..n.min(4)] {
+            _ if n > 4 => Want::Skip,
             [] | ["shared"] => Want::Members,
             ["shared", "frames"] => Want::Items,
             ["shared", "frames", _] => Want::Whole,
@@ -369,13 +410,24 @@ impl<S: EventSink> Visitor for Cx<'_, S> {
     }
 
     fn value(&mut self, path: &[Seg], b: &[u8]) -> Result<(), ()> {
-        let keys: Vec<&str> = path.iter().map(Seg::key).collect();
-        let v = parse(b)?;
+        let (k, n) = keys(path);
         let frames = self.st.frames.len();
         let st = &mut *self.st;
         let p = &mut st.prof;
+        // The common cases without a document: a stack of indices, a number.
+        match k[..n] {
+            ["profiles", _, "samples", _] if p.fast_sample(b, frames) => return Ok(()),
+            ["profiles", _, "weights", _] => {
+                if let Ok(w) = serde_json::from_slice::<f64>(b) {
+                    p.weights.push(w);
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        let v = parse(b)?;
         let text = |v: &Value| v.as_str().map(Into::into);
-        match keys[..] {
+        match k[..n] {
             ["shared", "frames", _] => {
                 let f = frame(&v);
                 st.frames.push(RawFrame {
@@ -399,9 +451,10 @@ impl<S: EventSink> Visitor for Cx<'_, S> {
     }
 
     fn close(&mut self, path: &[Seg]) -> Result<(), ()> {
-        let keys: Vec<&str> = path.iter().map(Seg::key).collect();
+        let (k, n) = keys(path);
         let st = &mut *self.st;
-        match keys[..] {
+        match k[..n.min(4)] {
+            _ if n > 4 => {}
             ["shared", "frames"] => st.frames_done = true,
             ["profiles"] => st.profiles_done = true,
             ["profiles", _] => {

@@ -439,7 +439,7 @@ mod tests {
             // Whitespace everywhere, unknown keys of every kind, null and odd fields, bad
             // frames and weights, more bad events than a warning shows, a bad unit and type.
             &br#" { "shared" : { "x" : [ {"a":[1,{"b":null}]} ] , "frames" : [ {"name":null,"line":-1}, {"name":"b","file":7,"line":4294967296}, 3 ] } ,
-              "profiles" : [ {"type":"sampled","unit":"seconds","samples":[[0,1],[1,2.0,-1,9],5,[]],"weights":[1e-3,"w",null],"startValue":"s","name":5},
+              "profiles" : [ {"type":"sampled","unit":"seconds","samples":[[0,1],[1,2.0,-1,9],5,[],[ ],[ 1 ,0 ],[10]],"weights":[1e-3,"w",null],"startValue":"s","name":5},
                 {"type":"evented","unit":"nanoseconds","name":"e","events":[1,{"type":"O"},{"type":"O","frame":0,"at":1},{"type":"X","frame":0,"at":1},[],null,{"type":"C","frame":9,"at":2},{"type":"C","frame":0,"at":3}]},
                 {"type":"sampled","unit":"parsecs","samples":[[0]]}, {"samples":[[0]]}, {"type":"sampled","samples":{"a":1},"weights":3,"events":"e"} ] , "z": -0.5e-3 }
 "#[..],
@@ -458,6 +458,8 @@ mod tests {
             br#"{"shared":{"frames":[]},"profiles":[{"type":"sampled","samples":[[0"#,
             br#"{"shared":{"frames":[]},"profiles":[]} x"#,
             br#"{"shared":{"frames":[]},"profiles":[],"x":[1,]}"#,
+            br#"{"shared":{"frames":[{}]},"profiles":[{"samples":[[0,01]]}]}"#,
+            b"{\"shared\":{\"frames\":[{}]},\"profiles\":[{\"samples\":[[\x0c]]}]}",
             b"{\"shared\":{\"frames\":[{\"name\":\"\xff\"}]},\"profiles\":[]}",
         ];
         let deep = format!(

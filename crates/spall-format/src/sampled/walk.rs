@@ -35,6 +35,15 @@ impl Seg {
     }
 }
 
+/// The first four keys of `path` ("" for an index) and how many there are.
+pub(crate) fn keys(path: &[Seg]) -> ([&str; 4], usize) {
+    let mut k = [""; 4];
+    for (k, s) in k.iter_mut().zip(path) {
+        *k = s.key();
+    }
+    (k, path.len())
+}
+
 /// What the visitor wants of a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Want {
