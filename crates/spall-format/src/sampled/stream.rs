@@ -11,9 +11,11 @@
 //! samples and times as the bytes arrive (`cpuprofile::stream`), the samples handed over
 //! at the end, into one sink (they refer to the tree and are put in time order). Where
 //! that reader gives up, [`finish`](ProfileStream::finish) says to decode the file again,
-//! whole. speedscope, Gecko and pprof are not streamed: their arrays refer to each other
-//! in any order (pprof's samples to a string table that may come last), so their bytes
-//! are gathered and decoded whole.
+//! whole. speedscope's format and Gecko profiles are walked (`walk`): a speedscope
+//! profile's samples handed over as the profile ends, a Gecko thread as it ends, each into
+//! a sink of its own; their readers give up as the `.cpuprofile`'s does. pprof is not
+//! streamed (its samples refer to a string table that may come last): its bytes are
+//! gathered and decoded whole.
 
 use super::cpuprofile::Reader;
 use super::{collapsed, gecko_stream, perf, speedscope, ProfileFormat};
@@ -29,7 +31,7 @@ enum Json {
     Gecko(Box<gecko_stream::Stream>),
 }
 
-/// A `perf script` or collapsed-stack decode fed chunk by chunk: [`push`](Self::push) the
+/// A sampling profile's decode fed chunk by chunk: [`push`](Self::push) the
 /// file's bytes in order, then [`finish`](Self::finish).
 pub struct ProfileStream<S> {
     format: ProfileFormat,
@@ -65,8 +67,9 @@ impl<S> std::fmt::Debug for ProfileStream<S> {
 
 impl<S: EventSink> ProfileStream<S> {
     /// The profile format of a file whose first bytes are `head`, if it is one this
-    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered), or a
-    /// `.cpuprofile` whose first key is `nodes` (not the older `head` form).
+    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered), a
+    /// `.cpuprofile` whose first key is `nodes` (not the older `head` form), speedscope's
+    /// format, or a Gecko profile.
     pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
         match detect(head) {
             Detected::Profile(
