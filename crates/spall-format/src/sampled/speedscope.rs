@@ -254,7 +254,15 @@ impl Profile<'_, '_> {
             let w = p.weights.get(i).copied().unwrap_or(1.0);
             stack.clear();
             let frames = p.stacks[from..end].iter();
-            stack.extend(frames.map(|&f| self.frames[f as usize].clone()));
+            // Borrowed, even where the frames are owned (streamed): no copy a frame.
+            stack.extend(frames.map(|&f| {
+                let fr = &self.frames[f as usize];
+                RawFrame {
+                    name: Cow::Borrowed(&*fr.name),
+                    file: fr.file.as_deref().map(Cow::Borrowed),
+                    line: fr.line,
+                }
+            }));
             from = end;
             let (ts, weight) = match self.scale {
                 Some(ns) => (Some((clock * ns) as i64), (w * ns) as i64),
