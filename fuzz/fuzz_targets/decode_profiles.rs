@@ -1,7 +1,7 @@
 //! Sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`, speedscope, pprof,
 //! Gecko): each reader on any bytes, through the model, whose sample invariants must hold;
-//! a text profile or `.cpuprofile` streamed in pieces gives the whole decode's samples and
-//! warnings.
+//! a text profile, `.cpuprofile`, speedscope file or Gecko profile streamed in pieces gives
+//! the whole decode's samples and warnings.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use spall_format::sampled::{self, ProfileFormat};
@@ -54,7 +54,7 @@ impl spall_format::EventSink for Samples {
     }
 }
 
-/// A text profile's or `.cpuprofile`'s stream, in pieces and runs of any size, against the
+/// A text profile's, `.cpuprofile`'s, speedscope file's or Gecko profile's stream, in pieces and runs of any size, against the
 /// whole decode.
 fn stream(data: &[u8]) {
     let Some(f) = spall_format::ProfileStream::<Samples>::accepts(data) else {
@@ -65,9 +65,10 @@ fn stream(data: &[u8]) {
     for p in data.chunks(piece) {
         s.push(p).expect("a profile's stream takes any bytes");
     }
-    // A `.cpuprofile` its streamed reader gives up on is decoded again, whole.
+    // A JSON profile its streamed reader gives up on is decoded again, whole.
     let Some((got, sinks)) = s.finish().expect("a profile's stream finishes") else {
-        assert_eq!(f, spall_format::ProfileFormat::CpuProfile);
+        use spall_format::ProfileFormat::{CpuProfile, Gecko, Speedscope};
+        assert!(matches!(f, CpuProfile | Speedscope | Gecko), "{f:?} gave up");
         return;
     };
     let mut whole = Samples::default();

@@ -1,12 +1,12 @@
 //! A trace decoded as its bytes arrive, whatever the format a stream can take: `.spall`
 //! versions 1 and 3 ([`SpallStream`]), Chrome JSON ([`JsonStream`]), Perfetto protobuf
-//! ([`ProtoStream`]), `perf script` text and collapsed stacks ([`ProfileStream`]), and any of
+//! ([`ProtoStream`]), sampling profiles but pprof ([`ProfileStream`]), and any of
 //! them gzipped
 //! (decompressed as the bytes arrive, the output pushed on at once, so neither the file
 //! nor its decompressed text is ever held whole).
 //!
-//! The sampling profiles whose parts refer to each other in any order (speedscope's file
-//! format, Gecko profiles, pprof, a `.cpuprofile` in the older `head` form) are gathered
+//! The sampling profiles whose parts refer to each other in any order (pprof, a
+//! `.cpuprofile` in the older `head` form) are gathered
 //! ([`Gathered`]): their bytes, decompressed as they arrive when gzipped, so the file is
 //! held once (never its compressed bytes beside its text), and decoded whole at the end.
 //!
@@ -53,7 +53,8 @@ pub enum TraceStream<S: EventSink> {
     Json(JsonStream<S>),
     /// Perfetto protobuf.
     Proto(Box<ProtoStream<S>>),
-    /// `perf script` text or collapsed stacks.
+    /// A sampling profile read as it arrives (`perf script`, collapsed stacks,
+    /// `.cpuprofile`, speedscope, Gecko).
     Profile(ProfileStream<S>),
     /// Any of them, gzipped.
     Gzip(Box<Gunzipping<S>>),

@@ -8,8 +8,8 @@
 //! A `.spall`, Chrome JSON or Perfetto protobuf file, `perf script` text or collapsed
 //! stacks, gzipped or not, is decoded as its chunks arrive ([`trace_model::LoadStream`]):
 //! the worker holds the model and a few megabytes of the file, never the whole file. A
-//! `.cpuprofile` whose first key is `nodes` (V8's) is streamed too; the other sampling
-//! profiles (speedscope, Gecko, pprof) go through the stream as well, which gathers their
+//! `.cpuprofile` whose first key is `nodes` (V8's), speedscope's format and Gecko profiles
+//! are streamed too; pprof and the older `.cpuprofile` go through the stream as well, which gathers their
 //! bytes (gzip undone as they arrive, so the file is held once) and decodes them at the
 //! end (their arrays refer to each other in any order). A file a stream cannot take (gzip
 //! within gzip) is gathered whole, then decoded, as is one whose stream could not give the

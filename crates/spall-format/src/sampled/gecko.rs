@@ -56,29 +56,14 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
     };
     let meta = (root.get("meta").and_then(Value::as_object))
         .ok_or_else(|| bad("a Gecko profile with no meta", 0))?;
-    let start = meta.get("startTime").and_then(Value::as_f64).unwrap_or(0.0);
-    let processed = meta.get("preprocessedProfileVersion").is_some();
-    let shared = root
-        .pointer("/shared/stringArray")
-        .and_then(Value::as_array);
-    let categories = meta.get("categories").and_then(Value::as_array);
-    let mut cx = Cx {
-        sink,
-        diags,
-        start,
-        processed,
-        shared,
-        categories,
-        n: 0,
-        nodes: 0,
-    };
+    let mut cx = Cx::new(meta, root.get("shared"), sink, diags);
     cx.profile(root, 0)?;
     Ok(cx.n)
 }
 
-struct Cx<'s, 'v, S> {
-    sink: &'s mut S,
-    diags: &'s mut Diagnostics,
+pub(super) struct Cx<'s, 'v, S> {
+    pub(super) sink: &'s mut S,
+    pub(super) diags: &'s mut Diagnostics,
     /// The root's `meta.startTime` (ms).
     start: f64,
     processed: bool,
@@ -86,11 +71,34 @@ struct Cx<'s, 'v, S> {
     /// The root's `meta.categories`, which markers name by index.
     categories: Option<&'v Vec<Value>>,
     /// Samples and markers handed over.
-    n: u64,
+    pub(super) n: u64,
     /// The first call-tree node ([`RawSample::nodes`]) of the next thread's stack table:
     /// each thread's rows are numbered after the previous ones', so a node names one row
     /// of one thread for the whole decode.
-    nodes: u64,
+    pub(super) nodes: u64,
+}
+
+impl<'s, 'v, S: EventSink> Cx<'s, 'v, S> {
+    /// The root's context: its `meta` (an object) and `shared`.
+    pub(super) fn new(
+        meta: &'v Map<String, Value>,
+        shared: Option<&'v Value>,
+        sink: &'s mut S,
+        diags: &'s mut Diagnostics,
+    ) -> Self {
+        Cx {
+            sink,
+            diags,
+            start: meta.get("startTime").and_then(Value::as_f64).unwrap_or(0.0),
+            processed: meta.get("preprocessedProfileVersion").is_some(),
+            shared: shared
+                .and_then(|s| s.get("stringArray"))
+                .and_then(Value::as_array),
+            categories: meta.get("categories").and_then(Value::as_array),
+            n: 0,
+            nodes: 0,
+        }
+    }
 }
 
 impl<'v, S: EventSink> Cx<'_, 'v, S> {
@@ -108,15 +116,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             return Err(bad("a Gecko profile with no threads", 0));
         }
         for t in threads.into_iter().flatten() {
-            match t {
-                Value::Object(o) => self.thread(o, shift),
-                // Old profiles embed some threads as JSON text.
-                Value::String(s) => match serde_json::from_str::<Value>(s) {
-                    Ok(Value::Object(o)) => self.thread(&o, shift),
-                    _ => self.skip("a thread given as text that is not a JSON object"),
-                },
-                _ => self.skip("a thread that is not an object"),
-            }
+            self.thread_value(t, shift);
         }
         for sub in p
             .get("processes")
@@ -129,14 +129,38 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                 break;
             }
             match sub {
-                Value::String(s) => match serde_json::from_str::<Value>(s) {
-                    Ok(v) => self.profile_owned(&v, depth + 1)?,
-                    Err(_) => self.skip("a subprocess given as text that is not JSON"),
-                },
+                Value::String(_) => self.subprocess_owned(sub, depth + 1)?,
                 v => self.profile(v, depth + 1)?,
             }
         }
         Ok(())
+    }
+
+    /// One of `threads`.
+    pub(super) fn thread_value(&mut self, t: &Value, shift: f64) {
+        match t {
+            Value::Object(o) => self.thread(o, shift),
+            // Old profiles embed some threads as JSON text.
+            Value::String(s) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(o)) => self.thread(&o, shift),
+                _ => self.skip("a thread given as text that is not a JSON object"),
+            },
+            _ => self.skip("a thread that is not an object"),
+        }
+    }
+
+    /// One of `processes` at `depth`, which does not live as long as the root.
+    pub(super) fn subprocess_owned(&mut self, sub: &Value, depth: u32) -> Result<(), Error> {
+        match sub {
+            Value::String(s) => match serde_json::from_str::<Value>(s) {
+                Ok(v) => self.profile_owned(&v, depth),
+                Err(_) => {
+                    self.skip("a subprocess given as text that is not JSON");
+                    Ok(())
+                }
+            },
+            v => self.profile_owned(v, depth),
+        }
     }
 
     /// A subprocess parsed from text here: its strings live only for the call.
@@ -390,14 +414,14 @@ fn split_location(loc: &str, line: Option<u32>) -> RawFrame<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::sampled::tests::Samples;
     use crate::sampled::{sniff, ProfileFormat};
 
     /// A raw profile: a main thread (main -> a JS function) and, nested as JSON text, a
     /// subprocess that started 1000 ms later.
-    const RAW: &str = r#"{"meta":{"version":27,"interval":1,"startTime":5000,"stackwalk":1},
+    pub(crate) const RAW: &str = r#"{"meta":{"version":27,"interval":1,"startTime":5000,"stackwalk":1},
       "threads":[{"name":"GeckoMain","processName":"Parent","pid":"10","tid":11,
         "samples":{"schema":{"stack":0,"time":1},"data":[[1,2.5],[0,3.5],[null,4]]},
         "stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1]]},
@@ -406,7 +430,7 @@ mod tests {
       "processes":["{\"meta\":{\"interval\":1,\"startTime\":6000},\"threads\":[{\"name\":\"W\",\"pid\":20,\"tid\":21,\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,1]]},\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},\"stringTable\":[\"sub\"]}]}"]}"#;
 
     /// The processed format: columns, functions, shared strings, time deltas, weights.
-    const PROCESSED: &str = r#"{"meta":{"interval":1,"startTime":0,"preprocessedProfileVersion":50},
+    pub(crate) const PROCESSED: &str = r#"{"meta":{"interval":1,"startTime":0,"preprocessedProfileVersion":50},
       "shared":{"stringArray":["main","f","m.js"]},
       "threads":[{"name":"GeckoMain","pid":"1","tid":2,"processName":"Web Content",
         "samples":{"stack":[0,1,1],"timeDeltas":[1,1,2],"weight":[1,2,3],"weightType":"tracing-ms","length":3},

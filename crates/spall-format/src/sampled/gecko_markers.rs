@@ -175,14 +175,14 @@ impl Marker<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::diag::Diagnostics;
     use crate::event::{Collect, Phase, RawId};
 
     /// Raw markers through a schema: an instant, an interval, a start and end paired by
     /// name around another's, a start never ended, an end never started; on a thread of a
     /// subprocess 1000 ms after the root, with its samples ending at 9 ms.
-    const RAW: &str = r#"{"meta":{"interval":1,"startTime":0,"stackwalk":1,
+    pub(crate) const RAW: &str = r#"{"meta":{"interval":1,"startTime":0,"stackwalk":1,
       "categories":[{"name":"Other"},{"name":"DOM"}]},"threads":[],
       "processes":[{"meta":{"interval":1,"startTime":1000},"threads":[{"name":"GeckoMain",
         "pid":7,"tid":8,

@@ -14,7 +14,8 @@
 //! `perf script` header followed by a frame line, or a `stack weight` line. A pprof file
 //! is protobuf, told from a Perfetto trace by [`sniff_binary`], before Perfetto's check.
 //!
-//! The text formats are also decoded as their bytes arrive ([`ProfileStream`]).
+//! All but pprof and the older `.cpuprofile` are also decoded as their bytes arrive
+//! ([`ProfileStream`]; the JSON ones through `walk`).
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
@@ -25,12 +26,14 @@ pub mod collapsed;
 pub mod cpuprofile;
 pub mod gecko;
 mod gecko_markers;
+mod gecko_stream;
 mod gecko_table;
 pub mod perf;
 pub mod pprof;
 pub mod speedscope;
 mod stream;
 mod text;
+mod walk;
 
 pub use stream::ProfileStream;
 

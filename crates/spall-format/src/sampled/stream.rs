@@ -11,19 +11,27 @@
 //! samples and times as the bytes arrive (`cpuprofile::stream`), the samples handed over
 //! at the end, into one sink (they refer to the tree and are put in time order). Where
 //! that reader gives up, [`finish`](ProfileStream::finish) says to decode the file again,
-//! whole. speedscope, Gecko and pprof are not streamed: their arrays refer to each other
-//! in any order (pprof's samples to a string table that may come last), so their bytes
-//! are gathered and decoded whole.
+//! whole. speedscope's format and Gecko profiles are walked (`walk`): a speedscope
+//! profile's samples handed over as the profile ends, a Gecko thread as it ends, each into
+//! a sink of its own; their readers give up as the `.cpuprofile`'s does. pprof is not
+//! streamed (its samples refer to a string table that may come last): its bytes are
+//! gathered and decoded whole.
 
 use super::cpuprofile::Reader;
-use super::{collapsed, perf, ProfileFormat};
+use super::{collapsed, gecko_stream, perf, speedscope, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::EventSink;
 use crate::parallel::CHUNK_BYTES;
 use crate::{detect, Detected, Format, Summary};
 
-/// A `perf script` or collapsed-stack decode fed chunk by chunk: [`push`](Self::push) the
+/// A JSON profile's reader.
+enum Json {
+    Speedscope(Box<speedscope::Stream>),
+    Gecko(Box<gecko_stream::Stream>),
+}
+
+/// A sampling profile's decode fed chunk by chunk: [`push`](Self::push) the
 /// file's bytes in order, then [`finish`](Self::finish).
 pub struct ProfileStream<S> {
     format: ProfileFormat,
@@ -40,6 +48,8 @@ pub struct ProfileStream<S> {
     samples: u64,
     /// A `.cpuprofile`'s reader.
     cpu: Option<Box<Reader>>,
+    /// A speedscope file's or Gecko profile's reader.
+    json: Option<Json>,
     read: u64,
     new_sink: Box<dyn Fn() -> S>,
 }
@@ -57,11 +67,17 @@ impl<S> std::fmt::Debug for ProfileStream<S> {
 
 impl<S: EventSink> ProfileStream<S> {
     /// The profile format of a file whose first bytes are `head`, if it is one this
-    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered), or a
-    /// `.cpuprofile` whose first key is `nodes` (not the older `head` form).
+    /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered), a
+    /// `.cpuprofile` whose first key is `nodes` (not the older `head` form), speedscope's
+    /// format, or a Gecko profile.
     pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
         match detect(head) {
-            Detected::Profile(f @ (ProfileFormat::Perf | ProfileFormat::Collapsed)) => Some(f),
+            Detected::Profile(
+                f @ (ProfileFormat::Perf
+                | ProfileFormat::Collapsed
+                | ProfileFormat::Speedscope
+                | ProfileFormat::Gecko),
+            ) => Some(f),
             Detected::Profile(f @ ProfileFormat::CpuProfile) => {
                 let rest = head.trim_ascii_start().strip_prefix(b"{")?;
                 rest.trim_ascii_start()
@@ -89,6 +105,11 @@ impl<S: EventSink> ProfileStream<S> {
             sinks: Vec::new(),
             samples: 0,
             cpu: (format == ProfileFormat::CpuProfile).then(Box::default),
+            json: match format {
+                ProfileFormat::Speedscope => Some(Json::Speedscope(Box::default())),
+                ProfileFormat::Gecko => Some(Json::Gecko(Box::default())),
+                _ => None,
+            },
             read: 0,
             new_sink: Box::new(new_sink),
         }
@@ -101,9 +122,11 @@ impl<S: EventSink> ProfileStream<S> {
 
     /// `(read, decoded)`: bytes pushed so far, and bytes decoded of them.
     pub fn progress(&self) -> (u64, u64) {
-        match &self.cpu {
-            Some(r) => (self.read, r.consumed()),
-            None => (self.read, self.at),
+        match (&self.cpu, &self.json) {
+            (Some(r), _) => (self.read, r.consumed()),
+            (_, Some(Json::Speedscope(r))) => (self.read, r.consumed()),
+            (_, Some(Json::Gecko(r))) => (self.read, r.consumed()),
+            _ => (self.read, self.at),
         }
     }
 
@@ -114,6 +137,10 @@ impl<S: EventSink> ProfileStream<S> {
         if let Some(r) = &mut self.cpu {
             // A reader that gave up waits for the finish, which says so.
             let _ = r.push(chunk);
+            return Ok(());
+        }
+        if self.json.is_some() {
+            self.push_json(false, chunk);
             return Ok(());
         }
         self.window.extend_from_slice(chunk);
@@ -127,6 +154,16 @@ impl<S: EventSink> ProfileStream<S> {
             }
         }
         Ok(())
+    }
+
+    /// Pushes a chunk to the JSON reader (`last`: the end); its samples so far, or `None`
+    /// once it gave up.
+    fn push_json(&mut self, last: bool, chunk: &[u8]) -> Option<u64> {
+        let (sinks, new_sink, d) = (&mut self.sinks, &*self.new_sink, &mut self.diags);
+        match self.json.as_mut()? {
+            Json::Speedscope(r) => r.push(last, chunk, sinks, new_sink, d).then_some(r.n),
+            Json::Gecko(r) => r.push(last, chunk, sinks, new_sink, d).then_some(r.n),
+        }
     }
 
     /// Decodes `window[..end]` into a new sink and drops those bytes.
@@ -149,6 +186,15 @@ impl<S: EventSink> ProfileStream<S> {
     /// Whether the stream gave up, so far: [`finish`](Self::finish) will say to decode
     /// the file again, whole.
     pub fn gave_up(&self) -> Option<&'static str> {
+        match &self.json {
+            Some(Json::Speedscope(r)) if r.failed() => {
+                return Some("a speedscope file the streamed reader does not take")
+            }
+            Some(Json::Gecko(r)) if r.failed() => {
+                return Some("a Gecko profile the streamed reader does not take")
+            }
+            _ => {}
+        }
         (self.cpu.as_ref().is_some_and(|r| r.failed()))
             .then_some("a .cpuprofile the streamed reader does not take")
     }
@@ -165,6 +211,11 @@ impl<S: EventSink> ProfileStream<S> {
                 None => return Ok(None),
             }
             self.sinks.push(sink);
+        } else if self.json.is_some() {
+            match self.push_json(true, &[]) {
+                Some(n) => self.samples = n,
+                None => return Ok(None),
+            }
         } else if !self.window.is_empty() || self.sinks.is_empty() {
             self.decode_run(self.window.len());
         }
@@ -322,6 +373,247 @@ mod tests {
                     let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
                     let got = text(sum, &all);
                     assert!(got == want, "cut at {cut}, runs of {target}\n{got}\n{want}");
+                }
+            }
+        }
+    }
+
+    /// One result of a speedscope stream fed `b` in two pieces, cut at `cut`.
+    fn cut_at(b: &[u8], cut: usize) -> String {
+        let mut s = ProfileStream::with_target(ProfileFormat::Speedscope, 1, Samples::default);
+        s.push(&b[..cut]).unwrap();
+        s.push(&b[cut..]).unwrap();
+        match s.finish().unwrap() {
+            Some((sum, sinks)) => {
+                let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+                text(sum, &all)
+            }
+            None => "decode again".into(),
+        }
+    }
+
+    /// A speedscope file of every kind of profile speedscope writes, with 300 samples.
+    fn speedscope_file() -> Vec<u8> {
+        let frames: Vec<_> = (0..40)
+            .map(|i| {
+                format!(
+                    r#"{{"name":"f{i} \"q\" \u00e9","file":"m{}.c","line":{i}}}"#,
+                    i % 3
+                )
+            })
+            .collect();
+        let stacks: Vec<_> = (0..300)
+            .map(|i| format!("[0,{},{}]", 1 + i % 7, 8 + i % 31))
+            .collect();
+        let weights: Vec<_> = (0..300).map(|i| format!("{}.25", 1 + i % 4)).collect();
+        format!(
+            r#"{{"exporter":"speedscope@1.25.0","name":"x","activeProfileIndex":0,"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{}]}},"profiles":[{{"type":"sampled","name":"cpu","unit":"microseconds","startValue":10,"endValue":999,"samples":[{}],"weights":[{}]}},{{"type":"sampled","name":"heap","unit":"bytes","startValue":0,"endValue":9,"samples":[[0,1],[0,2,39]],"weights":[4096,512]}},{{"type":"evented","name":"ev","unit":"milliseconds","startValue":0,"endValue":9,"events":[{{"type":"O","frame":0,"at":0}},{{"type":"O","frame":5,"at":1.5}},{{"type":"C","frame":5,"at":4}},{{"type":"C","frame":0,"at":9}}]}}]}}"#,
+            frames.join(","),
+            stacks.join(","),
+            weights.join(",")
+        )
+        .into_bytes()
+    }
+
+    /// speedscope's format, streamed in any pieces, is the whole decode; never held whole.
+    #[test]
+    fn speedscope_in_any_pieces_is_the_whole_decode() {
+        let b = speedscope_file();
+        let want = whole(&b);
+        assert!(want.starts_with("306 0 "), "{}", &want[..100]);
+        for piece in [b.len(), 4_099, 97, 1] {
+            assert!(streamed(&b, piece, 1) == want, "pieces of {piece}");
+        }
+        let f = ProfileStream::<Samples>::accepts(&b).unwrap();
+        let mut s = ProfileStream::with_target(f, 1, Samples::default);
+        for p in b.chunks(64) {
+            s.push(p).unwrap();
+            let (read, done) = s.progress();
+            assert!(read - done < 1_000, "{read} read, {done} decoded");
+        }
+    }
+
+    /// Hostile and unusual speedscope files, cut at every byte: the stream gives the whole
+    /// decode's samples and warnings, or says to decode the file again (a cut file, the
+    /// wrong types where it descends, what it does not read alike), never another result.
+    #[test]
+    fn hostile_speedscope_at_every_cut_is_the_whole_decode_or_decoded_again() {
+        let streamed_ok = [
+            // Whitespace everywhere, unknown keys of every kind, null and odd fields, bad
+            // frames and weights, more bad events than a warning shows, a bad unit and type.
+            &br#" { "shared" : { "x" : [ {"a":[1,{"b":null}]} ] , "frames" : [ {"name":null,"line":-1}, {"name":"b","file":7,"line":4294967296}, 3 ] } ,
+              "profiles" : [ {"type":"sampled","unit":"seconds","samples":[[0,1],[1,2.0,-1,9],5,[],[ ],[ 1 ,0 ],[10]],"weights":[1e-3,"w",null],"startValue":"s","name":5},
+                {"type":"evented","unit":"nanoseconds","name":"e","events":[1,{"type":"O"},{"type":"O","frame":0,"at":1},{"type":"X","frame":0,"at":1},[],null,{"type":"C","frame":9,"at":2},{"type":"C","frame":0,"at":3}]},
+                {"type":"sampled","unit":"parsecs","samples":[[0]]}, {"samples":[[0]]}, {"type":"sampled","samples":{"a":1},"weights":3,"events":"e"} ] , "z": -0.5e-3 }
+"#[..],
+            br#"{"shared":{"frames":[]},"profiles":[]}"#,
+        ];
+        let given_up = [
+            // profiles first, a duplicate key, a key with an escape, a profile that is not
+            // an object, frames not an array, no profiles, a cut file, text after it, a
+            // skipped value that is not JSON, nesting too deep.
+            &br#"{"profiles":[],"shared":{"frames":[]}}"#[..],
+            br#"{"shared":{"frames":[]},"shared":{"frames":[]},"profiles":[]}"#,
+            br#"{"sh\u0061red":{"frames":[]},"profiles":[]}"#,
+            br#"{"shared":{"frames":[]},"profiles":[5]}"#,
+            br#"{"shared":{"frames":{}},"profiles":[]}"#,
+            br#"{"shared":{"frames":[]}}"#,
+            br#"{"shared":{"frames":[]},"profiles":[{"type":"sampled","samples":[[0"#,
+            br#"{"shared":{"frames":[]},"profiles":[]} x"#,
+            br#"{"shared":{"frames":[]},"profiles":[],"x":[1,]}"#,
+            br#"{"shared":{"frames":[{}]},"profiles":[{"samples":[[0,01]]}]}"#,
+            b"{\"shared\":{\"frames\":[{}]},\"profiles\":[{\"samples\":[[\x0c]]}]}",
+            b"{\"shared\":{\"frames\":[{\"name\":\"\xff\"}]},\"profiles\":[]}",
+        ];
+        let deep = format!(
+            r#"{{"shared":{{"frames":[]}},"profiles":[],"x":{}{}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        let given_up: Vec<&[u8]> = given_up.into_iter().chain([deep.as_bytes()]).collect();
+        for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {
+            for b in files {
+                let want = whole(b);
+                for cut in 0..=b.len() {
+                    let got = cut_at(b, cut);
+                    let b = String::from_utf8_lossy(b);
+                    if ok {
+                        assert!(got == want, "{b} cut at {cut}\n{got}\n{want}");
+                    } else {
+                        assert_eq!(got, "decode again", "{b} cut at {cut}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A Gecko stream fed `b` in pieces of `piece` (or cut once at `cut`): samples and
+    /// events (markers, names) as text, or "decode again".
+    fn gecko(b: &[u8], piece: usize, cut: Option<usize>) -> String {
+        let pieces: Vec<&[u8]> = match cut {
+            Some(c) => vec![&b[..c], &b[c..]],
+            None => b.chunks(piece.max(1)).collect(),
+        };
+        let mut s = ProfileStream::with_target(ProfileFormat::Gecko, 1, Samples::default);
+        let mut e = ProfileStream::with_target(ProfileFormat::Gecko, 1, crate::Collect::default);
+        for p in pieces {
+            s.push(p).unwrap();
+            e.push(p).unwrap();
+        }
+        match (s.finish().unwrap(), e.finish().unwrap()) {
+            (Some((sum, sinks)), Some((_, ev))) => {
+                let all: Vec<_> = sinks.into_iter().flat_map(|s| s.0).collect();
+                let ev: Vec<_> = ev.into_iter().flat_map(|s| s.0).collect();
+                format!("{} {ev:?}", text(sum, &all))
+            }
+            (None, None) => "decode again".into(),
+            _ => panic!("one sink gave up, the other did not"),
+        }
+    }
+
+    /// What the whole decode gives of a Gecko profile, as [`gecko`] gives it.
+    fn gecko_whole(b: &[u8]) -> String {
+        let mut s = Samples::default();
+        let mut c = crate::Collect::default();
+        match (crate::decode(b, &mut s), crate::decode(b, &mut c)) {
+            (Ok(sum), Ok(_)) => format!("{} {:?}", text(sum, &s.0), c.0),
+            (Err(e), _) | (_, Err(e)) => format!("error {e}"),
+        }
+    }
+
+    /// Real Firefox profiles (raw, a subprocess, markers), a DevTools recording, and the
+    /// processed format, streamed in any pieces: the whole decode's samples, markers and
+    /// warnings, never the file held.
+    #[test]
+    fn gecko_in_any_pieces_is_the_whole_decode() {
+        let mut files: Vec<Vec<u8>> = ["firefox_page.json.gz", "firefox_markers.json.gz"]
+            .iter()
+            .map(|f| {
+                let gz = spall_test_support::fixture_bytes(&format!("real/profiles/{f}"));
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut out)
+                    .unwrap();
+                out
+            })
+            .collect();
+        let recording = format!(
+            r#"{{"systemHost":{{"name":"Firefox"}},"profile":{}}}"#,
+            super::super::gecko::tests::RAW
+        );
+        files.extend(
+            [
+                super::super::gecko::tests::PROCESSED,
+                super::super::gecko_markers::tests::RAW,
+                &recording,
+            ]
+            .map(|s| s.as_bytes().to_vec()),
+        );
+        for b in &files {
+            let want = gecko_whole(b);
+            assert!(
+                !want.starts_with("0 ") && !want.starts_with("error"),
+                "{want:.200}"
+            );
+            for piece in [b.len(), 65_537, 4_099, 97] {
+                assert!(
+                    gecko(b, piece, None) == want,
+                    "pieces of {piece}: {want:.200}"
+                );
+            }
+        }
+        let b = &files[0];
+        let mut s = ProfileStream::with_target(ProfileFormat::Gecko, 1, Samples::default);
+        let mut held = 0;
+        for p in b.chunks(4_099) {
+            s.push(p).unwrap();
+            let (read, done) = s.progress();
+            held = held.max(read - done);
+        }
+        assert!(
+            held < b.len() as u64 / 10,
+            "{held} of {} bytes held",
+            b.len()
+        );
+    }
+
+    /// Hostile and unusual Gecko profiles, cut at every byte: the whole decode's result,
+    /// or "decode again" (never another result, never a panic).
+    #[test]
+    fn hostile_gecko_at_every_cut_is_the_whole_decode_or_decoded_again() {
+        let streamed_ok = [
+            // Threads of the wrong types and as text, a thread of markers alone, a table
+            // with no schema, unknown keys, a subprocess as text that is not JSON.
+            &br#" {"meta":{"interval":1,"startTime":1,"x":[{}]} , "libs":[{"a":[1,[2]]}],
+              "threads":[5,"not json","{\"name\":\"T\",\"samples\":{}}",{"name":"M","markers":{"data":[]}},
+                {"samples":{"schema":{"stack":0},"data":[[0],[9],[null],"x"]},"stackTable":{"schema":{"frame":1,"prefix":0},"data":[[null,0],[0,5]]},"frameTable":{"data":[]},"stringTable":[]},{}],
+              "processes":["{",{"meta":{"startTime":3},"threads":[]},{"threads":[{"samples":{"data":[]}}]}], "z":null }"#[..],
+            br#"{"systemHost":{},"profile":{"meta":{"interval":1,"stackwalk":1},"threads":[]},"x":1}"#,
+        ];
+        let given_up = [
+            // threads before meta, processes before threads, a processed profile's threads
+            // before its strings, a recording beside the root's keys, no threads, threads
+            // not an array, a duplicate key, a cut file, meta not an object.
+            &br#"{"threads":[],"meta":{"interval":1,"stackwalk":1}}"#[..],
+            br#"{"meta":{"interval":1,"stackwalk":1},"processes":[],"threads":[]}"#,
+            br#"{"meta":{"interval":1,"preprocessedProfileVersion":50},"threads":[],"shared":{"stringArray":[]}}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"profile":{"meta":{"interval":1},"threads":[]},"threads":[]}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1}}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"threads":{}}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"threads":[{"name":"a","name":"b"}]}"#,
+            br#"{"meta":{"interval":1,"stackwalk":1},"threads":[{"samples":{"data":[[0,1"#,
+            br#"{"meta":5,"threads":[]}"#,
+        ];
+        for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {
+            for b in files {
+                let want = gecko_whole(b);
+                for cut in 0..=b.len() {
+                    let got = gecko(b, 0, Some(cut));
+                    let b = String::from_utf8_lossy(b);
+                    if ok {
+                        assert!(got == want, "{b} cut at {cut}\n{got}\n{want}");
+                    } else {
+                        assert_eq!(got, "decode again", "{b} cut at {cut}");
+                    }
                 }
             }
         }
