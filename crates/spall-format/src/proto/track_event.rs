@@ -283,21 +283,11 @@ impl<'a> Decoder<'a> {
             }
         };
         write_args(args, te, seq, at, d);
-        if let (Some(u), Some(_), false) = (uses.as_mut(), uuid, matches!(wh, Where::Thread(..))) {
-            let known = f.seq_threads.get(&pk.seq).copied();
-            u.writers.entry(pk.seq).or_insert(known);
-        }
-        if let Some((pid, tid)) = writer(f, seq, pk.seq, uuid, track, wh) {
+        if let Some((pid, tid)) = writer(f, seq, uses, pk.seq, uuid, track, wh) {
             super::events::met(sink, pid, tid, ts, at, false);
-            if matches!(te.ty, ty::SLICE_BEGIN | ty::INSTANT) {
-                passthrough(args, pid, tid);
-            }
+            passthrough(args, te.ty, pid, tid);
         }
-        for &(num, m, _) in &te.typed {
-            if num == named::ACTIVE_PROCESSES {
-                *events += named::active_processes(m, ts, te_at, sink);
-            }
-        }
+        *events += named::active_processes(&te.typed, ts, te_at, sink);
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
             sink.thread_slice(&slice);
@@ -570,11 +560,13 @@ fn comma(args: &mut String) {
 
 /// The thread that wrote an event on a process's track (its own process's, or one below
 /// it) or a global track: its sequence's thread, which trace_processor keeps as the
-/// event's `legacy_event.passthrough_utid`. None for an event on a thread's track.
+/// event's `legacy_event.passthrough_utid`. None for an event on a thread's track. A
+/// stream notes the sequence's thread as known now (`uses`).
 #[inline]
 fn writer(
     f: &Found<'_>,
     seq: &Seq<'_>,
+    uses: &mut Option<Box<Uses>>,
     id: u32,
     uuid: Option<u64>,
     track: Option<&Track<'_>>,
@@ -582,6 +574,10 @@ fn writer(
 ) -> Option<(i64, i64)> {
     if matches!(wh, Where::Thread(..)) || uuid.is_none() {
         return None;
+    }
+    if let Some(u) = uses {
+        let known = f.seq_threads.get(&id).copied();
+        u.writers.entry(id).or_insert(known);
     }
     let (pid, tid) = f.seq_threads.get(&id).copied().or(seq.thread)?;
     let on = match track {
@@ -592,9 +588,12 @@ fn writer(
 }
 
 /// Adds `legacy_event.passthrough_utid`, thread `tid` of process `pid`, to the args
-/// object `args` (empty for none).
+/// object `args` (empty for none) of a slice's begin or an instant (of type `ty`).
 #[inline(never)]
-fn passthrough(args: &mut String, pid: i64, tid: i64) {
+fn passthrough(args: &mut String, ty: u64, pid: i64, tid: i64) {
+    if !matches!(ty, ty::SLICE_BEGIN | ty::INSTANT) {
+        return;
+    }
     const LEGACY: &str = "\"legacy_event\":{";
     let mut v = String::from("\"passthrough_utid\":");
     crate::tagged::write_thread(&mut v, pid, tid);
