@@ -84,7 +84,9 @@ impl<W: Write> JsonWriter<W> {
 
 impl<W: Write> EventSink for JsonWriter<W> {
     fn event(&mut self, ev: &RawEvent<'_>) {
-        if self.err.is_some() {
+        // The protobuf reader's meetings of threads (`spall_met`) number threads in the
+        // model, as trace_processor numbers them; they are no event of the file.
+        if self.err.is_some() || ev.ph == crate::Phase::METADATA && ev.name == "spall_met" {
             return;
         }
         let sep = if self.first { "\n" } else { ",\n" };

@@ -22,6 +22,9 @@ pub const UINT: &str = "\u{0}u";
 /// The key of a pointer's tag object.
 pub const POINTER: &str = "\u{0}p";
 
+/// The key of a thread reference's tag object.
+pub const THREAD: &str = "\u{0}t";
+
 /// A tagged value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tagged {
@@ -29,6 +32,22 @@ pub enum Tagged {
     Uint(u64),
     /// A pointer (trace_processor's `pointer`), shown as `0x` and hex digits.
     Pointer(u64),
+    /// A thread, by pid and tid (each as 32 bits, the pid's high): the writer of a
+    /// protobuf event on a process or global track (`legacy_event.passthrough_utid`),
+    /// which trace_processor gives as its `utid` and the SQL `args` table does too.
+    Thread(u64),
+}
+
+impl Tagged {
+    /// A thread's tag value.
+    pub fn thread(pid: i64, tid: i64) -> u64 {
+        (pid as u32 as u64) << 32 | tid as u32 as u64
+    }
+
+    /// The pid and tid a [`Tagged::Thread`] value names.
+    pub fn thread_ids(x: u64) -> (i64, i64) {
+        ((x >> 32) as u32 as i32 as i64, x as u32 as i32 as i64)
+    }
 }
 
 /// The tagged value `v` stands for, if it is a tag object.
@@ -47,6 +66,7 @@ pub fn tag_of(m: &serde_json::Map<String, serde_json::Value>) -> Option<Tagged> 
     match k.as_str() {
         UINT => Some(Tagged::Uint(x)),
         POINTER => Some(Tagged::Pointer(x)),
+        THREAD => Some(Tagged::Thread(x)),
         _ => None,
     }
 }
@@ -64,6 +84,8 @@ pub fn untag(v: &mut serde_json::Value) {
         *v = match t {
             Tagged::Uint(x) => Value::from(x),
             Tagged::Pointer(x) => Value::String(format!("0x{x:x}")),
+            // Plain JSON has no thread references: the thread's tid stands for it.
+            Tagged::Thread(x) => Value::from(Tagged::thread_ids(x).1),
         };
         return;
     }
@@ -78,6 +100,13 @@ pub fn untag(v: &mut serde_json::Value) {
 pub(crate) fn write_uint(out: &mut String, x: u64) {
     out.push_str("{\"\\u0000u\":");
     push_u64(out, x);
+    out.push('}');
+}
+
+/// Writes a thread reference's tag object.
+pub(crate) fn write_thread(out: &mut String, pid: i64, tid: i64) {
+    out.push_str("{\"\\u0000t\":");
+    push_u64(out, Tagged::thread(pid, tid));
     out.push('}');
 }
 

@@ -20,6 +20,7 @@ use spall::SpallCursor;
 
 mod finish;
 mod merge;
+mod met;
 mod sched;
 mod spall;
 
@@ -150,6 +151,8 @@ pub struct TraceBuilder {
     earliest: i64,
     latest: i64,
     sorted_from: i64,
+    /// Where trace_processor's importer first meets each thread (a protobuf trace's).
+    met: met::Met,
 }
 
 impl std::fmt::Debug for TraceBuilder {
@@ -194,6 +197,7 @@ impl Default for TraceBuilder {
             earliest: i64::MAX,
             latest: i64::MIN,
             sorted_from: i64::MAX,
+            met: Default::default(),
         }
     }
 }
@@ -329,6 +333,9 @@ impl TraceBuilder {
 
     fn add(&mut self, ev: &RawEvent<'_>) {
         let ph = ev.ph;
+        if ph == Phase::METADATA && ev.name == "spall_met" {
+            return self.met.meet(ev);
+        }
         if ev.ts < self.latest && ph != Phase::SAMPLE {
             self.sorted_from = self.sorted_from.min(ev.ts);
         }

@@ -40,9 +40,19 @@ pub struct Trace {
     pub(crate) derived: crate::derived::Derived,
     /// A system trace's scheduling: CPU slices, thread states, CPU counters.
     pub(crate) sched: Option<Box<crate::sched::SchedData>>,
+    /// A protobuf trace's threads, (pid, tid), as trace_processor numbers them.
+    pub(crate) importer_threads: Vec<(i64, i64)>,
 }
 
 impl Trace {
+    /// A protobuf trace's threads, (pid, tid), in the order trace_processor's importer
+    /// first meets them: the `i`-th is its `utid` `i + 1`, the number a
+    /// `legacy_event.passthrough_utid` arg holds (its utid 0 is the swapper). Empty for
+    /// other formats.
+    pub fn importer_threads(&self) -> &[(i64, i64)] {
+        &self.importer_threads
+    }
+
     /// A system trace's scheduling data (CPU slices, thread states, CPU counters); `None`
     /// for traces with no scheduler records.
     pub fn sched(&self) -> Option<&crate::sched::SchedData> {

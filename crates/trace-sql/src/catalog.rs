@@ -56,7 +56,7 @@ impl Catalog {
             ("counter", Arc::new(Counters::new(trace.clone()))),
             ("instant", Arc::new(Instants(trace.clone()))),
             ("flow", flows.clone()),
-            ("args", Arc::new(Args(trace.clone()))),
+            ("args", Arc::new(Args::new(trace.clone()))),
             ("cpu_profile_stack_sample", samples(false)),
             ("perf_sample", samples(true)),
             ("stack_profile_callsite", Arc::new(Callsites(trace.clone()))),

@@ -140,7 +140,7 @@ impl TraceDb {
             let f = Connected::new(catalog.flows.clone(), related(ancestors), mode);
             vtab::register(&db, name, Arc::new(f))?;
         }
-        extract_arg(&db, Args(trace.clone()))?;
+        extract_arg(&db, Args::new(trace.clone()))?;
         db.execute_batch(
             "CREATE TEMP VIEW spall_slice AS
                SELECT slice.*, spall_utid AS utid, self_dur, unfinished, kind FROM slice;

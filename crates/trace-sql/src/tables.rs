@@ -466,7 +466,11 @@ impl Source for Instants {
 /// come the merged ones of async slices whose `b` and `e` both had args
 /// ([`trace_model::perfetto::View::arg_set`]): the `b`'s keys, then the `e`'s, an `e`'s
 /// value replacing the `b`'s of the same key.
-pub(crate) struct Args(pub Arc<Trace>);
+pub(crate) struct Args(
+    pub Arc<Trace>,
+    /// trace_processor's utid of each thread (pid, tid) it met, made at first use.
+    pub std::sync::OnceLock<std::collections::HashMap<(i64, i64), i64>>,
+);
 
 impl Args {
     /// One past the last argument set id.
@@ -514,6 +518,28 @@ impl Args {
     }
 }
 
+impl Args {
+    /// The args of `trace`.
+    pub(crate) fn new(trace: Arc<Trace>) -> Args {
+        Args(trace, Default::default())
+    }
+
+    /// trace_processor's utid of the thread a [`Tagged::Thread`] value (in `v`) names
+    /// (`legacy_event.passthrough_utid`); NULL for a thread its importer never met.
+    fn utid(&self, v: &Value) -> Value {
+        let Value::Integer(x) = *v else {
+            return Value::Null;
+        };
+        let t = Tagged::thread_ids(x as u64);
+        let order = self.0.importer_threads();
+        let utids = self.1.get_or_init(|| {
+            let n = order.len() as i64;
+            order.iter().copied().zip(1..=n).collect()
+        });
+        utids.get(&t).map_or(Value::Null, |&u| Value::Integer(u))
+    }
+}
+
 impl Source for Args {
     fn schema(&self) -> String {
         "CREATE TABLE x(arg_set_id INTEGER, flat_key TEXT, key TEXT, int_value INTEGER, string_value TEXT, real_value REAL, value_type TEXT)".into()
@@ -534,6 +560,9 @@ impl Source for Args {
         // (`debug.NAME`, `task.posted_from.file_name`, `source.line_number`), under `args`.
         if self.0.decode_summary().format.name() == "perfetto" {
             for r in &mut out {
+                if r[6] == text("thread") {
+                    (r[3], r[6]) = (self.utid(&r[3]), text("uint"));
+                }
                 for k in &mut r[1..3] {
                     if let Value::Text(s) = k {
                         if let Some(rest) = s.strip_prefix("args.") {
@@ -574,6 +603,8 @@ fn flatten(set: u64, v: &serde_json::Value, flat: &str, key: &str, out: &mut Vec
         let (x, ty) = match t {
             Tagged::Uint(x) => (x, "uint"),
             Tagged::Pointer(x) => (x, "pointer"),
+            // Numbered by `Args::sub_rows`, which knows the trace's threads.
+            Tagged::Thread(x) => (x, "thread"),
         };
         out.push(row(Value::Integer(x as i64), Value::Null, Value::Null, ty));
         return;

@@ -23,6 +23,8 @@ pub(super) struct Packet<'a> {
     pub(super) defaults: Option<&'a [u8]>,
     pub(super) snapshot: Option<&'a [u8]>,
     pub(super) thread: Option<&'a [u8]>,
+    /// A TrackDescriptor (read in the first pass; here only for when it is met).
+    pub(super) descriptor: Option<&'a [u8]>,
     pub(super) kind: Option<u32>,
     /// A system-trace packet: its field (ftrace events, process tree, system info), bytes
     /// and offset.

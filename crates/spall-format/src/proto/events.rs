@@ -11,7 +11,7 @@ use super::base::{emit, malformed, Open, Packet, Pending, Te};
 use super::hash::IdMap;
 use super::packet_kind;
 use super::scan::{thread_descriptor, Found, Track};
-use super::seq::{advance, defaults, incremental_clocks, intern, Seq, Uses};
+use super::seq::{advance, defaults, incremental_clocks, intern, time, Seq, Uses};
 use super::wire::{Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
@@ -163,6 +163,7 @@ impl<'a> Decoder<'a> {
                 (59, Value::Bytes(b)) => pk.defaults = Some(b),
                 (6, Value::Bytes(b)) => pk.snapshot = Some(b),
                 (44, Value::Bytes(b)) => pk.thread = Some(b),
+                (60, Value::Bytes(b)) => pk.descriptor = Some(b),
                 (11 | 12 | 59 | 6 | 44, _) => annot::wrong_type(d, f.offset),
                 // System traces: ftrace bundles, process trees, the kernel's version.
                 (1 | 2 | 45, Value::Bytes(b)) => pk.system = Some((f.num, b, r.offset_of(b))),
@@ -239,11 +240,71 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
-        match pk.te {
-            Some(_) => self.track_event(pk, at, sink, d),
-            None => advance(seq, pk),
+        match (pk.te, pk.descriptor, pk.ts) {
+            (Some(_), _, _) => self.track_event(pk, at, sink, d),
+            (None, Some(b), Some(_)) => {
+                let ts = time(&self.f, seq, pk, &Te::default(), at, d, &mut self.uses);
+                let uuid = Reader::new(b, 0)
+                    .map_while(Result::ok)
+                    .find(|x| x.num == 1)
+                    .and_then(|x| x.value.uint())
+                    .unwrap_or(0);
+                let met = met_track(&self.f, uuid, ts, at, sink);
+                if let (false, Some(u)) = (met, &mut self.uses) {
+                    u.descriptors.push((uuid, ts, at));
+                }
+            }
+            _ => advance(seq, pk),
         }
     }
+}
+
+/// The thread or process track `uuid` (its descriptor's packet at `at`, time `ts`)
+/// describes or hangs from, met ([`met`]); `false` when it hangs from neither.
+pub(super) fn met_track<S: EventSink>(
+    f: &Found<'_>,
+    uuid: u64,
+    ts: i64,
+    at: u64,
+    sink: &mut S,
+) -> bool {
+    let Some(t) = f.tracks.get(&uuid) else {
+        return false;
+    };
+    let (pid, tid) = match (t.thread, t.process, t.tid) {
+        (Some((pid, tid)), _, _) => (pid, tid),
+        (None, Some(pid), _) => (pid, pid),
+        (None, None, Some(tid)) => (t.pid, tid),
+        (None, None, None) if t.pid != 0 => (t.pid, t.pid),
+        _ => return false,
+    };
+    met(sink, pid, tid, ts, at, true);
+    true
+}
+
+/// Tells the sink that trace_processor's importer meets thread `tid` of process `pid` (its
+/// main thread, tid = pid, where it meets only the process) at time `ts`, in the packet or
+/// event at byte `at`, a TrackDescriptor's (`descriptor`) or an event's: a `spall_met`
+/// `M` event, which the model ranks threads by (docs/SQL.md, `legacy_event.passthrough_utid`).
+/// Not counted as a decoded event.
+pub(super) fn met<S: EventSink>(
+    sink: &mut S,
+    pid: i64,
+    tid: i64,
+    ts: i64,
+    at: u64,
+    descriptor: bool,
+) {
+    sink.event(&RawEvent {
+        ph: Phase::METADATA,
+        name: Cow::Borrowed("spall_met"),
+        pid: RawId::Num(pid),
+        tid: RawId::Num(tid),
+        ts,
+        scope: descriptor.then_some(b'd'),
+        offset: at,
+        ..RawEvent::default()
+    });
 }
 
 /// Process and thread names, sort indices and labels, as `M` events.

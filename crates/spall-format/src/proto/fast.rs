@@ -147,6 +147,7 @@ fn packet_fields<'a>(p: &'a [u8], at: u64, pk: &mut Packet<'a>) -> Option<()> {
             tag::DEFAULTS => pk.defaults = Some(bytes(p, &mut i)?),
             tag::SNAPSHOT => pk.snapshot = Some(bytes(p, &mut i)?),
             tag::THREAD => pk.thread = Some(bytes(p, &mut i)?),
+            t if t == 60 << 3 | 2 => pk.descriptor = Some(bytes(p, &mut i)?),
             // Sideband fields (trusted uid and pid, descriptors, ...), which the decode skips.
             t if matches!(t >> 3, 3 | 36 | 43 | 60 | 79 | 87 | 98) => match t & 7 {
                 0 => drop(var(p, &mut i)?),

@@ -47,9 +47,18 @@ pub(super) const ACTIVE_PROCESSES: u32 = 49;
 /// The processes a `ChromeActiveProcesses` message lists (`m`): trace_processor gives each
 /// a process and its main thread, named or not; each becomes a `spall_thread` event, which
 /// says only that thread `pid` of process `pid` exists. Returns how many.
-pub(super) fn active_processes<S: EventSink>(m: &[u8], sink: &mut S) -> u64 {
+/// Each is also met ([`met`](super::events::met)) at `ts`, in list order after the
+/// event's own meeting (its TrackEvent at `at`). `typed`: the event's typed fields
+/// (number, message, offset), among which the list may be.
+pub(super) fn active_processes<S: EventSink>(
+    typed: &[(u32, &[u8], u64)],
+    ts: i64,
+    at: u64,
+    sink: &mut S,
+) -> u64 {
     let mut events = 0;
-    for f in Reader::new(m, 0).map_while(Result::ok) {
+    let lists = typed.iter().filter(|t| t.0 == ACTIVE_PROCESSES);
+    for f in lists.flat_map(|t| Reader::new(t.1, 0).map_while(Result::ok)) {
         if f.num != 1 {
             continue;
         }
@@ -64,6 +73,7 @@ pub(super) fn active_processes<S: EventSink>(m: &[u8], sink: &mut S) -> u64 {
                 ..RawEvent::default()
             });
             events += 1;
+            super::events::met(sink, pid, pid, ts, at + events, false);
         });
     }
     events

@@ -110,6 +110,9 @@ pub struct Found<'a> {
     pub bufs: Vec<Buf<'a>>,
     /// The bundles of compressed packets in the file, and their packets' offsets.
     pub compressed: Vec<(&'a [u8], u64)>,
+    /// Each sequence's thread, as its (last) thread TrackDescriptor names it: the writer
+    /// of its events on process and global tracks (trace_processor's sequence thread).
+    pub seq_threads: IdMap<u32, (i64, i64)>,
 }
 
 /// The first pass; framing errors (a trace cut off mid-packet) are warned about here, once,
@@ -175,6 +178,7 @@ impl<'a> Found<'a> {
             runs: Vec::new(),
             bufs: Vec::new(),
             compressed: Vec::new(),
+            seq_threads: IdMap::default(),
         }
     }
 
@@ -238,7 +242,9 @@ impl<'a> Found<'a> {
     /// Notes a packet's rare fields ([`rare_fields`]; no bundle).
     pub fn note(&mut self, seq: u32, parts: &RareFields<'a>, primary: &mut Option<u32>) {
         if let Some(x) = parts[0] {
-            self.track(x);
+            if let Some(key) = self.track(x) {
+                self.seq_threads.insert(seq, key);
+            }
         }
         if let Some(x) = parts[1] {
             if let Some(c) = self.snapshot(x, seq) {
@@ -253,7 +259,8 @@ impl<'a> Found<'a> {
         }
     }
 
-    fn track(&mut self, b: &'a [u8]) {
+    /// A `TrackDescriptor`, noted; the thread it describes, if any.
+    fn track(&mut self, b: &'a [u8]) -> Option<(i64, i64)> {
         let mut uuid = 0;
         let mut t = Track::new(0);
         let (mut process, mut chrome) = (None, false);
@@ -285,6 +292,7 @@ impl<'a> Found<'a> {
         if let Some(x) = process {
             t.process = Some(self.process(x, chrome));
         }
+        let thread = t.thread;
         // A descriptor emitted again (after an incremental state reset) updates the first.
         match self.tracks.get_mut(&uuid) {
             Some(old) => {
@@ -299,6 +307,7 @@ impl<'a> Found<'a> {
                 self.tracks.insert(uuid, t);
             }
         }
+        thread
     }
 
     /// A `ProcessDescriptor`: its pid, its name and sort index noted. `chrome`: its track

@@ -19,6 +19,12 @@ pub(super) struct Uses {
     pub(super) clocks: IdMap<ClockKey, (i64, i64)>,
     /// Whether any time was converted (or incremental clock set) with the trace clock.
     pub(super) trace_clock: bool,
+    /// Sequences whose thread wrote events on process or global tracks, with that
+    /// thread as known then (a later descriptor naming another changes those events).
+    pub(super) writers: IdMap<u32, Option<(i64, i64)>>,
+    /// TrackDescriptors met while their track hung from no process or thread known yet:
+    /// (uuid, time, byte offset), met again at the end, once every track is known.
+    pub(super) descriptors: Vec<(u64, i64, u64)>,
 }
 
 /// A clock whose timestamps are deltas from the previous one on its sequence.

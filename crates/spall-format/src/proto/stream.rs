@@ -496,11 +496,18 @@ impl<S: EventSink> ProtoStream<S> {
         {
             return Ok(None);
         }
+        // An event's writer is its sequence's thread, as the last descriptor names it.
+        if (uses.writers.iter()).any(|(s, &w)| f.seq_threads.get(s).copied() != w) {
+            return Ok(None);
+        }
         f.name_threads();
         let mut events = dec.events;
         let left = dec.left();
         events += events::names(&f, &mut sinks[0]) + named::track_names(&f, &mut sinks[0]);
         let mut last = new_sink();
+        for &(u, ts, at) in &uses.descriptors {
+            events::met_track(&f, u, ts, at, &mut last);
+        }
         events += parts::resolve(vec![left], &mut last, &mut d);
         sinks.push(last);
         // What borrows the kept bytes goes first.

@@ -283,11 +283,11 @@ impl<'a> Decoder<'a> {
             }
         };
         write_args(args, te, seq, at, d);
-        for &(num, m, _) in &te.typed {
-            if num == named::ACTIVE_PROCESSES {
-                *events += named::active_processes(m, sink);
-            }
+        if let Some((pid, tid)) = writer(f, seq, uses, pk.seq, uuid, track, wh) {
+            super::events::met(sink, pid, tid, ts, at, false);
+            passthrough(args, te.ty, pid, tid);
         }
+        *events += named::active_processes(&te.typed, ts, te_at, sink);
         if let Some(slice) = thread_slice(wh, te, ts, &name, &cat, args, at) {
             *events += 1;
             sink.thread_slice(&slice);
@@ -555,6 +555,59 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
 fn comma(args: &mut String) {
     if args.len() > 1 {
         args.push(',');
+    }
+}
+
+/// The thread that wrote an event on a process's track (its own process's, or one below
+/// it) or a global track: its sequence's thread, which trace_processor keeps as the
+/// event's `legacy_event.passthrough_utid`. None for an event on a thread's track. A
+/// stream notes the sequence's thread as known now (`uses`).
+#[inline]
+fn writer(
+    f: &Found<'_>,
+    seq: &Seq<'_>,
+    uses: &mut Option<Box<Uses>>,
+    id: u32,
+    uuid: Option<u64>,
+    track: Option<&Track<'_>>,
+    wh: Where<'_>,
+) -> Option<(i64, i64)> {
+    if matches!(wh, Where::Thread(..)) || uuid.is_none() {
+        return None;
+    }
+    if let Some(u) = uses {
+        let known = f.seq_threads.get(&id).copied();
+        u.writers.entry(id).or_insert(known);
+    }
+    let (pid, tid) = f.seq_threads.get(&id).copied().or(seq.thread)?;
+    let on = match track {
+        Some(t) => t.tid.is_none() && (t.pid == pid || t.pid == 0 && t.process.is_none()),
+        None => true,
+    };
+    on.then_some((pid, tid))
+}
+
+/// Adds `legacy_event.passthrough_utid`, thread `tid` of process `pid`, to the args
+/// object `args` (empty for none) of a slice's begin or an instant (of type `ty`).
+#[inline(never)]
+fn passthrough(args: &mut String, ty: u64, pid: i64, tid: i64) {
+    if !matches!(ty, ty::SLICE_BEGIN | ty::INSTANT) {
+        return;
+    }
+    const LEGACY: &str = "\"legacy_event\":{";
+    let mut v = String::from("\"passthrough_utid\":");
+    crate::tagged::write_thread(&mut v, pid, tid);
+    if let Some(i) = args.find(LEGACY) {
+        v.push(',');
+        args.insert_str(i + LEGACY.len(), &v);
+    } else if args.is_empty() {
+        *args = format!("{{{LEGACY}{v}}}}}");
+    } else {
+        args.pop();
+        args.push(',');
+        args.push_str(LEGACY);
+        args.push_str(&v);
+        args.push_str("}}");
     }
 }
 

@@ -70,6 +70,7 @@ impl TraceBuilder {
             sorted_from,
             keep,
             chunk_maps,
+            met,
             ..
         } = self;
         args.shrink();
@@ -157,6 +158,7 @@ impl TraceBuilder {
             diagnostics: diags,
             decode,
             derived: Default::default(),
+            importer_threads: met.order(),
         })
     }
 }

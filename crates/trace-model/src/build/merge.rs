@@ -168,6 +168,7 @@ impl TraceBuilder {
     fn absorb_chunk_head(&mut self, c: &mut TraceBuilder, ci: usize) -> Remap {
         self.disordered |= c.disordered;
         self.keep = c.keep;
+        self.met.absorb(std::mem::take(&mut c.met));
         // Where trace_processor's sorter starts ordering by phase: within a chunk, or
         // at its earliest event if that comes before a time an earlier chunk reached.
         self.sorted_from = self.sorted_from.min(c.sorted_from);

@@ -36,7 +36,7 @@ use codec::Record;
 pub use pieces::{ColumnFill, ColumnSink, ColumnSource, Columns, MemoryColumns, Stream};
 
 /// The first bytes of a transferred trace (its layout's version is the last digit).
-pub const MAGIC: &[u8; 8] = b"SPALLTM4";
+pub const MAGIC: &[u8; 8] = b"SPALLTM5";
 
 /// Why a buffer is not a transferred trace.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -43,6 +43,7 @@ record!(Trace {
     diagnostics as ModelDiags,
     decode as DecodeSummary,
     sched as Sched,
+    importer_threads,
 } default derived check checked_ids);
 record!(Process {
     pid,
@@ -340,6 +341,18 @@ impl Wire for Vec<i64> {
 
     fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
         r.i64s()
+    }
+}
+
+impl Wire for Vec<(i64, i64)> {
+    fn put(&self, w: &mut W<'_>) {
+        let flat: Vec<i64> = self.iter().flat_map(|&(a, b)| [a, b]).collect();
+        w.i64s(&flat);
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        let flat = r.i64s()?;
+        Ok(flat.chunks_exact(2).map(|c| (c[0], c[1])).collect())
     }
 }
 

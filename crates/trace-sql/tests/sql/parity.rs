@@ -123,43 +123,7 @@ const KNOWN: &[Known] = &[
 
 /// Answers on the newer Chromium traces that still differ, for causes not yet found or
 /// fixed (issue 57); each must still differ, so that a fix moves it out of here.
-const OPEN: &[Known] = &[
-    Known {
-        trace: "c148_all",
-        queries: &["arg_keys", "extract_arg_each_key"],
-        why: "legacy_event.passthrough_utid, the utid of the thread that wrote an event on \
-              a process or global track, is not written: its value is a row id of \
-              trace_processor's thread table (its swapper at 0, then threads in the order \
-              its importer meets them, by time: docs/SQL.md says how), where our utids \
-              number threads by process and tid from 0; written in ours, arg_keys would \
-              agree and extract_arg_each_key's values would not",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_toplevel",
-        queries: &["arg_keys", "extract_arg_each_key"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c148_timeline",
-        queries: &["arg_keys", "extract_arg_each_key"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c156_toplevel",
-        queries: &["arg_keys", "extract_arg_each_key"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-    Known {
-        trace: "c156_timeline",
-        queries: &["arg_keys", "extract_arg_each_key"],
-        why: "as c148_all's",
-        ids: &[],
-    },
-];
+const OPEN: &[Known] = &[];
 
 /// The known difference of query `qn` on trace `name`, if it is one.
 fn known(name: &str, qn: &str) -> Option<&'static Known> {
