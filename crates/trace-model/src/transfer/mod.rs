@@ -73,8 +73,8 @@ impl Trace {
     /// The trace [`Trace::to_transfer`] wrote.
     pub fn from_transfer(bytes: &[u8]) -> Result<Trace, TransferError> {
         let mut r = R::new(bytes);
-        if r.take(8, "the magic SPALLTM4")? != MAGIC {
-            return Err(r.fail("the magic SPALLTM4"));
+        if r.take(8, "the magic SPALLTM5")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM5"));
         }
         let t = Trace::read(&mut r)?;
         if !r.at_end() {
@@ -218,8 +218,8 @@ impl TraceIn {
     /// Reads the head; the streams hold `lens` values (by [`Stream`]), the trace's first.
     pub fn new(head: &[u8], lens: [u64; 3]) -> Result<TraceIn, TransferError> {
         let mut r = R::with_pieces(head, lens);
-        if r.take(8, "the magic SPALLTM4")? != MAGIC {
-            return Err(r.fail("the magic SPALLTM4"));
+        if r.take(8, "the magic SPALLTM5")? != MAGIC {
+            return Err(r.fail("the magic SPALLTM5"));
         }
         let trace = Trace::read(&mut r)?;
         if !r.at_end() {
