@@ -460,6 +460,9 @@ pub type RareFields<'a> = [Option<&'a [u8]>; 5];
 /// A packet's sequence and its [`RareFields`]: only those fields are read.
 #[inline]
 pub fn rare_fields(p: &[u8]) -> (u32, RareFields<'_>) {
+    if let Some(seq) = usual_seq(p) {
+        return (seq, [None; 5]);
+    }
     let mut seq = 0;
     let mut parts: RareFields<'_> = [None; 5];
     skim(
@@ -479,6 +482,49 @@ pub fn rare_fields(p: &[u8]) -> (u32, RareFields<'_>) {
         },
     );
     (seq, parts)
+}
+
+/// The sequence of packet `p` when it has no rare field, read the quick way: tags of one
+/// or two bytes, varints and lengths of one or two; `None` for anything else (a rare
+/// field, a longer varint, a field cut short), which [`skim`] then reads from the start.
+/// Where it answers, it answers as [`skim`]: the last sequence id, no rare field.
+#[inline(always)]
+fn usual_seq(p: &[u8]) -> Option<u32> {
+    /// The varint at `p[*i..]` if it takes one or two bytes, moving `i` past it.
+    #[inline(always)]
+    fn short(p: &[u8], i: &mut usize) -> Option<u64> {
+        let &a = p.get(*i)?;
+        if a < 0x80 {
+            *i += 1;
+            return Some(a as u64);
+        }
+        let &b = p.get(*i + 1)?;
+        if b >= 0x80 {
+            return None;
+        }
+        *i += 2;
+        Some((a & 0x7f) as u64 | (b as u64) << 7)
+    }
+    let mut seq = 0;
+    let mut i = 0;
+    while i < p.len() {
+        let tag = short(p, &mut i)?;
+        let num = tag >> 3;
+        match tag & 7 {
+            0 if num == 10 => seq = short(p, &mut i)? as u32,
+            0 => drop(short(p, &mut i)?),
+            2 if matches!(num, 60 | 6 | 43 | 44 | 50) => return None,
+            2 => {
+                let len = short(p, &mut i)? as usize;
+                if len > p.len() - i {
+                    return None;
+                }
+                i += len;
+            }
+            _ => return None,
+        }
+    }
+    Some(seq)
 }
 
 /// A `ThreadDescriptor`'s (pid, tid), name and sort index.
