@@ -254,6 +254,35 @@ mod tests {
     }
 
     #[test]
+    fn gaps_at_a_short_record_s_limits_come_back() {
+        let (mut ts, mut offset, mut after) = (0i64, 0u64, 0u32);
+        let mut all = Vec::new();
+        for (dt, doff, dafter) in [
+            ((1 << TIME_BITS) - 1, 1, 1),
+            (1 << TIME_BITS, 1, 1),
+            (1, (1 << OFFSET_BITS) - 1, 1),
+            (1, 1 << OFFSET_BITS, 1),
+            (1, 1, (1 << AFTER_BITS) - 1),
+            (1, 1, 1 << AFTER_BITS),
+            (0, 0, 0),
+        ]
+        .repeat(20)
+        {
+            (ts, offset, after) = (ts + dt, offset + doff, after + dafter);
+            all.push(KeptEnd {
+                cat: StrId::EMPTY,
+                ..end(ts, offset, after, 0, 0)
+            });
+        }
+        let mut k = KeptEnds::default();
+        for x in &all {
+            k.push(*x);
+        }
+        assert!(matches!(k, KeptEnds::Short { .. }));
+        assert!(same(&k.into_vec(), &all));
+    }
+
+    #[test]
     fn named_ends_turn_the_list_whole() {
         let all: Vec<_> = (0..200)
             .map(|i| end(i, i as u64 * 9, i as u32, 3, 0))
