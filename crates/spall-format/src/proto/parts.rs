@@ -55,9 +55,25 @@ pub fn plan(f: &Found<'_>) -> Vec<Vec<Range>> {
         part_of.push(part);
         fill += n;
     }
-    let mut parts: Vec<Vec<Range>> = vec![Vec::new(); part_of.last().map_or(0, |p| p + 1)];
-    for r in &f.runs {
-        let p = &mut parts[part_of[index[&r.seq]]];
+    let n_parts = part_of.last().map_or(0, |p| p + 1);
+    // Each run's part, found once; the parts' ranges counted first, so that each list is
+    // allocated once at its size (a dense file has a run every dozen packets: growing the
+    // lists by doubling copied them into fresh pages).
+    let run_part: Vec<u32> = (f.runs.iter())
+        .map(|r| part_of[index[&r.seq]] as u32)
+        .collect();
+    let mut ends: Vec<Option<(u32, usize)>> = vec![None; n_parts];
+    let mut sizes = vec![0usize; n_parts];
+    for (r, &p) in f.runs.iter().zip(&run_part) {
+        let end = &mut ends[p as usize];
+        if *end != Some((r.buf, r.start)) {
+            sizes[p as usize] += 1;
+        }
+        *end = Some((r.buf, r.end));
+    }
+    let mut parts: Vec<Vec<Range>> = sizes.into_iter().map(Vec::with_capacity).collect();
+    for (r, &p) in f.runs.iter().zip(&run_part) {
+        let p = &mut parts[p as usize];
         match p.last_mut() {
             Some(last) if last.0 == r.buf && last.2 == r.start => last.2 = r.end,
             _ => p.push((r.buf, r.start, r.end)),

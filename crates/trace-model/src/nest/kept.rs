@@ -1,35 +1,84 @@
-//! A chunk's kept `E` events of one thread ([`KeptEnd`]), held in 16 bytes each where they
+//! A chunk's kept `E` events of one thread ([`KeptEnd`]), held in 8 bytes each where they
 //! can be: most threads are never paired again, so what they keep is pure cost.
 //!
-//! An `E` with no name and no arguments (every thread slice end of a Perfetto protobuf
-//! file, and many JSON ones) is stored as its time and byte offset less those of the `E`
-//! before it, its place among the spans and its category. Any other `E` (a name, arguments,
-//! a step back in time or a gap past `u32`) is stored whole beside them, in order; where
-//! those are most of a thread's, the list turns into whole events (32 bytes each), so no
-//! file pays more than that.
+//! An `E` with no name and no arguments, of the category of the `E` before it (every
+//! thread slice end of a Perfetto protobuf file, and many JSON ones) is stored as its time,
+//! byte offset and place among the spans less those of the `E` before it, in one word. Any
+//! other `E` (a name, arguments, another category, a step back in time, a gap too wide) is
+//! stored whole beside them, in order; where those are most of a thread's, the list turns
+//! into whole events (32 bytes each), so no file pays more than that.
 
 use super::KeptEnd;
 use crate::args::ArgsId;
 use crate::strings::StrId;
 
-/// `after`'s top bit in a short record: the event is the next of `whole`.
-const WHOLE: u32 = 1 << 31;
+/// A short record's top bit: the event is the next of `whole`.
+const WHOLE: u64 = 1 << 63;
+
+/// A short record's fields, from the low bits: the place among the spans, the byte
+/// offset and the time, each less the `E` before it's.
+const AFTER_BITS: u32 = 6;
+const OFFSET_BITS: u32 = 27;
+const TIME_BITS: u32 = 30;
 
 /// Short records before the list decides whether to stay short.
 const TRIAL: usize = 64;
+
+/// The `E` before: what a short record counts from.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Last {
+    ts: i64,
+    offset: u64,
+    after: u32,
+    cat: StrId,
+}
+
+impl Last {
+    /// `x` as a short record after this one, if it fits in one.
+    #[inline]
+    fn short(&self, x: &KeptEnd) -> Option<u64> {
+        if x.name != StrId::EMPTY || x.args != ArgsId::NONE || x.cat != self.cat {
+            return None;
+        }
+        let dt = u64::try_from(x.ts.checked_sub(self.ts)?).ok()?;
+        let doff = x.offset.checked_sub(self.offset)?;
+        let dafter = u64::from(x.after.checked_sub(self.after)?);
+        (dt < 1 << TIME_BITS && doff < 1 << OFFSET_BITS && dafter < 1 << AFTER_BITS)
+            .then_some(dt << (OFFSET_BITS + AFTER_BITS) | doff << AFTER_BITS | dafter)
+    }
+
+    /// The event of short record `r` after this one.
+    fn event(&self, r: u64) -> KeptEnd {
+        let field = |shift: u32, bits: u32| (r >> shift) & ((1 << bits) - 1);
+        KeptEnd {
+            ts: self.ts + field(OFFSET_BITS + AFTER_BITS, TIME_BITS) as i64,
+            offset: self.offset + field(AFTER_BITS, OFFSET_BITS),
+            after: self.after + field(0, AFTER_BITS) as u32,
+            name: StrId::EMPTY,
+            cat: self.cat,
+            args: ArgsId::NONE,
+        }
+    }
+
+    fn of(x: &KeptEnd) -> Last {
+        Last {
+            ts: x.ts,
+            offset: x.offset,
+            after: x.after,
+            cat: x.cat,
+        }
+    }
+}
 
 /// One thread's kept `E` events in one chunk, in file order.
 #[derive(Debug)]
 pub(crate) enum KeptEnds {
     Short {
-        /// (time since the previous event, `after` or [`WHOLE`], category, bytes since the
-        /// previous event).
-        short: Pieces<[u32; 4]>,
+        /// A word an event ([`Last::short`]), or [`WHOLE`].
+        short: Pieces<u64>,
         /// The events a short record cannot hold, in order.
         whole: Vec<KeptEnd>,
-        /// The previous event's time and offset.
-        ts: i64,
-        offset: u64,
+        last: Last,
     },
     Whole(Vec<KeptEnd>),
 }
@@ -39,8 +88,7 @@ impl Default for KeptEnds {
         KeptEnds::Short {
             short: Pieces::default(),
             whole: Vec::new(),
-            ts: 0,
-            offset: 0,
+            last: Last::default(),
         }
     }
 }
@@ -62,33 +110,18 @@ impl KeptEnds {
 
     #[inline]
     pub(crate) fn push(&mut self, x: KeptEnd) {
-        let KeptEnds::Short {
-            short,
-            whole,
-            ts,
-            offset,
-        } = self
-        else {
+        let KeptEnds::Short { short, whole, last } = self else {
             let KeptEnds::Whole(v) = self else {
                 unreachable!()
             };
             return v.push(x);
         };
-        let dt = u32::try_from(x.ts.wrapping_sub(*ts))
-            .ok()
-            .filter(|_| x.ts >= *ts);
-        let doff = u32::try_from(x.offset.wrapping_sub(*offset))
-            .ok()
-            .filter(|_| x.offset >= *offset);
-        (*ts, *offset) = (x.ts, x.offset);
-        match (dt, doff) {
-            (Some(dt), Some(doff))
-                if x.name == StrId::EMPTY && x.args == ArgsId::NONE && x.after < WHOLE =>
-            {
-                short.push([dt, x.after, x.cat.0, doff]);
-            }
-            _ => {
-                short.push([0, WHOLE, 0, 0]);
+        let r = last.short(&x);
+        *last = Last::of(&x);
+        match r {
+            Some(r) => short.push(r),
+            None => {
+                short.push(WHOLE);
                 whole.push(x);
                 if short.len() >= TRIAL && whole.len() * 2 > short.len() {
                     *self = KeptEnds::Whole(std::mem::take(self).into_vec());
@@ -105,21 +138,14 @@ impl KeptEnds {
         };
         let mut out = Vec::with_capacity(short.len());
         let mut whole = whole.into_iter();
-        let (mut ts, mut offset) = (0i64, 0u64);
-        for [dt, after, cat, doff] in short.into_iter() {
-            let x = if after == WHOLE {
+        let mut last = Last::default();
+        for r in short.into_iter() {
+            let x = if r == WHOLE {
                 whole.next().expect("a whole event for each marked record")
             } else {
-                KeptEnd {
-                    ts: ts + i64::from(dt),
-                    offset: offset + u64::from(doff),
-                    after,
-                    name: StrId::EMPTY,
-                    cat: StrId(cat),
-                    args: ArgsId::NONE,
-                }
+                last.event(r)
             };
-            (ts, offset) = (x.ts, x.offset);
+            last = Last::of(&x);
             out.push(x);
         }
         out
@@ -129,7 +155,7 @@ impl KeptEnds {
 /// A list in pieces that never grow: a full piece is followed by one twice its size (up
 /// to 1 MB of records), so a push never moves the records before it, where one vector
 /// grown by doubling copies them again each time, into fresh pages (a tenth of what the
-/// kept ends cost, at 16 bytes an `E`).
+/// kept ends cost).
 #[derive(Debug)]
 pub(crate) struct Pieces<T> {
     pieces: Vec<Vec<T>>,
@@ -213,7 +239,7 @@ mod tests {
             let offset = u64::from(i) * 40 + if i % 97 == 5 { 1 << 33 } else { 0 };
             let name = u32::from(i % 31 == 3);
             let args = u32::from(i % 17 == 2) * 5;
-            let after = if i == 300 { WHOLE + 1 } else { i / 2 };
+            let after = if i == 300 { (1 << 31) + 1 } else { i / 2 };
             all.push(end(ts, offset, after, name, args));
         }
         let mut k = KeptEnds::default();
@@ -224,6 +250,35 @@ mod tests {
             matches!(k, KeptEnds::Short { .. }),
             "mostly short events stay short"
         );
+        assert!(same(&k.into_vec(), &all));
+    }
+
+    #[test]
+    fn gaps_at_a_short_record_s_limits_come_back() {
+        let (mut ts, mut offset, mut after) = (0i64, 0u64, 0u32);
+        let mut all = Vec::new();
+        for (dt, doff, dafter) in [
+            ((1 << TIME_BITS) - 1, 1, 1),
+            (1 << TIME_BITS, 1, 1),
+            (1, (1 << OFFSET_BITS) - 1, 1),
+            (1, 1 << OFFSET_BITS, 1),
+            (1, 1, (1 << AFTER_BITS) - 1),
+            (1, 1, 1 << AFTER_BITS),
+            (0, 0, 0),
+        ]
+        .repeat(20)
+        {
+            (ts, offset, after) = (ts + dt, offset + doff, after + dafter);
+            all.push(KeptEnd {
+                cat: StrId::EMPTY,
+                ..end(ts, offset, after, 0, 0)
+            });
+        }
+        let mut k = KeptEnds::default();
+        for x in &all {
+            k.push(*x);
+        }
+        assert!(matches!(k, KeptEnds::Short { .. }));
         assert!(same(&k.into_vec(), &all));
     }
 
