@@ -75,12 +75,7 @@ impl Stream {
             new_sink,
             diags,
         };
-        walk.push(chunk, &mut feed);
-        let ok = if last {
-            walk.finish(&mut feed)
-        } else {
-            !walk.failed()
-        };
+        let ok = walk.feed(chunk, last, &mut feed);
         self.walk = Some(walk);
         ok
     }

@@ -384,12 +384,7 @@ impl Stream {
             new_sink,
             diags,
         };
-        walk.push(chunk, &mut cx);
-        let ok = if last {
-            walk.finish(&mut cx)
-        } else {
-            !walk.failed()
-        };
+        let ok = walk.feed(chunk, last, &mut cx);
         self.walk = Some(walk);
         ok
     }

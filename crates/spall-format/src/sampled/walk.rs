@@ -191,6 +191,16 @@ impl Walk {
         !self.failed
     }
 
+    /// A file's next bytes (`last`: its end): whether they were walked without giving up.
+    pub(crate) fn feed(&mut self, chunk: &[u8], last: bool, v: &mut impl Visitor) -> bool {
+        self.push(chunk, v);
+        if last {
+            self.finish(v)
+        } else {
+            !self.failed()
+        }
+    }
+
     /// Walks `b` (the window); the bytes used. `last`: no more bytes come.
     fn run(&mut self, b: &[u8], last: bool, v: &mut impl Visitor) -> usize {
         let mut pos = 0;
