@@ -371,8 +371,9 @@ impl SchedData {
             d => st.ts.saturating_add(d),
         };
         let running = |x: &ThreadState| x.state() == TaskState::RUNNING;
+        // Only such a state looks up its slice: most states end by their own `dur`.
         let unswitched = running(st) && (st.dur() < 0 || next.is_some_and(running));
-        match self.slice_of(st).filter(|_| unswitched) {
+        match unswitched.then(|| self.slice_of(st)).flatten() {
             Some(i) => self.slice_end(i, end).min(own),
             None => own,
         }
