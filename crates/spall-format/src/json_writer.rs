@@ -187,19 +187,37 @@ fn event_json(ev: &RawEvent<'_>, o: &mut String, bad_args: &mut u64) {
     }
     match &ev.args {
         Args::None => {}
-        Args::Json(raw) => {
-            if serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok() {
-                let _ = write!(o, ",\"args\":{raw}");
-            } else {
-                *bad_args += 1;
-                let _ = write!(o, ",\"args\":{{\"unparsed\":{}}}", js(raw));
-            }
-        }
+        Args::Json(raw) => json_args(raw, o, bad_args),
         Args::Text(t) => {
             let _ = write!(o, ",\"args\":{{\"text\":{}}}", js(t));
         }
     }
     o.push('}');
+}
+
+/// Writes `raw` as an event's args: a protobuf trace's unsigned integers, pointers and
+/// threads (tag objects, [`crate::tagged`]) as the plain JSON they stand for, as
+/// `Args::text` in the model gives them; a text that is not JSON as a string, counted.
+fn json_args(raw: &str, o: &mut String, bad_args: &mut u64) {
+    use std::fmt::Write as _;
+    let written = if crate::tagged::may_hold_tags(raw) {
+        let v = serde_json::from_str::<serde_json::Value>(raw);
+        v.map(|mut v| {
+            crate::tagged::untag(&mut v);
+            let _ = write!(o, ",\"args\":{v}");
+        })
+        .is_ok()
+    } else {
+        let ok = serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok();
+        if ok {
+            let _ = write!(o, ",\"args\":{raw}");
+        }
+        ok
+    };
+    if !written {
+        *bad_args += 1;
+        let _ = write!(o, ",\"args\":{{\"unparsed\":{}}}", js(raw));
+    }
 }
 
 #[cfg(test)]

@@ -224,6 +224,17 @@ fn cli_commands_read_the_chromium_trace() {
     std::fs::create_dir_all(&dir).unwrap();
     let json_out = dir.join("chromium.json").display().to_string();
     cli(&["convert", &path, &json_out]);
+    // Its unsigned integers, pointers and writers' threads come out as plain JSON (a
+    // number, "0x..." text, a tid), not as the reader's internal tag objects.
+    let text = std::fs::read_to_string(&json_out).unwrap();
+    assert!(
+        !text.contains("\\u0000"),
+        "a type tag was written as it is held"
+    );
+    assert!(
+        text.contains("\"passthrough_utid\":"),
+        "the writers' threads are kept"
+    );
     let back: Value =
         serde_json::from_slice(&cli(&["info", "--format", "json", &json_out])).unwrap();
     // To .spall: the spans kept, what .spall cannot hold listed on stderr.
