@@ -105,10 +105,10 @@ enum Command {
         #[arg(long)]
         save: bool,
     },
-    /// Convert a trace (.spall, Chrome JSON, Perfetto protobuf) to .json / .json.gz or .spall,
-    /// chosen by the output's extension.
+    /// Convert a trace (any format read: see `spall-cli --help`) to .json / .json.gz or
+    /// .spall, chosen by the output's extension.
     #[command(
-        after_help = "What the target format cannot hold (for .spall: process- and global-scoped instants, counters, flows, async events, categories, names over 255 bytes; thread instants are kept as spall-rs Instant events, which spall-web does not read) is listed on stderr.\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall\n  spall-cli convert trace.pftrace trace.json"
+        after_help = "What the target format cannot hold (for .spall: process- and global-scoped instants, counters, flows, async events, categories, names over 255 bytes; thread instants are kept as spall-rs Instant events, which spall-web does not read) is listed on stderr, as are a profile's samples and a system trace's scheduling, which neither holds (`flame --format folded` writes a profile's stacks).\n\nExamples:\n  spall-cli convert trace.spall trace.json\n  spall-cli convert trace.json.gz trace.spall\n  spall-cli convert trace.pftrace trace.json"
     )]
     Convert { input: PathBuf, output: PathBuf },
     /// Compare two traces per function (or call stack): what regressed, improved, appeared
