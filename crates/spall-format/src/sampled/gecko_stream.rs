@@ -12,8 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::gecko::Cx;
-use super::walk::{Seg, Visitor, Walk, Want};
-use crate::diag::Diagnostics;
+use super::walk::{Feed, Seg, Visitor, Walk, Walked, Want};
 use crate::event::EventSink;
 
 /// How deep under the root values are walked into rather than read whole: a thread
@@ -26,7 +25,7 @@ const ROOT_KEYS: [&str; 4] = ["meta", "shared", "threads", "processes"];
 
 #[derive(Debug, Default)]
 pub(crate) struct Stream {
-    walk: Option<Walk>,
+    walk: Walk,
     /// Whether the root is `profile` (a DevTools recording), once known.
     recording: bool,
     /// A root key the whole decode reads was seen at the top.
@@ -42,44 +41,17 @@ pub(crate) struct Stream {
     nodes: u64,
 }
 
-/// The stream with what it hands the threads to.
-struct Feed<'a, S> {
-    st: &'a mut Stream,
-    sinks: &'a mut Vec<S>,
-    new_sink: &'a dyn Fn() -> S,
-    diags: &'a mut Diagnostics,
+impl Walked for Stream {
+    fn walk(&self) -> &Walk {
+        &self.walk
+    }
+
+    fn walk_mut(&mut self) -> &mut Walk {
+        &mut self.walk
+    }
 }
 
 impl Stream {
-    pub(crate) fn failed(&self) -> bool {
-        self.walk.as_ref().is_some_and(Walk::failed)
-    }
-
-    pub(crate) fn consumed(&self) -> u64 {
-        self.walk.as_ref().map_or(0, Walk::consumed)
-    }
-
-    /// The file's next bytes (`last`: its end); whether it was walked without giving up.
-    pub(crate) fn push<S: EventSink>(
-        &mut self,
-        last: bool,
-        chunk: &[u8],
-        sinks: &mut Vec<S>,
-        new_sink: &dyn Fn() -> S,
-        diags: &mut Diagnostics,
-    ) -> bool {
-        let mut walk = self.walk.take().unwrap_or_else(Walk::new);
-        let mut feed = Feed {
-            st: self,
-            sinks,
-            new_sink,
-            diags,
-        };
-        let ok = walk.feed(chunk, last, &mut feed);
-        self.walk = Some(walk);
-        ok
-    }
-
     /// The path under the root, or `None` outside it.
     fn under<'p>(&self, path: &'p [Seg]) -> Option<&'p [Seg]> {
         if self.recording {
@@ -90,7 +62,7 @@ impl Stream {
     }
 }
 
-impl<S: EventSink> Feed<'_, S> {
+impl<S: EventSink> Feed<'_, Stream, S> {
     /// Hands a thread (`depth` 0) or a subprocess (1) to the whole decode's code.
     fn hand_over(&mut self, v: &Value, process: bool) -> Result<(), ()> {
         let st = &mut *self.st;
@@ -129,7 +101,7 @@ impl<S: EventSink> Feed<'_, S> {
     }
 }
 
-impl<S: EventSink> Visitor for Feed<'_, S> {
+impl<S: EventSink> Visitor for Feed<'_, Stream, S> {
     fn want(&mut self, path: &[Seg]) -> Want {
         let st = &mut *self.st;
         if path.is_empty() {

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::walk::{keys, Seg, Visitor, Walk, Want};
+use super::walk::{keys, Feed, Seg, Visitor, Walk, Walked, Want};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -339,7 +339,7 @@ impl Profile<'_, '_> {
 /// type than the one read, and the walk's own cases.
 #[derive(Debug, Default)]
 pub(crate) struct Stream {
-    walk: Option<Walk>,
+    walk: Walk,
     frames: Vec<RawFrame<'static>>,
     frames_done: bool,
     profiles_done: bool,
@@ -350,43 +350,13 @@ pub(crate) struct Stream {
     pub(crate) n: u64,
 }
 
-/// The stream with what it hands the profiles to.
-struct Cx<'a, S> {
-    st: &'a mut Stream,
-    sinks: &'a mut Vec<S>,
-    new_sink: &'a dyn Fn() -> S,
-    diags: &'a mut Diagnostics,
-}
-
-impl Stream {
-    pub(crate) fn failed(&self) -> bool {
-        self.walk.as_ref().is_some_and(Walk::failed)
+impl Walked for Stream {
+    fn walk(&self) -> &Walk {
+        &self.walk
     }
 
-    pub(crate) fn consumed(&self) -> u64 {
-        self.walk.as_ref().map_or(0, Walk::consumed)
-    }
-
-    /// The file's next bytes (`last`: its end), each profile they complete to a new sink in
-    /// `sinks`; whether it was walked without giving up.
-    pub(crate) fn push<S: EventSink>(
-        &mut self,
-        last: bool,
-        chunk: &[u8],
-        sinks: &mut Vec<S>,
-        new_sink: &dyn Fn() -> S,
-        diags: &mut Diagnostics,
-    ) -> bool {
-        let mut walk = self.walk.take().unwrap_or_else(Walk::new);
-        let mut cx = Cx {
-            st: self,
-            sinks,
-            new_sink,
-            diags,
-        };
-        let ok = walk.feed(chunk, last, &mut cx);
-        self.walk = Some(walk);
-        ok
+    fn walk_mut(&mut self) -> &mut Walk {
+        &mut self.walk
     }
 }
 
@@ -394,7 +364,7 @@ fn parse(b: &[u8]) -> Result<Value, ()> {
     serde_json::from_slice(b).map_err(drop)
 }
 
-impl<S: EventSink> Visitor for Cx<'_, S> {
+impl<S: EventSink> Visitor for Feed<'_, Stream, S> {
     fn want(&mut self, path: &[Seg]) -> Want {
         let (k, n) = keys(path);
         match k[..n.min(4)] {

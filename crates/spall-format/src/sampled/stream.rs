@@ -18,6 +18,7 @@
 //! gathered and decoded whole.
 
 use super::cpuprofile::Reader;
+use super::walk::Walked;
 use super::{collapsed, gecko_stream, perf, speedscope, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;

@@ -11,6 +11,8 @@
 //! deeper than [`MAX_NESTING`]): the file is then decoded whole, so a walk that does not
 //! give up gives the whole decode's result, in whatever pieces the bytes came.
 
+use crate::diag::Diagnostics;
+
 /// The deepest nesting walked: serde_json stops at 128.
 const MAX_NESTING: usize = 100;
 
@@ -109,6 +111,56 @@ struct Scan {
     esc: bool,
 }
 
+/// A stream read by a [`Walk`] it holds (speedscope's, Gecko's).
+pub(crate) trait Walked: Sized {
+    fn walk(&self) -> &Walk;
+    fn walk_mut(&mut self) -> &mut Walk;
+
+    /// Whether its walk gave up (the file is then decoded whole).
+    fn failed(&self) -> bool {
+        self.walk().failed()
+    }
+
+    /// The bytes its walk has used.
+    fn consumed(&self) -> u64 {
+        self.walk().consumed()
+    }
+
+    /// The file's next bytes (`last`: its end), the values they complete handed to
+    /// [`Feed`]'s visitor; whether they were walked without giving up.
+    fn push<S>(
+        &mut self,
+        last: bool,
+        chunk: &[u8],
+        sinks: &mut Vec<S>,
+        new_sink: &dyn Fn() -> S,
+        diags: &mut Diagnostics,
+    ) -> bool
+    where
+        for<'a> Feed<'a, Self, S>: Visitor,
+    {
+        // Taken out while the visitor holds the rest of the stream.
+        let mut walk = std::mem::take(self.walk_mut());
+        let mut feed = Feed {
+            st: self,
+            sinks,
+            new_sink,
+            diags,
+        };
+        let ok = walk.feed(chunk, last, &mut feed);
+        *feed.st.walk_mut() = walk;
+        ok
+    }
+}
+
+/// A walked stream with what it hands completed values to: new sinks in `sinks`.
+pub(crate) struct Feed<'a, T, S> {
+    pub(crate) st: &'a mut T,
+    pub(crate) sinks: &'a mut Vec<S>,
+    pub(crate) new_sink: &'a dyn Fn() -> S,
+    pub(crate) diags: &'a mut Diagnostics,
+}
+
 /// A walk: [`push`](Self::push) the document's bytes, then [`finish`](Self::finish).
 #[derive(Debug)]
 pub(crate) struct Walk {
@@ -131,6 +183,12 @@ enum Stop {
 
 fn ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl Default for Walk {
+    fn default() -> Walk {
+        Walk::new()
+    }
 }
 
 impl Walk {
