@@ -12,7 +12,8 @@
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
-// {progress: [done, total, stage]}, {model} (Loader.finish's), {stats: Uint8Array} (the
+// {progress: [done, total, stage]}, {warm: bytes} (the memory guard's estimate of the
+// model, which the page makes room for while this worker decodes), {model} (Loader.finish's), {stats: Uint8Array} (the
 // whole-trace statistics, once the page says {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). Messages in: optionally
 // {prepare: true, module, simdModule, simd, threads, gather} first (a worker the page
@@ -146,7 +147,7 @@ const feed = async (name, source, stream, size, runs, pool) => {
   const what = source.file ? "cannot be read" : "cannot be fetched";
   const it = pieces(source, size);
   let loader = source.file ? new Loader(name, source.file.size, stream, runs) : null;
-  let done = 0, reported = 0;
+  let done = 0, reported = 0, warned = false;
   try {
     for (;;) {
       let next;
@@ -167,6 +168,11 @@ const feed = async (name, source, stream, size, runs, pool) => {
       // Until the memory guard has run (the first 4 MB) every piece is kept; then the
       // pool is cut to the estimate.
       const keep = loader.keep_bytes() || Infinity;
+      // The page warms its memory for the model meanwhile (docs/WEB.md), once it is known.
+      if (!warned && keep < Infinity) {
+        warned = true;
+        postMessage({ warm: keep });
+      }
       const whole = piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength;
       if (whole && piece.length >= Math.min(KEEP_PIECE, size) && pool.bytes < keep) {
         pool.push(piece.buffer);

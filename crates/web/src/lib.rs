@@ -73,6 +73,14 @@ mod page {
         spall_viewer::platform::web::load_progress(done, total, stage);
     }
 
+    /// The worker's estimate of the model it is building, in bytes: the page writes that
+    /// much of its memory while the worker decodes, so that taking the model faults in no
+    /// fresh pages (`spall_viewer::platform::web::warm`).
+    #[wasm_bindgen]
+    pub fn warm_memory(bytes: f64) {
+        spall_viewer::platform::web::warm::warm_memory(bytes);
+    }
+
     /// The worker's trace and index, as `Loader::finish` returned them: taken and shown.
     #[wasm_bindgen]
     pub fn open_model(name: String, model: JsValue) {

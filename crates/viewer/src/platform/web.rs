@@ -65,6 +65,7 @@ pub fn open_bytes(name: String, bytes: Vec<u8>) {
 
 /// Shows why the page could not get a trace (a fetch that failed).
 pub fn open_failed(message: String) {
+    warm::release();
     send(UserEvent::OpenFailed(message));
 }
 
@@ -77,12 +78,14 @@ pub use super::common::PageLoad;
 
 pub mod base;
 pub mod model;
+pub mod warm;
 
 pub(crate) use model::Taking;
 pub use model::{pack, Model};
 
 /// A load began in the page's worker (the page ended any other first).
 pub fn load_begun(name: String) {
+    warm::release();
     send(UserEvent::Page(PageLoad::Begun(name)));
 }
 
@@ -101,6 +104,8 @@ pub fn load_progress(done: f64, total: f64, stage: &str) {
 
 /// The worker's trace and index, as [`pack`] packed them.
 pub fn open_model(name: String, model: JsValue) {
+    // Its columns go into the warmed pages.
+    warm::release();
     send(UserEvent::Page(PageLoad::Built(
         name,
         Model::from_js(&model),
