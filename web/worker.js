@@ -13,8 +13,9 @@
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
 // {progress: [done, total, stage]}, {warm: bytes} (the memory guard's estimate of the
-// model, which the page makes room for while this worker decodes), {model} (Loader.finish's), {stats: Uint8Array} (the
-// whole-trace statistics, once the page says {taken}), {error: message},
+// model, which the page makes room for while this worker decodes), {model}
+// (Loader.finish's), {stats: Uint8Array} (the whole-trace statistics, once the page says
+// {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). Messages in: optionally
 // {prepare: true, module, simdModule, simd, threads, gather} first (a worker the page
 // starts ahead of a file: the module instantiated and a reader started meanwhile), then
@@ -32,6 +33,8 @@ const CHUNK = 8 << 20;
 const REPORT = 4 << 20;
 // How many slices of a File the reader may have read ahead of the decoder.
 const AHEAD = 4;
+// How many of those the reader reads at once.
+const READS = 2;
 
 // A module whose one function uses v128 (i8x16.splat, i8x16.popcnt): it validates where
 // the browser has wasm SIMD.
@@ -55,10 +58,20 @@ const reader = () => {
   onmessage = async ({ data: { file, size } }) => {
     onmessage = () => { credit++; if (wake) { wake(); wake = null; } };
     try {
-      for (let at = 0; at < file.size; at += size) {
-        if (credit === 0) await new Promise((r) => (wake = r));
-        credit--;
-        const piece = await file.slice(at, at + size).arrayBuffer();
+      // Up to READS slices being read at once (within the credit): one read at a time
+      // leaves the browser's file reading idle while each slice is handed over.
+      const reads = [];
+      for (let at = 0; at < file.size || reads.length;) {
+        while (reads.length < READS && at < file.size && credit > 0) {
+          credit--;
+          reads.push(file.slice(at, at + size).arrayBuffer());
+          at += size;
+        }
+        if (!reads.length) {
+          await new Promise((r) => (wake = r));
+          continue;
+        }
+        const piece = await reads.shift();
         postMessage({ piece }, [piece]);
       }
       postMessage({ end: true });
