@@ -12,8 +12,8 @@
 //
 // Messages to the page: {started, threads, simd} (threads: the pool's size, 0 without;
 // simd: whether the module that runs was built with simd128),
-// {progress: [done, total, stage]}, {warm: bytes} (the memory guard's estimate of the
-// model, which the page makes room for while this worker decodes), {model}
+// {progress: [done, total, stage]}, {warm: bytes} (the model's size as the page will hold
+// it, estimated: the page makes room for it while this worker decodes), {model}
 // (Loader.finish's), {stats: Uint8Array} (the whole-trace statistics, once the page says
 // {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). Messages in: optionally
@@ -184,7 +184,7 @@ const feed = async (name, source, stream, size, runs, pool) => {
       // The page warms its memory for the model meanwhile (docs/WEB.md), once it is known.
       if (!warned && keep < Infinity) {
         warned = true;
-        postMessage({ warm: keep });
+        postMessage({ warm: loader.warm_bytes() });
       }
       const whole = piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength;
       if (whole && piece.length >= Math.min(KEEP_PIECE, size) && pool.bytes < keep) {

@@ -62,6 +62,8 @@ pub struct Loader {
     /// Bytes of the columns [`finish`](Self::finish) will pack, as the memory guard
     /// estimates them (0 before it has run).
     packed: u64,
+    /// Bytes of the model as the page will hold it, estimated (0 before the memory guard).
+    warm: u64,
 }
 
 #[wasm_bindgen]
@@ -81,6 +83,7 @@ impl Loader {
             shown: Cell::new(0),
             stages: Vec::new(),
             packed: 0,
+            warm: 0,
         }
     }
 
@@ -91,6 +94,14 @@ impl Loader {
     /// the memory guard has seen the file's first bytes.
     pub fn keep_bytes(&self) -> f64 {
         self.packed as f64
+    }
+
+    /// How many bytes of memory the page will take the model into, estimated from the
+    /// spans and other events of the file's first bytes (at most
+    /// [`keep_bytes`](Self::keep_bytes)): the page writes that much of its memory while
+    /// this worker decodes (docs/WEB.md); 0 until the memory guard has run.
+    pub fn warm_bytes(&self) -> f64 {
+        self.warm as f64
     }
 
     /// Takes the next chunk of the file. Once the first few megabytes are in, the memory
@@ -266,6 +277,8 @@ impl Loader {
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
         self.packed = e.bytes.saturating_sub(e.held);
+        let model = e.spans * PAGE_SPAN_BYTES + e.other_events * PAGE_EVENT_BYTES;
+        self.warm = model.min(self.packed);
         self.mode = if let Some(s) = stream {
             let mut s = Box::new(s);
             s.push(&head).map_err(|e| failed(&self.name, e))?;
@@ -279,6 +292,13 @@ impl Loader {
         Ok(())
     }
 }
+
+/// Bytes a span takes in the page's model: its columns (29) and the index's (up to 8), as
+/// they cross (docs/WEB.md); the memory guard counts the worker's peak, 48 for `.spall`.
+const PAGE_SPAN_BYTES: u64 = 37;
+/// Bytes another event (an instant, a counter's value, a sample) takes in the page's model,
+/// at most.
+const PAGE_EVENT_BYTES: u64 = 32;
 
 /// Whether this is the threaded module (`threads`), whose pool builds the trace (and
 /// decodes a gathered file).
