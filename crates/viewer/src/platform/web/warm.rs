@@ -15,8 +15,8 @@ use std::mem::MaybeUninit;
 
 use web_time::{Duration, Instant};
 
-/// The least model worth warming for: below it the faults cost a few milliseconds.
-const MIN_BYTES: usize = 32 << 20;
+/// The least model worth warming for: below it the faults cost a millisecond or two.
+const MIN_BYTES: usize = 8 << 20;
 /// How long one step writes before the browser's turn.
 const STEP: Duration = Duration::from_millis(8);
 /// The memory's page size (Linux's), the stride of the writes.
@@ -37,19 +37,21 @@ thread_local! {
 /// Warms `bytes` of the page's memory for the model the worker is building (its estimate),
 /// in steps between the browser's turns; nothing where the block cannot be allocated (the
 /// page's memory near its 4 GiB) or the model is small. A block already warming is
-/// replaced.
+/// replaced. `<body data-warm>` is the block's size (0: none).
 pub fn warm_memory(bytes: f64) {
     release();
     let n = bytes.clamp(0.0, (u32::MAX >> 1) as f64) as usize;
-    if n < MIN_BYTES {
-        return;
-    }
     let mut block = Vec::new();
-    if block.try_reserve_exact(n).is_err() {
-        return;
+    let ok = n >= MIN_BYTES && block.try_reserve_exact(n).is_ok();
+    if let Some(body) = super::document().and_then(|d| d.body()) {
+        let _ = body
+            .dataset()
+            .set("warm", if ok { n } else { 0 }.to_string().as_str());
     }
-    WARM.with(|w| *w.borrow_mut() = Some(Warm { block, done: 0 }));
-    super::spawn(step);
+    if ok {
+        WARM.with(|w| *w.borrow_mut() = Some(Warm { block, done: 0 }));
+        super::spawn(step);
+    }
 }
 
 /// Frees the block (the model has arrived, or the load ended): its pages, written, are
