@@ -260,10 +260,56 @@ const startModule = (data) => (starting ||= (async () => {
   return [threads, simd];
 })());
 
+// Small files of the formats most opened, loaded once by a worker started ahead: a
+// module's functions are compiled at their first call, with the baseline compiler, and
+// optimized only once they have run a while, so the first load of a worker spent 40-100
+// ms compiling and running slow code in its first slice and its finish
+// (docs/PERFORMANCE.md, "The page beside speedscope 1.25"). The code compiled is the
+// module's, shared with the next workers.
+const warmFiles = () => {
+  const n = 3000, nodes = [], samples = [], deltas = [];
+  for (let i = 1; i <= n; i++) {
+    const kids = i * 2 <= n ? `,"children":[${[i * 2, i * 2 + 1].filter((k) => k <= n)}]` : "";
+    nodes.push(`{"id":${i},"callFrame":{"functionName":"f${i % 97}","scriptId":"${i % 7}",` +
+      `"url":"file:///w/m${i % 13}.js","lineNumber":${i % 50},"columnNumber":3},"hitCount":1${kids},` +
+      `"positionTicks":[{"line":${i % 50},"ticks":1}]}`);
+    samples.push(n - (i % (n >> 1)));
+    deltas.push(100 + (i % 7));
+  }
+  const cpu = `{"nodes":[${nodes}],"startTime":1,"endTime":${n * 110},` +
+    `"samples":[${samples}],"timeDeltas":[${deltas}]}`;
+  const perf = [], folded = [], events = [];
+  for (let i = 0; i < 400; i++) {
+    perf.push(`w ${100 + (i % 3)}/${100 + (i % 3)} [00${i % 2}] ${1000 + i}.000100: 250000 cycles:u: `);
+    for (let d = 0; d < 8; d++) perf.push(`\t    ${(0x400000 + d * 16 + i).toString(16)} f${(i + d) % 31}+0x${d}${d} (/w/a.out)`);
+    perf.push("");
+    folded.push(`main;f${i % 31};g${i % 17};h${i % 5} ${1 + (i % 9)}`);
+    events.push(`{"name":"f${i % 31}","cat":"c","ph":"X","ts":${i * 10},"dur":${5 + (i % 4)},"pid":1,"tid":${i % 3},"args":{"a":${i}}}`);
+  }
+  const text = (s) => new TextEncoder().encode(s);
+  return [["w.cpuprofile", text(cpu)], ["w.perf", text(perf.join("\n"))],
+    ["w.folded", text(folded.join("\n"))], ["w.json", text(`{"traceEvents":[${events}]}`)]];
+};
+
+// Each of warmFiles loaded as a file is (decoded, built, packed, its statistics), the
+// results dropped; where one fails, the rest still run.
+const warmUp = () => {
+  for (const [name, bytes] of warmFiles()) {
+    try {
+      const loader = new Loader(name, bytes.length, true, 0);
+      loader.push(bytes);
+      loader.finish(() => {}, []);
+      loader.stats();
+      loader.free();
+    } catch {}
+  }
+};
+
 const main = async ({ data }) => {
   if (data.prepare) {
-    // A worker started ahead: the module and a reader ready before the file is picked.
-    startModule(data).catch(() => {});
+    // A worker started ahead: the module and a reader ready before the file is picked,
+    // and the module's loading code compiled.
+    startModule(data).then(warmUp).catch(() => {});
     try {
       spareReader = newReader();
     } catch {}

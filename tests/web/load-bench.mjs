@@ -16,6 +16,7 @@
 //   node tests/web/load-bench.mjs 'SITE:isolated?threads=2' FILE...   (a query for the page)
 //   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against
 //     the page's scalar module)
+//   SETTLE=MS ...   (the wait between the demo shown and the pick; default 1000)
 //   EACH=1 ...   (each run's line too: when the worker said `started`, its first progress,
 //     the hand-off, the frame that set data-state="loaded" and the one after it (shown),
 //     and where the longest frame gap was)
@@ -34,6 +35,7 @@ import { launchChromium } from "./perfetto-ui.mjs";
 import { serveSite, watchHandoff } from "./site-server.mjs";
 
 const runs = Number(process.env.RUNS || 3);
+const settle = Number(process.env.SETTLE ?? 1000);
 const sites = process.argv[2].split(",");
 const files = process.argv.slice(3);
 
@@ -59,6 +61,9 @@ try {
       const q = [process.env.NO_WORKER ? "worker=0" : "", query].filter(Boolean).join("&");
       await page.goto(q ? `${base}?${q}` : base);
       await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
+      // A second (SETTLE ms) before the pick, as a person picks a file no sooner: the load
+      // worker the page starts ahead has its module started and warmed by then.
+      await page.waitForTimeout(settle);
       const demo = await page.evaluate(() => document.body.dataset.spans);
       await page.evaluate(watchHandoff);
       // The end: the frame after the one that set data-state="loaded" with the new

@@ -20,6 +20,8 @@ import { launchChromium } from "./perfetto-ui.mjs";
 import { serveSite } from "./site-server.mjs";
 
 const runs = Number(process.env.RUNS || 3);
+// The wait between a page shown and the pick (a person picks a file no sooner), both sites.
+const settle = Number(process.env.SETTLE ?? 1000);
 const pkg = resolve(process.env.SPEEDSCOPE || "node_modules/speedscope");
 const { server, base } = await serveSite(join(pkg, "dist/release"));
 const { version } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
@@ -35,6 +37,8 @@ async function spallRun(file) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(spall.base);
   await page.waitForFunction(() => document.body.dataset.state === "loaded", null, { timeout: 60_000 });
+  // As tests/web/load-bench.mjs: SETTLE ms before the pick, as for speedscope.
+  await page.waitForTimeout(settle);
   await page.evaluate(() => {
     const d = document.body.dataset, demo = d.spans;
     new MutationObserver((ms, o) => {
@@ -68,6 +72,7 @@ try {
       page.on("dialog", (d) => { failed = d.message(); d.dismiss(); });
       await page.goto(base);
       await page.waitForSelector("input[type=file]", { state: "attached" });
+      await page.waitForTimeout(settle);
       const t0 = Date.now();
       await page.setInputFiles("input[type=file]", file);
       await page.waitForFunction(() => document.title.endsWith(" - speedscope"), null,

@@ -97,6 +97,12 @@ impl App {
                 self.file.page_pending = None;
                 self.file.loading = Some(Loading::new(name, false));
                 self.file.error = None;
+                // Not drawn: the page's overlay shows the load from its start, and a canvas
+                // frame is drawn and read back on the CPU where the browser has no GPU,
+                // 40-300 ms of a core beside the worker's decode (docs/PERFORMANCE.md,
+                // "The page beside speedscope 1.25"). The next frame drawn for any other
+                // reason shows the status.
+                return;
             }
             PageLoad::Progress { done, total, stage } => {
                 if let Some(l) = &mut self.file.loading {

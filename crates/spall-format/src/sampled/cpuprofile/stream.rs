@@ -119,6 +119,8 @@ pub(crate) struct Reader {
     title: Option<String>,
     strings: Vec<Box<str>>,
     ids: HashMap<Box<str>, u32, BuildHasherDefault<WordHasher>>,
+    /// The last name and url interned.
+    last: [u32; 2],
     read: u64,
 }
 
@@ -399,8 +401,8 @@ impl Reader {
         c.i += 1;
         let id = id.ok_or(Stop::Fail)?;
         let (name, url, line) = call.unwrap_or((None, None, None));
-        let name = name.map_or(NO_STR, |s| self.intern(&s));
-        let url = url.map_or(NO_STR, |s| self.intern(&s));
+        let name = name.map_or(NO_STR, |s| self.intern(&s, 0));
+        let url = url.map_or(NO_STR, |s| self.intern(&s, 1));
         self.nodes.push(RawNode {
             id,
             parent,
@@ -412,13 +414,23 @@ impl Reader {
         Ok(())
     }
 
-    fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
-            return i;
+    /// `s` interned; `slot`: the field it is (a name, a url), whose last string is
+    /// compared first (a node's url is its parent's or sibling's more often than not).
+    fn intern(&mut self, s: &str, slot: usize) -> u32 {
+        let last = self.last[slot];
+        if (self.strings.get(last as usize)).is_some_and(|l| **l == *s) {
+            return last;
         }
-        let i = self.strings.len() as u32;
-        self.strings.push(s.into());
-        self.ids.insert(s.into(), i);
+        let i = match self.ids.get(s) {
+            Some(&i) => i,
+            None => {
+                let i = self.strings.len() as u32;
+                self.strings.push(s.into());
+                self.ids.insert(s.into(), i);
+                i
+            }
+        };
+        self.last[slot] = i;
         i
     }
 }
@@ -499,6 +511,22 @@ impl<'b> Cur<'b> {
     fn key(&mut self) -> R<&'b [u8]> {
         if self.ws()? != b'"' {
             return Err(Stop::Fail);
+        }
+        // ASCII, the usual key: no UTF-8 check (a node has a dozen keys).
+        let start = self.i + 1;
+        let rest = &self.b[start..];
+        let mut q = 0;
+        loop {
+            match rest.get(q) {
+                None => return Err(self.need()),
+                Some(b'"') => {
+                    self.i = start + q + 1;
+                    return Ok(&rest[..q]);
+                }
+                Some(b'\\' | 0..0x20) => return Err(Stop::Fail),
+                Some(0x80..) => break,
+                Some(_) => q += 1,
+            }
         }
         match self.string()? {
             Cow::Borrowed(s) => Ok(s.as_bytes()),
