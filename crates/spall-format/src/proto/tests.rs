@@ -685,6 +685,13 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
         // Extra counter values on the sequence's default track, one and packed.
         ev(182, M::default().v(9, 1).v(10, 2).v(12, 5).v(3, 1)),
         ev(184, M::default().v(9, 2).b(12, &[7, 8])),
+        // Instants: on the thread, on track 0 (global), with an annotation and a counter.
+        ev(186, M::default().v(9, 3).v(10, 1).v(3, 1)),
+        ev(188, M::default().v(9, 3).v(10, 2).v(11, 0)),
+        ev(
+            190,
+            (M::default().v(9, 3).v(12, 3)).m(4, M::default().s(10, "k").v(2, 1)),
+        ),
     ]);
     let mut inputs = vec![("stray".to_string(), stray)];
     for name in [

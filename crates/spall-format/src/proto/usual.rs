@@ -1,5 +1,5 @@
 //! The usual packet of a TrackEvent-heavy trace, straight to the sink: a thread slice's
-//! begin or end (a timestamp on the sequence's clock, the sequence's id and flags, a
+//! begin or end, or an instant (a timestamp on the sequence's clock, the sequence's id and flags, a
 //! TrackEvent of a type, an interned name, at most one interned category, debug
 //! annotations, extra counter values on the sequence's default tracks (Chrome's thread
 //! time), on the sequence's thread track already met). One pass over its bytes, no
@@ -21,11 +21,12 @@ use super::fast::{bytes, general_only, packed, tag, var};
 use super::seq::packet_time;
 use super::track_event::{extra_counters, Out};
 use crate::diag::Diagnostics;
-use crate::event::{EventSink, Phase, RawEvent, ThreadSlice};
+use crate::event::{Args, EventSink, Phase, RawEvent, RawId, ThreadSlice};
 
-/// The TrackEvent types it takes: a slice's begin and end.
+/// The TrackEvent types it takes: a slice's begin and end, an instant.
 const SLICE_BEGIN: u64 = 1;
 const SLICE_END: u64 = 2;
+const INSTANT: u64 = 3;
 
 /// A usual packet's fields: the timestamp, sequence id and flags, and its TrackEvent with
 /// its offset in the packet.
@@ -139,22 +140,41 @@ impl<'a> Decoder<'a> {
         self.events += 1;
         #[cfg(test)]
         super::fast::USUAL_SLICES.with(|n| n.set(n.get() + 1));
-        sink.thread_slice(&ThreadSlice {
-            ph: if x.ty == SLICE_BEGIN {
-                Phase::BEGIN
-            } else {
-                Phase::END
-            },
-            pid,
-            tid,
-            ts,
-            name: name.map_or("", |n| &n.0),
-            cat: cat.map_or("", |c| &c.0),
-            args: &self.args,
-            offset: at,
-            name_key: name.map_or(0, |n| n.1),
-            cat_key: cat.map_or(0, |c| c.1),
-        });
+        if x.ty == INSTANT {
+            sink.event(&RawEvent {
+                ph: Phase::INSTANT,
+                name: Cow::Borrowed(name.map_or("", |n| &n.0)),
+                cat: Cow::Borrowed(cat.map_or("", |c| &c.0)),
+                ts,
+                pid: RawId::Num(pid),
+                tid: RawId::Num(tid),
+                args: match self.args.is_empty() {
+                    true => Args::None,
+                    false => Args::Json(Cow::Borrowed(&self.args)),
+                },
+                offset: at,
+                // Chrome writes global legacy instants with track 0.
+                scope: Some(if x.track == Some(0) { b'g' } else { b't' }),
+                ..RawEvent::default()
+            });
+        } else {
+            sink.thread_slice(&ThreadSlice {
+                ph: if x.ty == SLICE_BEGIN {
+                    Phase::BEGIN
+                } else {
+                    Phase::END
+                },
+                pid,
+                tid,
+                ts,
+                name: name.map_or("", |n| &n.0),
+                cat: cat.map_or("", |c| &c.0),
+                args: &self.args,
+                offset: at,
+                name_key: name.map_or(0, |n| n.1),
+                cat_key: cat.map_or(0, |c| c.1),
+            });
+        }
         if x.extras {
             self.usual_extras(slot, (ts, at, x.cat), sink, d);
         }
@@ -210,7 +230,7 @@ impl<'a> Decoder<'a> {
             }
         }
         // Several categories are joined into a new string: the general path's.
-        let slice = matches!(x.ty, SLICE_BEGIN | SLICE_END) && x.cats <= 1;
+        let slice = matches!(x.ty, SLICE_BEGIN | SLICE_END | INSTANT) && x.cats <= 1;
         slice.then_some(x)
     }
 
