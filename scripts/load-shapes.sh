@@ -80,7 +80,7 @@ printf -- '---:|---:|'
 [ -n "$base" ] && printf -- '---:|'
 printf -- '---:|\n'
 for f in "${files[@]}"; do
-  size=$(stat -c %s "$f")
+  size=$(stat -L -c %s "$f")
   cat "$f" > /dev/null
   declare -A wall=() cpu=() rss=()
   for r in $(seq "$runs"); do

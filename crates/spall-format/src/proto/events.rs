@@ -66,6 +66,8 @@ pub(super) struct Decoder<'a> {
     /// [`ThreadSlice::name_key`](crate::ThreadSlice::name_key)); 0 in a stream, whose
     /// sinks take no keys. Decoders into one sink carry it on from one to the next.
     pub(super) next_key: u32,
+    /// The usual thread slice's debug annotations ([`usual`](super::usual)).
+    pub(super) annots: Vec<(&'a [u8], u64)>,
 }
 
 impl<'a> Decoder<'a> {
@@ -93,10 +95,11 @@ impl<'a> Decoder<'a> {
             cargs: String::new(),
             ftrace: Default::default(),
             next_key: 0,
+            annots: Vec::new(),
         }
     }
 
-    fn slot(&mut self, id: u32) -> usize {
+    pub(super) fn slot(&mut self, id: u32) -> usize {
         match self.last {
             Some((last, i)) if last == id => i,
             _ => {
@@ -111,8 +114,9 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    /// One packet, at byte `at` of the input: the usual TrackEvent packet read the fast
-    /// way ([`fast`](super::fast)), any other by the general field walk.
+    /// One packet, at byte `at` of the input: the usual thread slice straight to the sink
+    /// ([`usual`](super::usual)), the usual TrackEvent packet read the fast way
+    /// ([`fast`](super::fast)), any other by the general field walk.
     pub fn packet<S: EventSink>(
         &mut self,
         p: &'a [u8],
@@ -120,6 +124,9 @@ impl<'a> Decoder<'a> {
         sink: &mut S,
         d: &mut Diagnostics,
     ) {
+        if self.usual_slice(p, at, sink, d) {
+            return;
+        }
         // Filled in place: a packet is too large to move about per event.
         let mut pk = Packet::default();
         if !super::fast::packet(p, at, &mut pk) {

@@ -19,41 +19,41 @@ use super::typed;
 use super::wire::varint;
 
 /// Tags (`field << 3 | wire type`) the fast readers take.
-mod tag {
-    pub(super) const TIMESTAMP: u64 = 8 << 3;
-    pub(super) const SEQUENCE_ID: u64 = 10 << 3;
-    pub(super) const TRACK_EVENT: u64 = 11 << 3 | 2;
-    pub(super) const SEQUENCE_FLAGS: u64 = 13 << 3;
-    pub(super) const CLOCK_ID: u64 = 58 << 3;
-    pub(super) const CLEARED: u64 = 41 << 3;
-    pub(super) const DROPPED: u64 = 42 << 3;
-    pub(super) const INTERNED: u64 = 12 << 3 | 2;
-    pub(super) const DEFAULTS: u64 = 59 << 3 | 2;
-    pub(super) const SNAPSHOT: u64 = 6 << 3 | 2;
-    pub(super) const THREAD: u64 = 44 << 3 | 2;
-    pub(super) const TE_DELTA_US: u64 = 1 << 3;
-    pub(super) const TE_CATEGORY_IID: u64 = 3 << 3;
-    pub(super) const TE_CATEGORY_IIDS: u64 = 3 << 3 | 2;
-    pub(super) const TE_DEBUG_ANNOTATION: u64 = 4 << 3 | 2;
-    pub(super) const TE_TYPE: u64 = 9 << 3;
-    pub(super) const TE_NAME_IID: u64 = 10 << 3;
-    pub(super) const TE_TRACK_UUID: u64 = 11 << 3;
-    pub(super) const TE_EXTRA_COUNTER_VALUE: u64 = 12 << 3;
-    pub(super) const TE_EXTRA_COUNTER_VALUES: u64 = 12 << 3 | 2;
-    pub(super) const TE_ABSOLUTE_US: u64 = 16 << 3;
-    pub(super) const TE_TASK: u64 = 5 << 3 | 2;
-    pub(super) const TE_CATEGORY: u64 = 22 << 3 | 2;
-    pub(super) const TE_NAME: u64 = 23 << 3 | 2;
-    pub(super) const TE_LOCATION_IID: u64 = 34 << 3;
-    pub(super) const TE_FLOW_ID: u64 = 47 << 3 | 1;
-    pub(super) const TE_FLOW_IDS: u64 = 47 << 3 | 2;
-    pub(super) const TE_END_FLOW_ID: u64 = 48 << 3 | 1;
-    pub(super) const TE_END_FLOW_IDS: u64 = 48 << 3 | 2;
+pub(super) mod tag {
+    pub(in crate::proto) const TIMESTAMP: u64 = 8 << 3;
+    pub(in crate::proto) const SEQUENCE_ID: u64 = 10 << 3;
+    pub(in crate::proto) const TRACK_EVENT: u64 = 11 << 3 | 2;
+    pub(in crate::proto) const SEQUENCE_FLAGS: u64 = 13 << 3;
+    pub(in crate::proto) const CLOCK_ID: u64 = 58 << 3;
+    pub(in crate::proto) const CLEARED: u64 = 41 << 3;
+    pub(in crate::proto) const DROPPED: u64 = 42 << 3;
+    pub(in crate::proto) const INTERNED: u64 = 12 << 3 | 2;
+    pub(in crate::proto) const DEFAULTS: u64 = 59 << 3 | 2;
+    pub(in crate::proto) const SNAPSHOT: u64 = 6 << 3 | 2;
+    pub(in crate::proto) const THREAD: u64 = 44 << 3 | 2;
+    pub(in crate::proto) const TE_DELTA_US: u64 = 1 << 3;
+    pub(in crate::proto) const TE_CATEGORY_IID: u64 = 3 << 3;
+    pub(in crate::proto) const TE_CATEGORY_IIDS: u64 = 3 << 3 | 2;
+    pub(in crate::proto) const TE_DEBUG_ANNOTATION: u64 = 4 << 3 | 2;
+    pub(in crate::proto) const TE_TYPE: u64 = 9 << 3;
+    pub(in crate::proto) const TE_NAME_IID: u64 = 10 << 3;
+    pub(in crate::proto) const TE_TRACK_UUID: u64 = 11 << 3;
+    pub(in crate::proto) const TE_EXTRA_COUNTER_VALUE: u64 = 12 << 3;
+    pub(in crate::proto) const TE_EXTRA_COUNTER_VALUES: u64 = 12 << 3 | 2;
+    pub(in crate::proto) const TE_ABSOLUTE_US: u64 = 16 << 3;
+    pub(in crate::proto) const TE_TASK: u64 = 5 << 3 | 2;
+    pub(in crate::proto) const TE_CATEGORY: u64 = 22 << 3 | 2;
+    pub(in crate::proto) const TE_NAME: u64 = 23 << 3 | 2;
+    pub(in crate::proto) const TE_LOCATION_IID: u64 = 34 << 3;
+    pub(in crate::proto) const TE_FLOW_ID: u64 = 47 << 3 | 1;
+    pub(in crate::proto) const TE_FLOW_IDS: u64 = 47 << 3 | 2;
+    pub(in crate::proto) const TE_END_FLOW_ID: u64 = 48 << 3 | 1;
+    pub(in crate::proto) const TE_END_FLOW_IDS: u64 = 48 << 3 | 2;
 }
 
 /// The varint at `b[*i..]`, moving `i` past it; `None` if it is broken or cut short.
 #[inline(always)]
-fn var(b: &[u8], i: &mut usize) -> Option<u64> {
+pub(super) fn var(b: &[u8], i: &mut usize) -> Option<u64> {
     let &c = b.get(*i)?;
     if c < 0x80 {
         *i += 1;
@@ -66,7 +66,7 @@ fn var(b: &[u8], i: &mut usize) -> Option<u64> {
 
 /// The length-delimited value at `b[*i..]` (after its tag), moving `i` past it.
 #[inline(always)]
-fn bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
+pub(super) fn bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
     let len = var(b, i)?;
     if len > (b.len() - *i) as u64 {
         return None;
@@ -98,7 +98,7 @@ fn packed64(b: &[u8], mut f: impl FnMut(u64)) -> Option<()> {
 
 /// Each varint of a packed list; `None` if one is broken.
 #[inline(always)]
-fn packed(b: &[u8], mut f: impl FnMut(u64) -> Option<()>) -> Option<()> {
+pub(super) fn packed(b: &[u8], mut f: impl FnMut(u64) -> Option<()>) -> Option<()> {
     let mut j = 0;
     while j < b.len() {
         f(var(b, &mut j)?)?;
@@ -279,11 +279,14 @@ thread_local! {
     static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// TrackEvents the fast read took, on this thread.
     pub(super) static FAST_READS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Thread slices the usual packet's path ([`usual`](super::usual)) took, on this thread.
+    pub(super) static USUAL_SLICES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// Whether the fast readers stand aside (a test's switch; always `false` in a build).
+/// Whether the fast readers (and [`usual`](super::usual)'s) stand aside (a test's switch;
+/// always `false` in a build).
 #[inline(always)]
-fn general_only() -> bool {
+pub(super) fn general_only() -> bool {
     #[cfg(test)]
     return GENERAL_ONLY.with(|g| g.get());
     #[cfg(not(test))]

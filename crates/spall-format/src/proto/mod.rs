@@ -61,6 +61,7 @@ mod track_event;
 mod typed;
 mod typed_enums;
 mod typed_fields;
+mod usual;
 pub mod wire;
 
 use crate::diag::{Diagnostics, WarningKind};

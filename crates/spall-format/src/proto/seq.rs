@@ -103,32 +103,8 @@ pub(super) fn time(
     uses: &mut Option<Box<Uses>>,
 ) -> i64 {
     let id = pk.clock.or(seq.clock).unwrap_or(BOOTTIME);
-    let (key, ns): (ClockKey, i128) = if let Some(raw) = pk.ts {
-        if let Some(inc) = seq.inc_clock(id) {
-            inc.value = inc.value.wrapping_add(raw as i64);
-            // In 64 bits when nothing overflows (128-bit arithmetic is slow in wasm).
-            let ns64 = inc.value.checked_mul(inc.multiplier);
-            match (inc.via, ns64) {
-                (Some((via, via_ns)), Some(ns)) => match via_ns
-                    .checked_add(ns)
-                    .and_then(|x| x.checked_sub(inc.snap_ns))
-                {
-                    Some(t) => (via, t as i128),
-                    None => (via, via_ns as i128 + ns as i128 - inc.snap_ns as i128),
-                },
-                (None, Some(ns)) => (clock::key(f.clocks.trace_clock, 0), ns as i128),
-                (via, None) => {
-                    let ns = inc.value as i128 * inc.multiplier as i128;
-                    match via {
-                        Some((via, via_ns)) => (via, via_ns as i128 + ns - inc.snap_ns as i128),
-                        None => (clock::key(f.clocks.trace_clock, 0), ns),
-                    }
-                }
-            }
-        } else {
-            let key = clock::key(id, pk.seq);
-            (key, raw as i128 * f.clocks.multiplier(key) as i128)
-        }
+    let (key, ns) = if let Some(raw) = pk.ts {
+        raw_time(f, seq, id, raw, pk.seq)
     } else if let Some(us) = te.abs_us {
         seq.last_us = us;
         (clock::key(id, pk.seq), us as i128 * 1000)
@@ -141,6 +117,67 @@ pub(super) fn time(
         });
         return 0;
     };
+    to_trace(f, key, ns, at, d, uses)
+}
+
+/// [`time`] of an event whose packet (at byte `at`, on sequence `seq_id`) has timestamp
+/// `raw` on the sequence's clock.
+#[inline]
+pub(super) fn packet_time(
+    f: &Found<'_>,
+    seq: &mut Seq<'_>,
+    raw: u64,
+    seq_id: u32,
+    at: u64,
+    d: &mut Diagnostics,
+) -> i64 {
+    let id = seq.clock.unwrap_or(BOOTTIME);
+    let (key, ns) = raw_time(f, seq, id, raw, seq_id);
+    to_trace(f, key, ns, at, d, &mut None)
+}
+
+/// Packet timestamp `raw` on clock `id` of sequence `seq_id` (moving an incremental
+/// clock on): the clock it converts through, and nanoseconds on it.
+#[inline]
+fn raw_time(f: &Found<'_>, seq: &mut Seq<'_>, id: u32, raw: u64, seq_id: u32) -> (ClockKey, i128) {
+    if let Some(inc) = seq.inc_clock(id) {
+        inc.value = inc.value.wrapping_add(raw as i64);
+        // In 64 bits when nothing overflows (128-bit arithmetic is slow in wasm).
+        let ns64 = inc.value.checked_mul(inc.multiplier);
+        match (inc.via, ns64) {
+            (Some((via, via_ns)), Some(ns)) => match via_ns
+                .checked_add(ns)
+                .and_then(|x| x.checked_sub(inc.snap_ns))
+            {
+                Some(t) => (via, t as i128),
+                None => (via, via_ns as i128 + ns as i128 - inc.snap_ns as i128),
+            },
+            (None, Some(ns)) => (clock::key(f.clocks.trace_clock, 0), ns as i128),
+            (via, None) => {
+                let ns = inc.value as i128 * inc.multiplier as i128;
+                match via {
+                    Some((via, via_ns)) => (via, via_ns as i128 + ns - inc.snap_ns as i128),
+                    None => (clock::key(f.clocks.trace_clock, 0), ns),
+                }
+            }
+        }
+    } else {
+        let key = clock::key(id, seq_id);
+        (key, raw as i128 * f.clocks.multiplier(key) as i128)
+    }
+}
+
+/// Nanoseconds `ns` on clock `key` in trace-clock nanoseconds (a stream notes the clock
+/// in `uses`).
+#[inline]
+fn to_trace(
+    f: &Found<'_>,
+    key: ClockKey,
+    ns: i128,
+    at: u64,
+    d: &mut Diagnostics,
+    uses: &mut Option<Box<Uses>>,
+) -> i64 {
     let Ok(ns) = i64::try_from(ns) else {
         d.warn(WarningKind::ProtoClock, at, || {
             format!("a time of {ns} ns, which does not fit in 64 bits; taken as 0")

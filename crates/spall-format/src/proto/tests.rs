@@ -636,7 +636,7 @@ fn every_flow_of_a_slice_is_bound_to_it() {
 /// packets that stray from the usual one field by field.
 #[test]
 fn the_fast_readers_decode_as_the_general_walk_does() {
-    use super::fast::{with_general_only, FAST_READS};
+    use super::fast::{with_general_only, FAST_READS, USUAL_SLICES};
     let ev = |ts: u64, te: M| event(ts, te).v(13, 2);
     let stray = trace(&[
         thread_track(1, 10, 11, "t"),
@@ -670,6 +670,28 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
             .v(10, SEQ as u64)
             .m(11, M::default().v(9, 3).v(1, 7).v(10, 1)),
         ev(160, M::default().v(9, 3).v(10, 1)).v(7, 1),
+        // The usual thread slice (`usual`): a name and a category, then an annotation,
+        // an end on track 0 (the sequence's), a broken annotation; two categories, a
+        // flow, which it leaves to the others.
+        ev(170, M::default().v(9, 1).v(10, 1).v(3, 1)),
+        ev(
+            172,
+            (M::default().v(9, 1).v(10, 2).b(3, &[1])).m(4, M::default().s(10, "k").v(4, 7)),
+        ),
+        ev(174, M::default().v(9, 2).v(11, 0)),
+        ev(176, M::default().v(9, 2).b(4, &[0x08])),
+        ev(178, M::default().v(9, 1).v(10, 1).b(3, &[1, 1])),
+        ev(180, M::default().v(9, 2).v(36, 5).v(10, 1)),
+        // Extra counter values on the sequence's default track, one and packed.
+        ev(182, M::default().v(9, 1).v(10, 2).v(12, 5).v(3, 1)),
+        ev(184, M::default().v(9, 2).b(12, &[7, 8])),
+        // Instants: on the thread, on track 0 (global), with an annotation and a counter.
+        ev(186, M::default().v(9, 3).v(10, 1).v(3, 1)),
+        ev(188, M::default().v(9, 3).v(10, 2).v(11, 0)),
+        ev(
+            190,
+            (M::default().v(9, 3).v(12, 3)).m(4, M::default().s(10, "k").v(2, 1)),
+        ),
     ]);
     let mut inputs = vec![("stray".to_string(), stray)];
     for name in [
@@ -690,10 +712,17 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
     }
     for (name, b) in inputs {
         FAST_READS.with(|n| n.set(0));
+        USUAL_SLICES.with(|n| n.set(0));
         let (fast, fs) = run(&b);
         let taken = FAST_READS.with(|n| n.get());
+        let usual = USUAL_SLICES.with(|n| n.get());
         let (general, gs) = with_general_only(|| run(&b));
         assert!(taken > 0, "{name}: no TrackEvent read the fast way");
+        let with_usual = ["stray", "interning", "chromium"];
+        assert!(
+            usual > 0 || !with_usual.iter().any(|u| name.contains(u)),
+            "{name}: no thread slice taken the usual way"
+        );
         assert_eq!(fast.len(), general.len(), "{name}");
         for (i, (f, g)) in fast.iter().zip(&general).enumerate() {
             assert_eq!(f, g, "{name}: event {i}");

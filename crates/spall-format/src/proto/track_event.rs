@@ -406,9 +406,9 @@ fn thread_slice<'e>(
 }
 
 /// Where a TrackEvent's events go: the sink, and the count of events given to it.
-struct Out<'s, S> {
-    events: &'s mut u64,
-    sink: &'s mut S,
+pub(super) struct Out<'s, S> {
+    pub(super) events: &'s mut u64,
+    pub(super) sink: &'s mut S,
 }
 
 /// The event's track: its own, else the sequence's default (Chrome writes global legacy
@@ -749,7 +749,7 @@ fn instant<'e, S: EventSink>(
 /// decode of events without extra values more than the call costs those with them.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn extra_counters<S: EventSink>(
+pub(super) fn extra_counters<S: EventSink>(
     out: &mut Out<'_, S>,
     ev: &mut RawEvent<'_>,
     f: &Found<'_>,
