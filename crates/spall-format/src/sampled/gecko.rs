@@ -20,8 +20,9 @@
 //! split into the function and its file and line, as the Firefox Profiler shows it. A
 //! thread's markers are events on it (`gecko_markers`).
 //!
-//! The file is read as its members' text ([`Members`]), each thread's tables straight into
-//! typed columns ([`gecko_table`](super::gecko_table)), never as a JSON document; the
+//! The file is read in one pass to its threads' tables ([`gecko_doc`](super::gecko_doc)),
+//! each table's rows then straight into typed columns ([`gecko_table`](super::gecko_table)),
+//! never as a JSON document; the
 //! stream ([`gecko_stream`](super::gecko_stream)) builds the same [`Thread`]s as its rows
 //! arrive and hands them to the same [`Cx`].
 
@@ -30,6 +31,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::gecko_doc::{Level, Node};
 use super::gecko_markers::{self, Place};
 use super::gecko_table::{self as table, value, Members, Spec, Strings, Table};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
@@ -54,15 +56,14 @@ pub(crate) fn looks_like(after_brace: &[u8]) -> bool {
 
 /// Decodes every thread's samples into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
-    let top = Members::parse(b)
-        .map_err(|e| bad(format!("a Gecko profile that is not valid JSON: {e}"), 0))?
-        .unwrap_or_default();
-    let inner = (top.get("profile").map(Members::of)).filter(|p| p.get("meta").is_some());
-    let root = inner.as_ref().unwrap_or(&top);
-    let meta = root.get("meta").map(value);
+    let mut top = Node::parse(b, Level::Root)
+        .map_err(|e| bad(format!("a Gecko profile that is not valid JSON: {e}"), 0))?;
+    let inner = top.take("profile").filter(|p| p.get("meta").is_some());
+    let root = inner.unwrap_or(top);
+    let meta = root.get("meta").and_then(Node::text).map(value);
     let meta = (meta.as_ref().and_then(Value::as_object))
         .ok_or_else(|| bad("a Gecko profile with no meta", 0))?;
-    let shared = root.get("shared").and_then(Strings::shared);
+    let shared = (root.get("shared").and_then(Node::text)).and_then(Strings::shared);
     let mut cx = Cx::new(meta, shared.as_ref(), sink, diags);
     cx.profile(root, 0)?;
     Ok(cx.n)
@@ -135,16 +136,22 @@ impl Thread {
         }
     }
 
-    /// A thread given whole; a member given twice counts by its last value.
-    fn of(m: &Members<'_>) -> Thread {
+    /// A thread read whole; a member given twice counts by its last value.
+    fn of(n: Node<'_>) -> Thread {
         let mut t = Thread::default();
-        for (k, raw) in m.iter() {
-            if let Some(spec) = Thread::spec(k) {
-                t.table(k, Table::of_raw(spec, raw));
-            } else if matches!(k, "stringTable" | "stringArray") {
-                t.strings(k, Strings::of_raw(raw));
-            } else if Thread::NAMES.contains(&k) {
-                t.name(k, value(raw));
+        let Node::Obj(m) = n else {
+            return t;
+        };
+        for (k, v) in m {
+            if let Some(spec) = Thread::spec(&k) {
+                let m = (v.members().iter()).filter_map(|(k, v)| Some((k.clone(), v.text()?)));
+                let table = matches!(v, Node::Obj(_))
+                    .then(|| Table::of_members(spec, &Members::new(m.collect())));
+                t.table(&k, table.flatten());
+            } else if let Node::Strings(s) = v {
+                t.strings(&k, s);
+            } else if Thread::NAMES.contains(&&*k) {
+                t.name(&k, v.text().map_or(Value::Null, value));
             }
         }
         t
@@ -204,56 +211,68 @@ impl<S: EventSink> Cx<'_, '_, S> {
     }
 
     /// One (sub)profile: its threads, then its subprocesses.
-    fn profile(&mut self, p: &Members<'_>, depth: u32) -> Result<(), Error> {
-        let meta = p.get("meta").map(value);
+    fn profile(&mut self, mut p: Node<'_>, depth: u32) -> Result<(), Error> {
+        let meta = p.get("meta").and_then(Node::text).map(value);
         let shift = self.shift(meta.as_ref().and_then(start_of));
-        let threads = p.get("threads").and_then(items);
+        let threads = match p.take("threads") {
+            Some(Node::Arr(t)) => Some(t),
+            _ => None,
+        };
         if threads.is_none() && depth == 0 {
             return Err(bad("a Gecko profile with no threads", 0));
         }
         for t in threads.into_iter().flatten() {
-            self.thread_raw(t, shift);
+            self.thread_node(t, shift);
         }
-        for sub in p.get("processes").and_then(items).into_iter().flatten() {
-            if depth >= MAX_NESTING {
-                self.skip("processes nested too deep");
-                break;
+        if let Some(Node::Arr(subs)) = p.take("processes") {
+            for sub in subs {
+                if depth >= MAX_NESTING {
+                    self.skip("processes nested too deep");
+                    break;
+                }
+                self.subprocess_node(sub, depth + 1)?;
             }
-            self.subprocess(sub, depth + 1)?;
         }
         Ok(())
     }
 
-    /// One of `threads` that is not a thread being read as its rows arrive.
-    pub(super) fn thread_raw(&mut self, t: &RawValue, shift: f64) {
-        let text = t.get();
-        if text.starts_with('{') {
-            self.thread(&Thread::of(&Members::of(t)), shift);
-        } else if text.starts_with('"') {
+    /// One of `threads`.
+    fn thread_node(&mut self, t: Node<'_>, shift: f64) {
+        match t {
+            Node::Obj(_) => self.thread(&Thread::of(t), shift),
             // Old profiles embed some threads as JSON text.
-            let s: String = serde_json::from_str(text).unwrap_or_default();
-            match Members::parse(s.as_bytes()) {
-                Ok(Some(m)) => self.thread(&Thread::of(&m), shift),
+            Node::Str(s) => match Node::parse(s.as_bytes(), Level::Thread) {
+                Ok(n @ Node::Obj(_)) => self.thread(&Thread::of(n), shift),
                 _ => self.skip("a thread given as text that is not a JSON object"),
-            }
-        } else {
-            self.skip("a thread that is not an object");
+            },
+            _ => self.skip("a thread that is not an object"),
         }
     }
 
+    /// One of `threads` that is not a thread being read as its rows arrive.
+    pub(super) fn thread_raw(&mut self, t: &RawValue, shift: f64) {
+        let n = Node::parse(t.get().as_bytes(), Level::Thread);
+        self.thread_node(n.unwrap_or(Node::Other), shift);
+    }
+
     /// One of `processes` at `depth`: a profile, or one given as JSON text.
-    pub(super) fn subprocess(&mut self, sub: &RawValue, depth: u32) -> Result<(), Error> {
-        if !sub.get().starts_with('"') {
-            return self.profile(&Members::of(sub), depth);
-        }
-        let s: String = serde_json::from_str(sub.get()).unwrap_or_default();
-        match Members::parse(s.as_bytes()) {
-            Ok(m) => self.profile(&m.unwrap_or_default(), depth),
+    fn subprocess_node(&mut self, sub: Node<'_>, depth: u32) -> Result<(), Error> {
+        let Node::Str(s) = sub else {
+            return self.profile(sub, depth);
+        };
+        match Node::parse(s.as_bytes(), Level::Profile) {
+            Ok(n) => self.profile(n, depth),
             Err(_) => {
                 self.skip("a subprocess given as text that is not JSON");
                 Ok(())
             }
         }
+    }
+
+    /// One of `processes`, as its text, at `depth`.
+    pub(super) fn subprocess(&mut self, sub: &RawValue, depth: u32) -> Result<(), Error> {
+        let n = Node::parse(sub.get().as_bytes(), Level::Profile);
+        self.subprocess_node(n.unwrap_or(Node::Other), depth)
     }
 
     fn skip(&mut self, what: &str) {
@@ -405,11 +424,6 @@ impl<S: EventSink> Cx<'_, '_, S> {
 /// A (sub)profile's `meta.startTime`.
 pub(super) fn start_of(meta: &Value) -> Option<f64> {
     meta.get("startTime")?.as_f64()
-}
-
-/// An array's items.
-fn items(raw: &RawValue) -> Option<Vec<&RawValue>> {
-    serde_json::from_str(raw.get()).ok()
 }
 
 /// A thread's id: a number, or a string of digits as a number.

@@ -52,6 +52,8 @@ macro_rules! scalars {
     };
 }
 
+pub(super) use scalars;
+
 /// An index cell that is null, absent or not an unsigned integer.
 const NONE: u32 = u32::MAX;
 /// An index past any table (none has this many rows: each would take 4 GiB a column).
@@ -254,14 +256,10 @@ impl Table {
         }
     }
 
-    /// A table given whole (the whole decode): `None` if it is not an object, or has a
-    /// schema and no `data` array. An object's members count by their last value, as
-    /// serde_json's map keeps them.
-    pub(super) fn of_raw(spec: Spec, raw: &RawValue) -> Option<Table> {
-        if !raw.get().starts_with('{') {
-            return None;
-        }
-        let m = Members::of(raw);
+    /// A table given whole (the whole decode), as its members: `None` if it has a schema
+    /// and no `data` array. A member given twice counts by its last value, as serde_json's
+    /// map keeps it.
+    pub(super) fn of_members(spec: Spec, m: &Members<'_>) -> Option<Table> {
         let mut b = TableBuilder::new(spec);
         b.weight_type(m.get("weightType").map(value).as_ref());
         let schema = m.get("schema").map(value);
@@ -611,6 +609,12 @@ impl Strings {
         d.deserialize_any(StringsIn(&mut s)).ok()?.then_some(s)
     }
 
+    /// A string table read from `d`: `None` if it is not an array.
+    pub(super) fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Strings>, D::Error> {
+        let mut s = Strings::default();
+        Ok(d.deserialize_any(StringsIn(&mut s))?.then_some(s))
+    }
+
     /// One entry (the stream).
     pub(super) fn push(&mut self, b: &[u8]) -> Result<(), ()> {
         let mut d = serde_json::Deserializer::from_slice(b);
@@ -696,6 +700,10 @@ impl<'de> Visitor<'de> for StrSeed {
 pub(super) struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'a> Members<'a> {
+    pub(super) fn new(m: Vec<(Cow<'a, str>, &'a RawValue)>) -> Members<'a> {
+        Members(m)
+    }
+
     /// The members of JSON text that is an object; `None` if it is other JSON.
     pub(super) fn parse(text: &'a [u8]) -> serde_json::Result<Option<Members<'a>>> {
         serde_json::from_slice::<MaybeMembers<'a>>(text).map(|m| m.0)
@@ -712,11 +720,6 @@ impl<'a> Members<'a> {
     /// A member's last value.
     pub(super) fn get(&self, key: &str) -> Option<&'a RawValue> {
         self.0.iter().rev().find(|(k, _)| k == key).map(|&(_, v)| v)
-    }
-
-    /// Each member in order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&str, &'a RawValue)> {
-        self.0.iter().map(|(k, v)| (&**k, *v))
     }
 
     /// Each key's last member, in order.
@@ -768,7 +771,7 @@ impl<'de: 'a, 'a> Visitor<'de> for MembersIn<'a> {
 }
 
 /// A key, borrowed from the text unless it has an escape.
-struct Key<'a>(Cow<'a, str>);
+pub(super) struct Key<'a>(pub(super) Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
