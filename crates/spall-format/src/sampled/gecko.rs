@@ -19,13 +19,21 @@
 //! `func (file:line:col)` (with, in newer profiles, a source index `[n]` after it) is
 //! split into the function and its file and line, as the Firefox Profiler shows it. A
 //! thread's markers are events on it (`gecko_markers`).
+//!
+//! The file is read in one pass to its threads' tables ([`gecko_doc`](super::gecko_doc)),
+//! each table's rows then straight into typed columns ([`gecko_table`](super::gecko_table)),
+//! never as a JSON document; the
+//! stream ([`gecko_stream`](super::gecko_stream)) builds the same [`Thread`]s as its rows
+//! arrive and hands them to the same [`Cx`].
 
 use std::borrow::Cow;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::gecko_doc::{Level, Node};
 use super::gecko_markers::{self, Place};
-use super::gecko_table::Table;
+use super::gecko_table::{self as table, value, Members, Spec, Strings, Table};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -48,28 +56,117 @@ pub(crate) fn looks_like(after_brace: &[u8]) -> bool {
 
 /// Decodes every thread's samples into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
-    let v: Value = serde_json::from_slice(b)
+    let mut top = Node::parse(b, Level::Root)
         .map_err(|e| bad(format!("a Gecko profile that is not valid JSON: {e}"), 0))?;
-    let root = match v.get("profile") {
-        Some(p) if p.get("meta").is_some() => p,
-        _ => &v,
-    };
-    let meta = (root.get("meta").and_then(Value::as_object))
+    let inner = top.take("profile").filter(|p| p.get("meta").is_some());
+    let root = inner.unwrap_or(top);
+    let meta = root.get("meta").and_then(Node::text).map(value);
+    let meta = (meta.as_ref().and_then(Value::as_object))
         .ok_or_else(|| bad("a Gecko profile with no meta", 0))?;
-    let mut cx = Cx::new(meta, root.get("shared"), sink, diags);
+    let shared = (root.get("shared").and_then(Node::text)).and_then(Strings::shared);
+    let mut cx = Cx::new(meta, shared.as_ref(), sink, diags);
     cx.profile(root, 0)?;
     Ok(cx.n)
+}
+
+/// A thread's tables and names, read into columns.
+#[derive(Debug, Default)]
+pub(super) struct Thread {
+    name: Option<String>,
+    process_name: Option<String>,
+    pid: Option<Value>,
+    tid: Option<Value>,
+    samples: Option<Table>,
+    stacks: Option<Table>,
+    frames: Option<Table>,
+    funcs: Option<Table>,
+    markers: Option<Table>,
+    /// Whether it has a `markers` member, a table or not.
+    has_markers: bool,
+    string_table: Option<Strings>,
+    string_array: Option<Strings>,
+}
+
+impl Thread {
+    /// The members read as values.
+    pub(super) const NAMES: [&'static str; 4] = ["name", "processName", "pid", "tid"];
+
+    /// A table's columns, by its member's name.
+    pub(super) fn spec(key: &str) -> Option<Spec> {
+        Some(match key {
+            "samples" => table::SAMPLES,
+            "stackTable" => table::STACKS,
+            "frameTable" => table::FRAMES,
+            "funcTable" => table::FUNCS,
+            "markers" => table::MARKERS,
+            _ => return None,
+        })
+    }
+
+    /// One of [`NAMES`](Self::NAMES).
+    pub(super) fn name(&mut self, key: &str, v: Value) {
+        let s = || v.as_str().map(String::from);
+        match key {
+            "name" => self.name = s(),
+            "processName" => self.process_name = s(),
+            "pid" => self.pid = Some(v),
+            "tid" => self.tid = Some(v),
+            _ => {}
+        }
+    }
+
+    /// A table member ([`spec`](Self::spec)): `None` where it is not a table.
+    pub(super) fn table(&mut self, key: &str, t: Option<Table>) {
+        match key {
+            "samples" => self.samples = t,
+            "stackTable" => self.stacks = t,
+            "frameTable" => self.frames = t,
+            "funcTable" => self.funcs = t,
+            "markers" => (self.markers, self.has_markers) = (t, true),
+            _ => {}
+        }
+    }
+
+    /// `stringTable` or `stringArray`: `None` where it is not an array.
+    pub(super) fn strings(&mut self, key: &str, s: Option<Strings>) {
+        match key {
+            "stringTable" => self.string_table = s,
+            "stringArray" => self.string_array = s,
+            _ => {}
+        }
+    }
+
+    /// A thread read whole; a member given twice counts by its last value.
+    fn of(n: Node<'_>) -> Thread {
+        let mut t = Thread::default();
+        let Node::Obj(m) = n else {
+            return t;
+        };
+        for (k, v) in m {
+            if let Some(spec) = Thread::spec(&k) {
+                let m = (v.members().iter()).filter_map(|(k, v)| Some((k.clone(), v.text()?)));
+                let table = matches!(v, Node::Obj(_))
+                    .then(|| Table::of_members(spec, &Members::new(m.collect())));
+                t.table(&k, table.flatten());
+            } else if let Node::Strings(s) = v {
+                t.strings(&k, s);
+            } else if Thread::NAMES.contains(&&*k) {
+                t.name(&k, v.text().map_or(Value::Null, value));
+            }
+        }
+        t
+    }
 }
 
 pub(super) struct Cx<'s, 'v, S> {
     pub(super) sink: &'s mut S,
     pub(super) diags: &'s mut Diagnostics,
     /// The root's `meta.startTime` (ms).
-    start: f64,
-    processed: bool,
-    shared: Option<&'v Vec<Value>>,
+    pub(super) start: f64,
+    pub(super) processed: bool,
+    shared: Option<&'v Strings>,
     /// The root's `meta.categories`, which markers name by index.
-    categories: Option<&'v Vec<Value>>,
+    categories: Option<&'v [Value]>,
     /// Samples and markers handed over.
     pub(super) n: u64,
     /// The first call-tree node ([`RawSample::nodes`]) of the next thread's stack table:
@@ -79,10 +176,10 @@ pub(super) struct Cx<'s, 'v, S> {
 }
 
 impl<'s, 'v, S: EventSink> Cx<'s, 'v, S> {
-    /// The root's context: its `meta` (an object) and `shared`.
+    /// The root's context: its `meta` (an object) and `shared.stringArray`.
     pub(super) fn new(
         meta: &'v Map<String, Value>,
-        shared: Option<&'v Value>,
+        shared: Option<&'v Strings>,
         sink: &'s mut S,
         diags: &'s mut Diagnostics,
     ) -> Self {
@@ -91,94 +188,91 @@ impl<'s, 'v, S: EventSink> Cx<'s, 'v, S> {
             diags,
             start: meta.get("startTime").and_then(Value::as_f64).unwrap_or(0.0),
             processed: meta.get("preprocessedProfileVersion").is_some(),
-            shared: shared
-                .and_then(|s| s.get("stringArray"))
-                .and_then(Value::as_array),
-            categories: meta.get("categories").and_then(Value::as_array),
+            shared,
+            categories: meta
+                .get("categories")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice),
             n: 0,
             nodes: 0,
         }
     }
 }
 
-impl<'v, S: EventSink> Cx<'_, 'v, S> {
-    /// One (sub)profile: its threads, then its subprocesses.
-    fn profile(&mut self, p: &'v Value, depth: u32) -> Result<(), Error> {
-        let own_start = p.pointer("/meta/startTime").and_then(Value::as_f64);
+impl<S: EventSink> Cx<'_, '_, S> {
+    /// How far a (sub)profile's times move, given its own `meta.startTime`.
+    pub(super) fn shift(&self, own_start: Option<f64>) -> f64 {
         // Raw subprocess times count from their own start.
-        let shift = if self.processed {
+        if self.processed {
             0.0
         } else {
             own_start.map_or(0.0, |s| s - self.start)
+        }
+    }
+
+    /// One (sub)profile: its threads, then its subprocesses.
+    fn profile(&mut self, mut p: Node<'_>, depth: u32) -> Result<(), Error> {
+        let meta = p.get("meta").and_then(Node::text).map(value);
+        let shift = self.shift(meta.as_ref().and_then(start_of));
+        let threads = match p.take("threads") {
+            Some(Node::Arr(t)) => Some(t),
+            _ => None,
         };
-        let threads = p.get("threads").and_then(Value::as_array);
         if threads.is_none() && depth == 0 {
             return Err(bad("a Gecko profile with no threads", 0));
         }
         for t in threads.into_iter().flatten() {
-            self.thread_value(t, shift);
+            self.thread_node(t, shift);
         }
-        for sub in p
-            .get("processes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if depth >= MAX_NESTING {
-                self.skip("processes nested too deep");
-                break;
-            }
-            match sub {
-                Value::String(_) => self.subprocess_owned(sub, depth + 1)?,
-                v => self.profile(v, depth + 1)?,
+        if let Some(Node::Arr(subs)) = p.take("processes") {
+            for sub in subs {
+                if depth >= MAX_NESTING {
+                    self.skip("processes nested too deep");
+                    break;
+                }
+                self.subprocess_node(sub, depth + 1)?;
             }
         }
         Ok(())
     }
 
     /// One of `threads`.
-    pub(super) fn thread_value(&mut self, t: &Value, shift: f64) {
+    fn thread_node(&mut self, t: Node<'_>, shift: f64) {
         match t {
-            Value::Object(o) => self.thread(o, shift),
+            Node::Obj(_) => self.thread(&Thread::of(t), shift),
             // Old profiles embed some threads as JSON text.
-            Value::String(s) => match serde_json::from_str::<Value>(s) {
-                Ok(Value::Object(o)) => self.thread(&o, shift),
+            Node::Str(s) => match Node::parse(s.as_bytes(), Level::Thread) {
+                Ok(n @ Node::Obj(_)) => self.thread(&Thread::of(n), shift),
                 _ => self.skip("a thread given as text that is not a JSON object"),
             },
             _ => self.skip("a thread that is not an object"),
         }
     }
 
-    /// One of `processes` at `depth`, which does not live as long as the root.
-    pub(super) fn subprocess_owned(&mut self, sub: &Value, depth: u32) -> Result<(), Error> {
-        match sub {
-            Value::String(s) => match serde_json::from_str::<Value>(s) {
-                Ok(v) => self.profile_owned(&v, depth),
-                Err(_) => {
-                    self.skip("a subprocess given as text that is not JSON");
-                    Ok(())
-                }
-            },
-            v => self.profile_owned(v, depth),
+    /// One of `threads` that is not a thread being read as its rows arrive.
+    pub(super) fn thread_raw(&mut self, t: &RawValue, shift: f64) {
+        let n = Node::parse(t.get().as_bytes(), Level::Thread);
+        self.thread_node(n.unwrap_or(Node::Other), shift);
+    }
+
+    /// One of `processes` at `depth`: a profile, or one given as JSON text.
+    fn subprocess_node(&mut self, sub: Node<'_>, depth: u32) -> Result<(), Error> {
+        let Node::Str(s) = sub else {
+            return self.profile(sub, depth);
+        };
+        match Node::parse(s.as_bytes(), Level::Profile) {
+            Ok(n) => self.profile(n, depth),
+            Err(_) => {
+                self.skip("a subprocess given as text that is not JSON");
+                Ok(())
+            }
         }
     }
 
-    /// A subprocess parsed from text here: its strings live only for the call.
-    fn profile_owned(&mut self, v: &Value, depth: u32) -> Result<(), Error> {
-        let mut cx = Cx {
-            sink: &mut *self.sink,
-            diags: &mut *self.diags,
-            start: self.start,
-            processed: self.processed,
-            shared: self.shared,
-            categories: self.categories,
-            n: 0,
-            nodes: self.nodes,
-        };
-        cx.profile(v, depth)?;
-        self.n += cx.n;
-        self.nodes = cx.nodes;
-        Ok(())
+    /// One of `processes`, as its text, at `depth`.
+    pub(super) fn subprocess(&mut self, sub: &RawValue, depth: u32) -> Result<(), Error> {
+        let n = Node::parse(sub.get().as_bytes(), Level::Profile);
+        self.subprocess_node(n.unwrap_or(Node::Other), depth)
     }
 
     fn skip(&mut self, what: &str) {
@@ -186,14 +280,14 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
     }
 
     /// One thread's samples, then its markers.
-    fn thread(&mut self, t: &Map<String, Value>, shift: f64) {
-        let strings = (t.get("stringTable").and_then(Value::as_array))
-            .or_else(|| t.get("stringArray").and_then(Value::as_array))
-            .or(self.shared);
-        let empty = Vec::new();
-        let strings = strings.unwrap_or(&empty);
-        let pid = id_of(t.get("pid"));
-        let tid = id_of(t.get("tid"));
+    pub(super) fn thread(&mut self, t: &Thread, shift: f64) {
+        let empty = Strings::default();
+        let strings = (t.string_table.as_ref())
+            .or(t.string_array.as_ref())
+            .or(self.shared)
+            .unwrap_or(&empty);
+        let pid = id_of(t.pid.as_ref());
+        let tid = id_of(t.tid.as_ref());
         let meta = |key: &str, name: &str| RawEvent {
             ph: Phase::METADATA,
             name: Cow::Owned(key.to_string()),
@@ -202,14 +296,17 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             args: Args::Json(Cow::Owned(serde_json::json!({ "name": name }).to_string())),
             ..RawEvent::default()
         };
-        if let Some(p) = t.get("processName").and_then(Value::as_str) {
+        if let Some(p) = &t.process_name {
             self.sink.event(&meta("process_name", p));
         }
         let last = self.samples(t, strings, (&pid, &tid), shift);
         // A thread of markers alone: its name, which samples would have given.
-        if let (None, Some(name)) = (last, t.get("name").and_then(Value::as_str)) {
+        if let (None, Some(name)) = (last, &t.name) {
             self.sink.event(&meta("thread_name", name));
         }
+        let Some(markers) = &t.markers else {
+            return;
+        };
         let at = Place {
             strings,
             categories: self.categories,
@@ -218,47 +315,36 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
             shift,
             last: last.unwrap_or(f64::MIN),
         };
-        self.n += gecko_markers::emit(t, &at, self.sink, self.diags);
+        self.n += gecko_markers::emit(markers, &at, self.sink, self.diags);
     }
 
     /// One thread's samples, each with its stack; the last sample's time (ms), if any.
     fn samples(
         &mut self,
-        t: &Map<String, Value>,
-        strings: &[Value],
+        t: &Thread,
+        strings: &Strings,
         (pid, tid): (&RawId<'static>, &RawId<'static>),
         shift: f64,
     ) -> Option<f64> {
-        let (Some(samples), Some(stacks), Some(frames)) = (
-            Table::of(t.get("samples")),
-            Table::of(t.get("stackTable")),
-            Table::of(t.get("frameTable")),
-        ) else {
-            if t.get("markers").is_none() {
+        let (Some(samples), Some(stacks), Some(frames)) = (&t.samples, &t.stacks, &t.frames) else {
+            if !t.has_markers {
                 self.skip("a thread with no samples, stackTable or frameTable");
             }
             return None;
         };
-        let funcs = Table::of(t.get("funcTable"));
-        let frames = frame_list(&frames, funcs.as_ref(), strings);
-        let name = t.get("name").and_then(Value::as_str);
-        let weight_type = (t.get("samples").and_then(|s| s.get("weightType")))
-            .and_then(Value::as_str)
-            .unwrap_or("samples");
-        let (unit, scale) = match weight_type {
-            "tracing-ms" => (SampleUnit::Nanoseconds, 1e6),
-            "bytes" => (SampleUnit::Bytes, 1.0),
+        let frames = frame_list(frames, t.funcs.as_ref(), strings);
+        let name = t.name.as_deref();
+        let (unit, scale) = match samples.weight_type.as_deref() {
+            Some("tracing-ms") => (SampleUnit::Nanoseconds, 1e6),
+            Some("bytes") => (SampleUnit::Bytes, 1.0),
             _ => (SampleUnit::Count, 1.0),
         };
-        let (stack_col, frame_col, prefix_col) = (
-            samples.col("stack"),
-            stacks.col("frame"),
-            stacks.col("prefix"),
-        );
+        let (stack_col, frame_col, prefix_col) =
+            (samples.ix("stack"), stacks.ix("frame"), stacks.ix("prefix"));
         let (time_col, delta_col, weight_col) = (
-            samples.col("time"),
-            samples.col("timeDeltas"),
-            samples.col("weight"),
+            samples.num("time"),
+            samples.num("timeDeltas"),
+            samples.num("weight"),
         );
         let mut stack: Vec<RawFrame<'_>> = Vec::new();
         // A row's stack is its chain of prefixes, the same in every sample (cut at the same
@@ -271,26 +357,27 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
         let (mut clock, mut broken) = (0.0, 0u64);
         let mut last: Option<f64> = None;
         for i in 0..samples.len() {
-            let ms = match (time_col.get(i), delta_col.get(i)) {
-                (Some(t), _) => t.as_f64(),
-                (None, Some(d)) => d.as_f64().map(|d| {
+            // A time that is there but not a number is none, as is a time delta.
+            let ms = match (time_col.has(i), delta_col.get(i)) {
+                (true, _) => time_col.get(i),
+                (false, Some(d)) => {
                     clock += d;
-                    clock
-                }),
+                    Some(clock)
+                }
                 _ => None,
             };
             if let Some(ms) = ms {
                 last = Some(last.map_or(ms, |l: f64| l.max(ms)));
             }
-            let w = weight_col.get(i).and_then(Value::as_f64).unwrap_or(1.0);
+            let w = weight_col.get(i).unwrap_or(1.0);
             stack.clear();
             nodes.clear();
-            let mut s = stack_col.get(i).and_then(Value::as_u64);
+            let mut s = stack_col.get(i);
             // Each row's prefix comes before it: a chain that does not is cut.
             let mut below = u64::MAX;
             while let Some(row) = s.filter(|&r| r < below) {
                 below = row;
-                let f = frame_col.get(row as usize).and_then(Value::as_u64);
+                let f = frame_col.get(row as usize);
                 match f.and_then(|f| frames.get(f as usize)) {
                     Some(fr) => {
                         stack.push(fr.clone());
@@ -300,7 +387,7 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
                     }
                     None => broken += 1,
                 }
-                s = prefix_col.get(row as usize).and_then(Value::as_u64);
+                s = prefix_col.get(row as usize);
             }
             if s.is_some() {
                 broken += 1;
@@ -334,6 +421,11 @@ impl<'v, S: EventSink> Cx<'_, 'v, S> {
     }
 }
 
+/// A (sub)profile's `meta.startTime`.
+pub(super) fn start_of(meta: &Value) -> Option<f64> {
+    meta.get("startTime")?.as_f64()
+}
+
 /// A thread's id: a number, or a string of digits as a number.
 fn id_of(v: Option<&Value>) -> RawId<'static> {
     match v {
@@ -349,36 +441,31 @@ fn id_of(v: Option<&Value>) -> RawId<'static> {
 /// Every frame of a thread, by index: from a raw frame's `location` string, or a
 /// processed frame's function (`funcTable` name, file, line).
 fn frame_list<'v>(
-    frames: &Table<'v>,
-    funcs: Option<&Table<'v>>,
-    strings: &'v [Value],
+    frames: &Table,
+    funcs: Option<&Table>,
+    strings: &'v Strings,
 ) -> Vec<RawFrame<'v>> {
-    let string =
-        |v: Option<&'v Value>| -> Option<&'v str> { strings.get(v?.as_u64()? as usize)?.as_str() };
-    let line_of = |v: Option<&Value>| {
-        v.and_then(Value::as_u64)
-            .and_then(|l| u32::try_from(l).ok())
-    };
+    let string = |i: Option<u64>| strings.get(i?);
     let (location, func, line) = (
-        frames.col("location"),
-        frames.col("func"),
-        frames.col("line"),
+        frames.ix("location"),
+        frames.ix("func"),
+        frames.lines("line"),
     );
     (0..frames.len())
         .map(|i| {
-            let line = line_of(line.get(i));
+            let line = line.get(i);
             if let Some(loc) = string(location.get(i)) {
                 return split_location(loc, line);
             }
-            let f = func.get(i).and_then(Value::as_u64).map(|f| f as usize);
+            let f = func.get(i).map(|f| f as usize);
             let Some((f, funcs)) = f.zip(funcs) else {
                 return RawFrame::named(format!("(frame {i})"));
             };
-            let name = string(funcs.col("name").get(f)).unwrap_or("(unnamed)");
+            let name = string(funcs.ix("name").get(f)).unwrap_or("(unnamed)");
             RawFrame {
                 name: Cow::Borrowed(name),
-                file: string(funcs.col("fileName").get(f)).map(Cow::Borrowed),
-                line: line.or_else(|| line_of(funcs.col("lineNumber").get(f))),
+                file: string(funcs.ix("fileName").get(f)).map(Cow::Borrowed),
+                line: line.or_else(|| funcs.lines("lineNumber").get(f)),
             }
         })
         .collect()
@@ -513,6 +600,52 @@ pub(crate) mod tests {
             );
         let (o, _) = read(&old);
         assert_eq!(o.0, s.0);
+    }
+
+    /// Cells read into typed columns as a JSON value of them reads: `-0` and `1.0` no
+    /// index (serde_json reads them as floats), an index past any table cut and counted, a line that fills `u32`, a string
+    /// where a string index points; a time or marker start that is there but not a number
+    /// is none (no time delta, no `time` taken instead); `data` before its `schema`.
+    #[test]
+    fn cells_read_as_json_values_read_them() {
+        let p = r#"{"meta":{"interval":1,"startTime":0,"stackwalk":1},"threads":[
+          {"samples":{"data":[[0,1],[-0,2],[1.0,3],[99999999999,4],[2,5]],"schema":{"stack":0,"time":1}},
+           "stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1],[1,2]]},
+           "frameTable":{"schema":{"location":0,"line":1},"data":[[0,4294967295],[1,-2],[2,3.0]]},
+           "stringTable":["a","b",7],
+           "markers":{"schema":{"name":0,"startTime":1,"time":2},"data":[[0,"x",5],[1,null,6]]}},
+          {"samples":{"stack":[0,0,0],"time":[1,"x",null],"timeDeltas":[1,1,1],"length":3},
+           "stackTable":{"frame":[0],"prefix":[null]},"frameTable":{"location":[0]},
+           "stringTable":["c"]}]}"#;
+        let (s, d) = read(p);
+        let one = |s: &str| (s.to_string(), 1);
+        assert_eq!(
+            s.stacks(),
+            [
+                one("a"),
+                one(""),
+                one(""),
+                one(""),
+                one("a;b;(frame 2)"),
+                one("c"),
+                one("c"),
+                one("c")
+            ]
+        );
+        let ms = |m: i64| Some(m * 1_000_000);
+        let ts: Vec<_> = s.0.iter().map(|x| x.ts).collect();
+        assert_eq!(ts, [ms(1), ms(2), ms(3), ms(4), ms(5), ms(1), None, ms(1)]);
+        assert_eq!(s.0[0].stack[0], ("a".into(), None, Some(u32::MAX)));
+        assert_eq!(s.0[4].stack[1], ("b".into(), None, None));
+        // The cut stack, and the marker whose start is a string.
+        assert_eq!(d.total(), 2, "{d:?}");
+        let mut c = crate::event::Collect::default();
+        decode(p.as_bytes(), &mut c, &mut Diagnostics::default()).unwrap();
+        let marks: Vec<_> = (c.0.iter())
+            .filter(|e| e.ph != Phase::METADATA)
+            .map(|e| (e.ph.0, e.name.to_string(), e.ts))
+            .collect();
+        assert_eq!(marks, [(b'i', "b".to_string(), 6_000_000)]);
     }
 
     #[test]

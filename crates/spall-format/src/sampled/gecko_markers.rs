@@ -15,18 +15,18 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::gecko_table::Table;
+use super::gecko_table::{Strings, Table};
 use super::warn;
 use crate::diag::Diagnostics;
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 
 /// What a thread's markers need from the rest of the profile.
 pub(super) struct Place<'v, 'a> {
-    pub strings: &'v [Value],
+    pub strings: &'v Strings,
     /// `meta.categories`: `[{name, color}]`.
-    pub categories: Option<&'v Vec<Value>>,
+    pub categories: Option<&'v [Value]>,
     pub pid: &'a RawId<'static>,
     pub tid: &'a RawId<'static>,
     /// Milliseconds added to the thread's times (a raw subprocess's start).
@@ -35,36 +35,40 @@ pub(super) struct Place<'v, 'a> {
     pub last: f64,
 }
 
-/// Hands `t`'s markers to `sink`; the number of events.
+/// Hands the `markers` table's events to `sink`; the number of events.
 pub(super) fn emit<S: EventSink>(
-    t: &Map<String, Value>,
+    m: &Table,
     at: &Place<'_, '_>,
     sink: &mut S,
     diags: &mut Diagnostics,
 ) -> u64 {
-    let Some(m) = Table::of(t.get("markers")) else {
-        return 0;
-    };
     let (name, start, end, phase, category, data, time) = (
-        m.col("name"),
-        m.col("startTime"),
-        m.col("endTime"),
-        m.col("phase"),
-        m.col("category"),
-        m.col("data"),
-        m.col("time"),
+        m.ix("name"),
+        m.num("startTime"),
+        m.num("endTime"),
+        m.ix("phase"),
+        m.ix("category"),
+        m.json("data"),
+        m.num("time"),
     );
+    let label_of = |i: usize| at.strings.get(name.get(i)?);
+    let cat_of = |i: usize| category_name(at.categories, category.get(i)?);
     let mut open: HashMap<&str, Vec<(f64, usize)>> = HashMap::new();
     let (mut n, mut unmatched) = (0u64, 0u64);
     for i in 0..m.len() {
-        let Some(label) = name.get(i).and_then(|v| string(at.strings, v)) else {
+        let Some(label) = label_of(i) else {
             unmatched += 1;
             continue;
         };
         let payload = data.get(i);
-        let begin = start.get(i).or(time.get(i)).and_then(Value::as_f64);
-        let finish = end.get(i).and_then(Value::as_f64);
-        let kind = match phase.get(i).and_then(Value::as_u64) {
+        // A start that is there but not a number is none (`time` is not looked at).
+        let begin = if start.has(i) {
+            start.get(i)
+        } else {
+            time.get(i)
+        };
+        let finish = end.get(i);
+        let kind = match phase.get(i) {
             Some(p) => p,
             // Older raw profiles: an instant, unless its payload says which end it is.
             None => match payload
@@ -79,9 +83,7 @@ pub(super) fn emit<S: EventSink>(
         };
         let ev = Marker {
             name: label,
-            cat: category
-                .get(i)
-                .and_then(|c| category_name(at.categories, c)),
+            cat: cat_of(i),
             args: payload,
         };
         match (kind, begin, finish) {
@@ -110,13 +112,8 @@ pub(super) fn emit<S: EventSink>(
     left.sort_by_key(|&(_, i)| i);
     for (s, i) in left {
         let ev = Marker {
-            name: name
-                .get(i)
-                .and_then(|v| string(at.strings, v))
-                .unwrap_or(""),
-            cat: category
-                .get(i)
-                .and_then(|c| category_name(at.categories, c)),
+            name: label_of(i).unwrap_or(""),
+            cat: cat_of(i),
             args: data.get(i),
         };
         ev.send(sink, at, s, Some(at.last.max(s)));
@@ -132,12 +129,11 @@ pub(super) fn emit<S: EventSink>(
     n
 }
 
-fn string<'v>(strings: &'v [Value], v: &Value) -> Option<&'v str> {
-    strings.get(v.as_u64()? as usize)?.as_str()
-}
-
-fn category_name<'v>(categories: Option<&'v Vec<Value>>, v: &Value) -> Option<&'v str> {
-    categories?.get(v.as_u64()? as usize)?.get("name")?.as_str()
+fn category_name(categories: Option<&[Value]>, i: u64) -> Option<&str> {
+    categories?
+        .get(usize::try_from(i).ok()?)?
+        .get("name")?
+        .as_str()
 }
 
 /// One marker's text.

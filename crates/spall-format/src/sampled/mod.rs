@@ -25,6 +25,7 @@ pub use crate::event::{RawFrame, RawSample, SampleUnit};
 pub mod collapsed;
 pub mod cpuprofile;
 pub mod gecko;
+mod gecko_doc;
 mod gecko_markers;
 mod gecko_stream;
 mod gecko_table;

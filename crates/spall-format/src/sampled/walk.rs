@@ -57,8 +57,6 @@ pub(crate) enum Want {
     Members,
     /// Its items one by one if it is an array, else its bytes whole.
     Items,
-    /// Its members or items one by one if it is an object or array, else its bytes whole.
-    Any,
     /// The walk gives up.
     GiveUp,
 }
@@ -365,8 +363,8 @@ impl Walk {
         }
         let c = b[pos];
         let descend = match (want, c) {
-            (Want::Members | Want::Any, b'{') => Some(true),
-            (Want::Items | Want::Any, b'[') => Some(false),
+            (Want::Members, b'{') => Some(true),
+            (Want::Items, b'[') => Some(false),
             _ => None,
         };
         if let Some(object) = descend {
