@@ -252,7 +252,7 @@ fn to_spall(input: &Path, output: &Path) -> Result<ExitCode, Fatal> {
         lost.push(format!(
             "{} CPU slices, {} thread states and {values} CPU counter values (dropped)",
             s.slices.len(),
-            s.states.len()
+            s.state_count()
         ));
     }
     not_representable(".spall", &lost);

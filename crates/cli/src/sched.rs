@@ -52,7 +52,7 @@ pub fn summary(t: &Trace) -> Option<String> {
         "{} CPUs, {} scheduling slices, {} thread states, {} CPU counter series",
         s.cpus.len(),
         s.slices.len(),
-        s.states.len(),
+        s.state_count(),
         s.counters.len()
     ))
 }
@@ -66,7 +66,7 @@ pub fn json(t: &Trace) -> Value {
     json!({
         "cpus": s.cpus,
         "slices": s.slices.len(),
-        "thread_states": s.states.len(),
+        "thread_states": s.state_count(),
         "cpu_counters": s.counters.len(),
         "cpu_time": cpu_time(t).iter().take(10).map(row_json).collect::<Vec<_>>(),
     })

@@ -77,12 +77,12 @@ impl Source for ThreadStates {
         col == 0
     }
     fn plan(&self, cons: &[Constraint]) -> Vec<Range<u64>> {
-        let r = Bounds::of(cons, 0).clamp(data(&self.0).states.len());
+        let r = Bounds::of(cons, 0).clamp(data(&self.0).state_count());
         only(r.start as u64, r.end as u64)
     }
     fn column(&self, row: u64, col: usize) -> Cell<'_> {
         let t = &self.0;
-        let s = &data(t).states[row as usize];
+        let s = data(t).state(row as usize);
         match col {
             0 => Cell::Int(row as i64),
             1 => Cell::Int(s.ts),
@@ -101,7 +101,7 @@ impl Source for ThreadStates {
         if cons.contains(&(0, Op::Eq)) {
             1.0
         } else {
-            data(&self.0).states.len().max(1) as f64
+            data(&self.0).state_count().max(1) as f64
         }
     }
 }

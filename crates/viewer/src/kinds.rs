@@ -209,12 +209,12 @@ pub fn thread_state_ids(sd: &SchedData, t: u32) -> &[u32] {
 }
 
 /// The state after state `i` of its thread.
-pub fn next_state(sd: &SchedData, i: u32) -> Option<&ThreadState> {
-    let x = sd.states.get(i as usize)?;
+pub fn next_state(sd: &SchedData, i: u32) -> Option<ThreadState> {
+    let x = sd.get_state(i as usize)?;
     let ids = thread_state_ids(sd, x.thread);
-    let k = ids.partition_point(|&k| sd.states[k as usize].ts < x.ts);
+    let k = ids.partition_point(|&k| sd.state(k as usize).ts < x.ts);
     let at = k + ids[k..].iter().position(|&k| k == i)?;
-    Some(&sd.states[*ids.get(at + 1)? as usize])
+    Some(sd.state(*ids.get(at + 1)? as usize))
 }
 
 /// The thread of a scheduling slice or state.
@@ -222,7 +222,7 @@ pub fn pick_thread(t: &trace_model::Trace, p: Pick) -> Option<u32> {
     let sd = t.sched()?;
     match p {
         Pick::Sched(i) => sd.slices.get(i as usize).map(|x| x.thread),
-        Pick::State(i) => sd.states.get(i as usize).map(|x| x.thread),
+        Pick::State(i) => sd.get_state(i as usize).map(|x| x.thread),
         _ => None,
     }
 }
@@ -236,8 +236,9 @@ pub fn pick_extent(t: &trace_model::Trace, p: Pick) -> Option<(i64, i64)> {
             Some((x.ts, sd.slice_end(i as usize, t.end_ns())))
         }
         Pick::State(i) => {
-            let x = sd.states.get(i as usize)?;
-            Some((x.ts, sd.state_end(x, next_state(sd, i), t.end_ns())))
+            let x = sd.get_state(i as usize)?;
+            let next = next_state(sd, i);
+            Some((x.ts, sd.state_end(&x, next.as_ref(), t.end_ns())))
         }
         _ => None,
     }

@@ -21,8 +21,10 @@ use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
 use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
+use super::states::{KeptBits, RUN_LONG, RUN_OPEN};
 use super::{
-    CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState, MAX_STATE_DUR,
+    CpuCounter, CpuCounterKind, SchedData, SchedSlice, StateTable, TaskState, ThreadState,
+    MAX_STATE_DUR,
 };
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
@@ -42,12 +44,10 @@ struct Pending {
 
 /// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
 /// come out by CPU, then time, with no sort or copy; and the most thread states the
-/// records can open (two a switch, one a waking or new task), so that they are allocated
-/// once. Both counted as the records came.
+/// records can open (a row and a `Running` state a switch, a row a waking or new task),
+/// so that they are allocated once. Both counted as the records came.
 fn lay_out(c: &Collected) -> (Vec<SchedSlice>, Vec<Pending>, usize) {
-    let states = (c.cpus.iter())
-        .map(|(_, b)| 2 * b.switches + b.wakings)
-        .sum();
+    let states = (c.cpus.iter()).map(|(_, b)| b.switches + b.wakings).sum();
     // Pending by bucket, the rooms by CPU number.
     let mut cpus: Vec<Pending> = (c.cpus.iter())
         .map(|(cpu, _)| Pending {
@@ -74,36 +74,75 @@ fn lay_out(c: &Collected) -> (Vec<SchedSlice>, Vec<Pending>, usize) {
     (vec![blank; at], cpus, states)
 }
 
-/// Closes the gaps skipped switches left in each CPU's room; gives back the CPUs with
-/// slices and where each one's begin (`SchedData::slice_cpus`, `cpu_at`).
-fn close_gaps(slices: &mut Vec<SchedSlice>, cpus: &[Pending]) -> (Vec<u32>, Vec<u32>) {
+/// Closes the gaps skipped switches left in each CPU's room, and moves the `Running`
+/// states' slices (`running`) with them; gives back the CPUs with slices and where each
+/// one's begin (`SchedData::slice_cpus`, `cpu_at`).
+fn close_gaps(
+    slices: &mut Vec<SchedSlice>,
+    cpus: &[Pending],
+    running: &mut [u32],
+) -> (Vec<u32>, Vec<u32>) {
     // The rooms lie in CPU order.
     let mut rooms: Vec<(usize, usize, u32)> =
         cpus.iter().map(|p| (p.start, p.next, p.cpu)).collect();
     rooms.sort_unstable();
     let (mut slice_cpus, mut cpu_at) = (Vec::new(), vec![0u32]);
+    // Each room's start and how far it moves down.
+    let mut moved: Vec<(u32, u32)> = Vec::new();
     let mut w = 0;
     for (a, b, cpu) in rooms {
         if b > a {
             slices.copy_within(a..b, w);
+            moved.push((a as u32, (a - w) as u32));
             w += b - a;
             slice_cpus.push(cpu);
             cpu_at.push(w as u32);
         }
     }
+    let laid = slices.len() as u32;
     slices.truncate(w);
+    if moved.iter().any(|m| m.1 > 0) {
+        // How far slice `i` moved; the same for a block of slices that one room holds (or
+        // rooms that moved alike: the shift only grows), so most are found by block.
+        let shift = |i: u32| moved[moved.partition_point(|m| m.0 <= i).saturating_sub(1)].1;
+        const BLOCK: u32 = 12;
+        let blocks: Vec<Option<u32>> = (0..=laid >> BLOCK)
+            .map(|b| {
+                let (a, z) = (b << BLOCK, ((b + 1) << BLOCK) - 1);
+                Some(shift(a)).filter(|&s| s == shift(z))
+            })
+            .collect();
+        for i in running.iter_mut() {
+            *i -= blocks[(*i >> BLOCK) as usize].unwrap_or_else(|| shift(*i));
+        }
+    }
     (slice_cpus, cpu_at)
 }
 
-/// Each thread's last row and last blocked row.
+/// A thread's last state: a row, or a `Running` state (which, and when it began).
 #[derive(Clone, Copy)]
-struct Rel {
-    last: usize,
-    blocked: Option<usize>,
+enum Last {
+    Row(u32),
+    Run { k: u32, ts: i64 },
 }
 
+/// Each thread's last state and last blocked row.
+#[derive(Clone, Copy)]
+struct Rel {
+    last: Last,
+    blocked: Option<u32>,
+}
+
+/// The states as they are made: rows for all but `Running` states, which are their
+/// slices with a duration of their own (docs/MODEL.md, "System traces").
 struct States {
     rows: Vec<ThreadState>,
+    /// Each `Running` state's slice (as laid out before the gaps close) and duration.
+    running: Vec<u32>,
+    run_dur: Vec<u32>,
+    /// `Running` states too long for `run_dur`: (which, duration).
+    long: Vec<(u32, i64)>,
+    kept: KeptBits,
     /// By thread index (threads are the trace's: as many as the input named).
     rel: Vec<Option<Rel>>,
     idle: Option<u32>,
@@ -122,73 +161,116 @@ impl States {
     }
 
     #[inline]
-    fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
-        if let (Some(r), false) = (self.rel(t), data_loss) {
-            let row = &mut self.rows[r.last];
-            self.clamped += !row.set_dur(ts - row.ts) as u64;
+    fn last_state(&self, r: Rel) -> TaskState {
+        match r.last {
+            Last::Row(j) => self.rows[j as usize].state(),
+            Last::Run { .. } => TaskState::RUNNING,
         }
     }
 
     #[inline]
-    fn open(
-        &mut self,
-        ts: i64,
-        t: u32,
-        state: TaskState,
-        cpu: Option<u32>,
-        waker: Option<u32>,
-        flags: u8,
-    ) {
+    fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
+        let Some(r) = self.rel(t).filter(|_| !data_loss) else {
+            return;
+        };
+        match r.last {
+            Last::Row(j) => {
+                let row = &mut self.rows[j as usize];
+                self.clamped += !row.set_dur(ts - row.ts) as u64;
+            }
+            Last::Run { k, ts: from } => {
+                let dur = ts - from;
+                self.clamped += (dur > MAX_STATE_DUR) as u64;
+                self.run_dur[k as usize] = match u32::try_from(dur) {
+                    Ok(d) if d < RUN_LONG => d,
+                    _ if dur < 0 => RUN_OPEN,
+                    _ => {
+                        self.long.push((k, dur));
+                        RUN_LONG
+                    }
+                };
+            }
+        }
+    }
+
+    /// Opens a state that is not `Running`.
+    #[inline]
+    fn open(&mut self, ts: i64, t: u32, state: TaskState, waker: Option<u32>, flags: u8) {
         if Some(t) == self.idle {
             return;
         }
-        let row = self.rows.len();
+        let row = self.rows.len() as u32;
         let mut st = ThreadState::new(ts, -1, t, state);
-        st.set_other(cpu.or(waker));
+        st.set_other(waker);
         st.set_irq((flags != NO_FLAGS).then_some(flags != 0));
         self.rows.push(st);
-        if self.rel.len() <= t as usize {
-            self.rel.resize(t as usize + 1, None);
+        self.kept.push(true);
+        let blocked = is_blocked(state).then_some(row);
+        let rel = self.rel_mut(t);
+        *rel = Some(Rel {
+            last: Last::Row(row),
+            blocked: blocked.or(rel.and_then(|r| r.blocked)),
+        });
+    }
+
+    /// Opens a `Running` state: slice `slice`.
+    #[inline]
+    fn open_running(&mut self, ts: i64, t: u32, slice: usize) {
+        if Some(t) == self.idle {
+            return;
         }
-        let rel = self.rel[t as usize].get_or_insert(Rel {
-            last: row,
+        let k = self.running.len() as u32;
+        self.running.push(slice as u32);
+        self.run_dur.push(RUN_OPEN);
+        self.kept.push(false);
+        *self.rel_mut(t) = Some(Rel {
+            last: Last::Run { k, ts },
             blocked: None,
         });
-        if state == TaskState::RUNNING {
-            *rel = Rel {
-                last: row,
-                blocked: None,
-            };
-        } else if is_blocked(state) {
-            *rel = Rel {
-                last: row,
-                blocked: Some(row),
-            };
-        } else {
-            rel.last = row;
-        }
     }
 
     #[inline]
-    fn switch(&mut self, ts: i64, cpu: u32, prev: u32, state: TaskState, next: u32) {
-        let loss = self
-            .rel(prev)
-            .is_some_and(|r| self.rows[r.last].state() != TaskState::RUNNING);
+    fn rel_mut(&mut self, t: u32) -> &mut Option<Rel> {
+        if self.rel.len() <= t as usize {
+            self.rel.resize(t as usize + 1, None);
+        }
+        &mut self.rel[t as usize]
+    }
+
+    /// A switch from `prev` (leaving in `state`) to `next`, whose slice is `slice`.
+    #[inline]
+    fn switch(&mut self, ts: i64, slice: usize, prev: u32, state: TaskState, next: u32) {
+        let loss = (self.rel(prev)).is_some_and(|r| self.last_state(r) != TaskState::RUNNING);
         self.close(ts, prev, loss);
-        self.open(ts, prev, state, None, None, NO_FLAGS);
+        self.open(ts, prev, state, None, NO_FLAGS);
         self.close(ts, next, false);
-        self.open(ts, next, TaskState::RUNNING, Some(cpu), None, NO_FLAGS);
+        self.open_running(ts, next, slice);
     }
 
     #[inline]
     fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u8) {
         if let Some(r) = self.rel(t) {
-            if !is_blocked(self.rows[r.last].state()) {
+            if !is_blocked(self.last_state(r)) {
                 return;
             }
             self.close(ts, t, false);
         }
-        self.open(ts, t, TaskState::RUNNABLE, None, Some(waker), flags);
+        self.open(ts, t, TaskState::RUNNABLE, Some(waker), flags);
+    }
+
+    /// The table (its slices as laid out, before the gaps close).
+    fn finish(mut self) -> StateTable {
+        self.long.sort_unstable();
+        self.rows.shrink_to_fit();
+        StateTable {
+            rows: self.rows,
+            running: self.running,
+            run_dur: self.run_dur,
+            long_at: self.long.iter().map(|x| x.0).collect(),
+            long_dur: self.long.iter().map(|x| x.1).collect(),
+            kept: self.kept.words,
+            rank: Vec::new(),
+        }
     }
 }
 
@@ -215,12 +297,17 @@ pub(crate) fn derive(
         );
     }
     let (slices, cpus, most_states) = lay_out(&c);
+    let switches = slices.len();
     let mut rp = Replay {
         version: c.version,
         slices,
         cpus,
         st: States {
             rows: Vec::with_capacity(most_states),
+            running: Vec::with_capacity(switches),
+            run_dur: Vec::with_capacity(switches),
+            long: Vec::new(),
+            kept: KeptBits::default(),
             rel: Vec::new(),
             idle,
             clamped: 0,
@@ -306,7 +393,9 @@ impl Replay {
                 let t = thread(r.tid);
                 set_name(&mut self.names, t, r.comm);
                 let parent = thread(r.other);
-                (self.st).open(r.ts, t, TaskState::RUNNABLE, None, Some(parent), 0);
+                // The task's last state is not closed (as trace_processor does not): a
+                // `Running` one stays open.
+                (self.st).open(r.ts, t, TaskState::RUNNABLE, Some(parent), 0);
             }
             SchedKind::BlockedReason => self.blocked_reason(r, thread),
             SchedKind::CpuFrequency | SchedKind::CpuIdle => self.counter(r),
@@ -372,7 +461,8 @@ impl Replay {
             end_state: TaskState::UNKNOWN,
             priority,
         };
-        self.st.switch(r.ts, r.cpu, prev, state, next);
+        let slice = p.next - 1;
+        self.st.switch(r.ts, slice, prev, state, next);
     }
 
     /// A compact waking: its waker is the task its CPU's last switch put there.
@@ -400,7 +490,7 @@ impl Replay {
     fn blocked_reason(&mut self, r: &Rec, thread: &mut impl FnMut(i32) -> u32) {
         let t = thread(r.tid);
         if let Some(b) = self.st.rel(t).and_then(|r| r.blocked) {
-            let row = &mut self.st.rows[b];
+            let row = &mut self.st.rows[b as usize];
             row.set_io_wait(Some(r.extra != 0));
             if r.comm != StrId::EMPTY {
                 row.set_other(Some(r.comm.0));
@@ -434,12 +524,14 @@ impl Replay {
         let Replay {
             mut slices,
             cpus,
-            mut st,
+            st,
             counters,
             names,
             ..
         } = self;
-        let (slice_cpus, cpu_at) = close_gaps(&mut slices, &cpus);
+        let mut states = st.finish();
+        let (slice_cpus, cpu_at) = close_gaps(&mut slices, &cpus, &mut states.running);
+        states.count_kept();
         let mut cpu_list: Vec<u32> = (cpus.iter())
             .filter(|p| p.next > p.start)
             .map(|p| p.cpu)
@@ -453,13 +545,12 @@ impl Replay {
             .filter(|&(_, s)| s != StrId::EMPTY)
             .map(|(t, s)| (t as u32, s))
             .collect();
-        st.rows.shrink_to_fit();
         Derived {
             data: SchedData {
                 slices,
                 slice_cpus,
                 cpu_at,
-                states: st.rows,
+                states,
                 by_thread: Default::default(),
                 counters,
                 cpus: cpu_list,

@@ -10,8 +10,10 @@
 pub(crate) mod collect;
 pub(crate) mod derive;
 mod state;
+mod states;
 
 pub use state::TaskState;
+pub use states::StateTable;
 
 use std::sync::OnceLock;
 
@@ -217,11 +219,11 @@ pub struct CpuCounter {
     pub values: Vec<f64>,
 }
 
-/// Indices into [`SchedData::states`], by thread, then time: thread `t`'s are
+/// State ids ([`SchedData::state`]), by thread, then time: thread `t`'s are
 /// `order[at[t]..at[t + 1]]`.
 #[derive(Clone, Debug, Default)]
 pub struct ByThread {
-    /// Indices into `states`, by thread, then time.
+    /// State ids, by thread, then time.
     pub order: Vec<u32>,
     /// Where each thread's states begin in `order`, one more than the threads.
     pub at: Vec<u32>,
@@ -236,8 +238,9 @@ pub struct SchedData {
     pub slice_cpus: Vec<u32>,
     /// Where each of `slice_cpus`' slices begin in `slices`, one more than those CPUs.
     pub cpu_at: Vec<u32>,
-    /// Thread states, in time order (as trace_processor numbers them).
-    pub states: Vec<ThreadState>,
+    /// Thread states, in time order (as trace_processor numbers them), `Running` ones
+    /// kept as their slices: read through [`state`](Self::state).
+    pub states: StateTable,
     /// The states by thread ([`by_thread`](Self::by_thread)), made when first asked for:
     /// only the viewer walks a thread's states, and it costs a pass and 4 bytes a state.
     pub(crate) by_thread: OnceLock<ByThread>,
@@ -254,7 +257,7 @@ impl SchedData {
             slices: Vec::new(),
             slice_cpus: Vec::new(),
             cpu_at: Vec::new(),
-            states: Vec::new(),
+            states: StateTable::empty(),
             by_thread: OnceLock::new(),
             counters: Vec::new(),
             cpus: Vec::new(),
@@ -266,21 +269,30 @@ impl SchedData {
     pub fn by_thread(&self) -> &ByThread {
         self.by_thread.get_or_init(|| {
             let mut start = vec![0u32];
-            for x in &self.states {
-                let t = x.thread as usize + 1;
+            self.state_threads(|_, t| {
+                let t = t as usize + 1;
                 if start.len() <= t {
                     start.resize(t + 1, 0);
                 }
                 start[t] += 1;
+            });
+            // A counting sort: each thread's states begin after the threads' before it.
+            for k in 0..start.len() - 1 {
+                start[k + 1] += start[k];
             }
-            let (order, at) = counting_order(&self.states, start, |x| x.thread);
+            let at = start.clone();
+            let mut order = vec![0u32; self.state_count()];
+            self.state_threads(|g, t| {
+                order[start[t as usize] as usize] = g as u32;
+                start[t as usize] += 1;
+            });
             ByThread { order, at }
         })
     }
 
     /// Whether the trace held no scheduling data.
     pub fn is_empty(&self) -> bool {
-        self.slices.is_empty() && self.states.is_empty() && self.counters.is_empty()
+        self.slices.is_empty() && self.state_count() == 0 && self.counters.is_empty()
     }
 
     /// The slices of one CPU, by time.
@@ -313,20 +325,20 @@ impl SchedData {
 
     /// The states of one thread, by time (the index by thread made if not yet:
     /// [`by_thread`](Self::by_thread)).
-    pub fn thread_states(&self, thread: u32) -> impl Iterator<Item = &ThreadState> {
+    pub fn thread_states(&self, thread: u32) -> impl Iterator<Item = ThreadState> + '_ {
         let ix = self.by_thread();
         let t = thread as usize;
         let (a, b) = match (ix.at.get(t), ix.at.get(t + 1)) {
             (Some(&a), Some(&b)) => (a as usize, b as usize),
             _ => (0, 0),
         };
-        ix.order[a..b].iter().map(|&i| &self.states[i as usize])
+        ix.order[a..b].iter().map(|&i| self.state(i as usize))
     }
 
     /// The memory it holds, in bytes.
     pub fn heap_bytes(&self) -> usize {
         self.slices.capacity() * std::mem::size_of::<SchedSlice>()
-            + self.states.capacity() * std::mem::size_of::<ThreadState>()
+            + self.states.heap_bytes()
             + (self.by_thread.get()).map_or(0, |b| (b.order.capacity() + b.at.capacity()) * 4)
             + (self.slice_cpus.capacity() + self.cpu_at.capacity()) * 4
             + (self.counters.iter())
@@ -383,17 +395,24 @@ impl SchedData {
     /// says), largest first: (thread, slices, nanoseconds). The idle task (`idle`) is
     /// left out.
     pub fn cpu_time(&self, end: i64, idle: Option<u32>) -> Vec<(u32, u64, i64)> {
-        let mut per: hashbrown::HashMap<u32, (u64, i64)> = hashbrown::HashMap::new();
+        // By thread index: threads are the trace's, numbered densely.
+        let mut per: Vec<(u64, i64)> = Vec::new();
         for (i, s) in self.slices.iter().enumerate() {
             if Some(s.thread) == idle {
                 continue;
             }
             let dur = self.slice_end(i, end) - s.ts;
-            let e = per.entry(s.thread).or_default();
-            e.0 += 1;
-            e.1 += dur;
+            let t = s.thread as usize;
+            if per.len() <= t {
+                per.resize(t + 1, (0, 0));
+            }
+            per[t].0 += 1;
+            per[t].1 += dur;
         }
-        let mut v: Vec<_> = per.into_iter().map(|(t, (n, d))| (t, n, d)).collect();
+        let mut v: Vec<_> = (per.into_iter().enumerate())
+            .filter(|x| x.1 .0 > 0)
+            .map(|(t, (n, d))| (t as u32, n, d))
+            .collect();
         v.sort_by_key(|&(t, _, d)| (std::cmp::Reverse(d), t));
         v
     }
@@ -413,32 +432,12 @@ fn renumber_threads(s: &mut SchedData, new: &[u32]) {
     for x in &mut s.slices {
         x.thread = new[x.thread as usize];
     }
-    for x in &mut s.states {
+    for x in &mut s.states.rows {
         x.thread = new[x.thread as usize];
         if let Some(w) = x.waker() {
             x.set_other(Some(new[w as usize]));
         }
     }
-}
-
-/// The indices of `v` stably sorted by `key`, given each key's count at `start[key + 1]`,
-/// and where each key's begin.
-fn counting_order<T>(
-    v: &[T],
-    mut start: Vec<u32>,
-    key: impl Fn(&T) -> u32,
-) -> (Vec<u32>, Vec<u32>) {
-    for k in 0..start.len() - 1 {
-        start[k + 1] += start[k];
-    }
-    let at = start.clone();
-    let mut order = vec![0u32; v.len()];
-    for (i, x) in v.iter().enumerate() {
-        let k = key(x) as usize;
-        order[start[k] as usize] = i as u32;
-        start[k] += 1;
-    }
-    (order, at)
 }
 
 #[cfg(test)]

@@ -46,6 +46,19 @@ pub(super) struct Plain;
 /// A list of records: its length, then each one.
 pub(super) struct List;
 
+/// A record inside another, written as its fields.
+pub(super) struct Nested;
+
+impl<T: Record> Codec<T> for Nested {
+    fn put(v: &T, w: &mut W<'_>) {
+        v.put(w);
+    }
+
+    fn get(r: &mut R<'_>) -> Result<T, TransferError> {
+        T::get(r)
+    }
+}
+
 /// A value with one way to be written.
 pub(super) trait Wire: Sized {
     fn put(&self, w: &mut W<'_>);

@@ -344,6 +344,18 @@ impl Wire for Vec<i64> {
     }
 }
 
+/// Bits, as 64-bit words.
+impl Wire for Vec<u64> {
+    fn put(&self, w: &mut W<'_>) {
+        let words: Vec<i64> = self.iter().map(|&x| x as i64).collect();
+        w.i64s(&words);
+    }
+
+    fn get(r: &mut R<'_>) -> Result<Self, TransferError> {
+        Ok(r.i64s()?.into_iter().map(|x| x as u64).collect())
+    }
+}
+
 impl Wire for Vec<(i64, i64)> {
     fn put(&self, w: &mut W<'_>) {
         let flat: Vec<i64> = self.iter().flat_map(|&(a, b)| [a, b]).collect();

@@ -4,9 +4,11 @@
 //! inside its table.
 
 use super::bytes::{TransferReader as R, TransferWriter as W};
-use super::codec::{Codec, List, Plain, Record, Wire};
+use super::codec::{Codec, List, Nested, Plain, Record, Wire};
 use super::TransferError;
-use crate::sched::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, ThreadState};
+use crate::sched::{
+    CpuCounter, CpuCounterKind, SchedData, SchedSlice, StateTable, TaskState, ThreadState,
+};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -23,6 +25,14 @@ record!(ThreadState {
     thread,
     other
 });
+record!(StateTable {
+    rows as List,
+    running,
+    run_dur,
+    long_at,
+    long_dur,
+    kept
+} default rank check states_arrive);
 record!(CpuCounter {
     kind,
     cpu,
@@ -33,7 +43,7 @@ record!(SchedData {
     slices as List,
     slice_cpus,
     cpu_at,
-    states as List,
+    states as Nested,
     counters as List,
     cpus
 } default by_thread);
@@ -102,6 +112,15 @@ impl Wire for CpuCounterKind {
     }
 }
 
+/// The states' count of rows made again, then checked: a bit a state, as many rows as set.
+fn states_arrive(r: &mut R<'_>, mut s: StateTable) -> Result<StateTable, TransferError> {
+    s.count_kept();
+    match s.is_consistent() {
+        true => Ok(s),
+        false => Err(r.fail("thread states, each running or a row")),
+    }
+}
+
 /// What is wrong with `t`'s scheduling data, if anything: a thread, state or string index
 /// out of its table, indices by thread that do not cover the states in order, or a
 /// counter's columns of two lengths.
@@ -123,9 +142,10 @@ pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
     if !cpus_ok {
         return Err("scheduling slices by CPU");
     }
-    let states_ok = (s.states.iter())
+    let states_ok = (s.states.rows.iter())
         .all(|x| thread(x.thread) && x.waker().is_none_or(thread) && string(x.blocked_function()));
-    if !states_ok {
+    let running_ok = (s.states.running.iter()).all(|&i| (i as usize) < s.slices.len());
+    if !states_ok || !running_ok {
         return Err("thread states of known threads and strings");
     }
     if !(s.counters.iter()).all(|c| c.ts.len() == c.values.len()) {

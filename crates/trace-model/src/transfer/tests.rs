@@ -139,8 +139,9 @@ fn scheduling_data_out_of_its_tables_is_an_error() {
         },
         |s| {
             // A runnable state's waker.
-            let r = (s.states.iter()).position(|x| x.state() == crate::sched::TaskState::RUNNABLE);
-            s.states[r.unwrap()].set_other(Some(1 << 20))
+            let rows = &mut s.states.rows;
+            let r = (rows.iter()).position(|x| x.state() == crate::sched::TaskState::RUNNABLE);
+            rows[r.unwrap()].set_other(Some(1 << 20))
         },
     ];
     for (i, damage) in damaged.into_iter().enumerate() {

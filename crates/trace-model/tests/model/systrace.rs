@@ -146,7 +146,7 @@ fn ftrace_text_gives_the_protobuf_files_slices_and_states_but_new_tasks() {
     // (tid, ts, dur, state, waker's tid), by thread then time.
     type State = (i64, i64, i64, String, Option<i64>);
     let states = |t: &Trace, scale: i64| -> Vec<State> {
-        let mut v: Vec<State> = (t.sched().unwrap().states.iter())
+        let mut v: Vec<State> = (t.sched().unwrap().states())
             .map(|x| {
                 let dur = if x.dur() < 0 { -1 } else { x.dur() * scale };
                 let waker = x.waker().map(|w| tid_of(t, w));
@@ -347,9 +347,10 @@ fn many_cpus_interleaved_are_replayed_in_time_order() {
     );
     assert_eq!(s.slices.len(), switches - CPUS as usize);
     assert_eq!(s.cpus.len(), CPUS as usize);
-    assert!(s.states.windows(2).all(|w| w[0].ts <= w[1].ts));
+    let states: Vec<_> = s.states().collect();
+    assert!(states.windows(2).all(|w| w[0].ts <= w[1].ts));
     // Each switch after a CPU's first opens two states (the tasks differ).
-    assert_eq!(s.states.len(), 2 * s.slices.len());
+    assert_eq!(s.state_count(), 2 * s.slices.len());
 }
 
 /// A real kernel's trace (Linux 6.18, `linux.trace.gz`) has a task (tid 69) that the
@@ -383,9 +384,9 @@ fn a_slice_never_switched_out_ends_at_its_cpus_next_slice() {
     assert_eq!(running.len(), open.len());
     assert_eq!(states[*running.last().unwrap()].dur(), -1);
     for (&k, &i) in running.iter().zip(&open) {
-        let x = states[k];
+        let x = &states[k];
         assert_eq!(s.slice_of(x), Some(i));
-        let end = s.state_end(x, states.get(k + 1).copied(), t.end_ns());
+        let end = s.state_end(x, states.get(k + 1), t.end_ns());
         assert_eq!(end, s.slices[i + 1].ts);
         assert!(end < x.ts + x.dur().max(0) || x.dur() < 0);
     }
@@ -404,6 +405,71 @@ fn a_slice_never_switched_out_ends_at_its_cpus_next_slice() {
         assert!(
             ns <= duration,
             "thread {thread}: {ns} ns on CPU in {duration}"
+        );
+    }
+}
+
+/// A task switched in on a second CPU while it still runs on the first (data lost): its
+/// first `Running` state ends there, its second where it leaves the first CPU, though
+/// each slice lasts until its own CPU's next switch. A `Running` state is kept as its slice
+/// and a duration of its own (32 bits, a longer one listed apart): read back, and through
+/// a transfer, they are trace_processor's rows, in time order, not their slices'.
+#[test]
+fn running_states_that_outlast_their_slices_keep_their_own_durations() {
+    let line = |cpu: u32, us: u64, prev: (&str, u32), next: (&str, u32)| {
+        let (s, us) = (1 + us / 1_000_000, us % 1_000_000);
+        format!(
+            "{:>16}-{} [{cpu:03}] d..2 {s}.{us:06}: sched_switch: prev_comm={} prev_pid={} \
+             prev_prio=120 prev_state=S ==> next_comm={} next_pid={} next_prio=120\n",
+            prev.0, prev.1, prev.0, prev.1, next.0, next.1
+        )
+    };
+    let (idle, a, b) = (("swapper", 0), ("a", 10), ("b", 11));
+    let text = [
+        "# tracer: nop\n".to_string(),
+        line(0, 0, idle, a),
+        line(2, 0, idle, b),
+        line(1, 100, idle, a),
+        line(0, 300, a, idle),
+        line(1, 500, a, idle),
+        line(2, 5_000_000, b, idle),
+    ]
+    .concat();
+    let t = trace_model::load_bytes(text.as_bytes()).unwrap();
+    let back = Trace::from_transfer(&t.to_transfer()).unwrap();
+    let (ms, long) = (1_000_000_000, 5_000_000_000);
+    for t in [&t, &back] {
+        let s = t.sched().unwrap();
+        let slices: Vec<(i64, i64)> = (s.slices.iter()).map(|x| (x.ts - ms, x.dur)).collect();
+        let want = [
+            (0, 300_000),
+            (300_000, -1),
+            (100_000, 400_000),
+            (500_000, -1),
+        ];
+        assert_eq!(slices, [&want[..], &[(0, long), (long, -1)]].concat());
+        let states: Vec<(i64, i64, String, Option<u32>)> = (s.states())
+            .map(|x| (x.ts - ms, x.dur(), x.state().to_string(), x.cpu()))
+            .collect();
+        let run = |ts, dur, cpu| (ts, dur, "Running".to_string(), Some(cpu));
+        let s_ = |ts| (ts, -1, "S".to_string(), None);
+        assert_eq!(
+            states,
+            [
+                run(0, 100_000, 0),
+                run(0, long, 2),
+                run(100_000, 200_000, 1),
+                s_(300_000),
+                s_(500_000),
+                s_(long),
+            ]
+        );
+        let of_a: Vec<_> = (s.states())
+            .filter(|x| x.thread == thread_named(t, 10))
+            .collect();
+        assert_eq!(
+            of_a,
+            s.thread_states(thread_named(t, 10)).collect::<Vec<_>>()
         );
     }
 }

@@ -103,14 +103,15 @@ pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &TimelineView, thread: u3
     let ids = thread_state_ids(sd, thread);
     let end = l.trace.end_ns();
     let (t0, t1) = s.viewport.visible();
-    let st = |i: usize| &sd.states[ids[i] as usize];
-    let mut i = first_at_or_after(ids, t0, |&k| sd.states[k as usize].ts).saturating_sub(1);
+    let st = |i: usize| sd.state(ids[i] as usize);
+    let mut i = first_at_or_after(ids, t0, |&k| sd.state(k as usize).ts).saturating_sub(1);
     let h = (h - 2.0).max(1.0);
     while i < ids.len() && st(i).ts <= t1 {
         let x = st(i);
         let next = (i + 1 < ids.len()).then(|| st(i + 1));
-        let (x0, x1) = (s.viewport.x(x.ts), s.viewport.x(sd.state_end(x, next, end)));
-        let color = state_color(state_kind(x));
+        let x1 = sd.state_end(&x, next.as_ref(), end);
+        let (x0, x1) = (s.viewport.x(x.ts), s.viewport.x(x1));
+        let color = state_color(state_kind(&x));
         if x1 - x0 >= 1.0 {
             let (a, b) = (x0.max(-1.0) as f32, x1.min(s.width as f64 + 1.0) as f32);
             scene.rect(a, y + 1.0, b - a, h, color);
@@ -121,7 +122,7 @@ pub fn thread_states(scene: &mut Scene, l: &Loaded, s: &TimelineView, thread: u3
         let col = x0.floor();
         scene.rect(col as f32, y + 1.0, 1.0, h, color);
         let next = s.viewport.time_at(col + 1.0);
-        i += first_at_or_after(&ids[i..], next, |&k| sd.states[k as usize].ts).max(1);
+        i += first_at_or_after(&ids[i..], next, |&k| sd.state(k as usize).ts).max(1);
     }
 }
 
@@ -184,7 +185,7 @@ pub fn counter_kinds(l: &Loaded) -> &'static str {
 /// `ts` ends, with its waker): an index into `SchedData::states`.
 pub fn state_before(sd: &SchedData, thread: u32, ts: i64) -> Option<u32> {
     let ids = thread_state_ids(sd, thread);
-    let i = ids.partition_point(|&k| sd.states[k as usize].ts < ts);
+    let i = ids.partition_point(|&k| sd.state(k as usize).ts < ts);
     ids.get(i.checked_sub(1)?).copied()
 }
 
@@ -227,11 +228,11 @@ pub fn describe(l: &Loaded, p: Pick) -> Vec<String> {
             if let Some(text) = x.end_state.text() {
                 v.push(format!("end state {text}"));
             }
-            let before = state_before(sd, thread, x.ts).map(|k| &sd.states[k as usize]);
-            v.extend(before.and_then(|st| woken_by(l, st)));
+            let before = state_before(sd, thread, x.ts).map(|k| sd.state(k as usize));
+            v.extend(before.and_then(|st| woken_by(l, &st)));
         }
         Pick::State(i) => {
-            let st = &sd.states[i as usize];
+            let st = &sd.state(i as usize);
             v.push(state_name(st));
             v.push(t.thread_label(thread));
             let cpu = st.cpu().map_or(String::new(), |c| format!("   CPU {c}"));
@@ -280,7 +281,7 @@ pub fn selection_marks(scene: &mut Scene, l: &Loaded, s: &TimelineView) {
             th.selection,
         );
     }
-    let Some(st) = state_before(sd, x.thread, x.ts).map(|k| &sd.states[k as usize]) else {
+    let Some(st) = state_before(sd, x.thread, x.ts).map(|k| sd.state(k as usize)) else {
         return;
     };
     let (Some(w), Some(to)) = (st.waker(), thread_y(s, x.thread)) else {

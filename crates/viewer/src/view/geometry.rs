@@ -38,10 +38,10 @@ impl TimelineView {
             RowKind::ThreadStates(th) => {
                 let sd = tr.sched()?;
                 let ids = crate::kinds::thread_state_ids(sd, th);
-                let i = ids.partition_point(|&i| sd.states[i as usize].ts <= t + tol);
+                let i = ids.partition_point(|&i| sd.state(i as usize).ts <= t + tol);
                 let last = *ids.get(i.checked_sub(1)?)?;
-                let next = ids.get(i).map(|&k| &sd.states[k as usize]);
-                let end = sd.state_end(&sd.states[last as usize], next, tr.end_ns());
+                let next = ids.get(i).map(|&k| sd.state(k as usize));
+                let end = sd.state_end(&sd.state(last as usize), next.as_ref(), tr.end_ns());
                 (end >= t - tol).then_some(Pick::State(last))
             }
             RowKind::ThreadInstants(th) => instant(&k.instants_by_thread[th as usize]),
@@ -151,7 +151,10 @@ impl TimelineView {
                     cpu == l.kinds.cpu_lanes.cpus.get(c as usize).copied()
                 }
                 (Pick::State(i), RowKind::ThreadStates(th)) => {
-                    t.sched().map(|sd| sd.states[i as usize].thread) == Some(th)
+                    t.sched()
+                        .and_then(|sd| sd.get_state(i as usize))
+                        .map(|x| x.thread)
+                        == Some(th)
                 }
                 (Pick::Sample { track, .. }, RowKind::Samples(th)) => {
                     t.samples()[track as usize].thread == th

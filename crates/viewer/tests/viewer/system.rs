@@ -95,7 +95,7 @@ fn cpu_slices_take_their_threads_colour_and_states_perfettos() {
     assert!(all.clone().all(|&k| sd.slices[k as usize].thread != idle));
     // Each thread's longest Running and Runnable states are drawn in Perfetto's colours.
     for want in [StateKind::Running, StateKind::Runnable] {
-        let st = (sd.states.iter())
+        let st = (sd.states())
             .filter(|st| st.dur() > 0 && state_kind(st) == want)
             .max_by_key(|st| st.dur())
             .unwrap_or_else(|| panic!("a {want:?} state"));
@@ -122,8 +122,8 @@ fn a_click_on_a_cpu_slice_selects_its_thread_and_names_its_waker() {
             let before = ids
                 .iter()
                 .rev()
-                .find(|&&i| sd.states[i as usize].ts < x.ts)?;
-            Some((c, k, sd.states[*before as usize].waker()?))
+                .find(|&&i| sd.state(i as usize).ts < x.ts)?;
+            Some((c, k, sd.state(*before as usize).waker()?))
         })
         .expect("a woken slice");
     let x = &sd.slices[k as usize];
