@@ -20,11 +20,10 @@
 //! split into the function and its file and line, as the Firefox Profiler shows it. A
 //! thread's markers are events on it (`gecko_markers`).
 //!
-//! The file is read in one pass to its threads' tables ([`gecko_doc`](super::gecko_doc)),
-//! each table's rows then straight into typed columns ([`gecko_table`](super::gecko_table)),
-//! never as a JSON document; the
-//! stream ([`gecko_stream`](super::gecko_stream)) builds the same [`Thread`]s as its rows
-//! arrive and hands them to the same [`Cx`].
+//! The file is read in one pass to its threads' tables (`gecko_doc`), each table's rows
+//! then straight into typed columns (`gecko_table`), never as a JSON document; the stream
+//! (`gecko_stream`) builds the same `Thread`s as its rows arrive and hands them to the
+//! same `Cx`.
 
 use std::borrow::Cow;
 
@@ -33,7 +32,7 @@ use serde_json::{Map, Value};
 
 use super::gecko_doc::{Level, Node};
 use super::gecko_markers::{self, Place};
-use super::gecko_table::{self as table, value, Members, Spec, Strings, Table};
+use super::gecko_table::{self as table, value, Members, Strings, Table};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -91,18 +90,6 @@ impl Thread {
     /// The members read as values.
     pub(super) const NAMES: [&'static str; 4] = ["name", "processName", "pid", "tid"];
 
-    /// A table's columns, by its member's name.
-    pub(super) fn spec(key: &str) -> Option<Spec> {
-        Some(match key {
-            "samples" => table::SAMPLES,
-            "stackTable" => table::STACKS,
-            "frameTable" => table::FRAMES,
-            "funcTable" => table::FUNCS,
-            "markers" => table::MARKERS,
-            _ => return None,
-        })
-    }
-
     /// One of [`NAMES`](Self::NAMES).
     pub(super) fn name(&mut self, key: &str, v: Value) {
         let s = || v.as_str().map(String::from);
@@ -115,7 +102,7 @@ impl Thread {
         }
     }
 
-    /// A table member ([`spec`](Self::spec)): `None` where it is not a table.
+    /// A table member ([`thread_table`](table::thread_table)): `None` where it is not a table.
     pub(super) fn table(&mut self, key: &str, t: Option<Table>) {
         match key {
             "samples" => self.samples = t,
@@ -143,7 +130,7 @@ impl Thread {
             return t;
         };
         for (k, v) in m {
-            if let Some(spec) = Thread::spec(&k) {
+            if let Some(spec) = table::thread_table(&k) {
                 let m = (v.members().iter()).filter_map(|(k, v)| Some((k.clone(), v.text()?)));
                 let table = matches!(v, Node::Obj(_))
                     .then(|| Table::of_members(spec, &Members::new(m.collect())));

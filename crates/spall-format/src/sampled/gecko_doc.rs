@@ -11,8 +11,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::gecko::Thread;
-use super::gecko_table::{scalars, Key, Strings};
+use super::gecko_table::{scalars, thread_table, Key, Strings};
 
 /// A value as far as it was read.
 #[derive(Debug)]
@@ -50,7 +49,7 @@ impl Level {
             (Level::Root | Level::Profile, "threads") => Level::Threads,
             (Level::Root | Level::Profile, "processes") => Level::Processes,
             (Level::Thread, "stringTable" | "stringArray") => Level::Strings,
-            (Level::Thread, k) if Thread::spec(k).is_some() => Level::Table,
+            (Level::Thread, k) if thread_table(k).is_some() => Level::Table,
             _ => Level::Text,
         }
     }

@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::gecko::{start_of, Cx, Thread};
-use super::gecko_table::{Strings, TableBuilder};
+use super::gecko_table::{thread_table, Strings, TableBuilder};
 use super::walk::{Feed, Seg, Visitor, Walk, Walked, Want};
 use crate::event::EventSink;
 
@@ -129,7 +129,7 @@ impl Stream {
 
     /// What is wanted in a thread or a subprocess.
     fn want_in(&self, rel: &[Seg]) -> Want {
-        let table = |k: &str| Thread::spec(k).is_some();
+        let table = |k: &str| thread_table(k).is_some();
         match at(rel) {
             At::Thread([], _) => Want::Members,
             At::Thread([k], _) if table(k.key()) => Want::Members,
@@ -322,7 +322,7 @@ impl<S: EventSink> Visitor for Feed<'_, Stream, S> {
                 let Some(cur) = st.cur.as_mut() else {
                     return;
                 };
-                match Thread::spec(k.key()) {
+                match thread_table(k.key()) {
                     Some(spec) if object => cur.table = Some(TableBuilder::new(spec)),
                     _ => cur.strings = Some(Strings::default()),
                 }

@@ -98,6 +98,18 @@ pub(super) const MARKERS: Spec = &[
     ("time", Kind::Num),
 ];
 
+/// A thread's table's columns, by its member's name.
+pub(super) fn thread_table(key: &str) -> Option<Spec> {
+    Some(match key {
+        "samples" => SAMPLES,
+        "stackTable" => STACKS,
+        "frameTable" => FRAMES,
+        "funcTable" => FUNCS,
+        "markers" => MARKERS,
+        _ => return None,
+    })
+}
+
 #[derive(Debug)]
 enum Col {
     Index(Vec<u32>),
