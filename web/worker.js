@@ -27,8 +27,10 @@ import init, { Loader as PageLoader } from "./spall_web.js";
 // The Loader of the module this worker runs: the page's, or the threaded one's.
 let Loader = PageLoader;
 
-// How much of a File is read at a time.
+// How much of a File is read at a time, after a smaller first slice: the memory guard's
+// sample (trace_model::SAMPLE_BYTES), so that the decode starts sooner.
 const CHUNK = 8 << 20;
+const FIRST = 4 << 20;
 // Progress is posted every this many bytes of a fetch.
 const REPORT = 4 << 20;
 // How many slices of a File the reader may have read ahead of the decoder.
@@ -51,11 +53,12 @@ const report = (loader) =>
 // The reader: this file again, as a worker of the load worker's own. A File's slices come
 // through a data pipe that only the reading thread drains, so a thread that decodes between
 // reads leaves the browser's reading idle; the reader reads AHEAD slices ahead of the
-// decoder on a thread of its own and transfers them (no copy). Messages in: {file, size},
-// then {more: true} for each slice taken. Out: {piece: ArrayBuffer}, {end: true}, {error}.
+// decoder on a thread of its own and transfers them (no copy). Messages in: {file, size,
+// first} (the first slice's size), then {more: true} for each slice taken. Out: {piece:
+// ArrayBuffer}, {end: true}, {error}.
 const reader = () => {
   let credit = AHEAD, wake = null;
-  onmessage = async ({ data: { file, size } }) => {
+  onmessage = async ({ data: { file, size, first } }) => {
     onmessage = () => { credit++; if (wake) { wake(); wake = null; } };
     try {
       // Up to READS slices being read at once (within the credit): one read at a time
@@ -64,8 +67,9 @@ const reader = () => {
       for (let at = 0; at < file.size || reads.length;) {
         while (reads.length < READS && at < file.size && credit > 0) {
           credit--;
-          reads.push(file.slice(at, at + size).arrayBuffer());
-          at += size;
+          const end = at ? at + size : first;
+          reads.push(file.slice(at, end).arrayBuffer());
+          at = end;
         }
         if (!reads.length) {
           await new Promise((r) => (wake = r));
@@ -85,13 +89,14 @@ const newReader = () => new Worker(new URL(import.meta.url), { type: "module", n
 // A reader started ahead ({prepare}), for the next File.
 let spareReader = null;
 
-// The pieces of a File (`size` bytes each) or of a fetch body, in order. A File of more
+// The pieces of a File (`size` bytes each after the first's `first`) or of a fetch body,
+// in order. A File of more
 // than two slices is read ahead by a reader worker; a smaller one (which gains less than
 // the reader takes to start), a fetch body, or a File where a worker cannot start one, on
 // this thread (a File's next slice read while this one is decoded). A fetch body's pipe
 // fills while this thread decodes, so its reads wait little; a reader worker cost more
 // CPU than it saved (docs/PERFORMANCE.md). Yields `{length}` first for a fetch.
-async function* pieces(source, size) {
+async function* pieces(source, size, first) {
   let w = spareReader;
   spareReader = null;
   try {
@@ -99,7 +104,7 @@ async function* pieces(source, size) {
     w = w || newReader();
   } catch {
     if (w) w.terminate();
-    yield* piecesHere(source, size);
+    yield* piecesHere(source, size, first);
     return;
   }
   const queue = [];
@@ -110,7 +115,7 @@ async function* pieces(source, size) {
     e.preventDefault();
     arrived({ error: e.message || "the reader worker failed" });
   };
-  w.postMessage({ ...source, size });
+  w.postMessage({ ...source, size, first });
   try {
     for (;;) {
       if (!queue.length) await new Promise((r) => (wake = r));
@@ -125,13 +130,13 @@ async function* pieces(source, size) {
   }
 }
 
-async function* piecesHere({ file, url }, size) {
+async function* piecesHere({ file, url }, size, first) {
   if (file) {
-    const read = (at) => file.slice(at, at + size).arrayBuffer();
-    let next = read(0);
-    for (let at = 0; at < file.size; at += size) {
+    const read = (at, end) => file.slice(at, end).arrayBuffer();
+    let next = read(0, first);
+    for (let at = 0, end = first; at < file.size; at = end, end += size) {
       const piece = await next;
-      if (at + size < file.size) next = read(at + size);
+      if (end < file.size) next = read(end, end + size);
       yield new Uint8Array(piece);
     }
     return;
@@ -151,14 +156,14 @@ async function* piecesHere({ file, url }, size) {
 // are not), unless the slices are smaller (a test's ?chunk=).
 const KEEP_PIECE = 1 << 20;
 
-// Feeds a File (read in slices of `size` bytes) or a fetch body to a new Loader as its
-// pieces arrive; `runs`: the stream's runs (0: as natively). Once pushed (copied into the
+// Feeds a File (read in slices of `size` bytes, the first smaller) or a fetch body to a
+// new Loader as its pieces arrive; `runs`: the stream's runs (0: as natively). Once pushed (copied into the
 // module), a piece's buffer goes to `pool`, up to the bytes the Loader's columns will take
 // (keep_bytes, once the memory guard has seen the first bytes): Loader.finish packs the columns into them, memory already written, rather
 // than into new arrays, whose fresh pages cost more than the copy (docs/PERFORMANCE.md).
 const feed = async (name, source, stream, size, runs, pool) => {
   const what = source.file ? "cannot be read" : "cannot be fetched";
-  const it = pieces(source, size);
+  const it = pieces(source, size, Math.min(FIRST, size));
   let loader = source.file ? new Loader(name, source.file.size, stream, runs) : null;
   let done = 0, reported = 0, warned = false;
   try {
