@@ -306,9 +306,58 @@ pub(super) const MAX_DEPTH: usize = 1024;
 struct Tree<'a> {
     nodes: Vec<Node<'a>>,
     /// Node id to index (of two nodes with one id, the later).
-    index: IdMap<i64, u32>,
+    index: Index,
     /// Per node, its parent's index, [`TOP`] or [`LOST`].
     up: Vec<u32>,
+}
+
+/// Node ids to indices: a table where the ids are dense (V8 numbers its nodes 1..N, in
+/// whatever order it writes them), which costs a third of a hash map's lookups (one per
+/// node for its children, one for its parent, one per sample); a hash map otherwise.
+enum Index {
+    /// The index of id `min + k` at `k` ([`LOST`]: none).
+    Dense {
+        min: i64,
+        table: Vec<u32>,
+    },
+    Map(IdMap<i64, u32>),
+}
+
+impl Index {
+    fn new(nodes: &[Node<'_>]) -> Self {
+        let (min, max) = (nodes.iter()).fold((i64::MAX, i64::MIN), |(lo, hi), n| {
+            (lo.min(n.id), hi.max(n.id))
+        });
+        let span = (max as i128 - min as i128 + 1) as u128;
+        if !nodes.is_empty() && span <= 2 * nodes.len() as u128 + 16 {
+            let mut table = vec![LOST; span as usize];
+            for (i, n) in nodes.iter().enumerate() {
+                table[(n.id - min) as usize] = i as u32;
+            }
+            return Index::Dense { min, table };
+        }
+        Self::map(nodes)
+    }
+
+    fn map(nodes: &[Node<'_>]) -> Self {
+        let mut map = IdMap::with_capacity_and_hasher(nodes.len(), Default::default());
+        for (i, n) in nodes.iter().enumerate() {
+            map.insert(n.id, i as u32);
+        }
+        Index::Map(map)
+    }
+
+    /// The index of node `id`, [`LOST`] where no node has it.
+    fn get(&self, id: i64) -> u32 {
+        match self {
+            Index::Dense { min, table } => (id as i128 - *min as i128)
+                .try_into()
+                .ok()
+                .and_then(|k: usize| table.get(k).copied())
+                .unwrap_or(LOST),
+            Index::Map(map) => map.get(&id).copied().unwrap_or(LOST),
+        }
+    }
 }
 
 /// A sample's stack as [`Tree::walk`] gives it, kept from one sample to the next: samples
@@ -340,7 +389,7 @@ impl<'a> Walk<'a> {
     /// The stack of node `id`, as [`Tree::walk`] gives it; false where it does.
     fn to(&mut self, tree: &Tree<'a>, id: i64) -> bool {
         self.fresh.clear();
-        let mut n = tree.index.get(&id).copied().unwrap_or(LOST);
+        let mut n = tree.index.get(id);
         // Up to a node of the current path, or the top.
         let keep = loop {
             if n == TOP {
@@ -401,21 +450,16 @@ const LOST: u32 = u32::MAX - 1;
 
 impl<'a> Tree<'a> {
     fn new(mut nodes: Vec<Node<'a>>, children: Vec<(i64, i64)>) -> Self {
-        let mut index = IdMap::with_capacity_and_hasher(nodes.len(), Default::default());
-        for (i, n) in nodes.iter().enumerate() {
-            index.insert(n.id, i as u32);
-        }
+        let index = Index::new(&nodes);
         // Parents from the children lists (the older files give no `parent`).
         for (parent, child) in children {
-            if let Some(&i) = index.get(&child) {
-                nodes[i as usize].parent = Some(parent);
+            match index.get(child) {
+                LOST => {}
+                i => nodes[i as usize].parent = Some(parent),
             }
         }
         let up = (nodes.iter())
-            .map(|n| {
-                n.parent
-                    .map_or(TOP, |p| index.get(&p).copied().unwrap_or(LOST))
-            })
+            .map(|n| n.parent.map_or(TOP, |p| index.get(p)))
             .collect();
         Tree { nodes, index, up }
     }
@@ -426,7 +470,7 @@ impl<'a> Tree<'a> {
     fn walk(&self, id: i64, out: &mut Vec<RawFrame<'a>>, path: &mut Vec<u32>) -> bool {
         out.clear();
         path.clear();
-        let mut at = self.index.get(&id).copied().unwrap_or(LOST);
+        let mut at = self.index.get(id);
         let whole = loop {
             if at == TOP {
                 break true;
@@ -451,6 +495,38 @@ impl<'a> Tree<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table finds what the hash map finds, the later of two nodes with one id
+    /// included, for ids inside, around and far outside its range; ids spread too widely
+    /// get the map.
+    #[test]
+    fn the_dense_index_is_the_map() {
+        let node = |id: i64| Node {
+            id,
+            parent: None,
+            frame: frame(None, None, None),
+        };
+        // A permutation of -3..=96, and 40 again.
+        let mut nodes: Vec<Node<'_>> = (0..100).map(|k| node((k * 37) % 100 - 3)).collect();
+        nodes.push(node(40));
+        let dense = Index::new(&nodes);
+        assert!(matches!(dense, Index::Dense { .. }));
+        let map = Index::map(&nodes);
+        for id in (-20..120).chain([i64::MIN, i64::MAX, i64::MIN + 1]) {
+            assert_eq!(dense.get(id), map.get(id), "id {id}");
+        }
+        assert_eq!(dense.get(40), 100);
+        assert_eq!(dense.get(97), LOST);
+        for wide in [[1, 1_000_000], [i64::MIN, i64::MAX]] {
+            let nodes: Vec<Node<'_>> = wide.iter().map(|&i| node(i)).collect();
+            let index = Index::new(&nodes);
+            assert!(matches!(index, Index::Map(_)));
+            assert_eq!((index.get(wide[0]), index.get(wide[1])), (0, 1));
+        }
+        let extreme = [node(i64::MAX - 1), node(i64::MAX)];
+        let index = Index::new(&extreme);
+        assert_eq!((index.get(i64::MAX), index.get(i64::MIN)), (1, LOST));
+    }
 
     /// The kept walk gives each sample the whole walk's stack and nodes, and says alike
     /// whether it is whole: on a random tree under `(root)` with lost parents, a parent
