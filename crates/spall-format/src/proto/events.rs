@@ -175,7 +175,7 @@ impl<'a> Decoder<'a> {
                 // System traces: ftrace bundles, process trees, the kernel's version.
                 (1 | 2 | 45, Value::Bytes(b)) => pk.system = Some((f.num, b, r.offset_of(b))),
                 // Sideband fields, descriptors (read in the first pass), sync markers.
-                (3 | 36 | 43 | 60 | 79 | 87 | 98, _) => {}
+                (n, _) if super::fast::sideband(n as u64) || n == 60 => {}
                 (n, _) => pk.kind = Some(n),
             }
         }

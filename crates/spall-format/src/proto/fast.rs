@@ -18,6 +18,25 @@ use super::seq::Seq;
 use super::typed;
 use super::wire::varint;
 
+/// Whether packet field `num` is sideband that every reader of packets skips (trusted uid
+/// and pid, sync markers, ...): one list, so the general walk and the fast readers agree
+/// on what a packet holds. Descriptors (60) are kept apart: the first pass reads them.
+#[inline(always)]
+pub(super) const fn sideband(num: u64) -> bool {
+    matches!(num, 3 | 36 | 43 | 79 | 87 | 98)
+}
+
+/// Skips the value of tag `t` at `p[*i..]`: a varint or a length-delimited field, `None`
+/// for another wire type or a broken one.
+#[inline(always)]
+pub(super) fn skip(p: &[u8], i: &mut usize, t: u64) -> Option<()> {
+    match t & 7 {
+        0 => var(p, i).map(drop),
+        2 => bytes(p, i).map(drop),
+        _ => None,
+    }
+}
+
 /// Tags (`field << 3 | wire type`) the fast readers take.
 pub(super) mod tag {
     pub(in crate::proto) const TIMESTAMP: u64 = 8 << 3;
@@ -148,12 +167,8 @@ fn packet_fields<'a>(p: &'a [u8], at: u64, pk: &mut Packet<'a>) -> Option<()> {
             tag::SNAPSHOT => pk.snapshot = Some(bytes(p, &mut i)?),
             tag::THREAD => pk.thread = Some(bytes(p, &mut i)?),
             t if t == 60 << 3 | 2 => pk.descriptor = Some(bytes(p, &mut i)?),
-            // Sideband fields (trusted uid and pid, descriptors, ...), which the decode skips.
-            t if matches!(t >> 3, 3 | 36 | 43 | 60 | 79 | 87 | 98) => match t & 7 {
-                0 => drop(var(p, &mut i)?),
-                2 => drop(bytes(p, &mut i)?),
-                _ => return None,
-            },
+            // Sideband, and a descriptor of another wire type, which the decode skips.
+            t if sideband(t >> 3) || t >> 3 == 60 => skip(p, &mut i, t)?,
             _ => return None,
         }
     }

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use super::annot::{write_debug, Interned};
 use super::base::{malformed, Te};
 use super::events::{Decoder, CLEARED, NEEDS_STATE};
-use super::fast::{bytes, general_only, packed, tag, var};
+use super::fast::{bytes, general_only, packed, sideband, skip, tag, var};
 use super::seq::packet_time;
 use super::track_event::{extra_counters, Out};
 use crate::diag::Diagnostics;
@@ -54,12 +54,7 @@ fn head(p: &[u8], at: u64) -> Option<Head<'_>> {
                 let b = bytes(p, &mut i)?;
                 te = Some((b, at + (b.as_ptr() as usize - p.as_ptr() as usize) as u64));
             }
-            // Sideband fields (trusted uid and pid, ...), which the decode skips.
-            t if matches!(t >> 3, 3 | 36 | 43 | 79 | 87 | 98) => match t & 7 {
-                0 => drop(var(p, &mut i)?),
-                2 => drop(bytes(p, &mut i)?),
-                _ => return None,
-            },
+            t if sideband(t >> 3) => skip(p, &mut i, t)?,
             _ => return None,
         }
     }
