@@ -21,7 +21,7 @@ use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
 use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
-use super::states::{KeptBits, RUN_LONG, RUN_OPEN};
+use super::states::{KeptBits, ENDED, RUN_LONG, RUN_OPEN};
 use super::{
     CpuCounter, CpuCounterKind, SchedData, SchedSlice, StateTable, TaskState, ThreadState,
     MAX_STATE_DUR,
@@ -112,36 +112,42 @@ fn close_gaps(
                 Some(shift(a)).filter(|&s| s == shift(z))
             })
             .collect();
-        for i in running.iter_mut() {
-            *i -= blocks[(*i >> BLOCK) as usize].unwrap_or_else(|| shift(*i));
+        for x in running.iter_mut() {
+            let i = *x & !ENDED;
+            *x -= blocks[(i >> BLOCK) as usize].unwrap_or_else(|| shift(i));
         }
     }
     (slice_cpus, cpu_at)
 }
 
-/// A thread's last state: a row, or a `Running` state (which, and when it began).
+/// A thread's last state: a row, or a state kept by its slice (which, when it began and
+/// its state).
 #[derive(Clone, Copy)]
 enum Last {
     Row(u32),
-    Run { k: u32, ts: i64 },
+    Run { k: u32, ts: i64, state: TaskState },
 }
 
-/// Each thread's last state and last blocked row.
+/// Each thread's last state and last blocked one: a row, or with [`ENDED`] set, which
+/// state kept by its slice.
 #[derive(Clone, Copy)]
 struct Rel {
     last: Last,
     blocked: Option<u32>,
 }
 
-/// The states as they are made: rows for all but `Running` states, which are their
+/// The states as they are made: rows, but for the states a switch makes, which are their
 /// slices with a duration of their own (docs/MODEL.md, "System traces").
 struct States {
     rows: Vec<ThreadState>,
-    /// Each `Running` state's slice (as laid out before the gaps close) and duration.
+    /// Each slice-kept state's slice (as laid out before the gaps close; [`ENDED`] set for
+    /// an ended one) and duration.
     running: Vec<u32>,
     run_dur: Vec<u32>,
-    /// `Running` states too long for `run_dur`: (which, duration).
+    /// Slice-kept states too long for `run_dur`: (which, duration).
     long: Vec<(u32, i64)>,
+    /// The ended states a `sched_blocked_reason` marked: their function and flag bits.
+    ended_other: HashMap<u32, u32>,
     kept: KeptBits,
     /// By thread index (threads are the trace's: as many as the input named).
     rel: Vec<Option<Rel>>,
@@ -164,7 +170,7 @@ impl States {
     fn last_state(&self, r: Rel) -> TaskState {
         match r.last {
             Last::Row(j) => self.rows[j as usize].state(),
-            Last::Run { .. } => TaskState::RUNNING,
+            Last::Run { state, .. } => state,
         }
     }
 
@@ -178,7 +184,7 @@ impl States {
                 let row = &mut self.rows[j as usize];
                 self.clamped += !row.set_dur(ts - row.ts) as u64;
             }
-            Last::Run { k, ts: from } => {
+            Last::Run { k, ts: from, .. } => {
                 let dur = ts - from;
                 self.clamped += (dur > MAX_STATE_DUR) as u64;
                 self.run_dur[k as usize] = match u32::try_from(dur) {
@@ -213,19 +219,24 @@ impl States {
         });
     }
 
-    /// Opens a `Running` state: slice `slice`.
+    /// Opens a state kept by slice `slice`: `Running`, or with `ENDED` set, the one its
+    /// thread left it in (`state`).
     #[inline]
-    fn open_running(&mut self, ts: i64, t: u32, slice: usize) {
+    fn open_sliced(&mut self, ts: i64, t: u32, slice: u32, state: TaskState) {
         if Some(t) == self.idle {
             return;
         }
         let k = self.running.len() as u32;
-        self.running.push(slice as u32);
+        self.running.push(slice);
         self.run_dur.push(RUN_OPEN);
         self.kept.push(false);
-        *self.rel_mut(t) = Some(Rel {
-            last: Last::Run { k, ts },
-            blocked: None,
+        let blocked = is_blocked(state).then_some(k | ENDED);
+        let rel = self.rel_mut(t);
+        *rel = Some(Rel {
+            last: Last::Run { k, ts, state },
+            blocked: blocked.or(rel
+                .and_then(|r| r.blocked)
+                .filter(|_| state != TaskState::RUNNING)),
         });
     }
 
@@ -237,14 +248,26 @@ impl States {
         &mut self.rel[t as usize]
     }
 
-    /// A switch from `prev` (leaving in `state`) to `next`, whose slice is `slice`.
+    /// A switch from `prev` (leaving in `state` the slice `closed`, where it was the one
+    /// that ran there) to `next`, whose slice is `slice`.
     #[inline]
-    fn switch(&mut self, ts: i64, slice: usize, prev: u32, state: TaskState, next: u32) {
+    fn switch(
+        &mut self,
+        ts: i64,
+        closed: Option<usize>,
+        prev: u32,
+        state: TaskState,
+        next: u32,
+        slice: usize,
+    ) {
         let loss = (self.rel(prev)).is_some_and(|r| self.last_state(r) != TaskState::RUNNING);
         self.close(ts, prev, loss);
-        self.open(ts, prev, state, None, NO_FLAGS);
+        match closed.filter(|&i| (i as u32) < ENDED && slice < ENDED as usize) {
+            Some(i) => self.open_sliced(ts, prev, i as u32 | ENDED, state),
+            None => self.open(ts, prev, state, None, NO_FLAGS),
+        }
         self.close(ts, next, false);
-        self.open_running(ts, next, slice);
+        self.open_sliced(ts, next, slice as u32, TaskState::RUNNING);
     }
 
     #[inline]
@@ -262,12 +285,16 @@ impl States {
     fn finish(mut self) -> StateTable {
         self.long.sort_unstable();
         self.rows.shrink_to_fit();
+        let mut marked: Vec<(u32, u32)> = self.ended_other.into_iter().collect();
+        marked.sort_unstable();
         StateTable {
             rows: self.rows,
             running: self.running,
             run_dur: self.run_dur,
             long_at: self.long.iter().map(|x| x.0).collect(),
             long_dur: self.long.iter().map(|x| x.1).collect(),
+            ended_at: marked.iter().map(|x| x.0).collect(),
+            ended_other: marked.iter().map(|x| x.1).collect(),
             kept: self.kept.words,
             rank: Vec::new(),
         }
@@ -304,9 +331,10 @@ pub(crate) fn derive(
         cpus,
         st: States {
             rows: Vec::with_capacity(most_states),
-            running: Vec::with_capacity(switches),
-            run_dur: Vec::with_capacity(switches),
+            running: Vec::with_capacity(2 * switches),
+            run_dur: Vec::with_capacity(2 * switches),
             long: Vec::new(),
+            ended_other: HashMap::new(),
             kept: KeptBits::default(),
             rel: Vec::new(),
             idle,
@@ -441,10 +469,13 @@ impl Replay {
             warn(diags, "task_state_invalid", r);
         }
         let slices = &mut self.slices;
+        // The slice closed, which the previous task ran: its end is that task's state.
+        let mut closed = None;
         if let Some(i) = p.slice {
             if p.last.map(|l| l.0) == Some(prev_tid) {
                 slices[i].dur = r.ts - slices[i].ts;
                 slices[i].end_state = state;
+                closed = Some(i);
             } else {
                 warn(diags, "mismatched_sched_switch_tids", r);
             }
@@ -462,7 +493,7 @@ impl Replay {
             priority,
         };
         let slice = p.next - 1;
-        self.st.switch(r.ts, slice, prev, state, next);
+        self.st.switch(r.ts, closed, prev, state, next, slice);
     }
 
     /// A compact waking: its waker is the task its CPU's last switch put there.
@@ -489,13 +520,29 @@ impl Replay {
     /// Why a thread blocked: marks its last blocked row.
     fn blocked_reason(&mut self, r: &Rec, thread: &mut impl FnMut(i32) -> u32) {
         let t = thread(r.tid);
-        if let Some(b) = self.st.rel(t).and_then(|r| r.blocked) {
-            let row = &mut self.st.rows[b as usize];
+        let Some(b) = self.st.rel(t).and_then(|r| r.blocked) else {
+            return;
+        };
+        let mark = |row: &mut ThreadState| {
             row.set_io_wait(Some(r.extra != 0));
             if r.comm != StrId::EMPTY {
                 row.set_other(Some(r.comm.0));
             }
+        };
+        if b & ENDED == 0 {
+            mark(&mut self.st.rows[b as usize]);
+            return;
         }
+        // An ended state: its bits kept apart (any blocked state takes them alike).
+        let other = self
+            .st
+            .ended_other
+            .entry(b & !ENDED)
+            .or_insert(super::NO_VALUE);
+        let mut row = ThreadState::new(0, 0, 0, TaskState::from_raw(1, None));
+        row.other = *other;
+        mark(&mut row);
+        *other = row.other;
     }
 
     /// A CPU frequency or idle sample, added to its CPU's counter.

@@ -14,6 +14,7 @@ mod states;
 
 pub use state::TaskState;
 pub use states::StateTable;
+pub(crate) use states::ENDED;
 
 use std::sync::OnceLock;
 
@@ -57,7 +58,7 @@ pub struct ThreadState {
 }
 
 const NONE: u32 = u32::MAX;
-const NO_VALUE: u32 = (1 << 30) - 1;
+pub(crate) const NO_VALUE: u32 = (1 << 30) - 1;
 const DUR_BITS: u32 = 48;
 const DUR_MASK: u64 = (1 << DUR_BITS) - 1;
 /// The longest duration a state holds (78 hours); longer ones are clamped and counted.

@@ -1,10 +1,12 @@
-//! Thread states as stored: a `Running` state (one a switch, half of all states) shares
-//! its scheduling slice's start, thread and CPU, so it is kept as its slice's index and its
-//! own duration (which differs from the slice's where the records lost data: a task
-//! switched in on a second CPU while it ran on the first), 8 bytes where a row takes 24;
-//! only the other states are rows. Ids stay trace_processor's, every state in time order:
-//! a bit a state says which kind it is, counted a word at a time to find its place among
-//! its kind.
+//! Thread states as stored: a switch makes two, each told by a scheduling slice, so each
+//! is kept as its slice's index and its own duration, 8 bytes where a row takes 24. The
+//! next task's `Running` state shares its slice's start, thread and CPU; the previous
+//! task's state (`S`, `R+`...) begins where its closed slice ends, in the slice's end state
+//! (its duration differs from the slice's where the records lost data: a task switched in
+//! on a second CPU while it ran on the first). Only wakings', new tasks' and mismatched
+//! switches' states are rows. Ids stay trace_processor's, every state in time order: a bit
+//! a state says which kind it is, counted a word at a time to find its place among its
+//! kind.
 
 use super::{SchedData, TaskState, ThreadState};
 
@@ -13,13 +15,19 @@ use super::{SchedData, TaskState, ThreadState};
 pub struct StateTable {
     /// The states that are not `Running`, in time order.
     pub(crate) rows: Vec<ThreadState>,
-    /// Each `Running` state's slice (an index into [`SchedData::slices`]), in time order.
+    /// Each state kept by its slice: the slice (an index into [`SchedData::slices`]), with
+    /// [`ENDED`] set for the state its thread left the slice in (else `Running`), in time
+    /// order.
     pub(crate) running: Vec<u32>,
-    /// Each `Running` state's duration: [`RUN_OPEN`] for -1, [`RUN_LONG`] for one of
+    /// Each of `running`'s durations: [`RUN_OPEN`] for -1, [`RUN_LONG`] for one of
     /// 4.29 s or more, found in `long_at` (which of `running`, ascending) and `long_dur`.
     pub(crate) run_dur: Vec<u32>,
     pub(crate) long_at: Vec<u32>,
     pub(crate) long_dur: Vec<i64>,
+    /// The few ended states a `sched_blocked_reason` marked: which of `running`
+    /// (ascending), and their [`ThreadState`]'s function and flag bits.
+    pub(crate) ended_at: Vec<u32>,
+    pub(crate) ended_other: Vec<u32>,
     /// Bit `g % 64` of word `g / 64`: whether state `g` is one of `rows` (else `running`).
     pub(crate) kept: Vec<u64>,
     /// `rows` before each word of `kept` (made from it: [`count_kept`](Self::count_kept)).
@@ -35,6 +43,8 @@ impl StateTable {
             run_dur: Vec::new(),
             long_at: Vec::new(),
             long_dur: Vec::new(),
+            ended_at: Vec::new(),
+            ended_other: Vec::new(),
             kept: Vec::new(),
             rank: Vec::new(),
         }
@@ -64,7 +74,7 @@ impl StateTable {
 
     /// Whether `kept` says which kind each state is: a bit a state, as many set as rows,
     /// and `rank` counts them; a duration each `Running` state, the long ones listed
-    /// ascending, each once.
+    /// ascending, each once; the marked ended states ended ones, ascending.
     pub(crate) fn is_consistent(&self) -> bool {
         let n = self.len();
         let words = n.div_ceil(64);
@@ -79,13 +89,21 @@ impl StateTable {
             && (self.long_at.iter()).all(|&k| self.run_dur.get(k as usize) == Some(&RUN_LONG))
             && self.run_dur.iter().filter(|&&d| d == RUN_LONG).count() == self.long_at.len()
             && self.long_at.len() == self.long_dur.len()
+            && (self.ended_at.windows(2)).all(|w| w[0] < w[1])
+            && (self.ended_at.iter()).all(|&k| {
+                self.running
+                    .get(k as usize)
+                    .is_some_and(|&i| i & ENDED != 0)
+            })
+            && self.ended_at.len() == self.ended_other.len()
     }
 
     /// The memory it holds, in bytes.
     pub fn heap_bytes(&self) -> usize {
         self.rows.capacity() * std::mem::size_of::<ThreadState>()
             + (self.running.capacity() + self.run_dur.capacity() + self.rank.capacity()) * 4
-            + self.long_at.capacity() * 4
+            + (self.long_at.capacity() + self.ended_at.capacity()) * 4
+            + self.ended_other.capacity() * 4
             + (self.long_dur.capacity() + self.kept.capacity()) * 8
     }
 }
@@ -94,6 +112,8 @@ impl StateTable {
 pub(crate) const RUN_OPEN: u32 = u32::MAX;
 /// A `Running` state's duration in [`StateTable::run_dur`]: too long for 32 bits.
 pub(crate) const RUN_LONG: u32 = u32::MAX - 1;
+/// In [`StateTable::running`]: the state its slice's thread left it in, not `Running`.
+pub(crate) const ENDED: u32 = 1 << 31;
 
 /// Builds the bits of [`StateTable::kept`] as states come, in time order.
 #[derive(Default)]
@@ -142,18 +162,27 @@ impl SchedData {
         }
     }
 
-    /// The `k`th `Running` state: its slice's start, thread and CPU, and its own duration.
+    /// The `k`th state kept by its slice: a `Running` one has its slice's start, thread
+    /// and CPU; an ended one its slice's end, thread and end state; each its own duration.
     fn running_state(&self, k: usize) -> Option<ThreadState> {
         let t = &self.states;
-        let i = *t.running.get(k)? as usize;
-        let s = self.slices.get(i)?;
+        let raw = *t.running.get(k)?;
+        let s = self.slices.get((raw & !ENDED) as usize)?;
         let dur = match *t.run_dur.get(k)? {
             RUN_OPEN => -1,
             RUN_LONG => t.long_dur[t.long_at.binary_search(&(k as u32)).ok()?],
             d => d as i64,
         };
+        if raw & ENDED != 0 {
+            let ts = s.ts.saturating_add(s.dur.max(0));
+            let mut st = ThreadState::new(ts, dur, s.thread, s.end_state);
+            if let Ok(j) = t.ended_at.binary_search(&(k as u32)) {
+                st.other = t.ended_other[j];
+            }
+            return Some(st);
+        }
         let mut st = ThreadState::new(s.ts, dur, s.thread, TaskState::RUNNING);
-        st.set_other(Some(self.slice_cpu(i)));
+        st.set_other(Some(self.slice_cpu(raw as usize)));
         Some(st)
     }
 
@@ -165,7 +194,8 @@ impl SchedData {
         for g in 0..t.len() {
             let thread = match t.kept[g / 64] >> (g % 64) & 1 {
                 1 => rows.next().map(|x| x.thread),
-                _ => (running.next()).and_then(|&i| self.slices.get(i as usize).map(|s| s.thread)),
+                _ => (running.next())
+                    .and_then(|&i| self.slices.get((i & !ENDED) as usize).map(|s| s.thread)),
             };
             f(g, thread.unwrap_or(0));
         }

@@ -9,6 +9,7 @@ use super::TransferError;
 use crate::sched::{
     CpuCounter, CpuCounterKind, SchedData, SchedSlice, StateTable, TaskState, ThreadState,
 };
+use crate::sched::{ENDED, NO_VALUE};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -31,6 +32,8 @@ record!(StateTable {
     run_dur,
     long_at,
     long_dur,
+    ended_at,
+    ended_other,
     kept
 } default rank check states_arrive);
 record!(CpuCounter {
@@ -144,8 +147,11 @@ pub(super) fn check(t: &Trace) -> Result<(), &'static str> {
     }
     let states_ok = (s.states.rows.iter())
         .all(|x| thread(x.thread) && x.waker().is_none_or(thread) && string(x.blocked_function()));
-    let running_ok = (s.states.running.iter()).all(|&i| (i as usize) < s.slices.len());
-    if !states_ok || !running_ok {
+    let running_ok = (s.states.running.iter()).all(|&i| ((i & !ENDED) as usize) < s.slices.len());
+    // A marked ended state's function (its flag bits above).
+    let marks_ok = (s.states.ended_other.iter())
+        .all(|&o| o & NO_VALUE == NO_VALUE || string(Some(StrId(o & NO_VALUE))));
+    if !states_ok || !running_ok || !marks_ok {
         return Err("thread states of known threads and strings");
     }
     if !(s.counters.iter()).all(|c| c.ts.len() == c.values.len()) {
