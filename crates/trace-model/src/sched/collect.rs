@@ -337,22 +337,15 @@ impl Collected {
     /// [`add`]: Self::add
     pub(crate) fn add_compact(&mut self, b: &CompactSched<'_>, strings: &mut Strings) {
         let base = b.recs.iter().map(|r| r.ts).min().unwrap_or(0);
-        let fits = |r: &CompactRec| Packed::new(r, 0, base).is_some();
-        if !b.recs.iter().all(fits) {
-            for i in 0..b.recs.len() {
-                self.add(&b.raw(i), strings);
-            }
-            return;
-        }
         let mut comms = vec![None; b.comms.len()];
         let mut recs = Vec::with_capacity(b.recs.len());
         let seq = self.n;
         let (mut switches, mut wakings) = (0, 0);
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-        let mut in_order = true;
+        let (mut in_order, mut dropped) = (true, 0);
         for r in b.recs {
             let Ok(tid) = i32::try_from(r.tid) else {
-                self.dropped += 1;
+                dropped += 1;
                 continue;
             };
             // Comms interned as the switches name them (the replay names no thread after
@@ -367,8 +360,16 @@ impl Collected {
             (lo, hi) = (lo.min(r.ts), hi.max(r.ts));
             switches += !r.waking as usize;
             wakings += r.waking as usize;
-            recs.extend(Packed::new(r, tid, base));
+            let Some(p) = Packed::new(r, tid, base) else {
+                // Values that do not fit: record by record (comms interned again alike).
+                for i in 0..b.recs.len() {
+                    self.add(&b.raw(i), strings);
+                }
+                return;
+            };
+            recs.push(p);
         }
+        self.dropped += dropped;
         if recs.is_empty() {
             return;
         }
