@@ -96,36 +96,52 @@ pub(crate) struct Block {
 impl Block {
     /// The block's records as rows of CPU `cpu`, appended to `out`.
     pub(crate) fn widen_into(&self, cpu: u32, out: &mut Vec<Rec>) {
-        out.reserve(self.recs.len());
-        out.extend(self.recs.iter().enumerate().map(|(i, p)| {
-            let waking = p.waking();
-            let comm = (p.bits & 0xff) as usize;
-            Rec {
-                ts: self.base + p.dt as i64,
-                seq: self.seq.wrapping_add(i as u32),
-                cpu,
-                tid: p.tid,
-                other: -1,
-                prio: (p.bits >> 8 & 0xff) as i32,
-                comm: match waking {
-                    true => StrId::EMPTY,
-                    false => self.comms.get(comm).copied().unwrap_or(StrId::EMPTY),
-                },
-                extra: 0,
-                prev_state: match waking {
-                    true => 0,
-                    false => (p.bits >> 16) as u16,
-                },
-                flags: match waking {
-                    true => (p.bits >> 16) as u8,
-                    false => NO_FLAGS,
-                },
-                kind: match waking {
-                    true => SchedKind::CompactWaking,
-                    false => SchedKind::CompactSwitch,
-                },
-            }
-        }));
+        out.extend((0..self.recs.len()).map(|i| self.rec(i, cpu)));
+    }
+
+    /// How many records it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// Record `i`'s time and place in the file, if there is one.
+    #[inline]
+    pub(crate) fn key(&self, i: usize) -> Option<(i64, u32)> {
+        let p = self.recs.get(i)?;
+        Some((self.base + p.dt as i64, self.seq.wrapping_add(i as u32)))
+    }
+
+    /// Record `i` (which must be there) as a row of CPU `cpu`.
+    #[inline]
+    pub(crate) fn rec(&self, i: usize, cpu: u32) -> Rec {
+        let p = &self.recs[i];
+        let waking = p.waking();
+        let comm = (p.bits & 0xff) as usize;
+        Rec {
+            ts: self.base + p.dt as i64,
+            seq: self.seq.wrapping_add(i as u32),
+            cpu,
+            tid: p.tid,
+            other: -1,
+            prio: (p.bits >> 8 & 0xff) as i32,
+            comm: match waking {
+                true => StrId::EMPTY,
+                false => self.comms.get(comm).copied().unwrap_or(StrId::EMPTY),
+            },
+            extra: 0,
+            prev_state: match waking {
+                true => 0,
+                false => (p.bits >> 16) as u16,
+            },
+            flags: match waking {
+                true => (p.bits >> 16) as u8,
+                false => NO_FLAGS,
+            },
+            kind: match waking {
+                true => SchedKind::CompactWaking,
+                false => SchedKind::CompactSwitch,
+            },
+        }
     }
 
     pub(crate) fn bytes(&self) -> usize {

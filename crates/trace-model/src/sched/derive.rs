@@ -608,15 +608,26 @@ impl Replay {
 }
 
 /// One CPU's records as the replay walks them: chunks still to come (last first) and the
-/// rows being read, a chunk's own or a block's widened; each chunk freed as soon as it
-/// has been read.
+/// one being read (a block's records made one at a time, never stored as rows); each
+/// chunk freed as soon as it has been read.
 struct Cursor {
     cpu: u32,
     /// The bucket's place among the CPUs'.
     slot: usize,
     rest: Vec<Chunk>,
-    cur: Vec<Rec>,
+    /// The chunk being read: empty rows once all are read.
+    cur: Chunk,
     at: usize,
+    /// `cur`'s records.
+    len: usize,
+}
+
+/// A chunk's records and its bytes.
+fn chunk_size(c: &Chunk) -> (usize, usize) {
+    match c {
+        Chunk::Rows(r) => (r.len(), r.capacity() * std::mem::size_of::<Rec>()),
+        Chunk::Block(b) => (b.len(), b.bytes()),
+    }
 }
 
 /// Freed records given back to the kernel at a time: the heap keeps what it frees for
@@ -647,48 +658,47 @@ impl Cursor {
             cpu,
             slot,
             rest: chunks,
-            cur: Vec::new(),
+            cur: Chunk::Rows(Vec::new()),
             at: 0,
+            len: 0,
         };
         c.refill(&mut 0);
         c
     }
 
-    /// Moves to the next chunk, freeing the one read (counted in `freed`, bytes). A block
-    /// is widened into the rows' room, which stays for the next.
+    /// Moves to the next chunk with records, freeing the one read (counted in `freed`,
+    /// bytes).
     fn refill(&mut self, freed: &mut usize) {
-        while self.at == self.cur.len() {
-            self.at = 0;
-            match self.rest.pop() {
-                None => {
-                    *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
-                    self.cur = Vec::new();
-                    return;
-                }
-                Some(Chunk::Rows(rows)) => {
-                    *freed += self.cur.capacity() * std::mem::size_of::<Rec>();
-                    self.cur = rows;
-                }
-                Some(Chunk::Block(b)) => {
-                    *freed += b.bytes();
-                    self.cur.clear();
-                    b.widen_into(self.cpu, &mut self.cur);
-                }
-            }
+        while self.at == self.len {
+            let Some(next) = self.rest.pop() else {
+                *freed += chunk_size(&self.cur).1;
+                self.cur = Chunk::Rows(Vec::new());
+                return;
+            };
+            *freed += chunk_size(&self.cur).1;
+            (self.cur, self.at, self.len) = (next, 0, 0);
+            self.len = chunk_size(&self.cur).0;
         }
     }
 
+    #[inline]
     fn head(&self) -> Option<(i64, u32)> {
-        self.cur.get(self.at).map(key)
+        match &self.cur {
+            Chunk::Rows(r) => r.get(self.at).map(key),
+            Chunk::Block(b) => b.key(self.at),
+        }
     }
 
     /// Calls `f` with the next record; when the chunks freed pass [`RELEASE_BYTES`],
     /// gives them back to the kernel. The cursor must not be at its end.
     #[inline]
     fn take_one(&mut self, freed: &mut usize, f: &mut impl FnMut(&Rec, usize)) {
-        f(&self.cur[self.at], self.slot);
+        match &self.cur {
+            Chunk::Rows(r) => f(&r[self.at], self.slot),
+            Chunk::Block(b) => f(&b.rec(self.at, self.cpu), self.slot),
+        }
         self.at += 1;
-        if self.at == self.cur.len() {
+        if self.at == self.len {
             self.refill(freed);
             if *freed >= RELEASE_BYTES {
                 *freed = 0;
