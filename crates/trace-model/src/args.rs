@@ -41,6 +41,7 @@ const SEGMENT_BYTES: usize = 4 << 20;
 const FIRST_SEGMENT_BYTES: usize = 4 << 10;
 
 impl ArgsStore {
+    #[inline]
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
