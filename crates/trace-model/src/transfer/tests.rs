@@ -131,7 +131,7 @@ fn scheduling_data_out_of_its_tables_is_an_error() {
     let bytes = std::fs::read(format!("{dir}/events.pftrace.gz")).unwrap();
     let t = crate::load_bytes(&bytes).unwrap();
     assert!(t.sched().is_some_and(|s| !s.states.is_empty()));
-    let damaged: [fn(&mut crate::sched::SchedData); 4] = [
+    let damaged: [fn(&mut crate::sched::SchedData); 5] = [
         |s| s.slices[0].thread = 1 << 20,
         |s| s.cpu_at[1] = s.cpu_at[0],
         |s| {
@@ -143,6 +143,8 @@ fn scheduling_data_out_of_its_tables_is_an_error() {
             let r = (rows.iter()).position(|x| x.state() == crate::sched::TaskState::RUNNABLE);
             rows[r.unwrap()].set_other(Some(1 << 20))
         },
+        // A switched-out state's blocked function (kept beside its slice), past the strings.
+        |s| s.states.ended_other[0] = 1 << 29,
     ];
     for (i, damage) in damaged.into_iter().enumerate() {
         let mut bad = crate::load_bytes(&bytes).unwrap();
