@@ -10,9 +10,11 @@
 //! Recursion-free: depth is a `Vec` index, so 100,000 levels cost memory, not stack.
 
 mod kept;
+mod segment;
 mod trace_processor;
 
 pub(crate) use kept::KeptEnds;
+use segment::Segment;
 
 use spall_format::{Diagnostics, Phase};
 
@@ -78,7 +80,7 @@ pub(crate) const MERGED_ARGS: u32 = 1 << 31;
 /// set (threads match in parallel; the store is built on one thread).
 pub(crate) type EndArgs = Vec<(ArgsId, ArgsId)>;
 
-/// The most spans a segment of [`Matcher::spans`] holds (2.5 MB). A segment never grows:
+/// The most spans a segment of [`Matcher::spans`] holds (2 MB). A segment never grows:
 /// a full one is followed by one twice its size, from [`FIRST_SEGMENT_SPANS`] up to this,
 /// where one vector grown by doubling would copy its spans again each time, into fresh
 /// pages. The crate's own tests use tiny segments, so that their threads cross segments.
@@ -92,7 +94,7 @@ const FIRST_SEGMENT_SPANS: usize = if cfg!(test) { 2 } else { 1 << 8 };
 pub(crate) struct Matcher {
     /// Each span with the byte offset of the event that opened it (for warnings), in
     /// segments of at most [`SEGMENT_SPANS`], a chunk's appended without copying.
-    spans: Vec<Vec<(SpanData, u64)>>,
+    spans: Vec<Segment>,
     /// The spans of every segment but the last.
     before_last: usize,
     /// Open B events: (slot in `spans`, the event).
@@ -134,7 +136,7 @@ impl Matcher {
     /// How many spans (`B` and `X` events) it holds.
     #[inline]
     pub(crate) fn span_count(&self) -> u32 {
-        let n = self.before_last + self.spans.last().map_or(0, Vec::len);
+        let n = self.before_last + self.spans.last().map_or(0, Segment::len);
         u32::try_from(n).expect("fewer than 2^32 spans on a thread")
     }
 
@@ -172,8 +174,8 @@ impl Matcher {
                 None => end_without_begin(&x, names, d),
             }
         }
-        for (s, _) in next.spans.iter_mut().flatten() {
-            fix_span(s);
+        for seg in &mut next.spans {
+            seg.fix(fix_span);
         }
         let base = self.spans.len() as u32;
         self.ends
@@ -182,7 +184,7 @@ impl Matcher {
                 ((seg + base, i), x)
             }));
         self.spans.append(&mut next.spans);
-        self.before_last = self.spans.iter().rev().skip(1).map(Vec::len).sum();
+        self.before_last = self.spans.iter().rev().skip(1).map(Segment::len).sum();
         self.open
             .extend(next.open.into_iter().map(|((seg, i), mut b)| {
                 fix_event(&mut b);
@@ -219,19 +221,15 @@ impl Matcher {
     #[inline]
     fn add_span(&mut self, e: &Pending, flags: u8) -> Slot {
         let seg = self.segment();
-        let list = &mut self.spans[seg as usize];
-        list.push((
-            SpanData {
-                start: e.ts,
-                dur: if e.phase == Phase::COMPLETE { e.dur } else { 0 },
-                name: e.name,
-                cat: e.cat,
-                args: e.args,
-                flags,
-            },
-            e.offset,
-        ));
-        (seg, list.len() - 1)
+        let s = SpanData {
+            start: e.ts,
+            dur: if e.phase == Phase::COMPLETE { e.dur } else { 0 },
+            name: e.name,
+            cat: e.cat,
+            args: e.args,
+            flags,
+        };
+        (seg, self.spans[seg as usize].push(&s, e.offset))
     }
 
     /// The index of the segment new spans go to: a new one once the last is full.
@@ -243,7 +241,7 @@ impl Matcher {
                 let (n, cap) = last.map_or((0, 0), |l| (l.len(), l.capacity()));
                 self.before_last += n;
                 let cap = (cap * 2).clamp(FIRST_SEGMENT_SPANS, SEGMENT_SPANS);
-                self.spans.push(Vec::with_capacity(cap));
+                self.spans.push(Segment::with_capacity(cap));
             }
         }
         self.spans.len() as u32 - 1
@@ -252,9 +250,10 @@ impl Matcher {
     /// Closes the pending run of E events: they close that many B events, all at one time.
     /// Which E pairs with which B changes no span, so names are compared as a set over the
     /// run (real traces write such runs in any order).
+    #[inline]
     fn flush_run(&mut self, names: &dyn Fn(StrId) -> String, d: &mut Diagnostics<ModelWarning>) {
         match self.run.len() {
-            0 => return,
+            0 => {}
             // The common case: one E, compared with the one B it closes. No bookkeeping.
             1 => {
                 let x = self.run.pop().expect("one E");
@@ -265,10 +264,19 @@ impl Matcher {
                     }
                     None => self.orphan(x, names, d),
                 }
-                return;
             }
-            _ => {}
+            _ => self.flush_longer_run(names, d),
         }
+    }
+
+    /// [`flush_run`](Self::flush_run) for a run of several E events (out of line: the
+    /// usual run is one E).
+    #[inline(never)]
+    fn flush_longer_run(
+        &mut self,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) {
         let run = std::mem::take(&mut self.run);
         let mut unmatched: Vec<usize> = (0..run.len())
             .filter(|&i| run[i].name != StrId::EMPTY || run[i].cat != StrId::EMPTY)
@@ -341,7 +349,7 @@ impl Matcher {
 
     /// Completes the span opened by `b` (in `slot`) with the E event `x`.
     fn close(&mut self, (seg, i): Slot, b: &Pending, x: &Pending) {
-        let s = &mut self.spans[seg as usize][i].0;
+        let s = self.spans[seg as usize].get_mut(i);
         s.dur = x.ts - b.ts;
         if s.args == ArgsId::NONE {
             s.args = x.args;
@@ -360,7 +368,7 @@ impl Matcher {
         trace_end: i64,
         names: &dyn Fn(StrId) -> String,
         d: &mut Diagnostics<ModelWarning>,
-    ) -> (Vec<Vec<(SpanData, u64)>>, EndArgs) {
+    ) -> (Vec<Segment>, EndArgs) {
         self.flush_run(names, d);
         let unclosed = self.open.len() as u64;
         if unclosed > 0 {
@@ -374,13 +382,13 @@ impl Matcher {
             });
         }
         for ((seg, i), b) in self.open.drain(..) {
-            let s = &mut self.spans[seg as usize][i].0;
+            let s = self.spans[seg as usize].get_mut(i);
             s.dur = (trace_end - b.ts).max(0);
             s.flags |= flags::UNFINISHED;
         }
         let mut merges = EndArgs::with_capacity(self.ends.len());
         for ((seg, i), x) in self.ends {
-            let s = &mut self.spans[seg as usize][i].0;
+            let s = self.spans[seg as usize].get_mut(i);
             let k = u32::try_from(merges.len())
                 .ok()
                 .filter(|k| k & MERGED_ARGS == 0)
@@ -495,7 +503,7 @@ pub(crate) fn merge_end_args(
 /// outlives the span it starts in (it ends it there), or one that starts with an `X` of
 /// positive length (it takes the `X` first, or the earlier in the file).
 pub(crate) fn nest(
-    segments: Vec<Vec<(SpanData, u64)>>,
+    segments: Vec<Segment>,
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> (Vec<Lane>, bool) {
@@ -507,7 +515,7 @@ pub(crate) fn nest(
 /// [`nest`] before the lanes are filled: the spans (sorted where they were not), each
 /// one's depth, the size of each lane, and whether trace_processor might nest otherwise.
 struct Nesting {
-    segments: Vec<Vec<(SpanData, u64)>>,
+    segments: Vec<Segment>,
     /// Where the spans were sorted: each one's index before.
     order: Option<Vec<u32>>,
     depths: Vec<u32>,
@@ -517,7 +525,7 @@ struct Nesting {
 
 impl Nesting {
     fn new(
-        mut segments: Vec<Vec<(SpanData, u64)>>,
+        mut segments: Vec<Segment>,
         names: &dyn Fn(StrId) -> String,
         d: &mut Diagnostics<ModelWarning>,
     ) -> Nesting {
@@ -525,10 +533,9 @@ impl Nesting {
         let (depths, sizes, differs) = match depths(&segments, names, d) {
             Some(found) => found,
             None => {
-                // Sort 24-byte keys, then move each 48-byte span once (cheaper than a
-                // stable sort of the spans); the position breaks ties as a stable sort
-                // would.
-                let all: Vec<(SpanData, u64)> = segments.concat();
+                // Sort 24-byte keys, then move each span once (cheaper than a stable sort
+                // of the spans); the position breaks ties as a stable sort would.
+                let all = concat(&segments);
                 let mut keys: Vec<(i64, std::cmp::Reverse<i64>, u32)> = all
                     .iter()
                     .enumerate()
@@ -538,7 +545,7 @@ impl Nesting {
                     })
                     .collect();
                 keys.sort_unstable();
-                segments = vec![keys.iter().map(|k| all[k.2 as usize]).collect()];
+                segments = vec![Segment::of(keys.iter().map(|k| all[k.2 as usize]))];
                 order = Some(keys.iter().map(|k| k.2).collect());
                 depths(&segments, names, d).expect("sorted")
             }
@@ -555,19 +562,23 @@ impl Nesting {
     /// Fills lanes allocated at their final sizes.
     fn lanes(self) -> Vec<Lane> {
         let mut lanes: Vec<Lane> = self.sizes.iter().map(|&k| Lane::with_capacity(k)).collect();
-        for ((mut s, _), &depth) in self.segments.into_iter().flatten().zip(&self.depths) {
-            s.flags &= !ARGS_OF_END;
-            if depth & PARTIAL != 0 {
-                s.flags |= flags::PARTIAL_OVERLAP;
+        let mut depths = self.depths.iter();
+        // Each segment is freed once its spans are in their lanes.
+        for seg in self.segments {
+            for ((mut s, _), &depth) in seg.iter().zip(depths.by_ref()) {
+                s.flags &= !ARGS_OF_END;
+                if depth & PARTIAL != 0 {
+                    s.flags |= flags::PARTIAL_OVERLAP;
+                }
+                lanes[(depth & !PARTIAL) as usize].push(&s);
             }
-            lanes[(depth & !PARTIAL) as usize].push(&s);
         }
         lanes
     }
 
     /// The spans in the order they opened (file order).
     fn in_file_order(self) -> Vec<(SpanData, u64)> {
-        let spans: Vec<(SpanData, u64)> = self.segments.concat();
+        let spans = concat(&self.segments);
         let Some(order) = self.order else {
             return spans;
         };
@@ -599,7 +610,7 @@ pub(crate) fn streamed_lanes(
     // (a v3 thread that steps back is paired from its stacks: `ChunkStack::replay`).
     let ends = ends.filter(|_| !from_spall);
     let events = match (disordered, ends) {
-        (true, Some(ends)) => replay(m.spans.concat(), &ends(), &[]),
+        (true, Some(ends)) => replay(concat(&m.spans), &ends(), &[]),
         (disordered, ends) => {
             let tp = m.pairs_otherwise(sorted_from);
             let mut own = Diagnostics::default();
@@ -663,6 +674,14 @@ fn replay(
     out
 }
 
+/// The spans of `segments` with their byte offsets, in order.
+fn concat(segments: &[Segment]) -> Vec<(SpanData, u64)> {
+    let n = segments.iter().map(Segment::len).sum();
+    let mut all = Vec::with_capacity(n);
+    all.extend(segments.iter().flat_map(Segment::iter));
+    all
+}
+
 /// The top bit of a depth from [`depths`]: the span is a partial overlap.
 const PARTIAL: u32 = 1 << 31;
 
@@ -670,11 +689,11 @@ const PARTIAL: u32 = 1 << 31;
 /// `B`/`E` span otherwise (see [`nest`]); `None` (and no warning) as soon as two spans are
 /// out of (start ascending, duration descending) order.
 fn depths(
-    segments: &[Vec<(SpanData, u64)>],
+    segments: &[Segment],
     names: &dyn Fn(StrId) -> String,
     d: &mut Diagnostics<ModelWarning>,
 ) -> Option<(Vec<u32>, Vec<usize>, bool)> {
-    let n: usize = segments.iter().map(Vec::len).sum();
+    let n: usize = segments.iter().map(Segment::len).sum();
     let mut depths: Vec<u32> = Vec::with_capacity(n);
     let mut sizes: Vec<usize> = Vec::new();
     let mut warnings = Diagnostics::default();
@@ -685,7 +704,7 @@ fn depths(
     // The kinds of span starting at `at` so far: 1 from B/E events, 2 an `X` of positive
     // length.
     let (mut at, mut kinds) = (i64::MIN, 0u8);
-    for (s, offset) in segments.iter().flatten() {
+    for (s, offset) in segments.iter().flat_map(Segment::iter) {
         let key = Some((s.start, std::cmp::Reverse(s.dur)));
         if key < prev {
             return None;
@@ -712,7 +731,7 @@ fn depths(
             if end > parent_end {
                 partial = PARTIAL;
                 differs |= be;
-                warnings.warn(ModelWarning::PartialOverlap, *offset, || {
+                warnings.warn(ModelWarning::PartialOverlap, offset, || {
                     format!(
                         "span {:?} [{}, {}] ns starts inside its parent but ends {} ns after it; kept whole, one level deeper",
                         names(s.name),

@@ -73,6 +73,7 @@ impl Lane {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, s: &SpanData) {
         self.start.push(s.start);
         self.dur.push(s.dur);

@@ -212,18 +212,23 @@ where
 {
     use rayon::prelude::*;
     let mut bundles = Vec::new();
-    let found = first_pass(b, &mut bundles, d, max_decompressed, true)?;
+    let mut found = first_pass(b, &mut bundles, d, max_decompressed, true)?;
     spall_util::timing::stage("protobuf first pass");
     let mut sinks = vec![new_sink()];
     let mut events =
         events::names(&found, &mut sinks[0]) + named::track_names(&found, &mut sinks[0]);
-    let done: Vec<_> = parts::plan(&found)
-        .par_iter()
+    let plan = parts::plan(&found);
+    // The runs (24 bytes for every dozen packets of a dense file), and each part's ranges
+    // once decoded, are freed for the sinks' spans to take their pages, not fresh ones.
+    drop(std::mem::take(&mut found.runs));
+    let done: Vec<_> = plan
+        .into_par_iter()
         .map(|ranges| {
             let mut sink = new_sink();
             let mut pd = Diagnostics::default();
             let mut dec = events::Decoder::new(&found, 1);
-            dec.run(ranges, &mut sink, &mut pd, &mut |n, _| add(n));
+            dec.run(&ranges, &mut sink, &mut pd, &mut |n, _| add(n));
+            drop(ranges);
             (sink, pd, dec.events, dec.left())
         })
         .collect();

@@ -26,9 +26,10 @@ use std::cmp::Reverse;
 
 use spall_format::{Diagnostics, Phase};
 
+use super::segment::MSpan;
 use super::{Matcher, Pending, Slot};
 use crate::diag::ModelWarning;
-use crate::span::{flags, SpanData};
+use crate::span::flags;
 use crate::strings::StrId;
 
 /// A slice on trace_processor's stack: its span, the event that opened it, and whether it
@@ -140,7 +141,7 @@ impl Matcher {
                 }
                 for above in self.stack.drain(i + 1..).filter(|a| a.open) {
                     let (seg, k) = above.slot;
-                    let s = &mut self.spans[seg as usize][k].0;
+                    let s = self.spans[seg as usize].get_mut(k);
                     s.dur = (end - above.opened.ts).max(0);
                     s.flags |= flags::ENDED_WITH_PARENT;
                     d.warn(ModelWarning::MisplacedEnd, above.opened.offset, || {
@@ -173,8 +174,8 @@ impl Matcher {
         true
     }
 
-    fn span(&self, (seg, i): Slot) -> &SpanData {
-        &self.spans[seg as usize][i].0
+    fn span(&self, (seg, i): Slot) -> &MSpan {
+        self.spans[seg as usize].get(i)
     }
 
     /// Hands the `B`s still open to [`finish`](Matcher::finish), innermost last.

@@ -422,3 +422,39 @@ fn ends_at_one_timestamp_are_matched_by_name_as_a_set() {
         ])
     );
 }
+
+/// A warning about a span points at the event that opened it, however far into its thread:
+/// past the first of the matcher's segments, with the thread's spans in file order, and
+/// sorted first (their byte offsets then go back and forth).
+#[test]
+fn a_span_warning_points_at_the_event_that_opened_it() {
+    let x = |name: &str, ts: i64, dur: i64, tid: u32| {
+        format!(r#"{{"ph":"X","name":"{name}","ts":{ts},"dur":{dur},"pid":1,"tid":{tid}}}"#)
+    };
+    let mut ev = Vec::new();
+    for i in 0..3_000 {
+        // Thread 1 in time order, thread 2 backwards.
+        let (t1, t2) = (i * 100, (3_000 - i) * 100);
+        ev.push(x("p", t1, 50, 1));
+        ev.push(x("c", t1 + 1, 10, 1));
+        ev.push(x("p", t2, 50, 2));
+        ev.push(x("c", t2 + 1, 10, 2));
+        if i == 2_000 {
+            // Each starts inside a `c` and outlives it: kept whole, one level deeper.
+            ev.push(x("odd1", t1 + 5, 20, 1));
+            ev.push(x("odd2", t2 + 5, 20, 2));
+        }
+    }
+    let json = format!("[{}]", ev.join(",\n"));
+    let at = |name: &str| {
+        json.find(&format!(r#"{{"ph":"X","name":"{name}""#))
+            .unwrap() as u64
+    };
+    let t = load(&json);
+    let mut offsets: Vec<u64> = (t.diagnostics().examples().iter())
+        .filter(|w| w.kind.name() == "partial_overlap")
+        .map(|w| w.offset)
+        .collect();
+    offsets.sort_unstable();
+    assert_eq!(offsets, [at("odd1"), at("odd2")]);
+}
