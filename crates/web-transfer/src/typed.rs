@@ -281,6 +281,13 @@ impl Model {
     pub fn lens(&self) -> [u64; 3] {
         self.streams.lens()
     }
+
+    /// Values in each column stream for the trace's head: all of them, less the index's
+    /// part when it came on its own (it may come before the trace's head is read).
+    pub fn trace_lens(&self) -> [u64; 3] {
+        let (all, index) = (self.lens(), self.index_lens);
+        std::array::from_fn(|k| all[k] - index[k])
+    }
 }
 
 /// Typed arrays of `s`'s streams, their buffers listed in `buffers` to be transferred.

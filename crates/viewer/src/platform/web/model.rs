@@ -148,7 +148,7 @@ impl Taking {
         let m = &mut self.model;
         match (&mut self.trace_in, &self.trace, &mut self.index_in) {
             (None, None, _) => {
-                self.trace_in = Some(trace_model::TraceIn::new(&m.trace, m.lens())?);
+                self.trace_in = Some(trace_model::TraceIn::new(&m.trace, m.trace_lens())?);
             }
             (Some(tin), _, _) => {
                 if tin.fill(&mut m.streams, TAKE_BYTES)? {
