@@ -211,3 +211,24 @@ fn a_long_column_of_zeros_is_an_error() {
     assert_eq!(r.col_lens(), Some(&[1u64 << 40][..]));
     assert_eq!(r.col_zeros(), [true]);
 }
+
+/// A head in pieces with any one byte changed (a length's top bit among them: a column of
+/// zeros where there was none) is an error or a trace, never a panic.
+#[test]
+fn a_changed_head_in_pieces_never_panics() {
+    let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"k":1}},
+        {"ph":"B","name":"b","ts":1,"pid":1,"tid":1}]"#;
+    let t = crate::load_bytes(json).unwrap();
+    let mut cols = MemoryColumns::default();
+    let head = t.to_transfer_pieces(&mut cols);
+    for n in 0..head.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut bad = head.clone();
+            bad[n] ^= flip;
+            let mut src = cols.clone();
+            if let Ok(mut tin) = TraceIn::new(&bad, src.lens()) {
+                while let Ok(false) = tin.fill(&mut src, 1 << 10) {}
+            }
+        }
+    }
+}
