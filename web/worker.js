@@ -14,7 +14,8 @@
 // simd: whether the module that runs was built with simd128),
 // {progress: [done, total, stage]}, {warm: bytes} (the model's size as the page will hold
 // it, estimated: the page makes room for it while this worker decodes), {model}
-// (Loader.finish's), {stats: Uint8Array} (the whole-trace statistics, once the page says
+// (Loader.finish's: the trace), {index} (Loader.finish_index's: the index, built while the
+// page copies the trace in), {stats: Uint8Array} (the whole-trace statistics, once the page says
 // {taken}), {error: message},
 // {startFailed: message} (the page then loads without a worker). Messages in: optionally
 // {prepare: true, module, simdModule, simd, threads, gather} first (a worker the page
@@ -304,6 +305,7 @@ const warmUp = () => {
       const loader = new Loader(name, bytes.length, true, 0);
       loader.push(bytes);
       loader.finish(() => {}, []);
+      loader.finish_index();
       loader.stats();
       loader.free();
     } catch {}
@@ -348,7 +350,11 @@ const main = async ({ data }) => {
     // The side panel's statistics, once the page has taken the trace (not competing with
     // it for a core meanwhile).
     const taken = new Promise((resolve) => { onmessage = resolve; });
+    // The trace first: the page copies its columns in while this worker builds the index,
+    // the model's second part.
     postMessage({ model }, model.buffers);
+    const index = loader.finish_index();
+    postMessage({ index }, index.buffers);
     await taken;
     const stats = loader.stats();
     postMessage({ stats }, [stats.buffer]);

@@ -71,7 +71,7 @@ impl IndexIn {
         }
         Ok(IndexIn {
             index,
-            fill: ColumnFill::new(r.col_lens().expect("pieces")),
+            fill: ColumnFill::with_zeros(r.col_lens().expect("pieces"), r.col_zeros()),
             filled: false,
         })
     }

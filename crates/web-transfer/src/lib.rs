@@ -1,7 +1,8 @@
 //! A trace and its index crossing from the web page's load worker to the page, shared by
 //! both modules that load (the page's, which has the viewer, and the threaded loader's,
-//! which has not): the worker writes the trace's and index's columns straight into typed
-//! arrays of at most 32 MB (`pack`) and transfers them; the page reads them back
+//! which has not): the worker writes the trace's columns straight into typed arrays of at
+//! most 32 MB (`pack_trace`) and transfers them, then the index's (`pack_index`), which it
+//! builds while the page copies the trace's in; the page reads them back
 //! (`Model::from_js`, then `Streams` as a [`trace_model::ColumnSource`]), a few
 //! megabytes a step. The whole-trace statistics cross as bytes ([`pack_stats`],
 //! [`read_stats`]).
@@ -17,13 +18,13 @@
 //! # Ok::<(), trace_model::Error>(())
 //! ```
 //!
-//! Only [`MINIMAP_BINS`] and the statistics exist off wasm32 (`pack`, `Model` and
+//! Only [`MINIMAP_BINS`] and the statistics exist off wasm32 (`pack_trace`, `pack_index`, `Model` and
 //! `Streams` are the browser's typed arrays).
 
 #[cfg(target_arch = "wasm32")]
 mod typed;
 #[cfg(target_arch = "wasm32")]
-pub use typed::{pack, Model, Streams};
+pub use typed::{pack_index, pack_trace, Model, Streams};
 
 /// Columns in the minimap's profile ([`trace_model::Trace::activity`]): the worker computes
 /// it for the page, which refuses a minimap of another length.

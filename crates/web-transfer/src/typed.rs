@@ -129,14 +129,14 @@ impl<T: Typed> Pieces<T> {
     }
 }
 
-/// The three column streams of a model in pieces: written by [`pack`] (a
+/// The three column streams of a model in pieces: written by [`pack_trace`] and [`pack_index`] (a
 /// [`trace_model::ColumnSink`]), read by the page (a [`trace_model::ColumnSource`]).
 #[derive(Debug)]
 pub struct Streams {
     i64s: Pieces<js_sys::BigInt64Array>,
     u32s: Pieces<js_sys::Uint32Array>,
     u8s: Pieces<js_sys::Uint8Array>,
-    /// Buffers to write into before new arrays are made (see [`pack`]).
+    /// Buffers to write into before new arrays are made (see [`pack_trace`]).
     pool: Vec<js_sys::ArrayBuffer>,
 }
 
@@ -181,81 +181,162 @@ impl trace_model::ColumnSource for Streams {
     }
 }
 
-/// A trace and its index as the page received them from the worker ([`pack`]): the heads
-/// of both (their small parts) and their large columns in typed arrays of at most 32 MB,
-/// outside either side's wasm memory.
+/// A trace and its index as the page received them from the worker ([`pack_trace`], then
+/// [`pack_index`]): the heads of both (their small parts) and their large columns in typed
+/// arrays of at most 32 MB, outside either side's wasm memory. The trace's part comes
+/// first, and the page copies its columns while the worker still builds the index
+/// ([`add_index`](Self::add_index) adds the index's part once it arrives).
 #[derive(Debug)]
 pub struct Model {
     /// The trace's head ([`trace_model::TraceIn::new`] reads it).
     pub trace: Vec<u8>,
-    /// The index's head ([`trace_index::IndexIn::new`] reads it).
+    /// The index's head ([`trace_index::IndexIn::new`] reads it; empty until its part is
+    /// in, see [`has_index`](Self::has_index)).
     pub index: Vec<u8>,
     /// Both columns, the trace's first.
     pub streams: Streams,
     /// The minimap's columns, computed by the worker ([`MINIMAP_BINS`] of them; empty if
     /// it sent none).
     pub minimap: Vec<f32>,
+    /// Values in each column stream of the index's part (0 until it is in).
+    index_lens: [u64; 3],
+    /// Whether the index's part is in.
+    indexed: bool,
+}
+
+fn get(o: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
 fn array<T: JsCast>(o: &JsValue, key: &str) -> Vec<T> {
-    let v = js_sys::Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    let a: js_sys::Array = v.dyn_into().unwrap_or_default();
+    let a: js_sys::Array = get(o, key).dyn_into().unwrap_or_default();
     a.iter().filter_map(|x| x.dyn_into().ok()).collect()
 }
 
 fn bytes(o: &JsValue, key: &str) -> Vec<u8> {
-    let v = js_sys::Reflect::get(o, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    v.dyn_into::<js_sys::Uint8Array>()
+    get(o, key)
+        .dyn_into::<js_sys::Uint8Array>()
         .map(|a| a.to_vec())
         .unwrap_or_default()
 }
 
+fn minimap(o: &JsValue) -> Vec<f32> {
+    get(o, "minimap")
+        .dyn_into::<js_sys::Float32Array>()
+        .map_or(Vec::new(), |a| a.to_vec())
+}
+
 impl Model {
-    /// The model [`pack`] made, as the page received it (what is missing or of another
-    /// type is empty: a damaged model, which reading it says).
+    /// The trace's part [`pack_trace`] made, as the page received it (what is missing or of
+    /// another type is empty: a damaged model, which reading it says); an object that also
+    /// has an `index` head holds both parts.
     pub fn from_js(o: &JsValue) -> Model {
-        Model {
+        let mut m = Model {
             trace: bytes(o, "trace"),
-            index: bytes(o, "index"),
+            index: Vec::new(),
             streams: Streams {
                 i64s: Pieces::new(array(o, "i64s"), 0),
                 u32s: Pieces::new(array(o, "u32s"), 0),
                 u8s: Pieces::new(array(o, "u8s"), 0),
                 pool: Vec::new(),
             },
-            minimap: js_sys::Reflect::get(o, &"minimap".into())
-                .ok()
-                .and_then(|v| v.dyn_into::<js_sys::Float32Array>().ok())
-                .map_or(Vec::new(), |a| a.to_vec()),
+            minimap: Vec::new(),
+            index_lens: [0; 3],
+            indexed: false,
+        };
+        if !get(o, "index").is_undefined() {
+            m.index = bytes(o, "index");
+            m.minimap = minimap(o);
+            m.indexed = true;
         }
+        m
+    }
+
+    /// Adds the index's part, as [`pack_index`] made it (its columns after the trace's).
+    pub fn add_index(&mut self, o: &JsValue) {
+        let s = &mut self.streams;
+        let before = s.lens();
+        s.i64s.arrays.extend(array(o, "i64s"));
+        s.u32s.arrays.extend(array(o, "u32s"));
+        s.u8s.arrays.extend(array(o, "u8s"));
+        let after = s.lens();
+        self.index_lens = std::array::from_fn(|k| after[k] - before[k]);
+        self.index = bytes(o, "index");
+        self.minimap = minimap(o);
+        self.indexed = true;
+    }
+
+    /// Whether the index's part is in (with the trace's, or added).
+    pub fn has_index(&self) -> bool {
+        self.indexed
+    }
+
+    /// Values in each column stream of the index's part when it came on its own (0 when
+    /// both came at once: the trace's head counts them then).
+    pub fn index_lens(&self) -> [u64; 3] {
+        self.index_lens
     }
 
     /// Values in each column stream (i64s, u32s, u8s).
     pub fn lens(&self) -> [u64; 3] {
         self.streams.lens()
     }
+
+    /// Values in each column stream for the trace's head: all of them, less the index's
+    /// part when it came on its own (it may come before the trace's head is read).
+    pub fn trace_lens(&self) -> [u64; 3] {
+        let (all, index) = (self.lens(), self.index_lens);
+        std::array::from_fn(|k| all[k] - index[k])
+    }
 }
 
-/// A trace and its index for the page: `{trace, index, i64s, u32s, u8s, minimap, buffers,
-/// reused}`,
-/// the heads of both ([`trace_model::Trace::to_transfer_pieces`],
-/// [`trace_index::TraceIndex::to_transfer_pieces`]) and their column streams, each column
-/// copied once, straight from the model into typed arrays of at most 32 MB; the minimap
-/// ([`trace_model::Trace::activity`] over [`MINIMAP_BINS`]: O(spans), so the worker's
-/// work, not the page's); `buffers`: what to transfer. `piece_bytes`: the arrays' size
-/// (0: 32 MB; tests make it small, so that a small trace crosses in many).
-///
-/// The columns go first into `pool`'s buffers, each whole (the file's pieces, which the
-/// worker keeps once they are pushed), then into new arrays: a new array's memory is fresh
-/// pages, which the copy faults in at a few hundred MB/s on a busy machine, where a buffer
-/// already written runs at memory's speed. What is left of the pool is dropped; `reused`
-/// says how many of its buffers were taken (for tests and benchmarks).
-pub fn pack(
-    trace: &trace_model::Trace,
-    index: &trace_index::TraceIndex,
-    piece_bytes: u32,
-    pool: Vec<js_sys::ArrayBuffer>,
+/// Typed arrays of `s`'s streams, their buffers listed in `buffers` to be transferred.
+fn lists(s: Streams, buffers: &js_sys::Array) -> [JsValue; 3] {
+    let list = |arrays: Vec<JsValue>| {
+        let a = js_sys::Array::new();
+        for x in arrays {
+            buffers.push(&get(&x, "buffer"));
+            a.push(&x);
+        }
+        JsValue::from(a)
+    };
+    [
+        list(s.i64s.finish().into_iter().map(Into::into).collect()),
+        list(s.u32s.finish().into_iter().map(Into::into).collect()),
+        list(s.u8s.finish().into_iter().map(Into::into).collect()),
+    ]
+}
+
+/// An object of `parts`, with `{head, i64s, u32s, u8s, buffers, reused}`: `head` under
+/// `key`, `s`'s streams, what to transfer, and how many buffers of the pool were taken.
+fn part(
+    key: &str,
+    head: Vec<u8>,
+    s: Streams,
+    reused: usize,
+    parts: &[(&str, JsValue)],
 ) -> js_sys::Object {
+    let buffers = js_sys::Array::new();
+    let head = js_sys::Uint8Array::from(&head[..]);
+    buffers.push(&head.buffer());
+    let [i64s, u32s, u8s] = lists(s, &buffers);
+    let o = js_sys::Object::new();
+    let all = [
+        (key, head.into()),
+        ("i64s", i64s),
+        ("u32s", u32s),
+        ("u8s", u8s),
+        ("reused", (reused as f64).into()),
+    ];
+    for (k, v) in all.into_iter().chain(parts.iter().cloned()) {
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    }
+    let _ = js_sys::Reflect::set(&o, &"buffers".into(), &buffers);
+    o
+}
+
+/// Streams written in arrays of `piece_bytes` (0: 32 MB), into `pool`'s buffers first.
+fn streams(piece_bytes: u32, pool: Vec<js_sys::ArrayBuffer>) -> Streams {
     let bytes = if piece_bytes == 0 {
         PIECE_BYTES
     } else {
@@ -264,43 +345,51 @@ pub fn pack(
     let mut s = Streams::new(bytes);
     // Popped from the end: the pieces in the order given.
     s.pool = pool.into_iter().rev().collect();
+    s
+}
+
+/// A trace for the page, the first part of a model: `{trace, i64s, u32s, u8s, buffers,
+/// reused}`, its head ([`trace_model::Trace::to_transfer_pieces`]) and its column streams,
+/// each column copied once, straight from the model into typed arrays of at most 32 MB;
+/// `buffers`: what to transfer. `piece_bytes`: the arrays' size (0: 32 MB; tests make it
+/// small, so that a small trace crosses in many). The page copies these columns in while
+/// the worker builds the index ([`pack_index`], the second part).
+///
+/// The columns go first into `pool`'s buffers, each whole (the file's pieces, which the
+/// worker keeps once they are pushed), then into new arrays: a new array's memory is fresh
+/// pages, which the copy faults in at a few hundred MB/s on a busy machine, where a buffer
+/// already written runs at memory's speed. Returns the part and what is left of the pool
+/// (for the index); `reused` says how many of its buffers were taken (for tests and
+/// benchmarks).
+pub fn pack_trace(
+    trace: &trace_model::Trace,
+    piece_bytes: u32,
+    pool: Vec<js_sys::ArrayBuffer>,
+) -> (js_sys::Object, Vec<js_sys::ArrayBuffer>) {
+    let mut s = streams(piece_bytes, pool);
     let given = s.pool.len();
-    let trace_minimap = trace.activity(MINIMAP_BINS);
-    let heads = [
-        trace.to_transfer_pieces(&mut s),
-        index.to_transfer_pieces(&mut s),
-    ];
+    let head = trace.to_transfer_pieces(&mut s);
+    let left: Vec<_> = std::mem::take(&mut s.pool).into_iter().rev().collect();
+    let o = part("trace", head, s, given - left.len(), &[]);
+    (o, left)
+}
+
+/// The index of the trace [`pack_trace`] packed, the model's second part: `{index, i64s,
+/// u32s, u8s, minimap, buffers, reused}`, as `pack_trace` packs the trace, into `pool`'s
+/// buffers first (what is left of it is dropped), with the minimap
+/// ([`trace_model::Trace::activity`] over [`MINIMAP_BINS`]: O(spans), so the worker's work,
+/// not the page's).
+pub fn pack_index(
+    trace: &trace_model::Trace,
+    index: &trace_index::TraceIndex,
+    piece_bytes: u32,
+    pool: Vec<js_sys::ArrayBuffer>,
+) -> js_sys::Object {
+    let mut s = streams(piece_bytes, pool);
+    let given = s.pool.len();
+    let minimap = js_sys::Float32Array::from(&trace.activity(MINIMAP_BINS)[..]);
+    let head = index.to_transfer_pieces(&mut s);
     let reused = given - s.pool.len();
     s.pool.clear();
-    let [trace, index] = heads.map(|h| js_sys::Uint8Array::from(&h[..]));
-    let o = js_sys::Object::new();
-    let buffers = js_sys::Array::new();
-    let list = |arrays: Vec<JsValue>| {
-        let a = js_sys::Array::new();
-        for x in arrays {
-            let buffer = js_sys::Reflect::get(&x, &"buffer".into()).unwrap_or_default();
-            buffers.push(&buffer);
-            a.push(&x);
-        }
-        a
-    };
-    let i64s = list(s.i64s.finish().into_iter().map(Into::into).collect());
-    let u32s = list(s.u32s.finish().into_iter().map(Into::into).collect());
-    let u8s = list(s.u8s.finish().into_iter().map(Into::into).collect());
-    let heads = list(vec![trace.into(), index.into()]);
-    let minimap = js_sys::Float32Array::from(&trace_minimap[..]);
-    let parts = [
-        ("trace", heads.get(0)),
-        ("index", heads.get(1)),
-        ("i64s", i64s.into()),
-        ("u32s", u32s.into()),
-        ("u8s", u8s.into()),
-        ("minimap", minimap.into()),
-        ("buffers", buffers.into()),
-        ("reused", (reused as f64).into()),
-    ];
-    for (k, v) in parts {
-        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
-    }
-    o
+    part("index", head, s, reused, &[("minimap", minimap.into())])
 }

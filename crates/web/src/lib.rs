@@ -6,7 +6,7 @@
 //! or `?trace=URL`) is loaded by a Web Worker (`web/worker.js`), a second instance of this
 //! module that reads the file, builds the trace with `Loader` (wasm32 only) and hands it
 //! over in pieces: the page says `load_begun`, `load_progress` as it goes, then `open_model` with the
-//! model (and `open_stats` with the statistics the worker computes after it), or
+//! trace and `open_index` with its index (and `open_stats` with the statistics the worker computes after it), or
 //! `open_failed` with why there is none. Where no worker can start, the page
 //! gives the bytes to `open_bytes`, which loads them in steps on the page's thread.
 //! `run_sql` serves `?sql=QUERY`. Everything else is `spall_viewer`'s, compiled for `wasm32`.
@@ -81,10 +81,18 @@ mod page {
         spall_viewer::platform::web::warm::warm_memory(bytes);
     }
 
-    /// The worker's trace and index, as `Loader::finish` returned them: taken and shown.
+    /// The worker's trace, as `Loader::finish` returned it: taken while the worker builds
+    /// its index.
     #[wasm_bindgen]
     pub fn open_model(name: String, model: JsValue) {
         spall_viewer::platform::web::open_model(name, model);
+    }
+
+    /// The index of the trace `open_model` opened, as `Loader::finish_index` returned it:
+    /// taken, then the trace shown.
+    #[wasm_bindgen]
+    pub fn open_index(name: String, index: JsValue) {
+        spall_viewer::platform::web::open_index(name, index);
     }
 
     /// The worker's whole-trace statistics of the trace it built (`Loader::stats`); empty:
@@ -114,10 +122,11 @@ mod page {
         spall_viewer::platform::web::base::base_begun(name);
     }
 
-    /// Compare mode: the worker's BASE, as `Loader::finish` returned it.
+    /// Compare mode: the worker's BASE, as `Loader::finish` and `Loader::finish_index`
+    /// returned it.
     #[wasm_bindgen]
-    pub fn open_base(name: String, model: JsValue) {
-        spall_viewer::platform::web::base::open_base(name, model);
+    pub fn open_base(name: String, model: JsValue, index: JsValue) {
+        spall_viewer::platform::web::base::open_base(name, model, index);
     }
 
     /// Compare mode: BASE's file bytes, loaded on the page's thread (no worker).

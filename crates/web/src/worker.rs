@@ -1,8 +1,9 @@
 //! The load worker's half (`web/worker.js` runs a second instance of this module in a Web
 //! Worker): the file's bytes come in as they are read, the worker decodes them, builds the
-//! trace and its index, and hands the page both in pieces
-//! ([`pack`](spall_web_transfer::pack): their columns in typed arrays outside wasm
-//! memory), which the page takes without a copy and copies into its model in steps.
+//! trace and hands it to the page in pieces
+//! ([`pack_trace`](spall_web_transfer::pack_trace): its columns in typed arrays outside
+//! wasm memory), which the page copies into its model in steps while the worker builds
+//! and hands over the index ([`pack_index`](spall_web_transfer::pack_index)).
 //! The page's thread only draws and handles input meanwhile.
 //!
 //! A `.spall`, Chrome JSON or Perfetto protobuf file, `perf script` text or collapsed
@@ -64,6 +65,9 @@ pub struct Loader {
     packed: u64,
     /// Bytes of the model as the page will hold it, estimated (0 before the memory guard).
     warm: u64,
+    /// The pieces [`finish`](Self::finish) left unused, for
+    /// [`finish_index`](Self::finish_index).
+    pool: Vec<js_sys::ArrayBuffer>,
 }
 
 #[wasm_bindgen]
@@ -84,12 +88,13 @@ impl Loader {
             stages: Vec::new(),
             packed: 0,
             warm: 0,
+            pool: Vec::new(),
         }
     }
 
     /// How many bytes of the file's pieces the worker may keep, once pushed, for
     /// [`finish`](Self::finish) to pack the columns into (see
-    /// [`pack`](spall_web_transfer::pack)): the columns' estimated size, so that the
+    /// [`pack_trace`](spall_web_transfer::pack_trace)): the columns' estimated size, so that the
     /// pieces never take more than the packed columns would, and only at the end; 0 until
     /// the memory guard has seen the file's first bytes.
     pub fn keep_bytes(&self) -> f64 {
@@ -150,10 +155,11 @@ impl Loader {
     }
 
     /// Decodes what is left and builds the trace, calling `progress(done, total, stage)` a
-    /// few times a second, and returns the trace and its index as
-    /// [`pack`](spall_web_transfer::pack) packs them (`buffers`: the ones to transfer),
-    /// first into `pool`'s `ArrayBuffer`s if it is an array of them (the pieces the worker
-    /// kept, see [`keep_bytes`](Self::keep_bytes)).
+    /// few times a second, and returns the trace as
+    /// [`pack_trace`](spall_web_transfer::pack_trace) packs it (`buffers`: the ones to
+    /// transfer), first into `pool`'s `ArrayBuffer`s if it is an array of them (the pieces
+    /// the worker kept, see [`keep_bytes`](Self::keep_bytes)); what is left of them is
+    /// kept for [`finish_index`](Self::finish_index), the model's second part.
     /// `undefined` when a streamed file must be read again, whole (see
     /// [`trace_model::LoadStream::finish`]): the worker reads it again with `stream` false.
     pub fn finish(
@@ -208,27 +214,47 @@ impl Loader {
             }
         };
         let built = Instant::now();
-        report(0, 0, "indexing");
-        let index = trace_index::TraceIndex::build(&trace);
-        let indexed = Instant::now();
-        // Tests' small runs make small pieces of the model too.
-        let piece = if self.runs > 0 { 4096 } else { 0 };
         let pool = pool.dyn_into::<js_sys::Array>().unwrap_or_default();
         let pool = pool.iter().filter_map(|b| b.dyn_into().ok()).collect();
-        let packed = spall_web_transfer::pack(&trace, &index, piece, pool);
+        let (packed, left) = spall_web_transfer::pack_trace(&trace, self.piece(), pool);
+        self.pool = left;
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
-        self.stages = vec![
-            ms(started, built),
-            ms(built, indexed),
-            ms(indexed, Instant::now()),
-        ];
+        self.stages = vec![ms(started, built), ms(built, Instant::now())];
         self.built = Some(trace);
         Ok(Some(packed))
     }
 
-    /// Milliseconds of the last [`finish`](Self::finish)'s stages: the trace built (what
-    /// was left to decode, merging, nesting), indexed, and packed for the page (the
-    /// minimap and the columns copied out); empty before. For benchmarks.
+    /// The index of the trace [`finish`](Self::finish) returned, built and packed as
+    /// [`pack_index`](spall_web_transfer::pack_index) packs it (with the minimap), into
+    /// the pieces `finish` left unused first: the model's second part, built while the
+    /// page copies the first in. `undefined` if `finish` returned no trace.
+    pub fn finish_index(&mut self) -> Option<js_sys::Object> {
+        let trace = self.built.as_ref()?;
+        let started = Instant::now();
+        let index = trace_index::TraceIndex::build(trace);
+        let indexed = Instant::now();
+        let pool = std::mem::take(&mut self.pool);
+        let packed = spall_web_transfer::pack_index(trace, &index, self.piece(), pool);
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        self.stages
+            .extend([ms(started, indexed), ms(indexed, Instant::now())]);
+        Some(packed)
+    }
+
+    /// The typed arrays' size for [`pack_trace`](spall_web_transfer::pack_trace): tests'
+    /// small runs make small pieces of the model too (0: the default).
+    fn piece(&self) -> u32 {
+        if self.runs > 0 {
+            4096
+        } else {
+            0
+        }
+    }
+
+    /// Milliseconds of the last load's stages: the trace built (what was left to decode,
+    /// merging, nesting) and packed for the page (its columns copied out), by
+    /// [`finish`](Self::finish); then indexed and packed (the minimap and the index's
+    /// columns), by [`finish_index`](Self::finish_index); empty before. For benchmarks.
     pub fn stages(&self) -> Vec<f64> {
         self.stages.clone()
     }

@@ -4,11 +4,16 @@
 //! never a panic or an unbounded allocation.
 //!
 //! A model's large columns (`col_*`) are written inline, or, in a transfer in pieces, as
-//! their length inline and their values to a [`ColumnSink`]; a reader of such a buffer
-//! gives each column its length, zeroed, and [`ColumnFill`] fills them afterwards.
+//! their length inline and their values to a [`ColumnSink`] (a column of zeros as its
+//! length alone, marked); a reader of such a buffer gives each column its length, zeroed,
+//! and [`ColumnFill`] fills them afterwards.
 
 use super::pieces::{ColumnSink, Stream};
 use super::TransferError;
+
+/// The mark of a column of zeros in a transfer in pieces: its length with this bit set,
+/// none of its values in the streams (the fill writes zeros).
+pub(crate) const ZERO_COL: u64 = 1 << 63;
 
 /// Appends little-endian values to a buffer.
 #[derive(Default)]
@@ -67,8 +72,22 @@ impl<'a> TransferWriter<'a> {
         }
     }
 
+    /// In a transfer in pieces, a column of zeros (`zero` of each value; not empty) as
+    /// its length marked [`ZERO_COL`], no values sent: a `.spall` trace's categories,
+    /// arguments and flags, 9 of a span's 29 bytes. True if written so.
+    fn zero_col<T>(&mut self, v: &[T], zero: impl Fn(&T) -> bool) -> bool {
+        let yes = self.sink.is_some() && !v.is_empty() && v.iter().all(zero);
+        if yes {
+            self.u64(v.len() as u64 | ZERO_COL);
+        }
+        yes
+    }
+
     /// A large column of `f` of each value.
     pub fn col_u32s_by<T>(&mut self, v: &[T], f: impl Fn(&T) -> u32) {
+        if self.zero_col(v, |x| f(x) == 0) {
+            return;
+        }
         let Some(s) = self.sink.as_deref_mut() else {
             return self.u32s_by(v, f);
         };
@@ -84,6 +103,9 @@ impl<'a> TransferWriter<'a> {
 
     /// A large column of 32-bit numbers.
     pub fn col_u32s(&mut self, v: &[u32]) {
+        if self.zero_col(v, |&x| x == 0) {
+            return;
+        }
         match self.sink.as_deref_mut() {
             Some(s) => {
                 s.u32s(v);
@@ -95,6 +117,9 @@ impl<'a> TransferWriter<'a> {
 
     /// A large column of bytes.
     pub fn col_u8s(&mut self, v: &[u8]) {
+        if self.zero_col(v, |&x| x == 0) {
+            return;
+        }
         match self.sink.as_deref_mut() {
             Some(s) => {
                 s.u8s(v);
@@ -223,6 +248,11 @@ pub struct TransferReader<'a> {
     pieces: Option<[u64; 3]>,
     /// In a transfer in pieces: each large column's length, in the order read.
     cols: Vec<u64>,
+    /// In a transfer in pieces: which of `cols` are zeros, sent as their length alone.
+    zeros: Vec<bool>,
+    /// The values the columns of zeros may still have in all (a damaged length is an
+    /// error, not an allocation): a few times the streams' values.
+    zero_room: u64,
 }
 
 impl<'a> TransferReader<'a> {
@@ -233,6 +263,8 @@ impl<'a> TransferReader<'a> {
             at: 0,
             pieces: None,
             cols: Vec::new(),
+            zeros: Vec::new(),
+            zero_room: 0,
         }
     }
 
@@ -245,6 +277,11 @@ impl<'a> TransferReader<'a> {
             at: 0,
             pieces: Some(left),
             cols: Vec::new(),
+            zeros: Vec::new(),
+            zero_room: left
+                .iter()
+                .fold(0u64, |a, &n| a.saturating_add(n))
+                .saturating_mul(4),
         }
     }
 
@@ -252,6 +289,12 @@ impl<'a> TransferReader<'a> {
     /// (`None` when the columns are inline).
     pub fn col_lens(&self) -> Option<&[u64]> {
         self.pieces.map(|_| &self.cols[..])
+    }
+
+    /// In a transfer in pieces, which of [`col_lens`](Self::col_lens) are columns of
+    /// zeros, whose values are in no stream.
+    pub fn col_zeros(&self) -> &[bool] {
+        &self.zeros
     }
 
     /// The values left in each column stream for the columns not read yet.
@@ -262,6 +305,14 @@ impl<'a> TransferReader<'a> {
     /// A large column's length in pieces: `per` values of each stream per item.
     fn col_len(&mut self, per: [u64; 3]) -> Result<(), TransferError> {
         let n = self.u64()?;
+        if n & ZERO_COL != 0 {
+            let n = n & !ZERO_COL;
+            self.zero_room = (self.zero_room.checked_sub(n))
+                .ok_or_else(|| self.fail("columns of zeros as long as the streams allow"))?;
+            self.cols.push(n);
+            self.zeros.push(true);
+            return Ok(());
+        }
         let left = self.pieces.as_mut().expect("a transfer in pieces");
         let mut after = *left;
         for (l, p) in after.iter_mut().zip(per) {
@@ -274,6 +325,7 @@ impl<'a> TransferReader<'a> {
         }
         *self.pieces.as_mut().expect("a transfer in pieces") = after;
         self.cols.push(n);
+        self.zeros.push(false);
         Ok(())
     }
 

@@ -226,7 +226,7 @@ impl TraceIn {
             return Err(r.fail("the end of the buffer"));
         }
         let left = r.pieces_left().expect("pieces");
-        let fill = ColumnFill::new(r.col_lens().expect("pieces"));
+        let fill = ColumnFill::with_zeros(r.col_lens().expect("pieces"), r.col_zeros());
         Ok(TraceIn {
             trace,
             fill,

@@ -118,6 +118,8 @@ impl ColumnSource for MemoryColumns {
 pub struct ColumnFill {
     /// Each column's length, as the head says ([`super::TransferReader::col_lens`]).
     lens: Vec<u64>,
+    /// Which columns are zeros, in no stream ([`super::TransferReader::col_zeros`]).
+    zeros: Vec<bool>,
     /// The column being filled, in the order the model's columns are visited.
     col: usize,
     /// How much of it is filled.
@@ -132,6 +134,15 @@ impl ColumnFill {
         ColumnFill {
             lens: lens.to_vec(),
             ..ColumnFill::default()
+        }
+    }
+
+    /// [`new`](Self::new), where the columns marked in `zeros` are zeros, sent as their
+    /// length alone: filled with zeros, nothing read from the streams for them.
+    pub fn with_zeros(lens: &[u64], zeros: &[bool]) -> ColumnFill {
+        ColumnFill {
+            zeros: zeros.to_vec(),
+            ..ColumnFill::new(lens)
         }
     }
 
@@ -173,8 +184,8 @@ const SCRATCH: usize = 16 << 10;
 
 impl Columns<'_> {
     /// The part of the next column (of values of `size` bytes, `have` of them filled)
-    /// this step fills, and the column's length.
-    fn next(&mut self, have: usize, size: usize) -> Option<(Range<usize>, usize)> {
+    /// this step fills, the column's length, and whether it is zeros (in no stream).
+    fn next(&mut self, have: usize, size: usize) -> Option<(Range<usize>, usize, bool)> {
         let k = self.k;
         self.k += 1;
         if k != self.fill.col || self.err.is_some() {
@@ -185,6 +196,7 @@ impl Columns<'_> {
             self.fail_if(true, "as many columns as the head says");
             return None;
         };
+        let zero = self.fill.zeros.get(k).copied().unwrap_or(false);
         let from = self.fill.at;
         let to = len.min(from + self.budget / size);
         self.budget -= (to - from) * size;
@@ -194,7 +206,7 @@ impl Columns<'_> {
         } else {
             self.fill.at = to;
         }
-        Some((from..to, len))
+        Some((from..to, len, zero))
     }
 
     /// The next part of a column copied as it is.
@@ -204,15 +216,17 @@ impl Columns<'_> {
         take: impl Fn(&mut dyn ColumnSource, &mut [T]) -> bool,
         what: &'static str,
     ) {
-        let Some((r, len)) = self.next(col.len(), std::mem::size_of::<T>()) else {
+        let Some((r, len, zero)) = self.next(col.len(), std::mem::size_of::<T>()) else {
             return;
         };
         if r.start == 0 {
             col.reserve_exact(len);
         }
         col.resize(r.end, T::default());
-        let ok = take(&mut *self.src, &mut col[r]);
-        self.fail_if(!ok, what);
+        if !zero {
+            let ok = take(&mut *self.src, &mut col[r]);
+            self.fail_if(!ok, what);
+        }
     }
 
     fn fail_if(&mut self, bad: bool, what: &'static str) {
@@ -244,11 +258,16 @@ impl Columns<'_> {
 
     /// A column of `f` of 32-bit numbers, each below `below` (an error otherwise).
     pub fn u32s_by<T>(&mut self, col: &mut Vec<T>, below: u32, f: impl Fn(u32) -> T) {
-        let Some((r, len)) = self.next(col.len(), 4) else {
+        let Some((r, len, zero)) = self.next(col.len(), 4) else {
             return;
         };
         if r.start == 0 {
             col.reserve_exact(len);
+        }
+        if zero {
+            self.fail_if(below == 0, "ids in range");
+            col.extend(r.map(|_| f(0)));
+            return;
         }
         let mut scratch = std::mem::take(&mut self.fill.scratch_u);
         let mut at = r.start;
@@ -277,11 +296,16 @@ impl Columns<'_> {
         col: &mut Vec<T>,
         f: impl Fn([i64; I], [u32; U]) -> Option<T>,
     ) {
-        let Some((r, len)) = self.next(col.len(), I * 8 + U * 4) else {
+        let Some((r, len, zero)) = self.next(col.len(), I * 8 + U * 4) else {
             return;
         };
         if r.start == 0 {
             col.reserve_exact(len);
+        }
+        if zero {
+            // Never written so (records are not zero columns): damage.
+            self.fail_if(true, "record columns in the streams");
+            return;
         }
         let (mut a, mut b) = (
             std::mem::take(&mut self.fill.scratch_i),

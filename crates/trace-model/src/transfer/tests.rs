@@ -92,7 +92,9 @@ fn damaged_pieces_are_an_error() {
     for n in 0..head.len() {
         assert!(TraceIn::new(&head[..n], cols.lens()).is_err(), "cut at {n}");
     }
-    for (i, short) in [[1, 0, 0], [0, 1, 0], [0, 0, 1]].into_iter().enumerate() {
+    // (Its flags are all 0: a column of zeros, in no stream.)
+    assert_eq!(cols.u8s.len(), 0);
+    for (i, short) in [[1, 0, 0], [0, 1, 0]].into_iter().enumerate() {
         let lens = [0, 1, 2].map(|s| cols.lens()[s] - short[s]);
         assert!(TraceIn::new(&head, lens).is_err(), "stream {i} short");
     }
@@ -158,5 +160,77 @@ fn scheduling_data_out_of_its_tables_is_an_error() {
     let whole = t.to_transfer();
     for n in whole.len().saturating_sub(2000)..whole.len() {
         assert!(Trace::from_transfer(&whole[..n]).is_err(), "cut at {n}");
+    }
+}
+
+/// A `.spall` trace's spans have no category, and here no arguments or flags: in pieces
+/// those columns cross as their lengths alone (9 of a span's 29 bytes), and the trace
+/// comes back the same.
+#[test]
+fn columns_of_zeros_cross_as_their_length() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/spall");
+    let t =
+        crate::load_bytes(&std::fs::read(format!("{dir}/odingengine_v3.spall")).unwrap()).unwrap();
+    let lanes = || t.threads.iter().flat_map(|th| &th.lanes);
+    let spans: usize = lanes().map(|l| l.len()).sum();
+    assert!(spans > 10_000, "{spans} spans");
+    let mut cols = MemoryColumns::default();
+    t.to_transfer_pieces(&mut cols);
+    // Every lane's names cross; no category does; arguments and flags only where a
+    // lane has some.
+    let named = |f: &dyn Fn(&crate::span::Lane) -> bool| -> usize {
+        lanes().filter(|l| f(l)).map(|l| l.len()).sum()
+    };
+    let args = named(&|l| l.args.iter().any(|a| *a != ArgsId::NONE));
+    let flagged = named(&|l| l.flags.iter().any(|&f| f != 0));
+    assert!(lanes().all(|l| l.cat.iter().all(|c| *c == StrId::EMPTY)));
+    assert_eq!(
+        cols.u32s.len(),
+        spans + args,
+        "names, and arguments where a lane has some"
+    );
+    assert_eq!(cols.u8s.len(), flagged, "flags where a lane has some");
+    for budget in [1 << 12, usize::MAX / 2] {
+        assert_eq!(
+            fields(&t),
+            fields(&in_pieces(&t, budget).unwrap()),
+            "by {budget}"
+        );
+    }
+}
+
+/// A column of zeros longer than a few times the streams' values is damage, not an
+/// allocation.
+#[test]
+fn a_long_column_of_zeros_is_an_error() {
+    let mut w = TransferWriter::with_capacity(16);
+    w.u64(bytes::ZERO_COL | (1 << 40));
+    let head = w.into_bytes();
+    let mut r = TransferReader::with_pieces(&head, [10, 10, 10]);
+    assert!(r.col_u32s_by(StrId).is_err());
+    let mut r = TransferReader::with_pieces(&head[..], [1 << 40, 0, 0]);
+    assert_eq!(r.col_u32s_by(StrId).map(|v| v.len()), Ok(0));
+    assert_eq!(r.col_lens(), Some(&[1u64 << 40][..]));
+    assert_eq!(r.col_zeros(), [true]);
+}
+
+/// A head in pieces with any one byte changed (a length's top bit among them: a column of
+/// zeros where there was none) is an error or a trace, never a panic.
+#[test]
+fn a_changed_head_in_pieces_never_panics() {
+    let json = br#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,"args":{"k":1}},
+        {"ph":"B","name":"b","ts":1,"pid":1,"tid":1}]"#;
+    let t = crate::load_bytes(json).unwrap();
+    let mut cols = MemoryColumns::default();
+    let head = t.to_transfer_pieces(&mut cols);
+    for n in 0..head.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut bad = head.clone();
+            bad[n] ^= flip;
+            let mut src = cols.clone();
+            if let Ok(mut tin) = TraceIn::new(&bad, src.lens()) {
+                while let Ok(false) = tin.fill(&mut src, 1 << 10) {}
+            }
+        }
     }
 }

@@ -62,6 +62,11 @@ impl ApplicationHandler<UserEvent> for App {
             #[cfg(target_arch = "wasm32")]
             UserEvent::OpenFailed(e) => {
                 self.file.steps = None;
+                // A worker that failed after handing over the trace, before its index.
+                #[cfg(target_arch = "wasm32")]
+                {
+                    self.file.taking = None;
+                }
                 self.file.loading = None;
                 self.file.error = Some(e);
                 self.redraw();

@@ -122,6 +122,14 @@ impl App {
                 // frame costs the page a read-back where the browser draws WebGL on the CPU.
                 return;
             }
+            PageLoad::Index(name, index) => {
+                let loading = self.file.loading.as_ref().filter(|l| l.source == name);
+                if let (Some(taking), Some(_)) = (&mut self.file.taking, loading) {
+                    taking.add_index(&index);
+                    crate::platform::web::step_soon(&self.proxy);
+                }
+                return;
+            }
             PageLoad::Stats(name, bytes) if self.file.taking.is_some() => {
                 self.file.early_stats = Some((name, bytes));
             }
@@ -150,7 +158,10 @@ impl App {
                     // Not drawn: the canvas would say "indexing" again, and a frame of it
                     // costs more than a step where the browser draws WebGL on the CPU.
                     // The browser still draws its frames and answers input between steps.
-                    crate::platform::web::step_soon(&self.proxy);
+                    // Waiting for the index's part: its arrival steps again.
+                    if !taking.waiting() {
+                        crate::platform::web::step_soon(&self.proxy);
+                    }
                     return;
                 }
                 Some(Ok(l)) => {

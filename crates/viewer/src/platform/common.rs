@@ -123,8 +123,10 @@ pub enum PageLoad {
         /// "indexing".
         stage: &'static str,
     },
-    /// The worker built the trace: its name and `web::pack`'s model.
+    /// The worker built the trace: its name and `web::pack_trace`'s part of the model.
     Built(String, super::web::model::Model),
+    /// The worker built the trace's index: its name and `web::pack_index`'s part.
+    Index(String, super::web::IndexPart),
     /// The worker's whole-trace statistics of the trace it built (`web::pack_stats`; empty:
     /// none, the page computes them).
     Stats(String, Vec<u8>),

@@ -81,7 +81,7 @@ pub mod model;
 pub mod warm;
 
 pub(crate) use model::Taking;
-pub use model::{pack, Model};
+pub use model::{pack_index, pack_trace, Model};
 
 /// A load began in the page's worker (the page ended any other first).
 pub fn load_begun(name: String) {
@@ -102,7 +102,8 @@ pub fn load_progress(done: f64, total: f64, stage: &str) {
     send(UserEvent::Page(PageLoad::Progress { done, total, stage }));
 }
 
-/// The worker's trace and index, as [`pack`] packed them.
+/// The worker's trace, as [`pack_trace`] packed it (its index follows, see
+/// [`open_index`]).
 pub fn open_model(name: String, model: JsValue) {
     // Its columns go into the warmed pages.
     warm::release();
@@ -111,6 +112,16 @@ pub fn open_model(name: String, model: JsValue) {
         Model::from_js(&model),
     )));
 }
+
+/// The index of the trace [`open_model`] opened, as [`pack_index`] packed it: the page
+/// copied the trace's columns in while the worker built it.
+pub fn open_index(name: String, index: JsValue) {
+    send(UserEvent::Page(PageLoad::Index(name, IndexPart(index))));
+}
+
+/// The index's part of a worker's model, as the page received it ([`open_index`]).
+#[derive(Debug)]
+pub struct IndexPart(pub(crate) JsValue);
 
 /// The worker's whole-trace statistics ([`pack_stats`]) of the trace it built.
 pub fn open_stats(name: String, bytes: Vec<u8>) {

@@ -32,9 +32,12 @@ pub fn base_begun(name: String) {
     send(UserEvent::PageBase(PageBase::Begun(name)));
 }
 
-/// The worker's BASE, as [`super::pack`] packed it.
-pub fn open_base(name: String, model: wasm_bindgen::JsValue) {
-    let model = super::Model::from_js(&model);
+/// The worker's BASE, as [`super::pack_trace`] and [`super::pack_index`] packed it.
+pub fn open_base(name: String, model: wasm_bindgen::JsValue, index: wasm_bindgen::JsValue) {
+    let mut model = super::Model::from_js(&model);
+    if !model.has_index() {
+        model.add_index(&index);
+    }
     send(UserEvent::PageBase(PageBase::Built(name, model)));
 }
 

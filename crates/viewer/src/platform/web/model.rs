@@ -1,8 +1,9 @@
-//! The worker's model crossing to the page: the trace's and index's columns written
-//! straight into typed arrays of at most 32 MB in the worker ([`pack`], shared with the
-//! threaded load worker's module), transferred, and copied into the page's model a few
-//! megabytes a step ([`Taking`]), then the views' data derived a part a step (the minimap,
-//! O(spans), comes from the worker).
+//! The worker's model crossing to the page: the trace's columns written straight into
+//! typed arrays of at most 32 MB in the worker ([`pack_trace`], shared with the threaded
+//! load worker's module), transferred, and copied into the page's model a few megabytes a
+//! step ([`Taking`]) while the worker builds the index, whose columns follow likewise
+//! ([`pack_index`]), then the views' data derived a part a step (the minimap, O(spans),
+//! comes from the worker).
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -12,15 +13,15 @@ use crate::loaded::{Loaded, MINIMAP_BINS};
 use trace_index::EventIndex;
 
 use spall_web_transfer::Streams;
-pub use spall_web_transfer::{pack, Model};
+pub use spall_web_transfer::{pack_index, pack_trace, Model};
 
 /// How long one turn of taking the worker's model may run before the page draws a frame.
 const TAKE_STEP: Duration = Duration::from_millis(50);
 /// Bytes of columns copied between two looks at the clock.
 const TAKE_BYTES: usize = 8 << 20;
 
-/// The worker's model ([`pack`]) taken in steps: the trace's head, its columns a few
-/// megabytes at a time, the index's likewise, then the views' data: the kinds (O(events
+/// The worker's model ([`pack_trace`], then [`pack_index`]) taken in steps: the trace's
+/// head, its columns a few megabytes at a time, the index's likewise once its part is in, then the views' data: the kinds (O(events
 /// other than spans)) in a step, the colours and warnings (O(names)) in the last, with the
 /// worker's minimap. Steps run back to back for up to [`TAKE_STEP`] a turn, and the page
 /// draws a frame between turns: a small model is taken in one turn, a large one never
@@ -57,13 +58,30 @@ impl Taking {
         }
     }
 
-    /// The next turn: steps until [`TAKE_STEP`] has passed; the trace, ready to show, after
-    /// the last (the page is told, see [`taken`]). The error says where the model is
-    /// damaged.
+    /// The index's part of the model, which the worker sends once it has built it (the
+    /// page copies the trace's columns in meanwhile).
+    pub(crate) fn add_index(&mut self, index: &super::IndexPart) {
+        if !self.model.has_index() {
+            self.model.add_index(&index.0);
+        }
+    }
+
+    /// Whether the trace is in and the index's part not yet: nothing to do until it comes
+    /// ([`add_index`](Self::add_index)).
+    pub(crate) fn waiting(&self) -> bool {
+        self.trace.is_some() && self.index.is_none() && !self.model.has_index()
+    }
+
+    /// The next turn: steps until [`TAKE_STEP`] has passed or the index's part is awaited;
+    /// the trace, ready to show, after the last (the page is told, see [`taken`]). The
+    /// error says where the model is damaged.
     pub(crate) fn run(&mut self, source: &str) -> Option<Result<Loaded, String>> {
         self.turns += 1;
         let until = Instant::now() + TAKE_STEP;
         loop {
+            if self.waiting() {
+                return None;
+            }
             self.steps += 1;
             if let Some(r) = self.step(source, until) {
                 taken(self.steps, self.turns);
@@ -130,7 +148,7 @@ impl Taking {
         let m = &mut self.model;
         match (&mut self.trace_in, &self.trace, &mut self.index_in) {
             (None, None, _) => {
-                self.trace_in = Some(trace_model::TraceIn::new(&m.trace, m.lens())?);
+                self.trace_in = Some(trace_model::TraceIn::new(&m.trace, m.trace_lens())?);
             }
             (Some(tin), _, _) => {
                 if tin.fill(&mut m.streams, TAKE_BYTES)? {
@@ -138,8 +156,12 @@ impl Taking {
                     self.trace = self.trace_in.take().and_then(|t| t.finish());
                 }
             }
+            (None, Some(_), None) if !m.has_index() => return Ok(true),
             (None, Some(trace), None) => {
-                let index = trace_index::IndexIn::new(&m.index, self.left, trace)?;
+                // The index's own part, when it came after the trace's.
+                let more = m.index_lens();
+                let left = std::array::from_fn(|k| self.left[k] + more[k]);
+                let index = trace_index::IndexIn::new(&m.index, left, trace)?;
                 self.index_in = Some(index);
             }
             (None, Some(trace), Some(iin)) => {
