@@ -110,6 +110,13 @@ impl SampleTrack {
             );
         }
         close(&mut lanes, &mut open, 0, prev_end);
+        // The columns every box has alike, at once.
+        for lane in &mut lanes {
+            let n = lane.start.len();
+            lane.cat = vec![StrId::EMPTY; n];
+            lane.args = vec![ArgsId::NONE; n];
+            lane.flags = vec![0; n];
+        }
         lanes
     }
 
@@ -154,7 +161,7 @@ pub fn frame_at_depth(frames: &[Frame], leaf: u32, depth: usize) -> Option<u32> 
 }
 
 /// Closes the open boxes from depth `from` down, each ending at `end`, adding each to its
-/// lane.
+/// lane (their times and names: the other columns are filled once all are in).
 fn close(lanes: &mut Vec<Lane>, open: &mut Vec<Open>, from: usize, end: i64) {
     if lanes.len() < open.len() {
         lanes.resize_with(open.len(), Lane::default);
@@ -163,9 +170,6 @@ fn close(lanes: &mut Vec<Lane>, open: &mut Vec<Open>, from: usize, end: i64) {
         lane.start.push(o.start);
         lane.dur.push(end - o.start);
         lane.name.push(o.name);
-        lane.cat.push(StrId::EMPTY);
-        lane.args.push(ArgsId::NONE);
-        lane.flags.push(0);
     }
 }
 
