@@ -106,8 +106,13 @@ impl EventIndex {
         for (i, s) in t.samples().iter().enumerate() {
             k.samples_by_thread[s.thread as usize] = Some(i as u32);
         }
+        let depths = trace_model::frame_depths(t.frames());
         k.sample_stacks = (k.samples_by_thread.par_iter())
-            .map(|s| s.map_or_else(SampleStacks::default, |s| SampleStacks::build(t, s)))
+            .map(|s| {
+                s.map_or_else(SampleStacks::default, |s| {
+                    SampleStacks::build(t, s, &depths)
+                })
+            })
             .collect();
         k.async_groups = AsyncGroup::build(t, &k.async_place);
         k.cpu_lanes = CpuLanes::build(t);

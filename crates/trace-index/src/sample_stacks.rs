@@ -21,9 +21,10 @@ pub struct SampleStacks {
 }
 
 impl SampleStacks {
-    /// The stacks of `t.samples()[track]`: O(samples × depth).
-    pub fn build(t: &Trace, track: u32) -> SampleStacks {
-        let lanes = t.samples()[track as usize].stack_lanes(t.frames());
+    /// The stacks of `t.samples()[track]`, given its frames' depths
+    /// ([`trace_model::frame_depths`]): O(boxes).
+    pub fn build(t: &Trace, track: u32, depths: &[u32]) -> SampleStacks {
+        let lanes = t.samples()[track as usize].stack_lanes_at(t.frames(), depths);
         // The pyramid alone bounds a query's cost by its items; stored levels would only
         // speed up the coarsest views of lanes that are rarely millions of boxes long.
         let index = (lanes.iter())
@@ -72,7 +73,7 @@ mod tests {
             text.push_str("main;b 1\n");
         }
         let t = trace_model::load_bytes(text.as_bytes()).unwrap();
-        let st = SampleStacks::build(&t, 0);
+        let st = SampleStacks::build(&t, 0, &trace_model::frame_depths(t.frames()));
         assert_eq!(st.depth(), 2);
         let mut out = Vec::new();
         st.query_into(1, 0, 2000, Detail::new(0.5), &mut out);

@@ -88,7 +88,7 @@ pub use noise::{
 };
 pub use order::DisplayOrder;
 pub use range::{AsyncRangeStats, CounterRangeStats};
-pub use sample_lanes::{frame_at_depth, MAX_STACK_DEPTH};
+pub use sample_lanes::{frame_at_depth, frame_depths, MAX_STACK_DEPTH};
 pub use samples::{Frame, SampleTrack, NO_CPU, NO_FRAME};
 pub use spall_format::tagged;
 pub use spall_format::SampleUnit;

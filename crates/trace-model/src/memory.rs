@@ -42,6 +42,9 @@ pub struct MemoryEstimate {
     pub sampled: u64,
     /// Bytes of decompressed text held in memory (gzip input).
     pub held: u64,
+    /// A profile's stack frames, over its samples (the viewer's stacks over time are a box
+    /// for every 2 to 12 of them).
+    pub stack_frames: u64,
 }
 
 impl MemoryEstimate {
@@ -156,6 +159,7 @@ pub fn estimate_sample(sample: &[u8], total: u64, held: bool) -> MemoryEstimate 
         other_events,
         sampled: sample.len() as u64,
         held,
+        stack_frames,
     }
 }
 

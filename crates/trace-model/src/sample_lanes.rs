@@ -10,7 +10,7 @@
 //! ([`SampleTrack::samples_in`]), so the lanes keep no per-box bookkeeping beyond a span's.
 
 use crate::args::ArgsId;
-use crate::samples::{Frame, SampleTrack, NO_FRAME};
+use crate::samples::{Frame, SampleTrack};
 use crate::span::Lane;
 use crate::strings::StrId;
 
@@ -18,13 +18,12 @@ use crate::strings::StrId;
 /// the deeper frames get no lane.
 pub const MAX_STACK_DEPTH: usize = 1024;
 
-/// One box being extended.
+/// One box being extended; the open boxes all end where the last sample did.
 #[derive(Clone, Copy)]
 struct Open {
     frame: u32,
     name: StrId,
     start: i64,
-    end: i64,
 }
 
 impl SampleTrack {
@@ -63,43 +62,61 @@ impl SampleTrack {
     /// The stacks over time, one lane per depth (0 is the outermost frame): see the module
     /// overview. `frames` is the trace's frame table. O(samples × depth).
     pub fn stack_lanes(&self, frames: &[Frame]) -> Vec<Lane> {
+        self.stack_lanes_at(frames, &frame_depths(frames))
+    }
+
+    /// [`stack_lanes`](Self::stack_lanes) with the frames' depths ([`frame_depths`]), for
+    /// the tracks of one trace to share. A sample's stack is walked from its leaf up only
+    /// to the first frame the last sample's stack had at the same depth (a frame is
+    /// interned with its caller, so the stacks share every frame above it): O(boxes), not
+    /// O(samples × depth), and a deep stack's outer frames are not read again from the
+    /// table, whose rows are scattered (the walk was most of a deep profile's cost).
+    pub fn stack_lanes_at(&self, frames: &[Frame], depths: &[u32]) -> Vec<Lane> {
         let typical = self.typical_interval();
         let mut lanes: Vec<Lane> = Vec::new();
         let mut open: Vec<Open> = Vec::new();
-        let mut path: Vec<u32> = Vec::new();
-        let mut last_leaf = None;
+        // The frames below those kept open, leaf first.
+        let mut new: Vec<(u32, StrId)> = Vec::new();
         let mut prev_end = i64::MIN;
         for i in 0..self.ts.len() {
-            let leaf = self.frame[i];
-            if last_leaf != Some(leaf) {
-                stack_path(frames, leaf, &mut path);
-                last_leaf = Some(leaf);
-            }
             // Out-of-order times (a corrupt file) are clamped so boxes never overlap.
             let start = self.ts[i].max(prev_end);
             let end = self.sample_end(i, typical).max(start);
+            // Boxes go on only where this sample starts as the last one ended.
+            let (touches, last_end) = (prev_end == start, prev_end);
             prev_end = end;
-            let mut d = 0;
-            while d < open.len() && d < path.len() {
-                let o = &mut open[d];
-                if o.frame != path[d] || o.end != start {
+            new.clear();
+            let mut keep = 0;
+            let mut f = self.frame[i];
+            while let (Some(&d), Some(fr)) = (depths.get(f as usize), frames.get(f as usize)) {
+                let d = d as usize;
+                if touches && open.get(d).is_some_and(|o| o.frame == f) {
+                    keep = d + 1;
                     break;
                 }
-                o.end = end;
-                d += 1;
+                if d < MAX_STACK_DEPTH {
+                    new.push((f, fr.name));
+                }
+                if d == 0 {
+                    break;
+                }
+                f = fr.parent;
             }
-            close(&mut lanes, &mut open, d);
-            for &f in &path[d..] {
-                let name = frames[f as usize].name;
-                open.push(Open {
-                    frame: f,
-                    name,
-                    start,
-                    end,
-                });
-            }
+            close(&mut lanes, &mut open, keep, last_end);
+            open.extend(
+                new.iter()
+                    .rev()
+                    .map(|&(frame, name)| Open { frame, name, start }),
+            );
         }
-        close(&mut lanes, &mut open, 0);
+        close(&mut lanes, &mut open, 0, prev_end);
+        // The columns every box has alike, at once.
+        for lane in &mut lanes {
+            let n = lane.start.len();
+            lane.cat = vec![StrId::EMPTY; n];
+            lane.args = vec![ArgsId::NONE; n];
+            lane.flags = vec![0; n];
+        }
         lanes
     }
 
@@ -112,40 +129,47 @@ impl SampleTrack {
     }
 }
 
-/// The frame at `depth` of the stack whose leaf is `leaf`, if the stack is that deep.
-pub fn frame_at_depth(frames: &[Frame], leaf: u32, depth: usize) -> Option<u32> {
-    let mut path = Vec::new();
-    stack_path(frames, leaf, &mut path);
-    path.get(depth).copied()
+/// Per frame of a trace's frame table, its depth: 0 for an outermost frame, its caller's
+/// plus one for another. Frames come after their callers ([`Trace::frames`]); one that
+/// does not (a damaged table) is taken as outermost, so no walk up a table loops.
+///
+/// [`Trace::frames`]: crate::Trace::frames
+pub fn frame_depths(frames: &[Frame]) -> Vec<u32> {
+    let mut depths: Vec<u32> = Vec::with_capacity(frames.len());
+    for f in frames {
+        // `get` finds only a caller before the frame (`depths` holds those).
+        let d = (depths.get(f.parent as usize)).map_or(0, |&p| p.saturating_add(1));
+        depths.push(d);
+    }
+    depths
 }
 
-/// The frames from the outermost down to `leaf` (at most [`MAX_STACK_DEPTH`]).
-fn stack_path(frames: &[Frame], leaf: u32, path: &mut Vec<u32>) {
-    path.clear();
+/// The frame at `depth` of the stack whose leaf is `leaf`, if the stack is that deep
+/// (depths as [`frame_depths`] gives them; the stack lanes' depths).
+pub fn frame_at_depth(frames: &[Frame], leaf: u32, depth: usize) -> Option<u32> {
+    let mut path = Vec::new();
     let mut f = leaf;
-    while f != NO_FRAME && path.len() < MAX_STACK_DEPTH {
-        let Some(fr) = frames.get(f as usize) else {
-            break;
-        };
+    while let Some(fr) = frames.get(f as usize) {
         path.push(f);
+        if fr.parent >= f {
+            break;
+        }
         f = fr.parent;
     }
     path.reverse();
+    path.get(depth).copied()
 }
 
-/// Closes the open boxes from depth `from` down, adding each to its lane.
-fn close(lanes: &mut Vec<Lane>, open: &mut Vec<Open>, from: usize) {
-    for (d, o) in open.drain(from..).enumerate().map(|(k, o)| (from + k, o)) {
-        if lanes.len() <= d {
-            lanes.resize_with(d + 1, Lane::default);
-        }
-        let lane = &mut lanes[d];
+/// Closes the open boxes from depth `from` down, each ending at `end`, adding each to its
+/// lane (their times and names: the other columns are filled once all are in).
+fn close(lanes: &mut Vec<Lane>, open: &mut Vec<Open>, from: usize, end: i64) {
+    if lanes.len() < open.len() {
+        lanes.resize_with(open.len(), Lane::default);
+    }
+    for (o, lane) in open.drain(from..).zip(&mut lanes[from..]) {
         lane.start.push(o.start);
-        lane.dur.push(o.end - o.start);
+        lane.dur.push(end - o.start);
         lane.name.push(o.name);
-        lane.cat.push(StrId::EMPTY);
-        lane.args.push(ArgsId::NONE);
-        lane.flags.push(0);
     }
 }
 
@@ -197,5 +221,28 @@ mod tests {
         assert_eq!(main.start.len(), 2, "{main:?}");
         assert_eq!((main.start[0], main.end(0)), (1_000_000_000, 1_000_063_000));
         assert_eq!(main.dur[1], 20_000);
+    }
+
+    /// A stack deeper than [`MAX_STACK_DEPTH`] keeps its outer frames, each at its own
+    /// depth, and the deeper ones get no lane; a sample that returns to a shallower stack
+    /// ends them there.
+    #[test]
+    fn stacks_are_cut_below_the_deepest_lane() {
+        use super::MAX_STACK_DEPTH;
+        let deep: Vec<String> = (0..MAX_STACK_DEPTH + 100)
+            .map(|i| format!("f{i}"))
+            .collect();
+        let text = format!("{} 2\nf0;f1;x 1\n", deep.join(";"));
+        let t = load_bytes(text.as_bytes()).unwrap();
+        let lanes = t.samples()[0].stack_lanes(t.frames());
+        assert_eq!(lanes.len(), MAX_STACK_DEPTH);
+        let first = |d: usize| t.str(lanes[d].name[0]).to_string();
+        assert_eq!(
+            (first(0), first(MAX_STACK_DEPTH - 1)),
+            ("f0".into(), "f1023".into())
+        );
+        assert_eq!((lanes[1].len(), lanes[1].end(0)), (1, 3));
+        assert_eq!((t.str(lanes[2].name[1]), lanes[2].dur[1]), ("x", 1));
+        assert_eq!(lanes[3].len(), 1);
     }
 }

@@ -303,7 +303,9 @@ impl Loader {
         trace_model::check_estimate(&e, MemoryLimit::Available)
             .map_err(|e| failed(&self.name, e))?;
         self.packed = e.bytes.saturating_sub(e.held);
-        let model = e.spans * PAGE_SPAN_BYTES + e.other_events * PAGE_EVENT_BYTES;
+        let model = e.spans * PAGE_SPAN_BYTES
+            + e.other_events * PAGE_EVENT_BYTES
+            + e.stack_frames * PAGE_STACK_FRAME_BYTES;
         self.warm = model.min(self.packed);
         self.mode = if let Some(s) = stream {
             let mut s = Box::new(s);
@@ -325,6 +327,11 @@ const PAGE_SPAN_BYTES: u64 = 37;
 /// Bytes another event (an instant, a counter's value, a sample) takes in the page's model,
 /// at most.
 const PAGE_EVENT_BYTES: u64 = 32;
+
+/// Bytes a profile's stack frame takes in the page's model: the stacks over time the page
+/// builds, a box of 29 bytes for every 2 to 12 frames in their growing lanes, and their
+/// index.
+const PAGE_STACK_FRAME_BYTES: u64 = 20;
 
 /// Whether this is the threaded module (`threads`), whose pool builds the trace (and
 /// decodes a gathered file).

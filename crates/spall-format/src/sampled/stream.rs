@@ -4,8 +4,8 @@
 //! `perf script` text and collapsed stacks: only the bytes since the last run, about one
 //! pushed piece. Once the bytes held reach the target, they are cut where a record starts
 //! (a `perf script` header line, a collapsed stack's line) and what comes before is
-//! decoded as one run into its own sink, with the file's offsets; the records are
-//! independent, so the runs' samples, in file order, are a whole-file decode's.
+//! decoded as one run, with the file's offsets, into the one sink every run goes to; the
+//! records are independent, so the runs' samples, in file order, are a whole-file decode's.
 //!
 //! A `.cpuprofile` whose first key is `nodes` (what V8 writes): read into its call tree,
 //! samples and times as the bytes arrive (`cpuprofile::stream`), the samples handed over
@@ -167,9 +167,13 @@ impl<S: EventSink> ProfileStream<S> {
         }
     }
 
-    /// Decodes `window[..end]` into a new sink and drops those bytes.
+    /// Decodes `window[..end]` into the stream's sink and drops those bytes. Every run goes
+    /// to one sink: its records are independent and come in file order, so one builder
+    /// gives the trace the parallel decode's chunk builders, merged, give, without a
+    /// builder a run whose frames and names are interned again and then merged (a third
+    /// of a deep `perf script` file's streamed decode).
     fn decode_run(&mut self, end: usize) {
-        let mut sink = (self.new_sink)();
+        let mut sink = self.sinks.pop().unwrap_or_else(|| (self.new_sink)());
         let b = &self.window[..end];
         let total = self.read;
         let d = &mut self.diags;

@@ -18,6 +18,7 @@
 //! ```
 
 use crate::args::ArgsId;
+use crate::samples::NO_FRAME;
 use crate::span::ExtId;
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -166,18 +167,21 @@ impl Trace {
             return Err("flow links in range");
         }
         let n_frames = self.frames.len() as u32;
-        let frames = (self.frames.iter())
-            .all(|f| str_ok(f.name) && str_ok(f.file) && str_ok(f.raw))
-            && self.samples.iter().all(|s| {
-                s.thread < n_thread
-                    && str_ok(s.kind)
-                    && s.ts.len() == s.frame.len()
-                    && s.ts.len() == s.weight.len()
-                    && (s.args.is_empty() || s.args.len() == s.ts.len())
-                    && (s.cpu.is_empty() || s.cpu.len() == s.ts.len())
-                    && s.args.iter().all(|a| a.0 <= n_args)
-                    && s.frame.iter().all(|&f| f < n_frames)
-            });
+        // Each frame after its caller, as the frame tables are built: the stack lanes walk
+        // up the table by depth.
+        let frames = (self.frames.iter().enumerate()).all(|(i, f)| {
+            let parent = f.parent == NO_FRAME || (f.parent as usize) < i;
+            parent && str_ok(f.name) && str_ok(f.file) && str_ok(f.raw)
+        }) && self.samples.iter().all(|s| {
+            s.thread < n_thread
+                && str_ok(s.kind)
+                && s.ts.len() == s.frame.len()
+                && s.ts.len() == s.weight.len()
+                && (s.args.is_empty() || s.args.len() == s.ts.len())
+                && (s.cpu.is_empty() || s.cpu.len() == s.ts.len())
+                && s.args.iter().all(|a| a.0 <= n_args)
+                && s.frame.iter().all(|&f| f < n_frames)
+        });
         if !frames {
             return Err("samples and frames in range");
         }

@@ -234,3 +234,20 @@ fn a_changed_head_in_pieces_never_panics() {
         }
     }
 }
+
+/// A frame table where a frame's caller comes after it (no table is built so) is an
+/// error: the stack lanes take each frame's caller to be before it.
+#[test]
+fn a_frame_before_its_caller_is_an_error() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/real/profiles"
+    );
+    let t = crate::load(format!("{dir}/spin.perf")).unwrap();
+    assert!(Trace::from_transfer(&t.to_transfer()).is_ok());
+    let mut bad = crate::load(format!("{dir}/spin.perf")).unwrap();
+    let f = (bad.frames.iter()).position(|f| f.parent != crate::NO_FRAME);
+    let f = f.unwrap();
+    bad.frames[f].parent = f as u32;
+    assert!(Trace::from_transfer(&bad.to_transfer()).is_err());
+}

@@ -64,21 +64,25 @@ fn a_real_profiles_stack_lanes_cover_each_sample_once() {
             let lanes = st.stack_lanes(t.frames());
             for (d, lane) in lanes.iter().enumerate() {
                 let mut covered = 0;
+                let at = |s: usize| trace_model::frame_at_depth(t.frames(), st.frame[s], d);
                 for i in 0..lane.len() {
+                    let r = st.samples_in(lane.start[i], lane.end(i));
                     if i > 0 {
                         assert!(lane.start[i] >= lane.end(i - 1), "{rel}: overlap at {d}");
+                        // Boxes that touch hold other frames: consecutive samples with one
+                        // frame there are one box.
+                        if lane.start[i] == lane.end(i - 1) {
+                            assert_ne!(at(r.start - 1), at(r.start), "{rel}: split at {d}");
+                        }
                     }
-                    let r = st.samples_in(lane.start[i], lane.end(i));
                     assert!(!r.is_empty(), "{rel}: an empty box");
                     for s in r {
-                        let f = trace_model::frame_at_depth(t.frames(), st.frame[s], d);
+                        let f = at(s);
                         assert_eq!(f.map(|f| t.frames()[f as usize].name), Some(lane.name[i]));
                         covered += 1;
                     }
                 }
-                let deep = (0..st.ts.len())
-                    .filter(|&s| trace_model::frame_at_depth(t.frames(), st.frame[s], d).is_some())
-                    .count();
+                let deep = (0..st.ts.len()).filter(|&s| at(s).is_some()).count();
                 assert_eq!(covered, deep, "{rel}: depth {d}");
             }
         }
