@@ -1,7 +1,7 @@
 //! Sampling profiles (`perf script`, collapsed stacks, `.cpuprofile`, speedscope, pprof,
 //! Gecko): each reader on any bytes, through the model, whose sample invariants must hold;
-//! a text profile, `.cpuprofile`, speedscope file or Gecko profile streamed in pieces gives
-//! the whole decode's samples and warnings.
+//! a text profile, `.cpuprofile`, speedscope file, Gecko or pprof profile streamed in
+//! pieces gives the whole decode's samples and warnings (or its error).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use spall_format::sampled::{self, ProfileFormat};
@@ -54,8 +54,8 @@ impl spall_format::EventSink for Samples {
     }
 }
 
-/// A text profile's, `.cpuprofile`'s, speedscope file's or Gecko profile's stream, in pieces and runs of any size, against the
-/// whole decode.
+/// A text profile's, `.cpuprofile`'s, speedscope file's, Gecko or pprof profile's stream,
+/// in pieces and runs of any size, against the whole decode.
 fn stream(data: &[u8]) {
     let Some(f) = spall_format::ProfileStream::<Samples>::accepts(data) else {
         return;
@@ -65,8 +65,14 @@ fn stream(data: &[u8]) {
     for p in data.chunks(piece) {
         s.push(p).expect("a profile's stream takes any bytes");
     }
+    // pprof's stream fails where the whole decode does.
+    let Ok(done) = s.finish() else {
+        assert_eq!(f, spall_format::ProfileFormat::Pprof, "only pprof's stream fails");
+        assert!(spall_format::decode(data, &mut Samples::default()).is_err());
+        return;
+    };
     // A JSON profile its streamed reader gives up on is decoded again, whole.
-    let Some((got, sinks)) = s.finish().expect("a profile's stream finishes") else {
+    let Some((got, sinks)) = done else {
         use spall_format::ProfileFormat::{CpuProfile, Gecko, Speedscope};
         assert!(matches!(f, CpuProfile | Speedscope | Gecko), "{f:?} gave up");
         return;

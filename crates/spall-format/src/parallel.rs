@@ -203,6 +203,9 @@ where
                 release,
             ))
         }
+        Detected::Profile(ProfileFormat::Speedscope) => {
+            crate::sampled::walked_speedscope(b, diags.clone(), new_sink)
+        }
         _ => None,
     };
     match result {

@@ -1,12 +1,12 @@
 //! A trace decoded as its bytes arrive, whatever the format a stream can take: `.spall`
 //! versions 1 and 3 ([`SpallStream`]), Chrome JSON ([`JsonStream`]), Perfetto protobuf
-//! ([`ProtoStream`]), sampling profiles but pprof ([`ProfileStream`]), and any of
+//! ([`ProtoStream`]), sampling profiles ([`ProfileStream`]), and any of
 //! them gzipped
 //! (decompressed as the bytes arrive, the output pushed on at once, so neither the file
 //! nor its decompressed text is ever held whole).
 //!
-//! The sampling profiles whose parts refer to each other in any order (pprof, a
-//! `.cpuprofile` in the older `head` form) are gathered
+//! The sampling profiles no stream reads (a `.cpuprofile` in the older `head` form,
+//! UTF-16 text) are gathered
 //! ([`Gathered`]): their bytes, decompressed as they arrive when gzipped, so the file is
 //! held once (never its compressed bytes beside its text), and decoded whole at the end.
 //!

@@ -390,12 +390,15 @@ mod tests {
             s.nodes = &[];
             self.0.sample(&s);
         }
+        fn sample_kind_default(&mut self, kind: &str, unit: SampleUnit) {
+            self.0.sample_kind_default(kind, unit);
+        }
     }
 
-    /// A `.cpuprofile`'s (and a Gecko profile's) stacks taken from the nodes seen before are
-    /// the frames one by one: the same trace, frame table and all, on node's real profile,
-    /// on a tree with twin nodes (one frame, two nodes), a parent loop and a chain cut at
-    /// V8's depth, and on a real Firefox profile.
+    /// A `.cpuprofile`'s (and a Gecko or pprof profile's) stacks taken from the nodes seen
+    /// before are the frames one by one: the same trace, frame table and all, on node's
+    /// real profile, on a tree with twin nodes (one frame, two nodes), a parent loop and a
+    /// chain cut at V8's depth, and on real Firefox and Go profiles.
     #[test]
     fn stacks_from_tree_nodes_are_the_frames_one_by_one() {
         let real = spall_test_support::fixture_bytes("real/profiles/work.cpuprofile");
@@ -421,7 +424,16 @@ mod tests {
         );
         // A real Firefox profile's stack tables (nested processes: rows numbered on).
         let gecko = spall_test_support::fixture_bytes("real/profiles/firefox_page.json.gz");
-        for b in [&real[..], synth.as_bytes(), &gecko[..]] {
+        // Go's pprof profiles: a location's frames reached from several callers.
+        let go_cpu = spall_test_support::fixture_bytes("real/profiles/go_cpu.pb.gz");
+        let go_heap = spall_test_support::fixture_bytes("real/profiles/go_heap.pb.gz");
+        for b in [
+            &real[..],
+            synth.as_bytes(),
+            &gecko[..],
+            &go_cpu[..],
+            &go_heap[..],
+        ] {
             let mut with = TraceBuilder::new();
             let sum = spall_format::decode(b, &mut with).unwrap();
             let mut without = NoNodes(TraceBuilder::new());

@@ -9,10 +9,10 @@
 //! A `.spall`, Chrome JSON or Perfetto protobuf file, `perf script` text or collapsed
 //! stacks, gzipped or not, is decoded as its chunks arrive ([`trace_model::LoadStream`]):
 //! the worker holds the model and a few megabytes of the file, never the whole file. A
-//! `.cpuprofile` whose first key is `nodes` (V8's), speedscope's format and Gecko profiles
-//! are streamed too; pprof and the older `.cpuprofile` go through the stream as well, which gathers their
-//! bytes (gzip undone as they arrive, so the file is held once) and decodes them at the
-//! end (their arrays refer to each other in any order). A file a stream cannot take (gzip
+//! `.cpuprofile` whose first key is `nodes` (V8's), speedscope's format, Gecko profiles and
+//! pprof are streamed too; the older `.cpuprofile` goes through the stream as well, which
+//! gathers its bytes (gzip undone as they arrive, so the file is held once) and decodes
+//! them at the end (its arrays refer to each other in any order). A file a stream cannot take (gzip
 //! within gzip) is gathered whole, then decoded, as is one whose stream could not give the
 //! whole decode's result (the worker reads the file again).
 //!

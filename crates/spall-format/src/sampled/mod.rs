@@ -14,8 +14,9 @@
 //! `perf script` header followed by a frame line, or a `stack weight` line. A pprof file
 //! is protobuf, told from a Perfetto trace by [`sniff_binary`], before Perfetto's check.
 //!
-//! All but pprof and the older `.cpuprofile` are also decoded as their bytes arrive
-//! ([`ProfileStream`]; the JSON ones through `walk`).
+//! All but the older `.cpuprofile` are also decoded as their bytes arrive
+//! ([`ProfileStream`]; the JSON ones through `walk`, pprof through `pprof_read`, which
+//! its whole-file decode uses too). A speedscope file is walked natively as well.
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, ErrorKind};
@@ -31,6 +32,7 @@ mod gecko_stream;
 mod gecko_table;
 pub mod perf;
 pub mod pprof;
+mod pprof_read;
 pub mod speedscope;
 mod stream;
 mod text;
@@ -131,7 +133,34 @@ pub fn decode<S: EventSink>(
     Ok(n)
 }
 
-/// A fatal error: the input is not the profile it looked like.
+/// A speedscope file read by the walk its stream uses, in one push: a sink per profile,
+/// and the file's document never held (parsed whole it takes 15 times the file's bytes).
+/// `None` where the walk gives up: the file is then decoded whole.
+pub(crate) fn walked_speedscope<S: EventSink>(
+    b: &[u8],
+    mut diags: Diagnostics,
+    new_sink: &dyn Fn() -> S,
+) -> Option<(crate::Summary, Vec<S>)> {
+    use walk::Walked;
+    let mut st = speedscope::Stream::default();
+    let mut sinks = Vec::new();
+    let ok = st.push(false, b, &mut sinks, new_sink, &mut diags)
+        && st.push(true, &[], &mut sinks, new_sink, &mut diags);
+    let len = b.len() as u64;
+    let summary = crate::Summary {
+        format: crate::Format::Profile(ProfileFormat::Speedscope),
+        gzip: false,
+        input_bytes: len,
+        decoded_bytes: len,
+        parsed_bytes: len,
+        events: st.n,
+        diagnostics: diags,
+        spall: None,
+        json: None,
+    };
+    ok.then_some((summary, sinks))
+}
+
 /// Whether a file's first bytes `head`, cut off, decode to any of its samples: not for the
 /// JSON profiles whose parts refer to each other (`.cpuprofile`, speedscope, Gecko), plain
 /// or gzipped, whose decode fails at the cut after reading up to it (a `.cpuprofile` three
@@ -157,6 +186,7 @@ pub fn cut_decodes(head: &[u8]) -> bool {
     )
 }
 
+/// A fatal error: the input is not the profile it looked like.
 pub(crate) fn bad(what: impl Into<String>, offset: u64) -> Error {
     Error::new(ErrorKind::Profile(what.into()), offset)
 }

@@ -20,11 +20,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::pprof_read::{Label, Reading, Stacks, Tree};
 use super::{bad, warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
-use crate::proto::wire::{self, Reader, Value};
+use crate::proto::wire::{Reader, Value};
 
 /// Whether `b` looks like an uncompressed `Profile`: its first fields (up to 64) all have
 /// the wire type `profile.proto` gives their number, among them a `sample_type` (field 1)
@@ -61,39 +62,38 @@ fn is_value_type(b: &[u8]) -> bool {
 
 /// A function: name, file and start line, as string-table indices.
 #[derive(Clone, Copy, Default)]
-struct Function {
-    name: u64,
-    system_name: u64,
-    file: u64,
+pub(super) struct Function {
+    pub name: u64,
+    pub system_name: u64,
+    pub file: u64,
 }
 
-/// The tables, read in the first pass.
+/// The tables, read as their fields come.
 #[derive(Default)]
-struct Tables<'a> {
-    strings: Vec<Cow<'a, str>>,
-    sample_types: Vec<(u64, u64)>,
-    default_type: Option<u64>,
-    samples: Vec<(&'a [u8], u64)>,
+pub(super) struct Tables {
+    pub strings: Vec<String>,
+    pub sample_types: Vec<(u64, u64)>,
+    pub default_type: Option<u64>,
     /// Per location (in file order): its frames, outermost (the caller) first.
-    loc_frames: Vec<(u32, u32)>,
+    pub loc_frames: Vec<(u32, u32)>,
     /// Location id to index into `loc_frames`.
-    loc_ids: Ids,
+    pub loc_ids: Ids,
     /// (function id, line) per frame of every location; then the mapping or address for a
     /// location with no lines.
-    lines: Vec<LineRef>,
-    functions: Vec<Function>,
-    fn_ids: Ids,
+    pub lines: Vec<LineRef>,
+    pub functions: Vec<Function>,
+    pub fn_ids: Ids,
     /// (mapping id, file name index) in file order.
-    mappings: Vec<(u64, u64)>,
-    time_nanos: Option<i64>,
-    duration_nanos: Option<i64>,
-    period_type: Option<(u64, u64)>,
-    period: Option<i64>,
+    pub mappings: Vec<(u64, u64)>,
+    pub time_nanos: Option<i64>,
+    pub duration_nanos: Option<i64>,
+    pub period_type: Option<(u64, u64)>,
+    pub period: Option<i64>,
 }
 
 /// One frame of a location: a line of a function, or an address alone.
 #[derive(Clone, Copy)]
-enum LineRef {
+pub(super) enum LineRef {
     Line { function: u64, line: i64 },
     Address { address: u64, mapping: u64 },
 }
@@ -101,7 +101,7 @@ enum LineRef {
 /// Ids to indices: a vector while the ids are small (Go numbers them 1, 2, 3...), else a
 /// map.
 #[derive(Default)]
-struct Ids {
+pub(super) struct Ids {
     dense: Vec<u32>,
     sparse: HashMap<u64, u32>,
 }
@@ -109,7 +109,7 @@ struct Ids {
 impl Ids {
     const NONE: u32 = u32::MAX;
 
-    fn insert(&mut self, id: u64, i: u32) {
+    pub(super) fn insert(&mut self, id: u64, i: u32) {
         if id < (1 << 20).max(self.dense.len() as u64 * 2) {
             let id = id as usize;
             if id >= self.dense.len() {
@@ -122,7 +122,7 @@ impl Ids {
     }
 
     #[inline]
-    fn get(&self, id: u64) -> Option<u32> {
+    pub(super) fn get(&self, id: u64) -> Option<u32> {
         match self.dense.get(id as usize) {
             Some(&i) if i != Self::NONE => Some(i),
             _ => self.sparse.get(&id).copied(),
@@ -154,69 +154,55 @@ fn unit_of(name: &str) -> (SampleUnit, i64) {
 
 /// Decodes a profile into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
-    let t = tables(b, diags)?;
-    let s = |i: u64| {
-        t.strings
-            .get(i as usize)
-            .cloned()
-            .unwrap_or(Cow::Borrowed(""))
-    };
-    let kinds = kinds_of(&t, &s)?;
+    let mut r = Reading::default();
+    r.push_all(b, diags)?;
+    hand_over(&r, sink, diags)
+}
+
+/// A profile read to its end: its samples into `sink`, in file order; their number.
+pub(super) fn hand_over<S: EventSink>(
+    r: &Reading,
+    sink: &mut S,
+    diags: &mut Diagnostics,
+) -> Result<u64, Error> {
+    let t = &r.t;
+    let s = |i: u64| Cow::Borrowed(t.strings.get(i as usize).map_or("", |x| x.as_str()));
+    let kinds = kinds_of(t, &s)?;
     sink.sample_kind_default(&kinds[0].name, kinds[0].unit);
-    metadata(&t, &s, sink);
-    let frames = location_frames(&t, &s, diags);
-    let thread_name = main_binary(&t);
-    let mut stack: Vec<RawFrame<'_>> = Vec::new();
-    let mut values: Vec<i64> = Vec::new();
+    metadata(t, &s, sink);
+    let frames = location_frames(t, &s, diags);
+    let tree = Tree::new(r);
+    let mut stacks = Stacks::new(&tree, &frames);
+    let thread_name = main_binary(t);
     let mut labels = String::new();
-    let mut locs: Vec<u64> = Vec::new();
-    let (mut bad_locs, mut n) = (0u64, 0u64);
-    for &(sample, offset) in &t.samples {
-        stack.clear();
-        values.clear();
-        labels.clear();
-        locs.clear();
-        for f in Reader::new(sample, offset) {
-            let Ok(f) = f else {
-                warn(diags, offset, || {
-                    "a sample that does not parse; its rest left out".into()
-                });
-                break;
-            };
-            let r = match f.num {
-                1 => wire::repeated(f.value, false, |id| locs.push(id)),
-                2 => wire::repeated(f.value, false, |v| values.push(v as i64)),
-                3 => {
-                    if let Value::Bytes(l) = f.value {
-                        label(l, &s, &mut labels);
-                    }
-                    Ok(())
+    let mut bad_locs = 0u64;
+    let (mut values_at, mut last_labels) = (0, 0);
+    for i in 0..r.samples.len() {
+        let k = r.samples.get(i);
+        let values = &r.values[values_at..k.values_end as usize];
+        values_at = k.values_end as usize;
+        let (stack, nodes) = stacks.get(k.stack);
+        bad_locs += tree.unknown[k.stack as usize] as u64;
+        // Samples often repeat their labels: their text is made again only when they change.
+        if k.labels != last_labels {
+            labels.clear();
+            if k.labels != 0 {
+                labels.push('{');
+                for l in r.labels(k.labels) {
+                    label_json(&l, &s, &mut labels);
                 }
-                _ => Ok(()),
-            };
-            if r.is_err() {
-                warn(diags, f.offset, || {
-                    "a packed field cut short; its rest left out".into()
-                });
+                labels.push('}');
             }
-        }
-        for &id in locs.iter().rev() {
-            match t.loc_ids.get(id) {
-                Some(i) => {
-                    let (a, z) = t.loc_frames[i as usize];
-                    stack.extend_from_slice(&frames[a as usize..z as usize]);
-                }
-                None => bad_locs += 1,
-            }
+            last_labels = k.labels;
         }
         let args = if labels.is_empty() {
             Args::None
         } else {
-            Args::Json(Cow::Owned(format!("{{{labels}}}")))
+            Args::Json(Cow::Borrowed(&labels))
         };
         let mut same_stack = false;
-        for k in &kinds {
-            let Some(&v) = values.get(k.index) else {
+        for kind in &kinds {
+            let Some(&v) = values.get(kind.index) else {
                 continue;
             };
             if v == 0 {
@@ -226,21 +212,21 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                 pid: RawId::Num(0),
                 tid: RawId::Num(1),
                 thread_name: thread_name.clone(),
-                kind: k.name.clone(),
-                unit: k.unit,
+                kind: kind.name.clone(),
+                unit: kind.unit,
                 ts: None,
-                weight: v.saturating_mul(k.scale),
-                stack: &stack,
+                weight: v.saturating_mul(kind.scale),
+                stack,
                 args: args.clone(),
                 same_stack,
-                nodes: &[],
-                offset,
+                nodes,
+                offset: k.offset,
                 cpu: None,
             });
             same_stack = true;
         }
         if values.len() != t.sample_types.len() {
-            warn(diags, offset, || {
+            warn(diags, k.offset, || {
                 format!(
                     "a sample with {} values for {} sample types",
                     values.len(),
@@ -248,19 +234,18 @@ pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> 
                 )
             });
         }
-        n += 1;
     }
     if bad_locs > 0 {
         diags.warn_n(crate::WarningKind::ProfileMalformed, bad_locs, 0, || {
             "sample locations that no location has the id of; left out".into()
         });
     }
-    Ok(n)
+    Ok(r.samples.len() as u64)
 }
 
 /// The profile's kinds of samples, the one `go tool pprof` shows first
 /// (`default_sample_type`, else the last).
-fn kinds_of<'a>(t: &Tables<'a>, s: &impl Fn(u64) -> Cow<'a, str>) -> Result<Vec<Kind<'a>>, Error> {
+fn kinds_of<'a>(t: &'a Tables, s: &impl Fn(u64) -> Cow<'a, str>) -> Result<Vec<Kind<'a>>, Error> {
     let mut kinds: Vec<Kind<'_>> = (t.sample_types.iter().enumerate())
         .map(|(index, &(ty, unit))| {
             let (u, scale) = unit_of(&s(unit));
@@ -289,75 +274,8 @@ fn kinds_of<'a>(t: &Tables<'a>, s: &impl Fn(u64) -> Cow<'a, str>) -> Result<Vec<
     Ok(kinds)
 }
 
-/// The first pass: every table, and where each sample is.
-fn tables<'a>(b: &'a [u8], diags: &mut Diagnostics) -> Result<Tables<'a>, Error> {
-    let mut t = Tables::default();
-    let mut fn_offsets = Vec::new();
-    for f in Reader::new(b, 0) {
-        let f = match f {
-            Ok(f) => f,
-            Err(e) if t.samples.is_empty() && t.strings.is_empty() => {
-                return Err(bad(format!("not a pprof profile: {e}"), e.offset))
-            }
-            Err(e) => {
-                warn(diags, e.offset, || {
-                    format!("the profile is cut short ({e}); its rest left out")
-                });
-                break;
-            }
-        };
-        let (num, v) = (f.num, f.value);
-        match (num, v) {
-            (1, Value::Bytes(m)) => t.sample_types.push(value_type(m)),
-            (2, Value::Bytes(m)) => t.samples.push((m, f.offset)),
-            (3, Value::Bytes(m)) => {
-                let mut id = 0;
-                let mut file = 0;
-                for g in Reader::new(m, f.offset).flatten() {
-                    match (g.num, g.value) {
-                        (1, Value::Varint(x)) => id = x,
-                        (5, Value::Varint(x)) => file = x,
-                        _ => {}
-                    }
-                }
-                t.mappings.push((id, file));
-            }
-            (4, Value::Bytes(m)) => location(&mut t, m, f.offset, diags),
-            (5, Value::Bytes(m)) => {
-                let mut id = 0;
-                let mut func = Function::default();
-                for g in Reader::new(m, f.offset).flatten() {
-                    match (g.num, g.value) {
-                        (1, Value::Varint(x)) => id = x,
-                        (2, Value::Varint(x)) => func.name = x,
-                        (3, Value::Varint(x)) => func.system_name = x,
-                        (4, Value::Varint(x)) => func.file = x,
-                        _ => {}
-                    }
-                }
-                t.fn_ids.insert(id, t.functions.len() as u32);
-                t.functions.push(func);
-                fn_offsets.push(f.offset);
-            }
-            (6, Value::Bytes(s)) => t.strings.push(super::text::utf8(s)),
-            (9, Value::Varint(x)) => t.time_nanos = Some(x as i64),
-            (10, Value::Varint(x)) => t.duration_nanos = Some(x as i64),
-            (11, Value::Bytes(m)) => t.period_type = Some(value_type(m)),
-            (12, Value::Varint(x)) => t.period = Some(x as i64),
-            (14, Value::Varint(x)) => t.default_type = Some(x),
-            _ => {}
-        }
-    }
-    if t.strings.first().is_some_and(|s| !s.is_empty()) {
-        warn(diags, 0, || {
-            "the string table's first entry is not empty".into()
-        });
-    }
-    Ok(t)
-}
-
 /// A `ValueType`'s (type, unit) string indices.
-fn value_type(m: &[u8]) -> (u64, u64) {
+pub(super) fn value_type(m: &[u8]) -> (u64, u64) {
     let (mut ty, mut unit) = (0, 0);
     for g in Reader::new(m, 0).flatten() {
         match (g.num, g.value) {
@@ -370,7 +288,7 @@ fn value_type(m: &[u8]) -> (u64, u64) {
 }
 
 /// A `Location`: its lines (outermost first) appended to `t.lines`.
-fn location(t: &mut Tables<'_>, m: &[u8], offset: u64, diags: &mut Diagnostics) {
+pub(super) fn location(t: &mut Tables, m: &[u8], offset: u64, diags: &mut Diagnostics) {
     let (mut id, mut address, mut mapping) = (0, 0, 0);
     let start = t.lines.len();
     for g in Reader::new(m, offset) {
@@ -409,7 +327,7 @@ fn location(t: &mut Tables<'_>, m: &[u8], offset: u64, diags: &mut Diagnostics) 
 
 /// Every location's frames, in the order of `t.lines`.
 fn location_frames<'a>(
-    t: &Tables<'a>,
+    t: &'a Tables,
     s: &impl Fn(u64) -> Cow<'a, str>,
     diags: &mut Diagnostics,
 ) -> Vec<RawFrame<'a>> {
@@ -453,42 +371,48 @@ fn location_frames<'a>(
 }
 
 /// The main binary's file name (the first mapping's), for the thread's name.
-fn main_binary<'t>(t: &'t Tables<'_>) -> Option<Cow<'t, str>> {
+fn main_binary(t: &Tables) -> Option<Cow<'_, str>> {
     let file = t.strings.get(t.mappings.first()?.1 as usize)?;
     let base = file.rsplit('/').next().unwrap_or("");
     (!base.is_empty()).then_some(Cow::Borrowed(base))
 }
 
-/// A `Label` appended to `out` as a JSON member: `"key":"value"`, or `"key":"12 unit"`.
-fn label<'a>(l: &[u8], s: &impl Fn(u64) -> Cow<'a, str>, out: &mut String) {
-    let (mut key, mut text, mut num, mut unit) = (0, None, None, 0);
+/// A `Label`'s fields.
+pub(super) fn label(l: &[u8]) -> Label {
+    let mut out = Label::default();
     for g in Reader::new(l, 0).flatten() {
         match (g.num, g.value) {
-            (1, Value::Varint(x)) => key = x,
-            (2, Value::Varint(x)) => text = Some(x),
-            (3, Value::Varint(x)) => num = Some(x as i64),
-            (4, Value::Varint(x)) => unit = x,
+            (1, Value::Varint(x)) => out.key = x,
+            (2, Value::Varint(x)) => out.text = Some(x),
+            (3, Value::Varint(x)) => out.num = Some(x as i64),
+            (4, Value::Varint(x)) => out.unit = x,
             _ => {}
         }
     }
-    let value = match (text, num) {
+    out
+}
+
+/// A label appended to the JSON object's text `out` (its `{` written) as a member:
+/// `"key":"value"`, or `"key":"12 unit"`.
+fn label_json<'a>(l: &Label, s: &impl Fn(u64) -> Cow<'a, str>, out: &mut String) {
+    let value = match (l.text, l.num) {
         (Some(t), _) => s(t).into_owned(),
-        (None, Some(n)) if unit != 0 => format!("{n} {}", s(unit)),
+        (None, Some(n)) if l.unit != 0 => format!("{n} {}", s(l.unit)),
         (None, Some(n)) => n.to_string(),
         (None, None) => String::new(),
     };
-    if !out.is_empty() {
+    if out.len() > 1 {
         out.push(',');
     }
     let json = |x: &str| serde_json::Value::String(x.to_string()).to_string();
-    out.push_str(&json(&s(key)));
+    out.push_str(&json(&s(l.key)));
     out.push(':');
     out.push_str(&json(&value));
 }
 
 /// The profile's own fields (time, duration, period, sample types) as a `pprof` metadata
 /// event of process 0.
-fn metadata<'a, S: EventSink>(t: &Tables<'a>, s: &impl Fn(u64) -> Cow<'a, str>, sink: &mut S) {
+fn metadata<'a, S: EventSink>(t: &'a Tables, s: &impl Fn(u64) -> Cow<'a, str>, sink: &mut S) {
     let mut m = serde_json::Map::new();
     let types: Vec<String> = (t.sample_types.iter())
         .map(|&(ty, u)| format!("{}/{}", s(ty), s(u)))
@@ -675,6 +599,90 @@ mod tests {
         let mut s = Samples::default();
         decode(&profile(true), &mut s, &mut d).unwrap();
         assert_eq!(s.0[0].kind, "samples");
+    }
+
+    /// A decode's samples and warnings as text to compare.
+    fn text(r: Result<crate::Summary, Error>, s: &Samples) -> String {
+        match r {
+            Ok(sum) => format!("{sum:?} {:?}", s.0),
+            Err(e) => format!("error {e}"),
+        }
+    }
+
+    fn whole(b: &[u8]) -> String {
+        let mut s = Samples::default();
+        text(crate::decode(b, &mut s), &s)
+    }
+
+    /// `b` streamed in two pieces cut at `cut`, then in pieces of `piece` bytes.
+    fn streamed(b: &[u8], cut: usize, piece: usize) -> String {
+        let mut s = crate::TraceStream::with_target(b, 1, Samples::default).expect("streamed");
+        let pieces = std::iter::once(&b[..cut]).chain(b[cut..].chunks(piece.max(1)));
+        for p in pieces {
+            if let Err(e) = s.push(p) {
+                return format!("error {e}");
+            }
+        }
+        match s.finish() {
+            Ok(Some((sum, sinks))) => {
+                let all = Samples(sinks.into_iter().flat_map(|s| s.0).collect());
+                text(Ok(sum), &all)
+            }
+            Ok(None) => "decode again".into(),
+            Err(e) => format!("error {e}"),
+        }
+    }
+
+    /// Real Go profiles, gzipped, and the hand-made one, plain and gzipped: streamed with
+    /// the file (or its gzip stream) cut at every byte, they give the whole decode's
+    /// samples and warnings; so do hostile ones (bytes flipped), cut anywhere.
+    #[test]
+    fn streamed_profiles_are_the_whole_decode_at_every_cut() {
+        let gz = |b: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut e, b).unwrap();
+            e.finish().unwrap()
+        };
+        let mut files = vec![
+            spall_test_support::fixture_bytes("real/profiles/go_cpu.pb.gz"),
+            spall_test_support::fixture_bytes("real/profiles/go_heap.pb.gz"),
+            profile(false),
+        ];
+        files.push(gz(&files[2]));
+        for b in &files {
+            let want = whole(b);
+            assert!(
+                want.contains("Pprof") && !want.contains("events: 0,"),
+                "{want}"
+            );
+            for cut in 0..=b.len() {
+                let got = streamed(b, cut, b.len());
+                assert!(got == want, "cut at {cut}\n{got}\n{want}");
+            }
+            assert!(streamed(b, 0, 1) == want, "pieces of 1");
+        }
+        // Read as it arrives: once its fields are complete, no byte is held.
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&files[0][..]), &mut plain)
+            .unwrap();
+        let mut s = crate::TraceStream::with_target(&plain, 1, Samples::default).unwrap();
+        for p in plain.chunks(100) {
+            s.push(p).unwrap();
+        }
+        assert_eq!(s.progress(), (plain.len() as u64, plain.len() as u64));
+        let b = profile(true);
+        for i in 0..b.len() {
+            let mut c = b.clone();
+            c[i] ^= 0xff;
+            if crate::detect(&c) != crate::Detected::Profile(ProfileFormat::Pprof) {
+                continue;
+            }
+            let want = whole(&c);
+            for cut in [0, i, i + 1, c.len() / 2] {
+                let got = streamed(&c, cut.min(c.len()), 3);
+                assert!(got == want, "{i} at {cut}\n{got}\n{want}");
+            }
+        }
     }
 
     #[test]

@@ -13,13 +13,14 @@
 //! that reader gives up, [`finish`](ProfileStream::finish) says to decode the file again,
 //! whole. speedscope's format and Gecko profiles are walked (`walk`): a speedscope
 //! profile's samples handed over as the profile ends, a Gecko thread as it ends, each into
-//! a sink of its own; their readers give up as the `.cpuprofile`'s does. pprof is not
-//! streamed (its samples refer to a string table that may come last): its bytes are
-//! gathered and decoded whole.
+//! a sink of its own; their readers give up as the `.cpuprofile`'s does. pprof's fields are
+//! read as they complete (`pprof_read`), its samples kept in short until the end, since
+//! they refer to tables that may come last, and handed over then, into one sink.
 
 use super::cpuprofile::Reader;
+use super::pprof_read::Reading;
 use super::walk::Walked;
-use super::{collapsed, gecko_stream, perf, speedscope, ProfileFormat};
+use super::{collapsed, gecko_stream, perf, pprof, speedscope, ProfileFormat};
 use crate::diag::Diagnostics;
 use crate::error::Error;
 use crate::event::EventSink;
@@ -51,6 +52,8 @@ pub struct ProfileStream<S> {
     cpu: Option<Box<Reader>>,
     /// A speedscope file's or Gecko profile's reader.
     json: Option<Json>,
+    /// A pprof profile's reader.
+    pprof: Option<Box<Reading>>,
     read: u64,
     new_sink: Box<dyn Fn() -> S>,
 }
@@ -70,14 +73,15 @@ impl<S: EventSink> ProfileStream<S> {
     /// The profile format of a file whose first bytes are `head`, if it is one this
     /// streams: `perf script` text or collapsed stacks, in UTF-8 (UTF-16 is gathered), a
     /// `.cpuprofile` whose first key is `nodes` (not the older `head` form), speedscope's
-    /// format, or a Gecko profile.
+    /// format, a Gecko profile, or pprof.
     pub fn accepts(head: &[u8]) -> Option<ProfileFormat> {
         match detect(head) {
             Detected::Profile(
                 f @ (ProfileFormat::Perf
                 | ProfileFormat::Collapsed
                 | ProfileFormat::Speedscope
-                | ProfileFormat::Gecko),
+                | ProfileFormat::Gecko
+                | ProfileFormat::Pprof),
             ) => Some(f),
             Detected::Profile(f @ ProfileFormat::CpuProfile) => {
                 let rest = head.trim_ascii_start().strip_prefix(b"{")?;
@@ -111,6 +115,7 @@ impl<S: EventSink> ProfileStream<S> {
                 ProfileFormat::Gecko => Some(Json::Gecko(Box::default())),
                 _ => None,
             },
+            pprof: (format == ProfileFormat::Pprof).then(Box::default),
             read: 0,
             new_sink: Box::new(new_sink),
         }
@@ -127,7 +132,10 @@ impl<S: EventSink> ProfileStream<S> {
             (Some(r), _) => (self.read, r.consumed()),
             (_, Some(Json::Speedscope(r))) => (self.read, r.consumed()),
             (_, Some(Json::Gecko(r))) => (self.read, r.consumed()),
-            _ => (self.read, self.at),
+            _ => match &self.pprof {
+                Some(r) => (self.read, r.decoded()),
+                None => (self.read, self.at),
+            },
         }
     }
 
@@ -143,6 +151,9 @@ impl<S: EventSink> ProfileStream<S> {
         if self.json.is_some() {
             self.push_json(false, chunk);
             return Ok(());
+        }
+        if let Some(r) = &mut self.pprof {
+            return r.push(chunk, &mut self.diags);
         }
         self.window.extend_from_slice(chunk);
         if self.window.len() >= self.target {
@@ -215,6 +226,11 @@ impl<S: EventSink> ProfileStream<S> {
                 Some(n) => self.samples = n,
                 None => return Ok(None),
             }
+            self.sinks.push(sink);
+        } else if let Some(mut r) = self.pprof.take() {
+            let mut sink = (self.new_sink)();
+            r.end(&mut self.diags)?;
+            self.samples = pprof::hand_over(&r, &mut sink, &mut self.diags)?;
             self.sinks.push(sink);
         } else if self.json.is_some() {
             match self.push_json(true, &[]) {

@@ -331,11 +331,50 @@ fn zero_length_pairs_pair_again_only_after_time_went_back() {
     assert_eq!(got.decode_summary().parsed_bytes, back.len() as u64);
 }
 
+/// speedscope's format: a sampled profile in time and an evented one.
+fn speedscope_file() -> String {
+    let mut ss = String::from(
+        r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main","file":"a.c","line":3},{"name":"f"},{"name":"g"}]},"profiles":[{"type":"sampled","name":"cpu","unit":"milliseconds","startValue":0,"endValue":1,"samples":["#,
+    );
+    let stacks: Vec<_> = (0..200).map(|i| format!("[0,{}]", 1 + i % 2)).collect();
+    let weights: Vec<_> = (0..200).map(|i| (1 + i % 3).to_string()).collect();
+    ss += &format!(
+        r#"{}],"weights":[{}]}},{{"type":"evented","name":"ev","unit":"none","startValue":0,"endValue":9,"events":[{{"type":"O","frame":0,"at":0}},{{"type":"O","frame":2,"at":1}},{{"type":"C","frame":2,"at":4}},{{"type":"C","frame":0,"at":9}}]}}]}}"#,
+        stacks.join(","),
+        weights.join(",")
+    );
+    ss
+}
+
+/// A speedscope file loaded natively (walked, as the page's stream walks it, never parsed
+/// whole) is the trace of the file parsed whole, into one builder; so are odd ones, and
+/// those the walk gives up on (decoded whole again).
+#[test]
+fn walked_speedscope_is_the_whole_parse() {
+    let ss = speedscope_file();
+    let odd = [
+        ss.clone(),
+        // Weights before samples, an unknown unit, a frame index past the frames.
+        r#"{"shared":{"frames":[{"name":"a"},{"name":"b","file":"x.py","line":2}]},"profiles":[{"weights":[1,2,3],"samples":[[0],[0,1],[0,7]],"type":"sampled","unit":"seconds","name":"p"},{"type":"sampled","unit":"parsecs","samples":[[1]],"weights":[4]}]}"#.into(),
+        // Given up: profiles before the frames, a duplicate key.
+        r#"{"profiles":[{"type":"sampled","unit":"none","samples":[[0]],"weights":[1]}],"shared":{"frames":[{"name":"a"}]}}"#.into(),
+        r#"{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","unit":"none","samples":[[0]],"weights":[1]}],"profiles":[{"type":"sampled","unit":"none","samples":[[0],[0]],"weights":[1,5]}]}"#.into(),
+    ];
+    for b in odd {
+        let walked = load_bytes(b.as_bytes()).unwrap();
+        assert!(!walked.samples().is_empty(), "{b}");
+        let mut whole = trace_model::TraceBuilder::new();
+        let sum = spall_format::decode(b.as_bytes(), &mut whole).unwrap();
+        let whole = whole.finish(sum);
+        assert!(walked.to_transfer() == whole.to_transfer(), "{b}");
+    }
+}
+
 /// `perf script` text, collapsed stacks and node's `.cpuprofile` (as a browser's worker
 /// reads them: in slices, gzipped or not) stream, and give `load_bytes`'s trace: the same
 /// samples, stacks, threads and untimed layout, however the file is cut. pprof, Gecko and
-/// speedscope's format are gathered by the stream (gzip undone as the pieces arrive) and
-/// give it too, their summary (gzip, sizes) included.
+/// speedscope's format stream too (gzip undone as the pieces arrive) and give it too,
+/// their summary (gzip, sizes) included.
 #[test]
 fn streamed_text_profiles_are_load_bytes_trace() {
     let root = concat!(
@@ -364,18 +403,7 @@ fn streamed_text_profiles_are_load_bytes_trace() {
         out
     };
     files.push(("go_cpu.pb".to_string(), plain(&read("go_cpu.pb.gz"))));
-    // speedscope's format: a sampled profile in time and an evented one.
-    let mut ss = String::from(
-        r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main","file":"a.c","line":3},{"name":"f"},{"name":"g"}]},"profiles":[{"type":"sampled","name":"cpu","unit":"milliseconds","startValue":0,"endValue":1,"samples":["#,
-    );
-    let stacks: Vec<_> = (0..200).map(|i| format!("[0,{}]", 1 + i % 2)).collect();
-    let weights: Vec<_> = (0..200).map(|i| (1 + i % 3).to_string()).collect();
-    ss += &format!(
-        r#"{}],"weights":[{}]}},{{"type":"evented","name":"ev","unit":"none","startValue":0,"endValue":9,"events":[{{"type":"O","frame":0,"at":0}},{{"type":"O","frame":2,"at":1}},{{"type":"C","frame":2,"at":4}},{{"type":"C","frame":0,"at":9}}]}}]}}"#,
-        stacks.join(","),
-        weights.join(",")
-    );
-    files.push(("speedscope".to_string(), ss.into_bytes()));
+    files.push(("speedscope".to_string(), speedscope_file().into_bytes()));
     // Folded stacks, CRLF and comments: untimed samples laid out end to end by weight.
     let mut folded = String::from("# folded\r\n");
     for i in 0..3_000 {
