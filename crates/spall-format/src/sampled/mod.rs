@@ -33,6 +33,7 @@ mod gecko_table;
 pub mod perf;
 pub mod pprof;
 mod pprof_read;
+mod pprof_tables;
 pub mod speedscope;
 mod stream;
 mod text;

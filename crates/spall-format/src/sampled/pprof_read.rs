@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use super::pprof::{label, location, value_type, Tables};
+use super::pprof_tables::{label, location, value_type, Label, Tables};
 use super::{bad, warn, RawFrame};
 use crate::diag::Diagnostics;
 use crate::error::Error;
@@ -97,15 +97,6 @@ pub(super) struct Reading {
     broken: bool,
     /// Whether reading stopped at a field that does not parse (the rest is left out).
     stopped: bool,
-}
-
-/// A `Label`: key, text or number and unit, as string-table indices.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Label {
-    pub key: u64,
-    pub text: Option<u64>,
-    pub num: Option<i64>,
-    pub unit: u64,
 }
 
 impl Reading {
@@ -236,7 +227,7 @@ impl Reading {
             (4, Value::Bytes(m)) => location(t, m, f.offset, diags),
             (5, Value::Bytes(m)) => {
                 let mut id = 0;
-                let mut func = super::pprof::Function::default();
+                let mut func = super::pprof_tables::Function::default();
                 for g in Reader::new(m, f.offset).flatten() {
                     match (g.num, g.value) {
                         (1, Value::Varint(x)) => id = x,
