@@ -126,7 +126,7 @@ pub enum PageLoad {
     /// The worker built the trace: its name and `web::pack_trace`'s part of the model.
     Built(String, super::web::model::Model),
     /// The worker built the trace's index: its name and `web::pack_index`'s part.
-    Index(String, super::web::IndexPart),
+    Index(String, super::web::model::IndexPart),
     /// The worker's whole-trace statistics of the trace it built (`web::pack_stats`; empty:
     /// none, the page computes them).
     Stats(String, Vec<u8>),

@@ -116,12 +116,11 @@ pub fn open_model(name: String, model: JsValue) {
 /// The index of the trace [`open_model`] opened, as [`pack_index`] packed it: the page
 /// copied the trace's columns in while the worker built it.
 pub fn open_index(name: String, index: JsValue) {
-    send(UserEvent::Page(PageLoad::Index(name, IndexPart(index))));
+    send(UserEvent::Page(PageLoad::Index(
+        name,
+        model::IndexPart(index),
+    )));
 }
-
-/// The index's part of a worker's model, as the page received it ([`open_index`]).
-#[derive(Debug)]
-pub struct IndexPart(pub(crate) JsValue);
 
 /// The worker's whole-trace statistics ([`pack_stats`]) of the trace it built.
 pub fn open_stats(name: String, bytes: Vec<u8>) {

@@ -15,6 +15,10 @@ use trace_index::EventIndex;
 use spall_web_transfer::Streams;
 pub use spall_web_transfer::{pack_index, pack_trace, Model};
 
+/// The index's part of a worker's model, as the page received it (`web::open_index`).
+#[derive(Debug)]
+pub struct IndexPart(pub(crate) JsValue);
+
 /// How long one turn of taking the worker's model may run before the page draws a frame.
 const TAKE_STEP: Duration = Duration::from_millis(50);
 /// Bytes of columns copied between two looks at the clock.
@@ -60,7 +64,7 @@ impl Taking {
 
     /// The index's part of the model, which the worker sends once it has built it (the
     /// page copies the trace's columns in meanwhile).
-    pub(crate) fn add_index(&mut self, index: &super::IndexPart) {
+    pub(crate) fn add_index(&mut self, index: &IndexPart) {
         if !self.model.has_index() {
             self.model.add_index(&index.0);
         }
