@@ -115,6 +115,9 @@ pub(crate) struct Matcher {
     tie_at: Option<i64>,
     /// trace_processor's stack, when pairing as it does ([`trace_processor`]).
     stack: Vec<trace_processor::Entry>,
+    /// How many of `stack`'s entries are not open `B`s: with none, an event passes
+    /// nothing, and a deep stack of `B`s is not walked at every event.
+    stack_closed: usize,
 }
 
 impl Matcher {

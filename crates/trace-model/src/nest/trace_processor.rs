@@ -96,6 +96,7 @@ impl Matcher {
                     self.stack.pop();
                 } else {
                     self.stack[i].open = false;
+                    self.stack_closed += 1;
                 }
             }
             _ => {
@@ -109,6 +110,7 @@ impl Matcher {
                         opened: e,
                         open: false,
                     });
+                    self.stack_closed += 1;
                 }
             }
         }
@@ -118,6 +120,25 @@ impl Matcher {
     /// has passed leave it, and the `B`s open above a slice it has passed end there.
     /// Whether an `X` goes on the stack (it does not if it overlaps a slice partly).
     fn pass(
+        &mut self,
+        ts: i64,
+        dur: Option<i64>,
+        names: &dyn Fn(StrId) -> String,
+        d: &mut Diagnostics<ModelWarning>,
+    ) -> bool {
+        if self.stack_closed == 0 {
+            return true;
+        }
+        let on_stack = self.pass_closed(ts, dur, names, d);
+        debug_assert_eq!(
+            self.stack_closed,
+            self.stack.iter().filter(|en| !en.open).count()
+        );
+        on_stack
+    }
+
+    /// [`pass`](Self::pass) on a stack with slices that are not open `B`s.
+    fn pass_closed(
         &mut self,
         ts: i64,
         dur: Option<i64>,
@@ -139,7 +160,11 @@ impl Matcher {
                 if ts <= end {
                     continue;
                 }
-                for above in self.stack.drain(i + 1..).filter(|a| a.open) {
+                for above in self.stack.drain(i + 1..) {
+                    if !above.open {
+                        self.stack_closed -= 1;
+                        continue;
+                    }
                     let (seg, k) = above.slot;
                     let s = self.spans[seg as usize].get_mut(k);
                     s.dur = (end - above.opened.ts).max(0);
@@ -153,6 +178,7 @@ impl Matcher {
                     });
                 }
                 self.stack.pop();
+                self.stack_closed -= 1;
                 open_above = false;
                 continue;
             }
@@ -163,6 +189,7 @@ impl Matcher {
                 // ended out of order below an `X` not passed yet; that `B` would then end
                 // the next `B` before it starts. Here it leaves, the `X` stays.
                 self.stack.remove(i);
+                self.stack_closed -= 1;
                 continue;
             }
             if let Some(dur) = dur {
@@ -180,6 +207,7 @@ impl Matcher {
 
     /// Hands the `B`s still open to [`finish`](Matcher::finish), innermost last.
     pub(super) fn end_tp(&mut self) {
+        self.stack_closed = 0;
         let open = self.stack.drain(..).filter(|en| en.open);
         self.open.extend(open.map(|en| (en.slot, en.opened)));
     }
