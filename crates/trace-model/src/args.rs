@@ -41,10 +41,19 @@ const SEGMENT_BYTES: usize = 4 << 20;
 const FIRST_SEGMENT_BYTES: usize = 4 << 10;
 
 impl ArgsStore {
+    /// Stores a set; returns its id. A set equal to the one stored last (text and kind)
+    /// is not stored again: its id is returned. Events in a row often carry the same
+    /// arguments (a dense Perfetto file's every annotated slice), and each copy was fresh
+    /// memory. Only the last set is compared, so the ids depend on the order of the sets
+    /// alone, not on how a parallel load cut them ([`append`](Self::append) compares
+    /// across the cut).
     #[inline]
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
+        }
+        if self.last_is(text, is_json) {
+            return ArgsId(self.count());
         }
         let id = self.count() + 1;
         let full = |seg: &ArgsSegment| seg.text.capacity() - seg.text.len() < text.len();
@@ -98,10 +107,33 @@ impl ArgsStore {
         }
     }
 
+    /// Whether the set stored last is `text`, of this kind.
+    #[inline]
+    fn last_is(&self, text: &str, is_json: bool) -> bool {
+        let Some(seg) = self.segments.last() else {
+            return false;
+        };
+        let Some((&end, before)) = seg.ends.split_last() else {
+            return false;
+        };
+        let start = before.last().map_or(0, |&e| (e & !JSON_BIT) as usize);
+        (end & JSON_BIT != 0) == is_json && seg.text.get(start..) == Some(text)
+    }
+
     /// Appends every entry of `other`, taking its segments without copying them; its id
-    /// `i` becomes `i + offset` (the return value).
-    pub(crate) fn append(&mut self, other: ArgsStore) -> u32 {
-        let offset = self.count();
+    /// `i` becomes `i + offset` (the return value). Where `other`'s first set is the one
+    /// stored last here, it is dropped, as [`add`](Self::add) would have: its id 1 becomes
+    /// that set's.
+    pub(crate) fn append(&mut self, mut other: ArgsStore) -> u32 {
+        let mut offset = self.count();
+        let first = (other.segments.iter()).find_map(|seg| {
+            let &end = seg.ends.first()?;
+            Some((&seg.text[..(end & !JSON_BIT) as usize], end & JSON_BIT != 0))
+        });
+        if first.is_some_and(|(text, is_json)| self.last_is(text, is_json)) {
+            other.drop_first();
+            offset -= 1;
+        }
         for (seg, first) in other.segments.into_iter().zip(other.firsts) {
             if !seg.ends.is_empty() {
                 let first = first
@@ -112,6 +144,21 @@ impl ArgsStore {
             }
         }
         offset
+    }
+
+    /// Removes the first set (id 1); the others keep their ids. Its segment is a chunk's
+    /// first, of at most [`FIRST_SEGMENT_BYTES`] unless the set alone is larger.
+    fn drop_first(&mut self) {
+        let Some(k) = self.segments.iter().position(|s| !s.ends.is_empty()) else {
+            return;
+        };
+        let seg = &mut self.segments[k];
+        let cut = seg.ends.remove(0) & !JSON_BIT;
+        seg.text.drain(..cut as usize);
+        for e in &mut seg.ends {
+            *e -= cut;
+        }
+        self.firsts[k] += 1;
     }
 
     pub(crate) fn shrink(&mut self) {
@@ -315,6 +362,51 @@ mod tests {
             ]
         );
         assert_eq!(all.get(ArgsId(7)), None);
+    }
+
+    /// A set equal to the one stored last (text and kind) takes its id; any other, even
+    /// one stored before that, a new one.
+    #[test]
+    fn a_set_repeated_right_after_itself_is_kept_once() {
+        let mut a = ArgsStore::default();
+        let texts = ["x", "x", "", "x", "x", "y", "x", "x"];
+        // The fifth is free text, not JSON.
+        let ids: Vec<u32> = (0..8).map(|i| a.add(texts[i], i != 4).0).collect();
+        assert_eq!(ids, [1, 1, 0, 1, 2, 3, 4, 4]);
+        assert_eq!(a.count(), 4);
+        assert_eq!(a.get(ArgsId(2)), Some(("x", false)));
+        assert_eq!(a.text_bytes(), 4);
+    }
+
+    /// A store cut anywhere into parts, each part's sets added to a store of its own and the
+    /// parts appended, gives each set the id one store gives it: a part's first set that
+    /// repeats the last one before it takes that one's id, as `add` would.
+    #[test]
+    fn appended_parts_give_the_ids_of_one_store_at_every_cut() {
+        let sets: Vec<(String, bool)> = (0..40)
+            .map(|i: usize| (format!("s{}", [0, 0, 1, 1, 1, 2, 0, 3][i % 8]), i % 11 != 5))
+            .collect();
+        let mut whole = ArgsStore::default();
+        let want: Vec<ArgsId> = sets.iter().map(|(t, j)| whole.add(t, *j)).collect();
+        for a in 0..sets.len() {
+            for b in a..sets.len() {
+                let mut parts = [0..a, a..b, b..sets.len()].map(|r| {
+                    let mut s = ArgsStore::default();
+                    let ids: Vec<ArgsId> = sets[r].iter().map(|(t, j)| s.add(t, *j)).collect();
+                    (s, ids)
+                });
+                let (mut all, mut got) = std::mem::take(&mut parts[0]);
+                for (s, ids) in parts.into_iter().skip(1) {
+                    let offset = all.append(s);
+                    got.extend(ids.iter().map(|i| ArgsId(i.0 + offset)));
+                }
+                assert_eq!(got, want, "cut at {a} and {b}");
+                assert_eq!(all.count(), whole.count());
+                for id in 1..=whole.count() {
+                    assert_eq!(all.get(ArgsId(id)), whole.get(ArgsId(id)));
+                }
+            }
+        }
     }
 
     /// Past `SEGMENT_BYTES` the entries go on in new segments, each found by its id.

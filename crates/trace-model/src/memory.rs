@@ -77,13 +77,26 @@ struct Count {
     stack_frames: u64,
 }
 
-impl EventSink for Count {
-    fn event(&mut self, e: &RawEvent<'_>) {
-        match e.ph {
+impl Count {
+    #[inline]
+    fn phase(&mut self, ph: Phase) {
+        match ph {
             Phase::BEGIN | Phase::COMPLETE => self.spans += 1,
             Phase::END | Phase::METADATA => {}
             _ => self.other += 1,
         }
+    }
+}
+
+impl EventSink for Count {
+    fn event(&mut self, e: &RawEvent<'_>) {
+        self.phase(e.ph);
+    }
+
+    /// Counted by its phase, as [`event`](Self::event) counts it, with no event built
+    /// (a Perfetto file's sample is mostly thread slices).
+    fn thread_slice(&mut self, s: &spall_format::ThreadSlice<'_>) {
+        self.phase(s.ph);
     }
 
     fn sample(&mut self, s: &RawSample<'_>) {

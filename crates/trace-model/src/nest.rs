@@ -155,11 +155,13 @@ impl Matcher {
     /// Appends the next chunk's matcher (ended with [`end_chunk`](Self::end_chunk)) of the
     /// same thread: its orphan E events close this matcher's open B events, in order, then
     /// its spans and open B events follow. `fix_span` and `fix_event` rewrite the chunk's
-    /// string and argument ids into this matcher's.
+    /// string and argument ids into this matcher's; no `fix_span` leaves its spans as they
+    /// are (a pass over every span of the chunk, for nothing, where its ids are the
+    /// merged ones already: the first chunk's).
     pub(crate) fn append(
         &mut self,
         mut next: Matcher,
-        fix_span: &dyn Fn(&mut SpanData),
+        fix_span: Option<&dyn Fn(&mut SpanData)>,
         fix_event: &dyn Fn(&mut Pending),
         names: &dyn Fn(StrId) -> String,
         d: &mut Diagnostics<ModelWarning>,
@@ -177,8 +179,10 @@ impl Matcher {
                 None => end_without_begin(&x, names, d),
             }
         }
-        for seg in &mut next.spans {
-            seg.fix(fix_span);
+        if let Some(fix_span) = fix_span {
+            for seg in &mut next.spans {
+                seg.fix(fix_span);
+            }
         }
         let base = self.spans.len() as u32;
         self.ends
@@ -568,7 +572,7 @@ impl Nesting {
         let mut depths = self.depths.iter();
         // Each segment is freed once its spans are in their lanes.
         for seg in self.segments {
-            for ((mut s, _), &depth) in seg.iter().zip(depths.by_ref()) {
+            for (mut s, &depth) in seg.spans().zip(depths.by_ref()) {
                 s.flags &= !ARGS_OF_END;
                 if depth & PARTIAL != 0 {
                     s.flags |= flags::PARTIAL_OVERLAP;

@@ -22,9 +22,20 @@ use crate::trace::Trace;
 pub(super) struct Remap {
     strs: Vec<StrId>,
     args: u32,
+    /// It maps every id to itself (the first chunk's).
+    identity: bool,
 }
 
 impl Remap {
+    fn new(strs: Vec<StrId>, args: u32) -> Remap {
+        let identity = args == 0 && (strs.iter().enumerate()).all(|(i, s)| s.0 as usize == i);
+        Remap {
+            strs,
+            args,
+            identity,
+        }
+    }
+
     fn s(&self, id: StrId) -> StrId {
         self.strs[id.0 as usize]
     }
@@ -180,17 +191,12 @@ impl TraceBuilder {
         if ci == 0 {
             self.strings = std::mem::take(&mut c.strings);
             self.args = std::mem::take(&mut c.args);
-            Remap {
-                strs: (0..self.strings.len() as u32).map(StrId).collect(),
-                args: 0,
-            }
+            Remap::new((0..self.strings.len() as u32).map(StrId).collect(), 0)
         } else {
-            Remap {
-                strs: (c.strings.iter())
-                    .map(|(_, s)| self.strings.intern(s))
-                    .collect(),
-                args: self.args.append(std::mem::take(&mut c.args)),
-            }
+            let strs = (c.strings.iter())
+                .map(|(_, s)| self.strings.intern(s))
+                .collect();
+            Remap::new(strs, self.args.append(std::mem::take(&mut c.args)))
         }
     }
 
@@ -390,7 +396,9 @@ fn join_threads(
                         ends: p.ends,
                     });
                 }
-                m.append(p.matcher, &fix_span, &fix_event, &names, &mut d);
+                let fix_span: Option<&dyn Fn(&mut SpanData)> =
+                    (!r.identity || keep != !0).then_some(&fix_span);
+                m.append(p.matcher, fix_span, &fix_event, &names, &mut d);
                 d.merge(p.diags);
             }
             (m, stack, d, kept)

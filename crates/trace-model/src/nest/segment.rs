@@ -128,6 +128,12 @@ impl Segment {
         }
     }
 
+    /// The spans, in order, without their offsets (nothing to decode).
+    #[inline]
+    pub(crate) fn spans(&self) -> impl Iterator<Item = SpanData> + '_ {
+        self.spans.iter().map(MSpan::data)
+    }
+
     /// The spans with their byte offsets, in order.
     #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (SpanData, u64)> + '_ {
