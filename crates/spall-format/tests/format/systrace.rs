@@ -361,3 +361,85 @@ fn compressed_text_stops_at_the_limit() {
     // The lines of the first 1000 bytes (the header's, and a switch or so), the last cut.
     assert!(s.sched.len() < 5, "{}", s.sched.len());
 }
+
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn field(num: u64, payload: &[u8], out: &mut Vec<u8>) {
+    varint(num << 3 | 2, out);
+    varint(payload.len() as u64, out);
+    out.extend_from_slice(payload);
+}
+
+/// A trace of one compact_sched bundle of CPU 2, each column packed as given.
+fn compact_trace(cols: &[(u64, &[u64])]) -> Vec<u8> {
+    let mut cs = Vec::new();
+    field(5, b"app", &mut cs);
+    for (num, values) in cols {
+        let mut packed = Vec::new();
+        values.iter().for_each(|&v| varint(v, &mut packed));
+        field(*num, &packed, &mut cs);
+    }
+    let mut bundle = vec![0x08, 2];
+    field(4, &cs, &mut bundle);
+    let mut packet = Vec::new();
+    field(1, &bundle, &mut packet);
+    let mut trace = Vec::new();
+    field(1, &packet, &mut trace);
+    trace
+}
+
+/// Packed columns of values 1 to 10 bytes long read as written, and the two kinds merged
+/// by time, a switch first at a time both have, the rest of either kind after the other
+/// ends.
+#[test]
+fn compact_columns_of_every_varint_width_merge_by_time() {
+    let trace = compact_trace(&[
+        (1, &[100, 200, 20_000, 1, 5]),
+        (2, &[1, 0x800, 0x1_0000, u64::MAX, 0]),
+        (3, &[5, 300, 70_000, 2_000_000_000, 7]),
+        (4, &[120, 130, 0, 139, 120]),
+        (6, &[0, 0, 0, 0, 0]),
+        (7, &[300, 1, 19_999]),
+        (8, &[6, 128, 16_384]),
+        (9, &[0, 1 << 35, 1]),
+        (10, &[100, 200, 120]),
+        (11, &[0, 0, 0]),
+        (12, &[0x10, 0, 0x18]),
+    ]);
+    let mut s = Sys::default();
+    decode(&trace, &mut s).unwrap();
+    let got: Vec<(i64, bool, i64, i64, i32, i64)> = (s.sched.iter())
+        .map(|r| {
+            let waking = r.kind == SchedKind::CompactWaking;
+            let v = if waking { r.value } else { r.prev_state };
+            (r.ts, waking, r.tid, v, r.prio, r.cpu.into())
+        })
+        .collect();
+    let sw = |ts, tid, state, prio| (ts, false, tid, state, prio, 2);
+    let wk = |ts, tid, target, prio| (ts, true, tid, target, prio, 2);
+    assert_eq!(
+        got,
+        [
+            sw(100, 5, 1, 120),
+            sw(300, 300, 0x800, 130),
+            wk(300, 6, 0, 100),
+            wk(301, 128, (1u64 << 35) as u32 as i64, 200),
+            sw(20_300, 70_000, 0x1_0000, 0),
+            wk(20_300, 16_384, 1, 120),
+            sw(20_301, 2_000_000_000, -1, 139),
+            sw(20_306, 7, 0, 120),
+        ]
+    );
+    let flags: Vec<Option<u32>> = (s.sched.iter())
+        .filter(|r| r.kind == SchedKind::CompactWaking)
+        .map(|r| r.flags)
+        .collect();
+    assert_eq!(flags, [Some(0x10), Some(0), Some(0x18)]);
+    assert!(s.sched.iter().all(|r| r.comm == "app"));
+}
