@@ -250,9 +250,41 @@ fn srcline(line: &str) -> Option<(&str, u32)> {
     Some((file, n.parse().ok()?))
 }
 
-/// The record being read: its header and its offset in the file; its frames are kept
-/// apart, in one vector used again for every record.
+/// The record being read: its header and its offset in the file; its lines are kept
+/// apart (see [`Body`]).
 type Record<'a> = (Header<'a>, u64);
+
+/// What a record's line below its header is, on its own (what it does depends on the lines
+/// before it: a source line names the frame above it).
+#[derive(Clone)]
+enum Line<'a> {
+    Frame(RawFrame<'a>),
+    /// Not a frame: a `file:line`, if it parses as one, and whether it ends with `]`.
+    Other(Option<(&'a str, u32)>, bool),
+}
+
+impl<'a> Line<'a> {
+    fn read(line: &'a str) -> Line<'a> {
+        match frame(line) {
+            Some(f) => Line::Frame(f),
+            None => Line::Other(srcline(line), line.trim().ends_with(']')),
+        }
+    }
+}
+
+/// The lines of the record being read and of the one before it, used again for every
+/// record. Consecutive samples share their outer frames, the record's last lines: those
+/// equal to the last record's are not read again.
+#[derive(Default)]
+struct Body<'a> {
+    /// The record's lines below its header, with their offsets in the run's text.
+    lines: Vec<(usize, &'a str)>,
+    /// The last record's lines, each read.
+    prev: Vec<(&'a str, Line<'a>)>,
+    cur: Vec<(&'a str, Line<'a>)>,
+    /// Innermost first, as perf prints them.
+    frames: Vec<RawFrame<'a>>,
+}
 
 /// Decodes every record into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
@@ -300,8 +332,7 @@ pub(crate) fn decode_run<S: EventSink>(
     }
     let text: &str = &text;
     let mut rec: Option<Record<'_>> = None;
-    // Innermost first, as perf prints them.
-    let mut frames: Vec<RawFrame<'_>> = Vec::new();
+    let mut body = Body::default();
     let mut n = 0u64;
     let mut at = 0usize;
     let mut next_progress = 1 << 24;
@@ -314,29 +345,11 @@ pub(crate) fn decode_run<S: EventSink>(
         let first = line.as_bytes().first().copied();
         match first {
             Some(b' ' | b'\t') if line.bytes().all(|c| c == b' ' || c == b'\t') => {
-                n += flush(&mut rec, &mut frames, sink)
+                n += flush(&mut rec, &mut body, sink, diags, base)
             }
-            None => n += flush(&mut rec, &mut frames, sink),
+            None => n += flush(&mut rec, &mut body, sink, diags, base),
             Some(b' ' | b'\t') => match rec {
-                Some(_) => match frame(line) {
-                    Some(f) => frames.push(f),
-                    None => match (srcline(line), frames.last_mut()) {
-                        (Some((file, l)), Some(f)) => {
-                            if l > 0 && !file.is_empty() && file != "??" {
-                                f.file = Some(Cow::Borrowed(file));
-                                f.line = Some(l);
-                            }
-                        }
-                        // A srcline with no source: `[kernel.kallsyms][ffffffff8226f122]`.
-                        (None, Some(_)) if line.trim().ends_with(']') => {}
-                        _ => warn(diags, off(start), || {
-                            format!(
-                                "a perf script line that is not a frame: {:?}; skipped",
-                                clip(line)
-                            )
-                        }),
-                    },
-                },
+                Some(_) => body.lines.push((start, line)),
                 None => warn(diags, off(start), || {
                     format!(
                         "a perf script frame with no sample header: {:?}; skipped",
@@ -346,12 +359,9 @@ pub(crate) fn decode_run<S: EventSink>(
             },
             Some(b'#') if rec.is_none() => {}
             Some(_) => {
-                n += flush(&mut rec, &mut frames, sink);
+                n += flush(&mut rec, &mut body, sink, diags, base);
                 match header(line) {
-                    Some(h) => {
-                        frames.extend(frame(h.rest));
-                        rec = Some((h, off(start)));
-                    }
+                    Some(h) => rec = Some((h, off(start))),
                     None => warn(diags, off(start), || {
                         format!(
                             "a perf script line that is not a sample header: {:?}; skipped",
@@ -366,7 +376,7 @@ pub(crate) fn decode_run<S: EventSink>(
             sink.progress(off(start), total);
         }
     }
-    n += flush(&mut rec, &mut frames, sink);
+    n += flush(&mut rec, &mut body, sink, diags, base);
     n
 }
 
@@ -387,15 +397,56 @@ fn unit(event: &str) -> SampleUnit {
     }
 }
 
-/// Hands the open record, if any, to the sink: 1 if there was one.
+/// Hands the open record, if any, to the sink: 1 if there was one. Its lines are read,
+/// but for those at its end equal to the last record's, whose reading is taken as it was;
+/// then each line does what it does after the ones before it (`base`: the run's offset in
+/// the file, for warnings).
 fn flush<'a, S: EventSink>(
     rec: &mut Option<Record<'a>>,
-    frames: &mut Vec<RawFrame<'a>>,
+    body: &mut Body<'a>,
     sink: &mut S,
+    diags: &mut Diagnostics,
+    base: u64,
 ) -> u64 {
     let Some((h, offset)) = rec.take() else {
         return 0;
     };
+    let Body {
+        lines,
+        prev,
+        cur,
+        frames,
+    } = body;
+    let (n, m) = (lines.len(), prev.len());
+    let same = (lines.iter().rev().zip(prev.iter().rev()))
+        .take_while(|((_, a), (b, _))| a == b)
+        .count();
+    cur.clear();
+    cur.extend(lines[..n - same].iter().map(|&(_, l)| (l, Line::read(l))));
+    cur.extend(prev.drain(m - same..));
+    frames.clear();
+    frames.extend(frame(h.rest));
+    for (&(start, text), (_, line)) in lines.iter().zip(cur.iter()) {
+        match (line, frames.last_mut()) {
+            (Line::Frame(f), _) => frames.push(f.clone()),
+            (Line::Other(Some((file, l)), _), Some(f)) => {
+                if *l > 0 && !file.is_empty() && *file != "??" {
+                    f.file = Some(Cow::Borrowed(file));
+                    f.line = Some(*l);
+                }
+            }
+            // A srcline with no source: `[kernel.kallsyms][ffffffff8226f122]`.
+            (Line::Other(None, true), Some(_)) => {}
+            _ => warn(diags, base + start as u64, || {
+                format!(
+                    "a perf script line that is not a frame: {:?}; skipped",
+                    clip(text)
+                )
+            }),
+        }
+    }
+    std::mem::swap(prev, cur);
+    lines.clear();
     frames.reverse();
     let tid = h.tid.unwrap_or(0);
     sink.sample(&RawSample {
@@ -413,7 +464,6 @@ fn flush<'a, S: EventSink>(
         offset,
         cpu: h.cpu,
     });
-    frames.clear();
     1
 }
 

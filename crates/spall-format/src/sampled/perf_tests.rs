@@ -172,3 +172,35 @@ fn header_parts() {
     assert_eq!(header("a 5 2.0: cpu-clock:").unwrap().cpu, None);
     assert!(header("no event here").is_none());
 }
+
+/// A record's last lines equal to the last record's are taken as that record read them:
+/// a source line among them still names the frame above it (here not one of them), a
+/// record that begins with one warns as a first line does, and a line that is not a frame
+/// warns again, at its own offset.
+#[test]
+fn lines_shared_with_the_last_record_read_as_their_own() {
+    let rec = |ts: u32, leaf: &str| {
+        format!("p 1 {ts}.0: 1 cycles:\n{leaf}\t  a.c:3\n\t20 main (x)\n\tbogus line\n\n")
+    };
+    let text = rec(1, "\t10 a (x)\n") + &rec(2, "\t11 b (x)\n") + &rec(3, "");
+    let (s, d) = read(&text);
+    assert_eq!(
+        s.stacks(),
+        vec![
+            ("main;a".into(), 1),
+            ("main;b".into(), 1),
+            ("main".into(), 1)
+        ]
+    );
+    let src = |i: usize| (s.0[i].stack[1].1.clone(), s.0[i].stack[1].2);
+    assert_eq!(src(0), (Some("a.c".into()), Some(3)));
+    assert_eq!(src(1), (Some("a.c".into()), Some(3)));
+    assert_eq!(s.0[2].stack[0].2, None);
+    // Three bogus lines and the third record's source line with no frame above it.
+    assert_eq!(d.total(), 4);
+    let mut at: Vec<u64> = d.examples().iter().map(|w| w.offset).collect();
+    at.sort_unstable();
+    let bogus: Vec<u64> = (text.match_indices("\tbogus").map(|(i, _)| i as u64)).collect();
+    let third_src = text.rfind("\t  a.c").unwrap() as u64;
+    assert_eq!(at, vec![bogus[0], bogus[1], third_src, bogus[2]]);
+}
