@@ -4,6 +4,7 @@
 //! - the repository's files: [`fixture`], [`fixture_bytes`], [`doc`], [`corpus`];
 //! - scratch space: [`scratch_dir`], a fresh directory per tag and process;
 //! - running a program: [`run`], [`run_ok`], [`piped`];
+//! - protobuf written by hand: [`varint`], [`field`];
 //! - skip switches: [`available`], which skips a test whose prerequisite is missing,
 //!   saying so, unless the environment variable CI sets for it (`SPALL_REQUIRE_*`,
 //!   `SPALL_WINDOW_TEST`) turns the skip into a failure.
@@ -133,4 +134,20 @@ pub fn json_meta(name: &str, pid: u32, tid: u32, args: &str) -> String {
 /// Array entries as [`json_spans`] and [`json_meta`] write them, as one JSON array.
 pub fn json_array(entries: &str) -> String {
     format!("[{}]", entries.trim_end_matches(','))
+}
+
+/// Appends `v` as a protobuf varint.
+pub fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends a protobuf length-delimited field (wire type 2): its tag, length and payload.
+pub fn field(num: u64, payload: &[u8], out: &mut Vec<u8>) {
+    varint(num << 3 | 2, out);
+    varint(payload.len() as u64, out);
+    out.extend_from_slice(payload);
 }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use spall_format::synth::Synth;
+use spall_test_support::{field, varint};
 use trace_model::{DecodeOptions, ErrorKind, MemoryLimit};
 
 struct Counting;
@@ -261,20 +262,6 @@ fn sched_estimate_and_peak(p: &std::path::Path) -> (usize, u64, usize) {
     );
     std::fs::remove_file(p).unwrap();
     (s.slices.len(), est_sched, peak)
-}
-
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn field(num: u64, payload: &[u8], out: &mut Vec<u8>) {
-    varint(num << 3 | 2, out);
-    varint(payload.len() as u64, out);
-    out.extend_from_slice(payload);
 }
 
 /// A Perfetto system trace of `bundles` compact_sched bundles on eight CPUs, each of 1024

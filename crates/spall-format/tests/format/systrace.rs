@@ -5,6 +5,7 @@
 use spall_format::{decode, EventSink, Phase, RawEvent, RawSched, SchedKind, WarningKind};
 
 use crate::common::read_fixture;
+use spall_test_support::{field, varint};
 
 #[derive(Default)]
 struct Sys {
@@ -360,20 +361,6 @@ fn compressed_text_stops_at_the_limit() {
     assert!(why.contains("inflates past 1000 bytes"), "{why}");
     // The lines of the first 1000 bytes (the header's, and a switch or so), the last cut.
     assert!(s.sched.len() < 5, "{}", s.sched.len());
-}
-
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn field(num: u64, payload: &[u8], out: &mut Vec<u8>) {
-    varint(num << 3 | 2, out);
-    varint(payload.len() as u64, out);
-    out.extend_from_slice(payload);
 }
 
 /// A trace of one compact_sched bundle of CPU 2, each column packed as given.

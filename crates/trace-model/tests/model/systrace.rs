@@ -2,6 +2,7 @@
 //! generated fixtures of `scripts/gen-systrace.py` (trace_processor's answers on the same
 //! files are checked row by row in trace-sql's parity suite); hostile ones.
 
+use spall_test_support::{field, varint};
 use trace_model::sched::{CpuCounterKind, TaskState};
 use trace_model::{ExtId, Trace};
 
@@ -184,20 +185,6 @@ impl spall_format::EventSink for RecordsOnly {
     fn sched(&mut self, s: &spall_format::RawSched<'_>) {
         spall_format::EventSink::sched(&mut self.0, s);
     }
-}
-
-fn field(num: u64, payload: &[u8], out: &mut Vec<u8>) {
-    varint(num << 3 | 2, out);
-    varint(payload.len() as u64, out);
-    out.extend_from_slice(payload);
-}
-
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// A compact_sched bundle of `cpu` whose columns are given as they are written (times as
