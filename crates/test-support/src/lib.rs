@@ -151,3 +151,25 @@ pub fn field(num: u64, payload: &[u8], out: &mut Vec<u8>) {
     varint(payload.len() as u64, out);
     out.extend_from_slice(payload);
 }
+
+/// A Perfetto trace of one compact_sched bundle of `cpu`: its intern table `comms`, then
+/// each column packed as given (times as deltas).
+pub fn compact_sched_trace(cpu: u64, comms: &[&str], cols: &[(u64, &[u64])]) -> Vec<u8> {
+    let mut cs = Vec::new();
+    for c in comms {
+        field(5, c.as_bytes(), &mut cs);
+    }
+    for (num, values) in cols {
+        let mut packed = Vec::new();
+        values.iter().for_each(|&v| varint(v, &mut packed));
+        field(*num, &packed, &mut cs);
+    }
+    let mut bundle = vec![0x08];
+    varint(cpu, &mut bundle);
+    field(4, &cs, &mut bundle);
+    let mut packet = Vec::new();
+    field(1, &bundle, &mut packet);
+    let mut trace = Vec::new();
+    field(1, &packet, &mut trace);
+    trace
+}

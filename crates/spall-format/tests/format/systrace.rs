@@ -5,7 +5,6 @@
 use spall_format::{decode, EventSink, Phase, RawEvent, RawSched, SchedKind, WarningKind};
 
 use crate::common::read_fixture;
-use spall_test_support::{field, varint};
 
 #[derive(Default)]
 struct Sys {
@@ -365,20 +364,7 @@ fn compressed_text_stops_at_the_limit() {
 
 /// A trace of one compact_sched bundle of CPU 2, each column packed as given.
 fn compact_trace(cols: &[(u64, &[u64])]) -> Vec<u8> {
-    let mut cs = Vec::new();
-    field(5, b"app", &mut cs);
-    for (num, values) in cols {
-        let mut packed = Vec::new();
-        values.iter().for_each(|&v| varint(v, &mut packed));
-        field(*num, &packed, &mut cs);
-    }
-    let mut bundle = vec![0x08, 2];
-    field(4, &cs, &mut bundle);
-    let mut packet = Vec::new();
-    field(1, &bundle, &mut packet);
-    let mut trace = Vec::new();
-    field(1, &packet, &mut trace);
-    trace
+    spall_test_support::compact_sched_trace(2, &["app"], cols)
 }
 
 /// Packed columns of values 1 to 10 bytes long read as written, and the two kinds merged

@@ -2,7 +2,6 @@
 //! generated fixtures of `scripts/gen-systrace.py` (trace_processor's answers on the same
 //! files are checked row by row in trace-sql's parity suite); hostile ones.
 
-use spall_test_support::{field, varint};
 use trace_model::sched::{CpuCounterKind, TaskState};
 use trace_model::{ExtId, Trace};
 
@@ -187,35 +186,13 @@ impl spall_format::EventSink for RecordsOnly {
     }
 }
 
-/// A compact_sched bundle of `cpu` whose columns are given as they are written (times as
-/// deltas), each packed.
-fn compact_bundle(cpu: u64, comms: &[&str], cols: &[(u64, &[u64])]) -> Vec<u8> {
-    let mut cs = Vec::new();
-    for c in comms {
-        field(5, c.as_bytes(), &mut cs);
-    }
-    for (num, values) in cols {
-        let mut packed = Vec::new();
-        values.iter().for_each(|&v| varint(v, &mut packed));
-        field(*num, &packed, &mut cs);
-    }
-    let mut bundle = vec![0x08];
-    varint(cpu, &mut bundle);
-    field(4, &cs, &mut bundle);
-    let mut packet = Vec::new();
-    field(1, &bundle, &mut packet);
-    let mut trace = Vec::new();
-    field(1, &packet, &mut trace);
-    trace
-}
-
 /// A block whose times go back (a delta that wraps), with a pid past 31 bits, a comm
 /// index past its table and a waking column cut short; then another CPU's block, with a
 /// priority past what a block holds packed; then one whose times span more than a packed
 /// record's 32 bits of nanoseconds.
 fn hostile_compact() -> Vec<u8> {
     let back = u64::MAX - 2499;
-    let mut t = compact_bundle(
+    let mut t = spall_test_support::compact_sched_trace(
         3,
         &["app", "", "RenderThread"],
         &[
@@ -232,7 +209,7 @@ fn hostile_compact() -> Vec<u8> {
             (12, &[0x10, 0]),
         ],
     );
-    t.extend(compact_bundle(
+    t.extend(spall_test_support::compact_sched_trace(
         1,
         &["RenderThread", "app"],
         &[
@@ -248,7 +225,7 @@ fn hostile_compact() -> Vec<u8> {
             (11, &[1]),
         ],
     ));
-    t.extend(compact_bundle(
+    t.extend(spall_test_support::compact_sched_trace(
         2,
         &["app", "RenderThread"],
         &[
@@ -307,7 +284,7 @@ fn many_cpus_interleaved_are_replayed_in_time_order() {
         let mut ts = vec![1000 + cpu];
         ts.extend(std::iter::repeat_n(CPUS, n - 1));
         let pids: Vec<u64> = (0..n as u64).map(|k| 100 + (cpu + k) % 50).collect();
-        bytes.extend(compact_bundle(
+        bytes.extend(spall_test_support::compact_sched_trace(
             cpu,
             &["task"],
             &[
