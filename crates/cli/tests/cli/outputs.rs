@@ -135,7 +135,11 @@ fn killed_convert(target: &str) {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(delay);
+        // Past the run's end there is nothing left to kill: stop waiting once it exits.
+        let until = std::time::Instant::now() + delay;
+        while std::time::Instant::now() < until && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         let _ = child.kill();
         let _ = child.wait();
         let now = std::fs::read(&out).unwrap();

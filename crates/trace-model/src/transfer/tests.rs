@@ -60,25 +60,48 @@ fn in_pieces(t: &Trace, budget: usize) -> Result<Trace, TransferError> {
 #[test]
 fn every_kind_of_trace_comes_back_the_same() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
-    let (mut todo, mut seen) = (vec![std::path::PathBuf::from(dir)], 0);
+    let (mut todo, mut files) = (vec![std::path::PathBuf::from(dir)], Vec::new());
     while let Some(p) = todo.pop() {
         if p.is_dir() {
             todo.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
-            continue;
+        } else {
+            files.push(p);
         }
-        let Ok(t) = crate::load_bytes(&std::fs::read(&p).unwrap()) else {
-            continue;
-        };
-        let back = Trace::from_transfer(&t.to_transfer()).unwrap();
-        assert_eq!(fields(&t), fields(&back), "{}", p.display());
-        // In pieces: steps that end inside columns, and one step for all.
-        for budget in [1 << 16, usize::MAX / 2] {
-            let back = in_pieces(&t, budget).unwrap();
-            assert_eq!(fields(&t), fields(&back), "{} by {budget}", p.display());
-        }
-        seen += 1;
     }
+    // The fixtures on every core: the debug run was one core's 40 s.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let seen: usize = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut seen = 0;
+                    let order = std::sync::atomic::Ordering::Relaxed;
+                    while let Some(p) = files.get(next.fetch_add(1, order)) {
+                        seen += comes_back_the_same(p) as usize;
+                    }
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
     assert!(seen >= 20, "only {seen} fixtures loaded");
+}
+
+/// Whether `p` loads; if it does, it comes back from its transfer whole and in pieces.
+fn comes_back_the_same(p: &std::path::Path) -> bool {
+    let Ok(t) = crate::load_bytes(&std::fs::read(p).unwrap()) else {
+        return false;
+    };
+    let back = Trace::from_transfer(&t.to_transfer()).unwrap();
+    assert_eq!(fields(&t), fields(&back), "{}", p.display());
+    // In pieces: steps that end inside columns, and one step for all.
+    for budget in [1 << 16, usize::MAX / 2] {
+        let back = in_pieces(&t, budget).unwrap();
+        assert_eq!(fields(&t), fields(&back), "{} by {budget}", p.display());
+    }
+    true
 }
 
 #[test]

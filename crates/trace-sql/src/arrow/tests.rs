@@ -132,6 +132,15 @@ fn batches_equal_the_sql_tables_on_real_traces() {
         "real/catapult_instant_events.json",
         "real/chrome116_devtools_export.json",
         "real/bazel_profile_with_queuing.json.gz",
+    ] {
+        same_as_sql(f, fixture_trace(f));
+    }
+}
+
+/// The rest apart from the JSON traces above, so that the two run on both cores.
+#[test]
+fn batches_equal_the_sql_tables_on_protobuf_spall_and_edge_traces() {
+    for f in [
         "real/chromium148_startup.pftrace.gz",
         "spall/crux_v1.spall",
         "edge/out-of-order.json",
