@@ -30,7 +30,7 @@ pub mod timing;
 
 pub use atomic_file::{remove_partial_files, write_atomically, AtomicFile, WriteError};
 pub use config::{config_dir, settings_path, CONFIG_DIR_VAR};
-pub use heap::{release_free, tune_heap};
+pub use heap::{prefetch, release_free, tune_heap};
 pub use memory::{parse_memory_limit, LimitSource, MemoryLimit};
 pub use size::{human_bytes, parse_size};
 pub use time::{format_duration, parse_time_range, parse_time_with_unit};

@@ -60,6 +60,9 @@ pub(crate) struct Packed {
 
 const WAKING: u32 = 1 << 31;
 
+/// How far ahead of the replay a block's records are fetched: 1 KiB.
+const PREFETCH_AHEAD: usize = 1024 / std::mem::size_of::<Packed>();
+
 impl Packed {
     /// `r` packed, its time taken from `base`, if its values fit.
     fn new(r: &CompactRec, tid: i32, base: i64) -> Option<Packed> {
@@ -114,6 +117,8 @@ impl Block {
     /// Record `i` (which must be there) as a row of CPU `cpu`.
     #[inline]
     pub(crate) fn rec(&self, i: usize, cpu: u32) -> Rec {
+        // The replay walks every CPU's blocks at once, a record of each in turn.
+        spall_util::prefetch(&self.recs, i + PREFETCH_AHEAD);
         let p = &self.recs[i];
         let waking = p.waking();
         let comm = (p.bits & 0xff) as usize;
