@@ -21,11 +21,9 @@ use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
 use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
-use super::states::{KeptBits, ENDED, RUN_LONG, RUN_OPEN};
-use super::{
-    CpuCounter, CpuCounterKind, SchedData, SchedSlice, StateTable, TaskState, ThreadState,
-    MAX_STATE_DUR,
-};
+use super::open_states::{self, Op, OpSink, States};
+use super::states::ENDED;
+use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, MAX_STATE_DUR};
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
 
@@ -120,187 +118,6 @@ fn close_gaps(
     (slice_cpus, cpu_at)
 }
 
-/// A thread's last state: a row, or a state kept by its slice (which, when it began and
-/// its state).
-#[derive(Clone, Copy)]
-enum Last {
-    Row(u32),
-    Run { k: u32, ts: i64, state: TaskState },
-}
-
-/// Each thread's last state and last blocked one: a row, or with [`ENDED`] set, which
-/// state kept by its slice.
-#[derive(Clone, Copy)]
-struct Rel {
-    last: Last,
-    blocked: Option<u32>,
-}
-
-/// The states as they are made: rows, but for the states a switch makes, which are their
-/// slices with a duration of their own (docs/MODEL.md, "System traces").
-struct States {
-    rows: Vec<ThreadState>,
-    /// Each slice-kept state's slice (as laid out before the gaps close; [`ENDED`] set for
-    /// an ended one) and duration.
-    running: Vec<u32>,
-    run_dur: Vec<u32>,
-    /// Slice-kept states too long for `run_dur`: (which, duration).
-    long: Vec<(u32, i64)>,
-    /// The ended states a `sched_blocked_reason` marked: their function and flag bits.
-    ended_other: HashMap<u32, u32>,
-    kept: KeptBits,
-    /// By thread index (threads are the trace's: as many as the input named).
-    rel: Vec<Option<Rel>>,
-    idle: Option<u32>,
-    /// Durations past [`MAX_STATE_DUR`], clamped.
-    clamped: u64,
-}
-
-fn is_blocked(s: TaskState) -> bool {
-    s != TaskState::RUNNING && s != TaskState::RUNNABLE
-}
-
-impl States {
-    #[inline]
-    fn rel(&self, t: u32) -> Option<Rel> {
-        self.rel.get(t as usize).copied().flatten()
-    }
-
-    #[inline]
-    fn last_state(&self, r: Rel) -> TaskState {
-        match r.last {
-            Last::Row(j) => self.rows[j as usize].state(),
-            Last::Run { state, .. } => state,
-        }
-    }
-
-    #[inline]
-    fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
-        let Some(r) = self.rel(t).filter(|_| !data_loss) else {
-            return;
-        };
-        match r.last {
-            Last::Row(j) => {
-                let row = &mut self.rows[j as usize];
-                self.clamped += !row.set_dur(ts - row.ts) as u64;
-            }
-            Last::Run { k, ts: from, .. } => {
-                let dur = ts - from;
-                self.clamped += (dur > MAX_STATE_DUR) as u64;
-                self.run_dur[k as usize] = match u32::try_from(dur) {
-                    Ok(d) if d < RUN_LONG => d,
-                    _ if dur < 0 => RUN_OPEN,
-                    _ => {
-                        self.long.push((k, dur));
-                        RUN_LONG
-                    }
-                };
-            }
-        }
-    }
-
-    /// Opens a state that is not `Running`.
-    #[inline]
-    fn open(&mut self, ts: i64, t: u32, state: TaskState, waker: Option<u32>, flags: u8) {
-        if Some(t) == self.idle {
-            return;
-        }
-        let row = self.rows.len() as u32;
-        let mut st = ThreadState::new(ts, -1, t, state);
-        st.set_other(waker);
-        st.set_irq((flags != NO_FLAGS).then_some(flags != 0));
-        self.rows.push(st);
-        self.kept.push(true);
-        let blocked = is_blocked(state).then_some(row);
-        let rel = self.rel_mut(t);
-        *rel = Some(Rel {
-            last: Last::Row(row),
-            blocked: blocked.or(rel.and_then(|r| r.blocked)),
-        });
-    }
-
-    /// Opens a state kept by slice `slice`: `Running`, or with `ENDED` set, the one its
-    /// thread left it in (`state`).
-    #[inline]
-    fn open_sliced(&mut self, ts: i64, t: u32, slice: u32, state: TaskState) {
-        if Some(t) == self.idle {
-            return;
-        }
-        let k = self.running.len() as u32;
-        self.running.push(slice);
-        self.run_dur.push(RUN_OPEN);
-        self.kept.push(false);
-        let blocked = is_blocked(state).then_some(k | ENDED);
-        let rel = self.rel_mut(t);
-        *rel = Some(Rel {
-            last: Last::Run { k, ts, state },
-            blocked: blocked.or(rel
-                .and_then(|r| r.blocked)
-                .filter(|_| state != TaskState::RUNNING)),
-        });
-    }
-
-    #[inline]
-    fn rel_mut(&mut self, t: u32) -> &mut Option<Rel> {
-        if self.rel.len() <= t as usize {
-            self.rel.resize(t as usize + 1, None);
-        }
-        &mut self.rel[t as usize]
-    }
-
-    /// A switch from `prev` (leaving in `state` the slice `closed`, where it was the one
-    /// that ran there) to `next`, whose slice is `slice`.
-    #[inline]
-    fn switch(
-        &mut self,
-        ts: i64,
-        closed: Option<usize>,
-        prev: u32,
-        state: TaskState,
-        next: u32,
-        slice: usize,
-    ) {
-        let loss = (self.rel(prev)).is_some_and(|r| self.last_state(r) != TaskState::RUNNING);
-        self.close(ts, prev, loss);
-        match closed.filter(|&i| (i as u32) < ENDED && slice < ENDED as usize) {
-            Some(i) => self.open_sliced(ts, prev, i as u32 | ENDED, state),
-            None => self.open(ts, prev, state, None, NO_FLAGS),
-        }
-        self.close(ts, next, false);
-        self.open_sliced(ts, next, slice as u32, TaskState::RUNNING);
-    }
-
-    #[inline]
-    fn waking(&mut self, ts: i64, t: u32, waker: u32, flags: u8) {
-        if let Some(r) = self.rel(t) {
-            if !is_blocked(self.last_state(r)) {
-                return;
-            }
-            self.close(ts, t, false);
-        }
-        self.open(ts, t, TaskState::RUNNABLE, Some(waker), flags);
-    }
-
-    /// The table (its slices as laid out, before the gaps close).
-    fn finish(mut self) -> StateTable {
-        self.long.sort_unstable();
-        self.rows.shrink_to_fit();
-        let mut marked: Vec<(u32, u32)> = self.ended_other.into_iter().collect();
-        marked.sort_unstable();
-        StateTable {
-            rows: self.rows,
-            running: self.running,
-            run_dur: self.run_dur,
-            long_at: self.long.iter().map(|x| x.0).collect(),
-            long_dur: self.long.iter().map(|x| x.1).collect(),
-            ended_at: marked.iter().map(|x| x.0).collect(),
-            ended_other: marked.iter().map(|x| x.1).collect(),
-            kept: self.kept.words,
-            rank: Vec::new(),
-        }
-    }
-}
-
 /// What [`derive`] gives back: the data (threads in the caller's numbering) and each
 /// thread's last comm.
 pub(crate) struct Derived {
@@ -325,29 +142,32 @@ pub(crate) fn derive(
     }
     let (slices, cpus, most_states) = lay_out(&c);
     let switches = slices.len();
-    let mut rp = Replay {
+    let records = most_states;
+    let states = States::new(most_states, switches, idle);
+    let rp = Replay {
         version: c.version,
         slices,
         cpus,
-        st: States {
-            rows: Vec::with_capacity(most_states),
-            running: Vec::with_capacity(2 * switches),
-            run_dur: Vec::with_capacity(2 * switches),
-            long: Vec::new(),
-            ended_other: HashMap::new(),
-            kept: KeptBits::default(),
-            rel: Vec::new(),
-            idle,
-            clamped: 0,
-        },
+        ops: (),
         counters: HashMap::new(),
         names: Vec::new(),
         max_ts: i64::MIN,
         clamped_prio: 0,
     };
-    in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
+    let (rp, st) = if open_states::worth_a_thread(records) {
+        open_states::piped(states, |pipe| {
+            let mut rp = rp.with(pipe);
+            in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
+            rp.with(())
+        })
+    } else {
+        let mut rp = rp.with(states);
+        in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
+        let st = std::mem::replace(&mut rp.ops, States::new(0, 0, None));
+        (rp.with(()), st)
+    };
     let clamped = [
-        ("thread_state_too_long", rp.st.clamped, "thread states"),
+        ("thread_state_too_long", st.clamped, "thread states"),
         ("sched_priority_out_of_range", rp.clamped_prio, "priorities"),
     ];
     for (what, n, of) in clamped.into_iter().filter(|c| c.1 > 0) {
@@ -355,7 +175,7 @@ pub(crate) fn derive(
             format!("{of} past what the model holds (a state of {MAX_STATE_DUR} ns, a 16-bit priority); clamped")
         });
     }
-    rp.finish()
+    rp.finish(st)
 }
 
 /// Warns of a scheduler record skipped for `what`.
@@ -379,13 +199,14 @@ fn set_name(names: &mut Vec<StrId>, t: u32, s: StrId) {
     }
 }
 
-/// What the replay has built so far, carried from one record to the next.
-struct Replay {
+/// What the replay has built so far, carried from one record to the next; the thread
+/// states' changes go to `ops`.
+struct Replay<S> {
     version: Option<i64>,
     slices: Vec<SchedSlice>,
     /// By bucket (the CPUs in the order they came).
     cpus: Vec<Pending>,
-    st: States,
+    ops: S,
     counters: HashMap<(CpuCounterKind, u32), CpuCounter>,
     /// By thread (threads are numbered densely); EMPTY: none.
     names: Vec<StrId>,
@@ -394,7 +215,63 @@ struct Replay {
     clamped_prio: u64,
 }
 
-impl Replay {
+impl<S> Replay<S> {
+    /// The same replay, its changes going to `ops`.
+    fn with<T>(self, ops: T) -> Replay<T> {
+        Replay {
+            version: self.version,
+            slices: self.slices,
+            cpus: self.cpus,
+            ops,
+            counters: self.counters,
+            names: self.names,
+            max_ts: self.max_ts,
+            clamped_prio: self.clamped_prio,
+        }
+    }
+
+    /// Closes the replay at the end: slices packed by CPU, the CPUs seen, counters and
+    /// names in order.
+    fn finish(self, st: States) -> Derived {
+        let Replay {
+            mut slices,
+            cpus,
+            counters,
+            names,
+            ..
+        } = self;
+        let mut states = st.finish();
+        let (slice_cpus, cpu_at) = close_gaps(&mut slices, &cpus, &mut states.running);
+        states.count_kept();
+        let mut cpu_list: Vec<u32> = (cpus.iter())
+            .filter(|p| p.next > p.start)
+            .map(|p| p.cpu)
+            .collect();
+        cpu_list.extend(counters.keys().map(|k| k.1));
+        cpu_list.sort_unstable();
+        cpu_list.dedup();
+        let mut counters: Vec<CpuCounter> = counters.into_values().collect();
+        counters.sort_by_key(|c| (c.kind, c.cpu));
+        let names: Vec<(u32, StrId)> = (names.into_iter().enumerate())
+            .filter(|&(_, s)| s != StrId::EMPTY)
+            .map(|(t, s)| (t as u32, s))
+            .collect();
+        Derived {
+            data: SchedData {
+                slices,
+                slice_cpus,
+                cpu_at,
+                states,
+                by_thread: Default::default(),
+                counters,
+                cpus: cpu_list,
+            },
+            names,
+        }
+    }
+}
+
+impl<S: OpSink> Replay<S> {
     /// Replays one record, by its kind.
     #[inline]
     fn record(
@@ -411,7 +288,12 @@ impl Replay {
                 let t = thread(r.tid);
                 set_name(&mut self.names, t, r.comm);
                 let waker = thread(r.other);
-                self.st.waking(r.ts, t, waker, NO_FLAGS);
+                self.ops.op(Op::Waking {
+                    ts: r.ts,
+                    t,
+                    waker,
+                    flags: NO_FLAGS,
+                });
             }
             SchedKind::Wakeup | SchedKind::Rename => {
                 let t = thread(r.tid);
@@ -421,11 +303,17 @@ impl Replay {
                 let t = thread(r.tid);
                 set_name(&mut self.names, t, r.comm);
                 let parent = thread(r.other);
-                // The task's last state is not closed (as trace_processor does not): a
-                // `Running` one stays open.
-                (self.st).open(r.ts, t, TaskState::RUNNABLE, Some(parent), 0);
+                self.ops.op(Op::New {
+                    ts: r.ts,
+                    t,
+                    parent,
+                });
             }
-            SchedKind::BlockedReason => self.blocked_reason(r, thread),
+            SchedKind::BlockedReason => self.ops.op(Op::Blocked {
+                t: thread(r.tid),
+                io_wait: r.extra != 0,
+                func: r.comm,
+            }),
             SchedKind::CpuFrequency | SchedKind::CpuIdle => self.counter(r),
             SchedKind::ProcessExit
             | SchedKind::ProcessFree
@@ -493,7 +381,14 @@ impl Replay {
             priority,
         };
         let slice = p.next - 1;
-        self.st.switch(r.ts, closed, prev, state, next, slice);
+        self.ops.op(Op::Switch {
+            ts: r.ts,
+            closed,
+            prev,
+            state,
+            next,
+            slice,
+        });
     }
 
     /// A compact waking: its waker is the task its CPU's last switch put there.
@@ -514,35 +409,12 @@ impl Replay {
             return;
         };
         let t = thread(r.tid);
-        self.st.waking(r.ts, t, waker, r.flags);
-    }
-
-    /// Why a thread blocked: marks its last blocked row.
-    fn blocked_reason(&mut self, r: &Rec, thread: &mut impl FnMut(i32) -> u32) {
-        let t = thread(r.tid);
-        let Some(b) = self.st.rel(t).and_then(|r| r.blocked) else {
-            return;
-        };
-        let mark = |row: &mut ThreadState| {
-            row.set_io_wait(Some(r.extra != 0));
-            if r.comm != StrId::EMPTY {
-                row.set_other(Some(r.comm.0));
-            }
-        };
-        if b & ENDED == 0 {
-            mark(&mut self.st.rows[b as usize]);
-            return;
-        }
-        // An ended state: its bits kept apart (any blocked state takes them alike).
-        let other = self
-            .st
-            .ended_other
-            .entry(b & !ENDED)
-            .or_insert(super::NO_VALUE);
-        let mut row = ThreadState::new(0, 0, 0, TaskState::from_raw(1, None));
-        row.other = *other;
-        mark(&mut row);
-        *other = row.other;
+        self.ops.op(Op::Waking {
+            ts: r.ts,
+            t,
+            waker,
+            flags: r.flags,
+        });
     }
 
     /// A CPU frequency or idle sample, added to its CPU's counter.
@@ -563,47 +435,6 @@ impl Replay {
             });
         e.ts.push(r.ts);
         e.values.push(r.extra as f64);
-    }
-
-    /// Closes the replay at the end: slices packed by CPU, the CPUs seen, counters and
-    /// names in order.
-    fn finish(self) -> Derived {
-        let Replay {
-            mut slices,
-            cpus,
-            st,
-            counters,
-            names,
-            ..
-        } = self;
-        let mut states = st.finish();
-        let (slice_cpus, cpu_at) = close_gaps(&mut slices, &cpus, &mut states.running);
-        states.count_kept();
-        let mut cpu_list: Vec<u32> = (cpus.iter())
-            .filter(|p| p.next > p.start)
-            .map(|p| p.cpu)
-            .collect();
-        cpu_list.extend(counters.keys().map(|k| k.1));
-        cpu_list.sort_unstable();
-        cpu_list.dedup();
-        let mut counters: Vec<CpuCounter> = counters.into_values().collect();
-        counters.sort_by_key(|c| (c.kind, c.cpu));
-        let names: Vec<(u32, StrId)> = (names.into_iter().enumerate())
-            .filter(|&(_, s)| s != StrId::EMPTY)
-            .map(|(t, s)| (t as u32, s))
-            .collect();
-        Derived {
-            data: SchedData {
-                slices,
-                slice_cpus,
-                cpu_at,
-                states,
-                by_thread: Default::default(),
-                counters,
-                cpus: cpu_list,
-            },
-            names,
-        }
     }
 }
 

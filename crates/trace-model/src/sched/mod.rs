@@ -9,6 +9,7 @@
 
 pub(crate) mod collect;
 pub(crate) mod derive;
+mod open_states;
 mod state;
 mod states;
 
