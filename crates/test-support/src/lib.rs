@@ -173,3 +173,51 @@ pub fn compact_sched_trace(cpu: u64, comms: &[&str], cols: &[(u64, &[u64])]) -> 
     field(1, &packet, &mut trace);
     trace
 }
+
+/// A Perfetto system trace of `cpus` CPUs, two compact_sched bundles a CPU of `n` switches
+/// and `n` wakings each, their records interleaved in time across the CPUs: 50 tasks
+/// switching in every end state (the kernel's bits 0, 1, 2, 0x40, 0x100), wakings of them
+/// with irq flags; from a fixed seed.
+pub fn compact_sched_cpus(cpus: u64, n: u64) -> Vec<u8> {
+    let mut trace = Vec::new();
+    for cpu in 0..cpus {
+        for half in 0..2u64 {
+            let mut x = cpu * 7 + half + 1;
+            let mut next = || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                x >> 33
+            };
+            let first = 1_000 + cpu * 3 + half * 10_000_000;
+            let col = |f: &mut dyn FnMut(u64) -> u64| (0..n).map(f).collect::<Vec<_>>();
+            let ts = col(&mut |i| if i == 0 { first } else { 40 + next() % 400 });
+            let state = col(&mut |_| [0, 1, 2, 0x100, 0x40][next() as usize % 5]);
+            let pid = col(&mut |_| next() % 50);
+            let prio = col(&mut |_| 100 + next() % 40);
+            let comm = col(&mut |_| next() % 3);
+            let wts = col(&mut |i| if i == 0 { first + 7 } else { 40 + next() % 400 });
+            let wpid = col(&mut |_| 1 + next() % 50);
+            let wcpu = col(&mut |_| next() % cpus);
+            let flags = col(&mut |_| [0, 0x8, 0x10][next() as usize % 3]);
+            trace.extend(compact_sched_trace(
+                cpu,
+                &["a", "b", "c"],
+                &[
+                    (1, &ts),
+                    (2, &state),
+                    (3, &pid),
+                    (4, &prio),
+                    (6, &comm),
+                    (7, &wts),
+                    (8, &wpid),
+                    (9, &wcpu),
+                    (10, &prio),
+                    (11, &comm),
+                    (12, &flags),
+                ],
+            ));
+        }
+    }
+    trace
+}

@@ -394,64 +394,18 @@ impl States {
 mod tests {
     use std::sync::atomic::{AtomicU8, Ordering};
 
-    use spall_test_support::{compact_sched_trace, fixture_bytes};
+    use spall_test_support::{compact_sched_cpus, fixture_bytes};
 
     /// The path every load takes while set: 0 by its records, 1 inline, 2 on a thread.
     /// Loads of other tests that run meanwhile take it too, which changes none of them.
     pub(super) static FORCE: AtomicU8 = AtomicU8::new(0);
-
-    /// Four CPUs' compact_sched bundles, two a CPU, their records interleaved in time:
-    /// 50 tasks switching in every end state, and wakings of them, with irq flags.
-    fn four_cpus() -> Vec<u8> {
-        let mut trace = Vec::new();
-        for cpu in 0..4u64 {
-            for half in 0..2u64 {
-                let (n, mut x) = (20_000u64, cpu * 7 + half + 1);
-                let mut next = || {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    x >> 33
-                };
-                let first = 1_000 + cpu * 3 + half * 10_000_000;
-                let col = |f: &mut dyn FnMut(u64) -> u64| (0..n).map(f).collect::<Vec<_>>();
-                let ts = col(&mut |i| if i == 0 { first } else { 40 + next() % 400 });
-                let state = col(&mut |_| [0, 1, 2, 0x100, 0x40][next() as usize % 5]);
-                let pid = col(&mut |_| next() % 50);
-                let prio = col(&mut |_| 100 + next() % 40);
-                let comm = col(&mut |_| next() % 3);
-                let wts = col(&mut |i| if i == 0 { first + 7 } else { 40 + next() % 400 });
-                let wpid = col(&mut |_| 1 + next() % 50);
-                let wcpu = col(&mut |_| next() % 4);
-                let flags = col(&mut |_| [0, 0x8, 0x10][next() as usize % 3]);
-                trace.extend(compact_sched_trace(
-                    cpu,
-                    &["a", "b", "c"],
-                    &[
-                        (1, &ts),
-                        (2, &state),
-                        (3, &pid),
-                        (4, &prio),
-                        (6, &comm),
-                        (7, &wts),
-                        (8, &wpid),
-                        (9, &wcpu),
-                        (10, &prio),
-                        (11, &comm),
-                        (12, &flags),
-                    ],
-                ));
-            }
-        }
-        trace
-    }
 
     /// The states built on a thread of their own are the states built inline: on a large
     /// generated trace, and on every system-trace fixture (blocked reasons, new tasks,
     /// hostile records).
     #[test]
     fn states_built_on_a_thread_equal_states_built_inline() {
-        let mut inputs = vec![("four_cpus".to_string(), four_cpus())];
+        let mut inputs = vec![("four_cpus".to_string(), compact_sched_cpus(4, 20_000))];
         for f in [
             "events.pftrace.gz",
             "compact.pftrace.gz",
