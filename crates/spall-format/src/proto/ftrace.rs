@@ -31,6 +31,8 @@ pub(super) struct Ftrace {
     cols: [Vec<u64>; 12],
     /// A compact_sched block's records, merged.
     recs: Vec<CompactRec>,
+    /// The compact_sched blocks read ahead by another thread, where one does.
+    pub(super) ahead: Option<super::ahead::Ahead>,
 }
 
 fn warn(d: &mut Diagnostics, at: u64, what: impl FnOnce() -> String) {
@@ -162,7 +164,8 @@ impl Ftrace {
         n
     }
 
-    /// A `CompactSched`: its columns read, then one record per switch and waking.
+    /// A `CompactSched`: its columns read, then one record per switch and waking (read
+    /// ahead on another thread, where one does: [`ahead`](super::ahead)).
     fn compact<S: EventSink>(
         &mut self,
         f: &Found<'_>,
@@ -172,87 +175,35 @@ impl Ftrace {
         sink: &mut S,
         d: &mut Diagnostics,
     ) -> u64 {
+        if let Some(a) = self.ahead.as_mut() {
+            if let Some(block) = a.take(at) {
+                d.merge(block.diags);
+                let Some(n) = block.counts else {
+                    a.give_back(block.cols);
+                    return 0;
+                };
+                merge_columns(f, &block.cols, n, at, &mut self.recs, d);
+                a.give_back(block.cols);
+                sink.sched_compact(&CompactSched {
+                    cpu,
+                    offset: at,
+                    comms: &block.comms,
+                    recs: &self.recs,
+                });
+                return self.recs.len() as u64;
+            }
+        }
         let mut interned: Vec<Cow<'_, str>> = Vec::new();
-        for c in &mut self.cols {
-            c.clear();
-        }
-        let mut r = Reader::new(b, at);
-        while let Some(fl) = r.next_field() {
-            let Ok(fl) = fl else {
-                warn(d, at, || {
-                    "a compact_sched block that breaks; skipped".into()
-                });
-                return 0;
-            };
-            match fl.num {
-                5 => interned.push(text(fl.value.bytes().unwrap_or(b""), fl.offset, d)),
-                n @ 1..=12 => {
-                    let col = &mut self.cols[n as usize - 1];
-                    if packed(fl.value, col).is_err() {
-                        warn(d, fl.offset, || {
-                            "a compact_sched column that breaks; cut there".into()
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
-        // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
-        let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &self.cols[k]), at, d);
-        let wakings = short_columns(&[6, 7, 8, 9, 10].map(|k| &self.cols[k]), at, d);
-        // Deltas to times, each chain its own.
-        for k in [0, 6] {
-            let mut ts = 0u64;
-            for x in &mut self.cols[k] {
-                ts = ts.wrapping_add(*x);
-                *x = ts;
-            }
-        }
-        let c = &self.cols;
-        // Both kinds merged by time: each CPU's records then come in time order.
-        // The usual trace clock is ftrace's own: no conversion to look up a record at a time.
-        let same_clock = f.clocks.trace_clock == BOOTTIME;
-        let mut time = |ts: u64| match same_clock {
-            true => ts.min(i64::MAX as u64) as i64,
-            false => time(f, ts, at, d),
-        };
-        let recs = &mut self.recs;
-        recs.clear();
-        recs.reserve(switches + wakings);
-        let (mut i, mut j) = (0, 0);
-        while i < switches || j < wakings {
-            if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
-                recs.push(CompactRec {
-                    ts: time(c[0][i]),
-                    value: c[1][i],
-                    tid: c[2][i] as u32,
-                    prio: c[3][i] as u32 as i32,
-                    comm: c[5][i].min(u32::MAX as u64) as u32,
-                    flags: None,
-                    waking: false,
-                });
-                i += 1;
-            } else {
-                recs.push(CompactRec {
-                    ts: time(c[6][j]),
-                    value: c[8][j],
-                    tid: c[7][j] as u32,
-                    prio: c[9][j] as u32 as i32,
-                    comm: c[10][j].min(u32::MAX as u64) as u32,
-                    flags: c[11].get(j).map(|&x| x as u32),
-                    waking: true,
-                });
-                j += 1;
-            }
+        if !read_compact(f, b, at, &mut self.cols, &mut interned, &mut self.recs, d) {
+            return 0;
         }
         sink.sched_compact(&CompactSched {
             cpu,
             offset: at,
             comms: &interned,
-            recs,
+            recs: &self.recs,
         });
-        (switches + wakings) as u64
+        self.recs.len() as u64
     }
 
     /// A `ProcessTree`: process names (the command line's first word) and each thread's
@@ -347,6 +298,122 @@ impl Ftrace {
             ..RawSched::default()
         });
         1
+    }
+}
+
+/// A `compact_sched` block at byte `at`: its intern table into `interned`, its columns
+/// (through the scratch `cols`) into `recs`, switches and wakings merged by time. False
+/// where the block breaks (warned; nothing to hand out).
+fn read_compact<'b>(
+    f: &Found<'_>,
+    b: &'b [u8],
+    at: u64,
+    cols: &mut [Vec<u64>; 12],
+    interned: &mut Vec<Cow<'b, str>>,
+    recs: &mut Vec<CompactRec>,
+    d: &mut Diagnostics,
+) -> bool {
+    match read_columns(b, at, cols, interned, d) {
+        Some(n) => {
+            merge_columns(f, cols, n, at, recs, d);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The intern table and columns of the `compact_sched` block `b` at byte `at`, times
+/// made absolute; the switches and wakings they hold, or `None` where the block breaks.
+pub(super) fn read_columns<'b>(
+    b: &'b [u8],
+    at: u64,
+    cols: &mut [Vec<u64>; 12],
+    interned: &mut Vec<Cow<'b, str>>,
+    d: &mut Diagnostics,
+) -> Option<(usize, usize)> {
+    for c in cols.iter_mut() {
+        c.clear();
+    }
+    let mut r = Reader::new(b, at);
+    while let Some(fl) = r.next_field() {
+        let Ok(fl) = fl else {
+            warn(d, at, || {
+                "a compact_sched block that breaks; skipped".into()
+            });
+            return None;
+        };
+        match fl.num {
+            5 => interned.push(text(fl.value.bytes().unwrap_or(b""), fl.offset, d)),
+            n @ 1..=12 => {
+                let col = &mut cols[n as usize - 1];
+                if packed(fl.value, col).is_err() {
+                    warn(d, fl.offset, || {
+                        "a compact_sched column that breaks; cut there".into()
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
+    // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
+    let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &cols[k]), at, d);
+    let wakings = short_columns(&[6, 7, 8, 9, 10].map(|k| &cols[k]), at, d);
+    // Deltas to times, each chain its own.
+    for k in [0, 6] {
+        let mut ts = 0u64;
+        for x in &mut cols[k] {
+            ts = ts.wrapping_add(*x);
+            *x = ts;
+        }
+    }
+    Some((switches, wakings))
+}
+
+/// A block's columns (as [`read_columns`] left them) into `recs`, merged by time.
+pub(super) fn merge_columns(
+    f: &Found<'_>,
+    cols: &[Vec<u64>; 12],
+    (switches, wakings): (usize, usize),
+    at: u64,
+    recs: &mut Vec<CompactRec>,
+    d: &mut Diagnostics,
+) {
+    let c = cols;
+    // Both kinds merged by time: each CPU's records then come in time order.
+    // The usual trace clock is ftrace's own: no conversion to look up a record at a time.
+    let same_clock = f.clocks.trace_clock == BOOTTIME;
+    let mut time = |ts: u64| match same_clock {
+        true => ts.min(i64::MAX as u64) as i64,
+        false => time(f, ts, at, d),
+    };
+    recs.clear();
+    recs.reserve(switches + wakings);
+    let (mut i, mut j) = (0, 0);
+    while i < switches || j < wakings {
+        if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+            recs.push(CompactRec {
+                ts: time(c[0][i]),
+                value: c[1][i],
+                tid: c[2][i] as u32,
+                prio: c[3][i] as u32 as i32,
+                comm: c[5][i].min(u32::MAX as u64) as u32,
+                flags: None,
+                waking: false,
+            });
+            i += 1;
+        } else {
+            recs.push(CompactRec {
+                ts: time(c[6][j]),
+                value: c[8][j],
+                tid: c[7][j] as u32,
+                prio: c[9][j] as u32 as i32,
+                comm: c[10][j].min(u32::MAX as u64) as u32,
+                flags: c[11].get(j).map(|&x| x as u32),
+                waking: true,
+            });
+            j += 1;
+        }
     }
 }
 

@@ -41,6 +41,7 @@
 //! assert_eq!(got, [(Phase::INSTANT, "hi".to_string(), 1000)]);
 //! ```
 
+mod ahead;
 mod annot;
 mod base;
 mod clock;
@@ -221,13 +222,25 @@ where
     // The runs (24 bytes for every dozen packets of a dense file), and each part's ranges
     // once decoded, are freed for the sinks' spans to take their pages, not fresh ones.
     drop(std::mem::take(&mut found.runs));
+    let read_ahead = ahead::worth_it(plan.len());
     let done: Vec<_> = plan
         .into_par_iter()
         .map(|ranges| {
             let mut sink = new_sink();
             let mut pd = Diagnostics::default();
             let mut dec = events::Decoder::new(&found, 1);
-            dec.run(&ranges, &mut sink, &mut pd, &mut |n, _| add(n));
+            let mut run = |dec: &mut events::Decoder<'_>| {
+                dec.run(&ranges, &mut sink, &mut pd, &mut |n, _| add(n));
+            };
+            if read_ahead {
+                ahead::with_reader(&found, &ranges, |a| {
+                    dec.ftrace.ahead = Some(a);
+                    run(&mut dec);
+                    dec.ftrace.ahead = None;
+                });
+            } else {
+                run(&mut dec);
+            }
             drop(ranges);
             (sink, pd, dec.events, dec.left())
         })

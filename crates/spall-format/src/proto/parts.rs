@@ -104,6 +104,9 @@ impl<'a> Decoder<'a> {
             if let Some(&(buf, start, end)) = ranges.get(i + PREFETCH_AHEAD) {
                 crate::arch::prefetch(&self.f.bufs[buf as usize].bytes[start..end]);
             }
+            if let Some(a) = &mut self.ftrace.ahead {
+                a.live = buf == 0;
+            }
             let b = self.f.bufs[buf as usize];
             // The first pass checked the framing of these bytes.
             let mut r = Reader::new(&b.bytes[start..end], b.at + start as u64);
