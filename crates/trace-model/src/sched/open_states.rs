@@ -108,9 +108,7 @@ pub(super) fn worth_a_thread(records: usize) -> bool {
         2 => return true,
         _ => {}
     }
-    !cfg!(target_arch = "wasm32")
-        && records >= MIN_RECORDS
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    !cfg!(target_arch = "wasm32") && records >= MIN_RECORDS && rayon::current_num_threads() > 1
 }
 
 /// Runs `replay` with a [`Pipe`] to a thread that applies its changes to `states`; gives
