@@ -221,7 +221,7 @@ mod tests {
         let names: Vec<StrId> = (0..5).map(|i| StrId(10 + i)).collect();
         let ids = ChunkIds {
             names: &names,
-            args: 100,
+            args: crate::args::ArgsMap::offset(100),
         };
         let mut lane = Lane::default();
         run.append_to(&mut lane, &ids, &mut Vec::new());
