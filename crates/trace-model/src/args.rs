@@ -118,6 +118,12 @@ impl ArgsMap {
         }
     }
 
+    /// The offset, where no id maps by the table.
+    #[inline]
+    pub(crate) fn offset_only(&self) -> Option<u32> {
+        (self.heads == 0).then_some(self.offset)
+    }
+
     pub(crate) fn is_identity(&self) -> bool {
         self.offset == 0 && (1..=self.heads).all(|i| self.head[i as usize] == i)
     }
