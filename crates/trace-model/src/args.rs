@@ -4,6 +4,8 @@ use std::borrow::Cow;
 
 use spall_format::tagged;
 
+use crate::strings::hash;
+
 /// Arguments of a span or event: an index into the trace's argument store (0 = none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ArgsId(pub u32);
@@ -20,6 +22,111 @@ pub struct ArgsStore {
     segments: Vec<ArgsSegment>,
     /// The id of each segment's first entry (ids start at 1: 0 is `ArgsId::NONE`).
     firsts: Vec<u32>,
+    /// The last [`WINDOW`] distinct sets added, most recent first: a set equal to one of
+    /// them takes its id ([`add`](Self::add)).
+    recent: Window,
+}
+
+/// How many of the last distinct sets an added set is compared with. Chrome's files
+/// alternate a few sets (a task's `src_file`, then a layout's sizes), so the last one
+/// alone never repeats there.
+pub(crate) const WINDOW: usize = 4;
+
+/// The last distinct sets added, most recent first.
+#[derive(Clone, Copy, Debug, Default)]
+struct Window {
+    sets: [Recent; WINDOW],
+    len: usize,
+}
+
+/// A recent set: its id, kind, the hash of its text and kind, and where its text is
+/// (found without a search by id).
+#[derive(Clone, Copy, Debug, Default)]
+struct Recent {
+    id: u32,
+    len: u32,
+    is_json: bool,
+    seg: u32,
+    end: usize,
+    hash: u64,
+}
+
+/// The hash a recent set is first compared by.
+#[inline]
+fn set_hash(text: &str, is_json: bool) -> u64 {
+    hash(text.as_bytes(), is_json as u64)
+}
+
+impl Window {
+    /// Puts `set` first; the least recent falls out past [`WINDOW`].
+    #[inline]
+    fn push_front(&mut self, set: Recent) {
+        let [a, b, c, _] = self.sets;
+        self.sets = [set, a, b, c];
+        self.len = (self.len + 1).min(WINDOW);
+    }
+
+    /// Moves the set at `i` first.
+    #[inline]
+    fn touch(&mut self, i: usize) {
+        let set = self.sets[i];
+        for k in (1..=i).rev() {
+            self.sets[k] = self.sets[k - 1];
+        }
+        self.sets[0] = set;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = Recent> + '_ {
+        self.sets[..self.len].iter().copied()
+    }
+}
+
+/// How an appended store's ids become the store's ([`ArgsStore::append`]): its first
+/// sets by a table (each may repeat one of the sets stored before), the others by an
+/// offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArgsMap {
+    /// Id `i` up to `heads` becomes `head[i]`; `head[0]` is 0 (no arguments stay none).
+    head: [u32; WINDOW + 1],
+    heads: u32,
+    offset: u32,
+}
+
+impl ArgsMap {
+    /// Every id to itself.
+    pub(crate) const IDENTITY: ArgsMap = ArgsMap {
+        head: [0; WINDOW + 1],
+        heads: 0,
+        offset: 0,
+    };
+
+    /// An offset alone: id `i` becomes `i + offset`.
+    #[cfg(test)]
+    pub(crate) fn offset(offset: u32) -> ArgsMap {
+        ArgsMap {
+            offset,
+            ..ArgsMap::IDENTITY
+        }
+    }
+
+    /// One branch, taken the same way for nearly every id.
+    #[inline]
+    pub(crate) fn get(&self, id: ArgsId) -> ArgsId {
+        match id.0 {
+            a if a <= self.heads => ArgsId(self.head[a as usize]),
+            a => ArgsId(a + self.offset),
+        }
+    }
+
+    /// The offset, where no id maps by the table.
+    #[inline]
+    pub(crate) fn offset_only(&self) -> Option<u32> {
+        (self.heads == 0).then_some(self.offset)
+    }
+
+    pub(crate) fn is_identity(&self) -> bool {
+        self.offset == 0 && (1..=self.heads).all(|i| self.head[i as usize] == i)
+    }
 }
 
 /// Entries back to back: entry `i` is `text[ends[i-1]..ends[i]]` (`text[..ends[0]]` for 0).
@@ -41,19 +148,27 @@ const SEGMENT_BYTES: usize = 4 << 20;
 const FIRST_SEGMENT_BYTES: usize = 4 << 10;
 
 impl ArgsStore {
-    /// Stores a set; returns its id. A set equal to the one stored last (text and kind)
-    /// is not stored again: its id is returned. Events in a row often carry the same
-    /// arguments (a dense Perfetto file's every annotated slice), and each copy was fresh
-    /// memory. Only the last set is compared, so the ids depend on the order of the sets
-    /// alone, not on how a parallel load cut them ([`append`](Self::append) compares
-    /// across the cut).
+    /// Stores a set; returns its id. A set equal (text and kind) to one of the last
+    /// [`WINDOW`] distinct sets added is not stored again: its id is returned. Events in a
+    /// row often carry the same arguments (a dense Perfetto file's every annotated slice,
+    /// or two sets in turn in Chrome's), and each copy was fresh memory. Which sets are
+    /// compared depends on the order of the sets alone, so the ids do too, not on how a
+    /// parallel load cut them ([`append`](Self::append) compares across the cut).
     #[inline]
     pub(crate) fn add(&mut self, text: &str, is_json: bool) -> ArgsId {
         if text.is_empty() {
             return ArgsId::NONE;
         }
-        if self.last_is(text, is_json) {
-            return ArgsId(self.count());
+        // The last set first, by its bytes alone: the usual repeat (a dense file's).
+        if let Some(&r) = self.recent.sets[..self.recent.len].first() {
+            if r.is_json == is_json && self.recent_text(r) == text.as_bytes() {
+                return ArgsId(r.id);
+            }
+        }
+        let h = set_hash(text, is_json);
+        if let Some(i) = self.recent_index(h, text) {
+            self.recent.touch(i);
+            return ArgsId(self.recent.sets[0].id);
         }
         let id = self.count() + 1;
         let full = |seg: &ArgsSegment| seg.text.capacity() - seg.text.len() < text.len();
@@ -71,6 +186,15 @@ impl ArgsStore {
         seg.text.push_str(text);
         seg.ends
             .push(seg.text.len() as u64 | if is_json { JSON_BIT } else { 0 });
+        let end = seg.text.len();
+        self.recent.push_front(Recent {
+            id,
+            len: text.len() as u32,
+            is_json,
+            seg: self.segments.len() as u32 - 1,
+            end,
+            hash: h,
+        });
         ArgsId(id)
     }
 
@@ -107,58 +231,131 @@ impl ArgsStore {
         }
     }
 
-    /// Whether the set stored last is `text`, of this kind.
+    /// Where the set of hash `h` and text `text` is among the recent sets after the last.
     #[inline]
-    fn last_is(&self, text: &str, is_json: bool) -> bool {
-        let Some(seg) = self.segments.last() else {
-            return false;
-        };
-        let Some((&end, before)) = seg.ends.split_last() else {
-            return false;
-        };
-        let start = before.last().map_or(0, |&e| (e & !JSON_BIT) as usize);
-        (end & JSON_BIT != 0) == is_json && seg.text.get(start..) == Some(text)
+    fn recent_index(&self, h: u64, text: &str) -> Option<usize> {
+        let mut i = 1;
+        while i < self.recent.len {
+            let r = self.recent.sets[i];
+            if r.hash == h && self.recent_text(r) == text.as_bytes() {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
     }
 
-    /// Appends every entry of `other`, taking its segments without copying them; its id
-    /// `i` becomes `i + offset` (the return value). Where `other`'s first set is the one
-    /// stored last here, it is dropped, as [`add`](Self::add) would have: its id 1 becomes
-    /// that set's.
-    pub(crate) fn append(&mut self, mut other: ArgsStore) -> u32 {
-        let mut offset = self.count();
-        let first = (other.segments.iter()).find_map(|seg| {
-            let &end = seg.ends.first()?;
-            Some((&seg.text[..(end & !JSON_BIT) as usize], end & JSON_BIT != 0))
-        });
-        if first.is_some_and(|(text, is_json)| self.last_is(text, is_json)) {
-            other.drop_first();
-            offset -= 1;
+    /// A recent set's text (its bytes: no character boundaries to check).
+    #[inline]
+    fn recent_text(&self, r: Recent) -> &[u8] {
+        let text = self.segments[r.seg as usize].text.as_bytes();
+        &text[r.end - r.len as usize..r.end]
+    }
+
+    /// The recent set `id`, found by its id.
+    fn locate(&self, id: u32) -> Recent {
+        let k = self.firsts.partition_point(|&f| f <= id) - 1;
+        let seg = &self.segments[k];
+        let i = (id - self.firsts[k]) as usize;
+        let start = match i {
+            0 => 0,
+            _ => seg.ends[i - 1] & !JSON_BIT,
+        };
+        let end = seg.ends[i];
+        let is_json = end & JSON_BIT != 0;
+        let end = (end & !JSON_BIT) as usize;
+        Recent {
+            id,
+            len: (end - start as usize) as u32,
+            is_json,
+            seg: k as u32,
+            end,
+            hash: set_hash(&seg.text[start as usize..end], is_json),
         }
-        for (seg, first) in other.segments.into_iter().zip(other.firsts) {
-            if !seg.ends.is_empty() {
-                let first = first
-                    .checked_add(offset)
-                    .expect("fewer than 2^32 argument sets");
-                self.segments.push(seg);
-                self.firsts.push(first);
+    }
+
+    /// Appends every entry of `other`, taking its segments without copying them; returns
+    /// how its ids become this store's. `other`'s first sets (up to [`WINDOW`]) are those
+    /// it stored before it had seen [`WINDOW`] distinct ones, all distinct: where one of
+    /// them is among this store's recent sets as `add` would have found them, it is
+    /// dropped and takes that set's id. From the first set past them, `other` compared
+    /// each set with the same recent sets as one store would have.
+    pub(crate) fn append(&mut self, mut other: ArgsStore) -> ArgsMap {
+        let base = self.count();
+        let heads = other.count().min(WINDOW as u32);
+        let mut map = ArgsMap {
+            heads,
+            ..ArgsMap::IDENTITY
+        };
+        // The recent sets as one store would have them before each of `other`'s first
+        // (those of `other` only by id: they are not compared, all being distinct).
+        let mut recent = self.recent;
+        let mut new = 0;
+        let firsts = (map.head.iter_mut()).enumerate().take(heads as usize + 1);
+        for (i, head) in firsts.skip(1) {
+            let (text, is_json) = other.get(ArgsId(i as u32)).expect("a set");
+            let found = recent.iter().position(|r| {
+                r.id <= base && r.is_json == is_json && self.recent_text(r) == text.as_bytes()
+            });
+            if let Some(k) = found {
+                recent.touch(k);
+                *head = recent.sets[0].id;
+            } else {
+                new += 1;
+                *head = base + new;
+                recent.push_front(Recent {
+                    id: base + new,
+                    ..Recent::default()
+                });
             }
         }
-        offset
+        map.offset = base - (heads - new);
+        // The sets found before, last first (the ids of those before stay).
+        for i in (1..=heads).rev().filter(|&i| map.head[i as usize] <= base) {
+            other.remove(i);
+        }
+        // `other`'s recent sets, then (if it saw fewer) this store's not among them.
+        let mut ids = Vec::with_capacity(WINDOW);
+        ids.extend(other.recent.iter().map(|r| map.get(ArgsId(r.id)).0));
+        for r in self.recent.iter() {
+            if ids.len() < WINDOW && !ids.contains(&r.id) {
+                ids.push(r.id);
+            }
+        }
+        let mut next = base + 1;
+        for seg in other.segments {
+            if !seg.ends.is_empty() {
+                let n = seg.ends.len() as u32;
+                self.segments.push(seg);
+                self.firsts.push(next);
+                next = next.checked_add(n).expect("fewer than 2^32 argument sets");
+            }
+        }
+        self.recent = Window::default();
+        for &id in ids.iter().rev() {
+            let r = self.locate(id);
+            self.recent.push_front(r);
+        }
+        map
     }
 
-    /// Removes the first set (id 1); the others keep their ids. Its segment is a chunk's
-    /// first, of at most [`FIRST_SEGMENT_BYTES`] unless the set alone is larger.
-    fn drop_first(&mut self) {
-        let Some(k) = self.segments.iter().position(|s| !s.ends.is_empty()) else {
-            return;
-        };
+    /// Removes set `id`; those after it take the ids one lower.
+    fn remove(&mut self, id: u32) {
+        let k = self.firsts.partition_point(|&f| f <= id) - 1;
+        let i = (id - self.firsts[k]) as usize;
         let seg = &mut self.segments[k];
-        let cut = seg.ends.remove(0) & !JSON_BIT;
-        seg.text.drain(..cut as usize);
-        for e in &mut seg.ends {
-            *e -= cut;
+        let start = match i {
+            0 => 0,
+            _ => seg.ends[i - 1] & !JSON_BIT,
+        };
+        let end = seg.ends.remove(i) & !JSON_BIT;
+        seg.text.drain(start as usize..end as usize);
+        for e in &mut seg.ends[i..] {
+            *e -= end - start;
         }
-        self.firsts[k] += 1;
+        for f in &mut self.firsts[k + 1..] {
+            *f -= 1;
+        }
     }
 
     pub(crate) fn shrink(&mut self) {
@@ -224,6 +421,7 @@ impl ArgsStore {
                 ends,
             }],
             firsts: vec![1],
+            recent: Window::default(),
         })
     }
 
@@ -343,9 +541,19 @@ mod tests {
         };
         let mut all = store(&[(r#"{"a":1}"#, true), ("first", false)]);
         let b = store(&[("second", false), (r#"{"b":[2]}"#, true)]);
-        assert_eq!(all.append(b), 2);
+        assert_eq!(
+            all.append(b),
+            ArgsMap {
+                head: [0, 3, 4, 0, 0],
+                heads: 2,
+                offset: 2
+            }
+        );
         all.append(ArgsStore::default());
-        assert_eq!(all.append(store(&[("third", false)])), 4);
+        assert_eq!(
+            all.append(store(&[("third", false)])).get(ArgsId(1)),
+            ArgsId(5)
+        );
         all.add("fourth", false);
         let got: Vec<_> = (1..=all.count())
             .map(|i| all.get(ArgsId(i)).unwrap())
@@ -364,30 +572,43 @@ mod tests {
         assert_eq!(all.get(ArgsId(7)), None);
     }
 
-    /// A set equal to the one stored last (text and kind) takes its id; any other, even
-    /// one stored before that, a new one.
+    /// A set equal (text and kind) to one of the last four distinct sets takes its id; any
+    /// other, even one stored before those, a new one.
     #[test]
-    fn a_set_repeated_right_after_itself_is_kept_once() {
+    fn a_set_repeated_from_a_few_back_is_kept_once() {
         let mut a = ArgsStore::default();
-        let texts = ["x", "x", "", "x", "x", "y", "x", "x"];
+        let texts = [
+            "x", "x", "", "x", "x", "y", "x", "y", "z", "w", "v", "x", "y",
+        ];
         // The fifth is free text, not JSON.
-        let ids: Vec<u32> = (0..8).map(|i| a.add(texts[i], i != 4).0).collect();
-        assert_eq!(ids, [1, 1, 0, 1, 2, 3, 4, 4]);
-        assert_eq!(a.count(), 4);
+        let ids: Vec<u32> = (0..texts.len())
+            .map(|i| a.add(texts[i], i != 4).0)
+            .collect();
+        // "x" falls out as "y", "z", "w" and "v" come after it, then "y" as well.
+        assert_eq!(ids, [1, 1, 0, 1, 2, 3, 1, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(a.count(), 8);
         assert_eq!(a.get(ArgsId(2)), Some(("x", false)));
-        assert_eq!(a.text_bytes(), 4);
+        assert_eq!(a.get(ArgsId(7)), Some(("x", true)));
+        assert_eq!(a.text_bytes(), 8);
     }
 
     /// A store cut anywhere into parts, each part's sets added to a store of its own and the
-    /// parts appended, gives each set the id one store gives it: a part's first set that
-    /// repeats the last one before it takes that one's id, as `add` would.
+    /// parts appended, gives each set the id one store gives it: a part's first sets that
+    /// repeat recent ones before it take their ids, as `add` would.
     #[test]
     fn appended_parts_give_the_ids_of_one_store_at_every_cut() {
-        let sets: Vec<(String, bool)> = (0..40)
-            .map(|i: usize| (format!("s{}", [0, 0, 1, 1, 1, 2, 0, 3][i % 8]), i % 11 != 5))
+        let pattern = [0, 0, 1, 1, 1, 2, 0, 3, 4, 1, 5, 2, 6, 0, 3, 7, 1, 0];
+        let sets: Vec<(String, bool)> = (0..54)
+            .map(|i: usize| {
+                // Long enough to fill several segments.
+                let p = pattern[i % pattern.len()];
+                (format!("s{p}{}", "-".repeat(p * 400)), i % 11 != 5)
+            })
             .collect();
         let mut whole = ArgsStore::default();
         let want: Vec<ArgsId> = sets.iter().map(|(t, j)| whole.add(t, *j)).collect();
+        let mut after = whole.clone();
+        let want_next: Vec<ArgsId> = sets.iter().map(|(t, j)| after.add(t, *j)).collect();
         for a in 0..sets.len() {
             for b in a..sets.len() {
                 let mut parts = [0..a, a..b, b..sets.len()].map(|r| {
@@ -397,14 +618,17 @@ mod tests {
                 });
                 let (mut all, mut got) = std::mem::take(&mut parts[0]);
                 for (s, ids) in parts.into_iter().skip(1) {
-                    let offset = all.append(s);
-                    got.extend(ids.iter().map(|i| ArgsId(i.0 + offset)));
+                    let map = all.append(s);
+                    got.extend(ids.iter().map(|&i| map.get(i)));
                 }
                 assert_eq!(got, want, "cut at {a} and {b}");
                 assert_eq!(all.count(), whole.count());
                 for id in 1..=whole.count() {
                     assert_eq!(all.get(ArgsId(id)), whole.get(ArgsId(id)));
                 }
+                // The recent sets too: adding goes on as in one store.
+                let next: Vec<ArgsId> = sets.iter().map(|(t, j)| all.add(t, *j)).collect();
+                assert_eq!(next, want_next, "added after cuts at {a} and {b}");
             }
         }
     }

@@ -31,7 +31,7 @@
 
 use spall_format::Diagnostics;
 
-use crate::args::ArgsId;
+use crate::args::{ArgsId, ArgsMap};
 use crate::diag::ModelWarning;
 use crate::span::{flags, Lane, SpanData};
 use crate::strings::StrId;
@@ -274,12 +274,12 @@ fn span(start: i64, dur: i64, name: StrId, args: ArgsId) -> SpanData {
     }
 }
 
-/// How one chunk's ids become the merged builder's: name `i` is `names[i]`, and argument
-/// ids move up by `args`.
+/// How one chunk's ids become the merged builder's: name `i` is `names[i]`, argument ids
+/// by `args`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ChunkIds<'a> {
     pub names: &'a [StrId],
-    pub args: u32,
+    pub args: ArgsMap,
 }
 
 impl ChunkIds<'_> {
@@ -290,10 +290,7 @@ impl ChunkIds<'_> {
 
     #[inline]
     fn args(&self, id: ArgsId) -> ArgsId {
-        match id {
-            ArgsId::NONE => id,
-            ArgsId(a) => ArgsId(a + self.args),
-        }
+        self.args.get(id)
     }
 }
 

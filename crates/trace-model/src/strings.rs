@@ -104,7 +104,7 @@ fn fold_mul(a: u64, b: u64) -> u64 {
 /// pairs at a time and independent of each other; the last words overlap the ones before
 /// them, and strings under 8 bytes are read as two halves.
 #[inline(always)]
-fn hash(s: &[u8], seed: u64) -> u64 {
+pub(crate) fn hash(s: &[u8], seed: u64) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     const K2: u64 = 0xa076_1d64_78bd_642f;
     let n = s.len();

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use spall_format::{Diagnostics, Summary};
 
 use super::{ProcessBuild, TraceBuilder};
-use crate::args::ArgsId;
+use crate::args::{ArgsId, ArgsMap};
 use crate::diag::ModelWarning;
 use crate::event_kinds::{CounterSeries, Flow};
 use crate::nest::{KeptEnd, KeptEnds, Matcher, Pending};
@@ -21,14 +21,15 @@ use crate::trace::Trace;
 /// How one chunk's ids map to the merged builder's.
 pub(super) struct Remap {
     strs: Vec<StrId>,
-    args: u32,
+    args: ArgsMap,
     /// It maps every id to itself (the first chunk's).
     identity: bool,
 }
 
 impl Remap {
-    fn new(strs: Vec<StrId>, args: u32) -> Remap {
-        let identity = args == 0 && (strs.iter().enumerate()).all(|(i, s)| s.0 as usize == i);
+    fn new(strs: Vec<StrId>, args: ArgsMap) -> Remap {
+        let identity =
+            args.is_identity() && (strs.iter().enumerate()).all(|(i, s)| s.0 as usize == i);
         Remap {
             strs,
             args,
@@ -41,11 +42,7 @@ impl Remap {
     }
 
     fn a(&self, id: ArgsId) -> ArgsId {
-        if id == ArgsId::NONE {
-            id
-        } else {
-            ArgsId(id.0 + self.args)
-        }
+        self.args.get(id)
     }
 
     fn ext(&self, id: ExtId) -> ExtId {
@@ -191,7 +188,10 @@ impl TraceBuilder {
         if ci == 0 {
             self.strings = std::mem::take(&mut c.strings);
             self.args = std::mem::take(&mut c.args);
-            Remap::new((0..self.strings.len() as u32).map(StrId).collect(), 0)
+            Remap::new(
+                (0..self.strings.len() as u32).map(StrId).collect(),
+                ArgsMap::IDENTITY,
+            )
         } else {
             let strs = (c.strings.iter())
                 .map(|(_, s)| self.strings.intern(s))

@@ -123,7 +123,14 @@ impl Run {
             lane.start.extend(buf.iter().map(|s| s.start));
             lane.dur.extend(buf.iter().map(|s| s.dur));
             lane.name.extend(buf.iter().map(|s| ids.name(s.name)));
-            lane.args.extend(buf.iter().map(|s| ids.args(s.args)));
+            match ids.args.offset_only() {
+                // A plain loop (vectorised), as for most chunks of a trace without args.
+                Some(off) => (lane.args).extend(buf.iter().map(|s| match s.args.0 {
+                    0 => ArgsId::NONE,
+                    a => ArgsId(a + off),
+                })),
+                None => lane.args.extend(buf.iter().map(|s| ids.args(s.args))),
+            }
             let n = buf.len();
             lane.cat.resize(lane.cat.len() + n, StrId::EMPTY);
             lane.flags.resize(lane.flags.len() + n, 0);
@@ -221,7 +228,7 @@ mod tests {
         let names: Vec<StrId> = (0..5).map(|i| StrId(10 + i)).collect();
         let ids = ChunkIds {
             names: &names,
-            args: 100,
+            args: crate::args::ArgsMap::offset(100),
         };
         let mut lane = Lane::default();
         run.append_to(&mut lane, &ids, &mut Vec::new());
