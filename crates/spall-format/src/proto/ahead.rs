@@ -13,8 +13,7 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
-use super::ftrace::read_columns;
-use super::parts::Range;
+use super::compact::read_columns;
 use super::scan::Found;
 use super::wire::{Reader, Value};
 use crate::diag::Diagnostics;
@@ -80,11 +79,12 @@ pub(super) fn worth_it(parts: usize) -> bool {
     !cfg!(target_arch = "wasm32") && parts == 1 && rayon::current_num_threads() > 1
 }
 
-/// Runs `decode` with a reader of `ranges`' blocks ahead of it (`decode` sets the
+/// Runs `decode` with a reader of the blocks in `ranges` (a part's, as
+/// `parts::plan` gives them: buffer, start, end) ahead of it (`decode` sets the
 /// decoder's [`Ahead`] from the one given, and drops it when done).
 pub(super) fn with_reader<R>(
     f: &Found<'_>,
-    ranges: &[Range],
+    ranges: &[(u32, usize, usize)],
     decode: impl FnOnce(Ahead) -> R,
 ) -> R {
     let stop = AtomicBool::new(false);
@@ -140,7 +140,12 @@ impl Sender<'_> {
 }
 
 /// The reader: every block of the file's own bytes in `ranges`, in the decoder's order.
-fn read(f: &Found<'_>, ranges: &[Range], to: &Sender<'_>, recycled: &Receiver<Columns>) {
+fn read(
+    f: &Found<'_>,
+    ranges: &[(u32, usize, usize)],
+    to: &Sender<'_>,
+    recycled: &Receiver<Columns>,
+) {
     for &(buf, start, end) in ranges.iter().filter(|r| r.0 == 0) {
         let b = f.bufs[buf as usize];
         // As `Decoder::run` walks them: packets, or fields holding them.

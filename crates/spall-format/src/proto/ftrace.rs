@@ -13,8 +13,9 @@ use std::borrow::Cow;
 
 use super::base::text;
 use super::clock::{self, BOOTTIME};
+use super::compact::read_columns;
 use super::scan::Found;
-use super::wire::{repeated, varint, Field, Reader, Value, WireErrorKind};
+use super::wire::{Field, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::ftrace::atrace::{self, Skip, Tgids};
@@ -322,54 +323,6 @@ fn read_compact<'b>(
     }
 }
 
-/// The intern table and columns of the `compact_sched` block `b` at byte `at`, times
-/// made absolute; the switches and wakings they hold, or `None` where the block breaks.
-pub(super) fn read_columns<'b>(
-    b: &'b [u8],
-    at: u64,
-    cols: &mut [Vec<u64>; 12],
-    interned: &mut Vec<Cow<'b, str>>,
-    d: &mut Diagnostics,
-) -> Option<(usize, usize)> {
-    for c in cols.iter_mut() {
-        c.clear();
-    }
-    let mut r = Reader::new(b, at);
-    while let Some(fl) = r.next_field() {
-        let Ok(fl) = fl else {
-            warn(d, at, || {
-                "a compact_sched block that breaks; skipped".into()
-            });
-            return None;
-        };
-        match fl.num {
-            5 => interned.push(text(fl.value.bytes().unwrap_or(b""), fl.offset, d)),
-            n @ 1..=12 => {
-                let col = &mut cols[n as usize - 1];
-                if packed(fl.value, col).is_err() {
-                    warn(d, fl.offset, || {
-                        "a compact_sched column that breaks; cut there".into()
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    // Switches: timestamp, prev_state, next_pid, next_prio, next_comm_index. Wakings:
-    // timestamp, pid, target_cpu, prio, comm_index, common_flags (optional).
-    let switches = short_columns(&[0, 1, 2, 3, 5].map(|k| &cols[k]), at, d);
-    let wakings = short_columns(&[6, 7, 8, 9, 10].map(|k| &cols[k]), at, d);
-    // Deltas to times, each chain its own.
-    for k in [0, 6] {
-        let mut ts = 0u64;
-        for x in &mut cols[k] {
-            ts = ts.wrapping_add(*x);
-            *x = ts;
-        }
-    }
-    Some((switches, wakings))
-}
-
 /// A block's columns (as [`read_columns`] left them) into `recs`, merged by time.
 pub(super) fn merge_columns(
     f: &Found<'_>,
@@ -550,39 +503,6 @@ fn str_of<'b>(v: Value<'b>, at: u64, d: &mut Diagnostics) -> Cow<'b, str> {
 /// An `int32` field (pids, priorities), written as a sign-extended varint.
 fn int32(v: Value<'_>) -> i64 {
     v.int().unwrap_or(0) as i32 as i64
-}
-
-/// A column's values appended to `col`: packed varints, most of one byte (priorities,
-/// states, comm indices), read without a call each; or a value not packed.
-fn packed(v: Value<'_>, col: &mut Vec<u64>) -> Result<(), WireErrorKind> {
-    let Value::Bytes(mut b) = v else {
-        return repeated(v, false, |x| col.push(x));
-    };
-    col.reserve(b.len());
-    while let Some(&byte) = b.first() {
-        if byte < 0x80 {
-            col.push(byte as u64);
-            b = &b[1..];
-            continue;
-        }
-        let (x, n) = varint(b)?;
-        col.push(x);
-        b = &b[n..];
-    }
-    Ok(())
-}
-
-/// How many records columns of these lengths make: the shortest (a column cut short drops
-/// the records past it, counted).
-fn short_columns(cols: &[&Vec<u64>; 5], at: u64, d: &mut Diagnostics) -> usize {
-    let most = cols.iter().map(|c| c.len()).max().unwrap_or(0);
-    let least = cols.iter().map(|c| c.len()).min().unwrap_or(0);
-    if least < most {
-        warn(d, at, || {
-            format!("compact_sched columns of different lengths ({least} to {most}); the records past {least} were skipped")
-        });
-    }
-    least
 }
 
 /// A ftrace timestamp (BOOTTIME ns) in the trace clock.

@@ -45,6 +45,7 @@ mod ahead;
 mod annot;
 mod base;
 mod clock;
+mod compact;
 mod compressed;
 mod descriptor;
 mod events;
