@@ -2,11 +2,12 @@
 //! ftrace bundles are one sequence, so one part ([`parts`](super::parts)), decoded on one
 //! core while the others wait; most of its work is reading the blocks' packed columns, which
 //! needs nothing from the packets before. So where a decode is one part and has a spare
-//! core, a reader walks the part's packets as the decoder will, reads each block (records
-//! merged, warnings kept in order) and hands it over; the decoder takes a block it reaches
-//! from the reader, or reads it itself (a block the reader did not see: one in a bundle of
-//! compressed packets, whose offsets are not the file's). The records and warnings are those
-//! of the block read where it lies, so the events do not depend on which thread read it.
+//! core, a reader walks the part's packets as the decoder will, reads each block's intern
+//! table and columns (its warnings kept with it) and hands it over; the decoder merges the
+//! columns of a block it reaches, or reads the block itself (one the reader did not see: in
+//! a bundle of compressed packets, whose offsets are not the file's). The records and
+//! warnings are those of the block read where it lies, so the events do not depend on which
+//! thread read it.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
