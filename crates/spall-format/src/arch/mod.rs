@@ -98,18 +98,7 @@ mod tests {
 /// hint, which changes no result (a no-op where the target has no prefetch instruction).
 #[inline(always)]
 pub(crate) fn prefetch(b: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
     for at in [0, 64, 128, 192, b.len().wrapping_sub(1)] {
-        if let Some(x) = b.get(at) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: SSE is part of every x86_64 CPU; a prefetch reads nothing the program
-            // sees and cannot fault, and the address is in `b`.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast())
-            };
-        }
+        spall_util::prefetch(b, at);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = b;
 }

@@ -176,35 +176,34 @@ impl Ftrace {
         sink: &mut S,
         d: &mut Diagnostics,
     ) -> u64 {
-        if let Some(a) = self.ahead.as_mut() {
-            if let Some(block) = a.take(at) {
-                d.merge(block.diags);
-                let Some(n) = block.counts else {
-                    a.give_back(block.cols);
-                    return 0;
-                };
-                merge_columns(f, &block.cols, n, at, &mut self.recs, d);
-                a.give_back(block.cols);
-                sink.sched_compact(&CompactSched {
-                    cpu,
-                    offset: at,
-                    comms: &block.comms,
-                    recs: &self.recs,
-                });
-                return self.recs.len() as u64;
-            }
-        }
+        // Its columns, as the reader left them, or read here.
+        let mut block = self.ahead.as_mut().and_then(|a| a.take(at));
         let mut interned: Vec<Cow<'_, str>> = Vec::new();
-        if !read_compact(f, b, at, &mut self.cols, &mut interned, &mut self.recs, d) {
-            return 0;
+        let (counts, cols, comms) = match &mut block {
+            Some(k) => {
+                d.merge(std::mem::take(&mut k.diags));
+                (k.counts, &k.cols, &k.comms[..])
+            }
+            None => {
+                let n = read_columns(b, at, &mut self.cols, &mut interned, d);
+                (n, &self.cols, &interned[..])
+            }
+        };
+        let mut n = 0;
+        if let Some(counts) = counts {
+            merge_columns(f, cols, counts, at, &mut self.recs, d);
+            sink.sched_compact(&CompactSched {
+                cpu,
+                offset: at,
+                comms,
+                recs: &self.recs,
+            });
+            n = self.recs.len() as u64;
         }
-        sink.sched_compact(&CompactSched {
-            cpu,
-            offset: at,
-            comms: &interned,
-            recs: &self.recs,
-        });
-        self.recs.len() as u64
+        if let (Some(a), Some(k)) = (self.ahead.as_mut(), block) {
+            a.give_back(k.cols);
+        }
+        n
     }
 
     /// A `ProcessTree`: process names (the command line's first word) and each thread's
@@ -299,27 +298,6 @@ impl Ftrace {
             ..RawSched::default()
         });
         1
-    }
-}
-
-/// A `compact_sched` block at byte `at`: its intern table into `interned`, its columns
-/// (through the scratch `cols`) into `recs`, switches and wakings merged by time. False
-/// where the block breaks (warned; nothing to hand out).
-fn read_compact<'b>(
-    f: &Found<'_>,
-    b: &'b [u8],
-    at: u64,
-    cols: &mut [Vec<u64>; 12],
-    interned: &mut Vec<Cow<'b, str>>,
-    recs: &mut Vec<CompactRec>,
-    d: &mut Diagnostics,
-) -> bool {
-    match read_columns(b, at, cols, interned, d) {
-        Some(n) => {
-            merge_columns(f, cols, n, at, recs, d);
-            true
-        }
-        None => false,
     }
 }
 

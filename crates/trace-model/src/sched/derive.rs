@@ -142,7 +142,6 @@ pub(crate) fn derive(
     }
     let (slices, cpus, most_states) = lay_out(&c);
     let switches = slices.len();
-    let records = most_states;
     let states = States::new(most_states, switches, idle);
     let rp = Replay {
         version: c.version,
@@ -154,17 +153,16 @@ pub(crate) fn derive(
         max_ts: i64::MIN,
         clamped_prio: 0,
     };
-    let (rp, st) = if open_states::worth_a_thread(records) {
+    let (rp, st) = if open_states::worth_a_thread(most_states) {
         open_states::piped(states, |pipe| {
-            let mut rp = rp.with(pipe);
+            let mut rp = rp.with(pipe).0;
             in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
-            rp.with(())
+            rp.with(()).0
         })
     } else {
-        let mut rp = rp.with(states);
+        let mut rp = rp.with(states).0;
         in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
-        let st = std::mem::replace(&mut rp.ops, States::new(0, 0, None));
-        (rp.with(()), st)
+        rp.with(())
     };
     let clamped = [
         ("thread_state_too_long", st.clamped, "thread states"),
@@ -216,9 +214,9 @@ struct Replay<S> {
 }
 
 impl<S> Replay<S> {
-    /// The same replay, its changes going to `ops`.
-    fn with<T>(self, ops: T) -> Replay<T> {
-        Replay {
+    /// The same replay, its changes going to `ops`; and where they went so far.
+    fn with<T>(self, ops: T) -> (Replay<T>, S) {
+        let rp = Replay {
             version: self.version,
             slices: self.slices,
             cpus: self.cpus,
@@ -227,7 +225,8 @@ impl<S> Replay<S> {
             names: self.names,
             max_ts: self.max_ts,
             clamped_prio: self.clamped_prio,
-        }
+        };
+        (rp, self.ops)
     }
 
     /// Closes the replay at the end: slices packed by CPU, the CPUs seen, counters and

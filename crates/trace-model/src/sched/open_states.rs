@@ -98,17 +98,17 @@ impl OpSink for Pipe {
     }
 }
 
-/// Whether the states are worth a thread of their own: more than a core, and enough
-/// records to repay starting one.
-pub(super) fn worth_a_thread(records: usize) -> bool {
-    const MIN_RECORDS: usize = 1 << 16;
+/// Whether the states are worth a thread of their own: more than one thread in rayon's
+/// pool, and enough of them (`states`, the most the records can open) to repay starting one.
+pub(super) fn worth_a_thread(states: usize) -> bool {
+    const MIN_STATES: usize = 1 << 16;
     #[cfg(test)]
     match tests::FORCE.load(std::sync::atomic::Ordering::Relaxed) {
         1 => return false,
         2 => return true,
         _ => {}
     }
-    !cfg!(target_arch = "wasm32") && records >= MIN_RECORDS && rayon::current_num_threads() > 1
+    !cfg!(target_arch = "wasm32") && states >= MIN_STATES && rayon::current_num_threads() > 1
 }
 
 /// Runs `replay` with a [`Pipe`] to a thread that applies its changes to `states`; gives

@@ -68,24 +68,8 @@ fn every_kind_of_trace_comes_back_the_same() {
             files.push(p);
         }
     }
-    // The fixtures on every core: the debug run was one core's 40 s.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let seen: usize = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut seen = 0;
-                    let order = std::sync::atomic::Ordering::Relaxed;
-                    while let Some(p) = files.get(next.fetch_add(1, order)) {
-                        seen += comes_back_the_same(p) as usize;
-                    }
-                    seen
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).sum()
-    });
+    let loaded = spall_test_support::on_every_core(&files, |p| comes_back_the_same(p));
+    let seen = loaded.into_iter().filter(|&l| l).count();
     assert!(seen >= 20, "only {seen} fixtures loaded");
 }
 

@@ -8,7 +8,6 @@
 //! one answer's rows beside trace_processor's (several, separated by commas).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -247,33 +246,13 @@ fn check_dir(dir: &str, min: usize) {
         .collect();
     files.sort();
     assert!(files.len() >= min, "{} fixtures", files.len());
-    // The fixtures on every core: the debug run was one core's minute.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let results: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        mine.push(run(f));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
+    let results = spall_test_support::on_every_core(&files, |f| run(f));
     let (mut ok, mut all, mut fails) = (0, 0, Vec::new());
     for (o, a, fl) in results {
         ok += o;
         all += a;
         fails.extend(fl);
     }
-    fails.sort();
     for f in &fails {
         eprintln!("{f}");
     }
