@@ -12,8 +12,14 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "maturin>=1.7,<2" pytest pandas pyarrow
-# The CLI the tests compare with (`cargo test` has built it already).
-cargo build --quiet --locked -p spall-cli
+# The CLI the tests compare with: SPALL_CLI where the caller built one (scripts/test.sh
+# passes the one `cargo test` built; built alone, its dependencies' features differ and
+# a few dozen crates compile again), else built here.
+if [ -z "${SPALL_CLI:-}" ]; then
+  cargo build --quiet --locked -p spall-cli
+  SPALL_CLI=$root/target/debug/spall-cli
+fi
+[ -x "$SPALL_CLI" ] || { echo "test-python: SPALL_CLI=$SPALL_CLI is not an executable" >&2; exit 1; }
 (cd crates/spall-py && VIRTUAL_ENV=$venv "$venv/bin/maturin" develop --quiet --locked)
-SPALL_CLI=$root/target/debug/spall-cli "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+SPALL_CLI=$SPALL_CLI "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   crates/spall-py/tests
