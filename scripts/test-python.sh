@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python package (crates/spall-py): installs maturin, pytest, pandas and pyarrow into a
 # virtual environment (target/py-venv), builds the package into it with `maturin develop`
-# (a debug build in cargo's target/, sharing what `cargo test` built), and runs its tests
-# against target/debug/spall-cli. scripts/test.sh runs it; run from anywhere.
+# (a debug build in cargo's target/), and runs its tests against the CLI (SPALL_CLI, else
+# target/debug/spall-cli built here). scripts/test.sh runs it; run from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

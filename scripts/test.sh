@@ -6,19 +6,11 @@ cd "$(dirname "$0")/.."
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
-# Clippy compiles the workspace's own crates in every build below (RUSTC_WORKSPACE_WRAPPER,
-# as `cargo clippy` runs it for a `cargo check`): each is linted with -D warnings as it is
-# built, natively and for wasm32, with no separate check of every dependency beside the
-# builds (docs/TESTING.md).
-if ! command -v clippy-driver >/dev/null; then
-  echo "clippy-driver is required (rustup component add clippy)" >&2; exit 1
-fi
-export RUSTC_WORKSPACE_WRAPPER=clippy-driver
-export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
 
-echo "== cargo clippy -D warnings: every target built (lib, bins, tests, examples, benches)"
-cargo test --workspace --all-targets --locked --no-run
-
+# rustdoc reads the dependencies' check that clippy made: the docs take half a minute here
+# and several apart from it (hence clippy is not folded into the test build, as wasm32's is).
 echo "== cargo doc -D warnings (no broken links in the API docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
@@ -50,9 +42,11 @@ else
   echo "SKIPPED: the Python package's tests need python3 with venv (Debian: python3-venv)"
 fi
 
-# Both release tests from one build: built apart, trace-model compiled twice (its features
-# differ with trace-sql beside it).
+# Both release tests from one build, which compiles SQLite's C beside trace-model (built
+# apart, trace-model compiled twice: its features differ with trace-sql beside it).
 release=(--release --locked -p trace-model -p trace-sql)
+echo "== the release tests' build"
+cargo test "${release[@]}" --test hostile_full --test sql --no-run
 echo "== hostile input at full size (release build)"
 cargo test "${release[@]}" --test hostile_full -- --ignored --test-threads=1
 
@@ -63,8 +57,14 @@ echo "== the web viewer in headless Chromium (tests/web/e2e.mjs)"
 # Needs wasm-bindgen-cli, Debian's chromium, node and `npm ci` in tests/web (see .ci/run).
 if command -v wasm-bindgen >/dev/null && [ -x /usr/bin/chromium ] && command -v node >/dev/null \
    && [ -d tests/web/node_modules/playwright-core ]; then
-  # Clippy lints the wasm32 build here (the wrapper above).
-  scripts/build-web.sh target/web-site
+  # Clippy lints the wasm32 code as the site is built: clippy-driver compiles the
+  # workspace's crates (RUSTC_WORKSPACE_WRAPPER, as `cargo clippy` runs it for a check),
+  # which saves a check of every wasm32 dependency beside the build (four minutes).
+  if ! command -v clippy-driver >/dev/null; then
+    echo "clippy-driver is required (rustup component add clippy)" >&2; exit 1
+  fi
+  RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__ \
+    scripts/build-web.sh target/web-site
   node tests/web/e2e.mjs target/web-site
 elif [ -n "${SPALL_REQUIRE_WEB:-}" ]; then
   echo "the web test needs wasm-bindgen-cli, /usr/bin/chromium, node and tests/web/node_modules (SPALL_REQUIRE_WEB)" >&2
