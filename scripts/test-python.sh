@@ -13,8 +13,8 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "maturin>=1.7,<2" pytest pandas pyarrow
 # The CLI the tests compare with: SPALL_CLI where the caller built one (scripts/test.sh
-# passes the one `cargo test` built; built alone, its dependencies' features differ and
-# a few dozen crates compile again), else built here.
+# passes the one `cargo test` built: built alone, with other dependency features, it took
+# about three minutes of a clean run), else built here.
 if [ -z "${SPALL_CLI:-}" ]; then
   cargo build --quiet --locked -p spall-cli
   SPALL_CLI=$root/target/debug/spall-cli

@@ -10,7 +10,8 @@ echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # rustdoc reads the dependencies' check that clippy made: the docs take half a minute here
-# and several apart from it (hence clippy is not folded into the test build, as wasm32's is).
+# and two and a half without it (hence clippy is not folded into the test build, as
+# wasm32's is into the web build).
 echo "== cargo doc -D warnings (no broken links in the API docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
@@ -33,7 +34,7 @@ echo "== the Python package (crates/spall-py, pytest in a venv)"
 venv_check=$(mktemp -d)
 if python3 -m venv "$venv_check/v" >/dev/null 2>&1; then
   rm -rf "$venv_check"
-  # The CLI `cargo test` built (built alone, its dependencies' features differ).
+  # The CLI `cargo test` built (scripts/test-python.sh says why).
   SPALL_CLI=$PWD/target/debug/spall-cli scripts/test-python.sh
 elif [ -n "${SPALL_REQUIRE_PYTHON_PKG:-}" ]; then
   echo "the Python package's tests need python3 with venv (SPALL_REQUIRE_PYTHON_PKG)" >&2
