@@ -61,6 +61,13 @@ done
 cd fuzz
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# Every target in one build, so that their links share the cores; `cargo fuzz run` below
+# then finds them built.
+echo "== building the fuzz targets"
+if ! cargo fuzz build -O >"$log" 2>&1; then
+  tail -n 80 "$log" >&2
+  exit 1
+fi
 for t in decode_spall decode_proto decode_json decode_profiles build_model info_path flame diff model_kinds \
     cli_text; do
   echo "== fuzz $t for ${secs}s"
