@@ -1,8 +1,9 @@
 //! The issue's hostile sizes in full: 10M unclosed B events and 1M-deep nesting. Too slow
-//! for a debug build, so they are `#[ignore]`d here and run by `scripts/test.sh` as
+//! for a debug build, so they are `#[ignore]`d here and run optimized by `scripts/test.sh`
+//! as (`--release -p trace-model` does as well, with a build of its own)
 //!
 //! ```sh
-//! cargo test --release -p trace-model --test hostile_full -- --ignored --test-threads=1
+//! CARGO_PROFILE_DEV_OPT_LEVEL=2 cargo test --workspace --test hostile_full -- --ignored --test-threads=1
 //! ```
 //!
 //! Each checks that nothing is lost (every event is a span, every unclosed B is counted),
@@ -85,7 +86,7 @@ fn warned(t: &Trace, kind: &str) -> u64 {
 }
 
 #[test]
-#[ignore = "full size: run in release (scripts/test.sh does)"]
+#[ignore = "full size: run optimized (scripts/test.sh does)"]
 fn ten_million_unclosed_begins() {
     // 100 threads, each 100,000 B events deep and never closed.
     let b = spall(100, |_| vec![Some(b'b'); 100_000]);
@@ -100,7 +101,7 @@ fn ten_million_unclosed_begins() {
 }
 
 #[test]
-#[ignore = "full size: run in release (scripts/test.sh does)"]
+#[ignore = "full size: run optimized (scripts/test.sh does)"]
 fn one_million_deep() {
     let n = 1_000_000;
     let b = spall(1, |_| {

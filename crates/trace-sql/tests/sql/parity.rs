@@ -229,8 +229,8 @@ fn answers_as_trace_processor() {
 }
 
 /// The large Chromium traces (`sql-parity/large`: all categories, protobuf and JSON), a
-/// minute in release, longer than a debug run should take:
-/// `cargo test --release -p trace-sql --test sql parity:: -- --ignored`.
+/// minute optimized, longer than a debug run should take (`scripts/test.sh` runs it):
+/// `CARGO_PROFILE_DEV_OPT_LEVEL=2 cargo test --workspace --test sql parity:: -- --ignored`.
 #[test]
 #[ignore]
 fn answers_as_trace_processor_on_large_traces() {
