@@ -1,6 +1,6 @@
 //! The issue's hostile sizes in full: 10M unclosed B events and 1M-deep nesting. Too slow
 //! for a debug build, so they are `#[ignore]`d here and run optimized by `scripts/test.sh`
-//! as (`--release -p trace-model` does as well, with a build of its own)
+//! as below (a `--release` build of its own does as well):
 //!
 //! ```sh
 //! CARGO_PROFILE_DEV_OPT_LEVEL=2 cargo test --workspace --test hostile_full -- --ignored --test-threads=1

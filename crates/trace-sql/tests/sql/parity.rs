@@ -228,8 +228,8 @@ fn answers_as_trace_processor() {
     check_dir("expected", 6);
 }
 
-/// The large Chromium traces (`sql-parity/large`: all categories, protobuf and JSON), a
-/// minute optimized, longer than a debug run should take (`scripts/test.sh` runs it):
+/// The large Chromium traces (`sql-parity/large`: all categories, protobuf and JSON): half
+/// a minute optimized, longer than a debug run should take (`scripts/test.sh` runs it):
 /// `CARGO_PROFILE_DEV_OPT_LEVEL=2 cargo test --workspace --test sql parity:: -- --ignored`.
 #[test]
 #[ignore]
