@@ -34,12 +34,9 @@ echo "== the Python package (crates/spall-py, pytest in a venv)"
 venv_check=$(mktemp -d)
 if python3 -m venv "$venv_check/v" >/dev/null 2>&1; then
   rm -rf "$venv_check"
-  # The CLI `cargo test` built, and the extension module built with the same dependency
-  # features (scripts/test-python.sh says why): the same selection of packages and targets
-  # as `cargo test`, so that only pyo3 and spall-py are compiled here.
-  cargo build --workspace --lib --tests --locked --features spall-py/extension-module
-  SPALL_CLI=$PWD/target/debug/spall-cli SPALL_PY_MODULE=$PWD/target/debug/lib_spall.so \
-    scripts/test-python.sh
+  # The CLI `cargo test` built, and the extension module built beside it with the same
+  # dependency features (scripts/test-python.sh says why).
+  SPALL_CLI=$PWD/target/debug/spall-cli SPALL_PY_BUILD=workspace scripts/test-python.sh
 elif [ -n "${SPALL_REQUIRE_PYTHON_PKG:-}" ]; then
   echo "the Python package's tests need python3 with venv (SPALL_REQUIRE_PYTHON_PKG)" >&2
   exit 1
