@@ -27,7 +27,7 @@ impl Color {
         Color([self.0[0], self.0[1], self.0[2], a])
     }
 
-    /// Packed for an instance buffer (bytes r, g, b, a in memory).
+    /// Packed for a vertex buffer (bytes r, g, b, a in memory).
     #[inline]
     pub fn packed(self) -> u32 {
         u32::from_le_bytes(self.0)

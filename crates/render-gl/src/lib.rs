@@ -1,11 +1,12 @@
-//! A hand-written `glow` renderer for timelines: instanced rectangles, lines with arrow
-//! heads, and glyph-atlas text, on a window or headless. It knows nothing about traces.
+//! A hand-written `glow` renderer for timelines: rectangles, lines with arrow heads, and
+//! glyph-atlas text, on a window or headless. It knows nothing about traces.
 //!
 //! Drawing has two halves:
 //! - [`Scene`] is the CPU side: plain vectors of 16-byte rectangle instances, line and
 //!   glyph instances, and clip batches. No GL, so it is tested and benchmarked anywhere.
-//! - [`Renderer`] uploads a scene and draws it with one instanced call per primitive kind
-//!   and clip batch. Buffers and the glyph atlas are reused between frames.
+//! - [`Renderer`] uploads a scene as quads (four vertices each, through one shared index
+//!   buffer) and draws it with one call per primitive kind and clip batch. Buffers and the
+//!   glyph atlas are reused between frames.
 //!
 //! [`Fonts`] measures and lays out text (the embedded Hack font) with no GL, so callers can
 //! truncate labels with an ellipsis before drawing. [`Headless`] opens an EGL context on a

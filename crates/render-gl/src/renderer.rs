@@ -1,4 +1,9 @@
-//! The GL side: uploads a [`Scene`] and draws it in a handful of instanced draw calls.
+//! The GL side: uploads a [`Scene`] and draws it in a handful of indexed draw calls.
+//!
+//! Every rectangle, line and glyph becomes a quad of four vertices, drawn as two triangles
+//! through one shared index buffer, not one instance each: software rasterizers run an
+//! instanced draw instance by instance (Chromium's SwiftShader took about 10 µs a quad,
+//! several times what the same quads cost as triangles; docs/PERFORMANCE.md).
 //!
 //! State is set at the start of every `render` and unbound at the end (program, vertex
 //! array, buffers, texture, scissor), so other GL users on the context, such as egui,
@@ -9,14 +14,18 @@ use std::sync::Arc;
 use glow::HasContext;
 
 use crate::atlas::{AtlasPacker, AtlasSlot};
-use crate::scene::{Batch, Scene};
+use crate::scene::{Batch, LineInstance, RectInstance, Scene};
 use crate::shaders::{self, ShaderVersion};
 use crate::text::{Fonts, GlyphKey};
 use crate::{gl_err, RenderError};
 
-const RECT_STRIDE: i32 = 16;
-const LINE_STRIDE: i32 = 24;
-const GLYPH_STRIDE: i32 = 28;
+/// A rectangle's or line's vertex: x, y (f32), rgba.
+const SOLID_STRIDE: i32 = 12;
+/// A glyph's vertex: x, y (f32), the atlas pixel (two u16), rgba.
+const GLYPH_STRIDE: i32 = 16;
+/// Indices a quad: two triangles, `0 1 2` and `2 1 3` of its corners (top-left, top-right,
+/// bottom-left, bottom-right), the diagonal a triangle strip of the four would have.
+const QUAD_INDICES: usize = 6;
 
 /// Where a glyph's bitmap is, if it can be placed.
 enum Slot {
@@ -35,6 +44,13 @@ struct Pipeline {
     u_screen: Option<glow::UniformLocation>,
 }
 
+/// The index buffer every pipeline's vertex array draws through: quad `q`'s two triangles
+/// over vertices `4q..4q + 4`, for `quads` quads, so a range of quads is a range of indices.
+struct QuadIndices {
+    buffer: glow::Buffer,
+    quads: usize,
+}
+
 /// Draws scenes. Buffers and the glyph atlas persist and grow; a steady state allocates
 /// nothing per frame.
 pub struct Renderer {
@@ -42,11 +58,12 @@ pub struct Renderer {
     rects: Pipeline,
     lines: Pipeline,
     glyphs: Pipeline,
+    quads: QuadIndices,
     u_atlas: Option<glow::UniformLocation>,
     u_tex: Option<glow::UniformLocation>,
     atlas: glow::Texture,
     packer: AtlasPacker,
-    /// Scratch: glyph instances with atlas coordinates, reused between frames.
+    /// Scratch: each glyph's vertices with atlas coordinates, reused between frames.
     glyph_bytes: Vec<u8>,
     rect_bytes: Vec<u8>,
     line_bytes: Vec<u8>,
@@ -94,12 +111,28 @@ unsafe fn compile(gl: &glow::Context, vs: &str, fs: &str) -> Result<glow::Progra
 }
 
 impl Pipeline {
-    unsafe fn new(gl: &glow::Context, vs: &str, fs: &str) -> Result<Pipeline, RenderError> {
+    /// A program and its vertex array, whose attributes (`attrs`, `stride` bytes a vertex)
+    /// read its own vertex buffer and whose indices are `quads`'.
+    unsafe fn new(
+        gl: &glow::Context,
+        (vs, fs): (&str, &str),
+        (attrs, stride): (Attrs, i32),
+        quads: glow::Buffer,
+    ) -> Result<Pipeline, RenderError> {
         let program = compile(gl, vs, fs)?;
         let vao = gl
             .create_vertex_array()
             .map_err(gl_err("creating a vertex array"))?;
         let vbo = gl.create_buffer().map_err(gl_err("creating a buffer"))?;
+        gl.bind_vertex_array(Some(vao));
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+        gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(quads));
+        for &(loc, n, ty, norm, off) in attrs {
+            gl.enable_vertex_attrib_array(loc);
+            gl.vertex_attrib_pointer_f32(loc, n, ty, norm, stride, off);
+        }
+        gl.bind_vertex_array(None);
+        gl.bind_buffer(glow::ARRAY_BUFFER, None);
         Ok(Pipeline {
             program,
             vao,
@@ -128,23 +161,54 @@ impl Pipeline {
     }
 }
 
+impl QuadIndices {
+    unsafe fn new(gl: &glow::Context) -> Result<QuadIndices, RenderError> {
+        let buffer = gl.create_buffer().map_err(gl_err("creating a buffer"))?;
+        Ok(QuadIndices { buffer, quads: 0 })
+    }
+
+    /// Makes room for `n` quads. The buffer is bound through `vao` (a vertex array holds
+    /// its index buffer's binding; every pipeline's holds this one, so all see it grow).
+    unsafe fn reserve(&mut self, gl: &glow::Context, vao: glow::VertexArray, n: usize) {
+        if n <= self.quads {
+            return;
+        }
+        let quads = n.next_power_of_two().max(1024);
+        let mut bytes = Vec::with_capacity(quads * QUAD_INDICES * 4);
+        for q in 0..quads as u32 {
+            for i in [0, 1, 2, 2, 1, 3] {
+                bytes.extend_from_slice(&(4 * q + i).to_le_bytes());
+            }
+        }
+        gl.bind_vertex_array(Some(vao));
+        gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(self.buffer));
+        gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+        gl.bind_vertex_array(None);
+        self.quads = quads;
+    }
+}
+
 /// Attribute layout: (location, components, type, normalized, byte offset).
 type Attrs = &'static [(u32, i32, u32, bool, i32)];
-const RECT_ATTRS: Attrs = &[
+const SOLID_ATTRS: Attrs = &[
+    (0, 2, glow::FLOAT, false, 0),
+    (2, 4, glow::UNSIGNED_BYTE, true, 8),
+];
+const GLYPH_ATTRS: Attrs = &[
     (0, 2, glow::FLOAT, false, 0),
     (1, 2, glow::UNSIGNED_SHORT, false, 8),
     (2, 4, glow::UNSIGNED_BYTE, true, 12),
 ];
-const LINE_ATTRS: Attrs = &[
-    (0, 4, glow::FLOAT, false, 0),
-    (1, 1, glow::FLOAT, false, 16),
-    (2, 4, glow::UNSIGNED_BYTE, true, 20),
-];
-const GLYPH_ATTRS: Attrs = &[
-    (0, 4, glow::FLOAT, false, 0),
-    (1, 4, glow::UNSIGNED_SHORT, false, 16),
-    (2, 4, glow::UNSIGNED_BYTE, true, 24),
-];
+
+/// Appends a quad's four corners (top-left, top-right, bottom-left, bottom-right, as
+/// `QUAD_INDICES` reads them), each with `tail` (its colour, or atlas pixel and colour).
+fn push_quad<const N: usize>(out: &mut Vec<u8>, corners: [[f32; 2]; 4], tails: [[u8; N]; 4]) {
+    for ([x, y], tail) in corners.into_iter().zip(tails) {
+        out.extend_from_slice(&x.to_le_bytes());
+        out.extend_from_slice(&y.to_le_bytes());
+        out.extend_from_slice(&tail);
+    }
+}
 
 impl Renderer {
     /// Creates the pipelines on a current context.
@@ -155,11 +219,19 @@ impl Renderer {
         gl: Arc<glow::Context>,
         version: ShaderVersion,
     ) -> Result<Renderer, RenderError> {
-        let v = |b| shaders::vertex(version, b);
-        let f = |b| shaders::fragment(version, b);
-        let rects = Pipeline::new(&gl, &v(shaders::RECT_VS), &f(shaders::SOLID_FS))?;
-        let lines = Pipeline::new(&gl, &v(shaders::LINE_VS), &f(shaders::SOLID_FS))?;
-        let glyphs = Pipeline::new(&gl, &v(shaders::GLYPH_VS), &f(shaders::GLYPH_FS))?;
+        let solid = (
+            &*shaders::vertex(version, shaders::SOLID_VS),
+            &*shaders::fragment(version, shaders::SOLID_FS),
+        );
+        let glyph = (
+            &*shaders::vertex(version, shaders::GLYPH_VS),
+            &*shaders::fragment(version, shaders::GLYPH_FS),
+        );
+        let quads = QuadIndices::new(&gl)?;
+        let solid_layout = (SOLID_ATTRS, SOLID_STRIDE);
+        let rects = Pipeline::new(&gl, solid, solid_layout, quads.buffer)?;
+        let lines = Pipeline::new(&gl, solid, solid_layout, quads.buffer)?;
+        let glyphs = Pipeline::new(&gl, glyph, (GLYPH_ATTRS, GLYPH_STRIDE), quads.buffer)?;
         let u_atlas = gl.get_uniform_location(glyphs.program, "u_atlas");
         let u_tex = gl.get_uniform_location(glyphs.program, "u_tex");
         let atlas = gl.create_texture().map_err(gl_err("creating a texture"))?;
@@ -168,6 +240,7 @@ impl Renderer {
             rects,
             lines,
             glyphs,
+            quads,
             u_atlas,
             u_tex,
             atlas,
@@ -250,8 +323,8 @@ impl Renderer {
             self.glyph_bytes.clear();
             let mut full = false;
             for g in &scene.glyphs {
-                // One instance per scene glyph, always, so batch ranges stay aligned; a glyph
-                // with no bitmap becomes an empty quad.
+                // One quad per scene glyph, always, so batch ranges stay aligned; a glyph with
+                // no bitmap becomes an empty quad.
                 let (s, size) = match self.slot(fonts, g.key) {
                     Slot::Placed(s) => (s, [g.w as f32, g.h as f32]),
                     Slot::NoBitmap => (
@@ -268,14 +341,19 @@ impl Renderer {
                         break;
                     }
                 };
-                let b = &mut self.glyph_bytes;
-                for v in [g.x as f32, g.y as f32, size[0], size[1]] {
-                    b.extend_from_slice(&v.to_le_bytes());
-                }
-                for v in [s.x, s.y, s.x + s.w, s.y + s.h] {
-                    b.extend_from_slice(&v.to_le_bytes());
-                }
-                b.extend_from_slice(&g.rgba.to_le_bytes());
+                let (x0, y0) = (g.x as f32, g.y as f32);
+                let (x1, y1) = (x0 + size[0], y0 + size[1]);
+                let c = g.rgba.to_le_bytes();
+                let tail = |u: u16, v: u16| {
+                    let [u, v] = [u.to_le_bytes(), v.to_le_bytes()];
+                    [u[0], u[1], v[0], v[1], c[0], c[1], c[2], c[3]]
+                };
+                let (u0, v0, u1, v1) = (s.x, s.y, s.x + s.w, s.y + s.h);
+                push_quad(
+                    &mut self.glyph_bytes,
+                    [[x0, y0], [x1, y0], [x0, y1], [x1, y1]],
+                    [tail(u0, v0), tail(u1, v0), tail(u0, v1), tail(u1, v1)],
+                );
             }
             if !full {
                 return;
@@ -297,25 +375,22 @@ impl Renderer {
         let gl = self.gl.clone();
         let (w, h) = (scene.width as i32, scene.height as i32);
 
-        self.rect_bytes.clear();
-        for r in &scene.rects {
-            self.rect_bytes.extend_from_slice(&r.x.to_le_bytes());
-            self.rect_bytes.extend_from_slice(&r.w.to_le_bytes());
-            self.rect_bytes.extend_from_slice(&r.y.to_le_bytes());
-            self.rect_bytes.extend_from_slice(&r.h.to_le_bytes());
-            self.rect_bytes.extend_from_slice(&r.rgba.to_le_bytes());
-        }
-        self.line_bytes.clear();
-        for l in &scene.lines {
-            for v in [l.x0, l.y0, l.x1, l.y1, l.width] {
-                self.line_bytes.extend_from_slice(&v.to_le_bytes());
-            }
-            self.line_bytes.extend_from_slice(&l.rgba.to_le_bytes());
-        }
+        solid_vertices(
+            &scene.rects,
+            &scene.lines,
+            &mut self.rect_bytes,
+            &mut self.line_bytes,
+        );
         self.glyph_instances(scene, fonts);
         self.rects.upload(&gl, &self.rect_bytes);
         self.lines.upload(&gl, &self.line_bytes);
         self.glyphs.upload(&gl, &self.glyph_bytes);
+        let most = scene
+            .rects
+            .len()
+            .max(scene.lines.len())
+            .max(scene.glyphs.len());
+        self.quads.reserve(&gl, self.rects.vao, most);
 
         gl.viewport(0, 0, w, h);
         gl.disable(glow::DEPTH_TEST);
@@ -351,7 +426,7 @@ impl Renderer {
         gl.bind_texture(glow::TEXTURE_2D, Some(self.atlas));
 
         // Glyphs that could not be placed are skipped; keep ranges consistent.
-        let placed = (self.glyph_bytes.len() / GLYPH_STRIDE as usize) as u32;
+        let placed = (self.glyph_bytes.len() / (4 * GLYPH_STRIDE) as usize) as u32;
         for batch in &scene.batches {
             let Batch {
                 clip,
@@ -366,10 +441,10 @@ impl Renderer {
                 }
                 None => gl.disable(glow::SCISSOR_TEST),
             }
-            draw(&gl, &self.rects, RECT_ATTRS, RECT_STRIDE, rects);
-            draw(&gl, &self.lines, LINE_ATTRS, LINE_STRIDE, lines);
+            draw(&gl, &self.rects, rects);
+            draw(&gl, &self.lines, lines);
             let glyphs = (glyphs.0.min(placed), glyphs.1.min(placed));
-            draw(&gl, &self.glyphs, GLYPH_ATTRS, GLYPH_STRIDE, glyphs);
+            draw(&gl, &self.glyphs, glyphs);
         }
 
         gl.disable(glow::SCISSOR_TEST);
@@ -387,24 +462,60 @@ impl Renderer {
         self.rects.delete(&self.gl);
         self.lines.delete(&self.gl);
         self.glyphs.delete(&self.gl);
+        self.gl.delete_buffer(self.quads.buffer);
         self.gl.delete_texture(self.atlas);
     }
 }
 
-/// One instanced draw of `range` (first, end) of a pipeline's instances.
-unsafe fn draw(gl: &glow::Context, p: &Pipeline, attrs: Attrs, stride: i32, range: (u32, u32)) {
+/// The rectangles' and lines' quads as vertices, into `rects` and `lines`.
+fn solid_vertices(
+    rs: &[RectInstance],
+    ls: &[LineInstance],
+    rects: &mut Vec<u8>,
+    lines: &mut Vec<u8>,
+) {
+    rects.clear();
+    for r in rs {
+        let (x0, x1) = (r.x, r.x + r.w);
+        let (y0, y1) = (r.y as f32, r.y as f32 + r.h as f32);
+        let c = r.rgba.to_le_bytes();
+        push_quad(rects, [[x0, y0], [x1, y0], [x0, y1], [x1, y1]], [c; 4]);
+    }
+    lines.clear();
+    for l in ls {
+        // Across the segment by half its width on each side.
+        let (dx, dy) = (l.x1 - l.x0, l.y1 - l.y0);
+        let len = (dx * dx + dy * dy).sqrt();
+        let (ux, uy) = if len > 0.0 {
+            (dx / len, dy / len)
+        } else {
+            (1.0, 0.0)
+        };
+        let (nx, ny) = (-uy * l.width * 0.5, ux * l.width * 0.5);
+        let corners = [
+            [l.x0 - nx, l.y0 - ny],
+            [l.x1 - nx, l.y1 - ny],
+            [l.x0 + nx, l.y0 + ny],
+            [l.x1 + nx, l.y1 + ny],
+        ];
+        push_quad(lines, corners, [l.rgba.to_le_bytes(); 4]);
+    }
+}
+
+/// One indexed draw of `range` (first, end) of a pipeline's quads.
+unsafe fn draw(gl: &glow::Context, p: &Pipeline, range: (u32, u32)) {
     let (first, end) = range;
     if end <= first {
         return;
     }
     gl.use_program(Some(p.program));
     gl.bind_vertex_array(Some(p.vao));
-    gl.bind_buffer(glow::ARRAY_BUFFER, Some(p.vbo));
-    let base = first as i32 * stride;
-    for &(loc, n, ty, norm, off) in attrs {
-        gl.enable_vertex_attrib_array(loc);
-        gl.vertex_attrib_pointer_f32(loc, n, ty, norm, stride, base + off);
-        gl.vertex_attrib_divisor(loc, 1);
-    }
-    gl.draw_arrays_instanced(glow::TRIANGLE_STRIP, 0, 4, (end - first) as i32);
+    let count = (end - first) as usize * QUAD_INDICES;
+    let offset = first as usize * QUAD_INDICES * 4;
+    gl.draw_elements(
+        glow::TRIANGLES,
+        count as i32,
+        glow::UNSIGNED_INT,
+        offset as i32,
+    );
 }

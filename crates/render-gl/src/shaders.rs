@@ -31,36 +31,13 @@ vec4 to_ndc(vec2 p) {
 }
 "#;
 
-pub const RECT_VS: &str = r#"
-layout(location = 0) in vec2 a_xw;
-layout(location = 1) in vec2 a_yh;
+/// A rectangle's or line's corner, its quad laid out on the CPU.
+pub const SOLID_VS: &str = r#"
+layout(location = 0) in vec2 a_pos;
 layout(location = 2) in vec4 a_color;
 out vec4 v_color;
 void main() {
-    // Triangle strip corners from the vertex id: (0,0) (1,0) (0,1) (1,1).
-    vec2 c = vec2(float(gl_VertexID & 1), float((gl_VertexID >> 1) & 1));
-    vec2 p = vec2(a_xw.x + c.x * a_xw.y, a_yh.x + c.y * a_yh.y);
-    gl_Position = to_ndc(p);
-    v_color = a_color;
-}
-"#;
-
-pub const LINE_VS: &str = r#"
-layout(location = 0) in vec4 a_p0p1;
-layout(location = 1) in float a_width;
-layout(location = 2) in vec4 a_color;
-out vec4 v_color;
-void main() {
-    vec2 p0 = a_p0p1.xy;
-    vec2 p1 = a_p0p1.zw;
-    vec2 d = p1 - p0;
-    float len = length(d);
-    vec2 u = len > 0.0 ? d / len : vec2(1.0, 0.0);
-    vec2 n = vec2(-u.y, u.x) * (a_width * 0.5);
-    float along = float(gl_VertexID & 1);
-    float side = float((gl_VertexID >> 1) & 1) * 2.0 - 1.0;
-    vec2 p = mix(p0, p1, along) + n * side;
-    gl_Position = to_ndc(p);
+    gl_Position = to_ndc(a_pos);
     v_color = a_color;
 }
 "#;
@@ -73,18 +50,17 @@ void main() {
 }
 "#;
 
+/// A glyph's corner, with its atlas pixel.
 pub const GLYPH_VS: &str = r#"
-layout(location = 0) in vec4 a_rect;
-layout(location = 1) in vec4 a_uv;
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec2 a_uv;
 layout(location = 2) in vec4 a_color;
 uniform vec2 u_atlas;
 out vec2 v_uv;
 out vec4 v_color;
 void main() {
-    vec2 c = vec2(float(gl_VertexID & 1), float((gl_VertexID >> 1) & 1));
-    vec2 p = a_rect.xy + c * a_rect.zw;
-    gl_Position = to_ndc(p);
-    v_uv = mix(a_uv.xy, a_uv.zw, c) / u_atlas;
+    gl_Position = to_ndc(a_pos);
+    v_uv = a_uv / u_atlas;
     v_color = a_color;
 }
 "#;
