@@ -157,7 +157,13 @@ impl App {
                     .max_size(1200.0)
                     .show(ui, |ui| {
                         egui::Panel::bottom("status_bar").show(ui, |ui| {
-                            ui.label(egui::RichText::new(&status_bar).small().monospace());
+                            // As wide as the panel whatever the text: egui repaints again
+                            // when a widget's size changes, and the text changes each frame.
+                            let text = egui::RichText::new(&status_bar).small().monospace();
+                            let layout = egui::Layout::left_to_right(egui::Align::Center)
+                                .with_main_justify(true)
+                                .with_main_wrap(false);
+                            ui.with_layout(layout, |ui| ui.add(egui::Label::new(text).wrap()));
                         });
                         actions = panel.ui(ui, loaded, state.as_deref_mut(), status);
                     });

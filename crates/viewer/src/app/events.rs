@@ -117,8 +117,23 @@ impl ApplicationHandler<UserEvent> for App {
             g.resize(size.width, size.height);
             g.window.request_redraw();
         }
+        // Before the first frame the panel's width is not known: egui is given every move.
+        let panel_left = match self.side.panel_px {
+            0.0 if !self.side.panel_hidden => 0.0,
+            px => g.window.inner_size().width as f32 - px,
+        };
         let consumed = match &event {
             WindowEvent::RedrawRequested | WindowEvent::CloseRequested => false,
+            WindowEvent::CursorMoved { position, .. }
+                if !egui_sees_move(
+                    &g.egui.egui_ctx,
+                    position,
+                    panel_left,
+                    &mut self.input.egui_pointer,
+                ) =>
+            {
+                false
+            }
             _ => {
                 let r = g.egui.on_window_event(&g.window, &event);
                 if r.repaint {
@@ -216,4 +231,29 @@ impl ApplicationHandler<UserEvent> for App {
             unsafe { g.renderer.destroy() };
         }
     }
+}
+
+/// Whether egui is given a pointer move to `pos` (pixels): over its panel (and the panel's
+/// resize handle beside it) or one of its windows, while it drags, or as the pointer leaves
+/// them (so that nothing stays hovered); `was`: whether the last move was one of these.
+/// egui repaints once more after any event it is given, and the side panel is most of a
+/// frame's drawing, so moves over the timeline (a redraw each, for the hover and the
+/// status bar's cursor time) are kept from it.
+fn egui_sees_move(
+    ctx: &egui::Context,
+    pos: &winit::dpi::PhysicalPosition<f64>,
+    panel_left: f32,
+    was: &mut bool,
+) -> bool {
+    let ppp = ctx.pixels_per_point();
+    let grab = ctx.global_style().interaction.resize_grab_radius_side * ppp;
+    let at = egui::pos2(pos.x as f32 / ppp, pos.y as f32 / ppp);
+    let over = pos.x as f32 >= panel_left - grab
+        || ctx.egui_is_using_pointer()
+        || ctx
+            .layer_id_at(at)
+            .is_some_and(|l| l.order != egui::Order::Background);
+    let sees = over || *was;
+    *was = over;
+    sees
 }

@@ -89,14 +89,8 @@ impl App {
                 }
             }
             None if s.hover_base(x, y) => {}
-            None => {
-                let hit = s.timeline.hit(l, x, y);
-                let new = hit.map(|r| (r, x, y));
-                if new.map(|h| h.0) == s.timeline.hover.map(|h| h.0) && hit.is_none() {
-                    return;
-                }
-                s.timeline.hover = new;
-            }
+            // Redrawn even where nothing is hovered: the status bar gives the cursor's time.
+            None => s.timeline.hover = s.timeline.hit(l, x, y).map(|r| (r, x, y)),
         }
         self.redraw();
     }

@@ -161,6 +161,8 @@ struct Input {
     context_menu: Option<(Pick, f32, f32)>,
     /// `?`: the list of keys is shown.
     show_help: bool,
+    /// egui was last given the pointer over its panel or windows ([`events`]).
+    egui_pointer: bool,
 }
 
 /// The side panel and the window's chrome: sizes, theme, the status notice.
@@ -259,6 +261,7 @@ impl App {
                 bindings,
                 context_menu: None,
                 show_help: false,
+                egui_pointer: false,
             },
             side: Chrome {
                 panel: Panel::with_columns(SortColumn::from_labels(&settings.stats_columns)),
