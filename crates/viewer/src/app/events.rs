@@ -139,7 +139,13 @@ impl ApplicationHandler<UserEvent> for App {
                 if r.repaint {
                     g.window.request_redraw();
                 }
-                r.consumed
+                // egui judges a button or wheel by where its last pass saw the pointer: one
+                // that comes with a move off its panel, before a frame, is the timeline's.
+                let pointer = matches!(
+                    event,
+                    WindowEvent::MouseInput { .. } | WindowEvent::MouseWheel { .. }
+                );
+                r.consumed && (self.input.egui_pointer || !pointer)
             }
         };
         // Pointer events over the panel belong to egui.
