@@ -55,8 +55,8 @@ struct QuadIndices {
 /// nothing per frame.
 pub struct Renderer {
     gl: Arc<glow::Context>,
-    rects: Pipeline,
-    lines: Pipeline,
+    /// Rectangles' quads, then lines'.
+    solid: Pipeline,
     glyphs: Pipeline,
     quads: QuadIndices,
     u_atlas: Option<glow::UniformLocation>,
@@ -65,8 +65,7 @@ pub struct Renderer {
     packer: AtlasPacker,
     /// Scratch: each glyph's vertices with atlas coordinates, reused between frames.
     glyph_bytes: Vec<u8>,
-    rect_bytes: Vec<u8>,
-    line_bytes: Vec<u8>,
+    solid_bytes: Vec<u8>,
     version: ShaderVersion,
 }
 
@@ -228,17 +227,14 @@ impl Renderer {
             &*shaders::fragment(version, shaders::GLYPH_FS),
         );
         let quads = QuadIndices::new(&gl)?;
-        let solid_layout = (SOLID_ATTRS, SOLID_STRIDE);
-        let rects = Pipeline::new(&gl, solid, solid_layout, quads.buffer)?;
-        let lines = Pipeline::new(&gl, solid, solid_layout, quads.buffer)?;
+        let solid = Pipeline::new(&gl, solid, (SOLID_ATTRS, SOLID_STRIDE), quads.buffer)?;
         let glyphs = Pipeline::new(&gl, glyph, (GLYPH_ATTRS, GLYPH_STRIDE), quads.buffer)?;
         let u_atlas = gl.get_uniform_location(glyphs.program, "u_atlas");
         let u_tex = gl.get_uniform_location(glyphs.program, "u_tex");
         let atlas = gl.create_texture().map_err(gl_err("creating a texture"))?;
         let mut r = Renderer {
             gl,
-            rects,
-            lines,
+            solid,
             glyphs,
             quads,
             u_atlas,
@@ -246,8 +242,7 @@ impl Renderer {
             atlas,
             packer: AtlasPacker::new(1024),
             glyph_bytes: Vec::new(),
-            rect_bytes: Vec::new(),
-            line_bytes: Vec::new(),
+            solid_bytes: Vec::new(),
             version,
         };
         r.reset_atlas(1024);
@@ -375,22 +370,14 @@ impl Renderer {
         let gl = self.gl.clone();
         let (w, h) = (scene.width as i32, scene.height as i32);
 
-        solid_vertices(
-            &scene.rects,
-            &scene.lines,
-            &mut self.rect_bytes,
-            &mut self.line_bytes,
-        );
+        solid_vertices(&scene.rects, &scene.lines, &mut self.solid_bytes);
         self.glyph_instances(scene, fonts);
-        self.rects.upload(&gl, &self.rect_bytes);
-        self.lines.upload(&gl, &self.line_bytes);
+        self.solid.upload(&gl, &self.solid_bytes);
         self.glyphs.upload(&gl, &self.glyph_bytes);
-        let most = scene
-            .rects
-            .len()
-            .max(scene.lines.len())
-            .max(scene.glyphs.len());
-        self.quads.reserve(&gl, self.rects.vao, most);
+        // Lines' quads follow the rectangles'.
+        let line_base = scene.rects.len() as u32;
+        let most = (scene.rects.len() + scene.lines.len()).max(scene.glyphs.len());
+        self.quads.reserve(&gl, self.solid.vao, most);
 
         gl.viewport(0, 0, w, h);
         gl.disable(glow::DEPTH_TEST);
@@ -411,7 +398,7 @@ impl Renderer {
             glow::ONE,
             glow::ONE_MINUS_SRC_ALPHA,
         );
-        for p in [&self.rects, &self.lines, &self.glyphs] {
+        for p in [&self.solid, &self.glyphs] {
             gl.use_program(Some(p.program));
             gl.uniform_2_f32(p.u_screen.as_ref(), w as f32, h as f32);
         }
@@ -441,8 +428,8 @@ impl Renderer {
                 }
                 None => gl.disable(glow::SCISSOR_TEST),
             }
-            draw(&gl, &self.rects, rects);
-            draw(&gl, &self.lines, lines);
+            draw(&gl, &self.solid, rects);
+            draw(&gl, &self.solid, (lines.0 + line_base, lines.1 + line_base));
             let glyphs = (glyphs.0.min(placed), glyphs.1.min(placed));
             draw(&gl, &self.glyphs, glyphs);
         }
@@ -459,29 +446,22 @@ impl Renderer {
     /// # Safety
     /// The renderer's context must be current on this thread.
     pub unsafe fn destroy(&self) {
-        self.rects.delete(&self.gl);
-        self.lines.delete(&self.gl);
+        self.solid.delete(&self.gl);
         self.glyphs.delete(&self.gl);
         self.gl.delete_buffer(self.quads.buffer);
         self.gl.delete_texture(self.atlas);
     }
 }
 
-/// The rectangles' and lines' quads as vertices, into `rects` and `lines`.
-fn solid_vertices(
-    rs: &[RectInstance],
-    ls: &[LineInstance],
-    rects: &mut Vec<u8>,
-    lines: &mut Vec<u8>,
-) {
-    rects.clear();
+/// The rectangles' quads as vertices, then the lines', into `out`.
+fn solid_vertices(rs: &[RectInstance], ls: &[LineInstance], out: &mut Vec<u8>) {
+    out.clear();
     for r in rs {
         let (x0, x1) = (r.x, r.x + r.w);
         let (y0, y1) = (r.y as f32, r.y as f32 + r.h as f32);
         let c = r.rgba.to_le_bytes();
-        push_quad(rects, [[x0, y0], [x1, y0], [x0, y1], [x1, y1]], [c; 4]);
+        push_quad(out, [[x0, y0], [x1, y0], [x0, y1], [x1, y1]], [c; 4]);
     }
-    lines.clear();
     for l in ls {
         // Across the segment by half its width on each side.
         let (dx, dy) = (l.x1 - l.x0, l.y1 - l.y0);
@@ -498,7 +478,7 @@ fn solid_vertices(
             [l.x0 + nx, l.y0 + ny],
             [l.x1 + nx, l.y1 + ny],
         ];
-        push_quad(lines, corners, [l.rgba.to_le_bytes(); 4]);
+        push_quad(out, corners, [l.rgba.to_le_bytes(); 4]);
     }
 }
 

@@ -100,6 +100,15 @@ fn rectangles_lines_clips_and_text() {
     assert_eq!(img.at(93, 96), Color::BLACK, "upper barb");
     assert_eq!(img.at(93, 103), Color::BLACK, "lower barb");
 
+    // Rectangles and lines in one frame, each where it was put (they share a buffer).
+    let img = rig.draw(|s, _| {
+        s.rect(10.0, 10.0, 20.0, 20.0, RED);
+        s.line(10.0, 50.0, 90.0, 50.0, 2.0, BLUE);
+    });
+    assert_eq!(img.at(15, 15), RED);
+    assert_eq!(img.at(50, 50), BLUE);
+    assert_eq!(img.at(50, 47), BG);
+
     // Clipping: a full-frame rect clipped to a corner, then unclipped.
     let img = rig.draw(|s, _| {
         s.push_clip(0.0, 0.0, 50.0, 40.0);
