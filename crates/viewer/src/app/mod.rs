@@ -161,7 +161,7 @@ struct Input {
     context_menu: Option<(Pick, f32, f32)>,
     /// `?`: the list of keys is shown.
     show_help: bool,
-    /// egui was last given the pointer over its panel or windows ([`events`]).
+    /// The last pointer move was over egui's panel or windows (`events::egui_sees_move`).
     egui_pointer: bool,
 }
 
