@@ -45,6 +45,7 @@ mod diag;
 mod error;
 mod event;
 pub mod ftrace;
+pub mod hash;
 mod input;
 pub mod json;
 mod json_writer;
