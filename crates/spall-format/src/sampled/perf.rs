@@ -22,6 +22,7 @@ use super::{warn, RawFrame, RawSample, SampleUnit};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::Error;
 use crate::event::{EventSink, RawId};
+use crate::hash;
 
 /// A record's header line, parsed.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -284,6 +285,29 @@ struct Body<'a> {
     cur: Vec<(&'a str, Line<'a>)>,
     /// Innermost first, as perf prints them.
     frames: Vec<RawFrame<'a>>,
+    /// Each distinct line read so far, by its text: a profile's frame lines are a few
+    /// thousand return addresses, printed again in most records.
+    read: hashbrown::HashTable<(&'a str, Line<'a>)>,
+}
+
+/// The most lines [`Body::read`] keeps, so text of lines that never repeat costs a
+/// lookup each, not a table that grows with the run.
+const READ_MAX: usize = 1 << 14;
+
+impl<'a> Body<'a> {
+    /// `line` read, or its reading taken from an earlier line of the same text.
+    fn read_line(read: &mut hashbrown::HashTable<(&'a str, Line<'a>)>, line: &'a str) -> Line<'a> {
+        let h = |s: &str| hash::hash(s.as_bytes(), 0);
+        let hl = h(line);
+        if let Some((_, l)) = read.find(hl, |(k, _)| hash::same(k.as_bytes(), line.as_bytes())) {
+            return l.clone();
+        }
+        let l = Line::read(line);
+        if read.len() < READ_MAX {
+            read.insert_unique(hl, (line, l.clone()), |(k, _)| h(k));
+        }
+        l
+    }
 }
 
 /// Decodes every record into `sink`; the number of samples.
@@ -416,13 +440,14 @@ fn flush<'a, S: EventSink>(
         prev,
         cur,
         frames,
+        read,
     } = body;
     let (n, m) = (lines.len(), prev.len());
     let same = (lines.iter().rev().zip(prev.iter().rev()))
-        .take_while(|((_, a), (b, _))| a == b)
+        .take_while(|((_, a), (b, _))| hash::same(a.as_bytes(), b.as_bytes()))
         .count();
     cur.clear();
-    cur.extend(lines[..n - same].iter().map(|&(_, l)| (l, Line::read(l))));
+    cur.extend((lines[..n - same].iter()).map(|&(_, l)| (l, Body::read_line(read, l))));
     cur.extend(prev.drain(m - same..));
     frames.clear();
     frames.extend(frame(h.rest));

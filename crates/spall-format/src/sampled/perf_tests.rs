@@ -204,3 +204,32 @@ fn lines_shared_with_the_last_record_read_as_their_own() {
     let third_src = text.rfind("\t  a.c").unwrap() as u64;
     assert_eq!(at, vec![bogus[0], bogus[1], third_src, bogus[2]]);
 }
+
+/// Lines read before are taken from the run's table of readings, which holds at most
+/// `READ_MAX` of them: lines that differ in one byte (the address) or only in the symbol
+/// stay apart, and lines past the table's bound, read again, are still their own.
+#[test]
+fn lines_read_before_are_their_own_past_the_tables_bound() {
+    let n = READ_MAX + 50;
+    let line = |i: usize| format!("\t{:x} f{i}+0x1 (/bin/x)\n", 0x1000 + i);
+    let mut text = String::new();
+    for round in 0..2 {
+        for i in 0..n {
+            // A line of the same text as one before (most records), and one differing
+            // from it in its address alone (its symbol is another).
+            text += &format!("p 1 {round}.{i:06}: 1 cycles:\n{}", line(i));
+            text += &format!(
+                "\t{:x} g{i}+0x1 (/bin/x)\n\t20 main (/bin/x)\n\n",
+                0x1000 + i + 1
+            );
+        }
+    }
+    let (s, d) = read(&text);
+    assert_eq!(d.total(), 0);
+    let stacks = s.stacks();
+    assert_eq!(stacks.len(), 2 * n);
+    for (k, (stack, _)) in stacks.iter().enumerate() {
+        let i = k % n;
+        assert_eq!(stack, &format!("main;g{i};f{i}"), "sample {k}");
+    }
+}
