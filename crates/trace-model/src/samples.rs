@@ -108,8 +108,8 @@ pub(crate) struct Frames {
 }
 
 /// The high 32 bits of a frame's hash: its five numbers in two words folded with one
-/// multiply, inline (a general hasher takes a multiply a field, and on wasm32 each is
-/// four).
+/// multiply, inline (`Hash` through foldhash shifted each field into a 128-bit buffer,
+/// then folded it).
 #[inline(always)]
 fn frame_tag(f: &Frame) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -134,7 +134,7 @@ impl Frames {
     /// The frame `f` (its parent interned before it), interned.
     pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
         let Frames { frames, ids } = self;
-        // The table's hash of an entry, from the 32 bits it keeps.
+        // The table's hash of an entry, from the tag it keeps.
         let spread = |e: &u64| (e >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         // Frames taken as they were (`take_unique`) are looked up from now on.
         for (i, f) in frames.iter().enumerate().skip(ids.len()) {
@@ -148,7 +148,7 @@ impl Frames {
             return after;
         }
         let t = frame_tag(&f);
-        let h = t.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let h = spread(&(t << 32));
         let found = ids.find(h, |&e| e >> 32 == t && frames[e as u32 as usize] == f);
         if let Some(&e) = found {
             return e as u32;
