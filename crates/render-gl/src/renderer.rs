@@ -311,9 +311,9 @@ impl Renderer {
         Slot::Placed(slot)
     }
 
-    /// Resolves the scene's glyphs to atlas coordinates. If the atlas fills up, it is
-    /// cleared (and grown, up to 4096²) and the frame's glyphs are placed again.
-    unsafe fn glyph_instances(&mut self, scene: &Scene, fonts: &Fonts) {
+    /// The scene's glyphs as quads with their atlas coordinates. If the atlas fills up, it
+    /// is cleared (and grown, up to 4096²) and the frame's glyphs are placed again.
+    unsafe fn glyph_vertices(&mut self, scene: &Scene, fonts: &Fonts) {
         for attempt in 0..4 {
             self.glyph_bytes.clear();
             let mut full = false;
@@ -371,7 +371,7 @@ impl Renderer {
         let (w, h) = (scene.width as i32, scene.height as i32);
 
         solid_vertices(&scene.rects, &scene.lines, &mut self.solid_bytes);
-        self.glyph_instances(scene, fonts);
+        self.glyph_vertices(scene, fonts);
         self.solid.upload(&gl, &self.solid_bytes);
         self.glyphs.upload(&gl, &self.glyph_bytes);
         // Lines' quads follow the rectangles'.

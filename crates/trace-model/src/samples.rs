@@ -107,12 +107,20 @@ pub(crate) struct Frames {
     ids: hashbrown::HashTable<u64>,
 }
 
+/// An odd constant of mixed bits (2^64 over the golden ratio).
+const K: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The table's hash of an entry, from the tag it keeps (its high 32 bits).
+#[inline(always)]
+fn spread(e: &u64) -> u64 {
+    (e >> 32).wrapping_mul(K)
+}
+
 /// The high 32 bits of a frame's hash: its five numbers in two words folded with one
 /// multiply, inline (`Hash` through foldhash shifted each field into a 128-bit buffer,
 /// then folded it).
 #[inline(always)]
 fn frame_tag(f: &Frame) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
     const K2: u64 = 0xa076_1d64_78bd_642f;
     let a = ((f.name.0 as u64) << 32 | f.parent as u64) ^ K;
     let b = ((f.file.0 as u64) << 32 | f.line as u64) ^ (f.raw.0 as u64).rotate_left(23) ^ K2;
@@ -134,8 +142,6 @@ impl Frames {
     /// The frame `f` (its parent interned before it), interned.
     pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
         let Frames { frames, ids } = self;
-        // The table's hash of an entry, from the tag it keeps.
-        let spread = |e: &u64| (e >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         // Frames taken as they were (`take_unique`) are looked up from now on.
         for (i, f) in frames.iter().enumerate().skip(ids.len()) {
             let e = frame_tag(f) << 32 | i as u64;
