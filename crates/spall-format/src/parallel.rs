@@ -338,7 +338,16 @@ where
             let mut d = Diagnostics::default();
             let n = match format {
                 ProfileFormat::Perf => {
-                    perf::decode_run(&b[s..e], s as u64, total, &mut sink, &mut d, &mut true)
+                    let tree = &mut perf::Tree::default();
+                    perf::decode_run(
+                        &b[s..e],
+                        s as u64,
+                        total,
+                        &mut sink,
+                        &mut d,
+                        &mut true,
+                        tree,
+                    )
                 }
                 _ => collapsed::decode_run(&b[s..e], s as u64, total, &mut sink, &mut d),
             };

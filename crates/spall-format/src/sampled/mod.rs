@@ -31,6 +31,7 @@ mod gecko_markers;
 mod gecko_stream;
 mod gecko_table;
 pub mod perf;
+mod perf_tree;
 pub mod pprof;
 mod pprof_read;
 mod pprof_tables;

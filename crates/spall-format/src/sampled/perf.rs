@@ -24,6 +24,9 @@ use crate::error::Error;
 use crate::event::{EventSink, RawId};
 use crate::hash;
 
+pub(crate) use super::perf_tree::Tree;
+use super::perf_tree::{NONE, ROOT};
+
 /// A record's header line, parsed.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Header<'a> {
@@ -280,14 +283,17 @@ impl<'a> Line<'a> {
 struct Body<'a> {
     /// The record's lines below its header, with their offsets in the run's text.
     lines: Vec<(usize, &'a str)>,
-    /// The last record's lines, each read.
-    prev: Vec<(&'a str, Line<'a>)>,
-    cur: Vec<(&'a str, Line<'a>)>,
+    /// The last record's lines, each read, with its node in the [`Tree`].
+    prev: Vec<(&'a str, Line<'a>, u32)>,
+    cur: Vec<(&'a str, Line<'a>, u32)>,
     /// Innermost first, as perf prints them.
     frames: Vec<RawFrame<'a>>,
-    /// Each distinct line read so far, by its text: a profile's frame lines are a few
-    /// thousand return addresses, printed again in most records.
-    read: hashbrown::HashTable<(&'a str, Line<'a>)>,
+    /// Per frame, its node.
+    nodes: Vec<u32>,
+    /// Each distinct line read so far, by its text, with its id in the [`Tree`]: a
+    /// profile's frame lines are a few thousand return addresses, printed again in most
+    /// records.
+    read: hashbrown::HashTable<(&'a str, Line<'a>, u32)>,
 }
 
 /// The most lines [`Body::read`] keeps, so text of lines that never repeat costs a
@@ -295,25 +301,39 @@ struct Body<'a> {
 const READ_MAX: usize = 1 << 14;
 
 impl<'a> Body<'a> {
-    /// `line` read, or its reading taken from an earlier line of the same text.
-    fn read_line(read: &mut hashbrown::HashTable<(&'a str, Line<'a>)>, line: &'a str) -> Line<'a> {
+    /// `line` read, or its reading taken from an earlier line of the same text; and its
+    /// id in `tree`.
+    fn read_line(
+        read: &mut hashbrown::HashTable<(&'a str, Line<'a>, u32)>,
+        tree: &mut Tree,
+        line: &'a str,
+    ) -> (&'a str, Line<'a>, u32) {
         let h = |s: &str| hash::hash(s.as_bytes(), 0);
         let hl = h(line);
-        if let Some((_, l)) = read.find(hl, |(k, _)| hash::same(k.as_bytes(), line.as_bytes())) {
-            return l.clone();
+        let found = read.find(hl, |(k, ..)| hash::same(k.as_bytes(), line.as_bytes()));
+        if let Some(e) = found {
+            return e.clone();
         }
-        let l = Line::read(line);
+        let e = (line, Line::read(line), tree.line(line, hl));
         if read.len() < READ_MAX {
-            read.insert_unique(hl, (line, l.clone()), |(k, _)| h(k));
+            read.insert_unique(hl, e.clone(), |(k, ..)| h(k));
         }
-        l
+        e
     }
 }
 
 /// Decodes every record into `sink`; the number of samples.
 pub fn decode<S: EventSink>(b: &[u8], sink: &mut S, diags: &mut Diagnostics) -> Result<u64, Error> {
     let total = b.len() as u64;
-    Ok(decode_run(b, 0, total, sink, diags, &mut false))
+    Ok(decode_run(
+        b,
+        0,
+        total,
+        sink,
+        diags,
+        &mut false,
+        &mut Tree::default(),
+    ))
 }
 
 /// Where a run of whole records may end in `b` (a stream's bytes so far): the start of the
@@ -340,7 +360,8 @@ pub(crate) fn warn_not_utf8(diags: &mut Diagnostics) {
 
 /// Decodes `b`, whole records that start at the file's offset `base` (of `total` bytes),
 /// into `sink`; the number of samples. Text that is not UTF-8 is warned about once per
-/// file (`warned`: whether an earlier run did).
+/// file (`warned`: whether an earlier run did). Every run into one sink takes the same
+/// `tree` (the samples' nodes name the same frames for the sink's whole life).
 pub(crate) fn decode_run<S: EventSink>(
     b: &[u8],
     base: u64,
@@ -348,6 +369,7 @@ pub(crate) fn decode_run<S: EventSink>(
     sink: &mut S,
     diags: &mut Diagnostics,
     warned: &mut bool,
+    tree: &mut Tree,
 ) -> u64 {
     let text = utf8(b);
     if let (Cow::Owned(_), false) = (&text, *warned) {
@@ -369,9 +391,9 @@ pub(crate) fn decode_run<S: EventSink>(
         let first = line.as_bytes().first().copied();
         match first {
             Some(b' ' | b'\t') if line.bytes().all(|c| c == b' ' || c == b'\t') => {
-                n += flush(&mut rec, &mut body, sink, diags, base)
+                n += flush(&mut rec, &mut body, tree, sink, diags, base)
             }
-            None => n += flush(&mut rec, &mut body, sink, diags, base),
+            None => n += flush(&mut rec, &mut body, tree, sink, diags, base),
             Some(b' ' | b'\t') => match rec {
                 Some(_) => body.lines.push((start, line)),
                 None => warn(diags, off(start), || {
@@ -383,7 +405,7 @@ pub(crate) fn decode_run<S: EventSink>(
             },
             Some(b'#') if rec.is_none() => {}
             Some(_) => {
-                n += flush(&mut rec, &mut body, sink, diags, base);
+                n += flush(&mut rec, &mut body, tree, sink, diags, base);
                 match header(line) {
                     Some(h) => rec = Some((h, off(start))),
                     None => warn(diags, off(start), || {
@@ -400,7 +422,7 @@ pub(crate) fn decode_run<S: EventSink>(
             sink.progress(off(start), total);
         }
     }
-    n += flush(&mut rec, &mut body, sink, diags, base);
+    n += flush(&mut rec, &mut body, tree, sink, diags, base);
     n
 }
 
@@ -422,12 +444,13 @@ fn unit(event: &str) -> SampleUnit {
 }
 
 /// Hands the open record, if any, to the sink: 1 if there was one. Its lines are read,
-/// but for those at its end equal to the last record's, whose reading is taken as it was;
-/// then each line does what it does after the ones before it (`base`: the run's offset in
-/// the file, for warnings).
+/// but for those at its end equal to the last record's, whose reading and node are taken
+/// as they were; then each line does what it does after the ones before it (`base`: the
+/// run's offset in the file, for warnings).
 fn flush<'a, S: EventSink>(
     rec: &mut Option<Record<'a>>,
     body: &mut Body<'a>,
+    tree: &mut Tree,
     sink: &mut S,
     diags: &mut Diagnostics,
     base: u64,
@@ -440,20 +463,35 @@ fn flush<'a, S: EventSink>(
         prev,
         cur,
         frames,
+        nodes,
         read,
     } = body;
     let (n, m) = (lines.len(), prev.len());
     let same = (lines.iter().rev().zip(prev.iter().rev()))
-        .take_while(|((_, a), (b, _))| hash::same(a.as_bytes(), b.as_bytes()))
+        .take_while(|((_, a), (b, ..))| hash::same(a.as_bytes(), b.as_bytes()))
         .count();
+    let new = n - same;
     cur.clear();
-    cur.extend((lines[..n - same].iter()).map(|&(_, l)| (l, Body::read_line(read, l))));
+    cur.extend((lines[..new].iter()).map(|&(_, l)| Body::read_line(read, tree, l)));
     cur.extend(prev.drain(m - same..));
+    // The new lines' ids become their nodes, from the shared lines' innermost inwards.
+    let mut parent = cur.get(new).map_or(ROOT, |c| c.2);
+    for c in cur[..new].iter_mut().rev() {
+        parent = tree.child(parent, c.2);
+        c.2 = parent;
+    }
     frames.clear();
     frames.extend(frame(h.rest));
-    for (&(start, text), (_, line)) in lines.iter().zip(cur.iter()) {
+    nodes.clear();
+    // A frame on the header line is not one of the tree's.
+    let mut tree_ok = frames.is_empty();
+    for (&(start, text), (_, line, node)) in lines.iter().zip(cur.iter()) {
         match (line, frames.last_mut()) {
-            (Line::Frame(f), _) => frames.push(f.clone()),
+            (Line::Frame(f), _) => {
+                frames.push(f.clone());
+                nodes.push(*node);
+                tree_ok &= *node != NONE;
+            }
             (Line::Other(Some((file, l)), _), Some(f)) => {
                 if *l > 0 && !file.is_empty() && *file != "??" {
                     f.file = Some(Cow::Borrowed(file));
@@ -473,6 +511,7 @@ fn flush<'a, S: EventSink>(
     std::mem::swap(prev, cur);
     lines.clear();
     frames.reverse();
+    nodes.reverse();
     let tid = h.tid.unwrap_or(0);
     sink.sample(&RawSample {
         pid: RawId::Num(h.pid.unwrap_or(tid)),
@@ -485,7 +524,7 @@ fn flush<'a, S: EventSink>(
         stack: frames,
         args: crate::event::Args::None,
         same_stack: false,
-        nodes: &[],
+        nodes: if tree_ok { nodes } else { &[] },
         offset,
         cpu: h.cpu,
     });

@@ -45,6 +45,8 @@ pub struct ProfileStream<S> {
     target: usize,
     /// Whether a run's text was not UTF-8 (warned about once, as a whole-file decode does).
     warned_utf8: bool,
+    /// `perf script`'s call tree, for every run (they go to one sink).
+    tree: perf::Tree,
     diags: Diagnostics,
     sinks: Vec<S>,
     samples: u64,
@@ -106,6 +108,7 @@ impl<S: EventSink> ProfileStream<S> {
             at: 0,
             target: target.max(1),
             warned_utf8: false,
+            tree: perf::Tree::default(),
             diags: Diagnostics::default(),
             sinks: Vec::new(),
             samples: 0,
@@ -190,7 +193,8 @@ impl<S: EventSink> ProfileStream<S> {
         let d = &mut self.diags;
         self.samples += match self.format {
             ProfileFormat::Perf => {
-                perf::decode_run(b, self.at, total, &mut sink, d, &mut self.warned_utf8)
+                let (w, tree) = (&mut self.warned_utf8, &mut self.tree);
+                perf::decode_run(b, self.at, total, &mut sink, d, w, tree)
             }
             _ => collapsed::decode_run(b, self.at, total, &mut sink, d),
         };

@@ -131,3 +131,82 @@ fn a_profiles_table_stats_are_its_functions_weights() {
     // Largest total first.
     assert!(rows.windows(2).all(|w| w[0].total_ns >= w[1].total_ns));
 }
+
+/// A stack's frames: (name, file, line).
+type Stack = Vec<(String, String, u32)>;
+
+/// A `perf script` text whose records end in stacks seen before, under other callers, with
+/// frames printed at other addresses (other lines, the same frame) and with other source
+/// lines (the same line, another frame), and now and then a record with its frame on the
+/// header line; and the same stacks, each as a plain reading of its record gives them
+/// (name, file, line), innermost first.
+fn perf_with_shared_stacks() -> (String, Vec<Stack>) {
+    let mut state = 7u64;
+    let mut rand = |n: u64| {
+        state = (state.wrapping_mul(6_364_136_223_846_793_005)).wrapping_add(1);
+        (state >> 33) % n
+    };
+    let stacks: Vec<Vec<u64>> = (0..40)
+        .map(|_| (0..2 + rand(7)).map(|_| rand(12)).collect())
+        .collect();
+    let (mut text, mut want) = (String::new(), Vec::new());
+    for i in 0..6000u64 {
+        let ts = format!("{}.{:06}", 1 + i / 1000, i % 1000 * 1000);
+        if i % 50 == 7 {
+            text += &format!("prog 9 {ts}: 1 cycles: 4010 f1+0x2 (/bin/x)\n\n");
+            want.push(vec![("f1".into(), "/bin/x".into(), 0)]);
+            continue;
+        }
+        text += &format!("prog 9 {ts}: 1 cycles:\n");
+        let mut frames = Vec::new();
+        for &f in stacks[rand(40) as usize].iter().rev() {
+            let addr = 0x4000 + f * 0x100 + rand(2) * 4;
+            text += &format!("\t{addr:x} f{f}+0x{:x} (/bin/x)\n", addr & 0xff);
+            if f == 3 {
+                let line = 30 + rand(2) as u32;
+                text += &format!("\t  f.c:{line}\n");
+                frames.push((format!("f{f}"), "f.c".to_string(), line));
+            } else {
+                frames.push((format!("f{f}"), "/bin/x".to_string(), 0));
+            }
+        }
+        text += "\n";
+        want.push(frames);
+    }
+    (text, want)
+}
+
+/// Each sample's stack in the model, innermost first, in file order (one thread).
+fn sample_stacks(t: &Trace) -> Vec<Stack> {
+    assert_eq!(t.samples().len(), 1);
+    let mut out = Vec::new();
+    for &leaf in &t.samples()[0].frame {
+        let mut stack = Vec::new();
+        let mut f = leaf;
+        while f != trace_model::NO_FRAME {
+            let fr = &t.frames()[f as usize];
+            stack.push((t.str(fr.name).into(), t.str(fr.file).into(), fr.line));
+            f = fr.parent;
+        }
+        out.push(stack);
+    }
+    out
+}
+
+/// `perf script`'s records name their stacks by a call tree of their lines, kept across a
+/// stream's runs; a sample's stack is taken from the deepest node seen before. Whole and
+/// streamed in runs of a few records, every sample's stack is its record's frames.
+#[test]
+fn perf_samples_stacks_are_their_records_frames_whole_and_streamed() {
+    let (text, want) = perf_with_shared_stacks();
+    let whole = trace_model::load_bytes(text.as_bytes()).unwrap();
+    assert_eq!(sample_stacks(&whole), want);
+    for target in [300, 4096] {
+        let mut load = trace_model::LoadStream::with_target(text.as_bytes(), target).unwrap();
+        for p in text.as_bytes().chunks(1000) {
+            load.push(p).unwrap();
+        }
+        let t = load.finish().unwrap().expect("in order");
+        assert_eq!(sample_stacks(&t), want, "runs of {target} bytes");
+    }
+}
