@@ -54,6 +54,8 @@ pub(crate) struct Collected {
     pub(crate) default_kind: Option<(String, SampleUnit)>,
     /// Names that look mangled, to their demangled form (`StrId::EMPTY`: not mangled).
     demangled: HashMap<StrId, StrId>,
+    /// The file of the last frame interned that had one.
+    last_file: (String, StrId),
     /// Per node of the reader's call tree ([`RawSample::nodes`]), its frame ([`NO_FRAME`]:
     /// not seen yet).
     tree_frames: Vec<u32>,
@@ -120,7 +122,18 @@ impl Collected {
     /// The frame `f` called from `parent`, interned.
     fn intern(&mut self, f: &RawFrame<'_>, parent: u32, strings: &mut Strings) -> u32 {
         let (name, raw) = self.name(&f.name, strings);
-        let file = (f.file.as_deref()).map_or(StrId::EMPTY, |x| strings.intern(x));
+        // Most frames are of the module or file of the frame before them.
+        let file = match f.file.as_deref() {
+            None => StrId::EMPTY,
+            Some(x) if spall_format::hash::same(self.last_file.0.as_bytes(), x.as_bytes()) => {
+                self.last_file.1
+            }
+            Some(x) => {
+                let id = strings.intern(x);
+                self.last_file = (x.to_string(), id);
+                id
+            }
+        };
         self.frames.get_frame(Frame {
             name,
             raw,

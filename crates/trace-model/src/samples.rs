@@ -155,9 +155,14 @@ impl Frames {
         }
         let t = frame_tag(&f);
         let h = spread(&(t << 32));
-        let found = ids.find(h, |&e| e >> 32 == t && frames[e as u32 as usize] == f);
-        if let Some(&e) = found {
-            return e as u32;
+        // A frame is made after its parent, so the last frame made has none below it yet:
+        // below it, `f` is new (a new stack's frames, each under the last).
+        let under_last = f.parent != NO_FRAME && f.parent as usize + 1 == frames.len();
+        if !under_last {
+            let found = ids.find(h, |&e| e >> 32 == t && frames[e as u32 as usize] == f);
+            if let Some(&e) = found {
+                return e as u32;
+            }
         }
         let next = frames.len() as u32;
         frames.push(f);

@@ -176,9 +176,13 @@ fn perf_with_shared_stacks() -> (String, Vec<Stack>) {
     (text, want)
 }
 
-/// Each sample's stack in the model, innermost first, in file order (one thread).
+/// Each sample's stack in the model, innermost first, in file order (one thread); and
+/// checks that no two frames are the same frame.
 fn sample_stacks(t: &Trace) -> Vec<Stack> {
     assert_eq!(t.samples().len(), 1);
+    let fr = t.frames().iter();
+    let distinct: BTreeSet<_> = fr.map(|f| (f.name, f.file, f.line, f.parent)).collect();
+    assert_eq!(distinct.len(), t.frames().len(), "a frame twice");
     let mut out = Vec::new();
     for &leaf in &t.samples()[0].frame {
         let mut stack = Vec::new();
