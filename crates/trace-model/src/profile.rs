@@ -377,10 +377,17 @@ impl Collected {
 
 /// A cheap fingerprint of a frame's text, to skip interning a frame equal to the last
 /// sample's at the same depth (checked in full before it is trusted).
+#[inline]
 fn frame_key(f: &RawFrame<'_>) -> u64 {
     let n = f.name.as_bytes();
-    let head = n.iter().take(8).fold(0u64, |a, &b| a << 8 | b as u64);
-    let tail = n.iter().rev().take(8).fold(0u64, |a, &b| a << 8 | b as u64);
+    let (head, tail) = match n.len() {
+        // Two words, the second's bytes the name's last 8 (overlapping the first's).
+        8.. => (
+            u64::from_le_bytes(n[..8].try_into().unwrap()),
+            u64::from_le_bytes(n[n.len() - 8..].try_into().unwrap()),
+        ),
+        _ => (n.iter().fold(0u64, |a, &b| a << 8 | b as u64), 0),
+    };
     head ^ tail.rotate_left(17) ^ (n.len() as u64) << 56 ^ f.line.unwrap_or(0) as u64
 }
 
