@@ -325,6 +325,18 @@ mod tests {
              "samples": [2, 3, 4, 9, 2], "timeDeltas": [10, -5, 2.5, 0.001], "title": "t\n" }
 "#[..],
             br#"{"nodes":[{"id":7,"callFrame":{"functionName":"(root)"}},{"id":8,"parent":7,"callFrame":{"functionName":"f"}},{"id":8,"parent":7,"callFrame":{"functionName":"g"}}],"samples":[8,8],"timestamps":[5,3],"timeDeltas":null}"#,
+            // V8's own layout of a call frame, and layouts that differ from it at each key:
+            // an escape, a null, a float, a key after its last, a space; numbers of every form.
+            br#"{"nodes":[{"id":1,"callFrame":{"functionName":"f","scriptId":"1","url":"u.js","lineNumber":2,"columnNumber":3}},
+              {"id":2,"parent":1,"callFrame":{"functionName":"a\"b","scriptId":"1","url":"u\u0041.js","lineNumber":-1,"columnNumber":-1}},
+              {"id":3,"parent":1,"callFrame":{"functionName":null,"scriptId":"1","url":"u.js","lineNumber":2,"columnNumber":3}},
+              {"id":4,"parent":1,"callFrame":{"functionName":"g","scriptId":1,"url":"v.js","lineNumber":null,"columnNumber":3}},
+              {"id":5,"parent":1,"callFrame":{"functionName":"h","scriptId":"1","url":"u.js","lineNumber":7,"columnNumber":1.5}},
+              {"id":6,"parent":1,"callFrame":{"functionName":"i","scriptId":"1","url":"u.js","lineNumber":8,"columnNumber":3,"x":0}},
+              {"id":7,"parent":1,"callFrame":{"functionName":"j","scriptId":"1","url":"u.js","lineNumber":9, "columnNumber":3 }},
+              {"id":-8,"parent":1,"callFrame":{"url":"u.js","functionName":"k","lineNumber":0,"columnNumber":0}},
+              {"id":9}, {"id":10 ,"callFrame":null}, {"id":11,"callFrame" :{}}, { "id":12,"parent":1}],
+             "samples":[1,2,3,4,5,6,7,-8,0],"timeDeltas":[-0,0,10,1e2,2.5E1,-3,123456789012345678,1234567890123456789,0.0]}"#,
         ];
         let given_up = [
             // A duplicate field, a key with an escape, a float id, a null children, text
@@ -338,6 +350,12 @@ mod tests {
             br#"{"nodes":{}}"#,
             br#"{"nodes":[{"id":1234567890123456789}]}"#,
             b"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"\xff\"}}]}",
+            b"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"\xff\",\"scriptId\":\"1\",\"url\":\"u\",\"lineNumber\":1,\"columnNumber\":1}}]}",
+            br#"{"nodes":[{"id":1,"callFrame":{"functionName":"f","scriptId":"1","url":"u","lineNumber":01,"columnNumber":1}}]}"#,
+            br#"{"nodes":[{"id":1}],"samples":[01]}"#,
+            br#"{"nodes":[{"id":1}],"samples":[-]}"#,
+            br#"{"nodes":[{"id":1,}]}"#,
+            br#"{"nodes":[{"id":1,"callFrame":{"functionName":"f","scriptId":"1","url":"u","lineNumber":1,"columnNumber":1},}]}"#,
         ];
         for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {
             for b in files {

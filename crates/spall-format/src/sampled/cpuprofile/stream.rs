@@ -367,7 +367,20 @@ impl Reader {
         self.kids.clear();
         let (mut id, mut parent, mut call) = (None, None, None);
         let mut seen = [false; 4];
-        let mut more = c.ws()? != b'}';
+        // V8 writes `"id"` and `"callFrame"` first: each read with one comparison.
+        c.i -= 1;
+        let mut more = if c.starts(b"{\"id\":")? {
+            id = Some(c.int()?);
+            seen[0] = true;
+            if c.starts(b",\"callFrame\":")? {
+                call = c.opt(Cur::call_frame)?;
+                seen[2] = true;
+            }
+            c.comma_or(b'}')?
+        } else {
+            c.i += 1;
+            c.ws()? != b'}'
+        };
         while more {
             let key = c.key()?;
             c.eat(b':')?;
@@ -547,17 +560,25 @@ impl<'b> Cur<'b> {
         let rest = &self.b[start..];
         // Byte by byte: a node's strings are short, and memchr's setup cost more than
         // the scan (in wasm most).
-        let mut q = 0;
+        let (mut q, mut high) = (0, 0);
         loop {
             match rest.get(q) {
                 None => return Err(self.need()),
                 Some(b'"' | b'\\') => break,
                 Some(0..0x20) => return Err(Stop::Fail),
-                Some(_) => q += 1,
+                Some(&c) => {
+                    high |= c;
+                    q += 1;
+                }
             }
         }
         if rest[q] == b'"' {
-            let s = std::str::from_utf8(&rest[..q]).map_err(|_| Stop::Fail)?;
+            let s = match high {
+                // SAFETY: bytes under 0x80 are ASCII, which is UTF-8.
+                #[allow(unsafe_code)]
+                0..0x80 => unsafe { std::str::from_utf8_unchecked(&rest[..q]) },
+                _ => std::str::from_utf8(&rest[..q]).map_err(|_| Stop::Fail)?,
+            };
             self.i = start + q + 1;
             return Ok(Cow::Borrowed(s));
         }
@@ -600,11 +621,43 @@ impl<'b> Cur<'b> {
         Ok(t)
     }
 
+    /// An integer as most numbers of a profile are (`-`, then up to 18 digits with no
+    /// leading zero, then a byte that does not go on a number), read in one pass and taken,
+    /// with whether it had a `-`; `None` where the number is another (the cursor stays).
+    #[inline]
+    fn plain_int(&mut self) -> R<Option<(i64, bool)>> {
+        let neg = self.b.get(self.i) == Some(&b'-');
+        let first = self.i + neg as usize;
+        let mut j = first;
+        let mut v = 0i64;
+        while let Some(&d) = self.b.get(j) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add((d - b'0') as i64);
+            j += 1;
+        }
+        match self.b.get(j) {
+            None => return Err(self.need()),
+            Some(b'.' | b'e' | b'E' | b'+' | b'-') => return Ok(None),
+            Some(_) => {}
+        }
+        let n = j - first;
+        if n == 0 || n > 18 || (n > 1 && self.b[first] == b'0') {
+            return Ok(None);
+        }
+        self.i = j;
+        Ok(Some((if neg { -v } else { v }, neg)))
+    }
+
     /// An integer of up to 18 digits: serde_json's `i64` takes it alike (anything else is
     /// given up on).
     fn int(&mut self) -> R<i64> {
         if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
             return Err(Stop::Fail);
+        }
+        if let Some((v, _)) = self.plain_int()? {
+            return Ok(v);
         }
         let t = self.number()?;
         let digits = t.strip_prefix(b"-").unwrap_or(t);
@@ -620,6 +673,12 @@ impl<'b> Cur<'b> {
         if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
             return Err(Stop::Fail);
         }
+        match self.plain_int()? {
+            // `-0` is serde_json's -0.0.
+            Some((0, true)) => return Ok(-0.0),
+            Some((v, _)) => return Ok(v as f64),
+            None => {}
+        }
         let t = self.number()?;
         let digits = t.strip_prefix(b"-").unwrap_or(t);
         // `-0` is serde_json's -0.0.
@@ -633,8 +692,71 @@ impl<'b> Cur<'b> {
         serde_json::from_slice(t).map_err(|_| Stop::Fail)
     }
 
+    /// Whether the bytes at the cursor are `word`, taken if so (too few bytes to tell:
+    /// [`need`](Self::need)).
+    fn starts(&mut self, word: &[u8]) -> R<bool> {
+        match self.b.get(self.i..self.i + word.len()) {
+            Some(got) if got == word => {
+                self.i += word.len();
+                Ok(true)
+            }
+            Some(_) => Ok(false),
+            None if word.starts_with(&self.b[self.i..]) => Err(self.need()),
+            None => Ok(false),
+        }
+    }
+
     /// A `callFrame` object (at its `{`).
     fn call_frame(&mut self) -> R<CallFrame<'b>> {
+        let at = self.i;
+        match self.v8_call_frame() {
+            Ok(Some(f)) => return Ok(f),
+            Err(Stop::Need) => return Err(Stop::Need),
+            Ok(None) | Err(Stop::Fail) => self.i = at,
+        }
+        self.call_frame_any()
+    }
+
+    /// A `callFrame` as V8 writes it, its keys in its order with no space between
+    /// (`{"functionName":"f","scriptId":"1","url":"u","lineNumber":2,"columnNumber":3}`),
+    /// read with one comparison a key; `None` (or a failure) where the bytes are laid out
+    /// otherwise: [`call_frame_any`](Self::call_frame_any) reads them from the same place.
+    fn v8_call_frame(&mut self) -> R<Option<CallFrame<'b>>> {
+        let Some(name) = self.string_after(b"{\"functionName\":\"")? else {
+            return Ok(None);
+        };
+        if self.string_after(b",\"scriptId\":\"")?.is_none() {
+            return Ok(None);
+        }
+        let Some(url) = self.string_after(b",\"url\":\"")? else {
+            return Ok(None);
+        };
+        if !self.starts(b",\"lineNumber\":")? {
+            return Ok(None);
+        }
+        let line = self.int()?;
+        if !self.starts(b",\"columnNumber\":")? {
+            return Ok(None);
+        }
+        self.int()?;
+        if !self.starts(b"}")? {
+            return Ok(None);
+        }
+        Ok(Some((Some(name), Some(url), Some(line))))
+    }
+
+    /// The string after `prefix` (which ends with the string's `"`), or `None` where the
+    /// bytes are not `prefix`.
+    fn string_after(&mut self, prefix: &[u8]) -> R<Option<Cow<'b, str>>> {
+        if !self.starts(prefix)? {
+            return Ok(None);
+        }
+        self.i -= 1;
+        self.string().map(Some)
+    }
+
+    /// A `callFrame` object (at its `{`), its keys in any order.
+    fn call_frame_any(&mut self) -> R<CallFrame<'b>> {
         self.eat(b'{')?;
         let (mut name, mut url, mut line) = (None, None, None);
         let mut seen = [false; 3];
