@@ -105,7 +105,14 @@ mod tests {
             {"id":8,"parent":7,"callFrame":{"functionName":"f","url":null}},{"id":8,"parent":7,
             "callFrame":{"functionName":"g","lineNumber":null}},{"id":4,"parent":5},{"id":5,"parent":4}],
             "samples":[8,4,8,6],"timestamps":[5,3.25,1e1],"timeDeltas":null,"startTime":-0,"endTime":2.5}"#;
-        for b in [&real[..], &escaped[..], &odd[..]] {
+        // V8's layout of a call frame (read by one comparison a key), and near misses.
+        let v8 = br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2,3,4]},
+            {"id":2,"callFrame":{"functionName":"a\"b","scriptId":"1","url":"u\u0041.js","lineNumber":12,"columnNumber":0}},
+            {"id":3,"callFrame":{"functionName":"c","scriptId":"1","url":"w.js","lineNumber":3,"columnNumber":1.5},"children":[5]},
+            {"id":4,"callFrame":{"functionName":"d","scriptId":"1","url":"w.js","lineNumber":null,"columnNumber":2}},
+            {"id":5,"callFrame":{"functionName":"e","scriptId":"1","url":"w.js","lineNumber":40,"columnNumber":2,"x":1}}],
+            "samples":[2,3,4,5,2],"timeDeltas":[0,7,-0,12,3]}"#;
+        for b in [&real[..], &escaped[..], &odd[..], &v8[..]] {
             let f = serde_json::from_slice::<Fast<'_>>(b).unwrap();
             let (mut fast, mut fd) = (Samples::default(), Diagnostics::default());
             let p = parsed_fast(f, &mut fd);
