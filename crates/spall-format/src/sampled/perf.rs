@@ -121,6 +121,14 @@ fn header(line: &str) -> Option<Header<'_>> {
     None
 }
 
+/// `w` split at its first `c` (ASCII), by a loop inline: a header's words are a few
+/// bytes, where `split_once` calls a searcher set up for any text.
+#[inline]
+fn split_at_byte(w: &str, c: u8) -> Option<(&str, &str)> {
+    let i = w.bytes().position(|b| b == c)?;
+    Some((&w[..i], &w[i + 1..]))
+}
+
 /// `12` or `12/34` as (pid, tid).
 fn thread_id(w: &str) -> Option<(Option<i64>, Option<i64>)> {
     let num = |s: &str| -> Option<i64> {
@@ -128,7 +136,7 @@ fn thread_id(w: &str) -> Option<(Option<i64>, Option<i64>)> {
             .then(|| s.parse().ok())
             .flatten()
     };
-    match w.split_once('/') {
+    match split_at_byte(w, b'/') {
         Some((p, t)) => Some((Some(num(p)?), Some(num(t)?))),
         None => {
             let t = num(w)?;
@@ -139,7 +147,7 @@ fn thread_id(w: &str) -> Option<(Option<i64>, Option<i64>)> {
 
 /// `secs.frac` (perf prints microseconds, or nanoseconds with `--ns`) in nanoseconds.
 fn time_ns(w: &str) -> Option<i64> {
-    let (s, f) = w.split_once('.')?;
+    let (s, f) = split_at_byte(w, b'.')?;
     if s.is_empty() || f.is_empty() || f.len() > 9 || s.len() > 10 {
         return None;
     }
