@@ -335,7 +335,12 @@ mod tests {
               {"id":6,"parent":1,"callFrame":{"functionName":"i","scriptId":"1","url":"u.js","lineNumber":8,"columnNumber":3,"x":0}},
               {"id":7,"parent":1,"callFrame":{"functionName":"j","scriptId":"1","url":"u.js","lineNumber":9, "columnNumber":3 }},
               {"id":-8,"parent":1,"callFrame":{"url":"u.js","functionName":"k","lineNumber":0,"columnNumber":0}},
-              {"id":9}, {"id":10 ,"callFrame":null}, {"id":11,"callFrame" :{}}, { "id":12,"parent":1}],
+              {"id":9}, {"id":10 ,"callFrame":null}, {"id":11,"callFrame" :{}}, { "id":12,"parent":1},
+              {"id":13,"callFrame":{},"hitCount":1,"children":[],"positionTicks":[]},
+              {"id":14,"callFrame":{},"hitCount":1.5,"children":[15],"positionTicks":[{"line":1,"ticks":2}]},
+              {"id":15,"callFrame":{},"hitCount":2,"children":[16],"positionTicks":[{"ticks":2,"line":1}]},
+              {"id":16,"callFrame":{},"hitCount":2,"positionTicks":[{"line":1,"ticks":2,"x":3}],"parent":15},
+              {"id":17,"callFrame":{},"hitCount":2,"children":[ 18 ],"positionTicks":[ {"line":1,"ticks":2} ]}],
              "samples":[1,2,3,4,5,6,7,-8,0],"timeDeltas":[-0,0,10,1e2,2.5E1,-3,123456789012345678,1234567890123456789,0.0]}"#,
         ];
         let given_up = [
@@ -355,6 +360,10 @@ mod tests {
             br#"{"nodes":[{"id":1}],"samples":[01]}"#,
             br#"{"nodes":[{"id":1}],"samples":[-]}"#,
             br#"{"nodes":[{"id":1,}]}"#,
+            br#"{"nodes":[{"id":1,"callFrame":{},"hitCount":1,"children":[2,]}]}"#,
+            br#"{"nodes":[{"id":1,"callFrame":{},"hitCount":1,"children":[02]}]}"#,
+            br#"{"nodes":[{"id":1,"callFrame":{},"hitCount":1,"positionTicks":[{"line":1,"ticks":1},]}]}"#,
+            br#"{"nodes":[{"id":1,"callFrame":{},"hitCount":1,"children":[2],"children":[3]}]}"#,
             br#"{"nodes":[{"id":1,"callFrame":{"functionName":"f","scriptId":"1","url":"u","lineNumber":1,"columnNumber":1},}]}"#,
         ];
         for (ok, files) in [(true, &streamed_ok[..]), (false, &given_up[..])] {

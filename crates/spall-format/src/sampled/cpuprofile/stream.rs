@@ -375,6 +375,7 @@ impl Reader {
             if c.starts(b",\"callFrame\":")? {
                 call = c.opt(Cur::call_frame)?;
                 seen[2] = true;
+                seen[3] = self.v8_node_rest(c)?;
             }
             c.comma_or(b'}')?
         } else {
@@ -427,6 +428,39 @@ impl Reader {
         Ok(())
     }
 
+    /// The rest of a node as V8 writes it after its call frame: `"hitCount"`, then
+    /// `"children"` and `"positionTicks"` where it has them, each key one comparison; each
+    /// part is read whole or the cursor goes back to its comma, where the reader of any key
+    /// takes over. Whether the children were read.
+    fn v8_node_rest(&mut self, c: &mut Cur<'_>) -> R<bool> {
+        let at = c.i;
+        let hits = (c.starts(b",\"hitCount\":")).map(|y| y && c.int().is_ok());
+        if !kept(hits, c, at)? {
+            return Ok(false);
+        }
+        let (at, ids) = (c.i, &mut self.kids);
+        let kids = c.list_after(b",\"children\":[", |c| {
+            ids.push(c.int()?);
+            Ok(true)
+        });
+        let kids = kept(kids, c, at)?;
+        if !kids {
+            self.kids.clear();
+        }
+        let at = c.i;
+        let ticks = c.list_after(b",\"positionTicks\":[", |c| {
+            for word in [&b"{\"line\":"[..], b",\"ticks\":"] {
+                if !c.starts(word)? {
+                    return Ok(false);
+                }
+                c.int()?;
+            }
+            c.starts(b"}")
+        });
+        kept(ticks, c, at)?;
+        Ok(kids)
+    }
+
     /// `s` interned; `slot`: the field it is (a name, a url), whose last string is
     /// compared first (a node's url is its parent's or sibling's more often than not).
     fn intern(&mut self, s: &str, slot: usize) -> u32 {
@@ -445,6 +479,19 @@ impl Reader {
         };
         self.last[slot] = i;
         i
+    }
+}
+
+/// A part of a node read whole (`Ok(true)`), or not (`Ok(false)`, or a failure): the
+/// cursor back at `at`; more bytes needed is passed on.
+fn kept(r: R<bool>, c: &mut Cur<'_>, at: usize) -> R<bool> {
+    match r {
+        Ok(true) => Ok(true),
+        Err(Stop::Need) => Err(Stop::Need),
+        Ok(false) | Err(Stop::Fail) => {
+            c.i = at;
+            Ok(false)
+        }
     }
 }
 
@@ -704,6 +751,23 @@ impl<'b> Cur<'b> {
             None if word.starts_with(&self.b[self.i..]) => Err(self.need()),
             None => Ok(false),
         }
+    }
+
+    /// `prefix` (which ends with a list's `[`), then the list's items, each read by `item`
+    /// (`false`: not as expected), then its `]`: whether all were.
+    fn list_after(&mut self, prefix: &[u8], mut item: impl FnMut(&mut Self) -> R<bool>) -> R<bool> {
+        if !self.starts(prefix)? {
+            return Ok(false);
+        }
+        let mut next = self.ws()? != b']';
+        while next {
+            if !item(self)? {
+                return Ok(false);
+            }
+            next = self.comma_or(b']')?;
+        }
+        self.i += 1;
+        Ok(true)
     }
 
     /// A `callFrame` object (at its `{`).
