@@ -13,6 +13,7 @@
 //! `(root)` node is left out of stacks; `lineNumber` is 0-based in the file and 1-based in
 //! the frame.
 
+mod cursor;
 mod stream;
 mod tree;
 

@@ -7,7 +7,7 @@
 //! It reads what the whole-file fast reading (`cpuprofile::Fast`) reads, and gives up on
 //! anything it is not sure that reading takes alike (a duplicate field, a key with
 //! escapes, a value of another type, the older `head` form, a number it would have to
-//! round differently, nesting deeper than [`MAX_NESTING`]): the file is then decoded whole,
+//! round differently, nesting deeper than the cursor reads): the file is then decoded whole,
 //! as before. So when it does not give up, its samples and warnings are the whole
 //! decode's, whatever pieces the bytes came in (the whole decode runs this same reader
 //! first, over all the bytes at once).
@@ -16,26 +16,15 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::cursor::{kept, Cur, Stop, R};
 use super::tree::{emit, frame, sample_times, Node, Parsed};
 use crate::diag::Diagnostics;
 use crate::event::EventSink;
-
-/// Why a step stopped: the bytes so far end inside the item, or the reader gives up.
-enum Stop {
-    Need,
-    Fail,
-}
-
-type R<T> = Result<T, Stop>;
 
 /// The most bytes one item (a node, a number, a skipped value) may take while incomplete:
 /// an item is read again from its start as more bytes come, so a hostile one-item file
 /// would cost its size at each push.
 const MAX_ITEM: usize = 64 << 20;
-
-/// The deepest nesting read: serde_json, which the whole decode falls back to, stops at
-/// 128.
-const MAX_NESTING: usize = 100;
 
 /// A top-level field the reader keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,9 +235,9 @@ impl Reader {
                     }
                     b',' if !first => {
                         c.i += 1;
-                        State::Value(c.key_colon()?)
+                        State::Value(key_colon(c)?)
                     }
-                    b'"' if first => State::Value(c.key_colon()?),
+                    b'"' if first => State::Value(key_colon(c)?),
                     _ => return Err(Stop::Fail),
                 }
             }
@@ -383,19 +372,7 @@ impl Reader {
             c.ws()? != b'}'
         };
         while more {
-            let key = c.key()?;
-            c.eat(b':')?;
-            let k = match key {
-                b"id" => 0,
-                b"parent" => 1,
-                b"callFrame" => 2,
-                b"children" => 3,
-                _ => 4,
-            };
-            if k < 4 && std::mem::replace(&mut seen[k], true) {
-                return Err(Stop::Fail);
-            }
-            match k {
+            match c.key_in(&[b"id", b"parent", b"callFrame", b"children"], &mut seen)? {
                 0 => id = Some(c.int()?),
                 1 => parent = c.opt(Cur::int)?,
                 2 => call = c.opt(Cur::call_frame)?,
@@ -482,439 +459,11 @@ impl Reader {
     }
 }
 
-/// A part of a node read whole (`Ok(true)`), or not (`Ok(false)`, or a failure): the
-/// cursor back at `at`; more bytes needed is passed on.
-fn kept(r: R<bool>, c: &mut Cur<'_>, at: usize) -> R<bool> {
-    match r {
-        Ok(true) => Ok(true),
-        Err(Stop::Need) => Err(Stop::Need),
-        Ok(false) | Err(Stop::Fail) => {
-            c.i = at;
-            Ok(false)
-        }
-    }
-}
-
-/// A node's `callFrame`: its name, url and line.
-type CallFrame<'b> = (Option<Cow<'b, str>>, Option<Cow<'b, str>>, Option<i64>);
-
-/// A position in the bytes read so far; `end`: they are all there will be.
-struct Cur<'b> {
-    b: &'b [u8],
-    i: usize,
-    end: bool,
-}
-
-impl<'b> Cur<'b> {
-    /// Ran out: wait for more bytes, or give up at the end.
-    fn need(&self) -> Stop {
-        if self.end {
-            Stop::Fail
-        } else {
-            Stop::Need
-        }
-    }
-
-    /// Skips whitespace; the next byte.
-    fn ws(&mut self) -> R<u8> {
-        while let Some(&c) = self.b.get(self.i) {
-            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                return Ok(c);
-            }
-            self.i += 1;
-        }
-        Err(self.need())
-    }
-
-    fn eat(&mut self, want: u8) -> R<()> {
-        if self.ws()? != want {
-            return Err(Stop::Fail);
-        }
-        self.i += 1;
-        Ok(())
-    }
-
-    /// After an item: true at `,` (taken), false at `close` (left).
-    fn comma_or(&mut self, close: u8) -> R<bool> {
-        match self.ws()? {
-            b',' => {
-                self.i += 1;
-                Ok(true)
-            }
-            c if c == close => Ok(false),
-            _ => Err(Stop::Fail),
-        }
-    }
-
-    fn literal(&mut self, word: &[u8]) -> R<()> {
-        let Some(got) = self.b.get(self.i..self.i + word.len()) else {
-            return Err(self.need());
-        };
-        if got != word {
-            return Err(Stop::Fail);
-        }
-        self.i += word.len();
-        Ok(())
-    }
-
-    /// `null` as `None`, else `read`'s value.
-    fn opt<T>(&mut self, read: impl FnOnce(&mut Self) -> R<T>) -> R<Option<T>> {
-        if self.ws()? == b'n' {
-            self.literal(b"null")?;
-            Ok(None)
-        } else {
-            read(self).map(Some)
-        }
-    }
-
-    /// A key without escapes (one with escapes is given up on).
-    fn key(&mut self) -> R<&'b [u8]> {
-        if self.ws()? != b'"' {
-            return Err(Stop::Fail);
-        }
-        // ASCII, the usual key: no UTF-8 check (a node has a dozen keys).
-        let start = self.i + 1;
-        let rest = &self.b[start..];
-        let mut q = 0;
-        loop {
-            match rest.get(q) {
-                None => return Err(self.need()),
-                Some(b'"') => {
-                    self.i = start + q + 1;
-                    return Ok(&rest[..q]);
-                }
-                Some(b'\\' | 0..0x20) => return Err(Stop::Fail),
-                Some(0x80..) => break,
-                Some(_) => q += 1,
-            }
-        }
-        match self.string()? {
-            Cow::Borrowed(s) => Ok(s.as_bytes()),
-            Cow::Owned(_) => Err(Stop::Fail),
-        }
-    }
-
-    fn key_colon(&mut self) -> R<Field> {
-        let f = Field::of(self.key()?);
-        self.eat(b':')?;
-        Ok(f)
-    }
-
-    /// A string (at its `"`), borrowed where it has no escapes. Control characters and
-    /// text that is not UTF-8 fail, as in serde_json.
-    fn string(&mut self) -> R<Cow<'b, str>> {
-        let start = self.i + 1;
-        let rest = &self.b[start..];
-        // Byte by byte: a node's strings are short, and memchr's setup cost more than
-        // the scan (in wasm most).
-        let (mut q, mut high) = (0, 0);
-        loop {
-            match rest.get(q) {
-                None => return Err(self.need()),
-                Some(b'"' | b'\\') => break,
-                Some(0..0x20) => return Err(Stop::Fail),
-                Some(&c) => {
-                    high |= c;
-                    q += 1;
-                }
-            }
-        }
-        if rest[q] == b'"' {
-            let s = match high {
-                // SAFETY: bytes under 0x80 are ASCII, which is UTF-8.
-                #[allow(unsafe_code)]
-                0..0x80 => unsafe { std::str::from_utf8_unchecked(&rest[..q]) },
-                _ => std::str::from_utf8(&rest[..q]).map_err(|_| Stop::Fail)?,
-            };
-            self.i = start + q + 1;
-            return Ok(Cow::Borrowed(s));
-        }
-        // Escapes: find the closing quote, and let serde_json read the string.
-        let mut j = q;
-        loop {
-            match memchr::memchr2(b'"', b'\\', &rest[j..]) {
-                None => return Err(self.need()),
-                Some(k) if rest[j + k] == b'\\' => j += k + 2,
-                Some(k) => {
-                    j += k;
-                    break;
-                }
-            }
-            if j >= rest.len() {
-                return Err(self.need());
-            }
-        }
-        let raw = &self.b[self.i..start + j + 1];
-        let s: String = serde_json::from_slice(raw).map_err(|_| Stop::Fail)?;
-        self.i = start + j + 1;
-        Ok(Cow::Owned(s))
-    }
-
-    /// A number's text, checked against JSON's grammar; it must be followed by a byte
-    /// (every number in the file is).
-    fn number(&mut self) -> R<&'b [u8]> {
-        let start = self.i;
-        let n = self.b[start..]
-            .iter()
-            .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
-        let Some(n) = n else {
-            return Err(self.need());
-        };
-        let t = &self.b[start..start + n];
-        if !json_number(t) {
-            return Err(Stop::Fail);
-        }
-        self.i = start + n;
-        Ok(t)
-    }
-
-    /// An integer as most numbers of a profile are (`-`, then up to 18 digits with no
-    /// leading zero, then a byte that does not go on a number), read in one pass and taken,
-    /// with whether it had a `-`; `None` where the number is another (the cursor stays).
-    #[inline]
-    fn plain_int(&mut self) -> R<Option<(i64, bool)>> {
-        let neg = self.b.get(self.i) == Some(&b'-');
-        let first = self.i + neg as usize;
-        let mut j = first;
-        let mut v = 0i64;
-        while let Some(&d) = self.b.get(j) {
-            if !d.is_ascii_digit() {
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add((d - b'0') as i64);
-            j += 1;
-        }
-        match self.b.get(j) {
-            None => return Err(self.need()),
-            Some(b'.' | b'e' | b'E' | b'+' | b'-') => return Ok(None),
-            Some(_) => {}
-        }
-        let n = j - first;
-        if n == 0 || n > 18 || (n > 1 && self.b[first] == b'0') {
-            return Ok(None);
-        }
-        self.i = j;
-        Ok(Some((if neg { -v } else { v }, neg)))
-    }
-
-    /// An integer of up to 18 digits: serde_json's `i64` takes it alike (anything else is
-    /// given up on).
-    fn int(&mut self) -> R<i64> {
-        if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
-            return Err(Stop::Fail);
-        }
-        if let Some((v, _)) = self.plain_int()? {
-            return Ok(v);
-        }
-        let t = self.number()?;
-        let digits = t.strip_prefix(b"-").unwrap_or(t);
-        if digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
-            return Err(Stop::Fail);
-        }
-        let v = digits.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
-        Ok(if t[0] == b'-' { -v } else { v })
-    }
-
-    /// A number as serde_json's `f64` reads it: integers exactly, others by serde_json.
-    fn float(&mut self) -> R<f64> {
-        if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
-            return Err(Stop::Fail);
-        }
-        match self.plain_int()? {
-            // `-0` is serde_json's -0.0.
-            Some((0, true)) => return Ok(-0.0),
-            Some((v, _)) => return Ok(v as f64),
-            None => {}
-        }
-        let t = self.number()?;
-        let digits = t.strip_prefix(b"-").unwrap_or(t);
-        // `-0` is serde_json's -0.0.
-        let plain = digits.len() <= 18
-            && digits.iter().all(u8::is_ascii_digit)
-            && !(t[0] == b'-' && digits == b"0");
-        if plain {
-            let v = digits.iter().fold(0i64, |a, &d| a * 10 + (d - b'0') as i64);
-            return Ok(if t[0] == b'-' { -v } else { v } as f64);
-        }
-        serde_json::from_slice(t).map_err(|_| Stop::Fail)
-    }
-
-    /// Whether the bytes at the cursor are `word`, taken if so (too few bytes to tell:
-    /// [`need`](Self::need)).
-    fn starts(&mut self, word: &[u8]) -> R<bool> {
-        match self.b.get(self.i..self.i + word.len()) {
-            Some(got) if got == word => {
-                self.i += word.len();
-                Ok(true)
-            }
-            Some(_) => Ok(false),
-            None if word.starts_with(&self.b[self.i..]) => Err(self.need()),
-            None => Ok(false),
-        }
-    }
-
-    /// `prefix` (which ends with a list's `[`), then the list's items, each read by `item`
-    /// (`false`: not as expected), then its `]`: whether all were.
-    fn list_after(&mut self, prefix: &[u8], mut item: impl FnMut(&mut Self) -> R<bool>) -> R<bool> {
-        if !self.starts(prefix)? {
-            return Ok(false);
-        }
-        let mut next = self.ws()? != b']';
-        while next {
-            if !item(self)? {
-                return Ok(false);
-            }
-            next = self.comma_or(b']')?;
-        }
-        self.i += 1;
-        Ok(true)
-    }
-
-    /// A `callFrame` object (at its `{`).
-    fn call_frame(&mut self) -> R<CallFrame<'b>> {
-        let at = self.i;
-        match self.v8_call_frame() {
-            Ok(Some(f)) => return Ok(f),
-            Err(Stop::Need) => return Err(Stop::Need),
-            Ok(None) | Err(Stop::Fail) => self.i = at,
-        }
-        self.call_frame_any()
-    }
-
-    /// A `callFrame` as V8 writes it, its keys in its order with no space between
-    /// (`{"functionName":"f","scriptId":"1","url":"u","lineNumber":2,"columnNumber":3}`),
-    /// read with one comparison a key; `None` (or a failure) where the bytes are laid out
-    /// otherwise: [`call_frame_any`](Self::call_frame_any) reads them from the same place.
-    fn v8_call_frame(&mut self) -> R<Option<CallFrame<'b>>> {
-        let Some(name) = self.string_after(b"{\"functionName\":\"")? else {
-            return Ok(None);
-        };
-        if self.string_after(b",\"scriptId\":\"")?.is_none() {
-            return Ok(None);
-        }
-        let Some(url) = self.string_after(b",\"url\":\"")? else {
-            return Ok(None);
-        };
-        if !self.starts(b",\"lineNumber\":")? {
-            return Ok(None);
-        }
-        let line = self.int()?;
-        if !self.starts(b",\"columnNumber\":")? {
-            return Ok(None);
-        }
-        self.int()?;
-        if !self.starts(b"}")? {
-            return Ok(None);
-        }
-        Ok(Some((Some(name), Some(url), Some(line))))
-    }
-
-    /// The string after `prefix` (which ends with the string's `"`), or `None` where the
-    /// bytes are not `prefix`.
-    fn string_after(&mut self, prefix: &[u8]) -> R<Option<Cow<'b, str>>> {
-        if !self.starts(prefix)? {
-            return Ok(None);
-        }
-        self.i -= 1;
-        self.string().map(Some)
-    }
-
-    /// A `callFrame` object (at its `{`), its keys in any order.
-    fn call_frame_any(&mut self) -> R<CallFrame<'b>> {
-        self.eat(b'{')?;
-        let (mut name, mut url, mut line) = (None, None, None);
-        let mut seen = [false; 3];
-        let mut more = self.ws()? != b'}';
-        while more {
-            let key = self.key()?;
-            self.eat(b':')?;
-            let k = match key {
-                b"functionName" => 0,
-                b"url" => 1,
-                b"lineNumber" => 2,
-                _ => 3,
-            };
-            if k < 3 && std::mem::replace(&mut seen[k], true) {
-                return Err(Stop::Fail);
-            }
-            match k {
-                0 => name = self.opt(Cur::string_value)?,
-                1 => url = self.opt(Cur::string_value)?,
-                2 => line = self.opt(Cur::int)?,
-                _ => self.skip(4)?,
-            }
-            more = self.comma_or(b'}')?;
-        }
-        self.i += 1;
-        Ok((name, url, line))
-    }
-
-    /// A string value (after whitespace).
-    fn string_value(&mut self) -> R<Cow<'b, str>> {
-        if self.ws()? != b'"' {
-            return Err(Stop::Fail);
-        }
-        self.string()
-    }
-
-    /// Any value, checked and skipped; `depth`: its nesting.
-    fn skip(&mut self, depth: usize) -> R<()> {
-        if depth > MAX_NESTING {
-            return Err(Stop::Fail);
-        }
-        match self.ws()? {
-            b'"' => self.string().map(drop),
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            b'-' | b'0'..=b'9' => self.number().map(drop),
-            open @ (b'[' | b'{') => {
-                self.i += 1;
-                let close = if open == b'[' { b']' } else { b'}' };
-                let mut more = self.ws()? != close;
-                while more {
-                    if open == b'{' {
-                        self.key()?;
-                        self.eat(b':')?;
-                    }
-                    self.skip(depth + 1)?;
-                    more = self.comma_or(close)?;
-                }
-                self.i += 1;
-                Ok(())
-            }
-            _ => Err(Stop::Fail),
-        }
-    }
-}
-
-/// Whether `t` is a JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-fn json_number(t: &[u8]) -> bool {
-    let t = t.strip_prefix(b"-").unwrap_or(t);
-    let int = t.iter().take_while(|c| c.is_ascii_digit()).count();
-    if int == 0 || (int > 1 && t[0] == b'0') {
-        return false;
-    }
-    let mut r = &t[int..];
-    if let Some(f) = r.strip_prefix(b".") {
-        let n = f.iter().take_while(|c| c.is_ascii_digit()).count();
-        if n == 0 {
-            return false;
-        }
-        r = &f[n..];
-    }
-    if let Some(e) = r.strip_prefix(b"e").or_else(|| r.strip_prefix(b"E")) {
-        let e = e
-            .strip_prefix(b"+")
-            .or_else(|| e.strip_prefix(b"-"))
-            .unwrap_or(e);
-        let n = e.iter().take_while(|c| c.is_ascii_digit()).count();
-        if n == 0 {
-            return false;
-        }
-        r = &e[n..];
-    }
-    r.is_empty()
+/// A top-level key and its colon.
+fn key_colon(c: &mut Cur<'_>) -> R<Field> {
+    let f = Field::of(c.key()?);
+    c.eat(b':')?;
+    Ok(f)
 }
 
 /// A string hasher a word at a time (names and urls are interned once per node, and
