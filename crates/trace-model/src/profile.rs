@@ -130,7 +130,9 @@ impl Collected {
             }
             Some(x) => {
                 let id = strings.intern(x);
-                self.last_file = (x.to_string(), id);
+                self.last_file.0.clear();
+                self.last_file.0.push_str(x);
+                self.last_file.1 = id;
                 id
             }
         };
