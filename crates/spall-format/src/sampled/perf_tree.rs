@@ -56,6 +56,9 @@ fn spread(key: u64) -> u64 {
 impl Tree {
     /// The id of the line `s` (its [`hash::hash`] with seed 0: `h`), or [`NONE`].
     pub(crate) fn line(&mut self, s: &str, h: u64) -> u32 {
+        if self.off {
+            return NONE;
+        }
         let Tree {
             text, spans, lines, ..
         } = self;
@@ -90,8 +93,11 @@ impl Tree {
         self.looked += 1;
         if self.looked == WINDOW {
             if self.made > WINDOW / 2 {
-                self.off = true;
-                self.nodes = HashTable::new();
+                // Given up: no line is looked up or kept from now on.
+                *self = Tree {
+                    off: true,
+                    ..Tree::default()
+                };
                 return NONE;
             }
             (self.looked, self.made) = (0, 0);
@@ -147,6 +153,10 @@ mod tests {
             let node = t.child(parent, (i % 7) as u32);
             assert_eq!(node == NONE, i + 1 >= WINDOW as usize, "node {i}");
             parent = if node == NONE { parent } else { node };
+        }
+        // Nor any line, seen before or not.
+        for s in ["\t0 f0 (x)", "\t9 other (x)"] {
+            assert_eq!(t.line(s, hash::hash(s.as_bytes(), 0)), NONE);
         }
     }
 
