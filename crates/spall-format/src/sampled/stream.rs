@@ -310,6 +310,47 @@ mod tests {
         }
     }
 
+    /// Pieces larger than what finishes an incomplete node first (64 KiB): nodes of 180 KB
+    /// (children) and 160 KB (ticks) that a piece's head does not finish, and small ones
+    /// that each piece's head does, the rest of the piece read in place.
+    #[test]
+    fn cpuprofile_items_across_large_pieces_are_the_whole_decode() {
+        let n = 30_000;
+        let kids: Vec<String> = (2..n + 2).map(|k| k.to_string()).collect();
+        let mut b = format!(
+            r#"{{"nodes":[{{"id":1,"callFrame":{{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},"hitCount":0,"children":[{}]}}"#,
+            kids.join(",")
+        );
+        // Every 3,000th node has 160 KB of ticks.
+        let ticks = vec![r#"{"line":1,"ticks":1}"#; 7_500].join(",");
+        for k in 2..n + 2 {
+            b += &format!(
+                r#",{{"id":{k},"callFrame":{{"functionName":"f{}","scriptId":"1","url":"file:///s{}.js","lineNumber":{k},"columnNumber":3}},"hitCount":1"#,
+                k % 97,
+                k % 5
+            );
+            b += &match k % 3_000 {
+                0 => format!(r#","positionTicks":[{ticks}]}}"#),
+                _ => "}".into(),
+            };
+        }
+        let samples: Vec<String> = (0..n).map(|i| (2 + i * 7 % n).to_string()).collect();
+        let deltas: Vec<String> = (0..n).map(|i| (i % 13).to_string()).collect();
+        b += &format!(
+            r#"],"startTime":5,"endTime":900000,"samples":[{}],"timeDeltas":[{}]}}"#,
+            samples.join(","),
+            deltas.join(",")
+        );
+        let want = whole(b.as_bytes());
+        assert!(want.starts_with(&format!("{n} 0 ")), "{}", &want[..100]);
+        for piece in [65_537, 100_003, 250_000, 7_000] {
+            assert!(
+                streamed(b.as_bytes(), piece, 1) == want,
+                "pieces of {piece}"
+            );
+        }
+    }
+
     /// Hostile and unusual `.cpuprofile`s, cut at every byte: the stream gives the whole
     /// decode's samples and warnings, or says to decode the file again (never another
     /// result, never a panic).

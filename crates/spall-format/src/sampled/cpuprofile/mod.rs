@@ -107,15 +107,18 @@ mod tests {
             "callFrame":{"functionName":"g","lineNumber":null}},{"id":4,"parent":5},{"id":5,"parent":4}],
             "samples":[8,4,8,6],"timestamps":[5,3.25,1e1],"timeDeltas":null,"startTime":-0,"endTime":2.5}"#;
         // V8's layout of a call frame (read by one comparison a key), and near misses.
-        let v8 = br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"hitCount":0,"children":[2,3,4]},
+        let v8 = r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"hitCount":0,"children":[2,3,4]},
             {"id":6,"callFrame":{"functionName":"m","scriptId":"1","url":"w.js","lineNumber":1,"columnNumber":2},"hitCount":2,"positionTicks":[{"line":3,"ticks":1},{"line":4,"ticks":1}]},
             {"id":7,"callFrame":{"functionName":"n","scriptId":"1","url":"w.js","lineNumber":1,"columnNumber":2},"hitCount":1.5,"children":[6]},
             {"id":2,"callFrame":{"functionName":"a\"b","scriptId":"1","url":"u\u0041.js","lineNumber":12,"columnNumber":0}},
             {"id":3,"callFrame":{"functionName":"c","scriptId":"1","url":"w.js","lineNumber":3,"columnNumber":1.5},"children":[5]},
             {"id":4,"callFrame":{"functionName":"d","scriptId":"1","url":"w.js","lineNumber":null,"columnNumber":2}},
-            {"id":5,"callFrame":{"functionName":"e","scriptId":"1","url":"w.js","lineNumber":40,"columnNumber":2,"x":1}}],
-            "samples":[2,3,4,5,2,6,7],"timeDeltas":[0,7,-0,12,3,1,1]}"#;
-        for b in [&real[..], &escaped[..], &odd[..], &v8[..]] {
+            {"id":5,"callFrame":{"functionName":"e","scriptId":"1","url":"w.js","lineNumber":40,"columnNumber":2,"x":1},"children":[12345678,1234567]},
+            {"id":12345678,"callFrame":{"functionName":"a_long_function_name\"quoted\"","scriptId":"1","url":"file:///a/long/path/to/a/script.js","lineNumber":1234567,"columnNumber":123456789012}},
+            {"id":1234567,"callFrame":{"functionName":"función_número_uno_ü","scriptId":"1","url":"file:///a/long/path/ñ.js","lineNumber":7654321,"columnNumber":12345678}}],
+            "samples":[2,3,4,5,2,6,7,12345678,1234567],"timeDeltas":[0,7,-0,12,3,1,1,1234567,12345678]}"#
+            .as_bytes();
+        for b in [&real[..], &escaped[..], &odd[..], v8] {
             let f = serde_json::from_slice::<Fast<'_>>(b).unwrap();
             let (mut fast, mut fd) = (Samples::default(), Diagnostics::default());
             let p = parsed_fast(f, &mut fd);

@@ -26,6 +26,10 @@ use crate::event::EventSink;
 /// would cost its size at each push.
 const MAX_ITEM: usize = 64 << 20;
 
+/// How many of a chunk's bytes are first added to an incomplete item (or its length, if
+/// longer): most items are a node of a few hundred bytes.
+const FINISH_ITEM: usize = 64 << 10;
+
 /// A top-level field the reader keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Field {
@@ -130,16 +134,33 @@ impl Reader {
             return Err(());
         }
         self.read += chunk.len() as u64;
-        if self.window.is_empty() {
-            // Read in place: only an incomplete item's bytes are copied.
-            let used = self.run(chunk, false);
-            self.window.extend_from_slice(&chunk[used..]);
-        } else {
+        let mut rest = chunk;
+        if !self.window.is_empty() {
+            // The incomplete item is finished with the chunk's first bytes; the chunk is
+            // then read in place, not copied whole.
             let mut w = std::mem::take(&mut self.window);
-            w.extend_from_slice(chunk);
+            let old = w.len();
+            let head = rest.len().min(old.max(FINISH_ITEM));
+            w.extend_from_slice(&rest[..head]);
             let used = self.run(&w, false);
-            w.drain(..used);
-            self.window = w;
+            if used >= old {
+                rest = &rest[used - old..];
+            } else {
+                // Still incomplete: the rest of the chunk joins it.
+                w.drain(..used);
+                if head < rest.len() && !self.failed {
+                    w.extend_from_slice(&rest[head..]);
+                    let used = self.run(&w, false);
+                    w.drain(..used);
+                }
+                self.window = w;
+                rest = &[];
+            }
+        }
+        if !rest.is_empty() && !self.failed {
+            // Read in place: only an incomplete item's bytes are copied.
+            let used = self.run(rest, false);
+            self.window.extend_from_slice(&rest[used..]);
         }
         if self.window.len() > MAX_ITEM {
             self.failed = true;
