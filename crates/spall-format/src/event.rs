@@ -344,6 +344,11 @@ pub trait EventSink {
     /// (pprof's default sample type); called before its samples. The default ignores it.
     fn sample_kind_default(&mut self, _kind: &str, _unit: SampleUnit) {}
 
+    /// A profile whose stacks are a call tree ([`RawSample::nodes`]) says how many nodes
+    /// it has, before its samples: about as many frames as the model will make, room it
+    /// may take at once. The default ignores it.
+    fn tree_nodes(&mut self, _nodes: usize) {}
+
     /// Receives one scheduler record of a system trace ([`ftrace`](crate::ftrace)); its
     /// borrowed text lives only for the call. The default drops it.
     fn sched(&mut self, _sched: &crate::ftrace::RawSched<'_>) {}

@@ -76,6 +76,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
         self.sink.sample_kind_default(kind, unit);
     }
 
+    fn tree_nodes(&mut self, nodes: usize) {
+        self.sink.tree_nodes(nodes);
+    }
+
     fn sched(&mut self, sched: &crate::RawSched<'_>) {
         self.sink.sched(sched);
     }

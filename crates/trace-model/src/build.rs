@@ -817,6 +817,10 @@ impl EventSink for TraceBuilder {
         self.profile.default_kind = Some((kind.to_string(), unit));
     }
 
+    fn tree_nodes(&mut self, nodes: usize) {
+        self.profile.reserve_frames(nodes);
+    }
+
     fn sched(&mut self, s: &spall_format::RawSched<'_>) {
         self.sched.add(s, &mut self.strings);
     }

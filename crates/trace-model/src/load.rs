@@ -29,6 +29,10 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
         self.builder.sample_kind_default(kind, unit);
     }
 
+    fn tree_nodes(&mut self, nodes: usize) {
+        self.builder.tree_nodes(nodes);
+    }
+
     fn sched(&mut self, sched: &spall_format::RawSched<'_>) {
         self.builder.sched(sched);
     }

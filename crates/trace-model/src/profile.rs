@@ -119,6 +119,15 @@ impl Collected {
         }
     }
 
+    /// Room for `n` more frames (a call tree's nodes, each about one), at most 16M: its
+    /// table and the per-node frames are then not copied as they grow.
+    pub(crate) fn reserve_frames(&mut self, n: usize) {
+        let n = n.min(1 << 24);
+        self.frames.reserve(n);
+        self.tree_frames
+            .reserve(n.saturating_sub(self.tree_frames.len()));
+    }
+
     /// The frame `f` called from `parent`, interned.
     fn intern(&mut self, f: &RawFrame<'_>, parent: u32, strings: &mut Strings) -> u32 {
         let (name, raw) = self.name(&f.name, strings);

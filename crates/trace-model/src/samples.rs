@@ -139,6 +139,12 @@ impl Frames {
         })
     }
 
+    /// Room for `n` more frames.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.frames.reserve(n);
+        self.ids.reserve(n, spread);
+    }
+
     /// The frame `f` (its parent interned before it), interned.
     pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
         let Frames { frames, ids } = self;

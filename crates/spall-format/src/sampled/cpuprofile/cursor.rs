@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use crate::hash::same;
+
 /// Why a step stopped: the bytes so far end inside the item, or the reader gives up.
 pub(super) enum Stop {
     Need,
@@ -230,7 +232,27 @@ impl<'b> Cur<'b> {
 
     /// An integer of up to 18 digits: serde_json's `i64` takes it alike (anything else is
     /// given up on).
+    #[inline]
     pub(super) fn int(&mut self) -> R<i64> {
+        // The usual: digits at the cursor, then the `,` or bracket after them.
+        let (b, first) = (self.b, self.i);
+        let (mut j, mut v) = (first, 0i64);
+        while let Some(d) = b.get(j).map(|d| d.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            v = v.wrapping_mul(10).wrapping_add(d as i64);
+            j += 1;
+        }
+        let n = j - first;
+        let ends = matches!(b.get(j), Some(b',' | b']' | b'}'));
+        if ends && (1..=18).contains(&n) && (n == 1 || b[first] != b'0') {
+            self.i = j;
+            return Ok(v);
+        }
+        self.any_int()
+    }
+
+    /// [`int`](Self::int) in every other case: whitespace first, a sign, the end of the
+    /// bytes.
+    fn any_int(&mut self) -> R<i64> {
         if !matches!(self.ws()?, b'-' | b'0'..=b'9') {
             return Err(Stop::Fail);
         }
@@ -272,9 +294,12 @@ impl<'b> Cur<'b> {
 
     /// Whether the bytes at the cursor are `word`, taken if so (too few bytes to tell:
     /// [`need`](Self::need)).
+    #[inline(always)]
     pub(super) fn starts(&mut self, word: &[u8]) -> R<bool> {
         match self.b.get(self.i..self.i + word.len()) {
-            Some(got) if got == word => {
+            // Compared a word at a time inline (`word` a key's constant text, folded in), not by
+            // a call to `memcmp` (in wasm a byte loop): a node has a dozen keys.
+            Some(got) if same(got, word) => {
                 self.i += word.len();
                 Ok(true)
             }

@@ -20,6 +20,7 @@ use super::cursor::{kept, Cur, Stop, R};
 use super::tree::{emit, frame, sample_times, Node, Parsed};
 use crate::diag::Diagnostics;
 use crate::event::EventSink;
+use crate::hash::same;
 
 /// The most bytes one item (a node, a number, a skipped value) may take while incomplete:
 /// an item is read again from its start as more bytes come, so a hostile one-item file
@@ -463,7 +464,7 @@ impl Reader {
     /// compared first (a node's url is its parent's or sibling's more often than not).
     fn intern(&mut self, s: &str, slot: usize) -> u32 {
         let last = self.last[slot];
-        if (self.strings.get(last as usize)).is_some_and(|l| **l == *s) {
+        if (self.strings.get(last as usize)).is_some_and(|l| same(l.as_bytes(), s.as_bytes())) {
             return last;
         }
         let i = match self.ids.get(s) {

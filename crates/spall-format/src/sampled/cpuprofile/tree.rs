@@ -155,6 +155,7 @@ pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagno
         });
     }
     let tree = Tree::new(nodes, children);
+    sink.tree_nodes(tree.nodes.len());
     let mut order: Vec<(i64, i64)> = times.into_iter().zip(samples).collect();
     order.sort_by_key(|s| s.0);
     let mut walk = Walk::new(tree.nodes.len());
