@@ -349,7 +349,7 @@ impl<'b> Cur<'b> {
         let Some(name) = self.string_after(b"{\"functionName\":\"")? else {
             return Ok(None);
         };
-        if self.string_after(b",\"scriptId\":\"")?.is_none() {
+        if !self.skip_string_after(b",\"scriptId\":\"")? {
             return Ok(None);
         }
         let Some(url) = self.string_after(b",\"url\":\"")? else {
@@ -377,6 +377,21 @@ impl<'b> Cur<'b> {
         }
         self.i -= 1;
         self.string().map(Some)
+    }
+
+    /// Whether the bytes are `prefix` (which ends with a string's `"`), then the string,
+    /// checked and skipped: a plain ASCII one found a word at a time and not made a `str`.
+    pub(super) fn skip_string_after(&mut self, prefix: &[u8]) -> R<bool> {
+        if !self.starts(prefix)? {
+            return Ok(false);
+        }
+        let q = plain_ascii(&self.b[self.i..]);
+        if self.b.get(self.i + q) == Some(&b'"') {
+            self.i += q + 1;
+            return Ok(true);
+        }
+        self.i -= 1;
+        self.string().map(|_| true)
     }
 
     /// A key and its colon: the key's index in `keys` (`keys.len()`: another key). A key

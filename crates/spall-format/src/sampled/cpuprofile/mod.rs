@@ -114,8 +114,8 @@ mod tests {
             {"id":3,"callFrame":{"functionName":"c","scriptId":"1","url":"w.js","lineNumber":3,"columnNumber":1.5},"children":[5]},
             {"id":4,"callFrame":{"functionName":"d","scriptId":"1","url":"w.js","lineNumber":null,"columnNumber":2}},
             {"id":5,"callFrame":{"functionName":"e","scriptId":"1","url":"w.js","lineNumber":40,"columnNumber":2,"x":1},"children":[12345678,1234567]},
-            {"id":12345678,"callFrame":{"functionName":"a_long_function_name\"quoted\"","scriptId":"1","url":"file:///a/long/path/to/a/script.js","lineNumber":1234567,"columnNumber":123456789012}},
-            {"id":1234567,"callFrame":{"functionName":"función_número_uno_ü","scriptId":"1","url":"file:///a/long/path/ñ.js","lineNumber":7654321,"columnNumber":12345678}}],
+            {"id":12345678,"callFrame":{"functionName":"a_long_function_name\"quoted\"","scriptId":"1\u00e9\"","url":"file:///a/long/path/to/a/script.js","lineNumber":1234567,"columnNumber":123456789012}},
+            {"id":1234567,"callFrame":{"functionName":"función_número_uno_ü","scriptId":"script_ñ_42","url":"file:///a/long/path/ñ.js","lineNumber":7654321,"columnNumber":12345678}}],
             "samples":[2,3,4,5,2,6,7,12345678,1234567],"timeDeltas":[0,7,-0,12,3,1,1,1234567,12345678]}"#
             .as_bytes();
         for b in [&real[..], &escaped[..], &odd[..], v8] {
