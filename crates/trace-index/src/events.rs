@@ -5,8 +5,6 @@ use std::collections::HashMap;
 
 use trace_model::{DisplayOrder, InstantScope, StrId, Trace};
 
-use rayon::prelude::*;
-
 use crate::async_groups::AsyncGroup;
 use crate::cpu_lanes::CpuLanes;
 use crate::sample_stacks::SampleStacks;
@@ -73,6 +71,15 @@ pub struct EventIndex {
 impl EventIndex {
     /// The lookups of `t`.
     pub fn new(t: &Trace) -> EventIndex {
+        EventIndex::with_sample_stacks(t, Vec::new())
+    }
+
+    /// The lookups of `t`, with its threads' sample stacks as [`SampleStacks::by_thread`]
+    /// gives them (built in a browser's worker, beside the index: [`TraceIndex::take_sample_stacks`]),
+    /// or built here where `stacks` is not one a thread.
+    ///
+    /// [`TraceIndex::take_sample_stacks`]: crate::TraceIndex::take_sample_stacks
+    pub fn with_sample_stacks(t: &Trace, stacks: Vec<SampleStacks>) -> EventIndex {
         let np = t.processes().len();
         let nt = t.threads().len();
         let mut k = EventIndex {
@@ -106,14 +113,10 @@ impl EventIndex {
         for (i, s) in t.samples().iter().enumerate() {
             k.samples_by_thread[s.thread as usize] = Some(i as u32);
         }
-        let depths = trace_model::frame_depths(t.frames());
-        k.sample_stacks = (k.samples_by_thread.par_iter())
-            .map(|s| {
-                s.map_or_else(SampleStacks::default, |s| {
-                    SampleStacks::build(t, s, &depths)
-                })
-            })
-            .collect();
+        k.sample_stacks = match stacks.len() == t.threads().len() {
+            true => stacks,
+            false => SampleStacks::by_thread(t),
+        };
         k.async_groups = AsyncGroup::build(t, &k.async_place);
         k.cpu_lanes = CpuLanes::build(t);
         k.order = t.display_order();

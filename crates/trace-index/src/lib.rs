@@ -71,6 +71,9 @@ const INDEX_BUDGET_PER_SPAN: usize = 8;
 pub struct TraceIndex {
     /// `threads[t][d]`: the index of thread `t`'s lane at depth `d`.
     threads: Vec<Vec<LaneIndex>>,
+    /// Per thread, its samples' stacks over time, where they were added
+    /// ([`add_sample_stacks`](Self::add_sample_stacks)); else empty.
+    samples: Vec<SampleStacks>,
 }
 
 impl TraceIndex {
@@ -104,7 +107,27 @@ impl TraceIndex {
                     .collect()
             })
             .collect();
-        TraceIndex { threads }
+        TraceIndex {
+            threads,
+            samples: Vec::new(),
+        }
+    }
+
+    /// Adds the samples' stacks over time ([`SampleStacks::by_thread`]), which
+    /// [`EventIndex`] otherwise builds: a browser's worker builds them with the index, and
+    /// the page, which draws, takes them with it
+    /// ([`take_sample_stacks`](Self::take_sample_stacks)). Nothing for a trace without
+    /// samples.
+    pub fn add_sample_stacks(&mut self, trace: &Trace) {
+        if !trace.samples().is_empty() {
+            self.samples = SampleStacks::by_thread(trace);
+        }
+    }
+
+    /// The samples' stacks added ([`add_sample_stacks`](Self::add_sample_stacks)), by
+    /// thread, for [`EventIndex::with_sample_stacks`]; empty if none were.
+    pub fn take_sample_stacks(&mut self) -> Vec<SampleStacks> {
+        std::mem::take(&mut self.samples)
     }
 
     /// The items of lane `depth` of thread `thread` (indices into `trace.threads()` and its
@@ -161,7 +184,8 @@ impl TraceIndex {
         let lanes: usize = (self.threads.iter().flatten())
             .map(LaneIndex::heap_bytes)
             .sum();
-        lanes + TraceIndex::table_bytes(self.threads.iter().map(Vec::len))
+        let samples: usize = self.samples.iter().map(SampleStacks::heap_bytes).sum();
+        lanes + samples + TraceIndex::table_bytes(self.threads.iter().map(Vec::len))
     }
 
     /// Bytes of the per-thread tables of lane records, for threads of the given lane counts.

@@ -3,6 +3,7 @@
 //! a span lane's index, so that a timeline draws them as it draws spans: about one item
 //! per pixel, whatever the number of samples.
 
+use rayon::prelude::*;
 use trace_model::{Lane, Trace};
 
 use crate::detail::Detail;
@@ -17,7 +18,7 @@ pub struct SampleStacks {
     pub track: u32,
     /// `lanes[d]`: the boxes at depth `d` (0 is the outermost frame).
     pub lanes: Vec<Lane>,
-    index: Vec<LaneIndex>,
+    pub(crate) index: Vec<LaneIndex>,
 }
 
 impl SampleStacks {
@@ -35,6 +36,23 @@ impl SampleStacks {
             lanes,
             index,
         }
+    }
+
+    /// Per thread of `t`, its sample track's stacks (empty where it has none), the tracks
+    /// in parallel.
+    pub fn by_thread(t: &Trace) -> Vec<SampleStacks> {
+        let mut by_thread: Vec<Option<u32>> = vec![None; t.threads().len()];
+        for (i, s) in t.samples().iter().enumerate() {
+            by_thread[s.thread as usize] = Some(i as u32);
+        }
+        let depths = trace_model::frame_depths(t.frames());
+        (by_thread.par_iter())
+            .map(|s| {
+                s.map_or_else(SampleStacks::default, |s| {
+                    SampleStacks::build(t, s, &depths)
+                })
+            })
+            .collect()
     }
 
     /// The number of depths.

@@ -17,13 +17,14 @@
 //! ```
 
 use trace_model::{
-    ColumnFill, ColumnSink, ColumnSource, Lane, StrId, Trace, TransferError, TransferReader,
-    TransferWriter,
+    ArgsId, ColumnFill, ColumnSink, ColumnSource, Columns, Lane, StrId, Trace, TransferError,
+    TransferReader, TransferWriter,
 };
 
 use crate::lane::LaneIndex;
 use crate::levels::{LevelItem, Levels};
 use crate::pyramid::{Blocks, Pyramid, FANOUT};
+use crate::sample_stacks::SampleStacks;
 use crate::TraceIndex;
 
 type R<'a> = TransferReader<'a>;
@@ -33,6 +34,7 @@ impl TraceIndex {
     pub fn to_transfer(&self) -> Vec<u8> {
         let mut w = TransferWriter::with_capacity(self.heap_bytes() + 64);
         w.list(&self.threads, |w, lanes| w.list(lanes, write_lane));
+        w.list(&self.samples, write_stacks);
         w.into_bytes()
     }
 
@@ -42,6 +44,7 @@ impl TraceIndex {
     pub fn to_transfer_pieces(&self, sink: &mut dyn ColumnSink) -> Vec<u8> {
         let mut w = TransferWriter::with_sink(sink);
         w.list(&self.threads, |w, lanes| w.list(lanes, write_lane));
+        w.list(&self.samples, write_stacks);
         w.into_bytes()
     }
 
@@ -87,22 +90,16 @@ impl IndexIn {
         let mut c = self.fill.step(src, budget);
         let lanes = trace.threads().iter().flat_map(|t| &t.lanes);
         for (l, lane) in self.index.threads.iter_mut().flatten().zip(lanes) {
-            for b in &mut l.pyramid.levels {
-                c.i64s(&mut b.last_end);
-                c.i64s(&mut b.busy);
-                c.u32s(&mut b.max_dur);
-                c.u32s(&mut b.max_gap);
-                c.u32s_by(&mut b.name, n_str, StrId);
+            fill_lane(&mut c, l, lane.len(), n_str);
+        }
+        for s in &mut self.index.samples {
+            for lane in &mut s.lanes {
+                c.i64s(&mut lane.start);
+                c.i64s(&mut lane.dur);
+                c.u32s_by(&mut lane.name, n_str, StrId);
             }
-            if let Some(v) = &mut l.levels {
-                let n = lane.len();
-                c.records(&mut v.items, |i64s, u32s| {
-                    let ok = (u32s[0] as usize) < n && u32s[3] < n_str;
-                    ok.then(|| item(i64s, u32s))
-                });
-                let items = u32::try_from(v.items.len()).unwrap_or(u32::MAX);
-                c.u32s_by(&mut v.saturated, items, |i| i);
-                c.i64s(&mut v.skip);
+            for (l, n) in s.index.iter_mut().zip(s.lanes.iter().map(|l| l.cat.len())) {
+                fill_lane(&mut c, l, n, n_str);
             }
         }
         let done = c.done().map_err(|expected| TransferError {
@@ -119,6 +116,26 @@ impl IndexIn {
     }
 }
 
+/// Fills the columns of `l`, the index of a lane of `n` spans.
+fn fill_lane(c: &mut Columns<'_>, l: &mut LaneIndex, n: usize, n_str: u32) {
+    for b in &mut l.pyramid.levels {
+        c.i64s(&mut b.last_end);
+        c.i64s(&mut b.busy);
+        c.u32s(&mut b.max_dur);
+        c.u32s(&mut b.max_gap);
+        c.u32s_by(&mut b.name, n_str, StrId);
+    }
+    if let Some(v) = &mut l.levels {
+        c.records(&mut v.items, |i64s, u32s| {
+            let ok = (u32s[0] as usize) < n && u32s[3] < n_str;
+            ok.then(|| item(i64s, u32s))
+        });
+        let items = u32::try_from(v.items.len()).unwrap_or(u32::MAX);
+        c.u32s_by(&mut v.saturated, items, |i| i);
+        c.i64s(&mut v.skip);
+    }
+}
+
 fn read(mut r: R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
     let index = read_in(&mut r, trace)?;
     if !r.at_end() {
@@ -130,6 +147,7 @@ fn read(mut r: R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
 /// The index in `r` (in pieces: its columns zeros, checked as they are filled).
 fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
     let threads = r.list(|r| r.list(read_lane))?;
+    let mut samples = r.list(read_stacks)?;
     let shape = threads.len() == trace.threads().len()
         && (threads.iter().zip(trace.threads())).all(|(l, t)| l.len() == t.lanes.len());
     if !shape {
@@ -144,10 +162,87 @@ fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
                 Some(p) => p.by_ref().take(col_count(l)).collect(),
                 None => col_lens(l),
             };
-            check_lane(l, lane, &lens, pieces.is_none()).map_err(|what| r.fail(what))?;
+            check_lane(l, lane.len(), &lens, pieces.is_none()).map_err(|what| r.fail(what))?;
         }
     }
-    Ok(TraceIndex { threads })
+    if !(samples.is_empty() || samples.len() == trace.threads().len()) {
+        return Err(r.fail("samples' stacks for every thread or none"));
+    }
+    for (t, s) in samples.iter_mut().enumerate() {
+        check_stacks(s, t, trace, &mut pieces).map_err(|what| r.fail(what))?;
+    }
+    Ok(TraceIndex { threads, samples })
+}
+
+/// Whether `s` is thread `t`'s samples' stacks: its own track's, an index a depth, the
+/// lanes' columns of one length (in pieces, `pieces` gives the lengths of its columns, in
+/// [`write_stacks`]'s order) and their names in range (in pieces, checked as filled); the
+/// columns every box has alike are made.
+fn check_stacks(
+    s: &mut SampleStacks,
+    t: usize,
+    trace: &Trace,
+    pieces: &mut Option<impl Iterator<Item = usize>>,
+) -> Result<(), &'static str> {
+    let own = (trace.samples().get(s.track as usize)).is_some_and(|st| st.thread as usize == t);
+    if !(own || s.lanes.is_empty()) || s.lanes.len() != s.index.len() {
+        return Err("samples' stacks of the thread's own track, an index a depth");
+    }
+    let n_str = trace.strings().len() as u32;
+    for lane in &mut s.lanes {
+        let lens: Vec<usize> = match pieces {
+            Some(p) => p.by_ref().take(3).collect(),
+            None => vec![lane.start.len(), lane.dur.len(), lane.name.len()],
+        };
+        if lens.len() != 3 || lens[1] != lens[0] || lens[2] != lens[0] {
+            return Err("a stack lane's columns of one length");
+        }
+        if lane.name.iter().any(|n| n.0 >= n_str) {
+            return Err("a stack lane's names in range");
+        }
+        let n = lens[0];
+        lane.cat = vec![StrId::EMPTY; n];
+        lane.args = vec![ArgsId::NONE; n];
+        lane.flags = vec![0; n];
+    }
+    for (l, lane) in s.index.iter().zip(&s.lanes) {
+        let lens: Vec<usize> = match pieces {
+            Some(p) => p.by_ref().take(col_count(l)).collect(),
+            None => col_lens(l),
+        };
+        check_lane(l, lane.cat.len(), &lens, pieces.is_none())?;
+    }
+    Ok(())
+}
+
+/// A thread's samples' stacks: its track, its lanes' own columns (the others are alike in
+/// every box), then their indices.
+fn write_stacks(w: &mut TransferWriter<'_>, s: &SampleStacks) {
+    w.u32(s.track);
+    w.list(&s.lanes, |w, l| {
+        w.col_i64s(&l.start);
+        w.col_i64s(&l.dur);
+        w.col_u32s_by(&l.name, |s| s.0);
+    });
+    w.list(&s.index, write_lane);
+}
+
+fn read_stacks(r: &mut R<'_>) -> Result<SampleStacks, TransferError> {
+    let track = r.u32()?;
+    let lanes = r.list(|r| {
+        Ok(Lane {
+            start: r.col_i64s()?,
+            dur: r.col_i64s()?,
+            name: r.col_u32s_by(StrId)?,
+            ..Lane::default()
+        })
+    })?;
+    let index = r.list(read_lane)?;
+    Ok(SampleStacks {
+        track,
+        lanes,
+        index,
+    })
 }
 
 /// A lane index's large columns, as [`write_lane`] writes them.
@@ -240,16 +335,10 @@ fn item([start, end]: [i64; 2], [first, busy, longest, name]: [u32; 4]) -> Level
     }
 }
 
-/// Whether `l`, its large columns `lens` long, has the shape an index of `lane` has (see
+/// Whether `l`, its large columns `lens` long, has the shape an index of a lane of `n` spans has (see
 /// the module's overview); with `content`, its columns' values too (in pieces they are
 /// checked as they are filled).
-fn check_lane(
-    l: &LaneIndex,
-    lane: &Lane,
-    lens: &[usize],
-    content: bool,
-) -> Result<(), &'static str> {
-    let n = lane.len();
+fn check_lane(l: &LaneIndex, n: usize, lens: &[usize], content: bool) -> Result<(), &'static str> {
     let mut want = if n <= FANOUT { 0 } else { n.div_ceil(FANOUT) };
     if lens.len() != col_count(l) {
         return Err("every column of the lane's index");
@@ -373,6 +462,46 @@ mod tests {
         bad.u32s[from..].fill(u32::MAX);
         let mut iin = IndexIn::new(&index_head, left, &t).unwrap();
         assert!(iin.fill(&mut bad, usize::MAX / 2, &t).is_err());
+    }
+
+    /// A real Firefox Profiler recording's samples' stacks, built with the index (as a
+    /// browser's worker does), come back as the page would build them, whole and in
+    /// pieces; a cut buffer, another thread's track and names past the strings are errors.
+    #[test]
+    fn sample_stacks_come_back_as_the_page_would_build_them() {
+        let t =
+            trace_model::load("../../tests/fixtures/real/profiles/firefox_page.json.gz").unwrap();
+        let want = format!("{:?}", SampleStacks::by_thread(&t));
+        let mut index = TraceIndex::build(&t);
+        index.add_sample_stacks(&t);
+        let deep = (index.samples.iter()).filter(|s| s.lanes.iter().any(|l| l.len() > FANOUT));
+        assert!(deep.count() >= 1, "a lane with pyramid levels");
+        let bytes = index.to_transfer();
+        let mut back = TraceIndex::from_transfer(&bytes, &t).unwrap();
+        assert_eq!(format!("{:?}", back.take_sample_stacks()), want);
+        for budget in [1 << 10, usize::MAX / 2] {
+            let mut back = in_pieces(&t, &index, budget).unwrap();
+            let k = crate::EventIndex::with_sample_stacks(&t, back.take_sample_stacks());
+            assert_eq!(format!("{:?}", k.sample_stacks), want);
+        }
+        for n in (0..bytes.len()).step_by(11) {
+            assert!(
+                TraceIndex::from_transfer(&bytes[..n], &t).is_err(),
+                "cut at {n}"
+            );
+        }
+        let with = |f: &dyn Fn(&mut SampleStacks)| {
+            let mut bad = index.clone();
+            let s = (bad.samples.iter_mut())
+                .find(|s| !s.lanes.is_empty())
+                .unwrap();
+            f(s);
+            TraceIndex::from_transfer(&bad.to_transfer(), &t)
+        };
+        assert!(with(&|s| s.track = t.samples().len() as u32).is_err());
+        assert!(with(&|s| s.lanes[0].name[0] = StrId(u32::MAX)).is_err());
+        assert!(with(&|s| drop(s.index.pop())).is_err());
+        assert!(with(&|_| {}).is_ok());
     }
 
     #[test]

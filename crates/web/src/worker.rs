@@ -231,7 +231,9 @@ impl Loader {
     pub fn finish_index(&mut self) -> Option<js_sys::Object> {
         let trace = self.built.as_ref()?;
         let started = Instant::now();
-        let index = trace_index::TraceIndex::build(trace);
+        let mut index = trace_index::TraceIndex::build(trace);
+        // The samples' stacks over time too, which the page would build in one step.
+        index.add_sample_stacks(trace);
         let indexed = Instant::now();
         let pool = std::mem::take(&mut self.pool);
         let packed = spall_web_transfer::pack_index(trace, &index, self.piece(), pool);

@@ -103,7 +103,9 @@ impl Taking {
         {
             // The views' data: the kinds in a step, the rest in the next.
             let Some(kinds) = self.kinds.take() else {
-                self.kinds = Some(EventIndex::new(self.trace.as_ref()?));
+                // The samples' stacks come with the index (built in the worker).
+                let stacks = self.index.as_mut()?.take_sample_stacks();
+                self.kinds = Some(EventIndex::with_sample_stacks(self.trace.as_ref()?, stacks));
                 return None;
             };
             let trace = self.trace.as_ref()?;
