@@ -72,7 +72,9 @@ impl SampleTrack {
     /// O(samples × depth), and a deep stack's outer frames are not read again from the
     /// table, whose rows are scattered (the walk was most of a deep profile's cost).
     pub fn stack_lanes_at(&self, frames: &[Frame], depths: &[u32]) -> Vec<Lane> {
-        let typical = self.typical_interval();
+        // Only a timed track whose weights are not times needs it (a sort's worth).
+        let by_time = !self.timed || self.unit == spall_format::SampleUnit::Nanoseconds;
+        let typical = if by_time { 1 } else { self.typical_interval() };
         let mut lanes: Vec<Lane> = Vec::new();
         let mut open: Vec<Open> = Vec::new();
         // The frames below those kept open, leaf first.
