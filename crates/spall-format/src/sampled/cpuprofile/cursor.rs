@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use crate::hash::same;
+use crate::json::scan::special_mask;
 
 /// Why a step stopped: the bytes so far end inside the item, or the reader gives up.
 pub(super) enum Stop {
@@ -475,11 +476,8 @@ fn plain_ascii(b: &[u8]) -> usize {
     while let Some(w) = b.get(q..q + 8) {
         let w = u64::from_le_bytes(w.try_into().unwrap());
         // A borrow out of a byte that is flagged only reaches later bytes.
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v;
         let control = w.wrapping_sub(ONES * 0x20) & !w;
-        let quote = zero(w ^ (ONES * b'"' as u64));
-        let escape = zero(w ^ (ONES * b'\\' as u64));
-        let m = (quote | escape | control | w) & HIGH;
+        let m = special_mask(w) | (control | w) & HIGH;
         if m != 0 {
             return q + (m.trailing_zeros() / 8) as usize;
         }
