@@ -34,7 +34,7 @@ impl SampleTrack {
     /// jitter) does not split a box.
     pub fn sample_end(&self, i: usize, typical: i64) -> i64 {
         let ts = self.ts[i];
-        let own = if !self.timed || self.unit == spall_format::SampleUnit::Nanoseconds {
+        let own = if self.ends_at_weight() {
             ts.saturating_add(self.weight[i].max(0))
         } else {
             ts.saturating_add(typical.saturating_mul(2))
@@ -43,6 +43,12 @@ impl SampleTrack {
             Some(&next) => own.min(next).max(ts),
             None => own,
         }
+    }
+
+    /// Whether a sample ends at its weight ([`sample_end`](Self::sample_end)): the track is
+    /// untimed (laid out by weight) or its weights are nanoseconds.
+    fn ends_at_weight(&self) -> bool {
+        !self.timed || self.unit == spall_format::SampleUnit::Nanoseconds
     }
 
     /// The median of the positive intervals between samples (1 ns if there are none): how
@@ -72,9 +78,11 @@ impl SampleTrack {
     /// O(samples × depth), and a deep stack's outer frames are not read again from the
     /// table, whose rows are scattered (the walk was most of a deep profile's cost).
     pub fn stack_lanes_at(&self, frames: &[Frame], depths: &[u32]) -> Vec<Lane> {
-        // Only a timed track whose weights are not times needs it (a sort's worth).
-        let by_time = !self.timed || self.unit == spall_format::SampleUnit::Nanoseconds;
-        let typical = if by_time { 1 } else { self.typical_interval() };
+        // Only a track whose samples do not end at their weight needs it (a selection).
+        let typical = match self.ends_at_weight() {
+            true => 1,
+            false => self.typical_interval(),
+        };
         let mut lanes: Vec<Lane> = Vec::new();
         let mut open: Vec<Open> = Vec::new();
         // The frames below those kept open, leaf first.

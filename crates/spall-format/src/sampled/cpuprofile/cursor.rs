@@ -209,22 +209,13 @@ impl<'b> Cur<'b> {
     pub(super) fn plain_int(&mut self) -> R<Option<(i64, bool)>> {
         let neg = self.b.get(self.i) == Some(&b'-');
         let first = self.i + neg as usize;
-        let mut j = first;
-        let mut v = 0i64;
-        while let Some(&d) = self.b.get(j) {
-            if !d.is_ascii_digit() {
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add((d - b'0') as i64);
-            j += 1;
-        }
+        let (j, v) = digits(self.b, first);
         match self.b.get(j) {
             None => return Err(self.need()),
             Some(b'.' | b'e' | b'E' | b'+' | b'-') => return Ok(None),
             Some(_) => {}
         }
-        let n = j - first;
-        if n == 0 || n > 18 || (n > 1 && self.b[first] == b'0') {
+        if !plain_digits(self.b, first, j) {
             return Ok(None);
         }
         self.i = j;
@@ -236,15 +227,9 @@ impl<'b> Cur<'b> {
     #[inline]
     pub(super) fn int(&mut self) -> R<i64> {
         // The usual: digits at the cursor, then the `,` or bracket after them.
-        let (b, first) = (self.b, self.i);
-        let (mut j, mut v) = (first, 0i64);
-        while let Some(d) = b.get(j).map(|d| d.wrapping_sub(b'0')).filter(|&d| d <= 9) {
-            v = v.wrapping_mul(10).wrapping_add(d as i64);
-            j += 1;
-        }
-        let n = j - first;
-        let ends = matches!(b.get(j), Some(b',' | b']' | b'}'));
-        if ends && (1..=18).contains(&n) && (n == 1 || b[first] != b'0') {
+        let (j, v) = digits(self.b, self.i);
+        let ends = matches!(self.b.get(j), Some(b',' | b']' | b'}'));
+        if ends && plain_digits(self.b, self.i, j) {
             self.i = j;
             return Ok(v);
         }
@@ -463,6 +448,26 @@ impl<'b> Cur<'b> {
             _ => Err(Stop::Fail),
         }
     }
+}
+
+/// The decimal digits of `b` from `first`: where they end, and their value (wrapped past
+/// 18 digits, which [`plain_digits`] refuses).
+#[inline(always)]
+fn digits(b: &[u8], first: usize) -> (usize, i64) {
+    let (mut j, mut v) = (first, 0i64);
+    while let Some(d) = b.get(j).map(|d| d.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+        v = v.wrapping_mul(10).wrapping_add(d as i64);
+        j += 1;
+    }
+    (j, v)
+}
+
+/// Whether the digits `first..end` of `b` are an integer serde_json's `i64` reads alike:
+/// 1 to 18 of them, no leading zero.
+#[inline(always)]
+fn plain_digits(b: &[u8], first: usize, end: usize) -> bool {
+    let n = end - first;
+    (1..=18).contains(&n) && (n == 1 || b[first] != b'0')
 }
 
 /// How many bytes `b` starts with that are plain ASCII in a JSON string (not `"`, `\`, a
