@@ -103,8 +103,20 @@ pub(crate) struct Frames {
     /// Ids into `frames` (an entry's low 32 bits), each beside its frame's
     /// [`frame_tag`] (the high 32): 8 bytes an entry where a map keyed by the frame held
     /// 24, and the table grows, and a probe passes an entry of another hash, without
-    /// reading that entry's frame (a cache miss each in a large profile).
+    /// reading that entry's frame (a cache miss each in a large profile). A frame made
+    /// right after its parent (at [`next_to`]) is not in it: a lookup reads that place
+    /// first, and a new stack's frames, each under the last, are most of a profile's (an
+    /// insert each was a cache miss: a fifth of a 53 MB `.cpuprofile`'s finish).
     ids: hashbrown::HashTable<u64>,
+    /// How many of `frames` are placed: in `ids`, or at [`next_to`] their parent.
+    placed: usize,
+}
+
+/// The place right after frame `f`'s parent's (0 for an outermost frame), where a lookup
+/// reads first.
+#[inline(always)]
+fn next_to(f: &Frame) -> usize {
+    f.parent.wrapping_add(1) as usize
 }
 
 /// An odd constant of mixed bits (2^64 over the golden ratio).
@@ -147,17 +159,24 @@ impl Frames {
 
     /// The frame `f` (its parent interned before it), interned.
     pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
-        let Frames { frames, ids } = self;
+        let Frames {
+            frames,
+            ids,
+            placed,
+        } = self;
         // Frames taken as they were (`take_unique`) are looked up from now on.
-        for (i, f) in frames.iter().enumerate().skip(ids.len()) {
-            let e = frame_tag(f) << 32 | i as u64;
-            ids.insert_unique(spread(&e), e, spread);
+        for (i, f) in frames.iter().enumerate().skip(*placed) {
+            if next_to(f) != i {
+                let e = frame_tag(f) << 32 | i as u64;
+                ids.insert_unique(spread(&e), e, spread);
+            }
         }
+        *placed = frames.len();
         // A stack's frames are often made in one go, each right after its caller: that
-        // one is checked before the frame is looked up at random.
-        let after = f.parent.wrapping_add(1);
-        if frames.get(after as usize) == Some(&f) {
-            return after;
+        // one is checked before the frame is looked up at random (and is in no table).
+        let after = next_to(&f);
+        if frames.get(after) == Some(&f) {
+            return after as u32;
         }
         let t = frame_tag(&f);
         let h = spread(&(t << 32));
@@ -170,10 +189,13 @@ impl Frames {
                 return e as u32;
             }
         }
-        let next = frames.len() as u32;
+        let next = frames.len();
+        if next_to(&f) != next {
+            ids.insert_unique(h, t << 32 | next as u64, spread);
+        }
         frames.push(f);
-        ids.insert_unique(h, t << 32 | next as u64, spread);
-        next
+        *placed += 1;
+        next as u32
     }
 
     /// Into no frames, `frames`, distinct and each after its parent, with their ids as
@@ -409,6 +431,48 @@ fn frame_of(
 #[cfg(test)]
 mod tests {
     use crate::{load_bytes, ExtId, NO_FRAME};
+
+    /// Frames asked for in a random order of callers and names, biased to the last frame
+    /// made (new stacks, each frame next to its caller: in no table) and to a few callers
+    /// (siblings, looked up): each pair gets one id, as a map of pairs gives; frames taken
+    /// as they are, then asked for again, keep theirs.
+    #[test]
+    fn frames_are_interned_once_wherever_they_are_kept() {
+        use super::Frames;
+        use crate::strings::StrId;
+        use std::collections::HashMap;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (mut frames, mut want) = (Frames::default(), HashMap::new());
+        let mut ops = Vec::new();
+        for _ in 0..20_000 {
+            let made = frames.frames.len() as u64;
+            let parent = match next(4) {
+                _ if made == 0 => NO_FRAME,
+                0 => made as u32 - 1,
+                1 => NO_FRAME,
+                2 => next(made.min(8)) as u32,
+                _ => next(made) as u32,
+            };
+            let name = StrId(next(6) as u32 + 1);
+            let id = frames.get(name, parent);
+            let known = *want.entry((name, parent)).or_insert(id);
+            assert_eq!(id, known, "{name:?} under {parent}");
+            ops.push((name, parent, id));
+        }
+        assert_eq!(frames.frames.len(), want.len());
+        let mut taken = Frames::default();
+        taken.take_unique(frames.frames.iter().copied());
+        for (name, parent, id) in ops.into_iter().rev() {
+            assert_eq!(taken.get(name, parent), id);
+        }
+        assert_eq!(taken.frames.len(), want.len());
+    }
 
     #[test]
     fn v8_profile_chunks_become_stacks() {
