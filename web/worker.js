@@ -270,10 +270,12 @@ const startModule = (data) => (starting ||= (async () => {
 // module's functions are compiled at their first call, with the baseline compiler, and
 // optimized only once they have run a while, so the first load of a worker spent 40-100
 // ms compiling and running slow code in its first slice and its finish
-// (docs/PERFORMANCE.md, "The page beside speedscope 1.25"). The code compiled is the
-// module's, shared with the next workers.
+// (docs/PERFORMANCE.md, "The load worker's warm-up"). The code compiled is the
+// module's, shared with the next workers. The files are big enough for the decoders'
+// per-record functions to be optimized (a tenth of this left a 53 MB profile's first
+// slices at half speed), and load in about a third of a second, before a person picks a file.
 const warmFiles = () => {
-  const n = 3000, nodes = [], samples = [], deltas = [];
+  const n = 30000, nodes = [], samples = [], deltas = [];
   for (let i = 1; i <= n; i++) {
     const kids = i * 2 <= n ? `,"children":[${[i * 2, i * 2 + 1].filter((k) => k <= n)}]` : "";
     nodes.push(`{"id":${i},"callFrame":{"functionName":"f${i % 97}","scriptId":"${i % 7}",` +
@@ -285,7 +287,7 @@ const warmFiles = () => {
   const cpu = `{"nodes":[${nodes}],"startTime":1,"endTime":${n * 110},` +
     `"samples":[${samples}],"timeDeltas":[${deltas}]}`;
   const perf = [], folded = [], events = [];
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 4000; i++) {
     perf.push(`w ${100 + (i % 3)}/${100 + (i % 3)} [00${i % 2}] ${1000 + i}.000100: 250000 cycles:u: `);
     for (let d = 0; d < 8; d++) perf.push(`\t    ${(0x400000 + d * 16 + i).toString(16)} f${(i + d) % 31}+0x${d}${d} (/w/a.out)`);
     perf.push("");

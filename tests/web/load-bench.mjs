@@ -76,6 +76,9 @@ try {
         // The times of the worker's `started` (data-threads set), of its first progress
         // (some bytes done) and of the frame that set data-state="loaded".
         globalThis.at_ = {};
+        document.querySelector("#spall-file").addEventListener("change", () => {
+          at_.change ??= performance.now();
+        }, { capture: true });
         const show = globalThis.spall_progress;
         globalThis.spall_progress = (...a) => {
           if (a[0] > 0) at_.progress ??= performance.now();
@@ -106,11 +109,11 @@ try {
         return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, gapAt, page: end - h,
           spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, simd: d.simd,
           ahead: d.ahead, turns: d.takeTurns, error: d.error, handoff: h - t0,
-          started: (at_.started ?? NaN) - t0, progress: (at_.progress ?? NaN) - t0,
+          change: (at_.change ?? NaN) - t0, started: (at_.started ?? NaN) - t0, progress: (at_.progress ?? NaN) - t0,
           loaded: at_.loaded - h };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
-      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms; the worker's ` +
+      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms; the picker's change after ${r.change.toFixed(0)} ms, the worker's ` +
         `started after ${r.started.toFixed(0)} ms, its first progress ${r.progress.toFixed(0)} ms, the ` +
         `hand-off ${r.handoff.toFixed(0)} ms, then loaded +${r.loaded.toFixed(0)} ms, shown +${r.page.toFixed(0)} ms; ` +
         `longest frame gap ${r.gap.toFixed(0)} ms at ${r.gapAt.toFixed(0)} ms from the hand-off`);
