@@ -151,10 +151,11 @@ impl Frames {
         })
     }
 
-    /// Room for `n` more frames.
+    /// Room for `n` more frames, and table entries for a quarter of them (a frame made
+    /// next to its caller has none: most of a call tree's).
     pub(crate) fn reserve(&mut self, n: usize) {
         self.frames.reserve(n);
-        self.ids.reserve(n, spread);
+        self.ids.reserve(n / 4, spread);
     }
 
     /// The frame `f` (its parent interned before it), interned.
