@@ -272,8 +272,8 @@ const startModule = (data) => (starting ||= (async () => {
 // ms compiling and running slow code in its first slice and its finish
 // (docs/PERFORMANCE.md, "The load worker's warm-up"). The code compiled is the
 // module's, shared with the next workers. The files are big enough for the decoders'
-// per-record functions to be optimized (a tenth of this left a 53 MB profile's first
-// slices at half speed), and load in about a third of a second, before a person picks a file.
+// per-record functions to be optimized before a person picks a file (smaller ones left them
+// slow into the real load's first slices).
 const warmFiles = () => {
   const n = 30000, nodes = [], samples = [], deltas = [];
   for (let i = 1; i <= n; i++) {

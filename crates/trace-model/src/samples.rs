@@ -106,7 +106,7 @@ pub(crate) struct Frames {
     /// reading that entry's frame (a cache miss each in a large profile). A frame made
     /// right after its parent (at [`next_to`]) is not in it: a lookup reads that place
     /// first, and a new stack's frames, each under the last, are most of a profile's (an
-    /// insert each was a cache miss: a fifth of a 53 MB `.cpuprofile`'s finish).
+    /// insert each was a cache miss; docs/PERFORMANCE.md, "Sampling profiles").
     ids: hashbrown::HashTable<u64>,
     /// How many of `frames` are placed: in `ids`, or at [`next_to`] their parent.
     placed: usize,
