@@ -17,7 +17,8 @@
 //   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against
 //     the page's scalar module)
 //   SETTLE=MS ...   (the wait between the demo shown and the pick; default 1000)
-//   EACH=1 ...   (each run's line too: when the worker said `started`, its first progress,
+//   EACH=1 ...   (each run's line too: when the picker's `change` event came (playwright's
+//     and the browser's part, the same for any page), the worker said `started`, its first progress,
 //     the hand-off, the frame that set data-state="loaded" and the one after it (shown),
 //     and where the longest frame gap was)
 //
@@ -109,12 +110,14 @@ try {
         return { ms: end - t0, fps: before.length / ((h - t0) / 1000), gap, gapAt, page: end - h,
           spans: d.spans, state: d.state, loader: d.loader, threads: d.threads, simd: d.simd,
           ahead: d.ahead, turns: d.takeTurns, error: d.error, handoff: h - t0,
-          change: (at_.change ?? NaN) - t0, started: (at_.started ?? NaN) - t0, progress: (at_.progress ?? NaN) - t0,
+          change: (at_.change ?? NaN) - t0, started: (at_.started ?? NaN) - t0,
+          progress: (at_.progress ?? NaN) - t0,
           loaded: at_.loaded - h };
       }, t0);
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
-      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms; the picker's change after ${r.change.toFixed(0)} ms, the worker's ` +
-        `started after ${r.started.toFixed(0)} ms, its first progress ${r.progress.toFixed(0)} ms, the ` +
+      if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms; the picker's ` +
+        `change after ${r.change.toFixed(0)} ms, the worker's started after ${r.started.toFixed(0)} ms, ` +
+        `its first progress ${r.progress.toFixed(0)} ms, the ` +
         `hand-off ${r.handoff.toFixed(0)} ms, then loaded +${r.loaded.toFixed(0)} ms, shown +${r.page.toFixed(0)} ms; ` +
         `longest frame gap ${r.gap.toFixed(0)} ms at ${r.gapAt.toFixed(0)} ms from the hand-off`);
       results[k].push(r);

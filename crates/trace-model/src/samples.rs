@@ -160,12 +160,47 @@ impl Frames {
 
     /// The frame `f` (its parent interned before it), interned.
     pub(crate) fn get_frame(&mut self, f: Frame) -> u32 {
+        if self.placed < self.frames.len() {
+            self.place_taken();
+        }
         let Frames {
             frames,
             ids,
             placed,
         } = self;
-        // Frames taken as they were (`take_unique`) are looked up from now on.
+        // A stack's frames are often made in one go, each right after its caller: that
+        // one is checked before the frame is looked up at random (and is in no table).
+        let after = next_to(&f);
+        if frames.get(after) == Some(&f) {
+            return after as u32;
+        }
+        // A frame is made after its parent, so the last frame made has none below it yet:
+        // below it, `f` is new, and lands next to its parent (a new stack's frames, each
+        // under the last). Elsewhere it is looked up, and if new, goes in the table.
+        let next = frames.len();
+        if after != next {
+            let t = frame_tag(&f);
+            let h = spread(&(t << 32));
+            let found = ids.find(h, |&e| e >> 32 == t && frames[e as u32 as usize] == f);
+            if let Some(&e) = found {
+                return e as u32;
+            }
+            ids.insert_unique(h, t << 32 | next as u64, spread);
+        }
+        frames.push(f);
+        *placed += 1;
+        next as u32
+    }
+
+    /// Places the frames taken as they were ([`take_unique`](Self::take_unique)), to be
+    /// looked up from now on: each not next to its parent goes in the table.
+    #[cold]
+    fn place_taken(&mut self) {
+        let Frames {
+            frames,
+            ids,
+            placed,
+        } = self;
         for (i, f) in frames.iter().enumerate().skip(*placed) {
             if next_to(f) != i {
                 let e = frame_tag(f) << 32 | i as u64;
@@ -173,30 +208,6 @@ impl Frames {
             }
         }
         *placed = frames.len();
-        // A stack's frames are often made in one go, each right after its caller: that
-        // one is checked before the frame is looked up at random (and is in no table).
-        let after = next_to(&f);
-        if frames.get(after) == Some(&f) {
-            return after as u32;
-        }
-        let t = frame_tag(&f);
-        let h = spread(&(t << 32));
-        // A frame is made after its parent, so the last frame made has none below it yet:
-        // below it, `f` is new (a new stack's frames, each under the last).
-        let under_last = f.parent != NO_FRAME && f.parent as usize + 1 == frames.len();
-        if !under_last {
-            let found = ids.find(h, |&e| e >> 32 == t && frames[e as u32 as usize] == f);
-            if let Some(&e) = found {
-                return e as u32;
-            }
-        }
-        let next = frames.len();
-        if next_to(&f) != next {
-            ids.insert_unique(h, t << 32 | next as u64, spread);
-        }
-        frames.push(f);
-        *placed += 1;
-        next as u32
     }
 
     /// Into no frames, `frames`, distinct and each after its parent, with their ids as
