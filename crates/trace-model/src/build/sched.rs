@@ -8,9 +8,6 @@ use super::TraceBuilder;
 use crate::sched::{derive, SchedData};
 use crate::span::ExtId;
 
-/// Tids found by index rather than by hash (Linux's default `pid_max` is 4M).
-const DENSE_TIDS: usize = 1 << 22;
-
 impl TraceBuilder {
     /// Derives the scheduling data, creating and naming the threads it refers to; `None`
     /// when the trace held no scheduler records.
@@ -39,30 +36,12 @@ impl TraceBuilder {
             by_tid.insert(tid.into(), t);
         }
         let mut diags = std::mem::take(&mut self.diags);
-        // The replay asks for a thread a few times a record: tids below DENSE_TIDS are
-        // found by index, the map asked once each.
-        let mut dense: Vec<u32> = Vec::new();
+        // The replay keeps the threads of most tids by index: the map is asked once each.
         let mut thread = |tid: i32| -> u32 {
-            let slot = usize::try_from(tid).ok().filter(|&i| i < DENSE_TIDS);
-            if let Some(&t) = slot.and_then(|i| dense.get(i)).filter(|&&t| t != u32::MAX) {
-                return t;
-            }
             let tid = i64::from(tid);
-            let t = match by_tid.get(&tid) {
-                Some(&t) => t,
-                None => {
-                    let t = self.thread_of((ExtId::Num(0), ExtId::Num(tid)));
-                    by_tid.insert(tid, t);
-                    t
-                }
-            };
-            if let Some(i) = slot {
-                if dense.len() <= i {
-                    dense.resize(i + 1, u32::MAX);
-                }
-                dense[i] = t;
-            }
-            t
+            *by_tid
+                .entry(tid)
+                .or_insert_with(|| self.thread_of((ExtId::Num(0), ExtId::Num(tid))))
         };
         let idle = thread(0);
         let d = derive::derive(c, &mut thread, Some(idle), &mut diags);

@@ -85,6 +85,19 @@ impl Packed {
     }
 }
 
+/// A `compact_sched` record as the replay reads it (the fields of a [`Rec`] it has).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Compact {
+    pub ts: i64,
+    pub tid: i32,
+    pub prio: i32,
+    /// A switch's next comm; EMPTY for a waking.
+    pub comm: StrId,
+    pub prev_state: u16,
+    pub flags: u8,
+    pub waking: bool,
+}
+
 /// One `compact_sched` block of a CPU.
 #[derive(Debug)]
 pub(crate) struct Block {
@@ -115,25 +128,43 @@ impl Block {
     }
 
     /// Record `i` (which must be there) as a row of CPU `cpu`.
-    #[inline]
     pub(crate) fn rec(&self, i: usize, cpu: u32) -> Rec {
+        let c = self.compact(i);
+        Rec {
+            ts: c.ts,
+            seq: self.seq.wrapping_add(i as u32),
+            cpu,
+            tid: c.tid,
+            other: -1,
+            prio: c.prio,
+            comm: c.comm,
+            extra: 0,
+            prev_state: c.prev_state,
+            flags: c.flags,
+            kind: match c.waking {
+                true => SchedKind::CompactWaking,
+                false => SchedKind::CompactSwitch,
+            },
+        }
+    }
+
+    /// Record `i` (which must be there) as the replay reads it: the fields a compact
+    /// record has, without a row's.
+    #[inline]
+    pub(crate) fn compact(&self, i: usize) -> Compact {
         // The replay walks every CPU's blocks at once, a record of each in turn.
         spall_util::prefetch(&self.recs, i + PREFETCH_AHEAD);
         let p = &self.recs[i];
         let waking = p.waking();
         let comm = (p.bits & 0xff) as usize;
-        Rec {
+        Compact {
             ts: self.base + p.dt as i64,
-            seq: self.seq.wrapping_add(i as u32),
-            cpu,
             tid: p.tid,
-            other: -1,
             prio: (p.bits >> 8 & 0xff) as i32,
             comm: match waking {
                 true => StrId::EMPTY,
                 false => self.comms.get(comm).copied().unwrap_or(StrId::EMPTY),
             },
-            extra: 0,
             prev_state: match waking {
                 true => 0,
                 false => (p.bits >> 16) as u16,
@@ -142,10 +173,7 @@ impl Block {
                 true => (p.bits >> 16) as u8,
                 false => NO_FLAGS,
             },
-            kind: match waking {
-                true => SchedKind::CompactWaking,
-                false => SchedKind::CompactSwitch,
-            },
+            waking,
         }
     }
 

@@ -20,14 +20,22 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
-use super::collect::{Bucket, Chunk, Collected, Rec, NO_FLAGS};
-use super::open_states::{self, Op, OpSink, States};
+use super::collect::{Block, Bucket, Chunk, Collected, Compact, Rec, NO_FLAGS};
+use super::open_states::{self, Op, OpSink, States, NOT_CLOSED};
 use super::states::ENDED;
 use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, MAX_STATE_DUR};
 use crate::diag::ModelWarning;
 use crate::strings::StrId;
 
 const CLONE_THREAD: u32 = 0x0001_0000;
+
+/// Tids whose threads the replay keeps by index rather than asking for each record
+/// (Linux's default `pid_max` is 4M).
+const DENSE_TIDS: usize = 1 << 22;
+
+/// `prev_state`s whose meaning the replay keeps in a table (every bit a kernel sets but
+/// the top ones).
+const STATE_TABLE: usize = 1 << 12;
 
 /// A CPU's last switch: its open slice and the task it put there; where its slices go
 /// (`start..next` of the slices written so far).
@@ -150,19 +158,31 @@ pub(crate) fn derive(
         ops: (),
         counters: HashMap::new(),
         names: Vec::new(),
+        tids: Vec::new(),
+        task_states: (0..STATE_TABLE as i64)
+            .map(|raw| TaskState::from_raw(raw, c.version))
+            .collect(),
         max_ts: i64::MIN,
         clamped_prio: 0,
     };
     let (rp, st) = if open_states::worth_a_thread(most_states) {
         open_states::piped(states, |pipe| {
-            let mut rp = rp.with(pipe).0;
-            in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
-            rp.with(()).0
+            let mut v = Visitor {
+                rp: rp.with(pipe).0,
+                thread,
+                diags,
+            };
+            in_time_order(c.cpus, &mut v);
+            v.rp.with(()).0
         })
     } else {
-        let mut rp = rp.with(states).0;
-        in_time_order(c.cpus, |r, slot| rp.record(r, slot, thread, diags));
-        rp.with(())
+        let mut v = Visitor {
+            rp: rp.with(states).0,
+            thread,
+            diags,
+        };
+        in_time_order(c.cpus, &mut v);
+        v.rp.with(())
     };
     let clamped = [
         ("thread_state_too_long", st.clamped, "thread states"),
@@ -176,14 +196,64 @@ pub(crate) fn derive(
     rp.finish(st)
 }
 
-/// Warns of a scheduler record skipped for `what`.
-fn warn(diags: &mut Diagnostics<ModelWarning>, what: &'static str, r: &Rec) {
+/// Warns of a scheduler record at `ts` on `cpu` skipped for `what`.
+#[cold]
+fn warn(diags: &mut Diagnostics<ModelWarning>, what: &'static str, ts: i64, cpu: u32) {
     diags.warn(ModelWarning::Sched(what), 0, || {
-        format!(
-            "a scheduler record at {} ns on CPU {} ({what}); skipped",
-            r.ts, r.cpu
-        )
+        format!("a scheduler record at {ts} ns on CPU {cpu} ({what}); skipped")
     });
+}
+
+/// A switch's fields, full or compact.
+#[derive(Clone, Copy)]
+struct Switch {
+    ts: i64,
+    tid: i32,
+    comm: StrId,
+    prio: i32,
+    prev_state: u16,
+    /// A full switch's previous task and its comm; a compact one takes its CPU's last.
+    prev: Option<(i32, StrId)>,
+}
+
+/// What the merge hands each record to.
+trait Visit {
+    /// A row (of CPU bucket `slot`).
+    fn row(&mut self, r: &Rec, slot: usize);
+    /// A compact record.
+    fn compact(&mut self, c: Compact, slot: usize);
+}
+
+/// The replay, with the thread lookup and warnings it reports to.
+struct Visitor<'a, S, F> {
+    rp: Replay<S>,
+    thread: &'a mut F,
+    diags: &'a mut Diagnostics<ModelWarning>,
+}
+
+impl<S: OpSink, F: FnMut(i32) -> u32> Visit for Visitor<'_, S, F> {
+    fn row(&mut self, r: &Rec, slot: usize) {
+        self.rp.record(r, slot, self.thread, self.diags);
+    }
+
+    #[inline]
+    fn compact(&mut self, c: Compact, slot: usize) {
+        let rp = &mut self.rp;
+        match c.waking {
+            true => rp.compact_waking(c.ts, c.tid, c.flags, slot, self.thread, self.diags),
+            false => {
+                let s = Switch {
+                    ts: c.ts,
+                    tid: c.tid,
+                    comm: c.comm,
+                    prio: c.prio,
+                    prev_state: c.prev_state,
+                    prev: None,
+                };
+                rp.switch(s, slot, self.thread, self.diags)
+            }
+        }
+    }
 }
 
 /// Names thread `t` by `s` in `names` unless `s` is empty, the latest name winning.
@@ -197,6 +267,27 @@ fn set_name(names: &mut Vec<StrId>, t: u32, s: StrId) {
     }
 }
 
+/// Tid `tid`'s thread: from `tids` (by tid), else asked of `thread` once.
+#[inline]
+fn tid_thread(tids: &mut Vec<u32>, tid: i32, thread: &mut impl FnMut(i32) -> u32) -> u32 {
+    match tids.get(tid as u32 as usize) {
+        Some(&t) if t != u32::MAX => t,
+        _ => new_tid(tids, tid, thread),
+    }
+}
+
+#[inline(never)]
+fn new_tid(tids: &mut Vec<u32>, tid: i32, thread: &mut impl FnMut(i32) -> u32) -> u32 {
+    let t = thread(tid);
+    if let Some(i) = usize::try_from(tid).ok().filter(|&i| i < DENSE_TIDS) {
+        if tids.len() <= i {
+            tids.resize(i + 1, u32::MAX);
+        }
+        tids[i] = t;
+    }
+    t
+}
+
 /// What the replay has built so far, carried from one record to the next; the thread
 /// states' changes go to `ops`.
 struct Replay<S> {
@@ -208,6 +299,10 @@ struct Replay<S> {
     counters: HashMap<(CpuCounterKind, u32), CpuCounter>,
     /// By thread (threads are numbered densely); EMPTY: none.
     names: Vec<StrId>,
+    /// Each tid's thread, by tid (below [`DENSE_TIDS`]); [`u32::MAX`]: not asked yet.
+    tids: Vec<u32>,
+    /// Each `prev_state`'s meaning, below [`STATE_TABLE`].
+    task_states: Vec<TaskState>,
     max_ts: i64,
     /// Priorities past 16 bits, clamped.
     clamped_prio: u64,
@@ -223,6 +318,8 @@ impl<S> Replay<S> {
             ops,
             counters: self.counters,
             names: self.names,
+            tids: self.tids,
+            task_states: self.task_states,
             max_ts: self.max_ts,
             clamped_prio: self.clamped_prio,
         };
@@ -281,12 +378,24 @@ impl<S: OpSink> Replay<S> {
         diags: &mut Diagnostics<ModelWarning>,
     ) {
         match r.kind {
-            SchedKind::Switch | SchedKind::CompactSwitch => self.switch(r, slot, thread, diags),
-            SchedKind::CompactWaking => self.compact_waking(r, slot, thread, diags),
+            SchedKind::Switch | SchedKind::CompactSwitch => {
+                let s = Switch {
+                    ts: r.ts,
+                    tid: r.tid,
+                    comm: r.comm,
+                    prio: r.prio,
+                    prev_state: r.prev_state,
+                    prev: (r.kind == SchedKind::Switch).then(|| (r.other, r.prev_comm())),
+                };
+                self.switch(s, slot, thread, diags)
+            }
+            SchedKind::CompactWaking => {
+                self.compact_waking(r.ts, r.tid, r.flags, slot, thread, diags)
+            }
             SchedKind::Waking => {
-                let t = thread(r.tid);
+                let t = tid_thread(&mut self.tids, r.tid, thread);
                 set_name(&mut self.names, t, r.comm);
-                let waker = thread(r.other);
+                let waker = tid_thread(&mut self.tids, r.other, thread);
                 self.ops.op(Op::Waking {
                     ts: r.ts,
                     t,
@@ -295,13 +404,13 @@ impl<S: OpSink> Replay<S> {
                 });
             }
             SchedKind::Wakeup | SchedKind::Rename => {
-                let t = thread(r.tid);
+                let t = tid_thread(&mut self.tids, r.tid, thread);
                 set_name(&mut self.names, t, r.comm);
             }
             SchedKind::NewTask => {
-                let t = thread(r.tid);
+                let t = tid_thread(&mut self.tids, r.tid, thread);
                 set_name(&mut self.names, t, r.comm);
-                let parent = thread(r.other);
+                let parent = tid_thread(&mut self.tids, r.other, thread);
                 self.ops.op(Op::New {
                     ts: r.ts,
                     t,
@@ -309,7 +418,7 @@ impl<S: OpSink> Replay<S> {
                 });
             }
             SchedKind::BlockedReason => self.ops.op(Op::Blocked {
-                t: thread(r.tid),
+                t: tid_thread(&mut self.tids, r.tid, thread),
                 io_wait: r.extra != 0,
                 func: r.comm,
             }),
@@ -323,96 +432,104 @@ impl<S: OpSink> Replay<S> {
 
     /// A switch (full or compact): closes its CPU's open slice, opens the next task's,
     /// and moves both tasks' thread states on.
+    #[inline]
     fn switch(
         &mut self,
-        r: &Rec,
+        r: Switch,
         slot: usize,
         thread: &mut impl FnMut(i32) -> u32,
         diags: &mut Diagnostics<ModelWarning>,
     ) {
+        let cpu = self.cpus[slot].cpu;
         if r.ts < self.max_ts {
-            warn(diags, "sched_switch_out_of_order", r);
-            return;
+            return warn(diags, "sched_switch_out_of_order", r.ts, cpu);
         }
         self.max_ts = r.ts;
-        let next = thread(r.tid);
+        let next = tid_thread(&mut self.tids, r.tid, thread);
         set_name(&mut self.names, next, r.comm);
         // A switch's bucket is its CPU's.
         let p = &mut self.cpus[slot];
-        let state = TaskState::from_raw(r.prev_state as i64, self.version);
-        let (prev, prev_tid) = if r.kind == SchedKind::CompactSwitch {
-            let Some((tid, t, _)) = p.last else {
-                p.last = Some((r.tid, next, r.prio));
-                warn(diags, "compact_sched_switch_skipped", r);
-                return;
-            };
-            (t, tid)
-        } else {
-            let t = thread(r.other);
-            set_name(&mut self.names, t, r.prev_comm());
-            (t, r.other)
+        let state = match self.task_states.get(r.prev_state as usize) {
+            Some(&s) => s,
+            None => TaskState::from_raw(r.prev_state as i64, self.version),
+        };
+        let (prev, prev_tid) = match r.prev {
+            None => {
+                let Some((tid, t, _)) = p.last else {
+                    p.last = Some((r.tid, next, r.prio));
+                    return warn(diags, "compact_sched_switch_skipped", r.ts, cpu);
+                };
+                (t, tid)
+            }
+            Some((tid, comm)) => {
+                let t = tid_thread(&mut self.tids, tid, thread);
+                set_name(&mut self.names, t, comm);
+                (t, tid)
+            }
         };
         if state == TaskState::UNKNOWN {
-            warn(diags, "task_state_invalid", r);
+            warn(diags, "task_state_invalid", r.ts, cpu);
         }
         let slices = &mut self.slices;
         // The slice closed, which the previous task ran: its end is that task's state.
-        let mut closed = None;
+        let mut closed = NOT_CLOSED;
         if let Some(i) = p.slice {
             if p.last.map(|l| l.0) == Some(prev_tid) {
                 slices[i].dur = r.ts - slices[i].ts;
                 slices[i].end_state = state;
-                closed = Some(i);
+                closed = i as u32;
             } else {
-                warn(diags, "mismatched_sched_switch_tids", r);
+                warn(diags, "mismatched_sched_switch_tids", r.ts, cpu);
             }
         }
-        p.slice = Some(p.next);
+        let slice = p.next;
+        p.slice = Some(slice);
         p.last = Some((r.tid, next, r.prio));
         p.next += 1;
         let priority = r.prio.clamp(i16::MIN.into(), i16::MAX.into()) as i16;
         self.clamped_prio += (priority as i32 != r.prio) as u64;
-        slices[p.next - 1] = SchedSlice {
+        slices[slice] = SchedSlice {
             ts: r.ts,
             dur: -1,
             thread: next,
             end_state: TaskState::UNKNOWN,
             priority,
         };
-        let slice = p.next - 1;
         self.ops.op(Op::Switch {
             ts: r.ts,
             closed,
             prev,
             state,
             next,
-            slice,
+            slice: slice as u32,
         });
     }
 
     /// A compact waking: its waker is the task its CPU's last switch put there.
+    #[inline]
     fn compact_waking(
         &mut self,
-        r: &Rec,
+        ts: i64,
+        tid: i32,
+        flags: u8,
         slot: usize,
         thread: &mut impl FnMut(i32) -> u32,
         diags: &mut Diagnostics<ModelWarning>,
     ) {
-        if r.ts < self.max_ts {
-            warn(diags, "sched_waking_out_of_order", r);
-            return;
+        let p = &self.cpus[slot];
+        if ts < self.max_ts {
+            return warn(diags, "sched_waking_out_of_order", ts, p.cpu);
         }
-        self.max_ts = r.ts;
-        let Some((_, waker, _)) = self.cpus[slot].last else {
-            warn(diags, "compact_sched_waking_skipped", r);
-            return;
+        self.max_ts = ts;
+        let Some((_, waker, _)) = p.last else {
+            return warn(diags, "compact_sched_waking_skipped", ts, p.cpu);
         };
-        let t = thread(r.tid);
+        let t = tid_thread(&mut self.tids, tid, thread);
         self.ops.op(Op::Waking {
-            ts: r.ts,
+            ts,
             t,
             waker,
-            flags: r.flags,
+            flags,
         });
     }
 
@@ -441,7 +558,6 @@ impl<S: OpSink> Replay<S> {
 /// one being read (a block's records made one at a time, never stored as rows); each
 /// chunk freed as soon as it has been read.
 struct Cursor {
-    cpu: u32,
     /// The bucket's place among the CPUs'.
     slot: usize,
     rest: Vec<Chunk>,
@@ -485,7 +601,6 @@ impl Cursor {
         }
         chunks.reverse();
         let mut c = Cursor {
-            cpu,
             slot,
             rest: chunks,
             cur: Chunk::Rows(Vec::new()),
@@ -519,22 +634,32 @@ impl Cursor {
         }
     }
 
-    /// Calls `f` with the next record; when the chunks freed pass [`RELEASE_BYTES`],
-    /// gives them back to the kernel. The cursor must not be at its end.
+    /// Hands `v` the next record and gives back the key of the one after; when the chunks
+    /// freed pass [`RELEASE_BYTES`], gives them back to the kernel. The cursor must not be
+    /// at its end.
     #[inline]
-    fn take_one(&mut self, freed: &mut usize, f: &mut impl FnMut(&Rec, usize)) {
-        match &self.cur {
-            Chunk::Rows(r) => f(&r[self.at], self.slot),
-            Chunk::Block(b) => f(&b.rec(self.at, self.cpu), self.slot),
-        }
+    fn take_one(&mut self, freed: &mut usize, v: &mut impl Visit) -> u128 {
+        let at = self.at;
         self.at += 1;
-        if self.at == self.len {
-            self.refill(freed);
-            if *freed >= RELEASE_BYTES {
-                *freed = 0;
-                spall_util::release_free();
+        let next = match &self.cur {
+            Chunk::Block(b) => {
+                v.compact(b.compact(at), self.slot);
+                Block::key(b, at + 1)
             }
+            Chunk::Rows(r) => {
+                v.row(&r[at], self.slot);
+                r.get(at + 1).map(key)
+            }
+        };
+        if let Some(k) = next {
+            return pack(Some(k));
         }
+        self.refill(freed);
+        if *freed >= RELEASE_BYTES {
+            *freed = 0;
+            spall_util::release_free();
+        }
+        pack(self.head())
     }
 }
 
@@ -547,14 +672,14 @@ fn pack(h: Option<(i64, u32)>) -> u128 {
     })
 }
 
-/// Calls `f` with every record in time order, records of one time in file order (as a
+/// Hands `v` every record in time order, records of one time in file order (as a
 /// stable sort by time would). Each CPU's records are usually in time order already: the
 /// CPUs are merged, and only a CPU whose records go back in time is sorted first.
 ///
 /// The merge is a tournament (a loser tree): the CPUs interleave finely (a record each
 /// in turn), so each record is one step, the winner's path replayed with its next key:
 /// log2 of the CPUs comparisons (3 for 8 CPUs, where a scan of the heads takes 8).
-fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec, usize)) {
+fn in_time_order(cpus: Vec<(u32, Bucket)>, v: &mut impl Visit) {
     let mut lists: Vec<Cursor> = (cpus.into_iter().enumerate())
         .map(|(slot, (cpu, b))| Cursor::new(cpu, slot, b))
         .collect();
@@ -563,29 +688,30 @@ fn in_time_order(cpus: Vec<(u32, Bucket)>, mut f: impl FnMut(&Rec, usize)) {
         return;
     }
     let size = lists.len().next_power_of_two();
-    // Leaves past the lists are ended lists.
-    let mut keys: Vec<u128> = (0..size)
-        .map(|i| lists.get(i).map_or(u128::MAX, |l| pack(l.head())))
+    // Nodes 1..size hold the key and list that lost there (the key kept in the node, so
+    // that a step reads one place); the winner climbs on. Leaves past the lists are ended
+    // lists.
+    let mut win: Vec<(u128, usize)> = (0..2 * size)
+        .map(|i| {
+            let l = i.wrapping_sub(size);
+            (lists.get(l).map_or(u128::MAX, |c| pack(c.head())), l)
+        })
         .collect();
-    // `loser[n]`: the list that lost at inner node n (1..size); the winner climbs on.
-    let mut loser = vec![0usize; size];
-    let mut win: Vec<usize> = (0..2 * size).map(|i| i.wrapping_sub(size)).collect();
+    let mut losers = vec![(u128::MAX, 0usize); size];
     for n in (1..size).rev() {
         let (a, b) = (win[2 * n], win[2 * n + 1]);
-        (win[n], loser[n]) = if keys[a] <= keys[b] { (a, b) } else { (b, a) };
+        (win[n], losers[n]) = if a.0 <= b.0 { (a, b) } else { (b, a) };
     }
-    let mut w = if size == 1 { 0 } else { win[1] };
+    let (mut key, mut w) = win[1];
     let mut freed = 0;
-    while keys[w] != u128::MAX {
-        lists[w].take_one(&mut freed, &mut f);
-        keys[w] = pack(lists[w].head());
+    while key != u128::MAX {
+        key = lists[w].take_one(&mut freed, v);
         // Keys are distinct (file order tells every two records apart), but for ended lists.
         let mut n = (size + w) / 2;
         while n >= 1 {
-            let l = loser[n];
-            if keys[l] < keys[w] {
-                loser[n] = w;
-                w = l;
+            let node = &mut losers[n];
+            if node.0 < key {
+                (*node, key, w) = ((key, w), node.0, node.1);
             }
             n /= 2;
         }

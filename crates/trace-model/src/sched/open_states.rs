@@ -20,14 +20,15 @@ use super::collect::NO_FLAGS;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Op {
     /// A switch from `prev` (leaving in `state` the slice `closed`, where it was the one
-    /// that ran there) to `next`, whose slice is `slice`.
+    /// that ran there; [`NOT_CLOSED`] where not) to `next`, whose slice is `slice`. Slice
+    /// numbers in 32 bits keep a change in 32 bytes.
     Switch {
         ts: i64,
-        closed: Option<usize>,
+        closed: u32,
         prev: u32,
         state: TaskState,
         next: u32,
-        slice: usize,
+        slice: u32,
     },
     /// Thread `t` woken by `waker`, with its record's irq flags.
     Waking {
@@ -41,6 +42,9 @@ pub(super) enum Op {
     /// Why `t` blocked: the kernel function (a string) and whether on I/O.
     Blocked { t: u32, io_wait: bool, func: StrId },
 }
+
+/// [`Op::Switch`]'s `closed` where no slice closed.
+pub(super) const NOT_CLOSED: u32 = u32::MAX;
 
 /// Where the replay hands its changes: the states themselves, or a thread building them.
 pub(super) trait OpSink {
@@ -338,23 +342,16 @@ impl States {
     /// A switch from `prev` (leaving in `state` the slice `closed`, where it was the one
     /// that ran there) to `next`, whose slice is `slice`.
     #[inline]
-    fn switch(
-        &mut self,
-        ts: i64,
-        closed: Option<usize>,
-        prev: u32,
-        state: TaskState,
-        next: u32,
-        slice: usize,
-    ) {
+    fn switch(&mut self, ts: i64, closed: u32, prev: u32, state: TaskState, next: u32, slice: u32) {
         let loss = (self.rel(prev)).is_some_and(|r| self.last_state(r) != TaskState::RUNNING);
         self.close(ts, prev, loss);
-        match closed.filter(|&i| (i as u32) < ENDED && slice < ENDED as usize) {
-            Some(i) => self.open_sliced(ts, prev, i as u32 | ENDED, state),
-            None => self.open(ts, prev, state, None, NO_FLAGS),
+        // NOT_CLOSED has ENDED set too.
+        match closed < ENDED && slice < ENDED {
+            true => self.open_sliced(ts, prev, closed | ENDED, state),
+            false => self.open(ts, prev, state, None, NO_FLAGS),
         }
         self.close(ts, next, false);
-        self.open_sliced(ts, next, slice as u32, TaskState::RUNNING);
+        self.open_sliced(ts, next, slice, TaskState::RUNNING);
     }
 
     #[inline]
