@@ -320,26 +320,29 @@ pub(super) fn merge_columns(
     };
     recs.clear();
     recs.reserve(switches + wakings);
+    // Each kind's columns cut to its records, so that a record's place is checked once.
+    let [s_ts, s_state, s_tid, s_prio, s_comm] = [0, 1, 2, 3, 5].map(|k| &c[k][..switches]);
+    let [w_ts, w_tid, w_cpu, w_prio, w_comm] = [6, 7, 8, 9, 10].map(|k| &c[k][..wakings]);
     let (mut i, mut j) = (0, 0);
     while i < switches || j < wakings {
-        if j >= wakings || (i < switches && c[0][i] <= c[6][j]) {
+        if j >= wakings || (i < switches && s_ts[i] <= w_ts[j]) {
             recs.push(CompactRec {
-                ts: time(c[0][i]),
-                value: c[1][i],
-                tid: c[2][i] as u32,
-                prio: c[3][i] as u32 as i32,
-                comm: c[5][i].min(u32::MAX as u64) as u32,
+                ts: time(s_ts[i]),
+                value: s_state[i],
+                tid: s_tid[i] as u32,
+                prio: s_prio[i] as u32 as i32,
+                comm: s_comm[i].min(u32::MAX as u64) as u32,
                 flags: None,
                 waking: false,
             });
             i += 1;
         } else {
             recs.push(CompactRec {
-                ts: time(c[6][j]),
-                value: c[8][j],
-                tid: c[7][j] as u32,
-                prio: c[9][j] as u32 as i32,
-                comm: c[10][j].min(u32::MAX as u64) as u32,
+                ts: time(w_ts[j]),
+                value: w_cpu[j],
+                tid: w_tid[j] as u32,
+                prio: w_prio[j] as u32 as i32,
+                comm: w_comm[j].min(u32::MAX as u64) as u32,
                 flags: c[11].get(j).map(|&x| x as u32),
                 waking: true,
             });
