@@ -432,7 +432,7 @@ impl<S: OpSink> Replay<S> {
 
     /// A switch (full or compact): closes its CPU's open slice, opens the next task's,
     /// and moves both tasks' thread states on.
-    #[inline]
+    #[inline(always)]
     fn switch(
         &mut self,
         r: Switch,
@@ -506,7 +506,7 @@ impl<S: OpSink> Replay<S> {
     }
 
     /// A compact waking: its waker is the task its CPU's last switch put there.
-    #[inline]
+    #[inline(always)]
     fn compact_waking(
         &mut self,
         ts: i64,

@@ -265,7 +265,7 @@ impl States {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn close(&mut self, ts: i64, t: u32, data_loss: bool) {
         let Some(r) = self.rel(t).filter(|_| !data_loss) else {
             return;
@@ -312,7 +312,7 @@ impl States {
 
     /// Opens a state kept by slice `slice`: `Running`, or with `ENDED` set, the one its
     /// thread left it in (`state`).
-    #[inline]
+    #[inline(always)]
     fn open_sliced(&mut self, ts: i64, t: u32, slice: u32, state: TaskState) {
         if Some(t) == self.idle {
             return;
