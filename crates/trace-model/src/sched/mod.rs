@@ -397,20 +397,42 @@ impl SchedData {
     /// says), largest first: (thread, slices, nanoseconds). The idle task (`idle`) is
     /// left out.
     pub fn cpu_time(&self, end: i64, idle: Option<u32>) -> Vec<(u32, u64, i64)> {
-        // By thread index: threads are the trace's, numbered densely.
-        let mut per: Vec<(u64, i64)> = Vec::new();
-        for (i, s) in self.slices.iter().enumerate() {
-            if Some(s.thread) == idle {
-                continue;
+        use rayon::prelude::*;
+        // Each CPU's slices apart (a slice ends where the next of its CPU begins, as
+        // `slice_end` says), the CPUs in parallel; by thread index, threads being the
+        // trace's, numbered densely.
+        let of_cpu = |k: usize| {
+            let s = &self.slices[self.cpu_range(k)];
+            let mut per: Vec<(u64, i64)> = Vec::new();
+            for (i, x) in s.iter().enumerate() {
+                if Some(x.thread) == idle {
+                    continue;
+                }
+                let stop = match x.dur >= 0 {
+                    true => x.ts.saturating_add(x.dur),
+                    false => s.get(i + 1).map_or(end, |n| n.ts).max(x.ts),
+                };
+                let t = x.thread as usize;
+                if per.len() <= t {
+                    per.resize(t + 1, (0, 0));
+                }
+                per[t].0 += 1;
+                per[t].1 += stop - x.ts;
             }
-            let dur = self.slice_end(i, end) - s.ts;
-            let t = s.thread as usize;
-            if per.len() <= t {
-                per.resize(t + 1, (0, 0));
-            }
-            per[t].0 += 1;
-            per[t].1 += dur;
-        }
+            per
+        };
+        let per = (0..self.slice_cpus.len())
+            .into_par_iter()
+            .map(of_cpu)
+            .reduce(Vec::new, |mut a, b| {
+                if a.len() < b.len() {
+                    a.resize(b.len(), (0, 0));
+                }
+                for (x, y) in a.iter_mut().zip(b) {
+                    (x.0, x.1) = (x.0 + y.0, x.1 + y.1);
+                }
+                a
+            });
         let mut v: Vec<_> = (per.into_iter().enumerate())
             .filter(|x| x.1 .0 > 0)
             .map(|(t, (n, d))| (t as u32, n, d))

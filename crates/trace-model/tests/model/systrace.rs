@@ -437,3 +437,36 @@ fn running_states_that_outlast_their_slices_keep_their_own_durations() {
         );
     }
 }
+
+/// CPU time per thread adds each slice as `slice_end` ends it: slices cut short by a
+/// mismatched switch (no duration, ending where the next of their CPU begins) and the last
+/// of each CPU (ending at the trace's end) too. Each CPU's slices are counted apart, so a
+/// slice never ends at another CPU's.
+#[test]
+fn cpu_time_adds_each_slice_as_slice_end_ends_it() {
+    for name in ["hostile", "events", "compact"] {
+        let t = load(name);
+        let s = t.sched().unwrap();
+        let idle = Some(thread_named(&t, 0));
+        let mut per: std::collections::BTreeMap<u32, (u64, i64)> = Default::default();
+        let mut open_mid_cpu = 0;
+        for (i, x) in s.slices.iter().enumerate() {
+            let next_same_cpu = s
+                .slices
+                .get(i + 1)
+                .filter(|_| s.slice_cpu(i + 1) == s.slice_cpu(i));
+            open_mid_cpu += (x.dur < 0 && next_same_cpu.is_some()) as usize;
+            if Some(x.thread) != idle {
+                let e = per.entry(x.thread).or_default();
+                (e.0, e.1) = (e.0 + 1, e.1 + s.slice_end(i, t.end_ns()) - x.ts);
+            }
+        }
+        let mut got = s.cpu_time(t.end_ns(), idle);
+        got.sort();
+        let want: Vec<(u32, u64, i64)> = per.into_iter().map(|(t, (n, d))| (t, n, d)).collect();
+        assert_eq!(got, want, "{name}");
+        if name == "hostile" {
+            assert!(open_mid_cpu > 0, "no slice left open inside a CPU's");
+        }
+    }
+}
