@@ -20,7 +20,7 @@
 use hashbrown::HashMap;
 use spall_format::{Diagnostics, SchedKind};
 
-use super::collect::{Block, Bucket, Chunk, Collected, Compact, Rec, NO_FLAGS};
+use super::collect::{Bucket, Chunk, Collected, Compact, Rec, NO_FLAGS};
 use super::open_states::{self, Op, OpSink, States, NOT_CLOSED};
 use super::states::ENDED;
 use super::{CpuCounter, CpuCounterKind, SchedData, SchedSlice, TaskState, MAX_STATE_DUR};
@@ -440,9 +440,13 @@ impl<S: OpSink> Replay<S> {
         thread: &mut impl FnMut(i32) -> u32,
         diags: &mut Diagnostics<ModelWarning>,
     ) {
-        let cpu = self.cpus[slot].cpu;
         if r.ts < self.max_ts {
-            return warn(diags, "sched_switch_out_of_order", r.ts, cpu);
+            return warn(
+                diags,
+                "sched_switch_out_of_order",
+                r.ts,
+                self.cpus[slot].cpu,
+            );
         }
         self.max_ts = r.ts;
         let next = tid_thread(&mut self.tids, r.tid, thread);
@@ -457,7 +461,7 @@ impl<S: OpSink> Replay<S> {
             None => {
                 let Some((tid, t, _)) = p.last else {
                     p.last = Some((r.tid, next, r.prio));
-                    return warn(diags, "compact_sched_switch_skipped", r.ts, cpu);
+                    return warn(diags, "compact_sched_switch_skipped", r.ts, p.cpu);
                 };
                 (t, tid)
             }
@@ -468,7 +472,7 @@ impl<S: OpSink> Replay<S> {
             }
         };
         if state == TaskState::UNKNOWN {
-            warn(diags, "task_state_invalid", r.ts, cpu);
+            warn(diags, "task_state_invalid", r.ts, p.cpu);
         }
         let slices = &mut self.slices;
         // The slice closed, which the previous task ran: its end is that task's state.
@@ -479,7 +483,7 @@ impl<S: OpSink> Replay<S> {
                 slices[i].end_state = state;
                 closed = i as u32;
             } else {
-                warn(diags, "mismatched_sched_switch_tids", r.ts, cpu);
+                warn(diags, "mismatched_sched_switch_tids", r.ts, p.cpu);
             }
         }
         let slice = p.next;
@@ -644,7 +648,7 @@ impl Cursor {
         let next = match &self.cur {
             Chunk::Block(b) => {
                 v.compact(b.compact(at), self.slot);
-                Block::key(b, at + 1)
+                b.key(at + 1)
             }
             Chunk::Rows(r) => {
                 v.row(&r[at], self.slot);
