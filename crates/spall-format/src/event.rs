@@ -357,8 +357,8 @@ pub trait EventSink {
     /// each to [`sched`](Self::sched) as a [`RawSched`](crate::RawSched); a sink that
     /// stores them can take the block whole.
     fn sched_compact(&mut self, block: &crate::ftrace::CompactSched<'_>) {
-        for i in 0..block.recs.len() {
-            self.sched(&block.raw(i));
+        for r in block.recs() {
+            self.sched(&block.raw(&r));
         }
     }
 

@@ -68,7 +68,7 @@ use std::path::Path;
 pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
 pub use error::{Error, ErrorKind};
 pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId, ThreadSlice};
-pub use ftrace::{CompactRec, CompactSched, RawSched, SchedKind};
+pub use ftrace::{CompactRec, CompactRecs, CompactSched, RawSched, SchedKind};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, JsonStream, TopLevelKey};
 pub use json_writer::{JsonWriter, WriteCounts};

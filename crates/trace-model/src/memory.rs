@@ -115,7 +115,7 @@ impl EventSink for Count {
         // A compact record is held in 12 bytes until the replay, which frees them as it
         // goes; the slices and the states' room are allocated whole: about 75 bytes of
         // heap a record at the peak (45 resident), two other events' worth.
-        self.other += 2 * block.recs.len() as u64;
+        self.other += 2 * block.len() as u64;
     }
 }
 

@@ -120,9 +120,10 @@ pub struct CompactRec {
     pub waking: bool,
 }
 
-/// One CPU's `compact_sched` block, its columns decoded: the switches and wakings merged
-/// by time (a switch first at one time), as [`RawSched`] records would come, so that a
-/// sink can store them as they are rather than one record at a time.
+/// One CPU's `compact_sched` block, its columns decoded: the switches and wakings, which
+/// [`recs`](Self::recs) merges by time (a switch first at one time) as [`RawSched`]
+/// records would come, so that a sink can store them as they are rather than one record at
+/// a time, and without a record written between.
 #[derive(Clone, Copy, Debug)]
 pub struct CompactSched<'a> {
     /// The CPU whose bundle it is.
@@ -131,15 +132,60 @@ pub struct CompactSched<'a> {
     pub offset: u64,
     /// The block's intern table: the comms its records name.
     pub comms: &'a [Cow<'a, str>],
-    /// The records, in order.
-    pub recs: &'a [CompactRec],
+    /// The switches' columns, of one length: time (ftrace's clock, ns), `prev_state`,
+    /// `next_pid`, `next_prio`, `next_comm_index`.
+    pub switches: [&'a [u64]; 5],
+    /// The wakings' columns, of one length: time, `pid`, `target_cpu`, `prio`,
+    /// `comm_index`.
+    pub wakings: [&'a [u64]; 5],
+    /// The wakings' `common_flags`, where given: none past its end.
+    pub waking_flags: &'a [u64],
+    /// The switches' and wakings' times in the trace clock, where it is not ftrace's own
+    /// (else the columns' times are the trace's).
+    pub times: Option<[&'a [i64]; 2]>,
 }
 
-impl CompactSched<'_> {
-    /// Record `i` as a [`RawSched`] (a compact waking's comm is named, though the model
-    /// names no thread after one).
-    pub fn raw(&self, i: usize) -> RawSched<'_> {
-        let r = &self.recs[i];
+impl<'a> CompactSched<'a> {
+    /// How many records it holds.
+    pub fn len(&self) -> usize {
+        self.switches[0].len() + self.wakings[0].len()
+    }
+
+    /// Whether it holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The records, switches and wakings merged by time.
+    pub fn recs(&self) -> CompactRecs<'a> {
+        CompactRecs {
+            b: *self,
+            i: 0,
+            j: 0,
+        }
+    }
+
+    /// The earliest record's time in the trace clock.
+    pub fn min_time(&self) -> Option<i64> {
+        // Each column's least apart: a loop over one slice, which the compiler vectorizes.
+        let least = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
+        match self.times {
+            Some([s, w]) => least(s.iter().copied().min(), w.iter().copied().min()),
+            None => {
+                let raw = |c: &[u64]| {
+                    c.iter()
+                        .copied()
+                        .min()
+                        .map(|t| t.min(i64::MAX as u64) as i64)
+                };
+                least(raw(self.switches[0]), raw(self.wakings[0]))
+            }
+        }
+    }
+
+    /// Record `r` (one of [`recs`](Self::recs)) as a [`RawSched`] (a compact waking's comm
+    /// is named, though the model names no thread after one).
+    pub fn raw(&self, r: &CompactRec) -> RawSched<'a> {
         let comm =
             (self.comms.get(r.comm as usize)).map_or(Cow::Borrowed(""), |c| Cow::Borrowed(&**c));
         let mut s = RawSched {
@@ -162,6 +208,66 @@ impl CompactSched<'_> {
             s.prev_state = r.value as i64;
         }
         s
+    }
+}
+
+/// A [`CompactSched`]'s records in time order ([`CompactSched::recs`]).
+#[derive(Clone, Debug)]
+pub struct CompactRecs<'a> {
+    b: CompactSched<'a>,
+    /// The next switch and waking.
+    i: usize,
+    j: usize,
+}
+
+impl Iterator for CompactRecs<'_> {
+    type Item = CompactRec;
+
+    // Inlined into the loop that stores the records, which then reads the columns as they
+    // are (a call returns each record through memory).
+    #[inline(always)]
+    fn next(&mut self) -> Option<CompactRec> {
+        let (b, i, j) = (&self.b, self.i, self.j);
+        let (s, w) = (&b.switches, &b.wakings);
+        // Compared as read, before any change of clock.
+        let switch = match (s[0].get(i), w[0].get(j)) {
+            (Some(s), Some(w)) => s <= w,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return None,
+        };
+        let time = |k: usize, at: usize, raw: u64| match b.times {
+            None => raw.min(i64::MAX as u64) as i64,
+            Some(t) => t[k][at],
+        };
+        let r = match switch {
+            true => CompactRec {
+                ts: time(0, i, s[0][i]),
+                value: s[1][i],
+                tid: s[2][i] as u32,
+                prio: s[3][i] as u32 as i32,
+                comm: s[4][i].min(u32::MAX as u64) as u32,
+                flags: None,
+                waking: false,
+            },
+            false => CompactRec {
+                ts: time(1, j, w[0][j]),
+                value: w[2][j],
+                tid: w[1][j] as u32,
+                prio: w[3][j] as u32 as i32,
+                comm: w[4][j].min(u32::MAX as u64) as u32,
+                flags: b.waking_flags.get(j).map(|&x| x as u32),
+                waking: true,
+            },
+        };
+        self.i += switch as usize;
+        self.j += !switch as usize;
+        Some(r)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.b.len() - self.i - self.j;
+        (n, Some(n))
     }
 }
 

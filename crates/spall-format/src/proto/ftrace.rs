@@ -19,7 +19,7 @@ use super::wire::{Field, Reader, Value};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId};
 use crate::ftrace::atrace::{self, Skip, Tgids};
-use crate::ftrace::{CompactRec, CompactSched, RawSched, SchedKind};
+use crate::ftrace::{CompactSched, RawSched, SchedKind};
 
 const UNMODELLED_EVENT: &str = "proto_unmodelled_ftrace_event";
 
@@ -30,8 +30,9 @@ pub(super) struct Ftrace {
     tgids: Tgids,
     args: String,
     cols: [Vec<u64>; 12],
-    /// A compact_sched block's records, merged.
-    recs: Vec<CompactRec>,
+    /// A compact_sched block's switch and waking times in the trace clock, where it is
+    /// not ftrace's.
+    times: [Vec<i64>; 2],
     /// The compact_sched blocks read ahead by another thread, where one does.
     pub(super) ahead: Option<super::ahead::Ahead>,
 }
@@ -165,8 +166,8 @@ impl Ftrace {
         n
     }
 
-    /// A `CompactSched`: its columns read, then one record per switch and waking (read
-    /// ahead on another thread, where one does: [`ahead`](super::ahead)).
+    /// A `CompactSched`: its columns read (ahead on another thread, where one does:
+    /// [`ahead`](super::ahead)), then handed out whole.
     fn compact<S: EventSink>(
         &mut self,
         f: &Found<'_>,
@@ -190,15 +191,29 @@ impl Ftrace {
             }
         };
         let mut n = 0;
-        if let Some(counts) = counts {
-            merge_columns(f, cols, counts, at, &mut self.recs, d);
-            sink.sched_compact(&CompactSched {
+        if let Some((switches, wakings)) = counts {
+            let c = cols;
+            let switches = [0, 1, 2, 3, 5].map(|k| &c[k][..switches]);
+            let wakings = [6, 7, 8, 9, 10].map(|k| &c[k][..wakings]);
+            // The usual trace clock is ftrace's own: the times as they are.
+            let times = (f.clocks.trace_clock != BOOTTIME).then(|| {
+                for (k, t) in [switches[0], wakings[0]].into_iter().zip(&mut self.times) {
+                    t.clear();
+                    t.extend(k.iter().map(|&x| time(f, x, at, d)));
+                }
+                [&self.times[0][..], &self.times[1][..]]
+            });
+            let b = CompactSched {
                 cpu,
                 offset: at,
                 comms,
-                recs: &self.recs,
-            });
-            n = self.recs.len() as u64;
+                switches,
+                wakings,
+                waking_flags: &c[11][..c[11].len().min(wakings[0].len())],
+                times,
+            };
+            sink.sched_compact(&b);
+            n = b.len() as u64;
         }
         if let (Some(a), Some(k)) = (self.ahead.as_mut(), block) {
             a.give_back(k.cols);
@@ -298,56 +313,6 @@ impl Ftrace {
             ..RawSched::default()
         });
         1
-    }
-}
-
-/// A block's columns (as [`read_columns`] left them) into `recs`, merged by time.
-pub(super) fn merge_columns(
-    f: &Found<'_>,
-    cols: &[Vec<u64>; 12],
-    (switches, wakings): (usize, usize),
-    at: u64,
-    recs: &mut Vec<CompactRec>,
-    d: &mut Diagnostics,
-) {
-    let c = cols;
-    // Both kinds merged by time: each CPU's records then come in time order.
-    // The usual trace clock is ftrace's own: no conversion to look up a record at a time.
-    let same_clock = f.clocks.trace_clock == BOOTTIME;
-    let mut time = |ts: u64| match same_clock {
-        true => ts.min(i64::MAX as u64) as i64,
-        false => time(f, ts, at, d),
-    };
-    recs.clear();
-    recs.reserve(switches + wakings);
-    // Each kind's columns cut to its records, so that a record's place is checked once.
-    let [s_ts, s_state, s_tid, s_prio, s_comm] = [0, 1, 2, 3, 5].map(|k| &c[k][..switches]);
-    let [w_ts, w_tid, w_cpu, w_prio, w_comm] = [6, 7, 8, 9, 10].map(|k| &c[k][..wakings]);
-    let (mut i, mut j) = (0, 0);
-    while i < switches || j < wakings {
-        if j >= wakings || (i < switches && s_ts[i] <= w_ts[j]) {
-            recs.push(CompactRec {
-                ts: time(s_ts[i]),
-                value: s_state[i],
-                tid: s_tid[i] as u32,
-                prio: s_prio[i] as u32 as i32,
-                comm: s_comm[i].min(u32::MAX as u64) as u32,
-                flags: None,
-                waking: false,
-            });
-            i += 1;
-        } else {
-            recs.push(CompactRec {
-                ts: time(w_ts[j]),
-                value: w_cpu[j],
-                tid: w_tid[j] as u32,
-                prio: w_prio[j] as u32 as i32,
-                comm: w_comm[j].min(u32::MAX as u64) as u32,
-                flags: c[11].get(j).map(|&x| x as u32),
-                waking: true,
-            });
-            j += 1;
-        }
     }
 }
 

@@ -775,3 +775,44 @@ fn a_key_stands_for_one_text_in_a_decode() {
         );
     }
 }
+
+/// A compact_sched block in a trace whose clock is not ftrace's (BOOTTIME): its switches and
+/// wakings are merged by their times as read, and handed out in the trace clock.
+#[test]
+fn compact_sched_times_convert_to_the_trace_clock() {
+    #[derive(Default)]
+    struct Scheds(Vec<(i64, bool)>);
+    impl crate::EventSink for Scheds {
+        fn event(&mut self, _: &RawEvent<'_>) {}
+        fn sched(&mut self, s: &crate::RawSched<'_>) {
+            self.0
+                .push((s.ts, s.kind == crate::SchedKind::CompactWaking));
+        }
+    }
+    // MONOTONIC (3) 1000 is BOOTTIME 51000, and MONOTONIC is the trace's clock.
+    let clocks = M::default()
+        .m(1, M::default().v(1, 3).v(2, 1000))
+        .m(1, M::default().v(1, 6).v(2, 51_000))
+        .v(2, 3);
+    let mut b = trace(&[M::default().m(6, clocks)]);
+    b.extend(spall_test_support::compact_sched_trace(
+        0,
+        &["a"],
+        &[
+            (1, &[52_000, 500]),
+            (2, &[1, 0]),
+            (3, &[10, 11]),
+            (4, &[120, 120]),
+            (6, &[0, 0]),
+            (7, &[52_100]),
+            (8, &[12]),
+            (9, &[0]),
+            (10, &[120]),
+            (11, &[0]),
+        ],
+    ));
+    let mut s = Scheds::default();
+    let summary = decode(&b, &mut s).expect("decodes");
+    assert!(summary.diagnostics.is_empty(), "{:?}", summary.diagnostics);
+    assert_eq!(s.0, [(2000, false), (2100, true), (2500, false)]);
+}

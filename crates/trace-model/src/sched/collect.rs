@@ -65,6 +65,7 @@ const PREFETCH_AHEAD: usize = 1024 / std::mem::size_of::<Packed>();
 
 impl Packed {
     /// `r` packed, its time taken from `base`, if its values fit.
+    #[inline]
     fn new(r: &CompactRec, tid: i32, base: i64) -> Option<Packed> {
         let state = r.value as u16;
         let fits = (0..=255).contains(&r.prio) && (r.waking || (r.comm <= 255 && state <= 0x7fff));
@@ -385,14 +386,14 @@ impl Collected {
     ///
     /// [`add`]: Self::add
     pub(crate) fn add_compact(&mut self, b: &CompactSched<'_>, strings: &mut Strings) {
-        let base = b.recs.iter().map(|r| r.ts).min().unwrap_or(0);
+        let base = b.min_time().unwrap_or(0);
         let mut comms = vec![None; b.comms.len()];
-        let mut recs = Vec::with_capacity(b.recs.len());
+        let mut recs = Vec::with_capacity(b.len());
         let seq = self.n;
         let (mut switches, mut wakings) = (0, 0);
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let (mut in_order, mut dropped) = (true, 0);
-        for r in b.recs {
+        for r in b.recs() {
             let Ok(tid) = i32::try_from(r.tid) else {
                 dropped += 1;
                 continue;
@@ -409,10 +410,10 @@ impl Collected {
             (lo, hi) = (lo.min(r.ts), hi.max(r.ts));
             switches += !r.waking as usize;
             wakings += r.waking as usize;
-            let Some(p) = Packed::new(r, tid, base) else {
+            let Some(p) = Packed::new(&r, tid, base) else {
                 // Values that do not fit: record by record (comms interned again alike).
-                for i in 0..b.recs.len() {
-                    self.add(&b.raw(i), strings);
+                for r in b.recs() {
+                    self.add(&b.raw(&r), strings);
                 }
                 return;
             };
