@@ -49,11 +49,10 @@ struct Pending {
 }
 
 /// The slices laid out by CPU before the replay (each CPU's room: its switches), so they
-/// come out by CPU, then time, with no sort or copy: how many, and each CPU's room; and
-/// the most thread states the records can open (a row and a `Running` state a switch, a
-/// row a waking or new task), so that they are allocated once. All counted as the records
-/// came.
-fn lay_out(c: &Collected) -> (usize, Vec<Pending>, usize) {
+/// come out by CPU, then time, with no sort or copy; and the most thread states the
+/// records can open (a row and a `Running` state a switch, a row a waking or new task),
+/// so that they are allocated once. Both counted as the records came.
+fn lay_out(c: &Collected) -> (Vec<SchedSlice>, Vec<Pending>, usize) {
     let states = (c.cpus.iter()).map(|(_, b)| b.switches + b.wakings).sum();
     // Pending by bucket, the rooms by CPU number.
     let mut cpus: Vec<Pending> = (c.cpus.iter())
@@ -71,7 +70,14 @@ fn lay_out(c: &Collected) -> (usize, Vec<Pending>, usize) {
         (cpus[i].start, cpus[i].next) = (at, at);
         at += c.cpus[i].1.switches;
     }
-    (at, cpus, states)
+    let blank = SchedSlice {
+        ts: 0,
+        dur: -1,
+        thread: 0,
+        end_state: TaskState::UNKNOWN,
+        priority: 0,
+    };
+    (vec![blank; at], cpus, states)
 }
 
 /// Closes the gaps skipped switches left in each CPU's room, and moves the `Running`
@@ -142,10 +148,12 @@ pub(crate) fn derive(
             || "scheduler records with a pid past 32 bits; skipped".into(),
         );
     }
-    let (switches, cpus, most_states) = lay_out(&c);
+    let (slices, cpus, most_states) = lay_out(&c);
+    let switches = slices.len();
     let states = States::new(most_states, switches, idle);
     let rp = Replay {
         version: c.version,
+        slices,
         cpus,
         ops: (),
         counters: HashMap::new(),
@@ -168,8 +176,6 @@ pub(crate) fn derive(
             v.rp.with(()).0
         })
     } else {
-        let mut states = states;
-        states.begin();
         let mut v = Visitor {
             rp: rp.with(states).0,
             thread,
@@ -286,6 +292,7 @@ fn new_tid(tids: &mut Vec<u32>, tid: i32, thread: &mut impl FnMut(i32) -> u32) -
 /// states' changes go to `ops`.
 struct Replay<S> {
     version: Option<i64>,
+    slices: Vec<SchedSlice>,
     /// By bucket (the CPUs in the order they came).
     cpus: Vec<Pending>,
     ops: S,
@@ -306,6 +313,7 @@ impl<S> Replay<S> {
     fn with<T>(self, ops: T) -> (Replay<T>, S) {
         let rp = Replay {
             version: self.version,
+            slices: self.slices,
             cpus: self.cpus,
             ops,
             counters: self.counters,
@@ -322,12 +330,13 @@ impl<S> Replay<S> {
     /// names in order.
     fn finish(self, st: States) -> Derived {
         let Replay {
+            mut slices,
             cpus,
             counters,
             names,
             ..
         } = self;
-        let (mut states, mut slices) = st.finish();
+        let mut states = st.finish();
         let (slice_cpus, cpu_at) = close_gaps(&mut slices, &cpus, &mut states.running);
         states.count_kept();
         let mut cpu_list: Vec<u32> = (cpus.iter())
@@ -465,10 +474,13 @@ impl<S: OpSink> Replay<S> {
         if state == TaskState::UNKNOWN {
             warn(diags, "task_state_invalid", r.ts, p.cpu);
         }
+        let slices = &mut self.slices;
         // The slice closed, which the previous task ran: its end is that task's state.
         let mut closed = NOT_CLOSED;
         if let Some(i) = p.slice {
             if p.last.map(|l| l.0) == Some(prev_tid) {
+                slices[i].dur = r.ts - slices[i].ts;
+                slices[i].end_state = state;
                 closed = i as u32;
             } else {
                 warn(diags, "mismatched_sched_switch_tids", r.ts, p.cpu);
@@ -480,6 +492,13 @@ impl<S: OpSink> Replay<S> {
         p.next += 1;
         let priority = r.prio.clamp(i16::MIN.into(), i16::MAX.into()) as i16;
         self.clamped_prio += (priority as i32 != r.prio) as u64;
+        slices[slice] = SchedSlice {
+            ts: r.ts,
+            dur: -1,
+            thread: next,
+            end_state: TaskState::UNKNOWN,
+            priority,
+        };
         self.ops.op(Op::Switch {
             ts: r.ts,
             closed,
@@ -487,7 +506,6 @@ impl<S: OpSink> Replay<S> {
             state,
             next,
             slice: slice as u32,
-            priority,
         });
     }
 

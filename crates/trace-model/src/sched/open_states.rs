@@ -11,7 +11,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use hashbrown::HashMap;
 
 use super::states::{KeptBits, ENDED, RUN_LONG, RUN_OPEN};
-use super::{SchedSlice, StateTable, TaskState, ThreadState, MAX_STATE_DUR, NO_VALUE};
+use super::{StateTable, TaskState, ThreadState, MAX_STATE_DUR, NO_VALUE};
 use crate::strings::StrId;
 
 use super::collect::NO_FLAGS;
@@ -20,14 +20,13 @@ use super::collect::NO_FLAGS;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Op {
     /// A switch from `prev` (leaving in `state` the slice `closed`, where it was the one
-    /// that ran there; [`NOT_CLOSED`] where not) to `next`, whose slice is `slice`, at
-    /// `priority`. Slice numbers in 32 bits keep a change in 32 bytes.
+    /// that ran there; [`NOT_CLOSED`] where not) to `next`, whose slice is `slice`. Slice
+    /// numbers in 32 bits keep a change in 32 bytes.
     Switch {
         ts: i64,
         closed: u32,
         prev: u32,
         state: TaskState,
-        priority: i16,
         next: u32,
         slice: u32,
     },
@@ -124,7 +123,6 @@ pub(super) fn piped<R>(states: States, replay: impl FnOnce(&mut Pipe) -> R) -> (
         let (give_back, back) = sync_channel::<Vec<Op>>(8);
         let builder = s.spawn(move || {
             let mut states = states;
-            states.begin();
             for mut batch in from {
                 for &op in &batch {
                     states.apply(op);
@@ -167,13 +165,8 @@ struct Rel {
 }
 
 /// The states as they are made: rows, but for the states a switch makes, which are their
-/// slices with a duration of their own (docs/MODEL.md, "System traces"); and the slices
-/// themselves, in the rooms the replay laid out (written here, on the states' thread
-/// where they have one, with their fresh pages: the replay's thread has the more work).
+/// slices with a duration of their own (docs/MODEL.md, "System traces").
 pub(super) struct States {
-    slices: Vec<SchedSlice>,
-    /// The slices laid out, allocated by [`begin`](Self::begin).
-    room: usize,
     rows: Vec<ThreadState>,
     /// Each slice-kept state's slice (as laid out before the gaps close; [`ENDED`] set for
     /// an ended one) and duration.
@@ -199,8 +192,6 @@ impl States {
     /// Room for `most` rows and the states of `switches` switches; `idle` gets no states.
     pub(super) fn new(most: usize, switches: usize, idle: Option<u32>) -> States {
         States {
-            slices: Vec::new(),
-            room: switches,
             rows: Vec::with_capacity(most),
             running: Vec::with_capacity(2 * switches),
             run_dur: Vec::with_capacity(2 * switches),
@@ -213,19 +204,6 @@ impl States {
         }
     }
 
-    /// Allocates the slices' room: before the first change, on the thread that applies
-    /// them.
-    pub(super) fn begin(&mut self) {
-        let blank = SchedSlice {
-            ts: 0,
-            dur: -1,
-            thread: 0,
-            end_state: TaskState::UNKNOWN,
-            priority: 0,
-        };
-        self.slices = vec![blank; self.room];
-    }
-
     /// Applies one change, as the replay made it.
     #[inline]
     pub(super) fn apply(&mut self, op: Op) {
@@ -235,13 +213,9 @@ impl States {
                 closed,
                 prev,
                 state,
-                priority,
                 next,
                 slice,
-            } => {
-                self.slice(ts, closed, state, next, slice, priority);
-                self.switch(ts, closed, prev, state, next, slice)
-            }
+            } => self.switch(ts, closed, prev, state, next, slice),
             Op::Waking {
                 ts,
                 t,
@@ -365,31 +339,6 @@ impl States {
         &mut self.rel[t as usize]
     }
 
-    /// A switch's slices: `closed` ends in `state`, `slice` opens for `next`.
-    #[inline(always)]
-    fn slice(
-        &mut self,
-        ts: i64,
-        closed: u32,
-        state: TaskState,
-        next: u32,
-        slice: u32,
-        priority: i16,
-    ) {
-        if closed != NOT_CLOSED {
-            let c = &mut self.slices[closed as usize];
-            c.dur = ts - c.ts;
-            c.end_state = state;
-        }
-        self.slices[slice as usize] = SchedSlice {
-            ts,
-            dur: -1,
-            thread: next,
-            end_state: TaskState::UNKNOWN,
-            priority,
-        };
-    }
-
     /// A switch from `prev` (leaving in `state` the slice `closed`, where it was the one
     /// that ran there) to `next`, whose slice is `slice`.
     #[inline]
@@ -416,13 +365,13 @@ impl States {
         self.open(ts, t, TaskState::RUNNABLE, Some(waker), flags);
     }
 
-    /// The table (its slices as laid out, before the gaps close) and the slices.
-    pub(super) fn finish(mut self) -> (StateTable, Vec<SchedSlice>) {
+    /// The table (its slices as laid out, before the gaps close).
+    pub(super) fn finish(mut self) -> StateTable {
         self.long.sort_unstable();
         self.rows.shrink_to_fit();
         let mut marked: Vec<(u32, u32)> = self.ended_other.into_iter().collect();
         marked.sort_unstable();
-        let table = StateTable {
+        StateTable {
             rows: self.rows,
             running: self.running,
             run_dur: self.run_dur,
@@ -432,8 +381,7 @@ impl States {
             ended_other: marked.iter().map(|x| x.1).collect(),
             kept: self.kept.words,
             rank: Vec::new(),
-        };
-        (table, self.slices)
+        }
     }
 }
 
