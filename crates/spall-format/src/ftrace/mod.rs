@@ -132,17 +132,18 @@ pub struct CompactSched<'a> {
     pub offset: u64,
     /// The block's intern table: the comms its records name.
     pub comms: &'a [Cow<'a, str>],
-    /// The switches' columns, of one length: time (ftrace's clock, ns), `prev_state`,
-    /// `next_pid`, `next_prio`, `next_comm_index`.
-    pub switches: [&'a [u64]; 5],
-    /// The wakings' columns, of one length: time, `pid`, `target_cpu`, `prio`,
-    /// `comm_index`.
-    pub wakings: [&'a [u64]; 5],
+    // The columns, which only the decoder makes (each kind's of one length, which
+    // `CompactRecs` relies on):
+    /// The switches': time (ftrace's clock, ns), `prev_state`, `next_pid`, `next_prio`,
+    /// `next_comm_index`.
+    pub(crate) switches: [&'a [u64]; 5],
+    /// The wakings': time, `pid`, `target_cpu`, `prio`, `comm_index`.
+    pub(crate) wakings: [&'a [u64]; 5],
     /// The wakings' `common_flags`, where given: none past its end.
-    pub waking_flags: &'a [u64],
+    pub(crate) waking_flags: &'a [u64],
     /// The switches' and wakings' times in the trace clock, where it is not ftrace's own
     /// (else the columns' times are the trace's).
-    pub times: Option<[&'a [i64]; 2]>,
+    pub(crate) times: Option<[&'a [i64]; 2]>,
 }
 
 impl<'a> CompactSched<'a> {
