@@ -3,9 +3,10 @@
 //! core while the others wait; most of its work is reading the blocks' packed columns, which
 //! needs nothing from the packets before. So where a decode is one part and has a spare
 //! core, a reader walks the part's packets as the decoder will, reads each block's intern
-//! table and columns (its warnings kept with it) and hands it over; the decoder merges the
-//! columns of a block it reaches, or reads the block itself (one the reader did not see: in
-//! a bundle of compressed packets, whose offsets are not the file's). The records and
+//! table and columns (its warnings kept with it) and hands it over; the decoder hands on the
+//! columns of a block it reaches (the sink merges them as it stores them), or reads the
+//! block itself (one the reader did not see: in a bundle of compressed packets, whose
+//! offsets are not the file's). The records and
 //! warnings are those of the block read where it lies, so the events do not depend on which
 //! thread read it.
 
@@ -25,7 +26,8 @@ const IN_FLIGHT: usize = 16;
 /// A block's columns.
 type Columns = [Vec<u64>; 12];
 
-/// One block, its columns read (the decoder merges them: that half of the work is its own).
+/// One block, its columns read (merged where they are stored, on the decoder's thread: that
+/// half of the work stays there, as rows made here would be read from the other core).
 pub(super) struct Block {
     /// Where it lies in the file: the key the decoder finds it by.
     at: u64,
