@@ -252,6 +252,16 @@ pub struct SchedData {
     pub cpus: Vec<u32>,
 }
 
+/// Where slice `s` ends ([`SchedData::slice_end`]): with its duration, or where the next
+/// slice of its CPU begins (`next`, asked only for a slice still running), or at `end`.
+#[inline]
+fn ends_at(s: &SchedSlice, next: impl FnOnce() -> Option<i64>, end: i64) -> i64 {
+    if s.dur >= 0 {
+        return s.ts.saturating_add(s.dur);
+    }
+    next().unwrap_or(end).max(s.ts)
+}
+
 impl SchedData {
     /// No scheduling data (as a `static` may hold it).
     pub const fn empty() -> SchedData {
@@ -353,15 +363,11 @@ impl SchedData {
     /// whose previous task is not this one (counted as mismatched) still means the CPU
     /// ran another. The last slice of a CPU ends at `end`, the trace's end.
     pub fn slice_end(&self, i: usize, end: i64) -> i64 {
-        let s = &self.slices[i];
-        if s.dur >= 0 {
-            return s.ts.saturating_add(s.dur);
-        }
-        let of_cpu = self.cpu_range(self.cpu_index(i));
-        match self.slices.get(i + 1) {
-            Some(n) if i + 1 < of_cpu.end => n.ts.max(s.ts),
-            _ => end.max(s.ts),
-        }
+        let next = || {
+            let of_cpu = self.cpu_range(self.cpu_index(i));
+            (i + 1 < of_cpu.end).then(|| self.slices[i + 1].ts)
+        };
+        ends_at(&self.slices[i], next, end)
     }
 
     /// The slice a running state ran as: the one on its CPU that began with it.
@@ -398,8 +404,8 @@ impl SchedData {
     /// left out.
     pub fn cpu_time(&self, end: i64, idle: Option<u32>) -> Vec<(u32, u64, i64)> {
         use rayon::prelude::*;
-        // Each CPU's slices apart (a slice ends where the next of its CPU begins, as
-        // `slice_end` says), the CPUs in parallel; by thread index, threads being the
+        // Each CPU's slices apart (so the next of its CPU is the next one), the CPUs in
+        // parallel; by thread index, threads being the
         // trace's, numbered densely.
         let of_cpu = |k: usize| {
             let s = &self.slices[self.cpu_range(k)];
@@ -408,10 +414,7 @@ impl SchedData {
                 if Some(x.thread) == idle {
                     continue;
                 }
-                let stop = match x.dur >= 0 {
-                    true => x.ts.saturating_add(x.dur),
-                    false => s.get(i + 1).map_or(end, |n| n.ts).max(x.ts),
-                };
+                let stop = ends_at(x, || s.get(i + 1).map(|n| n.ts), end);
                 let t = x.thread as usize;
                 if per.len() <= t {
                     per.resize(t + 1, (0, 0));
