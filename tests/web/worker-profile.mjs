@@ -223,4 +223,5 @@ ws.close();
 proc.kill();
 await new Promise((r) => (proc.exitCode === null ? proc.on("exit", r) : r()));
 server.close();
-rmSync(profileDir, { recursive: true, force: true });
+// Chromium's helpers may still be writing into the profile as it exits.
+rmSync(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
