@@ -28,7 +28,7 @@ pub(crate) use super::perf_tree::Tree;
 use super::perf_tree::{NONE, ROOT};
 
 /// A record's header line, parsed.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
 struct Header<'a> {
     comm: &'a str,
     pid: Option<i64>,
@@ -65,8 +65,15 @@ pub(crate) fn looks_like(head: &[u8]) -> bool {
 
 /// Parses a header line; `None` if it has no event (`name:` after the thread).
 fn header(line: &str) -> Option<Header<'_>> {
+    header_at(line).map(|(h, _)| h)
+}
+
+/// [`header`], and where its time word starts and its period word (else its time word)
+/// ends, where it has a time.
+fn header_at(line: &str) -> Option<(Header<'_>, Option<(usize, usize)>)> {
     let line = line.trim_end();
     let mut h = Header::default();
+    let mut varies = None;
     // The thread: the last all-digit (or digits/digits) word before the time or event;
     // everything before it is the comm, which may hold spaces and digits.
     let words = Words::new(line);
@@ -87,6 +94,7 @@ fn header(line: &str) -> Option<Header<'_>> {
             if thread_end.is_none() {
                 h.comm = line[..s].trim_end();
             }
+            varies = Some((s, e));
             after = e;
             break;
         } else if w.ends_with(':') && thread_end.is_some() {
@@ -110,15 +118,75 @@ fn header(line: &str) -> Option<Header<'_>> {
         let w = &line[base + s..base + e];
         if h.period.is_none() && w.bytes().all(|c| c.is_ascii_digit()) && w.len() <= 18 {
             h.period = w.parse().ok();
+            if let Some(v) = &mut varies {
+                v.1 = base + e;
+            }
         } else if let Some(ev) = w.strip_suffix(':') {
             h.event = event_name(ev);
             h.rest = line[base + e..].trim();
-            return Some(h);
+            return Some((h, varies));
         } else {
             return None;
         }
     }
     None
+}
+
+/// The last header read with a time: the next one of the same thread and event (most
+/// are) is read by its time and period alone, the bytes around them compared with its.
+#[derive(Default)]
+struct LastHeader<'a> {
+    line: &'a str,
+    h: Option<Header<'a>>,
+    /// Where its time word starts, and where its period word (else its time word) ends.
+    at: (usize, usize),
+}
+
+impl<'a> LastHeader<'a> {
+    /// `line` as [`header`] reads it.
+    fn read(&mut self, line: &'a str) -> Option<Header<'a>> {
+        if let Some(h) = self.again(line) {
+            return Some(h);
+        }
+        let (h, at) = header_at(line)?;
+        self.h = at.map(|_| h);
+        (self.line, self.at) = (line, at.unwrap_or_default());
+        Some(h)
+    }
+
+    /// `line` read as the last header with another time (and period), if it is the last
+    /// header's text but for them. The words before and after are the same bytes, so
+    /// [`header`] would read them as it did.
+    #[inline]
+    fn again(&self, line: &str) -> Option<Header<'a>> {
+        let last = self.h?;
+        let (p, b, (s, e)) = (self.line.as_bytes(), line.as_bytes(), self.at);
+        let tail = p.len() - e;
+        if b.len() <= s + tail
+            || !hash::same(&b[..s], &p[..s])
+            || !hash::same(&b[b.len() - tail..], &p[e..])
+        {
+            return None;
+        }
+        let mid = line.get(s..b.len() - tail)?;
+        let blank = |c: u8| c == b' ' || c == b'\t';
+        let (time, period) = match mid.bytes().position(blank) {
+            Some(i) => (&mid[..i], Some(mid[i..].trim_start_matches([' ', '\t']))),
+            None => (mid, None),
+        };
+        let ts = time_ns(time.strip_suffix(':')?)?;
+        let digits = |w: &str| (1..=18).contains(&w.len()) && w.bytes().all(|c| c.is_ascii_digit());
+        let period = match period {
+            None => None,
+            Some(w) if digits(w) => Some(w.parse().ok()?),
+            _ => return None,
+        };
+        Some(Header {
+            ts: Some(ts),
+            period,
+            ..last
+        })
+    }
 }
 
 /// `w` split at its first `c` (ASCII), by a loop inline: a header's words are a few
@@ -286,22 +354,30 @@ impl<'a> Line<'a> {
 
 /// The lines of the record being read and of the one before it, used again for every
 /// record. Consecutive samples share their outer frames, the record's last lines: those
-/// equal to the last record's are not read again.
+/// equal to the last record's are not read again, and where they are all frame lines their
+/// frames stay where the last record left them (the stack's outer end).
 #[derive(Default)]
 struct Body<'a> {
     /// The record's lines below its header, with their offsets in the run's text.
     lines: Vec<(usize, &'a str)>,
-    /// The last record's lines, each read, with its node in the [`Tree`].
-    prev: Vec<(&'a str, Line<'a>, u32)>,
-    cur: Vec<(&'a str, Line<'a>, u32)>,
-    /// Innermost first, as perf prints them.
+    /// The last record's lines, each with its node in the [`Tree`].
+    prev: Vec<(&'a str, u32)>,
+    cur: Vec<(&'a str, u32)>,
+    /// How many of the last record's lines, from its end, are frame lines: its first
+    /// `tail` frames are theirs.
+    tail: usize,
+    /// The record's lines read, as places in `seen`.
+    idx: Vec<u32>,
+    /// Outermost first: the last record's until the record is read.
     frames: Vec<RawFrame<'a>>,
     /// Per frame, its node.
     nodes: Vec<u32>,
-    /// Each distinct line read so far, by its text, with its id in the [`Tree`]: a
-    /// profile's frame lines are a few thousand return addresses, printed again in most
-    /// records.
-    read: hashbrown::HashTable<(&'a str, Line<'a>, u32)>,
+    /// Each distinct line read so far, by its text (a place in `seen`): a profile's frame
+    /// lines are a few thousand return addresses, printed again in most records.
+    read: hashbrown::HashTable<u32>,
+    /// Lines read: their text, reading and id in the [`Tree`]; those past
+    /// [`READ_MAX`] only until the record is handed over.
+    seen: Vec<(&'a str, Line<'a>, u32)>,
 }
 
 /// The most lines [`Body::read`] keeps, so text of lines that never repeat costs a
@@ -309,24 +385,28 @@ struct Body<'a> {
 const READ_MAX: usize = 1 << 14;
 
 impl<'a> Body<'a> {
-    /// `line` read, or its reading taken from an earlier line of the same text; and its
-    /// id in `tree`.
+    /// The place in `seen` of `line` read, or of its reading from an earlier line of the
+    /// same text.
     fn read_line(
-        read: &mut hashbrown::HashTable<(&'a str, Line<'a>, u32)>,
+        read: &mut hashbrown::HashTable<u32>,
+        seen: &mut Vec<(&'a str, Line<'a>, u32)>,
         tree: &mut Tree,
         line: &'a str,
-    ) -> (&'a str, Line<'a>, u32) {
+    ) -> u32 {
         let h = |s: &str| hash::hash(s.as_bytes(), 0);
         let hl = h(line);
-        let found = read.find(hl, |(k, ..)| hash::same(k.as_bytes(), line.as_bytes()));
-        if let Some(e) = found {
-            return e.clone();
+        let found = read.find(hl, |&i| {
+            hash::same(seen[i as usize].0.as_bytes(), line.as_bytes())
+        });
+        if let Some(&i) = found {
+            return i;
         }
-        let e = (line, Line::read(line), tree.line(line, hl));
-        if read.len() < READ_MAX {
-            read.insert_unique(hl, e.clone(), |(k, ..)| h(k));
+        let i = seen.len() as u32;
+        seen.push((line, Line::read(line), tree.line(line, hl)));
+        if seen.len() <= READ_MAX {
+            read.insert_unique(hl, i, |&i| h(seen[i as usize].0));
         }
-        e
+        i
     }
 }
 
@@ -387,6 +467,7 @@ pub(crate) fn decode_run<S: EventSink>(
     let text: &str = &text;
     let mut rec: Option<Record<'_>> = None;
     let mut body = Body::default();
+    let mut last_header = LastHeader::default();
     let mut n = 0u64;
     let mut at = 0usize;
     let mut next_progress = 1 << 24;
@@ -398,7 +479,9 @@ pub(crate) fn decode_run<S: EventSink>(
         at = end + 1;
         let first = line.as_bytes().first().copied();
         match first {
-            Some(b' ' | b'\t') if line.bytes().all(|c| c == b' ' || c == b'\t') => {
+            // A frame line ends in a symbol or module, so only a line that ends blank is
+            // read whole (its indent is a dozen blanks: most of a frame line's cost).
+            Some(b' ' | b'\t') if blank_line(line) => {
                 n += flush(&mut rec, &mut body, tree, sink, diags, base)
             }
             None => n += flush(&mut rec, &mut body, tree, sink, diags, base),
@@ -414,7 +497,7 @@ pub(crate) fn decode_run<S: EventSink>(
             Some(b'#') if rec.is_none() => {}
             Some(_) => {
                 n += flush(&mut rec, &mut body, tree, sink, diags, base);
-                match header(line) {
+                match last_header.read(line) {
                     Some(h) => rec = Some((h, off(start))),
                     None => warn(diags, off(start), || {
                         format!(
@@ -432,6 +515,13 @@ pub(crate) fn decode_run<S: EventSink>(
     }
     n += flush(&mut rec, &mut body, tree, sink, diags, base);
     n
+}
+
+/// Whether `line` is spaces and tabs only.
+#[inline(always)]
+fn blank_line(line: &str) -> bool {
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    line.as_bytes().last().is_none_or(|&c| blank(c)) && line.bytes().all(blank)
 }
 
 /// The first 80 bytes of a line, for a warning.
@@ -452,9 +542,9 @@ fn unit(event: &str) -> SampleUnit {
 }
 
 /// Hands the open record, if any, to the sink: 1 if there was one. Its lines are read,
-/// but for those at its end equal to the last record's, whose reading and node are taken
-/// as they were; then each line does what it does after the ones before it (`base`: the
-/// run's offset in the file, for warnings).
+/// but for those at its end equal to the last record's, whose nodes are taken as they
+/// were (and their frames, where they are all frame lines); then each line does what it
+/// does after the ones before it (`base`: the run's offset in the file, for warnings).
 fn flush<'a, S: EventSink>(
     rec: &mut Option<Record<'a>>,
     body: &mut Body<'a>,
@@ -470,35 +560,49 @@ fn flush<'a, S: EventSink>(
         lines,
         prev,
         cur,
+        tail,
+        idx,
         frames,
         nodes,
         read,
+        seen,
     } = body;
     let (n, m) = (lines.len(), prev.len());
     let same = (lines.iter().rev().zip(prev.iter().rev()))
-        .take_while(|((_, a), (b, ..))| hash::same(a.as_bytes(), b.as_bytes()))
+        .take_while(|((_, a), (b, _))| hash::same(a.as_bytes(), b.as_bytes()))
         .count();
     let new = n - same;
+    // The shared lines' frames are the last record's first ones where they are all
+    // frame lines; else every line is read again (a source line among them names the
+    // frame above it, which may be new; a line that is neither warns again).
+    let reuse = same <= *tail;
+    let fresh = if reuse { new } else { n };
+    idx.clear();
+    idx.extend((lines[..fresh].iter()).map(|&(_, l)| Body::read_line(read, seen, tree, l)));
     cur.clear();
-    cur.extend((lines[..new].iter()).map(|&(_, l)| Body::read_line(read, tree, l)));
-    cur.extend(prev.drain(m - same..));
+    cur.extend(lines[..new].iter().map(|&(_, l)| (l, NONE)));
+    cur.extend_from_slice(&prev[m - same..]);
     // The new lines' ids become their nodes, from the shared lines' innermost inwards.
-    let mut parent = cur.get(new).map_or(ROOT, |c| c.2);
-    for c in cur[..new].iter_mut().rev() {
-        parent = tree.child(parent, c.2);
-        c.2 = parent;
+    let mut parent = cur.get(new).map_or(ROOT, |c| c.1);
+    for (c, &i) in cur[..new].iter_mut().zip(idx.iter()).rev() {
+        parent = tree.child(parent, seen[i as usize].2);
+        c.1 = parent;
     }
-    frames.clear();
-    frames.extend(frame(h.rest));
-    nodes.clear();
+    let keep = if reuse { same } else { 0 };
+    frames.truncate(keep);
+    nodes.truncate(keep);
     // A frame on the header line is not one of the tree's.
-    let mut tree_ok = frames.is_empty();
-    for (&(start, text), (_, line, node)) in lines.iter().zip(cur.iter()) {
-        match (line, frames.last_mut()) {
+    let header_frame = frame(h.rest);
+    let tree_ok = header_frame.is_none();
+    frames.extend(header_frame);
+    let mut frame_lines = 0;
+    for (k, (&(start, text), &i)) in lines.iter().zip(idx.iter()).enumerate() {
+        match (&seen[i as usize].1, frames[keep..].last_mut()) {
             (Line::Frame(f), _) => {
                 frames.push(f.clone());
-                nodes.push(*node);
-                tree_ok &= *node != NONE;
+                nodes.push(cur[k].1);
+                frame_lines += 1;
+                continue;
             }
             (Line::Other(Some((file, l)), _), Some(f)) => {
                 if *l > 0 && !file.is_empty() && *file != "??" {
@@ -515,11 +619,15 @@ fn flush<'a, S: EventSink>(
                 )
             }),
         }
+        frame_lines = 0;
     }
+    *tail = frame_lines + keep;
+    frames[keep..].reverse();
+    nodes[keep..].reverse();
     std::mem::swap(prev, cur);
     lines.clear();
-    frames.reverse();
-    nodes.reverse();
+    seen.truncate(READ_MAX);
+    let tree_ok = tree_ok && nodes.iter().all(|&n| n != NONE);
     let tid = h.tid.unwrap_or(0);
     sink.sample(&RawSample {
         pid: RawId::Num(h.pid.unwrap_or(tid)),

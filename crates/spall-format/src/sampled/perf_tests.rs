@@ -233,3 +233,146 @@ fn lines_read_before_are_their_own_past_the_tables_bound() {
         assert_eq!(stack, &format!("main;g{i};f{i}"), "sample {k}");
     }
 }
+
+/// Records that share their last lines with the record before them, in every mix of frame
+/// lines, source lines, lines that are neither, frames on the header line and records with
+/// no lines, read as each record read alone: the same stacks, files and lines, and the same
+/// warnings. A node names one stack: samples with the same node at a depth have the same
+/// frames up to it.
+#[test]
+fn records_read_in_a_row_are_each_read_alone() {
+    type Frames = Vec<(String, Option<String>, Option<u32>)>;
+    #[derive(Default)]
+    struct Stacks(Vec<(Frames, Vec<u32>)>);
+    impl EventSink for Stacks {
+        fn event(&mut self, _: &crate::RawEvent<'_>) {}
+        fn sample(&mut self, s: &RawSample<'_>) {
+            let f = |f: &RawFrame<'_>| {
+                (
+                    f.name.to_string(),
+                    f.file.as_deref().map(Into::into),
+                    f.line,
+                )
+            };
+            self.0
+                .push((s.stack.iter().map(f).collect(), s.nodes.to_vec()));
+        }
+    }
+    let pool = [
+        "\t10 a (x)",
+        "\t11 b (x)",
+        "\t12 c+0x4 (x)",
+        "\t20 main (x)",
+        "\t  a.c:3",
+        "\t  ??:0",
+        "\tbogus line",
+        "\t  [kernel.kallsyms][ffff]",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let (mut text, mut records, mut last) = (String::new(), Vec::new(), Vec::<&str>::new());
+    for i in 0..3000 {
+        let mut lines: Vec<&str> = (0..next(4)).map(|_| pool[next(pool.len())]).collect();
+        // Most records keep some of the last one's outer lines, as samples do.
+        let keep = if next(4) == 0 {
+            0
+        } else {
+            next(last.len() + 1)
+        };
+        lines.extend_from_slice(&last[last.len() - keep..]);
+        let on_header = if next(10) == 0 { " 30 h (x)" } else { "" };
+        let mut rec = format!("p 1 {i}.0: 1 cycles:{on_header}\n");
+        for l in &lines {
+            rec += l;
+            rec += "\n";
+        }
+        rec += "\n";
+        records.push(rec.clone());
+        text += &rec;
+        last = lines;
+    }
+    let run = |t: &str| {
+        let (mut s, mut d) = (Stacks::default(), Diagnostics::default());
+        decode(t.as_bytes(), &mut s, &mut d).unwrap();
+        (s, d.total())
+    };
+    let (all, warned) = run(&text);
+    let mut alone = (Vec::new(), 0);
+    for r in &records {
+        let (s, w) = run(r);
+        alone.0.extend(s.0.into_iter().map(|(stack, _)| stack));
+        alone.1 += w;
+    }
+    let stacks: Vec<_> = all.0.iter().map(|(s, _)| s.clone()).collect();
+    assert_eq!((stacks, warned), alone);
+    let mut named = std::collections::HashMap::new();
+    for (stack, nodes) in all.0.iter().filter(|(_, n)| !n.is_empty()) {
+        assert_eq!(nodes.len(), stack.len());
+        for (d, n) in nodes.iter().enumerate() {
+            assert_eq!(named.entry(*n).or_insert(&stack[..=d]), &&stack[..=d]);
+        }
+    }
+    assert!(named.len() > 20, "few samples had nodes: {}", named.len());
+}
+
+/// A header read as the last one's with another time and period is the header read
+/// anew, whatever comes before it: times and periods of every length, malformed ones,
+/// a period where the last had none and none where it had one, another thread or event,
+/// blanks between the words.
+#[test]
+fn headers_read_after_the_last_are_read_anew() {
+    let threads = [
+        "spin 611",
+        "w 12/13 [003]",
+        "V8 Worker 7/8",
+        "",
+        "kworker/0:1 5",
+    ];
+    let times = [
+        "2592.928657:",
+        "1.5:",
+        "12.x:",
+        "99999999999.0:",
+        "7.000000001:",
+        "3:",
+        "5.25",
+    ];
+    let periods = ["", "500000", "1", "1234567890123456789", "12a", "  42"];
+    let events = ["cpu-clock:ppp: ", "cycles:u:", "cycles: 4010 f (x)", "x"];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut pick = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    // Runs of one thread, event and spacing, as profiles have.
+    let mut run = (threads[0], " ", events[0]);
+    let lines: Vec<String> = (0..20_000)
+        .map(|_| {
+            if pick(10) == 0 {
+                let sep = ["  ", " ", "\t"][pick(3)];
+                run = (
+                    threads[pick(threads.len())],
+                    sep,
+                    events[pick(events.len())],
+                );
+            }
+            let (t, sep, e) = run;
+            let (ts, p) = (times[pick(times.len())], periods[pick(periods.len())]);
+            format!("{t}{sep}{ts}{sep}{p}{sep}{e}")
+        })
+        .collect();
+    let mut last = LastHeader::default();
+    let mut again = 0;
+    for line in &lines {
+        again += usize::from(last.again(line).is_some());
+        assert_eq!(last.read(line), header(line), "{line:?}");
+    }
+    assert!(again > 500, "{again} read again");
+}
