@@ -268,13 +268,7 @@ fn records_read_in_a_row_are_each_read_alone() {
         "\tbogus line",
         "\t  [kernel.kallsyms][ffff]",
     ];
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = picker(0x2545_f491_4f6c_dd1d);
     let (mut text, mut records, mut last) = (String::new(), Vec::new(), Vec::<&str>::new());
     for i in 0..3000 {
         let mut lines: Vec<&str> = (0..next(4)).map(|_| pool[next(pool.len())]).collect();
@@ -344,13 +338,7 @@ fn headers_read_after_the_last_are_read_anew() {
     ];
     let periods = ["", "500000", "1", "1234567890123456789", "12a", "  42"];
     let events = ["cpu-clock:ppp: ", "cycles:u:", "cycles: 4010 f (x)", "x"];
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut pick = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut pick = picker(0x9e37_79b9_7f4a_7c15);
     // Runs of one thread, event and spacing, as profiles have.
     let mut run = (threads[0], " ", events[0]);
     let lines: Vec<String> = (0..20_000)
@@ -375,4 +363,14 @@ fn headers_read_after_the_last_are_read_anew() {
         assert_eq!(last.read(line), header(line), "{line:?}");
     }
     assert!(again > 500, "{again} read again");
+}
+
+/// A number under `n` each call, the same ones each run (xorshift).
+fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
 }
