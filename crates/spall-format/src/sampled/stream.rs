@@ -1,11 +1,12 @@
 //! A profile decoded as its bytes arrive (a browser's worker reading a file in chunks), so
 //! neither the file nor its text is held whole.
 //!
-//! `perf script` text and collapsed stacks: only the bytes since the last run, about one
-//! pushed piece. Once the bytes held reach the target, they are cut where a record starts
-//! (a `perf script` header line, a collapsed stack's line) and what comes before is
-//! decoded as one run, with the file's offsets, into the one sink every run goes to; the
-//! records are independent, so the runs' samples, in file order, are a whole-file decode's.
+//! `perf script` text and collapsed stacks: only the bytes since the last run. Once the
+//! bytes held reach the target, they are cut where a record starts (a `perf script` header
+//! line, a collapsed stack's line) and what comes before is decoded as one run, with the
+//! file's offsets, into the one sink every run goes to; the records are independent, so the
+//! runs' samples, in file order, are a whole-file decode's. A piece of at least the target
+//! is read where it lies, not copied: only its last record is held.
 //!
 //! A `.cpuprofile` whose first key is `nodes` (what V8 writes): read into its call tree,
 //! samples and times as the bytes arrive (`cpuprofile::stream`), the samples handed over
@@ -158,13 +159,27 @@ impl<S: EventSink> ProfileStream<S> {
         if let Some(r) = &mut self.pprof {
             return r.push(chunk, &mut self.diags);
         }
-        self.window.extend_from_slice(chunk);
+        let mut rest = chunk;
+        // A piece of a run's size is read in place, not copied into the window: the
+        // window's last record is finished by the piece's lines up to its first record
+        // and decoded alone, then the piece's whole records; its last one is kept.
+        if !self.window.is_empty() && rest.len() >= self.target {
+            let ends_line = self.window.last() == Some(&b'\n');
+            if let Some(p) = record_start(self.format, ends_line, rest) {
+                self.window.extend_from_slice(&rest[..p]);
+                self.decode_run(self.window.len());
+                rest = &rest[p..];
+            }
+        }
+        if self.window.is_empty() && rest.len() >= self.target {
+            if let Some(end) = run_end(self.format, rest).filter(|&e| e > 0) {
+                self.decode_bytes(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+        self.window.extend_from_slice(rest);
         if self.window.len() >= self.target {
-            let end = match self.format {
-                ProfileFormat::Perf => perf::run_end(&self.window),
-                _ => memchr::memrchr(b'\n', &self.window).map(|i| i + 1),
-            };
-            if let Some(end) = end.filter(|&e| e > 0) {
+            if let Some(end) = run_end(self.format, &self.window).filter(|&e| e > 0) {
                 self.decode_run(end);
             }
         }
@@ -187,8 +202,15 @@ impl<S: EventSink> ProfileStream<S> {
     /// builder a run whose frames and names are interned again and then merged (a third
     /// of a deep `perf script` file's streamed decode).
     fn decode_run(&mut self, end: usize) {
+        let window = std::mem::take(&mut self.window);
+        self.decode_bytes(&window[..end]);
+        self.window = window;
+        self.window.drain(..end);
+    }
+
+    /// Decodes `b`, whole records from the file's offset `at`, as a run.
+    fn decode_bytes(&mut self, b: &[u8]) {
         let mut sink = self.sinks.pop().unwrap_or_else(|| (self.new_sink)());
-        let b = &self.window[..end];
         let total = self.read;
         let d = &mut self.diags;
         self.samples += match self.format {
@@ -199,8 +221,7 @@ impl<S: EventSink> ProfileStream<S> {
             _ => collapsed::decode_run(b, self.at, total, &mut sink, d),
         };
         self.sinks.push(sink);
-        self.window.drain(..end);
-        self.at += end as u64;
+        self.at += b.len() as u64;
     }
 
     /// Whether the stream gave up, so far: [`finish`](Self::finish) will say to decode
@@ -257,6 +278,32 @@ impl<S: EventSink> ProfileStream<S> {
         };
         Ok(Some((summary, self.sinks)))
     }
+}
+
+/// Where a run of whole records may end in `b`, a text profile's bytes from a record's
+/// start (see [`perf::run_end`]).
+fn run_end(format: ProfileFormat, b: &[u8]) -> Option<usize> {
+    match format {
+        ProfileFormat::Perf => perf::run_end(b),
+        _ => memchr::memrchr(b'\n', b).map(|i| i + 1),
+    }
+}
+
+/// Where the first record starts in `b`, bytes that follow a record (`ends_line`: whose
+/// last byte ended a line), if one starts before its end.
+fn record_start(format: ProfileFormat, ends_line: bool, b: &[u8]) -> Option<usize> {
+    let starts = |p: usize| match format {
+        ProfileFormat::Perf => {
+            !matches!(b.get(p), None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#'))
+        }
+        _ => p < b.len(),
+    };
+    if ends_line && starts(0) {
+        return Some(0);
+    }
+    memchr::memchr_iter(b'\n', b)
+        .map(|i| i + 1)
+        .find(|&p| starts(p))
 }
 
 #[cfg(test)]
@@ -439,7 +486,9 @@ mod tests {
             let b = spall_test_support::fixture_bytes(&format!("real/profiles/{name}"));
             let want = whole(&b);
             assert!(want.len() > 1000, "{name}: {want}");
-            for (piece, target) in [(b.len(), 1 << 20), (4_099, 10_000), (97, 300), (1, 1)] {
+            // Pieces larger than runs too, as the page's (read in place).
+            let sizes = [(b.len(), 1 << 20), (4_099, 10_000), (97, 300), (1, 1)];
+            for (piece, target) in sizes.into_iter().chain([(4_099, 1_000), (65_536, 4_096)]) {
                 let got = streamed(&b, piece, target);
                 assert!(got == want, "{name}: pieces of {piece}, runs of {target}");
             }
