@@ -205,15 +205,18 @@ impl Collected {
         } else {
             fr.raw
         };
+        // Compared a word at a time, inline (`memcmp` is a byte loop in WebAssembly).
+        let same = |a: &str, b: &str| spall_format::hash::same(a.as_bytes(), b.as_bytes());
         fr.parent == parent
-            && strings.get(name) == f.name
+            && same(strings.get(name), &f.name)
             && fr.line == f.line.unwrap_or(0)
-            && strings.get(fr.file) == f.file.as_deref().unwrap_or("")
+            && same(strings.get(fr.file), f.file.as_deref().unwrap_or(""))
     }
 
     /// The track of a sample.
     fn track(&mut self, s: &RawSample<'_>, thread: u32, strings: &mut Strings) -> u32 {
-        let hit = (self.recent.iter()).find(|r| r.0 == thread && r.1 == s.unit && r.2 == s.kind);
+        let same = |r: &str| spall_format::hash::same(r.as_bytes(), s.kind.as_bytes());
+        let hit = (self.recent.iter()).find(|r| r.0 == thread && r.1 == s.unit && same(&r.2));
         if let Some(r) = hit {
             return r.3;
         }

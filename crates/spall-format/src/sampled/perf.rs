@@ -132,8 +132,39 @@ fn header_at(line: &str) -> Option<(Header<'_>, Option<(usize, usize)>)> {
     None
 }
 
-/// The last header read with a time: the next one of the same thread and event (most
-/// are) is read by its time and period alone, the bytes around them compared with its.
+/// The last headers read with a time, of up to [`KEPT`] threads or events: the next one
+/// of the same thread and event (most are) is read by its time and period alone, the bytes
+/// around them compared with its.
+#[derive(Default)]
+struct LastHeaders<'a> {
+    kept: [LastHeader<'a>; KEPT],
+    /// The one a header read anew replaces.
+    next: usize,
+}
+
+/// Threads sampled in turns: a profile of a few threads alternates between them.
+const KEPT: usize = 4;
+
+impl<'a> LastHeaders<'a> {
+    /// `line` as [`header`] reads it.
+    fn read(&mut self, line: &'a str) -> Option<Header<'a>> {
+        if let Some(h) = self.kept.iter().find_map(|k| k.again(line)) {
+            return Some(h);
+        }
+        let (h, at) = header_at(line)?;
+        if let Some(at) = at {
+            self.kept[self.next] = LastHeader {
+                line,
+                h: Some(h),
+                at,
+            };
+            self.next = (self.next + 1) % KEPT;
+        }
+        Some(h)
+    }
+}
+
+/// A header read with a time.
 #[derive(Default)]
 struct LastHeader<'a> {
     line: &'a str,
@@ -143,18 +174,7 @@ struct LastHeader<'a> {
 }
 
 impl<'a> LastHeader<'a> {
-    /// `line` as [`header`] reads it.
-    fn read(&mut self, line: &'a str) -> Option<Header<'a>> {
-        if let Some(h) = self.again(line) {
-            return Some(h);
-        }
-        let (h, at) = header_at(line)?;
-        self.h = at.map(|_| h);
-        (self.line, self.at) = (line, at.unwrap_or_default());
-        Some(h)
-    }
-
-    /// `line` read as the last header with another time (and period), if it is the last
+    /// `line` read as this header with another time (and period), if it is this
     /// header's text but for them. The words before and after are the same bytes, so
     /// [`header`] would read them as it did.
     #[inline]
@@ -467,7 +487,7 @@ pub(crate) fn decode_run<S: EventSink>(
     let text: &str = &text;
     let mut rec: Option<Record<'_>> = None;
     let mut body = Body::default();
-    let mut last_header = LastHeader::default();
+    let mut last_header = LastHeaders::default();
     let mut n = 0u64;
     let mut at = 0usize;
     let mut next_progress = 1 << 24;
