@@ -189,17 +189,20 @@ impl<'a> LastHeader<'a> {
             return None;
         }
         let mid = line.get(s..b.len() - tail)?;
-        let blank = |c: u8| c == b' ' || c == b'\t';
-        let (time, period) = match mid.bytes().position(blank) {
-            Some(i) => (&mid[..i], Some(mid[i..].trim_start_matches([' ', '\t']))),
+        let blank = |c: &u8| *c == b' ' || *c == b'\t';
+        let (time, period) = match mid.bytes().position(|c| blank(&c)) {
+            Some(i) => {
+                let w = &mid.as_bytes()[i..];
+                let at = w.iter().position(|c| !blank(c))?;
+                (&mid[..i], Some(&w[at..]))
+            }
             None => (mid, None),
         };
         let ts = time_ns(time.strip_suffix(':')?)?;
-        let digits = |w: &str| (1..=18).contains(&w.len()) && w.bytes().all(|c| c.is_ascii_digit());
+        // A word of digits, as `header` reads a period.
         let period = match period {
             None => None,
-            Some(w) if digits(w) => Some(w.parse().ok()?),
-            _ => return None,
+            Some(w) => Some(decimal(w).filter(|_| !w.is_empty())?),
         };
         Some(Header {
             ts: Some(ts),
@@ -239,12 +242,38 @@ fn time_ns(w: &str) -> Option<i64> {
     if s.is_empty() || f.is_empty() || f.len() > 9 || s.len() > 10 {
         return None;
     }
-    if !s.bytes().chain(f.bytes()).all(|c| c.is_ascii_digit()) {
+    const SCALE: [i64; 10] = [
+        0,
+        100_000_000,
+        10_000_000,
+        1_000_000,
+        100_000,
+        10_000,
+        1_000,
+        100,
+        10,
+        1,
+    ];
+    let (secs, frac) = (decimal(s.as_bytes())?, decimal(f.as_bytes())?);
+    Some(secs * 1_000_000_000 + frac * SCALE[f.len()])
+}
+
+/// The value of `w`, ASCII digits only, of at most 18 (so it fits), read in one pass: a
+/// header's numbers are read for every record, where `str::parse` checks and folds apart.
+#[inline]
+fn decimal(w: &[u8]) -> Option<i64> {
+    if w.len() > 18 {
         return None;
     }
-    let secs: i64 = s.parse().ok()?;
-    let frac: i64 = f.parse().ok()?;
-    Some(secs * 1_000_000_000 + frac * 10i64.pow(9 - f.len() as u32))
+    let mut v = 0i64;
+    for &c in w {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + d as i64;
+    }
+    Some(v)
 }
 
 /// An event's name without perf's modifiers (`cycles:uppp` is `cycles`); tracepoints keep
