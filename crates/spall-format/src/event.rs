@@ -483,6 +483,11 @@ pub struct RawSample<'a> {
     /// Whether `stack` is the previous sample's: a reader that hands one sample over once
     /// per kind (pprof's sample types) says so, and the stack is not looked at again.
     pub same_stack: bool,
+    /// How many of `stack`'s outermost frames are those of the previous sample handed to
+    /// the same sink, at the same depths: a reader that keeps them where they were (`perf
+    /// script`'s records share their callers) says so, and they are not compared again; 0
+    /// where it does not know.
+    pub same_outer: usize,
     /// Where the reader keeps the stacks as one call tree (V8's nodes): per frame of
     /// `stack`, its node's index in that tree, which names the frame and all its callers
     /// for the whole decode, so a sink may take a node's stack from a node it has seen

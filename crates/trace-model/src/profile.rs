@@ -79,7 +79,12 @@ impl Collected {
         } else {
             s.stack
         };
-        for (depth, f) in stack.iter().enumerate() {
+        // Outer frames the reader kept from the last sample are the last stack's.
+        let kept = s.same_outer.min(self.prev.len()).min(stack.len());
+        if kept > 0 {
+            parent = self.prev[kept - 1].1;
+        }
+        for (depth, f) in stack.iter().enumerate().skip(kept) {
             let key = frame_key(f);
             if let Some(&(k, id)) = self.prev.get(depth) {
                 let same = k == key && self.same_frame(id, f, parent, strings);
@@ -412,8 +417,9 @@ mod tests {
     use crate::build::TraceBuilder;
     use crate::{load_bytes, Trace, NO_FRAME};
 
-    /// A builder fed samples without their call tree's nodes.
-    struct NoNodes(TraceBuilder);
+    /// A builder fed samples without their call tree's nodes, and without the outer frames
+    /// they share with the last sample unless the flag is set.
+    struct NoNodes(TraceBuilder, bool);
 
     impl EventSink for NoNodes {
         fn event(&mut self, e: &RawEvent<'_>) {
@@ -422,6 +428,7 @@ mod tests {
         fn sample(&mut self, s: &RawSample<'_>) {
             let mut s = s.clone();
             s.nodes = &[];
+            s.same_outer = if self.1 { s.same_outer } else { 0 };
             self.0.sample(&s);
         }
         fn sample_kind_default(&mut self, kind: &str, unit: SampleUnit) {
@@ -470,10 +477,36 @@ mod tests {
         ] {
             let mut with = TraceBuilder::new();
             let sum = spall_format::decode(b, &mut with).unwrap();
-            let mut without = NoNodes(TraceBuilder::new());
+            let mut without = NoNodes(TraceBuilder::new(), true);
             let sum2 = spall_format::decode(b, &mut without).unwrap();
             let (a, b) = (with.finish(sum), without.0.finish(sum2));
             assert!(a.frames().len() > 10);
+            assert!(a.to_transfer() == b.to_transfer());
+        }
+    }
+
+    /// Outer frames a reader says are the last sample's (`perf script`'s) are taken from
+    /// the last stack: the same trace as each frame compared, on real `perf script` files
+    /// and on records that share callers in every mix of lines.
+    #[test]
+    fn outer_frames_kept_from_the_last_sample_are_its_frames() {
+        let mut text = String::new();
+        for i in 0..2000 {
+            let leaf = ["\t1 a (x)\n", "\t2 b (x)\n\t3 c (y)\n", ""][i % 3];
+            let mid = ["\t4 d (x)\n", "\t5 e (x)\n\t  e.c:7\n", "\t6 f (z)\n"][i % 7 % 3];
+            text += &format!("p {} {i}.0: 1 cycles:\n{leaf}{mid}\t9 main (x)\n\n", i % 2);
+        }
+        let real = ["spin.perf", "demangle_cpp.perf.gz", "demangle_rust.perf.gz"]
+            .map(|f| spall_test_support::fixture_bytes(&format!("real/profiles/{f}")));
+        for b in real.iter().map(|b| &b[..]).chain([text.as_bytes()]) {
+            let (mut with, mut without) = (
+                NoNodes(TraceBuilder::new(), true),
+                NoNodes(TraceBuilder::new(), false),
+            );
+            let sum = spall_format::decode(b, &mut with).unwrap();
+            let sum2 = spall_format::decode(b, &mut without).unwrap();
+            let (a, b) = (with.0.finish(sum), without.0.finish(sum2));
+            assert!(a.frames().len() > 5);
             assert!(a.to_transfer() == b.to_transfer());
         }
     }

@@ -83,6 +83,7 @@ pub(crate) fn decode_run<S: EventSink>(
             stack: &frames,
             args: crate::event::Args::None,
             same_stack: false,
+            same_outer: 0,
             nodes: &[],
             cpu: None,
             offset: base + at as u64,

@@ -392,6 +392,7 @@ impl<S: EventSink> Cx<'_, '_, S> {
                 stack: &stack,
                 args: Args::None,
                 same_stack: false,
+                same_outer: 0,
                 nodes: &nodes,
                 cpu: None,
                 offset: 0,

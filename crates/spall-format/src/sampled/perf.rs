@@ -689,6 +689,7 @@ fn flush<'a, S: EventSink>(
         stack: frames,
         args: crate::event::Args::None,
         same_stack: false,
+        same_outer: keep,
         nodes: if tree_ok { nodes } else { &[] },
         offset,
         cpu: h.cpu,

@@ -243,7 +243,7 @@ fn lines_read_before_are_their_own_past_the_tables_bound() {
 fn records_read_in_a_row_are_each_read_alone() {
     type Frames = Vec<(String, Option<String>, Option<u32>)>;
     #[derive(Default)]
-    struct Stacks(Vec<(Frames, Vec<u32>)>);
+    struct Stacks(Vec<(Frames, Vec<u32>)>, usize);
     impl EventSink for Stacks {
         fn event(&mut self, _: &crate::RawEvent<'_>) {}
         fn sample(&mut self, s: &RawSample<'_>) {
@@ -254,8 +254,13 @@ fn records_read_in_a_row_are_each_read_alone() {
                     f.line,
                 )
             };
-            self.0
-                .push((s.stack.iter().map(f).collect(), s.nodes.to_vec()));
+            let stack: Frames = s.stack.iter().map(f).collect();
+            // The outer frames said to be the last sample's are.
+            let last = self.0.last().map_or(&[][..], |l| &l.0[..]);
+            let kept = s.same_outer;
+            assert!(kept <= last.len() && kept <= stack.len() && stack[..kept] == last[..kept]);
+            self.1 += kept;
+            self.0.push((stack, s.nodes.to_vec()));
         }
     }
     let pool = [
@@ -312,6 +317,7 @@ fn records_read_in_a_row_are_each_read_alone() {
         }
     }
     assert!(named.len() > 20, "few samples had nodes: {}", named.len());
+    assert!(all.1 > 300, "{} outer frames kept", all.1);
 }
 
 /// A header read as the last one's with another time and period is the header read

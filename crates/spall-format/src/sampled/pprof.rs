@@ -149,6 +149,7 @@ pub(super) fn hand_over<S: EventSink>(
                 stack,
                 args: args.clone(),
                 same_stack,
+                same_outer: 0,
                 nodes,
                 offset: k.offset,
                 cpu: None,

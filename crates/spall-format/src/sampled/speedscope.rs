@@ -280,6 +280,7 @@ impl Profile<'_, '_> {
                 stack: &stack,
                 args: crate::event::Args::None,
                 same_stack: false,
+                same_outer: 0,
                 nodes: &[],
                 cpu: None,
                 offset: 0,

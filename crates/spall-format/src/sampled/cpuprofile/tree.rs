@@ -179,6 +179,7 @@ pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagno
             stack,
             args: crate::event::Args::None,
             same_stack: false,
+            same_outer: 0,
             nodes: path,
             cpu: None,
             offset: 0,
