@@ -238,7 +238,7 @@ fn lines_read_before_are_their_own_past_the_tables_bound() {
 /// lines, source lines, lines that are neither, frames on the header line and records with
 /// no lines, read as each record read alone: the same stacks, files and lines, and the same
 /// warnings. A node names one stack: samples with the same node at a depth have the same
-/// frames up to it.
+/// frames up to it. The outer frames a sample says are the last sample's are.
 #[test]
 fn records_read_in_a_row_are_each_read_alone() {
     type Frames = Vec<(String, Option<String>, Option<u32>)>;
