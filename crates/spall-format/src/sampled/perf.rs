@@ -116,8 +116,9 @@ fn header_at(line: &str) -> Option<(Header<'_>, Option<(usize, usize)>)> {
     let base = after;
     for (s, e) in rest {
         let w = &line[base + s..base + e];
-        if h.period.is_none() && w.bytes().all(|c| c.is_ascii_digit()) && w.len() <= 18 {
-            h.period = w.parse().ok();
+        let period = h.period.is_none().then(|| decimal(w.as_bytes())).flatten();
+        if period.is_some() {
+            h.period = period;
             if let Some(v) = &mut varies {
                 v.1 = base + e;
             }
@@ -202,7 +203,7 @@ impl<'a> LastHeader<'a> {
         // A word of digits, as `header` reads a period.
         let period = match period {
             None => None,
-            Some(w) => Some(decimal(w).filter(|_| !w.is_empty())?),
+            Some(w) => Some(decimal(w)?),
         };
         Some(Header {
             ts: Some(ts),
@@ -222,11 +223,7 @@ fn split_at_byte(w: &str, c: u8) -> Option<(&str, &str)> {
 
 /// `12` or `12/34` as (pid, tid).
 fn thread_id(w: &str) -> Option<(Option<i64>, Option<i64>)> {
-    let num = |s: &str| -> Option<i64> {
-        (!s.is_empty() && s.len() <= 18 && s.bytes().all(|c| c.is_ascii_digit()))
-            .then(|| s.parse().ok())
-            .flatten()
-    };
+    let num = |s: &str| decimal(s.as_bytes());
     match split_at_byte(w, b'/') {
         Some((p, t)) => Some((Some(num(p)?), Some(num(t)?))),
         None => {
@@ -258,11 +255,11 @@ fn time_ns(w: &str) -> Option<i64> {
     Some(secs * 1_000_000_000 + frac * SCALE[f.len()])
 }
 
-/// The value of `w`, ASCII digits only, of at most 18 (so it fits), read in one pass: a
-/// header's numbers are read for every record, where `str::parse` checks and folds apart.
+/// The value of `w`, one to 18 ASCII digits (so it fits), read in one pass: a header's
+/// numbers are read for every record, where `str::parse` checks and folds apart.
 #[inline]
 fn decimal(w: &[u8]) -> Option<i64> {
-    if w.len() > 18 {
+    if w.is_empty() || w.len() > 18 {
         return None;
     }
     let mut v = 0i64;
