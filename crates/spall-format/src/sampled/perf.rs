@@ -190,7 +190,6 @@ impl<'a> LastHeader<'a> {
             return None;
         }
         let mid = line.get(s..b.len() - tail)?;
-        let blank = |c: &u8| *c == b' ' || *c == b'\t';
         let (time, period) = match mid.bytes().position(|c| blank(&c)) {
             Some(i) => {
                 let w = &mid.as_bytes()[i..];
@@ -321,7 +320,6 @@ impl Iterator for Words<'_> {
 /// hex address. Byte by byte: this runs once per frame, most of a file's lines.
 fn frame(line: &str) -> Option<RawFrame<'_>> {
     let b = line.as_bytes();
-    let blank = |c: &u8| *c == b' ' || *c == b'\t';
     let start = b.iter().position(|c| !blank(c))?;
     let end = b.len() - b.iter().rev().position(|c| !blank(c))?;
     let ip_end = b[start..end]
@@ -382,7 +380,6 @@ type Record<'a> = (Header<'a>, u64);
 
 /// What a record's line below its header is, on its own (what it does depends on the lines
 /// before it: a source line names the frame above it).
-#[derive(Clone)]
 enum Line<'a> {
     Frame(RawFrame<'a>),
     /// Not a frame: a `file:line`, if it parses as one, and whether it ends with `]`.
@@ -563,11 +560,16 @@ pub(crate) fn decode_run<S: EventSink>(
     n
 }
 
+/// Whether `c` is a space or a tab, what separates a line's words.
+#[inline(always)]
+fn blank(c: &u8) -> bool {
+    *c == b' ' || *c == b'\t'
+}
+
 /// Whether `line` is spaces and tabs only.
 #[inline(always)]
 fn blank_line(line: &str) -> bool {
-    let blank = |c: u8| c == b' ' || c == b'\t';
-    line.as_bytes().last().is_none_or(|&c| blank(c)) && line.bytes().all(blank)
+    line.as_bytes().last().is_none_or(blank) && line.as_bytes().iter().all(blank)
 }
 
 /// The first 80 bytes of a line, for a warning.
