@@ -17,6 +17,7 @@
 //   node tests/web/load-bench.mjs 'SITE,SITE?simd=0' FILE...   (the SIMD loader against
 //     the page's scalar module)
 //   SETTLE=MS ...   (the wait between the demo shown and the pick; default 1000)
+//   JS_FLAGS="--no-wasm-bounds-checks" ...   (flags for V8, in every page: compare its settings)
 //   EACH=1 ...   (each run's line too: when the picker's `change` event came (playwright's
 //     and the browser's part, the same for any page), the worker said `started`, its first progress,
 //     the hand-off, the frame that set data-state="loaded" and the one after it (shown),

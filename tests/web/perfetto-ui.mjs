@@ -42,6 +42,8 @@ export function launchChromium() {
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--enable-unsafe-swiftshader'],
+      '--enable-unsafe-swiftshader',
+      // V8's own flags, for a benchmark's comparison (load-bench.mjs's JS_FLAGS).
+      ...(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : [])],
   });
 }

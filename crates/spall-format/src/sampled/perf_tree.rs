@@ -7,10 +7,12 @@
 //!
 //! The tree owns its lines' text, so one tree serves every run of a streamed decode. It is
 //! bounded: a line or node past its bounds is [`NONE`], and a record with one gets no nodes
-//! (its frames are looked at one by one, as without the tree). A profile whose records'
-//! new lines are mostly new nodes (stacks that rarely end where an earlier one did) gains
-//! nothing from the tree and pays its lookups: once most of a window of lookups made
-//! nodes, the tree gives none for the rest of the decode.
+//! (its frames are looked at one by one, as without the tree). A profile whose records
+//! mostly end in a node not seen before (perf prints each frame's address, and where a
+//! sample landed in a function differs from sample to sample unless it spins in a short
+//! loop) gains nothing from the tree and pays its lookups, as many as the sink's own: once
+//! over half of a window of records ended in a node made for them, the tree gives none for
+//! the rest of the decode.
 
 use hashbrown::HashTable;
 
@@ -26,8 +28,9 @@ const LINES_MAX: usize = 1 << 16;
 const TEXT_MAX: usize = 8 << 20;
 /// The most nodes (a sink keeps 4 bytes for each).
 const NODES_MAX: usize = 1 << 21;
-/// Lookups of nodes in a window: the tree is given up when over half of one made nodes.
-const WINDOW: u32 = 1 << 16;
+/// Records in a window: the tree is given up when over half of one's ended in a new node.
+/// Small, since a native decode's every chunk of a few megabytes has a tree of its own.
+const WINDOW: u32 = 1 << 10;
 
 /// See the [module](self).
 #[derive(Default)]
@@ -40,9 +43,11 @@ pub(crate) struct Tree {
     lines: HashTable<u32>,
     /// `(parent node << 32 | line id, node)`.
     nodes: HashTable<(u64, u32)>,
-    /// Lookups of nodes, and nodes made, in this window.
-    looked: u32,
-    made: u32,
+    /// Records counted in this window, and those that ended in a node made for them.
+    records: u32,
+    new_leaves: u32,
+    /// Whether the last lookup made its node.
+    made: bool,
     /// Whether the tree was given up.
     off: bool,
 }
@@ -87,20 +92,9 @@ impl Tree {
     /// [`NONE`] if either is, or the tree is full.
     #[inline]
     pub(crate) fn child(&mut self, parent: u32, line: u32) -> u32 {
+        self.made = false;
         if parent == NONE || line == NONE || self.off {
             return NONE;
-        }
-        self.looked += 1;
-        if self.looked == WINDOW {
-            if self.made > WINDOW / 2 {
-                // Given up: no line is looked up or kept from now on.
-                *self = Tree {
-                    off: true,
-                    ..Tree::default()
-                };
-                return NONE;
-            }
-            (self.looked, self.made) = (0, 0);
         }
         let key = (parent as u64) << 32 | line as u64;
         let h = spread(key);
@@ -111,9 +105,32 @@ impl Tree {
         if node as usize >= NODES_MAX {
             return NONE;
         }
-        self.made += 1;
+        self.made = true;
         self.nodes.insert_unique(h, (key, node), |e| spread(e.0));
         node
+    }
+
+    /// Counts a record read, after its nodes (`looked`: whether it looked any up, its
+    /// innermost last; a record whose lines are all the last one's needs none). Once over
+    /// half of a window's records ended in a node made for them, the tree is given up: no
+    /// line or node is looked up or kept from then on.
+    pub(crate) fn record(&mut self, looked: bool) {
+        if self.off {
+            return;
+        }
+        self.records += 1;
+        self.new_leaves += (looked && self.made) as u32;
+        if self.records < WINDOW {
+            return;
+        }
+        if self.new_leaves > WINDOW / 2 {
+            *self = Tree {
+                off: true,
+                ..Tree::default()
+            };
+            return;
+        }
+        (self.records, self.new_leaves) = (0, 0);
     }
 }
 
@@ -147,17 +164,50 @@ mod tests {
             let id = t.line(&s, hash::hash(s.as_bytes(), 0));
             assert_eq!(id == NONE, i >= LINES_MAX, "line {i}");
         }
-        // Every lookup makes a node: the tree is given up after its first window.
+        // Every record ends in a node made for it: the tree is given up after its first
+        // window of records.
         let mut parent = ROOT;
         for i in 0..WINDOW as usize + 10 {
             let node = t.child(parent, (i % 7) as u32);
-            assert_eq!(node == NONE, i + 1 >= WINDOW as usize, "node {i}");
+            assert_eq!(node == NONE, i >= WINDOW as usize, "node {i}");
+            t.record(true);
             parent = if node == NONE { parent } else { node };
         }
         // Nor any line, seen before or not.
         for s in ["\t0 f0 (x)", "\t9 other (x)"] {
             assert_eq!(t.line(s, hash::hash(s.as_bytes(), 0)), NONE);
         }
+    }
+
+    /// Records of five lines, four of them under the same caller each time: the tree is
+    /// kept while most records end in a node seen before, however many nodes the others
+    /// make, and given up once over half of a window's end in a new one, however few
+    /// nodes that makes.
+    #[test]
+    fn the_tree_is_given_up_by_its_records_new_leaves() {
+        let mut t = Tree::default();
+        let record = |t: &mut Tree, leaf: u32| {
+            let mut parent = ROOT;
+            for line in [1, 2, 3, 4, leaf] {
+                parent = t.child(parent, line);
+            }
+            t.record(true);
+            parent
+        };
+        // Windows where two records in five end in a new leaf: kept.
+        for i in 0..4 * WINDOW {
+            let leaf = if i % 5 < 2 { 100 + i } else { 5 };
+            assert_ne!(record(&mut t, leaf), NONE, "record {i}");
+        }
+        // A record equal to the last one looks nothing up, and counts as seen.
+        for _ in 0..WINDOW {
+            t.record(false);
+        }
+        assert_ne!(record(&mut t, 5), NONE);
+        // Then every record's leaf is new (one node in five lookups): given up after a
+        // window.
+        let after = (0..2 * WINDOW).position(|i| record(&mut t, 10_000 + i) == NONE);
+        assert!(matches!(after, Some(n) if n as u32 <= WINDOW), "{after:?}");
     }
 
     #[test]
