@@ -43,11 +43,11 @@ pub(crate) struct Tree {
     lines: HashTable<u32>,
     /// `(parent node << 32 | line id, node)`.
     nodes: HashTable<(u64, u32)>,
-    /// Records counted in this window, and those that ended in a node made for them.
+    /// Records counted in this window, and those whose innermost node was not found.
     records: u32,
     new_leaves: u32,
-    /// Whether the last lookup made its node.
-    made: bool,
+    /// Whether the last lookup found its node (rather than made it, or had none).
+    found: bool,
     /// Whether the tree was given up.
     off: bool,
 }
@@ -92,34 +92,35 @@ impl Tree {
     /// [`NONE`] if either is, or the tree is full.
     #[inline]
     pub(crate) fn child(&mut self, parent: u32, line: u32) -> u32 {
-        self.made = false;
+        self.found = false;
         if parent == NONE || line == NONE || self.off {
             return NONE;
         }
         let key = (parent as u64) << 32 | line as u64;
         let h = spread(key);
         if let Some(&(_, node)) = self.nodes.find(h, |e| e.0 == key) {
+            self.found = true;
             return node;
         }
         let node = self.nodes.len() as u32;
         if node as usize >= NODES_MAX {
             return NONE;
         }
-        self.made = true;
         self.nodes.insert_unique(h, (key, node), |e| spread(e.0));
         node
     }
 
     /// Counts a record read, after its nodes (`looked`: whether it looked any up, its
     /// innermost last; a record whose lines are all the last one's needs none). Once over
-    /// half of a window's records ended in a node made for them, the tree is given up: no
-    /// line or node is looked up or kept from then on.
+    /// half of a window's records ended in a node not found (made for them, or none: the
+    /// tree is full), the tree is given up: no line or node is looked up or kept from
+    /// then on.
     pub(crate) fn record(&mut self, looked: bool) {
         if self.off {
             return;
         }
         self.records += 1;
-        self.new_leaves += (looked && self.made) as u32;
+        self.new_leaves += (looked && !self.found) as u32;
         if self.records < WINDOW {
             return;
         }
@@ -220,5 +221,13 @@ mod tests {
             assert_eq!(t.child(ROOT, i), node);
             assert_eq!(t.child(ROOT, i), node);
         }
+        // Then records that end in no node, the tree being full: given up after a window,
+        // its nodes with it.
+        for i in 0..WINDOW {
+            assert_eq!(t.child(ROOT, 0), 0, "record {i}");
+            assert_eq!(t.child(ROOT, NODES_MAX as u32 + 20 + i), NONE);
+            t.record(true);
+        }
+        assert_eq!(t.child(ROOT, 0), NONE);
     }
 }
