@@ -636,7 +636,7 @@ fn flush<'a, S: EventSink>(
         parent = tree.child(parent, seen[i as usize].2);
         c.1 = parent;
     }
-    tree.record(new > 0);
+    tree.record(cur.first().map_or(ROOT, |c| c.1));
     let keep = if reuse { same } else { 0 };
     frames.truncate(keep);
     nodes.truncate(keep);

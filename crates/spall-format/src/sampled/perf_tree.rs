@@ -11,8 +11,8 @@
 //! mostly end in a node not seen before (perf prints each frame's address, and where a
 //! sample landed in a function differs from sample to sample unless it spins in a short
 //! loop) gains nothing from the tree and pays its lookups, as many as the sink's own: once
-//! over half of a window of records ended in a node made for them, the tree gives none for
-//! the rest of the decode.
+//! over half of a window of records ended in a node not found (made for them, or none),
+//! the tree gives none for the rest of the decode.
 
 use hashbrown::HashTable;
 
@@ -28,7 +28,8 @@ const LINES_MAX: usize = 1 << 16;
 const TEXT_MAX: usize = 8 << 20;
 /// The most nodes (a sink keeps 4 bytes for each).
 const NODES_MAX: usize = 1 << 21;
-/// Records in a window: the tree is given up when over half of one's ended in a new node.
+/// Records in a window: the tree is given up when over half of one's ended in a node not
+/// found.
 /// Small, since a native decode's every chunk of a few megabytes has a tree of its own.
 const WINDOW: u32 = 1 << 10;
 
@@ -45,9 +46,9 @@ pub(crate) struct Tree {
     nodes: HashTable<(u64, u32)>,
     /// Records counted in this window, and those whose innermost node was not found.
     records: u32,
-    new_leaves: u32,
-    /// Whether the last lookup found its node (rather than made it, or had none).
-    found: bool,
+    missed: u32,
+    /// The nodes made before the record being read: a node below is one it found.
+    known: u32,
     /// Whether the tree was given up.
     off: bool,
 }
@@ -92,14 +93,12 @@ impl Tree {
     /// [`NONE`] if either is, or the tree is full.
     #[inline]
     pub(crate) fn child(&mut self, parent: u32, line: u32) -> u32 {
-        self.found = false;
         if parent == NONE || line == NONE || self.off {
             return NONE;
         }
         let key = (parent as u64) << 32 | line as u64;
         let h = spread(key);
         if let Some(&(_, node)) = self.nodes.find(h, |e| e.0 == key) {
-            self.found = true;
             return node;
         }
         let node = self.nodes.len() as u32;
@@ -110,28 +109,29 @@ impl Tree {
         node
     }
 
-    /// Counts a record read, after its nodes (`looked`: whether it looked any up, its
-    /// innermost last; a record whose lines are all the last one's needs none). Once over
-    /// half of a window's records ended in a node not found (made for them, or none: the
-    /// tree is full), the tree is given up: no line or node is looked up or kept from
-    /// then on.
-    pub(crate) fn record(&mut self, looked: bool) {
+    /// Counts a record read, after its nodes: `leaf`, its innermost line's ([`ROOT`] for a
+    /// record of no lines). Once over half of a window's records ended in a node not found
+    /// (made for them, or none: the tree is full), the tree is given up: no line or node
+    /// is looked up or kept from then on.
+    pub(crate) fn record(&mut self, leaf: u32) {
         if self.off {
             return;
         }
+        let found = leaf == ROOT || leaf < self.known;
+        self.known = self.nodes.len() as u32;
         self.records += 1;
-        self.new_leaves += (looked && !self.found) as u32;
+        self.missed += !found as u32;
         if self.records < WINDOW {
             return;
         }
-        if self.new_leaves > WINDOW / 2 {
+        if self.missed > WINDOW / 2 {
             *self = Tree {
                 off: true,
                 ..Tree::default()
             };
             return;
         }
-        (self.records, self.new_leaves) = (0, 0);
+        (self.records, self.missed) = (0, 0);
     }
 }
 
@@ -171,7 +171,7 @@ mod tests {
         for i in 0..WINDOW as usize + 10 {
             let node = t.child(parent, (i % 7) as u32);
             assert_eq!(node == NONE, i >= WINDOW as usize, "node {i}");
-            t.record(true);
+            t.record(node);
             parent = if node == NONE { parent } else { node };
         }
         // Nor any line, seen before or not.
@@ -192,7 +192,7 @@ mod tests {
             for line in [1, 2, 3, 4, leaf] {
                 parent = t.child(parent, line);
             }
-            t.record(true);
+            t.record(parent);
             parent
         };
         // Windows where two records in five end in a new leaf: kept.
@@ -200,9 +200,11 @@ mod tests {
             let leaf = if i % 5 < 2 { 100 + i } else { 5 };
             assert_ne!(record(&mut t, leaf), NONE, "record {i}");
         }
-        // A record equal to the last one looks nothing up, and counts as seen.
+        // A record whose lines are all the last one's looks nothing up: its leaf, the last
+        // one's, counts as found.
+        let last = record(&mut t, 5);
         for _ in 0..WINDOW {
-            t.record(false);
+            t.record(last);
         }
         assert_ne!(record(&mut t, 5), NONE);
         // Then every record's leaf is new (one node in five lookups): given up after a
@@ -225,8 +227,9 @@ mod tests {
         // its nodes with it.
         for i in 0..WINDOW {
             assert_eq!(t.child(ROOT, 0), 0, "record {i}");
-            assert_eq!(t.child(ROOT, NODES_MAX as u32 + 20 + i), NONE);
-            t.record(true);
+            let leaf = t.child(ROOT, NODES_MAX as u32 + 20 + i);
+            assert_eq!(leaf, NONE);
+            t.record(leaf);
         }
         assert_eq!(t.child(ROOT, 0), NONE);
     }
