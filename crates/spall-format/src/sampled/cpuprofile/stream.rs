@@ -79,13 +79,19 @@ enum State {
     Done,
 }
 
-/// A node as read: its strings interned.
-struct RawNode {
-    id: i64,
-    parent: Option<i64>,
-    name: u32,
-    url: u32,
-    line: Option<i64>,
+/// A call frame as read: its name and url interned ([`NO_STR`]: absent), its line.
+type FrameKey = (u32, u32, Option<i64>);
+
+/// A frame key as one number, for the table: the name, the url, and the line as the frame
+/// can show it (`frame` keeps a line from 0 to `u32::MAX - 1`, and only with a url): 0 for
+/// none, else 1-based. Keys that differ only in a line no frame shows are one frame; no
+/// two keys of different frames are.
+fn packed((name, url, line): FrameKey) -> u128 {
+    let line = match line {
+        Some(l) if url != NO_STR && (0..u32::MAX as i64).contains(&l) => l as u128 + 1,
+        _ => 0,
+    };
+    (name as u128) << 64 | (url as u128) << 32 | line
 }
 
 /// No string.
@@ -101,7 +107,10 @@ pub(crate) struct Reader {
     failed: bool,
     /// The fields seen (a second one fails, as in serde).
     seen: [bool; 7],
-    nodes: Vec<RawNode>,
+    nodes: Vec<Node>,
+    /// Each distinct call frame once, by its index in `frames`.
+    frames: Vec<FrameKey>,
+    frame_ids: HashMap<u128, u32, BuildHasherDefault<WordHasher>>,
     children: Vec<(i64, i64)>,
     /// The current node's children, kept until the node is complete.
     kids: Vec<i64>,
@@ -188,7 +197,8 @@ impl Reader {
             return None;
         }
         let Reader {
-            nodes: raw,
+            nodes,
+            frames: keys,
             children,
             samples,
             deltas,
@@ -200,18 +210,14 @@ impl Reader {
             ..
         } = self;
         let text = |i: u32| (i != NO_STR).then(|| Cow::Borrowed(&*strings[i as usize]));
-        let nodes = (raw.iter())
-            .map(|n| Node {
-                id: n.id,
-                parent: n.parent,
-                frame: frame(text(n.name), text(n.url), n.line),
-            })
+        let frames = (keys.iter())
+            .map(|&(name, url, line)| frame(text(name), text(url), line))
             .collect();
-        drop(raw);
         let (stamps, deltas) = (stamps.map(Vec::into_iter), deltas.map(Vec::into_iter));
         let times = sample_times(stamps, start.unwrap_or(0.0), deltas, diags);
         let p = Parsed {
             nodes,
+            frames,
             children,
             times,
             samples,
@@ -416,13 +422,8 @@ impl Reader {
         let (name, url, line) = call.unwrap_or((None, None, None));
         let name = name.map_or(NO_STR, |s| self.intern(&s, 0));
         let url = url.map_or(NO_STR, |s| self.intern(&s, 1));
-        self.nodes.push(RawNode {
-            id,
-            parent,
-            name,
-            url,
-            line,
-        });
+        let frame = self.frame_of((name, url, line));
+        self.nodes.push(Node { id, parent, frame });
         self.children.extend(self.kids.iter().map(|&k| (id, k)));
         Ok(())
     }
@@ -458,6 +459,18 @@ impl Reader {
         });
         kept(ticks, c, at)?;
         Ok(kids)
+    }
+
+    /// A call frame's index, a new one's appended.
+    fn frame_of(&mut self, key: FrameKey) -> u32 {
+        let k = packed(key);
+        if let Some(&id) = self.frame_ids.get(&k) {
+            return id;
+        }
+        let id = self.frames.len() as u32;
+        self.frame_ids.insert(k, id);
+        self.frames.push(key);
+        id
     }
 
     /// `s` interned; `slot`: the field it is (a name, a url), whose last string is

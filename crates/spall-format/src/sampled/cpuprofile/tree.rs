@@ -13,16 +13,21 @@ use crate::proto::hash::IdMap;
 use crate::sampled::{bad, warn, RawFrame, RawSample, SampleUnit};
 
 /// One call-tree node.
-pub(super) struct Node<'a> {
+#[derive(Clone, Copy)]
+pub(super) struct Node {
     pub(super) id: i64,
     pub(super) parent: Option<i64>,
-    pub(super) frame: RawFrame<'a>,
+    /// Its frame's index in [`Parsed::frames`]: the streamed reader keeps each distinct
+    /// frame once (a profile's hundreds of thousands of nodes are of a few hundred frames).
+    pub(super) frame: u32,
 }
 
 /// What a reading of the file gives: the call tree, and the samples with their times.
 pub(super) struct Parsed<'a> {
     /// In file order; of two nodes with one id, the later one counts.
-    pub(super) nodes: Vec<Node<'a>>,
+    pub(super) nodes: Vec<Node>,
+    /// The nodes' frames.
+    pub(super) frames: Vec<RawFrame<'a>>,
     /// `(parent, child)` ids from the nodes' `children` lists, in file order: they set the
     /// children's parents once every node is in.
     pub(super) children: Vec<(i64, i64)>,
@@ -75,6 +80,7 @@ struct FastFrame<'a> {
 
 pub(super) fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a> {
     let mut nodes = Vec::with_capacity(f.nodes.len());
+    let mut frames = Vec::with_capacity(f.nodes.len());
     let mut children = Vec::new();
     for n in f.nodes {
         let cf = n.call_frame.unwrap_or(FastFrame {
@@ -82,9 +88,13 @@ pub(super) fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a
             url: None,
             line_number: None,
         });
-        let frame = frame(cf.function_name, cf.url, cf.line_number);
         let (id, parent) = (n.id, n.parent);
-        nodes.push(Node { id, parent, frame });
+        nodes.push(Node {
+            id,
+            parent,
+            frame: frames.len() as u32,
+        });
+        frames.push(frame(cf.function_name, cf.url, cf.line_number));
         children.extend(n.children.into_iter().map(|c| (id, c)));
     }
     let stamps = f.timestamps.map(|t| t.into_iter());
@@ -92,6 +102,7 @@ pub(super) fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a
     let times = sample_times(stamps, f.start_time.unwrap_or(0.0), deltas, diags);
     Parsed {
         nodes,
+        frames,
         children,
         times,
         samples: f.samples,
@@ -102,17 +113,17 @@ pub(super) fn parsed_fast<'a>(f: Fast<'a>, diags: &mut Diagnostics) -> Parsed<'a
 
 /// Any form, read as a JSON tree.
 pub(super) fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<Parsed<'a>, Error> {
-    let mut nodes = Vec::new();
+    let (mut nodes, mut frames) = (Vec::new(), Vec::new());
     let mut children = Vec::new();
     let legacy = v.get("head").is_some() && v.get("nodes").is_none();
     if legacy {
-        add_tree(&v["head"], None, &mut nodes, diags);
+        add_tree(&v["head"], None, &mut nodes, &mut frames, diags);
     } else {
         let list = v.get("nodes").and_then(Value::as_array);
         let list = list.ok_or_else(|| bad("a .cpuprofile with no nodes array", 0))?;
         for n in list {
             let cf = n.get("callFrame").unwrap_or(&Value::Null);
-            let Some(id) = add_node(n, cf, &mut nodes, diags) else {
+            let Some(id) = add_node(n, cf, &mut nodes, &mut frames, diags) else {
                 continue;
             };
             children.extend(ids(n.get("children")).map(|c| (id, c)));
@@ -127,6 +138,7 @@ pub(super) fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<P
     let times = sample_times(stamps, start, deltas, diags);
     Ok(Parsed {
         nodes,
+        frames,
         children,
         times,
         samples: ids(v.get("samples")).collect(),
@@ -139,6 +151,7 @@ pub(super) fn parsed_tree<'a>(v: &'a Value, diags: &mut Diagnostics) -> Result<P
 pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagnostics) -> u64 {
     let Parsed {
         nodes,
+        frames,
         children,
         times,
         samples,
@@ -154,7 +167,7 @@ pub(super) fn emit<S: EventSink>(p: Parsed<'_>, sink: &mut S, diags: &mut Diagno
             )
         });
     }
-    let tree = Tree::new(nodes, children);
+    let tree = Tree::new(nodes, frames, children);
     sink.tree_nodes(tree.nodes.len());
     let mut order: Vec<(i64, i64)> = times.into_iter().zip(samples).collect();
     order.sort_by_key(|s| s.0);
@@ -225,7 +238,8 @@ fn ids(v: Option<&Value>) -> impl Iterator<Item = i64> + '_ {
 fn add_node<'a>(
     n: &'a Value,
     cf: &'a Value,
-    nodes: &mut Vec<Node<'a>>,
+    nodes: &mut Vec<Node>,
+    frames: &mut Vec<RawFrame<'a>>,
     diags: &mut Diagnostics,
 ) -> Option<i64> {
     let Some(id) = n.get("id").and_then(Value::as_i64) else {
@@ -234,9 +248,13 @@ fn add_node<'a>(
     };
     let text = |k: &str| cf.get(k).and_then(Value::as_str).map(Cow::Borrowed);
     let line = cf.get("lineNumber").and_then(Value::as_i64);
-    let frame = frame(text("functionName"), text("url"), line);
     let parent = n.get("parent").and_then(Value::as_i64);
-    nodes.push(Node { id, parent, frame });
+    nodes.push(Node {
+        id,
+        parent,
+        frame: frames.len() as u32,
+    });
+    frames.push(frame(text("functionName"), text("url"), line));
     Some(id)
 }
 
@@ -244,12 +262,13 @@ fn add_node<'a>(
 fn add_tree<'a>(
     head: &'a Value,
     parent: Option<i64>,
-    nodes: &mut Vec<Node<'a>>,
+    nodes: &mut Vec<Node>,
+    frames: &mut Vec<RawFrame<'a>>,
     diags: &mut Diagnostics,
 ) {
     let mut todo = vec![(head, parent)];
     while let Some((n, parent)) = todo.pop() {
-        let Some(id) = add_node(n, n, nodes, diags) else {
+        let Some(id) = add_node(n, n, nodes, frames, diags) else {
             continue;
         };
         if let Some(node) = nodes.last_mut() {
@@ -306,7 +325,8 @@ pub(super) const MAX_DEPTH: usize = 1024;
 /// The call tree by index: each node's parent's index, found once rather than by id for
 /// every frame of every sample.
 struct Tree<'a> {
-    nodes: Vec<Node<'a>>,
+    nodes: Vec<Node>,
+    frames: Vec<RawFrame<'a>>,
     /// Node id to index (of two nodes with one id, the later).
     index: Index,
     /// Per node, its parent's index, [`TOP`] or [`LOST`].
@@ -326,7 +346,7 @@ enum Index {
 }
 
 impl Index {
-    fn new(nodes: &[Node<'_>]) -> Self {
+    fn new(nodes: &[Node]) -> Self {
         let (min, max) = (nodes.iter()).fold((i64::MAX, i64::MIN), |(lo, hi), n| {
             (lo.min(n.id), hi.max(n.id))
         });
@@ -341,7 +361,7 @@ impl Index {
         Self::map(nodes)
     }
 
-    fn map(nodes: &[Node<'_>]) -> Self {
+    fn map(nodes: &[Node]) -> Self {
         let mut map = IdMap::with_capacity_and_hasher(nodes.len(), Default::default());
         for (i, n) in nodes.iter().enumerate() {
             map.insert(n.id, i as u32);
@@ -401,7 +421,7 @@ impl<'a> Walk<'a> {
                 return self.whole(tree, id);
             }
             let up = tree.up[n as usize];
-            if up == TOP && tree.nodes[n as usize].frame.name == "(root)" {
+            if up == TOP && tree.is_root(n) {
                 break 0;
             }
             match self.at[n as usize] {
@@ -422,7 +442,7 @@ impl<'a> Walk<'a> {
         for &n in self.fresh.iter().rev() {
             self.at[n as usize] = self.path.len() as u32;
             self.path.push(n);
-            self.stack.push(tree.nodes[n as usize].frame.clone());
+            self.stack.push(tree.frame(n).clone());
         }
         true
     }
@@ -451,7 +471,7 @@ const TOP: u32 = u32::MAX;
 const LOST: u32 = u32::MAX - 1;
 
 impl<'a> Tree<'a> {
-    fn new(mut nodes: Vec<Node<'a>>, children: Vec<(i64, i64)>) -> Self {
+    fn new(mut nodes: Vec<Node>, frames: Vec<RawFrame<'a>>, children: Vec<(i64, i64)>) -> Self {
         let index = Index::new(&nodes);
         // Parents from the children lists (the older files give no `parent`).
         for (parent, child) in children {
@@ -463,7 +483,22 @@ impl<'a> Tree<'a> {
         let up = (nodes.iter())
             .map(|n| n.parent.map_or(TOP, |p| index.get(p)))
             .collect();
-        Tree { nodes, index, up }
+        Tree {
+            nodes,
+            frames,
+            index,
+            up,
+        }
+    }
+
+    /// Node `n`'s frame.
+    fn frame(&self, n: u32) -> &RawFrame<'a> {
+        &self.frames[self.nodes[n as usize].frame as usize]
+    }
+
+    /// Whether node `n` is V8's `(root)` (left out of stacks where it is the outermost).
+    fn is_root(&self, n: u32) -> bool {
+        self.frame(n).name == "(root)"
     }
 
     /// The stack of node `id` into `out` and its nodes' indices into `path`, outermost
@@ -480,11 +515,10 @@ impl<'a> Tree<'a> {
             if at == LOST || out.len() >= MAX_DEPTH {
                 break false;
             }
-            let n = &self.nodes[at as usize];
             let i = at;
             at = self.up[at as usize];
-            if !(at == TOP && n.frame.name == "(root)") {
-                out.push(n.frame.clone());
+            if !(at == TOP && self.is_root(i)) {
+                out.push(self.frame(i).clone());
                 path.push(i);
             }
         };
@@ -506,10 +540,10 @@ mod tests {
         let node = |id: i64| Node {
             id,
             parent: None,
-            frame: frame(None, None, None),
+            frame: 0,
         };
         // A permutation of -3..=96, and 40 again.
-        let mut nodes: Vec<Node<'_>> = (0..100).map(|k| node((k * 37) % 100 - 3)).collect();
+        let mut nodes: Vec<Node> = (0..100).map(|k| node((k * 37) % 100 - 3)).collect();
         nodes.push(node(40));
         let dense = Index::new(&nodes);
         assert!(matches!(dense, Index::Dense { .. }));
@@ -520,7 +554,7 @@ mod tests {
         assert_eq!(dense.get(40), 100);
         assert_eq!(dense.get(97), LOST);
         for wide in [[1, 1_000_000], [i64::MIN, i64::MAX]] {
-            let nodes: Vec<Node<'_>> = wide.iter().map(|&i| node(i)).collect();
+            let nodes: Vec<Node> = wide.iter().map(|&i| node(i)).collect();
             let index = Index::new(&nodes);
             assert!(matches!(index, Index::Map(_)));
             assert_eq!((index.get(wide[0]), index.get(wide[1])), (0, 1));
@@ -542,13 +576,18 @@ mod tests {
             seed ^= seed << 17;
             seed % n
         };
+        // Frame 0 is `(root)`; the others are shared by many nodes, as in V8's files.
+        let named = |s: String| frame(Some(Cow::Owned(s)), None, None);
+        let frames: Vec<RawFrame<'_>> = std::iter::once(named("(root)".into()))
+            .chain((0..7).map(|k| named(format!("f{k}"))))
+            .collect();
         let node = |id: i64, parent: Option<i64>| Node {
             id,
             parent,
-            frame: frame(Some(Cow::Owned(format!("f{id}"))), None, None),
+            frame: 1 + id.rem_euclid(7) as u32,
         };
         let mut nodes = vec![Node {
-            frame: frame(Some(Cow::Borrowed("(root)")), None, None),
+            frame: 0,
             ..node(0, None)
         }];
         for id in 1..3000 {
@@ -568,7 +607,7 @@ mod tests {
             );
         }
         let ids: Vec<i64> = nodes.iter().map(|n| n.id).collect();
-        let tree = Tree::new(nodes, Vec::new());
+        let tree = Tree::new(nodes, frames, Vec::new());
         let mut walk = Walk::new(tree.nodes.len());
         let (mut stack, mut path) = (Vec::new(), Vec::new());
         for _ in 0..20_000 {
