@@ -23,10 +23,12 @@
 // the load: {name, file or url, chunk} with the same module fields. The page ends the worker
 // (terminate) to cancel a load, and once the statistics are in. The same file, started by
 // the load worker with the name "spall-reader", is its reader (see `reader`).
-import init, { Loader as PageLoader } from "./spall_web.js";
+import init, { Loader as PageLoader, warm_spall, warm_proto } from "./spall_web.js";
 
-// The Loader of the module this worker runs: the page's, or the threaded one's.
+// The Loader of the module this worker runs: the page's, or the threaded one's; and its
+// generators of the warm-up's binary files (see warmFiles).
 let Loader = PageLoader;
+let warmBinary = { spall: warm_spall, proto: warm_proto };
 
 // How much of a File is read at a time, after a smaller first slice: the memory guard's
 // sample (trace_model::SAMPLE_BYTES), so that the decode starts sooner.
@@ -231,6 +233,7 @@ const threaded = async (want, gather) => {
     }
     m.gather_files(!!gather);
     Loader = m.Loader;
+    warmBinary = { spall: m.warm_spall, proto: m.warm_proto };
     return n;
   } catch (e) {
     console.warn(`spall: the threaded loader did not start (${message(e)}); one thread`);
@@ -248,6 +251,7 @@ const vector = async (compiled) => {
     const m = await import("./spall_web_simd.js");
     await m.default(compiled ? { module_or_path: compiled } : undefined);
     Loader = m.Loader;
+    warmBinary = { spall: m.warm_spall, proto: m.warm_proto };
     return true;
   } catch (e) {
     console.warn(`spall: the SIMD loader did not start (${message(e)}); the scalar one`);
@@ -295,8 +299,15 @@ const warmFiles = () => {
     events.push(`{"name":"f${i % 31}","cat":"c","ph":"X","ts":${i * 10},"dur":${5 + (i % 4)},"pid":1,"tid":${i % 3},"args":{"a":${i}}}`);
   }
   const text = (s) => new TextEncoder().encode(s);
+  // The binary formats, made by the module (20,000 spans each): without them a first
+  // `.spall` or protobuf load ran its decoder and builder unoptimized.
+  let binary = [];
+  try {
+    binary = [["w.spall", warmBinary.spall(20000)], ["w.pftrace", warmBinary.proto(20000)]];
+  } catch {}
   return [["w.cpuprofile", text(cpu)], ["w.perf", text(perf.join("\n"))],
-    ["w.folded", text(folded.join("\n"))], ["w.json", text(`{"traceEvents":[${events}]}`)]];
+    ["w.folded", text(folded.join("\n"))], ["w.json", text(`{"traceEvents":[${events}]}`)],
+    ...binary];
 };
 
 // Each of warmFiles loaded as a file is (decoded, built, packed, its statistics), the

@@ -58,6 +58,8 @@ mod steps;
 mod stream;
 #[cfg(feature = "synth")]
 pub mod synth;
+#[cfg(feature = "synth")]
+mod synth_proto;
 pub mod tagged;
 pub mod time;
 mod trace_stream;

@@ -1,8 +1,9 @@
 //! Deterministic synthetic traces for benchmarks and tests.
 //!
 //! [`Synth`] produces nested spans on many threads (a random walk over call depth, with
-//! realistic `namespace::Type::method` names), and writes the same spans as Chrome JSON or as
-//! `.spall` version 3. The same seed always gives the same bytes.
+//! realistic `namespace::Type::method` names), and writes the same spans as Chrome JSON, as
+//! `.spall` version 3 or 1, or as Perfetto protobuf (`write_proto`). The same seed always
+//! gives the same bytes.
 
 use std::io::{self, Write};
 

@@ -351,6 +351,34 @@ pub fn gather_files(on: bool) {
     GATHER.store(on, Ordering::Relaxed);
 }
 
+/// A generated `.spall` of `spans` spans, for the warm-up of a load worker started ahead
+/// (`web/worker.js`): its decoder's and the trace builder's functions run, and are
+/// optimized, before the file a person picks.
+#[wasm_bindgen]
+pub fn warm_spall(spans: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = warm_synth(spans).write_spall(&mut out);
+    out
+}
+
+/// The same spans as Perfetto protobuf (TrackEvent slices), for the same warm-up.
+#[wasm_bindgen]
+pub fn warm_proto(spans: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = warm_synth(spans).write_proto(&mut out);
+    out
+}
+
+fn warm_synth(spans: u32) -> spall_format::synth::Synth {
+    spall_format::synth::Synth {
+        spans: spans.into(),
+        processes: 1,
+        threads: 4,
+        names: 200,
+        ..Default::default()
+    }
+}
+
 fn failed(name: &str, e: trace_model::Error) -> String {
     e.with_path(name).to_string()
 }

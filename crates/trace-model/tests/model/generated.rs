@@ -1,7 +1,7 @@
 //! Stats on a generated trace (random nesting, many threads, names with quotes and
 //! non-ASCII text) match an expectation computed independently from the generator's own
 //! spans, and are identical whether the trace is written as JSON (X and B/E mixed),
-//! `.spall` v1 or `.spall` v3.
+//! `.spall` v1, `.spall` v3 or Perfetto protobuf.
 
 use std::collections::HashMap;
 
@@ -100,8 +100,15 @@ fn stats_match_the_generator_in_every_format() {
     s.write_spall_v1(&mut v1).unwrap();
     let mut v3 = Vec::new();
     s.write_spall(&mut v3).unwrap();
+    let mut proto = Vec::new();
+    s.write_proto(&mut proto).unwrap();
 
-    for (what, bytes) in [("json", &json), ("spall v1", &v1), ("spall v3", &v3)] {
+    for (what, bytes) in [
+        ("json", &json),
+        ("spall v1", &v1),
+        ("spall v3", &v3),
+        ("protobuf", &proto),
+    ] {
         let t = load_bytes(bytes).unwrap();
         assert!(
             t.decode_summary().diagnostics.is_empty(),
