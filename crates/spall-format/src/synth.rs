@@ -116,6 +116,13 @@ impl Synth {
             .collect()
     }
 
+    /// Each thread's `(pid, tid)`, in the order [`walk`](Self::walk) goes through them: pids
+    /// from 1, tids `1000 * pid` plus the thread's number in its process.
+    pub fn thread_ids(&self) -> impl Iterator<Item = (u32, u32)> {
+        let threads = self.threads.max(1);
+        (1..=self.processes.max(1)).flat_map(move |p| (0..threads).map(move |t| (p, 1000 * p + t)))
+    }
+
     /// Calls `f` twice for every span, thread by thread: with [`Step::Open`] when the span
     /// begins (its `end_ns` is not known yet) and with [`Step::Close`] when it ends. Within a
     /// thread, spans nest properly and steps come in time order.
@@ -125,45 +132,41 @@ impl Synth {
         let per_thread = self.spans / nthreads;
         let extra = self.spans % nthreads;
         let mut stack: Vec<Span> = Vec::new();
-        for p in 0..self.processes.max(1) {
-            for t in 0..self.threads.max(1) {
-                let index = (p * self.threads.max(1) + t) as u64;
-                let n = per_thread + u64::from(index < extra);
-                let (pid, tid) = (p + 1, 1000 * (p + 1) + t);
-                let mut now = 1_000_000 + rng.below(10_000);
-                for _ in 0..n {
-                    // Close a few open spans; always close at the depth limit. Closing a bit
-                    // more often the deeper we are gives the roughly geometric depth profile
-                    // of real traces (most spans a few levels deep, a long tail below).
-                    while let Some(top) = stack.last() {
-                        let p_close = 50 + 3 * stack.len() as u64; // percent
-                        if stack.len() as u32 >= self.max_depth.max(1) || rng.below(100) < p_close {
-                            let mut s = *top;
-                            now += 1 + rng.below(500);
-                            s.end_ns = now;
-                            stack.pop();
-                            f(Step::Close, &s);
-                        } else {
-                            break;
-                        }
+        for (index, (pid, tid)) in self.thread_ids().enumerate() {
+            let n = per_thread + u64::from((index as u64) < extra);
+            let mut now = 1_000_000 + rng.below(10_000);
+            for _ in 0..n {
+                // Close a few open spans; always close at the depth limit. Closing a bit
+                // more often the deeper we are gives the roughly geometric depth profile
+                // of real traces (most spans a few levels deep, a long tail below).
+                while let Some(top) = stack.last() {
+                    let p_close = 50 + 3 * stack.len() as u64; // percent
+                    if stack.len() as u32 >= self.max_depth.max(1) || rng.below(100) < p_close {
+                        let mut s = *top;
+                        now += 1 + rng.below(500);
+                        s.end_ns = now;
+                        stack.pop();
+                        f(Step::Close, &s);
+                    } else {
+                        break;
                     }
-                    now += rng.below(200);
-                    let s = Span {
-                        pid,
-                        tid,
-                        name: rng.below(self.names.max(1) as u64) as u32,
-                        start_ns: now,
-                        end_ns: 0,
-                        depth: stack.len() as u32,
-                    };
-                    f(Step::Open, &s);
-                    stack.push(s);
                 }
-                while let Some(mut s) = stack.pop() {
-                    now += 1 + rng.below(500);
-                    s.end_ns = now;
-                    f(Step::Close, &s);
-                }
+                now += rng.below(200);
+                let s = Span {
+                    pid,
+                    tid,
+                    name: rng.below(self.names.max(1) as u64) as u32,
+                    start_ns: now,
+                    end_ns: 0,
+                    depth: stack.len() as u32,
+                };
+                f(Step::Open, &s);
+                stack.push(s);
+            }
+            while let Some(mut s) = stack.pop() {
+                now += 1 + rng.below(500);
+                s.end_ns = now;
+                f(Step::Close, &s);
             }
         }
     }

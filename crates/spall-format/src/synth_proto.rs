@@ -1,6 +1,7 @@
 //! [`Synth`]'s spans as Perfetto protobuf: TrackEvent slices as Chrome's tracing writes
 //! them (one packet a begin or an end, names interned on the packet sequence).
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::synth::{Step, Synth};
@@ -47,24 +48,19 @@ impl Synth {
             bytes(1, p, &mut framed);
             w.write_all(&framed)
         };
-        let threads = self.threads.max(1);
-        // Thread `k` (in `walk`'s order) has the track uuid `k + 1`.
-        let uuid = |pid: u32, tid: u32| ((pid - 1) * threads + tid - 1000 * pid + 1) as u64;
-        for p in 1..=self.processes.max(1) {
-            for t in 0..threads {
-                let (mut thread, mut track, mut pk) = (Vec::new(), Vec::new(), Vec::new());
-                num(1, p as u64, &mut thread);
-                num(2, (1000 * p + t) as u64, &mut thread);
-                bytes(
-                    5,
-                    format!("worker-{}", 1000 * p + t).as_bytes(),
-                    &mut thread,
-                );
-                num(1, uuid(p, 1000 * p + t), &mut track);
-                bytes(4, &thread, &mut track);
-                bytes(60, &track, &mut pk);
-                packet(&pk, &mut w)?;
-            }
+        // Each thread's track uuid: its place in `walk`'s order, from 1.
+        let mut uuids = HashMap::new();
+        for (k, (pid, tid)) in self.thread_ids().enumerate() {
+            let uuid = k as u64 + 1;
+            uuids.insert((pid, tid), uuid);
+            let (mut thread, mut track, mut pk) = (Vec::new(), Vec::new(), Vec::new());
+            num(1, pid.into(), &mut thread);
+            num(2, tid.into(), &mut thread);
+            bytes(5, format!("worker-{tid}").as_bytes(), &mut thread);
+            num(1, uuid, &mut track);
+            bytes(4, &thread, &mut track);
+            bytes(60, &track, &mut pk);
+            packet(&pk, &mut w)?;
         }
         let (mut interned, mut entry) = (Vec::new(), Vec::new());
         for (i, name) in self.name_table().iter().enumerate() {
@@ -96,7 +92,7 @@ impl Synth {
             } else {
                 count += 1;
             }
-            num(11, uuid(s.pid, s.tid), &mut te);
+            num(11, uuids[&(s.pid, s.tid)], &mut te);
             num(8, ts, &mut pk);
             num(10, SEQUENCE, &mut pk);
             num(13, NEEDS, &mut pk);

@@ -13,7 +13,6 @@ use crate::proto::hash::IdMap;
 use crate::sampled::{bad, warn, RawFrame, RawSample, SampleUnit};
 
 /// One call-tree node.
-#[derive(Clone, Copy)]
 pub(super) struct Node {
     pub(super) id: i64,
     pub(super) parent: Option<i64>,
