@@ -80,7 +80,8 @@ pub use flows::FlowLink;
 pub use histogram::DurationHistogram;
 pub use load::{load, load_bytes, load_with, LoadSteps};
 pub use memory::{
-    check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, SAMPLE_BYTES,
+    check_estimate, check_memory, estimate_memory, estimate_sample, MemoryEstimate, GLANCE_BYTES,
+    SAMPLE_BYTES,
 };
 pub use nav::Hit;
 pub use noise::{

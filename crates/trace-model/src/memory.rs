@@ -5,12 +5,26 @@
 //! peak cost while loading (docs/PERFORMANCE.md, "Memory guard"). Decompressed gzip text
 //! is held in memory and counts in full; a mapped file does not (its pages are released as
 //! they are decoded, and the page cache is reclaimable).
+//!
+//! A load's check looks at the first [`GLANCE_BYTES`] first: an input that fits with room
+//! to spare (see [`check_memory`]) is not decoded further, so the bytes counted twice are
+//! a sixteenth of the sample's; only one that might not fit has its full sample counted.
 
 use spall_format::{Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent, RawSample};
 use spall_util::human_bytes;
 
 /// How much of the input is decoded to count its events.
 pub const SAMPLE_BYTES: usize = 4 << 20;
+
+/// How much of the input a load's check decodes first ([`check_memory`]).
+pub const GLANCE_BYTES: usize = 256 << 10;
+/// An input fits at a glance when its glance's estimate, this many times over, is within
+/// the limit: room for a start that is sparser than the rest.
+const GLANCE_MARGIN: u64 = 4;
+/// ... and the input's size, this many times over, is within the limit too: no format's
+/// model takes that much per byte of input but deep collapsed stacks and packets compressed
+/// inside a file, whose glance shows them.
+const GLANCE_SIZE_TIMES: u64 = 8;
 
 /// Peak bytes per span while loading a `.spall` file: the model's lanes (29) and the index
 /// (8), plus the chunks' closed spans (24), some of which coexist with the lanes.
@@ -177,16 +191,33 @@ pub fn estimate_sample(sample: &[u8], total: u64, held: bool) -> MemoryEstimate 
 }
 
 /// Fails with [`ErrorKind::NotEnoughMemory`] when the estimate exceeds the limit.
+///
+/// An input that fits at a glance is not sampled further: the estimate of its first
+/// [`GLANCE_BYTES`], four times over, and its size, eight times over, are both within the
+/// limit. Any other is estimated from its full sample ([`estimate_memory`]).
 pub fn check_memory(input: &Input, limit: MemoryLimit) -> Result<(), Error> {
     check_bytes(input.bytes(), input.is_owned(), limit)
 }
 
 /// [`check_memory`] for decoded bytes (`held` as in [`estimate_bytes`]).
 pub(crate) fn check_bytes(bytes: &[u8], held: bool, limit: MemoryLimit) -> Result<(), Error> {
-    if limit.resolve().is_none() {
+    let Some((most, _)) = limit.resolve() else {
         return Ok(());
+    };
+    check_estimate(&estimate_within(bytes, held, most), limit)
+}
+
+/// The estimate [`check_bytes`] decides by against a limit of `most` bytes: the glance's
+/// where the input fits at a glance, else the full sample's.
+fn estimate_within(bytes: &[u8], held: bool, most: u64) -> MemoryEstimate {
+    let total = bytes.len() as u64;
+    if bytes.len() > GLANCE_BYTES && total.saturating_mul(GLANCE_SIZE_TIMES) <= most {
+        let glance = estimate_sample(&bytes[..GLANCE_BYTES], total, held);
+        if glance.bytes.saturating_mul(GLANCE_MARGIN) <= most {
+            return glance;
+        }
     }
-    check_estimate(&estimate_bytes(bytes, held), limit)
+    estimate_bytes(bytes, held)
 }
 
 /// Fails with [`ErrorKind::NotEnoughMemory`] when `e` exceeds the limit.
@@ -204,4 +235,72 @@ pub fn check_estimate(e: &MemoryEstimate, limit: MemoryLimit) -> Result<(), Erro
         basis: e.basis(),
     };
     Err(Error::new(kind, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spall_format::synth::Synth;
+
+    /// A generated JSON trace of `spans` spans.
+    fn json(spans: u64) -> Vec<u8> {
+        let mut b = Vec::new();
+        let s = Synth {
+            spans,
+            ..Synth::default()
+        };
+        s.write_json(&mut b, true).unwrap();
+        b
+    }
+
+    #[test]
+    fn an_input_that_fits_with_room_is_decoded_only_at_a_glance() {
+        let b = json(200_000);
+        assert!(b.len() > SAMPLE_BYTES, "{} bytes", b.len());
+        let e = estimate_within(&b, false, u64::MAX / 16);
+        assert_eq!(e.sampled, GLANCE_BYTES as u64);
+        // Scaled from the glance, the spans are still near the truth.
+        let ratio = e.spans as f64 / 200_000.0;
+        assert!((0.8..1.25).contains(&ratio), "{} spans", e.spans);
+    }
+
+    #[test]
+    fn an_input_that_might_not_fit_is_sampled_in_full() {
+        // Too large for the limit by the size rule, though its glance leaves room.
+        let b = json(200_000);
+        let size = b.len() as u64;
+        let most = size * GLANCE_SIZE_TIMES - 1;
+        let glance = estimate_sample(&b[..GLANCE_BYTES], size, false);
+        assert!(glance.bytes * GLANCE_MARGIN <= most, "{glance:?}");
+        assert_eq!(
+            estimate_within(&b, false, most).sampled,
+            SAMPLE_BYTES as u64
+        );
+        // Small enough by size (its estimate's fixed costs weigh more), but its glance's
+        // estimate leaves no room four times over.
+        let b = json(60_000);
+        assert!(b.len() > SAMPLE_BYTES, "{} bytes", b.len());
+        let size = b.len() as u64;
+        let glance = estimate_sample(&b[..GLANCE_BYTES], size, false);
+        let most = size * GLANCE_SIZE_TIMES;
+        assert!(glance.bytes * GLANCE_MARGIN > most, "{glance:?}");
+        assert_eq!(
+            estimate_within(&b, false, most).sampled,
+            SAMPLE_BYTES as u64
+        );
+        // Within both rules, exactly at the limit: the glance decides.
+        let most = glance.bytes * GLANCE_MARGIN;
+        assert_eq!(
+            estimate_within(&b, false, most).sampled,
+            GLANCE_BYTES as u64
+        );
+    }
+
+    #[test]
+    fn a_small_input_is_estimated_whole() {
+        let b = json(1_000);
+        assert!(b.len() <= GLANCE_BYTES);
+        let e = estimate_within(&b, false, u64::MAX);
+        assert_eq!((e.sampled, e.spans), (b.len() as u64, 1_000));
+    }
 }
