@@ -122,7 +122,7 @@ pub(super) fn time(
 
 /// [`time`] of an event whose packet (at byte `at`, on sequence `seq_id`) has timestamp
 /// `raw` on the sequence's clock.
-#[inline]
+#[inline(always)]
 pub(super) fn packet_time(
     f: &Found<'_>,
     seq: &mut Seq<'_>,
@@ -132,6 +132,39 @@ pub(super) fn packet_time(
     d: &mut Diagnostics,
 ) -> i64 {
     let id = seq.clock.unwrap_or(BOOTTIME);
+    match usual_time(f, seq, id, raw) {
+        Some(t) => t,
+        None => any_packet_time(f, seq, id, raw, seq_id, at, d),
+    }
+}
+
+/// The usual packet's time, as [`raw_time`] and [`to_trace`] give it: on an incremental
+/// clock read beside the trace clock, in 64 bits. `None`, with nothing moved, for any other.
+#[inline(always)]
+fn usual_time(f: &Found<'_>, seq: &mut Seq<'_>, id: u32, raw: u64) -> Option<i64> {
+    let inc = seq.inc_clock(id)?;
+    let (via, via_ns) = inc.via?;
+    if via != clock::key(f.clocks.trace_clock, 0) {
+        return None;
+    }
+    let value = inc.value.wrapping_add(raw as i64);
+    let ns = value.checked_mul(inc.multiplier)?;
+    let t = via_ns.checked_add(ns)?.checked_sub(inc.snap_ns)?;
+    inc.value = value;
+    Some(t)
+}
+
+/// [`packet_time`] by the general rules.
+#[inline(never)]
+fn any_packet_time(
+    f: &Found<'_>,
+    seq: &mut Seq<'_>,
+    id: u32,
+    raw: u64,
+    seq_id: u32,
+    at: u64,
+    d: &mut Diagnostics,
+) -> i64 {
     let (key, ns) = raw_time(f, seq, id, raw, seq_id);
     to_trace(f, key, ns, at, d, &mut None)
 }
