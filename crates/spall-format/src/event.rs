@@ -321,6 +321,78 @@ impl<'a> ThreadSlice<'a> {
     }
 }
 
+/// A counter track's value as a number: Perfetto's integer and double counters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CounterValue {
+    /// An integer counter's value.
+    Int(i64),
+    /// A double counter's value (any, not finite ones included).
+    Double(f64),
+}
+
+impl CounterValue {
+    /// The value as the model keeps it.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            CounterValue::Int(i) => i as f64,
+            CounterValue::Double(x) => x,
+        }
+    }
+}
+
+/// One value of a counter track (Perfetto's counter events and a TrackEvent's extra
+/// counter values): the JSON `C` event with one argument, `value`, that
+/// [`to_raw`](Self::to_raw) makes of it, handed over without its JSON.
+#[derive(Clone, Copy, Debug)]
+pub struct TrackCounter<'a> {
+    /// The track's name.
+    pub name: &'a str,
+    /// The event's categories (empty when none).
+    pub cat: &'a str,
+    /// The time, in nanoseconds.
+    pub ts: i64,
+    /// The process.
+    pub pid: i64,
+    /// The thread.
+    pub tid: i64,
+    /// A thread's own series (Chrome's thread time), as a `C` event with `"s": "t"`; else
+    /// its process's.
+    pub thread_scoped: bool,
+    /// The value.
+    pub value: CounterValue,
+    /// Byte offset of the event in the decoded input.
+    pub offset: u64,
+}
+
+impl<'a> TrackCounter<'a> {
+    /// The same value as a `C` event, its arguments written into `args`.
+    pub fn to_raw<'b>(&self, args: &'b mut String) -> RawEvent<'b>
+    where
+        'a: 'b,
+    {
+        args.clear();
+        args.push_str("{\"value\":");
+        match self.value {
+            CounterValue::Int(i) => args.push_str(&i.to_string()),
+            CounterValue::Double(x) => crate::proto::write_f64(args, x),
+        }
+        args.push('}');
+        RawEvent {
+            ph: Phase::COUNTER,
+            name: Cow::Borrowed(self.name),
+            scope: self.thread_scoped.then_some(b't'),
+            cat: Cow::Borrowed(self.cat),
+            ts: self.ts,
+            pid: RawId::Num(self.pid),
+            tid: RawId::Num(self.tid),
+            args: Args::Json(Cow::Borrowed(args.as_str())),
+            offset: self.offset,
+            track_counter: true,
+            ..RawEvent::default()
+        }
+    }
+}
+
 /// Receives decoded events, one at a time, in file order.
 ///
 /// Any `FnMut(&RawEvent<'_>)` closure is a sink.
@@ -334,6 +406,14 @@ pub trait EventSink {
     #[inline]
     fn thread_slice(&mut self, slice: &ThreadSlice<'_>) {
         self.event(&slice.to_raw())
+    }
+
+    /// Receives one value of a counter track; its borrowed text lives only for the call.
+    /// The default hands it to [`event`](Self::event) as the `C` event
+    /// [`TrackCounter::to_raw`] makes; a sink that keeps the values takes it as it is.
+    fn track_counter(&mut self, counter: &TrackCounter<'_>) {
+        let mut args = String::new();
+        self.event(&counter.to_raw(&mut args))
     }
 
     /// Receives one sample of a sampling profile (the `sampled` module); its borrowed text

@@ -69,7 +69,9 @@ use std::path::Path;
 
 pub use diag::{DiagnosticKind, Diagnostics, Warning, WarningKind, EXAMPLES_PER_KIND};
 pub use error::{Error, ErrorKind};
-pub use event::{Args, Collect, EventSink, Id2, Phase, RawEvent, RawId, ThreadSlice};
+pub use event::{
+    Args, Collect, CounterValue, EventSink, Id2, Phase, RawEvent, RawId, ThreadSlice, TrackCounter,
+};
 pub use ftrace::{CompactRec, CompactRecs, CompactSched, RawSched, SchedKind};
 pub use input::{detect, gunzip, read_file, Bytes, DecodeOptions, Detected};
 pub use json::{JsonInfo, JsonStream, TopLevelKey};

@@ -72,6 +72,10 @@ impl<S: EventSink> EventSink for Forward<'_, S> {
         self.sink.sample(sample);
     }
 
+    fn track_counter(&mut self, counter: &crate::TrackCounter<'_>) {
+        self.sink.track_counter(counter);
+    }
+
     fn sample_kind_default(&mut self, kind: &str, unit: crate::SampleUnit) {
         self.sink.sample_kind_default(kind, unit);
     }

@@ -18,6 +18,7 @@ use crate::strings::{KeyedIds, StrId, Strings};
 use crate::trace::Trace;
 use spall::SpallCursor;
 
+mod counters;
 mod finish;
 mod merge;
 mod met;
@@ -532,70 +533,6 @@ impl TraceBuilder {
         self.args.add(a, is_json)
     }
 
-    fn counter(&mut self, ev: &RawEvent<'_>) {
-        self.time(ev.ts, ev.ts);
-        let thread = self.thread(ev);
-        let process = self.threads[thread as usize].process;
-        let own = (ev.scope == Some(b't')).then_some(thread);
-        let id = ev.id.as_deref().map(|id| self.strings.intern(id));
-        let name = match &ev.id {
-            Some(id) => self.strings.intern(&format!("{} {id}", ev.name)),
-            None => self.strings.intern(&ev.name),
-        };
-        let Ok(serde_json::Value::Object(map)) = ev.args.to_json() else {
-            self.diags
-                .warn(ModelWarning::CounterWithoutValues, ev.offset, || {
-                    format!("counter {:?} has no args object", ev.name)
-                });
-            return;
-        };
-        let cname = ev.cname.as_deref().map(|c| self.strings.intern(c));
-        for (k, v) in map {
-            let value = match &v {
-                serde_json::Value::Number(n) => n.as_f64(),
-                serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
-                serde_json::Value::Bool(b) => Some(*b as u8 as f64),
-                _ => None,
-            };
-            // "inf" and "NaN" parse, but no graph or statistic can use them.
-            let Some(value) = value.filter(|v| v.is_finite()) else {
-                self.diags
-                    .warn(ModelWarning::CounterNotNumeric, ev.offset, || {
-                        format!(
-                            "counter {:?} key {k:?} is {v}, not a number; skipped",
-                            ev.name
-                        )
-                    });
-                continue;
-            };
-            let key = self.strings.intern(&k);
-            let next = self.counters.len() as u32;
-            let i = *self
-                .counter_ids
-                .entry((process, own, name, key, ev.track_counter))
-                .or_insert(next);
-            if i == next {
-                self.counters.push(CounterSeries {
-                    process,
-                    thread: own,
-                    name,
-                    id,
-                    key,
-                    from_track: ev.track_counter,
-                    cname,
-                    ts: Vec::new(),
-                    values: Vec::new(),
-                });
-            }
-            let c = &mut self.counters[i as usize];
-            if cname.is_some() {
-                c.cname = cname;
-            }
-            c.ts.push(ev.ts);
-            c.values.push(value);
-        }
-    }
-
     fn flow(&mut self, ev: &RawEvent<'_>) {
         self.time(ev.ts, ev.ts);
         let thread = self.thread(ev);
@@ -779,6 +716,10 @@ impl TraceBuilder {
 impl EventSink for TraceBuilder {
     fn event(&mut self, event: &RawEvent<'_>) {
         self.add(event);
+    }
+
+    fn track_counter(&mut self, counter: &spall_format::TrackCounter<'_>) {
+        self.track_counter_value(counter);
     }
 
     fn sample(&mut self, s: &RawSample<'_>) {

@@ -63,6 +63,10 @@ impl<F: FnMut(u64, u64)> EventSink for Sink<'_, F> {
     fn thread_slice(&mut self, slice: &spall_format::ThreadSlice<'_>) {
         self.builder.thread_slice(slice);
     }
+
+    fn track_counter(&mut self, counter: &spall_format::TrackCounter<'_>) {
+        self.builder.track_counter(counter);
+    }
 }
 
 /// Loads a trace file (`.spall`, JSON or gzip, detected by content).

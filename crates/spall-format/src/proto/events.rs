@@ -58,8 +58,6 @@ pub(super) struct Decoder<'a> {
     pub(super) events: u64,
     pub(super) te: Te<'a>,
     pub(super) args: String,
-    /// Counter values' arguments (while `args` holds the event's).
-    pub(super) cargs: String,
     /// System-trace packets' state (see [`ftrace`](super::ftrace)).
     pub(super) ftrace: super::ftrace::Ftrace,
     /// The key the next interned name or category takes (see
@@ -92,7 +90,6 @@ impl<'a> Decoder<'a> {
             events: 0,
             te: Te::default(),
             args: String::new(),
-            cargs: String::new(),
             ftrace: Default::default(),
             next_key: 0,
             annots: Vec::new(),

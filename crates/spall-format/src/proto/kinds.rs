@@ -1,16 +1,15 @@
 //! The event kinds beyond slices and instants: flows, counters and `legacy_event`s.
 
 use std::borrow::Cow;
-use std::fmt::Write;
 
-use super::annot::{self, write_f64};
+use super::annot;
 use super::base::{dec, emit, malformed, Num, Te};
 use super::hash::IdMap;
 use super::scan::Track;
 use super::seq::Seq;
 use super::wire::Reader;
 use crate::diag::Diagnostics;
-use crate::event::{Args, EventSink, Id2, Phase, RawEvent, RawId};
+use crate::event::{CounterValue, EventSink, Id2, Phase, RawEvent, RawId, TrackCounter};
 
 /// The phase of one point of a flow: `f` to terminate it, else `t`. Which point starts a
 /// flow is not decided here but by time, where the model sorts each flow's points: the
@@ -78,23 +77,19 @@ pub(super) fn flow_events_of<S: EventSink>(
     }
 }
 
-/// A counter value on track `t`: a `C` event named after the track, its value the `value`
-/// argument (times the track's unit multiplier; summed, for an incremental track).
-#[allow(clippy::too_many_arguments)]
+/// A counter value on track `t`, handed to the sink as a [`TrackCounter`] named after the
+/// track (times the track's unit multiplier; summed, for an incremental track).
 pub(super) fn counter<S: EventSink>(
     events: &mut u64,
     sink: &mut S,
-    ev: &mut RawEvent<'_>,
+    ev: &RawEvent<'_>,
     t: &Track<'_>,
     uuid: u64,
     v: Num,
     sums: &mut IdMap<u64, Num>,
-    args: &mut String,
 ) {
     let info = t.counter;
     let mult = info.map_or(1, |c| c.multiplier);
-    args.clear();
-    args.push_str("{\"value\":");
     let v = match v {
         Num::Int(i) => i
             .checked_mul(mult)
@@ -113,33 +108,30 @@ pub(super) fn counter<S: EventSink>(
     } else {
         v
     };
-    match v {
-        Num::Int(i) => {
-            let _ = write!(args, "{i}");
-        }
-        Num::Double(x) => write_f64(args, x),
-    }
-    args.push('}');
     let name = match t.name {
         Some(n) => String::from_utf8_lossy(n),
         None => Cow::Owned(format!("counter {uuid}")),
     };
-    // A thread's counter (Chrome's thread_time) is its own series, not its process's:
-    // thread-scoped, as a JSON `C` event with `"s": "t"`.
-    let c = RawEvent {
-        ph: Phase::COUNTER,
-        name,
-        scope: t.tid.map(|_| b't'),
-        cat: ev.cat.clone(),
-        ts: ev.ts,
-        pid: ev.pid.clone(),
-        tid: ev.tid.clone(),
-        args: Args::Json(Cow::Borrowed(args.as_str())),
-        offset: ev.offset,
-        track_counter: true,
-        ..RawEvent::default()
+    // The protobuf reader's ids are numbers.
+    let id = |r: &RawId<'_>| match r {
+        RawId::Num(n) => *n,
+        RawId::Str(_) => 0,
     };
-    emit(events, sink, &c);
+    *events += 1;
+    sink.track_counter(&TrackCounter {
+        name: &name,
+        cat: &ev.cat,
+        ts: ev.ts,
+        pid: id(&ev.pid),
+        tid: id(&ev.tid),
+        // A thread's counter (Chrome's thread_time) is its own series, not its process's.
+        thread_scoped: t.tid.is_some(),
+        value: match v {
+            Num::Int(i) => CounterValue::Int(i),
+            Num::Double(x) => CounterValue::Double(x),
+        },
+        offset: ev.offset,
+    });
 }
 
 pub(super) fn legacy_phase(l: Option<(&[u8], u64)>) -> Option<u8> {

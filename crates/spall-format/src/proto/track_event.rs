@@ -252,7 +252,6 @@ impl<'a> Decoder<'a> {
             events,
             te,
             args,
-            cargs,
             ..
         } = self;
         let Some((b, te_at)) = pk.te else { return };
@@ -294,7 +293,7 @@ impl<'a> Decoder<'a> {
             if te.has_extras() {
                 let mut ev = slice.to_raw();
                 let out = &mut Out { events, sink };
-                extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
+                extra_counters(out, &mut ev, f, uses, te, seq, d);
             }
             return;
         }
@@ -331,7 +330,7 @@ impl<'a> Decoder<'a> {
                 match (track, uuid) {
                     (Some(t), Some(u)) => {
                         let (events, sink) = (&mut *out.events, &mut *out.sink);
-                        counter(events, sink, &mut ev, t, u, value, &mut seq.sums, cargs)
+                        counter(events, sink, &ev, t, u, value, &mut seq.sums)
                     }
                     _ => d.warn(WarningKind::ProtoNoTrack, at, || {
                         "a counter value with no track; skipped".into()
@@ -351,7 +350,7 @@ impl<'a> Decoder<'a> {
             ),
         }
         if te.has_extras() {
-            extra_counters(out, &mut ev, f, uses, te, seq, cargs, d);
+            extra_counters(out, &mut ev, f, uses, te, seq, d);
         }
     }
 }
@@ -747,7 +746,6 @@ fn instant<'e, S: EventSink>(
 /// Extra counter values: on the event's own tracks, else the sequence's defaults; a
 /// track no descriptor defines is skipped, warned. Not inlined: inlined, it cost the
 /// decode of events without extra values more than the call costs those with them.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub(super) fn extra_counters<S: EventSink>(
     out: &mut Out<'_, S>,
@@ -756,7 +754,6 @@ pub(super) fn extra_counters<S: EventSink>(
     uses: &mut Option<Box<Uses>>,
     te: &Te<'_>,
     seq: &mut Seq<'_>,
-    cargs: &mut String,
     d: &mut Diagnostics,
 ) {
     let extra = [
@@ -790,7 +787,7 @@ pub(super) fn extra_counters<S: EventSink>(
             let (pid, tid) = where_of(t, u, seq.thread).ids();
             ev.pid = RawId::Num(pid);
             ev.tid = RawId::Num(tid);
-            counter(out.events, out.sink, ev, t, u, v, &mut seq.sums, cargs);
+            counter(out.events, out.sink, ev, t, u, v, &mut seq.sums);
         }
     }
 }

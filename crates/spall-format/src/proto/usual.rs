@@ -251,8 +251,8 @@ impl<'a> Decoder<'a> {
             events: &mut self.events,
             sink,
         };
-        let (f, uses, cargs) = (&self.f, &mut self.uses, &mut self.cargs);
-        extra_counters(out, &mut ev, f, uses, &self.te, seq, cargs, d);
+        let (f, uses) = (&self.f, &mut self.uses);
+        extra_counters(out, &mut ev, f, uses, &self.te, seq, d);
     }
 }
 

@@ -227,16 +227,40 @@ impl spall_format::EventSink for RawOnly {
     }
 }
 
+/// Every counter series, whole: its owners, name, key, kind and every point (values by
+/// their bits).
+fn series(t: &Trace) -> Vec<String> {
+    (t.counters().iter())
+        .map(|c| {
+            let thread = c.thread.map(|th| &t.threads()[th as usize]);
+            let bits: Vec<u64> = c.values.iter().map(|v| v.to_bits()).collect();
+            format!(
+                "{} {:?} {} {:?} {} {} {:?} {:?} {bits:?}",
+                c.process,
+                thread.map(|th| th.tid),
+                t.str(c.name),
+                c.id.map(|i| t.str(i)),
+                t.str(c.key),
+                c.from_track,
+                c.cname.map(|n| t.str(n)),
+                c.ts
+            )
+        })
+        .collect()
+}
+
 /// The builder takes a thread slice handed over as such (`thread_slice`) as it takes the
-/// same slice as a `B`/`E` `RawEvent`: same spans, names, categories, args and warnings,
-/// on the generated fixtures and a real Chromium trace.
+/// same slice as a `B`/`E` `RawEvent`, and a counter track's value (`track_counter`) as
+/// its `C` event: same spans, names, categories, args, counter series and warnings, on the
+/// generated fixtures and real Chromium traces (one with 312k counter values).
 #[test]
-fn thread_slices_build_as_their_raw_events_do() {
-    let real = spall_test_support::fixture("real/chromium148_startup.pftrace.gz");
+fn thread_slices_and_counters_build_as_their_raw_events_do() {
     for path in [
         proto_fixture("tracks.pftrace"),
         proto_fixture("interning.pftrace"),
-        real,
+        proto_fixture("clocks.pftrace"),
+        spall_test_support::fixture("real/chromium148_startup.pftrace.gz"),
+        spall_test_support::fixture("real/chromium156_script_all.pftrace.gz"),
     ] {
         let bytes = std::fs::read(&path).expect("reads");
         let mut direct = trace_model::TraceBuilder::new();
@@ -247,6 +271,13 @@ fn thread_slices_build_as_their_raw_events_do() {
         let raw = raw.0.finish(summary);
         assert!(direct.span_count() > 0, "{}", path.display());
         assert_eq!(reading(&direct), reading(&raw), "{}", path.display());
+        assert_eq!(series(&direct), series(&raw), "{}", path.display());
+        assert_eq!(
+            format!("{:?}", direct.diagnostics()),
+            format!("{:?}", raw.diagnostics()),
+            "{}",
+            path.display()
+        );
         let cats = |t: &Trace| -> Vec<String> {
             t.threads()
                 .iter()
@@ -256,4 +287,58 @@ fn thread_slices_build_as_their_raw_events_do() {
         };
         assert_eq!(cats(&direct), cats(&raw), "{}", path.display());
     }
+}
+
+/// A counter track's values that no graph can use (infinity, NaN) are skipped and warned
+/// of as their `C` events' would be; the finite ones kept.
+#[test]
+fn a_counters_non_finite_values_are_skipped_as_their_raw_events_are() {
+    use spall_test_support::{field, varint};
+    // TrackDescriptor 7, "gpu", a counter track.
+    let mut desc = Vec::new();
+    varint(1 << 3, &mut desc);
+    varint(7, &mut desc);
+    field(2, b"gpu", &mut desc);
+    field(8, &[], &mut desc);
+    let mut trace = Vec::new();
+    let mut packet = Vec::new();
+    field(60, &desc, &mut packet);
+    field(1, &packet, &mut trace);
+    for (ts, v) in [
+        (1_000u64, 2.5f64),
+        (2_000, f64::INFINITY),
+        (3_000, f64::NAN),
+        (4_000, -1.0),
+    ] {
+        // TrackEvent: TYPE_COUNTER on track 7, a double value.
+        let mut te = Vec::new();
+        varint(9 << 3, &mut te);
+        varint(4, &mut te);
+        varint(11 << 3, &mut te);
+        varint(7, &mut te);
+        varint(44 << 3 | 1, &mut te);
+        te.extend_from_slice(&v.to_le_bytes());
+        let mut packet = Vec::new();
+        varint(8 << 3, &mut packet);
+        varint(ts, &mut packet);
+        varint(10 << 3, &mut packet);
+        varint(1, &mut packet);
+        field(11, &te, &mut packet);
+        field(1, &packet, &mut trace);
+    }
+    let mut direct = trace_model::TraceBuilder::new();
+    let summary = spall_format::decode(&trace, &mut direct).expect("decodes");
+    let direct = direct.finish(summary);
+    let mut raw = RawOnly(trace_model::TraceBuilder::new());
+    let summary = spall_format::decode(&trace, &mut raw).expect("decodes");
+    let raw = raw.0.finish(summary);
+    let c = &direct.counters()[0];
+    assert_eq!(
+        (c.ts.as_slice(), c.values.as_slice()),
+        (&[1_000, 4_000][..], &[2.5, -1.0][..])
+    );
+    assert_eq!(series(&direct), series(&raw));
+    let diags = format!("{:?}", direct.diagnostics());
+    assert!(diags.contains("CounterNotNumeric"), "{diags}");
+    assert_eq!(diags, format!("{:?}", raw.diagnostics()));
 }
