@@ -3,6 +3,8 @@
 //! parse. Both make the same series: one per process (or thread, for a thread-scoped
 //! one), name, id and argument key.
 
+use std::fmt::Display;
+
 use spall_format::{RawEvent, TrackCounter};
 
 use super::TraceBuilder;
@@ -54,13 +56,7 @@ impl TraceBuilder {
             };
             // "inf" and "NaN" parse, but no graph or statistic can use them.
             let Some(value) = value.filter(|v| v.is_finite()) else {
-                self.diags
-                    .warn(ModelWarning::CounterNotNumeric, ev.offset, || {
-                        format!(
-                            "counter {:?} key {k:?} is {v}, not a number; skipped",
-                            ev.name
-                        )
-                    });
+                self.not_a_number(ev.offset, &ev.name, &k, &v);
                 continue;
             };
             let key = self.strings.intern(&k);
@@ -93,14 +89,8 @@ impl TraceBuilder {
         let value = c.value.as_f64();
         if !value.is_finite() {
             // As its `C` event's text, "NaN" or "inf", would be warned of.
-            self.diags
-                .warn(ModelWarning::CounterNotNumeric, c.offset, || {
-                    format!(
-                        "counter {:?} key \"value\" is \"{value}\", not a number; skipped",
-                        c.name
-                    )
-                });
-            return;
+            let shown = format!("\"{value}\"");
+            return self.not_a_number(c.offset, c.name, "value", &shown);
         }
         let key = self.strings.intern("value");
         self.counter_point(Point {
@@ -114,6 +104,14 @@ impl TraceBuilder {
             ts: c.ts,
             value,
         });
+    }
+
+    /// Warns of counter `name`'s argument `key`, `shown` so, which is not a number.
+    fn not_a_number(&mut self, offset: u64, name: &str, key: &str, shown: &dyn Display) {
+        self.diags
+            .warn(ModelWarning::CounterNotNumeric, offset, || {
+                format!("counter {name:?} key {key:?} is {shown}, not a number; skipped")
+            });
     }
 
     /// Adds `p` to its series, made on its first value.

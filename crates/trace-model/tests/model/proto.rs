@@ -227,6 +227,15 @@ impl spall_format::EventSink for RawOnly {
     }
 }
 
+/// `bytes` built by the builder as the decoder hands them over, and as `RawEvent`s only.
+fn both_ways(bytes: &[u8]) -> (Trace, Trace) {
+    let mut direct = trace_model::TraceBuilder::new();
+    let summary = spall_format::decode(bytes, &mut direct).expect("decodes");
+    let mut raw = RawOnly(trace_model::TraceBuilder::new());
+    let raw_summary = spall_format::decode(bytes, &mut raw).expect("decodes");
+    (direct.finish(summary), raw.0.finish(raw_summary))
+}
+
 /// Every counter series, whole: its owners, name, key, kind and every point (values by
 /// their bits).
 fn series(t: &Trace) -> Vec<String> {
@@ -262,13 +271,7 @@ fn thread_slices_and_counters_build_as_their_raw_events_do() {
         spall_test_support::fixture("real/chromium148_startup.pftrace.gz"),
         spall_test_support::fixture("real/chromium156_script_all.pftrace.gz"),
     ] {
-        let bytes = std::fs::read(&path).expect("reads");
-        let mut direct = trace_model::TraceBuilder::new();
-        let summary = spall_format::decode(&bytes, &mut direct).expect("decodes");
-        let direct = direct.finish(summary);
-        let mut raw = RawOnly(trace_model::TraceBuilder::new());
-        let summary = spall_format::decode(&bytes, &mut raw).expect("decodes");
-        let raw = raw.0.finish(summary);
+        let (direct, raw) = both_ways(&std::fs::read(&path).expect("reads"));
         assert!(direct.span_count() > 0, "{}", path.display());
         assert_eq!(reading(&direct), reading(&raw), "{}", path.display());
         assert_eq!(series(&direct), series(&raw), "{}", path.display());
@@ -326,12 +329,7 @@ fn a_counters_non_finite_values_are_skipped_as_their_raw_events_are() {
         field(11, &te, &mut packet);
         field(1, &packet, &mut trace);
     }
-    let mut direct = trace_model::TraceBuilder::new();
-    let summary = spall_format::decode(&trace, &mut direct).expect("decodes");
-    let direct = direct.finish(summary);
-    let mut raw = RawOnly(trace_model::TraceBuilder::new());
-    let summary = spall_format::decode(&trace, &mut raw).expect("decodes");
-    let raw = raw.0.finish(summary);
+    let (direct, raw) = both_ways(&trace);
     let c = &direct.counters()[0];
     assert_eq!(
         (c.ts.as_slice(), c.values.as_slice()),
