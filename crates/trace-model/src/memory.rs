@@ -113,6 +113,10 @@ impl EventSink for Count {
         self.phase(s.ph);
     }
 
+    fn track_counter(&mut self, _: &spall_format::TrackCounter<'_>) {
+        self.other += 1;
+    }
+
     fn sample(&mut self, s: &RawSample<'_>) {
         self.samples += 1;
         self.stack_frames += s.stack.len() as u64;
