@@ -33,42 +33,65 @@ pub struct FlowLink {
     pub flow: u32,
 }
 
-/// Binds every flow; the links come sorted by `from`.
+/// Binds every flow; the links come sorted by `from`. Flows bind apart, on every core (a
+/// point's span is found by a search in each of its thread's lanes); the points that find
+/// none are warned of in the flows' order.
 pub(crate) fn bind(
     threads: &[Thread],
     flows: &[Flow],
     diags: &mut Diagnostics<ModelWarning>,
 ) -> Vec<FlowLink> {
-    let mut links = Vec::new();
-    for (fi, f) in flows.iter().enumerate() {
-        // An `s` starts a chain, a `t` continues it, an `f` ends it: ids get reused.
-        let mut prev: Option<SpanRef> = None;
-        for p in &f.points {
-            let r = bind_point(threads, p);
-            if r.is_none() {
-                diags.warn(ModelWarning::FlowUnbound, p.offset, || {
-                    format!(
-                        "flow {:?} event at {} ns is inside no span of its thread; not drawn",
-                        p.phase as char, p.ts
-                    )
-                });
-            }
-            if p.phase != b's' {
-                if let (Some(from), Some(to)) = (prev, r) {
-                    if from != to {
-                        links.push(FlowLink {
-                            from,
-                            to,
-                            flow: fi as u32,
-                        });
-                    }
-                }
-            }
-            prev = if p.phase == b'f' { None } else { r };
-        }
+    use rayon::prelude::*;
+    type Bound<'f> = (Vec<FlowLink>, Vec<&'f FlowPoint>);
+    fn join<'f>(mut a: Bound<'f>, b: Bound<'f>) -> Bound<'f> {
+        a.0.extend(b.0);
+        a.1.extend(b.1);
+        a
+    }
+    let (mut links, unbound) = (flows.par_iter().enumerate())
+        .with_min_len(256)
+        .fold(Bound::default, |mut acc, (fi, f)| {
+            bind_flow(threads, fi as u32, f, &mut acc.0, &mut acc.1);
+            acc
+        })
+        .reduce(Bound::default, join);
+    for p in unbound {
+        diags.warn(ModelWarning::FlowUnbound, p.offset, || {
+            format!(
+                "flow {:?} event at {} ns is inside no span of its thread; not drawn",
+                p.phase as char, p.ts
+            )
+        });
     }
     links.sort_unstable();
     links
+}
+
+/// Flow `f`'s (number `fi`) links, onto `links`; its points bound to no span, onto
+/// `unbound`.
+fn bind_flow<'f>(
+    threads: &[Thread],
+    fi: u32,
+    f: &'f Flow,
+    links: &mut Vec<FlowLink>,
+    unbound: &mut Vec<&'f FlowPoint>,
+) {
+    // An `s` starts a chain, a `t` continues it, an `f` ends it: ids get reused.
+    let mut prev: Option<SpanRef> = None;
+    for p in &f.points {
+        let r = bind_point(threads, p);
+        if r.is_none() {
+            unbound.push(p);
+        }
+        if p.phase != b's' {
+            if let (Some(from), Some(to)) = (prev, r) {
+                if from != to {
+                    links.push(FlowLink { from, to, flow: fi });
+                }
+            }
+        }
+        prev = if p.phase == b'f' { None } else { r };
+    }
 }
 
 pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
@@ -203,6 +226,42 @@ mod tests {
         assert_eq!(
             t.flows_into(recv).map(|l| l.from).collect::<Vec<_>>(),
             vec![inner]
+        );
+    }
+
+    /// Many flows bind on every core as on one: the same links, and the points that bind
+    /// to no span warned of in the same order (the first one's message kept).
+    #[test]
+    fn many_flows_bind_alike_on_one_core_and_four() {
+        let mut json = String::from("[");
+        for i in 0..3_000 {
+            let ts = i * 100;
+            // A span on each thread; every seventh flow starts past any span of thread 1.
+            let s_ts = if i % 7 == 0 { 1_000_000 + i } else { ts + 1 };
+            json += &format!(
+                r#"{{"ph":"X","name":"a{i}","ts":{ts},"dur":50,"pid":1,"tid":1}},
+                {{"ph":"X","name":"b{i}","ts":{ts},"dur":50,"pid":1,"tid":2}},
+                {{"ph":"s","name":"f","cat":"c","id":{i},"ts":{s_ts},"pid":1,"tid":1}},
+                {{"ph":"f","name":"f","cat":"c","id":{i},"ts":{},"bp":"e","pid":1,"tid":2}},"#,
+                ts + 2
+            );
+        }
+        json.pop();
+        json.push(']');
+        let on = |n: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap();
+            pool.install(|| load_bytes(json.as_bytes()).unwrap())
+        };
+        let (one, four) = (on(1), on(4));
+        assert_eq!(one.flow_links().len(), 3_000 - 3_000 / 7 - 1);
+        assert_eq!(one.diagnostics().count(ModelWarning::FlowUnbound), 429);
+        assert_eq!(one.flow_links(), four.flow_links());
+        assert_eq!(
+            format!("{:?}", one.diagnostics()),
+            format!("{:?}", four.diagnostics())
         );
     }
 }
