@@ -13,6 +13,30 @@ use crate::event_kinds::CounterSeries;
 use crate::span::ExtId;
 use crate::strings::StrId;
 
+/// The series of the counter tracks met last, by thread, scope and name: a slice's extra
+/// counter values come on the same few tracks slice after slice, so most values find
+/// their series here, with no name interned or series key hashed.
+#[derive(Debug, Default)]
+pub(super) struct RecentCounters(Vec<(u32, bool, Box<str>, u32)>);
+
+/// How many tracks [`RecentCounters`] holds.
+const RECENT: usize = 8;
+
+impl RecentCounters {
+    fn find(&self, thread: u32, scoped: bool, name: &str) -> Option<u32> {
+        (self.0.iter())
+            .find(|r| r.0 == thread && r.1 == scoped && &*r.2 == name)
+            .map(|r| r.3)
+    }
+
+    fn note(&mut self, thread: u32, scoped: bool, name: &str, series: u32) {
+        if self.0.len() == RECENT {
+            self.0.remove(0);
+        }
+        self.0.push((thread, scoped, name.into(), series));
+    }
+}
+
 /// Which series a value belongs to, and the value.
 struct Point {
     process: u32,
@@ -84,16 +108,23 @@ impl TraceBuilder {
         self.latest = self.latest.max(c.ts);
         self.time(c.ts, c.ts);
         let thread = self.thread_at((ExtId::Num(c.pid), ExtId::Num(c.tid)));
-        let process = self.threads[thread as usize].process;
-        let name = self.strings.intern(c.name);
         let value = c.value.as_f64();
         if !value.is_finite() {
-            // As its `C` event's text, "NaN" or "inf", would be warned of.
+            // As its `C` event's text, "NaN" or "inf", would be warned of (its name kept).
+            self.strings.intern(c.name);
             let shown = format!("\"{value}\"");
             return self.not_a_number(c.offset, c.name, "value", &shown);
         }
+        if let Some(i) = self.recent_counters.find(thread, c.thread_scoped, c.name) {
+            let s = &mut self.counters[i as usize];
+            s.ts.push(c.ts);
+            s.values.push(value);
+            return;
+        }
+        let process = self.threads[thread as usize].process;
+        let name = self.strings.intern(c.name);
         let key = self.strings.intern("value");
-        self.counter_point(Point {
+        let i = self.counter_point(Point {
             process,
             own: c.thread_scoped.then_some(thread),
             name,
@@ -104,6 +135,7 @@ impl TraceBuilder {
             ts: c.ts,
             value,
         });
+        (self.recent_counters).note(thread, c.thread_scoped, c.name, i);
     }
 
     /// Warns of counter `name`'s argument `key`, `shown` so, which is not a number.
@@ -114,8 +146,8 @@ impl TraceBuilder {
             });
     }
 
-    /// Adds `p` to its series, made on its first value.
-    fn counter_point(&mut self, p: Point) {
+    /// Adds `p` to its series, made on its first value; the series' index.
+    fn counter_point(&mut self, p: Point) -> u32 {
         let next = self.counters.len() as u32;
         let series = (p.process, p.own, p.name, p.key, p.from_track);
         let i = *self.counter_ids.entry(series).or_insert(next);
@@ -138,5 +170,6 @@ impl TraceBuilder {
         }
         c.ts.push(p.ts);
         c.values.push(p.value);
+        i
     }
 }
