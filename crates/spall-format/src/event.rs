@@ -373,7 +373,9 @@ impl<'a> TrackCounter<'a> {
         args.clear();
         args.push_str("{\"value\":");
         match self.value {
-            CounterValue::Int(i) => args.push_str(&i.to_string()),
+            CounterValue::Int(i) => {
+                let _ = std::fmt::Write::write_fmt(args, format_args!("{i}"));
+            }
             CounterValue::Double(x) => crate::proto::write_f64(args, x),
         }
         args.push('}');
