@@ -376,7 +376,7 @@ impl<'a> TrackCounter<'a> {
             CounterValue::Int(i) => {
                 let _ = std::fmt::Write::write_fmt(args, format_args!("{i}"));
             }
-            CounterValue::Double(x) => crate::proto::write_f64(args, x),
+            CounterValue::Double(x) => crate::tagged::write_f64(args, x),
         }
         args.push('}');
         RawEvent {

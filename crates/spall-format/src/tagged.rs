@@ -138,6 +138,22 @@ pub(crate) fn push_u64(out: &mut String, v: u64) {
     out.push_str(dec(&mut [0; 20], v));
 }
 
+/// Writes `v` as a JSON number; NaN and the infinities, which JSON lacks, as text
+/// (`"NaN"`, `"inf"`, `"-inf"`).
+pub(crate) fn write_f64(out: &mut String, v: f64) {
+    match serde_json::Number::from_f64(v) {
+        Some(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
+        None => {
+            out.push('"');
+            out.push_str(&v.to_string());
+            out.push('"');
+        }
+    }
+}
+
 /// Writes `v` in decimal, with its sign.
 pub(crate) fn push_i64(out: &mut String, v: i64) {
     if v < 0 {
@@ -163,6 +179,22 @@ mod tests {
         assert_eq!(read(&v[1]), Some(Tagged::Pointer(0x7f00)));
         untag(&mut v);
         assert_eq!(v, serde_json::json!([u64::MAX, "0x7f00"]));
+    }
+
+    #[test]
+    fn doubles_are_json_and_non_finite_ones_text() {
+        for (v, json) in [
+            (1.5, "1.5"),
+            (-0.25, "-0.25"),
+            (f64::NAN, r#""NaN""#),
+            (f64::INFINITY, r#""inf""#),
+            (f64::NEG_INFINITY, r#""-inf""#),
+        ] {
+            let mut s = String::new();
+            write_f64(&mut s, v);
+            assert_eq!(s, json);
+            assert!(serde_json::from_str::<serde_json::Value>(&s).is_ok(), "{s}");
+        }
     }
 
     #[test]

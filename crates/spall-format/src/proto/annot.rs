@@ -11,7 +11,7 @@ use std::fmt::Write;
 use super::hash::IdMap;
 use super::wire::{Field, Reader, Value, WireError};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::tagged;
+use crate::tagged::{self, write_f64};
 
 /// Nesting deeper than this is cut (the rest of the value is written as `null`).
 pub const MAX_DEPTH: usize = 32;
@@ -89,16 +89,6 @@ pub fn escape_bytes(out: &mut String, b: &[u8], at: u64, d: &mut Diagnostics) {
             });
             escape_into(out, &String::from_utf8_lossy(b));
         }
-    }
-}
-
-pub fn write_f64(out: &mut String, v: f64) {
-    match serde_json::Number::from_f64(v) {
-        Some(n) => {
-            let _ = write!(out, "{n}");
-        }
-        // JSON has no NaN or infinity: kept as text.
-        None => escape_into(out, &v.to_string()),
     }
 }
 

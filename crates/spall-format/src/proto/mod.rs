@@ -71,7 +71,6 @@ use crate::error::{Error, ErrorKind};
 use crate::event::EventSink;
 use wire::{Reader, Value};
 
-pub(crate) use annot::write_f64;
 pub use stream::ProtoStream;
 pub use wire::{WireError, WireErrorKind};
 

@@ -204,8 +204,8 @@ fn scalar(
             let _ = write!(out, "{}", x as i64);
         }
         (Ty::Bool, Value::Varint(x)) => out.push_str(if x != 0 { "true" } else { "false" }),
-        (Ty::Double, Value::Fixed64(x)) => annot::write_f64(out, f64::from_bits(x)),
-        (Ty::Float, Value::Fixed32(x)) => annot::write_f64(out, f32::from_bits(x) as f64),
+        (Ty::Double, Value::Fixed64(x)) => tagged::write_f64(out, f64::from_bits(x)),
+        (Ty::Float, Value::Fixed32(x)) => tagged::write_f64(out, f32::from_bits(x) as f64),
         (Ty::Str, Value::Bytes(s)) => annot::escape_bytes(out, s, at, d),
         (Ty::Enum(e), Value::Varint(x)) => {
             let values = ENUMS[e as usize];
