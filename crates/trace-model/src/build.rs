@@ -334,18 +334,26 @@ impl TraceBuilder {
         self.end = self.end.max(end);
     }
 
+    /// Notes an event (not a sample) at `ts`: the span of times seen, and where they stop
+    /// coming in order.
+    #[inline]
+    fn seen_at(&mut self, ts: i64) {
+        if ts < self.latest {
+            self.sorted_from = self.sorted_from.min(ts);
+        }
+        self.earliest = self.earliest.min(ts);
+        self.latest = self.latest.max(ts);
+    }
+
     fn add(&mut self, ev: &RawEvent<'_>) {
         let ph = ev.ph;
         if ph == Phase::METADATA && ev.name == "spall_met" {
             return self.met.meet(ev);
         }
-        if ev.ts < self.latest && ph != Phase::SAMPLE {
-            self.sorted_from = self.sorted_from.min(ev.ts);
+        match ph {
+            Phase::SAMPLE => self.latest = self.latest.max(ev.ts),
+            _ => self.seen_at(ev.ts),
         }
-        if ph != Phase::SAMPLE {
-            self.earliest = self.earliest.min(ev.ts);
-        }
-        self.latest = self.latest.max(ev.ts);
         match ph {
             Phase::BEGIN | Phase::END | Phase::COMPLETE => self.span_event(ev),
             Phase::INSTANT | Phase::INSTANT_LEGACY | Phase::MARK => self.instant(ev),

@@ -11,7 +11,7 @@
 //! a sixteenth of the sample's; only one that might not fit has its full sample counted.
 
 use spall_format::{Error, ErrorKind, EventSink, Input, MemoryLimit, Phase, RawEvent, RawSample};
-use spall_util::human_bytes;
+use spall_util::{human_bytes, LimitSource};
 
 /// How much of the input is decoded to count its events.
 pub const SAMPLE_BYTES: usize = 4 << 20;
@@ -205,10 +205,10 @@ pub fn check_memory(input: &Input, limit: MemoryLimit) -> Result<(), Error> {
 
 /// [`check_memory`] for decoded bytes (`held` as in [`estimate_bytes`]).
 pub(crate) fn check_bytes(bytes: &[u8], held: bool, limit: MemoryLimit) -> Result<(), Error> {
-    let Some((most, _)) = limit.resolve() else {
-        return Ok(());
-    };
-    check_estimate(&estimate_within(bytes, held, most), limit)
+    match limit.resolve() {
+        Some(resolved) => fits(&estimate_within(bytes, held, resolved.0), resolved),
+        None => Ok(()),
+    }
 }
 
 /// The estimate [`check_bytes`] decides by against a limit of `most` bytes: the glance's
@@ -226,9 +226,11 @@ fn estimate_within(bytes: &[u8], held: bool, most: u64) -> MemoryEstimate {
 
 /// Fails with [`ErrorKind::NotEnoughMemory`] when `e` exceeds the limit.
 pub fn check_estimate(e: &MemoryEstimate, limit: MemoryLimit) -> Result<(), Error> {
-    let Some((limit, source)) = limit.resolve() else {
-        return Ok(());
-    };
+    limit.resolve().map_or(Ok(()), |resolved| fits(e, resolved))
+}
+
+/// [`check_estimate`] against a limit already resolved (it reads the system's files).
+fn fits(e: &MemoryEstimate, (limit, source): (u64, LimitSource)) -> Result<(), Error> {
     if e.bytes <= limit {
         return Ok(());
     }

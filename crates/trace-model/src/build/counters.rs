@@ -101,11 +101,7 @@ impl TraceBuilder {
     /// A counter track's value, as its `C` event ([`TrackCounter::to_raw`]) would be
     /// taken: by [`add`](TraceBuilder::add), then [`counter`](Self::counter).
     pub(super) fn track_counter_value(&mut self, c: &TrackCounter<'_>) {
-        if c.ts < self.latest {
-            self.sorted_from = self.sorted_from.min(c.ts);
-        }
-        self.earliest = self.earliest.min(c.ts);
-        self.latest = self.latest.max(c.ts);
+        self.seen_at(c.ts);
         self.time(c.ts, c.ts);
         let thread = self.thread_at((ExtId::Num(c.pid), ExtId::Num(c.tid)));
         let value = c.value.as_f64();
