@@ -40,6 +40,8 @@ pub struct JsonWriter<W: Write> {
     err: Option<io::Error>,
     bad_args: u64,
     counts: WriteCounts,
+    /// A counter value's arguments, written again for each.
+    counter_args: String,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -52,6 +54,7 @@ impl<W: Write> JsonWriter<W> {
             err: None,
             bad_args: 0,
             counts: WriteCounts::default(),
+            counter_args: String::new(),
         })
     }
 
@@ -83,6 +86,12 @@ impl<W: Write> JsonWriter<W> {
 }
 
 impl<W: Write> EventSink for JsonWriter<W> {
+    fn track_counter(&mut self, counter: &crate::TrackCounter<'_>) {
+        let mut args = std::mem::take(&mut self.counter_args);
+        self.event(&counter.to_raw(&mut args));
+        self.counter_args = args;
+    }
+
     fn event(&mut self, ev: &RawEvent<'_>) {
         // The protobuf reader's meetings of threads (`spall_met`) number threads in the
         // model, as trace_processor numbers them; they are no event of the file.
