@@ -133,9 +133,23 @@ pub(crate) fn dec(buf: &mut [u8; 20], v: u64) -> &str {
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
-/// Writes `v` in decimal.
+/// Writes `v` in decimal: digits pushed as chars, which needs no UTF-8 check of them.
 pub(crate) fn push_u64(out: &mut String, v: u64) {
-    out.push_str(dec(&mut [0; 20], v));
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.reserve(buf.len() - i);
+    for &b in &buf[i..] {
+        out.push(char::from(b));
+    }
 }
 
 /// Writes `v` as a JSON number; NaN and the infinities, which JSON lacks, as text
@@ -165,6 +179,21 @@ pub(crate) fn push_i64(out: &mut String, v: i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        for v in [0, 7, 10, 99, 4096, 1 << 40, i64::MAX as u64, u64::MAX] {
+            let (mut a, mut b) = (String::from("x"), String::new());
+            push_u64(&mut a, v);
+            push_i64(&mut b, -(v as i128).clamp(0, i64::MAX as i128) as i64);
+            assert_eq!(a, format!("x{v}"));
+            assert_eq!(b, format!("{}", -(v as i128).clamp(0, i64::MAX as i128)));
+            assert_eq!(dec(&mut [0; 20], v), v.to_string());
+        }
+        let mut c = String::new();
+        push_i64(&mut c, i64::MIN);
+        assert_eq!(c, i64::MIN.to_string());
+    }
 
     #[test]
     fn written_tags_read_back() {

@@ -8,6 +8,7 @@
 
 use std::fmt::Write;
 
+use super::fast::{bytes, var};
 use super::hash::IdMap;
 use super::wire::{Field, Reader, Value, WireError};
 use crate::diag::{Diagnostics, WarningKind};
@@ -144,6 +145,11 @@ fn annotation(
     named: bool,
     d: &mut Diagnostics,
 ) -> Result<bool, WireError> {
+    if named && depth < MAX_DEPTH && !super::fast::general_only() {
+        if let Some(written) = simple(out, a, it) {
+            return Ok(written);
+        }
+    }
     let mut name: Option<(&[u8], u64, Option<&str>)> = None;
     let mut value: Option<Field<'_>> = None;
     let (mut dict, mut array) = (false, false);
@@ -212,6 +218,66 @@ fn annotation(
         Some(e) => Err(e),
         None => Ok(true),
     }
+}
+
+/// A scalar value of the usual annotation ([`simple`]).
+enum Scalar<'a> {
+    Bool(u64),
+    Uint(u64),
+    Int(u64),
+    Double(u64),
+    Str(&'a str),
+    Pointer(u64),
+}
+
+/// The usual annotation, an interned name and a scalar value, written as [`annotation`]
+/// writes it, without its general walk: `None`, with nothing written, for any other
+/// (another field or wire type, an iid not defined, text that is not UTF-8, a broken
+/// field), which the walk then reads and warns about. The last name and value win, as
+/// there.
+#[inline]
+fn simple(out: &mut String, a: &[u8], it: &Interned<'_, '_>) -> Option<bool> {
+    let (mut name, mut value) = (None, None);
+    let mut i = 0;
+    while i < a.len() {
+        let t = var(a, &mut i)?;
+        value = match t {
+            0x08 => {
+                name = Some(it.names.get(&var(a, &mut i)?)?.json.as_deref()?);
+                continue;
+            }
+            0x10 => Some(Scalar::Bool(var(a, &mut i)?)),
+            0x18 => Some(Scalar::Uint(var(a, &mut i)?)),
+            0x20 => Some(Scalar::Int(var(a, &mut i)?)),
+            0x38 => Some(Scalar::Pointer(var(a, &mut i)?)),
+            0x29 => {
+                let b = a.get(i..i + 8)?;
+                i += 8;
+                Some(Scalar::Double(u64::from_le_bytes(b.try_into().ok()?)))
+            }
+            0x32 => Some(Scalar::Str(std::str::from_utf8(bytes(a, &mut i)?).ok()?)),
+            // string_value_iid (17).
+            0x88 => {
+                let s = it.strings.get(&var(a, &mut i)?)?;
+                Some(Scalar::Str(std::str::from_utf8(s).ok()?))
+            }
+            _ => return None,
+        };
+    }
+    let Some(v) = value else {
+        return Some(false);
+    };
+    out.push_str(name.unwrap_or("\"\""));
+    out.push(':');
+    match v {
+        Scalar::Bool(b) => out.push_str(if b != 0 { "true" } else { "false" }),
+        Scalar::Uint(u) => tagged::write_uint(out, u),
+        Scalar::Int(u) => tagged::push_i64(out, u as i64),
+        Scalar::Double(bits) => write_f64(out, f64::from_bits(bits)),
+        Scalar::Str(s) => escape_into(out, s),
+        Scalar::Pointer(p) => tagged::write_pointer(out, p),
+    }
+    Some(true)
 }
 
 /// The offset of `sub`, a slice of `msg` (found at `msg_at`), in the decoded input.

@@ -108,9 +108,12 @@ pub(super) fn counter<S: EventSink>(
     } else {
         v
     };
-    let name = match t.name {
-        Some(n) => String::from_utf8_lossy(n),
-        None => Cow::Owned(format!("counter {uuid}")),
+    // Resolved once per track; a track not yet resolved (none in a whole decode) gets it
+    // here.
+    let name = match (&t.counter_name, t.name) {
+        (Some(n), _) => Cow::Borrowed(&**n),
+        (None, Some(n)) => String::from_utf8_lossy(n),
+        (None, None) => Cow::Owned(format!("counter {uuid}")),
     };
     // The protobuf reader's ids are numbers.
     let id = |r: &RawId<'_>| match r {

@@ -47,6 +47,9 @@ pub struct Track<'a> {
     pub orphan: bool,
     /// The uuid as text: the async id of its slices.
     pub id: String,
+    /// Resolved by [`Found::resolve`] for a counter track: its name as text (each of its
+    /// values carries it).
+    pub counter_name: Option<Box<str>>,
 }
 
 impl Track<'_> {
@@ -63,6 +66,7 @@ impl Track<'_> {
             tid: None,
             orphan: false,
             id: uuid.to_string(),
+            counter_name: None,
         }
     }
 }
@@ -444,6 +448,10 @@ impl<'a> Found<'a> {
         t.place = place;
         t.pid = pid.unwrap_or(0);
         t.tid = tid;
+        t.counter_name = t.counter.map(|_| match t.name {
+            Some(n) => String::from_utf8_lossy(n).into(),
+            None => format!("counter {u}").into(),
+        });
     }
 }
 

@@ -638,6 +638,13 @@ fn every_flow_of_a_slice_is_bound_to_it() {
 fn the_fast_readers_decode_as_the_general_walk_does() {
     use super::fast::{with_general_only, FAST_READS, USUAL_SLICES};
     let ev = |ts: u64, te: M| event(ts, te).v(13, 2);
+    // A slice's begin with annotations.
+    let ann = |ts: u64, list: &[M]| {
+        let te = list.iter().fold(M::default().v(9, 1).v(10, 1), |te, a| {
+            te.m(4, M(a.0.clone()))
+        });
+        ev(ts, te)
+    };
     let stray = trace(&[
         thread_track(1, 10, 11, "t"),
         M::default().v(10, SEQ as u64).v(13, 1).m(
@@ -645,7 +652,13 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
             M::default()
                 .m(2, M::default().v(1, 1).s(2, "a"))
                 .m(2, M::default().v(1, 2).s(2, "b"))
-                .m(1, M::default().v(1, 1).s(2, "cat")),
+                .m(1, M::default().v(1, 1).s(2, "cat"))
+                // Annotation names (one not UTF-8, one to escape) and string values.
+                .m(3, M::default().v(1, 1).s(2, "size"))
+                .m(3, M::default().v(1, 2).b(2, b"bad\xff"))
+                .m(3, M::default().v(1, 3).s(2, "q\"uote"))
+                .m(29, M::default().v(1, 1).s(2, "interned"))
+                .m(29, M::default().v(1, 2).b(2, b"\xfe")),
         ),
         // A counter track, and the sequence's defaults: extra counter values go on it.
         M::default().m(60, M::default().v(1, 9).s(2, "mem").m(8, M::default())),
@@ -691,6 +704,84 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
         ev(
             190,
             (M::default().v(9, 3).v(12, 3)).m(4, M::default().s(10, "k").v(2, 1)),
+        ),
+        // Annotations (`annot::simple` and the general walk): each scalar type, an
+        // interned or inline name, an undefined name or string, text that is not UTF-8,
+        // a value twice, no value, a wrong wire type, a dictionary, legacy JSON.
+        ann(
+            200,
+            &[
+                M::default().v(1, 1).v(2, 1),
+                M::default().v(1, 3).v(3, 4096),
+            ],
+        ),
+        ann(
+            202,
+            &[
+                M::default().v(1, 1).v(4, u64::MAX),
+                M::default().v(1, 1).fixed(5, 1.5f64.to_bits()),
+            ],
+        ),
+        ann(
+            204,
+            &[
+                M::default().v(1, 1).s(6, "a\nb"),
+                M::default().v(1, 1).v(17, 1),
+            ],
+        ),
+        ann(
+            206,
+            &[
+                M::default().v(1, 1).v(7, 0x7f00),
+                M::default().v(1, 2).v(3, 1),
+            ],
+        ),
+        ann(
+            208,
+            &[M::default().v(1, 9).v(3, 1), M::default().v(1, 1).v(17, 9)],
+        ),
+        ann(
+            210,
+            &[
+                M::default().v(1, 1).b(6, b"\xff"),
+                M::default().v(1, 1).v(17, 2),
+            ],
+        ),
+        ann(
+            212,
+            &[M::default().v(1, 1).v(3, 1).v(4, 2), M::default().v(1, 1)],
+        ),
+        ann(
+            214,
+            &[
+                M::default().v(1, 1).v(6, 3),
+                M::default().s(10, "inline").v(3, 5),
+            ],
+        ),
+        ann(
+            216,
+            &[
+                M::default().v(3, 8),
+                M::default().v(1, 1).fixed(5, f64::NAN.to_bits()),
+            ],
+        ),
+        ann(
+            218,
+            &[M::default().v(1, 1).m(11, M::default().v(1, 3).v(3, 1))],
+        ),
+        ann(
+            220,
+            &[
+                M::default().v(1, 1).s(9, "{\"a\":1}"),
+                M::default().v(1, 1).b(3, &[1]),
+            ],
+        ),
+        ann(
+            222,
+            &[
+                M::default().v(1, 1).v(3, 1).v(900, 1),
+                M::default().v(1, 1).b(4, &[0x80]),
+            ],
         ),
     ]);
     let mut inputs = vec![("stray".to_string(), stray)];
