@@ -120,35 +120,31 @@ pub(crate) fn write_pointer(out: &mut String, x: u64) {
 /// Formats `v` in decimal into `buf`, without allocating (`write!` costs several times
 /// more, and the protobuf decoder writes a number or two per event).
 pub(crate) fn dec(buf: &mut [u8; 20], v: u64) -> &str {
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
+    let i = digits(buf, v);
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// Writes `v` in decimal: digits pushed as chars, which needs no UTF-8 check of them.
 pub(crate) fn push_u64(out: &mut String, v: u64) {
     let mut buf = [0u8; 20];
+    let i = digits(&mut buf, v);
+    out.reserve(buf.len() - i);
+    for &b in &buf[i..] {
+        out.push(char::from(b));
+    }
+}
+
+/// `v`'s decimal digits at the end of `buf`; where they start.
+#[inline(always)]
+fn digits(buf: &mut [u8; 20], mut v: u64) -> usize {
     let mut i = buf.len();
-    let mut v = v;
     loop {
         i -= 1;
         buf[i] = b'0' + (v % 10) as u8;
         v /= 10;
         if v == 0 {
-            break;
+            return i;
         }
-    }
-    out.reserve(buf.len() - i);
-    for &b in &buf[i..] {
-        out.push(char::from(b));
     }
 }
 
