@@ -406,6 +406,25 @@ fn nested(
     Ok(())
 }
 
+/// An interned source location: its bytes, and its JSON object (as
+/// [`write_location`] writes an interned one) when writing it warns of nothing, written as
+/// is on each use; one with text that is not UTF-8 is written, and warned about, each time.
+pub struct Location<'a> {
+    pub bytes: &'a [u8],
+    pub json: Option<Box<str>>,
+}
+
+impl<'a> Location<'a> {
+    pub fn new(bytes: &'a [u8]) -> Location<'a> {
+        let (mut json, mut d) = (String::new(), Diagnostics::default());
+        location_object(&mut json, bytes, true, 0, &mut d);
+        Location {
+            bytes,
+            json: d.is_empty().then(|| json.into_boxed_str()),
+        }
+    }
+}
+
 /// A `SourceLocation` under `key` as trace_processor files it: an interned one (the event's
 /// `source_location_iid` under `source`, a task's `posted_from` under `task`) every field
 /// written, paths with `/` separators; an inline one (`source_location`) the fields it has.
@@ -417,6 +436,33 @@ pub fn write_location(
     at: u64,
     d: &mut Diagnostics,
 ) {
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
+    location_object(out, l, interned, at, d);
+}
+
+/// An interned location as [`write_location`] writes it, its object kept from the first.
+pub fn write_interned_location(
+    out: &mut String,
+    key: &str,
+    l: &Location<'_>,
+    at: u64,
+    d: &mut Diagnostics,
+) {
+    match &l.json {
+        Some(json) => {
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+            out.push_str(json);
+        }
+        None => write_location(out, key, l.bytes, true, at, d),
+    }
+}
+
+/// The `{...}` of [`write_location`].
+fn location_object(out: &mut String, l: &[u8], interned: bool, at: u64, d: &mut Diagnostics) {
     let (mut file, mut function, mut line) = (None, None, None);
     for f in fields(l, at).map_while(Result::ok) {
         match (f.num, f.value) {
@@ -426,9 +472,7 @@ pub fn write_location(
             _ => {}
         }
     }
-    out.push('"');
-    out.push_str(key);
-    out.push_str("\":{");
+    out.push('{');
     let mut sep = "";
     if let Some(b) = file.or(interned.then_some(b"")) {
         out.push_str("\"file_name\":");

@@ -1,7 +1,7 @@
 //! Each packet sequence's incremental state: interned strings, defaults, incremental
 //! clocks, and the event times they give.
 
-use super::annot::AnnName;
+use super::annot::{AnnName, Location};
 use super::base::{text, Keyed, Num, Packet, Te};
 use super::clock::{self, ClockKey, BOOTTIME};
 use super::hash::{IdMap, IidMap};
@@ -47,7 +47,7 @@ pub(super) struct Seq<'a> {
     pub(super) ann_names: IdMap<u64, AnnName<'a>>,
     pub(super) ann_strings: IdMap<u64, &'a [u8]>,
     /// Interned `SourceLocation` messages, undecoded.
-    pub(super) locations: IdMap<u64, &'a [u8]>,
+    pub(super) locations: IdMap<u64, Location<'a>>,
     /// Interned `UnsymbolizedSourceLocation` messages (Chrome's Mojo methods), undecoded.
     pub(super) unsymbolized: IdMap<u64, &'a [u8]>,
     pub(super) track_uuid: Option<u64>,
@@ -258,7 +258,7 @@ pub(super) fn intern<'a>(seq: &mut Seq<'a>, b: &'a [u8], next: &mut u32, d: &mut
         let s = s.unwrap_or(b"");
         match f.num {
             4 => {
-                seq.locations.insert(iid, entry);
+                seq.locations.insert(iid, Location::new(entry));
             }
             28 => {
                 seq.unsymbolized.insert(iid, entry);

@@ -173,6 +173,52 @@ fn a_task_keeps_where_it_was_posted_from() {
     );
 }
 
+/// An interned location's text is kept from its first use: each use writes the same
+/// (backslashes as slashes), and one whose text is not UTF-8 is warned about at each use.
+#[test]
+fn interned_locations_write_alike_at_each_use() {
+    let windows = M::default()
+        .v(1, 5)
+        .s(2, "base\\task.cc")
+        .s(3, "Post")
+        .v(4, 7);
+    let broken = M::default().v(1, 6).s(2, "a.cc").b(3, b"F\xff").v(4, 1);
+    let task = |ts, iid| {
+        event(
+            ts,
+            M::default()
+                .v(9, 3)
+                .v(11, 1)
+                .s(23, "RunTask")
+                .m(5, M::default().v(1, iid)),
+        )
+    };
+    let b = trace(&[
+        thread_track(1, 10, 11, "main"),
+        M::default()
+            .v(10, SEQ as u64)
+            .v(13, 1)
+            .m(12, M::default().m(4, windows).m(4, broken)),
+        task(100, 5),
+        task(110, 6),
+        task(120, 5),
+        task(130, 6),
+    ]);
+    let (evs, s) = run(&b);
+    let e = not_meta(&evs);
+    let args: Vec<&str> = e.iter().map(|e| e.args.raw().unwrap()).collect();
+    let posted = |file: &str, function: &str, line: u32| {
+        format!(
+            "{{\"task\":{{\"posted_from\":{{\"file_name\":\"{file}\",\"function_name\":\"{function}\",\"line_number\":{{\"\\u0000u\":{line}}}}}}}}}"
+        )
+    };
+    assert_eq!(args[0], posted("base/task.cc", "Post", 7));
+    assert_eq!(args[2], args[0]);
+    assert_eq!(args[1], posted("a.cc", "F\u{fffd}", 1));
+    assert_eq!(args[3], args[1]);
+    assert_eq!(s.diagnostics.count(WarningKind::InvalidUtf8), 2);
+}
+
 /// Chrome's typed fields become args as trace_processor reflects them: nested messages as
 /// objects, enums by name, repeated fields (packed or not) as arrays, the last of a repeated
 /// singular field, a Mojo method's interned native symbol in place of its iid, unsigned

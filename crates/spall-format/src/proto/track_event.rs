@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::annot::{self, Interned};
+use super::annot::{self, Interned, Location};
 use super::base::{dec, emit, malformed, text, Num, Open, Packet, Pending, PendingEnd, Te};
 use super::events::Decoder;
 use super::hash::IdMap;
@@ -486,11 +486,11 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
     let (location, posted_from) = match (flat, te.location_iid) {
         (true, _) => (None, None),
         (false, Some(_)) => (
-            location(seq, te.location_iid, "source location", d).map(|l| (l, true)),
+            location(seq, te.location_iid, "source location", d).map(Loc::Interned),
             location(seq, te.task_iid, "task source location", d),
         ),
         (false, None) => (
-            te.location.map(|l| (l, false)),
+            te.location.map(Loc::Inline),
             location(seq, te.task_iid, "task source location", d),
         ),
     };
@@ -515,14 +515,16 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
             malformed(d, e, "a debug annotation");
         }
     }
-    if let Some((l, interned)) = location {
-        comma(args);
-        let key = if interned {
-            "source"
-        } else {
-            "source_location"
-        };
-        annot::write_location(args, key, l, interned, at, d);
+    match location {
+        Some(Loc::Interned(l)) => {
+            comma(args);
+            annot::write_interned_location(args, "source", l, at, d);
+        }
+        Some(Loc::Inline(l)) => {
+            comma(args);
+            annot::write_location(args, "source_location", l, false, at, d);
+        }
+        None => {}
     }
     if let Some(i) = iid {
         comma(args);
@@ -532,7 +534,7 @@ fn write_args(args: &mut String, te: &Te<'_>, seq: &Seq<'_>, at: u64, d: &mut Di
     if let Some(l) = posted_from {
         comma(args);
         args.push_str("\"task\":{");
-        annot::write_location(args, "posted_from", l, true, at, d);
+        annot::write_interned_location(args, "posted_from", l, at, d);
         args.push('}');
     }
     for &(num, m, m_at) in typed {
@@ -610,16 +612,22 @@ fn passthrough(args: &mut String, ty: u64, pid: i64, tid: i64) {
     }
 }
 
-/// An interned source location (`SourceLocation`, undecoded), warned if undefined.
+/// An event's source location: interned (its JSON kept), or inline (`SourceLocation`).
+enum Loc<'s, 'a> {
+    Interned(&'s Location<'a>),
+    Inline(&'a [u8]),
+}
+
+/// An interned source location, warned if undefined.
 #[inline]
-fn location<'a>(
-    seq: &Seq<'a>,
+fn location<'s, 'a>(
+    seq: &'s Seq<'a>,
     iid: Option<(u64, u64)>,
     what: &str,
     d: &mut Diagnostics,
-) -> Option<&'a [u8]> {
+) -> Option<&'s Location<'a>> {
     let (iid, at) = iid?;
-    let l = seq.locations.get(&iid).copied();
+    let l = seq.locations.get(&iid);
     if l.is_none() {
         annot::undefined(d, at, what);
     }
