@@ -263,10 +263,38 @@ fn chrome_typed_fields_are_args() {
                 .s(23, "Unknown")
                 .m(38, M::default().v(4, 9)),
         ),
+        // More fields than a message keeps on the stack (`typed::KEPT`): a repeated field
+        // and a singular one given many times, among unknown fields.
+        event(
+            300,
+            M::default().v(9, 3).v(11, 1).s(23, "Many").m(
+                49,
+                (1..=20).fold(M::default(), |m, pid| m.v(1, pid).v(99, 0)),
+            ),
+        ),
+        event(
+            400,
+            M::default().v(9, 3).v(11, 1).s(23, "Last").m(
+                32,
+                (1..=20).fold(M::default(), |m, st| m.v(1, st % 4).v(2, st)),
+            ),
+        ),
     ]);
     let (evs, s) = run(&b);
     assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
     let e = not_meta(&evs);
+    let pids: Vec<String> = (1..=20).map(|p| p.to_string()).collect();
+    assert_eq!(
+        e[2].args.raw().unwrap(),
+        format!(
+            r#"{{"chrome_active_processes":{{"pid":[{}]}}}}"#,
+            pids.join(",")
+        )
+    );
+    assert_eq!(
+        e[3].args.raw(),
+        Some(r#"{"chrome_frame_reporter":{"state":"STATE_NO_UPDATE_DESIRED","reason":20}}"#)
+    );
     assert_eq!(
         e[0].args.raw(),
         Some(concat!(

@@ -6,8 +6,6 @@
 //! messages Chrome writes are compiled in (`typed_fields.rs`, generated); an enum is written
 //! as its value's name, as trace_processor writes it.
 
-use std::fmt::Write;
-
 use super::annot::{self, escape_into};
 use super::descriptor::Ty;
 use super::hash::IdMap;
@@ -64,6 +62,10 @@ fn native_symbol(out: &mut String, iid: Option<u64>, unsym: Unsymbolized<'_, '_>
     true
 }
 
+/// A message's known fields, kept in file order as read (by their index in the
+/// message's descriptor), on the stack up to this many.
+const KEPT: usize = 16;
+
 fn message(
     out: &mut String,
     msg: u16,
@@ -79,14 +81,14 @@ fn message(
         return Ok(());
     }
     let fields = MESSAGES[msg as usize];
-    // Fields in the order of their numbers, a repeated field's values gathered into one
-    // array: the message is read once per field it has (messages are small).
-    // A wire error ends the message where it is, and is returned once the JSON value is
-    // complete.
+    // The message read once: its known fields kept, and a bit for each present, so they
+    // are written in the order of their numbers, a repeated field's values gathered into
+    // one array. A wire error ends the message where it is, and is returned once the JSON
+    // value is complete.
     let mut err = Ok(());
-    // The fields present, a bit each by index, so in the order of their numbers (a
-    // message has at most 128: `every_message_fits_a_mask`).
     let mut present: u128 = 0;
+    let mut stack = [(0u8, Value::Varint(0), 0u64); KEPT];
+    let (mut n, mut heap) = (0, Vec::new());
     for f in Reader::new(b, at) {
         let f = match f {
             Ok(f) => f,
@@ -95,24 +97,35 @@ fn message(
                 break;
             }
         };
-        if let Ok(i) = fields.binary_search_by_key(&f.num, |x| x.num) {
-            present |= 1 << i;
+        let Ok(i) = fields.binary_search_by_key(&f.num, |x| x.num) else {
+            continue;
+        };
+        present |= 1 << i;
+        let kept = (i as u8, f.value, f.offset);
+        if n < KEPT {
+            stack[n] = kept;
+        } else {
+            if n == KEPT {
+                heap.extend_from_slice(&stack);
+            }
+            heap.push(kept);
         }
+        n += 1;
     }
+    let kept = if n <= KEPT { &stack[..n] } else { &heap[..] };
     out.push('{');
     let mut k = 0;
     while present != 0 {
-        let field = &fields[present.trailing_zeros() as usize];
+        let i = present.trailing_zeros() as usize;
+        let field = &fields[i];
         present &= present - 1;
         if k > 0 {
             out.push(',');
         }
         k += 1;
-        let all = Reader::new(b, at)
-            .map_while(Result::ok)
-            .filter(|f| f.num == field.num);
+        let mut all = kept.iter().filter(|x| x.0 as usize == i);
         if field.name == "mojo_interface_method_iid" {
-            let iid = all.clone().last().and_then(|f| f.value.uint());
+            let iid = all.clone().next_back().and_then(|x| x.1.uint());
             if native_symbol(out, iid, unsym) {
                 continue;
             }
@@ -123,14 +136,14 @@ fn message(
         out.push_str("\":");
         if !field.repeated {
             // A singular field given more than once: the last one counts, as in protobuf.
-            let f = all.last().expect("present");
-            err = err.and(scalar(out, field.ty, f.value, f.offset, depth, unsym, d));
+            let &(_, v, at) = all.next_back().expect("present");
+            err = err.and(scalar(out, field.ty, v, at, depth, unsym, d));
             continue;
         }
         out.push('[');
         let mut first = true;
-        for f in all {
-            let values = match (f.value, field.ty) {
+        for &(_, v, at) in all {
+            let values = match (v, field.ty) {
                 (Value::Bytes(p), ty) if !matches!(ty, Ty::Str | Ty::Msg(_)) => packed(p, ty),
                 (v, _) => vec![v],
             };
@@ -138,7 +151,7 @@ fn message(
                 if !std::mem::take(&mut first) {
                     out.push(',');
                 }
-                err = err.and(scalar(out, field.ty, v, f.offset, depth, unsym, d));
+                err = err.and(scalar(out, field.ty, v, at, depth, unsym, d));
             }
         }
         out.push(']');
@@ -189,20 +202,12 @@ fn scalar(
         out.push_str("null");
     };
     match (ty, v) {
-        (Ty::Int, Value::Varint(x)) => {
-            let _ = write!(out, "{}", x as i64);
-        }
-        (Ty::Sint, Value::Varint(x)) => {
-            let _ = write!(out, "{}", (x >> 1) as i64 ^ -((x & 1) as i64));
-        }
+        (Ty::Int, Value::Varint(x)) => tagged::push_i64(out, x as i64),
+        (Ty::Sint, Value::Varint(x)) => tagged::push_i64(out, (x >> 1) as i64 ^ -((x & 1) as i64)),
         (Ty::Uint, Value::Varint(x) | Value::Fixed64(x)) => tagged::write_uint(out, x),
         (Ty::Uint, Value::Fixed32(x)) => tagged::write_uint(out, x.into()),
-        (Ty::Sfixed32, Value::Fixed32(x)) => {
-            let _ = write!(out, "{}", x as i32);
-        }
-        (Ty::Sfixed64, Value::Fixed64(x)) => {
-            let _ = write!(out, "{}", x as i64);
-        }
+        (Ty::Sfixed32, Value::Fixed32(x)) => tagged::push_i64(out, (x as i32).into()),
+        (Ty::Sfixed64, Value::Fixed64(x)) => tagged::push_i64(out, x as i64),
         (Ty::Bool, Value::Varint(x)) => out.push_str(if x != 0 { "true" } else { "false" }),
         (Ty::Double, Value::Fixed64(x)) => tagged::write_f64(out, f64::from_bits(x)),
         (Ty::Float, Value::Fixed32(x)) => tagged::write_f64(out, f32::from_bits(x) as f64),
@@ -210,10 +215,13 @@ fn scalar(
         (Ty::Enum(e), Value::Varint(x)) => {
             let values = ENUMS[e as usize];
             match values.binary_search_by_key(&(x as i32), |v| v.0) {
-                Ok(i) => escape_into(out, values[i].1),
-                Err(_) => {
-                    let _ = write!(out, "{}", x as i32);
+                // A plain identifier (`every_message_fits_a_mask`): nothing to escape.
+                Ok(i) => {
+                    out.push('"');
+                    out.push_str(values[i].1);
+                    out.push('"');
                 }
+                Err(_) => tagged::push_i64(out, (x as i32).into()),
             }
         }
         (Ty::Msg(m), Value::Bytes(s)) => message(out, m, s, at, depth + 1, unsym, d)?,
@@ -228,7 +236,7 @@ mod tests {
 
     /// What [`message`] counts on: each message's fields sorted by number (found by a
     /// binary search), at most 128 of them (a bit each), named by plain identifiers
-    /// (written unescaped).
+    /// (written unescaped), as enums' values are.
     #[test]
     fn every_message_fits_a_mask() {
         for (m, fields) in MESSAGES.iter().enumerate() {
@@ -240,6 +248,12 @@ mod tests {
             for f in fields.iter() {
                 let plain = (f.name.bytes()).all(|c| c.is_ascii_alphanumeric() || c == b'_');
                 assert!(plain && !f.name.is_empty(), "message {m}: {:?}", f.name);
+            }
+        }
+        for (e, values) in ENUMS.iter().enumerate() {
+            for (_, name) in values.iter() {
+                let plain = (name.bytes()).all(|c| c.is_ascii_alphanumeric() || c == b'_');
+                assert!(plain && !name.is_empty(), "enum {e}: {name:?}");
             }
         }
     }
