@@ -16,11 +16,14 @@
 //! writes them) binds to that slice itself. A point that finds no span is counted
 //! ([`ModelWarning::FlowUnbound`]) and skipped.
 
+mod search;
+
 use spall_format::Diagnostics;
 
 use crate::diag::ModelWarning;
 use crate::event_kinds::{Flow, FlowPoint};
 use crate::span::{SpanRef, Thread};
+use search::{Cursors, Find, Search};
 
 /// An arrow from the span a flow leaves to the span it arrives at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,9 +36,9 @@ pub struct FlowLink {
     pub flow: u32,
 }
 
-/// Binds every flow; the links come sorted by `from`. Flows bind apart, on every core (a
-/// point's span is found by a search in each of its thread's lanes); the points that find
-/// none are warned of in the flows' order.
+/// Binds every flow; the links come sorted by `from`. Every point's span is found first,
+/// thread by thread on every core ([`spans_of_points`]); then flows link apart, and the
+/// points that found none are warned of in the flows' order.
 pub(crate) fn bind(
     threads: &[Thread],
     flows: &[Flow],
@@ -48,10 +51,18 @@ pub(crate) fn bind(
         a.1.extend(b.1);
         a
     }
-    let (mut links, unbound) = (flows.par_iter().enumerate())
+    let spans = spans_of_points(threads, flows);
+    let mut first = Vec::with_capacity(flows.len());
+    let mut n = 0;
+    for f in flows {
+        first.push(n);
+        n += f.points.len();
+    }
+    let (mut links, unbound) = (flows.par_iter().zip(&first).enumerate())
         .with_min_len(256)
-        .fold(Bound::default, |mut acc, (fi, f)| {
-            bind_flow(threads, fi as u32, f, &mut acc.0, &mut acc.1);
+        .fold(Bound::default, |mut acc, (fi, (f, &at))| {
+            let spans = &spans[at..at + f.points.len()];
+            bind_flow(fi as u32, f, spans, &mut acc.0, &mut acc.1);
             acc
         })
         .reduce(Bound::default, join);
@@ -67,19 +78,44 @@ pub(crate) fn bind(
     links
 }
 
-/// Flow `f`'s (number `fi`) links, onto `links`; its points bound to no span, onto
-/// `unbound`.
+/// Each point's span, in the flows' order (flow by flow, point by point): a thread's
+/// points are served in time order by one set of [`Cursors`], threads on every core.
+fn spans_of_points(threads: &[Thread], flows: &[Flow]) -> Vec<Option<SpanRef>> {
+    use rayon::prelude::*;
+    let points: Vec<&FlowPoint> = flows.iter().flat_map(|f| &f.points).collect();
+    let mut order: Vec<(u32, i64, u32)> = (points.iter().enumerate())
+        .map(|(i, p)| (p.thread, p.ts, i as u32))
+        .collect();
+    order.par_sort_unstable_by_key(|&(thread, ts, _)| (thread, ts));
+    let by_thread: Vec<&[(u32, i64, u32)]> = order.chunk_by(|a, b| a.0 == b.0).collect();
+    let found: Vec<Vec<(u32, Option<SpanRef>)>> = (by_thread.par_iter())
+        .map(|run| {
+            let lanes = threads.get(run[0].0 as usize).map_or(0, |t| t.lanes.len());
+            let mut c = Cursors::new(lanes);
+            let at =
+                |&(_, _, i): &(u32, i64, u32)| (i, find_span(threads, points[i as usize], &mut c));
+            run.iter().map(at).collect()
+        })
+        .collect();
+    let mut spans = vec![None; points.len()];
+    for (i, r) in found.into_iter().flatten() {
+        spans[i as usize] = r;
+    }
+    spans
+}
+
+/// Flow `f`'s (number `fi`) links, onto `links`, from its points' `spans`; its points
+/// bound to no span, onto `unbound`.
 fn bind_flow<'f>(
-    threads: &[Thread],
     fi: u32,
     f: &'f Flow,
+    spans: &[Option<SpanRef>],
     links: &mut Vec<FlowLink>,
     unbound: &mut Vec<&'f FlowPoint>,
 ) {
     // An `s` starts a chain, a `t` continues it, an `f` ends it: ids get reused.
     let mut prev: Option<SpanRef> = None;
-    for p in &f.points {
-        let r = bind_point(threads, p);
+    for (p, &r) in f.points.iter().zip(spans) {
         if r.is_none() {
             unbound.push(p);
         }
@@ -94,7 +130,13 @@ fn bind_flow<'f>(
     }
 }
 
+/// The span point `p` binds to, by chrome://tracing's rule (see the module's overview).
 pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
+    find_span(threads, p, &mut Search)
+}
+
+/// [`bind_point`], its lanes searched by `find`.
+fn find_span(threads: &[Thread], p: &FlowPoint, find: &mut impl Find) -> Option<SpanRef> {
     let th = threads.get(p.thread as usize)?;
     let at = |depth: usize, index: usize| SpanRef {
         thread: p.thread,
@@ -105,9 +147,9 @@ pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
         // The slice that carried the point: starting at its time, with its duration and
         // name (a parent beginning with it may last as long); the shallowest when several
         // match, and without the name when none has it.
-        let find = |by_name: bool| {
+        let mut slice = |by_name: bool| {
             th.lanes.iter().enumerate().find_map(|(d, lane)| {
-                let i = lane.start.partition_point(|&s| s < p.ts);
+                let i = find.by_start(d, lane, p.ts);
                 (i..lane.len())
                     .take_while(|&i| lane.start[i] == p.ts)
                     .find(|&i| {
@@ -117,12 +159,12 @@ pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
                     .map(|i| at(d, i))
             })
         };
-        return find(true).or_else(|| find(false));
+        return slice(true).or_else(|| slice(false));
     }
     if p.phase != b'f' || p.bind_enclosing {
         // The deepest span containing the time.
         for (d, lane) in th.lanes.iter().enumerate().rev() {
-            let i = lane.first_ending_at_or_after(p.ts);
+            let i = find.by_end(d, lane, p.ts);
             if i < lane.len() && lane.start[i] <= p.ts {
                 return Some(at(d, i));
             }
@@ -132,7 +174,7 @@ pub(crate) fn bind_point(threads: &[Thread], p: &FlowPoint) -> Option<SpanRef> {
         // The first span to start at or after the time, the shallowest on a tie.
         let mut best: Option<(i64, SpanRef)> = None;
         for (d, lane) in th.lanes.iter().enumerate() {
-            let i = lane.start.partition_point(|&s| s < p.ts);
+            let i = find.by_start(d, lane, p.ts);
             if i < lane.len() && best.is_none_or(|(s, _)| lane.start[i] < s) {
                 best = Some((lane.start[i], at(d, i)));
             }
@@ -231,6 +273,35 @@ mod tests {
 
     /// Many flows bind on every core as on one: the same links, and the points that bind
     /// to no span warned of in the same order (the first one's message kept).
+    /// Each point's span found thread by thread in time order is the one a search of every
+    /// lane finds, on real traces with flows of each kind: Perfetto's flow ids on slices
+    /// (Chromium 156), and chrome://tracing's `s`, `t`, `f` (catapult's, the older Chrome's).
+    #[test]
+    fn points_in_time_order_bind_as_a_search_each() {
+        for name in [
+            "real/chromium156_script_all.pftrace.gz",
+            "real/chromium148_script_all.json.gz",
+            "real/catapult_flow.json",
+            "real/catapult_flow_simple.json",
+        ] {
+            let t = load_bytes(&spall_test_support::fixture_bytes(name)).unwrap();
+            let spans = super::spans_of_points(&t.threads, t.flows());
+            let points: Vec<_> = t.flows().iter().flat_map(|f| &f.points).collect();
+            assert!(points.len() > 2, "{name}: {} points", points.len());
+            assert_eq!(spans.len(), points.len(), "{name}");
+            let mut bound = 0;
+            for (p, s) in points.iter().zip(&spans) {
+                assert_eq!(*s, t.flow_point_span(p), "{name}: {p:?}");
+                bound += s.is_some() as usize;
+            }
+            assert!(
+                bound > points.len() / 2,
+                "{name}: {bound} of {}",
+                points.len()
+            );
+        }
+    }
+
     #[test]
     fn many_flows_bind_alike_on_one_core_and_four() {
         let mut json = String::from("[");
