@@ -161,7 +161,7 @@ impl Matcher {
     pub(crate) fn append(
         &mut self,
         mut next: Matcher,
-        fix_span: Option<&dyn Fn(&mut SpanData)>,
+        fix_span: Option<&impl Fn(&mut SpanData)>,
         fix_event: &dyn Fn(&mut Pending),
         names: &dyn Fn(StrId) -> String,
         d: &mut Diagnostics<ModelWarning>,

@@ -313,7 +313,7 @@ impl OtherEvents {
             i.thread = new_thread[i.thread as usize];
             i.process = new_process[i.process as usize];
         }
-        self.instants.sort_by_key(|i| i.ts);
+        sort_by_time(&mut self.instants, |i| i.ts);
         for c in &mut self.counters {
             c.process = new_process[c.process as usize];
             if let Some(t) = &mut c.thread {
@@ -336,7 +336,7 @@ impl OtherEvents {
             a.thread = new_thread[a.thread as usize];
             a.process = new_process[a.process as usize];
         }
-        self.async_events.sort_by_key(|a| a.ts);
+        sort_by_time(&mut self.async_events, |a| a.ts);
         let names = (self.track_names.iter())
             .map(|&(p, id, n)| ((new_process[p as usize], id), n))
             .collect();
@@ -348,5 +348,45 @@ impl OtherEvents {
         }
         self.samples.sort_by_key(|s| s.thread);
         (async_slices, async_tracks, d)
+    }
+}
+
+/// Sorts `v` by `ts`, stably: the times with their places sorted, then the items gathered
+/// in that order (sorting the items themselves moved each one at every merge).
+fn sort_by_time<T: Clone>(v: &mut Vec<T>, ts: impl Fn(&T) -> i64) {
+    if v.is_sorted_by_key(&ts) {
+        return;
+    }
+    let Ok(_) = u32::try_from(v.len()) else {
+        return v.sort_by_key(ts);
+    };
+    let mut keys: Vec<(i64, u32)> = (v.iter().enumerate())
+        .map(|(i, x)| (ts(x), i as u32))
+        .collect();
+    keys.sort_by_key(|k| k.0);
+    let old = std::mem::take(v);
+    v.extend(keys.iter().map(|&(_, i)| old[i as usize].clone()));
+}
+
+#[cfg(test)]
+mod tests {
+    /// Sorted as the standard library's stable sort sorts: runs from several parts, equal
+    /// times in their first order, an already sorted list untouched.
+    #[test]
+    fn sort_by_time_is_a_stable_sort() {
+        let mut runs: Vec<(i64, u32)> = Vec::new();
+        for part in 0..16u32 {
+            runs.extend((0..500).map(|i| ((i * 7 + part as i64 * 3) / 5, part * 1000 + i as u32)));
+        }
+        for v in [
+            runs.clone(),
+            runs.iter().rev().copied().collect(),
+            vec![(1, 2), (1, 1)],
+        ] {
+            let (mut a, mut b) = (v.clone(), v);
+            super::sort_by_time(&mut a, |x| x.0);
+            b.sort_by_key(|x| x.0);
+            assert_eq!(a, b);
+        }
     }
 }

@@ -396,8 +396,7 @@ fn join_threads(
                         ends: p.ends,
                     });
                 }
-                let fix_span: Option<&dyn Fn(&mut SpanData)> =
-                    (!r.identity || keep != !0).then_some(&fix_span);
+                let fix_span = (!r.identity || keep != !0).then_some(&fix_span);
                 m.append(p.matcher, fix_span, &fix_event, &names, &mut d);
                 d.merge(p.diags);
             }

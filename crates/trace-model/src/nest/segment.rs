@@ -118,8 +118,9 @@ impl Segment {
         &mut self.spans[i]
     }
 
-    /// Rewrites each span's data with `fix` (its offset stays).
-    pub(crate) fn fix(&mut self, fix: &dyn Fn(&mut SpanData)) {
+    /// Rewrites each span's data with `fix` (its offset stays); generic, so that the
+    /// rewrite is compiled into the loop rather than called through a pointer per span.
+    pub(crate) fn fix(&mut self, fix: &impl Fn(&mut SpanData)) {
         for m in &mut self.spans {
             let mut s = m.data();
             fix(&mut s);
