@@ -5,6 +5,7 @@
 //! over its lanes instead of a search per point per lane. Both give the same answers.
 
 use crate::span::Lane;
+use crate::stats::lower_bound;
 
 /// A lane's two searches for time `t`; `d` is the lane's depth.
 pub(crate) trait Find {
@@ -68,16 +69,7 @@ fn gallop(from: usize, len: usize, before: impl Fn(usize) -> bool) -> usize {
         hi += step;
         step *= 2;
     }
-    hi = hi.min(len);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if before(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    lo + lower_bound(hi.min(len) - lo, |k| before(lo + k))
 }
 
 #[cfg(test)]
