@@ -134,18 +134,36 @@ pub(crate) fn push_u64(out: &mut String, v: u64) {
     }
 }
 
-/// `v`'s decimal digits at the end of `buf`; where they start.
+/// `v`'s decimal digits at the end of `buf`; where they start. Two digits a step: flow ids
+/// run to 20.
 #[inline(always)]
 fn digits(buf: &mut [u8; 20], mut v: u64) -> usize {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            return i;
+    // "00", "01", ... "99".
+    const PAIRS: [u8; 200] = {
+        let mut t = [0u8; 200];
+        let mut k = 0;
+        while k < 100 {
+            (t[2 * k], t[2 * k + 1]) = (b'0' + (k / 10) as u8, b'0' + (k % 10) as u8);
+            k += 1;
         }
+        t
+    };
+    let mut i = buf.len();
+    while v >= 100 {
+        let r = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[r..r + 2]);
     }
+    if v >= 10 {
+        let r = v as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[r..r + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + v as u8;
+    }
+    i
 }
 
 /// Writes `v` as a JSON number; NaN and the infinities, which JSON lacks, as text
@@ -178,7 +196,12 @@ mod tests {
 
     #[test]
     fn numbers_are_written_as_format_writes_them() {
-        for v in [0, 7, 10, 99, 4096, 1 << 40, i64::MAX as u64, u64::MAX] {
+        let some = [0, 7, 9, 10, 11, 99, 100, 101, 999, 4096, 65_535, 1 << 40];
+        let all_lengths = (0..20)
+            .map(|k| 10u64.pow(k))
+            .chain((1..20).map(|k| 10u64.pow(k) - 1));
+        let ends = [i64::MAX as u64, u64::MAX, u64::MAX - 1];
+        for v in some.into_iter().chain(all_lengths).chain(ends) {
             let (mut a, mut b) = (String::from("x"), String::new());
             push_u64(&mut a, v);
             push_i64(&mut b, -(v as i128).clamp(0, i64::MAX as i128) as i64);
