@@ -15,7 +15,8 @@ const SLICE_END: u64 = 2;
 /// The one packet sequence.
 const SEQUENCE: u64 = 1;
 
-fn varint(mut v: u64, out: &mut Vec<u8>) {
+/// Appends varint `v` (the writers' and the protobuf tests' one encoder).
+pub(crate) fn varint(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;

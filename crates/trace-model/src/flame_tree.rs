@@ -16,8 +16,8 @@ use std::borrow::Cow;
 use hashbrown::HashMap;
 
 use crate::clip::{child_time, clip_span};
+use crate::span::lower_bound;
 use crate::span::SpanRef;
-use crate::stats::lower_bound;
 use crate::strings::StrId;
 use crate::trace::Trace;
 

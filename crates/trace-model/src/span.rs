@@ -45,6 +45,20 @@ pub struct Lane {
     pub flags: Vec<u8>,
 }
 
+/// The first index in `0..n` for which `before` is false (`before` must be monotonic).
+pub(crate) fn lower_bound(n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 impl Lane {
     /// The number of spans in the lane.
     pub fn len(&self) -> usize {

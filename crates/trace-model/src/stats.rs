@@ -7,7 +7,7 @@ use regex::Regex;
 
 use crate::clip::{child_time, clip_span};
 use crate::samples::{Frames, NO_FRAME};
-use crate::span::{Lane, Thread};
+use crate::span::{lower_bound, Lane, Thread};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -116,20 +116,6 @@ struct Acc {
     self_ns: i64,
     durs: Vec<i64>,
     selfs: Vec<i64>,
-}
-
-/// The first index in `0..n` for which `before` is false (`before` must be monotonic).
-pub(crate) fn lower_bound(n: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if before(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 /// Nearest-rank percentile of sorted values: the smallest value with at least `p`% of the

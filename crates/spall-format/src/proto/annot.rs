@@ -8,9 +8,9 @@
 
 use std::fmt::Write;
 
-use super::fast::{bytes, var};
+use super::base::general_only;
 use super::hash::IdMap;
-use super::wire::{Field, Reader, Value, WireError};
+use super::wire::{bytes, var, Field, Reader, Value, WireError};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::tagged::{self, write_f64};
 
@@ -145,7 +145,7 @@ fn annotation(
     named: bool,
     d: &mut Diagnostics,
 ) -> Result<bool, WireError> {
-    if named && depth < MAX_DEPTH && !super::fast::general_only() {
+    if named && depth < MAX_DEPTH && !general_only() {
         if let Some(written) = simple(out, a, it) {
             return Ok(written);
         }
@@ -436,9 +436,7 @@ pub fn write_location(
     at: u64,
     d: &mut Diagnostics,
 ) {
-    out.push('"');
-    out.push_str(key);
-    out.push_str("\":");
+    key_of(out, key);
     location_object(out, l, interned, at, d);
 }
 
@@ -452,13 +450,18 @@ pub fn write_interned_location(
 ) {
     match &l.json {
         Some(json) => {
-            out.push('"');
-            out.push_str(key);
-            out.push_str("\":");
+            key_of(out, key);
             out.push_str(json);
         }
         None => write_location(out, key, l.bytes, true, at, d),
     }
+}
+
+/// `"key":`, for a plain key.
+fn key_of(out: &mut String, key: &str) {
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
 }
 
 /// The `{...}` of [`write_location`].

@@ -190,3 +190,27 @@ pub(super) struct PendingEnd {
     /// Its flow points: (id, terminating).
     pub(super) flows: Vec<(u64, bool)>,
 }
+
+#[cfg(test)]
+thread_local! {
+    static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the fast readers, [`usual`](super::usual)'s and `annot`'s usual annotation stand
+/// aside (a test's switch; always `false` in a build).
+#[inline(always)]
+pub(super) fn general_only() -> bool {
+    #[cfg(test)]
+    return GENERAL_ONLY.with(|g| g.get());
+    #[cfg(not(test))]
+    false
+}
+
+/// Runs `f` with the fast readers off on this thread (the decode's parts then run on it).
+#[cfg(test)]
+pub(super) fn with_general_only<T>(f: impl FnOnce() -> T) -> T {
+    GENERAL_ONLY.with(|g| g.set(true));
+    let out = f();
+    GENERAL_ONLY.with(|g| g.set(false));
+    out
+}

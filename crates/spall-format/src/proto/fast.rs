@@ -13,10 +13,10 @@
 
 use std::borrow::Cow;
 
-use super::base::{Packet, Te};
+use super::base::{general_only, Packet, Te};
 use super::seq::Seq;
 use super::typed;
-use super::wire::varint;
+use super::wire::{bytes, var};
 
 /// Whether packet field `num` is sideband that every reader of packets skips (trusted uid
 /// and pid, sync markers, ...): one list, so the general walk and the fast readers agree
@@ -68,31 +68,6 @@ pub(super) mod tag {
     pub(in crate::proto) const TE_FLOW_IDS: u64 = 47 << 3 | 2;
     pub(in crate::proto) const TE_END_FLOW_ID: u64 = 48 << 3 | 1;
     pub(in crate::proto) const TE_END_FLOW_IDS: u64 = 48 << 3 | 2;
-}
-
-/// The varint at `b[*i..]`, moving `i` past it; `None` if it is broken or cut short.
-#[inline(always)]
-pub(super) fn var(b: &[u8], i: &mut usize) -> Option<u64> {
-    let &c = b.get(*i)?;
-    if c < 0x80 {
-        *i += 1;
-        return Some(c as u64);
-    }
-    let (v, n) = varint(&b[*i..]).ok()?;
-    *i += n;
-    Some(v)
-}
-
-/// The length-delimited value at `b[*i..]` (after its tag), moving `i` past it.
-#[inline(always)]
-pub(super) fn bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
-    let len = var(b, i)?;
-    if len > (b.len() - *i) as u64 {
-        return None;
-    }
-    let v = &b[*i..*i + len as usize];
-    *i += len as usize;
-    Some(v)
 }
 
 /// The 8 bytes at `b[*i..]`, moving `i` past them.
@@ -291,28 +266,8 @@ impl<'a> Te<'a> {
 
 #[cfg(test)]
 thread_local! {
-    static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// TrackEvents the fast read took, on this thread.
     pub(super) static FAST_READS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Thread slices the usual packet's path ([`usual`](super::usual)) took, on this thread.
     pub(super) static USUAL_SLICES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// Whether the fast readers (and [`usual`](super::usual)'s) stand aside (a test's switch;
-/// always `false` in a build).
-#[inline(always)]
-pub(super) fn general_only() -> bool {
-    #[cfg(test)]
-    return GENERAL_ONLY.with(|g| g.get());
-    #[cfg(not(test))]
-    false
-}
-
-/// Runs `f` with the fast readers off on this thread (the decode's parts then run on it).
-#[cfg(test)]
-pub(super) fn with_general_only<T>(f: impl FnOnce() -> T) -> T {
-    GENERAL_ONLY.with(|g| g.set(true));
-    let out = f();
-    GENERAL_ONLY.with(|g| g.set(false));
-    out
 }

@@ -318,6 +318,8 @@ pub(crate) fn packet_kind(field: u32) -> &'static str {
 }
 
 #[cfg(test)]
+mod args_tests;
+#[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
 mod tests;

@@ -92,6 +92,7 @@ fn half(b: &[u8], from: usize, to: usize) -> Result<Half<'_>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::synth_proto::varint;
 
     /// A packet describing track 777, named `name`.
     fn named_track(name: u8) -> [u8; 11] {
@@ -159,14 +160,6 @@ mod tests {
         assert_eq!(one, two);
     }
 
-    fn varint(mut v: usize, out: &mut Vec<u8>) {
-        while v >= 0x80 {
-            out.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-
     #[test]
     fn a_wrong_guess_at_the_middle_is_caught() {
         // The middle falls in one packet's field whose bytes look like packets.
@@ -183,10 +176,10 @@ mod tests {
         };
         let fake: Vec<u8> = [0x0a, 1, 0].repeat(2 << 20);
         let mut field = vec![0xa2, 0x06];
-        varint(fake.len(), &mut field);
+        varint(fake.len() as u64, &mut field);
         field.extend_from_slice(&fake);
         b.push(0x0a);
-        varint(field.len(), &mut b);
+        varint(field.len() as u64, &mut b);
         b.extend_from_slice(&field);
         let mid = split(&b).unwrap();
         assert!(

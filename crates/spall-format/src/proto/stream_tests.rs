@@ -5,6 +5,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use crate::event::{EventSink, RawEvent};
+use crate::synth_proto::varint;
 use crate::{Summary, TraceStream};
 use spall_test_support::fixture_bytes;
 
@@ -117,15 +118,6 @@ fn compressed_packets_the_whole_decode_reads_otherwise_give_up() {
         streamed(&broken, 4_096, 1 << 20),
         Err("decode again: compressed packets a whole decode warns about".into())
     );
-}
-
-/// A varint's bytes.
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// Each packet of a trace, with its framing.

@@ -15,11 +15,13 @@
 use std::borrow::Cow;
 
 use super::annot::{write_debug, Interned};
+use super::base::general_only;
 use super::base::{malformed, Te};
 use super::events::{Decoder, CLEARED, NEEDS_STATE};
-use super::fast::{bytes, general_only, packed, sideband, skip, tag, var};
+use super::fast::{packed, sideband, skip, tag};
 use super::seq::packet_time;
 use super::track_event::{extra_counters, Out};
+use super::wire::{bytes, var};
 use crate::diag::Diagnostics;
 use crate::event::{Args, EventSink, Phase, RawEvent, RawId, ThreadSlice};
 

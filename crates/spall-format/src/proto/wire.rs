@@ -368,6 +368,31 @@ pub fn repeated(v: Value<'_>, fixed64: bool, mut f: impl FnMut(u64)) -> Result<(
     }
 }
 
+/// The varint at `b[*i..]`, moving `i` past it; `None` if it is broken or cut short.
+#[inline(always)]
+pub(super) fn var(b: &[u8], i: &mut usize) -> Option<u64> {
+    let &c = b.get(*i)?;
+    if c < 0x80 {
+        *i += 1;
+        return Some(c as u64);
+    }
+    let (v, n) = varint(&b[*i..]).ok()?;
+    *i += n;
+    Some(v)
+}
+
+/// The length-delimited value at `b[*i..]` (after its tag), moving `i` past it.
+#[inline(always)]
+pub(super) fn bytes<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
+    let len = var(b, i)?;
+    if len > (b.len() - *i) as u64 {
+        return None;
+    }
+    let v = &b[*i..*i + len as usize];
+    *i += len as usize;
+    Some(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,8 +4,7 @@
 //! one ended (a gallop, then a binary search), so a thread's many points cost about a pass
 //! over its lanes instead of a search per point per lane. Both give the same answers.
 
-use crate::span::Lane;
-use crate::stats::lower_bound;
+use crate::span::{lower_bound, Lane};
 
 /// A lane's two searches for time `t`; `d` is the lane's depth.
 pub(crate) trait Find {
