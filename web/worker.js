@@ -25,10 +25,15 @@
 // the load worker with the name "spall-reader", is its reader (see `reader`).
 import init, { Loader as PageLoader, warm_spall, warm_proto } from "./spall_web.js";
 
-// The Loader of the module this worker runs: the page's, or the threaded one's; and its
-// generators of the warm-up's binary files (see warmFiles).
-let Loader = PageLoader;
-let warmBinary = { spall: warm_spall, proto: warm_proto };
+// The Loader of the module this worker runs: the page's, the threaded one's or the SIMD
+// one's; and its generators of the warm-up's binary files (see warmFiles). `adopt` takes
+// both from a module, so that they always come from the same one.
+let Loader, warmBinary;
+const adopt = (m) => {
+  Loader = m.Loader;
+  warmBinary = { spall: m.warm_spall, proto: m.warm_proto };
+};
+adopt({ Loader: PageLoader, warm_spall, warm_proto });
 
 // How much of a File is read at a time, after a smaller first slice: the memory guard's
 // sample (trace_model::SAMPLE_BYTES), so that the decode starts sooner.
@@ -232,8 +237,7 @@ const threaded = async (want, gather) => {
       clearTimeout(late);
     }
     m.gather_files(!!gather);
-    Loader = m.Loader;
-    warmBinary = { spall: m.warm_spall, proto: m.warm_proto };
+    adopt(m);
     return n;
   } catch (e) {
     console.warn(`spall: the threaded loader did not start (${message(e)}); one thread`);
@@ -250,8 +254,7 @@ const vector = async (compiled) => {
   try {
     const m = await import("./spall_web_simd.js");
     await m.default(compiled ? { module_or_path: compiled } : undefined);
-    Loader = m.Loader;
-    warmBinary = { spall: m.warm_spall, proto: m.warm_proto };
+    adopt(m);
     return true;
   } catch (e) {
     console.warn(`spall: the SIMD loader did not start (${message(e)}); the scalar one`);
