@@ -4,6 +4,11 @@
 use super::tests::{event, not_meta, put_varint, run, thread_track, trace, M, SEQ};
 use crate::WarningKind;
 
+/// The sequence's first packet: its state cleared, then `interned`.
+fn cleared_with(interned: M) -> M {
+    M::default().v(10, SEQ as u64).v(13, 1).m(12, interned)
+}
+
 /// Chrome's tasks say where they were posted from: an interned location, written under
 /// `task.posted_from` as trace_processor keys it.
 #[test]
@@ -15,10 +20,7 @@ fn a_task_keeps_where_it_was_posted_from() {
         .v(4, 42);
     let b = trace(&[
         thread_track(1, 10, 11, "main"),
-        M::default()
-            .v(10, SEQ as u64)
-            .v(13, 1)
-            .m(12, M::default().m(4, location)),
+        cleared_with(M::default().m(4, location)),
         event(
             100,
             M::default()
@@ -61,10 +63,7 @@ fn interned_locations_write_alike_at_each_use() {
     };
     let b = trace(&[
         thread_track(1, 10, 11, "main"),
-        M::default()
-            .v(10, SEQ as u64)
-            .v(13, 1)
-            .m(12, M::default().m(4, windows).m(4, broken)),
+        cleared_with(M::default().m(4, windows).m(4, broken)),
         task(100, 5),
         task(110, 6),
         task(120, 5),
@@ -98,10 +97,7 @@ fn chrome_typed_fields_are_args() {
     }
     let b = trace(&[
         thread_track(1, 10, 11, "main"),
-        M::default()
-            .v(10, SEQ as u64)
-            .v(13, 1)
-            .m(12, M::default().m(28, symbol)),
+        cleared_with(M::default().m(28, symbol)),
         event(
             100,
             M::default()

@@ -529,19 +529,33 @@ fn every_flow_of_a_slice_is_bound_to_it() {
 /// The fast readers (`fast`) and the general field walk give the same events, in the same
 /// order, and the same warnings: on the generated fixtures, real Chromium traces and
 /// packets that stray from the usual one field by field.
+/// Debug annotations, two or one to a slice: each scalar type, an interned or inline name,
+/// an undefined name or string, text that is not UTF-8, a value twice, no value, a wrong
+/// wire type, a dictionary, legacy JSON, an unknown field, a broken varint.
+fn annotations() -> Vec<Vec<M>> {
+    let a = |name_iid: u64| M::default().v(1, name_iid);
+    vec![
+        vec![a(1).v(2, 1), a(3).v(3, 4096)],
+        vec![a(1).v(4, u64::MAX), a(1).fixed(5, 1.5f64.to_bits())],
+        vec![a(1).s(6, "a\nb"), a(1).v(17, 1)],
+        vec![a(1).v(7, 0x7f00), a(2).v(3, 1)],
+        vec![a(9).v(3, 1), a(1).v(17, 9)],
+        vec![a(1).b(6, b"\xff"), a(1).v(17, 2)],
+        vec![a(1).v(3, 1).v(4, 2), a(1)],
+        vec![a(1).v(6, 3), M::default().s(10, "inline").v(3, 5)],
+        vec![M::default().v(3, 8), a(1).fixed(5, f64::NAN.to_bits())],
+        vec![a(1).m(11, a(3).v(3, 1))],
+        vec![a(1).s(9, "{\"a\":1}"), a(1).b(3, &[1])],
+        vec![a(1).v(3, 1).v(900, 1), a(1).b(4, &[0x80])],
+    ]
+}
+
 #[test]
 fn the_fast_readers_decode_as_the_general_walk_does() {
     use super::base::with_general_only;
     use super::fast::{FAST_READS, USUAL_SLICES};
     let ev = |ts: u64, te: M| event(ts, te).v(13, 2);
-    // A slice's begin with annotations.
-    let ann = |ts: u64, list: &[M]| {
-        let te = list.iter().fold(M::default().v(9, 1).v(10, 1), |te, a| {
-            te.m(4, M(a.0.clone()))
-        });
-        ev(ts, te)
-    };
-    let stray = trace(&[
+    let stray = [
         thread_track(1, 10, 11, "t"),
         M::default().v(10, SEQ as u64).v(13, 1).m(
             12,
@@ -601,85 +615,15 @@ fn the_fast_readers_decode_as_the_general_walk_does() {
             190,
             (M::default().v(9, 3).v(12, 3)).m(4, M::default().s(10, "k").v(2, 1)),
         ),
-        // Annotations (`annot::simple` and the general walk): each scalar type, an
-        // interned or inline name, an undefined name or string, text that is not UTF-8,
-        // a value twice, no value, a wrong wire type, a dictionary, legacy JSON.
-        ann(
-            200,
-            &[
-                M::default().v(1, 1).v(2, 1),
-                M::default().v(1, 3).v(3, 4096),
-            ],
-        ),
-        ann(
-            202,
-            &[
-                M::default().v(1, 1).v(4, u64::MAX),
-                M::default().v(1, 1).fixed(5, 1.5f64.to_bits()),
-            ],
-        ),
-        ann(
-            204,
-            &[
-                M::default().v(1, 1).s(6, "a\nb"),
-                M::default().v(1, 1).v(17, 1),
-            ],
-        ),
-        ann(
-            206,
-            &[
-                M::default().v(1, 1).v(7, 0x7f00),
-                M::default().v(1, 2).v(3, 1),
-            ],
-        ),
-        ann(
-            208,
-            &[M::default().v(1, 9).v(3, 1), M::default().v(1, 1).v(17, 9)],
-        ),
-        ann(
-            210,
-            &[
-                M::default().v(1, 1).b(6, b"\xff"),
-                M::default().v(1, 1).v(17, 2),
-            ],
-        ),
-        ann(
-            212,
-            &[M::default().v(1, 1).v(3, 1).v(4, 2), M::default().v(1, 1)],
-        ),
-        ann(
-            214,
-            &[
-                M::default().v(1, 1).v(6, 3),
-                M::default().s(10, "inline").v(3, 5),
-            ],
-        ),
-        ann(
-            216,
-            &[
-                M::default().v(3, 8),
-                M::default().v(1, 1).fixed(5, f64::NAN.to_bits()),
-            ],
-        ),
-        ann(
-            218,
-            &[M::default().v(1, 1).m(11, M::default().v(1, 3).v(3, 1))],
-        ),
-        ann(
-            220,
-            &[
-                M::default().v(1, 1).s(9, "{\"a\":1}"),
-                M::default().v(1, 1).b(3, &[1]),
-            ],
-        ),
-        ann(
-            222,
-            &[
-                M::default().v(1, 1).v(3, 1).v(900, 1),
-                M::default().v(1, 1).b(4, &[0x80]),
-            ],
-        ),
-    ]);
+    ];
+    // Slices' begins with annotations (`annot::simple` and the general walk).
+    let annotated = annotations().into_iter().enumerate().map(|(i, list)| {
+        let te = list
+            .into_iter()
+            .fold(M::default().v(9, 1).v(10, 1), |te, a| te.m(4, a));
+        ev(200 + 2 * i as u64, te)
+    });
+    let stray = trace(&stray.into_iter().chain(annotated).collect::<Vec<_>>());
     let mut inputs = vec![("stray".to_string(), stray)];
     for name in [
         "proto/tracks.pftrace",
