@@ -41,10 +41,8 @@ const CHUNK = 8 << 20;
 const FIRST = 4 << 20;
 // Progress is posted every this many bytes of a fetch.
 const REPORT = 4 << 20;
-// How many slices of a File the reader may have read ahead of the decoder.
+// How many pieces of a File the reader may have read ahead of the decoder.
 const AHEAD = 4;
-// How many of those the reader reads at once.
-const READS = 2;
 
 // A module whose one function uses v128 (i8x16.splat, i8x16.popcnt): it validates where
 // the browser has wasm SIMD.
@@ -58,32 +56,61 @@ const message = (e) => (typeof e === "string" ? e : (e && e.message) || String(e
 const report = (loader) =>
   postMessage({ progress: [...loader.progress(), loader.streaming() ? "loading" : "reading"] });
 
-// The reader: this file again, as a worker of the load worker's own. A File's slices come
+// A File's bytes in pieces (ArrayBuffers of their own): `first` bytes, then `size` bytes
+// each, the last shorter. Read from the File's byte stream into buffers of that size (a
+// reader that fills the buffer it is given, BYOB), where the browser has one: reading
+// slices (`File.slice().arrayBuffer()`) took the browser and the page twice the CPU, which
+// the decode on a two-core machine shares (docs/PERFORMANCE.md, "Reading the file").
+async function* fileSlices(file, size, first) {
+  let stream = null;
+  try {
+    stream = file.stream().getReader({ mode: "byob" });
+  } catch {}
+  if (!stream) {
+    for (let at = 0; at < file.size;) {
+      const end = Math.min(at ? at + size : first, file.size);
+      yield await file.slice(at, end).arrayBuffer();
+      at = end;
+    }
+    return;
+  }
+  try {
+    for (let at = 0; at < file.size;) {
+      const want = Math.min(at ? size : first, file.size - at);
+      let buf = new ArrayBuffer(want), filled = 0, done = false;
+      while (filled < want && !done) {
+        const r = await stream.read(new Uint8Array(buf, filled, want - filled));
+        // The buffer given moves into the answer's (the given one is detached).
+        if (r.value) (buf = r.value.buffer), (filled += r.value.length);
+        done = r.done;
+      }
+      if (filled) yield filled === want ? buf : buf.slice(0, filled);
+      at += filled;
+      // A File that shrank while read: what it had.
+      if (done) return;
+    }
+  } finally {
+    stream.cancel().catch(() => {});
+  }
+}
+
+// The reader: this file again, as a worker of the load worker's own. A File's bytes come
 // through a data pipe that only the reading thread drains, so a thread that decodes between
-// reads leaves the browser's reading idle; the reader reads AHEAD slices ahead of the
+// reads leaves the browser's reading idle; the reader reads AHEAD pieces ahead of the
 // decoder on a thread of its own and transfers them (no copy). Messages in: {file, size,
-// first} (the first slice's size), then {more: true} for each slice taken. Out: {piece:
+// first} (the first piece's size), then {more: true} for each piece taken. Out: {piece:
 // ArrayBuffer}, {end: true}, {error}.
 const reader = () => {
   let credit = AHEAD, wake = null;
   onmessage = async ({ data: { file, size, first } }) => {
     onmessage = () => { credit++; if (wake) { wake(); wake = null; } };
     try {
-      // Up to READS slices being read at once (within the credit): one read at a time
-      // leaves the browser's file reading idle while each slice is handed over.
-      const reads = [];
-      for (let at = 0; at < file.size || reads.length;) {
-        while (reads.length < READS && at < file.size && credit > 0) {
-          credit--;
-          const end = at ? at + size : first;
-          reads.push(file.slice(at, end).arrayBuffer());
-          at = end;
-        }
-        if (!reads.length) {
-          await new Promise((r) => (wake = r));
-          continue;
-        }
-        const piece = await reads.shift();
+      const it = fileSlices(file, size, first);
+      for (;;) {
+        while (credit <= 0) await new Promise((r) => (wake = r));
+        credit--;
+        const { value: piece, done } = await it.next();
+        if (done) break;
         postMessage({ piece }, [piece]);
       }
       postMessage({ end: true });
@@ -98,10 +125,9 @@ const newReader = () => new Worker(new URL(import.meta.url), { type: "module", n
 let spareReader = null;
 
 // The pieces of a File (`size` bytes each after the first's `first`) or of a fetch body,
-// in order. A File of more
-// than two slices is read ahead by a reader worker; a smaller one (which gains less than
-// the reader takes to start), a fetch body, or a File where a worker cannot start one, on
-// this thread (a File's next slice read while this one is decoded). A fetch body's pipe
+// in order. A File of more than two pieces is read ahead by a reader worker; a smaller one
+// (which gains less than the reader takes to start), a fetch body, or a File where a worker
+// cannot start one, on this thread. A fetch body's pipe
 // fills while this thread decodes, so its reads wait little; a reader worker cost more
 // CPU than it saved (docs/PERFORMANCE.md). Yields `{length}` first for a fetch.
 async function* pieces(source, size, first) {
@@ -140,13 +166,7 @@ async function* pieces(source, size, first) {
 
 async function* piecesHere({ file, url }, size, first) {
   if (file) {
-    const read = (at, end) => file.slice(at, end).arrayBuffer();
-    let next = read(0, first);
-    for (let at = 0, end = first; at < file.size; at = end, end += size) {
-      const piece = await next;
-      if (end < file.size) next = read(end, end + size);
-      yield new Uint8Array(piece);
-    }
+    for await (const piece of fileSlices(file, size, first)) yield new Uint8Array(piece);
     return;
   }
   const r = await fetch(url);

@@ -22,6 +22,9 @@
 //     and the browser's part, the same for any page), the worker said `started`, its first progress,
 //     the hand-off, the frame that set data-state="loaded" and the one after it (shown),
 //     and where the longest frame gap was)
+//   THREADS=1 ...   (each run's CPU time of Chromium's threads from the pick to the frame
+//     shown, by process kind and thread name, from /proc: what the load costs beside the
+//     worker's thread, and which threads compete with it for the cores)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
@@ -30,7 +33,7 @@
 // started ahead of the file (`data-ahead`) and in how many turns the page took the model
 // (`data-take-turns`; `-` for a site without them). Several sites take
 // turns, run by run, so that the machine's load moves them alike.
-import { statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { launchChromium } from "./perfetto-ui.mjs";
@@ -50,6 +53,47 @@ const served = await Promise.all(sites.map(async (spec) => {
 }));
 
 const browser = await launchChromium();
+
+// CPU seconds of every thread of the processes below this one (Chromium's), keyed by
+// process kind (browser, renderer, gpu-process, utility), pid and thread id, with names.
+const threadTimes = () => {
+  const procs = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      procs.set(Number(pid), { ppid: Number(stat[1]), kind: (cmd.match(/--type=([\w-]+)/) || [, "browser"])[1] });
+    } catch {}
+  }
+  const ours = (pid) => pid === process.pid || (procs.has(pid) && pid > 1 && ours(procs.get(pid).ppid));
+  const out = new Map();
+  for (const [pid, p] of procs) {
+    if (pid === process.pid || !ours(pid)) continue;
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const raw = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const name = raw.slice(raw.indexOf("(") + 1, raw.lastIndexOf(")"));
+        const f = raw.slice(raw.lastIndexOf(")") + 2).split(" ");
+        out.set(`${pid}/${tid}`, { kind: p.kind, name, s: (Number(f[11]) + Number(f[12])) / 100 });
+      }
+    } catch {}
+  }
+  return out;
+};
+// The CPU each thread took between two snapshots, summed by kind and name, largest first.
+const threadCpu = (a, b) => {
+  const by = new Map();
+  for (const [k, t] of b) {
+    const d = t.s - (a.get(k)?.s ?? 0);
+    if (d <= 0) continue;
+    const key = process.env.THREADS === "each" ? `${t.kind} ${k}: ${t.name}` : `${t.kind}: ${t.name}`;
+    by.set(key, (by.get(key) || 0) + d);
+  }
+  const total = [...by.values()].reduce((x, y) => x + y, 0);
+  const text = `CPU ${(total * 1000).toFixed(0)} ms: ` + [...by].sort((x, y) => y[1] - x[1])
+    .map(([k, s]) => `${k} ${(s * 1000).toFixed(0)}`).join(", ");
+  return { total: total * 1000, text };
+};
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 try {
   for (const file of files) {
@@ -95,8 +139,11 @@ try {
         }).observe(document.body, { attributes: true });
       }, demo);
       const t0 = await page.evaluate(() => performance.now());
+      const cpu0 = process.env.THREADS && threadTimes();
       await page.setInputFiles("#spall-file", file);
       await page.waitForFunction(() => globalThis.shown_, null, { timeout: 600_000, polling: 20 });
+      const cpu = cpu0 && threadCpu(cpu0, threadTimes());
+      if (cpu) console.log(`  ${file} [${sites[k]}]: ${cpu.text}`);
       const r = await page.evaluate((t0) => {
         const end = shown_;
         // Until the hand-off (the worker's decode), and all of it.
@@ -115,6 +162,7 @@ try {
           progress: (at_.progress ?? NaN) - t0,
           loaded: at_.loaded - h };
       }, t0);
+      r.cpu = cpu && cpu.total;
       if (r.state !== "loaded") console.log(`${file}: ${r.state} ${r.error}`);
       if (process.env.EACH) console.log(`  ${file} [${sites[k]}]: ${r.ms.toFixed(0)} ms; the picker's ` +
         `change after ${r.change.toFixed(0)} ms, the worker's started after ${r.started.toFixed(0)} ms, ` +
@@ -137,6 +185,7 @@ try {
         `on the page (longest frame gap ${gap.toFixed(0)} ms), ${rs[0].spans} spans, loader ${rs[0].loader}, ` +
         `threads ${rs[0].threads}, simd ${rs[0].simd}, worker started ahead ${rs[0].ahead ?? "-"}, ` +
         `taken in ${rs[0].turns ?? "-"} turns, ` +
+        (process.env.THREADS ? `CPU ${median(rs.map((r) => r.cpu)).toFixed(0)} ms (median), ` : "") +
         `load average ${loadavg()[0].toFixed(1)}`);
     }
   }
