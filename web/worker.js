@@ -321,6 +321,18 @@ const warmFiles = () => {
     folded.push(`main;f${i % 31};g${i % 17};h${i % 5} ${1 + (i % 9)}`);
     events.push(`{"name":"f${i % 31}","cat":"c","ph":"X","ts":${i * 10},"dur":${5 + (i % 4)},"pid":1,"tid":${i % 3},"args":{"a":${i}}}`);
   }
+  // perf's default header, and frames whose lines repeat (a few stacks sampled again and
+  // again: the line table and the call tree kept, a record read from the last one), where
+  // each record above is new (the tree given up): each load takes one path.
+  const spin = [];
+  for (let i = 0; i < 4000; i++) {
+    spin.push(`spin   ${611 + (i % 2)}  ${(2592 + i * 0.0005).toFixed(6)}:     500000 cpu-clock:ppp: `);
+    for (let d = 2 + (i % 5); d >= 0; d--) {
+      const leaf = d === 0 ? i % 3 : 0;
+      spin.push(`\t            ${(0x1190 + d * 0x29 + leaf).toString(16)} f${d}+0x${(leaf + 1).toString(16)} (/w/spin)`);
+    }
+    spin.push("");
+  }
   const text = (s) => new TextEncoder().encode(s);
   // The binary formats, made by the module (20,000 spans each): without them a first
   // `.spall` or protobuf load ran its decoder and builder unoptimized.
@@ -329,6 +341,7 @@ const warmFiles = () => {
     binary = [["w.spall", warmBinary.spall(20000)], ["w.pftrace", warmBinary.proto(20000)]];
   } catch {}
   return [["w.cpuprofile", text(cpu)], ["w.perf", text(perf.join("\n"))],
+    ["w2.perf", text(spin.join("\n"))],
     ["w.folded", text(folded.join("\n"))], ["w.json", text(`{"traceEvents":[${events}]}`)],
     ...binary];
 };
