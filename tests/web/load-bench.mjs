@@ -23,8 +23,9 @@
 //     the hand-off, the frame that set data-state="loaded" and the one after it (shown),
 //     and where the longest frame gap was)
 //   THREADS=1 ...   (each run's CPU time of Chromium's threads from the pick to the frame
-//     shown, by process kind and thread name, from /proc: what the load costs beside the
-//     worker's thread, and which threads compete with it for the cores)
+//     shown, by process kind and thread name, and in brackets their time runnable but
+//     waiting for a core, from /proc: what the load costs beside the worker's thread, and
+//     how long the worker waited for a core the others held; THREADS=each: by thread)
 //
 // Prints one line per file (and site, when there are several): MB/s, the time, the frame
 // rate while loading, when the worker's model reached the page (its decode) and the time on
@@ -54,8 +55,9 @@ const served = await Promise.all(sites.map(async (spec) => {
 
 const browser = await launchChromium();
 
-// CPU seconds of every thread of the processes below this one (Chromium's), keyed by
-// process kind (browser, renderer, gpu-process, utility), pid and thread id, with names.
+// Every thread of the processes below this one (Chromium's), keyed by pid and thread id,
+// with its process kind (browser, renderer, gpu-process, utility), its name, and its
+// seconds on a core and waiting for one (/proc's schedstat).
 const threadTimes = () => {
   const procs = new Map();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
@@ -73,26 +75,29 @@ const threadTimes = () => {
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         const raw = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
         const name = raw.slice(raw.indexOf("(") + 1, raw.lastIndexOf(")"));
-        const f = raw.slice(raw.lastIndexOf(")") + 2).split(" ");
-        out.set(`${pid}/${tid}`, { kind: p.kind, name, s: (Number(f[11]) + Number(f[12])) / 100 });
+        const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
+        out.set(`${pid}/${tid}`, { kind: p.kind, name, ran: ran / 1e9, waited: waited / 1e9 });
       }
     } catch {}
   }
   return out;
 };
-// The CPU each thread took between two snapshots, summed by kind and name, largest first.
+// What each thread took between two snapshots, summed by kind and name (THREADS=each: by
+// thread), largest first: ms on a core, and in brackets ms runnable but waiting for one.
 const threadCpu = (a, b) => {
   const by = new Map();
   for (const [k, t] of b) {
-    const d = t.s - (a.get(k)?.s ?? 0);
-    if (d <= 0) continue;
+    const ran = t.ran - (a.get(k)?.ran ?? 0), waited = t.waited - (a.get(k)?.waited ?? 0);
+    if (ran < 0.005) continue;
     const key = process.env.THREADS === "each" ? `${t.kind} ${k}: ${t.name}` : `${t.kind}: ${t.name}`;
-    by.set(key, (by.get(key) || 0) + d);
+    const s = by.get(key) || { ran: 0, waited: 0 };
+    by.set(key, { ran: s.ran + ran, waited: s.waited + waited });
   }
-  const total = [...by.values()].reduce((x, y) => x + y, 0);
-  const text = `CPU ${(total * 1000).toFixed(0)} ms: ` + [...by].sort((x, y) => y[1] - x[1])
-    .map(([k, s]) => `${k} ${(s * 1000).toFixed(0)}`).join(", ");
-  return { total: total * 1000, text };
+  const total = [...by.values()].reduce((x, y) => x + y.ran, 0) * 1000;
+  const ms = (x) => (x * 1000).toFixed(0);
+  const text = `CPU ${total.toFixed(0)} ms: ` + [...by].sort((x, y) => y[1].ran - x[1].ran)
+    .map(([k, s]) => `${k} ${ms(s.ran)} (${ms(s.waited)})`).join(", ");
+  return { total, text };
 };
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 try {
