@@ -86,7 +86,8 @@ fn spans_of_points(threads: &[Thread], flows: &[Flow]) -> Vec<Option<SpanRef>> {
     let mut order: Vec<(u32, i64, u32)> = (points.iter().enumerate())
         .map(|(i, p)| (p.thread, p.ts, i as u32))
         .collect();
-    order.par_sort_unstable_by_key(|&(thread, ts, _)| (thread, ts));
+    crate::radix::sort_by_key(&mut order, |p| crate::radix::time_key(p.1));
+    crate::radix::sort_by_key(&mut order, |p| p.0 as u64);
     let by_thread: Vec<&[(u32, i64, u32)]> = order.chunk_by(|a, b| a.0 == b.0).collect();
     let found: Vec<Vec<(u32, Option<SpanRef>)>> = (by_thread.par_iter())
         .map(|run| {

@@ -52,6 +52,7 @@ mod noise;
 mod order;
 pub mod perfetto;
 mod profile;
+mod radix;
 mod range;
 mod sample_lanes;
 mod samples;

@@ -13,10 +13,10 @@ use super::{ProcessBuild, ThreadBuild, TraceBuilder};
 use crate::asyncs::{self, AsyncSlice, AsyncTrack};
 use crate::diag::ModelWarning;
 use crate::event_kinds::{AsyncEvent, CounterSeries, Flow, Instant, Metadata};
-use crate::flows;
+use crate::flows::{self, FlowLink};
 use crate::nest::{build_lanes, merge_end_args, streamed_lanes, EndArgs};
 use crate::samples::{self, SampleTrack};
-use crate::span::{ExtId, Process, Thread};
+use crate::span::{ExtId, Process, SpanRef, Thread};
 use crate::strings::{StrId, Strings};
 use crate::trace::Trace;
 
@@ -126,8 +126,7 @@ impl TraceBuilder {
         let processes = order.processes_with_threads(&processes, &threads);
         let flow_links = flows::bind(&threads, &other.flows, &mut diags);
         spall_util::timing::stage("flows bound");
-        let mut flow_links_by_to: Vec<u32> = (0..flow_links.len() as u32).collect();
-        flow_links_by_to.sort_by_key(|&l| flow_links[l as usize].to);
+        let flow_links_by_to = by_target(&flow_links);
         let metadata = metadata
             .into_iter()
             .map(|m| Metadata {
@@ -322,7 +321,7 @@ impl OtherEvents {
             if !c.ts.windows(2).all(|w| w[0] <= w[1]) {
                 let mut pairs: Vec<(i64, f64)> =
                     c.ts.iter().copied().zip(c.values.iter().copied()).collect();
-                pairs.sort_by_key(|p| p.0);
+                crate::radix::sort_by_key(&mut pairs, |p| crate::radix::time_key(p.0));
                 (c.ts, c.values) = pairs.into_iter().unzip();
             }
         }
@@ -353,6 +352,28 @@ impl OtherEvents {
 
 /// Sorts `v` by `ts`, stably: the times with their places sorted, then the items gathered
 /// in that order (sorting the items themselves moved each one at every merge).
+/// The links' numbers in the order of their targets (stably): each target's (thread,
+/// depth, index) packed into one key where their widths fit in 64 bits.
+fn by_target(links: &[FlowLink]) -> Vec<u32> {
+    let width = |f: fn(&SpanRef) -> u32| {
+        let max = links.iter().map(|l| f(&l.to)).max().unwrap_or(0);
+        32 - max.leading_zeros()
+    };
+    let (d, i) = (width(|r| r.depth), width(|r| r.index));
+    let mut order: Vec<u32> = (0..links.len() as u32).collect();
+    if width(|r| r.thread) + d + i > 64 {
+        order.sort_by_key(|&l| links[l as usize].to);
+        return order;
+    }
+    let pack = |r: SpanRef| (r.thread as u64) << (d + i) | (r.depth as u64) << i | r.index as u64;
+    let mut keyed: Vec<(u64, u32)> = order
+        .iter()
+        .map(|&l| (pack(links[l as usize].to), l))
+        .collect();
+    crate::radix::sort_by_key(&mut keyed, |k| k.0);
+    keyed.into_iter().map(|k| k.1).collect()
+}
+
 fn sort_by_time<T: Clone>(v: &mut Vec<T>, ts: impl Fn(&T) -> i64) {
     if v.is_sorted_by_key(&ts) {
         return;
@@ -363,13 +384,41 @@ fn sort_by_time<T: Clone>(v: &mut Vec<T>, ts: impl Fn(&T) -> i64) {
     let mut keys: Vec<(i64, u32)> = (v.iter().enumerate())
         .map(|(i, x)| (ts(x), i as u32))
         .collect();
-    keys.sort_by_key(|k| k.0);
+    crate::radix::sort_by_key(&mut keys, |k| crate::radix::time_key(k.0));
     let old = std::mem::take(v);
     v.extend(keys.iter().map(|&(_, i)| old[i as usize].clone()));
 }
 
 #[cfg(test)]
 mod tests {
+    /// The links in their targets' order as a stable comparison sort gives it: targets
+    /// on many threads, depths and indices, repeated targets, and targets too wide to pack.
+    #[test]
+    fn links_by_target_as_a_stable_sort() {
+        use crate::flows::FlowLink;
+        use crate::span::SpanRef;
+        let r = |thread, depth, index| SpanRef {
+            thread,
+            depth,
+            index,
+        };
+        let mut links: Vec<FlowLink> = (0..4000u32)
+            .map(|k| FlowLink {
+                from: r(0, 0, k),
+                to: r(k * 7 % 13, k * 5 % 9, k * 7919 % 600),
+                flow: k,
+            })
+            .collect();
+        for wide in [false, true] {
+            if wide {
+                links[17].to = r(u32::MAX, u32::MAX, u32::MAX);
+            }
+            let mut want: Vec<u32> = (0..links.len() as u32).collect();
+            want.sort_by_key(|&l| links[l as usize].to);
+            assert_eq!(super::by_target(&links), want, "too wide to pack: {wide}");
+        }
+    }
+
     /// Sorted as the standard library's stable sort sorts: runs from several parts, equal
     /// times in their first order, an already sorted list untouched.
     #[test]
