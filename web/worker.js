@@ -60,7 +60,7 @@ const report = (loader) =>
 // each, the last shorter. Read from the File's byte stream into buffers of that size (a
 // reader that fills the buffer it is given, BYOB), where the browser has one: reading
 // slices (`File.slice().arrayBuffer()`) took the browser and the page twice the CPU, which
-// the decode on a two-core machine shares (docs/PERFORMANCE.md, "Reading the file").
+// the decode on a two-core machine shares (docs/PERFORMANCE.md, "Loading in a worker").
 async function* fileSlices(file, size, first) {
   let stream = null;
   try {

@@ -350,8 +350,6 @@ impl OtherEvents {
     }
 }
 
-/// Sorts `v` by `ts`, stably: the times with their places sorted, then the items gathered
-/// in that order (sorting the items themselves moved each one at every merge).
 /// The links' numbers in the order of their targets (stably): each target's (thread,
 /// depth, index) packed into one key where their widths fit in 64 bits.
 fn by_target(links: &[FlowLink]) -> Vec<u32> {
@@ -365,7 +363,9 @@ fn by_target(links: &[FlowLink]) -> Vec<u32> {
         order.sort_by_key(|&l| links[l as usize].to);
         return order;
     }
-    let pack = |r: SpanRef| (r.thread as u64) << (d + i) | (r.depth as u64) << i | r.index as u64;
+    // d + i is 64 only where every thread is 0: its shift may wrap.
+    let pack =
+        |r: SpanRef| (r.thread as u64).wrapping_shl(d + i) | (r.depth as u64) << i | r.index as u64;
     let mut keyed: Vec<(u64, u32)> = order
         .iter()
         .map(|&l| (pack(links[l as usize].to), l))
@@ -374,6 +374,8 @@ fn by_target(links: &[FlowLink]) -> Vec<u32> {
     keyed.into_iter().map(|k| k.1).collect()
 }
 
+/// Sorts `v` by `ts`, stably: the times with their places sorted, then the items gathered
+/// in that order (sorting the items themselves moved each one at every merge).
 fn sort_by_time<T: Clone>(v: &mut Vec<T>, ts: impl Fn(&T) -> i64) {
     if v.is_sorted_by_key(&ts) {
         return;
@@ -409,14 +411,21 @@ mod tests {
                 flow: k,
             })
             .collect();
-        for wide in [false, true] {
-            if wide {
-                links[17].to = r(u32::MAX, u32::MAX, u32::MAX);
-            }
+        let check = |links: &[FlowLink], what: &str| {
             let mut want: Vec<u32> = (0..links.len() as u32).collect();
             want.sort_by_key(|&l| links[l as usize].to);
-            assert_eq!(super::by_target(&links), want, "too wide to pack: {wide}");
+            assert_eq!(super::by_target(links), want, "{what}");
+        };
+        check(&links, "packed");
+        // Depths and indices of 32 bits each on thread 0 only: 64 bits, packed.
+        let mut one_thread = links.clone();
+        for l in &mut one_thread {
+            l.to.thread = 0;
         }
+        one_thread[9].to = r(0, u32::MAX, u32::MAX);
+        check(&one_thread, "64 bits on one thread");
+        links[17].to = r(u32::MAX, u32::MAX, u32::MAX);
+        check(&links, "too wide to pack");
     }
 
     /// Sorted as the standard library's stable sort sorts: runs from several parts, equal
