@@ -34,10 +34,11 @@
 // started ahead of the file (`data-ahead`) and in how many turns the page took the model
 // (`data-take-turns`; `-` for a site without them). Several sites take
 // turns, run by run, so that the machine's load moves them alike.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { launchChromium } from "./perfetto-ui.mjs";
+import { chromiumThreads } from "./proc-cpu.mjs";
 import { serveSite, watchHandoff } from "./site-server.mjs";
 
 const runs = Number(process.env.RUNS || 3);
@@ -55,33 +56,6 @@ const served = await Promise.all(sites.map(async (spec) => {
 
 const browser = await launchChromium();
 
-// Every thread of the processes below this one (Chromium's), keyed by pid and thread id,
-// with its process kind (browser, renderer, gpu-process, utility), its name, and its
-// seconds on a core and waiting for one (/proc's schedstat).
-const threadTimes = () => {
-  const procs = new Map();
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      procs.set(Number(pid), { ppid: Number(stat[1]), kind: (cmd.match(/--type=([\w-]+)/) || [, "browser"])[1] });
-    } catch {}
-  }
-  const ours = (pid) => pid === process.pid || (procs.has(pid) && pid > 1 && ours(procs.get(pid).ppid));
-  const out = new Map();
-  for (const [pid, p] of procs) {
-    if (pid === process.pid || !ours(pid)) continue;
-    try {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        const raw = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-        const name = raw.slice(raw.indexOf("(") + 1, raw.lastIndexOf(")"));
-        const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
-        out.set(`${pid}/${tid}`, { kind: p.kind, name, ran: ran / 1e9, waited: waited / 1e9 });
-      }
-    } catch {}
-  }
-  return out;
-};
 // What each thread took between two snapshots, summed by kind and name (THREADS=each: by
 // thread), largest first: ms on a core, and in brackets ms runnable but waiting for one.
 const threadCpu = (a, b) => {
@@ -144,10 +118,10 @@ try {
         }).observe(document.body, { attributes: true });
       }, demo);
       const t0 = await page.evaluate(() => performance.now());
-      const cpu0 = process.env.THREADS && threadTimes();
+      const cpu0 = process.env.THREADS && chromiumThreads();
       await page.setInputFiles("#spall-file", file);
       await page.waitForFunction(() => globalThis.shown_, null, { timeout: 600_000, polling: 20 });
-      const cpu = cpu0 && threadCpu(cpu0, threadTimes());
+      const cpu = cpu0 && threadCpu(cpu0, chromiumThreads());
       if (cpu) console.log(`  ${file} [${sites[k]}]: ${cpu.text}`);
       const r = await page.evaluate((t0) => {
         const end = shown_;

@@ -7,10 +7,11 @@
 // web/worker.js reads with) and `whole` (File.arrayBuffer()).
 //
 //   node tests/web/read-bench.mjs FILE [WAY...]
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./perfetto-ui.mjs";
+import { cpuByKind } from "./proc-cpu.mjs";
 import { serveSite } from "./site-server.mjs";
 
 const [file, ...asked] = process.argv.slice(2);
@@ -57,32 +58,16 @@ writeFileSync(join(site, "w.js"), `onmessage = async ({ data: { file, way } }) =
 const { server, base } = await serveSite(site);
 const browser = await launchChromium();
 
-// CPU seconds of Chromium's processes by kind.
-const cpu = () => {
-  const procs = new Map();
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      procs.set(Number(pid), { ppid: Number(stat[1]), s: (Number(stat[11]) + Number(stat[12])) / 100,
-        kind: (cmd.match(/--type=([\w-]+)/) || [, "browser"])[1] });
-    } catch {}
-  }
-  const ours = (pid) => pid === process.pid || (procs.has(pid) && pid > 1 && ours(procs.get(pid).ppid));
-  const by = {};
-  for (const [pid, p] of procs) if (pid !== process.pid && ours(pid)) by[p.kind] = (by[p.kind] || 0) + p.s;
-  return by;
-};
 try {
   for (let round = 0; round < runs; round++) {
     for (const way of ways) {
       const page = await browser.newPage();
       await page.goto(`${base}?way=${way}`);
       await page.waitForTimeout(300);
-      const c0 = cpu();
+      const c0 = cpuByKind();
       await page.setInputFiles("#f", file);
       await page.waitForFunction(() => globalThis.result_, null, { timeout: 120_000, polling: 10 });
-      const c1 = cpu();
+      const c1 = cpuByKind();
       const r = await page.evaluate(() => result_);
       const ms = (k) => Math.round(((c1[k] || 0) - (c0[k] || 0)) * 1000);
       console.log(`${way}: ${r.ms.toFixed(0)} ms, ${r.bytes} bytes in ${r.pieces} pieces; CPU browser ` +

@@ -15,10 +15,11 @@
 //                                          arrival to the first frame of the trace)
 //   PAGE=1 AFTER=MS ...                   (and MS milliseconds of the page after it)
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
+import { cpuByKind } from "./proc-cpu.mjs";
 import { serveSite, watchHandoff } from "./site-server.mjs";
 
 const site = resolve(process.argv[2]);
@@ -44,23 +45,9 @@ const endpoint = await new Promise((resolve, reject) => {
   proc.on("exit", () => reject(new Error(`chromium exited: ${err}`)));
 });
 
-// CPU seconds of Chromium's processes by kind (browser, renderer, gpu-process, utility),
-// from /proc: what the load costs beside the worker's thread.
-const cpu = () => {
-  const procs = new Map();
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      procs.set(Number(pid), { ppid: Number(stat[1]), s: (Number(stat[11]) + Number(stat[12])) / 100,
-        kind: (cmd.match(/--type=([\w-]+)/) || [, "browser"])[1] });
-    } catch {}
-  }
-  const ours = (pid) => pid === proc.pid || (procs.has(pid) && pid > 1 && ours(procs.get(pid).ppid));
-  const by = {};
-  for (const [pid, p] of procs) if (ours(pid)) by[p.kind] = (by[p.kind] || 0) + p.s;
-  return by;
-};
+// CPU seconds of Chromium's processes by kind (browser, renderer, gpu-process, utility):
+// what the load costs beside the worker's thread.
+const cpu = () => cpuByKind(proc.pid);
 
 // A DevTools connection of our own: flat sessions, one per attached target.
 const ws = new WebSocket(endpoint);
