@@ -323,7 +323,7 @@ const warmFiles = () => {
   }
   // perf's default header, and frames whose lines repeat (a few stacks sampled again and
   // again: the line table and the call tree kept, a record read from the last one), where
-  // each record above is new (the tree given up): each load takes one path.
+  // each record above is new (the tree given up): the two warm files take one path each.
   const spin = [];
   for (let i = 0; i < 4000; i++) {
     spin.push(`spin   ${611 + (i % 2)}  ${(2592 + i * 0.0005).toFixed(6)}:     500000 cpu-clock:ppp: `);

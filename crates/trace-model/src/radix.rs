@@ -8,7 +8,7 @@
 /// Bits of the key a pass sorts by.
 const BITS: u32 = 11;
 
-/// Below this many items a pass's counts cost more than comparisons.
+/// Below this many items a pass's 2,048 counts, cleared and summed, outnumber the items.
 const SMALL: usize = 512;
 
 /// Sorts `v` by `key`, keeping equal keys in their order, as `v.sort_by_key(key)` does.
