@@ -371,7 +371,7 @@ const main = async ({ data }) => {
     } catch {}
     return;
   }
-  const { name, file, url, chunk } = data;
+  const { name, file, url, chunk, levelsLater } = data;
   let threads = 0, simd = false;
   try {
     [threads, simd] = await startModule(data);
@@ -400,10 +400,13 @@ const main = async ({ data }) => {
     // it for a core meanwhile).
     const taken = new Promise((resolve) => { onmessage = resolve; });
     // The trace first: the page copies its columns in while this worker builds the index,
-    // the model's second part.
+    // the model's second part. A page that asks (levelsLater) gets the index's pyramids
+    // first and draws from them, then its stored levels, which make frames cheaper.
     postMessage({ model }, model.buffers);
-    const index = loader.finish_index();
+    const index = levelsLater ? loader.finish_pyramids() : loader.finish_index();
     postMessage({ index }, index.buffers);
+    const levels = levelsLater && loader.finish_levels();
+    if (levels) postMessage({ levels }, levels.buffers);
     await taken;
     const stats = loader.stats();
     postMessage({ stats }, [stats.buffer]);

@@ -430,6 +430,13 @@ async function e2e() {
       `${file}: the page took the worker's model in ${s.takeSteps} steps (6 or more) over ${s.takeTurns} turns`);
     check(Number(s.reused) > 1, `${file}: its columns were packed into ${s.reused} of the file's slices (2 or more)`);
     if (file.endsWith(".spall")) check(s.ahead === "1", `${file}: loaded by the worker started ahead (data-ahead ${s.ahead})`);
+    // The index's stored levels come after the pyramids the page drew from first, and the
+    // page takes them while it draws (`data-levels`).
+    if (file.endsWith(".spall")) {
+      await c.waitForFunction(() => document.body.dataset.levels, null, { timeout: 10_000 }).catch(() => {});
+      const levels = await c.evaluate(() => document.body.dataset.levels);
+      check(levels === "taken", `${file}: the index's levels taken after its first frame (data-levels ${levels})`);
+    }
   }
   // Perfetto protobuf is streamed too: the 1.2 MB Chromium trace after 4.2 MB of packets of
   // a kind not modelled (field 89, 1,000 zero bytes each), so that its own packets come

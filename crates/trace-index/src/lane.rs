@@ -35,14 +35,29 @@ impl LaneIndex {
     /// The pyramid and the given levels (ascending, with their item counts; none: every
     /// query walks the spans).
     pub(crate) fn new(lane: &Lane, pyramid: Pyramid, ks: &[(usize, usize)]) -> LaneIndex {
-        let levels = match ks {
+        let mut li = LaneIndex {
+            pyramid,
+            levels: None,
+            stored: 0,
+        };
+        li.add_levels(lane, ks);
+        li
+    }
+
+    /// Stores the given levels (as [`new`](Self::new) takes them) in place of any.
+    pub(crate) fn add_levels(&mut self, lane: &Lane, ks: &[(usize, usize)]) {
+        self.levels = match ks {
             [] => None,
             ks => Levels::build(lane, ks).map(Box::new),
         };
+        self.stored = (self.levels.iter().flat_map(|l| &l.ks)).fold(0, |m, &k| m | 1 << k);
+    }
+
+    /// The stored levels alone, the pyramid dropped.
+    pub(crate) fn levels_only(self) -> LaneIndex {
         LaneIndex {
-            pyramid,
-            stored: (levels.iter().flat_map(|l| &l.ks)).fold(0, |m, &k| m | 1 << k),
-            levels,
+            pyramid: Pyramid::default(),
+            ..self
         }
     }
 
@@ -68,12 +83,26 @@ impl LaneIndex {
     /// Appends the items of `lane` (the lane this indexes) overlapping `[t0, t1]` at
     /// `detail` to `out`. See [`TraceIndex::query`](crate::TraceIndex::query).
     pub(crate) fn query(&self, lane: &Lane, t0: i64, t1: i64, detail: Detail, out: &mut Vec<Item>) {
+        self.query_with(self, lane, (t0, t1), detail, out)
+    }
+
+    /// [`query`](Self::query) with the stored levels of `stored` (this lane's, set apart
+    /// from its pyramid: `TraceIndex::set_levels`).
+    #[inline]
+    pub(crate) fn query_with(
+        &self,
+        stored: &LaneIndex,
+        lane: &Lane,
+        range: (i64, i64),
+        detail: Detail,
+        out: &mut Vec<Item>,
+    ) {
         if lane.is_empty() {
             return;
         }
         let (wide, gap) = detail.thresholds();
-        let (pyr, range) = (&self.pyramid, (t0, t1));
-        match (self.plan(wide, gap), self.levels.as_deref()) {
+        let pyr = &self.pyramid;
+        match (stored.plan(wide, gap), stored.levels.as_deref()) {
             (Plan::Copy(l), Some(lv)) => {
                 levels::query(lane, pyr, lv, (l, true), range, wide, gap, out)
             }

@@ -55,6 +55,8 @@ pub use sample_stacks::SampleStacks;
 pub use series::SeriesIndex;
 pub use transfer::IndexIn;
 
+use std::sync::OnceLock;
+
 use rayon::prelude::*;
 use trace_model::Trace;
 
@@ -74,7 +76,16 @@ pub struct TraceIndex {
     /// Per thread, its samples' stacks over time, where they were added
     /// ([`add_sample_stacks`](Self::add_sample_stacks)); else empty.
     samples: Vec<SampleStacks>,
+    /// Every lane's stored levels (their pyramids empty), where they came after the
+    /// pyramids ([`set_levels`](Self::set_levels)); queries read them rather than
+    /// `threads`' levels once set.
+    later: OnceLock<Vec<Vec<LaneIndex>>>,
 }
+
+/// The stored levels each lane of a trace keeps, as [`TraceIndex::build_pyramids`] chose
+/// them, for [`TraceIndex::add_levels`].
+#[derive(Clone, Debug, Default)]
+pub struct LevelPlan(Vec<Vec<Vec<(usize, usize)>>>);
 
 impl TraceIndex {
     /// Builds the summaries, threads in parallel: O(spans), at most 8 bytes per span.
@@ -85,7 +96,18 @@ impl TraceIndex {
     /// per pixel; the large levels left out are fine views, where few spans fall in a pixel
     /// and the walk reads little more.
     pub fn build(trace: &Trace) -> TraceIndex {
-        // Pass 1: every lane's pyramid and candidate levels.
+        let (mut index, plan) = TraceIndex::build_pyramids(trace);
+        index.add_levels(trace, plan);
+        index
+    }
+
+    /// The first of [`build`](Self::build)'s two passes: every lane's pyramid and the
+    /// levels it will keep, none stored yet. The index answers every query as `build`'s
+    /// does (the result depends only on the range and the thresholds), by walking the
+    /// spans with the pyramid's help: a frame costs more where many spans fall in a pixel.
+    /// A browser's page draws from it while its worker builds the levels
+    /// ([`add_levels`](Self::add_levels), then [`set_levels`](Self::set_levels)).
+    pub fn build_pyramids(trace: &Trace) -> (TraceIndex, LevelPlan) {
         let first: Vec<Vec<Planned>> = trace
             .threads()
             .par_iter()
@@ -97,20 +119,45 @@ impl TraceIndex {
         let lanes = TraceIndex::table_bytes(first.iter().map(Vec::len));
         let room = (spans * INDEX_BUDGET_PER_SPAN).saturating_sub(pyramids + lanes);
         let keep = within_budget(&first, room);
-        // Pass 2: the kept levels.
-        let threads = (trace.threads().par_iter())
-            .zip(first.into_par_iter().zip(keep.into_par_iter()))
-            .map(|(t, (lanes, ks))| {
-                (t.lanes.par_iter())
-                    .zip(lanes.into_par_iter().zip(ks.into_par_iter()))
-                    .map(|(l, ((pyramid, _), ks))| LaneIndex::new(l, pyramid, &ks))
-                    .collect()
+        let threads = (first.into_iter().zip(trace.threads()))
+            .map(|(lanes, t)| {
+                let lanes = lanes.into_iter().zip(&t.lanes);
+                lanes.map(|((p, _), l)| LaneIndex::new(l, p, &[])).collect()
             })
             .collect();
-        TraceIndex {
+        let index = TraceIndex {
             threads,
             samples: Vec::new(),
-        }
+            later: OnceLock::new(),
+        };
+        (index, LevelPlan(keep))
+    }
+
+    /// The second pass: the levels `plan` chose for `trace`, whose pyramids this index
+    /// holds ([`build_pyramids`](Self::build_pyramids)).
+    pub fn add_levels(&mut self, trace: &Trace, plan: LevelPlan) {
+        (self.threads.par_iter_mut())
+            .zip(trace.threads().par_iter().zip(plan.0.into_par_iter()))
+            .for_each(|(lanes, (t, ks))| {
+                (lanes.par_iter_mut())
+                    .zip(t.lanes.par_iter().zip(ks.into_par_iter()))
+                    .for_each(|(li, (l, ks))| li.add_levels(l, &ks))
+            });
+    }
+
+    /// Takes the stored levels of `full`, an index of the same trace with them (as
+    /// [`build`](Self::build) or [`add_levels`](Self::add_levels) made it, sent back and
+    /// forth with [`from_transfer`](Self::from_transfer) or [`IndexIn`]): queries read
+    /// them from then on, through `&self`, so a page can add them to an index its views
+    /// already share. `full`'s pyramids and samples' stacks are dropped. False, and nothing
+    /// changes, where `full` has another shape of lanes or levels were set already.
+    pub fn set_levels(&self, full: TraceIndex) -> bool {
+        let same = full.threads.len() == self.threads.len()
+            && (full.threads.iter().zip(&self.threads)).all(|(a, b)| a.len() == b.len());
+        let lanes = (full.threads.into_iter())
+            .map(|lanes| lanes.into_iter().map(LaneIndex::levels_only).collect())
+            .collect();
+        same && self.later.set(lanes).is_ok()
     }
 
     /// Adds the samples' stacks over time ([`SampleStacks::by_thread`]), which
@@ -176,7 +223,9 @@ impl TraceIndex {
         out: &mut Vec<Item>,
     ) {
         let lane = &trace.threads()[thread].lanes[depth];
-        self.threads[thread][depth].query(lane, t0, t1, detail, out);
+        let li = &self.threads[thread][depth];
+        let stored = self.later.get().map_or(li, |l| &l[thread][depth]);
+        li.query_with(stored, lane, (t0, t1), detail, out);
     }
 
     /// Heap bytes held by the index.
@@ -185,7 +234,11 @@ impl TraceIndex {
             .map(LaneIndex::heap_bytes)
             .sum();
         let samples: usize = self.samples.iter().map(SampleStacks::heap_bytes).sum();
-        lanes + samples + TraceIndex::table_bytes(self.threads.iter().map(Vec::len))
+        let later = self.later.get().map_or(0, |l| {
+            let lanes: usize = l.iter().flatten().map(LaneIndex::heap_bytes).sum();
+            lanes + TraceIndex::table_bytes(l.iter().map(Vec::len))
+        });
+        lanes + samples + later + TraceIndex::table_bytes(self.threads.iter().map(Vec::len))
     }
 
     /// Bytes of the per-thread tables of lane records, for threads of the given lane counts.
@@ -278,6 +331,61 @@ mod tests {
         let (_, t) = &traces()[0];
         let per_span = TraceIndex::build(t).heap_bytes() as f64 / t.span_count() as f64;
         assert!(per_span <= 8.0, "{per_span} bytes per span");
+    }
+
+    /// The queries of `a` and `b` over every lane at several zooms, and how many of `a`'s
+    /// lanes answered from a stored level.
+    fn same_answers(t: &Trace, a: &TraceIndex, b: &TraceIndex) -> usize {
+        let (s, e) = (t.start_ns(), t.end_ns());
+        let mut from_levels = 0;
+        for (t0, t1) in [(s, e), (s + (e - s) / 3, s + (e - s) / 2)] {
+            let detail = Detail::new((t1 - t0).max(1) as f64 / 1920.0);
+            for (ti, th) in t.threads().iter().enumerate() {
+                for d in 0..th.lanes.len() {
+                    let stored = a.later.get().map_or(&a.threads[ti][d], |l| &l[ti][d]);
+                    let plan = stored.plan(detail.min_dur(), detail.min_gap());
+                    from_levels += (plan != Plan::Walk) as usize;
+                    let got = a.query(t, ti, d, t0, t1, detail);
+                    assert_eq!(
+                        got,
+                        b.query(t, ti, d, t0, t1, detail),
+                        "thread {ti} depth {d}"
+                    );
+                }
+            }
+        }
+        from_levels
+    }
+
+    /// A page draws from the pyramids alone, then from the levels its worker sends after
+    /// them: each answers as the whole build does, and the levels, once set, are used, sent
+    /// on, and set only once.
+    #[test]
+    fn levels_set_after_the_pyramids_answer_as_the_whole_build() {
+        let (_, t) = &traces()[0];
+        let whole = TraceIndex::build(t);
+        let (coarse, plan) = TraceIndex::build_pyramids(t);
+        assert_eq!(
+            same_answers(t, &coarse, &whole),
+            0,
+            "no levels before they are set"
+        );
+        let mut full = TraceIndex::build_pyramids(t).0;
+        full.add_levels(t, plan);
+        let sent = TraceIndex::from_transfer(&full.to_transfer(), t).unwrap();
+        assert!(coarse.set_levels(sent));
+        assert!(
+            same_answers(t, &coarse, &whole) > 0,
+            "the levels set are used"
+        );
+        assert_eq!(coarse.to_transfer(), whole.to_transfer());
+        let table = TraceIndex::table_bytes(t.threads().iter().map(|th| th.lanes.len()));
+        assert_eq!(coarse.heap_bytes(), whole.heap_bytes() + table);
+        assert!(!coarse.set_levels(TraceIndex::build(t)), "set once");
+        let other = &traces()[1].1;
+        assert!(!TraceIndex::build_pyramids(t)
+            .0
+            .set_levels(TraceIndex::build(other)));
     }
 
     /// The budgeted index of whole traces answers every lane at several zooms exactly as

@@ -16,6 +16,8 @@
 //! assert_eq!(back.heap_bytes(), index.heap_bytes());
 //! ```
 
+use std::borrow::Cow;
+
 use trace_model::{
     ArgsId, ColumnFill, ColumnSink, ColumnSource, Columns, Lane, StrId, Trace, TransferError,
     TransferReader, TransferWriter,
@@ -33,7 +35,7 @@ impl TraceIndex {
     /// The index as one buffer for [`TraceIndex::from_transfer`] (about its heap size).
     pub fn to_transfer(&self) -> Vec<u8> {
         let mut w = TransferWriter::with_capacity(self.heap_bytes() + 64);
-        w.list(&self.threads, |w, lanes| w.list(lanes, write_lane));
+        w.list(&self.lanes(), |w, lanes| w.list(lanes, write_lane));
         w.list(&self.samples, write_stacks);
         w.into_bytes()
     }
@@ -43,9 +45,26 @@ impl TraceIndex {
     /// ([`IndexIn`] reads them back).
     pub fn to_transfer_pieces(&self, sink: &mut dyn ColumnSink) -> Vec<u8> {
         let mut w = TransferWriter::with_sink(sink);
-        w.list(&self.threads, |w, lanes| w.list(lanes, write_lane));
+        w.list(&self.lanes(), |w, lanes| w.list(lanes, write_lane));
         w.list(&self.samples, write_stacks);
         w.into_bytes()
+    }
+
+    /// Every lane's index as queries read it: its pyramid, with the levels set later
+    /// ([`TraceIndex::set_levels`]) where they were.
+    fn lanes(&self) -> Cow<'_, [Vec<LaneIndex>]> {
+        let Some(later) = self.later.get() else {
+            return Cow::Borrowed(&self.threads);
+        };
+        let lanes = |(a, b): (&Vec<LaneIndex>, &Vec<LaneIndex>)| {
+            (a.iter().zip(b))
+                .map(|(p, l)| LaneIndex {
+                    pyramid: p.pyramid.clone(),
+                    ..l.clone()
+                })
+                .collect()
+        };
+        Cow::Owned(self.threads.iter().zip(later).map(lanes).collect())
     }
 
     /// The index [`TraceIndex::to_transfer`] wrote for `trace`.
@@ -171,7 +190,11 @@ fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
     for (t, s) in samples.iter_mut().enumerate() {
         check_stacks(s, t, trace, &mut pieces).map_err(|what| r.fail(what))?;
     }
-    Ok(TraceIndex { threads, samples })
+    Ok(TraceIndex {
+        threads,
+        samples,
+        later: Default::default(),
+    })
 }
 
 /// Whether `s` is thread `t`'s samples' stacks: its own track's, an index a depth, the

@@ -24,7 +24,7 @@
 #[cfg(target_arch = "wasm32")]
 mod typed;
 #[cfg(target_arch = "wasm32")]
-pub use typed::{pack_index, pack_trace, Model, Streams};
+pub use typed::{pack_index, pack_levels, pack_trace, Model, Streams};
 
 /// Columns in the minimap's profile ([`trace_model::Trace::activity`]): the worker computes
 /// it for the page, which refuses a minimap of another length.

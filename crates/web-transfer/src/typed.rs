@@ -385,11 +385,32 @@ pub fn pack_index(
     piece_bytes: u32,
     pool: Vec<js_sys::ArrayBuffer>,
 ) -> js_sys::Object {
+    let minimap = js_sys::Float32Array::from(&trace.activity(MINIMAP_BINS)[..]);
+    pack_index_with(index, piece_bytes, pool, &[("minimap", minimap.into())])
+}
+
+/// The index again, with the stored levels [`pack_index`]'s part left for later
+/// ([`trace_index::TraceIndex::build_pyramids`]): packed as `pack_index` packs it, without
+/// the minimap (the page has it). The page reads it as it reads that part and takes its
+/// levels ([`trace_index::TraceIndex::set_levels`]).
+pub fn pack_levels(
+    index: &trace_index::TraceIndex,
+    piece_bytes: u32,
+    pool: Vec<js_sys::ArrayBuffer>,
+) -> js_sys::Object {
+    pack_index_with(index, piece_bytes, pool, &[])
+}
+
+fn pack_index_with(
+    index: &trace_index::TraceIndex,
+    piece_bytes: u32,
+    pool: Vec<js_sys::ArrayBuffer>,
+    more: &[(&str, JsValue)],
+) -> js_sys::Object {
     let mut s = streams(piece_bytes, pool);
     let given = s.pool.len();
-    let minimap = js_sys::Float32Array::from(&trace.activity(MINIMAP_BINS)[..]);
     let head = index.to_transfer_pieces(&mut s);
     let reused = given - s.pool.len();
     s.pool.clear();
-    part("index", head, s, reused, &[("minimap", minimap.into())])
+    part("index", head, s, reused, more)
 }

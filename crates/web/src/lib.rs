@@ -95,6 +95,13 @@ mod page {
         spall_viewer::platform::web::open_index(name, index);
     }
 
+    /// The index of the trace `open_index` indexed again, with the stored levels that part
+    /// left for later (`Loader::finish_levels`): the page takes them while it draws.
+    #[wasm_bindgen]
+    pub fn open_levels(name: String, levels: JsValue) {
+        spall_viewer::platform::web::open_levels(name, levels);
+    }
+
     /// The worker's whole-trace statistics of the trace it built (`Loader::stats`); empty:
     /// the page computes them.
     #[wasm_bindgen]

@@ -68,6 +68,9 @@ pub struct Loader {
     /// The pieces [`finish`](Self::finish) left unused, for
     /// [`finish_index`](Self::finish_index).
     pool: Vec<js_sys::ArrayBuffer>,
+    /// The index [`finish_pyramids`](Self::finish_pyramids) sent, and the levels it chose,
+    /// for [`finish_levels`](Self::finish_levels).
+    coarse: Option<(trace_index::TraceIndex, trace_index::LevelPlan)>,
 }
 
 #[wasm_bindgen]
@@ -89,6 +92,7 @@ impl Loader {
             packed: 0,
             warm: 0,
             pool: Vec::new(),
+            coarse: None,
         }
     }
 
@@ -234,13 +238,48 @@ impl Loader {
         let mut index = trace_index::TraceIndex::build(trace);
         // The samples' stacks over time too, which the page would build in one step.
         index.add_sample_stacks(trace);
-        let indexed = Instant::now();
-        let pool = std::mem::take(&mut self.pool);
+        let (pool, indexed) = (std::mem::take(&mut self.pool), Instant::now());
         let packed = spall_web_transfer::pack_index(trace, &index, self.piece(), pool);
+        self.note(started, indexed);
+        Some(packed)
+    }
+
+    /// The index's first part, for a page that draws before the rest comes: every lane's
+    /// pyramid and the samples' stacks (about half of [`finish_index`](Self::finish_index)'s
+    /// work, and a quarter of its bytes), which queries answer from
+    /// ([`trace_index::TraceIndex::build_pyramids`]); [`finish_levels`](Self::finish_levels)
+    /// sends the rest.
+    pub fn finish_pyramids(&mut self) -> Option<js_sys::Object> {
+        let trace = self.built.as_ref()?;
+        let started = Instant::now();
+        let (mut index, plan) = trace_index::TraceIndex::build_pyramids(trace);
+        index.add_sample_stacks(trace);
+        let (pool, indexed) = (std::mem::take(&mut self.pool), Instant::now());
+        let packed = spall_web_transfer::pack_index(trace, &index, self.piece(), pool);
+        self.note(started, indexed);
+        self.coarse = Some((index, plan));
+        Some(packed)
+    }
+
+    /// The index [`finish_pyramids`](Self::finish_pyramids) sent, with its stored levels
+    /// ([`pack_levels`](spall_web_transfer::pack_levels)); `undefined` where it sent none.
+    pub fn finish_levels(&mut self) -> Option<js_sys::Object> {
+        let (trace, (mut index, plan)) = (self.built.as_ref()?, self.coarse.take()?);
+        let started = Instant::now();
+        index.add_levels(trace, plan);
+        // The page has the samples' stacks already.
+        index.take_sample_stacks();
+        let indexed = Instant::now();
+        let packed = spall_web_transfer::pack_levels(&index, self.piece(), Vec::new());
+        self.note(started, indexed);
+        Some(packed)
+    }
+
+    /// Notes an index's stages: built from `started` to `indexed`, packed since.
+    fn note(&mut self, started: Instant, indexed: Instant) {
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         self.stages
             .extend([ms(started, indexed), ms(indexed, Instant::now())]);
-        Some(packed)
     }
 
     /// The typed arrays' size for [`pack_trace`](spall_web_transfer::pack_trace): tests'

@@ -93,6 +93,7 @@ impl App {
                 self.file.steps = None;
                 self.file.taking = None;
                 self.file.early_stats = None;
+                self.file.levels = None;
                 self.file.path = None;
                 self.file.page_pending = None;
                 self.file.loading = Some(Loading::new(name, false));
@@ -128,6 +129,12 @@ impl App {
                     taking.add_index(&index);
                     crate::platform::web::step_soon(&self.proxy);
                 }
+                return;
+            }
+            PageLoad::Levels(name, part) => {
+                let levels = crate::platform::web::LevelsTaking::new(name, &part);
+                self.file.levels = Some(levels);
+                crate::platform::web::step_soon(&self.proxy);
                 return;
             }
             PageLoad::Stats(name, bytes) if self.file.taking.is_some() => {
@@ -173,6 +180,9 @@ impl App {
                     if let Some((name, bytes)) = self.file.early_stats.take() {
                         self.page_load(crate::platform::web::PageLoad::Stats(name, bytes));
                     }
+                    if self.file.levels.is_some() {
+                        crate::platform::web::step_soon(&self.proxy);
+                    }
                 }
                 Some(Err(e)) => {
                     self.file.taking = None;
@@ -181,6 +191,9 @@ impl App {
                 }
             }
             self.redraw();
+            return;
+        }
+        if self.take_levels() {
             return;
         }
         let (Some(steps), Some(loading)) = (&mut self.file.steps, &mut self.file.loading) else {
@@ -198,6 +211,33 @@ impl App {
                 self.redraw();
             }
         }
+    }
+
+    /// A turn of taking the index's stored levels, once the trace they are for is shown
+    /// and no other load is under way; true if there were levels to take. Nothing is
+    /// drawn: the views' answers are the same with them.
+    #[cfg(target_arch = "wasm32")]
+    fn take_levels(&mut self) -> bool {
+        let Some(levels) = &mut self.file.levels else {
+            return false;
+        };
+        let shown = self
+            .shown
+            .loaded
+            .as_ref()
+            .filter(|l| l.source == levels.source);
+        let Some(l) = shown.filter(|_| self.file.loading.is_none()) else {
+            return false;
+        };
+        match levels.run(&l.trace) {
+            None => crate::platform::web::step_soon(&self.proxy),
+            Some(r) => {
+                self.file.levels = None;
+                // Levels for another trace, or damaged: the pyramids answer alone.
+                crate::platform::web::levels_taken(r.is_ok_and(|full| l.index.set_levels(full)));
+            }
+        }
+        true
     }
 
     /// After each frame: the page's progress overlay is hidden once no load is under way

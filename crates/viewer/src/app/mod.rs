@@ -146,6 +146,9 @@ struct Opening {
     /// The worker's statistics, come while its trace was still being taken.
     #[cfg(target_arch = "wasm32")]
     early_stats: Option<(String, Vec<u8>)>,
+    /// The index's stored levels, being taken once the trace is shown.
+    #[cfg(target_arch = "wasm32")]
+    levels: Option<crate::platform::web::LevelsTaking>,
 }
 
 /// The pointer and the keyboard over the main area.
@@ -251,6 +254,8 @@ impl App {
                 taking: None,
                 #[cfg(target_arch = "wasm32")]
                 early_stats: None,
+                #[cfg(target_arch = "wasm32")]
+                levels: None,
             },
             input: Input {
                 cursor: (0.0, 0.0),

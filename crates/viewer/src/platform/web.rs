@@ -80,7 +80,7 @@ pub mod base;
 pub mod model;
 pub mod warm;
 
-pub(crate) use model::Taking;
+pub(crate) use model::{levels_taken, LevelsTaking, Taking};
 pub use model::{pack_index, pack_trace, Model};
 
 /// A load began in the page's worker (the page ended any other first).
@@ -119,6 +119,15 @@ pub fn open_index(name: String, index: JsValue) {
     send(UserEvent::Page(PageLoad::Index(
         name,
         model::IndexPart(index),
+    )));
+}
+
+/// The index of the trace [`open_index`] indexed again, with the stored levels its
+/// first part left for later ([`spall_web_transfer::pack_levels`]).
+pub fn open_levels(name: String, levels: JsValue) {
+    send(UserEvent::Page(PageLoad::Levels(
+        name,
+        model::IndexPart(levels),
     )));
 }
 

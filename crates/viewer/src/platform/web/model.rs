@@ -183,6 +183,66 @@ impl Taking {
     }
 }
 
+/// The index's stored levels, which the worker sends after the pyramids the page drew
+/// from first ([`pack_levels`](spall_web_transfer::pack_levels)), taken in turns a frame
+/// apart as the model was; once whole, the shown trace's index takes them
+/// ([`TraceIndex::set_levels`](trace_index::TraceIndex::set_levels)). Queries answer the
+/// same with or without them: they make frames of lanes with many spans a pixel cheaper.
+pub(crate) struct LevelsTaking {
+    /// The trace they are for.
+    pub(crate) source: String,
+    model: Model,
+    index_in: Option<trace_index::IndexIn>,
+}
+
+impl LevelsTaking {
+    pub(crate) fn new(source: String, part: &IndexPart) -> LevelsTaking {
+        LevelsTaking {
+            source,
+            model: Model::from_js(&part.0),
+            index_in: None,
+        }
+    }
+
+    /// The next turn, for up to [`TAKE_STEP`]: the index with its levels after the last,
+    /// or where the part is damaged.
+    pub(crate) fn run(
+        &mut self,
+        trace: &trace_model::Trace,
+    ) -> Option<Result<trace_index::TraceIndex, trace_model::TransferError>> {
+        let until = Instant::now() + TAKE_STEP;
+        let m = &mut self.model;
+        loop {
+            let iin = match &mut self.index_in {
+                Some(iin) => iin,
+                None => match trace_index::IndexIn::new(&m.index, m.lens(), trace) {
+                    Ok(iin) => self.index_in.insert(iin),
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            match iin.fill(&mut m.streams, TAKE_BYTES, trace) {
+                Err(e) => return Some(Err(e)),
+                Ok(true) => return self.index_in.take().and_then(|i| i.finish()).map(Ok),
+                Ok(false) if Instant::now() >= until => return None,
+                Ok(false) => {}
+            }
+        }
+    }
+}
+
+/// Says on the page whether the index's levels were taken (`<body data-levels>`: "taken",
+/// or "failed", with a warning on the console, where the pyramids answer alone).
+pub(crate) fn levels_taken(ok: bool) {
+    if !ok {
+        web_sys::console::warn_1(&"spall: the index's levels were not taken".into());
+    }
+    if let Some(body) = super::document().and_then(|d| d.body()) {
+        let _ = body
+            .dataset()
+            .set("levels", if ok { "taken" } else { "failed" });
+    }
+}
+
 /// Tells the page that the worker's model is taken, in `steps` over `turns` (it calls
 /// `globalThis.spall_taken` if it set one, and `<body data-take-steps>` and
 /// `data-take-turns` say how many): the worker may then compute the statistics without
