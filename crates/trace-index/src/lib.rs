@@ -87,6 +87,12 @@ pub struct TraceIndex {
 #[derive(Clone, Debug, Default)]
 pub struct LevelPlan(Vec<Vec<Vec<(usize, usize)>>>);
 
+/// Every lane's stored levels without its pyramid ([`TraceIndex::take_levels`]): what a
+/// page adds to the index of pyramids it drew from first ([`TraceIndex::set_levels`]),
+/// sent with [`IndexLevels::to_transfer_pieces`] and read with [`IndexIn::levels`].
+#[derive(Clone, Debug, Default)]
+pub struct IndexLevels(Vec<Vec<LaneIndex>>);
+
 impl TraceIndex {
     /// Builds the summaries, threads in parallel: O(spans), at most 8 bytes per span.
     ///
@@ -145,19 +151,21 @@ impl TraceIndex {
             });
     }
 
-    /// Takes the stored levels of `full`, an index of the same trace with them (as
-    /// [`build`](Self::build) or [`add_levels`](Self::add_levels) made it, sent back and
-    /// forth with [`from_transfer`](Self::from_transfer) or [`IndexIn`]): queries read
-    /// them from then on, through `&self`, so a page can add them to an index its views
-    /// already share. `full`'s pyramids and samples' stacks are dropped. False, and nothing
-    /// changes, where `full` has another shape of lanes or levels were set already.
-    pub fn set_levels(&self, full: TraceIndex) -> bool {
-        let same = full.threads.len() == self.threads.len()
-            && (full.threads.iter().zip(&self.threads)).all(|(a, b)| a.len() == b.len());
-        let lanes = (full.threads.into_iter())
-            .map(|lanes| lanes.into_iter().map(LaneIndex::levels_only).collect())
-            .collect();
-        same && self.later.set(lanes).is_ok()
+    /// The index's stored levels, its pyramids and samples' stacks dropped.
+    pub fn take_levels(self) -> IndexLevels {
+        let lanes = |l: Vec<LaneIndex>| l.into_iter().map(LaneIndex::levels_only).collect();
+        IndexLevels(self.threads.into_iter().map(lanes).collect())
+    }
+
+    /// Adds `levels`, another index's of the same trace ([`take_levels`](Self::take_levels),
+    /// sent across with [`IndexIn::levels`]): queries read them from then on. Through
+    /// `&self`, so that a page adds them to an index its views already share. False, and
+    /// nothing changes, where `levels` has another shape of lanes or levels were set
+    /// already.
+    pub fn set_levels(&self, levels: IndexLevels) -> bool {
+        let same = levels.0.len() == self.threads.len()
+            && (levels.0.iter().zip(&self.threads)).all(|(a, b)| a.len() == b.len());
+        same && self.later.set(levels.0).is_ok()
     }
 
     /// Adds the samples' stacks over time ([`SampleStacks::by_thread`]), which
@@ -372,7 +380,7 @@ mod tests {
         );
         let mut full = TraceIndex::build_pyramids(t).0;
         full.add_levels(t, plan);
-        let sent = TraceIndex::from_transfer(&full.to_transfer(), t).unwrap();
+        let sent = transfer::tests::levels_in_pieces(t, full.take_levels()).unwrap();
         assert!(coarse.set_levels(sent));
         assert!(
             same_answers(t, &coarse, &whole) > 0,
@@ -381,11 +389,10 @@ mod tests {
         assert_eq!(coarse.to_transfer(), whole.to_transfer());
         let table = TraceIndex::table_bytes(t.threads().iter().map(|th| th.lanes.len()));
         assert_eq!(coarse.heap_bytes(), whole.heap_bytes() + table);
-        assert!(!coarse.set_levels(TraceIndex::build(t)), "set once");
+        assert!(!coarse.set_levels(whole.take_levels()), "set once");
         let other = &traces()[1].1;
-        assert!(!TraceIndex::build_pyramids(t)
-            .0
-            .set_levels(TraceIndex::build(other)));
+        let levels = TraceIndex::build(other).take_levels();
+        assert!(!TraceIndex::build_pyramids(t).0.set_levels(levels));
     }
 
     /// The budgeted index of whole traces answers every lane at several zooms exactly as

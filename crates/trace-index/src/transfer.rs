@@ -27,7 +27,7 @@ use crate::lane::LaneIndex;
 use crate::levels::{LevelItem, Levels};
 use crate::pyramid::{Blocks, Pyramid, FANOUT};
 use crate::sample_stacks::SampleStacks;
-use crate::TraceIndex;
+use crate::{IndexLevels, TraceIndex};
 
 type R<'a> = TransferReader<'a>;
 
@@ -73,6 +73,18 @@ impl TraceIndex {
     }
 }
 
+impl IndexLevels {
+    /// The stored levels for a transfer in pieces, as [`TraceIndex::to_transfer_pieces`]
+    /// writes an index (every pyramid empty, no samples' stacks): its head (returned), its
+    /// columns to `sink` ([`IndexIn::levels`] reads them back).
+    pub fn to_transfer_pieces(&self, sink: &mut dyn ColumnSink) -> Vec<u8> {
+        let mut w = TransferWriter::with_sink(sink);
+        w.list(&self.0, |w, lanes| w.list(lanes, write_lane));
+        w.list(&[], write_stacks);
+        w.into_bytes()
+    }
+}
+
 /// An index coming in pieces ([`TraceIndex::to_transfer_pieces`]): its head read, its
 /// columns filled a step at a time.
 #[derive(Debug)]
@@ -80,14 +92,32 @@ pub struct IndexIn {
     index: TraceIndex,
     fill: ColumnFill,
     filled: bool,
+    /// An index's stored levels alone ([`IndexLevels::to_transfer_pieces`]), not an index.
+    levels_only: bool,
 }
 
 impl IndexIn {
     /// Reads the head of `trace`'s index; the streams hold `lens` values (by
     /// [`trace_model::Stream`]) for it ([`trace_model::TraceIn::left`]), and no more.
     pub fn new(head: &[u8], lens: [u64; 3], trace: &Trace) -> Result<IndexIn, TransferError> {
+        IndexIn::read(head, lens, trace, true)
+    }
+
+    /// Reads the head of `trace`'s index's stored levels, as
+    /// [`IndexLevels::to_transfer_pieces`] wrote them, which the streams' `lens` values
+    /// hold: [`finish_levels`](Self::finish_levels) gives them once filled.
+    pub fn levels(head: &[u8], lens: [u64; 3], trace: &Trace) -> Result<IndexIn, TransferError> {
+        IndexIn::read(head, lens, trace, false)
+    }
+
+    fn read(
+        head: &[u8],
+        lens: [u64; 3],
+        trace: &Trace,
+        pyramids: bool,
+    ) -> Result<IndexIn, TransferError> {
         let mut r = R::with_pieces(head, lens);
-        let index = read_in(&mut r, trace)?;
+        let index = read_in(&mut r, trace, pyramids)?;
         if r.pieces_left() != Some([0; 3]) {
             return Err(r.fail("the pieces' columns all read"));
         }
@@ -95,6 +125,7 @@ impl IndexIn {
             index,
             fill: ColumnFill::with_zeros(r.col_lens().expect("pieces"), r.col_zeros()),
             filled: false,
+            levels_only: !pyramids,
         })
     }
 
@@ -129,9 +160,16 @@ impl IndexIn {
         Ok(done)
     }
 
-    /// The index, once [`fill`](Self::fill) said it is whole (`None` before).
+    /// The index, once [`fill`](Self::fill) said it is whole (`None` before, and for
+    /// stored levels alone).
     pub fn finish(self) -> Option<TraceIndex> {
-        self.filled.then_some(self.index)
+        (self.filled && !self.levels_only).then_some(self.index)
+    }
+
+    /// The stored levels [`levels`](Self::levels) began to read, once
+    /// [`fill`](Self::fill) said they are whole (`None` before, and for an index).
+    pub fn finish_levels(self) -> Option<IndexLevels> {
+        (self.filled && self.levels_only).then_some(IndexLevels(self.index.threads))
     }
 }
 
@@ -156,15 +194,16 @@ fn fill_lane(c: &mut Columns<'_>, l: &mut LaneIndex, n: usize, n_str: u32) {
 }
 
 fn read(mut r: R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
-    let index = read_in(&mut r, trace)?;
+    let index = read_in(&mut r, trace, true)?;
     if !r.at_end() {
         return Err(r.fail("the end of the buffer"));
     }
     Ok(index)
 }
 
-/// The index in `r` (in pieces: its columns zeros, checked as they are filled).
-fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
+/// The index in `r` (in pieces: its columns zeros, checked as they are filled); without
+/// `pyramids`, stored levels alone: every lane's pyramid empty.
+fn read_in(r: &mut R<'_>, trace: &Trace, pyramids: bool) -> Result<TraceIndex, TransferError> {
     let threads = r.list(|r| r.list(read_lane))?;
     let mut samples = r.list(read_stacks)?;
     let shape = threads.len() == trace.threads().len()
@@ -181,7 +220,8 @@ fn read_in(r: &mut R<'_>, trace: &Trace) -> Result<TraceIndex, TransferError> {
                 Some(p) => p.by_ref().take(col_count(l)).collect(),
                 None => col_lens(l),
             };
-            check_lane(l, lane.len(), &lens, pieces.is_none()).map_err(|what| r.fail(what))?;
+            check_lane(l, (lane.len(), pyramids), &lens, pieces.is_none())
+                .map_err(|what| r.fail(what))?;
         }
     }
     if !(samples.is_empty() || samples.len() == trace.threads().len()) {
@@ -233,7 +273,7 @@ fn check_stacks(
             Some(p) => p.by_ref().take(col_count(l)).collect(),
             None => col_lens(l),
         };
-        check_lane(l, lane.cat.len(), &lens, pieces.is_none())?;
+        check_lane(l, (lane.cat.len(), true), &lens, pieces.is_none())?;
     }
     Ok(())
 }
@@ -359,10 +399,20 @@ fn item([start, end]: [i64; 2], [first, busy, longest, name]: [u32; 4]) -> Level
 }
 
 /// Whether `l`, its large columns `lens` long, has the shape an index of a lane of `n` spans has (see
-/// the module's overview); with `content`, its columns' values too (in pieces they are
-/// checked as they are filled).
-fn check_lane(l: &LaneIndex, n: usize, lens: &[usize], content: bool) -> Result<(), &'static str> {
-    let mut want = if n <= FANOUT { 0 } else { n.div_ceil(FANOUT) };
+/// the module's overview), its pyramid too where `pyramid` (else it has none: stored levels
+/// alone); with `content`, its columns' values too (in pieces they are checked as they are
+/// filled).
+fn check_lane(
+    l: &LaneIndex,
+    (n, pyramid): (usize, bool),
+    lens: &[usize],
+    content: bool,
+) -> Result<(), &'static str> {
+    let mut want = if n <= FANOUT || !pyramid {
+        0
+    } else {
+        n.div_ceil(FANOUT)
+    };
     if lens.len() != col_count(l) {
         return Err("every column of the lane's index");
     }
@@ -403,8 +453,54 @@ fn check_lane(l: &LaneIndex, n: usize, lens: &[usize], content: bool) -> Result<
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// `levels` through a transfer in pieces on their own, as a page takes them, for `t`.
+    pub(crate) fn levels_in_pieces(
+        t: &Trace,
+        levels: IndexLevels,
+    ) -> Result<IndexLevels, TransferError> {
+        let mut cols = trace_model::MemoryColumns::default();
+        let head = levels.to_transfer_pieces(&mut cols);
+        let mut iin = IndexIn::levels(&head, cols.lens(), t)?;
+        while !iin.fill(&mut cols, 1 << 12, t)? {}
+        assert!(cols.at_end());
+        Ok(iin.finish_levels().expect("filled"))
+    }
+
+    /// Stored levels alone cross without pyramids, and are read only as such: an index's
+    /// part read as levels, levels read as an index, a cut head and another trace's levels
+    /// are errors.
+    #[test]
+    fn levels_alone_come_back_the_same_and_only_as_levels() {
+        let t = trace();
+        let index = TraceIndex::build(&t);
+        let (mut cols, mut index_cols) = Default::default();
+        let head = index.clone().take_levels().to_transfer_pieces(&mut cols);
+        let index_head = index.to_transfer_pieces(&mut index_cols);
+        let back = levels_in_pieces(&t, index.clone().take_levels()).unwrap();
+        assert_eq!(
+            format!("{back:?}"),
+            format!("{:?}", index.clone().take_levels())
+        );
+        let lens = |c: &trace_model::MemoryColumns| c.lens();
+        // The pyramids' columns stay behind: fewer 32-bit values (their durations, gaps
+        // and names; the levels' items cross as records).
+        assert!(lens(&cols)[1] < lens(&index_cols)[1], "no pyramids crossed");
+        assert!(IndexIn::new(&head, lens(&cols), &t).is_err());
+        assert!(IndexIn::levels(&index_head, lens(&index_cols), &t).is_err());
+        for n in (0..head.len()).step_by(5) {
+            assert!(
+                IndexIn::levels(&head[..n], lens(&cols), &t).is_err(),
+                "cut at {n}"
+            );
+        }
+        let other = trace_model::load("../../tests/fixtures/real/catapult_flow.json").unwrap();
+        assert!(IndexIn::levels(&head, lens(&cols), &other).is_err());
+        let iin = IndexIn::levels(&head, lens(&cols), &t).unwrap();
+        assert!(iin.finish().is_none(), "levels are not an index");
+    }
 
     fn trace() -> Trace {
         trace_model::load("../../tests/fixtures/real/catapult_big_trace.json").unwrap()

@@ -385,32 +385,22 @@ pub fn pack_index(
     piece_bytes: u32,
     pool: Vec<js_sys::ArrayBuffer>,
 ) -> js_sys::Object {
-    let minimap = js_sys::Float32Array::from(&trace.activity(MINIMAP_BINS)[..]);
-    pack_index_with(index, piece_bytes, pool, &[("minimap", minimap.into())])
-}
-
-/// The index again, with the stored levels [`pack_index`]'s part left for later
-/// ([`trace_index::TraceIndex::build_pyramids`]): packed as `pack_index` packs it, without
-/// the minimap (the page has it). The page reads it as it reads that part and takes its
-/// levels ([`trace_index::TraceIndex::set_levels`]).
-pub fn pack_levels(
-    index: &trace_index::TraceIndex,
-    piece_bytes: u32,
-    pool: Vec<js_sys::ArrayBuffer>,
-) -> js_sys::Object {
-    pack_index_with(index, piece_bytes, pool, &[])
-}
-
-fn pack_index_with(
-    index: &trace_index::TraceIndex,
-    piece_bytes: u32,
-    pool: Vec<js_sys::ArrayBuffer>,
-    more: &[(&str, JsValue)],
-) -> js_sys::Object {
     let mut s = streams(piece_bytes, pool);
     let given = s.pool.len();
+    let minimap = js_sys::Float32Array::from(&trace.activity(MINIMAP_BINS)[..]);
     let head = index.to_transfer_pieces(&mut s);
     let reused = given - s.pool.len();
     s.pool.clear();
-    part("index", head, s, reused, more)
+    part("index", head, s, reused, &[("minimap", minimap.into())])
+}
+
+/// The stored levels [`pack_index`]'s part left for later
+/// ([`trace_index::TraceIndex::build_pyramids`]), without pyramids:
+/// `{index, i64s, u32s, u8s, buffers}`, in new arrays, which the page reads with
+/// [`trace_index::IndexIn::levels`] and adds to the index it drew from
+/// ([`trace_index::TraceIndex::set_levels`]).
+pub fn pack_levels(levels: &trace_index::IndexLevels, piece_bytes: u32) -> js_sys::Object {
+    let mut s = streams(piece_bytes, Vec::new());
+    let head = levels.to_transfer_pieces(&mut s);
+    part("index", head, s, 0, &[])
 }

@@ -95,8 +95,8 @@ mod page {
         spall_viewer::platform::web::open_index(name, index);
     }
 
-    /// The index of the trace `open_index` indexed again, with the stored levels that part
-    /// left for later (`Loader::finish_levels`): the page takes them while it draws.
+    /// The stored levels of the index `open_index` took, which that part left for later
+    /// (`Loader::finish_levels`): the page takes them while it draws.
     #[wasm_bindgen]
     pub fn open_levels(name: String, levels: JsValue) {
         spall_viewer::platform::web::open_levels(name, levels);

@@ -261,16 +261,14 @@ impl Loader {
         Some(packed)
     }
 
-    /// The index [`finish_pyramids`](Self::finish_pyramids) sent, with its stored levels
+    /// The stored levels of the index [`finish_pyramids`](Self::finish_pyramids) sent
     /// ([`pack_levels`](spall_web_transfer::pack_levels)); `undefined` where it sent none.
     pub fn finish_levels(&mut self) -> Option<js_sys::Object> {
         let (trace, (mut index, plan)) = (self.built.as_ref()?, self.coarse.take()?);
         let started = Instant::now();
         index.add_levels(trace, plan);
-        // The page has the samples' stacks already.
-        index.take_sample_stacks();
-        let indexed = Instant::now();
-        let packed = spall_web_transfer::pack_levels(&index, self.piece(), Vec::new());
+        let (levels, indexed) = (index.take_levels(), Instant::now());
+        let packed = spall_web_transfer::pack_levels(&levels, self.piece());
         self.note(started, indexed);
         Some(packed)
     }

@@ -234,7 +234,7 @@ impl App {
             Some(r) => {
                 self.file.levels = None;
                 // Levels for another trace, or damaged: the pyramids answer alone.
-                crate::platform::web::levels_taken(r.is_ok_and(|full| l.index.set_levels(full)));
+                crate::platform::web::levels_taken(r.is_ok_and(|lv| l.index.set_levels(lv)));
             }
         }
         true

@@ -127,8 +127,8 @@ pub enum PageLoad {
     Built(String, super::web::model::Model),
     /// The worker built the trace's index: its name and `web::pack_index`'s part.
     Index(String, super::web::model::IndexPart),
-    /// The index again with its stored levels, which its part above left for later (the
-    /// page drew from its pyramids meanwhile): its name and `web::pack_levels`' part.
+    /// The index's stored levels, which its part above left for later (the page drew from
+    /// its pyramids meanwhile): its name and `web::pack_levels`' part.
     Levels(String, super::web::model::IndexPart),
     /// The worker's whole-trace statistics of the trace it built (`web::pack_stats`; empty:
     /// none, the page computes them).

@@ -122,8 +122,8 @@ pub fn open_index(name: String, index: JsValue) {
     )));
 }
 
-/// The index of the trace [`open_index`] indexed again, with the stored levels its
-/// first part left for later ([`spall_web_transfer::pack_levels`]).
+/// The stored levels of the index [`open_index`] took, which its part left for later
+/// ([`spall_web_transfer::pack_levels`]).
 pub fn open_levels(name: String, levels: JsValue) {
     send(UserEvent::Page(PageLoad::Levels(
         name,

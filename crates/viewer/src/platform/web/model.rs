@@ -184,7 +184,7 @@ impl Taking {
 }
 
 /// The index's stored levels, which the worker sends after the pyramids the page drew
-/// from first ([`pack_levels`](spall_web_transfer::pack_levels)), taken in turns a frame
+/// from first ([`pack_levels`](spall_web_transfer::pack_levels): no pyramids), taken in turns a frame
 /// apart as the model was; once whole, the shown trace's index takes them
 /// ([`TraceIndex::set_levels`](trace_index::TraceIndex::set_levels)). Queries answer the
 /// same with or without them: they make frames of lanes with many spans a pixel cheaper.
@@ -204,25 +204,25 @@ impl LevelsTaking {
         }
     }
 
-    /// The next turn, for up to [`TAKE_STEP`]: the index with its levels after the last,
-    /// or where the part is damaged.
+    /// The next turn, for up to [`TAKE_STEP`]: the levels after the last, or where the
+    /// part is damaged.
     pub(crate) fn run(
         &mut self,
         trace: &trace_model::Trace,
-    ) -> Option<Result<trace_index::TraceIndex, trace_model::TransferError>> {
+    ) -> Option<Result<trace_index::IndexLevels, trace_model::TransferError>> {
         let until = Instant::now() + TAKE_STEP;
         let m = &mut self.model;
         loop {
             let iin = match &mut self.index_in {
                 Some(iin) => iin,
-                None => match trace_index::IndexIn::new(&m.index, m.lens(), trace) {
+                None => match trace_index::IndexIn::levels(&m.index, m.lens(), trace) {
                     Ok(iin) => self.index_in.insert(iin),
                     Err(e) => return Some(Err(e)),
                 },
             };
             match iin.fill(&mut m.streams, TAKE_BYTES, trace) {
                 Err(e) => return Some(Err(e)),
-                Ok(true) => return self.index_in.take().and_then(|i| i.finish()).map(Ok),
+                Ok(true) => return self.index_in.take().and_then(|i| i.finish_levels()).map(Ok),
                 Ok(false) if Instant::now() >= until => return None,
                 Ok(false) => {}
             }
